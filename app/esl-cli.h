@@ -1,0 +1,11 @@
+/* Sub-commands of eslabon-cli. Each returns the process exit status. */
+#ifndef ESL_CLI_H
+#define ESL_CLI_H
+
+int esl_cli_info(int argc, char **argv);        /* esl-cli-model.c */
+int esl_cli_generate(int argc, char **argv);    /* esl-cli-model.c */
+int esl_cli_list_models(int argc, char **argv); /* esl-cli-model.c */
+int esl_cli_run(int argc, char **argv);         /* esl-cli-run.c */
+int esl_cli_bench(int argc, char **argv);       /* esl-cli-bench.c */
+
+#endif

@@ -1,0 +1,354 @@
+/* `penalty`: semi-recursive penalty formulation with the trapezoidal rule, Newton-Raphson and
+ * velocity/acceleration projections (paper 000 eqs 14-26, paper 003 eqs 39-50).
+ *
+ *   M(z) zdd + Phi_z^T alpha Phi = Q(z, zd)                                    (000: 14)
+ *   zd_{n+1} = 2/h (z_{n+1} - z_n) - zd_n,
+ *   zdd_{n+1} = 4/h^2 (z_{n+1} - z_n) - 4/h zd_n - zdd_n                      (003: 40-41)
+ *   f(z) = h^2/4 (M zdd + Phi_z^T alpha Phi - Q) = 0                           (000: 17)
+ *   tangent  T = M + h/2 C + h^2/4 (Phi_z^T alpha Phi_z + K)                   (000: 20)
+ *   projections with P = T - h^2/4 Phi_z^T alpha Phi_z                         (000: 24-26)
+ * K and C (-dQ/dz, -dQ/dzd) by numerical differentiation, reused for `jacobian_reuse`
+ * Newton iterations; the tangent is refactorized every iteration and its last factorization
+ * serves both projections.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mbs_assembly.h"
+#include "mbs_clock.h"
+#include "mbs_constraints.h"
+#include "mbs_dynamics.h"
+#include "mbs_energy.h"
+#include "mbs_jacobian.h"
+#include "mbs_linalg.h"
+#include "mbs_topology.h"
+
+typedef struct {
+    const MbsModel *m;
+    MbsKinematics kin;
+    MbsDynamics dyn;
+} ForceContext;
+
+typedef struct {
+    int n, nr;
+    MbsKinematics kin;
+    MbsDynamics dyn;
+    ForceContext nd; /* separate workspaces for the numerical derivatives */
+    double *z, *zd, *zdd;     /* state at the current time */
+    double *z0, *zd0, *zdd0;  /* state at the start of the step */
+    double *M, *K, *C, *T, *Q, *f;
+    double *phi, *phiz, *phit, *bias, *rv, *tmp;
+    double *jac_work;
+    int *ipiv;
+    double work_nc;     /* accumulated work of non-conservative forces and drivers */
+    double power_nc;    /* their power at the current time */
+} Penalty;
+
+static void eval_forces(void *ctx, const double *z, const double *zd, double *Q)
+{
+    ForceContext *c = ctx;
+    mbs_kinematics_positions(c->m, &c->kin, z);
+    mbs_kinematics_velocities(c->m, &c->kin, zd);
+    mbs_dynamics_forces(c->m, &c->kin, &c->dyn, z, zd, Q);
+}
+
+static double *alloc_doubles(size_t n, int *fail)
+{
+    double *p = calloc(n ? n : 1, sizeof(double));
+    if (!p)
+        *fail = 1;
+    return p;
+}
+
+/* Power of the driver reactions: the penalty force -alpha Phi_k acts on a driven coordinate. */
+static double driver_power(const MbsModel *m, const Penalty *P, double alpha)
+{
+    double power = 0.0;
+    for (int i = 0; i < P->nr; ++i) {
+        const MbsRow *r = &m->topo->rows[i];
+        if (r->type == MBS_ROW_DRIVER)
+            power += -alpha * P->phi[i] * P->zd[r->node];
+    }
+    return power;
+}
+
+/* Monitors from the state in P (kinematics, phi, phiz, phit, bias already current). */
+static void fill_monitors(MbsFormulation *f, Penalty *P)
+{
+    const MbsModel *m = f->model;
+    MbsEnergy e;
+    mbs_energy_eval(m, &P->kin, P->z, P->zd, &e);
+    P->power_nc = e.power_nonconservative + driver_power(m, P, f->settings.penalty);
+    MbsMonitors *mo = &f->monitors;
+    mo->time = f->time;
+    mo->kinetic = e.kinetic;
+    mo->potential_gravity = e.potential_gravity;
+    mo->potential_elastic = e.potential_elastic;
+    mo->work_nonconservative = P->work_nc;
+    mo->total = e.kinetic + e.potential_gravity + e.potential_elastic - P->work_nc;
+    mo->phi_norm = mbs_vec_norm2(P->nr, P->phi);
+    double dphi = 0.0, ddphi = 0.0;
+    for (int i = 0; i < P->nr; ++i) {
+        double v = P->phit[i], a = P->bias[i];
+        for (int j = 0; j < P->n; ++j) {
+            v += P->phiz[i + (size_t)P->nr * j] * P->zd[j];
+            a += P->phiz[i + (size_t)P->nr * j] * P->zdd[j];
+        }
+        dphi += v * v;
+        ddphi += a * a;
+    }
+    mo->dphi_norm = sqrt(dphi);
+    mo->ddphi_norm = sqrt(ddphi);
+}
+
+static void penalty_finalize(MbsFormulation *f)
+{
+    Penalty *P = f->impl;
+    if (!P)
+        return;
+    mbs_kinematics_free(&P->kin);
+    mbs_dynamics_free(&P->dyn);
+    mbs_kinematics_free(&P->nd.kin);
+    mbs_dynamics_free(&P->nd.dyn);
+    double *arrays[] = {P->z, P->zd, P->zdd, P->z0, P->zd0, P->zdd0, P->M, P->K, P->C, P->T,
+                        P->Q, P->f, P->phi, P->phiz, P->phit, P->bias, P->rv, P->tmp,
+                        P->jac_work};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
+        free(arrays[i]);
+    free(P->ipiv);
+    free(P);
+    f->impl = NULL;
+}
+
+static int penalty_init(MbsFormulation *f, MbsError *err)
+{
+    const MbsModel *m = f->model;
+    Penalty *P = calloc(1, sizeof *P);
+    if (!P)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    f->impl = P;
+    int n = P->n = m->topo->nnodes, nr = P->nr = m->topo->nrows, fail = 0;
+    size_t nn = (size_t)n * (size_t)n, nrn = (size_t)nr * (size_t)n;
+    P->nd.m = m;
+    if (mbs_kinematics_init(&P->kin, m) || mbs_dynamics_init(&P->dyn, m) ||
+        mbs_kinematics_init(&P->nd.kin, m) || mbs_dynamics_init(&P->nd.dyn, m))
+        fail = 1;
+    P->z = alloc_doubles(n, &fail);
+    P->zd = alloc_doubles(n, &fail);
+    P->zdd = alloc_doubles(n, &fail);
+    P->z0 = alloc_doubles(n, &fail);
+    P->zd0 = alloc_doubles(n, &fail);
+    P->zdd0 = alloc_doubles(n, &fail);
+    P->M = alloc_doubles(nn, &fail);
+    P->K = alloc_doubles(nn, &fail);
+    P->C = alloc_doubles(nn, &fail);
+    P->T = alloc_doubles(nn, &fail);
+    P->Q = alloc_doubles(n, &fail);
+    P->f = alloc_doubles(n, &fail);
+    P->phi = alloc_doubles(nr, &fail);
+    P->phiz = alloc_doubles(nrn, &fail);
+    P->phit = alloc_doubles(nr, &fail);
+    P->bias = alloc_doubles(nr, &fail);
+    P->rv = alloc_doubles(nr, &fail);
+    P->tmp = alloc_doubles(n, &fail);
+    P->jac_work = alloc_doubles(4 * (size_t)n, &fail);
+    P->ipiv = calloc((size_t)n + 1, sizeof(int));
+    if (fail || !P->ipiv)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+
+    int status = mbs_assemble(m, &f->settings, 0.0, P->z, P->zd, NULL, err);
+    if (status == 0)
+        status = mbs_assemble_accelerations(m, &f->settings, 0.0, P->z, P->zd, P->zdd, err);
+    if (status)
+        return status;
+    mbs_kinematics_positions(m, &P->kin, P->z);
+    mbs_kinematics_velocities(m, &P->kin, P->zd);
+    mbs_constraints_eval(m, &P->kin, 0.0, P->z, P->phi, P->phiz, P->phit);
+    mbs_constraints_bias(m, &P->kin, 0.0, P->bias);
+    fill_monitors(f, P);
+    return 0;
+}
+
+/* zd, zdd from z by the trapezoidal rule (paper 003 eqs 40-41). */
+static void trapezoidal_derivatives(Penalty *P, double h)
+{
+    for (int i = 0; i < P->n; ++i) {
+        double dz = P->z[i] - P->z0[i];
+        P->zd[i] = 2.0 / h * dz - P->zd0[i];
+        P->zdd[i] = 4.0 / (h * h) * dz - 4.0 / h * P->zd0[i] - P->zdd0[i];
+    }
+}
+
+/* x -= T^{-1} (h^2/4 Phi_z^T alpha r): the projection correction with the tangent factors. */
+static void project(Penalty *P, double h, double alpha, const double *r, double *x)
+{
+    int n = P->n, nr = P->nr;
+    double s = 0.25 * h * h * alpha;
+    for (int j = 0; j < n; ++j) {
+        double v = 0.0;
+        for (int i = 0; i < nr; ++i)
+            v += P->phiz[i + (size_t)nr * j] * r[i];
+        P->tmp[j] = s * v;
+    }
+    mbs_lu_solve(n, P->T, P->ipiv, P->tmp, 1);
+    for (int j = 0; j < n; ++j)
+        x[j] -= P->tmp[j];
+}
+
+static int penalty_step(MbsFormulation *f, MbsError *err)
+{
+    const MbsModel *m = f->model;
+    Penalty *P = f->impl;
+    const MbsSettings *s = &f->settings;
+    int n = P->n, nr = P->nr;
+    double h = s->step, alpha = s->penalty, t1 = f->time + h;
+    size_t bytes = sizeof(double) * (size_t)n;
+    MbsMonitors *mo = &f->monitors;
+    double t_start = mbs_clock_now(), tc;
+    mo->time_dynamics = mo->time_jacobian = mo->time_factorization = mo->time_projection = 0.0;
+    mo->jacobian_evaluations = 0;
+
+    memcpy(P->z0, P->z, bytes);
+    memcpy(P->zd0, P->zd, bytes);
+    memcpy(P->zdd0, P->zdd, bytes);
+    double power0 = P->power_nc;
+    for (int i = 0; i < n; ++i) /* predictor */
+        P->z[i] = P->z0[i] + h * P->zd0[i] + 0.5 * h * h * P->zdd0[i];
+
+    int converged = 0, it;
+    double corr = INFINITY;
+    int reuse = s->jacobian_reuse > 0 ? s->jacobian_reuse : 1;
+    for (it = 0; it < s->newton_max_iterations && !converged; ++it) {
+        tc = mbs_clock_now();
+        trapezoidal_derivatives(P, h);
+        mbs_kinematics_positions(m, &P->kin, P->z);
+        mbs_kinematics_velocities(m, &P->kin, P->zd);
+        mbs_dynamics_mass(m, &P->kin, &P->dyn, P->M);
+        mbs_dynamics_forces(m, &P->kin, &P->dyn, P->z, P->zd, P->Q);
+        mbs_constraints_eval(m, &P->kin, t1, P->z, P->phi, P->phiz, NULL);
+        /* f = h^2/4 (M zdd + Phi_z^T alpha Phi - Q) */
+        for (int i = 0; i < n; ++i) {
+            double v = -P->Q[i];
+            for (int j = 0; j < n; ++j)
+                v += P->M[i + (size_t)n * j] * P->zdd[j];
+            for (int r = 0; r < nr; ++r)
+                v += P->phiz[r + (size_t)nr * i] * alpha * P->phi[r];
+            P->f[i] = -0.25 * h * h * v;
+        }
+        mo->time_dynamics += mbs_clock_now() - tc;
+
+        if (it % reuse == 0) {
+            tc = mbs_clock_now();
+            mbs_jacobian_nd(s->jacobian, n, P->z, P->zd, P->Q, eval_forces, &P->nd,
+                            P->jac_work, P->K, P->C);
+            mo->jacobian_evaluations++;
+            mo->time_jacobian += mbs_clock_now() - tc;
+        }
+
+        tc = mbs_clock_now();
+        for (size_t i = 0; i < (size_t)n * n; ++i)
+            P->T[i] = P->M[i] + 0.5 * h * P->C[i] + 0.25 * h * h * P->K[i];
+        mbs_gemm_tn(n, n, nr, 0.25 * h * h * alpha, P->phiz, P->phiz, 1.0, P->T);
+        if (mbs_lu_factor(n, P->T, P->ipiv) != 0) {
+            mo->time_factorization += mbs_clock_now() - tc;
+            break;
+        }
+        mbs_lu_solve(n, P->T, P->ipiv, P->f, 1);
+        corr = mbs_vec_norminf(n, P->f);
+        for (int i = 0; i < n; ++i)
+            P->z[i] += P->f[i];
+        mo->time_factorization += mbs_clock_now() - tc;
+        if (!isfinite(corr))
+            break;
+        converged = corr <= s->newton_tolerance * (1.0 + mbs_vec_norminf(n, P->z));
+    }
+    mo->newton_iterations = it;
+    if (!converged) {
+        memcpy(P->z, P->z0, bytes);
+        memcpy(P->zd, P->zd0, bytes);
+        memcpy(P->zdd, P->zdd0, bytes);
+        mbs_kinematics_positions(m, &P->kin, P->z);
+        mbs_kinematics_velocities(m, &P->kin, P->zd);
+        return mbs_error_set(err, MBS_RECOVERABLE,
+                             "penalty: Newton-Raphson did not converge at t = %.6g s after %d "
+                             "iterations (last correction %.3g); try a smaller step",
+                             t1, it, corr);
+    }
+
+    /* Projections of velocities and accelerations (paper 000 eqs 24, 26). */
+    tc = mbs_clock_now();
+    trapezoidal_derivatives(P, h);
+    mbs_kinematics_positions(m, &P->kin, P->z);
+    mbs_constraints_eval(m, &P->kin, t1, P->z, P->phi, P->phiz, P->phit);
+    for (int i = 0; i < nr; ++i) {
+        double v = P->phit[i];
+        for (int j = 0; j < n; ++j)
+            v += P->phiz[i + (size_t)nr * j] * P->zd[j];
+        P->rv[i] = v;
+    }
+    project(P, h, alpha, P->rv, P->zd);
+    mbs_kinematics_velocities(m, &P->kin, P->zd);
+    mbs_constraints_bias(m, &P->kin, t1, P->bias);
+    for (int i = 0; i < nr; ++i) {
+        double a = P->bias[i];
+        for (int j = 0; j < n; ++j)
+            a += P->phiz[i + (size_t)nr * j] * P->zdd[j];
+        P->rv[i] = a;
+    }
+    project(P, h, alpha, P->rv, P->zdd);
+    mo->time_projection = mbs_clock_now() - tc;
+
+    f->time = t1;
+    tc = mbs_clock_now();
+    fill_monitors(f, P);
+    P->work_nc += 0.5 * h * (power0 + P->power_nc);
+    mo->work_nonconservative = P->work_nc;
+    mo->total = mo->kinetic + mo->potential_gravity + mo->potential_elastic - P->work_nc;
+    mo->time_dynamics += mbs_clock_now() - tc;
+    mo->time_step = mbs_clock_now() - t_start;
+    return 0;
+}
+
+static void penalty_body_pose(const MbsFormulation *f, int body, double R[9], double p[3])
+{
+    const Penalty *P = f->impl;
+    mbs_kin_body_pose(f->model, &P->kin, body, R, p);
+}
+
+static int penalty_ncoords(const MbsFormulation *f)
+{
+    return ((const Penalty *)f->impl)->n;
+}
+
+static void penalty_coordinates(const MbsFormulation *f, double *q, double *qd)
+{
+    const Penalty *P = f->impl;
+    if (q)
+        memcpy(q, P->z, sizeof(double) * (size_t)P->n);
+    if (qd)
+        memcpy(qd, P->zd, sizeof(double) * (size_t)P->n);
+}
+
+static double penalty_joint_violation(const MbsFormulation *f, int joint)
+{
+    const Penalty *P = f->impl;
+    const MbsTopology *t = f->model->topo;
+    double v = 0.0;
+    for (int i = 0; i < t->joint_nrows[joint]; ++i)
+        v = fmax(v, fabs(P->phi[t->joint_row[joint] + i]));
+    return v;
+}
+
+const MbsFormulationClass mbs_penalty_class = {
+    .name = "penalty",
+    .description = "Semi-recursive penalty formulation, trapezoidal rule, velocity and "
+                   "acceleration projections (papers 000, 003)",
+    .init = penalty_init,
+    .step = penalty_step,
+    .finalize = penalty_finalize,
+    .body_pose = penalty_body_pose,
+    .ncoords = penalty_ncoords,
+    .coordinates = penalty_coordinates,
+    .joint_violation = penalty_joint_violation,
+};

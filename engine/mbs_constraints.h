@@ -1,0 +1,16 @@
+/* Loop-closure and driver constraints in relative coordinates (paper 003 eqs 25-30): written
+ * with the natural coordinates (points and unit vectors) of the cut joints, which are functions
+ * of z; Phi_z by the chain rule from the b vectors of the tree. */
+#ifndef MBS_CONSTRAINTS_H
+#define MBS_CONSTRAINTS_H
+
+#include "mbs_kinematics.h"
+
+/* Positions must be current in k (computed from z). Outputs may be NULL:
+ *   phi (nrows), phiz (nrows x n, column-major, overwritten), phit (nrows).
+ * Velocities must be current in k for bias (nrows): d2phi/dt2 at zdd = 0. */
+void mbs_constraints_eval(const MbsModel *m, const MbsKinematics *k, double t, const double *z,
+                          double *phi, double *phiz, double *phit);
+void mbs_constraints_bias(const MbsModel *m, const MbsKinematics *k, double t, double *bias);
+
+#endif

@@ -1,0 +1,207 @@
+#include "mbs_dynamics.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "mbs_linalg.h"
+#include "mbs_topology.h"
+
+int mbs_dynamics_init(MbsDynamics *d, const MbsModel *m)
+{
+    size_t n = (size_t)(m->topo->nnodes > 0 ? m->topo->nnodes : 1);
+    d->n = m->topo->nnodes;
+    d->Macc = calloc(36 * n, sizeof(double));
+    d->Wacc = calloc(6 * n, sizeof(double));
+    if (!d->Macc || !d->Wacc) {
+        mbs_dynamics_free(d);
+        return -1;
+    }
+    return 0;
+}
+
+void mbs_dynamics_free(MbsDynamics *d)
+{
+    free(d->Macc);
+    free(d->Wacc);
+    d->Macc = d->Wacc = NULL;
+}
+
+/* Current centre of mass g and inertia J = R J0 R^T of a body carried by node nd. */
+static void body_inertia(const MbsBody *B, const MbsKinematics *k, int nd, double g[3],
+                         double J[9])
+{
+    const double *R = &k->R[9 * nd];
+    double tmp[9];
+    mbs_m3_mulv(R, B->com, g);
+    mbs_v3_add(g, &k->p[3 * nd], g);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            tmp[3 * i + j] = B->inertia[3 * i] * R[3 * j] + B->inertia[3 * i + 1] * R[3 * j + 1] +
+                             B->inertia[3 * i + 2] * R[3 * j + 2]; /* J0 R^T */
+    mbs_m3_mul(R, tmp, J);
+}
+
+/* Mbar = [m I, -m g~; m g~, J - m g~ g~] added to the column-major 6x6 A. */
+static void add_body_mbar(double m, const double g[3], const double J[9], double *A)
+{
+    double gt[9] = {0, -g[2], g[1], g[2], 0, -g[0], -g[1], g[0], 0}; /* g~, row-major */
+    for (int i = 0; i < 3; ++i) {
+        A[i + 6 * i] += m;
+        for (int j = 0; j < 3; ++j) {
+            double gg = 0.0; /* (g~ g~)_ij */
+            for (int c = 0; c < 3; ++c)
+                gg += gt[3 * i + c] * gt[3 * c + j];
+            A[i + 6 * (3 + j)] += -m * gt[3 * i + j];
+            A[(3 + i) + 6 * j] += m * gt[3 * i + j];
+            A[(3 + i) + 6 * (3 + j)] += J[3 * i + j] - m * gg;
+        }
+    }
+}
+
+void mbs_dynamics_mass(const MbsModel *m, const MbsKinematics *k, MbsDynamics *d, double *M)
+{
+    const MbsTopology *t = m->topo;
+    int n = t->nnodes;
+    memset(d->Macc, 0, sizeof(double) * 36 * (size_t)(n > 0 ? n : 1));
+    for (int i = 0; i < n; ++i) {
+        double *A = &d->Macc[36 * i];
+        int b = t->nodes[i].body;
+        if (b >= 0) {
+            double g[3], J[9];
+            body_inertia(&m->bodies[b], k, i, g, J);
+            add_body_mbar(m->bodies[b].mass, g, J, A);
+        }
+        /* Accumulate towards the root (children have smaller indices: already complete). */
+        int par = t->nodes[i].parent;
+        if (par >= 0)
+            for (int c = 0; c < 36; ++c)
+                d->Macc[36 * par + c] += A[c];
+    }
+    for (int i = 0; i < n; ++i) {
+        const double *A = &d->Macc[36 * i], *bi = &k->b[6 * i];
+        double Ab[6];
+        for (int r = 0; r < 6; ++r) {
+            Ab[r] = 0.0;
+            for (int c = 0; c < 6; ++c)
+                Ab[r] += A[r + 6 * c] * bi[c];
+        }
+        /* M_ji = b_j^T Macc_i b_i for node i and every ancestor j (bodies above i are exactly
+         * those carried by both). */
+        for (int j = i; j >= 0; j = t->nodes[j].parent) {
+            const double *bj = &k->b[6 * j];
+            double v = 0.0;
+            for (int c = 0; c < 6; ++c)
+                v += bj[c] * Ab[c];
+            M[j + (size_t)n * i] = v;
+            M[i + (size_t)n * j] = v;
+        }
+    }
+}
+
+/* Add a force f applied at point r of body to the node wrench about the origin. */
+static void add_point_force(const MbsModel *m, MbsDynamics *d, int body, const double r[3],
+                            const double f[3])
+{
+    int nd = m->topo->body_node[body];
+    if (nd < 0)
+        return;
+    double *W = &d->Wacc[6 * nd], mo[3];
+    mbs_v3_cross(r, f, mo);
+    mbs_v3_add(W, f, W);
+    mbs_v3_add(W + 3, mo, W + 3);
+}
+
+static void add_torque(const MbsModel *m, MbsDynamics *d, int body, const double n[3])
+{
+    int nd = m->topo->body_node[body];
+    if (nd >= 0)
+        mbs_v3_add(&d->Wacc[6 * nd + 3], n, &d->Wacc[6 * nd + 3]);
+}
+
+static void add_tsda(const MbsModel *m, const MbsKinematics *k, MbsDynamics *d, const MbsForce *F)
+{
+    double r1[3], r2[3], v1[3], v2[3], e[3], dv[3];
+    mbs_kin_point(m, k, F->body1, F->point1, r1);
+    mbs_kin_point(m, k, F->body2, F->point2, r2);
+    mbs_kin_point_motion(m, k, F->body1, r1, v1, NULL);
+    mbs_kin_point_motion(m, k, F->body2, r2, v2, NULL);
+    mbs_v3_sub(r2, r1, e);
+    double l = mbs_v3_norm(e);
+    if (l < 1e-12)
+        return; /* direction undefined: no force */
+    for (int c = 0; c < 3; ++c)
+        e[c] /= l;
+    mbs_v3_sub(v2, v1, dv);
+    double ldot = mbs_v3_dot(dv, e);
+    double tension = F->stiffness * (l - F->natural_length) + F->damping * ldot + F->preload;
+    double f2[3] = {-tension * e[0], -tension * e[1], -tension * e[2]};
+    double f1[3] = {-f2[0], -f2[1], -f2[2]};
+    add_point_force(m, d, F->body1, r1, f1);
+    add_point_force(m, d, F->body2, r2, f2);
+}
+
+void mbs_dynamics_forces(const MbsModel *m, const MbsKinematics *k, MbsDynamics *d,
+                         const double *z, const double *zd, double *Q)
+{
+    const MbsTopology *t = m->topo;
+    int n = t->nnodes;
+    memset(d->Wacc, 0, sizeof(double) * 6 * (size_t)(n > 0 ? n : 1));
+    /* Body terms: gravity, velocity-dependent inertia forces and -Mbar D. */
+    for (int i = 0; i < n; ++i) {
+        int b = t->nodes[i].body;
+        if (b < 0)
+            continue;
+        const MbsBody *B = &m->bodies[b];
+        const double *Z = &k->Z[6 * i], *D = &k->D[6 * i], *w = Z + 3;
+        double g[3], J[9], vg[3], ab[3], tmp[3], F[3], Jw[3], wJw[3], JD[3], mo[3];
+        body_inertia(B, k, i, g, J);
+        mbs_v3_cross(w, g, tmp);
+        mbs_v3_add(Z, tmp, vg);            /* velocity of the centre of mass */
+        mbs_v3_cross(D + 3, g, tmp);
+        mbs_v3_add(D, tmp, ab);            /* its acceleration part from D */
+        mbs_v3_cross(w, vg, tmp);          /* w x vg */
+        for (int c = 0; c < 3; ++c)
+            F[c] = B->mass * (m->gravity[c] - tmp[c] - ab[c]);
+        mbs_m3_mulv(J, w, Jw);
+        mbs_v3_cross(w, Jw, wJw);
+        mbs_m3_mulv(J, D + 3, JD);
+        mbs_v3_cross(g, F, mo);
+        double *W = &d->Wacc[6 * i];
+        for (int c = 0; c < 3; ++c) {
+            W[c] += F[c];
+            W[3 + c] += mo[c] - wJw[c] - JD[c];
+        }
+    }
+    for (int f = 0; f < m->nforces; ++f) {
+        const MbsForce *F = &m->forces[f];
+        if (F->type == MBS_FORCE_TSDA) {
+            add_tsda(m, k, d, F);
+        } else if (F->type == MBS_FORCE_CONSTANT) {
+            double r[3];
+            mbs_kin_point(m, k, F->body1, F->point1, r);
+            add_point_force(m, d, F->body1, r, F->vector);
+        } else if (F->type == MBS_FORCE_TORQUE) {
+            add_torque(m, d, F->body1, F->vector);
+        }
+    }
+    for (int i = 0; i < n; ++i) {
+        int par = t->nodes[i].parent;
+        const double *W = &d->Wacc[6 * i], *b = &k->b[6 * i];
+        double q = 0.0;
+        for (int c = 0; c < 6; ++c)
+            q += b[c] * W[c];
+        Q[i] = q;
+        if (par >= 0)
+            for (int c = 0; c < 6; ++c)
+                d->Wacc[6 * par + c] += W[c];
+    }
+    /* Joint-level forces: rotational/translational spring-dampers on tree coordinates. */
+    for (int f = 0; f < m->nforces; ++f) {
+        const MbsForce *F = &m->forces[f];
+        if (F->type != MBS_FORCE_RSDA)
+            continue;
+        int nd = t->joint_node[F->joint];
+        if (nd >= 0)
+            Q[nd] -= F->stiffness * (z[nd] - F->rest_angle) + F->damping * zd[nd];
+    }
+}

@@ -1,0 +1,24 @@
+/* Semi-recursive open-chain dynamics (paper 000 eqs 6-13): M(z) = R^T Mbar R and
+ * Q(z, zd) = R^T (Qbar - Mbar D), computed by accumulating inertias and forces from the leaves
+ * to the root. Every force element of the model is included here. */
+#ifndef MBS_DYNAMICS_H
+#define MBS_DYNAMICS_H
+
+#include "mbs_kinematics.h"
+
+typedef struct {
+    int n;
+    double *Macc; /* 36 per node: accumulated 6x6 inertia (column-major) */
+    double *Wacc; /* 6 per node: accumulated force wrench about the origin */
+} MbsDynamics;
+
+int mbs_dynamics_init(MbsDynamics *d, const MbsModel *m);
+void mbs_dynamics_free(MbsDynamics *d);
+
+/* M (n x n, column-major, full symmetric) from the positions in k. */
+void mbs_dynamics_mass(const MbsModel *m, const MbsKinematics *k, MbsDynamics *d, double *M);
+/* Q (n) from positions and velocities in k, at coordinates z, zd (for joint forces). */
+void mbs_dynamics_forces(const MbsModel *m, const MbsKinematics *k, MbsDynamics *d,
+                         const double *z, const double *zd, double *Q);
+
+#endif

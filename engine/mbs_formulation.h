@@ -1,0 +1,96 @@
+/* One interface for every formulation (GSL/SUNDIALS style vtable).
+ *
+ * A formulation object owns its state and every workspace; mbs_formulation_new() allocates
+ * them once, mbs_formulation_step() allocates nothing. Adding a formulation is one file that
+ * defines an MbsFormulationClass and one line in the registry (mbs_formulation.c).
+ */
+#ifndef MBS_FORMULATION_H
+#define MBS_FORMULATION_H
+
+#include "mbs_error.h"
+#include "mbs_model.h"
+
+typedef enum {
+    MBS_JACOBIAN_ND_FORWARD, /* forward differences */
+    MBS_JACOBIAN_ND_CENTRAL, /* central differences */
+    MBS_JACOBIAN_COUNT
+} MbsJacobianMethod;
+
+const char *mbs_jacobian_method_name(MbsJacobianMethod method);
+/* Returns -1 when the name is unknown. */
+int mbs_jacobian_method_from_name(const char *name);
+
+typedef struct {
+    double step;          /* h, s */
+    double duration;      /* s */
+    MbsJacobianMethod jacobian;
+    double penalty;       /* alpha */
+    double newton_tolerance;   /* on the max-norm of the Newton correction */
+    int newton_max_iterations;
+    int jacobian_reuse;   /* K and C reused for this many Newton iterations (paper 000: 3) */
+    double assembly_tolerance;
+} MbsSettings;
+
+void mbs_settings_defaults(MbsSettings *s);
+
+/* What every formulation reports after every step. Energies in J, times in s. */
+typedef struct {
+    double time;
+    double kinetic;
+    double potential_gravity;
+    double potential_elastic;
+    double work_nonconservative; /* work done on the system by dampers, drivers, torques */
+    double total;                /* kinetic + potentials - work_nonconservative */
+    double phi_norm, dphi_norm, ddphi_norm; /* 2-norms of position, velocity, acceleration
+                                               constraint residuals */
+    int newton_iterations;       /* in the last step */
+    int jacobian_evaluations;    /* in the last step */
+    /* wall time of the last step, split by phase */
+    double time_dynamics, time_jacobian, time_factorization, time_projection, time_step;
+} MbsMonitors;
+
+typedef struct MbsFormulation MbsFormulation;
+
+typedef struct {
+    const char *name;
+    const char *description;
+    int (*init)(MbsFormulation *f, MbsError *err);      /* allocate workspaces, assemble */
+    int (*step)(MbsFormulation *f, MbsError *err);      /* advance one step of size h */
+    void (*finalize)(MbsFormulation *f);                /* release workspaces */
+    /* Pose of a body: x = R x_drawn + p maps drawn coordinates to current ones. */
+    void (*body_pose)(const MbsFormulation *f, int body, double R[9], double p[3]);
+    /* Coordinates (relative z or natural q): count and values. */
+    int (*ncoords)(const MbsFormulation *f);
+    void (*coordinates)(const MbsFormulation *f, double *q, double *qd);
+    /* Max |violation| of the constraints that belong to one joint (0 for tree joints). */
+    double (*joint_violation)(const MbsFormulation *f, int joint);
+} MbsFormulationClass;
+
+struct MbsFormulation {
+    const MbsFormulationClass *klass;
+    const MbsModel *model;
+    MbsSettings settings;
+    double time;
+    long steps;
+    double energy0;  /* total energy at t = 0 */
+    MbsMonitors monitors;
+    void *impl;      /* formulation-specific state and workspaces */
+};
+
+/* Registry. */
+int mbs_formulation_count(void);
+const MbsFormulationClass *mbs_formulation_class(int i);
+const MbsFormulationClass *mbs_formulation_find(const char *name);
+
+/* Create, assemble (position, velocity, acceleration problems) and fill monitors at t = 0.
+ * Returns NULL with err filled when the model cannot be assembled. */
+MbsFormulation *mbs_formulation_new(const char *name, const MbsModel *m, const MbsSettings *s,
+                                    MbsError *err);
+int mbs_formulation_step(MbsFormulation *f, MbsError *err);
+void mbs_formulation_free(MbsFormulation *f);
+
+void mbs_formulation_body_pose(const MbsFormulation *f, int body, double R[9], double p[3]);
+/* Current position of a model point (index into m->points). */
+void mbs_formulation_point_position(const MbsFormulation *f, int point, double out[3]);
+
+#endif

@@ -1,0 +1,16 @@
+/* Tangent Jacobian J = -dQ/d[z, zd] = [K, C] by numerical differentiation (paper 000 eq 23). */
+#ifndef MBS_JACOBIAN_H
+#define MBS_JACOBIAN_H
+
+#include "mbs_formulation.h"
+
+/* Generalized forces Q(z, zd) of the open chain; ctx carries its own workspaces. */
+typedef void (*MbsForcesFn)(void *ctx, const double *z, const double *zd, double *Q);
+
+/* K = -dQ/dz and C = -dQ/dzd, each n x n column-major. Q0 = Q(z, zd) (used by forward
+ * differences). work: 4 n doubles. Returns the number of evaluations of fn. */
+int mbs_jacobian_nd(MbsJacobianMethod method, int n, const double *z, const double *zd,
+                    const double *Q0, MbsForcesFn fn, void *ctx, double *work, double *K,
+                    double *C);
+
+#endif

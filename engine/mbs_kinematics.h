@@ -1,0 +1,46 @@
+/* Semi-recursive open-chain kinematics in relative coordinates (paper 000 eqs 2-5).
+ *
+ * All bodies share the global origin as reference point: Z_k = [s_dot; omega] is the velocity
+ * of the point of node k that coincides with the origin, and its angular velocity.
+ * Z_k = Z_parent + b_k zd_k, and D_k = D_parent + b_dot_k zd_k is dZ_k/dt when zdd = 0.
+ */
+#ifndef MBS_KINEMATICS_H
+#define MBS_KINEMATICS_H
+
+#include "mbs_model.h"
+
+typedef struct {
+    int n;
+    double *R; /* 9 per node: rotation from the drawing (row-major) */
+    double *p; /* 3 per node: translation, x = R x_drawn + p */
+    double *b; /* 6 per node */
+    double *Z; /* 6 per node */
+    double *D; /* 6 per node */
+} MbsKinematics;
+
+int mbs_kinematics_init(MbsKinematics *k, const MbsModel *m);
+void mbs_kinematics_free(MbsKinematics *k);
+/* Poses and b vectors for coordinates z. */
+void mbs_kinematics_positions(const MbsModel *m, MbsKinematics *k, const double *z);
+/* Z and D for velocities zd (after mbs_kinematics_positions). */
+void mbs_kinematics_velocities(const MbsModel *m, MbsKinematics *k, const double *zd);
+
+/* Per-body queries (ground: fixed). */
+void mbs_kin_body_pose(const MbsModel *m, const MbsKinematics *k, int body, double R[9],
+                       double p[3]);
+/* Current position of the drawn point x0 of body. */
+void mbs_kin_point(const MbsModel *m, const MbsKinematics *k, int body, const double x0[3],
+                   double r[3]);
+/* Current direction of the drawn vector u0 of body. */
+void mbs_kin_vector(const MbsModel *m, const MbsKinematics *k, int body, const double u0[3],
+                    double u[3]);
+/* Velocity of the body point at r, and its acceleration when zdd = 0. Either may be NULL. */
+void mbs_kin_point_motion(const MbsModel *m, const MbsKinematics *k, int body, const double r[3],
+                          double v[3], double a_bias[3]);
+/* Time derivative of the body vector u and its second derivative when zdd = 0. */
+void mbs_kin_vector_motion(const MbsModel *m, const MbsKinematics *k, int body,
+                           const double u[3], double ud[3], double udd_bias[3]);
+/* Angular velocity of a body (zero for ground). */
+void mbs_kin_body_omega(const MbsModel *m, const MbsKinematics *k, int body, double w[3]);
+
+#endif

@@ -1,0 +1,131 @@
+#include "mbs_linalg.h"
+
+#include <cblas.h>
+#include <lapacke.h>
+#include <stdlib.h>
+
+void mbs_m3_rotation(const double u[3], double angle, double R[9])
+{
+    double c = cos(angle), s = sin(angle), t = 1.0 - c;
+    double x = u[0], y = u[1], z = u[2];
+    R[0] = t * x * x + c;
+    R[1] = t * x * y - s * z;
+    R[2] = t * x * z + s * y;
+    R[3] = t * x * y + s * z;
+    R[4] = t * y * y + c;
+    R[5] = t * y * z - s * x;
+    R[6] = t * x * z - s * y;
+    R[7] = t * y * z + s * x;
+    R[8] = t * z * z + c;
+}
+
+void mbs_v3_basis(const double u[3], double w1[3], double w2[3])
+{
+    /* Cross with the global axis least aligned with u. */
+    double e[3] = {0, 0, 0};
+    int k = 0;
+    for (int i = 1; i < 3; ++i)
+        if (fabs(u[i]) < fabs(u[k]))
+            k = i;
+    e[k] = 1.0;
+    mbs_v3_cross(u, e, w1);
+    double n = mbs_v3_norm(w1);
+    for (int i = 0; i < 3; ++i)
+        w1[i] /= n;
+    mbs_v3_cross(u, w1, w2);
+}
+
+int mbs_lu_factor(int n, double *A, int *ipiv)
+{
+    return LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, A, n, ipiv);
+}
+
+void mbs_lu_solve(int n, const double *LU, const int *ipiv, double *b, int nrhs)
+{
+    LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, LU, n, ipiv, b, n);
+}
+
+void mbs_gemm_tn(int m, int n, int k, double alpha, const double *A, const double *B,
+                 double beta, double *C)
+{
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, m, n, k, alpha, A, k, B, k, beta, C, m);
+}
+
+double mbs_vec_norm2(int n, const double *x)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; ++i)
+        s += x[i] * x[i];
+    return sqrt(s);
+}
+
+double mbs_vec_norminf(int n, const double *x)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; ++i)
+        if (fabs(x[i]) > s || x[i] != x[i])
+            s = x[i] != x[i] ? INFINITY : fabs(x[i]);
+    return s;
+}
+
+struct MbsLeastSquares {
+    int max_rows, max_cols;
+    double *s, *work;
+    lapack_int *iwork;
+    lapack_int lwork;
+};
+
+MbsLeastSquares *mbs_lsq_new(int max_rows, int max_cols)
+{
+    MbsLeastSquares *ls = calloc(1, sizeof *ls);
+    if (!ls)
+        return NULL;
+    int mn = max_rows < max_cols ? max_rows : max_cols;
+    int mx = max_rows > max_cols ? max_rows : max_cols;
+    if (mn < 1)
+        mn = 1;
+    if (mx < 1)
+        mx = 1;
+    ls->max_rows = max_rows;
+    ls->max_cols = max_cols;
+    /* Workspace query on the largest problem. */
+    double wq = 0.0, dummyA = 0.0, dummyB = 0.0, dummyS = 0.0;
+    lapack_int iwq = 0, rank = 0;
+    LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, max_rows, max_cols, 1, &dummyA, max_rows > 0 ? max_rows : 1,
+                        &dummyB, mx, &dummyS, -1.0, &rank, &wq, -1, &iwq);
+    ls->lwork = (lapack_int)wq + 1;
+    ls->s = malloc(sizeof(double) * (size_t)mn);
+    ls->work = malloc(sizeof(double) * (size_t)ls->lwork);
+    ls->iwork = malloc(sizeof(lapack_int) * (size_t)(iwq > 1 ? iwq : 1) * 2 + 64 * mn);
+    if (!ls->s || !ls->work || !ls->iwork) {
+        mbs_lsq_free(ls);
+        return NULL;
+    }
+    return ls;
+}
+
+void mbs_lsq_free(MbsLeastSquares *ls)
+{
+    if (!ls)
+        return;
+    free(ls->s);
+    free(ls->work);
+    free(ls->iwork);
+    free(ls);
+}
+
+int mbs_lsq_solve(MbsLeastSquares *ls, int m, int n, double *A, double *b, double rcond)
+{
+    if (m > ls->max_rows || n > ls->max_cols)
+        return -1;
+    if (m == 0 || n == 0) {
+        for (int i = 0; i < n; ++i)
+            b[i] = 0.0;
+        return 0;
+    }
+    lapack_int rank = 0;
+    int ldb = m > n ? m : n;
+    lapack_int info = LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, m, n, 1, A, m, b, ldb, ls->s, rcond,
+                                          &rank, ls->work, ls->lwork, ls->iwork);
+    return info == 0 ? (int)rank : -1;
+}

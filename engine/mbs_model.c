@@ -1,0 +1,412 @@
+#include "mbs_model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mbs_linalg.h"
+#include "mbs_topology.h"
+
+static const char *const joint_type_names[MBS_JOINT_TYPE_COUNT] = {
+    "revolute", "prismatic", "spherical", "universal", "rod",
+};
+static const int joint_type_dofs[MBS_JOINT_TYPE_COUNT] = {1, 1, 3, 2, 0};
+
+const char *mbs_joint_type_name(MbsJointType type)
+{
+    return (unsigned)type < MBS_JOINT_TYPE_COUNT ? joint_type_names[type] : "unknown";
+}
+
+int mbs_joint_type_dofs(MbsJointType type)
+{
+    return (unsigned)type < MBS_JOINT_TYPE_COUNT ? joint_type_dofs[type] : 0;
+}
+
+MbsModel *mbs_model_new(const char *name)
+{
+    MbsModel *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    snprintf(m->name, sizeof m->name, "%s", name ? name : "model");
+    m->ground = -1;
+    return m;
+}
+
+void mbs_model_free(MbsModel *m)
+{
+    if (!m)
+        return;
+    mbs_topology_free(m->topo);
+    free(m->bodies);
+    free(m->points);
+    free(m->joints);
+    free(m->forces);
+    free(m->initial);
+    free(m->parameters);
+    free(m);
+}
+
+/* Grow *array so that it holds one more element of size elem. */
+static int grow(void **array, int count, int *cap, size_t elem)
+{
+    if (count < *cap)
+        return 0;
+    int ncap = *cap ? 2 * *cap : 8;
+    void *p = realloc(*array, (size_t)ncap * elem);
+    if (!p)
+        return -1;
+    memset((char *)p + (size_t)*cap * elem, 0, (size_t)(ncap - *cap) * elem);
+    *array = p;
+    *cap = ncap;
+    return 0;
+}
+
+#define GROW(m, arr, count, cap, err)                                                     \
+    do {                                                                                  \
+        if (grow((void **)&(m)->arr, (m)->count, &(m)->cap, sizeof *(m)->arr))           \
+            return mbs_error_set(err, MBS_FATAL, "out of memory"), -1;                    \
+    } while (0)
+
+static int check_open(const MbsModel *m, MbsError *err)
+{
+    if (m->topo)
+        return mbs_error_set(err, MBS_FATAL, "model '%s' is compiled and read-only", m->name);
+    return 0;
+}
+
+static int check_body(const MbsModel *m, int body, const char *what, MbsError *err)
+{
+    if (body < 0 || body >= m->nbodies)
+        return mbs_error_set(err, MBS_FATAL, "%s: body index %d out of range", what, body);
+    return 0;
+}
+
+static int check_finite(const double *v, int n, const char *what, MbsError *err)
+{
+    for (int i = 0; i < n; ++i)
+        if (!isfinite(v[i]))
+            return mbs_error_set(err, MBS_FATAL, "%s: value is not a finite number", what);
+    return 0;
+}
+
+static int copy_name(char *dst, const char *name, const char *kind, MbsError *err)
+{
+    if (!name || !*name)
+        return mbs_error_set(err, MBS_FATAL, "%s without a name", kind);
+    if (strlen(name) >= MBS_NAME_MAX)
+        return mbs_error_set(err, MBS_FATAL, "%s name '%.20s...' longer than %d characters",
+                             kind, name, MBS_NAME_MAX - 1);
+    strcpy(dst, name);
+    return 0;
+}
+
+int mbs_model_add_ground(MbsModel *m, const char *name, MbsError *err)
+{
+    if (m->ground >= 0)
+        return mbs_error_set(err, MBS_FATAL, "body '%s': the model already has a ground ('%s')",
+                             name ? name : "?", m->bodies[m->ground].name), -1;
+    double zero[3] = {0, 0, 0}, I[9] = {0};
+    int b = mbs_model_add_body(m, name, 0.0, zero, I, err);
+    if (b >= 0) {
+        m->bodies[b].is_ground = 1;
+        m->ground = b;
+    }
+    return b;
+}
+
+int mbs_model_add_body(MbsModel *m, const char *name, double mass, const double com[3],
+                       const double inertia[9], MbsError *err)
+{
+    if (check_open(m, err))
+        return -1;
+    if (mbs_model_find_body(m, name) >= 0)
+        return mbs_error_set(err, MBS_FATAL, "body '%s' is defined twice", name), -1;
+    if (!(mass >= 0.0) || !isfinite(mass))
+        return mbs_error_set(err, MBS_FATAL, "body '%s': mass %g must be zero or positive",
+                             name ? name : "?", mass), -1;
+    if (check_finite(com, 3, "centre of mass", err) || check_finite(inertia, 9, "inertia", err))
+        return -1;
+    for (int i = 0; i < 3; ++i) {
+        if (inertia[4 * i] < 0.0)
+            return mbs_error_set(err, MBS_FATAL,
+                                 "body '%s': inertia tensor has a negative diagonal term",
+                                 name ? name : "?"), -1;
+        for (int j = 0; j < 3; ++j)
+            if (fabs(inertia[3 * i + j] - inertia[3 * j + i]) > 1e-9 * (1.0 + fabs(inertia[3 * i + j])))
+                return mbs_error_set(err, MBS_FATAL, "body '%s': inertia tensor is not symmetric",
+                                     name ? name : "?"), -1;
+    }
+    GROW(m, bodies, nbodies, cap_bodies, err);
+    MbsBody *b = &m->bodies[m->nbodies];
+    memset(b, 0, sizeof *b);
+    if (copy_name(b->name, name, "body", err))
+        return -1;
+    b->mass = mass;
+    memcpy(b->com, com, sizeof b->com);
+    memcpy(b->inertia, inertia, sizeof b->inertia);
+    return m->nbodies++;
+}
+
+int mbs_model_add_point(MbsModel *m, int body, const char *name, const double pos[3],
+                        MbsError *err)
+{
+    if (check_open(m, err) || check_body(m, body, "point", err) ||
+        check_finite(pos, 3, "point", err))
+        return -1;
+    if (mbs_model_find_point(m, body, name) >= 0)
+        return mbs_error_set(err, MBS_FATAL, "body '%s': point '%s' is defined twice",
+                             m->bodies[body].name, name), -1;
+    GROW(m, points, npoints, cap_points, err);
+    MbsPoint *p = &m->points[m->npoints];
+    if (copy_name(p->name, name, "point", err))
+        return -1;
+    p->body = body;
+    memcpy(p->pos, pos, sizeof p->pos);
+    return m->npoints++;
+}
+
+static int unit_axis(const double in[3], double out[3], const char *joint, MbsError *err)
+{
+    if (check_finite(in, 3, joint, err))
+        return -1;
+    double n = mbs_v3_norm(in);
+    if (n < 1e-12)
+        return mbs_error_set(err, MBS_FATAL, "joint '%s': axis has zero length", joint);
+    for (int i = 0; i < 3; ++i)
+        out[i] = in[i] / n;
+    return 0;
+}
+
+static MbsJoint *new_joint(MbsModel *m, const char *name, MbsJointType type, int body1,
+                           int body2, MbsError *err)
+{
+    if (check_open(m, err))
+        return NULL;
+    if (mbs_model_find_joint(m, name) >= 0)
+        return mbs_error_set(err, MBS_FATAL, "joint '%s' is defined twice", name), NULL;
+    if (check_body(m, body1, name, err) || check_body(m, body2, name, err))
+        return NULL;
+    if (body1 == body2)
+        return mbs_error_set(err, MBS_FATAL, "joint '%s' connects body '%s' to itself", name,
+                             m->bodies[body1].name), NULL;
+    if (grow((void **)&m->joints, m->njoints, &m->cap_joints, sizeof *m->joints))
+        return mbs_error_set(err, MBS_FATAL, "out of memory"), NULL;
+    MbsJoint *j = &m->joints[m->njoints];
+    memset(j, 0, sizeof *j);
+    if (copy_name(j->name, name, "joint", err))
+        return NULL;
+    j->type = type;
+    j->body1 = body1;
+    j->body2 = body2;
+    j->axis1[2] = j->axis2[2] = 1.0;
+    return j;
+}
+
+int mbs_model_add_joint(MbsModel *m, const char *name, MbsJointType type, int body1, int body2,
+                        const double point[3], const double axis[3], MbsError *err)
+{
+    if (type == MBS_JOINT_UNIVERSAL || type == MBS_JOINT_ROD || (unsigned)type >= MBS_JOINT_TYPE_COUNT)
+        return mbs_error_set(err, MBS_FATAL,
+                             "joint '%s': use the universal/rod builders for type %s", name,
+                             mbs_joint_type_name(type)), -1;
+    MbsJoint *j = new_joint(m, name, type, body1, body2, err);
+    if (!j || check_finite(point, 3, name, err))
+        return -1;
+    memcpy(j->point1, point, sizeof j->point1);
+    memcpy(j->point2, point, sizeof j->point2);
+    if (type != MBS_JOINT_SPHERICAL) {
+        if (unit_axis(axis, j->axis1, name, err))
+            return -1;
+        memcpy(j->axis2, j->axis1, sizeof j->axis2);
+    }
+    return m->njoints++;
+}
+
+int mbs_model_add_universal(MbsModel *m, const char *name, int body1, int body2,
+                            const double point[3], const double axis1[3],
+                            const double axis2[3], MbsError *err)
+{
+    MbsJoint *j = new_joint(m, name, MBS_JOINT_UNIVERSAL, body1, body2, err);
+    if (!j || check_finite(point, 3, name, err) || unit_axis(axis1, j->axis1, name, err) ||
+        unit_axis(axis2, j->axis2, name, err))
+        return -1;
+    if (fabs(mbs_v3_dot(j->axis1, j->axis2)) > 1.0 - 1e-6)
+        return mbs_error_set(err, MBS_FATAL, "joint '%s': universal joint axes are parallel",
+                             name), -1;
+    memcpy(j->point1, point, sizeof j->point1);
+    memcpy(j->point2, point, sizeof j->point2);
+    return m->njoints++;
+}
+
+int mbs_model_add_rod(MbsModel *m, const char *name, int body1, const double point1[3],
+                      int body2, const double point2[3], double length, MbsError *err)
+{
+    MbsJoint *j = new_joint(m, name, MBS_JOINT_ROD, body1, body2, err);
+    if (!j || check_finite(point1, 3, name, err) || check_finite(point2, 3, name, err))
+        return -1;
+    memcpy(j->point1, point1, sizeof j->point1);
+    memcpy(j->point2, point2, sizeof j->point2);
+    double d[3];
+    mbs_v3_sub(point1, point2, d);
+    j->length = length < 0.0 ? mbs_v3_norm(d) : length;
+    if (!(j->length > 0.0) || !isfinite(j->length))
+        return mbs_error_set(err, MBS_FATAL, "rod '%s': length must be positive", name), -1;
+    return m->njoints++;
+}
+
+int mbs_model_drive_joint(MbsModel *m, int joint, const MbsFunction *driver, MbsError *err)
+{
+    if (check_open(m, err))
+        return -1;
+    if (joint < 0 || joint >= m->njoints)
+        return mbs_error_set(err, MBS_FATAL, "driver: joint index %d out of range", joint);
+    MbsJoint *j = &m->joints[joint];
+    if (j->type != MBS_JOINT_REVOLUTE && j->type != MBS_JOINT_PRISMATIC)
+        return mbs_error_set(err, MBS_FATAL,
+                             "joint '%s': only revolute and prismatic joints can be driven (it is %s)",
+                             j->name, mbs_joint_type_name(j->type));
+    j->driven = 1;
+    j->driver = *driver;
+    return 0;
+}
+
+int mbs_model_add_force(MbsModel *m, const MbsForce *f, MbsError *err)
+{
+    if (check_open(m, err))
+        return -1;
+    const char *name = f->name[0] ? f->name : "force";
+    switch (f->type) {
+    case MBS_FORCE_TSDA:
+        if (check_body(m, f->body2, name, err))
+            return -1;
+        /* fall through */
+    case MBS_FORCE_CONSTANT:
+    case MBS_FORCE_TORQUE:
+        if (check_body(m, f->body1, name, err))
+            return -1;
+        break;
+    case MBS_FORCE_RSDA:
+        if (f->joint < 0 || f->joint >= m->njoints)
+            return mbs_error_set(err, MBS_FATAL, "force '%s': joint index out of range", name);
+        if (m->joints[f->joint].type != MBS_JOINT_REVOLUTE &&
+            m->joints[f->joint].type != MBS_JOINT_PRISMATIC)
+            return mbs_error_set(err, MBS_FATAL,
+                                 "force '%s': a rotational spring needs a revolute joint ('%s' is %s)",
+                                 name, m->joints[f->joint].name,
+                                 mbs_joint_type_name(m->joints[f->joint].type));
+        break;
+    default:
+        return mbs_error_set(err, MBS_FATAL, "force '%s': unknown type", name);
+    }
+    double nums[5] = {f->stiffness, f->damping, f->natural_length, f->preload, f->rest_angle};
+    if (check_finite(nums, 5, name, err) || check_finite(f->vector, 3, name, err) ||
+        check_finite(f->point1, 3, name, err) || check_finite(f->point2, 3, name, err))
+        return -1;
+    if (f->stiffness < 0.0 || f->damping < 0.0)
+        return mbs_error_set(err, MBS_FATAL,
+                             "force '%s': stiffness and damping must not be negative", name);
+    GROW(m, forces, nforces, cap_forces, err);
+    m->forces[m->nforces] = *f;
+    if (!f->name[0])
+        snprintf(m->forces[m->nforces].name, MBS_NAME_MAX, "force%d", m->nforces);
+    return m->nforces++;
+}
+
+int mbs_model_set_initial(MbsModel *m, int joint, int coordinate, int is_velocity, double value,
+                          MbsError *err)
+{
+    if (check_open(m, err))
+        return -1;
+    if (joint < 0 || joint >= m->njoints)
+        return mbs_error_set(err, MBS_FATAL, "initial condition: joint index out of range");
+    const MbsJoint *j = &m->joints[joint];
+    if (coordinate < 0 || coordinate >= mbs_joint_type_dofs(j->type))
+        return mbs_error_set(err, MBS_FATAL,
+                             "initial condition: joint '%s' (%s) has no coordinate %d", j->name,
+                             mbs_joint_type_name(j->type), coordinate);
+    if (!isfinite(value))
+        return mbs_error_set(err, MBS_FATAL, "initial condition of joint '%s' is not finite",
+                             j->name);
+    GROW(m, initial, ninitial, cap_initial, err);
+    m->initial[m->ninitial] = (MbsInitialCondition){joint, coordinate, is_velocity, value};
+    return m->ninitial++;
+}
+
+int mbs_model_add_parameter(MbsModel *m, const char *name, double value, MbsError *err)
+{
+    for (int i = 0; i < m->nparameters; ++i)
+        if (!strcmp(m->parameters[i].name, name))
+            return mbs_error_set(err, MBS_FATAL, "parameter '%s' is defined twice", name), -1;
+    GROW(m, parameters, nparameters, cap_parameters, err);
+    if (copy_name(m->parameters[m->nparameters].name, name, "parameter", err))
+        return -1;
+    m->parameters[m->nparameters].value = value;
+    return m->nparameters++;
+}
+
+int mbs_model_find_body(const MbsModel *m, const char *name)
+{
+    for (int i = 0; name && i < m->nbodies; ++i)
+        if (!strcmp(m->bodies[i].name, name))
+            return i;
+    return -1;
+}
+
+int mbs_model_find_joint(const MbsModel *m, const char *name)
+{
+    for (int i = 0; name && i < m->njoints; ++i)
+        if (!strcmp(m->joints[i].name, name))
+            return i;
+    return -1;
+}
+
+int mbs_model_find_point(const MbsModel *m, int body, const char *name)
+{
+    for (int i = 0; name && i < m->npoints; ++i)
+        if (m->points[i].body == body && !strcmp(m->points[i].name, name))
+            return i;
+    return -1;
+}
+
+void mbs_inertia_slender_rod(double mass, const double end1[3], const double end2[3],
+                             double inertia[9])
+{
+    /* J = m L^2 / 12 (I - e e^T): no inertia about the rod's own axis. */
+    double d[3];
+    mbs_v3_sub(end2, end1, d);
+    double L2 = mbs_v3_dot(d, d);
+    double c = mass / 12.0;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            inertia[3 * i + j] = c * ((i == j ? L2 : 0.0) - d[i] * d[j]);
+}
+
+void mbs_inertia_box(double mass, const double size[3], double inertia[9])
+{
+    double a2 = size[0] * size[0], b2 = size[1] * size[1], c2 = size[2] * size[2];
+    memset(inertia, 0, 9 * sizeof *inertia);
+    inertia[0] = mass * (b2 + c2) / 12.0;
+    inertia[4] = mass * (a2 + c2) / 12.0;
+    inertia[8] = mass * (a2 + b2) / 12.0;
+}
+
+int mbs_model_compile(MbsModel *m, MbsError *err)
+{
+    if (m->topo)
+        return 0;
+    if (m->ground < 0)
+        return mbs_error_set(err, MBS_FATAL, "model '%s' has no ground body", m->name);
+    m->topo = mbs_topology_build(m, err);
+    return m->topo ? 0 : (err ? err->status : MBS_FATAL);
+}
+
+int mbs_model_ncoords(const MbsModel *m)
+{
+    return m->topo ? m->topo->nnodes : 0;
+}
+
+int mbs_model_nconstraints(const MbsModel *m)
+{
+    return m->topo ? m->topo->nrows : 0;
+}

@@ -1,0 +1,583 @@
+/* Natural coordinates (García de Jalón): see mbs_natural.h for the choice of coordinates and
+ * the list of constraint rows. */
+#include "mbs_natural.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mbs_linalg.h"
+
+static const double e_axis[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+
+void mbs_natural_point_lin(const MbsNatural *nat, int body, const double x0[3], MbsNatLin *L)
+{
+    memset(L, 0, sizeof *L);
+    int off = nat->body_off[body];
+    if (off < 0) {
+        memcpy(L->c, x0, sizeof L->c);
+        return;
+    }
+    const double *com = nat->model->bodies[body].com;
+    L->nt = 1;
+    L->off[0] = off;
+    L->w[0][0] = 1.0;
+    for (int k = 0; k < 3; ++k)
+        L->w[0][1 + k] = x0[k] - com[k];
+}
+
+void mbs_natural_vector_lin(const MbsNatural *nat, int body, const double a0[3], MbsNatLin *L)
+{
+    memset(L, 0, sizeof *L);
+    int off = nat->body_off[body];
+    if (off < 0) {
+        memcpy(L->c, a0, sizeof L->c);
+        return;
+    }
+    L->nt = 1;
+    L->off[0] = off;
+    for (int k = 0; k < 3; ++k)
+        L->w[0][1 + k] = a0[k];
+}
+
+/* out = A - B (both with at most one body term, on different bodies or ground). */
+static void lin_sub(const MbsNatLin *A, const MbsNatLin *B, MbsNatLin *out)
+{
+    MbsNatLin r = *A;
+    for (int k = 0; k < 3; ++k)
+        r.c[k] -= B->c[k];
+    for (int t = 0; t < B->nt; ++t) {
+        int found = -1;
+        for (int s = 0; s < r.nt; ++s)
+            if (r.off[s] == B->off[t])
+                found = s;
+        if (found < 0) {
+            found = r.nt++;
+            r.off[found] = B->off[t];
+            memset(r.w[found], 0, sizeof r.w[found]);
+        }
+        for (int k = 0; k < 4; ++k)
+            r.w[found][k] -= B->w[t][k];
+    }
+    *out = r;
+}
+
+void mbs_natlin_eval(const MbsNatLin *L, const double *q, double x[3])
+{
+    x[0] = L->c[0];
+    x[1] = L->c[1];
+    x[2] = L->c[2];
+    for (int t = 0; t < L->nt; ++t)
+        for (int k = 0; k < 4; ++k) {
+            double s = L->w[t][k];
+            if (s != 0.0)
+                mbs_v3_axpy(s, &q[L->off[t] + 3 * k], x);
+        }
+}
+
+void mbs_natlin_rate(const MbsNatLin *L, const double *qd, double v[3])
+{
+    v[0] = v[1] = v[2] = 0.0;
+    for (int t = 0; t < L->nt; ++t)
+        for (int k = 0; k < 4; ++k) {
+            double s = L->w[t][k];
+            if (s != 0.0)
+                mbs_v3_axpy(s, &qd[L->off[t] + 3 * k], v);
+        }
+}
+
+void mbs_natlin_add_transpose(const MbsNatLin *L, double s, const double f[3], double *g)
+{
+    for (int t = 0; t < L->nt; ++t)
+        for (int k = 0; k < 4; ++k) {
+            double c = s * L->w[t][k];
+            if (c != 0.0)
+                mbs_v3_axpy(c, f, &g[L->off[t] + 3 * k]);
+        }
+}
+
+/* Row i of a column-major m x n matrix: J[i + m*col] += s * A^T f. */
+static void lin_add_row(const MbsNatLin *L, double s, const double f[3], double *J, int ld,
+                        int row)
+{
+    for (int t = 0; t < L->nt; ++t)
+        for (int k = 0; k < 4; ++k) {
+            double c = s * L->w[t][k];
+            if (c == 0.0)
+                continue;
+            int col = L->off[t] + 3 * k;
+            for (int d = 0; d < 3; ++d)
+                J[row + (size_t)ld * (col + d)] += c * f[d];
+        }
+}
+
+void mbs_natural_point(const MbsNatural *nat, const double *q, int body, const double x0[3],
+                       double x[3])
+{
+    MbsNatLin L;
+    mbs_natural_point_lin(nat, body, x0, &L);
+    mbs_natlin_eval(&L, q, x);
+}
+
+static MbsNatRow *new_row(MbsNatural *nat, MbsNatRowType type, int joint)
+{
+    MbsNatRow *r = &nat->rows[nat->m++];
+    memset(r, 0, sizeof *r);
+    r->type = type;
+    r->joint = joint;
+    return r;
+}
+
+static void dot_row(MbsNatural *nat, int joint, const MbsNatLin *a, const MbsNatLin *b,
+                    double c0)
+{
+    MbsNatRow *r = new_row(nat, MBS_NAT_ROW_DOT, joint);
+    r->a = *a;
+    r->b = *b;
+    r->c0 = c0;
+}
+
+static int joint_rows_count(const MbsJoint *J)
+{
+    int n = 0;
+    switch (J->type) {
+    case MBS_JOINT_REVOLUTE: n = 5; break;
+    case MBS_JOINT_PRISMATIC: n = 5; break;
+    case MBS_JOINT_SPHERICAL: n = 3; break;
+    case MBS_JOINT_UNIVERSAL: n = 4; break;
+    case MBS_JOINT_ROD: n = 1; break;
+    default: break;
+    }
+    return n + (J->driven ? 1 : 0);
+}
+
+static void add_joint_rows(MbsNatural *nat, int j)
+{
+    const MbsJoint *J = &nat->model->joints[j];
+    int b1 = J->body1, b2 = J->body2;
+    double w1[3], w2[3];
+    mbs_v3_basis(J->axis1, w1, w2);
+    MbsNatLin x1, x2, d12, d21, a1, L1, L2, L3;
+    mbs_natural_point_lin(nat, b1, J->point1, &x1);
+    mbs_natural_point_lin(nat, b2, J->point2, &x2);
+    lin_sub(&x1, &x2, &d12);
+    lin_sub(&x2, &x1, &d21);
+    mbs_natural_vector_lin(nat, b1, J->axis1, &a1);
+    if (J->type == MBS_JOINT_REVOLUTE || J->type == MBS_JOINT_SPHERICAL ||
+        J->type == MBS_JOINT_UNIVERSAL)
+        for (int k = 0; k < 3; ++k) {
+            MbsNatLin ek;
+            mbs_natural_vector_lin(nat, nat->model->ground, e_axis[k], &ek);
+            dot_row(nat, j, &d12, &ek, 0.0);
+        }
+    switch (J->type) {
+    case MBS_JOINT_REVOLUTE:
+        mbs_natural_vector_lin(nat, b2, w1, &L1);
+        dot_row(nat, j, &a1, &L1, 0.0);
+        mbs_natural_vector_lin(nat, b2, w2, &L2);
+        dot_row(nat, j, &a1, &L2, 0.0);
+        break;
+    case MBS_JOINT_UNIVERSAL:
+        mbs_natural_vector_lin(nat, b2, J->axis2, &L1);
+        dot_row(nat, j, &a1, &L1, mbs_v3_dot(J->axis1, J->axis2));
+        break;
+    case MBS_JOINT_PRISMATIC:
+        mbs_natural_vector_lin(nat, b2, w1, &L1);
+        dot_row(nat, j, &a1, &L1, 0.0);
+        mbs_natural_vector_lin(nat, b2, w2, &L2);
+        dot_row(nat, j, &a1, &L2, 0.0);
+        mbs_natural_vector_lin(nat, b1, w1, &L3);
+        dot_row(nat, j, &L3, &L2, 0.0);
+        dot_row(nat, j, &d21, &L3, 0.0);
+        mbs_natural_vector_lin(nat, b1, w2, &L3);
+        dot_row(nat, j, &d21, &L3, 0.0);
+        break;
+    case MBS_JOINT_ROD:
+        dot_row(nat, j, &d12, &d12, J->length * J->length);
+        break;
+    default:
+        break;
+    }
+    if (J->driven && J->type == MBS_JOINT_REVOLUTE) {
+        MbsNatRow *r = new_row(nat, MBS_NAT_ROW_DRIVE_REV, j);
+        mbs_natural_vector_lin(nat, b1, w2, &r->a);
+        mbs_natural_vector_lin(nat, b1, w1, &r->a2);
+        mbs_natural_vector_lin(nat, b2, w1, &r->b);
+        r->f = &J->driver;
+    } else if (J->driven && J->type == MBS_JOINT_PRISMATIC) {
+        MbsNatRow *r = new_row(nat, MBS_NAT_ROW_DRIVE_PRI, j);
+        r->a = d21;
+        r->b = a1;
+        r->f = &J->driver;
+    }
+}
+
+MbsNatural *mbs_natural_new(const MbsModel *m, MbsError *err)
+{
+    if (m->ground < 0) {
+        mbs_error_set(err, MBS_FATAL, "model '%s' has no ground body", m->name);
+        return NULL;
+    }
+    MbsNatural *nat = calloc(1, sizeof *nat);
+    if (!nat) {
+        mbs_error_set(err, MBS_FATAL, "out of memory");
+        return NULL;
+    }
+    nat->model = m;
+    int nrows = 0;
+    for (int j = 0; j < m->njoints; ++j)
+        nrows += joint_rows_count(&m->joints[j]);
+    nat->body_off = malloc(sizeof(int) * (size_t)(m->nbodies + 1));
+    nat->S = calloc(9 * (size_t)(m->nbodies + 1), sizeof(double));
+    nat->joint_row = malloc(sizeof(int) * (size_t)(m->njoints + 1));
+    nat->joint_nrows = calloc((size_t)m->njoints + 1, sizeof(int));
+    int nmov = 0;
+    for (int b = 0; b < m->nbodies; ++b)
+        nmov += b != m->ground;
+    nat->rows = calloc((size_t)(nrows + 6 * nmov + 1), sizeof *nat->rows);
+    if (!nat->body_off || !nat->S || !nat->joint_row || !nat->joint_nrows || !nat->rows) {
+        mbs_natural_free(nat);
+        mbs_error_set(err, MBS_FATAL, "out of memory");
+        return NULL;
+    }
+    for (int b = 0; b < m->nbodies; ++b) {
+        if (b == m->ground) {
+            nat->body_off[b] = -1;
+            continue;
+        }
+        nat->body_off[b] = 12 * nat->nbodies++;
+        const double *J = m->bodies[b].inertia;
+        double tr = J[0] + J[4] + J[8];
+        for (int i = 0; i < 9; ++i)
+            nat->S[9 * b + i] = -J[i];
+        for (int i = 0; i < 3; ++i)
+            nat->S[9 * b + 4 * i] += 0.5 * tr;
+    }
+    nat->n = 12 * nat->nbodies;
+    /* Rigid-body rows: unit and mutually orthogonal u, v, w. */
+    static const int pairs[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
+    for (int b = 0; b < m->nbodies; ++b) {
+        if (b == m->ground)
+            continue;
+        for (int p = 0; p < 6; ++p) {
+            MbsNatLin A, B;
+            mbs_natural_vector_lin(nat, b, e_axis[pairs[p][0]], &A);
+            mbs_natural_vector_lin(nat, b, e_axis[pairs[p][1]], &B);
+            dot_row(nat, -1, &A, &B, pairs[p][0] == pairs[p][1] ? 1.0 : 0.0);
+        }
+    }
+    nat->nrigid = nat->m;
+    for (int j = 0; j < m->njoints; ++j) {
+        nat->joint_row[j] = nat->m;
+        add_joint_rows(nat, j);
+        nat->joint_nrows[j] = nat->m - nat->joint_row[j];
+    }
+    for (int f = 0; f < m->nforces; ++f)
+        if (m->forces[f].type != MBS_FORCE_CONSTANT)
+            nat->q_dependent_forces = 1;
+    return nat;
+}
+
+void mbs_natural_free(MbsNatural *nat)
+{
+    if (!nat)
+        return;
+    free(nat->body_off);
+    free(nat->S);
+    free(nat->joint_row);
+    free(nat->joint_nrows);
+    free(nat->rows);
+    free(nat);
+}
+
+void mbs_natural_from_bodies(const MbsNatural *nat, const MbsBodyState *bodies, double *q,
+                             double *qd)
+{
+    const MbsModel *m = nat->model;
+    for (int b = 0; b < m->nbodies; ++b) {
+        int off = nat->body_off[b];
+        if (off < 0)
+            continue;
+        const MbsBodyState *s = &bodies[b];
+        double r[3];
+        mbs_m3_mulv(s->R, m->bodies[b].com, r);
+        mbs_v3_add(r, s->p, &q[off]);
+        for (int k = 0; k < 3; ++k) {
+            double e[3] = {s->R[k], s->R[3 + k], s->R[6 + k]}; /* column k of R */
+            memcpy(&q[off + 3 + 3 * k], e, sizeof e);
+            if (qd)
+                mbs_v3_cross(s->omega, e, &qd[off + 3 + 3 * k]);
+        }
+        if (qd)
+            memcpy(&qd[off], s->v_com, 3 * sizeof(double));
+    }
+}
+
+void mbs_natural_body_pose(const MbsNatural *nat, const double *q, int body, double R[9],
+                           double p[3])
+{
+    int off = body >= 0 && body < nat->model->nbodies ? nat->body_off[body] : -1;
+    if (off < 0) {
+        mbs_m3_identity(R);
+        p[0] = p[1] = p[2] = 0.0;
+        return;
+    }
+    for (int k = 0; k < 3; ++k)
+        for (int i = 0; i < 3; ++i)
+            R[3 * i + k] = q[off + 3 + 3 * k + i];
+    double rc[3];
+    mbs_m3_mulv(R, nat->model->bodies[body].com, rc);
+    mbs_v3_sub(&q[off], rc, p);
+}
+
+void mbs_natural_constraints(const MbsNatural *nat, const double *q, const double *qd, double t,
+                             double *phi, double *phiq, double *phit, double *c)
+{
+    int m = nat->m;
+    if (phiq)
+        memset(phiq, 0, sizeof(double) * (size_t)m * (size_t)nat->n);
+    for (int i = 0; i < m; ++i) {
+        const MbsNatRow *r = &nat->rows[i];
+        double a[3], b[3], ad[3] = {0}, bd[3] = {0};
+        mbs_natlin_eval(&r->a, q, a);
+        mbs_natlin_eval(&r->b, q, b);
+        if (c) {
+            mbs_natlin_rate(&r->a, qd, ad);
+            mbs_natlin_rate(&r->b, qd, bd);
+        }
+        switch (r->type) {
+        case MBS_NAT_ROW_DOT:
+            if (phi)
+                phi[i] = mbs_v3_dot(a, b) - r->c0;
+            if (phiq) {
+                lin_add_row(&r->a, 1.0, b, phiq, m, i);
+                lin_add_row(&r->b, 1.0, a, phiq, m, i);
+            }
+            if (phit)
+                phit[i] = 0.0;
+            if (c)
+                c[i] = 2.0 * mbs_v3_dot(ad, bd);
+            break;
+        case MBS_NAT_ROW_DRIVE_PRI: {
+            double fd = 0.0, fdd = 0.0, f = mbs_function_eval(r->f, t, &fd, &fdd);
+            if (phi)
+                phi[i] = mbs_v3_dot(a, b) - f;
+            if (phiq) {
+                lin_add_row(&r->a, 1.0, b, phiq, m, i);
+                lin_add_row(&r->b, 1.0, a, phiq, m, i);
+            }
+            if (phit)
+                phit[i] = -fd;
+            if (c)
+                c[i] = 2.0 * mbs_v3_dot(ad, bd) - fdd;
+            break;
+        }
+        case MBS_NAT_ROW_DRIVE_REV: {
+            /* Phi = s cos f - co sin f = sin(theta - f), s = a.b, co = a2.b */
+            double fd = 0.0, fdd = 0.0, f = mbs_function_eval(r->f, t, &fd, &fdd);
+            double cf = cos(f), sf = sin(f);
+            double a2[3], a2d[3] = {0};
+            mbs_natlin_eval(&r->a2, q, a2);
+            double s = mbs_v3_dot(a, b), co = mbs_v3_dot(a2, b);
+            if (phi)
+                phi[i] = s * cf - co * sf;
+            if (phiq) {
+                lin_add_row(&r->a, cf, b, phiq, m, i);
+                lin_add_row(&r->a2, -sf, b, phiq, m, i);
+                double g[3] = {cf * a[0] - sf * a2[0], cf * a[1] - sf * a2[1],
+                               cf * a[2] - sf * a2[2]};
+                lin_add_row(&r->b, 1.0, g, phiq, m, i);
+            }
+            if (phit)
+                phit[i] = -fd * (s * sf + co * cf);
+            if (c) {
+                mbs_natlin_rate(&r->a2, qd, a2d);
+                double sd = mbs_v3_dot(ad, b) + mbs_v3_dot(a, bd);
+                double cod = mbs_v3_dot(a2d, b) + mbs_v3_dot(a2, bd);
+                c[i] = 2.0 * mbs_v3_dot(ad, bd) * cf - 2.0 * mbs_v3_dot(a2d, bd) * sf -
+                       2.0 * fd * (sd * sf + cod * cf) - fdd * (s * sf + co * cf) -
+                       fd * fd * (s * cf - co * sf);
+            }
+            break;
+        }
+        }
+    }
+}
+
+void mbs_natural_mass(const MbsNatural *nat, double *M)
+{
+    int n = nat->n;
+    memset(M, 0, sizeof(double) * (size_t)n * (size_t)n);
+    const MbsModel *m = nat->model;
+    for (int b = 0; b < m->nbodies; ++b) {
+        int off = nat->body_off[b];
+        if (off < 0)
+            continue;
+        for (int d = 0; d < 3; ++d)
+            M[(off + d) * (size_t)(n + 1)] = m->bodies[b].mass;
+        const double *S = &nat->S[9 * b];
+        for (int j = 0; j < 3; ++j)
+            for (int k = 0; k < 3; ++k)
+                for (int d = 0; d < 3; ++d) {
+                    int row = off + 3 + 3 * j + d, col = off + 3 + 3 * k + d;
+                    M[row + (size_t)n * col] = S[3 * j + k];
+                }
+    }
+}
+
+/* Revolute: sin theta = w2.w1', cos theta = w1.w1' (see header). Prismatic: (x2 - x1).a1. */
+double mbs_natural_joint_coordinate(const MbsNatural *nat, const double *q, int joint,
+                                    double ref, double *grad)
+{
+    const MbsJoint *J = &nat->model->joints[joint];
+    if (grad)
+        memset(grad, 0, sizeof(double) * (size_t)nat->n);
+    if (J->type == MBS_JOINT_PRISMATIC) {
+        MbsNatLin x1, x2, d, a1;
+        double dv[3], av[3];
+        mbs_natural_point_lin(nat, J->body1, J->point1, &x1);
+        mbs_natural_point_lin(nat, J->body2, J->point2, &x2);
+        lin_sub(&x2, &x1, &d);
+        mbs_natural_vector_lin(nat, J->body1, J->axis1, &a1);
+        mbs_natlin_eval(&d, q, dv);
+        mbs_natlin_eval(&a1, q, av);
+        if (grad) {
+            mbs_natlin_add_transpose(&d, 1.0, av, grad);
+            mbs_natlin_add_transpose(&a1, 1.0, dv, grad);
+        }
+        return mbs_v3_dot(dv, av);
+    }
+    if (J->type != MBS_JOINT_REVOLUTE)
+        return 0.0;
+    double w1[3], w2[3];
+    mbs_v3_basis(J->axis1, w1, w2);
+    MbsNatLin A, A2, B;
+    double a[3], a2[3], b[3];
+    mbs_natural_vector_lin(nat, J->body1, w2, &A);
+    mbs_natural_vector_lin(nat, J->body1, w1, &A2);
+    mbs_natural_vector_lin(nat, J->body2, w1, &B);
+    mbs_natlin_eval(&A, q, a);
+    mbs_natlin_eval(&A2, q, a2);
+    mbs_natlin_eval(&B, q, b);
+    double s = mbs_v3_dot(a, b), co = mbs_v3_dot(a2, b);
+    double th = atan2(s, co);
+    double k = round((ref - th) / (2.0 * M_PI));
+    th += 2.0 * M_PI * k;
+    if (grad) {
+        double r2 = s * s + co * co;
+        if (r2 > 1e-300) {
+            /* dtheta = (co ds - s dco) / r2 */
+            mbs_natlin_add_transpose(&A, co / r2, b, grad);
+            mbs_natlin_add_transpose(&B, co / r2, a, grad);
+            mbs_natlin_add_transpose(&A2, -s / r2, b, grad);
+            mbs_natlin_add_transpose(&B, -s / r2, a2, grad);
+        }
+    }
+    return th;
+}
+
+static double vdot(int n, const double *a, const double *b)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; ++i)
+        s += a[i] * b[i];
+    return s;
+}
+
+void mbs_natural_forces(const MbsNatural *nat, const double *q, const double *qd,
+                        const double *angle_ref, double *grad, double *Q, MbsNatEnergy *e)
+{
+    const MbsModel *m = nat->model;
+    int n = nat->n;
+    memset(Q, 0, sizeof(double) * (size_t)n);
+    if (e)
+        memset(e, 0, sizeof *e);
+    for (int b = 0; b < m->nbodies; ++b) {
+        int off = nat->body_off[b];
+        if (off < 0)
+            continue;
+        double mass = m->bodies[b].mass;
+        for (int d = 0; d < 3; ++d)
+            Q[off + d] += mass * m->gravity[d];
+        if (e) {
+            const double *S = &nat->S[9 * b];
+            double T = 0.5 * mass * mbs_v3_dot(&qd[off], &qd[off]);
+            for (int j = 0; j < 3; ++j)
+                for (int k = 0; k < 3; ++k)
+                    T += 0.5 * S[3 * j + k] * mbs_v3_dot(&qd[off + 3 + 3 * j], &qd[off + 3 + 3 * k]);
+            e->kinetic += T;
+            e->potential_gravity -= mass * mbs_v3_dot(m->gravity, &q[off]);
+        }
+    }
+    for (int f = 0; f < m->nforces; ++f) {
+        const MbsForce *F = &m->forces[f];
+        switch (F->type) {
+        case MBS_FORCE_TSDA: {
+            MbsNatLin x1, x2, dl;
+            mbs_natural_point_lin(nat, F->body1, F->point1, &x1);
+            mbs_natural_point_lin(nat, F->body2, F->point2, &x2);
+            lin_sub(&x2, &x1, &dl);
+            double d[3], dd[3];
+            mbs_natlin_eval(&dl, q, d);
+            mbs_natlin_rate(&dl, qd, dd);
+            double l = mbs_v3_norm(d);
+            double ldot = l > 1e-12 ? mbs_v3_dot(d, dd) / l : 0.0;
+            if (e) {
+                double s = l - F->natural_length;
+                e->potential_elastic += 0.5 * F->stiffness * s * s + F->preload * l;
+                e->power_nonconservative -= F->damping * ldot * ldot;
+            }
+            if (l < 1e-12)
+                break; /* direction undefined: no force */
+            double tension = F->stiffness * (l - F->natural_length) + F->damping * ldot + F->preload;
+            /* Force on point 2: -tension d/l; on point 1 the opposite: Q += dl_q^T f2. */
+            mbs_natlin_add_transpose(&dl, -tension / l, d, Q);
+            break;
+        }
+        case MBS_FORCE_RSDA: {
+            double ref = angle_ref ? angle_ref[F->joint] : 0.0;
+            double th = mbs_natural_joint_coordinate(nat, q, F->joint, ref, grad);
+            double thd = vdot(n, grad, qd);
+            double s = th - F->rest_angle;
+            double mom = F->stiffness * s + F->damping * thd;
+            for (int i = 0; i < n; ++i)
+                Q[i] -= mom * grad[i];
+            if (e) {
+                e->potential_elastic += 0.5 * F->stiffness * s * s;
+                e->power_nonconservative -= F->damping * thd * thd;
+            }
+            break;
+        }
+        case MBS_FORCE_CONSTANT: {
+            MbsNatLin x;
+            mbs_natural_point_lin(nat, F->body1, F->point1, &x);
+            mbs_natlin_add_transpose(&x, 1.0, F->vector, Q);
+            if (e) {
+                double v[3];
+                mbs_natlin_rate(&x, qd, v);
+                e->power_nonconservative += mbs_v3_dot(F->vector, v);
+            }
+            break;
+        }
+        case MBS_FORCE_TORQUE: {
+            /* Virtual work T.dtheta with de_k = dtheta x e_k: Q_{e_k} = (T x e_k)/2 (valid for
+             * orthonormal e_k); its power equals T.omega, omega = sum_k e_k x de_k/2. */
+            int off = nat->body_off[F->body1];
+            if (off < 0)
+                break;
+            double P = 0.0;
+            for (int k = 0; k < 3; ++k) {
+                double g[3];
+                mbs_v3_cross(F->vector, &q[off + 3 + 3 * k], g);
+                for (int d = 0; d < 3; ++d) {
+                    Q[off + 3 + 3 * k + d] += 0.5 * g[d];
+                    P += 0.5 * g[d] * qd[off + 3 + 3 * k + d];
+                }
+            }
+            if (e)
+                e->power_nonconservative += P;
+            break;
+        }
+        }
+    }
+}

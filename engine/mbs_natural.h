@@ -1,0 +1,119 @@
+/* Natural (fully Cartesian) coordinates of García de Jalón, derived from an MbsModel.
+ *
+ * Every moving body b carries 12 dependent coordinates
+ *     q_b = [r; u; v; w]
+ * r: its centre of mass; u, v, w: three unit vectors that coincide with the global X, Y, Z
+ * axes in the drawing (so R = [u v w] is the rotation from the drawing). A drawn point x0 of
+ * the body is at
+ *     x(q) = r + s_x u + s_y v + s_z w,   s = x0 - com_drawn,
+ * and a drawn vector a0 is a0_x u + a0_y v + a0_z w: every point and vector is LINEAR in q,
+ * so every constraint is at most quadratic and the mass matrix is constant:
+ *     M_b = [m I3, 0; 0, S (x) I3],   S = int rho s s^T dV = tr(J)/2 I - J   (J about the com).
+ * The ground carries no coordinates (its points and vectors are constants).
+ *
+ * Constraints Phi(q, t) (rows in this order):
+ *   6 rigid-body rows per moving body: u.u - 1, v.v - 1, w.w - 1, u.v, u.w, v.w;
+ *   then per joint (rows joint_row[j] .. + joint_nrows[j] - 1):
+ *     spherical  3: (x1 - x2)_k = 0
+ *     revolute   5: spherical + a1.w1' = 0, a1.w2' = 0      (a1 on body1, w1', w2' on body2,
+ *                   (a1, w1, w2) = mbs_v3_basis(axis1), right-handed)
+ *     universal  4: spherical + a1.a2' - c = 0             (c: drawn value)
+ *     prismatic  5: a1.w1' = 0, a1.w2' = 0, w1.w2' = 0, (x2 - x1).w1 = 0, (x2 - x1).w2 = 0
+ *     rod        1: (x1 - x2).(x1 - x2) - L^2 = 0
+ *     driver    +1: revolute  sin(theta - f(t)) = (w2.w1') cos f - (w1.w1') sin f = 0
+ *                   prismatic (x2 - x1).a1 - f(t) = 0
+ *   theta, the revolute joint coordinate, is the rotation of body2 relative to body1 about
+ *   axis1 measured from the drawing: sin theta = w2.w1', cos theta = w1.w1' (same sign as the
+ *   relative coordinate z of the spanning tree).
+ *
+ * Dense matrices are column-major. Nothing here allocates after mbs_natural_new().
+ */
+#ifndef MBS_NATURAL_H
+#define MBS_NATURAL_H
+
+#include "mbs_assembly.h"
+#include "mbs_model.h"
+
+/* A linear 3-vector expression x = c + sum_t sum_k w[t][k] q[off[t] + 3k .. 3k+2]. */
+typedef struct {
+    int nt;
+    int off[2];
+    double w[2][4];
+    double c[3];
+} MbsNatLin;
+
+typedef enum {
+    MBS_NAT_ROW_DOT,        /* a.b - c0 */
+    MBS_NAT_ROW_DRIVE_REV,  /* (a.b) cos f - (a2.b) sin f */
+    MBS_NAT_ROW_DRIVE_PRI,  /* a.b - f */
+} MbsNatRowType;
+
+typedef struct {
+    MbsNatRowType type;
+    int joint; /* -1 for rigid-body rows */
+    MbsNatLin a, b, a2;
+    double c0;
+    const MbsFunction *f;
+} MbsNatRow;
+
+typedef struct {
+    const MbsModel *model;
+    int nbodies;   /* moving bodies */
+    int n;         /* coordinates: 12 per moving body */
+    int m;         /* constraints (rigid-body rows first) */
+    int nrigid;    /* 6 per moving body */
+    int *body_off; /* per model body: offset of its 12 coordinates, -1 for ground */
+    MbsNatRow *rows;
+    int *joint_row, *joint_nrows;
+    double *S;     /* per model body: 9 entries, second moment about the com */
+    int q_dependent_forces; /* 1 when Q depends on q or qd beyond constants */
+} MbsNatural;
+
+/* Energy terms of a natural-coordinate state (same conventions as mbs_energy.h). */
+typedef struct {
+    double kinetic;
+    double potential_gravity;
+    double potential_elastic;
+    double power_nonconservative; /* dampers, constant forces, torques (not drivers) */
+} MbsNatEnergy;
+
+MbsNatural *mbs_natural_new(const MbsModel *m, MbsError *err);
+void mbs_natural_free(MbsNatural *nat);
+
+/* q, qd from body poses and velocities (e.g. from mbs_assemble). */
+void mbs_natural_from_bodies(const MbsNatural *nat, const MbsBodyState *bodies, double *q,
+                             double *qd);
+/* Pose x = R x_drawn + p of a body (ground: identity). */
+void mbs_natural_body_pose(const MbsNatural *nat, const double *q, int body, double R[9],
+                           double p[3]);
+/* Linear expressions of a drawn point / vector of a body. */
+void mbs_natural_point_lin(const MbsNatural *nat, int body, const double x0[3], MbsNatLin *L);
+void mbs_natural_vector_lin(const MbsNatural *nat, int body, const double a0[3], MbsNatLin *L);
+void mbs_natlin_eval(const MbsNatLin *L, const double *q, double x[3]);
+void mbs_natlin_rate(const MbsNatLin *L, const double *qd, double v[3]); /* no constant */
+/* g += s * A^T f (A = dx/dq, 3 x n) */
+void mbs_natlin_add_transpose(const MbsNatLin *L, double s, const double f[3], double *g);
+/* Current position of a drawn point of a body. */
+void mbs_natural_point(const MbsNatural *nat, const double *q, int body, const double x0[3],
+                       double x[3]);
+
+/* Constraint values (m), Jacobian Phi_q (m x n, ld = m), Phi_t (m) and the bias
+ * c = dPhi_q/dt qd + dPhi_t/dt, so that Phi_dd = Phi_q qdd + c. Any output may be NULL. */
+void mbs_natural_constraints(const MbsNatural *nat, const double *q, const double *qd, double t,
+                             double *phi, double *phiq, double *phit, double *c);
+
+/* Constant mass matrix (n x n, column-major). */
+void mbs_natural_mass(const MbsNatural *nat, double *M);
+
+/* Joint coordinate 0 of a revolute (angle, unwrapped to the branch nearest ref) or prismatic
+ * (translation) joint, its gradient dtheta/dq (n entries, optional). */
+double mbs_natural_joint_coordinate(const MbsNatural *nat, const double *q, int joint,
+                                    double ref, double *grad);
+
+/* Generalized forces Q(q, qd, t): gravity, TSDA, RSDA, constant forces and torques.
+ * angle_ref (njoints entries, may be NULL = 0): branch of the revolute angles for RSDA.
+ * grad: n-entry scratch. e (optional): energy terms. */
+void mbs_natural_forces(const MbsNatural *nat, const double *q, const double *qd,
+                        const double *angle_ref, double *grad, double *Q, MbsNatEnergy *e);
+
+#endif

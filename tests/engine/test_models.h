@@ -1,0 +1,191 @@
+/* Small mechanisms built with the engine builder API, shared by the engine tests (the same
+ * mechanisms as the bundled model files, so the engine is tested without the JSON loader). */
+#ifndef TEST_MODELS_H
+#define TEST_MODELS_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "mbs_linalg.h"
+#include "mbs_model.h"
+
+static void die_on(int idx, const MbsError *err)
+{
+    if (idx < 0) {
+        fprintf(stderr, "model building failed: %s\n", err->message);
+        exit(2);
+    }
+}
+
+/* A slender bar body between p1 and p2 with mass = rho * length. */
+static int add_bar(MbsModel *m, const char *name, const double p1[3], const double p2[3],
+                   double rho, MbsError *err)
+{
+    double d[3], com[3], I[9];
+    mbs_v3_sub(p2, p1, d);
+    double mass = rho * mbs_v3_norm(d);
+    for (int i = 0; i < 3; ++i)
+        com[i] = 0.5 * (p1[i] + p2[i]);
+    mbs_inertia_slender_rod(mass, p1, p2, I);
+    int b = mbs_model_add_body(m, name, mass, com, I, err);
+    die_on(b, err);
+    char pn[64];
+    snprintf(pn, sizeof pn, "%s.1", name);
+    die_on(mbs_model_add_point(m, b, pn, p1, err), err);
+    snprintf(pn, sizeof pn, "%s.2", name);
+    die_on(mbs_model_add_point(m, b, pn, p2, err), err);
+    return b;
+}
+
+static const double X_AXIS[3] = {1, 0, 0}, Y_AXIS[3] = {0, 1, 0}, Z_AXIS[3] = {0, 0, 1};
+
+/* Paper 000's spatial four-bar, in the configuration of models/four-bar-spatial.json. */
+static MbsModel *build_four_bar(void)
+{
+    MbsError err;
+    MbsModel *m = mbs_model_new("four-bar-spatial");
+    m->gravity[2] = -9.81;
+    double ct = -0.7625, st = sqrt(1.0 - ct * ct);
+    double A[3] = {0, 0, 0}, B[3] = {0, 0, 1.5}, D[3] = {5, 0, 0};
+    double C[3] = {5 + 2 * ct, 2 * st, 0};
+    int g = mbs_model_add_ground(m, "ground", &err);
+    int crank = add_bar(m, "crank", A, B, 1.0, &err);
+    int coupler = add_bar(m, "coupler", B, C, 1.0, &err);
+    int follower = add_bar(m, "follower", D, C, 1.0, &err);
+    double bc[3], ax2[3];
+    mbs_v3_sub(C, B, bc);
+    mbs_v3_cross(X_AXIS, bc, ax2);
+    die_on(mbs_model_add_joint(m, "A", MBS_JOINT_REVOLUTE, g, crank, A, X_AXIS, &err), &err);
+    die_on(mbs_model_add_universal(m, "B", crank, coupler, B, X_AXIS, ax2, &err), &err);
+    die_on(mbs_model_add_joint(m, "C", MBS_JOINT_SPHERICAL, coupler, follower, C, X_AXIS, &err), &err);
+    int jd = mbs_model_add_joint(m, "D", MBS_JOINT_REVOLUTE, g, follower, D, Z_AXIS, &err);
+    die_on(jd, &err);
+    die_on(mbs_model_set_initial(m, jd, 0, 1, -0.1, &err), &err);
+    if (mbs_model_compile(m, &err)) {
+        fprintf(stderr, "%s\n", err.message);
+        exit(2);
+    }
+    return m;
+}
+
+/* Double pendulum of two 1 m, 1 kg bars about X, drawn at angle theta0 from the downward
+ * vertical (theta0 = pi/2: horizontal along +Y). */
+static MbsModel *build_double_pendulum(double theta1, double theta2, int compile)
+{
+    MbsError err;
+    MbsModel *m = mbs_model_new("double-pendulum");
+    m->gravity[2] = -9.81;
+    double O[3] = {0, 0, 0};
+    double P1[3] = {0, sin(theta1), -cos(theta1)};
+    double P2[3] = {0, P1[1] + sin(theta2), P1[2] - cos(theta2)};
+    int g = mbs_model_add_ground(m, "ground", &err);
+    int b1 = add_bar(m, "bar1", O, P1, 1.0, &err);
+    int b2 = add_bar(m, "bar2", P1, P2, 1.0, &err);
+    die_on(mbs_model_add_joint(m, "O", MBS_JOINT_REVOLUTE, g, b1, O, X_AXIS, &err), &err);
+    die_on(mbs_model_add_joint(m, "P", MBS_JOINT_REVOLUTE, b1, b2, P1, X_AXIS, &err), &err);
+    if (compile && mbs_model_compile(m, &err)) {
+        fprintf(stderr, "%s\n", err.message);
+        exit(2);
+    }
+    return m;
+}
+
+/* A closed loop with every cut-joint kind: a planar slider-crank closed by a prismatic joint,
+ * with a TSDA spring-damper, an RSDA on the crank and a rod to a pendulum. */
+static MbsModel *build_slider_crank(int driven)
+{
+    MbsError err;
+    MbsModel *m = mbs_model_new("slider-crank");
+    m->gravity[2] = -9.81;
+    double O[3] = {0, 0, 0}, A[3] = {0, 0.3, 0.4}, B[3] = {0, 1.2, 0};
+    int g = mbs_model_add_ground(m, "ground", &err);
+    int crank = add_bar(m, "crank", O, A, 2.0, &err);
+    int rod = add_bar(m, "rod", A, B, 2.0, &err);
+    double Iblk[9];
+    double size[3] = {0.1, 0.2, 0.1};
+    mbs_inertia_box(1.5, size, Iblk);
+    int slider = mbs_model_add_body(m, "slider", 1.5, B, Iblk, &err);
+    die_on(slider, &err);
+    die_on(mbs_model_add_point(m, slider, "B", B, &err), &err);
+    int jo = mbs_model_add_joint(m, "O", MBS_JOINT_REVOLUTE, g, crank, O, X_AXIS, &err);
+    die_on(jo, &err);
+    die_on(mbs_model_add_joint(m, "A", MBS_JOINT_REVOLUTE, crank, rod, A, X_AXIS, &err), &err);
+    die_on(mbs_model_add_joint(m, "B", MBS_JOINT_REVOLUTE, rod, slider, B, X_AXIS, &err), &err);
+    die_on(mbs_model_add_joint(m, "S", MBS_JOINT_PRISMATIC, g, slider, B, Y_AXIS, &err), &err);
+    MbsForce spring = {.type = MBS_FORCE_TSDA, .body1 = g, .body2 = slider, .stiffness = 50.0,
+                       .damping = driven ? 2.0 : 0.0, .natural_length = 1.0};
+    double anchor[3] = {0, 2.0, 0};
+    memcpy(spring.point1, anchor, sizeof anchor);
+    memcpy(spring.point2, B, sizeof B);
+    snprintf(spring.name, sizeof spring.name, "spring");
+    die_on(mbs_model_add_force(m, &spring, &err), &err);
+    if (driven) {
+        MbsFunction fn = {.kind = MBS_FUNCTION_POLYNOMIAL, .ncoef = 2, .coef = {0.0, 2.0 * M_PI}};
+        die_on(mbs_model_drive_joint(m, jo, &fn, &err), &err);
+    } else {
+        MbsForce rsda = {.type = MBS_FORCE_RSDA, .joint = jo, .stiffness = 20.0, .rest_angle = 0.3};
+        snprintf(rsda.name, sizeof rsda.name, "torsion");
+        die_on(mbs_model_add_force(m, &rsda, &err), &err);
+        die_on(mbs_model_set_initial(m, jo, 0, 1, 3.0, &err), &err);
+    }
+    if (mbs_model_compile(m, &err)) {
+        fprintf(stderr, "%s\n", err.message);
+        exit(2);
+    }
+    return m;
+}
+
+/* Multiple four-bar lattice of paper 000 (as written by `eslabon-cli generate`). */
+static MbsModel *build_lattice(int ny, int nz)
+{
+    MbsError err;
+    MbsModel *m = mbs_model_new("multi-four-bar");
+    m->gravity[2] = -9.81;
+    int g = mbs_model_add_ground(m, "ground", &err);
+    int *vert = calloc((size_t)(nz * (ny + 1)), sizeof(int));
+    int *hor = calloc((size_t)((nz + 1) * ny), sizeof(int));
+    char name[64];
+    for (int i = 0; i < nz; ++i)
+        for (int j = 0; j <= ny; ++j) {
+            double p1[3] = {0, j, -i}, p2[3] = {0, j, -i - 1};
+            snprintf(name, sizeof name, "v_%d_%d", i, j);
+            vert[i * (ny + 1) + j] = add_bar(m, name, p1, p2, 1.0, &err);
+        }
+    for (int i = 1; i <= nz; ++i)
+        for (int j = 0; j < ny; ++j) {
+            double p1[3] = {0, j, -i}, p2[3] = {0, j + 1, -i};
+            snprintf(name, sizeof name, "h_%d_%d", i, j);
+            hor[i * ny + j] = add_bar(m, name, p1, p2, 1.0, &err);
+        }
+    for (int i = 0; i <= nz; ++i)
+        for (int j = 0; j <= ny; ++j) {
+            double P[3] = {0, j, -i};
+            int hub = i == 0 ? g : vert[(i - 1) * (ny + 1) + j];
+            int others[3], no = 0;
+            if (i < nz)
+                others[no++] = vert[i * (ny + 1) + j];
+            if (i >= 1 && j > 0)
+                others[no++] = hor[i * ny + j - 1];
+            if (i >= 1 && j < ny)
+                others[no++] = hor[i * ny + j];
+            for (int k = 0; k < no; ++k) {
+                snprintf(name, sizeof name, "n_%d_%d_%d", i, j, k);
+                int jt = mbs_model_add_joint(m, name, MBS_JOINT_REVOLUTE, hub, others[k], P,
+                                             X_AXIS, &err);
+                die_on(jt, &err);
+                if (j == 0 && k == 0 && i < nz)
+                    die_on(mbs_model_set_initial(m, jt, 0, 1, i == 0 ? M_PI / 3.0 : 0.0, &err),
+                           &err);
+            }
+        }
+    free(vert);
+    free(hor);
+    if (mbs_model_compile(m, &err)) {
+        fprintf(stderr, "%s\n", err.message);
+        exit(2);
+    }
+    return m;
+}
+
+#endif

@@ -45,10 +45,12 @@ typedef struct {
     double power_nc;    /* their power at the current time */
 } Penalty;
 
-static void eval_forces(void *ctx, const double *z, const double *zd, double *Q)
+static void eval_forces(void *ctx, const double *z, const double *zd, double *Q,
+                        int positions_changed)
 {
     ForceContext *c = ctx;
-    mbs_kinematics_positions(c->m, &c->kin, z);
+    if (positions_changed)
+        mbs_kinematics_positions(c->m, &c->kin, z);
     mbs_kinematics_velocities(c->m, &c->kin, zd);
     mbs_dynamics_forces(c->m, &c->kin, &c->dyn, z, zd, Q);
 }
@@ -249,7 +251,7 @@ static int penalty_step(MbsFormulation *f, MbsError *err)
         tc = mbs_clock_now();
         for (size_t i = 0; i < (size_t)n * n; ++i)
             P->T[i] = P->M[i] + 0.5 * h * P->C[i] + 0.25 * h * h * P->K[i];
-        mbs_gemm_tn(n, n, nr, 0.25 * h * h * alpha, P->phiz, P->phiz, 1.0, P->T);
+        mbs_constraints_add_gram(m, P->phiz, 0.25 * h * h * alpha, P->T);
         if (mbs_lu_factor(n, P->T, P->ipiv) != 0) {
             mo->time_factorization += mbs_clock_now() - tc;
             break;

@@ -155,3 +155,20 @@ void mbs_constraints_bias(const MbsModel *m, const MbsKinematics *k, double t, d
         bias[i] = val;
     }
 }
+
+void mbs_constraints_add_gram(const MbsModel *m, const double *phiz, double alpha, double *A)
+{
+    const MbsTopology *tp = m->topo;
+    size_t n = (size_t)tp->nnodes, nr = (size_t)tp->nrows;
+    for (size_t i = 0; i < nr; ++i) {
+        const int *cols = &tp->row_cols[tp->row_ptr[i]];
+        int nc = tp->row_ptr[i + 1] - tp->row_ptr[i];
+        for (int a = 0; a < nc; ++a) {
+            double va = alpha * phiz[i + nr * (size_t)cols[a]];
+            if (va == 0.0)
+                continue;
+            for (int b = 0; b < nc; ++b)
+                A[(size_t)cols[b] + n * (size_t)cols[a]] += va * phiz[i + nr * (size_t)cols[b]];
+        }
+    }
+}

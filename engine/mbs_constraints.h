@@ -13,4 +13,7 @@ void mbs_constraints_eval(const MbsModel *m, const MbsKinematics *k, double t, c
                           double *phi, double *phiz, double *phit);
 void mbs_constraints_bias(const MbsModel *m, const MbsKinematics *k, double t, double *bias);
 
+/* A += alpha Phi_z^T Phi_z (A n x n column-major), using the structural sparsity of Phi_z. */
+void mbs_constraints_add_gram(const MbsModel *m, const double *phiz, double alpha, double *A);
+
 #endif

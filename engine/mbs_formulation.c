@@ -7,9 +7,11 @@
 
 /* The registry: one line per formulation. */
 extern const MbsFormulationClass mbs_penalty_class;
+extern const MbsFormulationClass mbs_ali3p_class;
 
 static const MbsFormulationClass *const registry[] = {
     &mbs_penalty_class,
+    &mbs_ali3p_class,
 };
 
 static const char *const jacobian_names[MBS_JACOBIAN_COUNT] = {"nd-forward", "nd-central"};
@@ -33,11 +35,14 @@ void mbs_settings_defaults(MbsSettings *s)
     s->step = 1e-2;
     s->duration = 5.0;
     s->jacobian = MBS_JACOBIAN_ND_CENTRAL;
-    s->penalty = 1e7;
+    s->penalty = 1e9;
     s->newton_tolerance = 1e-10;
     s->newton_max_iterations = 20;
     s->jacobian_reuse = 3;
     s->assembly_tolerance = 1e-12;
+    s->newmark_beta = 0.25;
+    s->newmark_gamma = 0.5;
+    s->projection_kind = 0;
 }
 
 int mbs_formulation_count(void)
@@ -90,6 +95,7 @@ MbsFormulation *mbs_formulation_new(const char *name, const MbsModel *m, const M
     }
     if (check_settings(s, err))
         return NULL;
+    mbs_linalg_single_threaded();
     MbsFormulation *f = calloc(1, sizeof *f);
     if (!f) {
         mbs_error_set(err, MBS_FATAL, "out of memory");

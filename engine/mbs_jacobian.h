@@ -4,8 +4,11 @@
 
 #include "mbs_formulation.h"
 
-/* Generalized forces Q(z, zd) of the open chain; ctx carries its own workspaces. */
-typedef void (*MbsForcesFn)(void *ctx, const double *z, const double *zd, double *Q);
+/* Generalized forces Q(z, zd) of the open chain; ctx carries its own workspaces.
+ * positions_changed = 0 promises that z equals the z of the previous call, so the position
+ * kinematics may be reused (only velocity columns are being perturbed). */
+typedef void (*MbsForcesFn)(void *ctx, const double *z, const double *zd, double *Q,
+                            int positions_changed);
 
 /* K = -dQ/dz and C = -dQ/dzd, each n x n column-major. Q0 = Q(z, zd) (used by forward
  * differences). work: 4 n doubles. Returns the number of evaluations of fn. */

@@ -4,6 +4,11 @@
 #include <lapacke.h>
 #include <stdlib.h>
 
+void mbs_linalg_single_threaded(void)
+{
+    openblas_set_num_threads(1);
+}
+
 void mbs_m3_rotation(const double u[3], double angle, double R[9])
 {
     double c = cos(angle), s = sin(angle), t = 1.0 - c;

@@ -61,6 +61,10 @@ void mbs_m3_rotation(const double u[3], double angle, double R[9]);
 void mbs_v3_basis(const double u[3], double w1[3], double w2[3]);
 
 /* --- dense column-major algebra ------------------------------------------------------- */
+/* The dense matrices here are small (n < 1000): OpenBLAS threads cost more than they give
+ * (measured: LU of 225 x 225, 9x slower with 2 threads), so the engine runs BLAS on one thread
+ * and parallelises at a coarser grain itself. Idempotent. */
+void mbs_linalg_single_threaded(void);
 /* LU factorization in place; returns 0 or the LAPACK info (> 0: singular). */
 int mbs_lu_factor(int n, double *A, int *ipiv);
 /* Solve with the factors from mbs_lu_factor for nrhs right-hand sides stored in b (n x nrhs). */

@@ -15,6 +15,8 @@ void mbs_topology_free(MbsTopology *t)
     free(t->rows);
     free(t->joint_row);
     free(t->joint_nrows);
+    free(t->row_ptr);
+    free(t->row_cols);
     free(t);
 }
 
@@ -196,6 +198,39 @@ static void add_cut_rows(MbsTopology *t, int j, const MbsJoint *J)
     }
 }
 
+/* Columns a row can touch: the nodes on the paths of its bodies (or its driven node). */
+static int build_row_pattern(const MbsModel *m, MbsTopology *t)
+{
+    int n = t->nnodes;
+    t->row_ptr = calloc((size_t)t->nrows + 1, sizeof(int));
+    t->row_cols = malloc(sizeof(int) * ((size_t)t->nrows * (size_t)(n > 0 ? n : 1) + 1));
+    char *mark = calloc((size_t)n + 1, 1);
+    if (!t->row_ptr || !t->row_cols || !mark) {
+        free(mark);
+        return -1;
+    }
+    int nnz = 0;
+    for (int i = 0; i < t->nrows; ++i) {
+        const MbsRow *r = &t->rows[i];
+        if (r->type == MBS_ROW_DRIVER) {
+            mark[r->node] = 1;
+        } else {
+            for (int j = t->body_node[r->body1]; j >= 0; j = t->nodes[j].parent)
+                mark[j] = 1;
+            for (int j = t->body_node[r->body2]; j >= 0; j = t->nodes[j].parent)
+                mark[j] = 1;
+        }
+        for (int j = 0; j < n; ++j)
+            if (mark[j]) {
+                t->row_cols[nnz++] = j;
+                mark[j] = 0;
+            }
+        t->row_ptr[i + 1] = nnz;
+    }
+    free(mark);
+    return 0;
+}
+
 MbsTopology *mbs_topology_build(const MbsModel *m, MbsError *err)
 {
     MbsTopology *t = calloc(1, sizeof *t);
@@ -291,6 +326,10 @@ MbsTopology *mbs_topology_build(const MbsModel *m, MbsError *err)
             t->joint_row[j] = first;
             t->joint_nrows[j] = t->nrows - first;
         }
+    }
+    if (build_row_pattern(m, t)) {
+        mbs_error_set(err, MBS_FATAL, "out of memory");
+        goto fail;
     }
     free(in_tree);
     free(order);

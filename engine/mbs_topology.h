@@ -52,6 +52,8 @@ struct MbsTopology {
     MbsRow *rows;
     int *joint_row;     /* per joint: first row, -1 if none */
     int *joint_nrows;
+    int *row_ptr;       /* nrows + 1: structural nonzero columns of Phi_z, row by row */
+    int *row_cols;
     int ncut;           /* number of cut joints (rods included) */
     int max_depth;
 };

@@ -19,7 +19,7 @@ static void die_on(int idx, const MbsError *err)
 }
 
 /* A slender bar body between p1 and p2 with mass = rho * length. */
-static int add_bar(MbsModel *m, const char *name, const double p1[3], const double p2[3],
+__attribute__((unused)) static int add_bar(MbsModel *m, const char *name, const double p1[3], const double p2[3],
                    double rho, MbsError *err)
 {
     double d[3], com[3], I[9];
@@ -41,7 +41,7 @@ static int add_bar(MbsModel *m, const char *name, const double p1[3], const doub
 static const double X_AXIS[3] = {1, 0, 0}, Y_AXIS[3] = {0, 1, 0}, Z_AXIS[3] = {0, 0, 1};
 
 /* Paper 000's spatial four-bar, in the configuration of models/four-bar-spatial.json. */
-static MbsModel *build_four_bar(void)
+__attribute__((unused)) static MbsModel *build_four_bar(void)
 {
     MbsError err;
     MbsModel *m = mbs_model_new("four-bar-spatial");
@@ -71,7 +71,7 @@ static MbsModel *build_four_bar(void)
 
 /* Double pendulum of two 1 m, 1 kg bars about X, drawn at angle theta0 from the downward
  * vertical (theta0 = pi/2: horizontal along +Y). */
-static MbsModel *build_double_pendulum(double theta1, double theta2, int compile)
+__attribute__((unused)) static MbsModel *build_double_pendulum(double theta1, double theta2, int compile)
 {
     MbsError err;
     MbsModel *m = mbs_model_new("double-pendulum");
@@ -93,7 +93,7 @@ static MbsModel *build_double_pendulum(double theta1, double theta2, int compile
 
 /* A closed loop with every cut-joint kind: a planar slider-crank closed by a prismatic joint,
  * with a TSDA spring-damper, an RSDA on the crank and a rod to a pendulum. */
-static MbsModel *build_slider_crank(int driven)
+__attribute__((unused)) static MbsModel *build_slider_crank(int driven)
 {
     MbsError err;
     MbsModel *m = mbs_model_new("slider-crank");
@@ -137,7 +137,7 @@ static MbsModel *build_slider_crank(int driven)
 }
 
 /* Multiple four-bar lattice of paper 000 (as written by `eslabon-cli generate`). */
-static MbsModel *build_lattice(int ny, int nz)
+__attribute__((unused)) static MbsModel *build_lattice(int ny, int nz)
 {
     MbsError err;
     MbsModel *m = mbs_model_new("multi-four-bar");

@@ -1,0 +1,343 @@
+/* ali3p formulation (engine/form_ali3p.c, paper 004 §2): energy balance, constraint
+ * satisfaction at every step, redundant constraints, rheonomic drivers, both projections,
+ * the Newton failure path, no allocation in a step, and agreement with `penalty` on point
+ * trajectories. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../tap.h"
+#include "mbs_formulation.h"
+#include "mbs_linalg.h"
+#include "mbs_natural.h"
+#include "test_models.h"
+
+/* Count heap allocations (glibc: interpose malloc/calloc/realloc). */
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+static volatile long alloc_count;
+static volatile int alloc_counting;
+void *malloc(size_t n)
+{
+    if (alloc_counting)
+        alloc_count++;
+    return __libc_malloc(n);
+}
+void *calloc(size_t a, size_t b)
+{
+    if (alloc_counting)
+        alloc_count++;
+    return __libc_calloc(a, b);
+}
+void *realloc(void *p, size_t n)
+{
+    if (alloc_counting)
+        alloc_count++;
+    return __libc_realloc(p, n);
+}
+
+typedef struct {
+    double max_de;      /* max |total - E0| */
+    double max_phi, max_dphi, max_ddphi;
+    int max_iter;
+    int failed;
+    double final_work;
+} RunStats;
+
+static MbsFormulation *make(const char *form, const MbsModel *m, double h, int kind)
+{
+    MbsSettings s;
+    MbsError err;
+    mbs_settings_defaults(&s);
+    s.step = h;
+    s.projection_kind = kind;
+    MbsFormulation *f = mbs_formulation_new(form, m, &s, &err);
+    if (!f)
+        tap_diag("%s on %s: %s", form, m->name, err.message);
+    return f;
+}
+
+static RunStats run(const MbsModel *m, double h, double T, int kind)
+{
+    RunStats r;
+    memset(&r, 0, sizeof r);
+    MbsFormulation *f = make("ali3p", m, h, kind);
+    if (!f) {
+        r.failed = 1;
+        return r;
+    }
+    MbsError err;
+    long n = lround(T / h);
+    for (long k = 0; k < n; ++k) {
+        if (mbs_formulation_step(f, &err)) {
+            tap_diag("%s: %s", m->name, err.message);
+            r.failed = 1;
+            break;
+        }
+        const MbsMonitors *mo = &f->monitors;
+        r.max_de = fmax(r.max_de, fabs(mo->total - f->energy0));
+        r.max_phi = fmax(r.max_phi, mo->phi_norm);
+        r.max_dphi = fmax(r.max_dphi, mo->dphi_norm);
+        r.max_ddphi = fmax(r.max_ddphi, mo->ddphi_norm);
+        if (mo->newton_iterations > r.max_iter)
+            r.max_iter = mo->newton_iterations;
+    }
+    r.final_work = f->monitors.work_nonconservative;
+    mbs_formulation_free(f);
+    return r;
+}
+
+/* Constraint residuals every step: position to the Newton tolerance scale, velocities and
+ * accelerations after the projections. */
+static void check_constraints(const RunStats *r, const char *label)
+{
+    tap_ok(!r->failed, "%s: ran to the end", label);
+    tap_below(r->max_phi, 1e-8, "%s: ||Phi|| <= 1e-8 at every step (max %.2e)", label, r->max_phi);
+    tap_below(r->max_dphi, 1e-7, "%s: ||Phi_dot|| <= 1e-7 at every step (max %.2e)", label,
+              r->max_dphi);
+    tap_below(r->max_ddphi, 1e-6, "%s: ||Phi_ddot|| <= 1e-6 at every step (max %.2e)", label,
+              r->max_ddphi);
+}
+
+static void test_energy(void)
+{
+    /* Conservative double pendulum released horizontal: trapezoidal rule + projections, the
+     * drift is small and shrinks with h at second order. */
+    MbsModel *dp = build_double_pendulum(M_PI / 2, M_PI / 2, 1);
+    RunStats a = run(dp, 1e-2, 5.0, 0), b = run(dp, 5e-3, 5.0, 0);
+    check_constraints(&a, "double pendulum h=1e-2");
+    check_constraints(&b, "double pendulum h=5e-3");
+    tap_below(a.max_de, 0.3, "double pendulum h=1e-2: |E - E0| <= 0.3 J over 5 s (max %.4f J; "
+              "mgL scale 29 J)", a.max_de);
+    tap_below(b.max_de, 0.3 * a.max_de, "double pendulum: drift shrinks with h (%.2e -> %.2e)",
+              a.max_de, b.max_de);
+    tap_below(a.max_iter, 8, "double pendulum: Newton converges in <= 8 iterations (%d)", a.max_iter);
+    mbs_model_free(dp);
+
+    /* Spatial four-bar (universal + spherical), paper 000's test. */
+    MbsModel *fb = build_four_bar();
+    RunStats c = run(fb, 1e-2, 5.0, 0), d = run(fb, 5e-3, 5.0, 0);
+    check_constraints(&c, "spatial four-bar h=1e-2");
+    tap_below(c.max_de, 0.1, "spatial four-bar h=1e-2: |E - E0| <= 0.1 J over 5 s (max %.4f, E0 "
+              "40.8 J)", c.max_de);
+    tap_below(d.max_de, 0.3 * c.max_de, "spatial four-bar: drift shrinks with h (%.2e -> %.2e)",
+              c.max_de, d.max_de);
+    mbs_model_free(fb);
+
+    /* Slider-crank closed by a prismatic joint with a TSDA and an RSDA (conservative). */
+    MbsModel *sc = build_slider_crank(0);
+    RunStats e = run(sc, 1e-2, 5.0, 0);
+    check_constraints(&e, "slider-crank (TSDA, RSDA) h=1e-2");
+    tap_below(e.max_de, 2e-3, "slider-crank (TSDA, RSDA): |E - E0| <= 2e-3 J over 5 s (max %.2e)",
+              e.max_de);
+    mbs_model_free(sc);
+}
+
+/* Redundant constraints: the planar lattice modelled with spatial revolute joints. */
+static void test_redundant(void)
+{
+    MbsModel *lat = build_lattice(3, 2);
+    RunStats r = run(lat, 1e-2, 3.0, 0);
+    check_constraints(&r, "lattice 3x2 (redundant)");
+    tap_below(r.max_de, 1e-3, "lattice 3x2 (redundant): |E - E0| <= 1e-3 J over 3 s (max %.2e)",
+              r.max_de);
+    mbs_model_free(lat);
+}
+
+/* Rheonomic driver with a damper: the balance includes the work of driver and damper, and the
+ * crank follows f(t) = 2 pi t. */
+static void test_driven(void)
+{
+    MbsModel *m = build_slider_crank(1);
+    MbsError err;
+    MbsNatural *nat = mbs_natural_new(m, &err);
+    double worst_drive = 0.0, max_de = 0.0;
+    for (int pass = 0; pass < 2; ++pass) {
+        double h = pass ? 5e-3 : 1e-2;
+        MbsFormulation *f = make("ali3p", m, h, 0);
+        if (!f)
+            break;
+        double *q = calloc((size_t)nat->n, sizeof(double));
+        double ref = 0.0, de = 0.0;
+        int failed = 0;
+        long n = lround(2.0 / h);
+        for (long k = 0; k < n; ++k) {
+            if (mbs_formulation_step(f, &err)) {
+                tap_diag("%s", err.message);
+                failed = 1;
+                break;
+            }
+            f->klass->coordinates(f, q, NULL);
+            ref = mbs_natural_joint_coordinate(nat, q, 0, ref, NULL);
+            worst_drive = fmax(worst_drive, fabs(ref - 2.0 * M_PI * f->time));
+            de = fmax(de, fabs(f->monitors.total - f->energy0));
+        }
+        tap_ok(!failed && f->monitors.work_nonconservative != 0.0,
+               "driven slider-crank h=%g: runs 2 s, non-conservative work %.3f J", h,
+               f->monitors.work_nonconservative);
+        tap_below(de, pass ? 0.25 * max_de : 0.1,
+                  "driven slider-crank h=%g: energy balance |T + V - W - E0| (max %.2e J)", h, de);
+        max_de = de;
+        free(q);
+        mbs_formulation_free(f);
+    }
+    tap_below(worst_drive, 1e-8, "driven slider-crank: crank angle equals f(t) = 2 pi t (max err %.2e)",
+              worst_drive);
+    mbs_natural_free(nat);
+    mbs_model_free(m);
+}
+
+/* Mass-orthogonal and mass-damping-stiffness-orthogonal projections give the same motion. */
+static void test_projections(void)
+{
+    MbsModel *m = build_slider_crank(1);
+    MbsFormulation *f0 = make("ali3p", m, 1e-2, 0), *f1 = make("ali3p", m, 1e-2, 1);
+    MbsError err;
+    double dev = 0.0;
+    int ok = f0 && f1;
+    RunStats r1;
+    memset(&r1, 0, sizeof r1);
+    for (int k = 0; ok && k < 200; ++k) {
+        if (mbs_formulation_step(f0, &err) || mbs_formulation_step(f1, &err)) {
+            tap_diag("%s", err.message);
+            ok = 0;
+            break;
+        }
+        r1.max_phi = fmax(r1.max_phi, f1->monitors.phi_norm);
+        r1.max_dphi = fmax(r1.max_dphi, f1->monitors.dphi_norm);
+        r1.max_ddphi = fmax(r1.max_ddphi, f1->monitors.ddphi_norm);
+        for (int p = 0; p < m->npoints; ++p) {
+            double x0[3], x1[3];
+            mbs_formulation_point_position(f0, p, x0);
+            mbs_formulation_point_position(f1, p, x1);
+            for (int c = 0; c < 3; ++c)
+                dev = fmax(dev, fabs(x0[c] - x1[c]));
+        }
+    }
+    r1.failed = !ok;
+    check_constraints(&r1, "mass-damping-stiffness-orthogonal projection");
+    tap_below(dev, 1e-4, "both projections give the same point trajectories (max %.2e m)", dev);
+    mbs_formulation_free(f0);
+    mbs_formulation_free(f1);
+    mbs_model_free(m);
+}
+
+static void test_errors(void)
+{
+    MbsModel *m = build_four_bar();
+    MbsSettings s;
+    MbsError err;
+    mbs_settings_defaults(&s);
+    s.newmark_beta = 0.0;
+    err.message[0] = 0;
+    MbsFormulation *f = mbs_formulation_new("ali3p", m, &s, &err);
+    tap_ok(!f && strstr(err.message, "beta"), "invalid Newmark beta is refused: %s", err.message);
+    mbs_formulation_free(f);
+    mbs_settings_defaults(&s);
+    s.newton_max_iterations = 1;
+    f = mbs_formulation_new("ali3p", m, &s, &err);
+    int st = f ? mbs_formulation_step(f, &err) : -99;
+    tap_ok(st > 0 && strstr(err.message, "t = 0.01") && f->time == 0.0,
+           "Newton non-convergence is recoverable, names the time and keeps the state: %s",
+           err.message);
+    if (f) {
+        f->settings.newton_max_iterations = 20;
+        st = mbs_formulation_step(f, &err);
+        tap_ok(st == 0 && fabs(f->time - 0.01) < 1e-15, "the step succeeds on retry");
+    }
+    mbs_formulation_free(f);
+    mbs_model_free(m);
+}
+
+static void test_no_allocation(void)
+{
+    MbsModel *m = build_slider_crank(0); /* TSDA + RSDA: stiffness/damping by differences */
+    MbsFormulation *f = make("ali3p", m, 1e-2, 1);
+    MbsError err;
+    int st = 0;
+    alloc_count = 0;
+    alloc_counting = 1;
+    for (int k = 0; k < 20 && st == 0; ++k)
+        st = mbs_formulation_step(f, &err);
+    alloc_counting = 0;
+    tap_ok(st == 0 && alloc_count == 0, "20 steps allocate nothing (%ld allocations)", alloc_count);
+    mbs_formulation_free(f);
+    mbs_model_free(m);
+}
+
+/* Agreement with the relative-coordinate `penalty` formulation on every point trajectory. */
+static double compare_penalty(const MbsModel *m, double h, double T, double *dev0)
+{
+    MbsFormulation *a = make("ali3p", m, h, 0), *p = make("penalty", m, h, 0);
+    MbsError err;
+    double dev = INFINITY;
+    *dev0 = INFINITY;
+    if (!a || !p)
+        goto out;
+    dev = *dev0 = 0.0;
+    long n = lround(T / h);
+    for (long k = 0; k <= n; ++k) {
+        for (int i = 0; i < m->npoints; ++i) {
+            double x[3], y[3];
+            mbs_formulation_point_position(a, i, x);
+            mbs_formulation_point_position(p, i, y);
+            for (int c = 0; c < 3; ++c) {
+                dev = fmax(dev, fabs(x[c] - y[c]));
+                if (k == 0)
+                    *dev0 = fmax(*dev0, fabs(x[c] - y[c]));
+            }
+        }
+        if (k < n && (mbs_formulation_step(a, &err) || mbs_formulation_step(p, &err))) {
+            tap_diag("%s: %s", m->name, err.message);
+            dev = INFINITY;
+            break;
+        }
+    }
+out:
+    mbs_formulation_free(a);
+    mbs_formulation_free(p);
+    return dev;
+}
+
+static void test_penalty_agreement(void)
+{
+    struct {
+        MbsModel *m;
+        const char *label;
+        double T, tol;
+        int shrink;
+    } cases[] = {
+        {build_double_pendulum(M_PI / 2, M_PI / 2, 1), "double pendulum", 2.0, 2e-3, 1},
+        {build_four_bar(), "spatial four-bar", 2.0, 2e-3, 1},
+        {build_slider_crank(0), "slider-crank (TSDA, RSDA)", 2.0, 1e-4, 1},
+        {build_slider_crank(1), "driven slider-crank", 2.0, 1e-4, 0},
+        {build_lattice(2, 2), "lattice 2x2 (redundant)", 2.0, 1e-4, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        double d0, d0b, coarse = compare_penalty(cases[i].m, 1e-2, cases[i].T, &d0);
+        double fine = compare_penalty(cases[i].m, 2.5e-3, cases[i].T, &d0b);
+        tap_below(d0, 1e-9, "%s: ali3p and penalty start from the same assembled points (%.2e m)",
+                  cases[i].label, d0);
+        tap_below(fine, cases[i].tol, "%s: point trajectories agree with penalty over %.0f s, "
+                  "h = 2.5e-3 (max %.2e m)", cases[i].label, cases[i].T, fine);
+        if (cases[i].shrink)
+            tap_below(fine, 0.25 * coarse, "%s: the difference shrinks with h (%.2e -> %.2e m)",
+                      cases[i].label, coarse, fine);
+        mbs_model_free(cases[i].m);
+    }
+}
+
+int main(void)
+{
+    tap_ok(mbs_formulation_find("ali3p") != NULL, "ali3p is registered");
+    test_energy();
+    test_redundant();
+    test_driven();
+    test_projections();
+    test_errors();
+    test_no_allocation();
+    test_penalty_agreement();
+    return tap_done();
+}

@@ -9,9 +9,13 @@
  *   K = -dQ/dq, C = -dQ/dqd by numerical differentiation (settings.jacobian), and the
  *   multiplier update lambda* += alpha Phi at every iterate (eq 1b).
  *   Then projections of velocities (eq 6) and accelerations (eq 7) with
- *     projection 0: P = M, zeta = 1 (mass-orthogonal, Bayo & Ledesma)
+ *     projection 0: P = M, zeta = beta h^2 (mass-orthogonal, Bayo & Ledesma)
  *     projection 1: P = M + gamma h C + beta h^2 K, zeta = beta h^2 (mass-damping-stiffness-
  *                   orthogonal, Cuadrado et al.; the matrix is then the Newton tangent)
+ *     projection 2: P = M, zeta = 1 (the paper's literal mass-orthogonal choice)
+ *   The converged projection does not depend on zeta, only the conditioning does: with
+ *   alpha = 1e9 and zeta = 1, M + alpha Phi_q^T Phi_q loses ~7 digits in the tangential
+ *   velocities (see docs/formulations.md §ali3p), hence zeta = beta h^2 by default.
  *   iterating sigma += zeta alpha Phi_dot (6b) and kappa += zeta alpha Phi_ddot (7b).
  * Dense LU (LAPACK dgetrf/dgetrs); everything is allocated in init.
  */
@@ -109,9 +113,10 @@ static int projection_matrix(const MbsFormulation *f, Ali3p *a, int kind, double
     double h = f->settings.step;
     size_t nn = (size_t)n * n;
     memcpy(a->T, a->M, nn * sizeof(double));
-    *zeta = 1.0;
+    /* The converged projections do not depend on zeta (eqs 6b, 7b drive Phi_dot, Phi_ddot to
+     * zero whatever the weight); zeta sets the iteration rate and the conditioning. */
+    *zeta = kind == 2 ? 1.0 : a->beta * h * h;
     if (kind == 1) {
-        *zeta = a->beta * h * h;
         if (a->has_KC)
             for (size_t i = 0; i < nn; ++i)
                 a->T[i] += a->gamma * h * a->C[i] + a->beta * h * h * a->K[i];
@@ -225,10 +230,11 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
         return mbs_error_set(err, MBS_FATAL,
                              "ali3p: Newmark beta = %g must be in (0, 1] and gamma = %g in [0.5, 1]",
                              s->newmark_beta, s->newmark_gamma);
-    if (s->projection_kind != 0 && s->projection_kind != 1)
+    if (s->projection_kind < 0 || s->projection_kind > 2)
         return mbs_error_set(err, MBS_FATAL,
                              "ali3p: projection %d unknown (0: mass-orthogonal, 1: "
-                             "mass-damping-stiffness-orthogonal)", s->projection_kind);
+                             "mass-damping-stiffness-orthogonal, 2: mass-orthogonal with "
+                             "zeta = 1)", s->projection_kind);
     Ali3p *a = calloc(1, sizeof *a);
     if (!a)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
@@ -312,7 +318,7 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
     if (a->has_KC)
         stiffness_damping(a, s->jacobian, a->Q);
     double zeta;
-    int info = projection_matrix(f, a, 0, &zeta);
+    int info = projection_matrix(f, a, s->projection_kind == 2 ? 2 : 0, &zeta);
     if (info != 0)
         return mbs_error_set(err, MBS_FATAL,
                              "ali3p: the matrix M + Phi_q^T alpha Phi_q is singular at t = 0 "
@@ -328,12 +334,13 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
             v += a->M[i + N * j] * a->qd[j];
         a->rhs[i] = v;
     }
-    al_project(a, a->rhs, a->phit, 1.0, a->mult, a->x, tol, maxit);
+    al_project(a, a->rhs, a->phit, zeta, a->mult, a->x, tol, maxit);
     memcpy(a->qd, a->x, N * sizeof(double));
     mbs_natural_constraints(a->nat, a->q, a->qd, 0.0, NULL, NULL, NULL, a->cb);
     forces(a, a->q, a->qd, a->Q, NULL);
     memset(a->lambda, 0, MM * sizeof(double));
-    al_project(a, a->Q, a->cb, 1.0, a->lambda, a->qdd, tol, maxit);
+    al_project(a, a->Q, a->cb, zeta, a->lambda, a->qdd, tol, maxit);
+    /* With P qdd* = Q the multipliers of this projection are the dynamic ones. */
     memset(&f->monitors, 0, sizeof f->monitors);
     a->work = 0.0;
     a->power = 0.0;

@@ -30,8 +30,8 @@ typedef struct {
     int jacobian_reuse;   /* K and C reused for this many Newton iterations (paper 000: 3) */
     double assembly_tolerance;
     /* ali3p (paper 004): Newmark parameters (trapezoidal rule: 0.25, 0.5) and the projection
-     * 0: mass-orthogonal (P = M, zeta = 1), 1: mass-damping-stiffness-orthogonal
-     * (P = M + gamma h C + beta h^2 K, zeta = beta h^2). */
+     * 0: mass-orthogonal (P = M, zeta = beta h^2), 1: mass-damping-stiffness-orthogonal
+     * (P = M + gamma h C + beta h^2 K, zeta = beta h^2), 2: mass-orthogonal, zeta = 1. */
     double newmark_beta, newmark_gamma;
     int projection_kind;
 } MbsSettings;

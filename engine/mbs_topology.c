@@ -199,7 +199,7 @@ static void add_cut_rows(MbsTopology *t, int j, const MbsJoint *J)
 }
 
 /* Columns a row can touch: the nodes on the paths of its bodies (or its driven node). */
-static int build_row_pattern(const MbsModel *m, MbsTopology *t)
+static int build_row_pattern(MbsTopology *t)
 {
     int n = t->nnodes;
     t->row_ptr = calloc((size_t)t->nrows + 1, sizeof(int));
@@ -327,7 +327,7 @@ MbsTopology *mbs_topology_build(const MbsModel *m, MbsError *err)
             t->joint_nrows[j] = t->nrows - first;
         }
     }
-    if (build_row_pattern(m, t)) {
+    if (build_row_pattern(t)) {
         mbs_error_set(err, MBS_FATAL, "out of memory");
         goto fail;
     }

@@ -132,6 +132,18 @@ static void test_energy(void)
     check_constraints(&e, "slider-crank (TSDA, RSDA) h=1e-2");
     tap_below(e.max_de, 2e-3, "slider-crank (TSDA, RSDA): |E - E0| <= 2e-3 J over 5 s (max %.2e)",
               e.max_de);
+    /* Second order down to small steps (catches an ill-conditioned projection, whose round-off
+     * floor stops the drift from shrinking). */
+    RunStats e2 = run(sc, 2.5e-3, 5.0, 0);
+    check_constraints(&e2, "slider-crank (TSDA, RSDA) h=2.5e-3");
+    tap_below(e2.max_de, 0.15 * e.max_de,
+              "slider-crank: drift shrinks at second order from h = 1e-2 to 2.5e-3 (%.2e -> %.2e)",
+              e.max_de, e2.max_de);
+    /* The paper's literal mass-orthogonal weighting (zeta = 1) also runs. */
+    RunStats e3 = run(sc, 1e-2, 5.0, 2);
+    check_constraints(&e3, "slider-crank, projection zeta = 1");
+    tap_below(e3.max_de, 2e-3, "slider-crank, projection zeta = 1: |E - E0| <= 2e-3 J (max %.2e)",
+              e3.max_de);
     mbs_model_free(sc);
 }
 
@@ -177,7 +189,7 @@ static void test_driven(void)
         tap_ok(!failed && f->monitors.work_nonconservative != 0.0,
                "driven slider-crank h=%g: runs 2 s, non-conservative work %.3f J", h,
                f->monitors.work_nonconservative);
-        tap_below(de, pass ? 0.25 * max_de : 0.1,
+        tap_below(de, pass ? 0.3 * max_de : 0.1,
                   "driven slider-crank h=%g: energy balance |T + V - W - E0| (max %.2e J)", h, de);
         max_de = de;
         free(q);

@@ -1,0 +1,149 @@
+/* eslabon-cli bench: tables like the papers' (not a test: it prints what it measured).
+ *
+ *   bench penalty: paper 000 Tables 2-3 — the spatial four-bar and the 1x15, 4x15 and 7x15
+ *   lattices at h = 1, 10 and 20 ms over 5 s: median wall time of N runs, steps, Newton
+ *   iterations, Jacobian evaluations, energy drift. */
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eslabon-config.h"
+#include "esl-cli.h"
+#include "esl-model-file.h"
+#include "mbs_clock.h"
+#include "mbs_run.h"
+
+typedef struct {
+    double wall;
+    MbsRunSummary summary;
+    int failed;
+    char message[512];
+} BenchRun;
+
+static BenchRun bench_once(const MbsModel *m, const char *formulation, const MbsSettings *s)
+{
+    BenchRun r = {0};
+    MbsError err = {0};
+    double t0 = mbs_clock_now();
+    MbsFormulation *f = mbs_formulation_new(formulation, m, s, &err);
+    if (!f) {
+        r.failed = 1;
+        g_strlcpy(r.message, err.message, sizeof r.message);
+        return r;
+    }
+    mbs_run_summary_init(&r.summary, f);
+    long n = mbs_run_step_count(s->duration, s->step);
+    for (long i = 0; i < n; ++i) {
+        if (mbs_formulation_step(f, &err)) {
+            r.failed = 1;
+            g_strlcpy(r.message, err.message, sizeof r.message);
+            break;
+        }
+        mbs_run_summary_add(&r.summary, f);
+    }
+    r.wall = mbs_clock_now() - t0;
+    mbs_formulation_free(f);
+    return r;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int bench_penalty(const char *models_dir, int runs, double duration, const char *jac)
+{
+    static const char *const models[] = {"four-bar-spatial", "multi-four-bar-1x15",
+                                         "multi-four-bar-4x15", "multi-four-bar-7x15"};
+    static const double steps[] = {1e-3, 1e-2, 2e-2};
+    printf("# eslabon-cli bench penalty: %s, %d runs (median wall time), %g s simulated, "
+           "Jacobian %s, Eslabón %s\n",
+           "semi-recursive penalty + trapezoidal rule + projections", runs, duration, jac,
+           ESLABON_VERSION);
+    printf("| model | bodies | coords | h (ms) | wall median (s) | wall min-max (s) | steps | "
+           "Newton it. | Jacobians | energy drift (J) | max ‖Φ‖ |\n");
+    printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    fflush(stdout);
+    int failures = 0;
+    for (size_t i = 0; i < G_N_ELEMENTS(models); ++i) {
+        g_autofree char *path = g_strdup_printf("%s/%s.json", models_dir, models[i]);
+        g_autoptr(GError) error = NULL;
+        MbsModel *m = esl_model_load_file(path, NULL, 0, &error);
+        if (!m) {
+            fprintf(stderr, "eslabon-cli bench: %s\n", error->message);
+            return 1;
+        }
+        for (size_t k = 0; k < G_N_ELEMENTS(steps); ++k) {
+            MbsSettings s;
+            mbs_settings_defaults(&s);
+            s.step = steps[k];
+            s.duration = duration;
+            s.jacobian = (MbsJacobianMethod)mbs_jacobian_method_from_name(jac);
+            double walls[64];
+            BenchRun last = {0};
+            int nr = runs < 64 ? runs : 64;
+            for (int r = 0; r < nr; ++r) {
+                last = bench_once(m, "penalty", &s);
+                walls[r] = last.wall;
+                if (last.failed)
+                    break;
+            }
+            if (last.failed) {
+                printf("| %s | %d | %d | %g | failed: %s | | | | | | |\n", models[i],
+                       m->nbodies - 1, mbs_model_ncoords(m), 1e3 * steps[k], last.message);
+                failures++;
+                continue;
+            }
+            qsort(walls, nr, sizeof walls[0], compare_double);
+            double median = nr % 2 ? walls[nr / 2] : 0.5 * (walls[nr / 2 - 1] + walls[nr / 2]);
+            printf("| %s | %d | %d | %g | %.3f | %.3f-%.3f | %ld | %ld | %ld | %.3e | %.2e |\n",
+                   models[i], m->nbodies - 1, mbs_model_ncoords(m), 1e3 * steps[k], median,
+                   walls[0], walls[nr - 1], last.summary.steps, last.summary.newton_iterations,
+                   last.summary.jacobian_evaluations, last.summary.energy_drift_max,
+                   last.summary.constraint_position_max);
+            fflush(stdout);
+        }
+        mbs_model_free(m);
+    }
+    return failures ? 1 : 0;
+}
+
+int esl_cli_bench(int argc, char **argv)
+{
+    int runs = 3;
+    double duration = 5.0;
+    char *models_dir = NULL, *jac = NULL;
+    GOptionEntry entries[] = {
+        {"runs", 'n', 0, G_OPTION_ARG_INT, &runs, "Runs per case (median reported, default 3)", "N"},
+        {"duration", 't', 0, G_OPTION_ARG_DOUBLE, &duration, "Simulated time (default 5 s)", "T"},
+        {"jacobian", 0, 0, G_OPTION_ARG_STRING, &jac, "nd-central (default) or nd-forward", "METHOD"},
+        {"models-dir", 0, 0, G_OPTION_ARG_FILENAME, &models_dir, "Where the model files are", "DIR"},
+        {NULL, 0, 0, 0, NULL, NULL, NULL},
+    };
+    g_autoptr(GOptionContext) ctx = g_option_context_new("penalty - print a benchmark table");
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    g_autoptr(GError) error = NULL;
+    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+        fprintf(stderr, "eslabon-cli bench: %s\n", error->message);
+        return 2;
+    }
+    if (argc != 2 || strcmp(argv[1], "penalty")) {
+        fprintf(stderr, "eslabon-cli bench: available benchmarks: penalty\n");
+        return 2;
+    }
+    if (runs < 1 || !(duration > 0)) {
+        fprintf(stderr, "eslabon-cli bench: --runs must be >= 1 and --duration > 0\n");
+        return 2;
+    }
+    if (jac && mbs_jacobian_method_from_name(jac) < 0) {
+        fprintf(stderr, "eslabon-cli bench: unknown Jacobian method '%s'\n", jac);
+        return 2;
+    }
+    int st = bench_penalty(models_dir ? models_dir : ESLABON_MODELS_DIR, runs, duration,
+                           jac ? jac : "nd-central");
+    g_free(models_dir);
+    g_free(jac);
+    return st;
+}

@@ -1,0 +1,359 @@
+/* eslabon-cli run: one simulation, summary as text or JSON (keys in docs/cli.md), optional
+ * history CSV and optional storage in a project file. */
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "esl-cli.h"
+#include "esl-model-file.h"
+#include "esl-project.h"
+#include "mbs_clock.h"
+#include "mbs_run.h"
+
+#define SAMPLES_MAX 4000 /* stored in a project per run: enough to replay and re-plot */
+#define SAMPLE_BATCH 200
+
+typedef struct {
+    char *formulation;
+    double step, duration, alpha;
+    char *jacobian;
+    char **set;
+    char *output, *project;
+    gboolean json;
+} RunOptions;
+
+/* --set NAME=VALUE, into overrides (names point into opts->set). */
+static gboolean parse_overrides(char **set, GArray *overrides, GError **error)
+{
+    for (int i = 0; set && set[i]; ++i) {
+        char *eq = strchr(set[i], '=');
+        char *end = NULL;
+        double v = eq ? g_ascii_strtod(eq + 1, &end) : NAN;
+        if (!eq || eq == set[i] || !end || *end || !isfinite(v)) {
+            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                        "--set '%s': expected PARAMETER=NUMBER", set[i]);
+            return FALSE;
+        }
+        *eq = '\0';
+        EslParameterOverride o = {set[i], v};
+        g_array_append_val(overrides, o);
+    }
+    return TRUE;
+}
+
+static char *overrides_json(GArray *overrides)
+{
+    if (overrides->len == 0)
+        return NULL;
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    json_builder_begin_object(b);
+    for (guint i = 0; i < overrides->len; ++i) {
+        EslParameterOverride *o = &g_array_index(overrides, EslParameterOverride, i);
+        json_builder_set_member_name(b, o->name);
+        json_builder_add_double_value(b, o->value);
+    }
+    json_builder_end_object(b);
+    g_autoptr(JsonNode) root = json_builder_get_root(b);
+    return json_to_string(root, FALSE);
+}
+
+static void csv_header(FILE *f)
+{
+    fprintf(f, "time,kinetic,potential_gravity,potential_elastic,work_nonconservative,total,"
+               "energy_drift,phi,dphi,ddphi,newton_iterations,jacobian_evaluations,"
+               "time_dynamics,time_jacobian,time_factorization,time_projection,time_step\n");
+}
+
+static void csv_row(FILE *f, const MbsMonitors *m, double e0)
+{
+    fprintf(f, "%.9g,%.12g,%.12g,%.12g,%.12g,%.12g,%.6e,%.6e,%.6e,%.6e,%d,%d,%.3e,%.3e,%.3e,%.3e,%.3e\n",
+            m->time, m->kinetic, m->potential_gravity, m->potential_elastic,
+            m->work_nonconservative, m->total, m->total - e0, m->phi_norm, m->dphi_norm,
+            m->ddphi_norm, m->newton_iterations, m->jacobian_evaluations, m->time_dynamics,
+            m->time_jacobian, m->time_factorization, m->time_projection, m->time_step);
+}
+
+/* Buffers samples (monitors, poses, joint violations) and writes them in batches. */
+typedef struct {
+    EslProject *project;
+    gint64 run_id;
+    int nbodies, njoints, n;
+    MbsMonitors monitors[SAMPLE_BATCH];
+    double *poses, *violations;
+} SampleSink;
+
+static void sink_take(SampleSink *s, const MbsFormulation *f)
+{
+    s->monitors[s->n] = f->monitors;
+    for (int b = 0; b < s->nbodies; ++b) {
+        double *p = &s->poses[((size_t)s->n * s->nbodies + b) * 12];
+        mbs_formulation_body_pose(f, b, p, p + 9);
+    }
+    for (int j = 0; j < s->njoints; ++j)
+        s->violations[(size_t)s->n * s->njoints + j] = f->klass->joint_violation(f, j);
+    s->n++;
+}
+
+static gboolean sink_flush(SampleSink *s, GError **error)
+{
+    if (!s->project || s->n == 0)
+        return TRUE;
+    gboolean ok = esl_project_append_samples(s->project, s->run_id, s->monitors, s->poses,
+                                             s->violations, s->n, error);
+    s->n = 0;
+    return ok;
+}
+
+static char *summary_json(const RunOptions *o, const char *model_path, const MbsModel *m,
+                          const MbsFormulation *f, const MbsRunSummary *s, double wall,
+                          const char *status, const char *message, gboolean pretty)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    json_builder_begin_object(b);
+#define D(key, v) (json_builder_set_member_name(b, key), json_builder_add_double_value(b, v))
+#define I(key, v) (json_builder_set_member_name(b, key), json_builder_add_int_value(b, v))
+#define S(key, v) (json_builder_set_member_name(b, key), json_builder_add_string_value(b, v))
+    S("model", model_path);
+    S("model_name", m->name);
+    S("formulation", o->formulation);
+    S("jacobian", mbs_jacobian_method_name(f->settings.jacobian));
+    D("step", o->step);
+    D("duration", o->duration);
+    D("penalty", f->settings.penalty);
+    S("status", status);
+    if (message)
+        S("error", message);
+    D("time_reached", f->time);
+    I("steps", s->steps);
+    D("wall_seconds", wall);
+    D("real_time_factor", wall > 0 ? f->time / wall : 0.0);
+    D("energy_initial", s->energy0);
+    D("energy_drift_max", s->energy_drift_max);
+    D("kinetic_energy_max", s->kinetic_energy_max);
+    D("constraint_position_max", s->constraint_position_max);
+    D("constraint_velocity_max", s->constraint_velocity_max);
+    D("constraint_acceleration_max", s->constraint_acceleration_max);
+    I("newton_iterations", s->newton_iterations);
+    I("jacobian_evaluations", s->jacobian_evaluations);
+    json_builder_set_member_name(b, "phase_seconds");
+    json_builder_begin_object(b);
+    D("dynamics", s->time_dynamics);
+    D("jacobian", s->time_jacobian);
+    D("factorization", s->time_factorization);
+    D("projection", s->time_projection);
+    json_builder_end_object(b);
+    int n = f->klass->ncoords(f);
+    g_autofree double *q = g_new0(double, n + 1);
+    g_autofree double *qd = g_new0(double, n + 1);
+    f->klass->coordinates(f, q, qd);
+    json_builder_set_member_name(b, "final_coordinates");
+    json_builder_begin_array(b);
+    for (int i = 0; i < n; ++i)
+        json_builder_add_double_value(b, q[i]);
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "final_velocities");
+    json_builder_begin_array(b);
+    for (int i = 0; i < n; ++i)
+        json_builder_add_double_value(b, qd[i]);
+    json_builder_end_array(b);
+#undef D
+#undef I
+#undef S
+    json_builder_end_object(b);
+    g_autoptr(JsonNode) root = json_builder_get_root(b);
+    g_autoptr(JsonGenerator) gen = json_generator_new();
+    json_generator_set_pretty(gen, pretty);
+    json_generator_set_root(gen, root);
+    return json_generator_to_data(gen, NULL);
+}
+
+static void print_text(const char *path, const MbsFormulation *f, const MbsRunSummary *s,
+                       double wall)
+{
+    printf("%s: %s, h = %g s, %ld steps to t = %g s in %.3f s (real-time factor %.2f)\n", path,
+           f->klass->name, f->settings.step, s->steps, f->time, wall,
+           wall > 0 ? f->time / wall : 0.0);
+    printf("  energy: E(0) = %.6g J, max |E - E(0)| = %.3e J, max kinetic %.6g J\n", s->energy0,
+           s->energy_drift_max, s->kinetic_energy_max);
+    printf("  constraints: max ||Phi|| %.3e, ||Phi_dot|| %.3e, ||Phi_ddot|| %.3e\n",
+           s->constraint_position_max, s->constraint_velocity_max,
+           s->constraint_acceleration_max);
+    printf("  Newton iterations %ld, Jacobian evaluations %ld\n", s->newton_iterations,
+           s->jacobian_evaluations);
+    printf("  time by phase: dynamics %.3f s, Jacobian %.3f s, factorization %.3f s, projections %.3f s\n",
+           s->time_dynamics, s->time_jacobian, s->time_factorization, s->time_projection);
+}
+
+int esl_cli_run(int argc, char **argv)
+{
+    RunOptions o = {.formulation = NULL, .step = 1e-2, .duration = 5.0, .alpha = 0.0};
+    GOptionEntry entries[] = {
+        {"formulation", 'f', 0, G_OPTION_ARG_STRING, &o.formulation, "Formulation (penalty, ...)", "NAME"},
+        {"step", 'h', 0, G_OPTION_ARG_DOUBLE, &o.step, "Time step in s (default 0.01)", "H"},
+        {"duration", 't', 0, G_OPTION_ARG_DOUBLE, &o.duration, "Simulated time in s (default 5)", "T"},
+        {"jacobian", 0, 0, G_OPTION_ARG_STRING, &o.jacobian, "nd-forward or nd-central", "METHOD"},
+        {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &o.alpha, "Penalty factor", "A"},
+        {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.set, "Override a model parameter", "NAME=VALUE"},
+        {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "Write the history as CSV", "FILE"},
+        {"project", 'p', 0, G_OPTION_ARG_FILENAME, &o.project, "Store the run in a project", "FILE"},
+        {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print the summary as JSON", NULL},
+        {NULL, 0, 0, 0, NULL, NULL, NULL},
+    };
+    g_autoptr(GOptionContext) ctx = g_option_context_new("MODEL - run a simulation");
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GArray) overrides = g_array_new(FALSE, FALSE, sizeof(EslParameterOverride));
+    int status = 1;
+    MbsModel *m = NULL;
+    MbsFormulation *f = NULL;
+    FILE *csv = NULL;
+    EslProject *project = NULL;
+    SampleSink sink = {0};
+    gint64 run_id = 0;
+    g_autofree char *model_text = NULL;
+    g_autofree char *message = NULL;
+    g_autofree char *js = NULL;
+    g_autofree char *compact = NULL;
+
+    if (!g_option_context_parse(ctx, &argc, &argv, &error) || !parse_overrides(o.set, overrides, &error)) {
+        fprintf(stderr, "eslabon-cli run: %s\n", error->message);
+        return 2;
+    }
+    if (argc != 2) {
+        fprintf(stderr, "eslabon-cli run: expected one MODEL file\n");
+        return 2;
+    }
+    const char *path = argv[1];
+    if (!o.formulation)
+        o.formulation = g_strdup("penalty");
+    if (!mbs_formulation_find(o.formulation)) {
+        fprintf(stderr, "eslabon-cli run: unknown formulation '%s'; available:", o.formulation);
+        for (int i = 0; i < mbs_formulation_count(); ++i)
+            fprintf(stderr, " %s", mbs_formulation_class(i)->name);
+        fprintf(stderr, "\n");
+        return 2;
+    }
+    MbsSettings s;
+    mbs_settings_defaults(&s);
+    s.step = o.step;
+    s.duration = o.duration;
+    if (o.alpha != 0.0)
+        s.penalty = o.alpha;
+    if (o.jacobian) {
+        int jm = mbs_jacobian_method_from_name(o.jacobian);
+        if (jm < 0) {
+            fprintf(stderr, "eslabon-cli run: unknown Jacobian method '%s' (nd-forward, nd-central)\n",
+                    o.jacobian);
+            return 2;
+        }
+        s.jacobian = (MbsJacobianMethod)jm;
+    }
+
+    m = esl_model_load_file(path, (EslParameterOverride *)(void *)overrides->data,
+                            (int)overrides->len, &error);
+    if (!m) {
+        fprintf(stderr, "eslabon-cli run: %s\n", error->message);
+        goto out;
+    }
+    MbsError err = {0};
+    double wall0 = mbs_clock_now();
+    f = mbs_formulation_new(o.formulation, m, &s, &err);
+    if (!f) {
+        fprintf(stderr, "eslabon-cli run: %s: %s\n", path, err.message);
+        goto out;
+    }
+    if (o.output) {
+        csv = fopen(o.output, "w");
+        if (!csv) {
+            fprintf(stderr, "eslabon-cli run: cannot write '%s': %s\n", o.output, g_strerror(errno));
+            goto out;
+        }
+        csv_header(csv);
+        csv_row(csv, &f->monitors, f->monitors.total);
+    }
+    long nsteps = mbs_run_step_count(o.duration, o.step);
+    long every = nsteps / SAMPLES_MAX + 1;
+    if (o.project) {
+        project = esl_project_open(o.project, TRUE, &error);
+        if (!project || !g_file_get_contents(path, &model_text, NULL, &error)) {
+            fprintf(stderr, "eslabon-cli run: %s\n", error->message);
+            goto out;
+        }
+        gint64 model_id = esl_project_add_model(project, m->name, path, model_text, &error);
+        g_autofree char *params = overrides_json(overrides);
+        EslRunRequest req = {.model_name = m->name, .model_id = model_id,
+                             .formulation = o.formulation, .settings = s,
+                             .parameters_json = params, .nbodies = m->nbodies,
+                             .njoints = m->njoints};
+        run_id = model_id ? esl_project_begin_run(project, &req, &error) : 0;
+        if (!run_id) {
+            fprintf(stderr, "eslabon-cli run: %s\n", error->message);
+            goto out;
+        }
+        sink = (SampleSink){.project = project, .run_id = run_id, .nbodies = m->nbodies,
+                            .njoints = m->njoints};
+        sink.poses = g_new0(double, (size_t)SAMPLE_BATCH * m->nbodies * 12 + 1);
+        sink.violations = g_new0(double, (size_t)SAMPLE_BATCH * m->njoints + 1);
+        sink_take(&sink, f);
+    }
+
+    MbsRunSummary sum;
+    mbs_run_summary_init(&sum, f);
+    const char *run_status = "finished";
+    for (long i = 0; i < nsteps; ++i) {
+        int st = mbs_formulation_step(f, &err);
+        if (st != 0) {
+            run_status = "failed";
+            message = g_strdup_printf("%s: %s", path, err.message);
+            break;
+        }
+        mbs_run_summary_add(&sum, f);
+        if (csv)
+            csv_row(csv, &f->monitors, sum.energy0);
+        if (project && ((i + 1) % every == 0 || i + 1 == nsteps)) {
+            sink_take(&sink, f);
+            if (sink.n == SAMPLE_BATCH && !sink_flush(&sink, &error)) {
+                fprintf(stderr, "eslabon-cli run: %s\n", error->message);
+                goto out;
+            }
+        }
+    }
+    double wall = mbs_clock_now() - wall0;
+    js = summary_json(&o, path, m, f, &sum, wall, run_status, message, TRUE);
+    if (project) {
+        compact = summary_json(&o, path, m, f, &sum, wall, run_status, message, FALSE);
+        if (!sink_flush(&sink, &error) ||
+            !esl_project_finish_run(project, run_id, message ? ESL_RUN_FAILED : ESL_RUN_FINISHED,
+                                    message, compact, wall, &error)) {
+            fprintf(stderr, "eslabon-cli run: %s\n", error->message);
+            goto out;
+        }
+    }
+    if (o.json)
+        printf("%s\n", js);
+    else
+        print_text(path, f, &sum, wall);
+    if (message)
+        fprintf(stderr, "eslabon-cli run: %s\n", message);
+    else
+        status = 0;
+
+out:
+    if (csv)
+        fclose(csv);
+    g_free(sink.poses);
+    g_free(sink.violations);
+    if (project)
+        esl_project_close(project);
+    mbs_formulation_free(f);
+    mbs_model_free(m);
+    g_free(o.formulation);
+    g_free(o.jacobian);
+    g_free(o.output);
+    g_free(o.project);
+    g_strfreev(o.set);
+    return status;
+}

@@ -1,0 +1,1039 @@
+/* Model file loader: JSON (json-glib) -> MbsModel builders -> mbs_model_compile.
+ *
+ * Every value is type-checked before it is read, so no input can crash the loader; the first
+ * problem found is reported as "<file>: <element>: <problem>". */
+#include "esl-model-file.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "esl-expr.h"
+
+#define MAX_NESTING 200
+
+G_DEFINE_QUARK(esl-model-file-error-quark, esl_model_file_error)
+
+typedef struct {
+    int body;
+    char name[MBS_NAME_MAX];
+    double v[3];
+} NamedVector;
+
+typedef struct {
+    const char *origin;      /* file name shown in messages */
+    MbsModel *m;
+    GArray *vars;            /* EslExprVariable: the parameters, in file order */
+    GArray *vectors;         /* NamedVector */
+    char *where;             /* element being read, e.g. "bodies[1] 'crank'" */
+    GError **error;
+    gboolean failed;
+} Loader;
+
+/* ---- messages -------------------------------------------------------------------------- */
+
+static gboolean fail_code(Loader *L, int code, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+static gboolean fail(Loader *L, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+
+static gboolean fail_va(Loader *L, int code, const char *fmt, va_list ap)
+{
+    if (L->failed)
+        return FALSE;
+    L->failed = TRUE;
+    char *what = g_strdup_vprintf(fmt, ap);
+    g_set_error(L->error, ESL_MODEL_FILE_ERROR, code, "%s: %s%s%s", L->origin,
+                L->where ? L->where : "", L->where ? ": " : "", what);
+    g_free(what);
+    return FALSE;
+}
+
+static gboolean fail_code(Loader *L, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fail_va(L, code, fmt, ap);
+    va_end(ap);
+    return FALSE;
+}
+
+static gboolean fail(Loader *L, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fail_va(L, ESL_MODEL_FILE_ERROR_INVALID, fmt, ap);
+    va_end(ap);
+    return FALSE;
+}
+
+static void set_where(Loader *L, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+static void set_where(Loader *L, const char *fmt, ...)
+{
+    g_free(L->where);
+    L->where = NULL;
+    if (!fmt)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    L->where = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+}
+
+static const char *kind_of(JsonNode *n)
+{
+    switch (json_node_get_node_type(n)) {
+    case JSON_NODE_OBJECT: return "an object";
+    case JSON_NODE_ARRAY: return "an array";
+    case JSON_NODE_NULL: return "null";
+    case JSON_NODE_VALUE: break;
+    }
+    GType t = json_node_get_value_type(n);
+    if (t == G_TYPE_STRING)
+        return "a string";
+    if (t == G_TYPE_BOOLEAN)
+        return "a boolean";
+    return "a number";
+}
+
+static gboolean is_type(JsonNode *n, GType t)
+{
+    return JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == t;
+}
+
+/* ---- typed access ---------------------------------------------------------------------- */
+
+/* Only the listed members (plus "comment") may appear in o. */
+static gboolean check_members(Loader *L, JsonObject *o, const char *const *allowed)
+{
+    GList *members = json_object_get_members(o);
+    for (GList *l = members; l; l = l->next) {
+        const char *key = l->data;
+        gboolean ok = !strcmp(key, "comment");
+        for (int i = 0; !ok && allowed[i]; ++i)
+            ok = !strcmp(key, allowed[i]);
+        if (!ok) {
+            char *list = g_strjoinv(", ", (char **)allowed);
+            fail(L, "unknown field '%s' (expected %s or comment)", key, list);
+            g_free(list);
+            break;
+        }
+    }
+    g_list_free(members);
+    return !L->failed;
+}
+
+/* The member key of o, or NULL if it is absent (an error if required). */
+static JsonNode *member(Loader *L, JsonObject *o, const char *key, gboolean required)
+{
+    JsonNode *n = json_object_get_member(o, key);
+    if (!n && required)
+        fail(L, "missing required field '%s'", key);
+    return n;
+}
+
+/* A number: a JSON number or a string holding an expression of the parameters. */
+static gboolean node_number(Loader *L, JsonNode *n, const char *what, double *out)
+{
+    if (is_type(n, G_TYPE_INT64) || is_type(n, G_TYPE_DOUBLE)) {
+        *out = json_node_get_double(n);
+        if (!isfinite(*out))
+            return fail(L, "%s is not a finite number", what);
+        return TRUE;
+    }
+    if (is_type(n, G_TYPE_STRING)) {
+        char *msg = NULL;
+        const char *text = json_node_get_string(n);
+        if (esl_expr_eval(text, (const EslExprVariable *)(void *)L->vars->data,
+                          (int)L->vars->len, out, &msg))
+            return TRUE;
+        fail(L, "%s: in expression \"%s\": %s", what, text, msg);
+        g_free(msg);
+        return FALSE;
+    }
+    return fail(L, "%s must be a number or an expression string, not %s", what, kind_of(n));
+}
+
+/* 1: read, 0: absent (optional), -1: error. */
+static int get_number(Loader *L, JsonObject *o, const char *key, gboolean required, double *out)
+{
+    JsonNode *n = member(L, o, key, required);
+    if (!n)
+        return L->failed ? -1 : 0;
+    char *what = g_strdup_printf("'%s'", key);
+    gboolean ok = node_number(L, n, what, out);
+    g_free(what);
+    return ok ? 1 : -1;
+}
+
+static gboolean node_vec(Loader *L, JsonNode *n, const char *what, int len, double *out)
+{
+    if (!JSON_NODE_HOLDS_ARRAY(n) || (int)json_array_get_length(json_node_get_array(n)) != len)
+        return fail(L, "%s must be an array of %d numbers", what, len);
+    JsonArray *a = json_node_get_array(n);
+    for (int i = 0; i < len; ++i) {
+        char *w = g_strdup_printf("%s[%d]", what, i);
+        gboolean ok = node_number(L, json_array_get_element(a, (guint)i), w, &out[i]);
+        g_free(w);
+        if (!ok)
+            return FALSE;
+    }
+    return TRUE;
+}
+
+static int get_vec3(Loader *L, JsonObject *o, const char *key, gboolean required, double out[3])
+{
+    JsonNode *n = member(L, o, key, required);
+    if (!n)
+        return L->failed ? -1 : 0;
+    char *what = g_strdup_printf("'%s'", key);
+    gboolean ok = node_vec(L, n, what, 3, out);
+    g_free(what);
+    return ok ? 1 : -1;
+}
+
+/* 1: read (*out valid while the document lives), 0: absent, -1: error. */
+static int get_string(Loader *L, JsonObject *o, const char *key, gboolean required,
+                      const char **out)
+{
+    JsonNode *n = member(L, o, key, required);
+    *out = NULL;
+    if (!n)
+        return L->failed ? -1 : 0;
+    if (!is_type(n, G_TYPE_STRING))
+        return fail(L, "'%s' must be a string, not %s", key, kind_of(n)), -1;
+    *out = json_node_get_string(n);
+    return 1;
+}
+
+static int get_array(Loader *L, JsonObject *o, const char *key, gboolean required,
+                     JsonArray **out)
+{
+    JsonNode *n = member(L, o, key, required);
+    *out = NULL;
+    if (!n)
+        return L->failed ? -1 : 0;
+    if (!JSON_NODE_HOLDS_ARRAY(n))
+        return fail(L, "'%s' must be an array, not %s", key, kind_of(n)), -1;
+    *out = json_node_get_array(n);
+    return 1;
+}
+
+static int get_object(Loader *L, JsonObject *o, const char *key, gboolean required,
+                      JsonObject **out)
+{
+    JsonNode *n = member(L, o, key, required);
+    *out = NULL;
+    if (!n)
+        return L->failed ? -1 : 0;
+    if (!JSON_NODE_HOLDS_OBJECT(n))
+        return fail(L, "'%s' must be an object, not %s", key, kind_of(n)), -1;
+    *out = json_node_get_object(n);
+    return 1;
+}
+
+/* A name of a body, joint, point, vector or force. */
+static gboolean check_name(Loader *L, const char *kind, const char *name)
+{
+    if (!*name)
+        return fail(L, "%s name is empty", kind);
+    if (strlen(name) >= MBS_NAME_MAX)
+        return fail(L, "%s name '%.20s...' is longer than %d characters", kind, name,
+                    MBS_NAME_MAX - 1);
+    return TRUE;
+}
+
+/* Array key of two strings, each a body name: body indices in b[2]. */
+static gboolean get_two_bodies(Loader *L, JsonObject *o, const char *key, int b[2])
+{
+    JsonArray *a;
+    if (get_array(L, o, key, TRUE, &a) < 0)
+        return FALSE;
+    if (json_array_get_length(a) != 2)
+        return fail(L, "'%s' must name exactly two bodies", key);
+    for (guint i = 0; i < 2; ++i) {
+        JsonNode *n = json_array_get_element(a, i);
+        if (!is_type(n, G_TYPE_STRING))
+            return fail(L, "'%s'[%u] must be a body name, not %s", key, i, kind_of(n));
+        const char *name = json_node_get_string(n);
+        if ((b[i] = mbs_model_find_body(L->m, name)) < 0)
+            return fail(L, "unknown body '%s'", name);
+    }
+    return TRUE;
+}
+
+static gboolean get_body(Loader *L, JsonObject *o, const char *key, int *body)
+{
+    const char *name;
+    if (get_string(L, o, key, TRUE, &name) < 0)
+        return FALSE;
+    if ((*body = mbs_model_find_body(L->m, name)) < 0)
+        return fail(L, "unknown body '%s'", name);
+    return TRUE;
+}
+
+/* A point given by name (looked up on body1, then on body2 if >= 0) or as coordinates. */
+static gboolean node_point(Loader *L, JsonNode *n, const char *what, int body1, int body2,
+                           double out[3])
+{
+    if (!is_type(n, G_TYPE_STRING))
+        return JSON_NODE_HOLDS_ARRAY(n)
+                   ? node_vec(L, n, what, 3, out)
+                   : fail(L, "%s must be a point name or an array of 3 numbers, not %s", what,
+                          kind_of(n));
+    const char *name = json_node_get_string(n);
+    int p = mbs_model_find_point(L->m, body1, name);
+    if (p < 0 && body2 >= 0)
+        p = mbs_model_find_point(L->m, body2, name);
+    if (p >= 0) {
+        memcpy(out, L->m->points[p].pos, 3 * sizeof *out);
+        return TRUE;
+    }
+    if (body2 >= 0)
+        return fail(L, "point '%s' is not a point of '%s' or '%s'", name,
+                    L->m->bodies[body1].name, L->m->bodies[body2].name);
+    return fail(L, "point '%s' is not a point of '%s'", name, L->m->bodies[body1].name);
+}
+
+static gboolean find_vector(Loader *L, int body, const char *name, double out[3])
+{
+    for (guint i = 0; i < L->vectors->len; ++i) {
+        const NamedVector *v = &g_array_index(L->vectors, NamedVector, i);
+        if (v->body == body && !strcmp(v->name, name)) {
+            memcpy(out, v->v, 3 * sizeof *out);
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+/* A direction given by name (a vector of body1, then of body2, then the global "x", "y",
+ * "z") or as components. */
+static gboolean get_axis(Loader *L, JsonObject *o, const char *key, int body1, int body2,
+                         double out[3])
+{
+    JsonNode *n = member(L, o, key, TRUE);
+    if (!n)
+        return FALSE;
+    char *what = g_strdup_printf("'%s'", key);
+    gboolean ok;
+    if (is_type(n, G_TYPE_STRING)) {
+        const char *name = json_node_get_string(n);
+        static const char *const global[3] = {"x", "y", "z"};
+        ok = find_vector(L, body1, name, out) || find_vector(L, body2, name, out);
+        for (int k = 0; !ok && k < 3; ++k)
+            if (!strcmp(name, global[k])) {
+                out[0] = out[1] = out[2] = 0.0;
+                out[k] = 1.0;
+                ok = TRUE;
+            }
+        if (!ok)
+            fail(L, "%s: '%s' is not a vector of '%s' or '%s' (nor x, y or z)", what, name,
+                 L->m->bodies[body1].name, L->m->bodies[body2].name);
+    } else if (JSON_NODE_HOLDS_ARRAY(n)) {
+        ok = node_vec(L, n, what, 3, out);
+    } else {
+        ok = fail(L, "%s must be a vector name or an array of 3 numbers, not %s", what,
+                  kind_of(n));
+    }
+    if (ok && sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2]) < 1e-12)
+        ok = fail(L, "%s has zero length", what);
+    g_free(what);
+    return ok;
+}
+
+/* Engine builder failed: report its message at the current element. */
+static gboolean engine_fail(Loader *L, const MbsError *err)
+{
+    return fail(L, "%s", err->message);
+}
+
+/* ---- parameters, gravity --------------------------------------------------------------- */
+
+static gboolean load_parameters(Loader *L, JsonObject *root,
+                                const EslParameterOverride *overrides, int noverrides)
+{
+    JsonObject *params;
+    if (get_object(L, root, "parameters", FALSE, &params) < 0)
+        return FALSE;
+    for (int i = 0; i < noverrides; ++i) {
+        set_where(L, "parameter override '%s'", overrides[i].name ? overrides[i].name : "");
+        if (!overrides[i].name || !params || !json_object_has_member(params, overrides[i].name))
+            return fail(L, "the file has no such parameter");
+        if (!isfinite(overrides[i].value))
+            return fail(L, "value is not a finite number");
+    }
+    if (!params)
+        return TRUE;
+    GList *names = json_object_get_members(params);
+    for (GList *l = names; l && !L->failed; l = l->next) {
+        const char *name = l->data;
+        char *msg = NULL;
+        set_where(L, "parameters '%s'", name);
+        if (!esl_expr_valid_name(name, &msg)) {
+            fail(L, "parameter name %s", msg);
+            g_free(msg);
+            break;
+        }
+        EslExprVariable var = {name, 0.0};
+        int k = noverrides - 1;
+        while (k >= 0 && strcmp(overrides[k].name, name))
+            k--;
+        if (k >= 0)
+            var.value = overrides[k].value;
+        else if (!node_number(L, json_object_get_member(params, name), "value", &var.value))
+            break;
+        MbsError err = {0};
+        if (mbs_model_add_parameter(L->m, name, var.value, &err) < 0) {
+            engine_fail(L, &err);
+            break;
+        }
+        g_array_append_val(L->vars, var);
+    }
+    g_list_free(names);
+    return !L->failed;
+}
+
+/* ---- bodies ---------------------------------------------------------------------------- */
+
+typedef struct {
+    const char *name;
+    double pos[3];
+} PendingPoint;
+
+static gboolean read_points(Loader *L, JsonObject *o, GArray *points)
+{
+    JsonObject *pts;
+    if (get_object(L, o, "points", FALSE, &pts) <= 0)
+        return !L->failed;
+    GList *names = json_object_get_members(pts);
+    for (GList *l = names; l; l = l->next) {
+        PendingPoint p = {l->data, {0}};
+        char *what = g_strdup_printf("point '%s'", p.name);
+        gboolean ok = check_name(L, "point", p.name) &&
+                      node_vec(L, json_object_get_member(pts, p.name), what, 3, p.pos);
+        g_free(what);
+        if (!ok)
+            break;
+        g_array_append_val(points, p);
+    }
+    g_list_free(names);
+    return !L->failed;
+}
+
+static gboolean read_vectors(Loader *L, JsonObject *o, int body)
+{
+    JsonObject *vecs;
+    if (get_object(L, o, "vectors", FALSE, &vecs) <= 0)
+        return !L->failed;
+    GList *names = json_object_get_members(vecs);
+    for (GList *l = names; l; l = l->next) {
+        NamedVector v = {body, "", {0}};
+        const char *name = l->data;
+        char *what = g_strdup_printf("vector '%s'", name);
+        gboolean ok = check_name(L, "vector", name) &&
+                      node_vec(L, json_object_get_member(vecs, name), what, 3, v.v);
+        if (ok && sqrt(v.v[0] * v.v[0] + v.v[1] * v.v[1] + v.v[2] * v.v[2]) < 1e-12)
+            ok = fail(L, "%s has zero length", what);
+        g_free(what);
+        if (!ok)
+            break;
+        g_strlcpy(v.name, name, sizeof v.name);
+        g_array_append_val(L->vectors, v);
+    }
+    g_list_free(names);
+    return !L->failed;
+}
+
+static gboolean pending_point(Loader *L, GArray *points, JsonNode *n, const char *what,
+                              double out[3])
+{
+    if (is_type(n, G_TYPE_STRING)) {
+        const char *name = json_node_get_string(n);
+        for (guint i = 0; i < points->len; ++i) {
+            const PendingPoint *p = &g_array_index(points, PendingPoint, i);
+            if (!strcmp(p->name, name)) {
+                memcpy(out, p->pos, 3 * sizeof *out);
+                return TRUE;
+            }
+        }
+        return fail(L, "%s: '%s' is not a point of this body", what, name);
+    }
+    if (JSON_NODE_HOLDS_ARRAY(n))
+        return node_vec(L, n, what, 3, out);
+    return fail(L, "%s must be a point name or an array of 3 numbers, not %s", what,
+                kind_of(n));
+}
+
+/* "inertia": 3x3 array, {"slender_rod": [p1, p2]}, {"box": [a, b, c]} or "point".
+ * A slender rod sets the centre of mass to the midpoint of its ends unless com_given. */
+static gboolean read_inertia(Loader *L, JsonObject *o, GArray *points, double mass,
+                             double com[3], gboolean com_given, double I[9])
+{
+    JsonNode *n = member(L, o, "inertia", TRUE);
+    if (!n)
+        return FALSE;
+    memset(I, 0, 9 * sizeof *I);
+    if (is_type(n, G_TYPE_STRING)) {
+        if (strcmp(json_node_get_string(n), "point"))
+            return fail(L, "'inertia' \"%s\" is not a known shape (expected \"point\", a 3x3 "
+                        "array, {\"slender_rod\": [p1, p2]} or {\"box\": [a, b, c]})",
+                        json_node_get_string(n));
+        return com_given || fail(L, "missing required field 'com'");
+    }
+    if (JSON_NODE_HOLDS_ARRAY(n)) {
+        JsonArray *rows = json_node_get_array(n);
+        if (json_array_get_length(rows) != 3)
+            return fail(L, "'inertia' must be an array of 3 rows of 3 numbers");
+        for (guint i = 0; i < 3; ++i) {
+            char *what = g_strdup_printf("'inertia'[%u]", i);
+            gboolean ok = node_vec(L, json_array_get_element(rows, i), what, 3, &I[3 * i]);
+            g_free(what);
+            if (!ok)
+                return FALSE;
+        }
+        return com_given || fail(L, "missing required field 'com'");
+    }
+    if (!JSON_NODE_HOLDS_OBJECT(n))
+        return fail(L, "'inertia' must be \"point\", a 3x3 array or an object, not %s",
+                    kind_of(n));
+    JsonObject *shape = json_node_get_object(n);
+    JsonNode *rod = json_object_get_member(shape, "slender_rod");
+    JsonNode *box = json_object_get_member(shape, "box");
+    if (json_object_get_size(shape) != 1 || (!rod && !box))
+        return fail(L, "'inertia' object must have exactly one field, slender_rod or box");
+    if (box) {
+        double size[3];
+        if (!node_vec(L, box, "'box'", 3, size))
+            return FALSE;
+        if (size[0] < 0 || size[1] < 0 || size[2] < 0)
+            return fail(L, "'box' sizes must not be negative");
+        mbs_inertia_box(mass, size, I);
+        return com_given || fail(L, "missing required field 'com'");
+    }
+    if (!JSON_NODE_HOLDS_ARRAY(rod) || json_array_get_length(json_node_get_array(rod)) != 2)
+        return fail(L, "'slender_rod' must be an array of two points (its ends)");
+    double ends[2][3];
+    JsonArray *a = json_node_get_array(rod);
+    for (guint i = 0; i < 2; ++i) {
+        char *what = g_strdup_printf("'slender_rod'[%u]", i);
+        gboolean ok = pending_point(L, points, json_array_get_element(a, i), what, ends[i]);
+        g_free(what);
+        if (!ok)
+            return FALSE;
+    }
+    mbs_inertia_slender_rod(mass, ends[0], ends[1], I);
+    if (!com_given)
+        for (int k = 0; k < 3; ++k)
+            com[k] = 0.5 * (ends[0][k] + ends[1][k]);
+    return TRUE;
+}
+
+static gboolean load_body(Loader *L, JsonObject *o, int index)
+{
+    static const char *const ground_fields[] = {"name", "ground", "points", "vectors", NULL};
+    static const char *const body_fields[] = {"name",   "ground", "mass",    "com",
+                                              "inertia", "points", "vectors", NULL};
+    const char *name;
+    if (get_string(L, o, "name", TRUE, &name) < 0 || !check_name(L, "body", name))
+        return FALSE;
+    set_where(L, "bodies[%d] '%s'", index, name);
+    if (mbs_model_find_body(L->m, name) >= 0)
+        return fail(L, "a body named '%s' is already defined", name);
+
+    gboolean is_ground = FALSE;
+    JsonNode *g = member(L, o, "ground", FALSE);
+    if (g && !is_type(g, G_TYPE_BOOLEAN))
+        return fail(L, "'ground' must be true or false, not %s", kind_of(g));
+    is_ground = g && json_node_get_boolean(g);
+    if (!check_members(L, o, is_ground ? ground_fields : body_fields))
+        return FALSE;
+
+    GArray *points = g_array_new(FALSE, FALSE, sizeof(PendingPoint));
+    MbsError err = {0};
+    int b = -1;
+    if (!read_points(L, o, points))
+        goto out;
+    if (is_ground) {
+        if (L->m->ground >= 0) {
+            fail(L, "a second ground body (the ground is already '%s'); a model has exactly one",
+                 L->m->bodies[L->m->ground].name);
+            goto out;
+        }
+        b = mbs_model_add_ground(L->m, name, &err);
+    } else {
+        double mass, com[3] = {0, 0, 0}, I[9];
+        int has_com;
+        if (get_number(L, o, "mass", TRUE, &mass) < 0)
+            goto out;
+        if (mass < 0.0) {
+            fail(L, "mass %g must be zero or positive", mass);
+            goto out;
+        }
+        if ((has_com = get_vec3(L, o, "com", FALSE, com)) < 0 ||
+            !read_inertia(L, o, points, mass, com, has_com, I))
+            goto out;
+        b = mbs_model_add_body(L->m, name, mass, com, I, &err);
+    }
+    if (b < 0) {
+        engine_fail(L, &err);
+        goto out;
+    }
+    for (guint i = 0; i < points->len; ++i) {
+        const PendingPoint *p = &g_array_index(points, PendingPoint, i);
+        if (mbs_model_add_point(L->m, b, p->name, p->pos, &err) < 0) {
+            engine_fail(L, &err);
+            goto out;
+        }
+    }
+    read_vectors(L, o, b);
+out:
+    g_array_free(points, TRUE);
+    return !L->failed;
+}
+
+/* ---- joints ---------------------------------------------------------------------------- */
+
+static const char *const joint_types[] = {"revolute", "prismatic", "spherical", "universal",
+                                          "rod"};
+
+static gboolean read_driver(Loader *L, JsonNode *n, MbsFunction *f)
+{
+    static const char *const poly_fields[] = {"type", "coefficients", NULL};
+    static const char *const sine_fields[] = {"type", "offset", "amplitude", "omega", "phase",
+                                              NULL};
+    if (!JSON_NODE_HOLDS_OBJECT(n))
+        return fail(L, "'driver' must be an object, not %s", kind_of(n));
+    JsonObject *o = json_node_get_object(n);
+    const char *type;
+    memset(f, 0, sizeof *f);
+    if (get_string(L, o, "type", TRUE, &type) < 0)
+        return FALSE;
+    if (!strcmp(type, "polynomial")) {
+        JsonArray *c;
+        if (!check_members(L, o, poly_fields) || get_array(L, o, "coefficients", TRUE, &c) < 0)
+            return FALSE;
+        int nc = (int)json_array_get_length(c);
+        if (nc < 1 || nc > MBS_POLY_MAX)
+            return fail(L, "driver 'coefficients' must have 1 to %d numbers", MBS_POLY_MAX);
+        f->kind = MBS_FUNCTION_POLYNOMIAL;
+        f->ncoef = nc;
+        for (int i = 0; i < nc; ++i) {
+            char *what = g_strdup_printf("driver 'coefficients'[%d]", i);
+            gboolean ok = node_number(L, json_array_get_element(c, (guint)i), what, &f->coef[i]);
+            g_free(what);
+            if (!ok)
+                return FALSE;
+        }
+        return TRUE;
+    }
+    if (!strcmp(type, "sine")) {
+        f->kind = MBS_FUNCTION_SINE;
+        return check_members(L, o, sine_fields) &&
+               get_number(L, o, "offset", FALSE, &f->offset) >= 0 &&
+               get_number(L, o, "amplitude", TRUE, &f->amplitude) > 0 &&
+               get_number(L, o, "omega", TRUE, &f->omega) > 0 &&
+               get_number(L, o, "phase", FALSE, &f->phase) >= 0;
+    }
+    return fail(L, "unknown driver type '%s' (expected polynomial or sine)", type);
+}
+
+static gboolean load_joint(Loader *L, JsonObject *o, int index)
+{
+    static const char *const fields[] = {"name", "type",  "bodies", "point",  "points",
+                                         "axis", "axis1", "axis2",  "length", "driver", NULL};
+    const char *name, *type_name;
+    if (get_string(L, o, "name", TRUE, &name) < 0 || !check_name(L, "joint", name))
+        return FALSE;
+    set_where(L, "joints[%d] '%s'", index, name);
+    if (!check_members(L, o, fields) || get_string(L, o, "type", TRUE, &type_name) < 0)
+        return FALSE;
+    int type = 0;
+    while (type < MBS_JOINT_TYPE_COUNT && strcmp(type_name, joint_types[type]))
+        type++;
+    if (type == MBS_JOINT_TYPE_COUNT)
+        return fail(L, "unknown joint type '%s' (expected revolute, prismatic, spherical, "
+                    "universal or rod)", type_name);
+    if (mbs_model_find_joint(L->m, name) >= 0)
+        return fail(L, "a joint named '%s' is already defined", name);
+    int b[2];
+    if (!get_two_bodies(L, o, "bodies", b))
+        return FALSE;
+    if (b[0] == b[1])
+        return fail(L, "connects body '%s' to itself", L->m->bodies[b[0]].name);
+
+    MbsError err = {0};
+    double p[3], a1[3], a2[3];
+    int j = -1;
+    JsonNode *n;
+    if (type == MBS_JOINT_ROD) {
+        JsonArray *pts;
+        double p2[3], length = -1.0;
+        if (get_array(L, o, "points", TRUE, &pts) < 0)
+            return FALSE;
+        if (json_array_get_length(pts) != 2)
+            return fail(L, "'points' must have two points (on the first and second body)");
+        if (!node_point(L, json_array_get_element(pts, 0), "'points'[0]", b[0], -1, p) ||
+            !node_point(L, json_array_get_element(pts, 1), "'points'[1]", b[1], -1, p2))
+            return FALSE;
+        int has_length = get_number(L, o, "length", FALSE, &length);
+        if (has_length < 0)
+            return FALSE;
+        if (has_length && !(length > 0.0))
+            return fail(L, "'length' %g must be positive", length);
+        j = mbs_model_add_rod(L->m, name, b[0], p, b[1], p2, length, &err);
+    } else {
+        if (!(n = member(L, o, "point", TRUE)) || !node_point(L, n, "'point'", b[0], b[1], p))
+            return FALSE;
+        if (type == MBS_JOINT_UNIVERSAL) {
+            if (!get_axis(L, o, "axis1", b[0], b[1], a1) ||
+                !get_axis(L, o, "axis2", b[1], b[0], a2))
+                return FALSE;
+            j = mbs_model_add_universal(L->m, name, b[0], b[1], p, a1, a2, &err);
+        } else {
+            if (type != MBS_JOINT_SPHERICAL && !get_axis(L, o, "axis", b[0], b[1], a1))
+                return FALSE;
+            if (type == MBS_JOINT_SPHERICAL)
+                a1[0] = a1[1] = 0.0, a1[2] = 1.0;
+            j = mbs_model_add_joint(L->m, name, (MbsJointType)type, b[0], b[1], p, a1, &err);
+        }
+    }
+    if (j < 0)
+        return engine_fail(L, &err);
+    if ((n = member(L, o, "driver", FALSE))) {
+        MbsFunction f;
+        if (type != MBS_JOINT_REVOLUTE && type != MBS_JOINT_PRISMATIC)
+            return fail(L, "only revolute and prismatic joints can be driven (this is %s)",
+                        type_name);
+        if (!read_driver(L, n, &f))
+            return FALSE;
+        if (mbs_model_drive_joint(L->m, j, &f, &err))
+            return engine_fail(L, &err);
+    }
+    return TRUE;
+}
+
+/* ---- forces ---------------------------------------------------------------------------- */
+
+static gboolean get_joint(Loader *L, JsonObject *o, const char *key, int *joint)
+{
+    const char *name;
+    if (get_string(L, o, key, TRUE, &name) < 0)
+        return FALSE;
+    if ((*joint = mbs_model_find_joint(L->m, name)) < 0)
+        return fail(L, "unknown joint '%s'", name);
+    return TRUE;
+}
+
+static gboolean read_tsda(Loader *L, JsonObject *o, MbsForce *f)
+{
+    int b[2];
+    JsonArray *pts;
+    if (!get_two_bodies(L, o, "bodies", b) || get_array(L, o, "points", TRUE, &pts) < 0)
+        return FALSE;
+    if (json_array_get_length(pts) != 2)
+        return fail(L, "'points' must have two points (on the first and second body)");
+    f->body1 = b[0];
+    f->body2 = b[1];
+    if (!node_point(L, json_array_get_element(pts, 0), "'points'[0]", b[0], -1, f->point1) ||
+        !node_point(L, json_array_get_element(pts, 1), "'points'[1]", b[1], -1, f->point2))
+        return FALSE;
+    double d[3] = {f->point2[0] - f->point1[0], f->point2[1] - f->point1[1],
+                   f->point2[2] - f->point1[2]};
+    f->natural_length = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    int r = get_number(L, o, "natural_length", FALSE, &f->natural_length);
+    if (r < 0)
+        return FALSE;
+    if (f->natural_length < 0.0)
+        return fail(L, "'natural_length' %g must not be negative", f->natural_length);
+    return get_number(L, o, "stiffness", FALSE, &f->stiffness) >= 0 &&
+           get_number(L, o, "damping", FALSE, &f->damping) >= 0 &&
+           get_number(L, o, "preload", FALSE, &f->preload) >= 0;
+}
+
+static gboolean load_force(Loader *L, JsonObject *o, int index)
+{
+    static const char *const tsda_fields[] = {"name",    "type",          "bodies",  "points",
+                                              "stiffness", "damping", "natural_length",
+                                              "preload", NULL};
+    static const char *const rsda_fields[] = {"name",    "type",       "joint", "stiffness",
+                                              "damping", "rest_angle", NULL};
+    static const char *const force_fields[] = {"name", "type", "body", "point", "vector", NULL};
+    static const char *const torque_fields[] = {"name", "type", "body", "vector", NULL};
+    const char *name, *type;
+    set_where(L, "forces[%d]", index);
+    int has_name = get_string(L, o, "name", FALSE, &name);
+    if (has_name < 0 || (has_name && !check_name(L, "force", name)))
+        return FALSE;
+    if (has_name)
+        set_where(L, "forces[%d] '%s'", index, name);
+    if (get_string(L, o, "type", TRUE, &type) < 0)
+        return FALSE;
+
+    MbsForce f;
+    memset(&f, 0, sizeof f);
+    f.body1 = f.body2 = f.joint = -1;
+    if (has_name) {
+        for (int i = 0; i < L->m->nforces; ++i)
+            if (!strcmp(L->m->forces[i].name, name))
+                return fail(L, "a force named '%s' is already defined", name);
+        g_strlcpy(f.name, name, sizeof f.name);
+    }
+    gboolean ok;
+    if (!strcmp(type, "tsda")) {
+        f.type = MBS_FORCE_TSDA;
+        ok = check_members(L, o, tsda_fields) && read_tsda(L, o, &f);
+    } else if (!strcmp(type, "rsda")) {
+        f.type = MBS_FORCE_RSDA;
+        ok = check_members(L, o, rsda_fields) && get_joint(L, o, "joint", &f.joint) &&
+             get_number(L, o, "stiffness", FALSE, &f.stiffness) >= 0 &&
+             get_number(L, o, "damping", FALSE, &f.damping) >= 0 &&
+             get_number(L, o, "rest_angle", FALSE, &f.rest_angle) >= 0;
+    } else if (!strcmp(type, "force")) {
+        JsonNode *p;
+        f.type = MBS_FORCE_CONSTANT;
+        ok = check_members(L, o, force_fields) && get_body(L, o, "body", &f.body1) &&
+             (p = member(L, o, "point", TRUE)) &&
+             node_point(L, p, "'point'", f.body1, -1, f.point1) &&
+             get_vec3(L, o, "vector", TRUE, f.vector) > 0;
+    } else if (!strcmp(type, "torque")) {
+        f.type = MBS_FORCE_TORQUE;
+        ok = check_members(L, o, torque_fields) && get_body(L, o, "body", &f.body1) &&
+             get_vec3(L, o, "vector", TRUE, f.vector) > 0;
+    } else {
+        return fail(L, "unknown force type '%s' (expected tsda, rsda, force or torque)", type);
+    }
+    if (!ok)
+        return FALSE;
+    if (f.stiffness < 0.0 || f.damping < 0.0)
+        return fail(L, "stiffness and damping must be zero or positive");
+    MbsError err = {0};
+    if (mbs_model_add_force(L->m, &f, &err) < 0)
+        return engine_fail(L, &err);
+    return TRUE;
+}
+
+/* ---- initial conditions ---------------------------------------------------------------- */
+
+static gboolean load_initial(Loader *L, JsonObject *o, int index)
+{
+    static const char *const fields[] = {"joint", "coordinate", "position", "velocity", NULL};
+    int joint;
+    double coord = 0.0, value;
+    set_where(L, "initial[%d]", index);
+    if (!check_members(L, o, fields) || !get_joint(L, o, "joint", &joint))
+        return FALSE;
+    set_where(L, "initial[%d] (joint '%s')", index, L->m->joints[joint].name);
+    if (get_number(L, o, "coordinate", FALSE, &coord) < 0)
+        return FALSE;
+    int ndofs = mbs_joint_type_dofs(L->m->joints[joint].type);
+    if (coord != floor(coord) || coord < 0 || coord >= ndofs)
+        return fail(L, "'coordinate' %g is not a coordinate of this %s joint (it has %d)", coord,
+                    mbs_joint_type_name(L->m->joints[joint].type), ndofs);
+    int found = 0;
+    static const char *const kinds[2] = {"position", "velocity"};
+    for (int is_velocity = 0; is_velocity < 2; ++is_velocity) {
+        int r = get_number(L, o, kinds[is_velocity], FALSE, &value);
+        if (r < 0)
+            return FALSE;
+        MbsError err = {0};
+        if (r > 0 && mbs_model_set_initial(L->m, joint, (int)coord, is_velocity, value, &err) < 0)
+            return engine_fail(L, &err);
+        found += r;
+    }
+    return found || fail(L, "needs 'position', 'velocity' or both");
+}
+
+/* ---- document -------------------------------------------------------------------------- */
+
+typedef gboolean (*ElementLoader)(Loader *L, JsonObject *o, int index);
+
+static gboolean load_list(Loader *L, JsonObject *root, const char *key, gboolean required,
+                          ElementLoader load)
+{
+    JsonArray *a;
+    set_where(L, NULL);
+    int r = get_array(L, root, key, required, &a);
+    if (r <= 0)
+        return r == 0;
+    guint n = json_array_get_length(a);
+    if (required && n == 0)
+        return fail(L, "'%s' is empty", key);
+    for (guint i = 0; i < n; ++i) {
+        JsonNode *e = json_array_get_element(a, i);
+        set_where(L, "%s[%u]", key, i);
+        if (!JSON_NODE_HOLDS_OBJECT(e))
+            return fail(L, "must be an object, not %s", kind_of(e));
+        if (!load(L, json_node_get_object(e), (int)i))
+            return FALSE;
+    }
+    return TRUE;
+}
+
+static gboolean load_header(Loader *L, JsonObject *root, const char *default_name)
+{
+    static const char *const fields[] = {"format", "version", "name",   "description",
+                                         "parameters", "gravity", "bodies", "joints",
+                                         "forces", "initial", NULL};
+    const char *format, *name, *description;
+    JsonNode *v;
+    if (!json_object_has_member(root, "format"))
+        return fail_code(L, ESL_MODEL_FILE_ERROR_FORMAT,
+                         "not an eslabon-model file (missing required field 'format')");
+    if (get_string(L, root, "format", TRUE, &format) < 0)
+        return FALSE;
+    if (strcmp(format, "eslabon-model"))
+        return fail_code(L, ESL_MODEL_FILE_ERROR_FORMAT,
+                         "unsupported format '%s' (expected \"eslabon-model\")", format);
+    if (!(v = member(L, root, "version", TRUE)))
+        return FALSE;
+    gboolean number = is_type(v, G_TYPE_INT64) || is_type(v, G_TYPE_DOUBLE);
+    if (!number || json_node_get_double(v) != 1.0) {
+        char *shown = number ? g_strdup_printf("%g", json_node_get_double(v))
+                      : is_type(v, G_TYPE_STRING) ? g_strdup_printf("\"%s\"", json_node_get_string(v))
+                                                  : g_strdup(kind_of(v));
+        fail_code(L, ESL_MODEL_FILE_ERROR_FORMAT,
+                  "unsupported version %s (this program reads version 1)", shown);
+        g_free(shown);
+        return FALSE;
+    }
+    if (!check_members(L, root, fields) || get_string(L, root, "name", FALSE, &name) < 0 ||
+        get_string(L, root, "description", FALSE, &description) < 0)
+        return FALSE;
+    g_snprintf(L->m->name, sizeof L->m->name, "%s", name ? name : default_name);
+    return TRUE;
+}
+
+/* Deepest nesting of arrays and objects (json-glib recurses and would exhaust the stack). */
+static int nesting_depth(const char *s, gsize len)
+{
+    int depth = 0, max = 0;
+    gboolean in_string = FALSE;
+    for (gsize i = 0; i < len; ++i) {
+        char c = s[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = FALSE;
+        } else if (c == '"') {
+            in_string = TRUE;
+        } else if (c == '[' || c == '{') {
+            if (++depth > max)
+                max = depth;
+        } else if (c == ']' || c == '}') {
+            depth--;
+        }
+    }
+    return max;
+}
+
+/* json-glib reports "<data>:LINE:COL: Parse error: WHAT"; say "line LINE, column COL: WHAT". */
+static char *syntax_message(const char *raw)
+{
+    int line, col, used = 0;
+    if (sscanf(raw, "<data>:%d:%d: Parse error: %n", &line, &col, &used) >= 2 && used > 0)
+        return g_strdup_printf("line %d, column %d: %s", line, col, raw + used);
+    return g_strdup(raw);
+}
+
+static MbsModel *load_data(const char *data, gsize len, const char *origin,
+                           const char *default_name, const EslParameterOverride *overrides,
+                           int noverrides, GError **error)
+{
+    Loader L = {origin, NULL, NULL, NULL, NULL, error, FALSE};
+    JsonParser *parser = NULL;
+    if (nesting_depth(data, len) > MAX_NESTING) {
+        fail_code(&L, ESL_MODEL_FILE_ERROR_SYNTAX, "arrays and objects nested deeper than %d "
+                  "levels", MAX_NESTING);
+        return NULL;
+    }
+    parser = json_parser_new();
+    GError *jerr = NULL;
+    if (!json_parser_load_from_data(parser, data, (gssize)len, &jerr)) {
+        char *msg = syntax_message(jerr->message);
+        fail_code(&L, ESL_MODEL_FILE_ERROR_SYNTAX, "%s", msg);
+        g_free(msg);
+        g_error_free(jerr);
+        g_object_unref(parser);
+        return NULL;
+    }
+    JsonNode *root = json_parser_get_root(parser);
+    if (!root || !JSON_NODE_HOLDS_OBJECT(root)) {
+        fail_code(&L, ESL_MODEL_FILE_ERROR_FORMAT, "the top level must be a JSON object, not %s",
+                  root ? kind_of(root) : "empty");
+        g_object_unref(parser);
+        return NULL;
+    }
+    JsonObject *o = json_node_get_object(root);
+    L.m = mbs_model_new(default_name);
+    L.vars = g_array_new(FALSE, FALSE, sizeof(EslExprVariable));
+    L.vectors = g_array_new(FALSE, FALSE, sizeof(NamedVector));
+
+    gboolean ok = load_header(&L, o, default_name) &&
+                  load_parameters(&L, o, overrides, noverrides);
+    if (ok) {
+        set_where(&L, NULL);
+        double gravity[3] = {0.0, 0.0, -9.81};
+        ok = get_vec3(&L, o, "gravity", FALSE, gravity) >= 0;
+        memcpy(L.m->gravity, gravity, sizeof gravity);
+    }
+    ok = ok && load_list(&L, o, "bodies", TRUE, load_body);
+    if (ok && L.m->ground < 0) {
+        set_where(&L, "bodies");
+        ok = fail(&L, "no ground body (mark exactly one body with \"ground\": true)");
+    }
+    ok = ok && load_list(&L, o, "joints", FALSE, load_joint) &&
+         load_list(&L, o, "forces", FALSE, load_force) &&
+         load_list(&L, o, "initial", FALSE, load_initial);
+    if (ok) {
+        MbsError err = {0};
+        set_where(&L, NULL);
+        if (mbs_model_compile(L.m, &err))
+            ok = fail_code(&L, ESL_MODEL_FILE_ERROR_TOPOLOGY, "%s", err.message);
+    }
+    set_where(&L, NULL);
+    g_array_free(L.vars, TRUE);
+    g_array_free(L.vectors, TRUE);
+    g_object_unref(parser);
+    if (!ok) {
+        mbs_model_free(L.m);
+        return NULL;
+    }
+    return L.m;
+}
+
+MbsModel *esl_model_load_string(const char *json, const char *origin_name,
+                                const EslParameterOverride *overrides, int noverrides,
+                                GError **error)
+{
+    const char *origin = origin_name ? origin_name : "<string>";
+    char *stem = g_str_has_suffix(origin, ".json") ? g_strndup(origin, strlen(origin) - 5)
+                                                   : g_strdup(origin);
+    MbsModel *m = load_data(json ? json : "", json ? strlen(json) : 0, origin, stem, overrides,
+                            noverrides, error);
+    g_free(stem);
+    return m;
+}
+
+MbsModel *esl_model_load_file(const char *path, const EslParameterOverride *overrides,
+                              int noverrides, GError **error)
+{
+    char *base = g_path_get_basename(path);
+    char *stem = g_str_has_suffix(base, ".json") ? g_strndup(base, strlen(base) - 5)
+                                                 : g_strdup(base);
+    char *data = NULL;
+    gsize len = 0;
+    GError *ioerr = NULL;
+    MbsModel *m = NULL;
+    if (!g_file_get_contents(path, &data, &len, &ioerr)) {
+        g_set_error(error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_READ, "%s: %s", base,
+                    ioerr->message);
+        g_error_free(ioerr);
+    } else {
+        m = load_data(data, len, base, stem, overrides, noverrides, error);
+    }
+    g_free(data);
+    g_free(stem);
+    g_free(base);
+    return m;
+}

@@ -1,0 +1,40 @@
+/* Model files (JSON, format "eslabon-model" version 1, see docs/model-format.md) -> compiled
+ * engine model. Every failure is a GError whose message names the file, the element and the
+ * problem, e.g. "four-bar.json: joints[2] 'C': unknown joint type 'hinge' (...)". */
+#ifndef ESL_MODEL_FILE_H
+#define ESL_MODEL_FILE_H
+
+#include <glib.h>
+
+#include "mbs_model.h"
+
+G_BEGIN_DECLS
+
+#define ESL_MODEL_FILE_ERROR (esl_model_file_error_quark())
+GQuark esl_model_file_error_quark(void);
+
+typedef enum {
+    ESL_MODEL_FILE_ERROR_READ,     /* the file cannot be read */
+    ESL_MODEL_FILE_ERROR_SYNTAX,   /* not JSON */
+    ESL_MODEL_FILE_ERROR_FORMAT,   /* JSON, but not an eslabon-model of a supported version */
+    ESL_MODEL_FILE_ERROR_INVALID,  /* a missing, mistyped or wrong value */
+    ESL_MODEL_FILE_ERROR_TOPOLOGY, /* rejected by mbs_model_compile */
+} EslModelFileError;
+
+/* Replaces the value of a parameter of the file before any field is evaluated. */
+typedef struct {
+    const char *name;
+    double value;
+} EslParameterOverride;
+
+/* Load, build and compile. Returns NULL with error set on any failure. */
+MbsModel *esl_model_load_file(const char *path, const EslParameterOverride *overrides,
+                              int noverrides, GError **error);
+/* Same from a NUL-terminated string; origin_name stands for the file name in messages. */
+MbsModel *esl_model_load_string(const char *json, const char *origin_name,
+                                const EslParameterOverride *overrides, int noverrides,
+                                GError **error);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,971 @@
+/* SQLite project store: see esl-project.h for the rules it keeps. */
+#include "esl-project.h"
+
+#include <errno.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "eslabon-config.h"
+
+G_DEFINE_QUARK(esl-project-error-quark, esl_project_error)
+
+struct EslProject {
+    sqlite3 *db;
+    char *path;
+    int interrupted_on_open;
+};
+
+/* ---- schema ---------------------------------------------------------------------------- */
+
+/* migrations[v] brings a database from version v - 1 to v. Never edit a released entry:
+ * add a new one and bump ESL_PROJECT_SCHEMA_VERSION. */
+static const char *const migrations[ESL_PROJECT_SCHEMA_VERSION + 1] = {
+    [1] =
+        "CREATE TABLE schema_migrations ("
+        "  version INTEGER PRIMARY KEY,"
+        "  applied_at TEXT NOT NULL,"
+        "  eslabon_version TEXT NOT NULL);"
+        "CREATE TABLE models ("
+        "  id INTEGER PRIMARY KEY,"
+        "  name TEXT NOT NULL,"
+        "  path TEXT,"
+        "  json TEXT NOT NULL,"
+        "  added_at TEXT NOT NULL);"
+        "CREATE TABLE runs ("
+        "  id INTEGER PRIMARY KEY,"
+        "  model_id INTEGER REFERENCES models(id) ON DELETE SET NULL,"
+        "  model_name TEXT NOT NULL,"
+        "  formulation TEXT NOT NULL,"
+        "  step REAL NOT NULL,"
+        "  duration REAL NOT NULL,"
+        "  jacobian TEXT NOT NULL,"
+        "  penalty REAL NOT NULL,"
+        "  newton_tolerance REAL NOT NULL,"
+        "  newton_max_iterations INTEGER NOT NULL,"
+        "  jacobian_reuse INTEGER NOT NULL,"
+        "  assembly_tolerance REAL NOT NULL,"
+        "  parameters TEXT,"
+        "  eslabon_version TEXT NOT NULL,"
+        "  hostname TEXT NOT NULL,"
+        "  pid INTEGER NOT NULL,"
+        "  started_at TEXT NOT NULL,"
+        "  finished_at TEXT,"
+        "  wall_time REAL NOT NULL DEFAULT 0,"
+        "  status TEXT NOT NULL CHECK (status IN"
+        "    ('running','finished','stopped','failed','interrupted')),"
+        "  message TEXT,"
+        "  nbodies INTEGER NOT NULL,"
+        "  njoints INTEGER NOT NULL);"
+        "CREATE TABLE samples ("
+        "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+        "  seq INTEGER NOT NULL,"
+        "  time REAL NOT NULL,"
+        "  kinetic REAL NOT NULL,"
+        "  potential_gravity REAL NOT NULL,"
+        "  potential_elastic REAL NOT NULL,"
+        "  work_nonconservative REAL NOT NULL,"
+        "  total REAL NOT NULL,"
+        "  phi REAL NOT NULL,"
+        "  dphi REAL NOT NULL,"
+        "  ddphi REAL NOT NULL,"
+        "  newton_iterations INTEGER NOT NULL,"
+        "  jacobian_evaluations INTEGER NOT NULL,"
+        "  time_dynamics REAL NOT NULL,"
+        "  time_jacobian REAL NOT NULL,"
+        "  time_factorization REAL NOT NULL,"
+        "  time_projection REAL NOT NULL,"
+        "  time_step REAL NOT NULL,"
+        "  poses BLOB,"
+        "  violations BLOB,"
+        "  PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
+        "CREATE TABLE summaries ("
+        "  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
+        "  json TEXT NOT NULL);",
+};
+
+/* The double-valued monitors, with the column each is stored in. */
+static const struct {
+    const char *column;
+    size_t offset;
+} sample_doubles[] = {
+    {"time", offsetof(MbsMonitors, time)},
+    {"kinetic", offsetof(MbsMonitors, kinetic)},
+    {"potential_gravity", offsetof(MbsMonitors, potential_gravity)},
+    {"potential_elastic", offsetof(MbsMonitors, potential_elastic)},
+    {"work_nonconservative", offsetof(MbsMonitors, work_nonconservative)},
+    {"total", offsetof(MbsMonitors, total)},
+    {"phi", offsetof(MbsMonitors, phi_norm)},
+    {"dphi", offsetof(MbsMonitors, dphi_norm)},
+    {"ddphi", offsetof(MbsMonitors, ddphi_norm)},
+    {"time_dynamics", offsetof(MbsMonitors, time_dynamics)},
+    {"time_jacobian", offsetof(MbsMonitors, time_jacobian)},
+    {"time_factorization", offsetof(MbsMonitors, time_factorization)},
+    {"time_projection", offsetof(MbsMonitors, time_projection)},
+    {"time_step", offsetof(MbsMonitors, time_step)},
+};
+#define N_SAMPLE_DOUBLES G_N_ELEMENTS(sample_doubles)
+#define POSE_NUMBERS 12
+
+static double *monitor_field(MbsMonitors *m, size_t i)
+{
+    return (double *)((char *)m + sample_doubles[i].offset);
+}
+
+static double monitor_value(const MbsMonitors *m, size_t i)
+{
+    return *(const double *)((const char *)m + sample_doubles[i].offset);
+}
+
+/* ---- small helpers --------------------------------------------------------------------- */
+
+static const char *const status_names[] = {"running", "finished", "stopped", "failed",
+                                           "interrupted"};
+
+const char *esl_run_status_name(EslRunStatus status)
+{
+    return (unsigned)status < G_N_ELEMENTS(status_names) ? status_names[status] : "unknown";
+}
+
+int esl_run_status_from_name(const char *name)
+{
+    for (unsigned i = 0; name && i < G_N_ELEMENTS(status_names); i++)
+        if (strcmp(name, status_names[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
+static char *now_iso8601(void)
+{
+    g_autoptr(GDateTime) now = g_date_time_new_now_utc();
+    return g_date_time_format(now, "%Y-%m-%dT%H:%M:%S.%fZ");
+}
+
+static gboolean db_error(sqlite3 *db, const char *what, GError **error)
+{
+    int code = sqlite3_errcode(db);
+    int kind = (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) ? ESL_PROJECT_ERROR_CORRUPT
+                                                                 : ESL_PROJECT_ERROR_SQLITE;
+    g_set_error(error, ESL_PROJECT_ERROR, kind, "%s: %s", what, sqlite3_errmsg(db));
+    return FALSE;
+}
+
+static gboolean exec_sql(sqlite3 *db, const char *sql, const char *what, GError **error)
+{
+    char *message = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &message) != SQLITE_OK) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_SQLITE, "%s: %s", what,
+                    message ? message : sqlite3_errmsg(db));
+        sqlite3_free(message);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static void rollback(sqlite3 *db)
+{
+    if (!sqlite3_get_autocommit(db))
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static gboolean query_int(sqlite3 *db, const char *sql, gint64 *out, GError **error)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return db_error(db, sql, error);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return db_error(db, sql, error);
+    }
+    *out = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return TRUE;
+}
+
+static gboolean check_finite(double value, const char *field, GError **error)
+{
+    if (isfinite(value))
+        return TRUE;
+    g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                "refusing to store a non-finite %s (%g)", field, value);
+    return FALSE;
+}
+
+static char *column_text(sqlite3_stmt *st, int col)
+{
+    const unsigned char *text = sqlite3_column_text(st, col);
+    return text ? g_strdup((const char *)text) : NULL;
+}
+
+/* ---- opening ----------------------------------------------------------------------------- */
+
+/* Read-only inspection of an existing file: it must be an intact Eslabón project whose schema
+ * this program knows. Nothing is written to the file. */
+static gboolean check_existing_file(const char *path, GError **error)
+{
+    static const char sqlite_magic[16] = "SQLite format 3";
+    char header[16] = {0};
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_NOT_FOUND, "cannot read %s: %s",
+                    path, g_strerror(errno));
+        return FALSE;
+    }
+    size_t got = fread(header, 1, sizeof header, fp);
+    fclose(fp);
+    if (got < sizeof header || memcmp(header, sqlite_magic, sizeof header) != 0) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_NOT_PROJECT,
+                    "%s is not an Eslabón project (not an SQLite database)", path);
+        return FALSE;
+    }
+
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT, "cannot open %s: %s",
+                    path, db ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_close(db);
+        return FALSE;
+    }
+    gint64 application_id = 0, user_version = 0;
+    g_autoptr(GError) local = NULL;
+    gboolean ok = query_int(db, "PRAGMA application_id", &application_id, &local) &&
+                  query_int(db, "PRAGMA user_version", &user_version, &local);
+    if (!ok) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
+                    "%s is corrupt or unreadable: %s", path, local->message);
+    } else if (application_id != ESL_PROJECT_APPLICATION_ID) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_NOT_PROJECT,
+                    "%s is an SQLite database of another application, not an Eslabón project "
+                    "(application_id 0x%08" G_GINT64_MODIFIER "x)",
+                    path, application_id);
+        ok = FALSE;
+    } else if (user_version > ESL_PROJECT_SCHEMA_VERSION) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_TOO_NEW,
+                    "%s was written by a newer Eslabón (project schema %" G_GINT64_FORMAT
+                    ", this program knows up to %d)",
+                    path, user_version, ESL_PROJECT_SCHEMA_VERSION);
+        ok = FALSE;
+    } else {
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &st, NULL) != SQLITE_OK) {
+            g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
+                        "%s is corrupt: %s", path, sqlite3_errmsg(db));
+            ok = FALSE;
+        } else {
+            int rc = sqlite3_step(st);
+            const char *verdict = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0)
+                                                   : sqlite3_errmsg(db);
+            if (rc != SQLITE_ROW || !verdict || strcmp(verdict, "ok") != 0) {
+                g_autofree char *one_line = g_strdup(verdict ? verdict : "integrity check failed");
+                g_strdelimit(one_line, "\n", ' ');
+                g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
+                            "%s is corrupt: %s", path, one_line);
+                ok = FALSE;
+            }
+            sqlite3_finalize(st);
+        }
+    }
+    sqlite3_close(db);
+    return ok;
+}
+
+static gboolean migrate(sqlite3 *db, GError **error)
+{
+    gint64 version = 0;
+    if (!query_int(db, "PRAGMA user_version", &version, error))
+        return FALSE;
+    for (gint64 v = version + 1; v <= ESL_PROJECT_SCHEMA_VERSION; v++) {
+        if (!exec_sql(db, "BEGIN IMMEDIATE", "cannot start the schema migration", error))
+            return FALSE;
+        g_autofree char *now = now_iso8601();
+        g_autofree char *bookkeeping = g_strdup_printf(
+            "INSERT INTO schema_migrations VALUES (%" G_GINT64_FORMAT ", '%s', '%s');"
+            "PRAGMA user_version = %" G_GINT64_FORMAT ";"
+            "PRAGMA application_id = %d;",
+            v, now, ESLABON_VERSION, v, ESL_PROJECT_APPLICATION_ID);
+        g_autofree char *what = g_strdup_printf("schema migration to version %" G_GINT64_FORMAT, v);
+        if (!exec_sql(db, migrations[v], what, error) || !exec_sql(db, bookkeeping, what, error) ||
+            !exec_sql(db, "COMMIT", what, error)) {
+            rollback(db);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+static gboolean process_is_alive(gint64 pid)
+{
+    if (pid <= 0)
+        return FALSE;
+    return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
+/* Runs left "running" by a process that is gone become "interrupted". Returns how many. */
+static int mark_interrupted_runs(EslProject *project, GError **error)
+{
+    sqlite3 *db = project->db;
+    char hostname[256] = "";
+    gethostname(hostname, sizeof hostname - 1);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT id, hostname, pid FROM runs WHERE status = 'running'", -1,
+                           &st, NULL) != SQLITE_OK)
+        return db_error(db, "cannot list running runs", error), -1;
+    g_autoptr(GArray) stale = g_array_new(FALSE, FALSE, sizeof(gint64));
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        gint64 id = sqlite3_column_int64(st, 0);
+        const char *host = (const char *)sqlite3_column_text(st, 1);
+        gint64 pid = sqlite3_column_int64(st, 2);
+        gboolean same_host = host && strcmp(host, hostname) == 0;
+        if (same_host && (pid == getpid() || process_is_alive(pid)))
+            continue; /* still being written by a live process on this machine */
+        g_array_append_val(stale, id);
+    }
+    sqlite3_finalize(st);
+    if (stale->len == 0)
+        return 0;
+
+    if (!exec_sql(db, "BEGIN IMMEDIATE", "cannot mark interrupted runs", error))
+        return -1;
+    g_autofree char *now = now_iso8601();
+    if (sqlite3_prepare_v2(db,
+                           "UPDATE runs SET status = 'interrupted', finished_at = ?, message = "
+                           "'the program stopped before the run finished' WHERE id = ?",
+                           -1, &st, NULL) != SQLITE_OK) {
+        db_error(db, "cannot mark interrupted runs", error);
+        rollback(db);
+        return -1;
+    }
+    for (guint i = 0; i < stale->len; i++) {
+        sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, g_array_index(stale, gint64, i));
+        if (sqlite3_step(st) != SQLITE_DONE) {
+            db_error(db, "cannot mark an interrupted run", error);
+            sqlite3_finalize(st);
+            rollback(db);
+            return -1;
+        }
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    if (!exec_sql(db, "COMMIT", "cannot mark interrupted runs", error)) {
+        rollback(db);
+        return -1;
+    }
+    return (int)stale->len;
+}
+
+EslProject *esl_project_open(const char *path, gboolean create, GError **error)
+{
+    g_return_val_if_fail(path != NULL, NULL);
+    gboolean exists = g_file_test(path, G_FILE_TEST_EXISTS);
+    if (!exists && !create) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_NOT_FOUND,
+                    "no project file %s", path);
+        return NULL;
+    }
+    if (exists && !check_existing_file(path, error))
+        return NULL;
+
+    EslProject *project = g_new0(EslProject, 1);
+    project->path = g_strdup(path);
+    int flags = SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
+    if (sqlite3_open_v2(path, &project->db, flags, NULL) != SQLITE_OK) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_SQLITE, "cannot open %s: %s",
+                    path, project->db ? sqlite3_errmsg(project->db) : "out of memory");
+        esl_project_close(project);
+        return NULL;
+    }
+    sqlite3_busy_timeout(project->db, 5000);
+    if (!exec_sql(project->db,
+                  "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+                  "PRAGMA foreign_keys = ON;",
+                  "cannot configure the project database", error) ||
+        !migrate(project->db, error)) {
+        esl_project_close(project);
+        return NULL;
+    }
+    project->interrupted_on_open = mark_interrupted_runs(project, error);
+    if (project->interrupted_on_open < 0) {
+        esl_project_close(project);
+        return NULL;
+    }
+    return project;
+}
+
+void esl_project_close(EslProject *project)
+{
+    if (!project)
+        return;
+    sqlite3_close(project->db);
+    g_free(project->path);
+    g_free(project);
+}
+
+const char *esl_project_path(const EslProject *project)
+{
+    return project->path;
+}
+
+int esl_project_interrupted_on_open(const EslProject *project)
+{
+    return project->interrupted_on_open;
+}
+
+/* ---- models -------------------------------------------------------------------------------- */
+
+gint64 esl_project_add_model(EslProject *project, const char *name, const char *path,
+                             const char *json_text, GError **error)
+{
+    g_return_val_if_fail(project && name && json_text, 0);
+    sqlite3 *db = project->db;
+    sqlite3_stmt *st = NULL;
+    g_autofree char *now = now_iso8601();
+    if (sqlite3_prepare_v2(db, "INSERT INTO models (name, path, json, added_at) VALUES (?,?,?,?)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_error(db, "cannot store the model", error), 0;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    if (path)
+        sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, json_text, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, now, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return db_error(db, "cannot store the model", error), 0;
+    return sqlite3_last_insert_rowid(db);
+}
+
+char *esl_project_model_json(EslProject *project, gint64 model_id, GError **error)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(project->db, "SELECT json FROM models WHERE id = ?", -1, &st, NULL) !=
+        SQLITE_OK)
+        return db_error(project->db, "cannot read the model", error), NULL;
+    sqlite3_bind_int64(st, 1, model_id);
+    char *json = NULL;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        json = column_text(st, 0);
+    else
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "no model %" G_GINT64_FORMAT " in the project", model_id);
+    sqlite3_finalize(st);
+    return json;
+}
+
+/* ---- runs ----------------------------------------------------------------------------------- */
+
+static gboolean check_settings(const MbsSettings *s, GError **error)
+{
+    return check_finite(s->step, "step", error) && check_finite(s->duration, "duration", error) &&
+           check_finite(s->penalty, "penalty", error) &&
+           check_finite(s->newton_tolerance, "Newton tolerance", error) &&
+           check_finite(s->assembly_tolerance, "assembly tolerance", error);
+}
+
+static gboolean check_json_object(const char *text, const char *what, GError **error)
+{
+    if (!text)
+        return TRUE;
+    g_autoptr(JsonParser) parser = json_parser_new();
+    g_autoptr(GError) local = NULL;
+    if (!json_parser_load_from_data(parser, text, -1, &local) ||
+        !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(parser))) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "the %s is not a JSON object%s%s", what, local ? ": " : "",
+                    local ? local->message : "");
+        return FALSE;
+    }
+    return TRUE;
+}
+
+gint64 esl_project_begin_run(EslProject *project, const EslRunRequest *request, GError **error)
+{
+    g_return_val_if_fail(project && request && request->model_name && request->formulation, 0);
+    if (!check_settings(&request->settings, error) ||
+        !check_json_object(request->parameters_json, "parameter list", error))
+        return 0;
+    if (request->nbodies < 0 || request->njoints < 0) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "negative body or joint count (%d, %d)", request->nbodies, request->njoints);
+        return 0;
+    }
+    sqlite3 *db = project->db;
+    char hostname[256] = "";
+    gethostname(hostname, sizeof hostname - 1);
+    g_autofree char *now = now_iso8601();
+    const MbsSettings *s = &request->settings;
+    sqlite3_stmt *st = NULL;
+    const char *sql =
+        "INSERT INTO runs (model_id, model_name, formulation, step, duration, jacobian, penalty,"
+        " newton_tolerance, newton_max_iterations, jacobian_reuse, assembly_tolerance,"
+        " parameters, eslabon_version, hostname, pid, started_at, status, nbodies, njoints)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'running',?,?)";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return db_error(db, "cannot create the run", error), 0;
+    int c = 1;
+    if (request->model_id > 0)
+        sqlite3_bind_int64(st, c, request->model_id);
+    c++;
+    sqlite3_bind_text(st, c++, request->model_name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, c++, request->formulation, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, c++, s->step);
+    sqlite3_bind_double(st, c++, s->duration);
+    sqlite3_bind_text(st, c++, mbs_jacobian_method_name(s->jacobian), -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, c++, s->penalty);
+    sqlite3_bind_double(st, c++, s->newton_tolerance);
+    sqlite3_bind_int(st, c++, s->newton_max_iterations);
+    sqlite3_bind_int(st, c++, s->jacobian_reuse);
+    sqlite3_bind_double(st, c++, s->assembly_tolerance);
+    if (request->parameters_json)
+        sqlite3_bind_text(st, c, request->parameters_json, -1, SQLITE_STATIC);
+    c++;
+    sqlite3_bind_text(st, c++, ESLABON_VERSION, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, c++, hostname, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, c++, getpid());
+    sqlite3_bind_text(st, c++, now, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, c++, request->nbodies);
+    sqlite3_bind_int(st, c++, request->njoints);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return db_error(db, "cannot create the run", error), 0;
+    return sqlite3_last_insert_rowid(db);
+}
+
+typedef struct {
+    EslRunStatus status;
+    int nbodies, njoints;
+    gint64 nsamples;
+} RunState;
+
+/* Status, sizes and sample count of a run; FALSE with error when it does not exist. */
+static gboolean run_state(EslProject *project, gint64 run_id, RunState *out, GError **error)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(project->db,
+                           "SELECT status, nbodies, njoints, (SELECT count(*) FROM samples WHERE "
+                           "run_id = runs.id) FROM runs WHERE id = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_error(project->db, "cannot read the run", error);
+    sqlite3_bind_int64(st, 1, run_id);
+    gboolean found = sqlite3_step(st) == SQLITE_ROW;
+    if (found) {
+        int status = esl_run_status_from_name((const char *)sqlite3_column_text(st, 0));
+        out->status = status < 0 ? ESL_RUN_INTERRUPTED : (EslRunStatus)status;
+        out->nbodies = sqlite3_column_int(st, 1);
+        out->njoints = sqlite3_column_int(st, 2);
+        out->nsamples = sqlite3_column_int64(st, 3);
+    } else {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "no run %" G_GINT64_FORMAT " in the project", run_id);
+    }
+    sqlite3_finalize(st);
+    return found;
+}
+
+/* First non-finite number among count values, or -1. */
+static int first_non_finite(const double *values, int count)
+{
+    for (int k = 0; k < count; k++)
+        if (!isfinite(values[k]))
+            return k;
+    return -1;
+}
+
+/* Bind count doubles as a little-endian IEEE 754 BLOB (whatever the host), or NULL. */
+static void bind_doubles(sqlite3_stmt *st, int col, const double *values, int count,
+                         guint64 *scratch)
+{
+    if (count == 0) {
+        sqlite3_bind_null(st, col);
+        return;
+    }
+    for (int k = 0; k < count; k++) {
+        guint64 bits;
+        memcpy(&bits, &values[k], sizeof bits);
+        scratch[k] = GUINT64_TO_LE(bits);
+    }
+    sqlite3_bind_blob(st, col, scratch, count * (int)sizeof(guint64), SQLITE_TRANSIENT);
+}
+
+/* Read a BLOB written by bind_doubles; FALSE when its size is not count doubles. */
+static gboolean column_doubles(sqlite3_stmt *st, int col, double *out, int count)
+{
+    if (count == 0)
+        return TRUE;
+    const guint8 *blob = sqlite3_column_blob(st, col);
+    int bytes = sqlite3_column_bytes(st, col);
+    if (!blob || bytes != count * (int)sizeof(guint64))
+        return FALSE;
+    for (int k = 0; k < count; k++) {
+        guint64 bits;
+        memcpy(&bits, blob + k * sizeof bits, sizeof bits);
+        bits = GUINT64_FROM_LE(bits);
+        memcpy(&out[k], &bits, sizeof bits);
+    }
+    return TRUE;
+}
+
+gboolean esl_project_append_samples(EslProject *project, gint64 run_id,
+                                    const MbsMonitors *monitors, const double *poses,
+                                    const double *violations, int n, GError **error)
+{
+    g_return_val_if_fail(project && (monitors || n == 0) && n >= 0, FALSE);
+    RunState run;
+    if (!run_state(project, run_id, &run, error))
+        return FALSE;
+    if (run.status != ESL_RUN_RUNNING) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "run %" G_GINT64_FORMAT " is %s, not running: samples refused", run_id,
+                    esl_run_status_name(run.status));
+        return FALSE;
+    }
+    if (n > 0 && ((run.nbodies > 0 && !poses) || (run.njoints > 0 && !violations))) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "run %" G_GINT64_FORMAT " stores poses of %d bodies and violations of %d "
+                    "joints, but they were not given",
+                    run_id, run.nbodies, run.njoints);
+        return FALSE;
+    }
+    int pose_count = run.nbodies * POSE_NUMBERS, joint_count = run.njoints;
+    /* Validate everything before writing anything. */
+    for (int i = 0; i < n; i++) {
+        for (size_t k = 0; k < N_SAMPLE_DOUBLES; k++) {
+            double v = monitor_value(&monitors[i], k);
+            if (!isfinite(v)) {
+                g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                            "refusing to store sample %d of run %" G_GINT64_FORMAT
+                            ": %s is %g at t = %g s",
+                            i, run_id, sample_doubles[k].column, v, monitors[i].time);
+                return FALSE;
+            }
+        }
+        int bad = pose_count ? first_non_finite(poses + (size_t)i * pose_count, pose_count) : -1;
+        if (bad >= 0) {
+            g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                        "refusing to store sample %d of run %" G_GINT64_FORMAT
+                        ": pose of body %d is %g at t = %g s",
+                        i, run_id, bad / POSE_NUMBERS, poses[(size_t)i * pose_count + bad],
+                        monitors[i].time);
+            return FALSE;
+        }
+        bad = joint_count ? first_non_finite(violations + (size_t)i * joint_count, joint_count)
+                          : -1;
+        if (bad >= 0) {
+            g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                        "refusing to store sample %d of run %" G_GINT64_FORMAT
+                        ": violation of joint %d is %g at t = %g s",
+                        i, run_id, bad, violations[(size_t)i * joint_count + bad],
+                        monitors[i].time);
+            return FALSE;
+        }
+    }
+
+    sqlite3 *db = project->db;
+    GString *sql = g_string_new("INSERT INTO samples (run_id, seq, newton_iterations, "
+                                "jacobian_evaluations, poses, violations");
+    for (size_t k = 0; k < N_SAMPLE_DOUBLES; k++)
+        g_string_append_printf(sql, ", %s", sample_doubles[k].column);
+    g_string_append(sql, ") VALUES (?,?,?,?,?,?");
+    for (size_t k = 0; k < N_SAMPLE_DOUBLES; k++)
+        g_string_append(sql, ",?");
+    g_string_append(sql, ")");
+
+    sqlite3_stmt *st = NULL;
+    gboolean ok = exec_sql(db, "BEGIN IMMEDIATE", "cannot store samples", error);
+    if (ok && sqlite3_prepare_v2(db, sql->str, -1, &st, NULL) != SQLITE_OK)
+        ok = db_error(db, "cannot store samples", error);
+    g_string_free(sql, TRUE);
+    g_autofree guint64 *scratch = g_new(guint64, MAX(pose_count, joint_count) + 1);
+    for (int i = 0; ok && i < n; i++) {
+        const MbsMonitors *m = &monitors[i];
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_int64(st, 2, run.nsamples + i);
+        sqlite3_bind_int(st, 3, m->newton_iterations);
+        sqlite3_bind_int(st, 4, m->jacobian_evaluations);
+        bind_doubles(st, 5, pose_count ? poses + (size_t)i * pose_count : NULL, pose_count,
+                     scratch);
+        bind_doubles(st, 6, joint_count ? violations + (size_t)i * joint_count : NULL,
+                     joint_count, scratch);
+        for (size_t k = 0; k < N_SAMPLE_DOUBLES; k++)
+            sqlite3_bind_double(st, 7 + (int)k, monitor_value(m, k));
+        if (sqlite3_step(st) != SQLITE_DONE)
+            ok = db_error(db, "cannot store a sample", error);
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    if (ok)
+        ok = exec_sql(db, "COMMIT", "cannot store samples", error);
+    if (!ok)
+        rollback(db);
+    return ok;
+}
+
+gboolean esl_project_finish_run(EslProject *project, gint64 run_id, EslRunStatus status,
+                                const char *message, const char *summary_json,
+                                double wall_time, GError **error)
+{
+    g_return_val_if_fail(project, FALSE);
+    if (status == ESL_RUN_RUNNING || esl_run_status_from_name(esl_run_status_name(status)) < 0) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "a run cannot finish with status %s", esl_run_status_name(status));
+        return FALSE;
+    }
+    if (!check_finite(wall_time, "wall time", error) ||
+        !check_json_object(summary_json, "run summary", error))
+        return FALSE;
+    RunState run;
+    if (!run_state(project, run_id, &run, error))
+        return FALSE;
+    if (run.status != ESL_RUN_RUNNING) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "run %" G_GINT64_FORMAT " is already %s", run_id,
+                    esl_run_status_name(run.status));
+        return FALSE;
+    }
+    sqlite3 *db = project->db;
+    g_autofree char *now = now_iso8601();
+    sqlite3_stmt *st = NULL;
+    gboolean ok = exec_sql(db, "BEGIN IMMEDIATE", "cannot finish the run", error);
+    if (ok && sqlite3_prepare_v2(db,
+                                 "UPDATE runs SET status = ?, message = ?, finished_at = ?,"
+                                 " wall_time = ? WHERE id = ?",
+                                 -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, esl_run_status_name(status), -1, SQLITE_STATIC);
+        if (message)
+            sqlite3_bind_text(st, 2, message, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, now, -1, SQLITE_STATIC);
+        sqlite3_bind_double(st, 4, wall_time);
+        sqlite3_bind_int64(st, 5, run_id);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            ok = db_error(db, "cannot finish the run", error);
+        sqlite3_finalize(st);
+    } else if (ok) {
+        ok = db_error(db, "cannot finish the run", error);
+    }
+    if (ok && summary_json) {
+        if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO summaries (run_id, json) VALUES (?,?)",
+                               -1, &st, NULL) != SQLITE_OK) {
+            ok = db_error(db, "cannot store the summary", error);
+        } else {
+            sqlite3_bind_int64(st, 1, run_id);
+            sqlite3_bind_text(st, 2, summary_json, -1, SQLITE_STATIC);
+            if (sqlite3_step(st) != SQLITE_DONE)
+                ok = db_error(db, "cannot store the summary", error);
+            sqlite3_finalize(st);
+        }
+    }
+    if (ok)
+        ok = exec_sql(db, "COMMIT", "cannot finish the run", error);
+    if (!ok)
+        rollback(db);
+    return ok;
+}
+
+void esl_run_info_free(EslRunInfo *info)
+{
+    if (!info)
+        return;
+    g_free(info->model_name);
+    g_free(info->formulation);
+    g_free(info->parameters_json);
+    g_free(info->eslabon_version);
+    g_free(info->hostname);
+    g_free(info->started_at);
+    g_free(info->finished_at);
+    g_free(info->message);
+    g_free(info->summary_json);
+    g_free(info);
+}
+
+#define RUN_COLUMNS                                                                              \
+    "r.id, r.model_id, r.model_name, r.formulation, r.step, r.duration, r.jacobian, r.penalty,"  \
+    " r.newton_tolerance, r.newton_max_iterations, r.jacobian_reuse, r.assembly_tolerance,"      \
+    " r.parameters, r.eslabon_version, r.hostname, r.started_at, r.finished_at, r.wall_time,"    \
+    " r.status, r.message, s.json, r.nbodies, r.njoints,"                                                   \
+    " (SELECT count(*) FROM samples WHERE run_id = r.id)"                                        \
+    " FROM runs r LEFT JOIN summaries s ON s.run_id = r.id"
+
+static EslRunInfo *run_info_from_row(sqlite3_stmt *st)
+{
+    EslRunInfo *info = g_new0(EslRunInfo, 1);
+    int c = 0;
+    info->id = sqlite3_column_int64(st, c++);
+    info->model_id = sqlite3_column_int64(st, c++);
+    info->model_name = column_text(st, c++);
+    info->formulation = column_text(st, c++);
+    mbs_settings_defaults(&info->settings);
+    info->settings.step = sqlite3_column_double(st, c++);
+    info->settings.duration = sqlite3_column_double(st, c++);
+    int jacobian = mbs_jacobian_method_from_name((const char *)sqlite3_column_text(st, c++));
+    if (jacobian >= 0)
+        info->settings.jacobian = (MbsJacobianMethod)jacobian;
+    info->settings.penalty = sqlite3_column_double(st, c++);
+    info->settings.newton_tolerance = sqlite3_column_double(st, c++);
+    info->settings.newton_max_iterations = sqlite3_column_int(st, c++);
+    info->settings.jacobian_reuse = sqlite3_column_int(st, c++);
+    info->settings.assembly_tolerance = sqlite3_column_double(st, c++);
+    info->parameters_json = column_text(st, c++);
+    info->eslabon_version = column_text(st, c++);
+    info->hostname = column_text(st, c++);
+    info->started_at = column_text(st, c++);
+    info->finished_at = column_text(st, c++);
+    info->wall_time = sqlite3_column_double(st, c++);
+    int status = esl_run_status_from_name((const char *)sqlite3_column_text(st, c++));
+    info->status = status < 0 ? ESL_RUN_INTERRUPTED : (EslRunStatus)status;
+    info->message = column_text(st, c++);
+    info->summary_json = column_text(st, c++);
+    info->nbodies = sqlite3_column_int(st, c++);
+    info->njoints = sqlite3_column_int(st, c++);
+    info->nsamples = sqlite3_column_int64(st, c++);
+    return info;
+}
+
+GPtrArray *esl_project_list_runs(EslProject *project, GError **error)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(project->db, "SELECT " RUN_COLUMNS " ORDER BY r.id", -1, &st, NULL) !=
+        SQLITE_OK)
+        return db_error(project->db, "cannot list runs", error), NULL;
+    GPtrArray *runs = g_ptr_array_new_with_free_func((GDestroyNotify)esl_run_info_free);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        g_ptr_array_add(runs, run_info_from_row(st));
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        g_ptr_array_unref(runs);
+        return db_error(project->db, "cannot list runs", error), NULL;
+    }
+    return runs;
+}
+
+EslRunInfo *esl_project_get_run(EslProject *project, gint64 run_id, GError **error)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(project->db, "SELECT " RUN_COLUMNS " WHERE r.id = ?", -1, &st, NULL) !=
+        SQLITE_OK)
+        return db_error(project->db, "cannot read the run", error), NULL;
+    sqlite3_bind_int64(st, 1, run_id);
+    EslRunInfo *info = NULL;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        info = run_info_from_row(st);
+    else
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "no run %" G_GINT64_FORMAT " in the project", run_id);
+    sqlite3_finalize(st);
+    return info;
+}
+
+void esl_run_history_free(EslRunHistory *history)
+{
+    if (!history)
+        return;
+    g_free(history->monitors);
+    g_free(history->poses);
+    g_free(history->violations);
+    g_free(history);
+}
+
+EslRunHistory *esl_project_load_run(EslProject *project, gint64 run_id, GError **error)
+{
+    RunState run;
+    if (!run_state(project, run_id, &run, error))
+        return NULL;
+    GString *sql = g_string_new("SELECT newton_iterations, jacobian_evaluations, poses, violations");
+    for (size_t k = 0; k < N_SAMPLE_DOUBLES; k++)
+        g_string_append_printf(sql, ", %s", sample_doubles[k].column);
+    g_string_append(sql, " FROM samples WHERE run_id = ? ORDER BY seq");
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(project->db, sql->str, -1, &st, NULL);
+    g_string_free(sql, TRUE);
+    if (rc != SQLITE_OK)
+        return db_error(project->db, "cannot read the run's samples", error), NULL;
+    sqlite3_bind_int64(st, 1, run_id);
+
+    g_autoptr(EslRunHistory) h = g_new0(EslRunHistory, 1);
+    h->nbodies = run.nbodies;
+    h->njoints = run.njoints;
+    gsize capacity = (gsize)MAX(run.nsamples, 1);
+    int pose_count = run.nbodies * POSE_NUMBERS;
+    h->monitors = g_new0(MbsMonitors, capacity);
+    if (pose_count)
+        h->poses = g_new0(double, capacity * pose_count);
+    if (run.njoints)
+        h->violations = g_new0(double, capacity * run.njoints);
+    while (h->n < run.nsamples && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        MbsMonitors *m = &h->monitors[h->n];
+        m->newton_iterations = sqlite3_column_int(st, 0);
+        m->jacobian_evaluations = sqlite3_column_int(st, 1);
+        for (size_t k = 0; k < N_SAMPLE_DOUBLES; k++)
+            *monitor_field(m, k) = sqlite3_column_double(st, 4 + (int)k);
+        if (!column_doubles(st, 2, h->poses ? h->poses + (gsize)h->n * pose_count : NULL,
+                            pose_count) ||
+            !column_doubles(st, 3,
+                            h->violations ? h->violations + (gsize)h->n * run.njoints : NULL,
+                            run.njoints)) {
+            g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
+                        "sample %d of run %" G_GINT64_FORMAT " has poses or violations of the "
+                        "wrong size",
+                        h->n, run_id);
+            sqlite3_finalize(st);
+            return NULL;
+        }
+        h->n++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return db_error(project->db, "cannot read the run's samples", error), NULL;
+    return g_steal_pointer(&h);
+}
+
+gboolean esl_project_delete_run(EslProject *project, gint64 run_id, GError **error)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(project->db, "DELETE FROM runs WHERE id = ?", -1, &st, NULL) !=
+        SQLITE_OK)
+        return db_error(project->db, "cannot delete the run", error);
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return db_error(project->db, "cannot delete the run", error);
+    if (sqlite3_changes(project->db) == 0) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "no run %" G_GINT64_FORMAT " in the project", run_id);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+gboolean esl_project_save_copy(EslProject *project, const char *path, GError **error)
+{
+    if (g_strcmp0(path, project->path) == 0) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "cannot copy the project onto itself");
+        return FALSE;
+    }
+    sqlite3 *dest = NULL;
+    if (sqlite3_open_v2(path, &dest, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_SQLITE, "cannot create %s: %s",
+                    path, dest ? sqlite3_errmsg(dest) : "out of memory");
+        sqlite3_close(dest);
+        return FALSE;
+    }
+    sqlite3_backup *backup = sqlite3_backup_init(dest, "main", project->db, "main");
+    gboolean ok = backup && sqlite3_backup_step(backup, -1) == SQLITE_DONE;
+    sqlite3_backup_finish(backup);
+    if (!ok)
+        db_error(dest, "cannot copy the project", error);
+    else
+        ok = exec_sql(dest, "PRAGMA journal_mode = WAL", "cannot configure the copy", error);
+    sqlite3_close(dest);
+    return ok;
+}

@@ -1,0 +1,146 @@
+/* EslProject: the project file, an SQLite database holding models, runs (settings, provenance,
+ * status), sampled histories (monitors and body poses for replay) and run summaries.
+ *
+ * Safety rules:
+ *  - A file that exists is first opened read-only and checked (SQLite header, application_id,
+ *    schema version, integrity); a file that is not an Eslabón project, is corrupt, or comes from
+ *    a newer Eslabón is refused with a GError and never written to.
+ *  - Every write is a transaction; the journal is WAL.
+ *  - A run is created with status "running"; a run left "running" by a process that no longer
+ *    exists is marked "interrupted" when the project is opened.
+ *  - Non-finite numbers (NaN, inf) are refused with a message naming the field.
+ *
+ * GLib-level, no GTK. One EslProject is used from one thread at a time.
+ */
+#ifndef ESL_PROJECT_H
+#define ESL_PROJECT_H
+
+#include <glib.h>
+
+#include "mbs_formulation.h"
+
+G_BEGIN_DECLS
+
+#define ESL_PROJECT_ERROR (esl_project_error_quark())
+GQuark esl_project_error_quark(void);
+
+typedef enum {
+    ESL_PROJECT_ERROR_NOT_FOUND,   /* no such file and create was FALSE */
+    ESL_PROJECT_ERROR_NOT_PROJECT, /* not SQLite, or SQLite of another application */
+    ESL_PROJECT_ERROR_CORRUPT,     /* SQLite header but failing the integrity check */
+    ESL_PROJECT_ERROR_TOO_NEW,     /* schema version newer than this program knows */
+    ESL_PROJECT_ERROR_INVALID,     /* refused value (NaN, unknown run, bad argument) */
+    ESL_PROJECT_ERROR_SQLITE,      /* any other database error */
+} EslProjectError;
+
+/* "ESLB": PRAGMA application_id of every Eslabón project. */
+#define ESL_PROJECT_APPLICATION_ID 0x45534C42
+#define ESL_PROJECT_SCHEMA_VERSION 1
+
+typedef enum {
+    ESL_RUN_RUNNING,
+    ESL_RUN_FINISHED,
+    ESL_RUN_STOPPED,
+    ESL_RUN_FAILED,
+    ESL_RUN_INTERRUPTED,
+} EslRunStatus;
+
+const char *esl_run_status_name(EslRunStatus status);
+/* -1 for an unknown name. */
+int esl_run_status_from_name(const char *name);
+
+/* What a run was asked to do. */
+typedef struct {
+    const char *model_name;
+    gint64 model_id;          /* from esl_project_add_model, or 0 when not stored */
+    const char *formulation;
+    MbsSettings settings;
+    const char *parameters_json; /* parameter overrides as a JSON object, or NULL */
+    int nbodies;              /* bodies per stored pose (0: no poses) */
+    int njoints;              /* joints per stored violation vector (0: none) */
+} EslRunRequest;
+
+/* A run as stored. Strings are owned by the record (esl_run_info_free). */
+typedef struct {
+    gint64 id;
+    gint64 model_id;
+    char *model_name;
+    char *formulation;
+    MbsSettings settings;
+    char *parameters_json;
+    char *eslabon_version;
+    char *hostname;
+    char *started_at;  /* ISO 8601 UTC */
+    char *finished_at; /* NULL while running */
+    double wall_time;  /* s */
+    EslRunStatus status;
+    char *message;     /* failure or stop reason, may be NULL */
+    char *summary_json; /* NULL until finished */
+    int nbodies;
+    int njoints;
+    gint64 nsamples;
+} EslRunInfo;
+
+void esl_run_info_free(EslRunInfo *info);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(EslRunInfo, esl_run_info_free)
+
+/* A loaded history: n monitors; when nbodies > 0, n * nbodies * 12 pose numbers
+ * (per body: R row-major 9, then p 3; x_now = R x_drawn + p); when njoints > 0,
+ * n * njoints joint violations (max |constraint residual| of each joint). */
+typedef struct {
+    int n;
+    int nbodies, njoints;
+    MbsMonitors *monitors;
+    double *poses;      /* NULL when nbodies == 0 */
+    double *violations; /* NULL when njoints == 0 */
+} EslRunHistory;
+
+void esl_run_history_free(EslRunHistory *history);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(EslRunHistory, esl_run_history_free)
+
+typedef struct EslProject EslProject;
+
+/* Open (or, with create, make) a project file. */
+EslProject *esl_project_open(const char *path, gboolean create, GError **error);
+void esl_project_close(EslProject *project);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(EslProject, esl_project_close)
+
+const char *esl_project_path(const EslProject *project);
+/* How many runs were found "running" and marked "interrupted" by esl_project_open. */
+int esl_project_interrupted_on_open(const EslProject *project);
+
+/* Store a model file's text. Returns its id (> 0) or 0 with error set. */
+gint64 esl_project_add_model(EslProject *project, const char *name, const char *path,
+                             const char *json_text, GError **error);
+/* The JSON text of a stored model (NULL with error when unknown). */
+char *esl_project_model_json(EslProject *project, gint64 model_id, GError **error);
+
+/* Create a run in status "running", with provenance (version, date, host). Returns its id or
+ * 0 with error set. */
+gint64 esl_project_begin_run(EslProject *project, const EslRunRequest *request, GError **error);
+
+/* Append n samples in one transaction. poses: n * nbodies * 12 numbers (NULL when the run
+ * stores no poses); violations: n * njoints numbers (NULL when it stores none). Refuses (and
+ * writes nothing) when any number is not finite. */
+gboolean esl_project_append_samples(EslProject *project, gint64 run_id,
+                                    const MbsMonitors *monitors, const double *poses,
+                                    const double *violations, int n, GError **error);
+
+/* Close a run: status, message (may be NULL), summary as a JSON object text (may be NULL),
+ * wall time in seconds. */
+gboolean esl_project_finish_run(EslProject *project, gint64 run_id, EslRunStatus status,
+                                const char *message, const char *summary_json,
+                                double wall_time, GError **error);
+
+/* All runs, oldest first. Returns a GPtrArray of EslRunInfo* (owning) or NULL with error. */
+GPtrArray *esl_project_list_runs(EslProject *project, GError **error);
+EslRunInfo *esl_project_get_run(EslProject *project, gint64 run_id, GError **error);
+EslRunHistory *esl_project_load_run(EslProject *project, gint64 run_id, GError **error);
+gboolean esl_project_delete_run(EslProject *project, gint64 run_id, GError **error);
+
+/* Write a consistent copy of the whole project to another file (File ▸ Save As). */
+gboolean esl_project_save_copy(EslProject *project, const char *path, GError **error);
+
+G_END_DECLS
+
+#endif

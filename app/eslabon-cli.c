@@ -1,0 +1,49 @@
+/* eslabon-cli: everything the application can run, headless (DESIGN.md §5). */
+#include <stdio.h>
+#include <string.h>
+
+#include "eslabon-config.h"
+#include "esl-cli.h"
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *synopsis;
+} Command;
+
+static const Command commands[] = {
+    {"run", esl_cli_run,
+     "run MODEL [--formulation NAME] [--step H] [--duration T] [--jacobian nd-forward|nd-central]\n"
+     "            [--alpha A] [--set PARAM=VALUE]... [--output history.csv] [--project FILE] [--json]"},
+    {"info", esl_cli_info, "info MODEL [--json]"},
+    {"bench", esl_cli_bench, "bench penalty [--runs N] [--duration T] [--models-dir DIR]"},
+    {"render", esl_cli_render, "render MODEL [--time T] [--project FILE --run ID] --out view.png [--size WxH]"},
+    {"generate", esl_cli_generate, "generate multi-four-bar --ny N --nz M [--output FILE]"},
+    {"list-models", esl_cli_list_models, "list-models"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "Usage: eslabon-cli COMMAND [OPTIONS]\n\nCommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
+        fprintf(out, "  %s\n", commands[i].synopsis);
+    fprintf(out, "\nJSON output keys are documented in docs/cli.md.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("eslabon-cli %s\n", ESLABON_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "eslabon-cli: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

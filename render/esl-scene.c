@@ -1,0 +1,514 @@
+/* Scene builder: model + state -> drawables. See esl-scene.h. */
+#include "esl-scene.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ANCHORS 64
+
+/* Element sizes, as multiples of the bar radius. */
+#define JOINT_RADIUS 1.7f
+#define JOINT_LENGTH 5.0f
+#define PRISMATIC_LENGTH 10.0f
+#define ROD_RADIUS 0.6f
+#define SPRING_COIL 2.2f
+#define SPRING_WIRE 0.3f
+#define SPRING_TURNS 9
+#define GROUND_HEIGHT 5.0f
+#define GROUND_BASE 3.0f
+#define FRAME_LENGTH 8.0f
+
+static const float body_palette[][4] = {
+    {0.36f, 0.54f, 0.84f, 1.0f}, {0.90f, 0.56f, 0.22f, 1.0f}, {0.62f, 0.50f, 0.82f, 1.0f},
+    {0.30f, 0.62f, 0.78f, 1.0f}, {0.85f, 0.45f, 0.55f, 1.0f}, {0.55f, 0.57f, 0.66f, 1.0f},
+};
+static const float ground_color[4] = {0.42f, 0.42f, 0.45f, 1.0f};
+static const float spring_color[4] = {0.80f, 0.68f, 0.25f, 1.0f};
+static const float force_color[4] = {0.85f, 0.20f, 0.55f, 1.0f};
+static const float highlight_color[4] = {1.0f, 0.85f, 0.1f, 1.0f};
+
+void esl_scene_options_defaults(EslSceneOptions *o)
+{
+    memset(o, 0, sizeof *o);
+    o->violation_low = 1e-9;
+    o->violation_high = 1e-3;
+    o->highlight_source = -1;
+    o->highlight_index = -1;
+}
+
+EslScene *esl_scene_new(void)
+{
+    return calloc(1, sizeof(EslScene));
+}
+
+void esl_scene_free(EslScene *scene)
+{
+    if (!scene)
+        return;
+    free(scene->items);
+    free(scene);
+}
+
+/* ---- small vector helpers ------------------------------------------------------------- */
+
+static void transform(const double *pose, const double x[3], float out[3])
+{
+    if (!pose) {
+        for (int i = 0; i < 3; i++)
+            out[i] = (float)x[i];
+        return;
+    }
+    const double *R = pose, *p = pose + 9;
+    for (int i = 0; i < 3; i++)
+        out[i] = (float)(R[3 * i] * x[0] + R[3 * i + 1] * x[1] + R[3 * i + 2] * x[2] + p[i]);
+}
+
+static void rotate(const double *pose, const double v[3], float out[3])
+{
+    if (!pose) {
+        for (int i = 0; i < 3; i++)
+            out[i] = (float)v[i];
+        return;
+    }
+    for (int i = 0; i < 3; i++)
+        out[i] = (float)(pose[3 * i] * v[0] + pose[3 * i + 1] * v[1] + pose[3 * i + 2] * v[2]);
+}
+
+static float dist3(const float a[3], const float b[3])
+{
+    float dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+    return sqrtf(dx * dx + dy * dy + dz * dz);
+}
+
+static double ddist3(const double a[3], const double b[3])
+{
+    double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+    return sqrt(dx * dx + dy * dy + dz * dz);
+}
+
+static void unit(float v[3])
+{
+    float n = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (n > 0)
+        for (int i = 0; i < 3; i++)
+            v[i] /= n;
+}
+
+/* ---- building ------------------------------------------------------------------------- */
+
+static EslDrawable *push(EslScene *s, EslDrawableKind kind, EslDrawableSource source, int index,
+                         const float color[4])
+{
+    if (s->n == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 64;
+        EslDrawable *items = realloc(s->items, (size_t)cap * sizeof *items);
+        if (!items)
+            return NULL;
+        s->items = items;
+        s->cap = cap;
+    }
+    EslDrawable *d = &s->items[s->n++];
+    memset(d, 0, sizeof *d);
+    d->kind = kind;
+    d->source = source;
+    d->index = index;
+    memcpy(d->color, color, sizeof d->color);
+    return d;
+}
+
+static const double *body_pose(const double *poses, int body)
+{
+    return poses ? poses + 12 * body : NULL;
+}
+
+/* Bounding sphere, up vector and size of the drawn model. */
+static void measure(EslScene *s, const MbsModel *m)
+{
+    double lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+    int count = 0;
+#define ADD(x)                                                                                  \
+    do {                                                                                        \
+        for (int k_ = 0; k_ < 3; k_++) {                                                        \
+            lo[k_] = fmin(lo[k_], (x)[k_]);                                                     \
+            hi[k_] = fmax(hi[k_], (x)[k_]);                                                     \
+        }                                                                                       \
+        count++;                                                                                \
+    } while (0)
+    for (int i = 0; i < m->nbodies; i++)
+        if (!m->bodies[i].is_ground)
+            ADD(m->bodies[i].com);
+    for (int i = 0; i < m->npoints; i++)
+        ADD(m->points[i].pos);
+    for (int i = 0; i < m->njoints; i++) {
+        ADD(m->joints[i].point1);
+        ADD(m->joints[i].point2);
+    }
+#undef ADD
+    if (count == 0) {
+        lo[0] = lo[1] = lo[2] = -0.5;
+        hi[0] = hi[1] = hi[2] = 0.5;
+    }
+    double diag = ddist3(lo, hi);
+    if (diag < 1e-9)
+        diag = 1.0;
+    for (int k = 0; k < 3; k++)
+        s->center[k] = (float)(0.5 * (lo[k] + hi[k]));
+    s->radius = (float)(0.5 * diag);
+    s->size = (float)diag;
+    double g = sqrt(m->gravity[0] * m->gravity[0] + m->gravity[1] * m->gravity[1] +
+                    m->gravity[2] * m->gravity[2]);
+    for (int k = 0; k < 3; k++)
+        s->up[k] = g > 0 ? (float)(-m->gravity[k] / g) : (k == 2 ? 1.0f : 0.0f);
+}
+
+/* Collect the distinct drawn anchors of a body. */
+static int body_anchors(const MbsModel *m, int body, double anchors[][3], double tol)
+{
+    int n = 0;
+#define ADD_ANCHOR(x)                                                                           \
+    do {                                                                                        \
+        int dup_ = 0;                                                                           \
+        for (int j_ = 0; j_ < n && !dup_; j_++)                                                 \
+            dup_ = ddist3(anchors[j_], (x)) <= tol;                                             \
+        if (!dup_ && n < MAX_ANCHORS)                                                           \
+            memcpy(anchors[n++], (x), sizeof anchors[0]);                                       \
+    } while (0)
+    for (int i = 0; i < m->njoints; i++) {
+        const MbsJoint *j = &m->joints[i];
+        if (j->body1 == body)
+            ADD_ANCHOR(j->point1);
+        if (j->body2 == body)
+            ADD_ANCHOR(j->point2);
+    }
+    for (int i = 0; i < m->nforces; i++) {
+        const MbsForce *f = &m->forces[i];
+        if (f->type != MBS_FORCE_TSDA && f->type != MBS_FORCE_CONSTANT)
+            continue;
+        if (f->body1 == body)
+            ADD_ANCHOR(f->point1);
+        if (f->type == MBS_FORCE_TSDA && f->body2 == body)
+            ADD_ANCHOR(f->point2);
+    }
+    for (int i = 0; i < m->npoints; i++)
+        if (m->points[i].body == body)
+            ADD_ANCHOR(m->points[i].pos);
+#undef ADD_ANCHOR
+    return n;
+}
+
+static int add_body(EslScene *s, const MbsModel *m, int b, const double *pose, float r,
+                    const float color[4])
+{
+    double anchors[MAX_ANCHORS][3];
+    int n = body_anchors(m, b, anchors, 1e-6 * s->size);
+    float com[3];
+    transform(pose, m->bodies[b].com, com);
+    EslDrawable *d;
+    if (n == 0) {
+        if (!(d = push(s, ESL_DRAW_SPHERE, ESL_SOURCE_BODY, b, color)))
+            return -1;
+        memcpy(d->a, com, sizeof com);
+        d->radius = 2.0f * r;
+        return 0;
+    }
+    if (n == 2) {
+        if (!(d = push(s, ESL_DRAW_CAPSULE, ESL_SOURCE_BODY, b, color)))
+            return -1;
+        transform(pose, anchors[0], d->a);
+        transform(pose, anchors[1], d->b);
+        d->radius = r;
+        return 0;
+    }
+    /* One anchor, or a plate of three or more: bars from the centre of mass. */
+    for (int i = 0; i < n; i++) {
+        float x[3];
+        transform(pose, anchors[i], x);
+        if (dist3(x, com) <= r)
+            continue;
+        if (!(d = push(s, ESL_DRAW_CAPSULE, ESL_SOURCE_BODY, b, color)))
+            return -1;
+        memcpy(d->a, com, sizeof com);
+        memcpy(d->b, x, sizeof x);
+        d->radius = r;
+    }
+    if (!(d = push(s, ESL_DRAW_SPHERE, ESL_SOURCE_BODY, b, color)))
+        return -1;
+    memcpy(d->a, com, sizeof com);
+    d->radius = 1.4f * r;
+    return 0;
+}
+
+/* Cylinder of given length centred at c along axis. */
+static EslDrawable *add_axis_cylinder(EslScene *s, EslDrawableSource source, int index,
+                                      const float color[4], const float c[3], const float axis[3],
+                                      float length, float radius)
+{
+    EslDrawable *d = push(s, ESL_DRAW_CYLINDER, source, index, color);
+    if (!d)
+        return NULL;
+    for (int k = 0; k < 3; k++) {
+        d->a[k] = c[k] - 0.5f * length * axis[k];
+        d->b[k] = c[k] + 0.5f * length * axis[k];
+    }
+    d->radius = d->radius2 = radius;
+    return d;
+}
+
+static int add_arrow(EslScene *s, EslDrawableSource source, int index, const float color[4],
+                     const float from[3], const float dir[3], float length, float r)
+{
+    float tip_start[3], tip[3];
+    for (int k = 0; k < 3; k++) {
+        tip_start[k] = from[k] + 0.75f * length * dir[k];
+        tip[k] = from[k] + length * dir[k];
+    }
+    EslDrawable *shaft = push(s, ESL_DRAW_CYLINDER, source, index, color);
+    if (!shaft)
+        return -1;
+    memcpy(shaft->a, from, sizeof shaft->a);
+    memcpy(shaft->b, tip_start, sizeof shaft->b);
+    shaft->radius = shaft->radius2 = r;
+    EslDrawable *head = push(s, ESL_DRAW_CYLINDER, source, index, color);
+    if (!head)
+        return -1;
+    memcpy(head->a, tip_start, sizeof head->a);
+    memcpy(head->b, tip, sizeof head->b);
+    head->radius = 2.5f * r;
+    head->radius2 = 0.0f;
+    return 0;
+}
+
+static int add_joint(EslScene *s, const MbsModel *m, int i, const double *poses, float r,
+                     const float color[4])
+{
+    const MbsJoint *j = &m->joints[i];
+    const double *pose1 = body_pose(poses, j->body1), *pose2 = body_pose(poses, j->body2);
+    float c[3], axis1[3], axis2[3];
+    /* Drawn on body2 (the moving side for tree joints); a violated loop joint then shows the gap
+     * through its colour. */
+    transform(pose2, j->point2, c);
+    rotate(pose1, j->axis1, axis1);
+    rotate(pose2, j->axis2, axis2);
+    unit(axis1);
+    unit(axis2);
+    EslDrawable *d = NULL;
+    switch (j->type) {
+    case MBS_JOINT_REVOLUTE:
+        d = add_axis_cylinder(s, ESL_SOURCE_JOINT, i, color, c, axis2, JOINT_LENGTH * r,
+                              JOINT_RADIUS * r);
+        break;
+    case MBS_JOINT_PRISMATIC:
+        d = add_axis_cylinder(s, ESL_SOURCE_JOINT, i, color, c, axis1, PRISMATIC_LENGTH * r,
+                              1.2f * r);
+        break;
+    case MBS_JOINT_SPHERICAL:
+        if ((d = push(s, ESL_DRAW_SPHERE, ESL_SOURCE_JOINT, i, color))) {
+            memcpy(d->a, c, sizeof c);
+            d->radius = 2.0f * r;
+        }
+        break;
+    case MBS_JOINT_UNIVERSAL:
+        d = add_axis_cylinder(s, ESL_SOURCE_JOINT, i, color, c, axis1, JOINT_LENGTH * r,
+                              JOINT_RADIUS * r * 0.8f);
+        if (d)
+            d = add_axis_cylinder(s, ESL_SOURCE_JOINT, i, color, c, axis2, JOINT_LENGTH * r,
+                                  JOINT_RADIUS * r * 0.8f);
+        break;
+    case MBS_JOINT_ROD:
+        if ((d = push(s, ESL_DRAW_CAPSULE, ESL_SOURCE_JOINT, i, color))) {
+            transform(pose1, j->point1, d->a);
+            memcpy(d->b, c, sizeof c);
+            d->radius = ROD_RADIUS * r;
+        }
+        break;
+    default:
+        return 0; /* unknown joint type: nothing to draw */
+    }
+    if (!d)
+        return -1;
+
+    /* Ground marker: a cone under joints attached to the ground. */
+    int on_ground = (j->body1 == m->ground) || (j->body2 == m->ground);
+    if (on_ground && m->ground >= 0) {
+        float g[3];
+        transform(NULL, j->body1 == m->ground ? j->point1 : j->point2, g);
+        EslDrawable *cone = push(s, ESL_DRAW_CYLINDER, ESL_SOURCE_GROUND, i, ground_color);
+        if (!cone)
+            return -1;
+        for (int k = 0; k < 3; k++) {
+            cone->a[k] = g[k] - GROUND_HEIGHT * r * s->up[k];
+            cone->b[k] = g[k] - JOINT_RADIUS * r * s->up[k];
+        }
+        cone->radius = GROUND_BASE * r;
+        cone->radius2 = 0.6f * r;
+    }
+    return 0;
+}
+
+static int add_force(EslScene *s, const MbsModel *m, int i, const double *poses, float r,
+                     const float color[4])
+{
+    const MbsForce *f = &m->forces[i];
+    if (f->type == MBS_FORCE_TSDA) {
+        EslDrawable *d = push(s, ESL_DRAW_HELIX, ESL_SOURCE_FORCE, i, color);
+        if (!d)
+            return -1;
+        transform(body_pose(poses, f->body1), f->point1, d->a);
+        transform(body_pose(poses, f->body2), f->point2, d->b);
+        d->radius = SPRING_COIL * r;
+        d->radius2 = SPRING_WIRE * r;
+        d->turns = SPRING_TURNS;
+        return 0;
+    }
+    if (f->type == MBS_FORCE_CONSTANT) {
+        float at[3], dir[3];
+        transform(body_pose(poses, f->body1), f->point1, at);
+        for (int k = 0; k < 3; k++)
+            dir[k] = (float)f->vector[k];
+        if (dir[0] == 0 && dir[1] == 0 && dir[2] == 0)
+            return 0;
+        unit(dir);
+        return add_arrow(s, ESL_SOURCE_FORCE, i, force_color, at, dir, 0.15f * s->size, 0.5f * r);
+    }
+    return 0; /* RSDA and torques have no geometry of their own */
+}
+
+static int add_frame(EslScene *s, const MbsModel *m, int b, const double *pose, float r)
+{
+    static const float axis_colors[3][4] = {
+        {0.9f, 0.2f, 0.2f, 1.0f}, {0.2f, 0.75f, 0.2f, 1.0f}, {0.25f, 0.35f, 0.95f, 1.0f}};
+    float com[3];
+    transform(pose, m->bodies[b].com, com);
+    for (int k = 0; k < 3; k++) {
+        double e[3] = {k == 0, k == 1, k == 2};
+        float dir[3];
+        rotate(pose, e, dir);
+        if (add_arrow(s, ESL_SOURCE_FRAME, b, axis_colors[k], com, dir, FRAME_LENGTH * r,
+                      0.35f * r))
+            return -1;
+    }
+    return 0;
+}
+
+static const float *pick_color(const EslSceneOptions *o, EslDrawableSource source, int index,
+                               const float *normal)
+{
+    return (o->highlight_source == (int)source && o->highlight_index == index) ? highlight_color
+                                                                              : normal;
+}
+
+int esl_scene_build(EslScene *s, const MbsModel *m, const double *poses,
+                    const double *violations, const EslSceneOptions *options)
+{
+    EslSceneOptions defaults;
+    if (!options) {
+        esl_scene_options_defaults(&defaults);
+        options = &defaults;
+    }
+    s->n = 0;
+    measure(s, m);
+    float r = 0.012f * s->size;
+
+    for (int b = 0; b < m->nbodies; b++) {
+        if (m->bodies[b].is_ground)
+            continue;
+        const float *color = pick_color(options, ESL_SOURCE_BODY, b,
+                                        body_palette[b % (int)(sizeof body_palette /
+                                                               sizeof body_palette[0])]);
+        if (add_body(s, m, b, body_pose(poses, b), r, color))
+            return -1;
+    }
+    for (int i = 0; i < m->njoints; i++) {
+        float color[4];
+        esl_scene_violation_color(violations ? violations[i] : 0.0, options->violation_low,
+                                  options->violation_high, color);
+        if (add_joint(s, m, i, poses, r, pick_color(options, ESL_SOURCE_JOINT, i, color)))
+            return -1;
+    }
+    for (int i = 0; i < m->nforces; i++)
+        if (add_force(s, m, i, poses, r, pick_color(options, ESL_SOURCE_FORCE, i, spring_color)))
+            return -1;
+    if (options->show_frames)
+        for (int b = 0; b < m->nbodies; b++)
+            if (!m->bodies[b].is_ground && add_frame(s, m, b, body_pose(poses, b), r))
+                return -1;
+    return 0;
+}
+
+void esl_scene_violation_color(double v, double low, double high, float rgba[4])
+{
+    static const float good[3] = {0.20f, 0.70f, 0.35f}, mid[3] = {0.95f, 0.80f, 0.15f},
+                       bad[3] = {0.90f, 0.15f, 0.12f};
+    double t = 0.0;
+    if (!(v <= low)) { /* NaN counts as bad */
+        t = (v >= high || isnan(v) || low <= 0 || high <= low)
+                ? 1.0
+                : (log10(v) - log10(low)) / (log10(high) - log10(low));
+    }
+    for (int k = 0; k < 3; k++)
+        rgba[k] = t < 0.5 ? good[k] + (float)(2 * t) * (mid[k] - good[k])
+                          : mid[k] + (float)(2 * t - 1) * (bad[k] - mid[k]);
+    rgba[3] = 1.0f;
+}
+
+/* ---- picking ---------------------------------------------------------------------------- */
+
+/* Closest approach between the ray o + t d (t >= 0, |d| = 1) and the segment a-b: returns the
+ * distance and the ray parameter in *t. */
+static float ray_segment(const float o[3], const float d[3], const float a[3], const float b[3],
+                         float *t)
+{
+    float u[3], w[3];
+    for (int k = 0; k < 3; k++) {
+        u[k] = b[k] - a[k];
+        w[k] = o[k] - a[k];
+    }
+    float uu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+    float ud = u[0] * d[0] + u[1] * d[1] + u[2] * d[2];
+    float uw = u[0] * w[0] + u[1] * w[1] + u[2] * w[2];
+    float dw = d[0] * w[0] + d[1] * w[1] + d[2] * w[2];
+    float denom = uu - ud * ud;
+    float sc; /* segment parameter */
+    if (uu < 1e-20f)
+        sc = 0;
+    else if (denom < 1e-12f * uu)
+        sc = 0; /* parallel */
+    else
+        sc = (uw - ud * dw) / denom;
+    sc = sc < 0 ? 0 : sc > 1 ? 1 : sc;
+    float ps[3];
+    for (int k = 0; k < 3; k++)
+        ps[k] = a[k] + sc * u[k];
+    float tc = 0;
+    for (int k = 0; k < 3; k++)
+        tc += (ps[k] - o[k]) * d[k];
+    if (tc < 0)
+        tc = 0;
+    float pr[3];
+    for (int k = 0; k < 3; k++)
+        pr[k] = o[k] + tc * d[k];
+    *t = tc;
+    return dist3(pr, ps);
+}
+
+int esl_scene_pick(const EslScene *s, const float origin[3], const float dir[3])
+{
+    float d[3] = {dir[0], dir[1], dir[2]};
+    unit(d);
+    int best = -1;
+    float best_t = FLT_MAX;
+    for (int i = 0; i < s->n; i++) {
+        const EslDrawable *e = &s->items[i];
+        const float *b = e->kind == ESL_DRAW_SPHERE ? e->a : e->b;
+        float radius = e->radius > e->radius2 ? e->radius : e->radius2;
+        float t;
+        float dist = ray_segment(origin, d, e->a, b, &t);
+        if (dist <= radius && t > 0 && t < best_t) {
+            best_t = t;
+            best = i;
+        }
+    }
+    return best;
+}

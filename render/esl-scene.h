@@ -1,0 +1,83 @@
+/* EslScene: what to draw for a model in a given state, as a flat list of simple drawables.
+ * No GL here (unit-testable); the renderer turns each drawable into an instanced mesh.
+ *
+ * Drawn elements:
+ *  - bodies: capsules joining the body's anchors (points, joint locations, force attachments);
+ *    one anchor: a capsule from the centre of mass; none: a sphere at the centre of mass;
+ *  - joints: revolute a cylinder along its axis, prismatic a long thin cylinder along its axis,
+ *    spherical a sphere, universal two crossed cylinders, rod a thin capsule between its points;
+ *    coloured by their constraint violation (esl_scene_violation_color);
+ *  - joints on the ground: a cone under them (ground marker);
+ *  - TSDA springs: helices; constant forces: arrows;
+ *  - body frames (optional): three arrows x (red), y (green), z (blue) at the centre of mass.
+ */
+#ifndef ESL_SCENE_H
+#define ESL_SCENE_H
+
+#include "mbs_model.h"
+
+typedef enum {
+    ESL_DRAW_CAPSULE,  /* segment a-b with rounded ends, radius */
+    ESL_DRAW_CYLINDER, /* frustum a-b with radius at a and radius2 at b, flat ends */
+    ESL_DRAW_SPHERE,   /* centre a, radius */
+    ESL_DRAW_HELIX,    /* coil from a to b: coil radius, wire radius2, turns */
+    ESL_DRAW_KIND_COUNT
+} EslDrawableKind;
+
+typedef enum {
+    ESL_SOURCE_BODY,
+    ESL_SOURCE_JOINT,
+    ESL_SOURCE_FORCE,
+    ESL_SOURCE_GROUND, /* ground marker under a joint (index: the joint) */
+    ESL_SOURCE_FRAME,  /* body frame arrow (index: the body) */
+} EslDrawableSource;
+
+typedef struct {
+    EslDrawableKind kind;
+    float a[3], b[3];
+    float radius, radius2;
+    int turns;
+    float color[4];
+    EslDrawableSource source;
+    int index; /* body, joint or force index in the model */
+} EslDrawable;
+
+typedef struct {
+    int show_frames;          /* draw body frames */
+    double violation_low;     /* violations at or below this are drawn in the "good" colour */
+    double violation_high;    /* violations at or above this are drawn in the "bad" colour */
+    int highlight_source;     /* -1: none; else an EslDrawableSource whose element is */
+    int highlight_index;      /*   drawn highlighted (selection in the model tree) */
+} EslSceneOptions;
+
+void esl_scene_options_defaults(EslSceneOptions *o);
+
+typedef struct {
+    EslDrawable *items;
+    int n, cap;
+    /* Bounding sphere of the model as drawn, a unit "up" vector (against gravity, +z when
+     * there is no gravity) and a length scale used for radii. */
+    float center[3];
+    float radius;
+    float up[3];
+    float size;
+} EslScene;
+
+EslScene *esl_scene_new(void);
+void esl_scene_free(EslScene *scene);
+
+/* Rebuild the drawables. poses: nbodies * 12 numbers (per body R row-major, then p;
+ * x_now = R x_drawn + p), or NULL for the drawn configuration. violations: njoints numbers
+ * (max |constraint residual| of each joint) or NULL. Reuses the storage; returns 0, or -1 when
+ * out of memory. */
+int esl_scene_build(EslScene *scene, const MbsModel *m, const double *poses,
+                    const double *violations, const EslSceneOptions *options);
+
+/* Colour scale for constraint violation: green at or below low, through yellow, to red at or
+ * above high, interpolated on log10(v). */
+void esl_scene_violation_color(double violation, double low, double high, float rgba[4]);
+
+/* Index of the nearest drawable hit by the ray origin + t dir (t > 0), or -1. */
+int esl_scene_pick(const EslScene *scene, const float origin[3], const float dir[3]);
+
+#endif

@@ -1,0 +1,379 @@
+/* Model file loader: good models give the expected model; every bad model gives an error that
+ * names the file, the element and the problem; mutated input never crashes. */
+#include <string.h>
+
+#include "esl-model-file.h"
+#include "mbs_topology.h"
+#include "tap.h"
+
+#define MODELS ESLABON_SOURCE_DIR "/models/"
+#define BAD ESLABON_SOURCE_DIR "/tests/app/bad-models/"
+
+/* ---- bad models ------------------------------------------------------------------------ */
+
+typedef struct {
+    const char *file;
+    int code;
+    const char *expect[4]; /* substrings of the message besides the file name */
+} BadCase;
+
+static const BadCase bad_cases[] = {
+    {"syntax.json", ESL_MODEL_FILE_ERROR_SYNTAX, {"line 6, column 33", "expected character `,'"}},
+    {"deep-nesting.json", ESL_MODEL_FILE_ERROR_SYNTAX, {"nested deeper than"}},
+    {"not-an-object.json", ESL_MODEL_FILE_ERROR_FORMAT, {"top level must be a JSON object"}},
+    {"bad-format.json", ESL_MODEL_FILE_ERROR_FORMAT, {"unsupported format 'openmodelica'"}},
+    {"bad-version.json", ESL_MODEL_FILE_ERROR_FORMAT, {"unsupported version 2"}},
+    {"missing-field.json", ESL_MODEL_FILE_ERROR_INVALID,
+     {"bodies[1] 'crank'", "missing required field 'mass'"}},
+    {"wrong-type.json", ESL_MODEL_FILE_ERROR_INVALID,
+     {"bodies[1] 'crank'", "'mass' must be a number", "not an array"}},
+    {"negative-mass.json", ESL_MODEL_FILE_ERROR_INVALID,
+     {"bodies[1] 'crank': mass -1 must be zero or positive"}},
+    {"bad-inertia.json", ESL_MODEL_FILE_ERROR_INVALID, {"bodies[1] 'crank'", "'inertia'", "3 rows"}},
+    {"unknown-body.json", ESL_MODEL_FILE_ERROR_INVALID, {"joints[0] 'A'", "unknown body 'krank'"}},
+    {"no-ground.json", ESL_MODEL_FILE_ERROR_INVALID, {"no ground body"}},
+    {"two-grounds.json", ESL_MODEL_FILE_ERROR_INVALID,
+     {"bodies[2] 'floor'", "second ground", "'ground'"}},
+    {"duplicate-body.json", ESL_MODEL_FILE_ERROR_INVALID,
+     {"bodies[2] 'crank'", "body named 'crank' is already defined"}},
+    {"duplicate-joint.json", ESL_MODEL_FILE_ERROR_INVALID,
+     {"joints[1] 'A'", "joint named 'A' is already defined"}},
+    {"unknown-joint-type.json", ESL_MODEL_FILE_ERROR_INVALID,
+     {"joints[2] 'C': unknown joint type 'hinge' (expected revolute, prismatic, spherical, "
+      "universal or rod)"}},
+    {"unknown-point.json", ESL_MODEL_FILE_ERROR_INVALID,
+     {"joints[0] 'A': point 'Q' is not a point of 'ground' or 'crank'"}},
+    {"zero-axis.json", ESL_MODEL_FILE_ERROR_INVALID, {"joints[0] 'A'", "'axis' has zero length"}},
+    {"driven-spherical.json", ESL_MODEL_FILE_ERROR_INVALID,
+     {"joints[0] 'A'", "only revolute and prismatic joints can be driven"}},
+    {"unknown-parameter.json", ESL_MODEL_FILE_ERROR_INVALID,
+     {"bodies[1] 'crank'", "point 'B'", "\"2*Lc\"", "unknown parameter 'Lc'"}},
+    {"bad-expression.json", ESL_MODEL_FILE_ERROR_INVALID,
+     {"bodies[1] 'crank'", "\"2*(L + 1\"", "expected ')'"}},
+    {"bad-parameter-name.json", ESL_MODEL_FILE_ERROR_INVALID,
+     {"parameters '2L'", "must start with a letter"}},
+    {"unknown-field.json", ESL_MODEL_FILE_ERROR_INVALID,
+     {"forces[0] 'spring'", "unknown field 'stifness'"}},
+    {"unknown-force-type.json", ESL_MODEL_FILE_ERROR_INVALID,
+     {"forces[0] 'push'", "unknown force type 'impulse'"}},
+    {"bad-initial.json", ESL_MODEL_FILE_ERROR_INVALID,
+     {"initial[0] (joint 'A')", "'coordinate' 1", "revolute"}},
+    {"disconnected.json", ESL_MODEL_FILE_ERROR_TOPOLOGY,
+     {"body 'loose' is not connected to the ground"}},
+};
+
+static void check_bad(const BadCase *c)
+{
+    char *path = g_strconcat(BAD, c->file, NULL);
+    GError *error = NULL;
+    MbsModel *m = esl_model_load_file(path, NULL, 0, &error);
+    tap_ok(m == NULL && error, "%s is rejected", c->file);
+    mbs_model_free(m);
+    if (error) {
+        char *prefix = g_strconcat(c->file, ": ", NULL);
+        tap_ok(g_str_has_prefix(error->message, prefix), "%s: message starts with the file name",
+               c->file);
+        tap_ok(error->domain == ESL_MODEL_FILE_ERROR && error->code == c->code,
+               "%s: error code %d (got %d)", c->file, c->code, error->code);
+        for (int i = 0; i < 4 && c->expect[i]; ++i)
+            tap_ok(strstr(error->message, c->expect[i]) != NULL, "%s: message mentions \"%s\"",
+                   c->file, c->expect[i]);
+        tap_diag("%s", error->message);
+        g_free(prefix);
+        g_error_free(error);
+    }
+    g_free(path);
+}
+
+/* Every fixture in bad-models/ is listed above, so a new fixture cannot go untested. */
+static void check_all_fixtures_listed(void)
+{
+    GDir *d = g_dir_open(BAD, 0, NULL);
+    int found = 0, listed = 0;
+    for (const char *f; d && (f = g_dir_read_name(d));) {
+        if (!g_str_has_suffix(f, ".json"))
+            continue;
+        found++;
+        for (size_t i = 0; i < G_N_ELEMENTS(bad_cases); ++i)
+            listed += !strcmp(bad_cases[i].file, f);
+    }
+    if (d)
+        g_dir_close(d);
+    tap_ok(found == (int)G_N_ELEMENTS(bad_cases) && listed == found,
+           "every bad-models/*.json fixture is checked (%d files, %d cases)", found,
+           (int)G_N_ELEMENTS(bad_cases));
+}
+
+/* ---- good models ----------------------------------------------------------------------- */
+
+static double dist(const double a[3], const double b[3])
+{
+    return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+static const double *point(const MbsModel *m, const char *body, const char *name)
+{
+    int p = mbs_model_find_point(m, mbs_model_find_body(m, body), name);
+    static const double nan3[3] = {NAN, NAN, NAN};
+    return p >= 0 ? m->points[p].pos : nan3;
+}
+
+static void check_four_bar(void)
+{
+    GError *error = NULL;
+    MbsModel *m = esl_model_load_file(MODELS "four-bar-spatial.json", NULL, 0, &error);
+    if (!tap_ok(m != NULL, "four-bar-spatial.json loads%s%s", error ? ": " : "",
+                error ? error->message : "")) {
+        g_clear_error(&error);
+        return;
+    }
+    tap_ok(!strcmp(m->name, "four-bar-spatial"), "model name from the file");
+    tap_ok(m->nbodies == 4 && m->njoints == 4 && m->npoints == 8 && m->nforces == 0,
+           "4 bodies, 4 joints, 8 points, no forces (got %d, %d, %d, %d)", m->nbodies,
+           m->njoints, m->npoints, m->nforces);
+    tap_ok(m->bodies[m->ground].is_ground && !strcmp(m->bodies[m->ground].name, "ground"),
+           "the ground is 'ground'");
+    tap_ok(mbs_model_ncoords(m) == 4 && mbs_model_nconstraints(m) == 3 && m->topo->ncut == 1,
+           "4 relative coordinates, 3 constraints, 1 cut joint (got %d, %d, %d)",
+           mbs_model_ncoords(m), mbs_model_nconstraints(m), m->topo->ncut);
+    tap_close(m->gravity[2], -9.81, 0, "gravity -Z 9.81");
+
+    double s = sqrt(1.0 - 0.7625 * 0.7625);
+    const double *C = point(m, "coupler", "C"), *B = point(m, "coupler", "B");
+    tap_close(C[0], 5.0 - 2 * 0.7625, 1e-15, "C.x = 5 + 2 cos t (expression)");
+    tap_close(C[1], 2 * s, 1e-15, "C.y = 2 sin t (expression with sqrt)");
+    tap_close(dist(B, C), 4.0, 1e-13, "|BC| = 4: the drawing is assembled");
+    tap_close(dist(point(m, "follower", "D"), point(m, "follower", "C")), 2.0, 1e-13,
+              "|DC| = 2");
+    tap_close(dist(point(m, "crank", "A"), point(m, "crank", "B")), 1.5, 0, "|AB| = 1.5");
+
+    const MbsBody *cp = &m->bodies[mbs_model_find_body(m, "coupler")];
+    tap_close(cp->mass, 4.0, 0, "coupler mass 4 kg");
+    tap_close(cp->com[1], s, 1e-15, "slender rod: com defaults to the midpoint of its ends");
+    double d[3] = {C[0] - B[0], C[1] - B[1], C[2] - B[2]};
+    tap_close(cp->inertia[0], 4.0 / 12.0 * (16.0 - d[0] * d[0]), 1e-13,
+              "slender rod inertia Ixx = m/12 (L^2 - dx^2)");
+    tap_close(cp->inertia[1], -4.0 / 12.0 * d[0] * d[1], 1e-13, "slender rod inertia Ixy");
+
+    const MbsJoint *jb = &m->joints[mbs_model_find_joint(m, "B")];
+    double n = sqrt(1.5 * 1.5 + 4 * s * s);
+    tap_ok(jb->type == MBS_JOINT_UNIVERSAL, "joint B is universal");
+    tap_close(jb->axis1[0], 1.0, 0, "B axis1 = X (named global axis)");
+    tap_close(jb->axis2[1], 1.5 / n, 1e-15, "B axis2 normalized (y)");
+    tap_close(jb->axis2[2], 2 * s / n, 1e-15, "B axis2 normalized (z)");
+    tap_close(jb->point1[2], 1.5, 0, "B at the crank's point B");
+    const MbsJoint *jd = &m->joints[mbs_model_find_joint(m, "D")];
+    tap_ok(jd->type == MBS_JOINT_REVOLUTE && jd->axis1[2] == 1.0 && jd->point1[0] == 5.0,
+           "D revolute about Z at (5, 0, 0)");
+    tap_ok(m->topo->joint_node[mbs_model_find_joint(m, "D")] >= 0,
+           "D (with an initial condition) is a tree joint");
+    tap_ok(m->ninitial == 1 && m->initial[0].is_velocity && m->initial[0].coordinate == 0 &&
+               m->initial[0].joint == mbs_model_find_joint(m, "D"),
+           "one initial velocity on D");
+    tap_close(m->initial[0].value, -0.1, 0, "D velocity -0.1 rad/s");
+    tap_ok(m->nparameters == 2 && !strcmp(m->parameters[1].name, "sin_t"),
+           "parameters cos_t, sin_t are kept in the model");
+    tap_close(m->parameters[1].value, s, 1e-15, "parameter defined by an expression");
+    mbs_model_free(m);
+}
+
+static void check_slider_crank(void)
+{
+    GError *error = NULL;
+    MbsModel *m = esl_model_load_file(MODELS "slider-crank.json", NULL, 0, &error);
+    if (!tap_ok(m != NULL, "slider-crank.json loads%s%s", error ? ": " : "",
+                error ? error->message : "")) {
+        g_clear_error(&error);
+        return;
+    }
+    const MbsJoint *o = &m->joints[mbs_model_find_joint(m, "O")];
+    tap_ok(o->driven && o->driver.kind == MBS_FUNCTION_POLYNOMIAL && o->driver.ncoef == 2,
+           "crank joint driven by a degree-1 polynomial");
+    tap_close(o->driver.coef[1], 2 * G_PI, 1e-15, "driver speed 2 pi rad/s");
+    tap_ok(m->joints[mbs_model_find_joint(m, "S")].type == MBS_JOINT_PRISMATIC,
+           "slider joint is prismatic");
+    tap_ok(m->nforces == 1 && m->forces[0].type == MBS_FORCE_TSDA, "one TSDA");
+    tap_close(m->forces[0].stiffness, 500, 0, "TSDA stiffness");
+    tap_close(m->forces[0].natural_length, 0.6, 0, "TSDA natural length");
+    tap_close(m->forces[0].point2[1], sqrt(0.32), 1e-15, "TSDA end on the slider point B");
+    const MbsBody *sl = &m->bodies[mbs_model_find_body(m, "slider")];
+    tap_close(sl->inertia[0], 1.0 / 12 * (0.01 + 0.0025), 1e-15, "box inertia Ixx");
+    mbs_model_free(m);
+}
+
+/* Every bundled model loads and compiles. */
+static void check_bundled(void)
+{
+    GDir *d = g_dir_open(MODELS, 0, NULL);
+    int n = 0;
+    for (const char *f; d && (f = g_dir_read_name(d));) {
+        if (!g_str_has_suffix(f, ".json"))
+            continue;
+        char *path = g_strconcat(MODELS, f, NULL);
+        GError *error = NULL;
+        MbsModel *m = esl_model_load_file(path, NULL, 0, &error);
+        tap_ok(m != NULL, "bundled %s loads%s%s", f, error ? ": " : "", error ? error->message : "");
+        g_clear_error(&error);
+        mbs_model_free(m);
+        g_free(path);
+        n++;
+    }
+    if (d)
+        g_dir_close(d);
+    tap_ok(n >= 6, "at least 6 bundled models (found %d)", n);
+}
+
+static const char *param_model =
+    "{\"format\": \"eslabon-model\", \"version\": 1,\n"
+    " \"parameters\": {\"L\": 2, \"m\": \"3*L\", \"h\": \"-L/2 + 2^3\", \"w\": 5},\n"
+    " \"gravity\": [0, \"-w\", 0],\n"
+    " \"bodies\": [\n"
+    "  {\"name\": \"ground\", \"ground\": true, \"points\": {\"O\": [0, 0, 0]},\n"
+    "   \"vectors\": {\"u\": [0, 0, 2]}},\n"
+    "  {\"name\": \"bar\", \"mass\": \"m\", \"inertia\": {\"slender_rod\": [\"O\", \"E\"]},\n"
+    "   \"points\": {\"O\": [0, 0, 0], \"E\": [0, \"L\", \"h\"]}},\n"
+    "  {\"name\": \"bob\", \"mass\": 1, \"com\": [0, \"L\", \"h\"], \"inertia\": \"point\",\n"
+    "   \"comment\": \"a point mass on a rod\"}],\n"
+    " \"joints\": [\n"
+    "  {\"name\": \"O\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"bar\"],\n"
+    "   \"point\": \"O\", \"axis\": \"u\"},\n"
+    "  {\"name\": \"E\", \"type\": \"spherical\", \"bodies\": [\"bar\", \"bob\"],\n"
+    "   \"point\": \"E\"},\n"
+    "  {\"name\": \"R\", \"type\": \"rod\", \"bodies\": [\"ground\", \"bob\"],\n"
+    "   \"points\": [\"O\", [0, \"L\", \"h\"]]}],\n"
+    " \"forces\": [\n"
+    "  {\"type\": \"rsda\", \"joint\": \"O\", \"stiffness\": \"10*L\", \"rest_angle\": \"pi/4\"},\n"
+    "  {\"type\": \"torque\", \"body\": \"bar\", \"vector\": [1, 0, 0]},\n"
+    "  {\"type\": \"force\", \"body\": \"bar\", \"point\": \"E\", \"vector\": [0, 0, \"-w\"]}],\n"
+    " \"initial\": [{\"joint\": \"O\", \"position\": 0.1, \"velocity\": \"L\"}]}\n";
+
+static void check_parameters(void)
+{
+    GError *error = NULL;
+    MbsModel *m = esl_model_load_string(param_model, "params.json", NULL, 0, &error);
+    if (!tap_ok(m != NULL, "parameter model loads%s%s", error ? ": " : "",
+                error ? error->message : "")) {
+        g_clear_error(&error);
+        return;
+    }
+    tap_ok(!strcmp(m->name, "params"), "model name defaults to the file name");
+    const MbsBody *bar = &m->bodies[mbs_model_find_body(m, "bar")];
+    tap_close(bar->mass, 6.0, 0, "mass = 3*L with L = 2");
+    tap_close(point(m, "bar", "E")[2], 7.0, 0, "h = -L/2 + 2^3 = 7");
+    tap_close(bar->com[1], 1.0, 0, "com at the rod midpoint");
+    tap_close(m->gravity[1], -5.0, 0, "gravity from an expression");
+    tap_close(m->joints[0].axis1[2], 1.0, 0, "axis by a named vector of the ground, normalized");
+    tap_close(m->joints[2].length, sqrt(53.0), 1e-14, "rod length defaults to the drawn distance");
+    tap_ok(m->topo->joint_node[2] < 0, "a rod is always a cut joint");
+    tap_ok(m->nforces == 3, "3 forces");
+    tap_close(m->forces[0].stiffness, 20.0, 0, "RSDA stiffness 10*L");
+    tap_close(m->forces[0].rest_angle, G_PI / 4, 1e-16, "RSDA rest angle pi/4");
+    tap_close(m->forces[2].vector[2], -5.0, 0, "force vector from an expression");
+    tap_ok(m->ninitial == 2, "position and velocity given in one entry make two conditions");
+    mbs_model_free(m);
+
+    /* Overrides replace a value before anything is evaluated; dependents follow. */
+    EslParameterOverride ov[] = {{"L", 3.0}, {"w", 9.81}};
+    m = esl_model_load_string(param_model, "params.json", ov, 2, &error);
+    if (!tap_ok(m != NULL, "parameter model loads with overrides")) {
+        g_clear_error(&error);
+        return;
+    }
+    bar = &m->bodies[mbs_model_find_body(m, "bar")];
+    tap_close(bar->mass, 9.0, 0, "override L = 3: mass = 3*L = 9");
+    tap_close(point(m, "bar", "E")[1], 3.0, 0, "override L = 3: point E moves");
+    tap_close(point(m, "bar", "E")[2], 6.5, 0, "override L = 3: h follows");
+    tap_close(m->gravity[1], -9.81, 0, "override w");
+    tap_close(m->parameters[0].value, 3.0, 0, "the model keeps the overridden value");
+    mbs_model_free(m);
+
+    EslParameterOverride bad[] = {{"Q", 1.0}};
+    m = esl_model_load_string(param_model, "params.json", bad, 1, &error);
+    tap_ok(!m && error && strstr(error->message, "params.json") &&
+               strstr(error->message, "override 'Q'") && strstr(error->message, "no such parameter"),
+           "override of an unknown parameter is an error: %s", error ? error->message : "");
+    g_clear_error(&error);
+    mbs_model_free(m);
+}
+
+static void check_misc_errors(void)
+{
+    GError *error = NULL;
+    MbsModel *m = esl_model_load_file(BAD "does-not-exist.json", NULL, 0, &error);
+    tap_ok(!m && error && error->code == ESL_MODEL_FILE_ERROR_READ &&
+               g_str_has_prefix(error->message, "does-not-exist.json: "),
+           "missing file: %s", error ? error->message : "");
+    g_clear_error(&error);
+    m = esl_model_load_string("", "empty.json", NULL, 0, &error);
+    tap_ok(!m && error && strstr(error->message, "empty.json"), "empty input: %s",
+           error ? error->message : "");
+    g_clear_error(&error);
+    m = esl_model_load_string("{\"a\": 1}", "other.json", NULL, 0, &error);
+    tap_ok(!m && error && error->code == ESL_MODEL_FILE_ERROR_FORMAT &&
+               strstr(error->message, "not an eslabon-model file"),
+           "JSON of another kind: %s", error ? error->message : "");
+    g_clear_error(&error);
+    m = esl_model_load_string("{\"format\": \"eslabon-model\", \"version\": 1.0, \"bodies\": "
+                              "[{\"name\": \"g\", \"ground\": true}]}", "v.json", NULL, 0, &error);
+    tap_ok(m && m->nbodies == 1, "version 1.0 is version 1; a lone ground is a valid model");
+    g_clear_error(&error);
+    mbs_model_free(m);
+    m = esl_model_load_string(NULL, NULL, NULL, 0, &error);
+    tap_ok(!m && error, "NULL input is an error, not a crash");
+    g_clear_error(&error);
+}
+
+/* Mutated and truncated versions of a valid model: no crash, and a failure always comes with
+ * a message naming the file (under ASan/valgrind this is a small fuzz run). */
+static void check_mutations(void)
+{
+    size_t len = strlen(param_model);
+    char *buf = g_malloc(len + 1);
+    GRand *rng = g_rand_new_with_seed(2014);
+    int failures_named = 1, loaded = 0, runs = 0;
+    static const char junk[] = "{}[]\",:0-9eE.+-truefalsenull \\\x01\xff";
+    for (int i = 0; i < 3000; ++i, ++runs) {
+        memcpy(buf, param_model, len + 1);
+        int edits = 1 + g_rand_int_range(rng, 0, 3);
+        for (int e = 0; e < edits; ++e)
+            buf[g_rand_int_range(rng, 0, (gint32)len)] = junk[g_rand_int_range(rng, 0, sizeof junk - 1)];
+        GError *error = NULL;
+        MbsModel *m = esl_model_load_string(buf, "mut.json", NULL, 0, &error);
+        if (m)
+            loaded++;
+        else if (!error || !g_str_has_prefix(error->message, "mut.json: "))
+            failures_named = 0;
+        g_clear_error(&error);
+        mbs_model_free(m);
+    }
+    size_t last = (size_t)(strrchr(param_model, '}') - param_model);
+    for (size_t cut = 0; cut <= last; ++cut, ++runs) {
+        memcpy(buf, param_model, cut);
+        buf[cut] = '\0';
+        GError *error = NULL;
+        MbsModel *m = esl_model_load_string(buf, "cut.json", NULL, 0, &error);
+        if (m || !error || !g_str_has_prefix(error->message, "cut.json: "))
+            failures_named = 0;
+        g_clear_error(&error);
+        mbs_model_free(m);
+    }
+    tap_ok(failures_named, "%d mutated/truncated inputs: no crash, every failure names the file "
+           "(%d mutants still valid)", runs, loaded);
+    g_rand_free(rng);
+    g_free(buf);
+}
+
+int main(void)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(bad_cases); ++i)
+        check_bad(&bad_cases[i]);
+    check_all_fixtures_listed();
+    check_four_bar();
+    check_slider_crank();
+    check_bundled();
+    check_parameters();
+    check_misc_errors();
+    check_mutations();
+    return tap_done();
+}

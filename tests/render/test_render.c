@@ -1,0 +1,87 @@
+/* Headless rendering through `eslabon-cli render`'s entry point: the PNG of the bundled
+ * four-bar is the requested size, not a flat colour, shows the mechanism (many non-background
+ * pixels), and changes when the mechanism has moved. */
+#include <gdk-pixbuf/gdk-pixbuf.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "esl-cli.h"
+#include "tap.h"
+
+int esl_cli_render(int argc, char **argv);
+
+static int render(const char *model, const char *time, const char *out)
+{
+    char *argv[] = {"render", (char *)model, "--time", (char *)time, "--out", (char *)out,
+                    "--size", "320x200", NULL};
+    return esl_cli_render(8, argv);
+}
+
+/* Distinct colours and fraction of pixels differing from the top-left (background) pixel. */
+static void image_stats(GdkPixbuf *pb, int *distinct, double *foreground)
+{
+    int w = gdk_pixbuf_get_width(pb), h = gdk_pixbuf_get_height(pb);
+    int stride = gdk_pixbuf_get_rowstride(pb), nch = gdk_pixbuf_get_n_channels(pb);
+    const guint8 *px = gdk_pixbuf_read_pixels(pb);
+    g_autoptr(GHashTable) colours = g_hash_table_new(NULL, NULL);
+    long differ = 0;
+    guint32 background = px[0] | px[1] << 8 | px[2] << 16;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const guint8 *p = px + y * stride + x * nch;
+            guint32 c = p[0] | p[1] << 8 | p[2] << 16;
+            g_hash_table_add(colours, GUINT_TO_POINTER(c + 1));
+            differ += c != background;
+        }
+    *distinct = (int)g_hash_table_size(colours);
+    *foreground = (double)differ / (w * h);
+}
+
+static int differing_pixels(GdkPixbuf *a, GdkPixbuf *b)
+{
+    int w = gdk_pixbuf_get_width(a), h = gdk_pixbuf_get_height(a);
+    int stride = gdk_pixbuf_get_rowstride(a), nch = gdk_pixbuf_get_n_channels(a);
+    const guint8 *pa = gdk_pixbuf_read_pixels(a), *pb = gdk_pixbuf_read_pixels(b);
+    int n = 0;
+    for (int y = 0; y < h; y++)
+        n += memcmp(pa + y * stride, pb + y * stride, (size_t)w * nch) != 0;
+    return n;
+}
+
+int main(void)
+{
+    g_autofree char *dir = g_dir_make_tmp("esl-render-XXXXXX", NULL);
+    g_autofree char *at0 = g_build_filename(dir, "four-bar-t0.png", NULL);
+    g_autofree char *at3 = g_build_filename(dir, "four-bar-t3.png", NULL);
+    g_setenv("ESLABON_MODELS_DIR", ESLABON_SOURCE_DIR "/models", TRUE);
+
+    tap_ok(render("four-bar-spatial", "0", at0) == 0, "render the bundled four-bar at t = 0");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GdkPixbuf) img0 = gdk_pixbuf_new_from_file(at0, &error);
+    if (!tap_ok(img0 != NULL, "the PNG loads"))
+        return tap_done();
+    tap_ok(gdk_pixbuf_get_width(img0) == 320 && gdk_pixbuf_get_height(img0) == 200,
+           "the PNG has the requested size 320x200");
+    int distinct;
+    double foreground;
+    image_stats(img0, &distinct, &foreground);
+    tap_ok(distinct > 50, "not a flat image: %d distinct colours", distinct);
+    tap_ok(foreground > 0.02 && foreground < 0.9, "mechanism and grid cover %.1f %% of the image",
+           100 * foreground);
+
+    tap_ok(render("four-bar-spatial", "3", at3) == 0, "render the four-bar at t = 3 s");
+    g_autoptr(GdkPixbuf) img3 = gdk_pixbuf_new_from_file(at3, NULL);
+    int rows = img3 ? differing_pixels(img0, img3) : 0;
+    tap_ok(rows > 5, "the picture changes as the mechanism moves (%d rows differ)", rows);
+
+    g_autofree char *nowhere = g_build_filename(dir, "x.png", NULL);
+    tap_ok(render("no-such-model", "0", nowhere) != 0 && !g_file_test(nowhere, G_FILE_TEST_EXISTS),
+           "an unknown model fails without writing a file");
+    char *bad_size[] = {"render", "four-bar-spatial", "--out", nowhere, "--size", "12", NULL};
+    tap_ok(esl_cli_render(6, bad_size) != 0, "a malformed --size is refused");
+
+    g_unlink(at0);
+    g_unlink(at3);
+    g_rmdir(dir);
+    return tap_done();
+}

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <lapacke.h>
+
 #include "mbs_linalg.h"
 #include "mbs_topology.h"
 
@@ -101,13 +103,25 @@ static int copy_name(char *dst, const char *name, const char *kind, MbsError *er
     return 0;
 }
 
+/* Principal moments non-negative and satisfying the triangle inequality (a real mass
+ * distribution), with a relative tolerance for round-off. */
+static int physical_inertia(const double tensor[9])
+{
+    double a[9], w[3];
+    memcpy(a, tensor, sizeof a);
+    if (LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'U', 3, a, 3, w) != 0)
+        return 0;
+    double tol = 1e-9 * (fabs(w[0]) + fabs(w[1]) + fabs(w[2]) + 1e-300);
+    return w[0] >= -tol && w[2] <= w[0] + w[1] + tol;
+}
+
 int mbs_model_add_ground(MbsModel *m, const char *name, MbsError *err)
 {
     if (m->ground >= 0)
         return mbs_error_set(err, MBS_FATAL, "body '%s': the model already has a ground ('%s')",
                              name ? name : "?", m->bodies[m->ground].name), -1;
-    double zero[3] = {0, 0, 0}, I[9] = {0};
-    int b = mbs_model_add_body(m, name, 0.0, zero, I, err);
+    double zero[3] = {0, 0, 0}, no_inertia[9] = {0};
+    int b = mbs_model_add_body(m, name, 0.0, zero, no_inertia, err);
     if (b >= 0) {
         m->bodies[b].is_ground = 1;
         m->ground = b;
@@ -125,7 +139,12 @@ int mbs_model_add_body(MbsModel *m, const char *name, double mass, const double 
     if (!(mass >= 0.0) || !isfinite(mass))
         return mbs_error_set(err, MBS_FATAL, "body '%s': mass %g must be zero or positive",
                              name ? name : "?", mass), -1;
-    if (check_finite(com, 3, "centre of mass", err) || check_finite(inertia, 9, "inertia", err))
+    char what[MBS_NAME_MAX + 32];
+    snprintf(what, sizeof what, "body '%s': centre of mass", name ? name : "?");
+    if (check_finite(com, 3, what, err))
+        return -1;
+    snprintf(what, sizeof what, "body '%s': inertia", name ? name : "?");
+    if (check_finite(inertia, 9, what, err))
         return -1;
     for (int i = 0; i < 3; ++i) {
         if (inertia[4 * i] < 0.0)
@@ -137,6 +156,11 @@ int mbs_model_add_body(MbsModel *m, const char *name, double mass, const double 
                 return mbs_error_set(err, MBS_FATAL, "body '%s': inertia tensor is not symmetric",
                                      name ? name : "?"), -1;
     }
+    if (!physical_inertia(inertia))
+        return mbs_error_set(err, MBS_FATAL,
+                             "body '%s': inertia tensor is not physical (principal moments must be "
+                             "non-negative and each at most the sum of the other two)",
+                             name ? name : "?"), -1;
     GROW(m, bodies, nbodies, cap_bodies, err);
     MbsBody *b = &m->bodies[m->nbodies];
     memset(b, 0, sizeof *b);
@@ -151,8 +175,9 @@ int mbs_model_add_body(MbsModel *m, const char *name, double mass, const double 
 int mbs_model_add_point(MbsModel *m, int body, const char *name, const double pos[3],
                         MbsError *err)
 {
-    if (check_open(m, err) || check_body(m, body, "point", err) ||
-        check_finite(pos, 3, "point", err))
+    char what[2 * MBS_NAME_MAX + 16];
+    snprintf(what, sizeof what, "point '%s'", name ? name : "?");
+    if (check_open(m, err) || check_body(m, body, what, err) || check_finite(pos, 3, what, err))
         return -1;
     if (mbs_model_find_point(m, body, name) >= 0)
         return mbs_error_set(err, MBS_FATAL, "body '%s': point '%s' is defined twice",
@@ -260,12 +285,31 @@ int mbs_model_drive_joint(MbsModel *m, int joint, const MbsFunction *driver, Mbs
     if (check_open(m, err))
         return -1;
     if (joint < 0 || joint >= m->njoints)
-        return mbs_error_set(err, MBS_FATAL, "driver: joint index %d out of range", joint);
+        return mbs_error_set(err, MBS_FATAL, "driver: joint index %d out of range (%d joints)",
+                             joint, m->njoints);
     MbsJoint *j = &m->joints[joint];
     if (j->type != MBS_JOINT_REVOLUTE && j->type != MBS_JOINT_PRISMATIC)
         return mbs_error_set(err, MBS_FATAL,
                              "joint '%s': only revolute and prismatic joints can be driven (it is %s)",
                              j->name, mbs_joint_type_name(j->type));
+    if (!driver)
+        return mbs_error_set(err, MBS_FATAL, "joint '%s': driver function missing", j->name);
+    if (driver->kind == MBS_FUNCTION_POLYNOMIAL &&
+        (driver->ncoef < 1 || driver->ncoef > MBS_POLY_MAX))
+        return mbs_error_set(err, MBS_FATAL, "joint '%s': a polynomial driver needs 1 to %d "
+                             "coefficients (got %d)", j->name, MBS_POLY_MAX, driver->ncoef);
+    if (driver->kind != MBS_FUNCTION_POLYNOMIAL && driver->kind != MBS_FUNCTION_SINE)
+        return mbs_error_set(err, MBS_FATAL, "joint '%s': unknown driver function", j->name);
+    double vals[4] = {driver->offset, driver->amplitude, driver->omega, driver->phase};
+    char what[MBS_NAME_MAX + 32];
+    snprintf(what, sizeof what, "joint '%s': driver", j->name);
+    if (check_finite(vals, 4, what, err) ||
+        (driver->kind == MBS_FUNCTION_POLYNOMIAL && check_finite(driver->coef, driver->ncoef, what, err)))
+        return -1;
+    for (int i = 0; i < m->ninitial; ++i)
+        if (m->initial[i].joint == joint)
+            return mbs_error_set(err, MBS_FATAL, "joint '%s': a driven joint cannot also have an "
+                                 "initial condition", j->name);
     j->driven = 1;
     j->driver = *driver;
     return 0;
@@ -292,7 +336,8 @@ int mbs_model_add_force(MbsModel *m, const MbsForce *f, MbsError *err)
         if (m->joints[f->joint].type != MBS_JOINT_REVOLUTE &&
             m->joints[f->joint].type != MBS_JOINT_PRISMATIC)
             return mbs_error_set(err, MBS_FATAL,
-                                 "force '%s': a rotational spring needs a revolute joint ('%s' is %s)",
+                                 "force '%s': a spring-damper on a joint coordinate needs a revolute "
+                                 "or prismatic joint ('%s' is %s)",
                                  name, m->joints[f->joint].name,
                                  mbs_joint_type_name(m->joints[f->joint].type));
         break;
@@ -306,6 +351,19 @@ int mbs_model_add_force(MbsModel *m, const MbsForce *f, MbsError *err)
     if (f->stiffness < 0.0 || f->damping < 0.0)
         return mbs_error_set(err, MBS_FATAL,
                              "force '%s': stiffness and damping must not be negative", name);
+    if (f->type == MBS_FORCE_TSDA) {
+        double d[3];
+        mbs_v3_sub(f->point1, f->point2, d);
+        if (f->natural_length < 0.0)
+            return mbs_error_set(err, MBS_FATAL, "force '%s': natural length must not be negative",
+                                 name);
+        if (mbs_v3_norm(d) < 1e-9)
+            return mbs_error_set(err, MBS_FATAL, "force '%s': the two points of a spring-damper "
+                                 "coincide, so its line of action is undefined", name);
+    }
+    for (int i = 0; f->name[0] && i < m->nforces; ++i)
+        if (!strcmp(m->forces[i].name, f->name))
+            return mbs_error_set(err, MBS_FATAL, "force '%s' is defined twice", f->name);
     GROW(m, forces, nforces, cap_forces, err);
     m->forces[m->nforces] = *f;
     if (!f->name[0])
@@ -328,6 +386,14 @@ int mbs_model_set_initial(MbsModel *m, int joint, int coordinate, int is_velocit
     if (!isfinite(value))
         return mbs_error_set(err, MBS_FATAL, "initial condition of joint '%s' is not finite",
                              j->name);
+    if (j->driven)
+        return mbs_error_set(err, MBS_FATAL, "joint '%s' is driven: its motion is given, it "
+                             "takes no initial condition", j->name);
+    for (int i = 0; i < m->ninitial; ++i)
+        if (m->initial[i].joint == joint && m->initial[i].coordinate == coordinate &&
+            m->initial[i].is_velocity == is_velocity)
+            return mbs_error_set(err, MBS_FATAL, "joint '%s': initial %s of coordinate %d given "
+                                 "twice", j->name, is_velocity ? "velocity" : "position", coordinate);
     GROW(m, initial, ninitial, cap_initial, err);
     m->initial[m->ninitial] = (MbsInitialCondition){joint, coordinate, is_velocity, value};
     return m->ninitial++;
@@ -335,6 +401,12 @@ int mbs_model_set_initial(MbsModel *m, int joint, int coordinate, int is_velocit
 
 int mbs_model_add_parameter(MbsModel *m, const char *name, double value, MbsError *err)
 {
+    if (check_open(m, err))
+        return -1;
+    if (!name || !*name)
+        return mbs_error_set(err, MBS_FATAL, "parameter without a name"), -1;
+    if (!isfinite(value))
+        return mbs_error_set(err, MBS_FATAL, "parameter '%s' is not a finite number", name), -1;
     for (int i = 0; i < m->nparameters; ++i)
         if (!strcmp(m->parameters[i].name, name))
             return mbs_error_set(err, MBS_FATAL, "parameter '%s' is defined twice", name), -1;

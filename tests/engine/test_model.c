@@ -24,6 +24,9 @@ int main(void)
     double Ibad[9] = {1, 2, 0, 0, 1, 0, 0, 0, 1};
     expect_error(mbs_model_add_body(m, "skew", 1.0, o, Ibad, &err), &err, "not symmetric",
                  "non-symmetric inertia is refused");
+    double Iflat[9] = {1, 0, 0, 0, 1, 0, 0, 0, 3}; /* Izz > Ixx + Iyy: no mass distribution */
+    expect_error(mbs_model_add_body(m, "flat", 1.0, o, Iflat, &err), &err, "not physical",
+                 "an inertia violating the triangle inequality is refused");
     int b = mbs_model_add_body(m, "bar", 1.0, o, I, &err);
     expect_error(mbs_model_add_joint(m, "self", MBS_JOINT_REVOLUTE, b, b, o, x, &err), &err,
                  "to itself", "a joint from a body to itself is refused");
@@ -35,6 +38,18 @@ int main(void)
            "driving a spherical joint is refused: \"%s\"", err.message);
     expect_error(mbs_model_add_rod(m, "r", g, o, b, o, -1.0, &err), &err, "length",
                  "a rod of zero length is refused");
+    int jr = mbs_model_add_joint(m, "hinge", MBS_JOINT_REVOLUTE, g, b, o, x, &err);
+    MbsFunction bad = {.kind = MBS_FUNCTION_POLYNOMIAL, .ncoef = 99};
+    tap_ok(mbs_model_drive_joint(m, jr, &bad, &err) < 0 && strstr(err.message, "coefficients"),
+           "a polynomial driver with too many coefficients is refused: \"%s\"", err.message);
+    MbsFunction lin = {.kind = MBS_FUNCTION_POLYNOMIAL, .ncoef = 2, .coef = {0, 1}};
+    mbs_model_drive_joint(m, jr, &lin, &err);
+    tap_ok(mbs_model_set_initial(m, jr, 0, 1, 1.0, &err) < 0 && strstr(err.message, "driven"),
+           "an initial condition on a driven joint is refused: \"%s\"", err.message);
+    MbsForce spring = {.type = MBS_FORCE_TSDA, .body1 = g, .body2 = b, .stiffness = 1};
+    snprintf(spring.name, sizeof spring.name, "spring");
+    tap_ok(mbs_model_add_force(m, &spring, &err) < 0 && strstr(err.message, "coincide"),
+           "a spring between coincident points is refused: \"%s\"", err.message);
     int lonely = mbs_model_add_body(m, "lonely", 1.0, o, I, &err);
     (void)lonely;
     tap_ok(mbs_model_compile(m, &err) < 0 && strstr(err.message, "lonely") &&

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""eslabon-cli end to end: run --json keys and values, CSV history, project storage, clear
+errors for an unassemblable model and bad options. Prints TAP."""
+import json, os, sqlite3, subprocess, sys, tempfile
+
+cli, source = sys.argv[1], sys.argv[2]
+models = os.path.join(source, "models")
+count = failed = 0
+
+
+def ok(cond, what):
+    global count, failed
+    count += 1
+    failed += not cond
+    print(("ok" if cond else "not ok") + f" {count} - {what}", flush=True)
+    return cond
+
+
+def run(*args):
+    return subprocess.run([cli, *args], capture_output=True, text=True, timeout=600)
+
+
+tmp = tempfile.mkdtemp(prefix="esl-cli-")
+four_bar = os.path.join(models, "four-bar-spatial.json")
+
+r = run("run", four_bar, "--step", "0.001", "--duration", "5", "--json",
+        "--output", os.path.join(tmp, "h.csv"))
+ok(r.returncode == 0, "run four-bar --json exits 0 " + r.stderr.strip())
+summary = json.loads(r.stdout) if r.returncode == 0 else {}
+keys = ["model", "formulation", "step", "duration", "steps", "wall_seconds", "real_time_factor",
+        "energy_drift_max", "kinetic_energy_max", "constraint_position_max",
+        "constraint_velocity_max", "constraint_acceleration_max", "newton_iterations",
+        "jacobian_evaluations", "final_coordinates"]
+missing = [k for k in keys if k not in summary]
+ok(not missing, f"the JSON summary has every documented key (missing: {missing})")
+ok(summary.get("steps") == 5000 and summary.get("status") == "finished", "5000 steps, finished")
+ok(0 < summary.get("energy_drift_max", 1) < 2e-2,
+   f"energy drift {summary.get('energy_drift_max')} J below 2e-2 J at h = 1 ms")
+ok(summary.get("constraint_position_max", 1) < 1e-6, "max ||Phi|| below 1e-6")
+ok(len(summary.get("final_coordinates", [])) == 4, "four final relative coordinates")
+with open(os.path.join(tmp, "h.csv")) as f:
+    rows = f.read().splitlines()
+ok(len(rows) == 5002 and rows[0].startswith("time,kinetic"), f"CSV history: header + 5001 rows ({len(rows)})")
+last = rows[-1].split(",")
+ok(abs(float(last[0]) - 5.0) < 1e-9, "the history ends at t = 5 s")
+
+project = os.path.join(tmp, "study.eslabon")
+r1 = run("run", four_bar, "--step", "0.01", "--duration", "1", "--project", project)
+r2 = run("run", os.path.join(models, "double-pendulum.json"), "--step", "0.01", "--duration", "1",
+         "--project", project, "--json")
+ok(r1.returncode == 0 and r2.returncode == 0, "two runs stored in one project " + r1.stderr + r2.stderr)
+db = sqlite3.connect(project)
+runs = db.execute("select id, status from runs order by id").fetchall()
+ok(len(runs) == 2 and all(s == "finished" for _, s in runs), f"the project lists 2 finished runs {runs}")
+nsamples = db.execute("select count(*) from samples where run_id = ?", (runs[-1][0],)).fetchone()[0]
+ok(nsamples == 101, f"the second run stored its 101 samples ({nsamples})")
+db.close()
+
+bad = os.path.join(source, "tests", "cli", "unassemblable.json")
+r = run("run", bad)
+ok(r.returncode == 1 and "unassemblable.json" in r.stderr and "cannot be assembled" in r.stderr
+   and "'C'" in r.stderr, "an impossible loop is refused naming file and joint: " + r.stderr.strip())
+r = run("run", bad, "--project", project)
+db = sqlite3.connect(project)
+n = db.execute("select count(*) from runs").fetchone()[0]
+db.close()
+ok(r.returncode == 1 and n == 2, "a failed assembly does not add a run, earlier runs survive")
+
+r = run("run", four_bar, "--formulation", "nope")
+ok(r.returncode == 2 and "unknown formulation" in r.stderr and "penalty" in r.stderr,
+   "an unknown formulation lists the available ones: " + r.stderr.strip())
+r = run("run", four_bar, "--step", "-1")
+ok(r.returncode == 1 and "step" in r.stderr, "a negative step is refused: " + r.stderr.strip())
+r = run("run", os.path.join(tmp, "missing.json"))
+ok(r.returncode == 1 and "missing.json" in r.stderr, "a missing file is named: " + r.stderr.strip())
+r = run("run", four_bar, "--set", "nonsense")
+ok(r.returncode == 2 and "PARAMETER=NUMBER" in r.stderr, "a malformed --set is explained")
+
+print(f"1..{count}")
+sys.exit(1 if failed else 0)

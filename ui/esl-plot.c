@@ -1,0 +1,705 @@
+/* Cairo plot widget; see esl-plot.h. */
+#include "esl-plot.h"
+
+#include <cairo-svg.h>
+#include <glib/gi18n.h>
+#include <math.h>
+#include <stdio.h>
+
+#define MARGIN_LEFT 66.0
+#define MARGIN_RIGHT 14.0
+#define MARGIN_TOP 26.0
+#define MARGIN_BOTTOM 38.0
+
+typedef struct {
+    char *name;
+    GdkRGBA color;
+    gboolean dashed;
+    GArray *x, *y; /* double */
+} Series;
+
+struct _EslPlot {
+    GtkWidget parent_instance;
+    char *title, *x_label, *y_label;
+    gboolean log_y;
+    GPtrArray *series;
+    double cursor;
+    /* view: x range and y range (log10 units when log_y); auto follows the data */
+    gboolean auto_range;
+    double x0, x1, y0, y1;
+    /* interaction */
+    double drag_x0, drag_x1, drag_y0, drag_y1;
+    gboolean hovering;
+    double hover_px, hover_py;
+};
+
+G_DEFINE_FINAL_TYPE(EslPlot, esl_plot, GTK_TYPE_WIDGET)
+
+enum { SIGNAL_CURSOR_MOVED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+static void series_free(Series *s)
+{
+    g_free(s->name);
+    g_array_unref(s->x);
+    g_array_unref(s->y);
+    g_free(s);
+}
+
+/* ---- geometry ------------------------------------------------------------------------------ */
+
+typedef struct {
+    double left, top, width, height;
+} Area;
+
+static Area plot_area(double width, double height)
+{
+    Area a = {MARGIN_LEFT, MARGIN_TOP, width - MARGIN_LEFT - MARGIN_RIGHT,
+              height - MARGIN_TOP - MARGIN_BOTTOM};
+    if (a.width < 10)
+        a.width = 10;
+    if (a.height < 10)
+        a.height = 10;
+    return a;
+}
+
+/* y as drawn: log10(y) on a log axis (NAN for y <= 0). */
+static double y_axis_value(const EslPlot *self, double y)
+{
+    if (!self->log_y)
+        return y;
+    return y > 0 ? log10(y) : NAN;
+}
+
+/* Data extent; FALSE when there is nothing to show. */
+static gboolean data_extent(const EslPlot *self, double *x0, double *x1, double *y0, double *y1)
+{
+    *x0 = *y0 = INFINITY;
+    *x1 = *y1 = -INFINITY;
+    for (guint i = 0; i < self->series->len; i++) {
+        const Series *s = self->series->pdata[i];
+        for (guint k = 0; k < s->x->len; k++) {
+            double x = g_array_index(s->x, double, k);
+            double y = y_axis_value(self, g_array_index(s->y, double, k));
+            if (!isfinite(x) || !isfinite(y))
+                continue;
+            *x0 = fmin(*x0, x);
+            *x1 = fmax(*x1, x);
+            *y0 = fmin(*y0, y);
+            *y1 = fmax(*y1, y);
+        }
+    }
+    return isfinite(*x0) && isfinite(*y0);
+}
+
+static void current_view(const EslPlot *self, double *x0, double *x1, double *y0, double *y1)
+{
+    if (!self->auto_range) {
+        *x0 = self->x0;
+        *x1 = self->x1;
+        *y0 = self->y0;
+        *y1 = self->y1;
+        return;
+    }
+    if (!data_extent(self, x0, x1, y0, y1)) {
+        *x0 = 0;
+        *x1 = 1;
+        *y0 = self->log_y ? -1 : 0;
+        *y1 = self->log_y ? 0 : 1;
+        return;
+    }
+    if (*x1 - *x0 <= 0) {
+        *x1 = *x0 + (fabs(*x0) > 0 ? 0.1 * fabs(*x0) : 1.0);
+    }
+    if (self->log_y) {
+        *y0 = floor(*y0 - 0.05);
+        *y1 = ceil(*y1 + 0.05);
+        if (*y1 - *y0 < 1)
+            *y1 = *y0 + 1;
+    } else {
+        double pad = 0.06 * (*y1 - *y0);
+        if (pad <= 0)
+            pad = fabs(*y0) > 0 ? 0.1 * fabs(*y0) : 1.0;
+        *y0 -= pad;
+        *y1 += pad;
+    }
+}
+
+/* ---- ticks ----------------------------------------------------------------------------------- */
+
+static double nice_step(double range, int max_ticks)
+{
+    double rough = range / MAX(max_ticks, 1);
+    double p = pow(10.0, floor(log10(rough))), f = rough / p;
+    return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
+}
+
+static void format_tick(char *buf, size_t n, double v, double step)
+{
+    if (fabs(v) < 1e-12 * step)
+        v = 0;
+    double a = fabs(v);
+    if (a != 0 && (a >= 1e5 || a < 1e-3))
+        snprintf(buf, n, "%.2g", v);
+    else
+        snprintf(buf, n, "%.6g", v);
+}
+
+/* ---- drawing ---------------------------------------------------------------------------------- */
+
+static void draw_text(cairo_t *cr, PangoLayout *layout, const char *text, double x, double y,
+                      double align_x, double align_y)
+{
+    pango_layout_set_text(layout, text, -1);
+    int w, h;
+    pango_layout_get_pixel_size(layout, &w, &h);
+    cairo_move_to(cr, x - align_x * w, y - align_y * h);
+    pango_cairo_show_layout(cr, layout);
+}
+
+static void set_rgba(cairo_t *cr, const GdkRGBA *c)
+{
+    cairo_set_source_rgba(cr, c->red, c->green, c->blue, c->alpha);
+}
+
+/* Index of the point of s whose x is nearest to x (s->x increasing), or -1. */
+static int nearest_index(const Series *s, double x)
+{
+    guint n = s->x->len;
+    if (n == 0)
+        return -1;
+    guint lo = 0, hi = n - 1;
+    while (hi - lo > 1) {
+        guint mid = (lo + hi) / 2;
+        if (g_array_index(s->x, double, mid) < x)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    double dl = fabs(g_array_index(s->x, double, lo) - x);
+    double dh = fabs(g_array_index(s->x, double, hi) - x);
+    return (int)(dh < dl ? hi : lo);
+}
+
+static void draw_plot(EslPlot *self, cairo_t *cr, double width, double height,
+                      gboolean with_hover)
+{
+    Area a = plot_area(width, height);
+    double x0, x1, y0, y1;
+    current_view(self, &x0, &x1, &y0, &y1);
+#define PX(x) (a.left + ((x) - x0) / (x1 - x0) * a.width)
+#define PY(y) (a.top + a.height - ((y) - y0) / (y1 - y0) * a.height)
+
+    PangoLayout *layout = pango_cairo_create_layout(cr);
+    PangoFontDescription *font = pango_font_description_from_string("Sans 8.5");
+    pango_layout_set_font_description(layout, font);
+
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+
+    /* grid and ticks */
+    cairo_set_line_width(cr, 1.0);
+    char label[64];
+    int max_x_ticks = MAX(2, (int)(a.width / 80));
+    double xs = nice_step(x1 - x0, max_x_ticks);
+    for (double t = ceil(x0 / xs) * xs; t <= x1 + 1e-9 * xs; t += xs) {
+        double px = round(PX(t)) + 0.5;
+        cairo_set_source_rgb(cr, 0.90, 0.90, 0.92);
+        cairo_move_to(cr, px, a.top);
+        cairo_line_to(cr, px, a.top + a.height);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0.25, 0.25, 0.28);
+        format_tick(label, sizeof label, t, xs);
+        draw_text(cr, layout, label, px, a.top + a.height + 3, 0.5, 0.0);
+    }
+    if (self->log_y) {
+        int decades = (int)ceil(y1) - (int)floor(y0);
+        int every = MAX(1, decades / MAX(2, (int)(a.height / 28)));
+        for (int k = (int)ceil(y0); k <= (int)floor(y1); k++) {
+            double py = round(PY(k)) + 0.5;
+            cairo_set_source_rgb(cr, 0.90, 0.90, 0.92);
+            cairo_move_to(cr, a.left, py);
+            cairo_line_to(cr, a.left + a.width, py);
+            cairo_stroke(cr);
+            if ((k - (int)ceil(y0)) % every)
+                continue;
+            cairo_set_source_rgb(cr, 0.25, 0.25, 0.28);
+            snprintf(label, sizeof label, "1e%d", k);
+            draw_text(cr, layout, label, a.left - 5, py, 1.0, 0.5);
+        }
+    } else {
+        double ys = nice_step(y1 - y0, MAX(2, (int)(a.height / 36)));
+        for (double t = ceil(y0 / ys) * ys; t <= y1 + 1e-9 * ys; t += ys) {
+            double py = round(PY(t)) + 0.5;
+            cairo_set_source_rgb(cr, 0.90, 0.90, 0.92);
+            cairo_move_to(cr, a.left, py);
+            cairo_line_to(cr, a.left + a.width, py);
+            cairo_stroke(cr);
+            cairo_set_source_rgb(cr, 0.25, 0.25, 0.28);
+            format_tick(label, sizeof label, t, ys);
+            draw_text(cr, layout, label, a.left - 5, py, 1.0, 0.5);
+        }
+    }
+
+    /* frame, title, axis labels */
+    cairo_set_source_rgb(cr, 0.55, 0.55, 0.58);
+    cairo_rectangle(cr, a.left + 0.5, a.top + 0.5, a.width - 1, a.height - 1);
+    cairo_stroke(cr);
+    cairo_set_source_rgb(cr, 0.12, 0.12, 0.14);
+    if (self->title) {
+        PangoFontDescription *bold = pango_font_description_copy(font);
+        pango_font_description_set_weight(bold, PANGO_WEIGHT_BOLD);
+        pango_layout_set_font_description(layout, bold);
+        draw_text(cr, layout, self->title, a.left, 5, 0.0, 0.0);
+        pango_layout_set_font_description(layout, font);
+        pango_font_description_free(bold);
+    }
+    if (self->x_label)
+        draw_text(cr, layout, self->x_label, a.left + a.width, height - 2, 1.0, 1.0);
+    if (self->y_label) {
+        cairo_save(cr);
+        cairo_move_to(cr, 0, 0);
+        cairo_translate(cr, 3, a.top + a.height / 2);
+        cairo_rotate(cr, -G_PI / 2);
+        draw_text(cr, layout, self->y_label, 0, 0, 0.5, 0.0);
+        cairo_restore(cr);
+    }
+
+    /* series */
+    cairo_save(cr);
+    cairo_rectangle(cr, a.left, a.top, a.width, a.height);
+    cairo_clip(cr);
+    cairo_set_line_width(cr, 1.6);
+    cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+    for (guint i = 0; i < self->series->len; i++) {
+        const Series *s = self->series->pdata[i];
+        set_rgba(cr, &s->color);
+        static const double dash[] = {6.0, 4.0};
+        cairo_set_dash(cr, dash, s->dashed ? 2 : 0, 0);
+        gboolean pen_down = FALSE;
+        for (guint k = 0; k < s->x->len; k++) {
+            double x = g_array_index(s->x, double, k);
+            double y = y_axis_value(self, g_array_index(s->y, double, k));
+            if (!isfinite(x) || !isfinite(y)) {
+                pen_down = FALSE;
+                continue;
+            }
+            if (pen_down)
+                cairo_line_to(cr, PX(x), PY(y));
+            else
+                cairo_move_to(cr, PX(x), PY(y));
+            pen_down = TRUE;
+        }
+        if (s->x->len == 1) { /* a single point: a dot */
+            double x = g_array_index(s->x, double, 0);
+            double y = y_axis_value(self, g_array_index(s->y, double, 0));
+            if (isfinite(y))
+                cairo_arc(cr, PX(x), PY(y), 2.0, 0, 2 * G_PI);
+        }
+        cairo_stroke(cr);
+    }
+    cairo_set_dash(cr, NULL, 0, 0);
+
+    /* time cursor */
+    if (isfinite(self->cursor) && self->cursor >= x0 && self->cursor <= x1) {
+        cairo_set_source_rgba(cr, 0.90, 0.40, 0.05, 0.9);
+        cairo_set_line_width(cr, 1.5);
+        cairo_move_to(cr, PX(self->cursor), a.top);
+        cairo_line_to(cr, PX(self->cursor), a.top + a.height);
+        cairo_stroke(cr);
+    }
+    cairo_restore(cr);
+
+    /* legend */
+    if (self->series->len > 0) {
+        double lw = 0, line_h = 15;
+        for (guint i = 0; i < self->series->len; i++) {
+            const Series *s = self->series->pdata[i];
+            pango_layout_set_text(layout, s->name, -1);
+            int w, h;
+            pango_layout_get_pixel_size(layout, &w, &h);
+            lw = fmax(lw, w);
+        }
+        double box_w = lw + 34, box_h = self->series->len * line_h + 6;
+        double bx = a.left + a.width - box_w - 6, by = a.top + 6;
+        cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+        cairo_rectangle(cr, bx, by, box_w, box_h);
+        cairo_fill_preserve(cr);
+        cairo_set_source_rgba(cr, 0.6, 0.6, 0.62, 0.8);
+        cairo_set_line_width(cr, 1);
+        cairo_stroke(cr);
+        for (guint i = 0; i < self->series->len; i++) {
+            const Series *s = self->series->pdata[i];
+            double ly = by + 3 + i * line_h + line_h / 2;
+            set_rgba(cr, &s->color);
+            cairo_set_line_width(cr, 2.5);
+            static const double dash[] = {4.0, 3.0};
+            cairo_set_dash(cr, dash, s->dashed ? 2 : 0, 0);
+            cairo_move_to(cr, bx + 6, ly);
+            cairo_line_to(cr, bx + 24, ly);
+            cairo_stroke(cr);
+            cairo_set_dash(cr, NULL, 0, 0);
+            cairo_set_source_rgb(cr, 0.12, 0.12, 0.14);
+            draw_text(cr, layout, s->name, bx + 28, ly, 0.0, 0.5);
+        }
+    }
+
+    /* hover read-out */
+    if (with_hover && self->hovering && self->hover_px >= a.left &&
+        self->hover_px <= a.left + a.width && self->series->len > 0) {
+        double hx = x0 + (self->hover_px - a.left) / a.width * (x1 - x0);
+        GString *text = g_string_new(NULL);
+        double shown_x = NAN;
+        for (guint i = 0; i < self->series->len; i++) {
+            const Series *s = self->series->pdata[i];
+            int k = nearest_index(s, hx);
+            if (k < 0)
+                continue;
+            if (!isfinite(shown_x)) {
+                shown_x = g_array_index(s->x, double, k);
+                g_string_append_printf(text, "%s = %.6g", self->x_label ? self->x_label : "x",
+                                       shown_x);
+            }
+            g_string_append_printf(text, "\n%s: %.6g", s->name, g_array_index(s->y, double, k));
+        }
+        if (text->len) {
+            pango_layout_set_text(layout, text->str, -1);
+            int w, h;
+            pango_layout_get_pixel_size(layout, &w, &h);
+            double bx = self->hover_px + 12, by = self->hover_py + 12;
+            if (bx + w + 10 > width)
+                bx = self->hover_px - w - 22;
+            if (by + h + 8 > height)
+                by = height - h - 8;
+            cairo_set_source_rgba(cr, 0.15, 0.15, 0.18, 0.88);
+            cairo_rectangle(cr, bx, by, w + 10, h + 6);
+            cairo_fill(cr);
+            cairo_set_source_rgb(cr, 1, 1, 1);
+            cairo_move_to(cr, bx + 5, by + 3);
+            pango_cairo_show_layout(cr, layout);
+            cairo_set_source_rgba(cr, 0.3, 0.3, 0.35, 0.5);
+            cairo_set_line_width(cr, 1);
+            cairo_move_to(cr, self->hover_px + 0.5, a.top);
+            cairo_line_to(cr, self->hover_px + 0.5, a.top + a.height);
+            cairo_stroke(cr);
+        }
+        g_string_free(text, TRUE);
+    }
+#undef PX
+#undef PY
+    pango_font_description_free(font);
+    g_object_unref(layout);
+}
+
+static void esl_plot_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
+{
+    EslPlot *self = ESL_PLOT(widget);
+    int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
+    cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, w, h));
+    draw_plot(self, cr, w, h, TRUE);
+    cairo_destroy(cr);
+}
+
+static void esl_plot_measure(GtkWidget *widget, GtkOrientation orientation, int for_size,
+                             int *minimum, int *natural, int *minimum_baseline,
+                             int *natural_baseline)
+{
+    (void)widget;
+    (void)for_size;
+    *minimum = orientation == GTK_ORIENTATION_HORIZONTAL ? 220 : 140;
+    *natural = orientation == GTK_ORIENTATION_HORIZONTAL ? 420 : 220;
+    *minimum_baseline = *natural_baseline = -1;
+}
+
+/* ---- interaction ------------------------------------------------------------------------------ */
+
+static void freeze_view(EslPlot *self)
+{
+    if (self->auto_range) {
+        current_view(self, &self->x0, &self->x1, &self->y0, &self->y1);
+        self->auto_range = FALSE;
+    }
+}
+
+static void on_drag_begin(GtkGestureDrag *gesture, double x, double y, EslPlot *self)
+{
+    (void)gesture;
+    (void)x;
+    (void)y;
+    current_view(self, &self->drag_x0, &self->drag_x1, &self->drag_y0, &self->drag_y1);
+}
+
+static void on_drag_update(GtkGestureDrag *gesture, double dx, double dy, EslPlot *self)
+{
+    (void)gesture;
+    if (fabs(dx) < 3 && fabs(dy) < 3)
+        return;
+    Area a = plot_area(gtk_widget_get_width(GTK_WIDGET(self)),
+                       gtk_widget_get_height(GTK_WIDGET(self)));
+    double sx = dx / a.width * (self->drag_x1 - self->drag_x0);
+    double sy = dy / a.height * (self->drag_y1 - self->drag_y0);
+    self->auto_range = FALSE;
+    self->x0 = self->drag_x0 - sx;
+    self->x1 = self->drag_x1 - sx;
+    self->y0 = self->drag_y0 + sy;
+    self->y1 = self->drag_y1 + sy;
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+static void on_click_released(GtkGestureClick *gesture, int n_press, double x, double y,
+                              EslPlot *self)
+{
+    (void)gesture;
+    (void)y;
+    if (n_press == 2) {
+        esl_plot_fit(self);
+        return;
+    }
+    Area a = plot_area(gtk_widget_get_width(GTK_WIDGET(self)),
+                       gtk_widget_get_height(GTK_WIDGET(self)));
+    if (x < a.left || x > a.left + a.width)
+        return;
+    double x0, x1, y0, y1;
+    current_view(self, &x0, &x1, &y0, &y1);
+    double t = x0 + (x - a.left) / a.width * (x1 - x0);
+    esl_plot_set_cursor(self, t);
+    g_signal_emit(self, signals[SIGNAL_CURSOR_MOVED], 0, t);
+}
+
+static gboolean on_scroll(GtkEventControllerScroll *controller, double dx, double dy,
+                          EslPlot *self)
+{
+    (void)dx;
+    GdkModifierType mods =
+        gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(controller));
+    Area a = plot_area(gtk_widget_get_width(GTK_WIDGET(self)),
+                       gtk_widget_get_height(GTK_WIDGET(self)));
+    freeze_view(self);
+    double factor = pow(1.2, dy);
+    if (mods & GDK_CONTROL_MASK) {
+        double fy = self->hovering ? 1.0 - (self->hover_py - a.top) / a.height : 0.5;
+        double centre = self->y0 + fy * (self->y1 - self->y0);
+        self->y0 = centre - (centre - self->y0) * factor;
+        self->y1 = centre + (self->y1 - centre) * factor;
+    } else {
+        double fx = self->hovering ? (self->hover_px - a.left) / a.width : 0.5;
+        double centre = self->x0 + fx * (self->x1 - self->x0);
+        self->x0 = centre - (centre - self->x0) * factor;
+        self->x1 = centre + (self->x1 - centre) * factor;
+    }
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+    return TRUE;
+}
+
+static void on_motion(GtkEventControllerMotion *controller, double x, double y, EslPlot *self)
+{
+    (void)controller;
+    self->hovering = TRUE;
+    self->hover_px = x;
+    self->hover_py = y;
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+static void on_leave(GtkEventControllerMotion *controller, EslPlot *self)
+{
+    (void)controller;
+    self->hovering = FALSE;
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+/* ---- object ----------------------------------------------------------------------------------- */
+
+static void esl_plot_finalize(GObject *object)
+{
+    EslPlot *self = ESL_PLOT(object);
+    g_ptr_array_unref(self->series);
+    g_free(self->title);
+    g_free(self->x_label);
+    g_free(self->y_label);
+    G_OBJECT_CLASS(esl_plot_parent_class)->finalize(object);
+}
+
+static void esl_plot_class_init(EslPlotClass *klass)
+{
+    GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+    G_OBJECT_CLASS(klass)->finalize = esl_plot_finalize;
+    widget_class->snapshot = esl_plot_snapshot;
+    widget_class->measure = esl_plot_measure;
+    gtk_widget_class_set_css_name(widget_class, "eslplot");
+    signals[SIGNAL_CURSOR_MOVED] =
+        g_signal_new("cursor-moved", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                     NULL, G_TYPE_NONE, 1, G_TYPE_DOUBLE);
+}
+
+static void esl_plot_init(EslPlot *self)
+{
+    self->series = g_ptr_array_new_with_free_func((GDestroyNotify)series_free);
+    self->cursor = NAN;
+    self->auto_range = TRUE;
+    GtkWidget *w = GTK_WIDGET(self);
+    gtk_widget_set_focusable(w, FALSE);
+
+    GtkGesture *drag = gtk_gesture_drag_new();
+    gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(drag), GDK_BUTTON_PRIMARY);
+    g_signal_connect(drag, "drag-begin", G_CALLBACK(on_drag_begin), self);
+    g_signal_connect(drag, "drag-update", G_CALLBACK(on_drag_update), self);
+    gtk_widget_add_controller(w, GTK_EVENT_CONTROLLER(drag));
+
+    GtkGesture *click = gtk_gesture_click_new();
+    g_signal_connect(click, "released", G_CALLBACK(on_click_released), self);
+    gtk_widget_add_controller(w, GTK_EVENT_CONTROLLER(click));
+
+    GtkEventController *scroll = gtk_event_controller_scroll_new(
+        GTK_EVENT_CONTROLLER_SCROLL_VERTICAL | GTK_EVENT_CONTROLLER_SCROLL_DISCRETE);
+    g_signal_connect(scroll, "scroll", G_CALLBACK(on_scroll), self);
+    gtk_widget_add_controller(w, scroll);
+
+    GtkEventController *motion = gtk_event_controller_motion_new();
+    g_signal_connect(motion, "motion", G_CALLBACK(on_motion), self);
+    g_signal_connect(motion, "leave", G_CALLBACK(on_leave), self);
+    gtk_widget_add_controller(w, motion);
+}
+
+GtkWidget *esl_plot_new(void)
+{
+    return g_object_new(ESL_TYPE_PLOT, NULL);
+}
+
+void esl_plot_set_title(EslPlot *self, const char *title)
+{
+    g_free(self->title);
+    self->title = g_strdup(title);
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+void esl_plot_set_labels(EslPlot *self, const char *x_label, const char *y_label)
+{
+    g_free(self->x_label);
+    g_free(self->y_label);
+    self->x_label = g_strdup(x_label);
+    self->y_label = g_strdup(y_label);
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+void esl_plot_set_log_y(EslPlot *self, gboolean log_y)
+{
+    self->log_y = log_y;
+    self->auto_range = TRUE;
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+gboolean esl_plot_get_log_y(EslPlot *self)
+{
+    return self->log_y;
+}
+
+int esl_plot_add_series(EslPlot *self, const char *name, const GdkRGBA *color, gboolean dashed)
+{
+    Series *s = g_new0(Series, 1);
+    s->name = g_strdup(name);
+    s->color = *color;
+    s->dashed = dashed;
+    s->x = g_array_new(FALSE, FALSE, sizeof(double));
+    s->y = g_array_new(FALSE, FALSE, sizeof(double));
+    g_ptr_array_add(self->series, s);
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+    return (int)self->series->len - 1;
+}
+
+int esl_plot_get_n_series(EslPlot *self)
+{
+    return (int)self->series->len;
+}
+
+void esl_plot_append_many(EslPlot *self, int series, const double *x, const double *y, int n)
+{
+    g_return_if_fail(series >= 0 && (guint)series < self->series->len);
+    Series *s = self->series->pdata[series];
+    g_array_append_vals(s->x, x, (guint)n);
+    g_array_append_vals(s->y, y, (guint)n);
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+void esl_plot_append(EslPlot *self, int series, double x, double y)
+{
+    esl_plot_append_many(self, series, &x, &y, 1);
+}
+
+int esl_plot_series_length(EslPlot *self, int series)
+{
+    g_return_val_if_fail(series >= 0 && (guint)series < self->series->len, 0);
+    return (int)((Series *)self->series->pdata[series])->x->len;
+}
+
+void esl_plot_clear(EslPlot *self)
+{
+    g_ptr_array_set_size(self->series, 0);
+    self->auto_range = TRUE;
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+void esl_plot_set_cursor(EslPlot *self, double x)
+{
+    self->cursor = x;
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+double esl_plot_get_cursor(EslPlot *self)
+{
+    return self->cursor;
+}
+
+void esl_plot_fit(EslPlot *self)
+{
+    self->auto_range = TRUE;
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+static gboolean export_csv(EslPlot *self, const char *path, GError **error)
+{
+    GString *csv = g_string_new("series,x,y\n");
+    for (guint i = 0; i < self->series->len; i++) {
+        const Series *s = self->series->pdata[i];
+        g_autofree char *quoted = g_strescape(s->name, NULL);
+        for (guint k = 0; k < s->x->len; k++)
+            g_string_append_printf(csv, "\"%s\",%.17g,%.17g\n", quoted,
+                                   g_array_index(s->x, double, k), g_array_index(s->y, double, k));
+    }
+    gboolean ok = g_file_set_contents(path, csv->str, (gssize)csv->len, error);
+    g_string_free(csv, TRUE);
+    return ok;
+}
+
+gboolean esl_plot_export(EslPlot *self, const char *path, int width, int height, GError **error)
+{
+    g_autofree char *lower = g_ascii_strdown(path, -1);
+    if (g_str_has_suffix(lower, ".csv"))
+        return export_csv(self, path, error);
+    cairo_surface_t *surface;
+    gboolean png = g_str_has_suffix(lower, ".png");
+    if (png)
+        surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
+    else if (g_str_has_suffix(lower, ".svg"))
+        surface = cairo_svg_surface_create(path, width, height);
+    else {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                    _("Unknown export format for %s: use .png, .svg or .csv"), path);
+        return FALSE;
+    }
+    cairo_t *cr = cairo_create(surface);
+    draw_plot(self, cr, width, height, FALSE);
+    cairo_destroy(cr);
+    cairo_status_t status = CAIRO_STATUS_SUCCESS;
+    if (png)
+        status = cairo_surface_write_to_png(surface, path);
+    cairo_surface_finish(surface);
+    if (status == CAIRO_STATUS_SUCCESS)
+        status = cairo_surface_status(surface);
+    cairo_surface_destroy(surface);
+    if (status != CAIRO_STATUS_SUCCESS) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Cannot write %s: %s"), path,
+                    cairo_status_to_string(status));
+        return FALSE;
+    }
+    return TRUE;
+}

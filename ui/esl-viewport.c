@@ -1,0 +1,264 @@
+/* 3D viewport; see esl-viewport.h. */
+#include "esl-viewport.h"
+
+#include <epoxy/gl.h>
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+struct _EslViewport {
+    GtkGLArea parent_instance;
+    EslRenderer *renderer;
+    char *error;
+    const MbsModel *model;
+    EslScene *scene;
+    EslSceneOptions options;
+    EslCamera camera;
+    double *poses, *violations; /* copies of the current state, or NULL */
+    gboolean camera_set;
+    gboolean show_grid;
+    /* drag */
+    EslCamera drag_camera;
+    gboolean drag_pan;
+};
+
+G_DEFINE_FINAL_TYPE(EslViewport, esl_viewport, GTK_TYPE_GL_AREA)
+
+enum { SIGNAL_PICKED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+static void rebuild_scene(EslViewport *self)
+{
+    if (!self->model) {
+        self->scene->n = 0;
+    } else {
+        esl_scene_build(self->scene, self->model, self->poses, self->violations, &self->options);
+        if (!self->camera_set) {
+            esl_camera_set_view(&self->camera, ESL_VIEW_ISOMETRIC, self->scene);
+            self->camera_set = TRUE;
+        }
+    }
+    gtk_gl_area_queue_render(GTK_GL_AREA(self));
+}
+
+static void esl_viewport_realize(GtkWidget *widget)
+{
+    EslViewport *self = ESL_VIEWPORT(widget);
+    GTK_WIDGET_CLASS(esl_viewport_parent_class)->realize(widget);
+    gtk_gl_area_make_current(GTK_GL_AREA(self));
+    GError *gl_error = gtk_gl_area_get_error(GTK_GL_AREA(self));
+    if (gl_error) {
+        g_free(self->error);
+        self->error = g_strdup(gl_error->message);
+        return;
+    }
+    g_autoptr(GError) error = NULL;
+    self->renderer = esl_renderer_new(&error);
+    if (!self->renderer) {
+        g_free(self->error);
+        self->error = g_strdup(error->message);
+        gtk_gl_area_set_error(GTK_GL_AREA(self), error);
+        return;
+    }
+    esl_renderer_set_show_grid(self->renderer, self->show_grid);
+}
+
+static void esl_viewport_unrealize(GtkWidget *widget)
+{
+    EslViewport *self = ESL_VIEWPORT(widget);
+    gtk_gl_area_make_current(GTK_GL_AREA(self));
+    if (!gtk_gl_area_get_error(GTK_GL_AREA(self)))
+        g_clear_pointer(&self->renderer, esl_renderer_free);
+    self->renderer = NULL;
+    GTK_WIDGET_CLASS(esl_viewport_parent_class)->unrealize(widget);
+}
+
+static gboolean esl_viewport_render(GtkGLArea *area, GdkGLContext *context)
+{
+    (void)context;
+    EslViewport *self = ESL_VIEWPORT(area);
+    if (!self->renderer)
+        return FALSE;
+    int scale = gtk_widget_get_scale_factor(GTK_WIDGET(area));
+    int w = gtk_widget_get_width(GTK_WIDGET(area)) * scale;
+    int h = gtk_widget_get_height(GTK_WIDGET(area)) * scale;
+    esl_renderer_draw(self->renderer, self->scene, &self->camera, w, h);
+    return TRUE;
+}
+
+/* ---- interaction ------------------------------------------------------------------------- */
+
+static void on_drag_begin(GtkGestureDrag *gesture, double x, double y, EslViewport *self)
+{
+    (void)x;
+    (void)y;
+    guint button = gtk_gesture_single_get_current_button(GTK_GESTURE_SINGLE(gesture));
+    GdkModifierType mods =
+        gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(gesture));
+    self->drag_camera = self->camera;
+    self->drag_pan = button == GDK_BUTTON_MIDDLE || (mods & GDK_SHIFT_MASK);
+}
+
+static void on_drag_update(GtkGestureDrag *gesture, double dx, double dy, EslViewport *self)
+{
+    (void)gesture;
+    int h = MAX(gtk_widget_get_height(GTK_WIDGET(self)), 1);
+    self->camera = self->drag_camera;
+    if (self->drag_pan)
+        esl_camera_pan(&self->camera, (float)(dx / h), (float)(dy / h));
+    else
+        esl_camera_orbit(&self->camera, (float)(-dx * 0.01), (float)(dy * 0.01));
+    gtk_gl_area_queue_render(GTK_GL_AREA(self));
+}
+
+static gboolean on_scroll(GtkEventControllerScroll *controller, double dx, double dy,
+                          EslViewport *self)
+{
+    (void)controller;
+    (void)dx;
+    esl_camera_zoom(&self->camera, (float)pow(1.15, dy));
+    gtk_gl_area_queue_render(GTK_GL_AREA(self));
+    return TRUE;
+}
+
+static void on_click_released(GtkGestureClick *gesture, int n_press, double x, double y,
+                              EslViewport *self)
+{
+    (void)gesture;
+    if (n_press == 2) {
+        esl_viewport_fit(self);
+        return;
+    }
+    if (!self->model)
+        return;
+    float origin[3], dir[3];
+    esl_camera_ray(&self->camera, gtk_widget_get_width(GTK_WIDGET(self)),
+                   gtk_widget_get_height(GTK_WIDGET(self)), (float)x, (float)y, origin, dir);
+    int hit = esl_scene_pick(self->scene, origin, dir);
+    int source = -1, index = -1;
+    if (hit >= 0) {
+        const EslDrawable *d = &self->scene->items[hit];
+        source = d->source == ESL_SOURCE_GROUND ? ESL_SOURCE_JOINT
+                 : d->source == ESL_SOURCE_FRAME ? ESL_SOURCE_BODY
+                                                 : (int)d->source;
+        index = d->index;
+    }
+    g_signal_emit(self, signals[SIGNAL_PICKED], 0, source, index);
+}
+
+/* ---- object ------------------------------------------------------------------------------ */
+
+static void esl_viewport_finalize(GObject *object)
+{
+    EslViewport *self = ESL_VIEWPORT(object);
+    esl_scene_free(self->scene);
+    g_free(self->poses);
+    g_free(self->violations);
+    g_free(self->error);
+    G_OBJECT_CLASS(esl_viewport_parent_class)->finalize(object);
+}
+
+static void esl_viewport_class_init(EslViewportClass *klass)
+{
+    GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+    G_OBJECT_CLASS(klass)->finalize = esl_viewport_finalize;
+    widget_class->realize = esl_viewport_realize;
+    widget_class->unrealize = esl_viewport_unrealize;
+    GTK_GL_AREA_CLASS(klass)->render = esl_viewport_render;
+    signals[SIGNAL_PICKED] = g_signal_new("picked", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
+                                          0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_INT,
+                                          G_TYPE_INT);
+}
+
+static void esl_viewport_init(EslViewport *self)
+{
+    self->scene = esl_scene_new();
+    self->show_grid = TRUE;
+    esl_scene_options_defaults(&self->options);
+    gtk_gl_area_set_required_version(GTK_GL_AREA(self), 3, 3);
+    gtk_gl_area_set_has_depth_buffer(GTK_GL_AREA(self), TRUE);
+    gtk_widget_set_hexpand(GTK_WIDGET(self), TRUE);
+    gtk_widget_set_vexpand(GTK_WIDGET(self), TRUE);
+    gtk_widget_set_size_request(GTK_WIDGET(self), 320, 240);
+
+    GtkGesture *drag = gtk_gesture_drag_new();
+    gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(drag), 0);
+    g_signal_connect(drag, "drag-begin", G_CALLBACK(on_drag_begin), self);
+    g_signal_connect(drag, "drag-update", G_CALLBACK(on_drag_update), self);
+    gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(drag));
+
+    GtkGesture *click = gtk_gesture_click_new();
+    g_signal_connect(click, "released", G_CALLBACK(on_click_released), self);
+    gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(click));
+
+    GtkEventController *scroll = gtk_event_controller_scroll_new(
+        GTK_EVENT_CONTROLLER_SCROLL_VERTICAL | GTK_EVENT_CONTROLLER_SCROLL_DISCRETE);
+    g_signal_connect(scroll, "scroll", G_CALLBACK(on_scroll), self);
+    gtk_widget_add_controller(GTK_WIDGET(self), scroll);
+}
+
+GtkWidget *esl_viewport_new(void)
+{
+    return g_object_new(ESL_TYPE_VIEWPORT, NULL);
+}
+
+void esl_viewport_set_model(EslViewport *self, const MbsModel *model)
+{
+    self->model = model;
+    g_clear_pointer(&self->poses, g_free);
+    g_clear_pointer(&self->violations, g_free);
+    self->camera_set = FALSE;
+    self->options.highlight_source = -1;
+    rebuild_scene(self);
+}
+
+void esl_viewport_set_state(EslViewport *self, const double *poses, const double *violations)
+{
+    if (!self->model)
+        return;
+    g_clear_pointer(&self->poses, g_free);
+    g_clear_pointer(&self->violations, g_free);
+    if (poses)
+        self->poses = g_memdup2(poses, sizeof(double) * 12 * self->model->nbodies);
+    if (violations && self->model->njoints > 0)
+        self->violations = g_memdup2(violations, sizeof(double) * self->model->njoints);
+    rebuild_scene(self);
+}
+
+void esl_viewport_set_show_frames(EslViewport *self, gboolean show)
+{
+    self->options.show_frames = show;
+    rebuild_scene(self);
+}
+
+void esl_viewport_set_show_grid(EslViewport *self, gboolean show)
+{
+    self->show_grid = show;
+    if (self->renderer)
+        esl_renderer_set_show_grid(self->renderer, show);
+    gtk_gl_area_queue_render(GTK_GL_AREA(self));
+}
+
+void esl_viewport_set_highlight(EslViewport *self, int source, int index)
+{
+    self->options.highlight_source = source;
+    self->options.highlight_index = index;
+    rebuild_scene(self);
+}
+
+void esl_viewport_fit(EslViewport *self)
+{
+    esl_camera_fit(&self->camera, self->scene);
+    gtk_gl_area_queue_render(GTK_GL_AREA(self));
+}
+
+void esl_viewport_set_view(EslViewport *self, EslStandardView view)
+{
+    esl_camera_set_view(&self->camera, view, self->scene);
+    gtk_gl_area_queue_render(GTK_GL_AREA(self));
+}
+
+const char *esl_viewport_get_error(EslViewport *self)
+{
+    return self->error;
+}

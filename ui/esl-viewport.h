@@ -1,0 +1,35 @@
+/* EslViewport: the 3D view of a mechanism (GtkGLArea + EslRenderer).
+ * Left drag orbits, middle drag or Shift+left drag pans, scroll zooms, a click picks the element
+ * under the pointer ("picked" with an EslDrawableSource and an index, or -1, -1 for nothing). */
+#ifndef ESL_VIEWPORT_H
+#define ESL_VIEWPORT_H
+
+#include <gtk/gtk.h>
+
+#include "esl-renderer.h"
+#include "esl-scene.h"
+#include "mbs_model.h"
+
+G_BEGIN_DECLS
+
+#define ESL_TYPE_VIEWPORT (esl_viewport_get_type())
+G_DECLARE_FINAL_TYPE(EslViewport, esl_viewport, ESL, VIEWPORT, GtkGLArea)
+
+GtkWidget *esl_viewport_new(void);
+
+/* The model must outlive the viewport's use of it (until the next set_model). NULL clears. */
+void esl_viewport_set_model(EslViewport *self, const MbsModel *model);
+/* Body poses (nbodies * 12) and joint violations (njoints), or NULL for the drawn state. */
+void esl_viewport_set_state(EslViewport *self, const double *poses, const double *violations);
+void esl_viewport_set_show_frames(EslViewport *self, gboolean show);
+void esl_viewport_set_show_grid(EslViewport *self, gboolean show);
+/* Highlight one element (source < 0: none). */
+void esl_viewport_set_highlight(EslViewport *self, int source, int index);
+void esl_viewport_fit(EslViewport *self);
+void esl_viewport_set_view(EslViewport *self, EslStandardView view);
+/* NULL when the renderer works, else why it does not. */
+const char *esl_viewport_get_error(EslViewport *self);
+
+G_END_DECLS
+
+#endif

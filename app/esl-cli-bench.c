@@ -2,7 +2,9 @@
  *
  *   bench penalty: paper 000 Tables 2-3 — the spatial four-bar and the 1x15, 4x15 and 7x15
  *   lattices at h = 1, 10 and 20 ms over 5 s: median wall time of N runs, steps, Newton
- *   iterations, Jacobian evaluations, energy drift. */
+ *   iterations, Jacobian evaluations, energy drift.
+ *   bench jacobian: time spent computing K and C (paper 003 §3.2) by forward and central
+ *   differences on 1 and 2 threads, same runs, ratios measured in the same process. */
 #include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +55,12 @@ static int compare_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static double median_of(double *v, int n)
+{
+    qsort(v, n, sizeof v[0], compare_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 static int bench_penalty(const char *models_dir, int runs, double duration, const char *jac)
 {
     static const char *const models[] = {"four-bar-spatial", "multi-four-bar-1x15",
@@ -96,8 +104,7 @@ static int bench_penalty(const char *models_dir, int runs, double duration, cons
                 failures++;
                 continue;
             }
-            qsort(walls, nr, sizeof walls[0], compare_double);
-            double median = nr % 2 ? walls[nr / 2] : 0.5 * (walls[nr / 2 - 1] + walls[nr / 2]);
+            double median = median_of(walls, nr);
             printf("| %s | %d | %d | %g | %.3f | %.3f-%.3f | %ld | %ld | %ld | %.3e | %.2e |\n",
                    models[i], m->nbodies - 1, mbs_model_ncoords(m), 1e3 * steps[k], median,
                    walls[0], walls[nr - 1], last.summary.steps, last.summary.newton_iterations,
@@ -108,6 +115,51 @@ static int bench_penalty(const char *models_dir, int runs, double duration, cons
         mbs_model_free(m);
     }
     return failures ? 1 : 0;
+}
+
+static int bench_jacobian(const char *models_dir, int runs, double duration)
+{
+    static const char *const models[] = {"multi-four-bar-1x15", "multi-four-bar-4x15",
+                                         "multi-four-bar-7x15"};
+    printf("# eslabon-cli bench jacobian: penalty, h = 10 ms, %g s simulated, %d runs, median "
+           "time in K and C per evaluation; Eslabón %s\n", duration, runs, ESLABON_VERSION);
+    printf("| model | coords | method | 1 thread (ms) | 2 threads (ms) | speed-up |\n");
+    printf("|---|---:|---|---:|---:|---:|\n");
+    for (size_t i = 0; i < G_N_ELEMENTS(models); ++i) {
+        g_autofree char *path = g_strdup_printf("%s/%s.json", models_dir, models[i]);
+        g_autoptr(GError) error = NULL;
+        MbsModel *m = esl_model_load_file(path, NULL, 0, &error);
+        if (!m) {
+            fprintf(stderr, "eslabon-cli bench: %s\n", error->message);
+            return 1;
+        }
+        for (int method = 0; method < MBS_JACOBIAN_COUNT; ++method) {
+            double per_eval[2][64];
+            int nr = runs < 64 ? runs : 64;
+            for (int r = 0; r < nr; ++r)
+                for (int t = 0; t < 2; ++t) { /* alternate, so drift in machine load hits both */
+                    MbsSettings s;
+                    mbs_settings_defaults(&s);
+                    s.duration = duration;
+                    s.jacobian = (MbsJacobianMethod)method;
+                    s.threads = t + 1;
+                    BenchRun b = bench_once(m, "penalty", &s);
+                    if (b.failed) {
+                        fprintf(stderr, "eslabon-cli bench: %s: %s\n", models[i], b.message);
+                        mbs_model_free(m);
+                        return 1;
+                    }
+                    per_eval[t][r] = 1e3 * b.summary.time_jacobian /
+                                     (double)(b.summary.jacobian_evaluations ? b.summary.jacobian_evaluations : 1);
+                }
+            double one = median_of(per_eval[0], nr), two = median_of(per_eval[1], nr);
+            printf("| %s | %d | %s | %.3f | %.3f | %.2f |\n", models[i], mbs_model_ncoords(m),
+                   mbs_jacobian_method_name((MbsJacobianMethod)method), one, two, one / two);
+            fflush(stdout);
+        }
+        mbs_model_free(m);
+    }
+    return 0;
 }
 
 int esl_cli_bench(int argc, char **argv)
@@ -129,8 +181,8 @@ int esl_cli_bench(int argc, char **argv)
         fprintf(stderr, "eslabon-cli bench: %s\n", error->message);
         return 2;
     }
-    if (argc != 2 || strcmp(argv[1], "penalty")) {
-        fprintf(stderr, "eslabon-cli bench: available benchmarks: penalty\n");
+    if (argc != 2 || (strcmp(argv[1], "penalty") && strcmp(argv[1], "jacobian"))) {
+        fprintf(stderr, "eslabon-cli bench: available benchmarks: penalty, jacobian\n");
         return 2;
     }
     if (runs < 1 || !(duration > 0)) {
@@ -141,8 +193,10 @@ int esl_cli_bench(int argc, char **argv)
         fprintf(stderr, "eslabon-cli bench: unknown Jacobian method '%s'\n", jac);
         return 2;
     }
-    int st = bench_penalty(models_dir ? models_dir : ESLABON_MODELS_DIR, runs, duration,
-                           jac ? jac : "nd-central");
+    const char *dir = models_dir ? models_dir : ESLABON_MODELS_DIR;
+    int st = !strcmp(argv[1], "jacobian")
+                 ? bench_jacobian(dir, runs, duration > 2.0 ? 1.0 : duration)
+                 : bench_penalty(dir, runs, duration, jac ? jac : "nd-central");
     g_free(models_dir);
     g_free(jac);
     return st;

@@ -19,6 +19,7 @@
 typedef struct {
     char *formulation;
     double step, duration, alpha;
+    int threads;
     char *jacobian;
     char **set;
     char *output, *project;
@@ -196,6 +197,7 @@ int esl_cli_run(int argc, char **argv)
         {"duration", 't', 0, G_OPTION_ARG_DOUBLE, &o.duration, "Simulated time in s (default 5)", "T"},
         {"jacobian", 0, 0, G_OPTION_ARG_STRING, &o.jacobian, "nd-forward or nd-central", "METHOD"},
         {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &o.alpha, "Penalty factor", "A"},
+        {"threads", 0, 0, G_OPTION_ARG_INT, &o.threads, "Threads for Jacobian columns (0: all)", "N"},
         {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.set, "Override a model parameter", "NAME=VALUE"},
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "Write the history as CSV", "FILE"},
         {"project", 'p', 0, G_OPTION_ARG_FILENAME, &o.project, "Store the run in a project", "FILE"},
@@ -242,6 +244,11 @@ int esl_cli_run(int argc, char **argv)
     s.duration = o.duration;
     if (o.alpha != 0.0)
         s.penalty = o.alpha;
+    if (o.threads < 0) {
+        fprintf(stderr, "eslabon-cli run: --threads must not be negative\n");
+        return 2;
+    }
+    s.threads = o.threads;
     if (o.jacobian) {
         int jm = mbs_jacobian_method_from_name(o.jacobian);
         if (jm < 0) {

@@ -174,6 +174,8 @@ static void push_event(EslRunController *self, EventKind kind, EslRunSample *sam
     g_async_queue_push(self->queue, e);
     if (g_atomic_int_compare_and_exchange(&self->idle_pending, 0, 1)) {
         GSource *idle = g_idle_source_new();
+        /* Above redraws: a busy UI must still receive samples. */
+        g_source_set_priority(idle, G_PRIORITY_DEFAULT);
         g_source_set_callback(idle, drain, g_object_ref(self), g_object_unref);
         g_source_attach(idle, self->context);
         g_source_unref(idle);

@@ -17,8 +17,14 @@
  *   alpha = 1e9 and zeta = 1, M + alpha Phi_q^T Phi_q loses ~7 digits in the tangential
  *   velocities (see docs/formulations.md §ali3p), hence zeta = beta h^2 by default.
  *   iterating sigma += zeta alpha Phi_dot (6b) and kappa += zeta alpha Phi_ddot (7b).
- * Dense LU (LAPACK dgetrf/dgetrs); everything is allocated in init.
+ * Phi_q is kept as sparse rows (at most two bodies per row), M by blocks. The tangent and the
+ * projection matrix are either dense (Cholesky dpotrf when symmetric, LU dgetrf otherwise) or
+ * sparse with a fixed pattern of 12 x 12 body blocks (KLU: analysed and factorized once in init,
+ * refactorized in place afterwards). Everything is allocated in init.
  */
+#include <cblas.h>
+#include <klu.h>
+#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,17 +36,34 @@
 #include "mbs_natural.h"
 #include "mbs_topology.h"
 
+/* Sparse matrices with a fixed pattern of 12 x 12 blocks between coupled moving bodies
+ * (compressed columns; within a column the row blocks are sorted). */
+typedef struct {
+    int nb, nnz;
+    int *rank;        /* nb x nb: rank of row block i in the list of column block j, -1: none */
+    int *Ap, *Ai;     /* CSC pattern */
+    double *Tx, *Kx, *Cx;
+    klu_common common;
+    klu_symbolic *sym;
+    klu_numeric *num[2]; /* 0: Newton tangent, 1: projection matrix */
+    int cur;
+} Sparse;
+
 typedef struct {
     MbsNatural *nat;
+    Sparse *sp;                          /* NULL: dense algebra */
     int n, m;
     double alpha, beta, gamma;
     double *q, *qd, *qdd, *lambda;       /* state and dynamic multipliers lambda* */
     double *q0, *qd0, *qdd0, *lambda0;   /* state at the start of the step (for a retry) */
     double *qd_hat, *qdd_hat;
-    double *M, *T, *K, *C, *P;           /* n x n */
+    double *T;                           /* n x n: tangent or projection matrix, factorized */
+    double *K, *C;                       /* n x n, only when Q depends on q, qd */
     int *ipiv;
-    double *phi, *phiq, *phit, *cb;      /* m, m x n, m, m */
-    double *Q, *Qp, *Qm, *g, *rhs, *x, *grad, *mult, *res;
+    int sym;                             /* T holds a Cholesky factor (1) or an LU (0) */
+    MbsNatJacRow *J;                     /* Phi_q, m sparse rows */
+    double *phi, *phit, *cb;             /* m */
+    double *Q, *Qp, *Qm, *g, *rhs, *x, *grad, *mult, *res, *tmp;
     double *angle_ref;                   /* per joint */
     double power;                        /* non-conservative power at the current state */
     double work;
@@ -62,12 +85,28 @@ static void ali3p_finalize(MbsFormulation *f)
         return;
     mbs_natural_free(a->nat);
     double *bufs[] = {a->q, a->qd, a->qdd, a->lambda, a->q0, a->qd0, a->qdd0, a->lambda0,
-                      a->qd_hat, a->qdd_hat, a->M, a->T, a->K, a->C, a->P, a->phi, a->phiq,
-                      a->phit, a->cb, a->Q, a->Qp, a->Qm, a->g, a->rhs, a->x, a->grad, a->mult,
-                      a->res, a->angle_ref};
+                      a->qd_hat, a->qdd_hat, a->T, a->K, a->C, a->phi, a->phit, a->cb, a->Q,
+                      a->Qp, a->Qm, a->g, a->rhs, a->x, a->grad, a->mult, a->res, a->tmp,
+                      a->angle_ref};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
         free(bufs[i]);
+    free(a->J);
     free(a->ipiv);
+    if (a->sp) {
+        Sparse *sp = a->sp;
+        for (int k = 0; k < 2; ++k)
+            if (sp->num[k])
+                klu_free_numeric(&sp->num[k], &sp->common);
+        if (sp->sym)
+            klu_free_symbolic(&sp->sym, &sp->common);
+        free(sp->rank);
+        free(sp->Ap);
+        free(sp->Ai);
+        free(sp->Tx);
+        free(sp->Kx);
+        free(sp->Cx);
+        free(sp);
+    }
     free(a);
     f->impl = NULL;
 }
@@ -75,6 +114,90 @@ static void ali3p_finalize(MbsFormulation *f)
 static void forces(Ali3p *a, const double *q, const double *qd, double *Q, MbsNatEnergy *e)
 {
     mbs_natural_forces(a->nat, q, qd, a->angle_ref, a->grad, Q, e);
+}
+
+/* Position of entry (row, col) in the sparse pattern, -1 when outside it. */
+static inline int sp_pos(const Sparse *sp, int row, int col)
+{
+    int rk = sp->rank[(size_t)(row / 12) + (size_t)sp->nb * (size_t)(col / 12)];
+    return rk < 0 ? -1 : sp->Ap[col] + 12 * rk + row % 12;
+}
+
+static void mark(unsigned char *cpl, int nb, int off1, int off2)
+{
+    if (off1 < 0 || off2 < 0)
+        return;
+    int i = off1 / 12, j = off2 / 12;
+    cpl[(size_t)i + (size_t)nb * j] = cpl[(size_t)j + (size_t)nb * i] = 1;
+}
+
+/* Pattern: every body with itself, the bodies of every constraint row, of every TSDA and of
+ * every RSDA. a->J must hold the rows (their block offsets are structural). */
+static int sparse_new(Ali3p *a, MbsError *err)
+{
+    const MbsNatural *nat = a->nat;
+    const MbsModel *m = nat->model;
+    Sparse *sp = a->sp = calloc(1, sizeof *sp); /* freed by finalize, also on failure */
+    int nb = nat->nbodies, n = a->n;
+    unsigned char *cpl = calloc((size_t)nb * nb + 1, 1);
+    if (!sp || !cpl) {
+        free(cpl);
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    }
+    sp->nb = nb;
+    for (int i = 0; i < nb; ++i)
+        cpl[(size_t)i * (nb + 1)] = 1;
+    for (int i = 0; i < a->m; ++i)
+        mark(cpl, nb, a->J[i].off[0], a->J[i].off[1]);
+    for (int f = 0; f < m->nforces; ++f) {
+        const MbsForce *F = &m->forces[f];
+        if (F->type == MBS_FORCE_TSDA)
+            mark(cpl, nb, nat->body_off[F->body1], nat->body_off[F->body2]);
+        else if (F->type == MBS_FORCE_RSDA)
+            mark(cpl, nb, nat->body_off[m->joints[F->joint].body1],
+                 nat->body_off[m->joints[F->joint].body2]);
+    }
+    sp->rank = malloc(sizeof(int) * ((size_t)nb * nb + 1));
+    sp->Ap = malloc(sizeof(int) * ((size_t)n + 1));
+    int nnz = 0;
+    if (sp->rank && sp->Ap) {
+        for (int j = 0; j < nb; ++j) {
+            int r = 0;
+            for (int i = 0; i < nb; ++i)
+                sp->rank[(size_t)i + (size_t)nb * j] = cpl[(size_t)i + (size_t)nb * j] ? r++ : -1;
+            for (int c = 0; c < 12; ++c) {
+                sp->Ap[12 * j + c] = nnz;
+                nnz += 12 * r;
+            }
+        }
+        sp->Ap[n] = nnz;
+    }
+    sp->nnz = nnz;
+    sp->Ai = malloc(sizeof(int) * ((size_t)nnz + 1));
+    sp->Tx = calloc((size_t)nnz + 1, sizeof(double));
+    if (a->has_KC) {
+        sp->Kx = calloc((size_t)nnz + 1, sizeof(double));
+        sp->Cx = calloc((size_t)nnz + 1, sizeof(double));
+    }
+    if (!sp->rank || !sp->Ap || !sp->Ai || !sp->Tx || (a->has_KC && (!sp->Kx || !sp->Cx))) {
+        free(cpl);
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    }
+    for (int j = 0; j < nb; ++j)
+        for (int c = 0; c < 12; ++c) {
+            int k = sp->Ap[12 * j + c];
+            for (int i = 0; i < nb; ++i)
+                if (cpl[(size_t)i + (size_t)nb * j])
+                    for (int r = 0; r < 12; ++r)
+                        sp->Ai[k++] = 12 * i + r;
+        }
+    free(cpl);
+    klu_defaults(&sp->common);
+    sp->sym = klu_analyze(n, sp->Ap, sp->Ai, &sp->common);
+    if (!sp->sym)
+        return mbs_error_set(err, MBS_FATAL, "ali3p: KLU could not analyse the tangent (status %d)",
+                             sp->common.status);
+    return 0;
 }
 
 /* K = -dQ/dq, C = -dQ/dqd by forward or central differences (Q0 = Q(q, qd)). */
@@ -95,6 +218,16 @@ static void stiffness_damping(Ali3p *a, MbsJacobianMethod method, const double *
                 forces(a, a->q, a->qd, a->Qm, NULL);
             }
             v[j] = vj;
+            if (a->sp) {
+                /* keep the entries of the block pattern (Q couples no other blocks) */
+                const Sparse *sp = a->sp;
+                double *X = pass == 0 ? sp->Kx : sp->Cx;
+                for (int k = sp->Ap[j]; k < sp->Ap[j + 1]; ++k) {
+                    int i = sp->Ai[k];
+                    X[k] = central ? -(a->Qp[i] - a->Qm[i]) / (2.0 * d) : -(a->Qp[i] - Q0[i]) / d;
+                }
+                continue;
+            }
             double *col = &J[(size_t)n * j];
             if (central)
                 for (int i = 0; i < n; ++i)
@@ -106,70 +239,236 @@ static void stiffness_damping(Ali3p *a, MbsJacobianMethod method, const double *
     }
 }
 
+/* Sparse T += s M and T += s Phi_q^T Phi_q. */
+static void sp_add_mass(const Ali3p *a, double s)
+{
+    const MbsNatural *nat = a->nat;
+    const MbsModel *m = nat->model;
+    Sparse *sp = a->sp;
+    for (int b = 0; b < m->nbodies; ++b) {
+        int off = nat->body_off[b];
+        if (off < 0)
+            continue;
+        for (int d = 0; d < 3; ++d)
+            sp->Tx[sp_pos(sp, off + d, off + d)] += s * m->bodies[b].mass;
+        const double *S = &nat->S[9 * b];
+        for (int j = 0; j < 3; ++j)
+            for (int k = 0; k < 3; ++k)
+                for (int d = 0; d < 3; ++d)
+                    sp->Tx[sp_pos(sp, off + 3 + 3 * j + d, off + 3 + 3 * k + d)] += s * S[3 * j + k];
+    }
+}
+
+static void sp_add_gram(const Ali3p *a, double s)
+{
+    Sparse *sp = a->sp;
+    for (int i = 0; i < a->m; ++i) {
+        const MbsNatJacRow *r = &a->J[i];
+        for (int p = 0; p < 2; ++p) {
+            if (r->off[p] < 0)
+                continue;
+            for (int q = 0; q < 2; ++q) {
+                if (r->off[q] < 0)
+                    continue;
+                for (int k = 0; k < 12; ++k) {
+                    double v = s * r->v[q][k];
+                    if (v == 0.0)
+                        continue;
+                    /* 12 consecutive rows of block p in column off[q] + k */
+                    double *col = &sp->Tx[sp_pos(sp, r->off[p], r->off[q] + k)];
+                    for (int l = 0; l < 12; ++l)
+                        col[l] += r->v[p][l] * v;
+                }
+            }
+        }
+    }
+}
+
+/* T += s M (block structure of the natural mass matrix). */
+static void add_mass(const Ali3p *a, double *T, double s)
+{
+    const MbsNatural *nat = a->nat;
+    const MbsModel *m = nat->model;
+    size_t n = (size_t)a->n;
+    for (int b = 0; b < m->nbodies; ++b) {
+        int off = nat->body_off[b];
+        if (off < 0)
+            continue;
+        for (int d = 0; d < 3; ++d)
+            T[(off + d) * (n + 1)] += s * m->bodies[b].mass;
+        const double *S = &nat->S[9 * b];
+        for (int j = 0; j < 3; ++j)
+            for (int k = 0; k < 3; ++k)
+                for (int d = 0; d < 3; ++d)
+                    T[(off + 3 + 3 * j + d) + n * (off + 3 + 3 * k + d)] += s * S[3 * j + k];
+    }
+}
+
+/* T += s Phi_q^T Phi_q from the sparse rows. */
+static void add_gram(const Ali3p *a, double *T, double s)
+{
+    size_t n = (size_t)a->n;
+    for (int i = 0; i < a->m; ++i) {
+        const MbsNatJacRow *r = &a->J[i];
+        for (int p = 0; p < 2; ++p) {
+            if (r->off[p] < 0)
+                continue;
+            for (int q = 0; q < 2; ++q) {
+                if (r->off[q] < 0)
+                    continue;
+                for (int k = 0; k < 12; ++k) {
+                    double v = s * r->v[q][k];
+                    if (v == 0.0)
+                        continue;
+                    double *col = &T[n * (size_t)(r->off[q] + k) + (size_t)r->off[p]];
+                    for (int l = 0; l < 12; ++l)
+                        col[l] += r->v[p][l] * v;
+                }
+            }
+        }
+    }
+}
+
+/* x += s Phi_q^T r */
+static void jt_mul_add(const Ali3p *a, double s, const double *r, double *x)
+{
+    for (int i = 0; i < a->m; ++i) {
+        double v = s * r[i];
+        if (v == 0.0)
+            continue;
+        const MbsNatJacRow *row = &a->J[i];
+        for (int p = 0; p < 2; ++p)
+            if (row->off[p] >= 0)
+                for (int k = 0; k < 12; ++k)
+                    x[row->off[p] + k] += row->v[p][k] * v;
+    }
+}
+
+/* y = Phi_q x + b (b may be NULL) */
+static void j_mul(const Ali3p *a, const double *x, const double *b, double *y)
+{
+    for (int i = 0; i < a->m; ++i) {
+        const MbsNatJacRow *row = &a->J[i];
+        double v = b ? b[i] : 0.0;
+        for (int p = 0; p < 2; ++p)
+            if (row->off[p] >= 0)
+                for (int k = 0; k < 12; ++k)
+                    v += row->v[p][k] * x[row->off[p] + k];
+        y[i] = v;
+    }
+}
+
+/* Factorize a->T: Cholesky when symmetric (it is then positive definite), LU otherwise.
+ * Returns 0 or the LAPACK info. */
+static int factor(Ali3p *a, int sym)
+{
+    a->sym = sym;
+    if (a->sp) {
+        /* KLU: factorize once, then refactorize in place with the same pivot order while the
+         * reciprocal pivot ratio stays sane (refactor allocates nothing). */
+        Sparse *sp = a->sp;
+        klu_numeric **num = &sp->num[sp->cur];
+        if (*num) {
+            if (klu_refactor(sp->Ap, sp->Ai, sp->Tx, sp->sym, *num, &sp->common) &&
+                klu_rcond(sp->sym, *num, &sp->common) && sp->common.rcond > 1e-13)
+                return 0;
+            klu_free_numeric(num, &sp->common);
+        }
+        *num = klu_factor(sp->Ap, sp->Ai, sp->Tx, sp->sym, &sp->common);
+        return *num && sp->common.status == KLU_OK ? 0 : 1;
+    }
+    if (sym)
+        return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', a->n, a->T, a->n);
+    return mbs_lu_factor(a->n, a->T, a->ipiv);
+}
+
+static void solve(Ali3p *a, double *x)
+{
+    if (a->sp)
+        klu_solve(a->sp->sym, a->sp->num[a->sp->cur], a->n, 1, x, &a->sp->common);
+    else if (a->sym)
+        LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', a->n, 1, a->T, a->n, x, a->n);
+    else
+        mbs_lu_solve(a->n, a->T, a->ipiv, x, 1);
+}
+
+/* Weight matrix P of the projection: y = P x. */
+static void p_mul(const Ali3p *a, const MbsFormulation *f, int kind, const double *x, double *y)
+{
+    mbs_natural_mass_mul(a->nat, x, y);
+    if (kind == 1 && a->has_KC && a->sp) {
+        const Sparse *sp = a->sp;
+        double h = f->settings.step, cC = a->gamma * h, cK = a->beta * h * h;
+        for (int c = 0; c < a->n; ++c)
+            for (int k = sp->Ap[c]; k < sp->Ap[c + 1]; ++k)
+                y[sp->Ai[k]] += (cC * sp->Cx[k] + cK * sp->Kx[k]) * x[c];
+    } else if (kind == 1 && a->has_KC) {
+        double h = f->settings.step;
+        cblas_dgemv(CblasColMajor, CblasNoTrans, a->n, a->n, a->gamma * h, a->C, a->n, x, 1, 1.0,
+                    y, 1);
+        cblas_dgemv(CblasColMajor, CblasNoTrans, a->n, a->n, a->beta * h * h, a->K, a->n, x, 1,
+                    1.0, y, 1);
+    }
+}
+
+/* T = M + c_C C + c_K K + s Phi_q^T Phi_q, factorized (slot 0: tangent, 1: projection). */
+static int build_and_factor(Ali3p *a, double cC, double cK, double s, int slot)
+{
+    size_t nn = (size_t)a->n * (size_t)a->n;
+    int use_KC = a->has_KC && (cC != 0.0 || cK != 0.0);
+    if (a->sp) {
+        Sparse *sp = a->sp;
+        if (use_KC)
+            for (int k = 0; k < sp->nnz; ++k)
+                sp->Tx[k] = cC * sp->Cx[k] + cK * sp->Kx[k];
+        else
+            memset(sp->Tx, 0, (size_t)sp->nnz * sizeof(double));
+        sp_add_mass(a, 1.0);
+        sp_add_gram(a, s);
+        sp->cur = slot;
+        return factor(a, !use_KC);
+    }
+    if (use_KC)
+        for (size_t i = 0; i < nn; ++i)
+            a->T[i] = cC * a->C[i] + cK * a->K[i];
+    else
+        memset(a->T, 0, nn * sizeof(double));
+    add_mass(a, a->T, 1.0);
+    add_gram(a, a->T, s);
+    return factor(a, !use_KC);
+}
+
 /* Projection matrix A = P + zeta alpha Phi_q^T Phi_q at the current q, factorized in a->T. */
 static int projection_matrix(const MbsFormulation *f, Ali3p *a, int kind, double *zeta)
 {
-    int n = a->n;
     double h = f->settings.step;
-    size_t nn = (size_t)n * n;
-    memcpy(a->T, a->M, nn * sizeof(double));
     /* The converged projections do not depend on zeta (eqs 6b, 7b drive Phi_dot, Phi_ddot to
      * zero whatever the weight); zeta sets the iteration rate and the conditioning. */
     *zeta = kind == 2 ? 1.0 : a->beta * h * h;
-    if (kind == 1) {
-        if (a->has_KC)
-            for (size_t i = 0; i < nn; ++i)
-                a->T[i] += a->gamma * h * a->C[i] + a->beta * h * h * a->K[i];
-    }
-    memcpy(a->P, a->T, nn * sizeof(double));
-    mbs_gemm_tn(n, n, a->m, *zeta * a->alpha, a->phiq, a->phiq, 1.0, a->T);
-    return mbs_lu_factor(n, a->T, a->ipiv);
+    if (kind == 1)
+        return build_and_factor(a, a->gamma * h, a->beta * h * h, *zeta * a->alpha, 1);
+    return build_and_factor(a, 0.0, 0.0, *zeta * a->alpha, 1);
 }
 
 /* Augmented Lagrangian projection (eqs 6, 7): with A = P + zeta Phi_q^T alpha Phi_q factorized
  * in a->T, solve A x = rhs0 - Phi_q^T (mult + zeta alpha b) and update mult += zeta alpha
- * (Phi_q x + b) until ||Phi_q x + b||_inf <= tol. Returns the final residual norm (2-norm). */
-static double al_project(Ali3p *a, const double *rhs0, const double *b, double zeta,
-                         double *mult, double *x, double tol, int max_it)
+ * (Phi_q x + b) until ||Phi_q x + b||_inf <= tol max(1, ||x||_inf). */
+static void al_project(Ali3p *a, const double *rhs0, const double *b, double zeta, double *mult,
+                       double *x, double tol, int max_it)
 {
     int n = a->n, m = a->m;
-    double za = zeta * a->alpha, r2 = 0.0;
+    double za = zeta * a->alpha;
     for (int it = 0; it < max_it; ++it) {
         for (int i = 0; i < m; ++i)
             a->res[i] = mult[i] + za * b[i];
         memcpy(x, rhs0, (size_t)n * sizeof(double));
-        /* x -= Phi_q^T res */
-        mbs_gemm_tn(n, 1, m, -1.0, a->phiq, a->res, 1.0, x);
-        mbs_lu_solve(n, a->T, a->ipiv, x, 1);
-        /* res = Phi_q x + b */
-        memcpy(a->res, b, (size_t)m * sizeof(double));
-        for (int j = 0; j < n; ++j) {
-            double xj = x[j];
-            if (xj == 0.0)
-                continue;
-            const double *col = &a->phiq[(size_t)m * j];
-            for (int i = 0; i < m; ++i)
-                a->res[i] += col[i] * xj;
-        }
+        jt_mul_add(a, -1.0, a->res, x);
+        solve(a, x);
+        j_mul(a, x, b, a->res);
         for (int i = 0; i < m; ++i)
             mult[i] += za * a->res[i];
-        double rinf = mbs_vec_norminf(m, a->res);
-        r2 = mbs_vec_norm2(m, a->res);
-        if (rinf <= tol * fmax(1.0, mbs_vec_norminf(n, x)))
+        if (mbs_vec_norminf(m, a->res) <= tol * fmax(1.0, mbs_vec_norminf(n, x)))
             break;
-    }
-    return r2;
-}
-
-/* y = Phi_q v + b (m entries) */
-static void phiq_mul(const Ali3p *a, const double *v, const double *b, double *y)
-{
-    int n = a->n, m = a->m;
-    memcpy(y, b, (size_t)m * sizeof(double));
-    for (int j = 0; j < n; ++j) {
-        const double *col = &a->phiq[(size_t)m * j];
-        for (int i = 0; i < m; ++i)
-            y[i] += col[i] * v[j];
     }
 }
 
@@ -179,19 +478,21 @@ static double driver_power(const Ali3p *a, const double *lam)
 {
     const MbsNatural *nat = a->nat;
     double P = 0.0;
-    int n = a->n, m = a->m;
-    for (int i = nat->nrigid; i < m; ++i) {
+    for (int i = nat->nrigid; i < a->m; ++i) {
         if (nat->rows[i].type == MBS_NAT_ROW_DOT)
             continue;
+        const MbsNatJacRow *row = &a->J[i];
         double s = 0.0;
-        for (int j = 0; j < n; ++j)
-            s += a->phiq[i + (size_t)m * j] * a->qd[j];
+        for (int p = 0; p < 2; ++p)
+            if (row->off[p] >= 0)
+                for (int k = 0; k < 12; ++k)
+                    s += row->v[p][k] * a->qd[row->off[p] + k];
         P -= lam[i] * s;
     }
     return P;
 }
 
-/* Energies and constraint norms at the current state (phi, phiq, phit, cb current). */
+/* Energies and constraint norms at the current state (phi, J, phit, cb current). */
 static void fill_monitors(MbsFormulation *f, Ali3p *a, const double *lam_eff, int accumulate)
 {
     MbsMonitors *mo = &f->monitors;
@@ -208,9 +509,9 @@ static void fill_monitors(MbsFormulation *f, Ali3p *a, const double *lam_eff, in
     mo->work_nonconservative = a->work;
     mo->total = e.kinetic + e.potential_gravity + e.potential_elastic - a->work;
     mo->phi_norm = mbs_vec_norm2(a->m, a->phi);
-    phiq_mul(a, a->qd, a->phit, a->res);
+    j_mul(a, a->qd, a->phit, a->res);
     mo->dphi_norm = mbs_vec_norm2(a->m, a->res);
-    phiq_mul(a, a->qdd, a->cb, a->res);
+    j_mul(a, a->qdd, a->cb, a->res);
     mo->ddphi_norm = mbs_vec_norm2(a->m, a->res);
 }
 
@@ -230,6 +531,10 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
         return mbs_error_set(err, MBS_FATAL,
                              "ali3p: Newmark beta = %g must be in (0, 1] and gamma = %g in [0.5, 1]",
                              s->newmark_beta, s->newmark_gamma);
+    if (s->ali3p_solver < 0 || s->ali3p_solver > 2)
+        return mbs_error_set(err, MBS_FATAL,
+                             "ali3p: linear solver %d unknown (0: automatic, 1: dense, 2: sparse)",
+                             s->ali3p_solver);
     if (s->projection_kind < 0 || s->projection_kind > 2)
         return mbs_error_set(err, MBS_FATAL,
                              "ali3p: projection %d unknown (0: mass-orthogonal, 1: "
@@ -259,14 +564,17 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
     a->lambda0 = xcalloc(MM, sizeof(double), &fail);
     a->qd_hat = xcalloc(N, sizeof(double), &fail);
     a->qdd_hat = xcalloc(N, sizeof(double), &fail);
-    a->M = xcalloc(NN, sizeof(double), &fail);
-    a->T = xcalloc(NN, sizeof(double), &fail);
-    a->K = xcalloc(NN, sizeof(double), &fail);
-    a->C = xcalloc(NN, sizeof(double), &fail);
-    a->P = xcalloc(NN, sizeof(double), &fail);
+    int use_sparse = s->ali3p_solver == 2 || (s->ali3p_solver == 0 && a->nat->nbodies >= 20);
+    if (!use_sparse) {
+        a->T = xcalloc(NN, sizeof(double), &fail);
+        if (a->has_KC) {
+            a->K = xcalloc(NN, sizeof(double), &fail);
+            a->C = xcalloc(NN, sizeof(double), &fail);
+        }
+    }
     a->ipiv = xcalloc(N, sizeof(int), &fail);
+    a->J = xcalloc(MM, sizeof *a->J, &fail);
     a->phi = xcalloc(MM, sizeof(double), &fail);
-    a->phiq = xcalloc(MM * N, sizeof(double), &fail);
     a->phit = xcalloc(MM, sizeof(double), &fail);
     a->cb = xcalloc(MM, sizeof(double), &fail);
     a->Q = xcalloc(N, sizeof(double), &fail);
@@ -278,6 +586,7 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
     a->grad = xcalloc(N, sizeof(double), &fail);
     a->mult = xcalloc(MM, sizeof(double), &fail);
     a->res = xcalloc(mx, sizeof(double), &fail);
+    a->tmp = xcalloc(N, sizeof(double), &fail);
     a->angle_ref = xcalloc((size_t)m->njoints, sizeof(double), &fail);
     int nz = mbs_model_ncoords(m);
     double *z = calloc((size_t)nz + 1, sizeof(double)), *zd = calloc((size_t)nz + 1, sizeof(double));
@@ -295,8 +604,7 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
         /* Revolute angle branches from the relative coordinates of the tree joints. */
         for (int j = 0; j < m->njoints; ++j) {
             int nd = m->topo->joint_node[j];
-            double ref = nd >= 0 ? z[nd] : 0.0;
-            a->angle_ref[j] = ref;
+            a->angle_ref[j] = nd >= 0 ? z[nd] : 0.0;
         }
     }
     free(z);
@@ -305,15 +613,16 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
     if (st != 0)
         return st;
     update_angle_refs(a, m);
-    if (n == 0) {
-        memset(&f->monitors, 0, sizeof f->monitors);
+    memset(&f->monitors, 0, sizeof f->monitors);
+    if (n == 0)
         return 0;
-    }
-    mbs_natural_mass(a->nat, a->M);
     /* Velocity projection of the assembled velocities (eq 6, P = M) and consistent initial
-     * accelerations: (M + Phi_q^T alpha Phi_q) qdd = Q - Phi_q^T (lambda + alpha c),
-     * lambda += alpha Phi_ddot (the acceleration projection with P qdd* = Q). */
-    mbs_natural_constraints(a->nat, a->q, a->qd, 0.0, a->phi, a->phiq, a->phit, NULL);
+     * accelerations: (M + zeta Phi_q^T alpha Phi_q) qdd = Q - Phi_q^T (lambda + zeta alpha c),
+     * lambda += zeta alpha Phi_ddot (the acceleration projection with P qdd* = Q, so that its
+     * multipliers are the dynamic ones). */
+    mbs_natural_constraint_rows(a->nat, a->q, a->qd, 0.0, a->phi, a->J, a->phit, NULL);
+    if (use_sparse && sparse_new(a, err))
+        return MBS_FATAL;
     forces(a, a->q, a->qd, a->Q, NULL);
     if (a->has_KC)
         stiffness_damping(a, s->jacobian, a->Q);
@@ -322,30 +631,32 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
     if (info != 0)
         return mbs_error_set(err, MBS_FATAL,
                              "ali3p: the matrix M + Phi_q^T alpha Phi_q is singular at t = 0 "
-                             "(column %d): a body without inertia in a direction no joint fixes?",
-                             info);
+                             "(LAPACK info %d): a body without inertia in a direction no joint "
+                             "fixes?", info);
     int maxit = s->newton_max_iterations > 50 ? s->newton_max_iterations : 50;
     double tol = s->newton_tolerance;
     memset(a->mult, 0, MM * sizeof(double));
-    /* rhs = M qd* */
-    for (size_t i = 0; i < N; ++i) {
-        double v = 0.0;
-        for (size_t j = 0; j < N; ++j)
-            v += a->M[i + N * j] * a->qd[j];
-        a->rhs[i] = v;
-    }
+    mbs_natural_mass_mul(a->nat, a->qd, a->rhs);
     al_project(a, a->rhs, a->phit, zeta, a->mult, a->x, tol, maxit);
     memcpy(a->qd, a->x, N * sizeof(double));
-    mbs_natural_constraints(a->nat, a->q, a->qd, 0.0, NULL, NULL, NULL, a->cb);
+    mbs_natural_constraint_rows(a->nat, a->q, a->qd, 0.0, NULL, NULL, NULL, a->cb);
     forces(a, a->q, a->qd, a->Q, NULL);
     memset(a->lambda, 0, MM * sizeof(double));
     al_project(a, a->Q, a->cb, zeta, a->lambda, a->qdd, tol, maxit);
-    /* With P qdd* = Q the multipliers of this projection are the dynamic ones. */
-    memset(&f->monitors, 0, sizeof f->monitors);
     a->work = 0.0;
     a->power = 0.0;
     fill_monitors(f, a, a->lambda, 0);
     return 0;
+}
+
+static void restore(Ali3p *a, double t)
+{
+    size_t N = (size_t)a->n;
+    memcpy(a->q, a->q0, N * sizeof(double));
+    memcpy(a->qd, a->qd0, N * sizeof(double));
+    memcpy(a->qdd, a->qdd0, N * sizeof(double));
+    memcpy(a->lambda, a->lambda0, (size_t)a->m * sizeof(double));
+    mbs_natural_constraint_rows(a->nat, a->q, a->qd, t, a->phi, a->J, a->phit, a->cb);
 }
 
 static int ali3p_step(MbsFormulation *f, MbsError *err)
@@ -355,7 +666,7 @@ static int ali3p_step(MbsFormulation *f, MbsError *err)
     MbsMonitors *mo = &f->monitors;
     double t_start = mbs_clock_now(), t_dyn = 0.0, t_jac = 0.0, t_fac = 0.0, t_proj = 0.0, c0;
     int n = a->n, m = a->m;
-    size_t N = (size_t)n, NN = N * N;
+    size_t N = (size_t)n;
     double h = s->step, beta = a->beta, gamma = a->gamma, alpha = a->alpha;
     double t = f->time + h;
     if (n == 0) {
@@ -385,25 +696,20 @@ static int ali3p_step(MbsFormulation *f, MbsError *err)
             a->qd[i] = gamma / (beta * h) * a->q[i] - a->qd_hat[i];
             a->qdd[i] = a->q[i] / (beta * h * h) - a->qdd_hat[i];
         }
-        mbs_natural_constraints(a->nat, a->q, NULL, t, a->phi, a->phiq, NULL, NULL);
+        mbs_natural_constraint_rows(a->nat, a->q, NULL, t, a->phi, a->J, NULL, NULL);
         if (it > 0) /* eq 1b: lambda*(i+1) = lambda*(i) + alpha Phi(i+1) */
             for (int i = 0; i < m; ++i)
                 a->lambda[i] += alpha * a->phi[i];
         forces(a, a->q, a->qd, a->Q, NULL);
-        /* eq 3: g = beta h^2 [M qdd + Phi_q^T (lambda* + alpha Phi) - Q] */
+        /* eq 3, as the right-hand side -g = -beta h^2 [M qdd + Phi_q^T (lambda* + alpha Phi) - Q] */
         for (int i = 0; i < m; ++i)
             a->res[i] = a->lambda[i] + alpha * a->phi[i];
+        mbs_natural_mass_mul(a->nat, a->qdd, a->g);
         for (size_t i = 0; i < N; ++i)
-            a->g[i] = -a->Q[i];
-        for (size_t j = 0; j < N; ++j) {
-            double v = a->qdd[j];
-            const double *col = &a->M[N * j];
-            for (size_t i = 0; i < N; ++i)
-                a->g[i] += col[i] * v;
-        }
-        mbs_gemm_tn(n, 1, m, 1.0, a->phiq, a->res, 1.0, a->g);
+            a->g[i] -= a->Q[i];
+        jt_mul_add(a, 1.0, a->res, a->g);
         for (size_t i = 0; i < N; ++i)
-            a->g[i] *= -bh2; /* right-hand side -g */
+            a->g[i] *= -bh2;
         t_dyn += mbs_clock_now() - c0;
         c0 = mbs_clock_now();
         if (a->has_KC && it % reuse == 0) {
@@ -413,17 +719,12 @@ static int ali3p_step(MbsFormulation *f, MbsError *err)
         t_jac += mbs_clock_now() - c0;
         c0 = mbs_clock_now();
         /* eq 5: M + gamma h C + beta h^2 (Phi_q^T alpha Phi_q + K) */
-        memcpy(a->T, a->M, NN * sizeof(double));
-        if (a->has_KC)
-            for (size_t i = 0; i < NN; ++i)
-                a->T[i] += gamma * h * a->C[i] + bh2 * a->K[i];
-        mbs_gemm_tn(n, n, m, bh2 * alpha, a->phiq, a->phiq, 1.0, a->T);
-        int info = mbs_lu_factor(n, a->T, a->ipiv);
+        int info = build_and_factor(a, gamma * h, bh2, bh2 * alpha, 0);
         if (info != 0) {
             t_fac += mbs_clock_now() - c0;
             break;
         }
-        mbs_lu_solve(n, a->T, a->ipiv, a->g, 1);
+        solve(a, a->g);
         t_fac += mbs_clock_now() - c0;
         dq_norm = mbs_vec_norminf(n, a->g);
         for (size_t i = 0; i < N; ++i)
@@ -437,11 +738,7 @@ static int ali3p_step(MbsFormulation *f, MbsError *err)
         }
     }
     if (!converged) {
-        memcpy(a->q, a->q0, N * sizeof(double));
-        memcpy(a->qd, a->qd0, N * sizeof(double));
-        memcpy(a->qdd, a->qdd0, N * sizeof(double));
-        memcpy(a->lambda, a->lambda0, (size_t)m * sizeof(double));
-        mbs_natural_constraints(a->nat, a->q, a->qd, f->time, a->phi, a->phiq, a->phit, a->cb);
+        restore(a, f->time);
         return mbs_error_set(err, MBS_RECOVERABLE,
                              "ali3p: Newton-Raphson did not converge at t = %.6g s after %d "
                              "iterations (last correction %.3g, tolerance %.3g; the augmented "
@@ -454,7 +751,7 @@ static int ali3p_step(MbsFormulation *f, MbsError *err)
         a->qd[i] = gamma / (beta * h) * a->q[i] - a->qd_hat[i];
         a->qdd[i] = a->q[i] / (beta * h * h) - a->qdd_hat[i];
     }
-    mbs_natural_constraints(a->nat, a->q, NULL, t, a->phi, a->phiq, a->phit, NULL);
+    mbs_natural_constraint_rows(a->nat, a->q, NULL, t, a->phi, a->J, a->phit, NULL);
     for (int i = 0; i < m; ++i)
         a->lambda[i] += alpha * a->phi[i];
     t_dyn += mbs_clock_now() - c0;
@@ -462,34 +759,21 @@ static int ali3p_step(MbsFormulation *f, MbsError *err)
     /* Projections (eqs 6, 7). */
     c0 = mbs_clock_now();
     double zeta;
-    if (projection_matrix(f, a, s->projection_kind, &zeta) != 0) {
-        memcpy(a->q, a->q0, N * sizeof(double));
-        memcpy(a->qd, a->qd0, N * sizeof(double));
-        memcpy(a->qdd, a->qdd0, N * sizeof(double));
-        memcpy(a->lambda, a->lambda0, (size_t)m * sizeof(double));
-        mbs_natural_constraints(a->nat, a->q, a->qd, f->time, a->phi, a->phiq, a->phit, a->cb);
+    int kind = s->projection_kind;
+    if (projection_matrix(f, a, kind, &zeta) != 0) {
+        restore(a, f->time);
         return mbs_error_set(err, MBS_RECOVERABLE,
                              "ali3p: singular projection matrix at t = %.6g s", t);
     }
     int pmax = s->newton_max_iterations;
     /* velocities: P qd* - Phi_q^T (sigma + zeta alpha Phi_t) */
-    for (size_t i = 0; i < N; ++i) {
-        double v = 0.0;
-        for (size_t j = 0; j < N; ++j)
-            v += a->P[i + N * j] * a->qd[j];
-        a->rhs[i] = v;
-    }
+    p_mul(a, f, kind, a->qd, a->rhs);
     memset(a->mult, 0, (size_t)m * sizeof(double));
     al_project(a, a->rhs, a->phit, zeta, a->mult, a->x, tol, pmax);
     memcpy(a->qd, a->x, N * sizeof(double));
     /* accelerations: P qdd* - Phi_q^T (kappa + zeta alpha (Phi_q_dot qd + Phi_t_dot)) */
-    mbs_natural_constraints(a->nat, a->q, a->qd, t, NULL, NULL, NULL, a->cb);
-    for (size_t i = 0; i < N; ++i) {
-        double v = 0.0;
-        for (size_t j = 0; j < N; ++j)
-            v += a->P[i + N * j] * a->qdd[j];
-        a->rhs[i] = v;
-    }
+    mbs_natural_constraint_rows(a->nat, a->q, a->qd, t, NULL, NULL, NULL, a->cb);
+    p_mul(a, f, kind, a->qdd, a->rhs);
     memset(a->mult, 0, (size_t)m * sizeof(double));
     al_project(a, a->rhs, a->cb, zeta, a->mult, a->x, tol, pmax);
     memcpy(a->qdd, a->x, N * sizeof(double));

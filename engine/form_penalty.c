@@ -34,7 +34,9 @@ typedef struct {
     int n, nr;
     MbsKinematics kin;
     MbsDynamics dyn;
-    ForceContext nd; /* separate workspaces for the numerical derivatives */
+    int nthreads;    /* threads for the numerical derivatives, each with its workspaces */
+    ForceContext *nd;
+    void **nd_ctx;
     double *z, *zd, *zdd;     /* state at the current time */
     double *z0, *zd0, *zdd0;  /* state at the start of the step */
     double *M, *K, *C, *T, *Q, *f;
@@ -111,8 +113,12 @@ static void penalty_finalize(MbsFormulation *f)
         return;
     mbs_kinematics_free(&P->kin);
     mbs_dynamics_free(&P->dyn);
-    mbs_kinematics_free(&P->nd.kin);
-    mbs_dynamics_free(&P->nd.dyn);
+    for (int t = 0; P->nd && t < P->nthreads; ++t) {
+        mbs_kinematics_free(&P->nd[t].kin);
+        mbs_dynamics_free(&P->nd[t].dyn);
+    }
+    free(P->nd);
+    free(P->nd_ctx);
     double *arrays[] = {P->z, P->zd, P->zdd, P->z0, P->zd0, P->zdd0, P->M, P->K, P->C, P->T,
                         P->Q, P->f, P->phi, P->phiz, P->phit, P->bias, P->rv, P->tmp,
                         P->jac_work};
@@ -132,10 +138,20 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
     f->impl = P;
     int n = P->n = m->topo->nnodes, nr = P->nr = m->topo->nrows, fail = 0;
     size_t nn = (size_t)n * (size_t)n, nrn = (size_t)nr * (size_t)n;
-    P->nd.m = m;
-    if (mbs_kinematics_init(&P->kin, m) || mbs_dynamics_init(&P->dyn, m) ||
-        mbs_kinematics_init(&P->nd.kin, m) || mbs_dynamics_init(&P->nd.dyn, m))
+    /* More threads than columns / 8 do not pay (measured on the four-bar). */
+    P->nthreads = mbs_jacobian_threads(f->settings.threads, n / 8 > 1 ? n / 8 : 1);
+    P->nd = calloc((size_t)P->nthreads, sizeof *P->nd);
+    P->nd_ctx = calloc((size_t)P->nthreads, sizeof *P->nd_ctx);
+    if (!P->nd || !P->nd_ctx)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    if (mbs_kinematics_init(&P->kin, m) || mbs_dynamics_init(&P->dyn, m))
         fail = 1;
+    for (int t = 0; t < P->nthreads; ++t) {
+        P->nd[t].m = m;
+        P->nd_ctx[t] = &P->nd[t];
+        if (mbs_kinematics_init(&P->nd[t].kin, m) || mbs_dynamics_init(&P->nd[t].dyn, m))
+            fail = 1;
+    }
     P->z = alloc_doubles(n, &fail);
     P->zd = alloc_doubles(n, &fail);
     P->zdd = alloc_doubles(n, &fail);
@@ -154,7 +170,7 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
     P->bias = alloc_doubles(nr, &fail);
     P->rv = alloc_doubles(nr, &fail);
     P->tmp = alloc_doubles(n, &fail);
-    P->jac_work = alloc_doubles(4 * (size_t)n, &fail);
+    P->jac_work = alloc_doubles(4 * (size_t)n * (size_t)P->nthreads, &fail);
     P->ipiv = calloc((size_t)n + 1, sizeof(int));
     if (fail || !P->ipiv)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
@@ -242,8 +258,8 @@ static int penalty_step(MbsFormulation *f, MbsError *err)
 
         if (it % reuse == 0) {
             tc = mbs_clock_now();
-            mbs_jacobian_nd(s->jacobian, n, P->z, P->zd, P->Q, eval_forces, &P->nd,
-                            P->jac_work, P->K, P->C);
+            mbs_jacobian_nd(s->jacobian, n, P->z, P->zd, P->Q, eval_forces, P->nd_ctx,
+                            P->nthreads, P->jac_work, P->K, P->C);
             mo->jacobian_evaluations++;
             mo->time_jacobian += mbs_clock_now() - tc;
         }

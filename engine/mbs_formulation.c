@@ -8,10 +8,12 @@
 /* The registry: one line per formulation. */
 extern const MbsFormulationClass mbs_penalty_class;
 extern const MbsFormulationClass mbs_ali3p_class;
+extern const MbsFormulationClass mbs_matrix_r_class;
 
 static const MbsFormulationClass *const registry[] = {
     &mbs_penalty_class,
     &mbs_ali3p_class,
+    &mbs_matrix_r_class,
 };
 
 static const char *const jacobian_names[MBS_JACOBIAN_COUNT] = {"nd-forward", "nd-central"};
@@ -43,6 +45,11 @@ void mbs_settings_defaults(MbsSettings *s)
     s->newmark_beta = 0.25;
     s->newmark_gamma = 0.5;
     s->projection_kind = 0;
+    s->ali3p_solver = 0;
+    s->matrix_r_integrator = 0;
+    s->matrix_r_sparse = 0;
+    s->matrix_r_rcond = 1e-2;
+    s->matrix_r_ndofs = 0;
 }
 
 int mbs_formulation_count(void)

@@ -20,6 +20,8 @@ const char *mbs_jacobian_method_name(MbsJacobianMethod method);
 /* Returns -1 when the name is unknown. */
 int mbs_jacobian_method_from_name(const char *name);
 
+#define MBS_MATRIX_R_MAX_DOFS 16
+
 typedef struct {
     double step;          /* h, s */
     double duration;      /* s */
@@ -29,11 +31,24 @@ typedef struct {
     int newton_max_iterations;
     int jacobian_reuse;   /* K and C reused for this many Newton iterations (paper 000: 3) */
     double assembly_tolerance;
+    int threads;          /* threads for Jacobian columns; 0: as many as OpenMP offers */
     /* ali3p (paper 004): Newmark parameters (trapezoidal rule: 0.25, 0.5) and the projection
      * 0: mass-orthogonal (P = M, zeta = beta h^2), 1: mass-damping-stiffness-orthogonal
      * (P = M + gamma h C + beta h^2 K, zeta = beta h^2), 2: mass-orthogonal, zeta = 1. */
     double newmark_beta, newmark_gamma;
     int projection_kind;
+    /* matrix-r (papers 001, 003) */
+    int matrix_r_integrator; /* 0: explicit RK4 (paper 003), 1: implicit trapezoidal rule (001) */
+    int matrix_r_sparse;     /* 0: dense LAPACK LU of the dependent block, 1: sparse KLU */
+    double matrix_r_rcond;   /* new partition when the dependent block's reciprocal condition
+                                estimate falls below this fraction of its value just after the
+                                last partition (1: every step) */
+    /* user-chosen degrees of freedom (0: automatic partition): joint index and coordinate */
+    int matrix_r_ndofs;
+    int matrix_r_dof_joint[MBS_MATRIX_R_MAX_DOFS], matrix_r_dof_coord[MBS_MATRIX_R_MAX_DOFS];
+    /* ali3p linear algebra: 0 automatic (sparse KLU from 20 moving bodies), 1 dense LAPACK,
+     * 2 sparse KLU */
+    int ali3p_solver;
 } MbsSettings;
 
 void mbs_settings_defaults(MbsSettings *s);

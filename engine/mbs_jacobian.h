@@ -11,9 +11,13 @@ typedef void (*MbsForcesFn)(void *ctx, const double *z, const double *zd, double
                             int positions_changed);
 
 /* K = -dQ/dz and C = -dQ/dzd, each n x n column-major. Q0 = Q(z, zd) (used by forward
- * differences). work: 4 n doubles. Returns the number of evaluations of fn. */
+ * differences). Columns are shared among nthreads threads (OpenMP), thread t evaluating fn with
+ * ctx[t] and work + 4 n t (work: 4 n nthreads doubles). Returns the number of evaluations. */
 int mbs_jacobian_nd(MbsJacobianMethod method, int n, const double *z, const double *zd,
-                    const double *Q0, MbsForcesFn fn, void *ctx, double *work, double *K,
-                    double *C);
+                    const double *Q0, MbsForcesFn fn, void *const *ctx, int nthreads,
+                    double *work, double *K, double *C);
+
+/* Threads to use for a requested count (0: what OpenMP offers), at most max. */
+int mbs_jacobian_threads(int requested, int max);
 
 #endif

@@ -96,19 +96,25 @@ void mbs_natlin_add_transpose(const MbsNatLin *L, double s, const double f[3], d
         }
 }
 
-/* Row i of a column-major m x n matrix: J[i + m*col] += s * A^T f. */
-static void lin_add_row(const MbsNatLin *L, double s, const double f[3], double *J, int ld,
-                        int row)
+/* r += s * A^T f for the linear expression L (A = dL/dq). */
+static void jrow_add(MbsNatJacRow *r, const MbsNatLin *L, double s, const double f[3])
 {
-    for (int t = 0; t < L->nt; ++t)
+    for (int t = 0; t < L->nt; ++t) {
+        int off = L->off[t], slot;
+        if (r->off[0] == off || r->off[0] < 0)
+            slot = 0;
+        else if (r->off[1] == off || r->off[1] < 0)
+            slot = 1;
+        else
+            continue; /* not reachable: every row involves at most two bodies */
+        r->off[slot] = off;
         for (int k = 0; k < 4; ++k) {
             double c = s * L->w[t][k];
-            if (c == 0.0)
-                continue;
-            int col = L->off[t] + 3 * k;
-            for (int d = 0; d < 3; ++d)
-                J[row + (size_t)ld * (col + d)] += c * f[d];
+            if (c != 0.0)
+                for (int d = 0; d < 3; ++d)
+                    r->v[slot][3 * k + d] += c * f[d];
         }
+    }
 }
 
 void mbs_natural_point(const MbsNatural *nat, const double *q, int body, const double x0[3],
@@ -330,6 +336,86 @@ void mbs_natural_body_pose(const MbsNatural *nat, const double *q, int body, dou
     mbs_v3_sub(&q[off], rc, p);
 }
 
+/* One row: value, sparse gradient, Phi_t and bias (any may be NULL). */
+static void row_eval(const MbsNatRow *r, const double *q, const double *qd, double t,
+                     double *phi, MbsNatJacRow *J, double *phit, double *c)
+{
+    double a[3], b[3], ad[3] = {0}, bd[3] = {0};
+    mbs_natlin_eval(&r->a, q, a);
+    mbs_natlin_eval(&r->b, q, b);
+    if (c) {
+        mbs_natlin_rate(&r->a, qd, ad);
+        mbs_natlin_rate(&r->b, qd, bd);
+    }
+    if (J) {
+        memset(J, 0, sizeof *J);
+        J->off[0] = J->off[1] = -1;
+    }
+    switch (r->type) {
+    case MBS_NAT_ROW_DOT:
+        if (phi)
+            *phi = mbs_v3_dot(a, b) - r->c0;
+        if (J) {
+            jrow_add(J, &r->a, 1.0, b);
+            jrow_add(J, &r->b, 1.0, a);
+        }
+        if (phit)
+            *phit = 0.0;
+        if (c)
+            *c = 2.0 * mbs_v3_dot(ad, bd);
+        break;
+    case MBS_NAT_ROW_DRIVE_PRI: {
+        double fd = 0.0, fdd = 0.0, f = mbs_function_eval(r->f, t, &fd, &fdd);
+        if (phi)
+            *phi = mbs_v3_dot(a, b) - f;
+        if (J) {
+            jrow_add(J, &r->a, 1.0, b);
+            jrow_add(J, &r->b, 1.0, a);
+        }
+        if (phit)
+            *phit = -fd;
+        if (c)
+            *c = 2.0 * mbs_v3_dot(ad, bd) - fdd;
+        break;
+    }
+    case MBS_NAT_ROW_DRIVE_REV: {
+        /* Phi = s cos f - co sin f = sin(theta - f), s = a.b, co = a2.b */
+        double fd = 0.0, fdd = 0.0, f = mbs_function_eval(r->f, t, &fd, &fdd);
+        double cf = cos(f), sf = sin(f);
+        double a2[3], a2d[3] = {0};
+        mbs_natlin_eval(&r->a2, q, a2);
+        double s = mbs_v3_dot(a, b), co = mbs_v3_dot(a2, b);
+        if (phi)
+            *phi = s * cf - co * sf;
+        if (J) {
+            jrow_add(J, &r->a, cf, b);
+            jrow_add(J, &r->a2, -sf, b);
+            double g[3] = {cf * a[0] - sf * a2[0], cf * a[1] - sf * a2[1], cf * a[2] - sf * a2[2]};
+            jrow_add(J, &r->b, 1.0, g);
+        }
+        if (phit)
+            *phit = -fd * (s * sf + co * cf);
+        if (c) {
+            mbs_natlin_rate(&r->a2, qd, a2d);
+            double sd = mbs_v3_dot(ad, b) + mbs_v3_dot(a, bd);
+            double cod = mbs_v3_dot(a2d, b) + mbs_v3_dot(a2, bd);
+            *c = 2.0 * mbs_v3_dot(ad, bd) * cf - 2.0 * mbs_v3_dot(a2d, bd) * sf -
+                 2.0 * fd * (sd * sf + cod * cf) - fdd * (s * sf + co * cf) -
+                 fd * fd * (s * cf - co * sf);
+        }
+        break;
+    }
+    }
+}
+
+void mbs_natural_constraint_rows(const MbsNatural *nat, const double *q, const double *qd,
+                                 double t, double *phi, MbsNatJacRow *J, double *phit, double *c)
+{
+    for (int i = 0; i < nat->m; ++i)
+        row_eval(&nat->rows[i], q, qd, t, phi ? &phi[i] : NULL, J ? &J[i] : NULL,
+                 phit ? &phit[i] : NULL, c ? &c[i] : NULL);
+}
+
 void mbs_natural_constraints(const MbsNatural *nat, const double *q, const double *qd, double t,
                              double *phi, double *phiq, double *phit, double *c)
 {
@@ -337,70 +423,35 @@ void mbs_natural_constraints(const MbsNatural *nat, const double *q, const doubl
     if (phiq)
         memset(phiq, 0, sizeof(double) * (size_t)m * (size_t)nat->n);
     for (int i = 0; i < m; ++i) {
-        const MbsNatRow *r = &nat->rows[i];
-        double a[3], b[3], ad[3] = {0}, bd[3] = {0};
-        mbs_natlin_eval(&r->a, q, a);
-        mbs_natlin_eval(&r->b, q, b);
-        if (c) {
-            mbs_natlin_rate(&r->a, qd, ad);
-            mbs_natlin_rate(&r->b, qd, bd);
-        }
-        switch (r->type) {
-        case MBS_NAT_ROW_DOT:
-            if (phi)
-                phi[i] = mbs_v3_dot(a, b) - r->c0;
-            if (phiq) {
-                lin_add_row(&r->a, 1.0, b, phiq, m, i);
-                lin_add_row(&r->b, 1.0, a, phiq, m, i);
+        MbsNatJacRow J;
+        row_eval(&nat->rows[i], q, qd, t, phi ? &phi[i] : NULL, phiq ? &J : NULL,
+                 phit ? &phit[i] : NULL, c ? &c[i] : NULL);
+        if (phiq)
+            for (int p = 0; p < 2; ++p)
+                if (J.off[p] >= 0)
+                    for (int k = 0; k < 12; ++k)
+                        phiq[i + (size_t)m * (J.off[p] + k)] += J.v[p][k];
+    }
+}
+
+void mbs_natural_mass_mul(const MbsNatural *nat, const double *x, double *y)
+{
+    const MbsModel *m = nat->model;
+    for (int b = 0; b < m->nbodies; ++b) {
+        int off = nat->body_off[b];
+        if (off < 0)
+            continue;
+        double mass = m->bodies[b].mass;
+        const double *S = &nat->S[9 * b];
+        for (int d = 0; d < 3; ++d)
+            y[off + d] = mass * x[off + d];
+        for (int j = 0; j < 3; ++j)
+            for (int d = 0; d < 3; ++d) {
+                double v = 0.0;
+                for (int k = 0; k < 3; ++k)
+                    v += S[3 * j + k] * x[off + 3 + 3 * k + d];
+                y[off + 3 + 3 * j + d] = v;
             }
-            if (phit)
-                phit[i] = 0.0;
-            if (c)
-                c[i] = 2.0 * mbs_v3_dot(ad, bd);
-            break;
-        case MBS_NAT_ROW_DRIVE_PRI: {
-            double fd = 0.0, fdd = 0.0, f = mbs_function_eval(r->f, t, &fd, &fdd);
-            if (phi)
-                phi[i] = mbs_v3_dot(a, b) - f;
-            if (phiq) {
-                lin_add_row(&r->a, 1.0, b, phiq, m, i);
-                lin_add_row(&r->b, 1.0, a, phiq, m, i);
-            }
-            if (phit)
-                phit[i] = -fd;
-            if (c)
-                c[i] = 2.0 * mbs_v3_dot(ad, bd) - fdd;
-            break;
-        }
-        case MBS_NAT_ROW_DRIVE_REV: {
-            /* Phi = s cos f - co sin f = sin(theta - f), s = a.b, co = a2.b */
-            double fd = 0.0, fdd = 0.0, f = mbs_function_eval(r->f, t, &fd, &fdd);
-            double cf = cos(f), sf = sin(f);
-            double a2[3], a2d[3] = {0};
-            mbs_natlin_eval(&r->a2, q, a2);
-            double s = mbs_v3_dot(a, b), co = mbs_v3_dot(a2, b);
-            if (phi)
-                phi[i] = s * cf - co * sf;
-            if (phiq) {
-                lin_add_row(&r->a, cf, b, phiq, m, i);
-                lin_add_row(&r->a2, -sf, b, phiq, m, i);
-                double g[3] = {cf * a[0] - sf * a2[0], cf * a[1] - sf * a2[1],
-                               cf * a[2] - sf * a2[2]};
-                lin_add_row(&r->b, 1.0, g, phiq, m, i);
-            }
-            if (phit)
-                phit[i] = -fd * (s * sf + co * cf);
-            if (c) {
-                mbs_natlin_rate(&r->a2, qd, a2d);
-                double sd = mbs_v3_dot(ad, b) + mbs_v3_dot(a, bd);
-                double cod = mbs_v3_dot(a2d, b) + mbs_v3_dot(a2, bd);
-                c[i] = 2.0 * mbs_v3_dot(ad, bd) * cf - 2.0 * mbs_v3_dot(a2d, bd) * sf -
-                       2.0 * fd * (sd * sf + cod * cf) - fdd * (s * sf + co * cf) -
-                       fd * fd * (s * cf - co * sf);
-            }
-            break;
-        }
-        }
     }
 }
 

@@ -102,8 +102,18 @@ void mbs_natural_point(const MbsNatural *nat, const double *q, int body, const d
 void mbs_natural_constraints(const MbsNatural *nat, const double *q, const double *qd, double t,
                              double *phi, double *phiq, double *phit, double *c);
 
-/* Constant mass matrix (n x n, column-major). */
+/* Sparse rows of Phi_q: every row involves at most two bodies (12 columns each). */
+typedef struct {
+    int off[2];        /* first column of each block, -1 when unused */
+    double v[2][12];
+} MbsNatJacRow;
+/* The same with Phi_q as m sparse rows. */
+void mbs_natural_constraint_rows(const MbsNatural *nat, const double *q, const double *qd,
+                                 double t, double *phi, MbsNatJacRow *J, double *phit, double *c);
+
+/* Constant mass matrix (n x n, column-major), and y = M x using its block structure. */
 void mbs_natural_mass(const MbsNatural *nat, double *M);
+void mbs_natural_mass_mul(const MbsNatural *nat, const double *x, double *y);
 
 /* Joint coordinate 0 of a revolute (angle, unwrapped to the branch nearest ref) or prismatic
  * (translation) joint, its gradient dtheta/dq (n entries, optional). */

@@ -177,6 +177,8 @@ static void esl_viewport_init(EslViewport *self)
     esl_scene_options_defaults(&self->options);
     gtk_gl_area_set_required_version(GTK_GL_AREA(self), 3, 3);
     gtk_gl_area_set_has_depth_buffer(GTK_GL_AREA(self), TRUE);
+    /* Render only when the scene or the camera changes, not on every window redraw. */
+    gtk_gl_area_set_auto_render(GTK_GL_AREA(self), FALSE);
     gtk_widget_set_hexpand(GTK_WIDGET(self), TRUE);
     gtk_widget_set_vexpand(GTK_WIDGET(self), TRUE);
     gtk_widget_set_size_request(GTK_WIDGET(self), 320, 240);

@@ -249,6 +249,31 @@ static void check_derivatives(const MbsModel *mdl, const char *label)
         for (int j = 0; j < n; ++j)
             T += 0.5 * qd[i] * M[i + (size_t)n * j] * qd[j];
     tap_close(T, e.kinetic, 1e-12 * (1.0 + T), "%s: 1/2 qd^T M qd equals the kinetic energy", label);
+    /* Block product y = M x against the dense matrix. */
+    mbs_natural_mass_mul(nat, qd, qp);
+    double mm_err = 0.0;
+    for (int i = 0; i < n; ++i) {
+        double v = 0.0;
+        for (int j = 0; j < n; ++j)
+            v += M[i + (size_t)n * j] * qd[j];
+        mm_err = fmax(mm_err, fabs(v - qp[i]));
+    }
+    tap_below(mm_err, 1e-13, "%s: block product M x equals the dense one (%.1e)", label, mm_err);
+    /* Sparse rows scatter to the dense Jacobian. */
+    MbsNatJacRow *rows = calloc((size_t)m, sizeof *rows);
+    mbs_natural_constraint_rows(nat, q, qd, t, NULL, rows, NULL, NULL);
+    mbs_natural_constraints(nat, q, NULL, t, NULL, J, NULL, NULL);
+    double sp_err = 0.0;
+    for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j) {
+            double v = 0.0;
+            for (int p = 0; p < 2; ++p)
+                if (rows[i].off[p] >= 0 && j >= rows[i].off[p] && j < rows[i].off[p] + 12)
+                    v += rows[i].v[p][j - rows[i].off[p]];
+            sp_err = fmax(sp_err, fabs(v - J[i + (size_t)m * j]));
+        }
+    tap_below(sp_err, 0.0, "%s: sparse rows of Phi_q equal the dense Jacobian (%.1e)", label, sp_err);
+    free(rows);
     free(M);
     free(Q);
     free(grad);

@@ -1,0 +1,291 @@
+/* The GtkApplication; see esl-application.h. */
+#include "esl-application.h"
+
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+
+#include "eslabon-config.h"
+#include "esl-project.h"
+#include "esl-window.h"
+
+#define SMOKE_TIMEOUT_S 90
+
+struct _EslApplication {
+    GtkApplication parent_instance;
+    /* command line */
+    gboolean smoke_test;
+    char *model, *project;
+    double duration;
+    /* smoke test */
+    int smoke_status;
+    guint smoke_timeout;
+};
+
+G_DEFINE_FINAL_TYPE(EslApplication, esl_application, GTK_TYPE_APPLICATION)
+
+static EslWindow *current_window(EslApplication *self)
+{
+    GtkWindow *w = gtk_application_get_active_window(GTK_APPLICATION(self));
+    if (!w) {
+        w = GTK_WINDOW(esl_window_new(GTK_APPLICATION(self)));
+    }
+    return ESL_WINDOW(w);
+}
+
+/* ---- smoke test ---------------------------------------------------------------------------- */
+
+static void smoke_finish(EslApplication *self, int status, const char *message)
+{
+    printf("%s smoke test: %s\n", status == 0 ? "PASS" : "FAIL", message);
+    fflush(stdout);
+    self->smoke_status = status;
+    g_clear_handle_id(&self->smoke_timeout, g_source_remove);
+    g_application_quit(G_APPLICATION(self));
+}
+
+static gboolean smoke_timed_out(gpointer data)
+{
+    EslApplication *self = data;
+    self->smoke_timeout = 0;
+    smoke_finish(self, 2, "timed out");
+    return G_SOURCE_REMOVE;
+}
+
+static void smoke_on_run_finished(EslWindow *window, int status, gint64 run_id,
+                                  EslApplication *self)
+{
+    if (status != ESL_RUN_FINISHED) {
+        smoke_finish(self, 1, "the run did not finish");
+        return;
+    }
+    const char *viewport_error = esl_window_get_viewport_error(window);
+    if (viewport_error) {
+        g_autofree char *msg = g_strdup_printf("the 3D view failed: %s", viewport_error);
+        smoke_finish(self, 1, msg);
+        return;
+    }
+    /* Read the run back through a separate connection, as another program would. */
+    g_autoptr(GError) error = NULL;
+    EslProject *project = esl_project_open(esl_window_get_project_path(window), FALSE, &error);
+    g_autoptr(EslRunInfo) info = project ? esl_project_get_run(project, run_id, &error) : NULL;
+    esl_project_close(project);
+    if (!info) {
+        g_autofree char *msg = g_strdup_printf("the run is not in the project: %s",
+                                               error ? error->message : "?");
+        smoke_finish(self, 1, msg);
+        return;
+    }
+    if (info->status != ESL_RUN_FINISHED || info->nsamples < 2 || !info->summary_json) {
+        smoke_finish(self, 1, "the stored run is incomplete");
+        return;
+    }
+    g_autofree char *msg = g_strdup_printf(
+        "run %" G_GINT64_FORMAT " of %s with %s stored in %s (%" G_GINT64_FORMAT " samples)",
+        run_id, info->model_name, info->formulation, esl_window_get_project_path(window),
+        info->nsamples);
+    smoke_finish(self, 0, msg);
+}
+
+static gboolean smoke_start_run(gpointer data)
+{
+    EslWindow *window = data;
+    g_action_group_activate_action(G_ACTION_GROUP(window), "run", NULL);
+    return G_SOURCE_REMOVE;
+}
+
+static void smoke_test(EslApplication *self, EslWindow *window)
+{
+    self->smoke_timeout = g_timeout_add_seconds(SMOKE_TIMEOUT_S, smoke_timed_out, self);
+    g_autoptr(GError) error = NULL;
+    if (!esl_window_load_model(window, self->model ? self->model : "four-bar-spatial", &error)) {
+        smoke_finish(self, 1, error->message);
+        return;
+    }
+    g_autofree char *tmp = NULL;
+    const char *project = self->project;
+    if (!project) {
+        tmp = g_build_filename(g_get_tmp_dir(), "eslabon-smoke-test.eslabon", NULL);
+        g_unlink(tmp);
+        project = tmp;
+    }
+    if (!esl_window_open_project(window, project, TRUE, &error)) {
+        smoke_finish(self, 1, error->message);
+        return;
+    }
+    esl_window_set_duration(window, self->duration > 0 ? self->duration : 0.5);
+    g_signal_connect(window, "run-finished", G_CALLBACK(smoke_on_run_finished), self);
+    /* Let the window map and draw its first frames before running. */
+    g_timeout_add(700, smoke_start_run, window);
+}
+
+/* ---- application ------------------------------------------------------------------------- */
+
+static void esl_application_activate(GApplication *app)
+{
+    EslApplication *self = ESL_APPLICATION(app);
+    EslWindow *window = current_window(self);
+    gtk_window_present(GTK_WINDOW(window));
+    if (self->smoke_test) {
+        smoke_test(self, window);
+        return;
+    }
+    g_autoptr(GError) error = NULL;
+    if (self->project && !esl_window_open_project(window, self->project, TRUE, &error))
+        g_printerr("eslabon: %s\n", error->message);
+    g_clear_error(&error);
+    if (self->model && !esl_window_load_model(window, self->model, &error))
+        g_printerr("eslabon: %s\n", error->message);
+}
+
+static void esl_application_open(GApplication *app, GFile **files, int n_files,
+                                 const char *hint)
+{
+    (void)hint;
+    EslWindow *window = current_window(ESL_APPLICATION(app));
+    gtk_window_present(GTK_WINDOW(window));
+    for (int i = 0; i < n_files; i++) {
+        g_autofree char *path = g_file_get_path(files[i]);
+        g_autoptr(GError) error = NULL;
+        gboolean ok = path && g_str_has_suffix(path, ".eslabon")
+                          ? esl_window_open_project(window, path, FALSE, &error)
+                          : esl_window_load_model(window, path, &error);
+        if (!ok)
+            g_printerr("eslabon: %s\n", error ? error->message : "cannot open the file");
+    }
+}
+
+static void action_quit(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    GList *windows = gtk_application_get_windows(GTK_APPLICATION(data));
+    for (GList *l = windows; l;) {
+        GList *next = l->next;
+        gtk_window_destroy(GTK_WINDOW(l->data));
+        l = next;
+    }
+}
+
+static void action_about(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    GtkWindow *parent = gtk_application_get_active_window(GTK_APPLICATION(data));
+    const char *authors[] = {"The Eslabón developers", NULL};
+    gtk_show_about_dialog(parent, "program-name", "Eslabón", "version", ESLABON_VERSION,
+                          "comments",
+                          _("A workbench for multibody dynamics: run mechanisms with several "
+                            "formulations and compare their energy, constraints and cost."),
+                          "license-type", GTK_LICENSE_GPL_3_0, "logo-icon-name",
+                          "org.eslabon.Eslabon", "authors", authors, NULL);
+}
+
+static const GActionEntry app_actions[] = {
+    {"quit", action_quit, NULL, NULL, NULL, {0}},
+    {"about", action_about, NULL, NULL, NULL, {0}},
+};
+
+static void esl_application_startup(GApplication *app)
+{
+    G_APPLICATION_CLASS(esl_application_parent_class)->startup(app);
+    g_action_map_add_action_entries(G_ACTION_MAP(app), app_actions, G_N_ELEMENTS(app_actions),
+                                    app);
+    static const struct {
+        const char *action;
+        const char *accels[3];
+    } accels[] = {
+        {"app.quit", {"<Primary>q", NULL}},
+        {"win.open-model", {"<Primary>o", NULL}},
+        {"win.new-project", {"<Primary>n", NULL}},
+        {"win.open-project", {"<Primary><Shift>o", NULL}},
+        {"win.save-project", {"<Primary>s", NULL}},
+        {"win.show-gallery", {"<Primary>g", NULL}},
+        {"win.run", {"F5", "<Primary>r", NULL}},
+        {"win.pause", {"F6", NULL}},
+        {"win.stop", {"<Shift>F5", NULL}},
+        {"win.playback", {"<Primary>p", NULL}},
+        {"win.fit-view", {"<Primary>f", NULL}},
+        {"win.view::iso", {"<Primary>1", NULL}},
+        {"win.view::front", {"<Primary>2", NULL}},
+        {"win.view::side", {"<Primary>3", NULL}},
+        {"win.view::top", {"<Primary>4", NULL}},
+        {"win.show-frames", {"<Primary>b", NULL}},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(accels); i++)
+        gtk_application_set_accels_for_action(GTK_APPLICATION(app), accels[i].action,
+                                              accels[i].accels);
+    GtkCssProvider *css = gtk_css_provider_new();
+    gtk_css_provider_load_from_resource(css, "/org/eslabon/Eslabon/style.css");
+    gtk_style_context_add_provider_for_display(gdk_display_get_default(), GTK_STYLE_PROVIDER(css),
+                                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+    g_object_unref(css);
+}
+
+static int esl_application_handle_local_options(GApplication *app, GVariantDict *options)
+{
+    EslApplication *self = ESL_APPLICATION(app);
+    if (g_variant_dict_contains(options, "version")) {
+        printf("eslabon %s\n", ESLABON_VERSION);
+        return 0;
+    }
+    g_variant_dict_lookup(options, "smoke-test", "b", &self->smoke_test);
+    g_variant_dict_lookup(options, "model", "s", &self->model);
+    g_variant_dict_lookup(options, "project", "^ay", &self->project);
+    g_variant_dict_lookup(options, "duration", "d", &self->duration);
+    if (self->smoke_test) {
+        /* A test instance never hands over to (or waits for) another one. */
+        g_application_set_flags(app, g_application_get_flags(app) | G_APPLICATION_NON_UNIQUE);
+        self->smoke_status = 3; /* not finished */
+    }
+    return -1;
+}
+
+static void esl_application_finalize(GObject *object)
+{
+    EslApplication *self = ESL_APPLICATION(object);
+    g_free(self->model);
+    g_free(self->project);
+    G_OBJECT_CLASS(esl_application_parent_class)->finalize(object);
+}
+
+static void esl_application_class_init(EslApplicationClass *klass)
+{
+    G_OBJECT_CLASS(klass)->finalize = esl_application_finalize;
+    GApplicationClass *app_class = G_APPLICATION_CLASS(klass);
+    app_class->activate = esl_application_activate;
+    app_class->open = esl_application_open;
+    app_class->startup = esl_application_startup;
+    app_class->handle_local_options = esl_application_handle_local_options;
+}
+
+static void esl_application_init(EslApplication *self)
+{
+    self->smoke_status = -1;
+    static const GOptionEntry entries[] = {
+        {"version", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Print the version and exit"), NULL},
+        {"model", 'm', 0, G_OPTION_ARG_STRING, NULL, N_("Open this model (file or bundled name)"),
+         N_("MODEL")},
+        {"project", 'p', 0, G_OPTION_ARG_FILENAME, NULL,
+         N_("Store runs in this project file (created when missing)"), N_("FILE")},
+        {"smoke-test", 0, 0, G_OPTION_ARG_NONE, NULL,
+         N_("Open the window, run the model briefly, store the run, check it and quit"), NULL},
+        {"duration", 0, 0, G_OPTION_ARG_DOUBLE, NULL, N_("Simulated time of the smoke-test run"),
+         N_("SECONDS")},
+        {NULL, 0, 0, 0, NULL, NULL, NULL},
+    };
+    g_application_add_main_option_entries(G_APPLICATION(self), entries);
+    g_application_set_option_context_parameter_string(G_APPLICATION(self),
+                                                      _("[MODEL.json|PROJECT.eslabon…]"));
+}
+
+EslApplication *esl_application_new(void)
+{
+    return g_object_new(ESL_TYPE_APPLICATION, "application-id", "org.eslabon.Eslabon", "flags",
+                        G_APPLICATION_HANDLES_OPEN, NULL);
+}
+
+int esl_application_get_smoke_status(EslApplication *self)
+{
+    return self->smoke_test ? self->smoke_status : -1;
+}

@@ -1,0 +1,1009 @@
+/* `matrix-r`: semi-recursive Matrix R formulation, double velocity transformation
+ * (paper 001 sec. 2, paper 003 secs. 2.1 and 3.1).
+ *
+ * First transformation: the open chain of relative coordinates z (semi-recursive M(z) and
+ * Q(z, zd), mbs_dynamics). Second transformation: the loop-closure and driver constraints
+ * Phi(z, t) = 0 are removed by zd = R zd_i + S b, zdd = R zdd_i + S c (paper 001 eqs 24-25):
+ *
+ *   (R^T M R) zdd_i = R^T (Q - M S c)                                   (001: 29, B = const)
+ *
+ * Coordinate partitioning (paper 003 eqs 31-33): a QR factorization with column pivoting of
+ * Phi_z (LAPACK dgeqp3) gives the rank r of the constraints and r dependent coordinates (the
+ * first r pivots); the d = n - r others are the independent ones. Redundant but compatible
+ * constraints are handled by a second rank-revealing QR, of Phi_z^d transposed, which keeps r
+ * independent rows: the dependent block A = Phi_z[rows, dep] is square and nonsingular, and the
+ * dropped rows are satisfied because they are compatible (every residual reported covers all
+ * rows). A is factorized by LAPACK LU (dense) or KLU (sparse, SuiteSparse) and
+ *   R[dep, :] = -A^{-1} Phi_z[rows, ind],  R[ind, :] = I,
+ *   (S b)[dep] = A^{-1} (-Phi_t),  (S c)[dep] = A^{-1} (-(Phi_z_dot zd + Phi_t_dot)).
+ * Every evaluation solves the position problem (Newton on the dependent coordinates, the
+ * independent ones held) and the velocity problem. The partition is chosen again when the
+ * reciprocal condition estimate of A falls below settings.matrix_r_rcond (checked at the start
+ * of every step, where the state is consistent, so a change of partition is exact).
+ *
+ * Integrators on the independent coordinates: explicit RK4 (paper 003) or the implicit
+ * trapezoidal rule (paper 001) solved by Newton on the d independent coordinates with the
+ * tangent of the reduced residual by forward differences (d evaluations, so the derivatives of
+ * R^Phi and S c are included), reused for settings.jacobian_reuse iterations.
+ */
+#include "form_matrix_r.h"
+
+#include <cblas.h>
+#include <klu.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mbs_assembly.h"
+#include "mbs_clock.h"
+#include "mbs_constraints.h"
+#include "mbs_dynamics.h"
+#include "mbs_energy.h"
+#include "mbs_linalg.h"
+#include "mbs_topology.h"
+
+typedef struct {
+    int n, nr, r, d; /* coordinates, rows, rank (dependent), degrees of freedom */
+    int sparse, integrator;
+    MbsKinematics kin;
+    MbsDynamics dyn;
+    /* full state */
+    double *z, *zd, *zdd;
+    double *z0, *zd0, *zdd0;
+    /* independent-coordinate work (d each) */
+    double *zi0, *zdi0, *zddi0, *zi, *zdi, *zddi, *acc[4], *vel[4], *g, *delta;
+    double *zip, *zdip, *zddip, *zsave, *zdsave, *Rsave; /* tangent by differences */
+    /* partition */
+    int *dep, *ind, *rows; /* r, d, r */
+    int *depidx, *rowidx;  /* n, nr: position in dep / rows or -1 */
+    int *jpvt;             /* max(n, nr) */
+    double *qr, *tau, *qrwork;
+    int lqrwork;
+    /* dependent block */
+    double *A, *rhs, *X, *conwork; /* r*r, max(n, nr), r*d, 4 r */
+    int *ipiv, *iconwork;
+    double rcond, rcond_ref, rcond_ratio; /* current, just after the partition, trigger */
+    /* sparse */
+    int *Ap, *Ai;
+    double *Ax;
+    klu_symbolic *Sym;
+    klu_numeric *Num;
+    klu_common common;
+    /* constraints and dynamics */
+    double *phi, *phiz, *phit, *bias;
+    double *M, *Q, *Rz, *MR, *s, *w, *Mh, *Lh, *rh, *T;
+    int *ipiv_d;
+    double work_nc, power_nc;
+    /* statistics */
+    long partitions, evaluations, position_iterations;
+    double last_partition_time;
+    char event[256];
+    int step_pos_iterations;
+    double t_position, t_velocity, t_rz, t_dynamics, t_reduced, t_solve, t_jacobian;
+} MatrixR;
+
+static double *alloc_doubles(size_t n, int *fail)
+{
+    double *p = calloc(n ? n : 1, sizeof(double));
+    if (!p)
+        *fail = 1;
+    return p;
+}
+
+static int *alloc_ints(size_t n, int *fail)
+{
+    int *p = calloc(n ? n : 1, sizeof(int));
+    if (!p)
+        *fail = 1;
+    return p;
+}
+
+static void sort_ints(int *a, int k)
+{
+    for (int i = 1; i < k; ++i) {
+        int v = a[i], j = i - 1;
+        while (j >= 0 && a[j] > v) {
+            a[j + 1] = a[j];
+            --j;
+        }
+        a[j + 1] = v;
+    }
+}
+
+static void free_klu(MatrixR *R)
+{
+    if (R->Num)
+        klu_free_numeric(&R->Num, &R->common);
+    if (R->Sym)
+        klu_free_symbolic(&R->Sym, &R->common);
+}
+
+/* Node of (joint, coordinate), or -1. */
+static int find_node(const MbsTopology *t, int joint, int coord)
+{
+    for (int k = 0; k < t->nnodes; ++k)
+        if (t->nodes[k].joint == joint && t->nodes[k].joint_coord == coord)
+            return k;
+    return -1;
+}
+
+/* Choose dependent/independent coordinates and the kept rows from the current Phi_z.
+ * Allocation-free in the dense path; the sparse path re-analyses the pattern (KLU allocates,
+ * which happens only when the partition changes). */
+static int partition(MbsFormulation *f, MatrixR *R, MbsError *err)
+{
+    const MbsModel *m = f->model;
+    const MbsTopology *t = m->topo;
+    const MbsSettings *st = &f->settings;
+    int n = R->n, nr = R->nr;
+    const double rank_tol = 1e-9 * (double)(n > nr ? n : nr);
+    int r = 0;
+    int user = st->matrix_r_ndofs > 0 && R->partitions == 0;
+    int *cand = R->ind; /* reused as scratch for the candidate columns */
+    int ncand = 0;
+
+    if (user) {
+        /* user-chosen independent coordinates (paper 001 sec 2.2.2: constant B) */
+        for (int k = 0; k < n; ++k)
+            R->depidx[k] = 0;
+        for (int i = 0; i < st->matrix_r_ndofs; ++i) {
+            int node = find_node(t, st->matrix_r_dof_joint[i], st->matrix_r_dof_coord[i]);
+            if (node < 0)
+                return mbs_error_set(err, MBS_FATAL,
+                                     "matrix-r: degree of freedom %d (joint '%s', coordinate %d)"
+                                     " is not a relative coordinate of the spanning tree",
+                                     i + 1,
+                                     st->matrix_r_dof_joint[i] >= 0 &&
+                                             st->matrix_r_dof_joint[i] < m->njoints
+                                         ? m->joints[st->matrix_r_dof_joint[i]].name
+                                         : "?",
+                                     st->matrix_r_dof_coord[i]);
+            R->depidx[node] = -1;
+        }
+        for (int k = 0; k < n; ++k)
+            if (R->depidx[k] == 0)
+                cand[ncand++] = k;
+    } else {
+        for (int k = 0; k < n; ++k)
+            cand[ncand++] = k;
+    }
+
+    if (nr > 0 && ncand > 0) {
+        /* rank of the whole Phi_z (needed to validate a user choice) and pivoted QR of the
+         * candidate columns */
+        int rank_all = -1;
+        if (user) {
+            memcpy(R->qr, R->phiz, sizeof(double) * (size_t)nr * n);
+            memset(R->jpvt, 0, sizeof(int) * (size_t)n);
+            LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, nr, n, R->qr, nr, R->jpvt, R->tau,
+                                R->qrwork, R->lqrwork);
+            int kmax = nr < n ? nr : n;
+            double r11 = fabs(R->qr[0]);
+            rank_all = 0;
+            for (int k = 0; k < kmax; ++k)
+                if (r11 > 0 && fabs(R->qr[k + (size_t)nr * k]) > rank_tol * r11)
+                    rank_all++;
+        }
+        for (int j = 0; j < ncand; ++j)
+            memcpy(R->qr + (size_t)nr * j, R->phiz + (size_t)nr * cand[j],
+                   sizeof(double) * (size_t)nr);
+        memset(R->jpvt, 0, sizeof(int) * (size_t)ncand);
+        LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, nr, ncand, R->qr, nr, R->jpvt, R->tau, R->qrwork,
+                            R->lqrwork);
+        int kmax = nr < ncand ? nr : ncand;
+        double r11 = fabs(R->qr[0]);
+        for (int k = 0; k < kmax; ++k)
+            if (r11 > 0 && fabs(R->qr[k + (size_t)nr * k]) > rank_tol * r11)
+                r++;
+        if (user && r != rank_all)
+            return mbs_error_set(err, MBS_FATAL,
+                                 "matrix-r: the chosen degrees of freedom are not independent "
+                                 "(the remaining coordinates can satisfy only %d of the %d "
+                                 "independent constraints)",
+                                 r, rank_all);
+        if (user && n - r != st->matrix_r_ndofs)
+            return mbs_error_set(err, MBS_FATAL,
+                                 "matrix-r: the model has %d degrees of freedom but %d were "
+                                 "given",
+                                 n - r, st->matrix_r_ndofs);
+        for (int k = 0; k < r; ++k)
+            R->dep[k] = cand[R->jpvt[k] - 1];
+    }
+    sort_ints(R->dep, r);
+    for (int k = 0; k < n; ++k)
+        R->depidx[k] = -1;
+    for (int k = 0; k < r; ++k)
+        R->depidx[R->dep[k]] = k;
+    int d = 0;
+    for (int k = 0; k < n; ++k)
+        if (R->depidx[k] < 0)
+            R->ind[d++] = k;
+    R->r = r;
+    R->d = d;
+
+    /* independent rows: pivoted QR of Phi_z[:, dep]^T (r x nr) */
+    for (int i = 0; i < nr; ++i)
+        R->rowidx[i] = -1;
+    if (r > 0) {
+        for (int i = 0; i < r; ++i)
+            for (int k = 0; k < nr; ++k)
+                R->qr[i + (size_t)r * k] = R->phiz[k + (size_t)nr * R->dep[i]];
+        memset(R->jpvt, 0, sizeof(int) * (size_t)nr);
+        LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, r, nr, R->qr, r, R->jpvt, R->tau, R->qrwork,
+                            R->lqrwork);
+        for (int k = 0; k < r; ++k)
+            R->rows[k] = R->jpvt[k] - 1;
+        sort_ints(R->rows, r);
+        for (int k = 0; k < r; ++k)
+            R->rowidx[R->rows[k]] = k;
+    }
+
+    if (R->sparse && r > 0) {
+        /* CSC pattern of A = Phi_z[rows, dep] from the structural sparsity of Phi_z */
+        memset(R->Ap, 0, sizeof(int) * (size_t)(r + 1));
+        for (int i = 0; i < nr; ++i) {
+            if (R->rowidx[i] < 0)
+                continue;
+            for (int p = t->row_ptr[i]; p < t->row_ptr[i + 1]; ++p) {
+                int c = R->depidx[t->row_cols[p]];
+                if (c >= 0)
+                    R->Ap[c + 1]++;
+            }
+        }
+        for (int c = 0; c < r; ++c)
+            R->Ap[c + 1] += R->Ap[c];
+        int *cursor = R->jpvt; /* scratch, max(n, nr) >= r entries */
+        for (int c = 0; c < r; ++c)
+            cursor[c] = R->Ap[c];
+        for (int rr = 0; rr < r; ++rr) { /* increasing row order in every column */
+            int i = R->rows[rr];
+            for (int p = t->row_ptr[i]; p < t->row_ptr[i + 1]; ++p) {
+                int c = R->depidx[t->row_cols[p]];
+                if (c >= 0)
+                    R->Ai[cursor[c]++] = rr;
+            }
+        }
+        free_klu(R);
+        R->Sym = klu_analyze(r, R->Ap, R->Ai, &R->common);
+        if (!R->Sym)
+            return mbs_error_set(err, MBS_FATAL,
+                                 "matrix-r: KLU could not analyse the dependent block (%d x %d,"
+                                 " status %d)",
+                                 r, r, R->common.status);
+    }
+
+    R->partitions++;
+    R->last_partition_time = f->time;
+    int len = snprintf(R->event, sizeof R->event,
+                       "t = %.6g s: %s partition, %d independent coordinate%s (", f->time,
+                       R->partitions == 1 ? (user ? "user" : "initial") : "new", d,
+                       d == 1 ? "" : "s");
+    for (int k = 0; k < d && len > 0 && len < (int)sizeof R->event - 24; ++k) {
+        const MbsNode *nd = &t->nodes[R->ind[k]];
+        len += snprintf(R->event + len, sizeof R->event - (size_t)len, "%s%s[%d]",
+                        k ? ", " : "", m->joints[nd->joint].name, nd->joint_coord);
+    }
+    if (len > 0 && len < (int)sizeof R->event - 2)
+        snprintf(R->event + len, sizeof R->event - (size_t)len, ")");
+    return 0;
+}
+
+/* Factorize A = Phi_z[rows, dep] from R->phiz; sets R->rcond (0 when singular). */
+static void factor_block(MatrixR *R)
+{
+    int r = R->r, nr = R->nr;
+    if (r == 0) {
+        R->rcond = 1.0;
+        return;
+    }
+    if (!R->sparse) {
+        for (int j = 0; j < r; ++j)
+            for (int i = 0; i < r; ++i)
+                R->A[i + (size_t)r * j] = R->phiz[R->rows[i] + (size_t)nr * R->dep[j]];
+        double anorm = LAPACKE_dlange_work(LAPACK_COL_MAJOR, '1', r, r, R->A, r, NULL);
+        if (LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, r, r, R->A, r, R->ipiv) != 0) {
+            R->rcond = 0.0;
+            return;
+        }
+        double rc = 0.0;
+        LAPACKE_dgecon_work(LAPACK_COL_MAJOR, '1', r, R->A, r, anorm, &rc, R->conwork,
+                            R->iconwork);
+        R->rcond = isfinite(rc) ? rc : 0.0;
+        return;
+    }
+    for (int c = 0; c < r; ++c)
+        for (int p = R->Ap[c]; p < R->Ap[c + 1]; ++p)
+            R->Ax[p] = R->phiz[R->rows[R->Ai[p]] + (size_t)nr * R->dep[c]];
+    int ok;
+    if (!R->Num) {
+        R->Num = klu_factor(R->Ap, R->Ai, R->Ax, R->Sym, &R->common);
+        ok = R->Num != NULL;
+    } else {
+        ok = klu_refactor(R->Ap, R->Ai, R->Ax, R->Sym, R->Num, &R->common) &&
+             R->common.status == KLU_OK;
+    }
+    if (!ok || !klu_condest(R->Ap, R->Ax, R->Sym, R->Num, &R->common) ||
+        !(R->common.condest > 0) || !isfinite(R->common.condest)) {
+        R->rcond = 0.0;
+        return;
+    }
+    R->rcond = 1.0 / R->common.condest;
+}
+
+/* Solve A X = B in place, B r x nrhs. */
+static void solve_block(MatrixR *R, double *B, int nrhs)
+{
+    int r = R->r;
+    if (r == 0 || nrhs == 0)
+        return;
+    if (!R->sparse)
+        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', r, nrhs, R->A, r, R->ipiv, B, r);
+    else
+        klu_solve(R->Sym, R->Num, r, nrhs, B, &R->common);
+}
+
+/* The sparse path refactorizes with the pivot order of the last full factorization; if that
+ * order has become poor, factorize again with pivoting (KLU allocates here: rare). */
+static void factor_block_checked(MatrixR *R)
+{
+    factor_block(R);
+    if (R->sparse && R->r > 0 && R->rcond < R->rcond_ratio * R->rcond_ref && R->Num) {
+        klu_free_numeric(&R->Num, &R->common);
+        factor_block(R);
+    }
+}
+
+/* Position problem at time t: Newton on z[dep] with z[ind] held. On return kinematic positions,
+ * phi, phiz, phit are current at z and the block is factorized. */
+static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *err)
+{
+    const MbsModel *m = f->model;
+    const MbsSettings *s = &f->settings;
+    int nr = R->nr, r = R->r;
+    double tc = mbs_clock_now();
+    double res = 0.0;
+    int it;
+    double corr = INFINITY;
+    int converged = 0;
+    for (it = 0;; ++it) {
+        mbs_kinematics_positions(m, &R->kin, R->z);
+        mbs_constraints_eval(m, &R->kin, t, R->z, R->phi, R->phiz, R->phit);
+        res = mbs_vec_norminf(nr, R->phi);
+        if (!isfinite(res))
+            break;
+        factor_block_checked(R);
+        if (R->rcond == 0.0)
+            break;
+        if (r == 0) {
+            converged = res <= s->newton_tolerance;
+            break;
+        }
+        for (int i = 0; i < r; ++i)
+            R->rhs[i] = -R->phi[R->rows[i]];
+        solve_block(R, R->rhs, 1);
+        corr = mbs_vec_norminf(r, R->rhs);
+        double zmax = 0.0;
+        for (int i = 0; i < r; ++i)
+            zmax = fmax(zmax, fabs(R->z[R->dep[i]]));
+        /* Newton's error estimate is the next correction: below the tolerance the state is
+         * kept as evaluated (kinematics, Phi, Phi_z and factors all current at z) */
+        if (corr <= s->newton_tolerance * (1.0 + zmax)) {
+            converged = 1;
+            break;
+        }
+        if (it >= s->newton_max_iterations || !isfinite(corr))
+            break;
+        for (int i = 0; i < r; ++i)
+            R->z[R->dep[i]] += R->rhs[i];
+        R->step_pos_iterations++;
+        R->position_iterations++;
+    }
+    R->t_position += mbs_clock_now() - tc;
+    if (converged)
+        return 0;
+    if (R->rcond == 0.0)
+        return mbs_error_set(err, MBS_RECOVERABLE,
+                             "matrix-r: the dependent block of Phi_z is singular at t = %.6g s "
+                             "(%s)",
+                             t, R->event);
+    return mbs_error_set(err, MBS_RECOVERABLE,
+                         "matrix-r: the position problem did not converge at t = %.6g s after "
+                         "%d iterations (max |Phi| = %.3g, last correction %.3g); try a "
+                         "smaller step",
+                         t, it, res, corr);
+}
+
+/* Velocity problem: zd[dep] from zd[ind]; then velocity kinematics, the bias Phi_dot_z zd +
+ * Phi_dot_t and S c (in R->s). */
+static void velocity_problem(const MbsModel *m, MatrixR *R, double t)
+{
+    int nr = R->nr, r = R->r, d = R->d;
+    double tc = mbs_clock_now();
+    for (int i = 0; i < r; ++i) {
+        int row = R->rows[i];
+        double v = -R->phit[row];
+        for (int k = 0; k < d; ++k)
+            v -= R->phiz[row + (size_t)nr * R->ind[k]] * R->zd[R->ind[k]];
+        R->rhs[i] = v;
+    }
+    solve_block(R, R->rhs, 1);
+    for (int i = 0; i < r; ++i)
+        R->zd[R->dep[i]] = R->rhs[i];
+    mbs_kinematics_velocities(m, &R->kin, R->zd);
+    mbs_constraints_bias(m, &R->kin, t, R->bias);
+    for (int i = 0; i < r; ++i)
+        R->rhs[i] = -R->bias[R->rows[i]];
+    solve_block(R, R->rhs, 1);
+    for (int k = 0; k < R->n; ++k)
+        R->s[k] = 0.0;
+    for (int i = 0; i < r; ++i)
+        R->s[R->dep[i]] = R->rhs[i];
+    R->t_velocity += mbs_clock_now() - tc;
+}
+
+/* R^Phi (n x d) from the factorized block. */
+static void compute_rz(MatrixR *R)
+{
+    int n = R->n, nr = R->nr, r = R->r, d = R->d;
+    double tc = mbs_clock_now();
+    for (int j = 0; j < d; ++j)
+        for (int i = 0; i < r; ++i)
+            R->X[i + (size_t)r * j] = -R->phiz[R->rows[i] + (size_t)nr * R->ind[j]];
+    solve_block(R, R->X, d);
+    memset(R->Rz, 0, sizeof(double) * (size_t)n * d);
+    for (int j = 0; j < d; ++j) {
+        double *col = R->Rz + (size_t)n * j;
+        col[R->ind[j]] = 1.0;
+        for (int i = 0; i < r; ++i)
+            col[R->dep[i]] = R->X[i + (size_t)r * j];
+    }
+    R->t_rz += mbs_clock_now() - tc;
+}
+
+/* M, Q and the reduced terms Mh = R^T M R, rh = R^T (Q - M S c). */
+static void reduced_dynamics(const MbsModel *m, MatrixR *R)
+{
+    int n = R->n, d = R->d;
+    double tc = mbs_clock_now();
+    mbs_dynamics_mass(m, &R->kin, &R->dyn, R->M);
+    mbs_dynamics_forces(m, &R->kin, &R->dyn, R->z, R->zd, R->Q);
+    double t1 = mbs_clock_now();
+    R->t_dynamics += t1 - tc;
+    if (d > 0) {
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, d, n, 1.0, R->M, n, R->Rz, n,
+                    0.0, R->MR, n);
+        mbs_gemm_tn(d, d, n, 1.0, R->Rz, R->MR, 0.0, R->Mh);
+        memcpy(R->w, R->Q, sizeof(double) * (size_t)n);
+        cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, -1.0, R->M, n, R->s, 1, 1.0, R->w, 1);
+        cblas_dgemv(CblasColMajor, CblasTrans, n, d, 1.0, R->Rz, n, R->w, 1, 0.0, R->rh, 1);
+    }
+    R->evaluations++;
+    R->t_reduced += mbs_clock_now() - t1;
+}
+
+/* Full evaluation at t for zi, zdi (R->z holds the initial guess of the dependent
+ * coordinates): position and velocity problems, R^Phi, reduced dynamics. */
+static int evaluate(MbsFormulation *f, MatrixR *R, double t, const double *zi, const double *zdi,
+                    MbsError *err)
+{
+    for (int k = 0; k < R->d; ++k) {
+        R->z[R->ind[k]] = zi[k];
+        R->zd[R->ind[k]] = zdi[k];
+    }
+    int status = position_problem(f, R, t, err);
+    if (status)
+        return status;
+    velocity_problem(f->model, R, t);
+    compute_rz(R);
+    reduced_dynamics(f->model, R);
+    return 0;
+}
+
+/* zddi = Mh^{-1} rh (Cholesky). */
+static int solve_reduced(MatrixR *R, double *zddi)
+{
+    int d = R->d;
+    if (d == 0)
+        return 0;
+    double tc = mbs_clock_now();
+    memcpy(R->Lh, R->Mh, sizeof(double) * (size_t)d * d);
+    memcpy(zddi, R->rh, sizeof(double) * (size_t)d);
+    int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', d, R->Lh, d);
+    if (info == 0)
+        LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', d, 1, R->Lh, d, zddi, d);
+    R->t_solve += mbs_clock_now() - tc;
+    return info;
+}
+
+/* zdd = R zdd_i + S c. */
+static void full_accelerations(MatrixR *R, const double *zddi)
+{
+    memcpy(R->zdd, R->s, sizeof(double) * (size_t)R->n);
+    if (R->d > 0)
+        cblas_dgemv(CblasColMajor, CblasNoTrans, R->n, R->d, 1.0, R->Rz, R->n, zddi, 1, 1.0,
+                    R->zdd, 1);
+}
+
+/* Monitors; M, Q, kinematics, phi, phiz, phit, bias current at the final state. The power of
+ * the constraint reactions (M zdd - Q)^T zd is the driver power (zero for scleronomic rows). */
+static void fill_monitors(MbsFormulation *f, MatrixR *R)
+{
+    const MbsModel *m = f->model;
+    int n = R->n, nr = R->nr;
+    MbsEnergy e;
+    mbs_energy_eval(m, &R->kin, R->z, R->zd, &e);
+    double pc = 0.0;
+    for (int i = 0; i < n; ++i) {
+        double v = -R->Q[i];
+        for (int j = 0; j < n; ++j)
+            v += R->M[i + (size_t)n * j] * R->zdd[j];
+        pc += v * R->zd[i];
+    }
+    R->power_nc = e.power_nonconservative + pc;
+    MbsMonitors *mo = &f->monitors;
+    mo->time = f->time;
+    mo->kinetic = e.kinetic;
+    mo->potential_gravity = e.potential_gravity;
+    mo->potential_elastic = e.potential_elastic;
+    mo->work_nonconservative = R->work_nc;
+    mo->total = e.kinetic + e.potential_gravity + e.potential_elastic - R->work_nc;
+    mo->phi_norm = mbs_vec_norm2(nr, R->phi);
+    double dphi = 0.0, ddphi = 0.0;
+    for (int i = 0; i < nr; ++i) {
+        double v = R->phit[i], a = R->bias[i];
+        for (int j = 0; j < n; ++j) {
+            v += R->phiz[i + (size_t)nr * j] * R->zd[j];
+            a += R->phiz[i + (size_t)nr * j] * R->zdd[j];
+        }
+        dphi += v * v;
+        ddphi += a * a;
+    }
+    mo->dphi_norm = sqrt(dphi);
+    mo->ddphi_norm = sqrt(ddphi);
+}
+
+static void matrix_r_finalize(MbsFormulation *f)
+{
+    MatrixR *R = f->impl;
+    if (!R)
+        return;
+    free_klu(R);
+    mbs_kinematics_free(&R->kin);
+    mbs_dynamics_free(&R->dyn);
+    double *arrays[] = {R->z,   R->zd,   R->zdd,   R->z0,     R->zd0,  R->zdd0, R->zi0,
+                        R->zdi0, R->zddi0, R->zi,   R->zdi,    R->zddi, R->g,    R->delta,
+                        R->qr,  R->tau,  R->qrwork, R->A,     R->rhs,  R->X,    R->conwork,
+                        R->Ax,  R->phi,  R->phiz,  R->phit,   R->bias, R->M,    R->Q,
+                        R->Rz,  R->MR,   R->s,     R->w,      R->Mh,   R->Lh,   R->rh,
+                        R->T,   R->zip,  R->zdip,  R->zddip,  R->zsave, R->zdsave, R->Rsave};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
+        free(arrays[i]);
+    for (int k = 0; k < 4; ++k) {
+        free(R->acc[k]);
+        free(R->vel[k]);
+    }
+    int *iarrays[] = {R->dep,  R->ind,  R->rows, R->depidx,   R->rowidx,
+                      R->jpvt, R->ipiv, R->Ap,   R->Ai,       R->iconwork, R->ipiv_d};
+    for (size_t i = 0; i < sizeof iarrays / sizeof iarrays[0]; ++i)
+        free(iarrays[i]);
+    free(R);
+    f->impl = NULL;
+}
+
+static int matrix_r_init(MbsFormulation *f, MbsError *err)
+{
+    const MbsModel *m = f->model;
+    const MbsSettings *st = &f->settings;
+    if (st->matrix_r_integrator != 0 && st->matrix_r_integrator != 1)
+        return mbs_error_set(err, MBS_FATAL,
+                             "matrix-r: integrator %d unknown (0: RK4, 1: trapezoidal rule)",
+                             st->matrix_r_integrator);
+    if (st->matrix_r_ndofs < 0 || st->matrix_r_ndofs > MBS_MATRIX_R_MAX_DOFS)
+        return mbs_error_set(err, MBS_FATAL, "matrix-r: %d degrees of freedom given (at most %d)",
+                             st->matrix_r_ndofs, MBS_MATRIX_R_MAX_DOFS);
+    MatrixR *R = calloc(1, sizeof *R);
+    if (!R)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    f->impl = R;
+    R->sparse = st->matrix_r_sparse != 0;
+    R->integrator = st->matrix_r_integrator;
+    R->rcond_ratio = st->matrix_r_rcond;
+    klu_defaults(&R->common);
+    int n = R->n = m->topo->nnodes, nr = R->nr = m->topo->nrows, fail = 0;
+    int mx = n > nr ? n : nr;
+    size_t nn = (size_t)n * n;
+    if (mbs_kinematics_init(&R->kin, m) || mbs_dynamics_init(&R->dyn, m))
+        fail = 1;
+    double **vecs_n[] = {&R->z, &R->zd, &R->zdd, &R->z0, &R->zd0, &R->zdd0, &R->zi0, &R->zdi0,
+                         &R->zddi0, &R->zi, &R->zdi, &R->zddi, &R->g, &R->delta, &R->Q, &R->s,
+                         &R->w, &R->rh, &R->zip, &R->zdip, &R->zddip, &R->zsave, &R->zdsave};
+    for (size_t i = 0; i < sizeof vecs_n / sizeof vecs_n[0]; ++i)
+        *vecs_n[i] = alloc_doubles((size_t)n, &fail);
+    for (int k = 0; k < 4; ++k) {
+        R->acc[k] = alloc_doubles((size_t)n, &fail);
+        R->vel[k] = alloc_doubles((size_t)n, &fail);
+    }
+    R->dep = alloc_ints((size_t)n, &fail);
+    R->ind = alloc_ints((size_t)n, &fail);
+    R->rows = alloc_ints((size_t)n, &fail);
+    R->depidx = alloc_ints((size_t)n, &fail);
+    R->rowidx = alloc_ints((size_t)nr, &fail);
+    R->jpvt = alloc_ints((size_t)mx, &fail);
+    R->qr = alloc_doubles((size_t)nr * n, &fail);
+    R->tau = alloc_doubles((size_t)mx, &fail);
+    R->A = alloc_doubles(nn, &fail);
+    R->rhs = alloc_doubles((size_t)mx, &fail);
+    R->X = alloc_doubles(nn, &fail);
+    R->conwork = alloc_doubles(4 * (size_t)n, &fail);
+    R->iconwork = alloc_ints((size_t)n, &fail);
+    R->ipiv = alloc_ints((size_t)n, &fail);
+    R->ipiv_d = alloc_ints((size_t)n, &fail);
+    int nnz = m->topo->row_ptr[nr];
+    R->Ap = alloc_ints((size_t)n + 1, &fail);
+    R->Ai = alloc_ints((size_t)nnz, &fail);
+    R->Ax = alloc_doubles((size_t)nnz, &fail);
+    R->phi = alloc_doubles((size_t)nr, &fail);
+    R->phiz = alloc_doubles((size_t)nr * n, &fail);
+    R->phit = alloc_doubles((size_t)nr, &fail);
+    R->bias = alloc_doubles((size_t)nr, &fail);
+    double **mats[] = {&R->M, &R->Rz, &R->MR, &R->Mh, &R->Lh, &R->T, &R->Rsave};
+    for (size_t i = 0; i < sizeof mats / sizeof mats[0]; ++i)
+        *mats[i] = alloc_doubles(nn, &fail);
+    if (fail)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    /* dgeqp3 workspace for (nr x n) and (r x nr), r <= min(n, nr) */
+    {
+        double q1 = 0.0, q2 = 0.0;
+        int one = 1;
+        if (nr > 0 && n > 0) {
+            LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, nr, n, R->qr, nr, &one, R->tau, &q1, -1);
+            int rm = nr < n ? nr : n;
+            LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, rm, nr, R->qr, rm, &one, R->tau, &q2, -1);
+        }
+        R->lqrwork = (int)fmax(fmax(q1, q2), 3.0 * mx + 1.0) + 1;
+        R->qrwork = alloc_doubles((size_t)R->lqrwork, &fail);
+        if (fail)
+            return mbs_error_set(err, MBS_FATAL, "out of memory");
+    }
+
+    int status = mbs_assemble(m, st, 0.0, R->z, R->zd, NULL, err);
+    if (status)
+        return status;
+    mbs_kinematics_positions(m, &R->kin, R->z);
+    mbs_constraints_eval(m, &R->kin, 0.0, R->z, R->phi, R->phiz, R->phit);
+    if ((status = partition(f, R, err)))
+        return status;
+    factor_block(R);
+    R->rcond_ref = R->rcond;
+    if (R->rcond == 0.0)
+        return mbs_error_set(err, MBS_FATAL, "matrix-r: the dependent block is singular (%s)",
+                             R->event);
+    for (int k = 0; k < R->d; ++k) {
+        R->zi[k] = R->z[R->ind[k]];
+        R->zdi[k] = R->zd[R->ind[k]];
+    }
+    if ((status = evaluate(f, R, 0.0, R->zi, R->zdi, err)))
+        return status;
+    if (solve_reduced(R, R->zddi))
+        return mbs_error_set(err, MBS_FATAL,
+                             "matrix-r: the reduced mass matrix R^T M R is not positive definite");
+    full_accelerations(R, R->zddi);
+    fill_monitors(f, R);
+    return 0;
+}
+
+static void restore(MbsFormulation *f, MatrixR *R)
+{
+    size_t bytes = sizeof(double) * (size_t)R->n;
+    memcpy(R->z, R->z0, bytes);
+    memcpy(R->zd, R->zd0, bytes);
+    memcpy(R->zdd, R->zdd0, bytes);
+    mbs_kinematics_positions(f->model, &R->kin, R->z);
+    mbs_kinematics_velocities(f->model, &R->kin, R->zd);
+    mbs_constraints_eval(f->model, &R->kin, f->time, R->z, R->phi, R->phiz, R->phit);
+    factor_block(R);
+}
+
+/* Dependent-coordinate guess for an evaluation at t0 + c h. */
+static void predict(MatrixR *R, double ch)
+{
+    for (int i = 0; i < R->r; ++i) {
+        int k = R->dep[i];
+        R->z[k] = R->z0[k] + ch * R->zd0[k] + 0.5 * ch * ch * R->zdd0[k];
+    }
+}
+
+static int step_rk4(MbsFormulation *f, MatrixR *R, double h, MbsError *err)
+{
+    int d = R->d, status;
+    double t0 = f->time;
+    static const double c[4] = {0.0, 0.5, 0.5, 1.0};
+    for (int k = 0; k < d; ++k) {
+        R->vel[0][k] = R->zdi0[k];
+        R->acc[0][k] = R->zddi0[k];
+    }
+    for (int stage = 1; stage < 4; ++stage) {
+        double a = c[stage] * h;
+        for (int k = 0; k < d; ++k) {
+            R->zi[k] = R->zi0[k] + a * R->vel[stage - 1][k];
+            R->zdi[k] = R->zdi0[k] + a * R->acc[stage - 1][k];
+        }
+        predict(R, a);
+        if ((status = evaluate(f, R, t0 + a, R->zi, R->zdi, err)))
+            return status;
+        if (solve_reduced(R, R->acc[stage]))
+            return mbs_error_set(err, MBS_RECOVERABLE,
+                                 "matrix-r: R^T M R is not positive definite at t = %.6g s",
+                                 t0 + a);
+        memcpy(R->vel[stage], R->zdi, sizeof(double) * (size_t)d);
+    }
+    for (int k = 0; k < d; ++k) {
+        R->zi[k] = R->zi0[k] + h / 6.0 *
+                                   (R->vel[0][k] + 2.0 * R->vel[1][k] + 2.0 * R->vel[2][k] +
+                                    R->vel[3][k]);
+        R->zdi[k] = R->zdi0[k] + h / 6.0 *
+                                     (R->acc[0][k] + 2.0 * R->acc[1][k] + 2.0 * R->acc[2][k] +
+                                      R->acc[3][k]);
+    }
+    predict(R, h);
+    if ((status = evaluate(f, R, t0 + h, R->zi, R->zdi, err)))
+        return status;
+    if (solve_reduced(R, R->zddi))
+        return mbs_error_set(err, MBS_RECOVERABLE,
+                             "matrix-r: R^T M R is not positive definite at t = %.6g s", t0 + h);
+    full_accelerations(R, R->zddi);
+    f->monitors.newton_iterations = R->step_pos_iterations;
+    return 0;
+}
+
+/* Tangent of the reduced trapezoidal residual g(z_i) = Mh zdd_i - rh, with zd_i and zdd_i
+ * following z_i by the trapezoidal rule: forward differences over the d independent
+ * coordinates, every column a full evaluation (position and velocity problems, R^Phi, M, Q), so
+ * the derivatives of R^Phi and S c (constraint reactions, convective terms) are included. The
+ * dependent coordinates start from the first-order prediction z + eps R^Phi e_k. On entry the
+ * evaluation at zi is current and g holds its residual; on return T holds the LU factors. */
+static int reduced_tangent(MbsFormulation *f, MatrixR *R, double h, MbsError *err)
+{
+    int n = R->n, d = R->d, status;
+    double tc = mbs_clock_now();
+    size_t bytes = sizeof(double) * (size_t)n;
+    memcpy(R->zsave, R->z, bytes);
+    memcpy(R->zdsave, R->zd, bytes);
+    memcpy(R->Rsave, R->Rz, bytes * (size_t)d);
+    for (int k = 0; k < d; ++k) {
+        double eps = 1e-7 * (1.0 + fabs(R->zi[k]));
+        for (int j = 0; j < d; ++j) {
+            R->zip[j] = R->zi[j];
+            R->zdip[j] = R->zdi[j];
+            R->zddip[j] = R->zddi[j];
+        }
+        R->zip[k] += eps;
+        R->zdip[k] += 2.0 / h * eps;
+        R->zddip[k] += 4.0 / (h * h) * eps;
+        for (int i = 0; i < n; ++i)
+            R->z[i] = R->zsave[i] + eps * R->Rsave[i + (size_t)n * k];
+        if ((status = evaluate(f, R, f->time + h, R->zip, R->zdip, err)))
+            return status;
+        double *col = R->T + (size_t)d * k;
+        for (int i = 0; i < d; ++i) {
+            double v = -R->rh[i];
+            for (int j = 0; j < d; ++j)
+                v += R->Mh[i + (size_t)d * j] * R->zddip[j];
+            col[i] = (v - R->g[i]) / eps;
+        }
+    }
+    memcpy(R->z, R->zsave, bytes);
+    memcpy(R->zd, R->zdsave, bytes);
+    f->monitors.jacobian_evaluations++;
+    R->t_jacobian += mbs_clock_now() - tc;
+    if (LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, d, d, R->T, d, R->ipiv_d) != 0)
+        return mbs_error_set(err, MBS_RECOVERABLE,
+                             "matrix-r: singular tangent of the trapezoidal rule at t = %.6g s",
+                             f->time + h);
+    return 0;
+}
+
+static void trapezoidal_derivatives(MatrixR *R, double h)
+{
+    for (int k = 0; k < R->d; ++k) {
+        double dz = R->zi[k] - R->zi0[k];
+        R->zdi[k] = 2.0 / h * dz - R->zdi0[k];
+        R->zddi[k] = 4.0 / (h * h) * dz - 4.0 / h * R->zdi0[k] - R->zddi0[k];
+    }
+}
+
+static int step_trapezoidal(MbsFormulation *f, MatrixR *R, double h, MbsError *err)
+{
+    const MbsSettings *s = &f->settings;
+    int d = R->d, status;
+    double t1 = f->time + h;
+    int reuse = s->jacobian_reuse > 0 ? s->jacobian_reuse : 1;
+    for (int k = 0; k < d; ++k)
+        R->zi[k] = R->zi0[k] + h * R->zdi0[k] + 0.5 * h * h * R->zddi0[k];
+    predict(R, h);
+    int converged = d == 0, it;
+    double corr = INFINITY;
+    for (it = 0; it < s->newton_max_iterations && !converged; ++it) {
+        trapezoidal_derivatives(R, h);
+        if ((status = evaluate(f, R, t1, R->zi, R->zdi, err)))
+            return status;
+        /* g = Mh zdd_i - rh */
+        for (int i = 0; i < d; ++i) {
+            double v = -R->rh[i];
+            for (int j = 0; j < d; ++j)
+                v += R->Mh[i + (size_t)d * j] * R->zddi[j];
+            R->g[i] = v;
+        }
+        if (it % reuse == 0 && (status = reduced_tangent(f, R, h, err)))
+            return status;
+        double tc = mbs_clock_now();
+        for (int i = 0; i < d; ++i)
+            R->delta[i] = -R->g[i];
+        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', d, 1, R->T, d, R->ipiv_d, R->delta, d);
+        R->t_solve += mbs_clock_now() - tc;
+        corr = mbs_vec_norminf(d, R->delta);
+        for (int k = 0; k < d; ++k)
+            R->zi[k] += R->delta[k];
+        if (!isfinite(corr))
+            break;
+        converged = corr <= s->newton_tolerance * (1.0 + mbs_vec_norminf(d, R->zi));
+    }
+    f->monitors.newton_iterations = it;
+    if (!converged)
+        return mbs_error_set(err, MBS_RECOVERABLE,
+                             "matrix-r: Newton-Raphson of the trapezoidal rule did not converge at"
+                             " t = %.6g s after %d iterations (last correction %.3g); try a "
+                             "smaller step",
+                             t1, it, corr);
+    trapezoidal_derivatives(R, h);
+    if ((status = evaluate(f, R, t1, R->zi, R->zdi, err)))
+        return status;
+    full_accelerations(R, R->zddi);
+    return 0;
+}
+
+static int matrix_r_step(MbsFormulation *f, MbsError *err)
+{
+    MatrixR *R = f->impl;
+    const MbsSettings *s = &f->settings;
+    double h = s->step;
+    MbsMonitors *mo = &f->monitors;
+    double t_start = mbs_clock_now();
+    double tp0 = R->t_position + R->t_velocity, td0 = R->t_dynamics + R->t_reduced,
+           tf0 = R->t_rz + R->t_solve, tj0 = R->t_jacobian;
+    mo->jacobian_evaluations = 0;
+    mo->newton_iterations = 0;
+    R->step_pos_iterations = 0;
+
+    /* repartition where the state is consistent */
+    if (R->rcond < R->rcond_ratio * R->rcond_ref) {
+        double old = R->rcond;
+        int status = partition(f, R, err);
+        if (status)
+            return status;
+        factor_block(R);
+        R->rcond_ref = R->rcond;
+        int len = (int)strlen(R->event);
+        snprintf(R->event + len, sizeof R->event - (size_t)len,
+                 "; reciprocal condition of the dependent block was %.2g, now %.2g", old,
+                 R->rcond);
+        if (R->rcond == 0.0)
+            return mbs_error_set(err, MBS_FATAL,
+                                 "matrix-r: no nonsingular dependent block at t = %.6g s",
+                                 f->time);
+    }
+    size_t bytes = sizeof(double) * (size_t)R->n;
+    memcpy(R->z0, R->z, bytes);
+    memcpy(R->zd0, R->zd, bytes);
+    memcpy(R->zdd0, R->zdd, bytes);
+    for (int k = 0; k < R->d; ++k) {
+        R->zi0[k] = R->z[R->ind[k]];
+        R->zdi0[k] = R->zd[R->ind[k]];
+        R->zddi0[k] = R->zdd[R->ind[k]];
+    }
+    double power0 = R->power_nc;
+    int status = R->integrator == 1 ? step_trapezoidal(f, R, h, err) : step_rk4(f, R, h, err);
+    if (status) {
+        restore(f, R);
+        velocity_problem(f->model, R, f->time);
+        return status;
+    }
+    f->time += h;
+    double tc = mbs_clock_now();
+    fill_monitors(f, R);
+    R->work_nc += 0.5 * h * (power0 + R->power_nc);
+    mo->work_nonconservative = R->work_nc;
+    mo->total = mo->kinetic + mo->potential_gravity + mo->potential_elastic - R->work_nc;
+    R->t_dynamics += mbs_clock_now() - tc;
+    mo->time_projection = R->t_position + R->t_velocity - tp0;
+    mo->time_dynamics = R->t_dynamics + R->t_reduced - td0;
+    mo->time_factorization = R->t_rz + R->t_solve - tf0;
+    mo->time_jacobian = R->t_jacobian - tj0;
+    mo->time_step = mbs_clock_now() - t_start;
+    return 0;
+}
+
+static void matrix_r_body_pose(const MbsFormulation *f, int body, double Rm[9], double p[3])
+{
+    const MatrixR *R = f->impl;
+    mbs_kin_body_pose(f->model, &R->kin, body, Rm, p);
+}
+
+static int matrix_r_ncoords(const MbsFormulation *f)
+{
+    return ((const MatrixR *)f->impl)->n;
+}
+
+static void matrix_r_coordinates(const MbsFormulation *f, double *q, double *qd)
+{
+    const MatrixR *R = f->impl;
+    if (q)
+        memcpy(q, R->z, sizeof(double) * (size_t)R->n);
+    if (qd)
+        memcpy(qd, R->zd, sizeof(double) * (size_t)R->n);
+}
+
+static double matrix_r_joint_violation(const MbsFormulation *f, int joint)
+{
+    const MatrixR *R = f->impl;
+    const MbsTopology *t = f->model->topo;
+    double v = 0.0;
+    for (int i = 0; i < t->joint_nrows[joint]; ++i)
+        v = fmax(v, fabs(R->phi[t->joint_row[joint] + i]));
+    return v;
+}
+
+const MbsFormulationClass mbs_matrix_r_class = {
+    .name = "matrix-r",
+    .description = "Semi-recursive Matrix R (double velocity transformation), coordinate "
+                   "partitioning by pivoted QR, RK4 or trapezoidal rule, dense LAPACK or sparse "
+                   "KLU (papers 001, 003)",
+    .init = matrix_r_init,
+    .step = matrix_r_step,
+    .finalize = matrix_r_finalize,
+    .body_pose = matrix_r_body_pose,
+    .ncoords = matrix_r_ncoords,
+    .coordinates = matrix_r_coordinates,
+    .joint_violation = matrix_r_joint_violation,
+};
+
+int mbs_matrix_r_stats(const MbsFormulation *f, MbsMatrixRStats *out)
+{
+    if (!f || f->klass != &mbs_matrix_r_class || !f->impl)
+        return -1;
+    const MatrixR *R = f->impl;
+    out->ncoords = R->n;
+    out->nindependent = R->d;
+    out->ndependent = R->r;
+    out->nrows = R->nr;
+    out->independent = R->ind;
+    out->dependent = R->dep;
+    out->rows = R->rows;
+    out->partitions = R->partitions;
+    out->last_partition_time = R->last_partition_time;
+    out->rcond = R->rcond;
+    out->last_event = R->event;
+    out->evaluations = R->evaluations;
+    out->position_iterations = R->position_iterations;
+    out->t_position = R->t_position;
+    out->t_velocity = R->t_velocity;
+    out->t_rz = R->t_rz;
+    out->t_dynamics = R->t_dynamics;
+    out->t_reduced = R->t_reduced;
+    out->t_solve = R->t_solve;
+    out->t_jacobian = R->t_jacobian;
+    return 0;
+}
+
+void mbs_matrix_r_reset_timers(MbsFormulation *f)
+{
+    if (!f || f->klass != &mbs_matrix_r_class || !f->impl)
+        return;
+    MatrixR *R = f->impl;
+    R->t_position = R->t_velocity = R->t_rz = R->t_dynamics = R->t_reduced = R->t_solve =
+        R->t_jacobian = 0.0;
+    R->evaluations = 0;
+    R->position_iterations = 0;
+}

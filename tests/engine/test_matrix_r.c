@@ -1,0 +1,385 @@
+/* The `matrix-r` formulation: agreement with `penalty` on point trajectories (the difference
+ * shrinking with the step), an independent RK4 reference for the double pendulum, energy
+ * conservation and balance, position constraints at the Newton tolerance every step, redundant
+ * constraints (4x15, 7x15 lattices), dense = sparse, repartitioning, user-chosen degrees of
+ * freedom and clear errors. */
+#include <string.h>
+
+#include "form_matrix_r.h"
+#include "mbs_formulation.h"
+#include "mbs_topology.h"
+#include "tap.h"
+#include "test_models.h"
+
+typedef struct {
+    int integrator, sparse, ndofs, dof_joint[4], dof_coord[4];
+    double rcond;
+} Options;
+
+static MbsSettings settings_for(double h, const Options *o)
+{
+    MbsSettings s;
+    mbs_settings_defaults(&s);
+    s.step = h;
+    if (o) {
+        s.matrix_r_integrator = o->integrator;
+        s.matrix_r_sparse = o->sparse;
+        if (o->rcond > 0)
+            s.matrix_r_rcond = o->rcond;
+        s.matrix_r_ndofs = o->ndofs;
+        for (int i = 0; i < o->ndofs; ++i) {
+            s.matrix_r_dof_joint[i] = o->dof_joint[i];
+            s.matrix_r_dof_coord[i] = o->dof_coord[i];
+        }
+    }
+    return s;
+}
+
+typedef struct {
+    double drift;      /* max |E - E0| */
+    double phi_ratio;  /* max over steps of ||Phi||_inf / (tol (1 + max|z|)) */
+    double phi, dphi, ddphi;
+    double kinetic_max;
+    long partitions;
+    int failed;
+    char message[512];
+} Stats;
+
+static double max_abs(int n, const double *x)
+{
+    double v = 0.0;
+    for (int i = 0; i < n; ++i)
+        v = fmax(v, fabs(x[i]));
+    return v;
+}
+
+/* Run matrix-r; the final coordinates are written to zout (if not NULL). */
+static Stats run(const MbsModel *m, double h, double duration, const Options *o, double *zout)
+{
+    MbsSettings s = settings_for(h, o);
+    MbsError err = {0};
+    Stats r = {0};
+    MbsFormulation *f = mbs_formulation_new("matrix-r", m, &s, &err);
+    if (!f) {
+        r.failed = 1;
+        snprintf(r.message, sizeof r.message, "%s", err.message);
+        return r;
+    }
+    int n = m->topo->nnodes;
+    double *z = calloc((size_t)n + 1, sizeof *z);
+    double e0 = f->monitors.total;
+    int steps = (int)(duration / h + 0.5);
+    for (int i = 0; i < steps; ++i) {
+        if (mbs_formulation_step(f, &err)) {
+            r.failed = 1;
+            snprintf(r.message, sizeof r.message, "%s", err.message);
+            break;
+        }
+        const MbsMonitors *mo = &f->monitors;
+        f->klass->coordinates(f, z, NULL);
+        double phimax = mo->phi_norm; /* 2-norm >= max-norm */
+        r.phi_ratio = fmax(r.phi_ratio, phimax / (s.newton_tolerance * (1.0 + max_abs(n, z))));
+        r.drift = fmax(r.drift, fabs(mo->total - e0));
+        r.phi = fmax(r.phi, mo->phi_norm);
+        r.dphi = fmax(r.dphi, mo->dphi_norm);
+        r.ddphi = fmax(r.ddphi, mo->ddphi_norm);
+        r.kinetic_max = fmax(r.kinetic_max, mo->kinetic);
+    }
+    MbsMatrixRStats st;
+    if (mbs_matrix_r_stats(f, &st) == 0)
+        r.partitions = st.partitions;
+    if (zout)
+        f->klass->coordinates(f, zout, NULL);
+    free(z);
+    mbs_formulation_free(f);
+    return r;
+}
+
+/* Max over the steps and over every model point of |p_matrix-r - p_penalty|. */
+static double compare_with_penalty(const MbsModel *m, double h, double duration, const Options *o,
+                                   char *msg, size_t msglen)
+{
+    MbsSettings s = settings_for(h, o);
+    MbsError err = {0};
+    MbsFormulation *a = mbs_formulation_new("matrix-r", m, &s, &err);
+    MbsFormulation *b = a ? mbs_formulation_new("penalty", m, &s, &err) : NULL;
+    if (!a || !b) {
+        snprintf(msg, msglen, "%s", err.message);
+        mbs_formulation_free(a);
+        return INFINITY;
+    }
+    double worst = 0.0;
+    int steps = (int)(duration / h + 0.5);
+    for (int i = 0; i < steps; ++i) {
+        if (mbs_formulation_step(a, &err) || mbs_formulation_step(b, &err)) {
+            snprintf(msg, msglen, "%s", err.message);
+            worst = INFINITY;
+            break;
+        }
+        for (int p = 0; p < m->npoints; ++p) {
+            double pa[3], pb[3], d[3];
+            mbs_formulation_point_position(a, p, pa);
+            mbs_formulation_point_position(b, p, pb);
+            mbs_v3_sub(pa, pb, d);
+            worst = fmax(worst, mbs_v3_norm(d));
+        }
+    }
+    mbs_formulation_free(a);
+    mbs_formulation_free(b);
+    return worst;
+}
+
+/* Absolute angles of the two bars of the double pendulum after `duration` (matrix-r). */
+static void pendulum_angles(double theta1, double theta2, double h, double duration,
+                            const Options *o, double out[2])
+{
+    MbsModel *m = build_double_pendulum(theta1, theta2, 1);
+    double z[2];
+    run(m, h, duration, o, z);
+    int n1 = m->topo->body_node[1], n2 = m->topo->body_node[2];
+    out[0] = theta1 + z[n1];
+    out[1] = theta2 + z[n1] + z[n2];
+    mbs_model_free(m);
+}
+
+/* Lagrange equations of two uniform bars (1 kg, 1 m) in absolute angles (as in test_penalty). */
+static void pendulum_rhs(const double y[4], double dy[4])
+{
+    const double g = 9.81;
+    double c = cos(y[0] - y[1]), s = sin(y[0] - y[1]);
+    double a11 = 4.0 / 3.0, a12 = 0.5 * c, a22 = 1.0 / 3.0;
+    double b1 = -0.5 * s * y[3] * y[3] - 1.5 * g * sin(y[0]);
+    double b2 = 0.5 * s * y[2] * y[2] - 0.5 * g * sin(y[1]);
+    double det = a11 * a22 - a12 * a12;
+    dy[0] = y[2];
+    dy[1] = y[3];
+    dy[2] = (a22 * b1 - a12 * b2) / det;
+    dy[3] = (a11 * b2 - a12 * b1) / det;
+}
+
+static void pendulum_rk4(double theta1, double theta2, double duration, double out[2])
+{
+    double y[4] = {theta1, theta2, 0, 0}, k1[4], k2[4], k3[4], k4[4], t[4];
+    const double h = 1e-4;
+    int steps = (int)(duration / h + 0.5);
+    for (int i = 0; i < steps; ++i) {
+        pendulum_rhs(y, k1);
+        for (int c = 0; c < 4; ++c) t[c] = y[c] + 0.5 * h * k1[c];
+        pendulum_rhs(t, k2);
+        for (int c = 0; c < 4; ++c) t[c] = y[c] + 0.5 * h * k2[c];
+        pendulum_rhs(t, k3);
+        for (int c = 0; c < 4; ++c) t[c] = y[c] + h * k3[c];
+        pendulum_rhs(t, k4);
+        for (int c = 0; c < 4; ++c) y[c] += h / 6.0 * (k1[c] + 2 * k2[c] + 2 * k3[c] + k4[c]);
+    }
+    out[0] = y[0];
+    out[1] = y[1];
+}
+
+static const char *integrator_name(int i) { return i ? "trapezoidal" : "RK4"; }
+
+/* Difference to penalty at h and h/4 must shrink (both methods are at least second order). */
+static void agreement(const char *name, const MbsModel *m, double h, double duration,
+                      double bound)
+{
+    for (int integ = 0; integ < 2; ++integ) {
+        Options o = {.integrator = integ};
+        char msg[512] = "";
+        double d1 = compare_with_penalty(m, h, duration, &o, msg, sizeof msg);
+        double d4 = compare_with_penalty(m, h / 4, duration, &o, msg, sizeof msg);
+        tap_below(d4, bound,
+                  "%s, %s: max point distance to penalty over %.3g s at h = %.3g ms: %.2e m %s",
+                  name, integrator_name(integ), duration, 1e3 * h / 4, d4, msg);
+        tap_ok(d1 / d4 > 6.0,
+               "%s, %s: distance to penalty shrinks with h: %.2e (h = %.3g ms) / %.2e = %.1f "
+               "(second order: 16)",
+               name, integrator_name(integ), d1, 1e3 * h, d4, d1 / d4);
+    }
+}
+
+int main(void)
+{
+    /* Double pendulum (no constraints: R = I): independent RK4 reference. */
+    {
+        double ref[2], got[2], got_tr[2];
+        Options rk = {0}, tr = {.integrator = 1};
+        pendulum_rk4(M_PI / 2, M_PI / 2, 1.0, ref);
+        pendulum_angles(M_PI / 2, M_PI / 2, 1e-3, 1.0, &rk, got);
+        pendulum_angles(M_PI / 2, M_PI / 2, 1e-3, 1.0, &tr, got_tr);
+        double e = fmax(fabs(got[0] - ref[0]), fabs(got[1] - ref[1]));
+        double etr = fmax(fabs(got_tr[0] - ref[0]), fabs(got_tr[1] - ref[1]));
+        tap_below(e, 1e-7, "double pendulum released horizontally, RK4 h = 1 ms: |angle - "
+                           "reference| at 1 s = %.2e rad", e);
+        tap_below(etr, 2e-3, "double pendulum, trapezoidal h = 1 ms: |angle - reference| at 1 s "
+                             "= %.2e rad", etr);
+    }
+    /* Agreement with penalty on point trajectories. */
+    {
+        MbsModel *m = build_double_pendulum(M_PI / 2, M_PI / 2, 1);
+        agreement("double pendulum", m, 4e-3, 1.0, 2e-3);
+        mbs_model_free(m);
+        m = build_four_bar();
+        agreement("four-bar", m, 4e-3, 2.0, 2e-3);
+        mbs_model_free(m);
+        m = build_lattice(1, 15);
+        agreement("1x15 lattice", m, 2e-2, 1.0, 5e-3);
+        mbs_model_free(m);
+    }
+    /* Four-bar: energy, constraints at the Newton tolerance. */
+    {
+        MbsModel *m = build_four_bar();
+        Options rk = {0}, tr = {.integrator = 1};
+        Stats a = run(m, 1e-3, 5.0, &rk, NULL), b = run(m, 1e-3, 5.0, &tr, NULL),
+              b10 = run(m, 1e-2, 5.0, &tr, NULL);
+        tap_ok(!a.failed && !b.failed && !b10.failed, "four-bar runs 5 s %s%s%s", a.message,
+               b.message, b10.message);
+        tap_below(a.drift, 1e-7, "four-bar, RK4 h = 1 ms: energy drift %.2e J (kinetic up to "
+                                 "%.1f J)", a.drift, a.kinetic_max);
+        tap_below(b.drift, 1e-3, "four-bar, trapezoidal h = 1 ms: energy drift %.2e J", b.drift);
+        tap_ok(b10.drift / b.drift > 30.0, "four-bar, trapezoidal: drift ratio h = 10 ms / 1 ms "
+               "= %.0f (second order: ~100)", b10.drift / b.drift);
+        tap_below(fmax(a.phi_ratio, b.phi_ratio), 10.0,
+                  "four-bar: max |Phi| <= 10 tol (1 + |z|) every step (worst %.2f tol)",
+                  fmax(a.phi_ratio, b.phi_ratio));
+        tap_below(fmax(a.dphi, b.dphi), 1e-10, "four-bar: ||Phi_dot|| = %.1e", fmax(a.dphi, b.dphi));
+        tap_below(a.ddphi, 1e-9, "four-bar: ||Phi_ddot|| = %.1e", a.ddphi);
+        mbs_model_free(m);
+    }
+    /* Driven slider-crank with a damped spring: no independent coordinate is left (d = 0);
+     * the balance includes the driver work (constraint reaction power) and the damper. */
+    {
+        MbsModel *m = build_slider_crank(1);
+        Options rk = {0};
+        Stats r1 = run(m, 1e-3, 2.0, &rk, NULL), r2 = run(m, 5e-4, 2.0, &rk, NULL);
+        tap_ok(!r1.failed && !r2.failed, "driven slider-crank runs 2 s %s%s", r1.message,
+               r2.message);
+        tap_below(r1.drift, 2e-3, "driven slider-crank, h = 1 ms: energy balance error %.2e J "
+                                  "(kinetic up to %.1f J)", r1.drift, r1.kinetic_max);
+        tap_ok(r2.drift < 0.5 * r1.drift, "energy balance error shrinks with h: %.2e (0.5 ms) "
+               "vs %.2e (1 ms)", r2.drift, r1.drift);
+        tap_below(r1.phi_ratio, 10.0, "driven slider-crank: |Phi| within the Newton tolerance "
+                                      "(%.2f tol)", r1.phi_ratio);
+        mbs_model_free(m);
+        m = build_slider_crank(0);
+        Options tr = {.integrator = 1};
+        Stats a = run(m, 1e-3, 2.0, &rk, NULL), b = run(m, 1e-3, 2.0, &tr, NULL);
+        tap_below(a.drift, 1e-6, "slider-crank with RSDA and TSDA, RK4: drift %.2e J", a.drift);
+        tap_below(b.drift, 1e-2, "slider-crank with RSDA and TSDA, trapezoidal: drift %.2e J",
+                  b.drift);
+        mbs_model_free(m);
+    }
+    /* Lattices: 1x15, and the redundant 4x15 and 7x15. */
+    {
+        MbsModel *m = build_lattice(1, 15);
+        Options rk = {0}, tr = {.integrator = 1};
+        Stats a = run(m, 1e-2, 5.0, &rk, NULL), b = run(m, 1e-2, 5.0, &tr, NULL);
+        tap_ok(!a.failed && !b.failed, "1x15 lattice runs 5 s at h = 10 ms %s%s", a.message,
+               b.message);
+        tap_below(a.drift, 1e-3, "1x15 lattice, RK4: energy drift %.2e J of |E| = 1470 J",
+                  a.drift);
+        tap_below(b.drift, 0.5, "1x15 lattice, trapezoidal: energy drift %.2e J", b.drift);
+        tap_below(fmax(a.phi_ratio, b.phi_ratio), 10.0,
+                  "1x15 lattice: |Phi| within the Newton tolerance every step (%.2f tol)",
+                  fmax(a.phi_ratio, b.phi_ratio));
+        tap_ok(a.partitions >= 2, "1x15 lattice: the partition was chosen again %ld time(s) "
+               "when the dependent block became ill-conditioned", a.partitions - 1);
+        mbs_model_free(m);
+        for (int ny = 4; ny <= 7; ny += 3) {
+            m = build_lattice(ny, 15);
+            MbsSettings s = settings_for(1e-2, NULL);
+            MbsError err;
+            MbsFormulation *f = mbs_formulation_new("matrix-r", m, &s, &err);
+            MbsMatrixRStats st = {0};
+            if (f)
+                mbs_matrix_r_stats(f, &st);
+            tap_ok(f && st.nindependent == 15 && st.ndependent == m->topo->nnodes - 15 &&
+                       m->topo->nrows > st.ndependent,
+                   "%dx15 lattice: %d coordinates, %d constraint equations of rank %d, 15 "
+                   "degrees of freedom", ny, m->topo->nnodes, m->topo->nrows, st.ndependent);
+            mbs_formulation_free(f);
+            Stats r = run(m, 1e-2, 2.0, &rk, NULL);
+            tap_ok(!r.failed, "%dx15 lattice (redundant constraints) runs 2 s %s", ny, r.message);
+            tap_below(r.phi_ratio, 10.0, "%dx15 lattice: |Phi| of all rows, redundant ones "
+                      "included, within the Newton tolerance (%.2f tol)", ny, r.phi_ratio);
+            tap_below(r.dphi + r.ddphi, 1e-8, "%dx15 lattice: ||Phi_dot|| + ||Phi_ddot|| = %.1e",
+                      ny, r.dphi + r.ddphi);
+            tap_below(r.drift, 1e-5, "%dx15 lattice, RK4 h = 10 ms: energy drift %.2e J", ny,
+                      r.drift);
+            mbs_model_free(m);
+        }
+    }
+    /* Dense and sparse paths give the same answers. */
+    {
+        struct { const char *name; MbsModel *m; double h, T; } cases[] = {
+            {"four-bar", build_four_bar(), 1e-3, 2.0},
+            {"driven slider-crank", build_slider_crank(1), 1e-3, 1.0},
+            {"4x15 lattice", build_lattice(4, 15), 1e-2, 1.0},
+        };
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+            for (int integ = 0; integ < 2; ++integ) {
+                int n = cases[c].m->topo->nnodes;
+                double *zd = calloc((size_t)n, sizeof *zd), *zs = calloc((size_t)n, sizeof *zs);
+                Options dense = {.integrator = integ}, sparse = {.integrator = integ, .sparse = 1};
+                Stats a = run(cases[c].m, cases[c].h, cases[c].T, &dense, zd);
+                Stats b = run(cases[c].m, cases[c].h, cases[c].T, &sparse, zs);
+                double diff = 0.0;
+                for (int i = 0; i < n; ++i)
+                    diff = fmax(diff, fabs(zd[i] - zs[i]));
+                tap_ok(!a.failed && !b.failed && diff < 1e-8,
+                       "%s, %s: dense and sparse (KLU) coordinates after %.3g s differ by %.1e %s%s",
+                       cases[c].name, integrator_name(integ), cases[c].T, diff, a.message,
+                       b.message);
+                free(zd);
+                free(zs);
+            }
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+            mbs_model_free(cases[c].m);
+    }
+    /* Repartition: choosing the partition again whenever the condition estimate decreases at
+     * all gives the same motion (RK4 on other independent coordinates). */
+    {
+        MbsModel *m = build_four_bar();
+        int n = m->topo->nnodes;
+        double za[8], zb[8];
+        Options def = {0}, eager = {.rcond = 0.999999};
+        Stats a = run(m, 1e-3, 2.0, &def, za), b = run(m, 1e-3, 2.0, &eager, zb);
+        double diff = 0.0;
+        for (int i = 0; i < n; ++i)
+            diff = fmax(diff, fabs(za[i] - zb[i]));
+        tap_ok(b.partitions > 10 && diff < 1e-7,
+               "four-bar: %ld partitions instead of %ld, coordinates after 2 s differ by %.1e",
+               b.partitions, a.partitions, diff);
+        tap_below(b.drift, 1e-7, "four-bar with frequent repartitions: energy drift %.2e J",
+                  b.drift);
+        mbs_model_free(m);
+    }
+    /* User-chosen degrees of freedom (constant B, paper 001 sec 2.2.2). */
+    {
+        MbsModel *m = build_four_bar();
+        int n = m->topo->nnodes;
+        int jd = mbs_model_find_joint(m, "D");
+        double za[8], zb[8];
+        Options def = {0}, user = {.ndofs = 1, .dof_joint = {jd}, .dof_coord = {0}};
+        Stats a = run(m, 1e-3, 2.0, &def, za), b = run(m, 1e-3, 2.0, &user, zb);
+        double diff = 0.0;
+        for (int i = 0; i < n; ++i)
+            diff = fmax(diff, fabs(za[i] - zb[i]));
+        tap_ok(!b.failed && diff < 1e-7,
+               "four-bar with the follower angle (joint D) as the degree of freedom: coordinates "
+               "after 2 s differ from the automatic choice by %.1e %s", diff, b.message);
+        Options two = {.ndofs = 2, .dof_joint = {jd, 0}, .dof_coord = {0, 0}};
+        Stats c = run(m, 1e-3, 0.01, &two, NULL);
+        tap_ok(c.failed && strstr(c.message, "1 degrees of freedom but 2"),
+               "four-bar with two degrees of freedom given: '%s'", c.message);
+        mbs_model_free(m);
+        m = build_slider_crank(1);
+        int jo = mbs_model_find_joint(m, "O");
+        Options driven = {.ndofs = 1, .dof_joint = {jo}, .dof_coord = {0}};
+        c = run(m, 1e-3, 0.01, &driven, NULL);
+        tap_ok(c.failed && strstr(c.message, "not independent"),
+               "driven slider-crank with its driven crank as a degree of freedom: '%s'", c.message);
+        mbs_model_free(m);
+        (void)a;
+    }
+    return tap_done();
+}

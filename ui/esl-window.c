@@ -1,0 +1,1318 @@
+/* The workbench window; see esl-window.h. */
+#include "esl-window.h"
+
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <unistd.h>
+
+#include "eslabon-config.h"
+#include "esl-model-file.h"
+#include "esl-plot.h"
+#include "esl-project.h"
+#include "esl-run-controller.h"
+#include "esl-viewport.h"
+#include "mbs_formulation.h"
+
+#define PARAMETER_SOURCE 100 /* model list rows for parameters (not drawn) */
+
+struct _EslWindow {
+    GtkApplicationWindow parent_instance;
+
+    /* template */
+    GtkWidget *stack, *gallery, *model_list, *inspector_label, *runs_list, *viewport;
+    GtkWidget *viewport_note, *play_button, *time_scale, *time_label, *plot_grid;
+    GtkWidget *formulation_dropdown, *step_spin, *duration_spin, *jacobian_dropdown;
+    GtkWidget *penalty_spin, *formulation_description, *progress_bar, *progress_label;
+    GtkWidget *status_label, *project_label, *title_label, *subtitle_label, *pause_button;
+    GtkAdjustment *time_adjustment;
+
+    EslPlot *plot_energy, *plot_drift, *plot_constraints, *plot_timing, *plot_newton;
+
+    MbsModel *model;
+    char *model_path;
+
+    EslProject *project;
+    char *project_path;
+    gboolean project_is_temporary;
+    GHashTable *model_ids; /* model path -> stored model id (in this project) */
+
+    EslRunController *controller;
+    GPtrArray *history; /* EslRunSample* of the run shown (live or loaded) */
+    double energy0;
+    gboolean history_matches_model;
+    gboolean updating_scale, rebuilding_runs, selecting_from_view;
+    guint playback_tick, progress_timer;
+    gint64 playback_last_us;
+};
+
+G_DEFINE_FINAL_TYPE(EslWindow, esl_window, GTK_TYPE_APPLICATION_WINDOW)
+
+enum { SIGNAL_RUN_FINISHED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+static const GdkRGBA palette[] = {
+    {0.16, 0.42, 0.80, 1}, {0.90, 0.45, 0.10, 1}, {0.20, 0.63, 0.30, 1}, {0.75, 0.20, 0.25, 1},
+    {0.50, 0.35, 0.75, 1}, {0.10, 0.60, 0.65, 1}, {0.55, 0.45, 0.30, 1}, {0.35, 0.35, 0.38, 1},
+};
+
+static void show_status(EslWindow *self, gboolean is_error, const char *format, ...)
+    G_GNUC_PRINTF(3, 4);
+
+static void show_status(EslWindow *self, gboolean is_error, const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    g_autofree char *text = g_strdup_vprintf(format, ap);
+    va_end(ap);
+    gtk_label_set_text(GTK_LABEL(self->status_label), text);
+    if (is_error)
+        gtk_widget_add_css_class(self->status_label, "error");
+    else
+        gtk_widget_remove_css_class(self->status_label, "error");
+}
+
+static const char *models_dir(void)
+{
+    const char *env = g_getenv("ESLABON_MODELS_DIR");
+    return env && *env ? env : ESLABON_MODELS_DIR;
+}
+
+static char *resolve_model(const char *arg)
+{
+    if (g_file_test(arg, G_FILE_TEST_EXISTS) || strchr(arg, G_DIR_SEPARATOR))
+        return g_strdup(arg);
+    g_autofree char *file =
+        g_str_has_suffix(arg, ".json") ? g_strdup(arg) : g_strconcat(arg, ".json", NULL);
+    return g_build_filename(models_dir(), file, NULL);
+}
+
+/* ---- titles ------------------------------------------------------------------------------- */
+
+static void update_titles(EslWindow *self)
+{
+    gtk_label_set_text(GTK_LABEL(self->title_label),
+                       self->model ? self->model->name : "Eslabón");
+    g_autofree char *project_name =
+        self->project_path ? g_path_get_basename(self->project_path) : NULL;
+    g_autofree char *subtitle =
+        self->project_is_temporary ? g_strdup(_("unsaved project"))
+        : project_name             ? g_strdup(project_name)
+                                   : g_strdup(_("no project"));
+    gtk_label_set_text(GTK_LABEL(self->subtitle_label), subtitle);
+    g_autofree char *where =
+        self->project_is_temporary
+            ? g_strdup_printf(_("Runs are kept in a temporary project (%s); use Project ▸ Save "
+                                "Project As… to keep them."),
+                              self->project_path)
+        : self->project_path ? g_strdup_printf(_("Project: %s"), self->project_path)
+                             : g_strdup(_("No project open."));
+    gtk_label_set_text(GTK_LABEL(self->project_label), where);
+    g_autofree char *title = self->model ? g_strdup_printf("%s — Eslabón", self->model->name)
+                                         : g_strdup("Eslabón");
+    gtk_window_set_title(GTK_WINDOW(self), title);
+}
+
+/* ---- plots ------------------------------------------------------------------------------- */
+
+static void plots_clear(EslWindow *self)
+{
+    esl_plot_clear(self->plot_energy);
+    esl_plot_clear(self->plot_drift);
+    esl_plot_clear(self->plot_constraints);
+    esl_plot_clear(self->plot_timing);
+    esl_plot_clear(self->plot_newton);
+}
+
+/* Series of one run, in the order plots_append uses them. */
+static void plots_prepare_single(EslWindow *self)
+{
+    plots_clear(self);
+    esl_plot_add_series(self->plot_energy, _("kinetic"), &palette[0], FALSE);
+    esl_plot_add_series(self->plot_energy, _("gravity potential"), &palette[1], FALSE);
+    esl_plot_add_series(self->plot_energy, _("elastic potential"), &palette[2], FALSE);
+    esl_plot_add_series(self->plot_energy, _("non-conservative work"), &palette[4], FALSE);
+    esl_plot_add_series(self->plot_energy, _("total"), &palette[7], FALSE);
+    esl_plot_add_series(self->plot_drift, _("|E − E₀|"), &palette[3], FALSE);
+    esl_plot_add_series(self->plot_constraints, "‖Φ‖", &palette[0], FALSE);
+    esl_plot_add_series(self->plot_constraints, "‖dΦ/dt‖", &palette[1], FALSE);
+    esl_plot_add_series(self->plot_constraints, "‖d²Φ/dt²‖", &palette[2], FALSE);
+    esl_plot_add_series(self->plot_timing, _("dynamics"), &palette[0], FALSE);
+    esl_plot_add_series(self->plot_timing, _("Jacobian"), &palette[1], FALSE);
+    esl_plot_add_series(self->plot_timing, _("factorization"), &palette[2], FALSE);
+    esl_plot_add_series(self->plot_timing, _("projection"), &palette[4], FALSE);
+    esl_plot_add_series(self->plot_timing, _("whole step"), &palette[7], FALSE);
+    esl_plot_add_series(self->plot_newton, _("Newton iterations"), &palette[0], FALSE);
+    esl_plot_add_series(self->plot_newton, _("Jacobian evaluations"), &palette[1], FALSE);
+}
+
+static void plots_append(EslWindow *self, const MbsMonitors *m)
+{
+    double t = m->time;
+    if (!isfinite(self->energy0))
+        self->energy0 = m->total;
+    esl_plot_append(self->plot_energy, 0, t, m->kinetic);
+    esl_plot_append(self->plot_energy, 1, t, m->potential_gravity);
+    esl_plot_append(self->plot_energy, 2, t, m->potential_elastic);
+    esl_plot_append(self->plot_energy, 3, t, m->work_nonconservative);
+    esl_plot_append(self->plot_energy, 4, t, m->total);
+    esl_plot_append(self->plot_drift, 0, t, fabs(m->total - self->energy0));
+    esl_plot_append(self->plot_constraints, 0, t, m->phi_norm);
+    esl_plot_append(self->plot_constraints, 1, t, m->dphi_norm);
+    esl_plot_append(self->plot_constraints, 2, t, m->ddphi_norm);
+    if (t > 0) { /* no step has been timed at t = 0 */
+        esl_plot_append(self->plot_timing, 0, t, 1e3 * m->time_dynamics);
+        esl_plot_append(self->plot_timing, 1, t, 1e3 * m->time_jacobian);
+        esl_plot_append(self->plot_timing, 2, t, 1e3 * m->time_factorization);
+        esl_plot_append(self->plot_timing, 3, t, 1e3 * m->time_projection);
+        esl_plot_append(self->plot_timing, 4, t, 1e3 * m->time_step);
+        esl_plot_append(self->plot_newton, 0, t, m->newton_iterations);
+        esl_plot_append(self->plot_newton, 1, t, m->jacobian_evaluations);
+    }
+}
+
+static void plots_set_cursor(EslWindow *self, double t)
+{
+    esl_plot_set_cursor(self->plot_energy, t);
+    esl_plot_set_cursor(self->plot_drift, t);
+    esl_plot_set_cursor(self->plot_constraints, t);
+    esl_plot_set_cursor(self->plot_timing, t);
+    esl_plot_set_cursor(self->plot_newton, t);
+}
+
+/* ---- playback ---------------------------------------------------------------------------- */
+
+static int history_index_at(EslWindow *self, double t)
+{
+    GPtrArray *h = self->history;
+    if (!h || h->len == 0)
+        return -1;
+    guint lo = 0, hi = h->len - 1;
+    while (hi - lo > 1) {
+        guint mid = (lo + hi) / 2;
+        if (((EslRunSample *)h->pdata[mid])->monitors.time < t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    double tl = ((EslRunSample *)h->pdata[lo])->monitors.time;
+    double th = ((EslRunSample *)h->pdata[hi])->monitors.time;
+    return (int)(fabs(th - t) < fabs(tl - t) ? hi : lo);
+}
+
+static void show_time(EslWindow *self, double t)
+{
+    int i = history_index_at(self, t);
+    if (i < 0)
+        return;
+    const EslRunSample *s = self->history->pdata[i];
+    if (self->history_matches_model)
+        esl_viewport_set_state(ESL_VIEWPORT(self->viewport), s->poses, s->violations);
+    plots_set_cursor(self, s->monitors.time);
+    g_autofree char *text = g_strdup_printf(_("t = %.4f s"), s->monitors.time);
+    gtk_label_set_text(GTK_LABEL(self->time_label), text);
+}
+
+static void on_time_changed(GtkAdjustment *adjustment, EslWindow *self)
+{
+    if (!self->updating_scale)
+        show_time(self, gtk_adjustment_get_value(adjustment));
+}
+
+static void on_plot_cursor_moved(EslPlot *plot, double t, EslWindow *self)
+{
+    (void)plot;
+    gtk_adjustment_set_value(self->time_adjustment, t);
+}
+
+static void set_scale_silently(EslWindow *self, double upper, double value)
+{
+    self->updating_scale = TRUE;
+    gtk_adjustment_set_upper(self->time_adjustment, fmax(upper, 1e-6));
+    gtk_adjustment_set_step_increment(self->time_adjustment, fmax(upper, 1e-6) / 1000);
+    gtk_adjustment_set_page_increment(self->time_adjustment, fmax(upper, 1e-6) / 20);
+    gtk_adjustment_set_value(self->time_adjustment, value);
+    self->updating_scale = FALSE;
+}
+
+static gboolean playback_tick(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+    (void)widget;
+    EslWindow *self = data;
+    gint64 now = gdk_frame_clock_get_frame_time(clock);
+    double dt = self->playback_last_us ? (now - self->playback_last_us) * 1e-6 : 0.0;
+    self->playback_last_us = now;
+    double t = gtk_adjustment_get_value(self->time_adjustment) + dt;
+    double end = gtk_adjustment_get_upper(self->time_adjustment);
+    if (t >= end) {
+        gtk_adjustment_set_value(self->time_adjustment, end);
+        self->playback_tick = 0;
+        GAction *action = g_action_map_lookup_action(G_ACTION_MAP(self), "playback");
+        g_simple_action_set_state(G_SIMPLE_ACTION(action), g_variant_new_boolean(FALSE));
+        return G_SOURCE_REMOVE;
+    }
+    gtk_adjustment_set_value(self->time_adjustment, t);
+    return G_SOURCE_CONTINUE;
+}
+
+static void stop_playback(EslWindow *self)
+{
+    if (self->playback_tick) {
+        gtk_widget_remove_tick_callback(GTK_WIDGET(self), self->playback_tick);
+        self->playback_tick = 0;
+    }
+    GAction *action = g_action_map_lookup_action(G_ACTION_MAP(self), "playback");
+    if (action)
+        g_simple_action_set_state(G_SIMPLE_ACTION(action), g_variant_new_boolean(FALSE));
+}
+
+static void playback_state_changed(GSimpleAction *action, GVariant *state, gpointer data)
+{
+    EslWindow *self = data;
+    gboolean play = g_variant_get_boolean(state);
+    g_simple_action_set_state(action, state);
+    if (play && !self->playback_tick && self->history && self->history->len > 1 &&
+        !self->controller) {
+        if (gtk_adjustment_get_value(self->time_adjustment) >=
+            gtk_adjustment_get_upper(self->time_adjustment) - 1e-9)
+            gtk_adjustment_set_value(self->time_adjustment, 0);
+        self->playback_last_us = 0;
+        self->playback_tick = gtk_widget_add_tick_callback(GTK_WIDGET(self), playback_tick, self,
+                                                           NULL);
+    } else if (!play && self->playback_tick) {
+        gtk_widget_remove_tick_callback(GTK_WIDGET(self), self->playback_tick);
+        self->playback_tick = 0;
+    } else if (play) {
+        g_simple_action_set_state(action, g_variant_new_boolean(FALSE));
+    }
+}
+
+/* ---- model sidebar and inspector --------------------------------------------------------- */
+
+static void clear_list_box(GtkWidget *list)
+{
+    GtkWidget *child;
+    while ((child = gtk_widget_get_first_child(list)))
+        gtk_list_box_remove(GTK_LIST_BOX(list), child);
+}
+
+static void add_section(GtkWidget *list, const char *title, int count)
+{
+    g_autofree char *text = g_strdup_printf("%s (%d)", title, count);
+    GtkWidget *label = gtk_label_new(text);
+    gtk_label_set_xalign(GTK_LABEL(label), 0);
+    gtk_widget_add_css_class(label, "heading");
+    gtk_widget_set_margin_top(label, 8);
+    GtkWidget *row = gtk_list_box_row_new();
+    gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(row), label);
+    gtk_list_box_row_set_selectable(GTK_LIST_BOX_ROW(row), FALSE);
+    gtk_list_box_row_set_activatable(GTK_LIST_BOX_ROW(row), FALSE);
+    gtk_list_box_append(GTK_LIST_BOX(list), row);
+}
+
+static void add_element(GtkWidget *list, int source, int index, const char *name,
+                        const char *kind)
+{
+    g_autofree char *markup = g_markup_printf_escaped("%s  <span alpha=\"60%%\">%s</span>", name,
+                                                      kind);
+    GtkWidget *label = gtk_label_new(NULL);
+    gtk_label_set_markup(GTK_LABEL(label), markup);
+    gtk_label_set_xalign(GTK_LABEL(label), 0);
+    gtk_widget_set_margin_start(label, 12);
+    GtkWidget *row = gtk_list_box_row_new();
+    gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(row), label);
+    g_object_set_data(G_OBJECT(row), "source", GINT_TO_POINTER(source));
+    g_object_set_data(G_OBJECT(row), "index", GINT_TO_POINTER(index));
+    gtk_list_box_append(GTK_LIST_BOX(list), row);
+}
+
+static const char *force_kind(MbsForceType t)
+{
+    switch (t) {
+    case MBS_FORCE_TSDA: return _("spring-damper");
+    case MBS_FORCE_RSDA: return _("rotational spring-damper");
+    case MBS_FORCE_CONSTANT: return _("constant force");
+    case MBS_FORCE_TORQUE: return _("constant torque");
+    }
+    return "?";
+}
+
+static void fill_model_list(EslWindow *self)
+{
+    clear_list_box(self->model_list);
+    const MbsModel *m = self->model;
+    if (!m)
+        return;
+    add_section(self->model_list, _("Bodies"), m->nbodies);
+    for (int i = 0; i < m->nbodies; i++)
+        add_element(self->model_list, ESL_SOURCE_BODY, i, m->bodies[i].name,
+                    m->bodies[i].is_ground ? _("ground") : "");
+    add_section(self->model_list, _("Joints"), m->njoints);
+    for (int i = 0; i < m->njoints; i++)
+        add_element(self->model_list, ESL_SOURCE_JOINT, i, m->joints[i].name,
+                    mbs_joint_type_name(m->joints[i].type));
+    add_section(self->model_list, _("Forces"), m->nforces);
+    for (int i = 0; i < m->nforces; i++)
+        add_element(self->model_list, ESL_SOURCE_FORCE, i, m->forces[i].name,
+                    force_kind(m->forces[i].type));
+    add_section(self->model_list, _("Parameters"), m->nparameters);
+    for (int i = 0; i < m->nparameters; i++) {
+        g_autofree char *value = g_strdup_printf("= %g", m->parameters[i].value);
+        add_element(self->model_list, PARAMETER_SOURCE, i, m->parameters[i].name, value);
+    }
+}
+
+static void append_vector(GString *s, const char *label, const double v[3], const char *unit)
+{
+    g_string_append_printf(s, "%s: (%.6g, %.6g, %.6g) %s\n", label, v[0], v[1], v[2], unit);
+}
+
+static char *describe_element(const MbsModel *m, int source, int index)
+{
+    GString *s = g_string_new(NULL);
+    if (source == ESL_SOURCE_BODY) {
+        const MbsBody *b = &m->bodies[index];
+        g_string_append_printf(s, _("Body %s%s\n\n"), b->name, b->is_ground ? _(" (ground)") : "");
+        if (!b->is_ground) {
+            g_string_append_printf(s, _("mass: %.6g kg\n"), b->mass);
+            append_vector(s, _("centre of mass"), b->com, "m");
+            g_string_append_printf(s, _("inertia about the centre of mass (kg·m²):\n"));
+            for (int r = 0; r < 3; r++)
+                g_string_append_printf(s, "  %10.4g %10.4g %10.4g\n", b->inertia[3 * r],
+                                       b->inertia[3 * r + 1], b->inertia[3 * r + 2]);
+        }
+        int npoints = 0;
+        for (int i = 0; i < m->npoints; i++)
+            if (m->points[i].body == index) {
+                if (npoints++ == 0)
+                    g_string_append(s, _("\npoints (drawn configuration):\n"));
+                g_string_append_printf(s, "  %s: (%.6g, %.6g, %.6g) m\n", m->points[i].name,
+                                       m->points[i].pos[0], m->points[i].pos[1],
+                                       m->points[i].pos[2]);
+            }
+    } else if (source == ESL_SOURCE_JOINT) {
+        const MbsJoint *j = &m->joints[index];
+        g_string_append_printf(s, _("Joint %s (%s)\n\n"), j->name, mbs_joint_type_name(j->type));
+        g_string_append_printf(s, _("bodies: %s → %s\n"), m->bodies[j->body1].name,
+                               m->bodies[j->body2].name);
+        append_vector(s, _("point"), j->point1, "m");
+        if (j->type == MBS_JOINT_ROD) {
+            append_vector(s, _("point 2"), j->point2, "m");
+            g_string_append_printf(s, _("length: %.6g m\n"), j->length);
+        }
+        if (j->type == MBS_JOINT_REVOLUTE || j->type == MBS_JOINT_PRISMATIC ||
+            j->type == MBS_JOINT_UNIVERSAL)
+            append_vector(s, _("axis"), j->axis1, "");
+        if (j->type == MBS_JOINT_UNIVERSAL)
+            append_vector(s, _("axis 2"), j->axis2, "");
+        if (j->driven)
+            g_string_append(s, _("driven: its coordinate follows a function of time\n"));
+    } else if (source == ESL_SOURCE_FORCE) {
+        const MbsForce *f = &m->forces[index];
+        g_string_append_printf(s, _("Force %s (%s)\n\n"), f->name, force_kind(f->type));
+        if (f->type == MBS_FORCE_TSDA) {
+            g_string_append_printf(s, _("between %s and %s\n"), m->bodies[f->body1].name,
+                                   m->bodies[f->body2].name);
+            append_vector(s, _("point 1"), f->point1, "m");
+            append_vector(s, _("point 2"), f->point2, "m");
+            g_string_append_printf(s,
+                                   _("stiffness: %.6g N/m\ndamping: %.6g N·s/m\nnatural "
+                                     "length: %.6g m\npreload: %.6g N\n"),
+                                   f->stiffness, f->damping, f->natural_length, f->preload);
+        } else if (f->type == MBS_FORCE_RSDA) {
+            g_string_append_printf(s,
+                                   _("on joint %s\nstiffness: %.6g N·m/rad\ndamping: %.6g "
+                                     "N·m·s/rad\nrest angle: %.6g rad\n"),
+                                   m->joints[f->joint].name, f->stiffness, f->damping,
+                                   f->rest_angle);
+        } else {
+            g_string_append_printf(s, _("on body %s\n"), m->bodies[f->body1].name);
+            append_vector(s, f->type == MBS_FORCE_TORQUE ? _("torque") : _("force"), f->vector,
+                          f->type == MBS_FORCE_TORQUE ? "N·m" : "N");
+        }
+    } else if (source == PARAMETER_SOURCE) {
+        g_string_append_printf(s, _("Parameter %s = %.10g\n"), m->parameters[index].name,
+                               m->parameters[index].value);
+    }
+    return g_string_free(s, FALSE);
+}
+
+static void on_model_row_selected(GtkListBox *list, GtkListBoxRow *row, EslWindow *self)
+{
+    (void)list;
+    if (!self->model)
+        return;
+    if (!row) {
+        esl_viewport_set_highlight(ESL_VIEWPORT(self->viewport), -1, -1);
+        return;
+    }
+    int source = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(row), "source"));
+    int index = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(row), "index"));
+    g_autofree char *text = describe_element(self->model, source, index);
+    gtk_label_set_text(GTK_LABEL(self->inspector_label), text);
+    esl_viewport_set_highlight(ESL_VIEWPORT(self->viewport),
+                               source == PARAMETER_SOURCE ? -1 : source, index);
+}
+
+static void on_viewport_picked(EslViewport *viewport, int source, int index, EslWindow *self)
+{
+    (void)viewport;
+    if (source < 0) {
+        gtk_list_box_unselect_all(GTK_LIST_BOX(self->model_list));
+        return;
+    }
+    for (GtkWidget *row = gtk_widget_get_first_child(self->model_list); row;
+         row = gtk_widget_get_next_sibling(row)) {
+        if (GPOINTER_TO_INT(g_object_get_data(G_OBJECT(row), "source")) == source &&
+            GPOINTER_TO_INT(g_object_get_data(G_OBJECT(row), "index")) == index &&
+            gtk_list_box_row_get_selectable(GTK_LIST_BOX_ROW(row))) {
+            gtk_list_box_select_row(GTK_LIST_BOX(self->model_list), GTK_LIST_BOX_ROW(row));
+            gtk_notebook_set_current_page(
+                GTK_NOTEBOOK(gtk_widget_get_ancestor(self->model_list, GTK_TYPE_NOTEBOOK)), 0);
+            return;
+        }
+    }
+}
+
+/* ---- runs list --------------------------------------------------------------------------- */
+
+static void load_single_run(EslWindow *self, gint64 run_id);
+static void load_overlay(EslWindow *self, GList *rows);
+
+static void fill_runs_list(EslWindow *self)
+{
+    self->rebuilding_runs = TRUE;
+    clear_list_box(self->runs_list);
+    if (self->project) {
+        g_autoptr(GError) error = NULL;
+        g_autoptr(GPtrArray) runs = esl_project_list_runs(self->project, &error);
+        if (!runs)
+            show_status(self, TRUE, _("Cannot list the runs: %s"), error->message);
+        for (guint i = 0; runs && i < runs->len; i++) {
+            const EslRunInfo *r = runs->pdata[runs->len - 1 - i]; /* newest first */
+            g_autofree char *started = g_strndup(r->started_at ? r->started_at : "", 16);
+            g_strdelimit(started, "T", ' ');
+            g_autofree char *markup = g_markup_printf_escaped(
+                _("<b>#%" G_GINT64_FORMAT " %s</b> · %s\nh = %g s, %g s · %s\n<span "
+                  "alpha=\"60%%\">%s UTC · %" G_GINT64_FORMAT " samples</span>"),
+                r->id, r->model_name, r->formulation, r->settings.step, r->settings.duration,
+                esl_run_status_name(r->status), started, r->nsamples);
+            GtkWidget *label = gtk_label_new(NULL);
+            gtk_label_set_markup(GTK_LABEL(label), markup);
+            gtk_label_set_xalign(GTK_LABEL(label), 0);
+            gtk_widget_set_margin_top(label, 3);
+            gtk_widget_set_margin_bottom(label, 3);
+            if (r->message)
+                gtk_widget_set_tooltip_text(label, r->message);
+            GtkWidget *row = gtk_list_box_row_new();
+            gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(row), label);
+            g_object_set_data(G_OBJECT(row), "run-id", GINT_TO_POINTER((int)r->id));
+            gtk_list_box_append(GTK_LIST_BOX(self->runs_list), row);
+        }
+    }
+    self->rebuilding_runs = FALSE;
+}
+
+static void on_runs_selection_changed(GtkListBox *list, EslWindow *self)
+{
+    if (self->rebuilding_runs || self->controller)
+        return;
+    GList *rows = gtk_list_box_get_selected_rows(list);
+    guint n = g_list_length(rows);
+    if (n == 1)
+        load_single_run(self,
+                        GPOINTER_TO_INT(g_object_get_data(G_OBJECT(rows->data), "run-id")));
+    else if (n > 1)
+        load_overlay(self, rows);
+    g_list_free(rows);
+}
+
+static void set_history(EslWindow *self, GPtrArray *history, gboolean matches_model)
+{
+    stop_playback(self);
+    g_clear_pointer(&self->history, g_ptr_array_unref);
+    self->history = history;
+    self->history_matches_model = matches_model;
+    double end = history && history->len
+                     ? ((EslRunSample *)history->pdata[history->len - 1])->monitors.time
+                     : 0.0;
+    set_scale_silently(self, end, end);
+    gtk_widget_set_sensitive(self->time_scale, history && history->len > 1);
+    if (history && history->len)
+        show_time(self, end);
+}
+
+static GPtrArray *history_from_store(const EslRunHistory *h)
+{
+    GPtrArray *samples = g_ptr_array_new_with_free_func((GDestroyNotify)esl_run_sample_free);
+    for (int i = 0; i < h->n; i++) {
+        EslRunSample *s = esl_run_sample_new(h->nbodies, h->njoints);
+        s->monitors = h->monitors[i];
+        if (h->poses)
+            memcpy(s->poses, h->poses + (gsize)i * h->nbodies * 12,
+                   sizeof(double) * h->nbodies * 12);
+        if (h->violations)
+            memcpy(s->violations, h->violations + (gsize)i * h->njoints,
+                   sizeof(double) * h->njoints);
+        g_ptr_array_add(samples, s);
+    }
+    return samples;
+}
+
+static void load_single_run(EslWindow *self, gint64 run_id)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(EslRunInfo) info = esl_project_get_run(self->project, run_id, &error);
+    g_autoptr(EslRunHistory) h = info ? esl_project_load_run(self->project, run_id, &error) : NULL;
+    if (!h) {
+        show_status(self, TRUE, _("Cannot load run %" G_GINT64_FORMAT ": %s"), run_id,
+                    error->message);
+        return;
+    }
+    plots_prepare_single(self);
+    self->energy0 = NAN;
+    for (int i = 0; i < h->n; i++)
+        plots_append(self, &h->monitors[i]);
+    gboolean matches = self->model && h->nbodies == self->model->nbodies &&
+                       h->njoints == self->model->njoints &&
+                       g_strcmp0(info->model_name, self->model->name) == 0;
+    set_history(self, history_from_store(h), matches);
+    gtk_label_set_text(GTK_LABEL(self->viewport_note),
+                       matches ? ""
+                               : _("This run belongs to another model: open that model to "
+                                   "replay it in 3D."));
+    show_status(self, info->status == ESL_RUN_FAILED || info->status == ESL_RUN_INTERRUPTED,
+                _("Run #%" G_GINT64_FORMAT " (%s): %s%s%s"), run_id, info->formulation,
+                esl_run_status_name(info->status), info->message ? " — " : "",
+                info->message ? info->message : "");
+}
+
+static void load_overlay(EslWindow *self, GList *rows)
+{
+    plots_clear(self);
+    set_history(self, NULL, FALSE);
+    gtk_label_set_text(GTK_LABEL(self->viewport_note),
+                       _("Comparing runs: select a single run to replay it."));
+    int k = 0;
+    for (GList *l = rows; l; l = l->next, k++) {
+        gint64 id = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(l->data), "run-id"));
+        g_autoptr(GError) error = NULL;
+        g_autoptr(EslRunInfo) info = esl_project_get_run(self->project, id, &error);
+        g_autoptr(EslRunHistory) h = info ? esl_project_load_run(self->project, id, &error) : NULL;
+        if (!h)
+            continue;
+        g_autofree char *name = g_strdup_printf("#%" G_GINT64_FORMAT " %s h=%g", id,
+                                                info->formulation, info->settings.step);
+        const GdkRGBA *color = &palette[k % G_N_ELEMENTS(palette)];
+        gboolean dashed = k >= (int)G_N_ELEMENTS(palette);
+        int se = esl_plot_add_series(self->plot_energy, name, color, dashed);
+        int sd = esl_plot_add_series(self->plot_drift, name, color, dashed);
+        int sc = esl_plot_add_series(self->plot_constraints, name, color, dashed);
+        int st = esl_plot_add_series(self->plot_timing, name, color, dashed);
+        int sn = esl_plot_add_series(self->plot_newton, name, color, dashed);
+        double e0 = h->n ? h->monitors[0].total : 0;
+        for (int i = 0; i < h->n; i++) {
+            const MbsMonitors *m = &h->monitors[i];
+            esl_plot_append(self->plot_energy, se, m->time, m->total);
+            esl_plot_append(self->plot_drift, sd, m->time, fabs(m->total - e0));
+            esl_plot_append(self->plot_constraints, sc, m->time, m->phi_norm);
+            if (m->time > 0) {
+                esl_plot_append(self->plot_timing, st, m->time, 1e3 * m->time_step);
+                esl_plot_append(self->plot_newton, sn, m->time, m->newton_iterations);
+            }
+        }
+    }
+    show_status(self, FALSE, _("Comparing %d runs: total energy, drift, ‖Φ‖, step time and "
+                               "Newton iterations of each."),
+                k);
+}
+
+/* ---- project ------------------------------------------------------------------------------ */
+
+static void close_project(EslWindow *self)
+{
+    g_clear_pointer(&self->project, esl_project_close);
+    g_hash_table_remove_all(self->model_ids);
+    if (self->project_is_temporary && self->project_path) {
+        g_autofree char *wal = g_strconcat(self->project_path, "-wal", NULL);
+        g_autofree char *shm = g_strconcat(self->project_path, "-shm", NULL);
+        g_unlink(self->project_path);
+        g_unlink(wal);
+        g_unlink(shm);
+    }
+    g_clear_pointer(&self->project_path, g_free);
+    self->project_is_temporary = FALSE;
+}
+
+gboolean esl_window_open_project(EslWindow *self, const char *path, gboolean create,
+                                 GError **error)
+{
+    if (self->controller) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
+                    _("Stop the running simulation before changing the project."));
+        return FALSE;
+    }
+    EslProject *project = esl_project_open(path, create, error);
+    if (!project)
+        return FALSE;
+    close_project(self);
+    self->project = project;
+    self->project_path = g_strdup(path);
+    int interrupted = esl_project_interrupted_on_open(project);
+    if (interrupted > 0)
+        show_status(self, TRUE,
+                    ngettext("%d run had been interrupted (the program stopped during it); it "
+                             "is marked so in the list.",
+                             "%d runs had been interrupted (the program stopped during them); "
+                             "they are marked so in the list.",
+                             interrupted),
+                    interrupted);
+    update_titles(self);
+    fill_runs_list(self);
+    return TRUE;
+}
+
+const char *esl_window_get_project_path(EslWindow *self)
+{
+    return self->project_path;
+}
+
+static gboolean ensure_project(EslWindow *self, GError **error)
+{
+    if (self->project)
+        return TRUE;
+    g_autofree char *dir = g_build_filename(g_get_user_cache_dir(), "eslabon", NULL);
+    g_mkdir_with_parents(dir, 0700);
+    g_autofree char *name = g_strdup_printf("unsaved-%d-%" G_GINT64_FORMAT ".eslabon", getpid(),
+                                            g_get_real_time());
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+    if (!esl_window_open_project(self, path, TRUE, error))
+        return FALSE;
+    self->project_is_temporary = TRUE;
+    update_titles(self);
+    return TRUE;
+}
+
+static gint64 stored_model_id(EslWindow *self)
+{
+    gpointer id = g_hash_table_lookup(self->model_ids, self->model_path);
+    if (id)
+        return GPOINTER_TO_INT(id);
+    g_autofree char *text = NULL;
+    if (!g_file_get_contents(self->model_path, &text, NULL, NULL))
+        return 0;
+    gint64 model_id = esl_project_add_model(self->project, self->model->name, self->model_path,
+                                            text, NULL);
+    if (model_id > 0)
+        g_hash_table_insert(self->model_ids, g_strdup(self->model_path),
+                            GINT_TO_POINTER((int)model_id));
+    return model_id;
+}
+
+static void update_run_actions(EslWindow *self);
+
+/* ---- model -------------------------------------------------------------------------------- */
+
+gboolean esl_window_load_model(EslWindow *self, const char *path_or_name, GError **error)
+{
+    if (self->controller) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
+                    _("Stop the running simulation before opening another model."));
+        return FALSE;
+    }
+    g_autofree char *path = resolve_model(path_or_name);
+    MbsModel *model = esl_model_load_file(path, NULL, 0, error);
+    if (!model)
+        return FALSE;
+    esl_viewport_set_model(ESL_VIEWPORT(self->viewport), NULL);
+    set_history(self, NULL, FALSE);
+    mbs_model_free(self->model);
+    self->model = model;
+    g_free(self->model_path);
+    self->model_path = g_steal_pointer(&path);
+    esl_viewport_set_model(ESL_VIEWPORT(self->viewport), model);
+    fill_model_list(self);
+    plots_prepare_single(self);
+    gtk_label_set_text(GTK_LABEL(self->viewport_note), "");
+    gtk_label_set_text(GTK_LABEL(self->inspector_label),
+                       _("Select a body, joint, force or parameter (in the list or in the 3D "
+                         "view) to inspect it."));
+    g_autofree char *summary =
+        g_strdup_printf(_("%s: %d bodies, %d joints, %d forces, %d coordinates, %d "
+                          "constraints."),
+                        model->name, model->nbodies, model->njoints, model->nforces,
+                        mbs_model_ncoords(model), mbs_model_nconstraints(model));
+    show_status(self, FALSE, "%s", summary);
+    gtk_stack_set_visible_child_name(GTK_STACK(self->stack), "workbench");
+    update_titles(self);
+    update_run_actions(self);
+    return TRUE;
+}
+
+static void on_gallery_clicked(GtkButton *button, EslWindow *self)
+{
+    const char *path = g_object_get_data(G_OBJECT(button), "path");
+    g_autoptr(GError) error = NULL;
+    if (!esl_window_load_model(self, path, &error))
+        show_status(self, TRUE, "%s", error->message);
+}
+
+static void fill_gallery(EslWindow *self)
+{
+    g_autoptr(GDir) dir = g_dir_open(models_dir(), 0, NULL);
+    g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+    const char *name;
+    while (dir && (name = g_dir_read_name(dir)))
+        if (g_str_has_suffix(name, ".json"))
+            g_ptr_array_add(names, g_strdup(name));
+    g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
+    for (guint i = 0; i < names->len; i++) {
+        g_autofree char *path = g_build_filename(models_dir(), names->pdata[i], NULL);
+        g_autoptr(JsonParser) parser = json_parser_new();
+        if (!json_parser_load_from_file(parser, path, NULL))
+            continue;
+        JsonNode *root = json_parser_get_root(parser);
+        if (!JSON_NODE_HOLDS_OBJECT(root))
+            continue;
+        JsonObject *o = json_node_get_object(root);
+        const char *title = json_object_get_string_member_with_default(o, "name", names->pdata[i]);
+        const char *description = json_object_get_string_member_with_default(o, "description", "");
+        GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
+        GtkWidget *heading = gtk_label_new(title);
+        gtk_widget_add_css_class(heading, "heading");
+        gtk_label_set_xalign(GTK_LABEL(heading), 0);
+        GtkWidget *text = gtk_label_new(description);
+        gtk_label_set_wrap(GTK_LABEL(text), TRUE);
+        gtk_label_set_lines(GTK_LABEL(text), 5);
+        gtk_label_set_ellipsize(GTK_LABEL(text), PANGO_ELLIPSIZE_END);
+        gtk_label_set_max_width_chars(GTK_LABEL(text), 40);
+        gtk_label_set_xalign(GTK_LABEL(text), 0);
+        gtk_label_set_yalign(GTK_LABEL(text), 0);
+        gtk_widget_set_vexpand(text, TRUE);
+        gtk_widget_add_css_class(text, "dim-label");
+        gtk_box_append(GTK_BOX(box), heading);
+        gtk_box_append(GTK_BOX(box), text);
+        GtkWidget *button = gtk_button_new();
+        gtk_button_set_child(GTK_BUTTON(button), box);
+        gtk_widget_add_css_class(button, "model-card");
+        gtk_widget_set_tooltip_text(button, description);
+        g_object_set_data_full(G_OBJECT(button), "path", g_strdup(path), g_free);
+        g_signal_connect(button, "clicked", G_CALLBACK(on_gallery_clicked), self);
+        gtk_flow_box_append(GTK_FLOW_BOX(self->gallery), button);
+    }
+    if (names->len == 0) {
+        g_autofree char *text =
+            g_strdup_printf(_("No bundled models found in %s."), models_dir());
+        gtk_flow_box_append(GTK_FLOW_BOX(self->gallery), gtk_label_new(text));
+    }
+}
+
+/* ---- running ------------------------------------------------------------------------------ */
+
+static void update_progress(EslWindow *self)
+{
+    if (!self->controller)
+        return;
+    double sim, wall;
+    long steps;
+    esl_run_controller_progress(self->controller, &sim, &steps, &wall);
+    double duration = gtk_spin_button_get_value(GTK_SPIN_BUTTON(self->duration_spin));
+    gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(self->progress_bar),
+                                  duration > 0 ? CLAMP(sim / duration, 0, 1) : 0);
+    g_autofree char *percent = g_strdup_printf("%.0f %%", duration > 0 ? 100 * sim / duration : 0);
+    gtk_progress_bar_set_text(GTK_PROGRESS_BAR(self->progress_bar), percent);
+    g_autofree char *text = g_strdup_printf(
+        _("simulated time: %.4f s\nsteps: %ld\nreal-time factor: %.3g\nsteps per second: %.0f"),
+        sim, steps, wall > 0 ? sim / wall : 0.0, wall > 0 ? steps / wall : 0.0);
+    gtk_label_set_text(GTK_LABEL(self->progress_label), text);
+}
+
+static gboolean progress_timeout(gpointer data)
+{
+    update_progress(data);
+    return G_SOURCE_CONTINUE;
+}
+
+static void on_run_samples(EslRunController *controller, GPtrArray *samples, EslWindow *self)
+{
+    (void)controller;
+    for (guint i = 0; i < samples->len; i++) {
+        const EslRunSample *s = samples->pdata[i];
+        plots_append(self, &s->monitors);
+        g_ptr_array_add(self->history, esl_run_sample_copy(s));
+    }
+    const EslRunSample *last = samples->pdata[samples->len - 1];
+    esl_viewport_set_state(ESL_VIEWPORT(self->viewport), last->poses, last->violations);
+    plots_set_cursor(self, NAN);
+    set_scale_silently(self, gtk_adjustment_get_upper(self->time_adjustment),
+                       last->monitors.time);
+    g_autofree char *text = g_strdup_printf(_("t = %.4f s"), last->monitors.time);
+    gtk_label_set_text(GTK_LABEL(self->time_label), text);
+}
+
+static void on_run_finished(EslRunController *controller, int status, const char *message,
+                            EslWindow *self)
+{
+    update_progress(self);
+    gint64 run_id = esl_run_controller_get_run_id(controller);
+    g_signal_handlers_disconnect_by_data(controller, self);
+    g_clear_object(&self->controller);
+    g_clear_handle_id(&self->progress_timer, g_source_remove);
+    gtk_widget_remove_css_class(self->pause_button, "suggested-action");
+    GPtrArray *history = g_steal_pointer(&self->history);
+    set_history(self, history, TRUE);
+    fill_runs_list(self);
+    show_status(self, status == ESL_RUN_FAILED, _("Run #%" G_GINT64_FORMAT " %s%s%s"), run_id,
+                esl_run_status_name((EslRunStatus)status), message ? ": " : ".",
+                message ? message : "");
+    update_run_actions(self);
+    g_signal_emit(self, signals[SIGNAL_RUN_FINISHED], 0, status, run_id);
+}
+
+static void start_run(EslWindow *self)
+{
+    if (self->controller || !self->model)
+        return;
+    g_autoptr(GError) error = NULL;
+    if (!ensure_project(self, &error)) {
+        show_status(self, TRUE, _("No project to store the run in: %s"), error->message);
+        return;
+    }
+    MbsSettings settings;
+    mbs_settings_defaults(&settings);
+    settings.step = gtk_spin_button_get_value(GTK_SPIN_BUTTON(self->step_spin));
+    settings.duration = gtk_spin_button_get_value(GTK_SPIN_BUTTON(self->duration_spin));
+    settings.penalty = gtk_spin_button_get_value(GTK_SPIN_BUTTON(self->penalty_spin));
+    settings.jacobian =
+        (MbsJacobianMethod)gtk_drop_down_get_selected(GTK_DROP_DOWN(self->jacobian_dropdown));
+    guint f = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->formulation_dropdown));
+    const MbsFormulationClass *klass = mbs_formulation_class((int)f);
+    if (!klass) {
+        show_status(self, TRUE, _("No formulation is available in this build."));
+        return;
+    }
+    stop_playback(self);
+    gtk_list_box_unselect_all(GTK_LIST_BOX(self->runs_list));
+    plots_prepare_single(self);
+    self->energy0 = NAN;
+    set_history(self, NULL, TRUE);
+    self->history = g_ptr_array_new_with_free_func((GDestroyNotify)esl_run_sample_free);
+    set_scale_silently(self, settings.duration, 0);
+    gtk_widget_set_sensitive(self->time_scale, FALSE);
+    gtk_label_set_text(GTK_LABEL(self->viewport_note), "");
+
+    self->controller = esl_run_controller_new(self->model, self->model->name, klass->name,
+                                              &settings, self->project_path,
+                                              stored_model_id(self));
+    g_signal_connect(self->controller, "samples", G_CALLBACK(on_run_samples), self);
+    g_signal_connect(self->controller, "finished", G_CALLBACK(on_run_finished), self);
+    if (!esl_run_controller_start(self->controller, &error)) {
+        g_clear_object(&self->controller);
+        show_status(self, TRUE, _("Cannot start the run: %s"), error->message);
+        return;
+    }
+    show_status(self, FALSE, _("Running %s with %s…"), self->model->name, klass->name);
+    self->progress_timer = g_timeout_add(100, progress_timeout, self);
+    update_run_actions(self);
+}
+
+/* ---- actions ------------------------------------------------------------------------------ */
+
+static void update_run_actions(EslWindow *self)
+{
+    gboolean running = self->controller != NULL;
+    GAction *a;
+    if ((a = g_action_map_lookup_action(G_ACTION_MAP(self), "run")))
+        g_simple_action_set_enabled(G_SIMPLE_ACTION(a), !running && self->model);
+    if ((a = g_action_map_lookup_action(G_ACTION_MAP(self), "pause")))
+        g_simple_action_set_enabled(G_SIMPLE_ACTION(a), running);
+    if ((a = g_action_map_lookup_action(G_ACTION_MAP(self), "stop")))
+        g_simple_action_set_enabled(G_SIMPLE_ACTION(a), running);
+    gtk_widget_set_sensitive(self->formulation_dropdown, !running);
+    gtk_widget_set_sensitive(self->step_spin, !running);
+    gtk_widget_set_sensitive(self->duration_spin, !running);
+    gtk_widget_set_sensitive(self->jacobian_dropdown, !running);
+    gtk_widget_set_sensitive(self->penalty_spin, !running);
+}
+
+static void action_run(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    start_run(data);
+}
+
+static void action_pause(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    EslWindow *self = data;
+    if (!self->controller)
+        return;
+    if (esl_run_controller_is_paused(self->controller)) {
+        esl_run_controller_resume(self->controller);
+        gtk_widget_remove_css_class(self->pause_button, "suggested-action");
+        show_status(self, FALSE, _("Resumed."));
+    } else {
+        esl_run_controller_pause(self->controller);
+        gtk_widget_add_css_class(self->pause_button, "suggested-action");
+        show_status(self, FALSE, _("Paused: press Pause again to resume."));
+    }
+}
+
+static void action_stop(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    EslWindow *self = data;
+    if (self->controller)
+        esl_run_controller_stop(self->controller);
+}
+
+static void action_fit(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    esl_viewport_fit(ESL_VIEWPORT(ESL_WINDOW(data)->viewport));
+}
+
+static void action_view(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    const char *name = g_variant_get_string(p, NULL);
+    EslStandardView view = g_str_equal(name, "front") ? ESL_VIEW_FRONT
+                           : g_str_equal(name, "side") ? ESL_VIEW_SIDE
+                           : g_str_equal(name, "top")  ? ESL_VIEW_TOP
+                                                       : ESL_VIEW_ISOMETRIC;
+    esl_viewport_set_view(ESL_VIEWPORT(ESL_WINDOW(data)->viewport), view);
+}
+
+static void frames_state_changed(GSimpleAction *a, GVariant *state, gpointer data)
+{
+    g_simple_action_set_state(a, state);
+    esl_viewport_set_show_frames(ESL_VIEWPORT(ESL_WINDOW(data)->viewport),
+                                 g_variant_get_boolean(state));
+}
+
+static void grid_state_changed(GSimpleAction *a, GVariant *state, gpointer data)
+{
+    g_simple_action_set_state(a, state);
+    esl_viewport_set_show_grid(ESL_VIEWPORT(ESL_WINDOW(data)->viewport),
+                               g_variant_get_boolean(state));
+}
+
+static void action_gallery(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    gtk_stack_set_visible_child_name(GTK_STACK(ESL_WINDOW(data)->stack), "start");
+}
+
+typedef void (*PathHandler)(EslWindow *self, const char *path);
+
+static void on_chooser_response(GtkNativeDialog *dialog, int response, gpointer data)
+{
+    EslWindow *self = data;
+    PathHandler handler = (PathHandler)g_object_get_data(G_OBJECT(dialog), "handler");
+    if (response == GTK_RESPONSE_ACCEPT) {
+        g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
+        g_autofree char *path = file ? g_file_get_path(file) : NULL;
+        if (path)
+            handler(self, path);
+    }
+    gtk_native_dialog_destroy(dialog);
+    g_object_unref(dialog);
+}
+
+static void choose_file(EslWindow *self, const char *title, GtkFileChooserAction action,
+                        const char *accept, const char *filter_name, const char *pattern,
+                        PathHandler handler)
+{
+    GtkFileChooserNative *chooser =
+        gtk_file_chooser_native_new(title, GTK_WINDOW(self), action, accept, _("_Cancel"));
+    GtkFileFilter *filter = gtk_file_filter_new();
+    gtk_file_filter_set_name(filter, filter_name);
+    gtk_file_filter_add_pattern(filter, pattern);
+    gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(chooser), filter);
+    g_object_unref(filter);
+    if (action == GTK_FILE_CHOOSER_ACTION_OPEN && g_str_equal(pattern, "*.json")) {
+        g_autoptr(GFile) dir = g_file_new_for_path(models_dir());
+        gtk_file_chooser_set_current_folder(GTK_FILE_CHOOSER(chooser), dir, NULL);
+    }
+    if (action == GTK_FILE_CHOOSER_ACTION_SAVE)
+        gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), _("runs.eslabon"));
+    g_object_set_data(G_OBJECT(chooser), "handler", (gpointer)handler);
+    g_signal_connect(chooser, "response", G_CALLBACK(on_chooser_response), self);
+    gtk_native_dialog_show(GTK_NATIVE_DIALOG(chooser));
+}
+
+static void open_model_path(EslWindow *self, const char *path)
+{
+    g_autoptr(GError) error = NULL;
+    if (!esl_window_load_model(self, path, &error))
+        show_status(self, TRUE, "%s", error->message);
+}
+
+static void new_project_path(EslWindow *self, const char *path)
+{
+    g_autoptr(GError) error = NULL;
+    /* The chooser has asked before overwriting: start from an empty file. */
+    if (g_file_test(path, G_FILE_TEST_EXISTS)) {
+        g_autoptr(GError) check = NULL;
+        EslProject *existing = esl_project_open(path, FALSE, &check);
+        if (!existing) {
+            show_status(self, TRUE,
+                        _("%s is not replaced because it is not an Eslabón project: %s"), path,
+                        check->message);
+            return;
+        }
+        esl_project_close(existing);
+        g_unlink(path);
+    }
+    if (!esl_window_open_project(self, path, TRUE, &error))
+        show_status(self, TRUE, "%s", error->message);
+    else
+        show_status(self, FALSE, _("New project %s."), path);
+}
+
+static void open_project_path(EslWindow *self, const char *path)
+{
+    g_autoptr(GError) error = NULL;
+    if (!esl_window_open_project(self, path, FALSE, &error))
+        show_status(self, TRUE, _("Cannot open the project: %s"), error->message);
+}
+
+static void save_project_path(EslWindow *self, const char *path)
+{
+    g_autoptr(GError) error = NULL;
+    if (!ensure_project(self, &error)) {
+        show_status(self, TRUE, "%s", error->message);
+        return;
+    }
+    if (g_strcmp0(path, self->project_path) == 0) {
+        show_status(self, FALSE, _("The project is saved: runs are written as they happen."));
+        return;
+    }
+    if (g_file_test(path, G_FILE_TEST_EXISTS))
+        g_unlink(path); /* the chooser confirmed the overwrite */
+    if (!esl_project_save_copy(self->project, path, &error) ||
+        !esl_window_open_project(self, path, FALSE, &error)) {
+        show_status(self, TRUE, _("Cannot save the project: %s"), error->message);
+        return;
+    }
+    show_status(self, FALSE, _("Project saved as %s."), path);
+}
+
+static void action_open_model(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    choose_file(data, _("Open Model"), GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"),
+                _("Eslabón models (*.json)"), "*.json", open_model_path);
+}
+
+static void action_new_project(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    choose_file(data, _("New Project"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Create"),
+                _("Eslabón projects (*.eslabon)"), "*.eslabon", new_project_path);
+}
+
+static void action_open_project(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    choose_file(data, _("Open Project"), GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"),
+                _("Eslabón projects (*.eslabon)"), "*.eslabon", open_project_path);
+}
+
+static void action_save_project(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    choose_file(data, _("Save Project As"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"),
+                _("Eslabón projects (*.eslabon)"), "*.eslabon", save_project_path);
+}
+
+static const GActionEntry win_actions[] = {
+    {"run", action_run, NULL, NULL, NULL, {0}},
+    {"pause", action_pause, NULL, NULL, NULL, {0}},
+    {"stop", action_stop, NULL, NULL, NULL, {0}},
+    {"fit-view", action_fit, NULL, NULL, NULL, {0}},
+    {"view", action_view, "s", NULL, NULL, {0}},
+    {"show-frames", NULL, NULL, "false", frames_state_changed, {0}},
+    {"show-grid", NULL, NULL, "true", grid_state_changed, {0}},
+    {"playback", NULL, NULL, "false", playback_state_changed, {0}},
+    {"show-gallery", action_gallery, NULL, NULL, NULL, {0}},
+    {"open-model", action_open_model, NULL, NULL, NULL, {0}},
+    {"new-project", action_new_project, NULL, NULL, NULL, {0}},
+    {"open-project", action_open_project, NULL, NULL, NULL, {0}},
+    {"save-project", action_save_project, NULL, NULL, NULL, {0}},
+};
+
+/* ---- run panel ----------------------------------------------------------------------------- */
+
+static void on_formulation_selected(GObject *dropdown, GParamSpec *pspec, EslWindow *self)
+{
+    (void)pspec;
+    const MbsFormulationClass *k =
+        mbs_formulation_class((int)gtk_drop_down_get_selected(GTK_DROP_DOWN(dropdown)));
+    gtk_label_set_text(GTK_LABEL(self->formulation_description),
+                       k && k->description ? k->description : "");
+}
+
+static void fill_run_panel(EslWindow *self)
+{
+    GtkStringList *formulations = gtk_string_list_new(NULL);
+    for (int i = 0; i < mbs_formulation_count(); i++)
+        gtk_string_list_append(formulations, mbs_formulation_class(i)->name);
+    gtk_drop_down_set_model(GTK_DROP_DOWN(self->formulation_dropdown),
+                            G_LIST_MODEL(formulations));
+    g_object_unref(formulations);
+    GtkStringList *jacobians = gtk_string_list_new(NULL);
+    for (int i = 0; i < MBS_JACOBIAN_COUNT; i++)
+        gtk_string_list_append(jacobians, mbs_jacobian_method_name((MbsJacobianMethod)i));
+    gtk_drop_down_set_model(GTK_DROP_DOWN(self->jacobian_dropdown), G_LIST_MODEL(jacobians));
+    g_object_unref(jacobians);
+
+    MbsSettings defaults;
+    mbs_settings_defaults(&defaults);
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->step_spin), defaults.step);
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->duration_spin), defaults.duration);
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->penalty_spin), defaults.penalty);
+    gtk_drop_down_set_selected(GTK_DROP_DOWN(self->jacobian_dropdown), defaults.jacobian);
+    g_signal_connect(self->formulation_dropdown, "notify::selected",
+                     G_CALLBACK(on_formulation_selected), self);
+    on_formulation_selected(G_OBJECT(self->formulation_dropdown), NULL, self);
+}
+
+static EslPlot *make_plot(EslWindow *self, const char *title, const char *y_label, gboolean log_y,
+                          int column, int row, int width)
+{
+    EslPlot *plot = ESL_PLOT(esl_plot_new());
+    esl_plot_set_title(plot, title);
+    esl_plot_set_labels(plot, _("t (s)"), y_label);
+    esl_plot_set_log_y(plot, log_y);
+    g_signal_connect(plot, "cursor-moved", G_CALLBACK(on_plot_cursor_moved), self);
+    gtk_grid_attach(GTK_GRID(self->plot_grid), GTK_WIDGET(plot), column, row, width, 1);
+    return plot;
+}
+
+/* ---- object -------------------------------------------------------------------------------- */
+
+static void esl_window_dispose(GObject *object)
+{
+    EslWindow *self = ESL_WINDOW(object);
+    if (self->controller) {
+        g_signal_handlers_disconnect_by_data(self->controller, self);
+        esl_run_controller_join(self->controller);
+        g_clear_object(&self->controller);
+    }
+    g_clear_handle_id(&self->progress_timer, g_source_remove);
+    if (self->viewport)
+        esl_viewport_set_model(ESL_VIEWPORT(self->viewport), NULL);
+    gtk_widget_dispose_template(GTK_WIDGET(self), ESL_TYPE_WINDOW);
+    G_OBJECT_CLASS(esl_window_parent_class)->dispose(object);
+}
+
+static void esl_window_finalize(GObject *object)
+{
+    EslWindow *self = ESL_WINDOW(object);
+    close_project(self);
+    g_hash_table_unref(self->model_ids);
+    if (self->history)
+        g_ptr_array_unref(self->history);
+    mbs_model_free(self->model);
+    g_free(self->model_path);
+    G_OBJECT_CLASS(esl_window_parent_class)->finalize(object);
+}
+
+static void esl_window_class_init(EslWindowClass *klass)
+{
+    GObjectClass *object_class = G_OBJECT_CLASS(klass);
+    GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+    object_class->dispose = esl_window_dispose;
+    object_class->finalize = esl_window_finalize;
+    g_type_ensure(ESL_TYPE_VIEWPORT);
+    g_type_ensure(ESL_TYPE_PLOT);
+    gtk_widget_class_set_template_from_resource(widget_class,
+                                                "/org/eslabon/Eslabon/ui/esl-window.ui");
+#define CHILD(name) gtk_widget_class_bind_template_child(widget_class, EslWindow, name)
+    CHILD(stack);
+    CHILD(gallery);
+    CHILD(model_list);
+    CHILD(inspector_label);
+    CHILD(runs_list);
+    CHILD(viewport);
+    CHILD(viewport_note);
+    CHILD(play_button);
+    CHILD(time_scale);
+    CHILD(time_label);
+    CHILD(time_adjustment);
+    CHILD(plot_grid);
+    CHILD(formulation_dropdown);
+    CHILD(step_spin);
+    CHILD(duration_spin);
+    CHILD(jacobian_dropdown);
+    CHILD(penalty_spin);
+    CHILD(formulation_description);
+    CHILD(progress_bar);
+    CHILD(progress_label);
+    CHILD(status_label);
+    CHILD(project_label);
+    CHILD(title_label);
+    CHILD(subtitle_label);
+    CHILD(pause_button);
+#undef CHILD
+    signals[SIGNAL_RUN_FINISHED] =
+        g_signal_new("run-finished", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                     NULL, G_TYPE_NONE, 2, G_TYPE_INT, G_TYPE_INT64);
+}
+
+static void esl_window_init(EslWindow *self)
+{
+    gtk_widget_init_template(GTK_WIDGET(self));
+    self->model_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    self->energy0 = NAN;
+    g_action_map_add_action_entries(G_ACTION_MAP(self), win_actions, G_N_ELEMENTS(win_actions),
+                                    self);
+
+    self->plot_energy = make_plot(self, _("Energy"), _("energy (J)"), FALSE, 0, 0, 1);
+    self->plot_drift = make_plot(self, _("Energy drift"), _("|E − E₀| (J)"), TRUE, 1, 0, 1);
+    self->plot_constraints =
+        make_plot(self, _("Constraint violation"), _("norm (m, m/s, m/s²)"), TRUE, 2, 0, 1);
+    self->plot_timing = make_plot(self, _("Time per step by phase"), _("time (ms)"), FALSE, 0,
+                                  1, 2);
+    self->plot_newton = make_plot(self, _("Newton iterations per step"), _("count"), FALSE, 2,
+                                  1, 1);
+    plots_prepare_single(self);
+
+    g_signal_connect(self->time_adjustment, "value-changed", G_CALLBACK(on_time_changed), self);
+    g_signal_connect(self->model_list, "row-selected", G_CALLBACK(on_model_row_selected), self);
+    g_signal_connect(self->viewport, "picked", G_CALLBACK(on_viewport_picked), self);
+    g_signal_connect(self->runs_list, "selected-rows-changed",
+                     G_CALLBACK(on_runs_selection_changed), self);
+    gtk_widget_set_sensitive(self->time_scale, FALSE);
+    gtk_label_set_text(GTK_LABEL(self->time_label), _("t = 0 s"));
+    fill_run_panel(self);
+    fill_gallery(self);
+    update_titles(self);
+    update_run_actions(self);
+}
+
+EslWindow *esl_window_new(GtkApplication *app)
+{
+    return g_object_new(ESL_TYPE_WINDOW, "application", app, NULL);
+}
+
+void esl_window_set_duration(EslWindow *self, double duration)
+{
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->duration_spin), duration);
+}
+
+const char *esl_window_get_viewport_error(EslWindow *self)
+{
+    return esl_viewport_get_error(ESL_VIEWPORT(self->viewport));
+}

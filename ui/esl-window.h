@@ -1,0 +1,30 @@
+/* EslWindow: the workbench window (start page with the model gallery, model tree and inspector,
+ * 3D viewport with playback, live plots, run panel, runs of the project). */
+#ifndef ESL_WINDOW_H
+#define ESL_WINDOW_H
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+#define ESL_TYPE_WINDOW (esl_window_get_type())
+G_DECLARE_FINAL_TYPE(EslWindow, esl_window, ESL, WINDOW, GtkApplicationWindow)
+
+EslWindow *esl_window_new(GtkApplication *app);
+
+/* Load a model file (path or bundled name) and show the workbench. */
+gboolean esl_window_load_model(EslWindow *self, const char *path_or_name, GError **error);
+/* Use this project file (created when missing). */
+gboolean esl_window_open_project(EslWindow *self, const char *path, gboolean create,
+                                 GError **error);
+const char *esl_window_get_project_path(EslWindow *self);
+void esl_window_set_duration(EslWindow *self, double duration);
+/* The renderer's error, or NULL when the 3D view works. */
+const char *esl_window_get_viewport_error(EslWindow *self);
+
+/* Signals:
+ *   "run-finished" (int status, gint64 run_id) after a run has ended and been shown. */
+
+G_END_DECLS
+
+#endif

@@ -190,14 +190,14 @@ static void print_text(const char *path, const MbsFormulation *f, const MbsRunSu
 
 int esl_cli_run(int argc, char **argv)
 {
-    RunOptions o = {.formulation = NULL, .step = 1e-2, .duration = 5.0, .alpha = 0.0};
+    RunOptions o = {.formulation = NULL, .step = 1e-2, .duration = 5.0, .alpha = 0.0, .threads = 1};
     GOptionEntry entries[] = {
         {"formulation", 'f', 0, G_OPTION_ARG_STRING, &o.formulation, "Formulation (penalty, ...)", "NAME"},
         {"step", 'h', 0, G_OPTION_ARG_DOUBLE, &o.step, "Time step in s (default 0.01)", "H"},
         {"duration", 't', 0, G_OPTION_ARG_DOUBLE, &o.duration, "Simulated time in s (default 5)", "T"},
         {"jacobian", 0, 0, G_OPTION_ARG_STRING, &o.jacobian, "nd-forward or nd-central", "METHOD"},
         {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &o.alpha, "Penalty factor", "A"},
-        {"threads", 0, 0, G_OPTION_ARG_INT, &o.threads, "Threads for Jacobian columns (0: all)", "N"},
+        {"threads", 0, 0, G_OPTION_ARG_INT, &o.threads, "Threads for Jacobian columns (default 1, 0: all cores)", "N"},
         {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.set, "Override a model parameter", "NAME=VALUE"},
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "Write the history as CSV", "FILE"},
         {"project", 'p', 0, G_OPTION_ARG_FILENAME, &o.project, "Store the run in a project", "FILE"},

@@ -626,7 +626,16 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
     forces(a, a->q, a->qd, a->Q, NULL);
     if (a->has_KC)
         stiffness_damping(a, s->jacobian, a->Q);
-    double zeta;
+    double zeta, h = s->step;
+    if (a->sp) {
+        /* KLU: the first (allocating) factorization of the Newton tangent happens here, the
+         * steps only refactorize. */
+        int info = build_and_factor(a, a->gamma * h, a->beta * h * h, a->beta * h * h * a->alpha, 0);
+        if (info != 0)
+            return mbs_error_set(err, MBS_FATAL,
+                                 "ali3p: the tangent matrix is singular at t = 0: a body without "
+                                 "inertia in a direction no joint fixes?");
+    }
     int info = projection_matrix(f, a, s->projection_kind == 2 ? 2 : 0, &zeta);
     if (info != 0)
         return mbs_error_set(err, MBS_FATAL,

@@ -45,8 +45,13 @@
 #include "mbs_topology.h"
 
 typedef struct {
+    const MbsFormulation *f;
     int n, nr, r, d; /* coordinates, rows, rank (dependent), degrees of freedom */
     int sparse, integrator;
+    int general; /* user DOFs with natural coordinates: Theta = [Phi_z[rows]; B(z)] (n x n) */
+    int *dofnode; /* per DOF: node of a joint-coordinate DOF, -1 for a point coordinate */
+    const double *tzi, *tzdi; /* general mode: imposed DOF values of the evaluation */
+    double *Brow;
     MbsKinematics kin;
     MbsDynamics dyn;
     /* full state */
@@ -129,6 +134,150 @@ static int find_node(const MbsTopology *t, int joint, int coord)
     return -1;
 }
 
+/* --- degrees of freedom given as functions z_i = h(z) (paper 001 sec 2.2.3) ------------- */
+
+static const MbsPoint *dof_point(const MbsFormulation *f, int i)
+{
+    return &f->model->points[f->settings.matrix_r_dof_point[i]];
+}
+
+/* h_i(z); positions current in R->kin. */
+static double dof_value(const MbsFormulation *f, const MatrixR *R, int i)
+{
+    if (R->dofnode[i] >= 0)
+        return R->z[R->dofnode[i]];
+    const MbsPoint *pt = dof_point(f, i);
+    double r[3];
+    mbs_kin_point(f->model, &R->kin, pt->body, pt->pos, r);
+    return r[f->settings.matrix_r_dof_axis[i]];
+}
+
+/* Row i of B = h_z into out[k * ld], k = 0..n-1: for a point, the velocity of the point induced by
+ * a unit velocity of every node on its path to the root, b_k(1:3) + b_k(4:6) x r. */
+static void dof_row(const MbsFormulation *f, const MatrixR *R, int i, double *out, size_t ld)
+{
+    const MbsTopology *t = f->model->topo;
+    for (int k = 0; k < R->n; ++k)
+        out[(size_t)k * ld] = 0.0;
+    if (R->dofnode[i] >= 0) {
+        out[(size_t)R->dofnode[i] * ld] = 1.0;
+        return;
+    }
+    const MbsPoint *pt = dof_point(f, i);
+    int axis = f->settings.matrix_r_dof_axis[i];
+    double r[3], v[3];
+    mbs_kin_point(f->model, &R->kin, pt->body, pt->pos, r);
+    for (int k = t->body_node[pt->body]; k >= 0; k = t->nodes[k].parent) {
+        const double *b = R->kin.b + 6 * (size_t)k;
+        mbs_v3_cross(b + 3, r, v);
+        out[(size_t)k * ld] = b[axis] + v[axis];
+    }
+}
+
+/* B_dot zd for DOF i (velocities current in R->kin). */
+static double dof_bias(const MbsFormulation *f, const MatrixR *R, int i)
+{
+    if (R->dofnode[i] >= 0)
+        return 0.0;
+    const MbsPoint *pt = dof_point(f, i);
+    double r[3], a[3];
+    mbs_kin_point(f->model, &R->kin, pt->body, pt->pos, r);
+    mbs_kin_point_motion(f->model, &R->kin, pt->body, r, NULL, a);
+    return a[f->settings.matrix_r_dof_axis[i]];
+}
+
+/* Independent positions, velocities and accelerations of the current state. */
+static void independent_state(const MbsFormulation *f, MatrixR *R, double *zi, double *zdi,
+                              double *zddi)
+{
+    int n = R->n;
+    for (int k = 0; k < R->d; ++k) {
+        if (!R->general) {
+            zi[k] = R->z[R->ind[k]];
+            zdi[k] = R->zd[R->ind[k]];
+            zddi[k] = R->zdd[R->ind[k]];
+            continue;
+        }
+        zi[k] = dof_value(f, R, k);
+        dof_row(f, R, k, R->Brow, 1);
+        double v = 0.0, a = dof_bias(f, R, k);
+        for (int j = 0; j < n; ++j) {
+            v += R->Brow[j] * R->zd[j];
+            a += R->Brow[j] * R->zdd[j];
+        }
+        zdi[k] = v;
+        zddi[k] = a;
+    }
+}
+
+/* First partition with user DOFs of which at least one is a natural coordinate: keep r
+ * independent rows of Phi_z (pivoted QR of Phi_z^T); Theta = [Phi_z[rows]; B] is n x n. */
+static int partition_general(MbsFormulation *f, MatrixR *R, MbsError *err)
+{
+    const MbsModel *m = f->model;
+    const MbsSettings *st = &f->settings;
+    int n = R->n, nr = R->nr, d = st->matrix_r_ndofs;
+    const double rank_tol = 1e-9 * (double)(n > nr ? n : nr);
+    int r = 0;
+    if (nr > 0) {
+        memcpy(R->qr, R->phiz, sizeof(double) * (size_t)nr * n);
+        memset(R->jpvt, 0, sizeof(int) * (size_t)n);
+        LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, nr, n, R->qr, nr, R->jpvt, R->tau, R->qrwork,
+                            R->lqrwork);
+        int kmax = nr < n ? nr : n;
+        double r11 = fabs(R->qr[0]);
+        for (int k = 0; k < kmax; ++k)
+            if (r11 > 0 && fabs(R->qr[k + (size_t)nr * k]) > rank_tol * r11)
+                r++;
+        for (int k = 0; k < r; ++k)
+            R->dep[k] = R->jpvt[k] - 1;
+        sort_ints(R->dep, r);
+    }
+    if (n - r != d)
+        return mbs_error_set(err, MBS_FATAL,
+                             "matrix-r: the model has %d degrees of freedom but %d were given",
+                             n - r, d);
+    for (int i = 0; i < nr; ++i)
+        R->rowidx[i] = -1;
+    if (r > 0) {
+        for (int i = 0; i < nr; ++i)
+            for (int j = 0; j < n; ++j)
+                R->qr[j + (size_t)n * i] = R->phiz[i + (size_t)nr * j];
+        memset(R->jpvt, 0, sizeof(int) * (size_t)nr);
+        LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, n, nr, R->qr, n, R->jpvt, R->tau, R->qrwork,
+                            R->lqrwork);
+        for (int k = 0; k < r; ++k)
+            R->rows[k] = R->jpvt[k] - 1;
+        sort_ints(R->rows, r);
+        for (int k = 0; k < r; ++k)
+            R->rowidx[R->rows[k]] = k;
+    }
+    R->r = r;
+    R->d = d;
+    for (int k = 0; k < n; ++k)
+        R->depidx[k] = -1;
+    for (int k = 0; k < d; ++k)
+        R->ind[k] = R->dofnode[k];
+    R->partitions++;
+    R->last_partition_time = f->time;
+    int len = snprintf(R->event, sizeof R->event,
+                       "t = %.6g s: user degrees of freedom with natural coordinates (", f->time);
+    static const char axes[] = "xyz";
+    for (int k = 0; k < d && len > 0 && len < (int)sizeof R->event - 2 * MBS_NAME_MAX; ++k) {
+        if (R->dofnode[k] >= 0)
+            len += snprintf(R->event + len, sizeof R->event - (size_t)len, "%s%s[%d]",
+                            k ? ", " : "", m->joints[st->matrix_r_dof_joint[k]].name,
+                            st->matrix_r_dof_coord[k]);
+        else
+            len += snprintf(R->event + len, sizeof R->event - (size_t)len, "%s%s.%c",
+                            k ? ", " : "", dof_point(f, k)->name,
+                            axes[st->matrix_r_dof_axis[k]]);
+    }
+    if (len > 0 && len < (int)sizeof R->event - 2)
+        snprintf(R->event + len, sizeof R->event - (size_t)len, ")");
+    return 0;
+}
+
 /* Choose dependent/independent coordinates and the kept rows from the current Phi_z.
  * Allocation-free in the dense path; the sparse path re-analyses the pattern (KLU allocates,
  * which happens only when the partition changes). */
@@ -141,6 +290,8 @@ static int partition(MbsFormulation *f, MatrixR *R, MbsError *err)
     const double rank_tol = 1e-9 * (double)(n > nr ? n : nr);
     int r = 0;
     int user = st->matrix_r_ndofs > 0 && R->partitions == 0;
+    if (user && R->general)
+        return partition_general(f, R, err);
     int *cand = R->ind; /* reused as scratch for the candidate columns */
     int ncand = 0;
 
@@ -197,17 +348,17 @@ static int partition(MbsFormulation *f, MatrixR *R, MbsError *err)
         for (int k = 0; k < kmax; ++k)
             if (r11 > 0 && fabs(R->qr[k + (size_t)nr * k]) > rank_tol * r11)
                 r++;
+        if (user && n - rank_all != st->matrix_r_ndofs)
+            return mbs_error_set(err, MBS_FATAL,
+                                 "matrix-r: the model has %d degrees of freedom but %d were "
+                                 "given",
+                                 n - rank_all, st->matrix_r_ndofs);
         if (user && r != rank_all)
             return mbs_error_set(err, MBS_FATAL,
                                  "matrix-r: the chosen degrees of freedom are not independent "
                                  "(the remaining coordinates can satisfy only %d of the %d "
                                  "independent constraints)",
                                  r, rank_all);
-        if (user && n - r != st->matrix_r_ndofs)
-            return mbs_error_set(err, MBS_FATAL,
-                                 "matrix-r: the model has %d degrees of freedom but %d were "
-                                 "given",
-                                 n - r, st->matrix_r_ndofs);
         for (int k = 0; k < r; ++k)
             R->dep[k] = cand[R->jpvt[k] - 1];
     }
@@ -293,15 +444,24 @@ static int partition(MbsFormulation *f, MatrixR *R, MbsError *err)
 /* Factorize A = Phi_z[rows, dep] from R->phiz; sets R->rcond (0 when singular). */
 static void factor_block(MatrixR *R)
 {
-    int r = R->r, nr = R->nr;
+    int r = R->r, nr = R->nr, n = R->n;
+    if (R->general) { /* Theta = [Phi_z[rows]; B] */
+        for (int j = 0; j < n; ++j)
+            for (int i = 0; i < r; ++i)
+                R->A[i + (size_t)n * j] = R->phiz[R->rows[i] + (size_t)nr * j];
+        for (int k = 0; k < R->d; ++k)
+            dof_row(R->f, R, k, R->A + r + k, (size_t)n);
+        r = n;
+    }
     if (r == 0) {
         R->rcond = 1.0;
         return;
     }
-    if (!R->sparse) {
-        for (int j = 0; j < r; ++j)
-            for (int i = 0; i < r; ++i)
-                R->A[i + (size_t)r * j] = R->phiz[R->rows[i] + (size_t)nr * R->dep[j]];
+    if (!R->sparse || R->general) {
+        if (!R->general)
+            for (int j = 0; j < r; ++j)
+                for (int i = 0; i < r; ++i)
+                    R->A[i + (size_t)r * j] = R->phiz[R->rows[i] + (size_t)nr * R->dep[j]];
         double anorm = LAPACKE_dlange_work(LAPACK_COL_MAJOR, '1', r, r, R->A, r, NULL);
         if (LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, r, r, R->A, r, R->ipiv) != 0) {
             R->rcond = 0.0;
@@ -335,10 +495,10 @@ static void factor_block(MatrixR *R)
 /* Solve A X = B in place, B r x nrhs. */
 static void solve_block(MatrixR *R, double *B, int nrhs)
 {
-    int r = R->r;
+    int r = R->general ? R->n : R->r;
     if (r == 0 || nrhs == 0)
         return;
-    if (!R->sparse)
+    if (!R->sparse || R->general)
         LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', r, nrhs, R->A, r, R->ipiv, B, r);
     else
         klu_solve(R->Sym, R->Num, r, nrhs, B, &R->common);
@@ -349,7 +509,8 @@ static void solve_block(MatrixR *R, double *B, int nrhs)
 static void factor_block_checked(MatrixR *R)
 {
     factor_block(R);
-    if (R->sparse && R->r > 0 && R->rcond < R->rcond_ratio * R->rcond_ref && R->Num) {
+    if (R->sparse && !R->general && R->r > 0 && R->rcond < R->rcond_ratio * R->rcond_ref &&
+        R->Num) {
         klu_free_numeric(&R->Num, &R->common);
         factor_block(R);
     }

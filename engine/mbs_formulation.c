@@ -42,6 +42,9 @@ void mbs_settings_defaults(MbsSettings *s)
     s->newton_max_iterations = 20;
     s->jacobian_reuse = 3;
     s->assembly_tolerance = 1e-12;
+    /* One thread: on this 2-core machine, shared with other work, 2 threads were slower
+     * (docs/benchmarks.md, bench jacobian). */
+    s->threads = 1;
     s->newmark_beta = 0.25;
     s->newmark_gamma = 0.5;
     s->projection_kind = 0;

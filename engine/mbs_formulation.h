@@ -31,7 +31,7 @@ typedef struct {
     int newton_max_iterations;
     int jacobian_reuse;   /* K and C reused for this many Newton iterations (paper 000: 3) */
     double assembly_tolerance;
-    int threads;          /* threads for Jacobian columns; 0: as many as OpenMP offers */
+    int threads;          /* threads for Jacobian columns (default 1); 0: as OpenMP offers */
     /* ali3p (paper 004): Newmark parameters (trapezoidal rule: 0.25, 0.5) and the projection
      * 0: mass-orthogonal (P = M, zeta = beta h^2), 1: mass-damping-stiffness-orthogonal
      * (P = M + gamma h C + beta h^2 K, zeta = beta h^2), 2: mass-orthogonal, zeta = 1. */
@@ -43,9 +43,13 @@ typedef struct {
     double matrix_r_rcond;   /* new partition when the dependent block's reciprocal condition
                                 estimate falls below this fraction of its value just after the
                                 last partition (1: every step) */
-    /* user-chosen degrees of freedom (0: automatic partition): joint index and coordinate */
+    /* user-chosen degrees of freedom (0: automatic partition). DOF i is coordinate
+     * dof_coord[i] of joint dof_joint[i] (a relative coordinate: constant B) or, when
+     * dof_joint[i] < 0, the global coordinate dof_axis[i] (0 x, 1 y, 2 z) of model point
+     * dof_point[i] (a natural coordinate: B = h_z not constant, paper 001 sec 2.2.3). */
     int matrix_r_ndofs;
     int matrix_r_dof_joint[MBS_MATRIX_R_MAX_DOFS], matrix_r_dof_coord[MBS_MATRIX_R_MAX_DOFS];
+    int matrix_r_dof_point[MBS_MATRIX_R_MAX_DOFS], matrix_r_dof_axis[MBS_MATRIX_R_MAX_DOFS];
     /* ali3p linear algebra: 0 automatic (sparse KLU from 20 moving bodies), 1 dense LAPACK,
      * 2 sparse KLU */
     int ali3p_solver;

@@ -163,6 +163,42 @@ static void measure(EslScene *s, const MbsModel *m)
         s->up[k] = g > 0 ? (float)(-m->gravity[k] / g) : (k == 2 ? 1.0f : 0.0f);
 }
 
+static int body_anchors(const MbsModel *m, int body, double anchors[][3], double tol);
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Bar radius: 1.2 % of the model's size, but at most 5 % of the median body length, so that
+ * models made of many short bars stay readable. */
+static float bar_radius(const EslScene *s, const MbsModel *m)
+{
+    float r = 0.012f * s->size;
+    double *lengths = malloc(sizeof(double) * (size_t)(m->nbodies + 1));
+    int n = 0;
+    for (int b = 0; lengths && b < m->nbodies; b++) {
+        if (m->bodies[b].is_ground)
+            continue;
+        double anchors[MAX_ANCHORS][3], longest = 0;
+        int k = body_anchors(m, b, anchors, 1e-6 * s->size);
+        for (int i = 0; i < k; i++)
+            for (int j = i + 1; j < k; j++)
+                longest = fmax(longest, ddist3(anchors[i], anchors[j]));
+        if (longest > 0)
+            lengths[n++] = longest;
+    }
+    if (n > 0) {
+        qsort(lengths, (size_t)n, sizeof *lengths, compare_doubles);
+        float limit = (float)(0.05 * lengths[n / 2]);
+        if (limit < r)
+            r = limit;
+    }
+    free(lengths);
+    return r;
+}
+
 /* Collect the distinct drawn anchors of a body. */
 static int body_anchors(const MbsModel *m, int body, double anchors[][3], double tol)
 {
@@ -409,7 +445,7 @@ int esl_scene_build(EslScene *s, const MbsModel *m, const double *poses,
     }
     s->n = 0;
     measure(s, m);
-    float r = 0.012f * s->size;
+    float r = bar_radius(s, m);
 
     for (int b = 0; b < m->nbodies; b++) {
         if (m->bodies[b].is_ground)

@@ -493,11 +493,13 @@ static void fill_runs_list(EslWindow *self)
             const EslRunInfo *r = runs->pdata[runs->len - 1 - i]; /* newest first */
             g_autofree char *started = g_strndup(r->started_at ? r->started_at : "", 16);
             g_strdelimit(started, "T", ' ');
+            g_autofree char *id = g_strdup_printf("#%" G_GINT64_FORMAT, r->id);
+            g_autofree char *count = g_strdup_printf("%" G_GINT64_FORMAT, r->nsamples);
             g_autofree char *markup = g_markup_printf_escaped(
-                _("<b>#%" G_GINT64_FORMAT " %s</b> · %s\nh = %g s, %g s · %s\n<span "
-                  "alpha=\"60%%\">%s UTC · %" G_GINT64_FORMAT " samples</span>"),
-                r->id, r->model_name, r->formulation, r->settings.step, r->settings.duration,
-                esl_run_status_name(r->status), started, r->nsamples);
+                _("<b>%s %s</b> · %s\nh = %g s, %g s · %s\n<span alpha=\"60%%\">%s UTC · %s "
+                  "samples</span>"),
+                id, r->model_name, r->formulation, r->settings.step, r->settings.duration,
+                esl_run_status_name(r->status), started, count);
             GtkWidget *label = gtk_label_new(NULL);
             gtk_label_set_markup(GTK_LABEL(label), markup);
             gtk_label_set_xalign(GTK_LABEL(label), 0);
@@ -565,9 +567,9 @@ static void load_single_run(EslWindow *self, gint64 run_id)
     g_autoptr(GError) error = NULL;
     g_autoptr(EslRunInfo) info = esl_project_get_run(self->project, run_id, &error);
     g_autoptr(EslRunHistory) h = info ? esl_project_load_run(self->project, run_id, &error) : NULL;
+    g_autofree char *id = g_strdup_printf("#%" G_GINT64_FORMAT, run_id);
     if (!h) {
-        show_status(self, TRUE, _("Cannot load run %" G_GINT64_FORMAT ": %s"), run_id,
-                    error->message);
+        show_status(self, TRUE, _("Cannot load run %s: %s"), id, error->message);
         return;
     }
     plots_prepare_single(self);
@@ -583,7 +585,7 @@ static void load_single_run(EslWindow *self, gint64 run_id)
                                : _("This run belongs to another model: open that model to "
                                    "replay it in 3D."));
     show_status(self, info->status == ESL_RUN_FAILED || info->status == ESL_RUN_INTERRUPTED,
-                _("Run #%" G_GINT64_FORMAT " (%s): %s%s%s"), run_id, info->formulation,
+                _("Run %s (%s): %s%s%s"), id, info->formulation,
                 esl_run_status_name(info->status), info->message ? " — " : "",
                 info->message ? info->message : "");
 }
@@ -758,6 +760,12 @@ static void on_gallery_clicked(GtkButton *button, EslWindow *self)
         show_status(self, TRUE, "%s", error->message);
 }
 
+/* g_ptr_array_sort passes pointers to the elements. */
+static int compare_names(gconstpointer a, gconstpointer b)
+{
+    return g_strcmp0(*(char *const *)a, *(char *const *)b);
+}
+
 static void fill_gallery(EslWindow *self)
 {
     g_autoptr(GDir) dir = g_dir_open(models_dir(), 0, NULL);
@@ -766,7 +774,7 @@ static void fill_gallery(EslWindow *self)
     while (dir && (name = g_dir_read_name(dir)))
         if (g_str_has_suffix(name, ".json"))
             g_ptr_array_add(names, g_strdup(name));
-    g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
+    g_ptr_array_sort(names, compare_names);
     for (guint i = 0; i < names->len; i++) {
         g_autofree char *path = g_build_filename(models_dir(), names->pdata[i], NULL);
         g_autoptr(JsonParser) parser = json_parser_new();
@@ -789,13 +797,13 @@ static void fill_gallery(EslWindow *self)
         gtk_label_set_max_width_chars(GTK_LABEL(text), 40);
         gtk_label_set_xalign(GTK_LABEL(text), 0);
         gtk_label_set_yalign(GTK_LABEL(text), 0);
-        gtk_widget_set_vexpand(text, TRUE);
         gtk_widget_add_css_class(text, "dim-label");
         gtk_box_append(GTK_BOX(box), heading);
         gtk_box_append(GTK_BOX(box), text);
         GtkWidget *button = gtk_button_new();
         gtk_button_set_child(GTK_BUTTON(button), box);
         gtk_widget_add_css_class(button, "model-card");
+        gtk_widget_set_valign(button, GTK_ALIGN_START);
         gtk_widget_set_tooltip_text(button, description);
         g_object_set_data_full(G_OBJECT(button), "path", g_strdup(path), g_free);
         g_signal_connect(button, "clicked", G_CALLBACK(on_gallery_clicked), self);
@@ -863,7 +871,8 @@ static void on_run_finished(EslRunController *controller, int status, const char
     GPtrArray *history = g_steal_pointer(&self->history);
     set_history(self, history, TRUE);
     fill_runs_list(self);
-    show_status(self, status == ESL_RUN_FAILED, _("Run #%" G_GINT64_FORMAT " %s%s%s"), run_id,
+    g_autofree char *id = g_strdup_printf("#%" G_GINT64_FORMAT, run_id);
+    show_status(self, status == ESL_RUN_FAILED, _("Run %s %s%s%s"), id,
                 esl_run_status_name((EslRunStatus)status), message ? ": " : ".",
                 message ? message : "");
     update_run_actions(self);

@@ -1,0 +1,117 @@
+/* Benchmark of matrix-r, dense (LAPACK LU) vs sparse (KLU) algebra for the dependent block, on
+ * the 1x15, 4x15 and 7x15 lattices (like paper 003 Table 1): wall time per phase for a fixed
+ * number of evaluations of the equations of motion (RK4, 4 per step), median of several runs.
+ * Usage: bench_matrix_r [evaluations (1000)] [runs (5)] */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "form_matrix_r.h"
+#include "mbs_clock.h"
+#include "mbs_formulation.h"
+#include "mbs_topology.h"
+#include "test_models.h"
+
+enum { PH_POS, PH_VEL, PH_RZ, PH_DYN, PH_RED, PH_SOLVE, PH_TOTAL, NPH };
+static const char *phase_names[NPH] = {
+    "position problem (Newton: Phi, Phi_z, LU)", "velocity problem and S c",
+    "R^Phi (d solves with the block)", "open-chain M and Q", "R^T M R, R^T (Q - M S c)",
+    "reduced d x d solve", "total"};
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int measure(const MbsModel *m, int sparse, int evaluations, double out[NPH], long *iters)
+{
+    MbsSettings s;
+    mbs_settings_defaults(&s);
+    s.step = 1e-2;
+    s.matrix_r_sparse = sparse;
+    MbsError err;
+    MbsFormulation *f = mbs_formulation_new("matrix-r", m, &s, &err);
+    if (!f) {
+        fprintf(stderr, "%s\n", err.message);
+        return -1;
+    }
+    mbs_matrix_r_reset_timers(f);
+    int steps = evaluations / 4;
+    double t0 = mbs_clock_now();
+    for (int i = 0; i < steps; ++i)
+        if (mbs_formulation_step(f, &err)) {
+            fprintf(stderr, "%s\n", err.message);
+            mbs_formulation_free(f);
+            return -1;
+        }
+    out[PH_TOTAL] = mbs_clock_now() - t0;
+    MbsMatrixRStats st;
+    mbs_matrix_r_stats(f, &st);
+    out[PH_POS] = st.t_position;
+    out[PH_VEL] = st.t_velocity;
+    out[PH_RZ] = st.t_rz;
+    out[PH_DYN] = st.t_dynamics;
+    out[PH_RED] = st.t_reduced;
+    out[PH_SOLVE] = st.t_solve;
+    *iters = st.position_iterations;
+    mbs_formulation_free(f);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int evaluations = argc > 1 ? atoi(argv[1]) : 1000, runs = argc > 2 ? atoi(argv[2]) : 5;
+    if (evaluations < 4 || runs < 1) {
+        fprintf(stderr, "usage: bench_matrix_r [evaluations] [runs]\n");
+        return 2;
+    }
+    int ny[3] = {1, 4, 7};
+    double med[3][2][NPH];
+    long iters[3][2];
+    MbsModel *models[3];
+    for (int c = 0; c < 3; ++c) {
+        models[c] = build_lattice(ny[c], 15);
+        for (int sp = 0; sp < 2; ++sp) {
+            double *samples = calloc((size_t)runs * NPH, sizeof *samples);
+            for (int r = 0; r < runs; ++r) {
+                double t[NPH];
+                if (measure(models[c], sp, evaluations, t, &iters[c][sp]))
+                    return 1;
+                for (int p = 0; p < NPH; ++p)
+                    samples[p * runs + r] = t[p];
+            }
+            for (int p = 0; p < NPH; ++p) {
+                qsort(samples + p * runs, (size_t)runs, sizeof *samples, cmp);
+                med[c][sp][p] = samples[p * runs + runs / 2];
+            }
+            free(samples);
+        }
+    }
+    printf("matrix-r, RK4 h = 10 ms, %d evaluations (%d steps) from t = 0, median of %d runs, "
+           "ms\n\n", evaluations, evaluations / 4, runs);
+    printf("| phase |");
+    for (int c = 0; c < 3; ++c)
+        printf(" %dx15 dense | %dx15 sparse |", ny[c], ny[c]);
+    printf("\n|---|");
+    for (int c = 0; c < 3; ++c)
+        printf("---:|---:|");
+    printf("\n");
+    for (int p = 0; p < NPH; ++p) {
+        printf("| %s |", phase_names[p]);
+        for (int c = 0; c < 3; ++c)
+            printf(" %.1f | %.1f |", 1e3 * med[c][0][p], 1e3 * med[c][1][p]);
+        printf("\n");
+    }
+    printf("| dense / sparse, total |");
+    for (int c = 0; c < 3; ++c)
+        printf(" %.2f | |", med[c][0][PH_TOTAL] / med[c][1][PH_TOTAL]);
+    printf("\n\n");
+    for (int c = 0; c < 3; ++c) {
+        const MbsTopology *t = models[c]->topo;
+        printf("%dx15: n = %d coordinates, %d constraint rows (%d nonzeros in Phi_z), "
+               "position Newton iterations %ld (dense) / %ld (sparse)\n",
+               ny[c], t->nnodes, t->nrows, t->row_ptr[t->nrows], iters[c][0], iters[c][1]);
+        mbs_model_free(models[c]);
+    }
+    return 0;
+}

@@ -1,0 +1,82 @@
+/* matrix-r steps allocate nothing on every path: RK4 and trapezoidal, dense and sparse (KLU
+ * refactorizes in place), and a repartition in the dense path. malloc, calloc and realloc are
+ * wrapped at link time as in test_no_alloc. (A repartition in the sparse path re-analyses the
+ * pattern with KLU, which allocates; it is rare and not covered here.) */
+#include <stddef.h>
+
+#include "form_matrix_r.h"
+#include "mbs_formulation.h"
+#include "tap.h"
+#include "test_models.h"
+
+static long allocations;
+static int counting;
+
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
+
+void *__wrap_malloc(size_t size)
+{
+    allocations += counting;
+    return __real_malloc(size);
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+    allocations += counting;
+    return __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t size)
+{
+    allocations += counting;
+    return __real_realloc(p, size);
+}
+
+static void check(const char *name, MbsModel *m, double h, int steps, int integrator, int sparse,
+                  long min_partitions)
+{
+    MbsSettings s;
+    mbs_settings_defaults(&s);
+    s.step = h;
+    s.matrix_r_integrator = integrator;
+    s.matrix_r_sparse = sparse;
+    MbsError err;
+    MbsFormulation *f = mbs_formulation_new("matrix-r", m, &s, &err);
+    if (!tap_ok(f != NULL, "%s: initialised", name))
+        return;
+    allocations = 0;
+    counting = 1;
+    int ok = 1;
+    for (int i = 0; i < steps; ++i)
+        ok &= mbs_formulation_step(f, &err) == 0;
+    counting = 0;
+    MbsMatrixRStats st;
+    mbs_matrix_r_stats(f, &st);
+    tap_ok(ok && allocations == 0 && st.partitions >= min_partitions,
+           "%s (%s, %s): %d steps, %ld partition(s), %ld allocations", name,
+           integrator ? "trapezoidal" : "RK4", sparse ? "sparse" : "dense", steps, st.partitions,
+           allocations);
+    mbs_formulation_free(f);
+}
+
+int main(void)
+{
+    MbsModel *m = build_four_bar();
+    for (int integ = 0; integ < 2; ++integ)
+        for (int sp = 0; sp < 2; ++sp)
+            check("four-bar", m, 1e-3, 200, integ, sp, 1);
+    mbs_model_free(m);
+    m = build_slider_crank(1);
+    for (int integ = 0; integ < 2; ++integ)
+        check("driven slider-crank", m, 1e-3, 100, integ, 1, 1);
+    mbs_model_free(m);
+    m = build_lattice(4, 15);
+    check("4x15 lattice", m, 1e-2, 20, 0, 1, 1);
+    mbs_model_free(m);
+    m = build_lattice(1, 15);
+    check("1x15 lattice through a repartition", m, 1e-2, 200, 0, 0, 2);
+    mbs_model_free(m);
+    return tap_done();
+}

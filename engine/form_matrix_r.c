@@ -537,17 +537,21 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
         factor_block_checked(R);
         if (R->rcond == 0.0)
             break;
-        if (r == 0) {
+        if (r == 0 && !R->general) {
             converged = res <= s->newton_tolerance;
             break;
         }
         for (int i = 0; i < r; ++i)
             R->rhs[i] = -R->phi[R->rows[i]];
+        if (R->general)
+            for (int k = 0; k < R->d; ++k)
+                R->rhs[r + k] = R->tzi[k] - dof_value(f, R, k);
+        int nu = R->general ? R->n : r; /* unknowns */
         solve_block(R, R->rhs, 1);
-        corr = mbs_vec_norminf(r, R->rhs);
+        corr = mbs_vec_norminf(nu, R->rhs);
         double zmax = 0.0;
-        for (int i = 0; i < r; ++i)
-            zmax = fmax(zmax, fabs(R->z[R->dep[i]]));
+        for (int i = 0; i < nu; ++i)
+            zmax = fmax(zmax, fabs(R->z[R->general ? i : R->dep[i]]));
         /* Newton's error estimate is the next correction: below the tolerance the state is
          * kept as evaluated (kinematics, Phi, Phi_z and factors all current at z) */
         if (corr <= s->newton_tolerance * (1.0 + zmax)) {
@@ -556,8 +560,8 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
         }
         if (it >= s->newton_max_iterations || !isfinite(corr))
             break;
-        for (int i = 0; i < r; ++i)
-            R->z[R->dep[i]] += R->rhs[i];
+        for (int i = 0; i < nu; ++i)
+            R->z[R->general ? i : R->dep[i]] += R->rhs[i];
         R->step_pos_iterations++;
         R->position_iterations++;
     }
@@ -582,6 +586,25 @@ static void velocity_problem(const MbsModel *m, MatrixR *R, double t)
 {
     int nr = R->nr, r = R->r, d = R->d;
     double tc = mbs_clock_now();
+    if (R->general) { /* Theta zd = [-Phi_t; zd_i], Theta s = [-bias; -B_dot zd] */
+        int n = R->n;
+        for (int i = 0; i < r; ++i)
+            R->rhs[i] = -R->phit[R->rows[i]];
+        for (int k = 0; k < d; ++k)
+            R->rhs[r + k] = R->tzdi[k];
+        solve_block(R, R->rhs, 1);
+        memcpy(R->zd, R->rhs, sizeof(double) * (size_t)n);
+        mbs_kinematics_velocities(m, &R->kin, R->zd);
+        mbs_constraints_bias(m, &R->kin, t, R->bias);
+        for (int i = 0; i < r; ++i)
+            R->rhs[i] = -R->bias[R->rows[i]];
+        for (int k = 0; k < d; ++k)
+            R->rhs[r + k] = -dof_bias(R->f, R, k);
+        solve_block(R, R->rhs, 1);
+        memcpy(R->s, R->rhs, sizeof(double) * (size_t)n);
+        R->t_velocity += mbs_clock_now() - tc;
+        return;
+    }
     for (int i = 0; i < r; ++i) {
         int row = R->rows[i];
         double v = -R->phit[row];
@@ -609,6 +632,14 @@ static void compute_rz(MatrixR *R)
 {
     int n = R->n, nr = R->nr, r = R->r, d = R->d;
     double tc = mbs_clock_now();
+    if (R->general) { /* R^Phi = Theta^{-1} [0; I] */
+        memset(R->Rz, 0, sizeof(double) * (size_t)n * d);
+        for (int j = 0; j < d; ++j)
+            R->Rz[r + j + (size_t)n * j] = 1.0;
+        solve_block(R, R->Rz, d);
+        R->t_rz += mbs_clock_now() - tc;
+        return;
+    }
     for (int j = 0; j < d; ++j)
         for (int i = 0; i < r; ++i)
             R->X[i + (size_t)r * j] = -R->phiz[R->rows[i] + (size_t)nr * R->ind[j]];
@@ -649,7 +680,9 @@ static void reduced_dynamics(const MbsModel *m, MatrixR *R)
 static int evaluate(MbsFormulation *f, MatrixR *R, double t, const double *zi, const double *zdi,
                     MbsError *err)
 {
-    for (int k = 0; k < R->d; ++k) {
+    R->tzi = zi;
+    R->tzdi = zdi;
+    for (int k = 0; k < R->d && !R->general; ++k) {
         R->z[R->ind[k]] = zi[k];
         R->zd[R->ind[k]] = zdi[k];
     }
@@ -745,6 +778,8 @@ static void matrix_r_finalize(MbsFormulation *f)
         free(R->acc[k]);
         free(R->vel[k]);
     }
+    free(R->dofnode);
+    free(R->Brow);
     int *iarrays[] = {R->dep,  R->ind,  R->rows, R->depidx,   R->rowidx,
                       R->jpvt, R->ipiv, R->Ap,   R->Ai,       R->iconwork, R->ipiv_d};
     for (size_t i = 0; i < sizeof iarrays / sizeof iarrays[0]; ++i)
@@ -768,6 +803,7 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
     if (!R)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     f->impl = R;
+    R->f = f;
     R->sparse = st->matrix_r_sparse != 0;
     R->integrator = st->matrix_r_integrator;
     R->rcond_ratio = st->matrix_r_rcond;
@@ -788,6 +824,8 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
     }
     R->dep = alloc_ints((size_t)n, &fail);
     R->ind = alloc_ints((size_t)n, &fail);
+    R->dofnode = alloc_ints(MBS_MATRIX_R_MAX_DOFS, &fail);
+    R->Brow = alloc_doubles((size_t)n, &fail);
     R->rows = alloc_ints((size_t)n, &fail);
     R->depidx = alloc_ints((size_t)n, &fail);
     R->rowidx = alloc_ints((size_t)nr, &fail);
@@ -822,6 +860,9 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
             LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, nr, n, R->qr, nr, &one, R->tau, &q1, -1);
             int rm = nr < n ? nr : n;
             LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, rm, nr, R->qr, rm, &one, R->tau, &q2, -1);
+            double q3 = 0.0;
+            LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, n, nr, R->qr, n, &one, R->tau, &q3, -1);
+            q2 = fmax(q2, q3);
         }
         R->lqrwork = (int)fmax(fmax(q1, q2), 3.0 * mx + 1.0) + 1;
         R->qrwork = alloc_doubles((size_t)R->lqrwork, &fail);
@@ -829,6 +870,35 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
             return mbs_error_set(err, MBS_FATAL, "out of memory");
     }
 
+    for (int i = 0; i < st->matrix_r_ndofs; ++i) {
+        R->dofnode[i] = -1;
+        int jt = st->matrix_r_dof_joint[i];
+        if (jt >= 0)
+            continue;
+        R->general = 1;
+        int pt = st->matrix_r_dof_point[i], ax = st->matrix_r_dof_axis[i];
+        if (pt < 0 || pt >= m->npoints || ax < 0 || ax > 2 ||
+            m->topo->body_node[m->points[pt].body] < 0)
+            return mbs_error_set(err, MBS_FATAL,
+                                 "matrix-r: degree of freedom %d: point %d, axis %d is not a "
+                                 "coordinate of a point of a moving body",
+                                 i + 1, pt, ax);
+    }
+    if (R->general && R->sparse)
+        return mbs_error_set(err, MBS_FATAL,
+                             "matrix-r: natural coordinates as degrees of freedom are implemented "
+                             "with dense algebra only (set sparse off)");
+    for (int i = 0; i < st->matrix_r_ndofs && R->general; ++i) {
+        int jt = st->matrix_r_dof_joint[i];
+        if (jt < 0)
+            continue;
+        R->dofnode[i] = jt < m->njoints ? find_node(m->topo, jt, st->matrix_r_dof_coord[i]) : -1;
+        if (R->dofnode[i] < 0)
+            return mbs_error_set(err, MBS_FATAL,
+                                 "matrix-r: degree of freedom %d (joint %d, coordinate %d) is not "
+                                 "a relative coordinate of the spanning tree",
+                                 i + 1, jt, st->matrix_r_dof_coord[i]);
+    }
     int status = mbs_assemble(m, st, 0.0, R->z, R->zd, NULL, err);
     if (status)
         return status;
@@ -841,10 +911,8 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
     if (R->rcond == 0.0)
         return mbs_error_set(err, MBS_FATAL, "matrix-r: the dependent block is singular (%s)",
                              R->event);
-    for (int k = 0; k < R->d; ++k) {
-        R->zi[k] = R->z[R->ind[k]];
-        R->zdi[k] = R->zd[R->ind[k]];
-    }
+    memset(R->zdd, 0, sizeof(double) * (size_t)n); /* zdd_i is not needed here */
+    independent_state(f, R, R->zi, R->zdi, R->zddi);
     if ((status = evaluate(f, R, 0.0, R->zi, R->zdi, err)))
         return status;
     if (solve_reduced(R, R->zddi))
@@ -870,10 +938,8 @@ static void restore(MbsFormulation *f, MatrixR *R)
 /* Dependent-coordinate guess for an evaluation at t0 + c h. */
 static void predict(MatrixR *R, double ch)
 {
-    for (int i = 0; i < R->r; ++i) {
-        int k = R->dep[i];
+    for (int k = 0; k < R->n; ++k) /* the independent ones are then overwritten */
         R->z[k] = R->z0[k] + ch * R->zd0[k] + 0.5 * ch * ch * R->zdd0[k];
-    }
 }
 
 static int step_rk4(MbsFormulation *f, MatrixR *R, double h, MbsError *err)
@@ -1041,6 +1107,7 @@ static int matrix_r_step(MbsFormulation *f, MbsError *err)
     /* repartition where the state is consistent */
     if (R->rcond < R->rcond_ratio * R->rcond_ref) {
         double old = R->rcond;
+        R->general = 0; /* a new partition is automatic, in relative coordinates */
         int status = partition(f, R, err);
         if (status)
             return status;
@@ -1059,11 +1126,7 @@ static int matrix_r_step(MbsFormulation *f, MbsError *err)
     memcpy(R->z0, R->z, bytes);
     memcpy(R->zd0, R->zd, bytes);
     memcpy(R->zdd0, R->zdd, bytes);
-    for (int k = 0; k < R->d; ++k) {
-        R->zi0[k] = R->z[R->ind[k]];
-        R->zdi0[k] = R->zd[R->ind[k]];
-        R->zddi0[k] = R->zdd[R->ind[k]];
-    }
+    independent_state(f, R, R->zi0, R->zdi0, R->zddi0);
     double power0 = R->power_nc;
     int status = R->integrator == 1 ? step_trapezoidal(f, R, h, err) : step_rk4(f, R, h, err);
     if (status) {

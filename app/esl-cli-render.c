@@ -3,7 +3,6 @@
  * Renders the mechanism at simulated time T (the assembled initial configuration for T = 0)
  * into a PNG without any window: an EGL surfaceless OpenGL 3.3 core context (Mesa llvmpipe
  * works) and the renderer's offscreen framebuffer. */
-#include <gdk-pixbuf/gdk-pixbuf.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +13,8 @@
 #include "mbs_formulation.h"
 
 #ifdef ESLABON_HAVE_RENDERER
+#include <gdk-pixbuf/gdk-pixbuf.h>
+
 #include "esl-renderer.h"
 #include "esl-scene.h"
 #endif

@@ -222,11 +222,13 @@ int esl_cli_run(int argc, char **argv)
 
     if (!g_option_context_parse(ctx, &argc, &argv, &error) || !parse_overrides(o.set, overrides, &error)) {
         fprintf(stderr, "eslabon-cli run: %s\n", error->message);
-        return 2;
+        status = 2;
+        goto out;
     }
     if (argc != 2) {
         fprintf(stderr, "eslabon-cli run: expected one MODEL file\n");
-        return 2;
+        status = 2;
+        goto out;
     }
     const char *path = argv[1];
     if (!o.formulation)
@@ -236,7 +238,8 @@ int esl_cli_run(int argc, char **argv)
         for (int i = 0; i < mbs_formulation_count(); ++i)
             fprintf(stderr, " %s", mbs_formulation_class(i)->name);
         fprintf(stderr, "\n");
-        return 2;
+        status = 2;
+        goto out;
     }
     MbsSettings s;
     mbs_settings_defaults(&s);
@@ -246,7 +249,8 @@ int esl_cli_run(int argc, char **argv)
         s.penalty = o.alpha;
     if (o.threads < 0) {
         fprintf(stderr, "eslabon-cli run: --threads must not be negative\n");
-        return 2;
+        status = 2;
+        goto out;
     }
     s.threads = o.threads;
     if (o.jacobian) {
@@ -254,7 +258,8 @@ int esl_cli_run(int argc, char **argv)
         if (jm < 0) {
             fprintf(stderr, "eslabon-cli run: unknown Jacobian method '%s' (nd-forward, nd-central)\n",
                     o.jacobian);
-            return 2;
+            status = 2;
+        goto out;
         }
         s.jacobian = (MbsJacobianMethod)jm;
     }

@@ -8,7 +8,9 @@
 int main(int argc, char **argv)
 {
     setlocale(LC_ALL, "");
-    bindtextdomain(GETTEXT_PACKAGE, ESLABON_LOCALEDIR);
+    /* ESLABON_LOCALEDIR in the environment: translations of an uninstalled build (its po/). */
+    const char *localedir = g_getenv("ESLABON_LOCALEDIR");
+    bindtextdomain(GETTEXT_PACKAGE, localedir && *localedir ? localedir : ESLABON_LOCALEDIR);
     bind_textdomain_codeset(GETTEXT_PACKAGE, "UTF-8");
     textdomain(GETTEXT_PACKAGE);
 

@@ -54,6 +54,8 @@ typedef struct {
     Sparse *sp;                          /* NULL: dense algebra */
     int n, m;
     double alpha, beta, gamma;
+    double alpha_eff;                    /* alpha in use (see the step: raised when stalling) */
+    int easy_steps;
     double *q, *qd, *qdd, *lambda;       /* state and dynamic multipliers lambda* */
     double *q0, *qd0, *qdd0, *lambda0;   /* state at the start of the step (for a retry) */
     double *qd_hat, *qdd_hat;
@@ -446,8 +448,8 @@ static int projection_matrix(const MbsFormulation *f, Ali3p *a, int kind, double
      * zero whatever the weight); zeta sets the iteration rate and the conditioning. */
     *zeta = kind == 2 ? 1.0 : a->beta * h * h;
     if (kind == 1)
-        return build_and_factor(a, a->gamma * h, a->beta * h * h, *zeta * a->alpha, 1);
-    return build_and_factor(a, 0.0, 0.0, *zeta * a->alpha, 1);
+        return build_and_factor(a, a->gamma * h, a->beta * h * h, *zeta * a->alpha_eff, 1);
+    return build_and_factor(a, 0.0, 0.0, *zeta * a->alpha_eff, 1);
 }
 
 /* Augmented Lagrangian projection (eqs 6, 7): with A = P + zeta Phi_q^T alpha Phi_q factorized
@@ -457,7 +459,7 @@ static void al_project(Ali3p *a, const double *rhs0, const double *b, double zet
                        double *x, double tol, int max_it)
 {
     int n = a->n, m = a->m;
-    double za = zeta * a->alpha;
+    double za = zeta * a->alpha_eff;
     for (int it = 0; it < max_it; ++it) {
         for (int i = 0; i < m; ++i)
             a->res[i] = mult[i] + za * b[i];
@@ -548,7 +550,7 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
     if (!a->nat)
         return MBS_FATAL;
     int n = a->n = a->nat->n, mm = a->m = a->nat->m;
-    a->alpha = s->penalty;
+    a->alpha = a->alpha_eff = s->penalty;
     a->beta = s->newmark_beta;
     a->gamma = s->newmark_gamma;
     a->has_KC = a->nat->q_dependent_forces;
@@ -676,7 +678,7 @@ static int ali3p_step(MbsFormulation *f, MbsError *err)
     double t_start = mbs_clock_now(), t_dyn = 0.0, t_jac = 0.0, t_fac = 0.0, t_proj = 0.0, c0;
     int n = a->n, m = a->m;
     size_t N = (size_t)n;
-    double h = s->step, beta = a->beta, gamma = a->gamma, alpha = a->alpha;
+    double h = s->step, beta = a->beta, gamma = a->gamma, alpha = a->alpha_eff;
     double t = f->time + h;
     if (n == 0) {
         f->time = t;
@@ -696,9 +698,21 @@ static int ali3p_step(MbsFormulation *f, MbsError *err)
         a->q[i] = q + h * qd + 0.5 * h * h * qdd;
     }
     int reuse = s->jacobian_reuse > 0 ? s->jacobian_reuse : 1;
-    int it, converged = 0, jac_evals = 0;
+    int it = 0, converged = 0, jac_evals = 0, total_it = 0;
     double dq_norm = 0.0, tol = s->newton_tolerance;
     double bh2 = beta * h * h;
+    /* The converged solution (Phi = 0, M qdd + Phi_q^T lambda* = Q) does not depend on alpha;
+     * alpha sets the contraction of the multiplier iteration, about 1 - beta h^2 alpha sigma^2 / m
+     * along a constraint direction with singular value sigma. Close to singular configurations
+     * sigma -> 0 and the iteration stalls: then the step restarts from the predictor with alpha
+     * ten times larger (up to 1e4 times the setting), which is kept while needed and relaxed
+     * after 50 easy steps. */
+    for (int attempt = 0;; ++attempt) {
+    if (attempt > 0) {
+        memcpy(a->lambda, a->lambda0, (size_t)m * sizeof(double));
+        for (size_t i = 0; i < N; ++i)
+            a->q[i] = a->q0[i] + h * a->qd0[i] + 0.5 * h * h * a->qdd0[i];
+    }
     for (it = 0; it < s->newton_max_iterations; ++it) {
         c0 = mbs_clock_now();
         for (size_t i = 0; i < N; ++i) {
@@ -746,13 +760,26 @@ static int ali3p_step(MbsFormulation *f, MbsError *err)
             break;
         }
     }
+    total_it += it;
+    if (converged || !isfinite(dq_norm) || alpha >= 1e4 * a->alpha)
+        break;
+    alpha = a->alpha_eff = 10.0 * alpha;
+    a->easy_steps = 0;
+    }
     if (!converged) {
         restore(a, f->time);
         return mbs_error_set(err, MBS_RECOVERABLE,
                              "ali3p: Newton-Raphson did not converge at t = %.6g s after %d "
-                             "iterations (last correction %.3g, tolerance %.3g; the augmented "
-                             "Lagrangian converges faster with a larger penalty factor, now %.3g)",
-                             t, it, dq_norm, tol, alpha);
+                             "iterations (last correction %.3g, tolerance %.3g, penalty factor "
+                             "raised up to %.3g)", t, total_it, dq_norm, tol, alpha);
+    }
+    if (a->alpha_eff > a->alpha) {
+        if (it > 3)
+            a->easy_steps = 0;
+        else if (++a->easy_steps >= 50) {
+            a->alpha_eff = fmax(a->alpha, 0.1 * a->alpha_eff);
+            a->easy_steps = 0;
+        }
     }
     /* Final state of the iteration: velocities, accelerations, constraints at q_n. */
     c0 = mbs_clock_now();
@@ -794,7 +821,7 @@ static int ali3p_step(MbsFormulation *f, MbsError *err)
     for (int i = 0; i < m; ++i)
         a->mult[i] += a->lambda[i];
     fill_monitors(f, a, a->mult, 1);
-    mo->newton_iterations = it;
+    mo->newton_iterations = total_it;
     mo->jacobian_evaluations = jac_evals;
     mo->time_dynamics = t_dyn;
     mo->time_jacobian = t_jac;

@@ -5,7 +5,7 @@
  * Q(z, zd), mbs_dynamics). Second transformation: the loop-closure and driver constraints
  * Phi(z, t) = 0 are removed by zd = R zd_i + S b, zdd = R zdd_i + S c (paper 001 eqs 24-25):
  *
- *   (R^T M R) zdd_i = R^T (Q - M S c)                                   (001: 29, B = const)
+ *   (R^T M R) zdd_i = R^T (Q - M (S c - R B_dot zd))                   (001: 29)
  *
  * Coordinate partitioning (paper 003 eqs 31-33): a QR factorization with column pivoting of
  * Phi_z (LAPACK dgeqp3) gives the rank r of the constraints and r dependent coordinates (the
@@ -17,9 +17,20 @@
  *   R[dep, :] = -A^{-1} Phi_z[rows, ind],  R[ind, :] = I,
  *   (S b)[dep] = A^{-1} (-Phi_t),  (S c)[dep] = A^{-1} (-(Phi_z_dot zd + Phi_t_dot)).
  * Every evaluation solves the position problem (Newton on the dependent coordinates, the
- * independent ones held) and the velocity problem. The partition is chosen again when the
- * reciprocal condition estimate of A falls below settings.matrix_r_rcond (checked at the start
- * of every step, where the state is consistent, so a change of partition is exact).
+ * independent ones held; converged when both the correction and max |Phi| over all rows are
+ * below newton_tolerance (1 + max |z|)) and the velocity problem. The partition is chosen again
+ * when the reciprocal condition estimate (LAPACK dgecon / klu_condest) of A falls below
+ * settings.matrix_r_rcond times its value just after the last partition (checked at the start
+ * of every step, where the state is consistent, so a change of partition is exact; the event is
+ * reported through mbs_matrix_r_stats()).
+ *
+ * User degrees of freedom (settings.matrix_r_ndofs): relative coordinates (constant B, paper 001
+ * sec 2.2.2: the same partitioned scheme with the given independent set) or natural coordinates
+ * of points, z_i = h(z) with B = h_z not constant (paper 001 sec 2.2.3): then the whole
+ * Theta = [Phi_z[rows]; B] (n x n, dense LU) replaces A, R^Phi = Theta^{-1} [0; I],
+ * S c = Theta^{-1} [c; -B_dot zd] and the position problem is Newton on all of z with
+ * h(z) = z_i appended (001 eqs 13-25). When Theta becomes ill-conditioned the partition falls
+ * back to the automatic one.
  *
  * Integrators on the independent coordinates: explicit RK4 (paper 003) or the implicit
  * trapezoidal rule (paper 001) solved by Newton on the d independent coordinates with the
@@ -84,7 +95,7 @@ typedef struct {
     /* statistics */
     long partitions, evaluations, position_iterations;
     double last_partition_time;
-    char event[256];
+    char event[1024];
     int step_pos_iterations;
     double t_position, t_velocity, t_rz, t_dynamics, t_reduced, t_solve, t_jacobian;
 } MatrixR;
@@ -552,9 +563,11 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
         double zmax = 0.0;
         for (int i = 0; i < nu; ++i)
             zmax = fmax(zmax, fabs(R->z[R->general ? i : R->dep[i]]));
-        /* Newton's error estimate is the next correction: below the tolerance the state is
-         * kept as evaluated (kinematics, Phi, Phi_z and factors all current at z) */
-        if (corr <= s->newton_tolerance * (1.0 + zmax)) {
+        /* Newton's error estimate is the next correction: when it and the residual are below
+         * the tolerance the state is kept as evaluated (kinematics, Phi, Phi_z and factors all
+         * current at z) */
+        if (corr <= s->newton_tolerance * (1.0 + zmax) &&
+            res <= s->newton_tolerance * (1.0 + zmax)) {
             converged = 1;
             break;
         }
@@ -1091,6 +1104,26 @@ static int step_trapezoidal(MbsFormulation *f, MatrixR *R, double h, MbsError *e
     return 0;
 }
 
+/* New automatic partition at the current (consistent) state, reported in R->event. */
+static int repartition(MbsFormulation *f, MatrixR *R, const char *why, MbsError *err)
+{
+    double old = R->rcond;
+    R->general = 0; /* a new partition is automatic, in relative coordinates */
+    int status = partition(f, R, err);
+    if (status)
+        return status;
+    factor_block(R);
+    R->rcond_ref = R->rcond;
+    int len = (int)strlen(R->event);
+    if (len < (int)sizeof R->event - 1)
+        snprintf(R->event + len, sizeof R->event - (size_t)len, "; %s %.2g, now %.2g", why, old,
+                 R->rcond);
+    if (R->rcond == 0.0)
+        return mbs_error_set(err, MBS_FATAL,
+                             "matrix-r: no nonsingular dependent block at t = %.6g s", f->time);
+    return 0;
+}
+
 static int matrix_r_step(MbsFormulation *f, MbsError *err)
 {
     MatrixR *R = f->impl;
@@ -1105,34 +1138,30 @@ static int matrix_r_step(MbsFormulation *f, MbsError *err)
     R->step_pos_iterations = 0;
 
     /* repartition where the state is consistent */
-    if (R->rcond < R->rcond_ratio * R->rcond_ref) {
-        double old = R->rcond;
-        R->general = 0; /* a new partition is automatic, in relative coordinates */
-        int status = partition(f, R, err);
-        if (status)
-            return status;
-        factor_block(R);
-        R->rcond_ref = R->rcond;
-        int len = (int)strlen(R->event);
-        snprintf(R->event + len, sizeof R->event - (size_t)len,
-                 "; reciprocal condition of the dependent block was %.2g, now %.2g", old,
-                 R->rcond);
-        if (R->rcond == 0.0)
-            return mbs_error_set(err, MBS_FATAL,
-                                 "matrix-r: no nonsingular dependent block at t = %.6g s",
-                                 f->time);
-    }
+    int status;
+    if (R->rcond < R->rcond_ratio * R->rcond_ref &&
+        (status = repartition(f, R, "the reciprocal condition of the dependent block fell to",
+                              err)))
+        return status;
     size_t bytes = sizeof(double) * (size_t)R->n;
     memcpy(R->z0, R->z, bytes);
     memcpy(R->zd0, R->zd, bytes);
     memcpy(R->zdd0, R->zdd, bytes);
-    independent_state(f, R, R->zi0, R->zdi0, R->zddi0);
     double power0 = R->power_nc;
-    int status = R->integrator == 1 ? step_trapezoidal(f, R, h, err) : step_rk4(f, R, h, err);
-    if (status) {
+    for (int attempt = 0;; ++attempt) {
+        independent_state(f, R, R->zi0, R->zdi0, R->zddi0);
+        status = R->integrator == 1 ? step_trapezoidal(f, R, h, err) : step_rk4(f, R, h, err);
+        if (status == 0)
+            break;
         restore(f, R);
-        velocity_problem(f->model, R, f->time);
-        return status;
+        /* a step that failed inside (singular block or no convergence of a Newton iteration)
+         * is tried once more from a fresh partition */
+        if (status < 0 || attempt > 0)
+            return status;
+        int rs = repartition(f, R, "a step failed; the reciprocal condition of the dependent "
+                                   "block was", err);
+        if (rs)
+            return rs;
     }
     f->time += h;
     double tc = mbs_clock_now();

@@ -10,7 +10,8 @@ typedef struct {
     int nindependent;     /* d = degrees of freedom */
     int ndependent;       /* r = rank of Phi_z */
     int nrows;            /* constraint equations, redundant ones included */
-    const int *independent; /* d node indices (coordinates z) used as independent ones */
+    const int *independent; /* d node indices (coordinates z) used as independent ones; -1 for
+                               a degree of freedom that is a point coordinate (user choice) */
     const int *dependent;   /* r node indices */
     const int *rows;        /* r constraint rows kept in the square dependent block */
     long partitions;      /* partitions chosen, the initial one included */

@@ -51,7 +51,7 @@ void mbs_settings_defaults(MbsSettings *s)
     s->ali3p_solver = 0;
     s->matrix_r_integrator = 0;
     s->matrix_r_sparse = 0;
-    s->matrix_r_rcond = 1e-2;
+    s->matrix_r_rcond = 0.1;
     s->matrix_r_ndofs = 0;
 }
 

@@ -529,7 +529,8 @@ static float ray_segment(const float o[3], const float d[3], const float a[3], c
     return dist3(pr, ps);
 }
 
-int esl_scene_pick(const EslScene *s, const float origin[3], const float dir[3])
+int esl_scene_pick(const EslScene *s, const float origin[3], const float dir[3],
+                   float tolerance)
 {
     float d[3] = {dir[0], dir[1], dir[2]};
     unit(d);
@@ -541,7 +542,7 @@ int esl_scene_pick(const EslScene *s, const float origin[3], const float dir[3])
         float radius = e->radius > e->radius2 ? e->radius : e->radius2;
         float t;
         float dist = ray_segment(origin, d, e->a, b, &t);
-        if (dist <= radius && t > 0 && t < best_t) {
+        if (dist <= radius + tolerance && t > 0 && t < best_t) {
             best_t = t;
             best = i;
         }

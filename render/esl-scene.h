@@ -77,7 +77,9 @@ int esl_scene_build(EslScene *scene, const MbsModel *m, const double *poses,
  * above high, interpolated on log10(v). */
 void esl_scene_violation_color(double violation, double low, double high, float rgba[4]);
 
-/* Index of the nearest drawable hit by the ray origin + t dir (t > 0), or -1. */
-int esl_scene_pick(const EslScene *scene, const float origin[3], const float dir[3]);
+/* Index of the nearest drawable hit by the ray origin + t dir (t > 0), or -1. tolerance
+ * (world units, >= 0) widens every element, so that thin ones can be picked. */
+int esl_scene_pick(const EslScene *scene, const float origin[3], const float dir[3],
+                   float tolerance);
 
 #endif

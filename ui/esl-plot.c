@@ -250,7 +250,11 @@ static void draw_plot(EslPlot *self, cairo_t *cr, double width, double height,
         PangoFontDescription *bold = pango_font_description_copy(font);
         pango_font_description_set_weight(bold, PANGO_WEIGHT_BOLD);
         pango_layout_set_font_description(layout, bold);
+        pango_layout_set_width(layout, (int)((width - a.left - 4) * PANGO_SCALE));
+        pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END);
         draw_text(cr, layout, self->title, a.left, 5, 0.0, 0.0);
+        pango_layout_set_width(layout, -1);
+        pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_NONE);
         pango_layout_set_font_description(layout, font);
         pango_font_description_free(bold);
     }
@@ -302,8 +306,10 @@ static void draw_plot(EslPlot *self, cairo_t *cr, double width, double height,
 
     /* time cursor */
     if (isfinite(self->cursor) && self->cursor >= x0 && self->cursor <= x1) {
-        cairo_set_source_rgba(cr, 0.90, 0.40, 0.05, 0.9);
+        static const double cursor_dash[] = {5.0, 3.0};
+        cairo_set_source_rgba(cr, 0.10, 0.10, 0.12, 0.75);
         cairo_set_line_width(cr, 1.5);
+        cairo_set_dash(cr, cursor_dash, 2, 0);
         cairo_move_to(cr, PX(self->cursor), a.top);
         cairo_line_to(cr, PX(self->cursor), a.top + a.height);
         cairo_stroke(cr);

@@ -134,7 +134,10 @@ static void on_click_released(GtkGestureClick *gesture, int n_press, double x, d
     float origin[3], dir[3];
     esl_camera_ray(&self->camera, gtk_widget_get_width(GTK_WIDGET(self)),
                    gtk_widget_get_height(GTK_WIDGET(self)), (float)x, (float)y, origin, dir);
-    int hit = esl_scene_pick(self->scene, origin, dir);
+    /* a few pixels of slack at the target's distance */
+    float pixel = 2.0f * self->camera.distance * tanf(0.5f * self->camera.fov) /
+                  (float)MAX(gtk_widget_get_height(GTK_WIDGET(self)), 1);
+    int hit = esl_scene_pick(self->scene, origin, dir, 5.0f * pixel);
     int source = -1, index = -1;
     if (hit >= 0) {
         const EslDrawable *d = &self->scene->items[hit];

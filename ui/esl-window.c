@@ -594,6 +594,8 @@ static void load_overlay(EslWindow *self, GList *rows)
 {
     plots_clear(self);
     set_history(self, NULL, FALSE);
+    plots_set_cursor(self, NAN);
+    gtk_label_set_text(GTK_LABEL(self->time_label), "");
     gtk_label_set_text(GTK_LABEL(self->viewport_note),
                        _("Comparing runs: select a single run to replay it."));
     int k = 0;

@@ -78,5 +78,37 @@ int main(void)
     m = build_lattice(1, 15);
     check("1x15 lattice through a repartition", m, 1e-2, 200, 0, 0, 2);
     mbs_model_free(m);
+    /* natural coordinates as degrees of freedom: the tip of the double pendulum, through the
+     * straight-arm singularity (the partition falls back to the joint angles) */
+    m = build_double_pendulum(M_PI / 2, 0.3, 1);
+    int tip = mbs_model_find_point(m, mbs_model_find_body(m, "bar2"), "bar2.2");
+    for (int integ = 0; integ < 2; ++integ) {
+        MbsSettings s;
+        mbs_settings_defaults(&s);
+        s.step = 1e-3;
+        s.matrix_r_integrator = integ;
+        s.matrix_r_ndofs = 2;
+        s.matrix_r_dof_joint[0] = s.matrix_r_dof_joint[1] = -1;
+        s.matrix_r_dof_point[0] = s.matrix_r_dof_point[1] = tip;
+        s.matrix_r_dof_axis[0] = 1;
+        s.matrix_r_dof_axis[1] = 2;
+        MbsError err;
+        MbsFormulation *f = mbs_formulation_new("matrix-r", m, &s, &err);
+        if (!tap_ok(f != NULL, "double pendulum with tip DOFs: initialised"))
+            continue;
+        allocations = 0;
+        counting = 1;
+        int ok = 1;
+        for (int i = 0; i < 500; ++i)
+            ok &= mbs_formulation_step(f, &err) == 0;
+        counting = 0;
+        MbsMatrixRStats st;
+        mbs_matrix_r_stats(f, &st);
+        tap_ok(ok && allocations == 0 && st.partitions == 2,
+               "double pendulum with tip DOFs (%s): 500 steps, %ld partitions, %ld allocations",
+               integ ? "trapezoidal" : "RK4", st.partitions, allocations);
+        mbs_formulation_free(f);
+    }
+    mbs_model_free(m);
     return tap_done();
 }

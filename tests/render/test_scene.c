@@ -142,13 +142,17 @@ int main(void)
     o.show_frames = 0;
     esl_scene_build(s, m, NULL, NULL, &o);
     float origin[3] = {0.3f, 0, 5}, down[3] = {0, 0, -1};
-    int hit = esl_scene_pick(s, origin, down);
+    int hit = esl_scene_pick(s, origin, down, 0);
     tap_ok(hit >= 0 && s->items[hit].source == ESL_SOURCE_BODY && s->items[hit].index == 1,
            "ray down at x = 0.3 picks body A");
     float miss_origin[3] = {0.3f, 2, 5};
-    tap_ok(esl_scene_pick(s, miss_origin, down) == -1, "ray beside the model picks nothing");
+    tap_ok(esl_scene_pick(s, miss_origin, down, 0) == -1, "ray beside the model picks nothing");
+    float near_origin[3] = {0.3f, 0.05f, 5};
+    tap_ok(esl_scene_pick(s, near_origin, down, 0) == -1 &&
+               esl_scene_pick(s, near_origin, down, 0.05f) >= 0,
+           "a ray just beside a bar picks it only with a tolerance");
     float side_origin[3] = {1, -5, -0.5f}, along_y[3] = {0, 1, 0};
-    hit = esl_scene_pick(s, side_origin, along_y);
+    hit = esl_scene_pick(s, side_origin, along_y, 0);
     tap_ok(hit >= 0 && s->items[hit].source == ESL_SOURCE_BODY && s->items[hit].index == 2,
            "horizontal ray at z = -0.5 picks body B");
 

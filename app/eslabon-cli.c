@@ -15,6 +15,9 @@ static const Command commands[] = {
     {"run", esl_cli_run,
      "run MODEL [--formulation NAME] [--step H] [--duration T] [--jacobian nd-forward|nd-central]\n"
      "            [--alpha A] [--set PARAM=VALUE]... [--output history.csv] [--project FILE] [--json]"},
+    {"compare", esl_cli_compare,
+     "compare MODEL [--formulations A,B,...] [--step H] [--duration T] [--reference-step H_REF]\n"
+     "            [--reference-formulation NAME] [--points BODY:POINT,...] [--json]"},
     {"info", esl_cli_info, "info MODEL [--json]"},
     {"bench", esl_cli_bench, "bench penalty [--runs N] [--duration T] [--models-dir DIR]"},
     {"render", esl_cli_render, "render MODEL [--time T] [--project FILE --run ID] --out view.png [--size WxH]"},

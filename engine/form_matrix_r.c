@@ -81,6 +81,7 @@ typedef struct {
     double *A, *rhs, *X, *conwork; /* r*r, max(n, nr), r*d, 4 r */
     int *ipiv, *iconwork;
     double rcond, rcond_ref, rcond_ratio; /* current, just after the partition, trigger */
+    double anorm; /* 1-norm of the dense block before factorization */
     /* sparse */
     int *Ap, *Ai;
     double *Ax;
@@ -452,7 +453,8 @@ static int partition(MbsFormulation *f, MatrixR *R, MbsError *err)
     return 0;
 }
 
-/* Factorize A = Phi_z[rows, dep] from R->phiz; sets R->rcond (0 when singular). */
+/* Factorize A = Phi_z[rows, dep] (or Theta) from R->phiz; R->rcond = 0 when singular, -1 (not
+ * estimated yet) otherwise: estimate_rcond() estimates it from the factors. */
 static void factor_block(MatrixR *R)
 {
     int r = R->r, nr = R->nr, n = R->n;
@@ -473,15 +475,8 @@ static void factor_block(MatrixR *R)
             for (int j = 0; j < r; ++j)
                 for (int i = 0; i < r; ++i)
                     R->A[i + (size_t)r * j] = R->phiz[R->rows[i] + (size_t)nr * R->dep[j]];
-        double anorm = LAPACKE_dlange_work(LAPACK_COL_MAJOR, '1', r, r, R->A, r, NULL);
-        if (LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, r, r, R->A, r, R->ipiv) != 0) {
-            R->rcond = 0.0;
-            return;
-        }
-        double rc = 0.0;
-        LAPACKE_dgecon_work(LAPACK_COL_MAJOR, '1', r, R->A, r, anorm, &rc, R->conwork,
-                            R->iconwork);
-        R->rcond = isfinite(rc) ? rc : 0.0;
+        R->anorm = LAPACKE_dlange_work(LAPACK_COL_MAJOR, '1', r, r, R->A, r, NULL);
+        R->rcond = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, r, r, R->A, r, R->ipiv) != 0 ? 0.0 : -1.0;
         return;
     }
     for (int c = 0; c < r; ++c)
@@ -495,7 +490,28 @@ static void factor_block(MatrixR *R)
         ok = klu_refactor(R->Ap, R->Ai, R->Ax, R->Sym, R->Num, &R->common) &&
              R->common.status == KLU_OK;
     }
-    if (!ok || !klu_condest(R->Ap, R->Ax, R->Sym, R->Num, &R->common) ||
+    R->rcond = ok ? -1.0 : 0.0;
+}
+
+/* Reciprocal condition estimate (1-norm) of the factorized block: LAPACK dgecon or
+ * klu_condest. */
+static void estimate_rcond(MatrixR *R)
+{
+    int nb = R->general ? R->n : R->r;
+    if (nb == 0) {
+        R->rcond = 1.0;
+        return;
+    }
+    if (R->rcond == 0.0)
+        return;
+    if (!R->sparse || R->general) {
+        double rc = 0.0;
+        LAPACKE_dgecon_work(LAPACK_COL_MAJOR, '1', nb, R->A, nb, R->anorm, &rc, R->conwork,
+                            R->iconwork);
+        R->rcond = isfinite(rc) ? rc : 0.0;
+        return;
+    }
+    if (!klu_condest(R->Ap, R->Ax, R->Sym, R->Num, &R->common) ||
         !(R->common.condest > 0) || !isfinite(R->common.condest)) {
         R->rcond = 0.0;
         return;
@@ -517,14 +533,21 @@ static void solve_block(MatrixR *R, double *B, int nrhs)
 
 /* The sparse path refactorizes with the pivot order of the last full factorization; if that
  * order has become poor, factorize again with pivoting (KLU allocates here: rare). */
-static void factor_block_checked(MatrixR *R)
+static void check_pivots(MatrixR *R)
 {
-    factor_block(R);
+    estimate_rcond(R);
     if (R->sparse && !R->general && R->r > 0 && R->rcond < R->rcond_ratio * R->rcond_ref &&
         R->Num) {
         klu_free_numeric(&R->Num, &R->common);
         factor_block(R);
+        estimate_rcond(R);
     }
+}
+
+static void factor_block_checked(MatrixR *R)
+{
+    factor_block(R);
+    check_pivots(R);
 }
 
 /* Position problem at time t: Newton on z[dep] with z[ind] held. On return kinematic positions,
@@ -545,11 +568,12 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
         res = mbs_vec_norminf(nr, R->phi);
         if (!isfinite(res))
             break;
-        factor_block_checked(R);
+        factor_block(R); /* the condition is estimated once, at the converged state */
         if (R->rcond == 0.0)
             break;
         if (r == 0 && !R->general) {
             converged = res <= s->newton_tolerance;
+            estimate_rcond(R);
             break;
         }
         for (int i = 0; i < r; ++i)
@@ -569,6 +593,7 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
         if (corr <= s->newton_tolerance * (1.0 + zmax) &&
             res <= s->newton_tolerance * (1.0 + zmax)) {
             converged = 1;
+            check_pivots(R);
             break;
         }
         if (it >= s->newton_max_iterations || !isfinite(corr))

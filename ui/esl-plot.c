@@ -31,6 +31,7 @@ struct _EslPlot {
     double drag_x0, drag_x1, drag_y0, drag_y1;
     gboolean hovering;
     double hover_px, hover_py;
+    GtkWidget *menu; /* right-click popover */
 };
 
 G_DEFINE_FINAL_TYPE(EslPlot, esl_plot, GTK_TYPE_WIDGET)
@@ -513,7 +514,105 @@ static void on_leave(GtkEventControllerMotion *controller, EslPlot *self)
     gtk_widget_queue_draw(GTK_WIDGET(self));
 }
 
+/* ---- context menu: export, fit, log scale ------------------------------------------------------ */
+
+static void on_export_response(GtkNativeDialog *dialog, int response, gpointer data)
+{
+    EslPlot *self = data;
+    if (response == GTK_RESPONSE_ACCEPT) {
+        g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
+        g_autofree char *path = file ? g_file_get_path(file) : NULL;
+        g_autoptr(GError) error = NULL;
+        int w = MAX(gtk_widget_get_width(GTK_WIDGET(self)), 320);
+        int h = MAX(gtk_widget_get_height(GTK_WIDGET(self)), 200);
+        if (path && !esl_plot_export(self, path, 2 * w, 2 * h, &error))
+            g_warning("%s", error->message);
+    }
+    gtk_native_dialog_destroy(dialog);
+    g_object_unref(dialog);
+    g_object_unref(self);
+}
+
+static void action_export(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)name;
+    (void)parameter;
+    EslPlot *self = ESL_PLOT(widget);
+    GtkRoot *root = gtk_widget_get_root(widget);
+    GtkFileChooserNative *chooser = gtk_file_chooser_native_new(
+        _("Export Plot"), GTK_IS_WINDOW(root) ? GTK_WINDOW(root) : NULL,
+        GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
+    g_autofree char *base = g_strdup(self->title ? self->title : _("plot"));
+    g_strdelimit(base, " /", '-');
+    g_autofree char *name_png = g_strconcat(base, ".png", NULL);
+    gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), name_png);
+    static const struct {
+        const char *name, *pattern;
+    } formats[] = {{N_("PNG image"), "*.png"}, {N_("SVG drawing"), "*.svg"},
+                   {N_("CSV data (series, x, y)"), "*.csv"}};
+    for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
+        GtkFileFilter *filter = gtk_file_filter_new();
+        gtk_file_filter_set_name(filter, _(formats[i].name));
+        gtk_file_filter_add_pattern(filter, formats[i].pattern);
+        gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(chooser), filter);
+        g_object_unref(filter);
+    }
+    g_signal_connect(chooser, "response", G_CALLBACK(on_export_response), g_object_ref(self));
+    gtk_native_dialog_show(GTK_NATIVE_DIALOG(chooser));
+}
+
+static void action_fit(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)name;
+    (void)parameter;
+    esl_plot_fit(ESL_PLOT(widget));
+}
+
+static void action_log_scale(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)name;
+    (void)parameter;
+    EslPlot *self = ESL_PLOT(widget);
+    esl_plot_set_log_y(self, !self->log_y);
+}
+
+static void on_context_click(GtkGestureClick *gesture, int n_press, double x, double y,
+                             EslPlot *self)
+{
+    (void)gesture;
+    (void)n_press;
+    if (!self->menu) {
+        GMenu *menu = g_menu_new();
+        g_menu_append(menu, _("Export as PNG, SVG or CSV…"), "plot.export");
+        g_menu_append(menu, _("Fit to the Data"), "plot.fit");
+        g_menu_append(menu, _("Logarithmic / Linear Scale"), "plot.log-scale");
+        self->menu = gtk_popover_menu_new_from_model(G_MENU_MODEL(menu));
+        g_object_unref(menu);
+        gtk_widget_set_parent(self->menu, GTK_WIDGET(self));
+        gtk_popover_set_has_arrow(GTK_POPOVER(self->menu), FALSE);
+    }
+    gtk_popover_set_pointing_to(GTK_POPOVER(self->menu), &(GdkRectangle){(int)x, (int)y, 1, 1});
+    gtk_popover_popup(GTK_POPOVER(self->menu));
+}
+
+static void esl_plot_size_allocate(GtkWidget *widget, int width, int height, int baseline)
+{
+    (void)width;
+    (void)height;
+    (void)baseline;
+    EslPlot *self = ESL_PLOT(widget);
+    if (self->menu)
+        gtk_popover_present(GTK_POPOVER(self->menu));
+}
+
 /* ---- object ----------------------------------------------------------------------------------- */
+
+static void esl_plot_dispose(GObject *object)
+{
+    EslPlot *self = ESL_PLOT(object);
+    g_clear_pointer(&self->menu, gtk_widget_unparent);
+    G_OBJECT_CLASS(esl_plot_parent_class)->dispose(object);
+}
 
 static void esl_plot_finalize(GObject *object)
 {
@@ -529,8 +628,13 @@ static void esl_plot_class_init(EslPlotClass *klass)
 {
     GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
     G_OBJECT_CLASS(klass)->finalize = esl_plot_finalize;
+    G_OBJECT_CLASS(klass)->dispose = esl_plot_dispose;
     widget_class->snapshot = esl_plot_snapshot;
     widget_class->measure = esl_plot_measure;
+    widget_class->size_allocate = esl_plot_size_allocate;
+    gtk_widget_class_install_action(widget_class, "plot.export", NULL, action_export);
+    gtk_widget_class_install_action(widget_class, "plot.fit", NULL, action_fit);
+    gtk_widget_class_install_action(widget_class, "plot.log-scale", NULL, action_log_scale);
     gtk_widget_class_set_css_name(widget_class, "eslplot");
     signals[SIGNAL_CURSOR_MOVED] =
         g_signal_new("cursor-moved", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
@@ -554,6 +658,11 @@ static void esl_plot_init(EslPlot *self)
     GtkGesture *click = gtk_gesture_click_new();
     g_signal_connect(click, "released", G_CALLBACK(on_click_released), self);
     gtk_widget_add_controller(w, GTK_EVENT_CONTROLLER(click));
+
+    GtkGesture *context = gtk_gesture_click_new();
+    gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(context), GDK_BUTTON_SECONDARY);
+    g_signal_connect(context, "pressed", G_CALLBACK(on_context_click), self);
+    gtk_widget_add_controller(w, GTK_EVENT_CONTROLLER(context));
 
     GtkEventController *scroll = gtk_event_controller_scroll_new(
         GTK_EVENT_CONTROLLER_SCROLL_VERTICAL | GTK_EVENT_CONTROLLER_SCROLL_DISCRETE);

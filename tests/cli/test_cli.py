@@ -76,5 +76,16 @@ ok(r.returncode == 1 and "missing.json" in r.stderr, "a missing file is named: "
 r = run("run", four_bar, "--set", "nonsense")
 ok(r.returncode == 2 and "PARAMETER=NUMBER" in r.stderr, "a malformed --set is explained")
 
+r = run("compare", os.path.join(models, "multi-four-bar-1x15.json"), "--step", "0.01",
+        "--duration", "0.5", "--json")
+cmp = json.loads(r.stdout) if r.returncode == 0 else {"runs": []}
+names = [x["formulation"] for x in cmp["runs"]]
+ok(r.returncode == 0 and "penalty" in names, f"compare runs every formulation on the 1x15 lattice {names} {r.stderr}")
+devs = [x.get("trajectory_deviation_max", 1) for x in cmp["runs"]]
+ok(all(x["status"] == "finished" for x in cmp["runs"]) and all(0 <= d < 5e-3 for d in devs),
+   f"all finish and stay within 5 mm of the reference over 0.5 s: {devs}")
+r = run("compare", four_bar, "--step", "0.01", "--reference-step", "0.003")
+ok(r.returncode == 2 and "multiple" in r.stderr, "a reference step that does not divide the step is refused")
+
 print(f"1..{count}")
 sys.exit(1 if failed else 0)

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "esl-cli.h"
@@ -20,6 +21,8 @@ typedef struct {
     char *formulation;
     double step, duration, alpha;
     int threads;
+    char *integrator, *algebra, *projection;
+    char **dofs;
     char *jacobian;
     char **set;
     char *output, *project;
@@ -59,6 +62,62 @@ static char *overrides_json(GArray *overrides)
     json_builder_end_object(b);
     g_autoptr(JsonNode) root = json_builder_get_root(b);
     return json_to_string(root, FALSE);
+}
+
+/* Formulation-specific options into the settings; FALSE with a message on stderr. */
+static gboolean formulation_options(const RunOptions *o, const MbsModel *m, MbsSettings *s)
+{
+    if (o->integrator) {
+        if (strcmp(o->integrator, "rk4") && strcmp(o->integrator, "trapezoidal")) {
+            fprintf(stderr, "eslabon-cli run: --integrator must be rk4 or trapezoidal\n");
+            return FALSE;
+        }
+        s->matrix_r_integrator = !strcmp(o->integrator, "trapezoidal");
+    }
+    if (o->algebra) {
+        if (strcmp(o->algebra, "dense") && strcmp(o->algebra, "sparse")) {
+            fprintf(stderr, "eslabon-cli run: --algebra must be dense or sparse\n");
+            return FALSE;
+        }
+        int sparse = !strcmp(o->algebra, "sparse");
+        s->matrix_r_sparse = sparse;
+        s->ali3p_solver = sparse ? 2 : 1;
+    }
+    if (o->projection) {
+        if (strcmp(o->projection, "mass") && strcmp(o->projection, "mdk")) {
+            fprintf(stderr, "eslabon-cli run: --projection must be mass or mdk\n");
+            return FALSE;
+        }
+        s->projection_kind = !strcmp(o->projection, "mdk");
+    }
+    for (int i = 0; o->dofs && o->dofs[i]; ++i) {
+        if (i >= MBS_MATRIX_R_MAX_DOFS) {
+            fprintf(stderr, "eslabon-cli run: at most %d --dof\n", MBS_MATRIX_R_MAX_DOFS);
+            return FALSE;
+        }
+        g_auto(GStrv) part = g_strsplit(o->dofs[i], ":", 3);
+        int n = (int)g_strv_length(part);
+        int joint = n <= 2 ? mbs_model_find_joint(m, part[0]) : -1;
+        if (n <= 2 && joint >= 0) {
+            s->matrix_r_dof_joint[i] = joint;
+            s->matrix_r_dof_coord[i] = n == 2 ? atoi(part[1]) : 0;
+        } else {
+            int body = n == 3 ? mbs_model_find_body(m, part[0]) : -1;
+            int point = body >= 0 ? mbs_model_find_point(m, body, part[1]) : -1;
+            const char *axes = "xyz";
+            const char *a = n == 3 && strlen(part[2]) == 1 ? strchr(axes, part[2][0]) : NULL;
+            if (point < 0 || !a) {
+                fprintf(stderr, "eslabon-cli run: --dof '%s' is neither JOINT[:COORD] nor "
+                                "BODY:POINT:x|y|z of this model\n", o->dofs[i]);
+                return FALSE;
+            }
+            s->matrix_r_dof_joint[i] = -1;
+            s->matrix_r_dof_point[i] = point;
+            s->matrix_r_dof_axis[i] = (int)(a - axes);
+        }
+        s->matrix_r_ndofs = i + 1;
+    }
+    return TRUE;
 }
 
 static void csv_header(FILE *f)
@@ -198,6 +257,10 @@ int esl_cli_run(int argc, char **argv)
         {"jacobian", 0, 0, G_OPTION_ARG_STRING, &o.jacobian, "nd-forward or nd-central", "METHOD"},
         {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &o.alpha, "Penalty factor", "A"},
         {"threads", 0, 0, G_OPTION_ARG_INT, &o.threads, "Threads for Jacobian columns (default 1, 0: all cores)", "N"},
+        {"integrator", 0, 0, G_OPTION_ARG_STRING, &o.integrator, "matrix-r: rk4 (default) or trapezoidal", "NAME"},
+        {"algebra", 0, 0, G_OPTION_ARG_STRING, &o.algebra, "matrix-r, ali3p: dense or sparse (SuiteSparse KLU)", "KIND"},
+        {"projection", 0, 0, G_OPTION_ARG_STRING, &o.projection, "ali3p: mass (default) or mdk (mass-damping-stiffness-orthogonal)", "KIND"},
+        {"dof", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.dofs, "matrix-r: a degree of freedom (repeatable): JOINT[:COORD] or BODY:POINT:x|y|z", "DOF"},
         {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.set, "Override a model parameter", "NAME=VALUE"},
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "Write the history as CSV", "FILE"},
         {"project", 'p', 0, G_OPTION_ARG_FILENAME, &o.project, "Store the run in a project", "FILE"},
@@ -268,6 +331,10 @@ int esl_cli_run(int argc, char **argv)
                             (int)overrides->len, &error);
     if (!m) {
         fprintf(stderr, "eslabon-cli run: %s\n", error->message);
+        goto out;
+    }
+    if (!formulation_options(&o, m, &s)) {
+        status = 2;
         goto out;
     }
     MbsError err = {0};
@@ -367,5 +434,9 @@ out:
     g_free(o.output);
     g_free(o.project);
     g_strfreev(o.set);
+    g_strfreev(o.dofs);
+    g_free(o.integrator);
+    g_free(o.algebra);
+    g_free(o.projection);
     return status;
 }

@@ -843,6 +843,42 @@ static gboolean load_initial(Loader *L, JsonObject *o, int index)
     return found || fail(L, "needs 'position', 'velocity' or both");
 }
 
+/* ---- user-chosen degrees of freedom (matrix-r) ----------------------------------------- */
+
+static gboolean load_dof(Loader *L, JsonObject *o, int index)
+{
+    static const char *const fields[] = {"joint", "coordinate", "body", "point", "axis", NULL};
+    set_where(L, "degrees_of_freedom[%d]", index);
+    if (!check_members(L, o, fields))
+        return FALSE;
+    MbsError err = {0};
+    if (json_object_has_member(o, "joint")) {
+        int joint;
+        double coord = 0.0;
+        if (!get_joint(L, o, "joint", &joint) || get_number(L, o, "coordinate", FALSE, &coord) < 0)
+            return FALSE;
+        if (coord != floor(coord))
+            return fail(L, "'coordinate' must be an integer");
+        if (mbs_model_add_dof(L->m, joint, (int)coord, -1, -1, &err) < 0)
+            return engine_fail(L, &err);
+        return TRUE;
+    }
+    int body;
+    const char *point, *axis;
+    if (!get_body(L, o, "body", &body) || get_string(L, o, "point", TRUE, &point) < 0 ||
+        get_string(L, o, "axis", TRUE, &axis) < 0)
+        return FALSE;
+    int p = mbs_model_find_point(L->m, body, point);
+    if (p < 0)
+        return fail(L, "'%s' is not a point of body '%s'", point, L->m->bodies[body].name);
+    int a = !strcmp(axis, "x") ? 0 : !strcmp(axis, "y") ? 1 : !strcmp(axis, "z") ? 2 : -1;
+    if (a < 0)
+        return fail(L, "'axis' must be \"x\", \"y\" or \"z\", not '%s'", axis);
+    if (mbs_model_add_dof(L->m, -1, -1, p, a, &err) < 0)
+        return engine_fail(L, &err);
+    return TRUE;
+}
+
 /* ---- document -------------------------------------------------------------------------- */
 
 typedef gboolean (*ElementLoader)(Loader *L, JsonObject *o, int index);
@@ -873,7 +909,7 @@ static gboolean load_header(Loader *L, JsonObject *root, const char *default_nam
 {
     static const char *const fields[] = {"format", "version", "name",   "description",
                                          "parameters", "gravity", "bodies", "joints",
-                                         "forces", "initial", NULL};
+                                         "forces", "initial", "degrees_of_freedom", NULL};
     const char *format, *name, *description;
     JsonNode *v;
     if (!json_object_has_member(root, "format"))
@@ -984,7 +1020,8 @@ static MbsModel *load_data(const char *data, gsize len, const char *origin,
     }
     ok = ok && load_list(&L, o, "joints", FALSE, load_joint) &&
          load_list(&L, o, "forces", FALSE, load_force) &&
-         load_list(&L, o, "initial", FALSE, load_initial);
+         load_list(&L, o, "initial", FALSE, load_initial) &&
+         load_list(&L, o, "degrees_of_freedom", FALSE, load_dof);
     if (ok) {
         MbsError err = {0};
         set_where(&L, NULL);

@@ -679,6 +679,7 @@ static int ali3p_step(MbsFormulation *f, MbsError *err)
     int n = a->n, m = a->m;
     size_t N = (size_t)n;
     double h = s->step, beta = a->beta, gamma = a->gamma, alpha = a->alpha_eff;
+    const double alpha_start = alpha;
     double t = f->time + h;
     if (n == 0) {
         f->time = t;
@@ -708,65 +709,66 @@ static int ali3p_step(MbsFormulation *f, MbsError *err)
      * ten times larger (up to 1e4 times the setting), which is kept while needed and relaxed
      * after 50 easy steps. */
     for (int attempt = 0;; ++attempt) {
-    if (attempt > 0) {
-        memcpy(a->lambda, a->lambda0, (size_t)m * sizeof(double));
-        for (size_t i = 0; i < N; ++i)
-            a->q[i] = a->q0[i] + h * a->qd0[i] + 0.5 * h * h * a->qdd0[i];
-    }
-    for (it = 0; it < s->newton_max_iterations; ++it) {
-        c0 = mbs_clock_now();
-        for (size_t i = 0; i < N; ++i) {
-            a->qd[i] = gamma / (beta * h) * a->q[i] - a->qd_hat[i];
-            a->qdd[i] = a->q[i] / (beta * h * h) - a->qdd_hat[i];
+        if (attempt > 0) {
+            memcpy(a->lambda, a->lambda0, (size_t)m * sizeof(double));
+            for (size_t i = 0; i < N; ++i)
+                a->q[i] = a->q0[i] + h * a->qd0[i] + 0.5 * h * h * a->qdd0[i];
         }
-        mbs_natural_constraint_rows(a->nat, a->q, NULL, t, a->phi, a->J, NULL, NULL);
-        if (it > 0) /* eq 1b: lambda*(i+1) = lambda*(i) + alpha Phi(i+1) */
+        for (it = 0; it < s->newton_max_iterations; ++it) {
+            c0 = mbs_clock_now();
+            for (size_t i = 0; i < N; ++i) {
+                a->qd[i] = gamma / (beta * h) * a->q[i] - a->qd_hat[i];
+                a->qdd[i] = a->q[i] / (beta * h * h) - a->qdd_hat[i];
+            }
+            mbs_natural_constraint_rows(a->nat, a->q, NULL, t, a->phi, a->J, NULL, NULL);
+            if (it > 0) /* eq 1b: lambda*(i+1) = lambda*(i) + alpha Phi(i+1) */
+                for (int i = 0; i < m; ++i)
+                    a->lambda[i] += alpha * a->phi[i];
+            forces(a, a->q, a->qd, a->Q, NULL);
+            /* eq 3, as the right-hand side -g = -beta h^2 [M qdd + Phi_q^T (lambda* + alpha Phi) - Q] */
             for (int i = 0; i < m; ++i)
-                a->lambda[i] += alpha * a->phi[i];
-        forces(a, a->q, a->qd, a->Q, NULL);
-        /* eq 3, as the right-hand side -g = -beta h^2 [M qdd + Phi_q^T (lambda* + alpha Phi) - Q] */
-        for (int i = 0; i < m; ++i)
-            a->res[i] = a->lambda[i] + alpha * a->phi[i];
-        mbs_natural_mass_mul(a->nat, a->qdd, a->g);
-        for (size_t i = 0; i < N; ++i)
-            a->g[i] -= a->Q[i];
-        jt_mul_add(a, 1.0, a->res, a->g);
-        for (size_t i = 0; i < N; ++i)
-            a->g[i] *= -bh2;
-        t_dyn += mbs_clock_now() - c0;
-        c0 = mbs_clock_now();
-        if (a->has_KC && it % reuse == 0) {
-            stiffness_damping(a, s->jacobian, a->Q);
-            jac_evals++;
-        }
-        t_jac += mbs_clock_now() - c0;
-        c0 = mbs_clock_now();
-        /* eq 5: M + gamma h C + beta h^2 (Phi_q^T alpha Phi_q + K) */
-        int info = build_and_factor(a, gamma * h, bh2, bh2 * alpha, 0);
-        if (info != 0) {
+                a->res[i] = a->lambda[i] + alpha * a->phi[i];
+            mbs_natural_mass_mul(a->nat, a->qdd, a->g);
+            for (size_t i = 0; i < N; ++i)
+                a->g[i] -= a->Q[i];
+            jt_mul_add(a, 1.0, a->res, a->g);
+            for (size_t i = 0; i < N; ++i)
+                a->g[i] *= -bh2;
+            t_dyn += mbs_clock_now() - c0;
+            c0 = mbs_clock_now();
+            if (a->has_KC && it % reuse == 0) {
+                stiffness_damping(a, s->jacobian, a->Q);
+                jac_evals++;
+            }
+            t_jac += mbs_clock_now() - c0;
+            c0 = mbs_clock_now();
+            /* eq 5: M + gamma h C + beta h^2 (Phi_q^T alpha Phi_q + K) */
+            int info = build_and_factor(a, gamma * h, bh2, bh2 * alpha, 0);
+            if (info != 0) {
+                t_fac += mbs_clock_now() - c0;
+                break;
+            }
+            solve(a, a->g);
             t_fac += mbs_clock_now() - c0;
-            break;
+            dq_norm = mbs_vec_norminf(n, a->g);
+            for (size_t i = 0; i < N; ++i)
+                a->q[i] += a->g[i];
+            if (!isfinite(dq_norm))
+                break;
+            if (dq_norm <= tol * fmax(1.0, mbs_vec_norminf(n, a->q))) {
+                converged = 1;
+                ++it;
+                break;
+            }
         }
-        solve(a, a->g);
-        t_fac += mbs_clock_now() - c0;
-        dq_norm = mbs_vec_norminf(n, a->g);
-        for (size_t i = 0; i < N; ++i)
-            a->q[i] += a->g[i];
-        if (!isfinite(dq_norm))
+        total_it += it;
+        if (converged || !isfinite(dq_norm) || alpha >= 1e4 * a->alpha)
             break;
-        if (dq_norm <= tol * fmax(1.0, mbs_vec_norminf(n, a->q))) {
-            converged = 1;
-            ++it;
-            break;
-        }
-    }
-    total_it += it;
-    if (converged || !isfinite(dq_norm) || alpha >= 1e4 * a->alpha)
-        break;
-    alpha = a->alpha_eff = 10.0 * alpha;
-    a->easy_steps = 0;
+        alpha = a->alpha_eff = 10.0 * alpha;
+        a->easy_steps = 0;
     }
     if (!converged) {
+        a->alpha_eff = alpha_start;
         restore(a, f->time);
         return mbs_error_set(err, MBS_RECOVERABLE,
                              "ali3p: Newton-Raphson did not converge at t = %.6g s after %d "

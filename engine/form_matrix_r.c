@@ -945,6 +945,7 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
     if ((status = partition(f, R, err)))
         return status;
     factor_block(R);
+    estimate_rcond(R);
     R->rcond_ref = R->rcond;
     if (R->rcond == 0.0)
         return mbs_error_set(err, MBS_FATAL, "matrix-r: the dependent block is singular (%s)",
@@ -970,7 +971,7 @@ static void restore(MbsFormulation *f, MatrixR *R)
     mbs_kinematics_positions(f->model, &R->kin, R->z);
     mbs_kinematics_velocities(f->model, &R->kin, R->zd);
     mbs_constraints_eval(f->model, &R->kin, f->time, R->z, R->phi, R->phiz, R->phit);
-    factor_block(R);
+    factor_block_checked(R);
 }
 
 /* Dependent-coordinate guess for an evaluation at t0 + c h. */
@@ -1138,6 +1139,7 @@ static int repartition(MbsFormulation *f, MatrixR *R, const char *why, MbsError 
     if (status)
         return status;
     factor_block(R);
+    estimate_rcond(R);
     R->rcond_ref = R->rcond;
     int len = (int)strlen(R->event);
     if (len < (int)sizeof R->event - 1)

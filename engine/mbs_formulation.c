@@ -114,6 +114,22 @@ MbsFormulation *mbs_formulation_new(const char *name, const MbsModel *m, const M
     f->klass = klass;
     f->model = m;
     f->settings = *s;
+    /* Degrees of freedom chosen in the model apply unless the run chose its own. */
+    if (f->settings.matrix_r_ndofs == 0 && m->ndofs > 0) {
+        if (m->ndofs > MBS_MATRIX_R_MAX_DOFS) {
+            mbs_error_set(err, MBS_FATAL, "model '%s' chooses %d degrees of freedom; at most %d "
+                          "are supported", m->name, m->ndofs, MBS_MATRIX_R_MAX_DOFS);
+            free(f);
+            return NULL;
+        }
+        f->settings.matrix_r_ndofs = m->ndofs;
+        for (int i = 0; i < m->ndofs; ++i) {
+            f->settings.matrix_r_dof_joint[i] = m->dofs[i].joint;
+            f->settings.matrix_r_dof_coord[i] = m->dofs[i].coordinate;
+            f->settings.matrix_r_dof_point[i] = m->dofs[i].point;
+            f->settings.matrix_r_dof_axis[i] = m->dofs[i].axis;
+        }
+    }
     if (klass->init(f, err) != 0) {
         mbs_formulation_free(f);
         return NULL;

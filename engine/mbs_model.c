@@ -46,6 +46,7 @@ void mbs_model_free(MbsModel *m)
     free(m->forces);
     free(m->initial);
     free(m->parameters);
+    free(m->dofs);
     free(m);
 }
 
@@ -415,6 +416,37 @@ int mbs_model_add_parameter(MbsModel *m, const char *name, double value, MbsErro
         return -1;
     m->parameters[m->nparameters].value = value;
     return m->nparameters++;
+}
+
+int mbs_model_add_dof(MbsModel *m, int joint, int coordinate, int point, int axis,
+                      MbsError *err)
+{
+    if (check_open(m, err))
+        return -1;
+    if (joint >= 0) {
+        if (joint >= m->njoints)
+            return mbs_error_set(err, MBS_FATAL, "degree of freedom: joint index out of range"), -1;
+        if (coordinate < 0 || coordinate >= mbs_joint_type_dofs(m->joints[joint].type))
+            return mbs_error_set(err, MBS_FATAL, "degree of freedom: joint '%s' (%s) has no "
+                                 "coordinate %d", m->joints[joint].name,
+                                 mbs_joint_type_name(m->joints[joint].type), coordinate), -1;
+        point = axis = -1;
+    } else {
+        if (point < 0 || point >= m->npoints || axis < 0 || axis > 2)
+            return mbs_error_set(err, MBS_FATAL, "degree of freedom: needs a joint coordinate, "
+                                 "or a point and an axis x, y or z"), -1;
+        if (m->points[point].body == m->ground)
+            return mbs_error_set(err, MBS_FATAL, "degree of freedom: point '%s' is on the ground",
+                                 m->points[point].name), -1;
+        coordinate = -1;
+    }
+    for (int i = 0; i < m->ndofs; ++i)
+        if (m->dofs[i].joint == joint && m->dofs[i].coordinate == coordinate &&
+            m->dofs[i].point == point && m->dofs[i].axis == axis)
+            return mbs_error_set(err, MBS_FATAL, "degree of freedom given twice"), -1;
+    GROW(m, dofs, ndofs, cap_dofs, err);
+    m->dofs[m->ndofs] = (MbsDofChoice){joint, coordinate, point, axis};
+    return m->ndofs++;
 }
 
 int mbs_model_find_body(const MbsModel *m, const char *name)

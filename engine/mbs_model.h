@@ -88,6 +88,14 @@ typedef struct {
     double value;
 } MbsParameter;
 
+/* A degree of freedom chosen by the user (used by formulations that partition coordinates,
+ * `matrix-r`): coordinate `coordinate` of joint `joint`, or, when joint < 0, the global
+ * coordinate `axis` (0 x, 1 y, 2 z) of model point `point`. */
+typedef struct {
+    int joint, coordinate;
+    int point, axis;
+} MbsDofChoice;
+
 typedef struct MbsTopology MbsTopology;
 
 typedef struct MbsModel {
@@ -106,12 +114,14 @@ typedef struct MbsModel {
     int ninitial;
     MbsParameter *parameters;
     int nparameters;
+    MbsDofChoice *dofs;
+    int ndofs;
 
     int ground; /* index of the ground body */
     MbsTopology *topo; /* NULL until compiled */
 
     /* builder bookkeeping */
-    int cap_bodies, cap_points, cap_joints, cap_forces, cap_initial, cap_parameters;
+    int cap_bodies, cap_points, cap_joints, cap_forces, cap_initial, cap_parameters, cap_dofs;
 } MbsModel;
 
 MbsModel *mbs_model_new(const char *name);
@@ -137,6 +147,9 @@ int mbs_model_add_force(MbsModel *m, const MbsForce *force, MbsError *err);
 int mbs_model_set_initial(MbsModel *m, int joint, int coordinate, int is_velocity, double value,
                           MbsError *err);
 int mbs_model_add_parameter(MbsModel *m, const char *name, double value, MbsError *err);
+/* joint >= 0: a joint coordinate (point, axis ignored); joint < 0: point's global axis. */
+int mbs_model_add_dof(MbsModel *m, int joint, int coordinate, int point, int axis,
+                      MbsError *err);
 
 int mbs_model_find_body(const MbsModel *m, const char *name);
 int mbs_model_find_joint(const MbsModel *m, const char *name);

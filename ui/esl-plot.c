@@ -317,6 +317,17 @@ static void draw_plot(EslPlot *self, cairo_t *cr, double width, double height,
     }
     cairo_restore(cr);
 
+    /* a log axis cannot show zeros: say so rather than show an empty frame */
+    double ex0, ex1, ey0, ey1;
+    gboolean has_points = FALSE;
+    for (guint i = 0; i < self->series->len; i++)
+        has_points |= ((Series *)self->series->pdata[i])->x->len > 0;
+    if (self->log_y && has_points && !data_extent(self, &ex0, &ex1, &ey0, &ey1)) {
+        cairo_set_source_rgb(cr, 0.35, 0.35, 0.38);
+        draw_text(cr, layout, _("all values are zero (log scale)"), a.left + a.width / 2,
+                  a.top + a.height / 2, 0.5, 0.5);
+    }
+
     /* legend */
     if (self->series->len > 0) {
         double lw = 0, line_h = 15;
@@ -328,7 +339,28 @@ static void draw_plot(EslPlot *self, cairo_t *cr, double width, double height,
             lw = fmax(lw, w);
         }
         double box_w = lw + 34, box_h = self->series->len * line_h + 6;
-        double bx = a.left + a.width - box_w - 6, by = a.top + 6;
+        /* the corner of the plot area that hides the fewest points */
+        double corners[4][2] = {{a.left + a.width - box_w - 6, a.top + 6},
+                                {a.left + 6, a.top + 6},
+                                {a.left + a.width - box_w - 6, a.top + a.height - box_h - 6},
+                                {a.left + 6, a.top + a.height - box_h - 6}};
+        long hidden[4] = {0, 0, 0, 0};
+        for (guint i = 0; i < self->series->len; i++) {
+            const Series *s = self->series->pdata[i];
+            guint stride = MAX(1, s->x->len / 400); /* a sample of the points is enough */
+            for (guint k = 0; k < s->x->len; k += stride) {
+                double px = PX(g_array_index(s->x, double, k));
+                double py = PY(y_axis_value(self, g_array_index(s->y, double, k)));
+                for (int c = 0; c < 4; c++)
+                    hidden[c] += px >= corners[c][0] && px <= corners[c][0] + box_w &&
+                                 py >= corners[c][1] && py <= corners[c][1] + box_h;
+            }
+        }
+        int best = 0;
+        for (int c = 1; c < 4; c++)
+            if (hidden[c] < hidden[best])
+                best = c;
+        double bx = corners[best][0], by = corners[best][1];
         cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
         cairo_rectangle(cr, bx, by, box_w, box_h);
         cairo_fill_preserve(cr);

@@ -12,10 +12,14 @@
 #include "esl-plot.h"
 #include "esl-project.h"
 #include "esl-run-controller.h"
+#include "esl-renderer.h"
+#include "esl-scene.h"
 #include "esl-viewport.h"
 #include "mbs_formulation.h"
 
 #define PARAMETER_SOURCE 100 /* model list rows for parameters (not drawn) */
+#define THUMBNAIL_WIDTH 320
+#define THUMBNAIL_HEIGHT 160
 
 struct _EslWindow {
     GtkApplicationWindow parent_instance;
@@ -44,6 +48,8 @@ struct _EslWindow {
     gboolean history_matches_model;
     gboolean updating_scale, rebuilding_runs, selecting_from_view;
     guint playback_tick, progress_timer;
+    GPtrArray *thumbnails; /* GtkPicture of each gallery card, "path" set on it */
+    gboolean thumbnails_drawn;
     gint64 playback_last_us;
 };
 
@@ -762,6 +768,66 @@ static void on_gallery_clicked(GtkButton *button, EslWindow *self)
         show_status(self, TRUE, "%s", error->message);
 }
 
+/* Thumbnails of the gallery: each bundled model drawn offscreen with the renderer, in a GL
+ * context of the window's surface. Without OpenGL the cards simply have no picture. */
+static void draw_thumbnails(EslWindow *self)
+{
+    if (self->thumbnails_drawn || self->thumbnails->len == 0)
+        return;
+    self->thumbnails_drawn = TRUE;
+    GdkSurface *surface = gtk_native_get_surface(GTK_NATIVE(self));
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GdkGLContext) context = surface ? gdk_surface_create_gl_context(surface, &error)
+                                              : NULL;
+    if (!context)
+        return;
+    gdk_gl_context_set_required_version(context, 3, 3);
+    if (!gdk_gl_context_realize(context, &error)) {
+        g_debug("no thumbnails: %s", error->message);
+        return;
+    }
+    gdk_gl_context_make_current(context);
+    EslRenderer *renderer = esl_renderer_new(&error);
+    if (!renderer || !esl_renderer_set_offscreen_size(renderer, THUMBNAIL_WIDTH,
+                                                      THUMBNAIL_HEIGHT, &error)) {
+        g_debug("no thumbnails: %s", error ? error->message : "");
+        esl_renderer_free(renderer);
+        gdk_gl_context_clear_current();
+        return;
+    }
+    EslScene *scene = esl_scene_new();
+    gsize stride = THUMBNAIL_WIDTH * 4;
+    for (guint i = 0; i < self->thumbnails->len; i++) {
+        GtkWidget *picture = self->thumbnails->pdata[i];
+        const char *path = g_object_get_data(G_OBJECT(picture), "path");
+        MbsModel *m = esl_model_load_file(path, NULL, 0, NULL);
+        if (!m)
+            continue;
+        esl_scene_build(scene, m, NULL, NULL, NULL);
+        EslCamera camera = {0};
+        esl_camera_set_view(&camera, ESL_VIEW_ISOMETRIC, scene);
+        guint8 *pixels = g_malloc(stride * THUMBNAIL_HEIGHT);
+        if (esl_renderer_render_offscreen(renderer, scene, &camera, pixels, NULL)) {
+            g_autoptr(GBytes) bytes = g_bytes_new_take(pixels, stride * THUMBNAIL_HEIGHT);
+            g_autoptr(GdkTexture) texture = gdk_memory_texture_new(
+                THUMBNAIL_WIDTH, THUMBNAIL_HEIGHT, GDK_MEMORY_R8G8B8A8, bytes, stride);
+            gtk_picture_set_paintable(GTK_PICTURE(picture), GDK_PAINTABLE(texture));
+        } else {
+            g_free(pixels);
+        }
+        mbs_model_free(m);
+    }
+    esl_scene_free(scene);
+    esl_renderer_free(renderer);
+    gdk_gl_context_clear_current();
+}
+
+static void on_window_map(GtkWidget *widget, gpointer data)
+{
+    (void)data;
+    draw_thumbnails(ESL_WINDOW(widget));
+}
+
 /* g_ptr_array_sort passes pointers to the elements. */
 static int compare_names(gconstpointer a, gconstpointer b)
 {
@@ -789,6 +855,14 @@ static void fill_gallery(EslWindow *self)
         const char *title = json_object_get_string_member_with_default(o, "name", names->pdata[i]);
         const char *description = json_object_get_string_member_with_default(o, "description", "");
         GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
+        GtkWidget *picture = gtk_picture_new();
+        gtk_widget_set_size_request(picture, THUMBNAIL_WIDTH, THUMBNAIL_HEIGHT);
+        gtk_picture_set_can_shrink(GTK_PICTURE(picture), FALSE);
+        gtk_widget_set_halign(picture, GTK_ALIGN_CENTER);
+        gtk_widget_set_valign(picture, GTK_ALIGN_START);
+        g_object_set_data_full(G_OBJECT(picture), "path", g_strdup(path), g_free);
+        g_ptr_array_add(self->thumbnails, picture);
+        gtk_box_append(GTK_BOX(box), picture);
         GtkWidget *heading = gtk_label_new(title);
         gtk_widget_add_css_class(heading, "heading");
         gtk_label_set_xalign(GTK_LABEL(heading), 0);
@@ -1233,6 +1307,7 @@ static void esl_window_finalize(GObject *object)
     EslWindow *self = ESL_WINDOW(object);
     close_project(self);
     g_hash_table_unref(self->model_ids);
+    g_ptr_array_unref(self->thumbnails);
     if (self->history)
         g_ptr_array_unref(self->history);
     mbs_model_free(self->model);
@@ -1308,7 +1383,9 @@ static void esl_window_init(EslWindow *self)
     gtk_widget_set_sensitive(self->time_scale, FALSE);
     gtk_label_set_text(GTK_LABEL(self->time_label), _("t = 0 s"));
     fill_run_panel(self);
+    self->thumbnails = g_ptr_array_new();
     fill_gallery(self);
+    g_signal_connect(self, "map", G_CALLBACK(on_window_map), NULL);
     update_titles(self);
     update_run_actions(self);
 }

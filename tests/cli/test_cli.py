@@ -87,5 +87,26 @@ ok(all(x["status"] == "finished" for x in cmp["runs"]) and all(0 <= d < 5e-3 for
 r = run("compare", four_bar, "--step", "0.01", "--reference-step", "0.003")
 ok(r.returncode == 2 and "multiple" in r.stderr, "a reference step that does not divide the step is refused")
 
+# Degrees of freedom chosen in the model file are used by matrix-r, like --dof.
+with open(four_bar) as f:
+    doc = json.load(f)
+doc["degrees_of_freedom"] = [{"joint": "D", "coordinate": 0}]
+dof_model = os.path.join(tmp, "four-bar-dof.json")
+with open(dof_model, "w") as f:
+    json.dump(doc, f)
+a = run("run", dof_model, "-f", "matrix-r", "--duration", "1", "--json")
+b = run("run", four_bar, "-f", "matrix-r", "--duration", "1", "--json", "--dof", "D")
+c = run("run", four_bar, "-f", "matrix-r", "--duration", "1", "--json")
+fa, fb, fc = (json.loads(x.stdout)["final_coordinates"] if x.returncode == 0 else None for x in (a, b, c))
+ok(fa is not None and fa == fb, "a DOF chosen in the model file acts as --dof " + a.stderr + b.stderr)
+ok(fa is not None and fc is not None and max(abs(x - y) for x, y in zip(fa, fc)) < 1e-5,
+   "and agrees with the automatic partition")
+doc["degrees_of_freedom"] = [{"body": "follower", "point": "nowhere", "axis": "y"}]
+with open(dof_model, "w") as f:
+    json.dump(doc, f)
+r = run("run", dof_model)
+ok(r.returncode == 1 and "degrees_of_freedom[0]" in r.stderr and "nowhere" in r.stderr,
+   "a bad degree of freedom in the file is named: " + r.stderr.strip())
+
 print(f"1..{count}")
 sys.exit(1 if failed else 0)

@@ -71,24 +71,26 @@ int main(int argc, char **argv)
     MbsModel *models[3];
     for (int c = 0; c < 3; ++c) {
         models[c] = build_lattice(ny[c], 15);
-        for (int sp = 0; sp < 2; ++sp) {
-            double *samples = calloc((size_t)runs * NPH, sizeof *samples);
-            for (int r = 0; r < runs; ++r) {
+        /* dense and sparse runs interleaved, so that a changing machine load affects both */
+        double *samples = calloc((size_t)2 * runs * NPH, sizeof *samples);
+        for (int r = 0; r < runs; ++r)
+            for (int sp = 0; sp < 2; ++sp) {
                 double t[NPH];
                 if (measure(models[c], sp, evaluations, t, &iters[c][sp]))
                     return 1;
                 for (int p = 0; p < NPH; ++p)
-                    samples[p * runs + r] = t[p];
+                    samples[(sp * NPH + p) * runs + r] = t[p];
             }
+        for (int sp = 0; sp < 2; ++sp)
             for (int p = 0; p < NPH; ++p) {
-                qsort(samples + p * runs, (size_t)runs, sizeof *samples, cmp);
-                med[c][sp][p] = samples[p * runs + runs / 2];
+                double *v = samples + (size_t)(sp * NPH + p) * runs;
+                qsort(v, (size_t)runs, sizeof *v, cmp);
+                med[c][sp][p] = v[runs / 2];
             }
-            free(samples);
-        }
+        free(samples);
     }
     printf("matrix-r, RK4 h = 10 ms, %d evaluations (%d steps) from t = 0, median of %d runs, "
-           "ms\n\n", evaluations, evaluations / 4, runs);
+           "ms (dense and sparse runs interleaved)\n\n", evaluations, evaluations / 4, runs);
     printf("| phase |");
     for (int c = 0; c < 3; ++c)
         printf(" %dx15 dense | %dx15 sparse |", ny[c], ny[c]);

@@ -6,33 +6,10 @@
 
 #include "form_matrix_r.h"
 #include "mbs_formulation.h"
+#include "alloc_counter.h"
 #include "tap.h"
 #include "test_models.h"
 
-static long allocations;
-static int counting;
-
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t size);
-
-void *__wrap_malloc(size_t size)
-{
-    allocations += counting;
-    return __real_malloc(size);
-}
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-    allocations += counting;
-    return __real_calloc(n, size);
-}
-
-void *__wrap_realloc(void *p, size_t size)
-{
-    allocations += counting;
-    return __real_realloc(p, size);
-}
 
 static void check(const char *name, MbsModel *m, double h, int steps, int integrator, int sparse,
                   long min_partitions)
@@ -46,18 +23,18 @@ static void check(const char *name, MbsModel *m, double h, int steps, int integr
     MbsFormulation *f = mbs_formulation_new("matrix-r", m, &s, &err);
     if (!tap_ok(f != NULL, "%s: initialised", name))
         return;
-    allocations = 0;
-    counting = 1;
+    alloc_count = 0;
+    alloc_counting = 1;
     int ok = 1;
     for (int i = 0; i < steps; ++i)
         ok &= mbs_formulation_step(f, &err) == 0;
-    counting = 0;
+    alloc_counting = 0;
     MbsMatrixRStats st;
     mbs_matrix_r_stats(f, &st);
-    tap_ok(ok && allocations == 0 && st.partitions >= min_partitions,
-           "%s (%s, %s): %d steps, %ld partition(s), %ld allocations", name,
+    tap_ok(ok && alloc_count == 0 && st.partitions >= min_partitions,
+           "%s (%s, %s): %d steps, %ld partition(s), %ld alloc_count", name,
            integrator ? "trapezoidal" : "RK4", sparse ? "sparse" : "dense", steps, st.partitions,
-           allocations);
+           alloc_count);
     mbs_formulation_free(f);
 }
 
@@ -96,17 +73,17 @@ int main(void)
         MbsFormulation *f = mbs_formulation_new("matrix-r", m, &s, &err);
         if (!tap_ok(f != NULL, "double pendulum with tip DOFs: initialised"))
             continue;
-        allocations = 0;
-        counting = 1;
+        alloc_count = 0;
+        alloc_counting = 1;
         int ok = 1;
         for (int i = 0; i < 500; ++i)
             ok &= mbs_formulation_step(f, &err) == 0;
-        counting = 0;
+        alloc_counting = 0;
         MbsMatrixRStats st;
         mbs_matrix_r_stats(f, &st);
-        tap_ok(ok && allocations == 0 && st.partitions == 2,
-               "double pendulum with tip DOFs (%s): 500 steps, %ld partitions, %ld allocations",
-               integ ? "trapezoidal" : "RK4", st.partitions, allocations);
+        tap_ok(ok && alloc_count == 0 && st.partitions == 2,
+               "double pendulum with tip DOFs (%s): 500 steps, %ld partitions, %ld alloc_count",
+               integ ? "trapezoidal" : "RK4", st.partitions, alloc_count);
         mbs_formulation_free(f);
     }
     mbs_model_free(m);

@@ -3,33 +3,10 @@
 #include <stddef.h>
 
 #include "mbs_formulation.h"
+#include "alloc_counter.h"
 #include "tap.h"
 #include "test_models.h"
 
-static long allocations;
-static int counting;
-
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t size);
-
-void *__wrap_malloc(size_t size)
-{
-    allocations += counting;
-    return __real_malloc(size);
-}
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-    allocations += counting;
-    return __real_calloc(n, size);
-}
-
-void *__wrap_realloc(void *p, size_t size)
-{
-    allocations += counting;
-    return __real_realloc(p, size);
-}
 
 static void check(const char *formulation, const char *name, MbsModel *m, double h, int steps)
 {
@@ -37,19 +14,19 @@ static void check(const char *formulation, const char *name, MbsModel *m, double
     mbs_settings_defaults(&s);
     s.step = h;
     MbsError err;
-    allocations = 0;
+    alloc_count = 0;
     MbsFormulation *f = mbs_formulation_new(formulation, m, &s, &err);
-    tap_ok(f != NULL && allocations == 0 && !counting, "%s on %s: initialised", formulation, name);
+    tap_ok(f != NULL && alloc_count == 0 && !alloc_counting, "%s on %s: initialised", formulation, name);
     if (!f)
         return;
-    long before = allocations;
-    counting = 1;
+    long before = alloc_count;
+    alloc_counting = 1;
     int ok = 1;
     for (int i = 0; i < steps; ++i)
         ok &= mbs_formulation_step(f, &err) == 0;
-    counting = 0;
-    tap_ok(ok && allocations - before == 0, "%s on %s: %d steps made %ld allocations", formulation,
-           name, steps, allocations - before);
+    alloc_counting = 0;
+    tap_ok(ok && alloc_count - before == 0, "%s on %s: %d steps made %ld allocations", formulation,
+           name, steps, alloc_count - before);
     mbs_formulation_free(f);
 }
 

@@ -725,7 +725,8 @@ static int ali3p_step(MbsFormulation *f, MbsError *err)
                 for (int i = 0; i < m; ++i)
                     a->lambda[i] += alpha * a->phi[i];
             forces(a, a->q, a->qd, a->Q, NULL);
-            /* eq 3, as the right-hand side -g = -beta h^2 [M qdd + Phi_q^T (lambda* + alpha Phi) - Q] */
+            /* eq 3 as the right-hand side:
+             * -g = -beta h^2 [M qdd + Phi_q^T (lambda* + alpha Phi) - Q] */
             for (int i = 0; i < m; ++i)
                 a->res[i] = a->lambda[i] + alpha * a->phi[i];
             mbs_natural_mass_mul(a->nat, a->qdd, a->g);

@@ -32,7 +32,7 @@ static void check(const char *name, MbsModel *m, double h, int steps, int integr
     MbsMatrixRStats st;
     mbs_matrix_r_stats(f, &st);
     tap_ok(ok && alloc_count == 0 && st.partitions >= min_partitions,
-           "%s (%s, %s): %d steps, %ld partition(s), %ld alloc_count", name,
+           "%s (%s, %s): %d steps, %ld partition(s), %ld allocations", name,
            integrator ? "trapezoidal" : "RK4", sparse ? "sparse" : "dense", steps, st.partitions,
            alloc_count);
     mbs_formulation_free(f);
@@ -82,7 +82,7 @@ int main(void)
         MbsMatrixRStats st;
         mbs_matrix_r_stats(f, &st);
         tap_ok(ok && alloc_count == 0 && st.partitions == 2,
-               "double pendulum with tip DOFs (%s): 500 steps, %ld partitions, %ld alloc_count",
+               "double pendulum with tip DOFs (%s): 500 steps, %ld partitions, %ld allocations",
                integ ? "trapezoidal" : "RK4", st.partitions, alloc_count);
         mbs_formulation_free(f);
     }

@@ -3,6 +3,7 @@
  * Renders the mechanism at simulated time T (the assembled initial configuration for T = 0)
  * into a PNG without any window: an EGL surfaceless OpenGL 3.3 core context (Mesa llvmpipe
  * works) and the renderer's offscreen framebuffer. */
+#include <json-glib/json-glib.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,8 +25,8 @@ int esl_cli_render(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    fprintf(stderr, "eslabon-cli render: this build has no renderer (libepoxy and cglm were not "
-                    "found at build time)\n");
+    fprintf(stderr, "eslabon-cli render: this build has no renderer (it was configured without "
+                    "libepoxy and cglm, e.g. with -Dgui=disabled)\n");
     return 2;
 }
 #else
@@ -98,6 +99,32 @@ static gboolean write_png(const char *path, guint8 *rgba, int width, int height,
     g_autoptr(GdkPixbuf) pixbuf = gdk_pixbuf_new_from_data(rgba, GDK_COLORSPACE_RGB, TRUE, 8,
                                                            width, height, width * 4, NULL, NULL);
     return gdk_pixbuf_save(pixbuf, path, "png", error, NULL);
+}
+
+/* One line of JSON: model, time, out, width, height, drawables, gl_renderer. */
+static void print_report(const char *model, double time, const char *out, int width, int height,
+                         int drawables, const char *gl_renderer)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "model");
+    json_builder_add_string_value(b, model);
+    json_builder_set_member_name(b, "time");
+    json_builder_add_double_value(b, time);
+    json_builder_set_member_name(b, "out");
+    json_builder_add_string_value(b, out);
+    json_builder_set_member_name(b, "width");
+    json_builder_add_int_value(b, width);
+    json_builder_set_member_name(b, "height");
+    json_builder_add_int_value(b, height);
+    json_builder_set_member_name(b, "drawables");
+    json_builder_add_int_value(b, drawables);
+    json_builder_set_member_name(b, "gl_renderer");
+    json_builder_add_string_value(b, gl_renderer ? gl_renderer : "");
+    json_builder_end_object(b);
+    g_autoptr(JsonNode) root = json_builder_get_root(b);
+    g_autofree char *text = json_to_string(root, FALSE);
+    printf("%s\n", text);
 }
 
 int esl_cli_render(int argc, char **argv)
@@ -192,9 +219,7 @@ int esl_cli_render(int argc, char **argv)
         fprintf(stderr, "eslabon-cli render: %s\n", error->message);
         goto done;
     }
-    printf("{\"model\": \"%s\", \"time\": %.17g, \"out\": \"%s\", \"width\": %d, "
-           "\"height\": %d, \"drawables\": %d, \"gl_renderer\": \"%s\"}\n",
-           m->name, reached, out, width, height, scene->n, esl_gl_renderer_name());
+    print_report(m->name, reached, out, width, height, scene->n, esl_gl_renderer_name());
     status = 0;
 done:
     esl_scene_free(scene);

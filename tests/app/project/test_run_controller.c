@@ -3,6 +3,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
+#include <string.h>
 
 #include "esl-model-file.h"
 #include "esl-project.h"
@@ -174,6 +175,29 @@ int main(void)
     g_main_loop_run(r.loop);
     tap_ok(r.status == ESL_RUN_STOPPED, "paused run stops: %s", r.message ? r.message : "");
     g_object_unref(c);
+    received_clear(&r);
+
+    /* Settings the engine refuses: the run fails with the engine's message, and is stored as
+     * failed. */
+    received_init(&r);
+    MbsSettings bad;
+    mbs_settings_defaults(&bad);
+    bad.step = -0.01;
+    c = esl_run_controller_new(m, "four-bar-spatial", "penalty", &bad, path, 0);
+    g_signal_connect(c, "samples", G_CALLBACK(on_samples), &r);
+    g_signal_connect(c, "finished", G_CALLBACK(on_finished), &r);
+    esl_run_controller_start(c, NULL);
+    g_main_loop_run(r.loop);
+    tap_ok(r.status == ESL_RUN_FAILED && r.message && strstr(r.message, "cannot start") &&
+               r.samples->len == 0,
+           "refused settings: run failed without samples (%s)", r.message ? r.message : "");
+    run_id = esl_run_controller_get_run_id(c);
+    g_object_unref(c);
+    p = esl_project_open(path, FALSE, NULL);
+    g_autoptr(EslRunInfo) failed = p ? esl_project_get_run(p, run_id, NULL) : NULL;
+    tap_ok(failed && failed->status == ESL_RUN_FAILED && g_strcmp0(failed->message, r.message) == 0,
+           "failed run stored with its message");
+    esl_project_close(p);
     received_clear(&r);
 
     /* Unknown formulation refused before any thread starts. */

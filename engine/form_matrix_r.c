@@ -594,10 +594,11 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
         /* Near a singular configuration the block is ill-conditioned: a residual at round-off
          * level still yields corrections of cond * eps that never fall below the tolerance
          * (7x15 lattice, t = 1.85 s, h = 1 ms: |Phi| 1.4e-14, corrections 1e-9). Such a
-         * residual is converged too. */
+         * residual is converged too (not with point-coordinate DOFs, whose equations are not
+         * in Phi). */
         if ((corr <= s->newton_tolerance * (1.0 + zmax) &&
              res <= s->newton_tolerance * (1.0 + zmax)) ||
-            res <= 64.0 * DBL_EPSILON * (1.0 + zmax)) {
+            (!R->general && res <= 64.0 * DBL_EPSILON * (1.0 + zmax))) {
             converged = 1;
             check_pivots(R);
             break;

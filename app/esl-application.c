@@ -15,7 +15,7 @@ struct _EslApplication {
     GtkApplication parent_instance;
     /* command line */
     gboolean smoke_test;
-    char *model, *project;
+    char *model, *project, *formulation;
     double duration;
     /* smoke test */
     int smoke_status;
@@ -114,6 +114,12 @@ static void smoke_test(EslApplication *self, EslWindow *window)
         return;
     }
     esl_window_set_duration(window, self->duration > 0 ? self->duration : 0.5);
+    const char *formulation = self->formulation ? self->formulation : "penalty";
+    if (!esl_window_set_formulation(window, formulation)) {
+        g_autofree char *msg = g_strdup_printf("no formulation named %s", formulation);
+        smoke_finish(self, 1, msg);
+        return;
+    }
     g_signal_connect(window, "run-finished", G_CALLBACK(smoke_on_run_finished), self);
     /* Let the window map and draw its first frames before running. */
     g_timeout_add(700, smoke_start_run, window);
@@ -233,6 +239,7 @@ static int esl_application_handle_local_options(GApplication *app, GVariantDict 
     g_variant_dict_lookup(options, "model", "s", &self->model);
     g_variant_dict_lookup(options, "project", "^ay", &self->project);
     g_variant_dict_lookup(options, "duration", "d", &self->duration);
+    g_variant_dict_lookup(options, "formulation", "s", &self->formulation);
     if (self->smoke_test) {
         /* A test instance never hands over to (or waits for) another one. */
         g_application_set_flags(app, g_application_get_flags(app) | G_APPLICATION_NON_UNIQUE);
@@ -246,6 +253,7 @@ static void esl_application_finalize(GObject *object)
     EslApplication *self = ESL_APPLICATION(object);
     g_free(self->model);
     g_free(self->project);
+    g_free(self->formulation);
     G_OBJECT_CLASS(esl_application_parent_class)->finalize(object);
 }
 
@@ -272,6 +280,8 @@ static void esl_application_init(EslApplication *self)
          N_("Open the window, run the model briefly, store the run, check it and quit"), NULL},
         {"duration", 0, 0, G_OPTION_ARG_DOUBLE, NULL, N_("Simulated time of the smoke-test run"),
          N_("SECONDS")},
+        {"formulation", 0, 0, G_OPTION_ARG_STRING, NULL,
+         N_("Formulation of the smoke-test run (default penalty)"), N_("NAME")},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
     g_application_add_main_option_entries(G_APPLICATION(self), entries);

@@ -446,6 +446,7 @@ int esl_scene_build(EslScene *s, const MbsModel *m, const double *poses,
     s->n = 0;
     measure(s, m);
     float r = bar_radius(s, m);
+    s->bar_radius = r;
 
     for (int b = 0; b < m->nbodies; b++) {
         if (m->bodies[b].is_ground)
@@ -471,6 +472,34 @@ int esl_scene_build(EslScene *s, const MbsModel *m, const double *poses,
             if (!m->bodies[b].is_ground && add_frame(s, m, b, body_pose(poses, b), r))
                 return -1;
     return 0;
+}
+
+int esl_scene_add_trail(EslScene *s, const float *points, int n, const float color[4],
+                        int index)
+{
+    float r = 0.35f * (s->bar_radius > 0 ? s->bar_radius : 0.01f);
+    for (int i = 1; i < n; i++) {
+        EslDrawable *d = push(s, ESL_DRAW_CAPSULE, ESL_SOURCE_TRAIL, index, color);
+        if (!d)
+            return -1;
+        memcpy(d->a, points + 3 * (i - 1), sizeof d->a);
+        memcpy(d->b, points + 3 * i, sizeof d->b);
+        d->radius = r;
+    }
+    return 0;
+}
+
+void esl_scene_grow_bounds(const EslScene *s, float lo[3], float hi[3])
+{
+    for (int i = 0; i < s->n; i++) {
+        const EslDrawable *d = &s->items[i];
+        float r = d->radius > d->radius2 ? d->radius : d->radius2;
+        const float *b = d->kind == ESL_DRAW_SPHERE ? d->a : d->b;
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fminf(lo[k], fminf(d->a[k], b[k]) - r);
+            hi[k] = fmaxf(hi[k], fmaxf(d->a[k], b[k]) + r);
+        }
+    }
 }
 
 void esl_scene_violation_color(double v, double low, double high, float rgba[4])

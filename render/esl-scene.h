@@ -9,7 +9,8 @@
  *    coloured by their constraint violation (esl_scene_violation_color);
  *  - joints on the ground: a cone under them (ground marker);
  *  - TSDA springs: helices; constant forces: arrows;
- *  - body frames (optional): three arrows x (red), y (green), z (blue) at the centre of mass.
+ *  - body frames (optional): three arrows x (red), y (green), z (blue) at the centre of mass;
+ *  - trails (esl_scene_add_trail): the path of a point as thin capsules.
  */
 #ifndef ESL_SCENE_H
 #define ESL_SCENE_H
@@ -30,6 +31,7 @@ typedef enum {
     ESL_SOURCE_FORCE,
     ESL_SOURCE_GROUND, /* ground marker under a joint (index: the joint) */
     ESL_SOURCE_FRAME,  /* body frame arrow (index: the body) */
+    ESL_SOURCE_TRAIL,  /* path followed by a point (index: given by the caller) */
 } EslDrawableSource;
 
 typedef struct {
@@ -61,6 +63,7 @@ typedef struct {
     float radius;
     float up[3];
     float size;
+    float bar_radius; /* radius of the bars, the unit of every other size */
 } EslScene;
 
 EslScene *esl_scene_new(void);
@@ -72,6 +75,15 @@ void esl_scene_free(EslScene *scene);
  * out of memory. */
 int esl_scene_build(EslScene *scene, const MbsModel *m, const double *poses,
                     const double *violations, const EslSceneOptions *options);
+
+/* Append a trail: thin capsules joining n points (x, y, z each), e.g. the path of a centre of
+ * mass during a run. Call after esl_scene_build. Returns 0, or -1 when out of memory. */
+int esl_scene_add_trail(EslScene *scene, const float *points, int n, const float color[4],
+                        int index);
+
+/* Axis-aligned bounds (lo, hi) of the drawables as they are now, radii included; grows the
+ * given box (start with lo = +inf, hi = -inf). */
+void esl_scene_grow_bounds(const EslScene *scene, float lo[3], float hi[3]);
 
 /* Colour scale for constraint violation: green at or below low, through yellow, to red at or
  * above high, interpolated on log10(v). */

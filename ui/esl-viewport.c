@@ -15,6 +15,8 @@ struct _EslViewport {
     EslSceneOptions options;
     EslCamera camera;
     double *poses, *violations; /* copies of the current state, or NULL */
+    float *trail;               /* n_trail points */
+    int n_trail, trail_body;
     gboolean camera_set;
     gboolean show_grid;
     /* drag */
@@ -33,6 +35,10 @@ static void rebuild_scene(EslViewport *self)
         self->scene->n = 0;
     } else {
         esl_scene_build(self->scene, self->model, self->poses, self->violations, &self->options);
+        static const float trail_color[4] = {0.95f, 0.55f, 0.10f, 1.0f};
+        if (self->n_trail > 1)
+            esl_scene_add_trail(self->scene, self->trail, self->n_trail, trail_color,
+                                self->trail_body);
         if (!self->camera_set) {
             esl_camera_set_view(&self->camera, ESL_VIEW_ISOMETRIC, self->scene);
             self->camera_set = TRUE;
@@ -141,9 +147,9 @@ static void on_click_released(GtkGestureClick *gesture, int n_press, double x, d
     int source = -1, index = -1;
     if (hit >= 0) {
         const EslDrawable *d = &self->scene->items[hit];
-        source = d->source == ESL_SOURCE_GROUND ? ESL_SOURCE_JOINT
-                 : d->source == ESL_SOURCE_FRAME ? ESL_SOURCE_BODY
-                                                 : (int)d->source;
+        source = d->source == ESL_SOURCE_GROUND                                ? ESL_SOURCE_JOINT
+                 : d->source == ESL_SOURCE_FRAME || d->source == ESL_SOURCE_TRAIL ? ESL_SOURCE_BODY
+                                                                                  : (int)d->source;
         index = d->index;
     }
     g_signal_emit(self, signals[SIGNAL_PICKED], 0, source, index);
@@ -157,6 +163,7 @@ static void esl_viewport_finalize(GObject *object)
     esl_scene_free(self->scene);
     g_free(self->poses);
     g_free(self->violations);
+    g_free(self->trail);
     g_free(self->error);
     G_OBJECT_CLASS(esl_viewport_parent_class)->finalize(object);
 }
@@ -212,6 +219,8 @@ void esl_viewport_set_model(EslViewport *self, const MbsModel *model)
     self->model = model;
     g_clear_pointer(&self->poses, g_free);
     g_clear_pointer(&self->violations, g_free);
+    g_clear_pointer(&self->trail, g_free);
+    self->n_trail = 0;
     self->camera_set = FALSE;
     self->options.highlight_source = -1;
     rebuild_scene(self);
@@ -251,9 +260,42 @@ void esl_viewport_set_highlight(EslViewport *self, int source, int index)
     rebuild_scene(self);
 }
 
+void esl_viewport_set_trail(EslViewport *self, const float *points, int n, int body)
+{
+    g_clear_pointer(&self->trail, g_free);
+    self->n_trail = n > 1 ? n : 0;
+    self->trail_body = body;
+    if (self->n_trail)
+        self->trail = g_memdup2(points, sizeof(float) * 3 * (gsize)n);
+    rebuild_scene(self);
+}
+
 void esl_viewport_fit(EslViewport *self)
 {
     esl_camera_fit(&self->camera, self->scene);
+    gtk_gl_area_queue_render(GTK_GL_AREA(self));
+}
+
+void esl_viewport_fit_states(EslViewport *self, const double *const *poses, int n)
+{
+    if (!self->model || n <= 0)
+        return;
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    EslScene *scratch = esl_scene_new();
+    for (int i = 0; i < n; i++) {
+        esl_scene_build(scratch, self->model, poses[i], NULL, &self->options);
+        esl_scene_grow_bounds(scratch, lo, hi);
+    }
+    esl_scene_free(scratch);
+    if (!(lo[0] <= hi[0]))
+        return;
+    float size = 0;
+    for (int k = 0; k < 3; k++) {
+        self->camera.target[k] = 0.5f * (lo[k] + hi[k]);
+        size += (hi[k] - lo[k]) * (hi[k] - lo[k]);
+    }
+    float radius = fmaxf(0.5f * sqrtf(size), 1e-3f);
+    self->camera.distance = 1.05f * radius / sinf(0.5f * self->camera.fov);
     gtk_gl_area_queue_render(GTK_GL_AREA(self));
 }
 

@@ -25,7 +25,12 @@ void esl_viewport_set_show_frames(EslViewport *self, gboolean show);
 void esl_viewport_set_show_grid(EslViewport *self, gboolean show);
 /* Highlight one element (source < 0: none). */
 void esl_viewport_set_highlight(EslViewport *self, int source, int index);
+/* Path drawn as a trail (n points, x y z each; copied), or n = 0 for none. */
+void esl_viewport_set_trail(EslViewport *self, const float *points, int n, int body);
 void esl_viewport_fit(EslViewport *self);
+/* Frame every one of n states (poses[i]: nbodies * 12 numbers), keeping the view direction:
+ * the whole motion of a run stays in view. */
+void esl_viewport_fit_states(EslViewport *self, const double *const *poses, int n);
 void esl_viewport_set_view(EslViewport *self, EslStandardView view);
 /* NULL when the renderer works, else why it does not. */
 const char *esl_viewport_get_error(EslViewport *self);

@@ -50,6 +50,7 @@ struct _EslWindow {
     guint playback_tick, progress_timer;
     GPtrArray *thumbnails; /* GtkPicture of each gallery card, "path" set on it */
     gboolean thumbnails_drawn;
+    int selected_body; /* body whose centre of mass leaves a trail, or -1 */
     gint64 playback_last_us;
 };
 
@@ -207,6 +208,36 @@ static int history_index_at(EslWindow *self, double t)
     return (int)(fabs(th - t) < fabs(tl - t) ? hi : lo);
 }
 
+/* Trail of the selected body's centre of mass over samples 0..upto of the history. */
+static void update_trail(EslWindow *self, int upto)
+{
+    EslViewport *viewport = ESL_VIEWPORT(self->viewport);
+    int b = self->selected_body;
+    if (b < 0 || !self->model || b >= self->model->nbodies || self->model->bodies[b].is_ground ||
+        !self->history || !self->history_matches_model || upto < 1 ||
+        upto >= (int)self->history->len) {
+        esl_viewport_set_trail(viewport, NULL, 0, -1);
+        return;
+    }
+    const double *com = self->model->bodies[b].com;
+    int stride = MAX(1, (upto + 1) / 400);
+    g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(float));
+    for (int i = 0;; i += stride) {
+        if (i > upto)
+            i = upto;
+        const EslRunSample *s = self->history->pdata[i];
+        const double *R = s->poses + 12 * b, *p = R + 9;
+        for (int k = 0; k < 3; k++) {
+            float x = (float)(R[3 * k] * com[0] + R[3 * k + 1] * com[1] + R[3 * k + 2] * com[2] +
+                              p[k]);
+            g_array_append_val(points, x);
+        }
+        if (i == upto)
+            break;
+    }
+    esl_viewport_set_trail(viewport, (const float *)points->data, (int)(points->len / 3), b);
+}
+
 static void show_time(EslWindow *self, double t)
 {
     int i = history_index_at(self, t);
@@ -215,6 +246,7 @@ static void show_time(EslWindow *self, double t)
     const EslRunSample *s = self->history->pdata[i];
     if (self->history_matches_model)
         esl_viewport_set_state(ESL_VIEWPORT(self->viewport), s->poses, s->violations);
+    update_trail(self, i);
     plots_set_cursor(self, s->monitors.time);
     g_autofree char *text = g_strdup_printf(_("t = %.4f s"), s->monitors.time);
     gtk_label_set_text(GTK_LABEL(self->time_label), text);
@@ -450,11 +482,19 @@ static void on_model_row_selected(GtkListBox *list, GtkListBoxRow *row, EslWindo
     if (!self->model)
         return;
     if (!row) {
+        self->selected_body = -1;
+        esl_viewport_set_trail(ESL_VIEWPORT(self->viewport), NULL, 0, -1);
         esl_viewport_set_highlight(ESL_VIEWPORT(self->viewport), -1, -1);
         return;
     }
     int source = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(row), "source"));
     int index = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(row), "index"));
+    self->selected_body = source == ESL_SOURCE_BODY ? index : -1;
+    if (self->history && self->history->len > 0)
+        update_trail(self, self->controller
+                               ? (int)self->history->len - 1
+                               : history_index_at(self,
+                                                  gtk_adjustment_get_value(self->time_adjustment)));
     g_autofree char *text = describe_element(self->model, source, index);
     gtk_label_set_text(GTK_LABEL(self->inspector_label), text);
     esl_viewport_set_highlight(ESL_VIEWPORT(self->viewport),
@@ -536,9 +576,24 @@ static void on_runs_selection_changed(GtkListBox *list, EslWindow *self)
     g_list_free(rows);
 }
 
+/* Frame the whole motion of the history (a few dozen of its states). */
+static void fit_history(EslWindow *self)
+{
+    if (!self->history || !self->history_matches_model || self->history->len == 0)
+        return;
+    int n = MIN((int)self->history->len, 60);
+    g_autofree const double **poses = g_new(const double *, n);
+    for (int i = 0; i < n; i++) {
+        guint k = (guint)((gint64)i * (self->history->len - 1) / MAX(n - 1, 1));
+        poses[i] = ((EslRunSample *)self->history->pdata[k])->poses;
+    }
+    esl_viewport_fit_states(ESL_VIEWPORT(self->viewport), (const double *const *)poses, n);
+}
+
 static void set_history(EslWindow *self, GPtrArray *history, gboolean matches_model)
 {
     stop_playback(self);
+    esl_viewport_set_trail(ESL_VIEWPORT(self->viewport), NULL, 0, -1);
     g_clear_pointer(&self->history, g_ptr_array_unref);
     self->history = history;
     self->history_matches_model = matches_model;
@@ -586,6 +641,7 @@ static void load_single_run(EslWindow *self, gint64 run_id)
                        h->njoints == self->model->njoints &&
                        g_strcmp0(info->model_name, self->model->name) == 0;
     set_history(self, history_from_store(h), matches);
+    fit_history(self);
     gtk_label_set_text(GTK_LABEL(self->viewport_note),
                        matches ? ""
                                : _("This run belongs to another model: open that model to "
@@ -742,6 +798,7 @@ gboolean esl_window_load_model(EslWindow *self, const char *path_or_name, GError
     g_free(self->model_path);
     self->model_path = g_steal_pointer(&path);
     esl_viewport_set_model(ESL_VIEWPORT(self->viewport), model);
+    self->selected_body = -1;
     fill_model_list(self);
     plots_prepare_single(self);
     gtk_label_set_text(GTK_LABEL(self->viewport_note), "");
@@ -928,6 +985,7 @@ static void on_run_samples(EslRunController *controller, GPtrArray *samples, Esl
     }
     const EslRunSample *last = samples->pdata[samples->len - 1];
     esl_viewport_set_state(ESL_VIEWPORT(self->viewport), last->poses, last->violations);
+    update_trail(self, (int)self->history->len - 1);
     plots_set_cursor(self, NAN);
     set_scale_silently(self, gtk_adjustment_get_upper(self->time_adjustment),
                        last->monitors.time);
@@ -946,6 +1004,7 @@ static void on_run_finished(EslRunController *controller, int status, const char
     gtk_widget_remove_css_class(self->pause_button, "suggested-action");
     GPtrArray *history = g_steal_pointer(&self->history);
     set_history(self, history, TRUE);
+    fit_history(self);
     fill_runs_list(self);
     g_autofree char *id = g_strdup_printf("#%" G_GINT64_FORMAT, run_id);
     show_status(self, status == ESL_RUN_FAILED, _("Run %s %s%s%s"), id,
@@ -1362,6 +1421,7 @@ static void esl_window_init(EslWindow *self)
     gtk_widget_init_template(GTK_WIDGET(self));
     self->model_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     self->energy0 = NAN;
+    self->selected_body = -1;
     g_action_map_add_action_entries(G_ACTION_MAP(self), win_actions, G_N_ELEMENTS(win_actions),
                                     self);
 
@@ -1398,6 +1458,16 @@ EslWindow *esl_window_new(GtkApplication *app)
 void esl_window_set_duration(EslWindow *self, double duration)
 {
     gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->duration_spin), duration);
+}
+
+gboolean esl_window_set_formulation(EslWindow *self, const char *name)
+{
+    for (int i = 0; i < mbs_formulation_count(); i++)
+        if (g_strcmp0(mbs_formulation_class(i)->name, name) == 0) {
+            gtk_drop_down_set_selected(GTK_DROP_DOWN(self->formulation_dropdown), (guint)i);
+            return TRUE;
+        }
+    return FALSE;
 }
 
 const char *esl_window_get_viewport_error(EslWindow *self)

@@ -19,6 +19,8 @@ gboolean esl_window_open_project(EslWindow *self, const char *path, gboolean cre
                                  GError **error);
 const char *esl_window_get_project_path(EslWindow *self);
 void esl_window_set_duration(EslWindow *self, double duration);
+/* Select a formulation of the registry by name; FALSE when there is none of that name. */
+gboolean esl_window_set_formulation(EslWindow *self, const char *name);
 /* The renderer's error, or NULL when the 3D view works. */
 const char *esl_window_get_viewport_error(EslWindow *self);
 

@@ -156,6 +156,23 @@ int main(void)
     tap_ok(hit >= 0 && s->items[hit].source == ESL_SOURCE_BODY && s->items[hit].index == 2,
            "horizontal ray at z = -0.5 picks body B");
 
+    /* Bounds of what is drawn, radii included. */
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    esl_scene_grow_bounds(s, lo, hi);
+    tap_ok(lo[0] < 0 && hi[0] > 1 && hi[0] < 1.2f && lo[2] < -1 && hi[2] > 0,
+           "bounds cover the drawables (x %.3f..%.3f, z %.3f..%.3f)", lo[0], hi[0], lo[2], hi[2]);
+
+    /* Trail: capsules joining the points, thinner than the bars. */
+    int before = s->n;
+    float path[4 * 3] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0};
+    float grey[4] = {0.5f, 0.5f, 0.5f, 1};
+    tap_ok(esl_scene_add_trail(s, path, 4, grey, 1) == 0 && s->n == before + 3,
+           "a trail of 4 points adds 3 capsules");
+    const EslDrawable *seg = &s->items[before + 2];
+    tap_ok(seg->source == ESL_SOURCE_TRAIL && seg->index == 1 && near3(seg->a, 1, 1, 0) &&
+               near3(seg->b, 0, 1, 0) && seg->radius < s->bar_radius,
+           "trail segment joins consecutive points, thinner than a bar");
+
     esl_scene_free(s);
     mbs_model_free(m);
     return tap_done();

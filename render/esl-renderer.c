@@ -483,7 +483,7 @@ static double nice_step(double rough)
 static void update_grid(EslRenderer *r, const EslScene *scene)
 {
     float key[8] = {scene->center[0], scene->center[1], scene->center[2], scene->radius,
-                    scene->up[0], scene->up[1], scene->up[2], 1};
+                    scene->up[0], scene->up[1], scene->up[2], scene->floor};
     if (memcmp(key, r->grid_key, sizeof key) == 0)
         return;
     memcpy(r->grid_key, key, sizeof key);
@@ -494,7 +494,7 @@ static void update_grid(EslRenderer *r, const EslScene *scene)
     int half = (int)ceilf(2.0f * radius / step);
     float extent = half * step;
     /* centre of the grid: the scene centre projected on the floor plane, snapped to the grid */
-    float height = glm_vec3_dot((float *)scene->center, u) - 1.05f * radius;
+    float height = scene->floor;
     float c1 = step * roundf(glm_vec3_dot((float *)scene->center, e1) / step);
     float c2 = step * roundf(glm_vec3_dot((float *)scene->center, e2) / step);
     g_array_set_size(r->grid_vertices, 0);

@@ -161,6 +161,8 @@ static void measure(EslScene *s, const MbsModel *m)
                     m->gravity[2] * m->gravity[2]);
     for (int k = 0; k < 3; k++)
         s->up[k] = g > 0 ? (float)(-m->gravity[k] / g) : (k == 2 ? 1.0f : 0.0f);
+    s->floor = s->center[0] * s->up[0] + s->center[1] * s->up[1] + s->center[2] * s->up[2] -
+               1.05f * s->radius;
 }
 
 static int body_anchors(const MbsModel *m, int body, double anchors[][3], double tol);

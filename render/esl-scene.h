@@ -64,6 +64,8 @@ typedef struct {
     float up[3];
     float size;
     float bar_radius; /* radius of the bars, the unit of every other size */
+    float floor;      /* height (along up) of the floor grid: under the drawn model; users
+                         that know the whole motion may lower it */
 } EslScene;
 
 EslScene *esl_scene_new(void);

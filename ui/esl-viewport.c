@@ -16,6 +16,7 @@ struct _EslViewport {
     EslCamera camera;
     double *poses, *violations; /* copies of the current state, or NULL */
     float *trail;               /* n_trail points */
+    float motion_floor;         /* floor under every state framed by fit_states, or +inf */
     int n_trail, trail_body;
     gboolean camera_set;
     gboolean show_grid;
@@ -35,6 +36,7 @@ static void rebuild_scene(EslViewport *self)
         self->scene->n = 0;
     } else {
         esl_scene_build(self->scene, self->model, self->poses, self->violations, &self->options);
+        self->scene->floor = fminf(self->scene->floor, self->motion_floor);
         static const float trail_color[4] = {0.95f, 0.55f, 0.10f, 1.0f};
         if (self->n_trail > 1)
             esl_scene_add_trail(self->scene, self->trail, self->n_trail, trail_color,
@@ -184,6 +186,7 @@ static void esl_viewport_init(EslViewport *self)
 {
     self->scene = esl_scene_new();
     self->show_grid = TRUE;
+    self->motion_floor = INFINITY;
     esl_scene_options_defaults(&self->options);
     gtk_gl_area_set_required_version(GTK_GL_AREA(self), 3, 3);
     gtk_gl_area_set_has_depth_buffer(GTK_GL_AREA(self), TRUE);
@@ -221,6 +224,7 @@ void esl_viewport_set_model(EslViewport *self, const MbsModel *model)
     g_clear_pointer(&self->violations, g_free);
     g_clear_pointer(&self->trail, g_free);
     self->n_trail = 0;
+    self->motion_floor = INFINITY;
     self->camera_set = FALSE;
     self->options.highlight_source = -1;
     rebuild_scene(self);
@@ -296,7 +300,16 @@ void esl_viewport_fit_states(EslViewport *self, const double *const *poses, int 
     }
     float radius = fmaxf(0.5f * sqrtf(size), 1e-3f);
     self->camera.distance = 1.05f * radius / sinf(0.5f * self->camera.fov);
-    gtk_gl_area_queue_render(GTK_GL_AREA(self));
+    /* the floor goes under the lowest corner of the motion's box */
+    const float *up = self->scene->up;
+    float lowest = INFINITY;
+    for (int c = 0; c < 8; c++) {
+        float corner[3] = {(c & 1) ? hi[0] : lo[0], (c & 2) ? hi[1] : lo[1],
+                           (c & 4) ? hi[2] : lo[2]};
+        lowest = fminf(lowest, corner[0] * up[0] + corner[1] * up[1] + corner[2] * up[2]);
+    }
+    self->motion_floor = lowest - 0.05f * radius;
+    rebuild_scene(self);
 }
 
 void esl_viewport_set_view(EslViewport *self, EslStandardView view)

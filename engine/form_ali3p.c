@@ -871,6 +871,8 @@ const MbsFormulationClass mbs_ali3p_class = {
     .name = "ali3p",
     .description = "Index-3 augmented Lagrangian with velocity and acceleration projections in "
                    "natural coordinates (paper 004)",
+    .uses = MBS_USES_PENALTY | MBS_USES_JACOBIAN | MBS_USES_NEWTON | MBS_USES_NEWMARK |
+            MBS_USES_PROJECTION | MBS_USES_ALGEBRA,
     .init = ali3p_init,
     .step = ali3p_step,
     .finalize = ali3p_finalize,

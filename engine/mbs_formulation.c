@@ -135,12 +135,14 @@ MbsFormulation *mbs_formulation_new(const char *name, const MbsModel *m, const M
         return NULL;
     }
     f->energy0 = f->monitors.total;
+    f->monitors.time = f->time;
     return f;
 }
 
 int mbs_formulation_step(MbsFormulation *f, MbsError *err)
 {
     int status = f->klass->step(f, err);
+    f->monitors.time = f->time;
     if (status == 0) {
         f->steps++;
         const MbsMonitors *mo = &f->monitors;

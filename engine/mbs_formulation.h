@@ -3,6 +3,12 @@
  * A formulation object owns its state and every workspace; mbs_formulation_new() allocates
  * them once, mbs_formulation_step() allocates nothing. Adding a formulation is one file that
  * defines an MbsFormulationClass and one line in the registry (mbs_formulation.c).
+ *
+ * Threads: formulation objects share nothing but the read-only model, so different objects may
+ * step on different threads at once; one object is used by one thread at a time. Creating one
+ * sets OpenBLAS to a single thread for the whole process (mbs_linalg_single_threaded).
+ * Time: f->time is authoritative; f->monitors.time is kept equal to it.
+ * Every vtable entry is required.
  */
 #ifndef MBS_FORMULATION_H
 #define MBS_FORMULATION_H
@@ -75,9 +81,23 @@ typedef struct {
 
 typedef struct MbsFormulation MbsFormulation;
 
+/* Which settings beyond step and duration a formulation reads (MbsFormulationClass.uses), so a
+ * front end offers only those. */
+enum {
+    MBS_USES_PENALTY = 1 << 0,     /* penalty */
+    MBS_USES_JACOBIAN = 1 << 1,    /* jacobian, jacobian_reuse, threads */
+    MBS_USES_NEWTON = 1 << 2,      /* newton_tolerance, newton_max_iterations */
+    MBS_USES_NEWMARK = 1 << 3,     /* newmark_beta, newmark_gamma */
+    MBS_USES_PROJECTION = 1 << 4,  /* projection_kind */
+    MBS_USES_INTEGRATOR = 1 << 5,  /* matrix_r_integrator */
+    MBS_USES_ALGEBRA = 1 << 6,     /* matrix_r_sparse / ali3p_solver: dense or sparse */
+    MBS_USES_DOFS = 1 << 7,        /* matrix_r_ndofs, matrix_r_dof_*, matrix_r_rcond */
+};
+
 typedef struct {
     const char *name;
     const char *description;
+    unsigned uses;                                      /* MBS_USES_* */
     int (*init)(MbsFormulation *f, MbsError *err);      /* allocate workspaces, assemble */
     int (*step)(MbsFormulation *f, MbsError *err);      /* advance one step of size h */
     void (*finalize)(MbsFormulation *f);                /* release workspaces */

@@ -12,6 +12,7 @@
  * serves both projections.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,7 +39,8 @@ typedef struct {
     ForceContext *nd;
     void **nd_ctx;
     double *z, *zd, *zdd;     /* state at the current time */
-    double *z0, *zd0, *zdd0;  /* state at the start of the step */
+    double *z0, *zd0, *zdd0;  /* state at the start of the (sub)step */
+    double *zb, *zdb, *zddb;  /* state at the start of the step, kept while cutting it */
     double *M, *K, *C, *T, *Q, *f;
     double *phi, *phiz, *phit, *bias, *rv, *tmp;
     double *jac_work;
@@ -119,7 +121,8 @@ static void penalty_finalize(MbsFormulation *f)
     }
     free(P->nd);
     free(P->nd_ctx);
-    double *arrays[] = {P->z, P->zd, P->zdd, P->z0, P->zd0, P->zdd0, P->M, P->K, P->C, P->T,
+    double *arrays[] = {P->z, P->zd, P->zdd, P->z0, P->zd0, P->zdd0, P->zb, P->zdb, P->zddb,
+                        P->M, P->K, P->C, P->T,
                         P->Q, P->f, P->phi, P->phiz, P->phit, P->bias, P->rv, P->tmp,
                         P->jac_work};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
@@ -158,6 +161,9 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
     P->z0 = alloc_doubles(n, &fail);
     P->zd0 = alloc_doubles(n, &fail);
     P->zdd0 = alloc_doubles(n, &fail);
+    P->zb = alloc_doubles(n, &fail);
+    P->zdb = alloc_doubles(n, &fail);
+    P->zddb = alloc_doubles(n, &fail);
     P->M = alloc_doubles(nn, &fail);
     P->K = alloc_doubles(nn, &fail);
     P->C = alloc_doubles(nn, &fail);
@@ -214,18 +220,18 @@ static void project(Penalty *P, double h, double alpha, const double *r, double 
         x[j] -= P->tmp[j];
 }
 
-static int penalty_step(MbsFormulation *f, MbsError *err)
+/* One trapezoidal step of size h from the current state; monitors' counters and phase times
+ * accumulate. On failure the state is restored to the start of this step. */
+static int advance(MbsFormulation *f, double h, MbsError *err)
 {
     const MbsModel *m = f->model;
     Penalty *P = f->impl;
     const MbsSettings *s = &f->settings;
     int n = P->n, nr = P->nr;
-    double h = s->step, alpha = s->penalty, t1 = f->time + h;
+    double alpha = s->penalty, t1 = f->time + h;
     size_t bytes = sizeof(double) * (size_t)n;
     MbsMonitors *mo = &f->monitors;
-    double t_start = mbs_clock_now(), tc;
-    mo->time_dynamics = mo->time_jacobian = mo->time_factorization = mo->time_projection = 0.0;
-    mo->jacobian_evaluations = 0;
+    double tc;
 
     memcpy(P->z0, P->z, bytes);
     memcpy(P->zd0, P->zd, bytes);
@@ -281,7 +287,7 @@ static int penalty_step(MbsFormulation *f, MbsError *err)
             break;
         converged = corr <= s->newton_tolerance * (1.0 + mbs_vec_norminf(n, P->z));
     }
-    mo->newton_iterations = it;
+    mo->newton_iterations += it;
     if (!converged) {
         memcpy(P->z, P->z0, bytes);
         memcpy(P->zd, P->zd0, bytes);
@@ -324,8 +330,46 @@ static int penalty_step(MbsFormulation *f, MbsError *err)
     mo->work_nonconservative = P->work_nc;
     mo->total = mo->kinetic + mo->potential_gravity + mo->potential_elastic - P->work_nc;
     mo->time_dynamics += mbs_clock_now() - tc;
-    mo->time_step = mbs_clock_now() - t_start;
     return 0;
+}
+
+/* A step of size h; when Newton fails it is cut into 2, 4, then 8 substeps (the trapezoidal
+ * rule needs nothing but the current state, so substeps chain exactly). */
+static int penalty_step(MbsFormulation *f, MbsError *err)
+{
+    Penalty *P = f->impl;
+    MbsMonitors *mo = &f->monitors;
+    size_t bytes = sizeof(double) * (size_t)P->n;
+    double t_start = mbs_clock_now(), t0 = f->time, work0 = P->work_nc, power0 = P->power_nc;
+    mo->time_dynamics = mo->time_jacobian = mo->time_factorization = mo->time_projection = 0.0;
+    mo->jacobian_evaluations = mo->newton_iterations = 0;
+    memcpy(P->zb, P->z, bytes);
+    memcpy(P->zdb, P->zd, bytes);
+    memcpy(P->zddb, P->zdd, bytes);
+    int status = 0;
+    for (int level = 0; level <= 3; ++level) {
+        int substeps = 1 << level;
+        status = 0;
+        for (int k = 0; k < substeps && status == 0; ++k)
+            status = advance(f, f->settings.step / substeps, err);
+        if (status == 0)
+            break;
+        memcpy(P->z, P->zb, bytes);
+        memcpy(P->zd, P->zdb, bytes);
+        memcpy(P->zdd, P->zddb, bytes);
+        f->time = t0;
+        P->work_nc = work0;
+        P->power_nc = power0;
+    }
+    if (status != 0 && err) {
+        mbs_kinematics_positions(f->model, &P->kin, P->z);
+        mbs_kinematics_velocities(f->model, &P->kin, P->zd);
+        size_t len = strlen(err->message);
+        snprintf(err->message + len, sizeof err->message - len,
+                 " (also with the step cut into 8)");
+    }
+    mo->time_step = mbs_clock_now() - t_start;
+    return status;
 }
 
 static void penalty_body_pose(const MbsFormulation *f, int body, double R[9], double p[3])

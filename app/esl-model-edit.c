@@ -1,0 +1,394 @@
+/* Editing the numbers of a model file; see esl-model-edit.h. */
+#include "esl-model-edit.h"
+
+#include <json-glib/json-glib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "esl-model-file.h"
+
+void esl_model_field_free(EslModelField *field)
+{
+    if (!field)
+        return;
+    g_free(field->path);
+    g_free(field->key);
+    g_free(field->sub);
+    g_free(field->expression);
+    g_free(field);
+}
+
+void esl_model_edit_free(EslModelEdit *edit)
+{
+    if (!edit)
+        return;
+    g_free(edit->json);
+    mbs_model_free(edit->model);
+    g_free(edit->poses);
+    g_free(edit->violations);
+    g_free(edit);
+}
+
+/* ---- reading the file ---------------------------------------------------------------------- */
+
+static JsonObject *array_object(JsonObject *o, const char *member, int index)
+{
+    JsonNode *n = o ? json_object_get_member(o, member) : NULL;
+    if (!n || !JSON_NODE_HOLDS_ARRAY(n) || index < 0 ||
+        (guint)index >= json_array_get_length(json_node_get_array(n)))
+        return NULL;
+    JsonNode *e = json_array_get_element(json_node_get_array(n), (guint)index);
+    return JSON_NODE_HOLDS_OBJECT(e) ? json_node_get_object(e) : NULL;
+}
+
+static JsonObject *object_member(JsonObject *o, const char *member)
+{
+    JsonNode *n = o ? json_object_get_member(o, member) : NULL;
+    return n && JSON_NODE_HOLDS_OBJECT(n) ? json_node_get_object(n) : NULL;
+}
+
+/* The expression text of a node (NULL when it is a plain number or absent). */
+static char *expression_of(JsonNode *n)
+{
+    if (n && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING)
+        return g_strdup(json_node_get_string(n));
+    return NULL;
+}
+
+static JsonNode *element_of(JsonNode *array, int component)
+{
+    if (!array || !JSON_NODE_HOLDS_ARRAY(array) ||
+        (guint)component >= json_array_get_length(json_node_get_array(array)))
+        return NULL;
+    return json_array_get_element(json_node_get_array(array), (guint)component);
+}
+
+/* The entry of "initial" for coordinate c of the joint named name, or NULL. */
+static JsonObject *initial_entry(JsonObject *root, const char *joint, int c)
+{
+    JsonNode *n = json_object_get_member(root, "initial");
+    if (!n || !JSON_NODE_HOLDS_ARRAY(n))
+        return NULL;
+    JsonArray *a = json_node_get_array(n);
+    for (guint i = 0; i < json_array_get_length(a); i++) {
+        JsonNode *e = json_array_get_element(a, i);
+        if (!JSON_NODE_HOLDS_OBJECT(e))
+            continue;
+        JsonObject *o = json_node_get_object(e);
+        if (g_strcmp0(json_object_get_string_member_with_default(o, "joint", ""), joint) == 0 &&
+            json_object_get_double_member_with_default(o, "coordinate", 0) == c)
+            return o;
+    }
+    return NULL;
+}
+
+static void add_field(GPtrArray *fields, char *path, const char *key, const char *sub,
+                      int component, int coordinate, double value, JsonNode *node)
+{
+    EslModelField *f = g_new0(EslModelField, 1);
+    f->path = path;
+    f->key = g_strdup(key);
+    f->sub = g_strdup(sub);
+    f->component = component;
+    f->coordinate = coordinate;
+    f->value = value;
+    f->expression = expression_of(node);
+    g_ptr_array_add(fields, f);
+}
+
+static void body_fields(GPtrArray *fields, const MbsModel *m, JsonObject *o, int b)
+{
+    if (m->bodies[b].is_ground)
+        return;
+    add_field(fields, g_strdup_printf("bodies/%d/mass", b), "mass", NULL, -1, -1,
+              m->bodies[b].mass, o ? json_object_get_member(o, "mass") : NULL);
+    JsonObject *points = object_member(o, "points");
+    for (int i = 0; i < m->npoints; i++) {
+        const MbsPoint *p = &m->points[i];
+        if (p->body != b)
+            continue;
+        JsonNode *array = points ? json_object_get_member(points, p->name) : NULL;
+        for (int k = 0; k < 3; k++)
+            add_field(fields, g_strdup_printf("bodies/%d/points/%s/%d", b, p->name, k), "points",
+                      p->name, k, -1, p->pos[k], element_of(array, k));
+    }
+}
+
+static void joint_fields(GPtrArray *fields, const MbsModel *m, JsonObject *root, int j)
+{
+    const MbsJoint *joint = &m->joints[j];
+    static const char *const keys[2] = {"position", "velocity"};
+    for (int c = 0; c < mbs_joint_type_dofs(joint->type); c++) {
+        if (c == 0 && joint->driven)
+            continue;
+        JsonObject *entry = initial_entry(root, joint->name, c);
+        for (int v = 0; v < 2; v++) {
+            double value = 0;
+            for (int i = 0; i < m->ninitial; i++)
+                if (m->initial[i].joint == j && m->initial[i].coordinate == c &&
+                    m->initial[i].is_velocity == v)
+                    value = m->initial[i].value;
+            add_field(fields, g_strdup_printf("initial/%d/%d/%s", j, c, keys[v]), keys[v], NULL,
+                      -1, c, value, entry ? json_object_get_member(entry, keys[v]) : NULL);
+        }
+    }
+}
+
+static void force_fields(GPtrArray *fields, const MbsModel *m, JsonObject *o, int f)
+{
+    const MbsForce *force = &m->forces[f];
+    struct {
+        const char *key;
+        double value;
+    } scalars[4];
+    int n = 0;
+    switch (force->type) {
+    case MBS_FORCE_TSDA:
+        scalars[n].key = "stiffness", scalars[n++].value = force->stiffness;
+        scalars[n].key = "damping", scalars[n++].value = force->damping;
+        scalars[n].key = "natural_length", scalars[n++].value = force->natural_length;
+        scalars[n].key = "preload", scalars[n++].value = force->preload;
+        break;
+    case MBS_FORCE_RSDA:
+        scalars[n].key = "stiffness", scalars[n++].value = force->stiffness;
+        scalars[n].key = "damping", scalars[n++].value = force->damping;
+        scalars[n].key = "rest_angle", scalars[n++].value = force->rest_angle;
+        break;
+    case MBS_FORCE_CONSTANT:
+    case MBS_FORCE_TORQUE: {
+        JsonNode *array = o ? json_object_get_member(o, "vector") : NULL;
+        for (int k = 0; k < 3; k++)
+            add_field(fields, g_strdup_printf("forces/%d/vector/%d", f, k), "vector", NULL, k, -1,
+                      force->vector[k], element_of(array, k));
+        break;
+    }
+    }
+    for (int i = 0; i < n; i++)
+        add_field(fields, g_strdup_printf("forces/%d/%s", f, scalars[i].key), scalars[i].key,
+                  NULL, -1, -1, scalars[i].value,
+                  o ? json_object_get_member(o, scalars[i].key) : NULL);
+}
+
+GPtrArray *esl_model_edit_fields(const MbsModel *m, const char *json, EslElementKind kind,
+                                 int index)
+{
+    GPtrArray *fields = g_ptr_array_new_with_free_func((GDestroyNotify)esl_model_field_free);
+    g_autoptr(JsonParser) parser = json_parser_new();
+    JsonObject *root = NULL;
+    if (json && json_parser_load_from_data(parser, json, -1, NULL) &&
+        JSON_NODE_HOLDS_OBJECT(json_parser_get_root(parser)))
+        root = json_node_get_object(json_parser_get_root(parser));
+    if (!m || !root || index < 0)
+        return fields;
+    switch (kind) {
+    case ESL_ELEMENT_BODY:
+        if (index < m->nbodies)
+            body_fields(fields, m, array_object(root, "bodies", index), index);
+        break;
+    case ESL_ELEMENT_JOINT:
+        if (index < m->njoints)
+            joint_fields(fields, m, root, index);
+        break;
+    case ESL_ELEMENT_FORCE:
+        if (index < m->nforces)
+            force_fields(fields, m, array_object(root, "forces", index), index);
+        break;
+    case ESL_ELEMENT_PARAMETER:
+        if (index < m->nparameters) {
+            const char *name = m->parameters[index].name;
+            JsonObject *params = object_member(root, "parameters");
+            add_field(fields, g_strdup_printf("parameters/%s", name), "value", NULL, -1, -1,
+                      m->parameters[index].value,
+                      params ? json_object_get_member(params, name) : NULL);
+        }
+        break;
+    }
+    return fields;
+}
+
+/* ---- writing a number ---------------------------------------------------------------------- */
+
+static gboolean bad_path(const char *path, const char *why, GError **error)
+{
+    g_set_error(error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_INVALID,
+                "cannot edit '%s': %s", path, why);
+    return FALSE;
+}
+
+/* Replace element k of the array member key of o by value. */
+static gboolean set_component(JsonObject *o, const char *key, int k, double value)
+{
+    JsonNode *n = json_object_get_member(o, key);
+    if (!n || !JSON_NODE_HOLDS_ARRAY(n) || k < 0 ||
+        (guint)k >= json_array_get_length(json_node_get_array(n)))
+        return FALSE;
+    JsonArray *old = json_node_get_array(n);
+    JsonArray *copy = json_array_new();
+    for (guint i = 0; i < json_array_get_length(old); i++) {
+        if ((int)i == k)
+            json_array_add_double_element(copy, value);
+        else
+            json_array_add_element(copy, json_node_copy(json_array_get_element(old, i)));
+    }
+    json_object_set_array_member(o, key, copy);
+    return TRUE;
+}
+
+static gboolean parse_index(const char *text, int *out)
+{
+    char *end = NULL;
+    long v = text ? strtol(text, &end, 10) : -1;
+    if (!text || !*text || *end || v < 0 || v > G_MAXINT)
+        return FALSE;
+    *out = (int)v;
+    return TRUE;
+}
+
+static gboolean is_scalar_key(const char *key)
+{
+    static const char *const keys[] = {"mass",    "stiffness",  "damping", "natural_length",
+                                       "preload", "rest_angle", NULL};
+    return g_strv_contains(keys, key);
+}
+
+/* bodies/B/... or forces/F/... */
+static gboolean set_in_element(JsonObject *root, const char *path, char **parts, double value,
+                               GError **error)
+{
+    int index;
+    if (!parts[1] || !parse_index(parts[1], &index) || !parts[2])
+        return bad_path(path, "expected SECTION/INDEX/FIELD", error);
+    JsonObject *o = array_object(root, parts[0], index);
+    if (!o)
+        return bad_path(path, "no such element in the file", error);
+    const char *key = parts[2];
+    const char *rest = parts[3];
+    if (is_scalar_key(key) && !rest) {
+        json_object_set_double_member(o, key, value);
+        return TRUE;
+    }
+    int k;
+    if (g_str_equal(key, "vector") && rest && parse_index(rest, &k) && k < 3) {
+        if (!set_component(o, "vector", k, value))
+            return bad_path(path, "the element has no vector", error);
+        return TRUE;
+    }
+    if (g_str_equal(key, "points") && rest) {
+        const char *slash = strrchr(rest, '/');
+        g_autofree char *name = slash ? g_strndup(rest, (gsize)(slash - rest)) : NULL;
+        JsonObject *points = object_member(o, "points");
+        if (!slash || !parse_index(slash + 1, &k) || k > 2 || !points ||
+            !set_component(points, name, k, value))
+            return bad_path(path, "no such point coordinate in the file", error);
+        return TRUE;
+    }
+    return bad_path(path, "not an editable number", error);
+}
+
+/* initial/J/C/position|velocity */
+static gboolean set_initial(JsonObject *root, const char *path, char **parts, double value,
+                            GError **error)
+{
+    int j, c;
+    if (!parts[1] || !parse_index(parts[1], &j) || !parts[2] || !parse_index(parts[2], &c) ||
+        !parts[3] || (!g_str_equal(parts[3], "position") && !g_str_equal(parts[3], "velocity")))
+        return bad_path(path, "expected initial/JOINT/COORDINATE/position|velocity", error);
+    JsonObject *joint = array_object(root, "joints", j);
+    const char *name = joint ? json_object_get_string_member_with_default(joint, "name", NULL)
+                             : NULL;
+    if (!name)
+        return bad_path(path, "no such joint in the file", error);
+    JsonObject *entry = initial_entry(root, name, c);
+    if (!entry) {
+        JsonNode *n = json_object_get_member(root, "initial");
+        if (!n) {
+            json_object_set_array_member(root, "initial", json_array_new());
+            n = json_object_get_member(root, "initial");
+        }
+        if (!JSON_NODE_HOLDS_ARRAY(n))
+            return bad_path(path, "'initial' is not an array", error);
+        entry = json_object_new();
+        json_object_set_string_member(entry, "joint", name);
+        json_object_set_int_member(entry, "coordinate", c);
+        json_array_add_object_element(json_node_get_array(n), entry);
+    }
+    json_object_set_double_member(entry, parts[3], value);
+    return TRUE;
+}
+
+char *esl_model_edit_set_number(const char *json, const char *path, double value,
+                                GError **error)
+{
+    g_return_val_if_fail(json && path, NULL);
+    g_autoptr(JsonParser) parser = json_parser_new();
+    if (!json_parser_load_from_data(parser, json, -1, error))
+        return NULL;
+    JsonNode *root_node = json_parser_get_root(parser);
+    if (!JSON_NODE_HOLDS_OBJECT(root_node)) {
+        bad_path(path, "the model file is not a JSON object", error);
+        return NULL;
+    }
+    JsonObject *root = json_node_get_object(root_node);
+    gboolean ok;
+    if (g_str_has_prefix(path, "parameters/")) {
+        const char *name = path + strlen("parameters/");
+        JsonObject *params = object_member(root, "parameters");
+        ok = params && json_object_has_member(params, name);
+        if (ok)
+            json_object_set_double_member(params, name, value);
+        else
+            bad_path(path, "the file has no such parameter", error);
+    } else {
+        g_auto(GStrv) parts = g_strsplit(path, "/", 4);
+        if (g_str_equal(parts[0], "bodies") || g_str_equal(parts[0], "forces"))
+            ok = set_in_element(root, path, parts, value, error);
+        else if (g_str_equal(parts[0], "initial"))
+            ok = set_initial(root, path, parts, value, error);
+        else
+            ok = bad_path(path, "unknown section", error);
+    }
+    if (!ok)
+        return NULL;
+    g_autoptr(JsonGenerator) generator = json_generator_new();
+    json_generator_set_pretty(generator, TRUE);
+    json_generator_set_indent(generator, 2);
+    json_generator_set_root(generator, root_node);
+    char *text = json_generator_to_data(generator, NULL);
+    char *with_newline = g_strconcat(text, "\n", NULL);
+    g_free(text);
+    return with_newline;
+}
+
+/* ---- rebuilding and assembling --------------------------------------------------------------- */
+
+EslModelEdit *esl_model_edit_apply(const char *json, const char *origin, const char *path,
+                                   double value, const char *formulation,
+                                   const MbsSettings *settings, GError **error)
+{
+    g_autofree char *text = esl_model_edit_set_number(json, path, value, error);
+    if (!text)
+        return NULL;
+    MbsModel *model = esl_model_load_string(text, origin, NULL, 0, error);
+    if (!model)
+        return NULL;
+    MbsError err = {0};
+    MbsFormulation *f = mbs_formulation_new(formulation, model, settings, &err);
+    if (!f) {
+        g_set_error(error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_INVALID,
+                    "%s: cannot assemble with %s: %s", origin ? origin : "model", formulation,
+                    err.message[0] ? err.message : "unknown error");
+        mbs_model_free(model);
+        return NULL;
+    }
+    EslModelEdit *edit = g_new0(EslModelEdit, 1);
+    edit->json = g_steal_pointer(&text);
+    edit->model = model;
+    edit->poses = g_new(double, (gsize)model->nbodies * 12);
+    edit->violations = g_new0(double, (gsize)MAX(model->njoints, 1));
+    for (int b = 0; b < model->nbodies; b++)
+        mbs_formulation_body_pose(f, b, edit->poses + 12 * b, edit->poses + 12 * b + 9);
+    for (int j = 0; j < model->njoints; j++)
+        edit->violations[j] = f->klass->joint_violation(f, j);
+    mbs_formulation_free(f);
+    return edit;
+}

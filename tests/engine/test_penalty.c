@@ -165,6 +165,9 @@ int main(void)
         tap_below(r1.phi, 1e-6, "four-bar: ||Phi|| stays below 1e-6 (alpha = 1e9)");
         tap_below(r1.dphi, 1e-4, "four-bar: ||Phi_dot|| after projection below 1e-4");
         tap_below(r1.ddphi, 0.1, "four-bar: ||Phi_ddot|| after projection below 0.1");
+        RunStats longrun = run(m, 1e-3, 100.0, 0);
+        tap_ok(!longrun.failed && longrun.drift < 0.05,
+               "four-bar, h = 1 ms, 100 s: stays bounded, drift %.3e J %s", longrun.drift, longrun.message);
         RunStats weak = run(m, 1e-3, 5.0, 1e7);
         tap_ok(weak.phi > 50 * r1.phi, "position error scales with 1/alpha: %.2e (1e7) vs %.2e (1e9)", weak.phi, r1.phi);
         mbs_model_free(m);

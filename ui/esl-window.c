@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "eslabon-config.h"
+#include "esl-model-edit.h"
 #include "esl-model-file.h"
 #include "esl-plot.h"
 #include "esl-project.h"
@@ -25,7 +26,8 @@ struct _EslWindow {
     GtkApplicationWindow parent_instance;
 
     /* template */
-    GtkWidget *stack, *gallery, *model_list, *inspector_label, *runs_list, *viewport;
+    GtkWidget *stack, *gallery, *model_list, *inspector_label, *inspector_fields, *runs_list;
+    GtkWidget *viewport;
     GtkWidget *viewport_note, *play_button, *time_scale, *time_label, *plot_grid;
     GtkWidget *formulation_dropdown, *step_spin, *duration_spin, *jacobian_dropdown;
     GtkWidget *penalty_spin, *formulation_description, *progress_bar, *progress_label;
@@ -36,6 +38,8 @@ struct _EslWindow {
 
     MbsModel *model;
     char *model_path;
+    char *model_json;        /* the model file's text, as edited */
+    gboolean model_modified; /* edited since it was opened or saved */
 
     EslProject *project;
     char *project_path;
@@ -99,8 +103,11 @@ static char *resolve_model(const char *arg)
 
 static void update_titles(EslWindow *self)
 {
-    gtk_label_set_text(GTK_LABEL(self->title_label),
-                       self->model ? self->model->name : "Eslabón");
+    g_autofree char *name =
+        !self->model           ? g_strdup("Eslabón")
+        : self->model_modified ? g_strdup_printf(_("%s (modified)"), self->model->name)
+                               : g_strdup(self->model->name);
+    gtk_label_set_text(GTK_LABEL(self->title_label), name);
     g_autofree char *project_name =
         self->project_path ? g_path_get_basename(self->project_path) : NULL;
     g_autofree char *subtitle =
@@ -116,7 +123,7 @@ static void update_titles(EslWindow *self)
         : self->project_path ? g_strdup_printf(_("Project: %s"), self->project_path)
                              : g_strdup(_("No project open."));
     gtk_label_set_text(GTK_LABEL(self->project_label), where);
-    g_autofree char *title = self->model ? g_strdup_printf("%s — Eslabón", self->model->name)
+    g_autofree char *title = self->model ? g_strdup_printf("%s — Eslabón", name)
                                          : g_strdup("Eslabón");
     gtk_window_set_title(GTK_WINDOW(self), title);
 }
@@ -476,6 +483,177 @@ static char *describe_element(const MbsModel *m, int source, int index)
     return g_string_free(s, FALSE);
 }
 
+/* ---- editing numbers in the inspector ----------------------------------------------------- */
+
+static void read_settings(EslWindow *self, MbsSettings *settings);
+static void set_history(EslWindow *self, GPtrArray *history, gboolean matches_model);
+static void fill_model_list(EslWindow *self);
+static void select_element(EslWindow *self, int source, int index);
+
+static const char *axis_name(int k)
+{
+    return k == 0 ? "x" : k == 1 ? "y" : "z";
+}
+
+/* Label of an editable number, with its unit. */
+static char *field_label(const MbsModel *m, int source, int index, const EslModelField *f)
+{
+    const char *k = f->key;
+    gboolean rotational = source == ESL_SOURCE_FORCE && m->forces[index].type == MBS_FORCE_RSDA;
+    if (g_str_equal(k, "mass"))
+        return g_strdup(_("mass (kg)"));
+    if (g_str_equal(k, "points"))
+        return g_strdup_printf(_("point %s, %s (m)"), f->sub, axis_name(f->component));
+    if (g_str_equal(k, "stiffness"))
+        return g_strdup(rotational ? _("stiffness (N·m/rad)") : _("stiffness (N/m)"));
+    if (g_str_equal(k, "damping"))
+        return g_strdup(rotational ? _("damping (N·m·s/rad)") : _("damping (N·s/m)"));
+    if (g_str_equal(k, "natural_length"))
+        return g_strdup(_("natural length (m)"));
+    if (g_str_equal(k, "preload"))
+        return g_strdup(_("preload (N)"));
+    if (g_str_equal(k, "rest_angle"))
+        return g_strdup(_("rest angle (rad)"));
+    if (g_str_equal(k, "vector"))
+        return m->forces[index].type == MBS_FORCE_TORQUE
+                   ? g_strdup_printf(_("torque, %s (N·m)"), axis_name(f->component))
+                   : g_strdup_printf(_("force, %s (N)"), axis_name(f->component));
+    if (g_str_equal(k, "position") || g_str_equal(k, "velocity")) {
+        gboolean linear = m->joints[index].type == MBS_JOINT_PRISMATIC;
+        gboolean velocity = g_str_equal(k, "velocity");
+        const char *unit = velocity ? (linear ? "m/s" : "rad/s") : (linear ? "m" : "rad");
+        return g_strdup_printf(velocity ? _("initial velocity %d (%s)")
+                                        : _("initial position %d (%s)"),
+                               f->coordinate + 1, unit);
+    }
+    return g_strdup(_("value"));
+}
+
+static EslElementKind element_kind(int source)
+{
+    return source == ESL_SOURCE_BODY    ? ESL_ELEMENT_BODY
+           : source == ESL_SOURCE_JOINT ? ESL_ELEMENT_JOINT
+           : source == ESL_SOURCE_FORCE ? ESL_ELEMENT_FORCE
+                                        : ESL_ELEMENT_PARAMETER;
+}
+
+/* Enter in a field: set the number in the model file, rebuild and re-assemble the model; on
+ * failure the message goes under the field and the model stays as it was. */
+static void on_field_activate(GtkEntry *entry, EslWindow *self)
+{
+    GtkWidget *error_label = g_object_get_data(G_OBJECT(entry), "error-label");
+    const char *path = g_object_get_data(G_OBJECT(entry), "path");
+    int source = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(entry), "source"));
+    int index = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(entry), "index"));
+    const char *text = gtk_editable_get_text(GTK_EDITABLE(entry));
+    char *end = NULL;
+    double value = g_ascii_strtod(text, &end);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(EslModelEdit) edit = NULL;
+    if (self->controller) {
+        g_set_error(&error, G_IO_ERROR, G_IO_ERROR_BUSY,
+                    _("Stop the running simulation before editing the model."));
+    } else if (end == text || *g_strchug(end) || !isfinite(value)) {
+        g_set_error(&error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("“%s” is not a number."),
+                    text);
+    } else {
+        MbsSettings settings;
+        read_settings(self, &settings);
+        const MbsFormulationClass *klass = mbs_formulation_class(
+            (int)gtk_drop_down_get_selected(GTK_DROP_DOWN(self->formulation_dropdown)));
+        g_autofree char *origin = g_path_get_basename(self->model_path);
+        edit = esl_model_edit_apply(self->model_json, origin, path, value,
+                                    klass ? klass->name : "penalty", &settings, &error);
+    }
+    if (!edit) {
+        gtk_label_set_text(GTK_LABEL(error_label), error->message);
+        gtk_widget_set_visible(error_label, TRUE);
+        gtk_widget_add_css_class(GTK_WIDGET(entry), "error");
+        return;
+    }
+    /* The shown run was of the model before the edit: it is no longer replayed on it. */
+    gtk_list_box_unselect_all(GTK_LIST_BOX(self->runs_list));
+    set_history(self, NULL, FALSE);
+    esl_viewport_set_model(ESL_VIEWPORT(self->viewport), NULL);
+    mbs_model_free(self->model);
+    self->model = g_steal_pointer(&edit->model);
+    g_free(self->model_json);
+    self->model_json = g_steal_pointer(&edit->json);
+    self->model_modified = TRUE;
+    esl_viewport_set_model(ESL_VIEWPORT(self->viewport), self->model);
+    esl_viewport_set_state(ESL_VIEWPORT(self->viewport), edit->poses, edit->violations);
+    gtk_label_set_text(GTK_LABEL(self->viewport_note),
+                       _("Model edited and re-assembled: run it to see the effect."));
+    update_titles(self);
+    fill_model_list(self);
+    select_element(self, source, index);
+    show_status(self, FALSE, _("%s set to %g; the model is re-assembled."), path, value);
+}
+
+static void on_field_changed(GtkEditable *editable, gpointer data)
+{
+    (void)data;
+    GtkWidget *error_label = g_object_get_data(G_OBJECT(editable), "error-label");
+    gtk_widget_set_visible(error_label, FALSE);
+    gtk_widget_remove_css_class(GTK_WIDGET(editable), "error");
+}
+
+static void fill_inspector_fields(EslWindow *self, int source, int index)
+{
+    GtkWidget *child;
+    while ((child = gtk_widget_get_first_child(self->inspector_fields)))
+        gtk_grid_remove(GTK_GRID(self->inspector_fields), child);
+    if (!self->model || !self->model_json || source < 0)
+        return;
+    g_autoptr(GPtrArray) fields =
+        esl_model_edit_fields(self->model, self->model_json, element_kind(source), index);
+    int row = 0;
+    if (fields->len > 0) {
+        GtkWidget *hint = gtk_label_new(_("Edit a number and press Enter: the model is rebuilt "
+                                          "and re-assembled."));
+        gtk_label_set_wrap(GTK_LABEL(hint), TRUE);
+        gtk_label_set_xalign(GTK_LABEL(hint), 0);
+        gtk_widget_add_css_class(hint, "dim-label");
+        gtk_widget_add_css_class(hint, "caption");
+        gtk_grid_attach(GTK_GRID(self->inspector_fields), hint, 0, row++, 2, 1);
+    }
+    for (guint i = 0; i < fields->len; i++) {
+        const EslModelField *f = fields->pdata[i];
+        g_autofree char *label_text = field_label(self->model, source, index, f);
+        GtkWidget *label = gtk_label_new(label_text);
+        gtk_label_set_xalign(GTK_LABEL(label), 0);
+        GtkWidget *entry = gtk_entry_new();
+        g_autofree char *value = g_strdup_printf("%.10g", f->value);
+        gtk_editable_set_text(GTK_EDITABLE(entry), value);
+        gtk_editable_set_width_chars(GTK_EDITABLE(entry), 10);
+        gtk_widget_set_hexpand(entry, TRUE);
+        gtk_widget_add_css_class(entry, "numeric");
+        if (f->expression) {
+            g_autofree char *tip = g_strdup_printf(
+                _("The file gives this value as the expression “%s”; a number typed here "
+                  "replaces it."),
+                f->expression);
+            gtk_widget_set_tooltip_text(entry, tip);
+        }
+        GtkWidget *error_label = gtk_label_new(NULL);
+        gtk_label_set_wrap(GTK_LABEL(error_label), TRUE);
+        gtk_label_set_xalign(GTK_LABEL(error_label), 0);
+        gtk_label_set_selectable(GTK_LABEL(error_label), TRUE);
+        gtk_widget_add_css_class(error_label, "error");
+        gtk_widget_add_css_class(error_label, "caption");
+        gtk_widget_set_visible(error_label, FALSE);
+        g_object_set_data_full(G_OBJECT(entry), "path", g_strdup(f->path), g_free);
+        g_object_set_data(G_OBJECT(entry), "source", GINT_TO_POINTER(source));
+        g_object_set_data(G_OBJECT(entry), "index", GINT_TO_POINTER(index));
+        g_object_set_data(G_OBJECT(entry), "error-label", error_label);
+        g_signal_connect(entry, "activate", G_CALLBACK(on_field_activate), self);
+        g_signal_connect(entry, "changed", G_CALLBACK(on_field_changed), NULL);
+        gtk_grid_attach(GTK_GRID(self->inspector_fields), label, 0, row, 1, 1);
+        gtk_grid_attach(GTK_GRID(self->inspector_fields), entry, 1, row++, 1, 1);
+        gtk_grid_attach(GTK_GRID(self->inspector_fields), error_label, 0, row++, 2, 1);
+    }
+}
+
 static void on_model_row_selected(GtkListBox *list, GtkListBoxRow *row, EslWindow *self)
 {
     (void)list;
@@ -485,6 +663,7 @@ static void on_model_row_selected(GtkListBox *list, GtkListBoxRow *row, EslWindo
         self->selected_body = -1;
         esl_viewport_set_trail(ESL_VIEWPORT(self->viewport), NULL, 0, -1);
         esl_viewport_set_highlight(ESL_VIEWPORT(self->viewport), -1, -1);
+        fill_inspector_fields(self, -1, -1);
         return;
     }
     int source = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(row), "source"));
@@ -497,6 +676,7 @@ static void on_model_row_selected(GtkListBox *list, GtkListBoxRow *row, EslWindo
                                                   gtk_adjustment_get_value(self->time_adjustment)));
     g_autofree char *text = describe_element(self->model, source, index);
     gtk_label_set_text(GTK_LABEL(self->inspector_label), text);
+    fill_inspector_fields(self, source, index);
     esl_viewport_set_highlight(ESL_VIEWPORT(self->viewport),
                                source == PARAMETER_SOURCE ? -1 : source, index);
 }
@@ -504,6 +684,12 @@ static void on_model_row_selected(GtkListBox *list, GtkListBoxRow *row, EslWindo
 static void on_viewport_picked(EslViewport *viewport, int source, int index, EslWindow *self)
 {
     (void)viewport;
+    select_element(self, source, index);
+}
+
+/* Select the row of an element in the model list (none when source < 0). */
+static void select_element(EslWindow *self, int source, int index)
+{
     if (source < 0) {
         gtk_list_box_unselect_all(GTK_LIST_BOX(self->model_list));
         return;
@@ -762,17 +948,16 @@ static gboolean ensure_project(EslWindow *self, GError **error)
 
 static gint64 stored_model_id(EslWindow *self)
 {
-    gpointer id = g_hash_table_lookup(self->model_ids, self->model_path);
+    /* One stored copy per distinct text: an edited model is stored as it was run. */
+    g_autofree char *sum = g_compute_checksum_for_string(G_CHECKSUM_SHA256, self->model_json, -1);
+    g_autofree char *key = g_strconcat(self->model_path, "\n", sum, NULL);
+    gpointer id = g_hash_table_lookup(self->model_ids, key);
     if (id)
         return GPOINTER_TO_INT(id);
-    g_autofree char *text = NULL;
-    if (!g_file_get_contents(self->model_path, &text, NULL, NULL))
-        return 0;
     gint64 model_id = esl_project_add_model(self->project, self->model->name, self->model_path,
-                                            text, NULL);
+                                            self->model_json, NULL);
     if (model_id > 0)
-        g_hash_table_insert(self->model_ids, g_strdup(self->model_path),
-                            GINT_TO_POINTER((int)model_id));
+        g_hash_table_insert(self->model_ids, g_steal_pointer(&key), GINT_TO_POINTER((int)model_id));
     return model_id;
 }
 
@@ -791,12 +976,20 @@ gboolean esl_window_load_model(EslWindow *self, const char *path_or_name, GError
     MbsModel *model = esl_model_load_file(path, NULL, 0, error);
     if (!model)
         return FALSE;
+    g_autofree char *json = NULL;
+    if (!g_file_get_contents(path, &json, NULL, error)) {
+        mbs_model_free(model);
+        return FALSE;
+    }
     esl_viewport_set_model(ESL_VIEWPORT(self->viewport), NULL);
     set_history(self, NULL, FALSE);
     mbs_model_free(self->model);
     self->model = model;
     g_free(self->model_path);
     self->model_path = g_steal_pointer(&path);
+    g_free(self->model_json);
+    self->model_json = g_steal_pointer(&json);
+    self->model_modified = FALSE;
     esl_viewport_set_model(ESL_VIEWPORT(self->viewport), model);
     self->selected_body = -1;
     fill_model_list(self);
@@ -805,6 +998,7 @@ gboolean esl_window_load_model(EslWindow *self, const char *path_or_name, GError
     gtk_label_set_text(GTK_LABEL(self->inspector_label),
                        _("Select a body, joint, force or parameter (in the list or in the 3D "
                          "view) to inspect it."));
+    fill_inspector_fields(self, -1, -1);
     g_autofree char *summary =
         g_strdup_printf(_("%s: %d bodies, %d joints, %d forces, %d coordinates, %d "
                           "constraints."),
@@ -951,6 +1145,17 @@ static void fill_gallery(EslWindow *self)
 
 /* ---- running ------------------------------------------------------------------------------ */
 
+/* The run settings shown in the run panel. */
+static void read_settings(EslWindow *self, MbsSettings *settings)
+{
+    mbs_settings_defaults(settings);
+    settings->step = gtk_spin_button_get_value(GTK_SPIN_BUTTON(self->step_spin));
+    settings->duration = gtk_spin_button_get_value(GTK_SPIN_BUTTON(self->duration_spin));
+    settings->penalty = gtk_spin_button_get_value(GTK_SPIN_BUTTON(self->penalty_spin));
+    settings->jacobian =
+        (MbsJacobianMethod)gtk_drop_down_get_selected(GTK_DROP_DOWN(self->jacobian_dropdown));
+}
+
 static void update_progress(EslWindow *self)
 {
     if (!self->controller)
@@ -1024,12 +1229,7 @@ static void start_run(EslWindow *self)
         return;
     }
     MbsSettings settings;
-    mbs_settings_defaults(&settings);
-    settings.step = gtk_spin_button_get_value(GTK_SPIN_BUTTON(self->step_spin));
-    settings.duration = gtk_spin_button_get_value(GTK_SPIN_BUTTON(self->duration_spin));
-    settings.penalty = gtk_spin_button_get_value(GTK_SPIN_BUTTON(self->penalty_spin));
-    settings.jacobian =
-        (MbsJacobianMethod)gtk_drop_down_get_selected(GTK_DROP_DOWN(self->jacobian_dropdown));
+    read_settings(self, &settings);
     guint f = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->formulation_dropdown));
     const MbsFormulationClass *klass = mbs_formulation_class((int)f);
     if (!klass) {
@@ -1078,6 +1278,9 @@ static void update_run_actions(EslWindow *self)
     gtk_widget_set_sensitive(self->duration_spin, !running);
     gtk_widget_set_sensitive(self->jacobian_dropdown, !running);
     gtk_widget_set_sensitive(self->penalty_spin, !running);
+    gtk_widget_set_sensitive(self->inspector_fields, !running);
+    if ((a = g_action_map_lookup_action(G_ACTION_MAP(self), "save-model")))
+        g_simple_action_set_enabled(G_SIMPLE_ACTION(a), self->model != NULL);
 }
 
 static void action_run(GSimpleAction *a, GVariant *p, gpointer data)
@@ -1184,8 +1387,13 @@ static void choose_file(EslWindow *self, const char *title, GtkFileChooserAction
         g_autoptr(GFile) dir = g_file_new_for_path(models_dir());
         gtk_file_chooser_set_current_folder(GTK_FILE_CHOOSER(chooser), dir, NULL);
     }
-    if (action == GTK_FILE_CHOOSER_ACTION_SAVE)
+    if (action == GTK_FILE_CHOOSER_ACTION_SAVE && g_str_equal(pattern, "*.json")) {
+        g_autofree char *name =
+            g_strdup_printf("%s.json", self->model ? self->model->name : "model");
+        gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), name);
+    } else if (action == GTK_FILE_CHOOSER_ACTION_SAVE) {
         gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), _("runs.eslabon"));
+    }
     g_object_set_data(G_OBJECT(chooser), "handler", (gpointer)handler);
     g_signal_connect(chooser, "response", G_CALLBACK(on_chooser_response), self);
     gtk_native_dialog_show(GTK_NATIVE_DIALOG(chooser));
@@ -1248,6 +1456,29 @@ static void save_project_path(EslWindow *self, const char *path)
     show_status(self, FALSE, _("Project saved as %s."), path);
 }
 
+static void save_model_path(EslWindow *self, const char *path)
+{
+    g_autoptr(GError) error = NULL;
+    if (!self->model_json || !g_file_set_contents(path, self->model_json, -1, &error)) {
+        show_status(self, TRUE, _("Cannot save the model: %s"),
+                    error ? error->message : _("no model is open"));
+        return;
+    }
+    g_free(self->model_path);
+    self->model_path = g_strdup(path);
+    self->model_modified = FALSE;
+    update_titles(self);
+    show_status(self, FALSE, _("Model saved as %s."), path);
+}
+
+static void action_save_model(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    choose_file(data, _("Save Model As"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"),
+                _("Eslabón models (*.json)"), "*.json", save_model_path);
+}
+
 static void action_open_model(GSimpleAction *a, GVariant *p, gpointer data)
 {
     (void)a;
@@ -1291,6 +1522,7 @@ static const GActionEntry win_actions[] = {
     {"playback", NULL, NULL, "false", playback_state_changed, {0}},
     {"show-gallery", action_gallery, NULL, NULL, NULL, {0}},
     {"open-model", action_open_model, NULL, NULL, NULL, {0}},
+    {"save-model", action_save_model, NULL, NULL, NULL, {0}},
     {"new-project", action_new_project, NULL, NULL, NULL, {0}},
     {"open-project", action_open_project, NULL, NULL, NULL, {0}},
     {"save-project", action_save_project, NULL, NULL, NULL, {0}},
@@ -1371,6 +1603,7 @@ static void esl_window_finalize(GObject *object)
         g_ptr_array_unref(self->history);
     mbs_model_free(self->model);
     g_free(self->model_path);
+    g_free(self->model_json);
     G_OBJECT_CLASS(esl_window_parent_class)->finalize(object);
 }
 
@@ -1389,6 +1622,7 @@ static void esl_window_class_init(EslWindowClass *klass)
     CHILD(gallery);
     CHILD(model_list);
     CHILD(inspector_label);
+    CHILD(inspector_fields);
     CHILD(runs_list);
     CHILD(viewport);
     CHILD(viewport_note);

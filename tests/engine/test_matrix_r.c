@@ -9,6 +9,7 @@
 #include "mbs_formulation.h"
 #include "mbs_topology.h"
 #include "tap.h"
+#include "pendulum_reference.h"
 #include "test_models.h"
 
 typedef struct {
@@ -146,39 +147,6 @@ static void pendulum_angles(double theta1, double theta2, double h, double durat
     mbs_model_free(m);
 }
 
-/* Lagrange equations of two uniform bars (1 kg, 1 m) in absolute angles (as in test_penalty). */
-static void pendulum_rhs(const double y[4], double dy[4])
-{
-    const double g = 9.81;
-    double c = cos(y[0] - y[1]), s = sin(y[0] - y[1]);
-    double a11 = 4.0 / 3.0, a12 = 0.5 * c, a22 = 1.0 / 3.0;
-    double b1 = -0.5 * s * y[3] * y[3] - 1.5 * g * sin(y[0]);
-    double b2 = 0.5 * s * y[2] * y[2] - 0.5 * g * sin(y[1]);
-    double det = a11 * a22 - a12 * a12;
-    dy[0] = y[2];
-    dy[1] = y[3];
-    dy[2] = (a22 * b1 - a12 * b2) / det;
-    dy[3] = (a11 * b2 - a12 * b1) / det;
-}
-
-static void pendulum_rk4(double theta1, double theta2, double duration, double out[2])
-{
-    double y[4] = {theta1, theta2, 0, 0}, k1[4], k2[4], k3[4], k4[4], t[4];
-    const double h = 1e-4;
-    int steps = (int)(duration / h + 0.5);
-    for (int i = 0; i < steps; ++i) {
-        pendulum_rhs(y, k1);
-        for (int c = 0; c < 4; ++c) t[c] = y[c] + 0.5 * h * k1[c];
-        pendulum_rhs(t, k2);
-        for (int c = 0; c < 4; ++c) t[c] = y[c] + 0.5 * h * k2[c];
-        pendulum_rhs(t, k3);
-        for (int c = 0; c < 4; ++c) t[c] = y[c] + h * k3[c];
-        pendulum_rhs(t, k4);
-        for (int c = 0; c < 4; ++c) y[c] += h / 6.0 * (k1[c] + 2 * k2[c] + 2 * k3[c] + k4[c]);
-    }
-    out[0] = y[0];
-    out[1] = y[1];
-}
 
 static const char *integrator_name(int i) { return i ? "trapezoidal" : "RK4"; }
 
@@ -215,7 +183,7 @@ int main(void)
     {
         double ref[2], got[2], got_tr[2];
         Options rk = {0}, tr = {.integrator = 1};
-        pendulum_rk4(M_PI / 2, M_PI / 2, 1.0, ref);
+        pendulum_rk4(M_PI / 2, M_PI / 2, 1.0, 1e-4, ref);
         pendulum_angles(M_PI / 2, M_PI / 2, 1e-3, 1.0, &rk, got);
         pendulum_angles(M_PI / 2, M_PI / 2, 1e-3, 1.0, &tr, got_tr);
         double e = fmax(fabs(got[0] - ref[0]), fabs(got[1] - ref[1]));

@@ -190,4 +190,61 @@ __attribute__((unused, noipa)) static MbsModel *build_lattice(int ny, int nz)
     return m;
 }
 
+/* Open chain with every tree joint type and two drivers:
+ * ground -R(X, driven)- b1 -P(along the bar)- b2 -S- b3 -U- b4 -P(driven)- b5, with boxes. */
+__attribute__((unused)) static MbsModel *build_chain(void)
+{
+    MbsError err;
+    MbsModel *m = mbs_model_new("chain");
+    m->gravity[2] = -9.81;
+    int g = mbs_model_add_ground(m, "ground", &err);
+    double size[3] = {0.2, 0.5, 0.1}, I[9];
+    int b[6];
+    b[0] = g;
+    char name[32];
+    for (int i = 1; i <= 5; ++i) {
+        double com[3] = {0.1 * i, 0.5 * i, -0.2 * i};
+        mbs_inertia_box(1.0 + 0.2 * i, size, I);
+        I[1] = I[3] = 0.003; /* not aligned with the axes */
+        snprintf(name, sizeof name, "b%d", i);
+        b[i] = mbs_model_add_body(m, name, 1.0 + 0.2 * i, com, I, &err);
+        die_on(b[i], &err);
+        snprintf(name, sizeof name, "p%d", i);
+        double pt[3] = {com[0] + 0.05, com[1] + 0.1, com[2] - 0.07};
+        die_on(mbs_model_add_point(m, b[i], name, pt, &err), &err);
+    }
+    double P0[3] = {0, 0, 0}, P1[3] = {0.1, 0.4, -0.1}, P2[3] = {0.15, 1.2, -0.5},
+           P3[3] = {0.3, 1.6, -0.6}, P4[3] = {0.4, 2.2, -0.9};
+    double ax[3] = {0.1, 1.0, -0.2}, a2[3] = {0, 0.3, 1.0}, a3[3] = {1, 0.2, 0.1};
+    MbsFunction drv = {.kind = MBS_FUNCTION_SINE, .offset = 0.2, .amplitude = 0.5,
+                       .omega = 3.0, .phase = 0.1};
+    MbsFunction drv2 = {.kind = MBS_FUNCTION_POLYNOMIAL, .ncoef = 3, .coef = {0.05, -0.3, 0.4}};
+    int j0 = mbs_model_add_joint(m, "R", MBS_JOINT_REVOLUTE, g, b[1], P0, X_AXIS, &err);
+    die_on(j0, &err);
+    die_on(mbs_model_drive_joint(m, j0, &drv, &err), &err);
+    die_on(mbs_model_add_joint(m, "P", MBS_JOINT_PRISMATIC, b[1], b[2], P1, ax, &err), &err);
+    die_on(mbs_model_add_joint(m, "S", MBS_JOINT_SPHERICAL, b[2], b[3], P2, X_AXIS, &err), &err);
+    die_on(mbs_model_add_universal(m, "U", b[3], b[4], P3, a2, a3, &err), &err);
+    int j4 = mbs_model_add_joint(m, "P2", MBS_JOINT_PRISMATIC, b[5], b[4], P4, a3, &err);
+    die_on(j4, &err);
+    die_on(mbs_model_drive_joint(m, j4, &drv2, &err), &err);
+    MbsForce tsda = {.type = MBS_FORCE_TSDA, .body1 = b[1], .body2 = b[4], .stiffness = 30,
+                     .damping = 1.5, .natural_length = 0.8, .preload = 2.0,
+                     .point1 = {0.1, 0.5, -0.2}, .point2 = {0.4, 2.0, -0.8}};
+    die_on(mbs_model_add_force(m, &tsda, &err), &err);
+    MbsForce rsda = {.type = MBS_FORCE_RSDA, .joint = j0, .stiffness = 7, .damping = 0.4,
+                     .rest_angle = 0.3};
+    die_on(mbs_model_add_force(m, &rsda, &err), &err);
+    MbsForce fc = {.type = MBS_FORCE_CONSTANT, .body1 = b[3], .point1 = {0.3, 1.5, -0.6},
+                   .vector = {1.0, -2.0, 0.5}};
+    die_on(mbs_model_add_force(m, &fc, &err), &err);
+    MbsForce tq = {.type = MBS_FORCE_TORQUE, .body1 = b[2], .vector = {0.3, 0.7, -1.1}};
+    die_on(mbs_model_add_force(m, &tq, &err), &err);
+    if (mbs_model_compile(m, &err)) {
+        fprintf(stderr, "%s\n", err.message);
+        exit(2);
+    }
+    return m;
+}
+
 #endif

@@ -12,6 +12,7 @@
 
 #include "eslabon-config.h"
 #include "esl-cli.h"
+#include "esl-cli-bench.h"
 #include "esl-model-file.h"
 #include "mbs_clock.h"
 #include "mbs_run.h"
@@ -164,7 +165,7 @@ static int bench_jacobian(const char *models_dir, int runs, double duration)
 
 int esl_cli_bench(int argc, char **argv)
 {
-    int runs = 3;
+    int runs = 3, evaluations = 1000;
     double duration = 5.0;
     char *models_dir = NULL, *jac = NULL;
     GOptionEntry entries[] = {
@@ -172,6 +173,7 @@ int esl_cli_bench(int argc, char **argv)
         {"duration", 't', 0, G_OPTION_ARG_DOUBLE, &duration, "Simulated time (default 5 s)", "T"},
         {"jacobian", 0, 0, G_OPTION_ARG_STRING, &jac, "nd-central (default) or nd-forward", "METHOD"},
         {"models-dir", 0, 0, G_OPTION_ARG_FILENAME, &models_dir, "Where the model files are", "DIR"},
+        {"evaluations", 0, 0, G_OPTION_ARG_INT, &evaluations, "matrix-r: evaluations per run (default 1000)", "E"},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new("penalty - print a benchmark table");
@@ -181,8 +183,9 @@ int esl_cli_bench(int argc, char **argv)
         fprintf(stderr, "eslabon-cli bench: %s\n", error->message);
         return 2;
     }
-    if (argc != 2 || (strcmp(argv[1], "penalty") && strcmp(argv[1], "jacobian"))) {
-        fprintf(stderr, "eslabon-cli bench: available benchmarks: penalty, jacobian\n");
+    if (argc != 2 || (strcmp(argv[1], "penalty") && strcmp(argv[1], "jacobian") &&
+                      strcmp(argv[1], "matrix-r"))) {
+        fprintf(stderr, "eslabon-cli bench: available benchmarks: penalty, jacobian, matrix-r\n");
         return 2;
     }
     if (runs < 1 || !(duration > 0)) {
@@ -194,9 +197,9 @@ int esl_cli_bench(int argc, char **argv)
         return 2;
     }
     const char *dir = models_dir ? models_dir : ESLABON_MODELS_DIR;
-    int st = !strcmp(argv[1], "jacobian")
-                 ? bench_jacobian(dir, runs, duration > 2.0 ? 1.0 : duration)
-                 : bench_penalty(dir, runs, duration, jac ? jac : "nd-central");
+    int st = !strcmp(argv[1], "jacobian") ? bench_jacobian(dir, runs, duration > 2.0 ? 1.0 : duration)
+             : !strcmp(argv[1], "matrix-r") ? esl_bench_matrix_r(dir, runs, evaluations)
+                                             : bench_penalty(dir, runs, duration, jac ? jac : "nd-central");
     g_free(models_dir);
     g_free(jac);
     return st;

@@ -1,15 +1,17 @@
-/* Benchmark of matrix-r, dense (LAPACK LU) vs sparse (KLU) algebra for the dependent block, on
- * the 1x15, 4x15 and 7x15 lattices (like paper 003 Table 1): wall time per phase for a fixed
- * number of evaluations of the equations of motion (RK4, 4 per step), median of several runs.
- * Usage: bench_matrix_r [evaluations (1000)] [runs (5)] */
+/* eslabon-cli bench matrix-r: dense (LAPACK LU) vs sparse (KLU) algebra for the dependent
+ * block, on the 1x15, 4x15 and 7x15 lattices (like paper 003 Table 1): wall time per phase for a
+ * fixed number of evaluations of the equations of motion (RK4, 4 per step), median of runs. */
+#include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "eslabon-config.h"
+#include "esl-cli-bench.h"
+#include "esl-model-file.h"
 #include "form_matrix_r.h"
 #include "mbs_clock.h"
 #include "mbs_formulation.h"
 #include "mbs_topology.h"
-#include "test_models.h"
 
 enum { PH_POS, PH_VEL, PH_RZ, PH_DYN, PH_RED, PH_SOLVE, PH_TOTAL, NPH };
 static const char *phase_names[NPH] = {
@@ -58,11 +60,10 @@ static int measure(const MbsModel *m, int sparse, int evaluations, double out[NP
     return 0;
 }
 
-int main(int argc, char **argv)
+int esl_bench_matrix_r(const char *models_dir, int runs, int evaluations)
 {
-    int evaluations = argc > 1 ? atoi(argv[1]) : 1000, runs = argc > 2 ? atoi(argv[2]) : 5;
     if (evaluations < 4 || runs < 1) {
-        fprintf(stderr, "usage: bench_matrix_r [evaluations] [runs]\n");
+        fprintf(stderr, "eslabon-cli bench matrix-r: needs at least 4 evaluations and 1 run\n");
         return 2;
     }
     int ny[3] = {1, 4, 7};
@@ -70,7 +71,13 @@ int main(int argc, char **argv)
     long iters[3][2];
     MbsModel *models[3];
     for (int c = 0; c < 3; ++c) {
-        models[c] = build_lattice(ny[c], 15);
+        g_autofree char *path = g_strdup_printf("%s/multi-four-bar-%dx15.json", models_dir, ny[c]);
+        g_autoptr(GError) error = NULL;
+        models[c] = esl_model_load_file(path, NULL, 0, &error);
+        if (!models[c]) {
+            fprintf(stderr, "eslabon-cli bench: %s\n", error->message);
+            return 1;
+        }
         /* dense and sparse runs interleaved, so that a changing machine load affects both */
         double *samples = calloc((size_t)2 * runs * NPH, sizeof *samples);
         for (int r = 0; r < runs; ++r)
@@ -89,8 +96,9 @@ int main(int argc, char **argv)
             }
         free(samples);
     }
-    printf("matrix-r, RK4 h = 10 ms, %d evaluations (%d steps) from t = 0, median of %d runs, "
-           "ms (dense and sparse runs interleaved)\n\n", evaluations, evaluations / 4, runs);
+    printf("# eslabon-cli bench matrix-r: RK4 h = 10 ms, %d evaluations (%d steps) from t = 0, "
+           "median of %d runs, ms (dense and sparse runs interleaved); Eslabón %s\n\n",
+           evaluations, evaluations / 4, runs, ESLABON_VERSION);
     printf("| phase |");
     for (int c = 0; c < 3; ++c)
         printf(" %dx15 dense | %dx15 sparse |", ny[c], ny[c]);

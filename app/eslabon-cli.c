@@ -19,7 +19,7 @@ static const Command commands[] = {
      "compare MODEL [--formulations A,B,...] [--step H] [--duration T] [--reference-step H_REF]\n"
      "            [--reference-formulation NAME] [--points BODY:POINT,...] [--json]"},
     {"info", esl_cli_info, "info MODEL [--json]"},
-    {"bench", esl_cli_bench, "bench penalty [--runs N] [--duration T] [--models-dir DIR]"},
+    {"bench", esl_cli_bench, "bench penalty|jacobian|matrix-r [--runs N] [--duration T] [--evaluations E]"},
     {"render", esl_cli_render, "render MODEL [--time T] [--project FILE --run ID] --out view.png [--size WxH]"},
     {"generate", esl_cli_generate, "generate multi-four-bar --ny N --nz M [--output FILE]"},
     {"list-models", esl_cli_list_models, "list-models"},

@@ -587,7 +587,10 @@ static void on_field_activate(GtkEntry *entry, EslWindow *self)
     update_titles(self);
     fill_model_list(self);
     select_element(self, source, index);
-    show_status(self, FALSE, _("%s set to %g; the model is re-assembled."), path, value);
+    show_status(self, FALSE, _("%s set to %g; the model is re-assembled (%s)."),
+                (const char *)g_object_get_data(G_OBJECT(entry), "label"), value,
+                gtk_string_object_get_string(GTK_STRING_OBJECT(gtk_drop_down_get_selected_item(
+                    GTK_DROP_DOWN(self->formulation_dropdown)))));
 }
 
 static void on_field_changed(GtkEditable *editable, gpointer data)
@@ -643,6 +646,7 @@ static void fill_inspector_fields(EslWindow *self, int source, int index)
         gtk_widget_add_css_class(error_label, "caption");
         gtk_widget_set_visible(error_label, FALSE);
         g_object_set_data_full(G_OBJECT(entry), "path", g_strdup(f->path), g_free);
+        g_object_set_data_full(G_OBJECT(entry), "label", g_strdup(label_text), g_free);
         g_object_set_data(G_OBJECT(entry), "source", GINT_TO_POINTER(source));
         g_object_set_data(G_OBJECT(entry), "index", GINT_TO_POINTER(index));
         g_object_set_data(G_OBJECT(entry), "error-label", error_label);

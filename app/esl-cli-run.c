@@ -249,14 +249,14 @@ static void print_text(const char *path, const MbsFormulation *f, const MbsRunSu
 
 int esl_cli_run(int argc, char **argv)
 {
-    RunOptions o = {.formulation = NULL, .step = 1e-2, .duration = 5.0, .alpha = 0.0, .threads = 1};
+    RunOptions o = {.formulation = NULL, .step = 1e-2, .duration = 5.0, .alpha = 0.0, .threads = 0};
     GOptionEntry entries[] = {
         {"formulation", 'f', 0, G_OPTION_ARG_STRING, &o.formulation, "Formulation (penalty, ...)", "NAME"},
         {"step", 'h', 0, G_OPTION_ARG_DOUBLE, &o.step, "Time step in s (default 0.01)", "H"},
         {"duration", 't', 0, G_OPTION_ARG_DOUBLE, &o.duration, "Simulated time in s (default 5)", "T"},
         {"jacobian", 0, 0, G_OPTION_ARG_STRING, &o.jacobian, "nd-forward or nd-central", "METHOD"},
         {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &o.alpha, "Penalty factor", "A"},
-        {"threads", 0, 0, G_OPTION_ARG_INT, &o.threads, "Threads for Jacobian columns (default 1, 0: all cores)", "N"},
+        {"threads", 0, 0, G_OPTION_ARG_INT, &o.threads, "Threads for Jacobian columns (default 0: all cores)", "N"},
         {"integrator", 0, 0, G_OPTION_ARG_STRING, &o.integrator, "matrix-r: rk4 (default) or trapezoidal", "NAME"},
         {"algebra", 0, 0, G_OPTION_ARG_STRING, &o.algebra, "matrix-r, ali3p: dense or sparse (SuiteSparse KLU)", "KIND"},
         {"projection", 0, 0, G_OPTION_ARG_STRING, &o.projection, "ali3p: mass (default) or mdk (mass-damping-stiffness-orthogonal)", "KIND"},

@@ -42,9 +42,9 @@ void mbs_settings_defaults(MbsSettings *s)
     s->newton_max_iterations = 20;
     s->jacobian_reuse = 3;
     s->assembly_tolerance = 1e-12;
-    /* One thread: on this 2-core machine, shared with other work, 2 threads were slower
-     * (docs/benchmarks.md, bench jacobian). */
-    s->threads = 1;
+    /* All cores (capped by the formulation for small models): 1.9-2x on the lattices with
+     * 2 idle cores; slower when the cores are busy with other work (docs/benchmarks.md). */
+    s->threads = 0;
     s->newmark_beta = 0.25;
     s->newmark_gamma = 0.5;
     s->projection_kind = 0;

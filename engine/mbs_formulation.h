@@ -37,7 +37,7 @@ typedef struct {
     int newton_max_iterations;
     int jacobian_reuse;   /* K and C reused for this many Newton iterations (paper 000: 3) */
     double assembly_tolerance;
-    int threads;          /* threads for Jacobian columns (default 1); 0: as OpenMP offers */
+    int threads;          /* threads for Jacobian columns; 0 (default): as OpenMP offers */
     /* ali3p (paper 004): Newmark parameters (trapezoidal rule: 0.25, 0.5) and the projection
      * 0: mass-orthogonal (P = M, zeta = beta h^2), 1: mass-damping-stiffness-orthogonal
      * (P = M + gamma h C + beta h^2 K, zeta = beta h^2), 2: mass-orthogonal, zeta = 1. */

@@ -6,10 +6,14 @@
 #include <stdio.h>
 
 #include "eslabon-config.h"
+#include "esl-model-file.h"
 #include "esl-project.h"
+#include "esl-recent.h"
 #include "esl-window.h"
 
 #define SMOKE_TIMEOUT_S 90
+#define SMOKE_MIN_FRAMES 10 /* frames the window must draw while the run goes on */
+#define SMOKE_EDITED_MASS 1.25 /* kg, given to bodies[1] through the window before the run */
 
 struct _EslApplication {
     GtkApplication parent_instance;
@@ -20,6 +24,8 @@ struct _EslApplication {
     /* smoke test */
     int smoke_status;
     guint smoke_timeout;
+    guint smoke_tick;
+    GArray *frame_times_us; /* monotonic time of each frame while the run goes on */
 };
 
 G_DEFINE_FINAL_TYPE(EslApplication, esl_application, GTK_TYPE_APPLICATION)
@@ -34,6 +40,37 @@ static EslWindow *current_window(EslApplication *self)
 }
 
 /* ---- smoke test ---------------------------------------------------------------------------- */
+
+static int compare_gint64(gconstpointer a, gconstpointer b)
+{
+    gint64 x = *(const gint64 *)a, y = *(const gint64 *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Frames drawn while the run went on; prints their count, the 95th percentile and the maximum
+ * of the intervals between them. Returns the count. */
+static guint report_frames(EslApplication *self)
+{
+    GArray *t = self->frame_times_us;
+    guint n = t ? t->len : 0;
+    if (n < 2) {
+        printf("frames during the run: %u\n", n);
+        return n;
+    }
+    g_autoptr(GArray) dt = g_array_sized_new(FALSE, FALSE, sizeof(gint64), n - 1);
+    for (guint i = 1; i < n; i++) {
+        gint64 d = g_array_index(t, gint64, i) - g_array_index(t, gint64, i - 1);
+        g_array_append_val(dt, d);
+    }
+    g_array_sort(dt, compare_gint64);
+    guint k95 = (guint)((dt->len - 1) * 95 / 100);
+    double span = (g_array_index(t, gint64, n - 1) - g_array_index(t, gint64, 0)) * 1e-6;
+    printf("frames during the run: %u in %.2f s; frame interval: median %.1f ms, 95th "
+           "percentile %.1f ms, max %.1f ms\n",
+           n, span, g_array_index(dt, gint64, dt->len / 2) * 1e-3,
+           g_array_index(dt, gint64, k95) * 1e-3, g_array_index(dt, gint64, dt->len - 1) * 1e-3);
+    return n;
+}
 
 static void smoke_finish(EslApplication *self, int status, const char *message)
 {
@@ -52,9 +89,55 @@ static gboolean smoke_timed_out(gpointer data)
     return G_SOURCE_REMOVE;
 }
 
+static gboolean smoke_frame_tick(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+    (void)widget;
+    (void)clock;
+    EslApplication *self = data;
+    gint64 now = g_get_monotonic_time();
+    g_array_append_val(self->frame_times_us, now);
+    return G_SOURCE_CONTINUE;
+}
+
+/* The 3D view exported as PNG must be the size of the view and not a blank picture. */
+static gboolean smoke_check_export(EslWindow *window, const char *path, char **message)
+{
+    g_autoptr(GError) error = NULL;
+    if (!esl_window_export_view(window, path, &error)) {
+        *message = g_strdup_printf("cannot export the 3D view: %s", error->message);
+        return FALSE;
+    }
+    g_autoptr(GdkTexture) texture = gdk_texture_new_from_filename(path, &error);
+    if (!texture) {
+        *message = g_strdup_printf("the exported view does not load: %s", error->message);
+        return FALSE;
+    }
+    int w = gdk_texture_get_width(texture), h = gdk_texture_get_height(texture);
+    gsize stride = (gsize)w * 4;
+    g_autofree guint8 *pixels = g_malloc(stride * (gsize)h);
+    gdk_texture_download(texture, pixels, stride);
+    g_autoptr(GHashTable) colours = g_hash_table_new(g_direct_hash, g_direct_equal);
+    for (gsize i = 0; i < stride * (gsize)h && g_hash_table_size(colours) < 50; i += 4 * 7) {
+        guint32 c = (guint32)pixels[i] << 16 | (guint32)pixels[i + 1] << 8 | pixels[i + 2];
+        g_hash_table_add(colours, GUINT_TO_POINTER(c + 1));
+    }
+    printf("3D view exported: %s, %d x %d pixels\n", path, w, h);
+    if (w < 100 || h < 100 || g_hash_table_size(colours) < 50) {
+        *message = g_strdup_printf("the exported view is %d x %d with %u colours", w, h,
+                                   g_hash_table_size(colours));
+        return FALSE;
+    }
+    return TRUE;
+}
+
 static void smoke_on_run_finished(EslWindow *window, int status, gint64 run_id,
                                   EslApplication *self)
 {
+    if (self->smoke_tick) {
+        gtk_widget_remove_tick_callback(GTK_WIDGET(window), self->smoke_tick);
+        self->smoke_tick = 0;
+    }
+    guint frames = report_frames(self);
     if (status != ESL_RUN_FINISHED) {
         smoke_finish(self, 1, "the run did not finish");
         return;
@@ -69,6 +152,8 @@ static void smoke_on_run_finished(EslWindow *window, int status, gint64 run_id,
     g_autoptr(GError) error = NULL;
     EslProject *project = esl_project_open(esl_window_get_project_path(window), FALSE, &error);
     g_autoptr(EslRunInfo) info = project ? esl_project_get_run(project, run_id, &error) : NULL;
+    g_autofree char *stored_json =
+        info ? esl_project_model_json(project, info->model_id, NULL) : NULL;
     esl_project_close(project);
     if (!info) {
         g_autofree char *msg = g_strdup_printf("the run is not in the project: %s",
@@ -80,16 +165,44 @@ static void smoke_on_run_finished(EslWindow *window, int status, gint64 run_id,
         smoke_finish(self, 1, "the stored run is incomplete");
         return;
     }
+    /* A run shorter than a second may end within a few frames. */
+    guint min_frames = info->wall_time >= 1.0 ? SMOKE_MIN_FRAMES : 0;
+    MbsModel *stored = stored_json ? esl_model_load_string(stored_json, "stored", NULL, 0, NULL)
+                                   : NULL;
+    gboolean edited = stored && stored->nbodies > 1 && stored->bodies[1].mass == SMOKE_EDITED_MASS;
+    mbs_model_free(stored);
+    if (!edited) {
+        smoke_finish(self, 1, "the project does not hold the model as edited in the window");
+        return;
+    }
+    if (frames < min_frames) {
+        g_autofree char *msg = g_strdup_printf("the window drew %u frames during a run of %.2f s "
+                                               "(fewer than %u)", frames, info->wall_time,
+                                               min_frames);
+        smoke_finish(self, 1, msg);
+        return;
+    }
+    g_autofree char *png = g_strconcat(esl_window_get_project_path(window), ".png", NULL);
+    g_autofree char *export_error = NULL;
+    if (!smoke_check_export(window, png, &export_error)) {
+        smoke_finish(self, 1, export_error);
+        return;
+    }
     g_autofree char *msg = g_strdup_printf(
-        "run %" G_GINT64_FORMAT " of %s with %s stored in %s (%" G_GINT64_FORMAT " samples)",
-        run_id, info->model_name, info->formulation, esl_window_get_project_path(window),
-        info->nsamples);
+        "run %" G_GINT64_FORMAT " of %s with %s (%.2f s of wall time) stored in %s (%" G_GINT64_FORMAT
+        " samples)",
+        run_id, info->model_name, info->formulation, info->wall_time,
+        esl_window_get_project_path(window), info->nsamples);
     smoke_finish(self, 0, msg);
 }
 
 static gboolean smoke_start_run(gpointer data)
 {
     EslWindow *window = data;
+    EslApplication *self = ESL_APPLICATION(gtk_window_get_application(GTK_WINDOW(window)));
+    self->frame_times_us = g_array_new(FALSE, FALSE, sizeof(gint64));
+    self->smoke_tick = gtk_widget_add_tick_callback(GTK_WIDGET(window), smoke_frame_tick, self,
+                                                    NULL);
     g_action_group_activate_action(G_ACTION_GROUP(window), "run", NULL);
     return G_SOURCE_REMOVE;
 }
@@ -120,6 +233,16 @@ static void smoke_test(EslApplication *self, EslWindow *window)
         smoke_finish(self, 1, msg);
         return;
     }
+    /* Edit the model as the inspector does: an impossible mass is refused, a possible one is
+     * what the run uses (checked in the stored model). */
+    if (esl_window_edit_model(window, "bodies/1/mass", -1.0, NULL)) {
+        smoke_finish(self, 1, "a negative mass was accepted");
+        return;
+    }
+    if (!esl_window_edit_model(window, "bodies/1/mass", SMOKE_EDITED_MASS, &error)) {
+        smoke_finish(self, 1, error->message);
+        return;
+    }
     g_signal_connect(window, "run-finished", G_CALLBACK(smoke_on_run_finished), self);
     /* Let the window map and draw its first frames before running. */
     g_timeout_add(700, smoke_start_run, window);
@@ -142,6 +265,8 @@ static void esl_application_activate(GApplication *app)
     g_clear_error(&error);
     if (self->model && !esl_window_load_model(window, self->model, &error))
         g_printerr("eslabon: %s\n", error->message);
+    if (self->formulation && !esl_window_set_formulation(window, self->formulation))
+        g_printerr("eslabon: no formulation named %s\n", self->formulation);
 }
 
 static void esl_application_open(GApplication *app, GFile **files, int n_files,
@@ -158,6 +283,8 @@ static void esl_application_open(GApplication *app, GFile **files, int n_files,
                           : esl_window_load_model(window, path, &error);
         if (!ok)
             g_printerr("eslabon: %s\n", error ? error->message : "cannot open the file");
+        else
+            esl_recent_add(path);
     }
 }
 
@@ -217,6 +344,7 @@ static void esl_application_startup(GApplication *app)
         {"win.view::side", {"<Primary>3", NULL}},
         {"win.view::top", {"<Primary>4", NULL}},
         {"win.show-frames", {"<Primary>b", NULL}},
+        {"win.export-view", {"<Primary>e", NULL}},
     };
     for (size_t i = 0; i < G_N_ELEMENTS(accels); i++)
         gtk_application_set_accels_for_action(GTK_APPLICATION(app), accels[i].action,
@@ -254,6 +382,8 @@ static void esl_application_finalize(GObject *object)
     g_free(self->model);
     g_free(self->project);
     g_free(self->formulation);
+    if (self->frame_times_us)
+        g_array_unref(self->frame_times_us);
     G_OBJECT_CLASS(esl_application_parent_class)->finalize(object);
 }
 
@@ -281,7 +411,7 @@ static void esl_application_init(EslApplication *self)
         {"duration", 0, 0, G_OPTION_ARG_DOUBLE, NULL, N_("Simulated time of the smoke-test run"),
          N_("SECONDS")},
         {"formulation", 0, 0, G_OPTION_ARG_STRING, NULL,
-         N_("Formulation of the smoke-test run (default penalty)"), N_("NAME")},
+         N_("Formulation selected for the runs (default penalty)"), N_("NAME")},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
     g_application_add_main_option_entries(G_APPLICATION(self), entries);

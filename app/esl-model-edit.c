@@ -117,6 +117,11 @@ static void body_fields(GPtrArray *fields, const MbsModel *m, JsonObject *o, int
 static void joint_fields(GPtrArray *fields, const MbsModel *m, JsonObject *root, int j)
 {
     const MbsJoint *joint = &m->joints[j];
+    if (joint->type == MBS_JOINT_ROD) {
+        JsonObject *o = array_object(root, "joints", j);
+        add_field(fields, g_strdup_printf("joints/%d/length", j), "length", NULL, -1, -1,
+                  joint->length, o ? json_object_get_member(o, "length") : NULL);
+    }
     static const char *const keys[2] = {"position", "velocity"};
     for (int c = 0; c < mbs_joint_type_dofs(joint->type); c++) {
         if (c == 0 && joint->driven)
@@ -247,11 +252,11 @@ static gboolean parse_index(const char *text, int *out)
 static gboolean is_scalar_key(const char *key)
 {
     static const char *const keys[] = {"mass",    "stiffness",  "damping", "natural_length",
-                                       "preload", "rest_angle", NULL};
+                                       "preload", "rest_angle", "length",  NULL};
     return g_strv_contains(keys, key);
 }
 
-/* bodies/B/... or forces/F/... */
+/* bodies/B/..., forces/F/... or joints/J/length */
 static gboolean set_in_element(JsonObject *root, const char *path, char **parts, double value,
                                GError **error)
 {
@@ -340,7 +345,8 @@ char *esl_model_edit_set_number(const char *json, const char *path, double value
             bad_path(path, "the file has no such parameter", error);
     } else {
         g_auto(GStrv) parts = g_strsplit(path, "/", 4);
-        if (g_str_equal(parts[0], "bodies") || g_str_equal(parts[0], "forces"))
+        if (g_str_equal(parts[0], "bodies") || g_str_equal(parts[0], "forces") ||
+            g_str_equal(parts[0], "joints"))
             ok = set_in_element(root, path, parts, value, error);
         else if (g_str_equal(parts[0], "initial"))
             ok = set_initial(root, path, parts, value, error);

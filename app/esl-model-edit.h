@@ -8,6 +8,7 @@
  *   bodies/B/points/NAME/K        coordinate K (0 x, 1 y, 2 z) of point NAME of bodies[B]
  *   forces/F/KEY                  stiffness, damping, natural_length, preload, rest_angle
  *   forces/F/vector/K             component K of a constant force or torque
+ *   joints/J/length               length of a rod joint
  *   initial/J/C/KEY               initial position or velocity of coordinate C of joints[J]
  *                                 (an entry of "initial" is added when the file has none)
  *   parameters/NAME               value of a parameter

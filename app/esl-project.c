@@ -88,6 +88,16 @@ static const char *const migrations[ESL_PROJECT_SCHEMA_VERSION + 1] = {
         "CREATE TABLE summaries ("
         "  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
         "  json TEXT NOT NULL);",
+    /* 2: the formulations' own settings (NULL in runs stored before: engine defaults). */
+    [2] =
+        "ALTER TABLE runs ADD COLUMN newmark_beta REAL;"
+        "ALTER TABLE runs ADD COLUMN newmark_gamma REAL;"
+        "ALTER TABLE runs ADD COLUMN projection_kind INTEGER;"
+        "ALTER TABLE runs ADD COLUMN matrix_r_integrator INTEGER;"
+        "ALTER TABLE runs ADD COLUMN matrix_r_sparse INTEGER;"
+        "ALTER TABLE runs ADD COLUMN matrix_r_rcond REAL;"
+        "ALTER TABLE runs ADD COLUMN ali3p_solver INTEGER;"
+        "ALTER TABLE runs ADD COLUMN threads INTEGER;",
 };
 
 /* The double-valued monitors, with the column each is stored in. */
@@ -466,7 +476,10 @@ static gboolean check_settings(const MbsSettings *s, GError **error)
     return check_finite(s->step, "step", error) && check_finite(s->duration, "duration", error) &&
            check_finite(s->penalty, "penalty", error) &&
            check_finite(s->newton_tolerance, "Newton tolerance", error) &&
-           check_finite(s->assembly_tolerance, "assembly tolerance", error);
+           check_finite(s->assembly_tolerance, "assembly tolerance", error) &&
+           check_finite(s->newmark_beta, "Newmark beta", error) &&
+           check_finite(s->newmark_gamma, "Newmark gamma", error) &&
+           check_finite(s->matrix_r_rcond, "matrix-r condition threshold", error);
 }
 
 static gboolean check_json_object(const char *text, const char *what, GError **error)
@@ -505,8 +518,10 @@ gint64 esl_project_begin_run(EslProject *project, const EslRunRequest *request, 
     const char *sql =
         "INSERT INTO runs (model_id, model_name, formulation, step, duration, jacobian, penalty,"
         " newton_tolerance, newton_max_iterations, jacobian_reuse, assembly_tolerance,"
-        " parameters, eslabon_version, hostname, pid, started_at, status, nbodies, njoints)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'running',?,?)";
+        " parameters, eslabon_version, hostname, pid, started_at, status, nbodies, njoints,"
+        " newmark_beta, newmark_gamma, projection_kind, matrix_r_integrator, matrix_r_sparse,"
+        " matrix_r_rcond, ali3p_solver, threads)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?,?,?,?,?,?,?,?)";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return db_error(db, "cannot create the run", error), 0;
     int c = 1;
@@ -532,6 +547,14 @@ gint64 esl_project_begin_run(EslProject *project, const EslRunRequest *request, 
     sqlite3_bind_text(st, c++, now, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, c++, request->nbodies);
     sqlite3_bind_int(st, c++, request->njoints);
+    sqlite3_bind_double(st, c++, s->newmark_beta);
+    sqlite3_bind_double(st, c++, s->newmark_gamma);
+    sqlite3_bind_int(st, c++, s->projection_kind);
+    sqlite3_bind_int(st, c++, s->matrix_r_integrator);
+    sqlite3_bind_int(st, c++, s->matrix_r_sparse);
+    sqlite3_bind_double(st, c++, s->matrix_r_rcond);
+    sqlite3_bind_int(st, c++, s->ali3p_solver);
+    sqlite3_bind_int(st, c++, s->threads);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
@@ -790,8 +813,22 @@ void esl_run_info_free(EslRunInfo *info)
     " r.newton_tolerance, r.newton_max_iterations, r.jacobian_reuse, r.assembly_tolerance,"      \
     " r.parameters, r.eslabon_version, r.hostname, r.started_at, r.finished_at, r.wall_time,"    \
     " r.status, r.message, s.json, r.nbodies, r.njoints,"                                                   \
-    " (SELECT count(*) FROM samples WHERE run_id = r.id)"                                        \
+    " (SELECT count(*) FROM samples WHERE run_id = r.id),"                                       \
+    " r.newmark_beta, r.newmark_gamma, r.projection_kind, r.matrix_r_integrator,"                \
+    " r.matrix_r_sparse, r.matrix_r_rcond, r.ali3p_solver, r.threads"                            \
     " FROM runs r LEFT JOIN summaries s ON s.run_id = r.id"
+
+static void column_double_or(sqlite3_stmt *st, int c, double *value)
+{
+    if (sqlite3_column_type(st, c) != SQLITE_NULL)
+        *value = sqlite3_column_double(st, c);
+}
+
+static void column_int_or(sqlite3_stmt *st, int c, int *value)
+{
+    if (sqlite3_column_type(st, c) != SQLITE_NULL)
+        *value = sqlite3_column_int(st, c);
+}
 
 static EslRunInfo *run_info_from_row(sqlite3_stmt *st)
 {
@@ -825,6 +862,16 @@ static EslRunInfo *run_info_from_row(sqlite3_stmt *st)
     info->nbodies = sqlite3_column_int(st, c++);
     info->njoints = sqlite3_column_int(st, c++);
     info->nsamples = sqlite3_column_int64(st, c++);
+    /* Runs stored before schema 2 keep the engine's defaults for these. */
+    MbsSettings *s = &info->settings;
+    column_double_or(st, c++, &s->newmark_beta);
+    column_double_or(st, c++, &s->newmark_gamma);
+    column_int_or(st, c++, &s->projection_kind);
+    column_int_or(st, c++, &s->matrix_r_integrator);
+    column_int_or(st, c++, &s->matrix_r_sparse);
+    column_double_or(st, c++, &s->matrix_r_rcond);
+    column_int_or(st, c++, &s->ali3p_solver);
+    column_int_or(st, c++, &s->threads);
     return info;
 }
 

@@ -94,6 +94,29 @@ static gboolean esl_viewport_render(GtkGLArea *area, GdkGLContext *context)
     return TRUE;
 }
 
+GdkTexture *esl_viewport_render_texture(EslViewport *self, GError **error)
+{
+    if (!self->renderer) {
+        g_set_error(error, ESL_RENDERER_ERROR, 0, "%s",
+                    self->error ? self->error : _("the 3D view is not shown yet"));
+        return NULL;
+    }
+    int scale = gtk_widget_get_scale_factor(GTK_WIDGET(self));
+    int w = MAX(gtk_widget_get_width(GTK_WIDGET(self)) * scale, 16);
+    int h = MAX(gtk_widget_get_height(GTK_WIDGET(self)) * scale, 16);
+    gtk_gl_area_make_current(GTK_GL_AREA(self));
+    gsize stride = (gsize)w * 4;
+    guint8 *pixels = g_malloc(stride * (gsize)h);
+    if (!esl_renderer_set_offscreen_size(self->renderer, w, h, error) ||
+        !esl_renderer_render_offscreen(self->renderer, self->scene, &self->camera, pixels,
+                                       error)) {
+        g_free(pixels);
+        return NULL;
+    }
+    g_autoptr(GBytes) bytes = g_bytes_new_take(pixels, stride * (gsize)h);
+    return gdk_memory_texture_new(w, h, GDK_MEMORY_R8G8B8A8, bytes, stride);
+}
+
 /* ---- interaction ------------------------------------------------------------------------- */
 
 static void on_drag_begin(GtkGestureDrag *gesture, double x, double y, EslViewport *self)

@@ -32,6 +32,9 @@ void esl_viewport_fit(EslViewport *self);
  * the whole motion of a run stays in view. */
 void esl_viewport_fit_states(EslViewport *self, const double *const *poses, int n);
 void esl_viewport_set_view(EslViewport *self, EslStandardView view);
+/* The view as it is now, drawn offscreen by the renderer at the widget's size in device pixels;
+ * NULL with error when the view cannot be drawn. */
+GdkTexture *esl_viewport_render_texture(EslViewport *self, GError **error);
 /* NULL when the renderer works, else why it does not. */
 const char *esl_viewport_get_error(EslViewport *self);
 

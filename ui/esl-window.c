@@ -12,7 +12,9 @@
 #include "esl-model-file.h"
 #include "esl-plot.h"
 #include "esl-project.h"
+#include "esl-recent.h"
 #include "esl-run-controller.h"
+#include "esl-run-settings.h"
 #include "esl-renderer.h"
 #include "esl-scene.h"
 #include "esl-viewport.h"
@@ -27,10 +29,10 @@ struct _EslWindow {
 
     /* template */
     GtkWidget *stack, *gallery, *model_list, *inspector_label, *inspector_fields, *runs_list;
-    GtkWidget *viewport;
+    GtkWidget *viewport, *recent_box;
+    GMenu *recent_menu;
     GtkWidget *viewport_note, *play_button, *time_scale, *time_label, *plot_grid;
-    GtkWidget *formulation_dropdown, *step_spin, *duration_spin, *jacobian_dropdown;
-    GtkWidget *penalty_spin, *formulation_description, *progress_bar, *progress_label;
+    GtkWidget *run_settings, *progress_bar, *progress_label;
     GtkWidget *status_label, *project_label, *title_label, *subtitle_label, *pause_button;
     GtkAdjustment *time_adjustment;
 
@@ -56,6 +58,7 @@ struct _EslWindow {
     gboolean thumbnails_drawn;
     int selected_body; /* body whose centre of mass leaves a trail, or -1 */
     gint64 playback_last_us;
+    double run_duration; /* duration of the run going on */
 };
 
 G_DEFINE_FINAL_TYPE(EslWindow, esl_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -508,6 +511,8 @@ static char *field_label(const MbsModel *m, int source, int index, const EslMode
         return g_strdup(rotational ? _("stiffness (N·m/rad)") : _("stiffness (N/m)"));
     if (g_str_equal(k, "damping"))
         return g_strdup(rotational ? _("damping (N·m·s/rad)") : _("damping (N·s/m)"));
+    if (g_str_equal(k, "length"))
+        return g_strdup(_("length (m)"));
     if (g_str_equal(k, "natural_length"))
         return g_strdup(_("natural length (m)"));
     if (g_str_equal(k, "preload"))
@@ -537,43 +542,36 @@ static EslElementKind element_kind(int source)
                                         : ESL_ELEMENT_PARAMETER;
 }
 
-/* Enter in a field: set the number in the model file, rebuild and re-assemble the model; on
- * failure the message goes under the field and the model stays as it was. */
-static void on_field_activate(GtkEntry *entry, EslWindow *self)
+gboolean esl_window_edit_model(EslWindow *self, const char *path, double value, GError **error)
 {
-    GtkWidget *error_label = g_object_get_data(G_OBJECT(entry), "error-label");
-    const char *path = g_object_get_data(G_OBJECT(entry), "path");
-    int source = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(entry), "source"));
-    int index = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(entry), "index"));
-    const char *text = gtk_editable_get_text(GTK_EDITABLE(entry));
-    char *end = NULL;
-    double value = g_ascii_strtod(text, &end);
-    g_autoptr(GError) error = NULL;
-    g_autoptr(EslModelEdit) edit = NULL;
     if (self->controller) {
-        g_set_error(&error, G_IO_ERROR, G_IO_ERROR_BUSY,
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
                     _("Stop the running simulation before editing the model."));
-    } else if (end == text || *g_strchug(end) || !isfinite(value)) {
-        g_set_error(&error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("“%s” is not a number."),
-                    text);
-    } else {
-        MbsSettings settings;
-        read_settings(self, &settings);
-        const MbsFormulationClass *klass = mbs_formulation_class(
-            (int)gtk_drop_down_get_selected(GTK_DROP_DOWN(self->formulation_dropdown)));
-        g_autofree char *origin = g_path_get_basename(self->model_path);
-        edit = esl_model_edit_apply(self->model_json, origin, path, value,
-                                    klass ? klass->name : "penalty", &settings, &error);
+        return FALSE;
     }
-    if (!edit) {
-        gtk_label_set_text(GTK_LABEL(error_label), error->message);
-        gtk_widget_set_visible(error_label, TRUE);
-        gtk_widget_add_css_class(GTK_WIDGET(entry), "error");
-        return;
+    if (!self->model_json) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("no model is open"));
+        return FALSE;
     }
-    /* The shown run was of the model before the edit: it is no longer replayed on it. */
+    MbsSettings settings;
+    read_settings(self, &settings);
+    const MbsFormulationClass *klass =
+        esl_run_settings_get_formulation(ESL_RUN_SETTINGS(self->run_settings));
+    const char *formulation = klass ? klass->name : "penalty";
+    g_autofree char *origin = g_path_get_basename(self->model_path);
+    g_autoptr(EslModelEdit) edit = esl_model_edit_apply(self->model_json, origin, path, value,
+                                                        formulation, &settings, error);
+    if (!edit)
+        return FALSE;
+    /* The element shown in the inspector is shown again, with its new numbers. */
+    GtkListBoxRow *row = gtk_list_box_get_selected_row(GTK_LIST_BOX(self->model_list));
+    int source = row ? GPOINTER_TO_INT(g_object_get_data(G_OBJECT(row), "source")) : -1;
+    int index = row ? GPOINTER_TO_INT(g_object_get_data(G_OBJECT(row), "index")) : -1;
+    /* The run shown was of the model before the edit: it is no longer shown. */
     gtk_list_box_unselect_all(GTK_LIST_BOX(self->runs_list));
     set_history(self, NULL, FALSE);
+    plots_prepare_single(self);
+    gtk_label_set_text(GTK_LABEL(self->time_label), _("t = 0 s"));
     esl_viewport_set_model(ESL_VIEWPORT(self->viewport), NULL);
     mbs_model_free(self->model);
     self->model = g_steal_pointer(&edit->model);
@@ -587,10 +585,40 @@ static void on_field_activate(GtkEntry *entry, EslWindow *self)
     update_titles(self);
     fill_model_list(self);
     select_element(self, source, index);
-    show_status(self, FALSE, _("%s set to %g; the model is re-assembled (%s)."),
-                (const char *)g_object_get_data(G_OBJECT(entry), "label"), value,
-                gtk_string_object_get_string(GTK_STRING_OBJECT(gtk_drop_down_get_selected_item(
-                    GTK_DROP_DOWN(self->formulation_dropdown)))));
+    return TRUE;
+}
+
+/* Enter in a field: the edit, or its error under the field (the model then stays as it was). */
+static void on_field_activate(GtkEntry *entry, EslWindow *self)
+{
+    GtkWidget *error_label = g_object_get_data(G_OBJECT(entry), "error-label");
+    /* Copies: the entry is replaced when the inspector is rebuilt after the edit. */
+    g_autofree char *path = g_strdup(g_object_get_data(G_OBJECT(entry), "path"));
+    g_autofree char *label = g_strdup(g_object_get_data(G_OBJECT(entry), "label"));
+    const char *text = gtk_editable_get_text(GTK_EDITABLE(entry));
+    /* Numbers are shown with a decimal point; a decimal comma is accepted too. */
+    g_autofree char *number = g_strdelimit(g_strdup(text), ",", '.');
+    char *end = NULL;
+    double value = g_ascii_strtod(number, &end);
+    g_autoptr(GError) error = NULL;
+    gboolean ok;
+    if (end == number || *g_strchug(end) || !isfinite(value)) {
+        g_set_error(&error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("“%s” is not a number."),
+                    text);
+        ok = FALSE;
+    } else {
+        ok = esl_window_edit_model(self, path, value, &error);
+    }
+    if (!ok) {
+        gtk_label_set_text(GTK_LABEL(error_label), error->message);
+        gtk_widget_set_visible(error_label, TRUE);
+        gtk_widget_add_css_class(GTK_WIDGET(entry), "error");
+        return;
+    }
+    const MbsFormulationClass *klass =
+        esl_run_settings_get_formulation(ESL_RUN_SETTINGS(self->run_settings));
+    show_status(self, FALSE, _("%s set to %g; the model is re-assembled (%s)."), label, value,
+                klass ? klass->name : "penalty");
 }
 
 static void on_field_changed(GtkEditable *editable, gpointer data)
@@ -626,8 +654,9 @@ static void fill_inspector_fields(EslWindow *self, int source, int index)
         GtkWidget *label = gtk_label_new(label_text);
         gtk_label_set_xalign(GTK_LABEL(label), 0);
         GtkWidget *entry = gtk_entry_new();
-        g_autofree char *value = g_strdup_printf("%.10g", f->value);
-        gtk_editable_set_text(GTK_EDITABLE(entry), value);
+        char value[G_ASCII_DTOSTR_BUF_SIZE];
+        gtk_editable_set_text(GTK_EDITABLE(entry),
+                              g_ascii_formatd(value, sizeof value, "%.10g", f->value));
         gtk_editable_set_width_chars(GTK_EDITABLE(entry), 10);
         gtk_widget_set_hexpand(entry, TRUE);
         gtk_widget_add_css_class(entry, "numeric");
@@ -714,6 +743,7 @@ static void select_element(EslWindow *self, int source, int index)
 /* ---- runs list --------------------------------------------------------------------------- */
 
 static void load_single_run(EslWindow *self, gint64 run_id);
+static void install_model(EslWindow *self, MbsModel *model, char *json, char *path);
 static void load_overlay(EslWindow *self, GList *rows);
 
 static void fill_runs_list(EslWindow *self)
@@ -823,19 +853,46 @@ static void load_single_run(EslWindow *self, gint64 run_id)
         show_status(self, TRUE, _("Cannot load run %s: %s"), id, error->message);
         return;
     }
+    /* The run's own model (stored with it) is loaded to replay it, unless the model shown has
+     * unsaved edits. */
+    g_autofree char *note = NULL;
+    g_autofree char *run_json =
+        info->model_id > 0 ? esl_project_model_json(self->project, info->model_id, NULL) : NULL;
+    if (run_json && g_strcmp0(run_json, self->model_json) != 0) {
+        g_autoptr(GError) model_error = NULL;
+        g_autofree char *origin = g_strdup_printf("%s.json", info->model_name);
+        MbsModel *m = self->model_modified
+                          ? NULL
+                          : esl_model_load_string(run_json, origin, NULL, 0, &model_error);
+        if (m) {
+            install_model(self, m, g_steal_pointer(&run_json), g_steal_pointer(&origin));
+            note = g_strdup_printf(_("Model %s of run %s loaded from the project."),
+                                   info->model_name, id);
+        } else if (self->model_modified) {
+            note = g_strdup(_("This run belongs to another model: save the edited model (Project "
+                              "▸ Save Model As…) to replay it in 3D."));
+        } else {
+            note = g_strdup_printf(_("The model of this run cannot be loaded: %s"),
+                                   model_error->message);
+        }
+    }
+    gboolean matches = self->model && h->nbodies == self->model->nbodies &&
+                       h->njoints == self->model->njoints &&
+                       g_strcmp0(info->model_name, self->model->name) == 0 &&
+                       (!run_json || g_strcmp0(run_json, self->model_json) == 0);
     plots_prepare_single(self);
     self->energy0 = NAN;
     for (int i = 0; i < h->n; i++)
         plots_append(self, &h->monitors[i]);
-    gboolean matches = self->model && h->nbodies == self->model->nbodies &&
-                       h->njoints == self->model->njoints &&
-                       g_strcmp0(info->model_name, self->model->name) == 0;
     set_history(self, history_from_store(h), matches);
     fit_history(self);
+    esl_run_settings_show(ESL_RUN_SETTINGS(self->run_settings), info->formulation,
+                          &info->settings);
     gtk_label_set_text(GTK_LABEL(self->viewport_note),
-                       matches ? ""
-                               : _("This run belongs to another model: open that model to "
-                                   "replay it in 3D."));
+                       note      ? note
+                       : matches ? ""
+                                 : _("This run belongs to another model: open that model to "
+                                     "replay it in 3D."));
     show_status(self, info->status == ESL_RUN_FAILED || info->status == ESL_RUN_INTERRUPTED,
                 _("Run %s (%s): %s%s%s"), id, info->formulation,
                 esl_run_status_name(info->status), info->message ? " — " : "",
@@ -976,23 +1033,29 @@ gboolean esl_window_load_model(EslWindow *self, const char *path_or_name, GError
                     _("Stop the running simulation before opening another model."));
         return FALSE;
     }
-    g_autofree char *path = resolve_model(path_or_name);
+    char *path = resolve_model(path_or_name);
     MbsModel *model = esl_model_load_file(path, NULL, 0, error);
-    if (!model)
-        return FALSE;
-    g_autofree char *json = NULL;
-    if (!g_file_get_contents(path, &json, NULL, error)) {
+    char *json = NULL;
+    if (!model || !g_file_get_contents(path, &json, NULL, error)) {
         mbs_model_free(model);
+        g_free(path);
         return FALSE;
     }
+    install_model(self, model, json, path);
+    return TRUE;
+}
+
+/* Make model (built from json, read from path) the window's model; takes the three. */
+static void install_model(EslWindow *self, MbsModel *model, char *json, char *path)
+{
     esl_viewport_set_model(ESL_VIEWPORT(self->viewport), NULL);
     set_history(self, NULL, FALSE);
     mbs_model_free(self->model);
     self->model = model;
     g_free(self->model_path);
-    self->model_path = g_steal_pointer(&path);
+    self->model_path = path;
     g_free(self->model_json);
-    self->model_json = g_steal_pointer(&json);
+    self->model_json = json;
     self->model_modified = FALSE;
     esl_viewport_set_model(ESL_VIEWPORT(self->viewport), model);
     self->selected_body = -1;
@@ -1012,7 +1075,6 @@ gboolean esl_window_load_model(EslWindow *self, const char *path_or_name, GError
     gtk_stack_set_visible_child_name(GTK_STACK(self->stack), "workbench");
     update_titles(self);
     update_run_actions(self);
-    return TRUE;
 }
 
 static void on_gallery_clicked(GtkButton *button, EslWindow *self)
@@ -1152,12 +1214,7 @@ static void fill_gallery(EslWindow *self)
 /* The run settings shown in the run panel. */
 static void read_settings(EslWindow *self, MbsSettings *settings)
 {
-    mbs_settings_defaults(settings);
-    settings->step = gtk_spin_button_get_value(GTK_SPIN_BUTTON(self->step_spin));
-    settings->duration = gtk_spin_button_get_value(GTK_SPIN_BUTTON(self->duration_spin));
-    settings->penalty = gtk_spin_button_get_value(GTK_SPIN_BUTTON(self->penalty_spin));
-    settings->jacobian =
-        (MbsJacobianMethod)gtk_drop_down_get_selected(GTK_DROP_DOWN(self->jacobian_dropdown));
+    esl_run_settings_read(ESL_RUN_SETTINGS(self->run_settings), settings);
 }
 
 static void update_progress(EslWindow *self)
@@ -1167,7 +1224,7 @@ static void update_progress(EslWindow *self)
     double sim, wall;
     long steps;
     esl_run_controller_progress(self->controller, &sim, &steps, &wall);
-    double duration = gtk_spin_button_get_value(GTK_SPIN_BUTTON(self->duration_spin));
+    double duration = self->run_duration;
     gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(self->progress_bar),
                                   duration > 0 ? CLAMP(sim / duration, 0, 1) : 0);
     g_autofree char *percent = g_strdup_printf("%.0f %%", duration > 0 ? 100 * sim / duration : 0);
@@ -1234,13 +1291,14 @@ static void start_run(EslWindow *self)
     }
     MbsSettings settings;
     read_settings(self, &settings);
-    guint f = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->formulation_dropdown));
-    const MbsFormulationClass *klass = mbs_formulation_class((int)f);
+    const MbsFormulationClass *klass =
+        esl_run_settings_get_formulation(ESL_RUN_SETTINGS(self->run_settings));
     if (!klass) {
         show_status(self, TRUE, _("No formulation is available in this build."));
         return;
     }
     stop_playback(self);
+    self->run_duration = settings.duration;
     gtk_list_box_unselect_all(GTK_LIST_BOX(self->runs_list));
     plots_prepare_single(self);
     self->energy0 = NAN;
@@ -1277,13 +1335,11 @@ static void update_run_actions(EslWindow *self)
         g_simple_action_set_enabled(G_SIMPLE_ACTION(a), running);
     if ((a = g_action_map_lookup_action(G_ACTION_MAP(self), "stop")))
         g_simple_action_set_enabled(G_SIMPLE_ACTION(a), running);
-    gtk_widget_set_sensitive(self->formulation_dropdown, !running);
-    gtk_widget_set_sensitive(self->step_spin, !running);
-    gtk_widget_set_sensitive(self->duration_spin, !running);
-    gtk_widget_set_sensitive(self->jacobian_dropdown, !running);
-    gtk_widget_set_sensitive(self->penalty_spin, !running);
+    gtk_widget_set_sensitive(self->run_settings, !running);
     gtk_widget_set_sensitive(self->inspector_fields, !running);
     if ((a = g_action_map_lookup_action(G_ACTION_MAP(self), "save-model")))
+        g_simple_action_set_enabled(G_SIMPLE_ACTION(a), self->model != NULL);
+    if ((a = g_action_map_lookup_action(G_ACTION_MAP(self), "export-view")))
         g_simple_action_set_enabled(G_SIMPLE_ACTION(a), self->model != NULL);
 }
 
@@ -1395,6 +1451,10 @@ static void choose_file(EslWindow *self, const char *title, GtkFileChooserAction
         g_autofree char *name =
             g_strdup_printf("%s.json", self->model ? self->model->name : "model");
         gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), name);
+    } else if (action == GTK_FILE_CHOOSER_ACTION_SAVE && g_str_equal(pattern, "*.png")) {
+        g_autofree char *name =
+            g_strdup_printf("%s.png", self->model ? self->model->name : "view");
+        gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), name);
     } else if (action == GTK_FILE_CHOOSER_ACTION_SAVE) {
         gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), _("runs.eslabon"));
     }
@@ -1408,6 +1468,8 @@ static void open_model_path(EslWindow *self, const char *path)
     g_autoptr(GError) error = NULL;
     if (!esl_window_load_model(self, path, &error))
         show_status(self, TRUE, "%s", error->message);
+    else
+        esl_recent_add(path);
 }
 
 static void new_project_path(EslWindow *self, const char *path)
@@ -1426,10 +1488,12 @@ static void new_project_path(EslWindow *self, const char *path)
         esl_project_close(existing);
         g_unlink(path);
     }
-    if (!esl_window_open_project(self, path, TRUE, &error))
+    if (!esl_window_open_project(self, path, TRUE, &error)) {
         show_status(self, TRUE, "%s", error->message);
-    else
-        show_status(self, FALSE, _("New project %s."), path);
+        return;
+    }
+    show_status(self, FALSE, _("New project %s."), path);
+    esl_recent_add(path);
 }
 
 static void open_project_path(EslWindow *self, const char *path)
@@ -1437,6 +1501,8 @@ static void open_project_path(EslWindow *self, const char *path)
     g_autoptr(GError) error = NULL;
     if (!esl_window_open_project(self, path, FALSE, &error))
         show_status(self, TRUE, _("Cannot open the project: %s"), error->message);
+    else
+        esl_recent_add(path);
 }
 
 static void save_project_path(EslWindow *self, const char *path)
@@ -1458,6 +1524,7 @@ static void save_project_path(EslWindow *self, const char *path)
         return;
     }
     show_status(self, FALSE, _("Project saved as %s."), path);
+    esl_recent_add(path);
 }
 
 static void save_model_path(EslWindow *self, const char *path)
@@ -1473,6 +1540,7 @@ static void save_model_path(EslWindow *self, const char *path)
     self->model_modified = FALSE;
     update_titles(self);
     show_status(self, FALSE, _("Model saved as %s."), path);
+    esl_recent_add(path);
 }
 
 static void action_save_model(GSimpleAction *a, GVariant *p, gpointer data)
@@ -1481,6 +1549,36 @@ static void action_save_model(GSimpleAction *a, GVariant *p, gpointer data)
     (void)p;
     choose_file(data, _("Save Model As"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"),
                 _("Eslabón models (*.json)"), "*.json", save_model_path);
+}
+
+gboolean esl_window_export_view(EslWindow *self, const char *path, GError **error)
+{
+    g_autoptr(GdkTexture) texture =
+        esl_viewport_render_texture(ESL_VIEWPORT(self->viewport), error);
+    if (!texture)
+        return FALSE;
+    if (!gdk_texture_save_to_png(texture, path)) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, _("cannot write %s"), path);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static void export_view_path(EslWindow *self, const char *path)
+{
+    g_autoptr(GError) error = NULL;
+    if (esl_window_export_view(self, path, &error))
+        show_status(self, FALSE, _("3D view exported to %s."), path);
+    else
+        show_status(self, TRUE, _("Cannot export the 3D view: %s"), error->message);
+}
+
+static void action_export_view(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    choose_file(data, _("Export 3D View"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"),
+                _("PNG images (*.png)"), "*.png", export_view_path);
 }
 
 static void action_open_model(GSimpleAction *a, GVariant *p, gpointer data)
@@ -1515,6 +1613,67 @@ static void action_save_project(GSimpleAction *a, GVariant *p, gpointer data)
                 _("Eslabón projects (*.eslabon)"), "*.eslabon", save_project_path);
 }
 
+static void action_open_recent(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    const char *path = g_variant_get_string(p, NULL);
+    if (g_str_has_suffix(path, ".eslabon"))
+        open_project_path(data, path);
+    else
+        open_model_path(data, path);
+}
+
+/* ---- recent files ------------------------------------------------------------------------- */
+
+#define RECENT_MAX 8
+
+static void on_recent_clicked(GtkButton *button, EslWindow *self)
+{
+    g_action_group_activate_action(G_ACTION_GROUP(self), "open-recent",
+                                   g_variant_new_string(g_object_get_data(G_OBJECT(button),
+                                                                          "path")));
+}
+
+/* The Project ▸ Open Recent menu and the list on the start page. */
+static void fill_recent(EslWindow *self)
+{
+    g_autoptr(GPtrArray) paths = esl_recent_list(RECENT_MAX);
+    g_menu_remove_all(self->recent_menu);
+    GtkWidget *heading = gtk_widget_get_first_child(self->recent_box);
+    GtkWidget *child;
+    while ((child = gtk_widget_get_next_sibling(heading)))
+        gtk_box_remove(GTK_BOX(self->recent_box), child);
+    for (guint i = 0; i < paths->len; i++) {
+        const char *path = paths->pdata[i];
+        g_autofree char *base = g_path_get_basename(path);
+        g_autofree char *dir = g_path_get_dirname(path);
+        g_autoptr(GMenuItem) item = g_menu_item_new(base, NULL);
+        g_menu_item_set_action_and_target_value(item, "win.open-recent",
+                                                g_variant_new_string(path));
+        g_menu_append_item(self->recent_menu, item);
+        g_autofree char *markup =
+            g_markup_printf_escaped("%s  <span alpha=\"60%%\">%s</span>", base, dir);
+        GtkWidget *label = gtk_label_new(NULL);
+        gtk_label_set_markup(GTK_LABEL(label), markup);
+        gtk_label_set_xalign(GTK_LABEL(label), 0);
+        gtk_label_set_ellipsize(GTK_LABEL(label), PANGO_ELLIPSIZE_MIDDLE);
+        GtkWidget *button = gtk_button_new();
+        gtk_button_set_child(GTK_BUTTON(button), label);
+        gtk_widget_add_css_class(button, "flat");
+        gtk_widget_set_tooltip_text(button, path);
+        g_object_set_data_full(G_OBJECT(button), "path", g_strdup(path), g_free);
+        g_signal_connect(button, "clicked", G_CALLBACK(on_recent_clicked), self);
+        gtk_box_append(GTK_BOX(self->recent_box), button);
+    }
+    gtk_widget_set_visible(self->recent_box, paths->len > 0);
+}
+
+static void on_recent_changed(GtkRecentManager *manager, EslWindow *self)
+{
+    (void)manager;
+    fill_recent(self);
+}
+
 static const GActionEntry win_actions[] = {
     {"run", action_run, NULL, NULL, NULL, {0}},
     {"pause", action_pause, NULL, NULL, NULL, {0}},
@@ -1527,46 +1686,14 @@ static const GActionEntry win_actions[] = {
     {"show-gallery", action_gallery, NULL, NULL, NULL, {0}},
     {"open-model", action_open_model, NULL, NULL, NULL, {0}},
     {"save-model", action_save_model, NULL, NULL, NULL, {0}},
+    {"open-recent", action_open_recent, "s", NULL, NULL, {0}},
+    {"export-view", action_export_view, NULL, NULL, NULL, {0}},
     {"new-project", action_new_project, NULL, NULL, NULL, {0}},
     {"open-project", action_open_project, NULL, NULL, NULL, {0}},
     {"save-project", action_save_project, NULL, NULL, NULL, {0}},
 };
 
 /* ---- run panel ----------------------------------------------------------------------------- */
-
-static void on_formulation_selected(GObject *dropdown, GParamSpec *pspec, EslWindow *self)
-{
-    (void)pspec;
-    const MbsFormulationClass *k =
-        mbs_formulation_class((int)gtk_drop_down_get_selected(GTK_DROP_DOWN(dropdown)));
-    gtk_label_set_text(GTK_LABEL(self->formulation_description),
-                       k && k->description ? k->description : "");
-}
-
-static void fill_run_panel(EslWindow *self)
-{
-    GtkStringList *formulations = gtk_string_list_new(NULL);
-    for (int i = 0; i < mbs_formulation_count(); i++)
-        gtk_string_list_append(formulations, mbs_formulation_class(i)->name);
-    gtk_drop_down_set_model(GTK_DROP_DOWN(self->formulation_dropdown),
-                            G_LIST_MODEL(formulations));
-    g_object_unref(formulations);
-    GtkStringList *jacobians = gtk_string_list_new(NULL);
-    for (int i = 0; i < MBS_JACOBIAN_COUNT; i++)
-        gtk_string_list_append(jacobians, mbs_jacobian_method_name((MbsJacobianMethod)i));
-    gtk_drop_down_set_model(GTK_DROP_DOWN(self->jacobian_dropdown), G_LIST_MODEL(jacobians));
-    g_object_unref(jacobians);
-
-    MbsSettings defaults;
-    mbs_settings_defaults(&defaults);
-    gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->step_spin), defaults.step);
-    gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->duration_spin), defaults.duration);
-    gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->penalty_spin), defaults.penalty);
-    gtk_drop_down_set_selected(GTK_DROP_DOWN(self->jacobian_dropdown), defaults.jacobian);
-    g_signal_connect(self->formulation_dropdown, "notify::selected",
-                     G_CALLBACK(on_formulation_selected), self);
-    on_formulation_selected(G_OBJECT(self->formulation_dropdown), NULL, self);
-}
 
 static EslPlot *make_plot(EslWindow *self, const char *title, const char *y_label, gboolean log_y,
                           int column, int row, int width)
@@ -1591,6 +1718,7 @@ static void esl_window_dispose(GObject *object)
         g_clear_object(&self->controller);
     }
     g_clear_handle_id(&self->progress_timer, g_source_remove);
+    g_signal_handlers_disconnect_by_data(gtk_recent_manager_get_default(), self);
     if (self->viewport)
         esl_viewport_set_model(ESL_VIEWPORT(self->viewport), NULL);
     gtk_widget_dispose_template(GTK_WIDGET(self), ESL_TYPE_WINDOW);
@@ -1619,6 +1747,7 @@ static void esl_window_class_init(EslWindowClass *klass)
     object_class->finalize = esl_window_finalize;
     g_type_ensure(ESL_TYPE_VIEWPORT);
     g_type_ensure(ESL_TYPE_PLOT);
+    g_type_ensure(ESL_TYPE_RUN_SETTINGS);
     gtk_widget_class_set_template_from_resource(widget_class,
                                                 "/org/eslabon/Eslabon/ui/esl-window.ui");
 #define CHILD(name) gtk_widget_class_bind_template_child(widget_class, EslWindow, name)
@@ -1627,6 +1756,8 @@ static void esl_window_class_init(EslWindowClass *klass)
     CHILD(model_list);
     CHILD(inspector_label);
     CHILD(inspector_fields);
+    CHILD(recent_box);
+    CHILD(recent_menu);
     CHILD(runs_list);
     CHILD(viewport);
     CHILD(viewport_note);
@@ -1635,12 +1766,7 @@ static void esl_window_class_init(EslWindowClass *klass)
     CHILD(time_label);
     CHILD(time_adjustment);
     CHILD(plot_grid);
-    CHILD(formulation_dropdown);
-    CHILD(step_spin);
-    CHILD(duration_spin);
-    CHILD(jacobian_dropdown);
-    CHILD(penalty_spin);
-    CHILD(formulation_description);
+    CHILD(run_settings);
     CHILD(progress_bar);
     CHILD(progress_label);
     CHILD(status_label);
@@ -1680,9 +1806,11 @@ static void esl_window_init(EslWindow *self)
                      G_CALLBACK(on_runs_selection_changed), self);
     gtk_widget_set_sensitive(self->time_scale, FALSE);
     gtk_label_set_text(GTK_LABEL(self->time_label), _("t = 0 s"));
-    fill_run_panel(self);
     self->thumbnails = g_ptr_array_new();
     fill_gallery(self);
+    fill_recent(self);
+    g_signal_connect(gtk_recent_manager_get_default(), "changed", G_CALLBACK(on_recent_changed),
+                     self);
     g_signal_connect(self, "map", G_CALLBACK(on_window_map), NULL);
     update_titles(self);
     update_run_actions(self);
@@ -1695,17 +1823,12 @@ EslWindow *esl_window_new(GtkApplication *app)
 
 void esl_window_set_duration(EslWindow *self, double duration)
 {
-    gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->duration_spin), duration);
+    esl_run_settings_set_duration(ESL_RUN_SETTINGS(self->run_settings), duration);
 }
 
 gboolean esl_window_set_formulation(EslWindow *self, const char *name)
 {
-    for (int i = 0; i < mbs_formulation_count(); i++)
-        if (g_strcmp0(mbs_formulation_class(i)->name, name) == 0) {
-            gtk_drop_down_set_selected(GTK_DROP_DOWN(self->formulation_dropdown), (guint)i);
-            return TRUE;
-        }
-    return FALSE;
+    return esl_run_settings_set_formulation(ESL_RUN_SETTINGS(self->run_settings), name);
 }
 
 const char *esl_window_get_viewport_error(EslWindow *self)

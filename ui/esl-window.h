@@ -21,6 +21,12 @@ const char *esl_window_get_project_path(EslWindow *self);
 void esl_window_set_duration(EslWindow *self, double duration);
 /* Select a formulation of the registry by name; FALSE when there is none of that name. */
 gboolean esl_window_set_formulation(EslWindow *self, const char *name);
+/* Set the number at path of the model file (see app/esl-model-edit.h), rebuild the model and
+ * re-assemble it with the selected formulation, as the inspector does; on failure nothing
+ * changes. */
+gboolean esl_window_edit_model(EslWindow *self, const char *path, double value, GError **error);
+/* Write the 3D view as it is now to a PNG file. */
+gboolean esl_window_export_view(EslWindow *self, const char *path, GError **error);
 /* The renderer's error, or NULL when the 3D view works. */
 const char *esl_window_get_viewport_error(EslWindow *self);
 

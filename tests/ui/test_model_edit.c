@@ -146,6 +146,57 @@ static void test_force_and_parameter(MbsSettings *settings)
     mbs_model_free(m);
 }
 
+/* A bar pivoting about X at O, held at its end A = (0, 1, 0) by a rod of 1 m to the ground point
+ * S = (0, 1, 1). A rod of 1.2 m turns the bar until |A S| = 1.2; no turn gives 3 m (|A S| is at
+ * most 1 + sqrt(2)): assembly fails. */
+static const char rod_model[] =
+    "{\"format\": \"eslabon-model\", \"version\": 1, \"name\": \"rod\","
+    " \"gravity\": [0, 0, -9.81],"
+    " \"bodies\": [{\"name\": \"ground\", \"ground\": true,"
+    "   \"points\": {\"O\": [0, 0, 0], \"S\": [0, 1, 1]}},"
+    "  {\"name\": \"bar\", \"mass\": 1, \"inertia\": {\"slender_rod\": [\"O\", \"A\"]},"
+    "   \"points\": {\"O\": [0, 0, 0], \"A\": [0, 1, 0]}}],"
+    " \"joints\": [{\"name\": \"O\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"bar\"],"
+    "   \"point\": \"O\", \"axis\": \"x\"},"
+    "  {\"name\": \"R\", \"type\": \"rod\", \"bodies\": [\"ground\", \"bar\"],"
+    "   \"points\": [\"S\", \"A\"]}]}";
+
+static void test_rod_length(MbsSettings *settings)
+{
+    g_autoptr(GError) error = NULL;
+    MbsModel *m = esl_model_load_string(rod_model, "rod.json", NULL, 0, &error);
+    if (!tap_ok(m != NULL, "the rod model loads%s%s", error ? ": " : "",
+                error ? error->message : ""))
+        return;
+    g_autoptr(GPtrArray) fields = esl_model_edit_fields(m, rod_model, ESL_ELEMENT_JOINT, 1);
+    const EslModelField *length = find_field(fields, "joints/1/length");
+    tap_ok(length && fabs(length->value - 1.0) < 1e-12, "the rod offers its length (1 m)");
+    g_autoptr(EslModelEdit) edit = esl_model_edit_apply(rod_model, "rod.json", "joints/1/length",
+                                                        1.2, "penalty", settings, &error);
+    tap_ok(edit && edit->model->joints[1].length == 1.2, "length 1.2 m accepted%s%s",
+           error ? ": " : "", error ? error->message : "");
+    if (edit) {
+        const double *R = edit->poses + 12, *p = R + 9; /* A = R (0, 1, 0) + p */
+        double d[3];
+        for (int k = 0; k < 3; k++)
+            d[k] = R[3 * k + 1] + p[k] - (k == 0 ? 0 : 1);
+        tap_close(sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), 1.2, 1e-8,
+                  "assembled: |A S| = 1.2 m");
+    }
+    g_clear_error(&error);
+    EslModelEdit *bad = esl_model_edit_apply(rod_model, "rod.json", "joints/1/length", 3.0,
+                                             "penalty", settings, &error);
+    tap_ok(bad == NULL && error && strstr(error->message, "cannot assemble"),
+           "length 3 m cannot be assembled: %s", error ? error->message : "(no error)");
+    esl_model_edit_free(bad);
+    g_clear_error(&error);
+    bad = esl_model_edit_apply(rod_model, "rod.json", "joints/1/length", 0, "penalty", settings,
+                               &error);
+    tap_ok(bad == NULL && error, "length 0 refused: %s", error ? error->message : "(no error)");
+    esl_model_edit_free(bad);
+    mbs_model_free(m);
+}
+
 static void test_assembly_failure(MbsSettings *settings)
 {
     g_autofree char *json = read_model("double-pendulum.json");
@@ -165,6 +216,7 @@ int main(int argc, char **argv)
     test_mass(&settings);
     test_initial_velocity(&settings);
     test_force_and_parameter(&settings);
+    test_rod_length(&settings);
     test_assembly_failure(&settings);
     return tap_done();
 }

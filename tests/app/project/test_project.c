@@ -65,6 +65,14 @@ static EslRunRequest sample_request(const char *formulation, gint64 model_id, in
     r.settings.jacobian_reuse = 3;
     r.settings.assembly_tolerance = 1e-12 / 3.0;
     r.settings.jacobian = MBS_JACOBIAN_ND_CENTRAL;
+    r.settings.newmark_beta = 0.3 / 7.0;
+    r.settings.newmark_gamma = 0.6 / 7.0;
+    r.settings.projection_kind = 1;
+    r.settings.matrix_r_integrator = 1;
+    r.settings.matrix_r_sparse = 1;
+    r.settings.matrix_r_rcond = 1.0 / 3.0;
+    r.settings.ali3p_solver = 2;
+    r.settings.threads = 2;
     return r;
 }
 
@@ -200,6 +208,12 @@ static void test_round_trip(void)
                s->assembly_tolerance == req.settings.assembly_tolerance &&
                s->jacobian == MBS_JACOBIAN_ND_CENTRAL,
            "settings round trip exactly");
+    tap_ok(s->newmark_beta == req.settings.newmark_beta &&
+               s->newmark_gamma == req.settings.newmark_gamma && s->projection_kind == 1 &&
+               s->matrix_r_integrator == 1 && s->matrix_r_sparse == 1 &&
+               s->matrix_r_rcond == req.settings.matrix_r_rcond && s->ali3p_solver == 2 &&
+               s->threads == 2,
+           "the formulations' own settings round trip exactly");
     tap_ok(info->status == ESL_RUN_FINISHED && info->wall_time == 1.0 / 3.0 &&
                info->finished_at != NULL && info->nsamples == N && info->nbodies == NB,
            "status, wall time and sample count round trip");
@@ -323,6 +337,54 @@ static void test_refuses_foreign_and_corrupt(void)
     tap_ok(same_bytes(newer, newer_bytes, newer_len), "newer project left byte-identical");
 }
 
+/* A schema-1 project (made by removing what migration 2 adds) is migrated on open; its runs get
+ * the engine's defaults for the settings it did not store. */
+static void test_migration_from_1(void)
+{
+    g_autofree char *path = tmp_path("schema1.eslabon");
+    g_autoptr(GError) error = NULL;
+    EslProject *p = esl_project_open(path, TRUE, &error);
+    EslRunRequest req = sample_request("ali3p", 0, 0);
+    gint64 run = p ? esl_project_begin_run(p, &req, &error) : 0;
+    esl_project_close(p);
+    sqlite3 *db = NULL;
+    sqlite3_open(path, &db);
+    static const char *const added[] = {"newmark_beta",    "newmark_gamma",       "projection_kind",
+                                        "matrix_r_integrator", "matrix_r_sparse", "matrix_r_rcond",
+                                        "ali3p_solver",    "threads"};
+    int rc = SQLITE_OK;
+    for (size_t i = 0; i < G_N_ELEMENTS(added) && rc == SQLITE_OK; i++) {
+        g_autofree char *sql = g_strdup_printf("ALTER TABLE runs DROP COLUMN %s", added[i]);
+        rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+    }
+    rc = rc == SQLITE_OK ? sqlite3_exec(db, "DELETE FROM schema_migrations WHERE version = 2;"
+                                            "PRAGMA user_version = 1",
+                                        NULL, NULL, NULL)
+                         : rc;
+    sqlite3_close(db);
+    tap_ok(run > 0 && rc == SQLITE_OK, "a schema-1 project made");
+    p = esl_project_open(path, FALSE, &error);
+    g_autoptr(EslRunInfo) info = p ? esl_project_get_run(p, run, &error) : NULL;
+    MbsSettings defaults;
+    mbs_settings_defaults(&defaults);
+    tap_ok(info && info->settings.newmark_beta == defaults.newmark_beta &&
+               info->settings.ali3p_solver == defaults.ali3p_solver &&
+               info->settings.step == req.settings.step,
+           "migrated to schema %d: the old run reads with default formulation settings%s%s",
+           ESL_PROJECT_SCHEMA_VERSION, error ? ": " : "", error ? error->message : "");
+    esl_project_close(p);
+    sqlite3_open(path, &db);
+    sqlite3_stmt *st = NULL;
+    sqlite3_prepare_v2(db, "SELECT (SELECT user_version FROM pragma_user_version),"
+                           " (SELECT count(*) FROM schema_migrations)", -1, &st, NULL);
+    gboolean row = st && sqlite3_step(st) == SQLITE_ROW;
+    tap_ok(row && sqlite3_column_int(st, 0) == ESL_PROJECT_SCHEMA_VERSION &&
+               sqlite3_column_int(st, 1) == ESL_PROJECT_SCHEMA_VERSION,
+           "user_version and schema_migrations record the migration");
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
 static void test_killed_run(void)
 {
     g_autofree char *path = tmp_path("killed.eslabon");
@@ -385,6 +447,7 @@ int main(void)
     tmpdir = g_dir_make_tmp("esl-project-XXXXXX", NULL);
     test_round_trip();
     test_refuses_foreign_and_corrupt();
+    test_migration_from_1();
     test_killed_run();
     /* clean up */
     GDir *dir = g_dir_open(tmpdir, 0, NULL);

@@ -1,0 +1,32 @@
+/* EslRunSettings: the settings of the next run (formulation, step, duration) and those of the
+ * formulation's own settings that it uses (MbsFormulationClass.uses): penalty factor, Jacobian
+ * method, Newton tolerance and iterations, Newmark beta and gamma, projection, integrator,
+ * linear algebra, matrix-r's repartition threshold. Rows of settings the selected formulation does not read are hidden. */
+#ifndef ESL_RUN_SETTINGS_H
+#define ESL_RUN_SETTINGS_H
+
+#include <gtk/gtk.h>
+
+#include "mbs_formulation.h"
+
+G_BEGIN_DECLS
+
+#define ESL_TYPE_RUN_SETTINGS (esl_run_settings_get_type())
+G_DECLARE_FINAL_TYPE(EslRunSettings, esl_run_settings, ESL, RUN_SETTINGS, GtkBox)
+
+GtkWidget *esl_run_settings_new(void);
+
+/* The selected formulation (NULL when the engine has none). */
+const MbsFormulationClass *esl_run_settings_get_formulation(EslRunSettings *self);
+/* FALSE when the registry has no formulation of that name. */
+gboolean esl_run_settings_set_formulation(EslRunSettings *self, const char *name);
+/* Defaults of the engine, overwritten by what the panel shows. */
+void esl_run_settings_read(EslRunSettings *self, MbsSettings *settings);
+/* Show these settings (e.g. those of a stored run); the formulation too when it exists. */
+void esl_run_settings_show(EslRunSettings *self, const char *formulation,
+                           const MbsSettings *settings);
+void esl_run_settings_set_duration(EslRunSettings *self, double duration);
+
+G_END_DECLS
+
+#endif

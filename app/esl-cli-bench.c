@@ -14,6 +14,7 @@
 #include "esl-cli.h"
 #include "esl-cli-bench.h"
 #include "esl-model-file.h"
+#include "esl-models-dir.h"
 #include "mbs_clock.h"
 #include "mbs_run.h"
 
@@ -196,7 +197,7 @@ int esl_cli_bench(int argc, char **argv)
         fprintf(stderr, "eslabon-cli bench: unknown Jacobian method '%s'\n", jac);
         return 2;
     }
-    const char *dir = models_dir ? models_dir : ESLABON_MODELS_DIR;
+    const char *dir = models_dir ? models_dir : esl_models_dir();
     int st = !strcmp(argv[1], "jacobian") ? bench_jacobian(dir, runs, duration > 2.0 ? 1.0 : duration)
              : !strcmp(argv[1], "matrix-r") ? esl_bench_matrix_r(dir, runs, evaluations)
                                              : bench_penalty(dir, runs, duration, jac ? jac : "nd-central");

@@ -8,6 +8,7 @@
 
 #include "esl-cli.h"
 #include "esl-model-file.h"
+#include "esl-models-dir.h"
 #include "mbs_trajectory.h"
 
 typedef struct {
@@ -142,6 +143,7 @@ int esl_cli_compare(int argc, char **argv)
     g_autoptr(GError) error = NULL;
     g_auto(GStrv) forms = NULL;
     g_autoptr(GArray) pts = NULL;
+    g_autofree char *path = NULL;
     MbsModel *m = NULL;
     MbsTrajectory *runs = NULL, ref = {0};
     double *dev = NULL;
@@ -183,7 +185,8 @@ int esl_cli_compare(int argc, char **argv)
         goto out;
     }
     status = 1;
-    m = esl_model_load_file(argv[1], NULL, 0, &error);
+    path = esl_resolve_model_path(argv[1]);
+    m = esl_model_load_file(path, NULL, 0, &error);
     if (!m || !(pts = select_points(m, o.points, &error))) {
         fprintf(stderr, "eslabon-cli compare: %s\n", error->message);
         goto out;

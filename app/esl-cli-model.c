@@ -7,6 +7,7 @@
 
 #include "eslabon-config.h"
 #include "esl-cli.h"
+#include "esl-models-dir.h"
 #include "esl-generate.h"
 #include "esl-model-file.h"
 #include "mbs_constraints.h"
@@ -16,25 +17,7 @@
 /* Singular values below this fraction of the largest count as zero in rank(Phi_z). */
 #define RANK_RCOND 1e-9
 
-static const char *models_dir(void)
-{
-    const char *env = g_getenv("ESLABON_MODELS_DIR");
-    return env && *env ? env : ESLABON_MODELS_DIR;
-}
 
-/* A path, or the name of a bundled model ("four-bar-spatial" or "four-bar-spatial.json"). */
-static char *resolve_model(const char *arg)
-{
-    if (g_file_test(arg, G_FILE_TEST_EXISTS) || strchr(arg, G_DIR_SEPARATOR))
-        return g_strdup(arg);
-    char *file = g_str_has_suffix(arg, ".json") ? g_strdup(arg) : g_strconcat(arg, ".json", NULL);
-    char *bundled = g_build_filename(models_dir(), file, NULL);
-    g_free(file);
-    if (g_file_test(bundled, G_FILE_TEST_IS_REGULAR))
-        return bundled;
-    g_free(bundled);
-    return g_strdup(arg);
-}
 
 /* rank(Phi_z) at the drawn configuration z = 0, or -1 if it cannot be computed. */
 static int constraint_rank(const MbsModel *m)
@@ -272,7 +255,7 @@ int esl_cli_info(int argc, char **argv)
         g_clear_error(&error);
         return 2;
     }
-    char *path = resolve_model(argv[1]);
+    char *path = esl_resolve_model_path(argv[1]);
     if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
         fprintf(stderr, "eslabon-cli info: %s: no such file, nor a bundled model of that name "
                 "(see eslabon-cli list-models)\n", path);
@@ -383,7 +366,7 @@ int esl_cli_list_models(int argc, char **argv)
         g_clear_error(&error);
         return 2;
     }
-    const char *dir = models_dir();
+    const char *dir = esl_models_dir();
     GDir *d = g_dir_open(dir, 0, &error);
     if (!d) {
         fprintf(stderr, "eslabon-cli list-models: %s\n", error->message);

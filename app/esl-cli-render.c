@@ -10,6 +10,7 @@
 
 #include "eslabon-config.h"
 #include "esl-cli.h"
+#include "esl-models-dir.h"
 #include "esl-model-file.h"
 #include "mbs_formulation.h"
 
@@ -31,20 +32,6 @@ int esl_cli_render(int argc, char **argv)
 }
 #else
 
-static char *resolve_model(const char *arg)
-{
-    if (g_file_test(arg, G_FILE_TEST_EXISTS) || strchr(arg, G_DIR_SEPARATOR))
-        return g_strdup(arg);
-    const char *env = g_getenv("ESLABON_MODELS_DIR");
-    const char *dir = env && *env ? env : ESLABON_MODELS_DIR;
-    g_autofree char *file =
-        g_str_has_suffix(arg, ".json") ? g_strdup(arg) : g_strconcat(arg, ".json", NULL);
-    char *bundled = g_build_filename(dir, file, NULL);
-    if (g_file_test(bundled, G_FILE_TEST_IS_REGULAR))
-        return bundled;
-    g_free(bundled);
-    return g_strdup(arg);
-}
 
 static gboolean parse_view(const char *name, EslStandardView *view)
 {
@@ -185,7 +172,7 @@ int esl_cli_render(int argc, char **argv)
         fprintf(stderr, "eslabon-cli render: --time must be zero or positive\n");
         goto done;
     }
-    path = resolve_model(argv[1]);
+    path = esl_resolve_model_path(argv[1]);
     m = esl_model_load_file(path, NULL, 0, &error);
     if (!m) {
         fprintf(stderr, "eslabon-cli render: %s\n", error->message);

@@ -10,6 +10,7 @@
 
 #include "esl-cli.h"
 #include "esl-model-file.h"
+#include "esl-models-dir.h"
 #include "esl-project.h"
 #include "mbs_clock.h"
 #include "mbs_run.h"
@@ -279,6 +280,7 @@ int esl_cli_run(int argc, char **argv)
     SampleSink sink = {0};
     gint64 run_id = 0;
     g_autofree char *model_text = NULL;
+    g_autofree char *resolved = NULL;
     g_autofree char *message = NULL;
     g_autofree char *js = NULL;
     g_autofree char *compact = NULL;
@@ -293,7 +295,8 @@ int esl_cli_run(int argc, char **argv)
         status = 2;
         goto out;
     }
-    const char *path = argv[1];
+    resolved = esl_resolve_model_path(argv[1]);
+    const char *path = resolved;
     if (!o.formulation)
         o.formulation = g_strdup("penalty");
     if (!mbs_formulation_find(o.formulation)) {

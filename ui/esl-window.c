@@ -1,5 +1,6 @@
 /* The workbench window; see esl-window.h. */
 #include "esl-window.h"
+#include "esl-models-dir.h"
 
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
@@ -87,11 +88,6 @@ static void show_status(EslWindow *self, gboolean is_error, const char *format, 
         gtk_widget_remove_css_class(self->status_label, "error");
 }
 
-static const char *models_dir(void)
-{
-    const char *env = g_getenv("ESLABON_MODELS_DIR");
-    return env && *env ? env : ESLABON_MODELS_DIR;
-}
 
 static char *resolve_model(const char *arg)
 {
@@ -99,7 +95,7 @@ static char *resolve_model(const char *arg)
         return g_strdup(arg);
     g_autofree char *file =
         g_str_has_suffix(arg, ".json") ? g_strdup(arg) : g_strconcat(arg, ".json", NULL);
-    return g_build_filename(models_dir(), file, NULL);
+    return g_build_filename(esl_models_dir(), file, NULL);
 }
 
 /* ---- titles ------------------------------------------------------------------------------- */
@@ -1153,7 +1149,7 @@ static int compare_names(gconstpointer a, gconstpointer b)
 
 static void fill_gallery(EslWindow *self)
 {
-    g_autoptr(GDir) dir = g_dir_open(models_dir(), 0, NULL);
+    g_autoptr(GDir) dir = g_dir_open(esl_models_dir(), 0, NULL);
     g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
     const char *name;
     while (dir && (name = g_dir_read_name(dir)))
@@ -1161,7 +1157,7 @@ static void fill_gallery(EslWindow *self)
             g_ptr_array_add(names, g_strdup(name));
     g_ptr_array_sort(names, compare_names);
     for (guint i = 0; i < names->len; i++) {
-        g_autofree char *path = g_build_filename(models_dir(), names->pdata[i], NULL);
+        g_autofree char *path = g_build_filename(esl_models_dir(), names->pdata[i], NULL);
         g_autoptr(JsonParser) parser = json_parser_new();
         if (!json_parser_load_from_file(parser, path, NULL))
             continue;
@@ -1204,7 +1200,7 @@ static void fill_gallery(EslWindow *self)
     }
     if (names->len == 0) {
         g_autofree char *text =
-            g_strdup_printf(_("No bundled models found in %s."), models_dir());
+            g_strdup_printf(_("No bundled models found in %s."), esl_models_dir());
         gtk_flow_box_append(GTK_FLOW_BOX(self->gallery), gtk_label_new(text));
     }
 }
@@ -1444,7 +1440,7 @@ static void choose_file(EslWindow *self, const char *title, GtkFileChooserAction
     gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(chooser), filter);
     g_object_unref(filter);
     if (action == GTK_FILE_CHOOSER_ACTION_OPEN && g_str_equal(pattern, "*.json")) {
-        g_autoptr(GFile) dir = g_file_new_for_path(models_dir());
+        g_autoptr(GFile) dir = g_file_new_for_path(esl_models_dir());
         gtk_file_chooser_set_current_folder(GTK_FILE_CHOOSER(chooser), dir, NULL);
     }
     if (action == GTK_FILE_CHOOSER_ACTION_SAVE && g_str_equal(pattern, "*.json")) {

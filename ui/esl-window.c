@@ -65,6 +65,19 @@ struct _EslWindow {
 G_DEFINE_FINAL_TYPE(EslWindow, esl_window, GTK_TYPE_APPLICATION_WINDOW)
 
 enum { SIGNAL_RUN_FINISHED, N_SIGNALS };
+/* The run status as shown to the user (the project stores the English identifier). */
+static const char *run_status_label(EslRunStatus status)
+{
+    switch (status) {
+    case ESL_RUN_RUNNING: return _("running");
+    case ESL_RUN_FINISHED: return _("finished");
+    case ESL_RUN_STOPPED: return _("stopped");
+    case ESL_RUN_FAILED: return _("failed");
+    case ESL_RUN_INTERRUPTED: return _("interrupted");
+    }
+    return esl_run_status_name(status);
+}
+
 static guint signals[N_SIGNALS];
 
 static const GdkRGBA palette[] = {
@@ -761,7 +774,7 @@ static void fill_runs_list(EslWindow *self)
                 _("<b>%s %s</b> · %s\nh = %g s, %g s · %s\n<span alpha=\"60%%\">%s UTC · %s "
                   "samples</span>"),
                 id, r->model_name, r->formulation, r->settings.step, r->settings.duration,
-                esl_run_status_name(r->status), started, count);
+                run_status_label(r->status), started, count);
             GtkWidget *label = gtk_label_new(NULL);
             gtk_label_set_markup(GTK_LABEL(label), markup);
             gtk_label_set_xalign(GTK_LABEL(label), 0);
@@ -891,7 +904,7 @@ static void load_single_run(EslWindow *self, gint64 run_id)
                                      "replay it in 3D."));
     show_status(self, info->status == ESL_RUN_FAILED || info->status == ESL_RUN_INTERRUPTED,
                 _("Run %s (%s): %s%s%s"), id, info->formulation,
-                esl_run_status_name(info->status), info->message ? " — " : "",
+                run_status_label(info->status), info->message ? " — " : "",
                 info->message ? info->message : "");
 }
 
@@ -1270,7 +1283,7 @@ static void on_run_finished(EslRunController *controller, int status, const char
     fill_runs_list(self);
     g_autofree char *id = g_strdup_printf("#%" G_GINT64_FORMAT, run_id);
     show_status(self, status == ESL_RUN_FAILED, _("Run %s %s%s%s"), id,
-                esl_run_status_name((EslRunStatus)status), message ? ": " : ".",
+                run_status_label((EslRunStatus)status), message ? ": " : ".",
                 message ? message : "");
     update_run_actions(self);
     g_signal_emit(self, signals[SIGNAL_RUN_FINISHED], 0, status, run_id);

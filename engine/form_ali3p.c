@@ -261,9 +261,11 @@ static void sp_add_mass(const Ali3p *a, double s)
     }
 }
 
-static void sp_add_gram(const Ali3p *a, double s)
+/* T += s Phi_q^T Phi_q from the sparse rows (each touches at most two 12-coordinate blocks),
+ * into the dense matrix (T != NULL) or the sparse tangent's values. */
+static void add_gram(const Ali3p *a, double *T, double s)
 {
-    Sparse *sp = a->sp;
+    size_t n = (size_t)a->n;
     for (int i = 0; i < a->m; ++i) {
         const MbsNatJacRow *r = &a->J[i];
         for (int p = 0; p < 2; ++p) {
@@ -277,7 +279,8 @@ static void sp_add_gram(const Ali3p *a, double s)
                     if (v == 0.0)
                         continue;
                     /* 12 consecutive rows of block p in column off[q] + k */
-                    double *col = &sp->Tx[sp_pos(sp, r->off[p], r->off[q] + k)];
+                    double *col = T ? &T[n * (size_t)(r->off[q] + k) + (size_t)r->off[p]]
+                                    : &a->sp->Tx[sp_pos(a->sp, r->off[p], r->off[q] + k)];
                     for (int l = 0; l < 12; ++l)
                         col[l] += r->v[p][l] * v;
                 }
@@ -303,31 +306,6 @@ static void add_mass(const Ali3p *a, double *T, double s)
             for (int k = 0; k < 3; ++k)
                 for (int d = 0; d < 3; ++d)
                     T[(off + 3 + 3 * j + d) + n * (off + 3 + 3 * k + d)] += s * S[3 * j + k];
-    }
-}
-
-/* T += s Phi_q^T Phi_q from the sparse rows. */
-static void add_gram(const Ali3p *a, double *T, double s)
-{
-    size_t n = (size_t)a->n;
-    for (int i = 0; i < a->m; ++i) {
-        const MbsNatJacRow *r = &a->J[i];
-        for (int p = 0; p < 2; ++p) {
-            if (r->off[p] < 0)
-                continue;
-            for (int q = 0; q < 2; ++q) {
-                if (r->off[q] < 0)
-                    continue;
-                for (int k = 0; k < 12; ++k) {
-                    double v = s * r->v[q][k];
-                    if (v == 0.0)
-                        continue;
-                    double *col = &T[n * (size_t)(r->off[q] + k) + (size_t)r->off[p]];
-                    for (int l = 0; l < 12; ++l)
-                        col[l] += r->v[p][l] * v;
-                }
-            }
-        }
     }
 }
 
@@ -426,7 +404,7 @@ static int build_and_factor(Ali3p *a, double cC, double cK, double s, int slot)
         else
             memset(sp->Tx, 0, (size_t)sp->nnz * sizeof(double));
         sp_add_mass(a, 1.0);
-        sp_add_gram(a, s);
+        add_gram(a, NULL, s);
         sp->cur = slot;
         return factor(a, !use_KC);
     }

@@ -353,19 +353,11 @@ static void row_eval(const MbsNatRow *r, const double *q, const double *qd, doub
     }
     switch (r->type) {
     case MBS_NAT_ROW_DOT:
-        if (phi)
-            *phi = mbs_v3_dot(a, b) - r->c0;
-        if (J) {
-            jrow_add(J, &r->a, 1.0, b);
-            jrow_add(J, &r->b, 1.0, a);
-        }
-        if (phit)
-            *phit = 0.0;
-        if (c)
-            *c = 2.0 * mbs_v3_dot(ad, bd);
-        break;
     case MBS_NAT_ROW_DRIVE_PRI: {
-        double fd = 0.0, fdd = 0.0, f = mbs_function_eval(r->f, t, &fd, &fdd);
+        /* a.b = c0, or = f(t) for a driven prismatic coordinate */
+        double f = r->c0, fd = 0.0, fdd = 0.0;
+        if (r->type == MBS_NAT_ROW_DRIVE_PRI)
+            f = mbs_function_eval(r->f, t, &fd, &fdd);
         if (phi)
             *phi = mbs_v3_dot(a, b) - f;
         if (J) {

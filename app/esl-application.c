@@ -1,5 +1,7 @@
 /* The GtkApplication; see esl-application.h. */
 #include "esl-application.h"
+#include "esl-frame-meter.h"
+#include "esl-gsk-choice.h"
 
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
@@ -24,8 +26,7 @@ struct _EslApplication {
     /* smoke test */
     int smoke_status;
     guint smoke_timeout;
-    guint smoke_tick;
-    GArray *frame_times_us; /* monotonic time of each frame while the run goes on */
+    EslFrameMeter *frame_meter; /* frames drawn while the run goes on */
 };
 
 G_DEFINE_FINAL_TYPE(EslApplication, esl_application, GTK_TYPE_APPLICATION)
@@ -41,35 +42,20 @@ static EslWindow *current_window(EslApplication *self)
 
 /* ---- smoke test ---------------------------------------------------------------------------- */
 
-static int compare_gint64(gconstpointer a, gconstpointer b)
-{
-    gint64 x = *(const gint64 *)a, y = *(const gint64 *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Frames drawn while the run went on; prints their count, the 95th percentile and the maximum
- * of the intervals between them. Returns the count. */
+/* Prints how the window kept up while the run went on; returns the number of frames. */
 static guint report_frames(EslApplication *self)
 {
-    GArray *t = self->frame_times_us;
-    guint n = t ? t->len : 0;
-    if (n < 2) {
-        printf("frames during the run: %u\n", n);
-        return n;
-    }
-    g_autoptr(GArray) dt = g_array_sized_new(FALSE, FALSE, sizeof(gint64), n - 1);
-    for (guint i = 1; i < n; i++) {
-        gint64 d = g_array_index(t, gint64, i) - g_array_index(t, gint64, i - 1);
-        g_array_append_val(dt, d);
-    }
-    g_array_sort(dt, compare_gint64);
-    guint k95 = (guint)((dt->len - 1) * 95 / 100);
-    double span = (g_array_index(t, gint64, n - 1) - g_array_index(t, gint64, 0)) * 1e-6;
-    printf("frames during the run: %u in %.2f s; frame interval: median %.1f ms, 95th "
-           "percentile %.1f ms, max %.1f ms\n",
-           n, span, g_array_index(dt, gint64, dt->len / 2) * 1e-3,
-           g_array_index(dt, gint64, k95) * 1e-3, g_array_index(dt, gint64, dt->len - 1) * 1e-3);
-    return n;
+    EslFrameStats st;
+    esl_frame_meter_stop(self->frame_meter, &st);
+    g_clear_pointer(&self->frame_meter, esl_frame_meter_free);
+    printf("%s\n", esl_gsk_choose_renderer(NULL));
+    printf("frames during the run: %u in %.2f s\n", st.frames, st.span);
+    if (st.frames > 1)
+        printf("main-thread work per frame: median %.1f ms, 95th percentile %.1f ms, max %.1f "
+               "ms\nframe interval: median %.1f ms, 95th percentile %.1f ms, max %.1f ms\n",
+               st.work_median, st.work_p95, st.work_max, st.interval_median, st.interval_p95,
+               st.interval_max);
+    return st.frames;
 }
 
 static void smoke_finish(EslApplication *self, int status, const char *message)
@@ -87,16 +73,6 @@ static gboolean smoke_timed_out(gpointer data)
     self->smoke_timeout = 0;
     smoke_finish(self, 2, "timed out");
     return G_SOURCE_REMOVE;
-}
-
-static gboolean smoke_frame_tick(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
-{
-    (void)widget;
-    (void)clock;
-    EslApplication *self = data;
-    gint64 now = g_get_monotonic_time();
-    g_array_append_val(self->frame_times_us, now);
-    return G_SOURCE_CONTINUE;
 }
 
 /* The 3D view exported as PNG must be the size of the view and not a blank picture. */
@@ -133,10 +109,6 @@ static gboolean smoke_check_export(EslWindow *window, const char *path, char **m
 static void smoke_on_run_finished(EslWindow *window, int status, gint64 run_id,
                                   EslApplication *self)
 {
-    if (self->smoke_tick) {
-        gtk_widget_remove_tick_callback(GTK_WIDGET(window), self->smoke_tick);
-        self->smoke_tick = 0;
-    }
     guint frames = report_frames(self);
     if (status != ESL_RUN_FINISHED) {
         smoke_finish(self, 1, "the run did not finish");
@@ -200,9 +172,7 @@ static gboolean smoke_start_run(gpointer data)
 {
     EslWindow *window = data;
     EslApplication *self = ESL_APPLICATION(gtk_window_get_application(GTK_WINDOW(window)));
-    self->frame_times_us = g_array_new(FALSE, FALSE, sizeof(gint64));
-    self->smoke_tick = gtk_widget_add_tick_callback(GTK_WIDGET(window), smoke_frame_tick, self,
-                                                    NULL);
+    self->frame_meter = esl_frame_meter_start(GTK_WIDGET(window));
     g_action_group_activate_action(G_ACTION_GROUP(window), "run", NULL);
     return G_SOURCE_REMOVE;
 }
@@ -311,7 +281,8 @@ static void action_about(GSimpleAction *a, GVariant *p, gpointer data)
                           _("A workbench for multibody dynamics: run mechanisms with several "
                             "formulations and compare their energy, constraints and cost."),
                           "license-type", GTK_LICENSE_GPL_3_0, "logo-icon-name",
-                          "org.eslabon.Eslabon", "authors", authors, NULL);
+                          "org.eslabon.Eslabon", "authors", authors, "system-information",
+                          esl_gsk_choose_renderer(gdk_display_get_default()), NULL);
 }
 
 static const GActionEntry app_actions[] = {
@@ -322,6 +293,7 @@ static const GActionEntry app_actions[] = {
 static void esl_application_startup(GApplication *app)
 {
     G_APPLICATION_CLASS(esl_application_parent_class)->startup(app);
+    esl_gsk_choose_renderer(gdk_display_get_default());
     g_action_map_add_action_entries(G_ACTION_MAP(app), app_actions, G_N_ELEMENTS(app_actions),
                                     app);
     static const struct {
@@ -382,8 +354,7 @@ static void esl_application_finalize(GObject *object)
     g_free(self->model);
     g_free(self->project);
     g_free(self->formulation);
-    if (self->frame_times_us)
-        g_array_unref(self->frame_times_us);
+    g_clear_pointer(&self->frame_meter, esl_frame_meter_free);
     G_OBJECT_CLASS(esl_application_parent_class)->finalize(object);
 }
 

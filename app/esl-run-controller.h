@@ -37,7 +37,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(EslRunSample, esl_run_sample_free)
 G_DECLARE_FINAL_TYPE(EslRunController, esl_run_controller, ESL, RUN_CONTROLLER, GObject)
 
 /* model must stay alive and unchanged until "finished" has been emitted. project_path may be
- * NULL (nothing stored); model_id is the stored model's id or 0. */
+ * NULL (nothing stored); model_id is the stored model's id or 0. settings->threads = 0 means
+ * every core but one (the UI's); the run records the number used. */
 EslRunController *esl_run_controller_new(const MbsModel *model, const char *model_name,
                                          const char *formulation, const MbsSettings *settings,
                                          const char *project_path, gint64 model_id);

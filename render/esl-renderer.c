@@ -11,9 +11,11 @@
 
 G_DEFINE_QUARK(esl-renderer-error-quark, esl_renderer_error)
 
-#define CIRCLE_SEGMENTS 28
-#define SPHERE_STACKS 14
-#define SPHERE_SLICES 24
+/* Levels of detail of the unit meshes, finest first: a primitive is drawn with the coarsest level
+ * whose faceting stays under half a pixel at its on-screen size. Lattices of hundreds of bodies
+ * seen whole are mostly small on screen; with software OpenGL the vertex work is the cost. */
+#define LOD_LEVELS 3 /* as many as EslRenderStats.instances */
+static const int lod_segments[LOD_LEVELS] = {28, 14, 8}; /* around a circle or a sphere */
 #define HELIX_SEGMENTS_PER_TURN 14
 #define OFFSCREEN_SAMPLES 4
 
@@ -33,7 +35,11 @@ typedef struct {
 struct EslRenderer {
     GLuint mesh_program, grid_program;
     GLint mesh_vp, mesh_mode, mesh_eye, mesh_light, grid_vp;
-    Mesh frustum, sphere;
+    Mesh frustum[LOD_LEVELS], sphere[LOD_LEVELS];
+    float lod_max_radius_px[LOD_LEVELS]; /* largest on-screen radius each level draws well */
+    /* of the frame being collected: camera eye and pixels per unit length at unit distance */
+    float eye[3], pixels_per_unit;
+    EslRenderStats stats;
     GLuint grid_vao, grid_buffer;
     GLsizei grid_vertex_count;
     float grid_key[8]; /* scene geometry the grid was built for */
@@ -262,11 +268,10 @@ static void mesh_upload(Mesh *mesh, GArray *vertices, GArray *indices)
     mesh->instances = g_array_new(FALSE, FALSE, sizeof(Instance));
 }
 
-static void build_frustum_mesh(Mesh *mesh)
+static void build_frustum_mesh(Mesh *mesh, int n)
 {
     GArray *v = g_array_new(FALSE, FALSE, sizeof(float));
     GArray *idx = g_array_new(FALSE, FALSE, sizeof(GLuint));
-    const int n = CIRCLE_SEGMENTS;
     for (int i = 0; i <= n; i++) { /* side */
         float t = 2.0f * GLM_PIf * (float)i / (float)n, c = cosf(t), s = sinf(t);
         push_vertex(v, c, s, 0, c, s, 0);
@@ -295,21 +300,22 @@ static void build_frustum_mesh(Mesh *mesh)
     g_array_unref(idx);
 }
 
-static void build_sphere_mesh(Mesh *mesh)
+static void build_sphere_mesh(Mesh *mesh, int slices)
 {
     GArray *v = g_array_new(FALSE, FALSE, sizeof(float));
     GArray *idx = g_array_new(FALSE, FALSE, sizeof(GLuint));
-    for (int i = 0; i <= SPHERE_STACKS; i++) {
-        float phi = GLM_PIf * (float)i / SPHERE_STACKS;
-        for (int j = 0; j <= SPHERE_SLICES; j++) {
-            float theta = 2.0f * GLM_PIf * (float)j / SPHERE_SLICES;
+    const int stacks = slices / 2;
+    for (int i = 0; i <= stacks; i++) {
+        float phi = GLM_PIf * (float)i / (float)stacks;
+        for (int j = 0; j <= slices; j++) {
+            float theta = 2.0f * GLM_PIf * (float)j / (float)slices;
             float x = sinf(phi) * cosf(theta), y = sinf(phi) * sinf(theta), z = cosf(phi);
             push_vertex(v, x, y, z, x, y, z);
         }
     }
-    for (int i = 0; i < SPHERE_STACKS; i++)
-        for (int j = 0; j < SPHERE_SLICES; j++) {
-            GLuint a = i * (SPHERE_SLICES + 1) + j, b = a + SPHERE_SLICES + 1;
+    for (int i = 0; i < stacks; i++)
+        for (int j = 0; j < slices; j++) {
+            GLuint a = i * (slices + 1) + j, b = a + slices + 1;
             GLuint tri[6] = {a, b, a + 1, a + 1, b, b + 1};
             g_array_append_vals(idx, tri, 6);
         }
@@ -339,8 +345,12 @@ EslRenderer *esl_renderer_new(GError **error)
     r->mesh_eye = glGetUniformLocation(r->mesh_program, "eye");
     r->mesh_light = glGetUniformLocation(r->mesh_program, "light_direction");
     r->grid_vp = glGetUniformLocation(r->grid_program, "view_projection");
-    build_frustum_mesh(&r->frustum);
-    build_sphere_mesh(&r->sphere);
+    for (int l = 0; l < LOD_LEVELS; l++) {
+        build_frustum_mesh(&r->frustum[l], lod_segments[l]);
+        build_sphere_mesh(&r->sphere[l], lod_segments[l]);
+        /* a polygon of n sides deviates from its circle of radius ρ by ρ (1 − cos(π/n)) */
+        r->lod_max_radius_px[l] = 0.5f / (1.0f - cosf(GLM_PIf / (float)lod_segments[l]));
+    }
 
     glGenVertexArrays(1, &r->grid_vao);
     glGenBuffers(1, &r->grid_buffer);
@@ -385,8 +395,10 @@ void esl_renderer_free(EslRenderer *r)
     if (!r)
         return;
     offscreen_free(r);
-    mesh_free(&r->frustum);
-    mesh_free(&r->sphere);
+    for (int l = 0; l < LOD_LEVELS; l++) {
+        mesh_free(&r->frustum[l]);
+        mesh_free(&r->sphere[l]);
+    }
     if (r->grid_vao) {
         glDeleteVertexArrays(1, &r->grid_vao);
         glDeleteBuffers(1, &r->grid_buffer);
@@ -407,16 +419,35 @@ void esl_renderer_set_show_grid(EslRenderer *r, gboolean show)
 
 /* ---- per-frame data -------------------------------------------------------------------- */
 
-static void add_instance(GArray *list, const float a[3], const float b[3], float ra, float rb,
-                         const float color[4])
+/* Distance from the eye to the nearest point of segment ab. */
+static float eye_distance(const EslRenderer *r, const float a[3], const float b[3])
 {
+    vec3 ab, ae;
+    glm_vec3_sub((float *)b, (float *)a, ab);
+    glm_vec3_sub((float *)r->eye, (float *)a, ae);
+    float len2 = glm_vec3_dot(ab, ab);
+    float t = len2 > 0 ? glm_clamp(glm_vec3_dot(ae, ab) / len2, 0.0f, 1.0f) : 0.0f;
+    vec3 nearest;
+    glm_vec3_scale(ab, t, nearest);
+    glm_vec3_add(nearest, (float *)a, nearest);
+    return glm_vec3_distance(nearest, (float *)r->eye);
+}
+
+/* Queue one instance on the coarsest level of `levels` that shows it without visible facets. */
+static void add_instance(EslRenderer *r, Mesh *levels, const float a[3], const float b[3],
+                         float ra, float rb, const float color[4])
+{
+    float radius_px = fmaxf(ra, rb) * r->pixels_per_unit / fmaxf(eye_distance(r, a, b), 1e-6f);
+    int level = 0;
+    while (level + 1 < LOD_LEVELS && radius_px <= r->lod_max_radius_px[level + 1])
+        level++;
     Instance in;
     memcpy(in.a, a, sizeof in.a);
     memcpy(in.b, b, sizeof in.b);
     in.radii[0] = ra;
     in.radii[1] = rb;
     memcpy(in.color, color, sizeof in.color);
-    g_array_append_val(list, in);
+    g_array_append_val(levels[level].instances, in);
 }
 
 static void add_helix(EslRenderer *r, const EslDrawable *d)
@@ -440,29 +471,31 @@ static void add_helix(EslRenderer *r, const EslDrawable *d)
         for (int k = 0; k < 3; k++)
             p[k] = d->a[k] + t * axis[k] + coil * (cosf(theta) * u[k] + sinf(theta) * v[k]);
         if (i > 0)
-            add_instance(r->frustum.instances, prev, p, d->radius2, d->radius2, d->color);
-        add_instance(r->sphere.instances, p, p, d->radius2, d->radius2, d->color);
+            add_instance(r, r->frustum, prev, p, d->radius2, d->radius2, d->color);
+        add_instance(r, r->sphere, p, p, d->radius2, d->radius2, d->color);
         memcpy(prev, p, sizeof prev);
     }
 }
 
 static void collect_instances(EslRenderer *r, const EslScene *scene)
 {
-    g_array_set_size(r->frustum.instances, 0);
-    g_array_set_size(r->sphere.instances, 0);
+    for (int l = 0; l < LOD_LEVELS; l++) {
+        g_array_set_size(r->frustum[l].instances, 0);
+        g_array_set_size(r->sphere[l].instances, 0);
+    }
     for (int i = 0; scene && i < scene->n; i++) {
         const EslDrawable *d = &scene->items[i];
         switch (d->kind) {
         case ESL_DRAW_CAPSULE:
-            add_instance(r->frustum.instances, d->a, d->b, d->radius, d->radius, d->color);
-            add_instance(r->sphere.instances, d->a, d->a, d->radius, d->radius, d->color);
-            add_instance(r->sphere.instances, d->b, d->b, d->radius, d->radius, d->color);
+            add_instance(r, r->frustum, d->a, d->b, d->radius, d->radius, d->color);
+            add_instance(r, r->sphere, d->a, d->a, d->radius, d->radius, d->color);
+            add_instance(r, r->sphere, d->b, d->b, d->radius, d->radius, d->color);
             break;
         case ESL_DRAW_CYLINDER:
-            add_instance(r->frustum.instances, d->a, d->b, d->radius, d->radius2, d->color);
+            add_instance(r, r->frustum, d->a, d->b, d->radius, d->radius2, d->color);
             break;
         case ESL_DRAW_SPHERE:
-            add_instance(r->sphere.instances, d->a, d->a, d->radius, d->radius, d->color);
+            add_instance(r, r->sphere, d->a, d->a, d->radius, d->radius, d->color);
             break;
         case ESL_DRAW_HELIX:
             add_helix(r, d);
@@ -520,10 +553,12 @@ static void update_grid(EslRenderer *r, const EslScene *scene)
     r->grid_vertex_count = (GLsizei)(r->grid_vertices->len / 7);
 }
 
-static void draw_mesh(Mesh *mesh)
+static void draw_mesh(EslRenderer *r, Mesh *mesh, int level)
 {
     if (mesh->instances->len == 0)
         return;
+    r->stats.instances[level] += (int)mesh->instances->len;
+    r->stats.triangles += (long)mesh->instances->len * (mesh->index_count / 3);
     glBindVertexArray(mesh->vao);
     glBindBuffer(GL_ARRAY_BUFFER, mesh->instance_buffer);
     glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(mesh->instances->len * sizeof(Instance)),
@@ -541,7 +576,8 @@ void esl_renderer_draw(EslRenderer *r, const EslScene *scene, const EslCamera *c
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
-    glDisable(GL_CULL_FACE);
+    glEnable(GL_CULL_FACE); /* every mesh is closed and wound counter-clockwise outwards */
+    glCullFace(GL_BACK);
 
     mat4 vp;
     camera_matrices(camera, (float)width / (float)MAX(height, 1), scene, vp);
@@ -552,15 +588,20 @@ void esl_renderer_draw(EslRenderer *r, const EslScene *scene, const EslCamera *c
     for (int k = 0; k < 3; k++)
         light[k] = dir[k] + 0.8f * camera->up[k];
 
+    glm_vec3_copy(eye, r->eye);
+    r->pixels_per_unit = (float)height / (2.0f * tanf(camera->fov / 2.0f));
     collect_instances(r, scene);
     glUseProgram(r->mesh_program);
     glUniformMatrix4fv(r->mesh_vp, 1, GL_FALSE, (const float *)vp);
     glUniform3fv(r->mesh_eye, 1, eye);
     glUniform3fv(r->mesh_light, 1, light);
+    memset(&r->stats, 0, sizeof r->stats);
     glUniform1i(r->mesh_mode, 0);
-    draw_mesh(&r->frustum);
+    for (int l = 0; l < LOD_LEVELS; l++)
+        draw_mesh(r, &r->frustum[l], l);
     glUniform1i(r->mesh_mode, 1);
-    draw_mesh(&r->sphere);
+    for (int l = 0; l < LOD_LEVELS; l++)
+        draw_mesh(r, &r->sphere[l], l);
 
     if (r->show_grid && scene) {
         update_grid(r, scene);
@@ -576,6 +617,11 @@ void esl_renderer_draw(EslRenderer *r, const EslScene *scene, const EslCamera *c
     }
     glBindVertexArray(0);
     glUseProgram(0);
+}
+
+void esl_renderer_get_stats(const EslRenderer *r, EslRenderStats *stats)
+{
+    *stats = r->stats;
 }
 
 /* ---- offscreen ------------------------------------------------------------------------- */

@@ -59,6 +59,13 @@ void esl_renderer_set_show_grid(EslRenderer *r, gboolean show);
 void esl_renderer_draw(EslRenderer *r, const EslScene *scene, const EslCamera *camera, int width,
                        int height);
 
+/* What the last esl_renderer_draw sent to OpenGL. */
+typedef struct {
+    int instances[3]; /* frustums and spheres drawn at each level of detail, finest first */
+    long triangles;   /* of frustums and spheres */
+} EslRenderStats;
+void esl_renderer_get_stats(const EslRenderer *r, EslRenderStats *stats);
+
 /* (Re)create the offscreen framebuffer. */
 gboolean esl_renderer_set_offscreen_size(EslRenderer *r, int width, int height, GError **error);
 /* Draw offscreen and read back width*height*4 bytes of RGBA, top row first. */

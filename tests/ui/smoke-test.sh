@@ -1,7 +1,8 @@
 #!/bin/sh
 # UI smoke test: the window opens on a bundled model, runs it, stores the run in a fresh project,
 # checks it, exports the 3D view as PNG and quits; the window must keep drawing frames while the
-# run goes on (their intervals are printed, not asserted: the machine is shared). Once with the
+# run goes on (the main thread's work per frame and the frame intervals are printed, not
+# asserted: the machine is shared; docs/benchmarks.md keeps the figures). Once with the
 # spatial four-bar, once with the 7 x 15 lattice (225 bodies). Needs an X server: run through
 # xvfb-run. Prints TAP.
 # usage: smoke-test.sh ESLABON_BINARY

@@ -14,6 +14,7 @@
 #include "esl-window.h"
 
 #define SMOKE_TIMEOUT_S 90
+#define SMOKE_PLAYBACK_MS 1000 /* of playback measured after the run */
 #define SMOKE_MIN_FRAMES 10 /* frames the window must draw while the run goes on */
 #define SMOKE_EDITED_MASS 1.25 /* kg, given to bodies[1] through the window before the run */
 
@@ -26,7 +27,8 @@ struct _EslApplication {
     /* smoke test */
     int smoke_status;
     guint smoke_timeout;
-    EslFrameMeter *frame_meter; /* frames drawn while the run goes on */
+    EslFrameMeter *frame_meter; /* frames drawn while the run or the playback goes on */
+    char *smoke_message;        /* the result, printed once playback has been measured */
 };
 
 G_DEFINE_FINAL_TYPE(EslApplication, esl_application, GTK_TYPE_APPLICATION)
@@ -42,14 +44,14 @@ static EslWindow *current_window(EslApplication *self)
 
 /* ---- smoke test ---------------------------------------------------------------------------- */
 
-/* Prints how the window kept up while the run went on; returns the number of frames. */
-static guint report_frames(EslApplication *self)
+/* Prints how the window kept up during what (the run, playback); returns the number of
+ * frames. */
+static guint report_frames(EslApplication *self, const char *what)
 {
     EslFrameStats st;
     esl_frame_meter_stop(self->frame_meter, &st);
     g_clear_pointer(&self->frame_meter, esl_frame_meter_free);
-    printf("%s\n", esl_gsk_choose_renderer(NULL));
-    printf("frames during the run: %u in %.2f s\n", st.frames, st.span);
+    printf("frames during %s: %u in %.2f s\n", what, st.frames, st.span);
     if (st.frames > 1)
         printf("main-thread work per frame: median %.1f ms, 95th percentile %.1f ms, max %.1f "
                "ms\nframe interval: median %.1f ms, 95th percentile %.1f ms, max %.1f ms\n",
@@ -106,10 +108,19 @@ static gboolean smoke_check_export(EslWindow *window, const char *path, char **m
     return TRUE;
 }
 
+static gboolean smoke_end_playback(gpointer data)
+{
+    EslApplication *self = data;
+    report_frames(self, "playback");
+    smoke_finish(self, 0, self->smoke_message);
+    return G_SOURCE_REMOVE;
+}
+
 static void smoke_on_run_finished(EslWindow *window, int status, gint64 run_id,
                                   EslApplication *self)
 {
-    guint frames = report_frames(self);
+    printf("%s\n", esl_gsk_choose_renderer(NULL));
+    guint frames = report_frames(self, "the run");
     if (status != ESL_RUN_FINISHED) {
         smoke_finish(self, 1, "the run did not finish");
         return;
@@ -160,12 +171,18 @@ static void smoke_on_run_finished(EslWindow *window, int status, gint64 run_id,
         smoke_finish(self, 1, export_error);
         return;
     }
-    g_autofree char *msg = g_strdup_printf(
+    self->smoke_message = g_strdup_printf(
         "run %" G_GINT64_FORMAT " of %s with %s (%.2f s of wall time) stored in %s (%" G_GINT64_FORMAT
         " samples)",
         run_id, info->model_name, info->formulation, info->wall_time,
         esl_window_get_project_path(window), info->nsamples);
-    smoke_finish(self, 0, msg);
+    /* Replay the stored motion from the start, with the trail of the first moving body. */
+    esl_window_select_body(window, 1);
+    esl_window_seek(window, 0.0);
+    self->frame_meter = esl_frame_meter_start(GTK_WIDGET(window));
+    g_action_group_change_action_state(G_ACTION_GROUP(window), "playback",
+                                       g_variant_new_boolean(TRUE));
+    g_timeout_add(SMOKE_PLAYBACK_MS, smoke_end_playback, self);
 }
 
 static gboolean smoke_start_run(gpointer data)
@@ -355,6 +372,7 @@ static void esl_application_finalize(GObject *object)
     g_free(self->project);
     g_free(self->formulation);
     g_clear_pointer(&self->frame_meter, esl_frame_meter_free);
+    g_free(self->smoke_message);
     G_OBJECT_CLASS(esl_application_parent_class)->finalize(object);
 }
 

@@ -32,6 +32,8 @@ struct _EslPlot {
     gboolean hovering;
     double hover_px, hover_py;
     GtkWidget *menu; /* right-click popover */
+    GdkTexture *body; /* PLOT_LAYER_BODY as last drawn, or NULL when it must be redrawn */
+    int body_width, body_height, body_scale;
 };
 
 G_DEFINE_FINAL_TYPE(EslPlot, esl_plot, GTK_TYPE_WIDGET)
@@ -182,8 +184,15 @@ static int nearest_index(const Series *s, double x)
     return (int)(dh < dl ? hi : lo);
 }
 
-static void draw_plot(EslPlot *self, cairo_t *cr, double width, double height,
-                      gboolean with_hover)
+/* What draw_plot draws: the body (background, axes, series, legend) changes only with the data
+ * and the view and is kept as a texture; the cursor and the hover read-out move often. */
+typedef enum {
+    PLOT_LAYER_BODY = 1 << 0,
+    PLOT_LAYER_CURSOR = 1 << 1,
+    PLOT_LAYER_HOVER = 1 << 2,
+} PlotLayers;
+
+static void draw_plot(EslPlot *self, cairo_t *cr, double width, double height, PlotLayers layers)
 {
     Area a = plot_area(width, height);
     double x0, x1, y0, y1;
@@ -195,142 +204,213 @@ static void draw_plot(EslPlot *self, cairo_t *cr, double width, double height,
     PangoFontDescription *font = pango_font_description_from_string("Sans 8.5");
     pango_layout_set_font_description(layout, font);
 
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_paint(cr);
+    if (layers & PLOT_LAYER_BODY) {
+        cairo_set_source_rgb(cr, 1, 1, 1);
+        cairo_paint(cr);
 
-    /* grid and ticks */
-    cairo_set_line_width(cr, 1.0);
-    char label[64];
-    int max_x_ticks = MAX(2, (int)(a.width / 80));
-    double xs = nice_step(x1 - x0, max_x_ticks);
-    for (double t = ceil(x0 / xs) * xs; t <= x1 + 1e-9 * xs; t += xs) {
-        double px = round(PX(t)) + 0.5;
-        cairo_set_source_rgb(cr, 0.90, 0.90, 0.92);
-        cairo_move_to(cr, px, a.top);
-        cairo_line_to(cr, px, a.top + a.height);
+        /* grid and ticks */
+        cairo_set_line_width(cr, 1.0);
+        char label[64];
+        int max_x_ticks = MAX(2, (int)(a.width / 80));
+        double xs = nice_step(x1 - x0, max_x_ticks);
+        for (double t = ceil(x0 / xs) * xs; t <= x1 + 1e-9 * xs; t += xs) {
+            double px = round(PX(t)) + 0.5;
+            cairo_set_source_rgb(cr, 0.90, 0.90, 0.92);
+            cairo_move_to(cr, px, a.top);
+            cairo_line_to(cr, px, a.top + a.height);
+            cairo_stroke(cr);
+            cairo_set_source_rgb(cr, 0.25, 0.25, 0.28);
+            format_tick(label, sizeof label, t, xs);
+            draw_text(cr, layout, label, px, a.top + a.height + 3, 0.5, 0.0);
+        }
+        if (self->log_y) {
+            int decades = (int)ceil(y1) - (int)floor(y0);
+            int every = MAX(1, decades / MAX(2, (int)(a.height / 28)));
+            for (int k = (int)ceil(y0); k <= (int)floor(y1); k++) {
+                double py = round(PY(k)) + 0.5;
+                cairo_set_source_rgb(cr, 0.90, 0.90, 0.92);
+                cairo_move_to(cr, a.left, py);
+                cairo_line_to(cr, a.left + a.width, py);
+                cairo_stroke(cr);
+                if ((k - (int)ceil(y0)) % every)
+                    continue;
+                cairo_set_source_rgb(cr, 0.25, 0.25, 0.28);
+                snprintf(label, sizeof label, "1e%d", k);
+                draw_text(cr, layout, label, a.left - 5, py, 1.0, 0.5);
+            }
+        } else {
+            double ys = nice_step(y1 - y0, MAX(2, (int)(a.height / 36)));
+            for (double t = ceil(y0 / ys) * ys; t <= y1 + 1e-9 * ys; t += ys) {
+                double py = round(PY(t)) + 0.5;
+                cairo_set_source_rgb(cr, 0.90, 0.90, 0.92);
+                cairo_move_to(cr, a.left, py);
+                cairo_line_to(cr, a.left + a.width, py);
+                cairo_stroke(cr);
+                cairo_set_source_rgb(cr, 0.25, 0.25, 0.28);
+                format_tick(label, sizeof label, t, ys);
+                draw_text(cr, layout, label, a.left - 5, py, 1.0, 0.5);
+            }
+        }
+
+        /* frame, title, axis labels */
+        cairo_set_source_rgb(cr, 0.55, 0.55, 0.58);
+        cairo_rectangle(cr, a.left + 0.5, a.top + 0.5, a.width - 1, a.height - 1);
         cairo_stroke(cr);
-        cairo_set_source_rgb(cr, 0.25, 0.25, 0.28);
-        format_tick(label, sizeof label, t, xs);
-        draw_text(cr, layout, label, px, a.top + a.height + 3, 0.5, 0.0);
-    }
-    if (self->log_y) {
-        int decades = (int)ceil(y1) - (int)floor(y0);
-        int every = MAX(1, decades / MAX(2, (int)(a.height / 28)));
-        for (int k = (int)ceil(y0); k <= (int)floor(y1); k++) {
-            double py = round(PY(k)) + 0.5;
-            cairo_set_source_rgb(cr, 0.90, 0.90, 0.92);
-            cairo_move_to(cr, a.left, py);
-            cairo_line_to(cr, a.left + a.width, py);
-            cairo_stroke(cr);
-            if ((k - (int)ceil(y0)) % every)
-                continue;
-            cairo_set_source_rgb(cr, 0.25, 0.25, 0.28);
-            snprintf(label, sizeof label, "1e%d", k);
-            draw_text(cr, layout, label, a.left - 5, py, 1.0, 0.5);
+        cairo_set_source_rgb(cr, 0.12, 0.12, 0.14);
+        if (self->title) {
+            PangoFontDescription *bold = pango_font_description_copy(font);
+            pango_font_description_set_weight(bold, PANGO_WEIGHT_BOLD);
+            pango_layout_set_font_description(layout, bold);
+            pango_layout_set_width(layout, (int)((width - a.left - 4) * PANGO_SCALE));
+            pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END);
+            draw_text(cr, layout, self->title, a.left, 5, 0.0, 0.0);
+            pango_layout_set_width(layout, -1);
+            pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_NONE);
+            pango_layout_set_font_description(layout, font);
+            pango_font_description_free(bold);
         }
-    } else {
-        double ys = nice_step(y1 - y0, MAX(2, (int)(a.height / 36)));
-        for (double t = ceil(y0 / ys) * ys; t <= y1 + 1e-9 * ys; t += ys) {
-            double py = round(PY(t)) + 0.5;
-            cairo_set_source_rgb(cr, 0.90, 0.90, 0.92);
-            cairo_move_to(cr, a.left, py);
-            cairo_line_to(cr, a.left + a.width, py);
-            cairo_stroke(cr);
-            cairo_set_source_rgb(cr, 0.25, 0.25, 0.28);
-            format_tick(label, sizeof label, t, ys);
-            draw_text(cr, layout, label, a.left - 5, py, 1.0, 0.5);
+        if (self->x_label)
+            draw_text(cr, layout, self->x_label, a.left + a.width, height - 2, 1.0, 1.0);
+        if (self->y_label) {
+            cairo_save(cr);
+            cairo_move_to(cr, 0, 0);
+            cairo_translate(cr, 3, a.top + a.height / 2);
+            cairo_rotate(cr, -G_PI / 2);
+            draw_text(cr, layout, self->y_label, 0, 0, 0.5, 0.0);
+            cairo_restore(cr);
         }
-    }
 
-    /* frame, title, axis labels */
-    cairo_set_source_rgb(cr, 0.55, 0.55, 0.58);
-    cairo_rectangle(cr, a.left + 0.5, a.top + 0.5, a.width - 1, a.height - 1);
-    cairo_stroke(cr);
-    cairo_set_source_rgb(cr, 0.12, 0.12, 0.14);
-    if (self->title) {
-        PangoFontDescription *bold = pango_font_description_copy(font);
-        pango_font_description_set_weight(bold, PANGO_WEIGHT_BOLD);
-        pango_layout_set_font_description(layout, bold);
-        pango_layout_set_width(layout, (int)((width - a.left - 4) * PANGO_SCALE));
-        pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END);
-        draw_text(cr, layout, self->title, a.left, 5, 0.0, 0.0);
-        pango_layout_set_width(layout, -1);
-        pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_NONE);
-        pango_layout_set_font_description(layout, font);
-        pango_font_description_free(bold);
-    }
-    if (self->x_label)
-        draw_text(cr, layout, self->x_label, a.left + a.width, height - 2, 1.0, 1.0);
-    if (self->y_label) {
+        /* series */
         cairo_save(cr);
-        cairo_move_to(cr, 0, 0);
-        cairo_translate(cr, 3, a.top + a.height / 2);
-        cairo_rotate(cr, -G_PI / 2);
-        draw_text(cr, layout, self->y_label, 0, 0, 0.5, 0.0);
-        cairo_restore(cr);
-    }
-
-    /* series */
-    cairo_save(cr);
-    cairo_rectangle(cr, a.left, a.top, a.width, a.height);
-    cairo_clip(cr);
-    cairo_set_line_width(cr, 1.6);
-    cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
-    for (guint i = 0; i < self->series->len; i++) {
-        const Series *s = self->series->pdata[i];
-        set_rgba(cr, &s->color);
-        static const double dash[] = {6.0, 4.0};
-        cairo_set_dash(cr, dash, s->dashed ? 2 : 0, 0);
-        /* Points falling in the same pixel column are drawn as their vertical extent: the
-         * picture is the same and the path stays a few segments per pixel, however long the
-         * run (a 5000-step history made every frame slow under software rendering). */
-        gboolean pen_down = FALSE;
-        double column = 0, xlast = 0, ylo = 0, yhi = 0, ylast = 0;
-        for (guint k = 0; k <= s->x->len; k++) {
-            gboolean end = k == s->x->len;
-            double x = end ? NAN : g_array_index(s->x, double, k);
-            double y = end ? NAN : y_axis_value(self, g_array_index(s->y, double, k));
-            gboolean finite = isfinite(x) && isfinite(y);
-            double px = finite ? PX(x) : 0, py = finite ? PY(y) : 0;
-            if (pen_down && finite && floor(px) == column) {
-                ylo = fmin(ylo, py);
-                yhi = fmax(yhi, py);
-                xlast = px;
-                ylast = py;
-                continue;
-            }
-            if (pen_down) { /* close the previous column */
-                if (yhi > ylo) {
-                    cairo_line_to(cr, xlast, ylo);
-                    cairo_line_to(cr, xlast, yhi);
+        cairo_rectangle(cr, a.left, a.top, a.width, a.height);
+        cairo_clip(cr);
+        cairo_set_line_width(cr, 1.6);
+        cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+        for (guint i = 0; i < self->series->len; i++) {
+            const Series *s = self->series->pdata[i];
+            set_rgba(cr, &s->color);
+            static const double dash[] = {6.0, 4.0};
+            cairo_set_dash(cr, dash, s->dashed ? 2 : 0, 0);
+            /* Points falling in the same pixel column are drawn as their vertical extent: the
+             * picture is the same and the path stays a few segments per pixel, however long the
+             * run (a 5000-step history made every frame slow under software rendering). */
+            gboolean pen_down = FALSE;
+            double column = 0, xlast = 0, ylo = 0, yhi = 0, ylast = 0;
+            for (guint k = 0; k <= s->x->len; k++) {
+                gboolean end = k == s->x->len;
+                double x = end ? NAN : g_array_index(s->x, double, k);
+                double y = end ? NAN : y_axis_value(self, g_array_index(s->y, double, k));
+                gboolean finite = isfinite(x) && isfinite(y);
+                double px = finite ? PX(x) : 0, py = finite ? PY(y) : 0;
+                if (pen_down && finite && floor(px) == column) {
+                    ylo = fmin(ylo, py);
+                    yhi = fmax(yhi, py);
+                    xlast = px;
+                    ylast = py;
+                    continue;
                 }
-                cairo_line_to(cr, xlast, ylast);
+                if (pen_down) { /* close the previous column */
+                    if (yhi > ylo) {
+                        cairo_line_to(cr, xlast, ylo);
+                        cairo_line_to(cr, xlast, yhi);
+                    }
+                    cairo_line_to(cr, xlast, ylast);
+                }
+                if (!finite) {
+                    pen_down = FALSE;
+                    continue;
+                }
+                if (pen_down)
+                    cairo_line_to(cr, px, py);
+                else
+                    cairo_move_to(cr, px, py);
+                pen_down = TRUE;
+                column = floor(px);
+                xlast = px;
+                ylo = yhi = ylast = py;
             }
-            if (!finite) {
-                pen_down = FALSE;
-                continue;
+            if (s->x->len == 1) { /* a single point: a dot */
+                double x = g_array_index(s->x, double, 0);
+                double y = y_axis_value(self, g_array_index(s->y, double, 0));
+                if (isfinite(y))
+                    cairo_arc(cr, PX(x), PY(y), 2.0, 0, 2 * G_PI);
             }
-            if (pen_down)
-                cairo_line_to(cr, px, py);
-            else
-                cairo_move_to(cr, px, py);
-            pen_down = TRUE;
-            column = floor(px);
-            xlast = px;
-            ylo = yhi = ylast = py;
+            cairo_stroke(cr);
         }
-        if (s->x->len == 1) { /* a single point: a dot */
-            double x = g_array_index(s->x, double, 0);
-            double y = y_axis_value(self, g_array_index(s->y, double, 0));
-            if (isfinite(y))
-                cairo_arc(cr, PX(x), PY(y), 2.0, 0, 2 * G_PI);
+        cairo_set_dash(cr, NULL, 0, 0);
+
+        cairo_restore(cr);
+
+        /* a log axis cannot show zeros: say so rather than show an empty frame */
+        double ex0, ex1, ey0, ey1;
+        gboolean has_points = FALSE;
+        for (guint i = 0; i < self->series->len; i++)
+            has_points |= ((Series *)self->series->pdata[i])->x->len > 0;
+        if (self->log_y && has_points && !data_extent(self, &ex0, &ex1, &ey0, &ey1)) {
+            cairo_set_source_rgb(cr, 0.35, 0.35, 0.38);
+            draw_text(cr, layout, _("all values are zero (log scale)"), a.left + a.width / 2,
+                      a.top + a.height / 2, 0.5, 0.5);
         }
-        cairo_stroke(cr);
+
+        /* legend */
+        if (self->series->len > 0) {
+            double lw = 0, line_h = 15;
+            for (guint i = 0; i < self->series->len; i++) {
+                const Series *s = self->series->pdata[i];
+                pango_layout_set_text(layout, s->name, -1);
+                int w, h;
+                pango_layout_get_pixel_size(layout, &w, &h);
+                lw = fmax(lw, w);
+            }
+            double box_w = lw + 34, box_h = self->series->len * line_h + 6;
+            /* the corner of the plot area that hides the fewest points */
+            double corners[4][2] = {{a.left + a.width - box_w - 6, a.top + 6},
+                                    {a.left + 6, a.top + 6},
+                                    {a.left + a.width - box_w - 6, a.top + a.height - box_h - 6},
+                                    {a.left + 6, a.top + a.height - box_h - 6}};
+            long hidden[4] = {0, 0, 0, 0};
+            for (guint i = 0; i < self->series->len; i++) {
+                const Series *s = self->series->pdata[i];
+                guint stride = MAX(1, s->x->len / 400); /* a sample of the points is enough */
+                for (guint k = 0; k < s->x->len; k += stride) {
+                    double px = PX(g_array_index(s->x, double, k));
+                    double py = PY(y_axis_value(self, g_array_index(s->y, double, k)));
+                    for (int c = 0; c < 4; c++)
+                        hidden[c] += px >= corners[c][0] && px <= corners[c][0] + box_w &&
+                                     py >= corners[c][1] && py <= corners[c][1] + box_h;
+                }
+            }
+            int best = 0;
+            for (int c = 1; c < 4; c++)
+                if (hidden[c] < hidden[best])
+                    best = c;
+            double bx = corners[best][0], by = corners[best][1];
+            cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+            cairo_rectangle(cr, bx, by, box_w, box_h);
+            cairo_fill_preserve(cr);
+            cairo_set_source_rgba(cr, 0.6, 0.6, 0.62, 0.8);
+            cairo_set_line_width(cr, 1);
+            cairo_stroke(cr);
+            for (guint i = 0; i < self->series->len; i++) {
+                const Series *s = self->series->pdata[i];
+                double ly = by + 3 + i * line_h + line_h / 2;
+                set_rgba(cr, &s->color);
+                cairo_set_line_width(cr, 2.5);
+                static const double dash[] = {4.0, 3.0};
+                cairo_set_dash(cr, dash, s->dashed ? 2 : 0, 0);
+                cairo_move_to(cr, bx + 6, ly);
+                cairo_line_to(cr, bx + 24, ly);
+                cairo_stroke(cr);
+                cairo_set_dash(cr, NULL, 0, 0);
+                cairo_set_source_rgb(cr, 0.12, 0.12, 0.14);
+                draw_text(cr, layout, s->name, bx + 28, ly, 0.0, 0.5);
+            }
+        }
     }
-    cairo_set_dash(cr, NULL, 0, 0);
 
     /* time cursor */
-    if (isfinite(self->cursor) && self->cursor >= x0 && self->cursor <= x1) {
+    if ((layers & PLOT_LAYER_CURSOR) && isfinite(self->cursor) && self->cursor >= x0 &&
+        self->cursor <= x1) {
         static const double cursor_dash[] = {5.0, 3.0};
         cairo_set_source_rgba(cr, 0.10, 0.10, 0.12, 0.75);
         cairo_set_line_width(cr, 1.5);
@@ -338,77 +418,11 @@ static void draw_plot(EslPlot *self, cairo_t *cr, double width, double height,
         cairo_move_to(cr, PX(self->cursor), a.top);
         cairo_line_to(cr, PX(self->cursor), a.top + a.height);
         cairo_stroke(cr);
-    }
-    cairo_restore(cr);
-
-    /* a log axis cannot show zeros: say so rather than show an empty frame */
-    double ex0, ex1, ey0, ey1;
-    gboolean has_points = FALSE;
-    for (guint i = 0; i < self->series->len; i++)
-        has_points |= ((Series *)self->series->pdata[i])->x->len > 0;
-    if (self->log_y && has_points && !data_extent(self, &ex0, &ex1, &ey0, &ey1)) {
-        cairo_set_source_rgb(cr, 0.35, 0.35, 0.38);
-        draw_text(cr, layout, _("all values are zero (log scale)"), a.left + a.width / 2,
-                  a.top + a.height / 2, 0.5, 0.5);
-    }
-
-    /* legend */
-    if (self->series->len > 0) {
-        double lw = 0, line_h = 15;
-        for (guint i = 0; i < self->series->len; i++) {
-            const Series *s = self->series->pdata[i];
-            pango_layout_set_text(layout, s->name, -1);
-            int w, h;
-            pango_layout_get_pixel_size(layout, &w, &h);
-            lw = fmax(lw, w);
-        }
-        double box_w = lw + 34, box_h = self->series->len * line_h + 6;
-        /* the corner of the plot area that hides the fewest points */
-        double corners[4][2] = {{a.left + a.width - box_w - 6, a.top + 6},
-                                {a.left + 6, a.top + 6},
-                                {a.left + a.width - box_w - 6, a.top + a.height - box_h - 6},
-                                {a.left + 6, a.top + a.height - box_h - 6}};
-        long hidden[4] = {0, 0, 0, 0};
-        for (guint i = 0; i < self->series->len; i++) {
-            const Series *s = self->series->pdata[i];
-            guint stride = MAX(1, s->x->len / 400); /* a sample of the points is enough */
-            for (guint k = 0; k < s->x->len; k += stride) {
-                double px = PX(g_array_index(s->x, double, k));
-                double py = PY(y_axis_value(self, g_array_index(s->y, double, k)));
-                for (int c = 0; c < 4; c++)
-                    hidden[c] += px >= corners[c][0] && px <= corners[c][0] + box_w &&
-                                 py >= corners[c][1] && py <= corners[c][1] + box_h;
-            }
-        }
-        int best = 0;
-        for (int c = 1; c < 4; c++)
-            if (hidden[c] < hidden[best])
-                best = c;
-        double bx = corners[best][0], by = corners[best][1];
-        cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
-        cairo_rectangle(cr, bx, by, box_w, box_h);
-        cairo_fill_preserve(cr);
-        cairo_set_source_rgba(cr, 0.6, 0.6, 0.62, 0.8);
-        cairo_set_line_width(cr, 1);
-        cairo_stroke(cr);
-        for (guint i = 0; i < self->series->len; i++) {
-            const Series *s = self->series->pdata[i];
-            double ly = by + 3 + i * line_h + line_h / 2;
-            set_rgba(cr, &s->color);
-            cairo_set_line_width(cr, 2.5);
-            static const double dash[] = {4.0, 3.0};
-            cairo_set_dash(cr, dash, s->dashed ? 2 : 0, 0);
-            cairo_move_to(cr, bx + 6, ly);
-            cairo_line_to(cr, bx + 24, ly);
-            cairo_stroke(cr);
-            cairo_set_dash(cr, NULL, 0, 0);
-            cairo_set_source_rgb(cr, 0.12, 0.12, 0.14);
-            draw_text(cr, layout, s->name, bx + 28, ly, 0.0, 0.5);
-        }
+        cairo_set_dash(cr, NULL, 0, 0);
     }
 
     /* hover read-out */
-    if (with_hover && self->hovering && self->hover_px >= a.left &&
+    if ((layers & PLOT_LAYER_HOVER) && self->hovering && self->hover_px >= a.left &&
         self->hover_px <= a.left + a.width && self->series->len > 0) {
         double hx = x0 + (self->hover_px - a.left) / a.width * (x1 - x0);
         GString *text = g_string_new(NULL);
@@ -454,13 +468,56 @@ static void draw_plot(EslPlot *self, cairo_t *cr, double width, double height,
     g_object_unref(layout);
 }
 
+/* The body drawn into an image at the widget's size and scale, as a texture. */
+static GdkTexture *render_body(EslPlot *self, int width, int height, int scale)
+{
+    cairo_surface_t *surface =
+        cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width * scale, height * scale);
+    cairo_surface_set_device_scale(surface, scale, scale);
+    cairo_t *cr = cairo_create(surface);
+    draw_plot(self, cr, width, height, PLOT_LAYER_BODY);
+    cairo_destroy(cr);
+    cairo_surface_flush(surface);
+    int stride = cairo_image_surface_get_stride(surface);
+    GBytes *bytes = g_bytes_new_with_free_func(
+        cairo_image_surface_get_data(surface), (gsize)stride * height * scale,
+        (GDestroyNotify)cairo_surface_destroy, surface);
+    /* cairo's ARGB32 is premultiplied, native-endian: GDK's default memory format */
+    GdkTexture *texture = gdk_memory_texture_new(width * scale, height * scale,
+                                                 GDK_MEMORY_DEFAULT, bytes, (gsize)stride);
+    g_bytes_unref(bytes);
+    return texture;
+}
+
+/* Redraw the body at the next frame (data, view or style changed). */
+static void invalidate(EslPlot *self)
+{
+    g_clear_object(&self->body);
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
 static void esl_plot_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 {
     EslPlot *self = ESL_PLOT(widget);
     int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
-    cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, w, h));
-    draw_plot(self, cr, w, h, TRUE);
-    cairo_destroy(cr);
+    int scale = gtk_widget_get_scale_factor(widget);
+    if (w <= 0 || h <= 0)
+        return;
+    if (!self->body || self->body_width != w || self->body_height != h ||
+        self->body_scale != scale) {
+        g_clear_object(&self->body);
+        self->body = render_body(self, w, h, scale);
+        self->body_width = w;
+        self->body_height = h;
+        self->body_scale = scale;
+    }
+    graphene_rect_t bounds = GRAPHENE_RECT_INIT(0, 0, w, h);
+    gtk_snapshot_append_texture(snapshot, self->body, &bounds);
+    if (isfinite(self->cursor) || self->hovering) {
+        cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &bounds);
+        draw_plot(self, cr, w, h, PLOT_LAYER_CURSOR | PLOT_LAYER_HOVER);
+        cairo_destroy(cr);
+    }
 }
 
 static void esl_plot_measure(GtkWidget *widget, GtkOrientation orientation, int for_size,
@@ -506,7 +563,7 @@ static void on_drag_update(GtkGestureDrag *gesture, double dx, double dy, EslPlo
     self->x1 = self->drag_x1 - sx;
     self->y0 = self->drag_y0 + sy;
     self->y1 = self->drag_y1 + sy;
-    gtk_widget_queue_draw(GTK_WIDGET(self));
+    invalidate(self);
 }
 
 static void on_click_released(GtkGestureClick *gesture, int n_press, double x, double y,
@@ -550,7 +607,7 @@ static gboolean on_scroll(GtkEventControllerScroll *controller, double dx, doubl
         self->x0 = centre - (centre - self->x0) * factor;
         self->x1 = centre + (self->x1 - centre) * factor;
     }
-    gtk_widget_queue_draw(GTK_WIDGET(self));
+    invalidate(self);
     return TRUE;
 }
 
@@ -674,6 +731,7 @@ static void esl_plot_finalize(GObject *object)
 {
     EslPlot *self = ESL_PLOT(object);
     g_ptr_array_unref(self->series);
+    g_clear_object(&self->body);
     g_free(self->title);
     g_free(self->x_label);
     g_free(self->y_label);
@@ -740,7 +798,7 @@ void esl_plot_set_title(EslPlot *self, const char *title)
 {
     g_free(self->title);
     self->title = g_strdup(title);
-    gtk_widget_queue_draw(GTK_WIDGET(self));
+    invalidate(self);
 }
 
 void esl_plot_set_labels(EslPlot *self, const char *x_label, const char *y_label)
@@ -749,14 +807,14 @@ void esl_plot_set_labels(EslPlot *self, const char *x_label, const char *y_label
     g_free(self->y_label);
     self->x_label = g_strdup(x_label);
     self->y_label = g_strdup(y_label);
-    gtk_widget_queue_draw(GTK_WIDGET(self));
+    invalidate(self);
 }
 
 void esl_plot_set_log_y(EslPlot *self, gboolean log_y)
 {
     self->log_y = log_y;
     self->auto_range = TRUE;
-    gtk_widget_queue_draw(GTK_WIDGET(self));
+    invalidate(self);
 }
 
 gboolean esl_plot_get_log_y(EslPlot *self)
@@ -773,7 +831,7 @@ int esl_plot_add_series(EslPlot *self, const char *name, const GdkRGBA *color, g
     s->x = g_array_new(FALSE, FALSE, sizeof(double));
     s->y = g_array_new(FALSE, FALSE, sizeof(double));
     g_ptr_array_add(self->series, s);
-    gtk_widget_queue_draw(GTK_WIDGET(self));
+    invalidate(self);
     return (int)self->series->len - 1;
 }
 
@@ -788,7 +846,7 @@ void esl_plot_append_many(EslPlot *self, int series, const double *x, const doub
     Series *s = self->series->pdata[series];
     g_array_append_vals(s->x, x, (guint)n);
     g_array_append_vals(s->y, y, (guint)n);
-    gtk_widget_queue_draw(GTK_WIDGET(self));
+    invalidate(self);
 }
 
 void esl_plot_append(EslPlot *self, int series, double x, double y)
@@ -806,7 +864,7 @@ void esl_plot_clear(EslPlot *self)
 {
     g_ptr_array_set_size(self->series, 0);
     self->auto_range = TRUE;
-    gtk_widget_queue_draw(GTK_WIDGET(self));
+    invalidate(self);
 }
 
 void esl_plot_set_cursor(EslPlot *self, double x)
@@ -823,7 +881,7 @@ double esl_plot_get_cursor(EslPlot *self)
 void esl_plot_fit(EslPlot *self)
 {
     self->auto_range = TRUE;
-    gtk_widget_queue_draw(GTK_WIDGET(self));
+    invalidate(self);
 }
 
 static gboolean export_csv(EslPlot *self, const char *path, GError **error)
@@ -858,7 +916,7 @@ gboolean esl_plot_export(EslPlot *self, const char *path, int width, int height,
         return FALSE;
     }
     cairo_t *cr = cairo_create(surface);
-    draw_plot(self, cr, width, height, FALSE);
+    draw_plot(self, cr, width, height, PLOT_LAYER_BODY | PLOT_LAYER_CURSOR);
     cairo_destroy(cr);
     cairo_status_t status = CAIRO_STATUS_SUCCESS;
     if (png)

@@ -1844,3 +1844,13 @@ const char *esl_window_get_viewport_error(EslWindow *self)
 {
     return esl_viewport_get_error(ESL_VIEWPORT(self->viewport));
 }
+
+void esl_window_select_body(EslWindow *self, int body)
+{
+    select_element(self, ESL_SOURCE_BODY, body);
+}
+
+void esl_window_seek(EslWindow *self, double time)
+{
+    gtk_adjustment_set_value(self->time_adjustment, time);
+}

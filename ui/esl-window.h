@@ -27,6 +27,10 @@ gboolean esl_window_set_formulation(EslWindow *self, const char *name);
 gboolean esl_window_edit_model(EslWindow *self, const char *path, double value, GError **error);
 /* Write the 3D view as it is now to a PNG file. */
 gboolean esl_window_export_view(EslWindow *self, const char *path, GError **error);
+/* Select a body in the model list and the 3D view (its trail is drawn during playback). */
+void esl_window_select_body(EslWindow *self, int body);
+/* Move the playback to this time (clamped to the shown history). */
+void esl_window_seek(EslWindow *self, double time);
 /* The renderer's error, or NULL when the 3D view works. */
 const char *esl_window_get_viewport_error(EslWindow *self);
 

@@ -34,7 +34,12 @@ struct _EslPlot {
     GtkWidget *menu; /* right-click popover */
     GdkTexture *body; /* PLOT_LAYER_BODY as last drawn, or NULL when it must be redrawn */
     int body_width, body_height, body_scale;
+    guint refresh_tick; /* data were appended: the body is redrawn at a later frame */
 };
+
+/* Frame (of the frame clock) in which a plot last redrew its body for appended data: live plots
+ * take turns, one per frame, so a run feeding five plots does not redraw all five every frame. */
+static gint64 live_refresh_frame = -1;
 
 G_DEFINE_FINAL_TYPE(EslPlot, esl_plot, GTK_TYPE_WIDGET)
 
@@ -492,8 +497,37 @@ static GdkTexture *render_body(EslPlot *self, int width, int height, int scale)
 /* Redraw the body at the next frame (data, view or style changed). */
 static void invalidate(EslPlot *self)
 {
+    if (self->refresh_tick) {
+        gtk_widget_remove_tick_callback(GTK_WIDGET(self), self->refresh_tick);
+        self->refresh_tick = 0;
+    }
     g_clear_object(&self->body);
     gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+static gboolean refresh_when_turn(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+    (void)data;
+    EslPlot *self = ESL_PLOT(widget);
+    gint64 frame = gdk_frame_clock_get_frame_counter(clock);
+    if (frame == live_refresh_frame)
+        return G_SOURCE_CONTINUE; /* another plot's turn */
+    live_refresh_frame = frame;
+    self->refresh_tick = 0;
+    invalidate(self);
+    return G_SOURCE_REMOVE;
+}
+
+/* New data: redraw the body in a frame where no other plot does. */
+static void refresh_soon(EslPlot *self)
+{
+    if (!self->body || !gtk_widget_get_mapped(GTK_WIDGET(self))) {
+        invalidate(self);
+        return;
+    }
+    if (!self->refresh_tick)
+        self->refresh_tick =
+            gtk_widget_add_tick_callback(GTK_WIDGET(self), refresh_when_turn, NULL, NULL);
 }
 
 static void esl_plot_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
@@ -846,7 +880,7 @@ void esl_plot_append_many(EslPlot *self, int series, const double *x, const doub
     Series *s = self->series->pdata[series];
     g_array_append_vals(s->x, x, (guint)n);
     g_array_append_vals(s->y, y, (guint)n);
-    invalidate(self);
+    refresh_soon(self);
 }
 
 void esl_plot_append(EslPlot *self, int series, double x, double y)

@@ -16,6 +16,7 @@ G_DEFINE_QUARK(esl-renderer-error-quark, esl_renderer_error)
  * seen whole are mostly small on screen; with software OpenGL the vertex work is the cost. */
 #define LOD_LEVELS 3 /* as many as EslRenderStats.instances */
 static const int lod_segments[LOD_LEVELS] = {28, 14, 8}; /* around a circle or a sphere */
+G_STATIC_ASSERT(LOD_LEVELS == G_N_ELEMENTS(((EslRenderStats *)NULL)->instances));
 #define HELIX_SEGMENTS_PER_TURN 14
 #define OFFSCREEN_SAMPLES 4
 

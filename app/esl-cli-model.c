@@ -11,40 +11,7 @@
 #include "esl-generate.h"
 #include "esl-model-file.h"
 #include "mbs_constraints.h"
-#include "mbs_linalg.h"
 #include "mbs_topology.h"
-
-/* Singular values below this fraction of the largest count as zero in rank(Phi_z). */
-#define RANK_RCOND 1e-9
-
-
-
-/* rank(Phi_z) at the drawn configuration z = 0, or -1 if it cannot be computed. */
-static int constraint_rank(const MbsModel *m)
-{
-    int nr = mbs_model_nconstraints(m), n = mbs_model_ncoords(m);
-    if (nr == 0 || n == 0)
-        return 0;
-    MbsKinematics k;
-    if (mbs_kinematics_init(&k, m))
-        return -1;
-    double *z = calloc((size_t)n, sizeof *z);
-    double *phiz = malloc(sizeof(double) * (size_t)nr * (size_t)n);
-    double *rhs = calloc((size_t)(nr > n ? nr : n), sizeof *rhs);
-    MbsLeastSquares *ls = mbs_lsq_new(nr, n);
-    int rank = -1;
-    if (z && phiz && rhs && ls) {
-        mbs_kinematics_positions(m, &k, z);
-        mbs_constraints_eval(m, &k, 0.0, z, NULL, phiz, NULL);
-        rank = mbs_lsq_solve(ls, nr, n, phiz, rhs, RANK_RCOND);
-    }
-    mbs_lsq_free(ls);
-    free(rhs);
-    free(phiz);
-    free(z);
-    mbs_kinematics_free(&k);
-    return rank;
-}
 
 /* Relative coordinates (node indices) of joint j in coordinate order; returns the count. */
 static int joint_coordinates(const MbsModel *m, int j, int out[3])
@@ -269,7 +236,7 @@ int esl_cli_info(int argc, char **argv)
         g_free(path);
         return 1;
     }
-    int rank = constraint_rank(m);
+    int rank = mbs_constraints_rank(m, 0.0, NULL); /* at the drawn configuration */
     if (as_json)
         print_info_json(path, m, rank);
     else

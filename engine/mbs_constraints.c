@@ -1,5 +1,6 @@
 #include "mbs_constraints.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "mbs_linalg.h"
@@ -171,4 +172,32 @@ void mbs_constraints_add_gram(const MbsModel *m, const double *phiz, double alph
                 A[(size_t)cols[b] + n * (size_t)cols[a]] += va * phiz[i + nr * (size_t)cols[b]];
         }
     }
+}
+
+int mbs_constraints_rank(const MbsModel *m, double t, const double *z)
+{
+    const double rank_rcond = 1e-9; /* relative to the largest singular value */
+    int nr = mbs_model_nconstraints(m), n = mbs_model_ncoords(m);
+    if (nr == 0 || n == 0)
+        return 0;
+    MbsKinematics k;
+    if (mbs_kinematics_init(&k, m))
+        return -1;
+    double *drawn = z ? NULL : calloc((size_t)n, sizeof *drawn);
+    double *phiz = malloc(sizeof(double) * (size_t)nr * (size_t)n);
+    double *rhs = calloc((size_t)(nr > n ? nr : n), sizeof *rhs);
+    MbsLeastSquares *ls = mbs_lsq_new(nr, n);
+    int rank = -1;
+    const double *at = z ? z : drawn;
+    if (at && phiz && rhs && ls) {
+        mbs_kinematics_positions(m, &k, at);
+        mbs_constraints_eval(m, &k, t, at, NULL, phiz, NULL);
+        rank = mbs_lsq_solve(ls, nr, n, phiz, rhs, rank_rcond);
+    }
+    mbs_lsq_free(ls);
+    free(rhs);
+    free(phiz);
+    free(drawn);
+    mbs_kinematics_free(&k);
+    return rank;
 }

@@ -13,6 +13,11 @@ void mbs_constraints_eval(const MbsModel *m, const MbsKinematics *k, double t, c
                           double *phi, double *phiz, double *phit);
 void mbs_constraints_bias(const MbsModel *m, const MbsKinematics *k, double t, double *bias);
 
+/* Numerical rank of Phi_z at time t and coordinates z (NULL: the drawn configuration, z = 0);
+ * singular values below 1e-9 of the largest count as zero. -1 when out of memory. The model's
+ * degrees of freedom are mbs_model_ncoords(m) minus this rank. Allocates. */
+int mbs_constraints_rank(const MbsModel *m, double t, const double *z);
+
 /* A += alpha Phi_z^T Phi_z (A n x n column-major), using the structural sparsity of Phi_z. */
 void mbs_constraints_add_gram(const MbsModel *m, const double *phiz, double alpha, double *A);
 

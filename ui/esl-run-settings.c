@@ -4,15 +4,33 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
+#include "mbs_assembly.h"
+#include "mbs_constraints.h"
+#include "mbs_topology.h"
+
 struct _EslRunSettings {
     GtkBox parent_instance;
     GtkWidget *grid, *description;
     GtkWidget *formulation, *step, *duration;
     GtkWidget *penalty, *jacobian, *newton_tolerance, *newton_iterations;
     GtkWidget *newmark_beta, *newmark_gamma, *projection, *integrator, *algebra, *rcond;
+    GtkWidget *threads;
+    /* matrix-r's independent coordinates: how they are chosen (three radio buttons), what the
+     * model needs, and the candidates offered under "chosen here" */
+    GtkWidget *dof_automatic, *dof_from_model, *dof_chosen;
+    GtkWidget *dof_needed, *dof_chooser, *dof_count, *joint_dofs, *point_dofs;
+    GPtrArray *dof_candidates; /* DofCandidate* */
+    int model_dofs;            /* degrees of freedom of the model; -1: unknown */
+    char *model_name;          /* of the model whose candidates are offered */
     GPtrArray *rows; /* Row* */
     int nrows;
 };
+
+/* A coordinate that can be chosen as independent, and its check button. */
+typedef struct {
+    MbsDofChoice dof;
+    GtkWidget *check;
+} DofCandidate;
 
 G_DEFINE_FINAL_TYPE(EslRunSettings, esl_run_settings, GTK_TYPE_BOX)
 
@@ -35,6 +53,22 @@ static GtkWidget *add_row(EslRunSettings *self, const char *label_text, const ch
     gtk_grid_attach(GTK_GRID(self->grid), label, 0, self->nrows, 1, 1);
     gtk_grid_attach(GTK_GRID(self->grid), widget, 1, self->nrows, 1, 1);
     self->nrows++;
+    Row *row = g_new(Row, 1);
+    *row = (Row){label, widget, uses};
+    g_ptr_array_add(self->rows, row);
+    return widget;
+}
+
+/* A row spanning both columns: a heading, and the widget under it. */
+static GtkWidget *add_section(EslRunSettings *self, const char *heading, const char *tooltip,
+                              GtkWidget *widget, unsigned uses)
+{
+    GtkWidget *label = gtk_label_new(heading);
+    gtk_label_set_xalign(GTK_LABEL(label), 0);
+    gtk_widget_set_tooltip_text(label, tooltip);
+    gtk_grid_attach(GTK_GRID(self->grid), label, 0, self->nrows, 2, 1);
+    gtk_grid_attach(GTK_GRID(self->grid), widget, 0, self->nrows + 1, 2, 1);
+    self->nrows += 2;
     Row *row = g_new(Row, 1);
     *row = (Row){label, widget, uses};
     g_ptr_array_add(self->rows, row);
@@ -90,6 +124,25 @@ static int on_input_power(GtkSpinButton *spin, double *value, gpointer data)
     return TRUE;
 }
 
+/* Jacobian threads: 0 lets the run controller decide, and is shown as a word. */
+static gboolean on_output_threads(GtkSpinButton *spin, gpointer data)
+{
+    (void)data;
+    if (gtk_spin_button_get_value_as_int(spin) != 0)
+        return FALSE;
+    set_spin_text(spin, _("automatic"));
+    return TRUE;
+}
+
+static int on_input_threads(GtkSpinButton *spin, double *value, gpointer data)
+{
+    (void)data;
+    if (!g_str_equal(gtk_editable_get_text(GTK_EDITABLE(spin)), _("automatic")))
+        return FALSE;
+    *value = 0;
+    return TRUE;
+}
+
 static GtkWidget *spin_power(double lower, double upper)
 {
     GtkWidget *s = gtk_spin_button_new_with_range(log10(lower), log10(upper), 1);
@@ -132,6 +185,240 @@ static void set_algebra_choices(EslRunSettings *self, const MbsFormulationClass 
         gtk_string_list_append(list, _(items[i]));
     gtk_drop_down_set_model(GTK_DROP_DOWN(self->algebra), G_LIST_MODEL(list));
     g_object_unref(list);
+}
+
+/* ---- matrix-r's independent coordinates ---------------------------------------------------- */
+
+static GtkWidget *radio(const char *text, const char *tooltip, GtkWidget *group)
+{
+    GtkWidget *label = gtk_label_new(text);
+    gtk_label_set_wrap(GTK_LABEL(label), TRUE);
+    gtk_label_set_xalign(GTK_LABEL(label), 0);
+    GtkWidget *button = gtk_check_button_new();
+    gtk_check_button_set_child(GTK_CHECK_BUTTON(button), label);
+    gtk_widget_set_tooltip_text(button, tooltip);
+    if (group)
+        gtk_check_button_set_group(GTK_CHECK_BUTTON(button), GTK_CHECK_BUTTON(group));
+    return button;
+}
+
+static gboolean is_active(GtkWidget *check_button)
+{
+    return gtk_check_button_get_active(GTK_CHECK_BUTTON(check_button));
+}
+
+/* The coordinates checked under "chosen here", into s (at most MBS_MATRIX_R_MAX_DOFS; s may be
+ * NULL); returns how many are checked. */
+static int chosen_dofs(EslRunSettings *self, MbsSettings *s)
+{
+    int count = 0;
+    for (guint i = 0; i < self->dof_candidates->len; i++) {
+        const DofCandidate *c = self->dof_candidates->pdata[i];
+        if (!is_active(c->check))
+            continue;
+        if (s && count < MBS_MATRIX_R_MAX_DOFS) {
+            s->matrix_r_dof_joint[count] = c->dof.joint;
+            s->matrix_r_dof_coord[count] = c->dof.coordinate;
+            s->matrix_r_dof_point[count] = c->dof.point;
+            s->matrix_r_dof_axis[count] = c->dof.axis;
+        }
+        count++;
+    }
+    if (s)
+        s->matrix_r_ndofs = MIN(count, MBS_MATRIX_R_MAX_DOFS);
+    return count;
+}
+
+/* Why the coordinates chosen here cannot be run, or NULL. */
+static char *dof_problem(EslRunSettings *self)
+{
+    if (!is_active(self->dof_chosen))
+        return NULL;
+    int chosen = chosen_dofs(self, NULL), needed = self->model_dofs;
+    if (chosen > MBS_MATRIX_R_MAX_DOFS)
+        return g_strdup_printf(_("At most %d independent coordinates can be chosen; %d are."),
+                               MBS_MATRIX_R_MAX_DOFS, chosen);
+    if (needed < 0 && chosen == 0)
+        return g_strdup(_("No independent coordinate is chosen."));
+    if (needed >= 0 && chosen != needed)
+        return g_strdup_printf(ngettext("The model has %d degree of freedom but %d independent "
+                                        "coordinates are chosen.",
+                                        "The model has %d degrees of freedom but %d independent "
+                                        "coordinates are chosen.",
+                                        (unsigned long)needed),
+                               needed, chosen);
+    return NULL;
+}
+
+/* Shows the candidates under "chosen here" and the count of those checked. */
+static void update_dofs(EslRunSettings *self)
+{
+    gtk_widget_set_visible(self->dof_chooser, is_active(self->dof_chosen));
+    int chosen = chosen_dofs(self, NULL);
+    g_autofree char *count = self->model_dofs >= 0
+                                 ? g_strdup_printf(_("%d of %d chosen"), chosen, self->model_dofs)
+                                 : g_strdup_printf(_("%d chosen"), chosen);
+    g_autofree char *problem = dof_problem(self);
+    gtk_label_set_text(GTK_LABEL(self->dof_count), count);
+    gtk_widget_set_tooltip_text(self->dof_count, problem);
+    if (problem)
+        gtk_widget_add_css_class(self->dof_count, "error");
+    else
+        gtk_widget_remove_css_class(self->dof_count, "error");
+}
+
+static gboolean dof_is(const MbsDofChoice *d, const MbsSettings *s, int i)
+{
+    if (d->joint >= 0)
+        return s->matrix_r_dof_joint[i] == d->joint && s->matrix_r_dof_coord[i] == d->coordinate;
+    return s->matrix_r_dof_joint[i] < 0 && s->matrix_r_dof_point[i] == d->point &&
+           s->matrix_r_dof_axis[i] == d->axis;
+}
+
+/* The engine applies the model file's list whenever a run chooses none, so no choice here means
+ * "from the model file" for a model with one and "automatic" for the others. */
+static void show_dofs(EslRunSettings *self, const MbsSettings *s)
+{
+    for (guint i = 0; i < self->dof_candidates->len; i++) {
+        const DofCandidate *c = self->dof_candidates->pdata[i];
+        gboolean chosen = FALSE;
+        for (int k = 0; k < s->matrix_r_ndofs && !chosen; k++)
+            chosen = dof_is(&c->dof, s, k);
+        gtk_check_button_set_active(GTK_CHECK_BUTTON(c->check), chosen);
+    }
+    GtkWidget *mode = s->matrix_r_ndofs > 0                      ? self->dof_chosen
+                      : gtk_widget_get_sensitive(self->dof_from_model) ? self->dof_from_model
+                                                                       : self->dof_automatic;
+    gtk_check_button_set_active(GTK_CHECK_BUTTON(mode), TRUE);
+    update_dofs(self);
+}
+
+static void add_candidate(EslRunSettings *self, GtkWidget *box, const char *text,
+                          MbsDofChoice dof)
+{
+    DofCandidate *c = g_new(DofCandidate, 1);
+    c->dof = dof;
+    c->check = gtk_check_button_new_with_label(text);
+    g_signal_connect_swapped(c->check, "toggled", G_CALLBACK(update_dofs), self);
+    gtk_box_append(GTK_BOX(box), c->check);
+    g_ptr_array_add(self->dof_candidates, c);
+}
+
+/* What coordinate `coord` of a joint of this type measures (architecture.md: a spherical joint
+ * is successive rotations about the drawn X, Y, Z; a universal one, about axis1 then axis2). */
+static const char *coordinate_name(MbsJointType type, int coord)
+{
+    static const char *const spherical[] = {N_("angle about X"), N_("angle about Y"),
+                                            N_("angle about Z")};
+    static const char *const universal[] = {N_("angle about axis 1"), N_("angle about axis 2")};
+    switch (type) {
+    case MBS_JOINT_REVOLUTE:
+        return _("angle");
+    case MBS_JOINT_PRISMATIC:
+        return _("displacement");
+    case MBS_JOINT_UNIVERSAL:
+        return _(universal[coord]);
+    case MBS_JOINT_SPHERICAL:
+        return _(spherical[coord]);
+    default:
+        return "";
+    }
+}
+
+static void remove_children(GtkWidget *box)
+{
+    GtkWidget *child;
+    while ((child = gtk_widget_get_first_child(box)))
+        gtk_box_remove(GTK_BOX(box), child);
+}
+
+/* Candidates: the coordinates of the spanning tree's joints (a cut joint has none; a driven
+ * coordinate follows its driver) and x, y, z of the points of moving bodies. */
+static void fill_candidates(EslRunSettings *self, const MbsModel *m)
+{
+    remove_children(self->joint_dofs);
+    remove_children(self->point_dofs);
+    g_ptr_array_set_size(self->dof_candidates, 0);
+    if (!m)
+        return;
+    for (int j = 0; j < m->njoints; j++) {
+        const MbsJoint *J = &m->joints[j];
+        if (m->topo->joint_node[j] < 0)
+            continue;
+        for (int c = J->driven ? 1 : 0; c < mbs_joint_type_dofs(J->type); c++) {
+            g_autofree char *text =
+                g_strdup_printf("%s · %s", J->name, coordinate_name(J->type, c));
+            add_candidate(self, self->joint_dofs, text, (MbsDofChoice){j, c, -1, 0});
+        }
+    }
+    for (int p = 0; p < m->npoints; p++) {
+        const MbsPoint *P = &m->points[p];
+        if (P->body == m->ground)
+            continue;
+        for (int axis = 0; axis < 3; axis++) {
+            g_autofree char *text = g_strdup_printf("%s · %s · %c", m->bodies[P->body].name,
+                                                    P->name, "xyz"[axis]);
+            add_candidate(self, self->point_dofs, text, (MbsDofChoice){-1, 0, p, axis});
+        }
+    }
+}
+
+/* Coordinates minus the rank of Φ_z where the model assembles (what matrix-r checks a choice
+ * against); -1 when it does not assemble. */
+static int model_degrees_of_freedom(const MbsModel *m)
+{
+    int n = mbs_model_ncoords(m);
+    g_autofree double *z = g_new0(double, n + 1);
+    g_autofree double *zd = g_new0(double, n + 1);
+    MbsSettings s;
+    mbs_settings_defaults(&s);
+    MbsError err = {0};
+    if (mbs_assemble(m, &s, 0.0, z, zd, NULL, &err) != 0)
+        return -1;
+    int rank = mbs_constraints_rank(m, 0.0, z);
+    return rank < 0 ? -1 : n - rank;
+}
+
+void esl_run_settings_set_model(EslRunSettings *self, const MbsModel *model)
+{
+    /* The same model again (edited in the inspector, or reloaded) keeps the choice. */
+    gboolean same = model && g_strcmp0(self->model_name, model->name) == 0;
+    MbsSettings kept;
+    mbs_settings_defaults(&kept);
+    if (same && is_active(self->dof_chosen))
+        chosen_dofs(self, &kept);
+    g_free(self->model_name);
+    self->model_name = model ? g_strdup(model->name) : NULL;
+    self->model_dofs = model ? model_degrees_of_freedom(model) : -1;
+    fill_candidates(self, model);
+
+    gboolean listed = model && model->ndofs > 0;
+    gtk_widget_set_sensitive(self->dof_automatic, !listed);
+    gtk_widget_set_sensitive(self->dof_from_model, listed);
+    gtk_widget_set_sensitive(self->dof_chosen, model != NULL);
+    g_autofree char *needed =
+        self->model_dofs >= 0
+            ? g_strdup_printf(ngettext("The model has %d degree of freedom.",
+                                       "The model has %d degrees of freedom.",
+                                       (unsigned long)self->model_dofs),
+                              self->model_dofs)
+            : g_strdup(model ? _("The model does not assemble: its degrees of freedom are "
+                                 "unknown.")
+                             : "");
+    gtk_label_set_text(GTK_LABEL(self->dof_needed), needed);
+    gboolean was_chosen = same && is_active(self->dof_chosen);
+    show_dofs(self, &kept);
+    if (was_chosen)
+        gtk_check_button_set_active(GTK_CHECK_BUTTON(self->dof_chosen), TRUE);
+}
+
+gboolean esl_run_settings_check(EslRunSettings *self, GError **error)
+{
+    const MbsFormulationClass *k = esl_run_settings_get_formulation(self);
+    g_autofree char *problem = k && (k->uses & MBS_USES_DOFS) ? dof_problem(self) : NULL;
+    if (problem)
+        g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, problem);
+    return problem == NULL;
 }
 
 static void on_formulation_selected(GObject *dropdown, GParamSpec *pspec, EslRunSettings *self)
@@ -198,6 +485,9 @@ void esl_run_settings_read(EslRunSettings *self, MbsSettings *s)
     s->projection_kind = selected(self->projection);
     s->matrix_r_integrator = selected(self->integrator);
     s->matrix_r_rcond = spin_value(self->rcond);
+    s->threads = (int)spin_value(self->threads);
+    if (is_active(self->dof_chosen))
+        chosen_dofs(self, s);
     if (algebra_is_ali3p(esl_run_settings_get_formulation(self)))
         s->ali3p_solver = selected(self->algebra);
     else
@@ -222,6 +512,8 @@ void esl_run_settings_show(EslRunSettings *self, const char *formulation, const 
         gtk_drop_down_set_selected(GTK_DROP_DOWN(self->projection), (guint)s->projection_kind);
     gtk_drop_down_set_selected(GTK_DROP_DOWN(self->integrator), (guint)s->matrix_r_integrator);
     gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->rcond), s->matrix_r_rcond);
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->threads), s->threads);
+    show_dofs(self, s);
     gtk_drop_down_set_selected(GTK_DROP_DOWN(self->algebra),
                                (guint)(algebra_is_ali3p(esl_run_settings_get_formulation(self))
                                            ? s->ali3p_solver
@@ -235,7 +527,10 @@ void esl_run_settings_set_duration(EslRunSettings *self, double duration)
 
 static void esl_run_settings_finalize(GObject *object)
 {
-    g_ptr_array_unref(ESL_RUN_SETTINGS(object)->rows);
+    EslRunSettings *self = ESL_RUN_SETTINGS(object);
+    g_ptr_array_unref(self->rows);
+    g_ptr_array_unref(self->dof_candidates);
+    g_free(self->model_name);
     G_OBJECT_CLASS(esl_run_settings_parent_class)->finalize(object);
 }
 
@@ -244,11 +539,64 @@ static void esl_run_settings_class_init(EslRunSettingsClass *klass)
     G_OBJECT_CLASS(klass)->finalize = esl_run_settings_finalize;
 }
 
+/* The mode, what the model needs, and the candidates (points behind an expander: there are
+ * three per point), in a scrolled list so that a large model does not stretch the panel. */
+static GtkWidget *dof_section(EslRunSettings *self)
+{
+    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
+    self->dof_needed = gtk_label_new(NULL);
+    gtk_label_set_wrap(GTK_LABEL(self->dof_needed), TRUE);
+    gtk_label_set_xalign(GTK_LABEL(self->dof_needed), 0);
+    gtk_widget_add_css_class(self->dof_needed, "dim-label");
+    gtk_box_append(GTK_BOX(box), self->dof_needed);
+    self->dof_automatic = radio(_("Automatic (pivoted QR of Φ_z)"),
+                                _("A QR factorization of Φ_z with column pivoting chooses them, "
+                                  "and chooses again when they become ill-conditioned. Not "
+                                  "available for a model file that lists them: the engine then "
+                                  "uses that list unless they are chosen here"),
+                                NULL);
+    self->dof_from_model = radio(_("From the model file"),
+                                 _("The model file's degrees_of_freedom list (available "
+                                   "when it has one)"),
+                                 self->dof_automatic);
+    self->dof_chosen = radio(_("Chosen here"), _("The coordinates checked below"),
+                             self->dof_automatic);
+    g_signal_connect_swapped(self->dof_chosen, "toggled", G_CALLBACK(update_dofs), self);
+    gtk_box_append(GTK_BOX(box), self->dof_automatic);
+    gtk_box_append(GTK_BOX(box), self->dof_from_model);
+    gtk_box_append(GTK_BOX(box), self->dof_chosen);
+
+    self->dof_chooser = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
+    gtk_widget_set_margin_start(self->dof_chooser, 24);
+    self->dof_count = gtk_label_new(NULL);
+    gtk_label_set_xalign(GTK_LABEL(self->dof_count), 0);
+    gtk_box_append(GTK_BOX(self->dof_chooser), self->dof_count);
+    GtkWidget *list = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+    self->joint_dofs = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+    gtk_box_append(GTK_BOX(list), self->joint_dofs);
+    self->point_dofs = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+    GtkWidget *expander = gtk_expander_new(_("Point coordinates"));
+    gtk_expander_set_child(GTK_EXPANDER(expander), self->point_dofs);
+    gtk_box_append(GTK_BOX(list), expander);
+    GtkWidget *scrolled = gtk_scrolled_window_new();
+    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scrolled), GTK_POLICY_NEVER,
+                                   GTK_POLICY_AUTOMATIC);
+    gtk_scrolled_window_set_has_frame(GTK_SCROLLED_WINDOW(scrolled), TRUE);
+    gtk_scrolled_window_set_propagate_natural_height(GTK_SCROLLED_WINDOW(scrolled), TRUE);
+    gtk_scrolled_window_set_max_content_height(GTK_SCROLLED_WINDOW(scrolled), 240);
+    gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scrolled), list);
+    gtk_box_append(GTK_BOX(self->dof_chooser), scrolled);
+    gtk_box_append(GTK_BOX(box), self->dof_chooser);
+    return box;
+}
+
 static void esl_run_settings_init(EslRunSettings *self)
 {
     gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_VERTICAL);
     gtk_box_set_spacing(GTK_BOX(self), 6);
     self->rows = g_ptr_array_new_with_free_func(g_free);
+    self->dof_candidates = g_ptr_array_new_with_free_func(g_free);
+    self->model_dofs = -1;
     self->grid = gtk_grid_new();
     gtk_grid_set_row_spacing(GTK_GRID(self->grid), 6);
     gtk_grid_set_column_spacing(GTK_GRID(self->grid), 8);
@@ -284,6 +632,12 @@ static void esl_run_settings_init(EslRunSettings *self)
                              _("How the tangent matrix is computed: forward or central "
                                "differences"),
                              gtk_drop_down_new(G_LIST_MODEL(jacobians), NULL), MBS_USES_JACOBIAN);
+    self->threads = add_row(self, _("Jacobian threads"),
+                            _("Threads computing the columns of the Jacobian; automatic (0): one "
+                              "per core but one, which is left to the window"),
+                            spin(0, g_get_num_processors(), 1, 0, FALSE), MBS_USES_JACOBIAN);
+    g_signal_connect(self->threads, "output", G_CALLBACK(on_output_threads), NULL);
+    g_signal_connect(self->threads, "input", G_CALLBACK(on_input_threads), NULL);
     self->newton_tolerance =
         add_row(self, _("Newton tolerance"), _("On the max-norm of the Newton correction"),
                 spin_power(1e-16, 1e-2), MBS_USES_NEWTON);
@@ -308,12 +662,16 @@ static void esl_run_settings_init(EslRunSettings *self)
                             "of the dependent block falls below this fraction of its value "
                             "after the last choice (1: every step)"),
                           spin(0, 1, 0.01, 3, FALSE), MBS_USES_DOFS);
+    add_section(self, _("Independent coordinates"),
+                _("The coordinates matrix-r integrates; the others follow from the constraints"),
+                dof_section(self), MBS_USES_DOFS);
 
     MbsSettings defaults;
     mbs_settings_defaults(&defaults);
     g_signal_connect(self->formulation, "notify::selected", G_CALLBACK(on_formulation_selected),
                      self);
     on_formulation_selected(NULL, NULL, self);
+    esl_run_settings_set_model(self, NULL);
     esl_run_settings_show(self, NULL, &defaults);
 }
 

@@ -584,6 +584,7 @@ gboolean esl_window_edit_model(EslWindow *self, const char *path, double value, 
     esl_viewport_set_model(ESL_VIEWPORT(self->viewport), NULL);
     mbs_model_free(self->model);
     self->model = g_steal_pointer(&edit->model);
+    esl_run_settings_set_model(ESL_RUN_SETTINGS(self->run_settings), self->model);
     g_free(self->model_json);
     self->model_json = g_steal_pointer(&edit->json);
     self->model_modified = TRUE;
@@ -1066,6 +1067,7 @@ static void install_model(EslWindow *self, MbsModel *model, char *json, char *pa
     g_free(self->model_json);
     self->model_json = json;
     self->model_modified = FALSE;
+    esl_run_settings_set_model(ESL_RUN_SETTINGS(self->run_settings), model);
     esl_viewport_set_model(ESL_VIEWPORT(self->viewport), model);
     self->selected_body = -1;
     fill_model_list(self);
@@ -1294,6 +1296,10 @@ static void start_run(EslWindow *self)
     if (self->controller || !self->model)
         return;
     g_autoptr(GError) error = NULL;
+    if (!esl_run_settings_check(ESL_RUN_SETTINGS(self->run_settings), &error)) {
+        show_status(self, TRUE, "%s", error->message);
+        return;
+    }
     if (!ensure_project(self, &error)) {
         show_status(self, TRUE, _("No project to store the run in: %s"), error->message);
         return;

@@ -2,7 +2,9 @@
  * setting and every formulation, and it offers only the settings the formulation uses. */
 #include <gtk/gtk.h>
 #include <math.h>
+#include <string.h>
 
+#include "esl-model-file.h"
 #include "esl-run-settings.h"
 #include "tap.h"
 
@@ -25,8 +27,144 @@ static const char *row_text(EslRunSettings *panel, const char *label)
     return "";
 }
 
-int main(void)
+/* The label with this text anywhere in the widget tree (depth first), or NULL. */
+static GtkWidget *find_label(GtkWidget *w, const char *text)
 {
+    if (GTK_IS_LABEL(w) && g_str_equal(gtk_label_get_text(GTK_LABEL(w)), text))
+        return w;
+    for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
+        GtkWidget *found = find_label(c, text);
+        if (found)
+            return found;
+    }
+    return NULL;
+}
+
+/* The check button labelled text (a mode or a candidate coordinate). */
+static GtkCheckButton *check_button(EslRunSettings *panel, const char *text)
+{
+    GtkWidget *label = find_label(GTK_WIDGET(panel), text);
+    GtkWidget *button = label ? gtk_widget_get_ancestor(label, GTK_TYPE_CHECK_BUTTON) : NULL;
+    if (!button)
+        printf("# no check button '%s'\n", text);
+    return button ? GTK_CHECK_BUTTON(button) : NULL;
+}
+
+static void set_checked(EslRunSettings *panel, const char *text, gboolean active)
+{
+    GtkCheckButton *b = check_button(panel, text);
+    if (b)
+        gtk_check_button_set_active(b, active);
+}
+
+static gboolean is_checked(EslRunSettings *panel, const char *text)
+{
+    GtkCheckButton *b = check_button(panel, text);
+    return b && gtk_check_button_get_active(b);
+}
+
+/* The independent coordinates of the spatial four-bar (1 degree of freedom): chosen, read,
+ * shown again, and refused when they are not as many as the degrees of freedom. */
+static void test_dofs(EslRunSettings *panel, const char *models_dir)
+{
+    g_autofree char *path = g_build_filename(models_dir, "four-bar-spatial.json", NULL);
+    g_autoptr(GError) error = NULL;
+    MbsModel *m = esl_model_load_file(path, NULL, 0, &error);
+    if (!tap_ok(m != NULL, "the four-bar loads: %s", error ? error->message : ""))
+        return;
+    esl_run_settings_set_model(panel, m);
+    esl_run_settings_set_formulation(panel, "matrix-r");
+    tap_ok(find_label(GTK_WIDGET(panel), "The model has 1 degree of freedom.") != NULL &&
+               is_checked(panel, "Automatic (pivoted QR of Φ_z)") &&
+               !gtk_widget_get_sensitive(
+                   GTK_WIDGET(check_button(panel, "From the model file"))),
+           "the panel shows the model's degrees of freedom; automatic, as the model lists none");
+
+    MbsSettings s;
+    set_checked(panel, "Chosen here", TRUE);
+    set_checked(panel, "A · angle", TRUE);
+    set_checked(panel, "D · angle", TRUE);
+    esl_run_settings_read(panel, &s);
+    int A = mbs_model_find_joint(m, "A"), D = mbs_model_find_joint(m, "D");
+    tap_ok(s.matrix_r_ndofs == 2 && s.matrix_r_dof_joint[0] == A &&
+               s.matrix_r_dof_coord[0] == 0 && s.matrix_r_dof_joint[1] == D &&
+               s.matrix_r_dof_coord[1] == 0,
+           "two joint coordinates chosen: %d DOFs, joints %d:%d and %d:%d", s.matrix_r_ndofs,
+           s.matrix_r_dof_joint[0], s.matrix_r_dof_coord[0], s.matrix_r_dof_joint[1],
+           s.matrix_r_dof_coord[1]);
+    g_clear_error(&error);
+    gboolean ok = esl_run_settings_check(panel, &error);
+    tap_ok(!ok && error && strstr(error->message, "1 degree of freedom but 2") &&
+               find_label(GTK_WIDGET(panel), "2 of 1 chosen") != NULL,
+           "two of one are refused: %s", error ? error->message : "(no message)");
+
+    /* A point coordinate (points are behind an expander: open it to reach them). */
+    set_checked(panel, "A · angle", FALSE);
+    set_checked(panel, "D · angle", FALSE);
+    GtkWidget *expander = gtk_widget_get_ancestor(
+        find_label(GTK_WIDGET(panel), "Point coordinates"), GTK_TYPE_EXPANDER);
+    gtk_expander_set_expanded(GTK_EXPANDER(expander), TRUE);
+    set_checked(panel, "follower · C · y", TRUE);
+    esl_run_settings_read(panel, &s);
+    int C = mbs_model_find_point(m, mbs_model_find_body(m, "follower"), "C");
+    g_clear_error(&error);
+    tap_ok(s.matrix_r_ndofs == 1 && s.matrix_r_dof_joint[0] == -1 &&
+               s.matrix_r_dof_point[0] == C && s.matrix_r_dof_axis[0] == 1 &&
+               esl_run_settings_check(panel, &error),
+           "a point coordinate: joint %d, point %d (want %d), axis %d", s.matrix_r_dof_joint[0],
+           s.matrix_r_dof_point[0], C, s.matrix_r_dof_axis[0]);
+
+    /* A stored run's choice is shown again, and read back. */
+    MbsSettings stored;
+    mbs_settings_defaults(&stored);
+    int B = mbs_model_find_joint(m, "B");
+    stored.matrix_r_ndofs = 2;
+    stored.matrix_r_dof_joint[0] = B;
+    stored.matrix_r_dof_coord[0] = 1;
+    stored.matrix_r_dof_joint[1] = -1;
+    stored.matrix_r_dof_point[1] = C;
+    stored.matrix_r_dof_axis[1] = 2;
+    esl_run_settings_show(panel, "matrix-r", &stored);
+    esl_run_settings_read(panel, &s);
+    tap_ok(is_checked(panel, "Chosen here") && is_checked(panel, "B · angle about axis 2") &&
+               !is_checked(panel, "follower · C · y") && s.matrix_r_ndofs == 2 &&
+               s.matrix_r_dof_joint[0] == B && s.matrix_r_dof_coord[0] == 1 &&
+               s.matrix_r_dof_joint[1] == -1 && s.matrix_r_dof_point[1] == C &&
+               s.matrix_r_dof_axis[1] == 2,
+           "a stored run's choice is shown and read back");
+    mbs_settings_defaults(&stored);
+    esl_run_settings_show(panel, "matrix-r", &stored);
+    esl_run_settings_read(panel, &s);
+    tap_ok(is_checked(panel, "Automatic (pivoted QR of Φ_z)") && s.matrix_r_ndofs == 0 &&
+               esl_run_settings_check(panel, NULL),
+           "a stored run without a choice shows the automatic one");
+
+    /* The same model with a degrees_of_freedom list: "from the model file", and nothing chosen
+     * in the settings (the engine applies the model's list). */
+    g_autofree char *json = NULL;
+    g_file_get_contents(path, &json, NULL, NULL);
+    g_autoptr(GString) listed = g_string_new(json);
+    g_string_replace(listed, "\"initial\":",
+                     "\"degrees_of_freedom\": [{\"joint\": \"D\"}], \"initial\":", 1);
+    MbsModel *m2 = esl_model_load_string(listed->str, "listed.json", NULL, 0, NULL);
+    esl_run_settings_set_model(panel, m2);
+    esl_run_settings_read(panel, &s);
+    tap_ok(m2 && m2->ndofs == 1 && is_checked(panel, "From the model file") &&
+               !gtk_widget_get_sensitive(
+                   GTK_WIDGET(check_button(panel, "Automatic (pivoted QR of Φ_z)"))) &&
+               s.matrix_r_ndofs == 0,
+           "a model that lists its degrees of freedom: they are taken from the model file");
+    esl_run_settings_set_model(panel, NULL);
+    mbs_model_free(m2);
+    mbs_model_free(m);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: test_run_settings MODELS_DIR\n");
+        return 2;
+    }
     gtk_init();
     EslRunSettings *panel = ESL_RUN_SETTINGS(g_object_ref_sink(esl_run_settings_new()));
     MbsSettings defaults, read;
@@ -60,6 +198,7 @@ int main(void)
         want.matrix_r_sparse = 1;
         want.ali3p_solver = 2;
         want.matrix_r_rcond = 0.25;
+        want.threads = 1;
         esl_run_settings_show(panel, k->name, &want);
         esl_run_settings_read(panel, &read);
         gboolean ali3p = g_str_equal(k->name, "ali3p");
@@ -70,6 +209,7 @@ int main(void)
                    read.newton_max_iterations == 7 && read.newmark_beta == 0.3 &&
                    read.newmark_gamma == 0.6 && read.projection_kind == 1 &&
                    read.matrix_r_integrator == 1 && read.matrix_r_rcond == 0.25 &&
+                   read.threads == 1 &&
                    (ali3p ? read.ali3p_solver == 2 : read.matrix_r_sparse == 1),
                "%s: every setting shown is read back (tolerance %g)", k->name,
                read.newton_tolerance);
@@ -79,9 +219,17 @@ int main(void)
                    row_visible(panel, "Projection") == !!(k->uses & MBS_USES_PROJECTION) &&
                    row_visible(panel, "Linear algebra") == !!(k->uses & MBS_USES_ALGEBRA) &&
                    row_visible(panel, "Repartition below") == !!(k->uses & MBS_USES_DOFS) &&
+                   row_visible(panel, "Independent coordinates") ==
+                       !!(k->uses & MBS_USES_DOFS) &&
+                   row_visible(panel, "Jacobian threads") == !!(k->uses & MBS_USES_JACOBIAN) &&
                    row_visible(panel, "Step (s)"),
                "%s: only the settings it uses are shown", k->name);
     }
+    MbsSettings automatic = defaults;
+    esl_run_settings_show(panel, "penalty", &automatic);
+    tap_ok(g_str_equal(row_text(panel, "Jacobian threads"), "automatic"),
+           "0 Jacobian threads is shown as automatic: '%s'", row_text(panel, "Jacobian threads"));
+    test_dofs(panel, argv[1]);
     g_object_unref(panel);
     return tap_done();
 }

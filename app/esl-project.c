@@ -98,6 +98,9 @@ static const char *const migrations[ESL_PROJECT_SCHEMA_VERSION + 1] = {
         "ALTER TABLE runs ADD COLUMN matrix_r_rcond REAL;"
         "ALTER TABLE runs ADD COLUMN ali3p_solver INTEGER;"
         "ALTER TABLE runs ADD COLUMN threads INTEGER;",
+    /* 3: matrix-r's independent coordinates chosen for the run (NULL: automatic or the model
+     * file's), as JSON: [{"joint": J, "coordinate": C} or {"point": P, "axis": A}, ...]. */
+    [3] = "ALTER TABLE runs ADD COLUMN matrix_r_dofs TEXT;",
 };
 
 /* The double-valued monitors, with the column each is stored in. */
@@ -482,6 +485,53 @@ static gboolean check_settings(const MbsSettings *s, GError **error)
            check_finite(s->matrix_r_rcond, "matrix-r condition threshold", error);
 }
 
+/* settings' chosen independent coordinates as stored (NULL when there are none). */
+static char *dofs_to_json(const MbsSettings *s)
+{
+    if (s->matrix_r_ndofs <= 0)
+        return NULL;
+    GString *json = g_string_new("[");
+    for (int i = 0; i < s->matrix_r_ndofs && i < MBS_MATRIX_R_MAX_DOFS; i++) {
+        if (s->matrix_r_dof_joint[i] >= 0)
+            g_string_append_printf(json, "%s{\"joint\": %d, \"coordinate\": %d}", i ? ", " : "",
+                                   s->matrix_r_dof_joint[i], s->matrix_r_dof_coord[i]);
+        else
+            g_string_append_printf(json, "%s{\"point\": %d, \"axis\": %d}", i ? ", " : "",
+                                   s->matrix_r_dof_point[i], s->matrix_r_dof_axis[i]);
+    }
+    g_string_append(json, "]");
+    return g_string_free(json, FALSE);
+}
+
+/* The inverse of dofs_to_json; a malformed text leaves no coordinates chosen. */
+static void dofs_from_json(const char *text, MbsSettings *s)
+{
+    s->matrix_r_ndofs = 0;
+    g_autoptr(JsonParser) parser = json_parser_new();
+    if (!text || !json_parser_load_from_data(parser, text, -1, NULL))
+        return;
+    JsonNode *root = json_parser_get_root(parser);
+    if (!JSON_NODE_HOLDS_ARRAY(root))
+        return;
+    JsonArray *list = json_node_get_array(root);
+    guint n = json_array_get_length(list);
+    for (guint i = 0; i < n && i < MBS_MATRIX_R_MAX_DOFS; i++) {
+        JsonNode *item = json_array_get_element(list, i);
+        if (!JSON_NODE_HOLDS_OBJECT(item))
+            return;
+        JsonObject *o = json_node_get_object(item);
+        gboolean joint = json_object_has_member(o, "joint");
+        s->matrix_r_dof_joint[i] = joint ? (int)json_object_get_int_member(o, "joint") : -1;
+        s->matrix_r_dof_coord[i] =
+            joint ? (int)json_object_get_int_member_with_default(o, "coordinate", 0) : -1;
+        s->matrix_r_dof_point[i] =
+            joint ? -1 : (int)json_object_get_int_member_with_default(o, "point", -1);
+        s->matrix_r_dof_axis[i] =
+            joint ? -1 : (int)json_object_get_int_member_with_default(o, "axis", -1);
+    }
+    s->matrix_r_ndofs = (int)MIN(n, MBS_MATRIX_R_MAX_DOFS);
+}
+
 static gboolean check_json_object(const char *text, const char *what, GError **error)
 {
     if (!text)
@@ -520,8 +570,8 @@ gint64 esl_project_begin_run(EslProject *project, const EslRunRequest *request, 
         " newton_tolerance, newton_max_iterations, jacobian_reuse, assembly_tolerance,"
         " parameters, eslabon_version, hostname, pid, started_at, status, nbodies, njoints,"
         " newmark_beta, newmark_gamma, projection_kind, matrix_r_integrator, matrix_r_sparse,"
-        " matrix_r_rcond, ali3p_solver, threads)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?,?,?,?,?,?,?,?)";
+        " matrix_r_rcond, ali3p_solver, threads, matrix_r_dofs)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?,?,?,?,?,?,?,?,?)";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return db_error(db, "cannot create the run", error), 0;
     int c = 1;
@@ -555,6 +605,10 @@ gint64 esl_project_begin_run(EslProject *project, const EslRunRequest *request, 
     sqlite3_bind_double(st, c++, s->matrix_r_rcond);
     sqlite3_bind_int(st, c++, s->ali3p_solver);
     sqlite3_bind_int(st, c++, s->threads);
+    g_autofree char *dofs = dofs_to_json(s);
+    if (dofs)
+        sqlite3_bind_text(st, c, dofs, -1, SQLITE_STATIC);
+    c++;
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
@@ -815,7 +869,7 @@ void esl_run_info_free(EslRunInfo *info)
     " r.status, r.message, s.json, r.nbodies, r.njoints,"                                                   \
     " (SELECT count(*) FROM samples WHERE run_id = r.id),"                                       \
     " r.newmark_beta, r.newmark_gamma, r.projection_kind, r.matrix_r_integrator,"                \
-    " r.matrix_r_sparse, r.matrix_r_rcond, r.ali3p_solver, r.threads"                            \
+    " r.matrix_r_sparse, r.matrix_r_rcond, r.ali3p_solver, r.threads, r.matrix_r_dofs"           \
     " FROM runs r LEFT JOIN summaries s ON s.run_id = r.id"
 
 static void column_double_or(sqlite3_stmt *st, int c, double *value)
@@ -872,6 +926,7 @@ static EslRunInfo *run_info_from_row(sqlite3_stmt *st)
     column_double_or(st, c++, &s->matrix_r_rcond);
     column_int_or(st, c++, &s->ali3p_solver);
     column_int_or(st, c++, &s->threads);
+    dofs_from_json((const char *)sqlite3_column_text(st, c++), s);
     return info;
 }
 

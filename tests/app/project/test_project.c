@@ -73,6 +73,12 @@ static EslRunRequest sample_request(const char *formulation, gint64 model_id, in
     r.settings.matrix_r_rcond = 1.0 / 3.0;
     r.settings.ali3p_solver = 2;
     r.settings.threads = 2;
+    r.settings.matrix_r_ndofs = 2; /* a joint coordinate and a point coordinate */
+    r.settings.matrix_r_dof_joint[0] = 3;
+    r.settings.matrix_r_dof_coord[0] = 1;
+    r.settings.matrix_r_dof_joint[1] = -1;
+    r.settings.matrix_r_dof_point[1] = 4;
+    r.settings.matrix_r_dof_axis[1] = 2;
     return r;
 }
 
@@ -214,6 +220,10 @@ static void test_round_trip(void)
                s->matrix_r_rcond == req.settings.matrix_r_rcond && s->ali3p_solver == 2 &&
                s->threads == 2,
            "the formulations' own settings round trip exactly");
+    tap_ok(s->matrix_r_ndofs == 2 && s->matrix_r_dof_joint[0] == 3 &&
+               s->matrix_r_dof_coord[0] == 1 && s->matrix_r_dof_joint[1] == -1 &&
+               s->matrix_r_dof_point[1] == 4 && s->matrix_r_dof_axis[1] == 2,
+           "matrix-r's chosen coordinates round trip (joint 3 coordinate 1, point 4 axis z)");
     tap_ok(info->status == ESL_RUN_FINISHED && info->wall_time == 1.0 / 3.0 &&
                info->finished_at != NULL && info->nsamples == N && info->nbodies == NB,
            "status, wall time and sample count round trip");
@@ -351,13 +361,13 @@ static void test_migration_from_1(void)
     sqlite3_open(path, &db);
     static const char *const added[] = {"newmark_beta",    "newmark_gamma",       "projection_kind",
                                         "matrix_r_integrator", "matrix_r_sparse", "matrix_r_rcond",
-                                        "ali3p_solver",    "threads"};
+                                        "ali3p_solver",    "threads",             "matrix_r_dofs"};
     int rc = SQLITE_OK;
     for (size_t i = 0; i < G_N_ELEMENTS(added) && rc == SQLITE_OK; i++) {
         g_autofree char *sql = g_strdup_printf("ALTER TABLE runs DROP COLUMN %s", added[i]);
         rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
     }
-    rc = rc == SQLITE_OK ? sqlite3_exec(db, "DELETE FROM schema_migrations WHERE version = 2;"
+    rc = rc == SQLITE_OK ? sqlite3_exec(db, "DELETE FROM schema_migrations WHERE version >= 2;"
                                             "PRAGMA user_version = 1",
                                         NULL, NULL, NULL)
                          : rc;
@@ -369,7 +379,7 @@ static void test_migration_from_1(void)
     mbs_settings_defaults(&defaults);
     tap_ok(info && info->settings.newmark_beta == defaults.newmark_beta &&
                info->settings.ali3p_solver == defaults.ali3p_solver &&
-               info->settings.step == req.settings.step,
+               info->settings.step == req.settings.step && info->settings.matrix_r_ndofs == 0,
            "migrated to schema %d: the old run reads with default formulation settings%s%s",
            ESL_PROJECT_SCHEMA_VERSION, error ? ": " : "", error ? error->message : "");
     esl_project_close(p);

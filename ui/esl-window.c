@@ -395,6 +395,19 @@ static const char *force_kind(MbsForceType t)
     return "?";
 }
 
+static const char *joint_kind(MbsJointType t)
+{
+    switch (t) {
+    case MBS_JOINT_REVOLUTE: return _("revolute");
+    case MBS_JOINT_PRISMATIC: return _("prismatic");
+    case MBS_JOINT_SPHERICAL: return _("spherical");
+    case MBS_JOINT_UNIVERSAL: return _("universal");
+    case MBS_JOINT_ROD: return _("rod");
+    case MBS_JOINT_TYPE_COUNT: break;
+    }
+    return "?";
+}
+
 static void fill_model_list(EslWindow *self)
 {
     clear_list_box(self->model_list);
@@ -408,7 +421,7 @@ static void fill_model_list(EslWindow *self)
     add_section(self->model_list, _("Joints"), m->njoints);
     for (int i = 0; i < m->njoints; i++)
         add_element(self->model_list, ESL_SOURCE_JOINT, i, m->joints[i].name,
-                    mbs_joint_type_name(m->joints[i].type));
+                    joint_kind(m->joints[i].type));
     add_section(self->model_list, _("Forces"), m->nforces);
     for (int i = 0; i < m->nforces; i++)
         add_element(self->model_list, ESL_SOURCE_FORCE, i, m->forces[i].name,
@@ -450,7 +463,7 @@ static char *describe_element(const MbsModel *m, int source, int index)
             }
     } else if (source == ESL_SOURCE_JOINT) {
         const MbsJoint *j = &m->joints[index];
-        g_string_append_printf(s, _("Joint %s (%s)\n\n"), j->name, mbs_joint_type_name(j->type));
+        g_string_append_printf(s, _("Joint %s (%s)\n\n"), j->name, joint_kind(j->type));
         g_string_append_printf(s, _("bodies: %s → %s\n"), m->bodies[j->body1].name,
                                m->bodies[j->body2].name);
         append_vector(s, _("point"), j->point1, "m");

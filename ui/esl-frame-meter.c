@@ -4,7 +4,6 @@
 struct EslFrameMeter {
     GdkFrameClock *clock;
     gulong before_handler, after_handler;
-    guint tick; /* keeps the clock ticking so idle frames are counted too */
     GtkWidget *widget;
     gint64 frame_start, previous_start;
     GArray *work, *intervals; /* of double, ms */
@@ -31,14 +30,6 @@ static void on_after_paint(GdkFrameClock *clock, EslFrameMeter *m)
     m->frame_start = 0;
 }
 
-static gboolean keep_ticking(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
-{
-    (void)widget;
-    (void)clock;
-    (void)data;
-    return G_SOURCE_CONTINUE;
-}
-
 EslFrameMeter *esl_frame_meter_start(GtkWidget *widget)
 {
     EslFrameMeter *m = g_new0(EslFrameMeter, 1);
@@ -52,7 +43,6 @@ EslFrameMeter *esl_frame_meter_start(GtkWidget *widget)
     m->before_handler = g_signal_connect(m->clock, "before-paint", G_CALLBACK(on_before_paint), m);
     m->after_handler =
         g_signal_connect_after(m->clock, "after-paint", G_CALLBACK(on_after_paint), m);
-    m->tick = gtk_widget_add_tick_callback(widget, keep_ticking, NULL, NULL);
     return m;
 }
 
@@ -75,13 +65,24 @@ static void percentiles(GArray *values, double *median, double *p95, double *max
     *max = g_array_index(values, double, n - 1);
 }
 
+double esl_frame_meter_recent_work(EslFrameMeter *m, guint n)
+{
+    guint len = m->work->len, count = MIN(n, len);
+    if (count == 0)
+        return 0;
+    g_autoptr(GArray) recent = g_array_sized_new(FALSE, FALSE, sizeof(double), count);
+    g_array_append_vals(recent, &g_array_index(m->work, double, len - count), count);
+    double median, p95, max;
+    percentiles(recent, &median, &p95, &max);
+    return median;
+}
+
 static void disconnect(EslFrameMeter *m)
 {
     if (!m->clock)
         return;
     g_signal_handler_disconnect(m->clock, m->before_handler);
     g_signal_handler_disconnect(m->clock, m->after_handler);
-    gtk_widget_remove_tick_callback(m->widget, m->tick);
     g_clear_object(&m->clock);
     g_clear_object(&m->widget);
 }

@@ -14,6 +14,7 @@
 #include "esl-plot.h"
 #include "esl-project.h"
 #include "esl-recent.h"
+#include "esl-frame-meter.h"
 #include "esl-run-controller.h"
 #include "esl-run-settings.h"
 #include "esl-renderer.h"
@@ -55,6 +56,7 @@ struct _EslWindow {
     gboolean history_matches_model;
     gboolean updating_scale, rebuilding_runs, selecting_from_view;
     guint playback_tick, progress_timer;
+    EslFrameMeter *frame_meter; /* the window's frames while a run goes on */
     GPtrArray *thumbnails; /* GtkPicture of each gallery card, "path" set on it */
     gboolean thumbnails_drawn;
     int selected_body; /* body whose centre of mass leaves a trail, or -1 */
@@ -1253,9 +1255,11 @@ static void update_progress(EslWindow *self)
                                   duration > 0 ? CLAMP(sim / duration, 0, 1) : 0);
     g_autofree char *percent = g_strdup_printf("%.0f %%", duration > 0 ? 100 * sim / duration : 0);
     gtk_progress_bar_set_text(GTK_PROGRESS_BAR(self->progress_bar), percent);
+    double frame_ms = self->frame_meter ? esl_frame_meter_recent_work(self->frame_meter, 60) : 0;
     g_autofree char *text = g_strdup_printf(
-        _("simulated time: %.4f s\nsteps: %ld\nreal-time factor: %.3g\nsteps per second: %.0f"),
-        sim, steps, wall > 0 ? sim / wall : 0.0, wall > 0 ? steps / wall : 0.0);
+        _("simulated time: %.4f s\nsteps: %ld\nreal-time factor: %.3g\nsteps per second: %.0f\n"
+          "window: %.1f ms of work per frame"),
+        sim, steps, wall > 0 ? sim / wall : 0.0, wall > 0 ? steps / wall : 0.0, frame_ms);
     gtk_label_set_text(GTK_LABEL(self->progress_label), text);
 }
 
@@ -1291,6 +1295,7 @@ static void on_run_finished(EslRunController *controller, int status, const char
     g_signal_handlers_disconnect_by_data(controller, self);
     g_clear_object(&self->controller);
     g_clear_handle_id(&self->progress_timer, g_source_remove);
+    g_clear_pointer(&self->frame_meter, esl_frame_meter_free);
     gtk_widget_remove_css_class(self->pause_button, "suggested-action");
     GPtrArray *history = g_steal_pointer(&self->history);
     set_history(self, history, TRUE);
@@ -1348,6 +1353,7 @@ static void start_run(EslWindow *self)
     }
     show_status(self, FALSE, _("Running %s with %s…"), self->model->name, klass->name);
     self->progress_timer = g_timeout_add(100, progress_timeout, self);
+    self->frame_meter = esl_frame_meter_start(GTK_WIDGET(self));
     update_run_actions(self);
 }
 
@@ -1746,6 +1752,7 @@ static void esl_window_dispose(GObject *object)
         g_clear_object(&self->controller);
     }
     g_clear_handle_id(&self->progress_timer, g_source_remove);
+    g_clear_pointer(&self->frame_meter, esl_frame_meter_free);
     g_signal_handlers_disconnect_by_data(gtk_recent_manager_get_default(), self);
     if (self->viewport)
         esl_viewport_set_model(ESL_VIEWPORT(self->viewport), NULL);

@@ -156,14 +156,19 @@ int main(void)
     esl_run_controller_set_sample_every(c, 1);
     esl_run_controller_start(c, NULL);
     double t0 = 0;
-    for (int i = 0; i < 1000 && t0 <= 0; i++) { /* wait for the first steps */
+    gint64 deadline = g_get_monotonic_time() + 20 * G_USEC_PER_SEC;
+    while (t0 <= 0 && g_get_monotonic_time() < deadline) { /* wait for the first steps */
         g_usleep(1000);
         esl_run_controller_progress(c, &t0, NULL, NULL);
     }
     esl_run_controller_pause(c);
-    g_usleep(50000); /* let the step in progress finish */
-    double t1, t2;
-    esl_run_controller_progress(c, &t1, NULL, NULL);
+    /* the step in progress finishes: wait until two reads 50 ms apart agree */
+    double t1 = t0, t2 = -1;
+    while (t1 != t2 && g_get_monotonic_time() < deadline) {
+        t2 = t1;
+        g_usleep(50000);
+        esl_run_controller_progress(c, &t1, NULL, NULL);
+    }
     g_usleep(200000);
     esl_run_controller_progress(c, &t2, NULL, NULL);
     tap_ok(t1 > 0 && t1 == t2, "no progress while paused (t = %g s)", t1);

@@ -847,8 +847,8 @@ static double ali3p_joint_violation(const MbsFormulation *f, int joint)
 
 const MbsFormulationClass mbs_ali3p_class = {
     .name = "ali3p",
-    .description = "Index-3 augmented Lagrangian with velocity and acceleration projections in "
-                   "natural coordinates (paper 004)",
+    .description = MBS_N_("Index-3 augmented Lagrangian with velocity and acceleration "
+                          "projections in natural coordinates (paper 004)"),
     .uses = MBS_USES_PENALTY | MBS_USES_JACOBIAN | MBS_USES_NEWTON | MBS_USES_NEWMARK |
             MBS_USES_PROJECTION | MBS_USES_ALGEBRA,
     .init = ali3p_init,

@@ -1244,9 +1244,9 @@ static double matrix_r_joint_violation(const MbsFormulation *f, int joint)
 
 const MbsFormulationClass mbs_matrix_r_class = {
     .name = "matrix-r",
-    .description = "Semi-recursive Matrix R (double velocity transformation), coordinate "
-                   "partitioning by pivoted QR, RK4 or trapezoidal rule, dense LAPACK or sparse "
-                   "KLU (papers 001, 003)",
+    .description = MBS_N_("Semi-recursive Matrix R (double velocity transformation), "
+                          "coordinate partitioning by pivoted QR, RK4 or trapezoidal rule, "
+                          "dense LAPACK or sparse KLU (papers 001, 003)"),
     .uses = MBS_USES_NEWTON | MBS_USES_INTEGRATOR | MBS_USES_ALGEBRA | MBS_USES_DOFS,
     .init = matrix_r_init,
     .step = matrix_r_step,

@@ -404,8 +404,8 @@ static double penalty_joint_violation(const MbsFormulation *f, int joint)
 
 const MbsFormulationClass mbs_penalty_class = {
     .name = "penalty",
-    .description = "Semi-recursive penalty formulation, trapezoidal rule, velocity and "
-                   "acceleration projections (papers 000, 003)",
+    .description = MBS_N_("Semi-recursive penalty formulation, trapezoidal rule, velocity and "
+                          "acceleration projections (papers 000, 003)"),
     .uses = MBS_USES_PENALTY | MBS_USES_JACOBIAN | MBS_USES_NEWTON,
     .init = penalty_init,
     .step = penalty_step,

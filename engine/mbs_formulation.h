@@ -26,6 +26,10 @@ const char *mbs_jacobian_method_name(MbsJacobianMethod method);
 /* Returns -1 when the name is unknown. */
 int mbs_jacobian_method_from_name(const char *name);
 
+/* Marks a string for translation catalogues without translating it here (the engine has no
+ * gettext): xgettext --keyword=MBS_N_ extracts it, an interface looks it up at run time. */
+#define MBS_N_(text) (text)
+
 #define MBS_MATRIX_R_MAX_DOFS 16
 
 typedef struct {
@@ -96,7 +100,7 @@ enum {
 
 typedef struct {
     const char *name;
-    const char *description;
+    const char *description; /* English; marked MBS_N_ so that interfaces can translate it */
     unsigned uses;                                      /* MBS_USES_* */
     int (*init)(MbsFormulation *f, MbsError *err);      /* allocate workspaces, assemble */
     int (*step)(MbsFormulation *f, MbsError *err);      /* advance one step of size h */

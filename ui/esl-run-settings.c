@@ -426,7 +426,8 @@ static void on_formulation_selected(GObject *dropdown, GParamSpec *pspec, EslRun
     (void)dropdown;
     (void)pspec;
     const MbsFormulationClass *k = esl_run_settings_get_formulation(self);
-    gtk_label_set_text(GTK_LABEL(self->description), k && k->description ? k->description : "");
+    gtk_label_set_text(GTK_LABEL(self->description),
+                       k && k->description ? _(k->description) : "");
     for (guint i = 0; i < self->rows->len; i++) {
         const Row *row = self->rows->pdata[i];
         gboolean visible = row->uses == 0 || (k && (k->uses & row->uses));

@@ -8,7 +8,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "1..2"
 grep -v '^#' po/POTFILES.in > "$tmp/files"
-if xgettext --from-code=UTF-8 --keyword=_ --keyword=N_ --keyword=ngettext:1,2 \
+if xgettext --from-code=UTF-8 --keyword=_ --keyword=N_ --keyword=MBS_N_ --keyword=ngettext:1,2 \
     --files-from="$tmp/files" -o "$tmp/eslabon.pot" 2>"$tmp/err"; then
   echo "ok 1 - strings extracted"
 else

@@ -125,6 +125,13 @@ static void smoke_on_run_finished(EslWindow *window, int status, gint64 run_id,
         smoke_finish(self, 1, "the run did not finish");
         return;
     }
+    /* The legend marks the largest violation of the last state: a number, tiny for penalty. */
+    double largest = esl_window_get_largest_violation(window);
+    printf("largest joint violation shown: %.3g\n", largest);
+    if (!(largest >= 0 && largest < 1e-3)) {
+        smoke_finish(self, 1, "the colour legend does not mark the violation of the state shown");
+        return;
+    }
     const char *viewport_error = esl_window_get_viewport_error(window);
     if (viewport_error) {
         g_autofree char *msg = g_strdup_printf("the 3D view failed: %s", viewport_error);

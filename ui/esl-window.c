@@ -14,6 +14,7 @@
 #include "esl-plot.h"
 #include "esl-project.h"
 #include "esl-recent.h"
+#include "esl-color-scale.h"
 #include "esl-frame-meter.h"
 #include "esl-run-controller.h"
 #include "esl-run-settings.h"
@@ -33,6 +34,7 @@ struct _EslWindow {
     GtkWidget *stack, *gallery, *model_list, *inspector_label, *inspector_fields, *runs_list;
     GtkWidget *viewport, *recent_box;
     GMenu *recent_menu;
+    GtkWidget *color_scale; /* legend of the joints' violation colours */
     GtkWidget *viewport_note, *play_button, *time_scale, *time_label, *plot_grid;
     GtkWidget *run_settings, *progress_bar, *progress_label;
     GtkWidget *status_label, *project_label, *title_label, *subtitle_label, *pause_button;
@@ -259,6 +261,17 @@ static void update_trail(EslWindow *self, int upto)
     esl_viewport_set_trail(viewport, (const float *)points->data, (int)(points->len / 3), b);
 }
 
+/* Show a state (body poses, joint violations; NULL poses: the model as drawn) in the 3D view
+ * and its largest violation on the colour legend. */
+static void show_state(EslWindow *self, const double *poses, const double *violations)
+{
+    esl_viewport_set_state(ESL_VIEWPORT(self->viewport), poses, violations);
+    double largest = violations ? 0.0 : NAN;
+    for (int j = 0; violations && self->model && j < self->model->njoints; j++)
+        largest = isnan(violations[j]) ? INFINITY : fmax(largest, violations[j]);
+    esl_color_scale_set_value(ESL_COLOR_SCALE(self->color_scale), largest);
+}
+
 static void show_time(EslWindow *self, double t)
 {
     int i = history_index_at(self, t);
@@ -266,7 +279,7 @@ static void show_time(EslWindow *self, double t)
         return;
     const EslRunSample *s = self->history->pdata[i];
     if (self->history_matches_model)
-        esl_viewport_set_state(ESL_VIEWPORT(self->viewport), s->poses, s->violations);
+        show_state(self, s->poses, s->violations);
     update_trail(self, i);
     plots_set_cursor(self, s->monitors.time);
     g_autofree char *text = g_strdup_printf(_("t = %.4f s"), s->monitors.time);
@@ -604,7 +617,7 @@ gboolean esl_window_edit_model(EslWindow *self, const char *path, double value, 
     self->model_json = g_steal_pointer(&edit->json);
     self->model_modified = TRUE;
     esl_viewport_set_model(ESL_VIEWPORT(self->viewport), self->model);
-    esl_viewport_set_state(ESL_VIEWPORT(self->viewport), edit->poses, edit->violations);
+    show_state(self, edit->poses, edit->violations);
     gtk_label_set_text(GTK_LABEL(self->viewport_note),
                        _("Model edited and re-assembled: run it to see the effect."));
     update_titles(self);
@@ -1084,6 +1097,7 @@ static void install_model(EslWindow *self, MbsModel *model, char *json, char *pa
     self->model_modified = FALSE;
     esl_run_settings_set_model(ESL_RUN_SETTINGS(self->run_settings), model);
     esl_viewport_set_model(ESL_VIEWPORT(self->viewport), model);
+    esl_color_scale_set_value(ESL_COLOR_SCALE(self->color_scale), NAN);
     self->selected_body = -1;
     fill_model_list(self);
     plots_prepare_single(self);
@@ -1278,7 +1292,7 @@ static void on_run_samples(EslRunController *controller, GPtrArray *samples, Esl
         g_ptr_array_add(self->history, esl_run_sample_copy(s));
     }
     const EslRunSample *last = samples->pdata[samples->len - 1];
-    esl_viewport_set_state(ESL_VIEWPORT(self->viewport), last->poses, last->violations);
+    show_state(self, last->poses, last->violations);
     update_trail(self, (int)self->history->len - 1);
     plots_set_cursor(self, NAN);
     set_scale_silently(self, gtk_adjustment_get_upper(self->time_adjustment),
@@ -1781,6 +1795,7 @@ static void esl_window_class_init(EslWindowClass *klass)
     object_class->dispose = esl_window_dispose;
     object_class->finalize = esl_window_finalize;
     g_type_ensure(ESL_TYPE_VIEWPORT);
+    g_type_ensure(ESL_TYPE_COLOR_SCALE);
     g_type_ensure(ESL_TYPE_PLOT);
     g_type_ensure(ESL_TYPE_RUN_SETTINGS);
     gtk_widget_class_set_template_from_resource(widget_class,
@@ -1796,6 +1811,7 @@ static void esl_window_class_init(EslWindowClass *klass)
     CHILD(runs_list);
     CHILD(viewport);
     CHILD(viewport_note);
+    CHILD(color_scale);
     CHILD(play_button);
     CHILD(time_scale);
     CHILD(time_label);
@@ -1879,4 +1895,9 @@ void esl_window_select_body(EslWindow *self, int body)
 void esl_window_seek(EslWindow *self, double time)
 {
     gtk_adjustment_set_value(self->time_adjustment, time);
+}
+
+double esl_window_get_largest_violation(EslWindow *self)
+{
+    return esl_color_scale_get_value(ESL_COLOR_SCALE(self->color_scale));
 }

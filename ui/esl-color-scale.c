@@ -1,0 +1,149 @@
+/* Violation colour legend; see esl-color-scale.h. */
+#include "esl-color-scale.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "esl-scene.h"
+
+#define RAMP_WIDTH 180.0
+#define RAMP_HEIGHT 9.0
+#define PAD 8.0
+
+struct _EslColorScale {
+    GtkWidget parent_instance;
+    double low, high, value;
+};
+
+G_DEFINE_FINAL_TYPE(EslColorScale, esl_color_scale, GTK_TYPE_WIDGET)
+
+/* x of violation v on the ramp (clamped to its ends). */
+static double ramp_x(const EslColorScale *self, double v)
+{
+    double t = (log10(v) - log10(self->low)) / (log10(self->high) - log10(self->low));
+    return PAD + RAMP_WIDTH * CLAMP(isfinite(t) ? t : 1.0, 0.0, 1.0);
+}
+
+static void show_text(cairo_t *cr, PangoLayout *layout, const char *text, double x, double y,
+                      double align_x)
+{
+    pango_layout_set_text(layout, text, -1);
+    int w, h;
+    pango_layout_get_pixel_size(layout, &w, &h);
+    cairo_move_to(cr, x - align_x * w, y);
+    pango_cairo_show_layout(cr, layout);
+}
+
+static void esl_color_scale_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
+{
+    EslColorScale *self = ESL_COLOR_SCALE(widget);
+    int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
+    cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, w, h));
+    PangoLayout *layout = gtk_widget_create_pango_layout(widget, NULL);
+    PangoFontDescription *font = pango_font_description_from_string("Sans 8");
+    pango_layout_set_font_description(layout, font);
+
+    cairo_set_source_rgba(cr, 1, 1, 1, 0.82);
+    cairo_rectangle(cr, 0, 0, w, h);
+    cairo_fill(cr);
+
+    cairo_set_source_rgb(cr, 0.15, 0.15, 0.18);
+    show_text(cr, layout, _("joint violation, largest |Φ| of each joint"), PAD, 3, 0.0);
+    const double ramp_y = 20;
+    const int pieces = 90;
+    for (int i = 0; i < pieces; i++) { /* the ramp, sampled as the scene colours joints */
+        double t0 = (double)i / pieces, v = self->low * pow(self->high / self->low, t0);
+        float rgba[4];
+        esl_scene_violation_color(v, self->low, self->high, rgba);
+        cairo_set_source_rgb(cr, rgba[0], rgba[1], rgba[2]);
+        cairo_rectangle(cr, PAD + RAMP_WIDTH * t0, ramp_y, RAMP_WIDTH / pieces + 0.5, RAMP_HEIGHT);
+        cairo_fill(cr);
+    }
+    cairo_set_source_rgb(cr, 0.25, 0.25, 0.28);
+    int d0 = (int)ceil(log10(self->low) - 1e-9), d1 = (int)floor(log10(self->high) + 1e-9);
+    int every = MAX(1, (d1 - d0) / 3);
+    for (int d = d0; d <= d1; d += every) {
+        double x = round(ramp_x(self, pow(10.0, d))) + 0.5;
+        cairo_move_to(cr, x, ramp_y + RAMP_HEIGHT);
+        cairo_line_to(cr, x, ramp_y + RAMP_HEIGHT + 3);
+        cairo_set_line_width(cr, 1);
+        cairo_stroke(cr);
+        char label[16];
+        g_snprintf(label, sizeof label, d == d0 ? "≤1e%d" : d == d1 ? "≥1e%d" : "1e%d", d);
+        show_text(cr, layout, label, x, ramp_y + RAMP_HEIGHT + 3, d == d0 ? 0.0 : 0.5);
+    }
+    if (isfinite(self->value)) { /* marker: a triangle above the ramp, and the number */
+        double x = ramp_x(self, fmax(self->value, self->low * 1e-3));
+        cairo_set_source_rgb(cr, 0.1, 0.1, 0.12);
+        cairo_move_to(cr, x, ramp_y);
+        cairo_line_to(cr, x - 4, ramp_y - 6);
+        cairo_line_to(cr, x + 4, ramp_y - 6);
+        cairo_close_path(cr);
+        cairo_fill(cr);
+        char value[32];
+        g_snprintf(value, sizeof value, "%.2g", self->value);
+        show_text(cr, layout, value, PAD + RAMP_WIDTH + 6, ramp_y - 3, 0.0);
+    }
+    pango_font_description_free(font);
+    g_object_unref(layout);
+    cairo_destroy(cr);
+}
+
+static void esl_color_scale_measure(GtkWidget *widget, GtkOrientation orientation, int for_size,
+                                    int *minimum, int *natural, int *minimum_baseline,
+                                    int *natural_baseline)
+{
+    (void)widget;
+    (void)for_size;
+    *minimum = *natural = orientation == GTK_ORIENTATION_HORIZONTAL
+                              ? (int)(RAMP_WIDTH + 2 * PAD + 52)
+                              : 46;
+    *minimum_baseline = *natural_baseline = -1;
+}
+
+static void esl_color_scale_class_init(EslColorScaleClass *klass)
+{
+    GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+    widget_class->snapshot = esl_color_scale_snapshot;
+    widget_class->measure = esl_color_scale_measure;
+    gtk_widget_class_set_css_name(widget_class, "eslcolorscale");
+}
+
+static void esl_color_scale_init(EslColorScale *self)
+{
+    EslSceneOptions defaults;
+    esl_scene_options_defaults(&defaults);
+    self->low = defaults.violation_low;
+    self->high = defaults.violation_high;
+    self->value = NAN;
+    gtk_widget_set_tooltip_text(
+        GTK_WIDGET(self),
+        _("Joints are coloured by the largest residual of their constraint equations in the "
+          "state shown (m for positions); the marker is the largest of all joints."));
+}
+
+GtkWidget *esl_color_scale_new(void)
+{
+    return g_object_new(ESL_TYPE_COLOR_SCALE, NULL);
+}
+
+void esl_color_scale_set_range(EslColorScale *self, double low, double high)
+{
+    g_return_if_fail(low > 0 && high > low);
+    self->low = low;
+    self->high = high;
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+void esl_color_scale_set_value(EslColorScale *self, double value)
+{
+    if (value == self->value || (isnan(value) && isnan(self->value)))
+        return;
+    self->value = value;
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+double esl_color_scale_get_value(EslColorScale *self)
+{
+    return self->value;
+}

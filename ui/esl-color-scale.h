@@ -1,0 +1,23 @@
+/* EslColorScale: the legend of the 3D view's violation colours — the colour ramp of
+ * esl_scene_violation_color over its logarithmic range, decade ticks, and a marker at the
+ * largest joint violation of the state shown. Drawn over the view (GtkOverlay). */
+#ifndef ESL_COLOR_SCALE_H
+#define ESL_COLOR_SCALE_H
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+#define ESL_TYPE_COLOR_SCALE (esl_color_scale_get_type())
+G_DECLARE_FINAL_TYPE(EslColorScale, esl_color_scale, ESL, COLOR_SCALE, GtkWidget)
+
+GtkWidget *esl_color_scale_new(void);
+/* Range of the ramp (violations at or below low are "good", at or above high "bad"). */
+void esl_color_scale_set_range(EslColorScale *self, double low, double high);
+/* Largest violation of the state shown (NAN: no state, no marker). */
+void esl_color_scale_set_value(EslColorScale *self, double value);
+double esl_color_scale_get_value(EslColorScale *self);
+
+G_END_DECLS
+
+#endif

@@ -91,6 +91,14 @@ static gboolean formulation_options(const RunOptions *o, const MbsModel *m, MbsS
         }
         s->projection_kind = !strcmp(o->projection, "mdk");
     }
+    if (o->dofs && o->dofs[0] && g_str_equal(o->dofs[0], "auto")) {
+        if (o->dofs[1]) {
+            fprintf(stderr, "eslabon-cli run: --dof auto goes alone\n");
+            return FALSE;
+        }
+        s->matrix_r_ndofs = MBS_MATRIX_R_AUTOMATIC;
+        return TRUE;
+    }
     for (int i = 0; o->dofs && o->dofs[i]; ++i) {
         if (i >= MBS_MATRIX_R_MAX_DOFS) {
             fprintf(stderr, "eslabon-cli run: at most %d --dof\n", MBS_MATRIX_R_MAX_DOFS);

@@ -98,8 +98,9 @@ static const char *const migrations[ESL_PROJECT_SCHEMA_VERSION + 1] = {
         "ALTER TABLE runs ADD COLUMN matrix_r_rcond REAL;"
         "ALTER TABLE runs ADD COLUMN ali3p_solver INTEGER;"
         "ALTER TABLE runs ADD COLUMN threads INTEGER;",
-    /* 3: matrix-r's independent coordinates chosen for the run (NULL: automatic or the model
-     * file's), as JSON: [{"joint": J, "coordinate": C} or {"point": P, "axis": A}, ...]. */
+    /* 3: matrix-r's independent coordinates chosen for the run (NULL: the model file's list or
+     * the automatic partition; []: the automatic partition whatever the model lists), as JSON:
+     * [{"joint": J, "coordinate": C} or {"point": P, "axis": A}, ...]. */
     [3] = "ALTER TABLE runs ADD COLUMN matrix_r_dofs TEXT;",
 };
 
@@ -485,9 +486,12 @@ static gboolean check_settings(const MbsSettings *s, GError **error)
            check_finite(s->matrix_r_rcond, "matrix-r condition threshold", error);
 }
 
-/* settings' chosen independent coordinates as stored (NULL when there are none). */
+/* settings' chosen independent coordinates as stored: NULL when there are none (the model's
+ * list or the automatic partition), [] for MBS_MATRIX_R_AUTOMATIC. */
 static char *dofs_to_json(const MbsSettings *s)
 {
+    if (s->matrix_r_ndofs == MBS_MATRIX_R_AUTOMATIC)
+        return g_strdup("[]");
     if (s->matrix_r_ndofs <= 0)
         return NULL;
     GString *json = g_string_new("[");
@@ -515,6 +519,10 @@ static void dofs_from_json(const char *text, MbsSettings *s)
         return;
     JsonArray *list = json_node_get_array(root);
     guint n = json_array_get_length(list);
+    if (n == 0) {
+        s->matrix_r_ndofs = MBS_MATRIX_R_AUTOMATIC;
+        return;
+    }
     for (guint i = 0; i < n && i < MBS_MATRIX_R_MAX_DOFS; i++) {
         JsonNode *item = json_array_get_element(list, i);
         if (!JSON_NODE_HOLDS_OBJECT(item))

@@ -114,8 +114,11 @@ MbsFormulation *mbs_formulation_new(const char *name, const MbsModel *m, const M
     f->klass = klass;
     f->model = m;
     f->settings = *s;
-    /* Degrees of freedom chosen in the model apply unless the run chose its own. */
-    if (f->settings.matrix_r_ndofs == 0 && m->ndofs > 0) {
+    /* Degrees of freedom chosen in the model apply unless the run chose its own or asked for
+     * the automatic partition. */
+    if (f->settings.matrix_r_ndofs == MBS_MATRIX_R_AUTOMATIC) {
+        f->settings.matrix_r_ndofs = 0;
+    } else if (f->settings.matrix_r_ndofs == 0 && m->ndofs > 0) {
         if (m->ndofs > MBS_MATRIX_R_MAX_DOFS) {
             mbs_error_set(err, MBS_FATAL, "model '%s' chooses %d degrees of freedom; at most %d "
                           "are supported", m->name, m->ndofs, MBS_MATRIX_R_MAX_DOFS);

@@ -31,6 +31,7 @@ int mbs_jacobian_method_from_name(const char *name);
 #define MBS_N_(text) (text)
 
 #define MBS_MATRIX_R_MAX_DOFS 16
+#define MBS_MATRIX_R_AUTOMATIC (-1) /* matrix_r_ndofs: partition by pivoted QR whatever the model */
 
 typedef struct {
     double step;          /* h, s */
@@ -53,7 +54,9 @@ typedef struct {
     double matrix_r_rcond;   /* new partition when the dependent block's reciprocal condition
                                 estimate falls below this fraction of its value just after the
                                 last partition (1: every step) */
-    /* user-chosen degrees of freedom (0: automatic partition). DOF i is coordinate
+    /* user-chosen degrees of freedom: 0, the model's list (MbsModel.dofs) when it has one, else
+     * the automatic partition; MBS_MATRIX_R_AUTOMATIC, the automatic partition even when the
+     * model lists some; > 0, these. DOF i is coordinate
      * dof_coord[i] of joint dof_joint[i] (a relative coordinate: constant B) or, when
      * dof_joint[i] < 0, the global coordinate dof_axis[i] (0 x, 1 y, 2 z) of model point
      * dof_point[i] (a natural coordinate: B = h_z not constant, paper 001 sec 2.2.3). */

@@ -275,8 +275,8 @@ static gboolean dof_is(const MbsDofChoice *d, const MbsSettings *s, int i)
            s->matrix_r_dof_axis[i] == d->axis;
 }
 
-/* The engine applies the model file's list whenever a run chooses none, so no choice here means
- * "from the model file" for a model with one and "automatic" for the others. */
+/* No choice (0) means the model file's list for a model with one, else the automatic partition;
+ * MBS_MATRIX_R_AUTOMATIC asks for the automatic partition whatever the file lists. */
 static void show_dofs(EslRunSettings *self, const MbsSettings *s)
 {
     for (guint i = 0; i < self->dof_candidates->len; i++) {
@@ -286,9 +286,10 @@ static void show_dofs(EslRunSettings *self, const MbsSettings *s)
             chosen = dof_is(&c->dof, s, k);
         gtk_check_button_set_active(GTK_CHECK_BUTTON(c->check), chosen);
     }
-    GtkWidget *mode = s->matrix_r_ndofs > 0                      ? self->dof_chosen
-                      : gtk_widget_get_sensitive(self->dof_from_model) ? self->dof_from_model
-                                                                       : self->dof_automatic;
+    gboolean listed = gtk_widget_get_sensitive(self->dof_from_model);
+    GtkWidget *mode = s->matrix_r_ndofs > 0            ? self->dof_chosen
+                      : s->matrix_r_ndofs == 0 && listed ? self->dof_from_model
+                                                         : self->dof_automatic;
     gtk_check_button_set_active(GTK_CHECK_BUTTON(mode), TRUE);
     update_dofs(self);
 }
@@ -393,7 +394,6 @@ void esl_run_settings_set_model(EslRunSettings *self, const MbsModel *model)
     fill_candidates(self, model);
 
     gboolean listed = model && model->ndofs > 0;
-    gtk_widget_set_sensitive(self->dof_automatic, !listed);
     gtk_widget_set_sensitive(self->dof_from_model, listed);
     gtk_widget_set_sensitive(self->dof_chosen, model != NULL);
     g_autofree char *needed =
@@ -489,6 +489,8 @@ void esl_run_settings_read(EslRunSettings *self, MbsSettings *s)
     s->threads = (int)spin_value(self->threads);
     if (is_active(self->dof_chosen))
         chosen_dofs(self, s);
+    else if (is_active(self->dof_automatic) && gtk_widget_get_sensitive(self->dof_from_model))
+        s->matrix_r_ndofs = MBS_MATRIX_R_AUTOMATIC; /* not the list the model file has */
     if (algebra_is_ali3p(esl_run_settings_get_formulation(self)))
         s->ali3p_solver = selected(self->algebra);
     else
@@ -552,9 +554,8 @@ static GtkWidget *dof_section(EslRunSettings *self)
     gtk_box_append(GTK_BOX(box), self->dof_needed);
     self->dof_automatic = radio(_("Automatic (pivoted QR of Φ_z)"),
                                 _("A QR factorization of Φ_z with column pivoting chooses them, "
-                                  "and chooses again when they become ill-conditioned. Not "
-                                  "available for a model file that lists them: the engine then "
-                                  "uses that list unless they are chosen here"),
+                                  "and chooses again when they become ill-conditioned, even when "
+                                  "the model file lists some"),
                                 NULL);
     self->dof_from_model = radio(_("From the model file"),
                                  _("The model file's degrees_of_freedom list (available "

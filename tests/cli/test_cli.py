@@ -101,6 +101,11 @@ fa, fb, fc = (json.loads(x.stdout)["final_coordinates"] if x.returncode == 0 els
 ok(fa is not None and fa == fb, "a DOF chosen in the model file acts as --dof " + a.stderr + b.stderr)
 ok(fa is not None and fc is not None and max(abs(x - y) for x, y in zip(fa, fc)) < 1e-5,
    "and agrees with the automatic partition")
+d = run("run", dof_model, "-f", "matrix-r", "--duration", "1", "--json", "--dof", "auto")
+fd = json.loads(d.stdout)["final_coordinates"] if d.returncode == 0 else None
+ok(fd is not None and fd == fc, "--dof auto ignores the file's list: the automatic partition " + d.stderr)
+r = run("run", four_bar, "-f", "matrix-r", "--dof", "auto", "--dof", "D")
+ok(r.returncode != 0 and "alone" in r.stderr, "--dof auto with another --dof is refused")
 doc["degrees_of_freedom"] = [{"body": "follower", "point": "nowhere", "axis": "y"}]
 with open(dof_model, "w") as f:
     json.dump(doc, f)

@@ -339,6 +339,30 @@ int main(void)
                   b.drift);
         mbs_model_free(m);
     }
+    /* A model that lists its degrees of freedom: the list applies when the run chooses none,
+     * and is ignored when the run asks for the automatic partition. */
+    {
+        MbsModel *m = build_four_bar(), *listing = build_four_bar_listing_dof("D");
+        int n = m->topo->nnodes, jd = mbs_model_find_joint(m, "D");
+        double z_auto[8], z_user[8], z_listed[8], z_forced[8];
+        Options def = {0}, user = {.ndofs = 1, .dof_joint = {jd}, .dof_coord = {0}},
+                automatic = {.ndofs = MBS_MATRIX_R_AUTOMATIC};
+        run(m, 1e-3, 0.5, &def, z_auto);
+        run(m, 1e-3, 0.5, &user, z_user);
+        Stats listed = run(listing, 1e-3, 0.5, &def, z_listed);
+        Stats forced = run(listing, 1e-3, 0.5, &automatic, z_forced);
+        size_t bytes = sizeof(double) * (size_t)n;
+        tap_ok(listing->ndofs == 1 && !listed.failed && !forced.failed &&
+                   memcmp(z_auto, z_user, bytes) != 0,
+               "four-bar listing joint D as its degree of freedom: runs made %s%s",
+               listed.message, forced.message);
+        tap_ok(memcmp(z_listed, z_user, bytes) == 0,
+               "no choice in the run: the model's list applies (same coordinates as choosing D)");
+        tap_ok(memcmp(z_forced, z_auto, bytes) == 0,
+               "MBS_MATRIX_R_AUTOMATIC: the automatic partition despite the list");
+        mbs_model_free(m);
+        mbs_model_free(listing);
+    }
     /* User-chosen degrees of freedom (constant B, paper 001 sec 2.2.2). */
     {
         MbsModel *m = build_four_bar();

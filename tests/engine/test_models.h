@@ -40,8 +40,10 @@ __attribute__((unused)) static int add_bar(MbsModel *m, const char *name, const 
 
 static const double X_AXIS[3] = {1, 0, 0}, Y_AXIS[3] = {0, 1, 0}, Z_AXIS[3] = {0, 0, 1};
 
-/* Paper 000's spatial four-bar, in the configuration of models/four-bar-spatial.json. */
-__attribute__((unused)) static MbsModel *build_four_bar(void)
+/* Paper 000's spatial four-bar, in the configuration of models/four-bar-spatial.json; when
+ * dof_joint names a joint, the model lists its coordinate as the degree of freedom (as a model
+ * file's degrees_of_freedom does). */
+__attribute__((unused)) static MbsModel *build_four_bar_listing_dof(const char *dof_joint)
 {
     MbsError err;
     MbsModel *m = mbs_model_new("four-bar-spatial");
@@ -62,11 +64,18 @@ __attribute__((unused)) static MbsModel *build_four_bar(void)
     int jd = mbs_model_add_joint(m, "D", MBS_JOINT_REVOLUTE, g, follower, D, Z_AXIS, &err);
     die_on(jd, &err);
     die_on(mbs_model_set_initial(m, jd, 0, 1, -0.1, &err), &err);
+    if (dof_joint)
+        die_on(mbs_model_add_dof(m, mbs_model_find_joint(m, dof_joint), 0, -1, -1, &err), &err);
     if (mbs_model_compile(m, &err)) {
         fprintf(stderr, "%s\n", err.message);
         exit(2);
     }
     return m;
+}
+
+__attribute__((unused)) static MbsModel *build_four_bar(void)
+{
+    return build_four_bar_listing_dof(NULL);
 }
 
 /* Double pendulum of two 1 m, 1 kg bars about X, drawn at angle theta0 from the downward

@@ -150,10 +150,16 @@ static void test_dofs(EslRunSettings *panel, const char *models_dir)
     esl_run_settings_set_model(panel, m2);
     esl_run_settings_read(panel, &s);
     tap_ok(m2 && m2->ndofs == 1 && is_checked(panel, "From the model file") &&
-               !gtk_widget_get_sensitive(
-                   GTK_WIDGET(check_button(panel, "Automatic (pivoted QR of Φ_z)"))) &&
                s.matrix_r_ndofs == 0,
            "a model that lists its degrees of freedom: they are taken from the model file");
+    GtkCheckButton *automatic = check_button(panel, "Automatic (pivoted QR of Φ_z)");
+    gtk_check_button_set_active(automatic, TRUE);
+    esl_run_settings_read(panel, &s);
+    tap_ok(s.matrix_r_ndofs == MBS_MATRIX_R_AUTOMATIC,
+           "automatic chosen for such a model: the run asks for the automatic partition");
+    esl_run_settings_show(panel, "matrix-r", &s);
+    tap_ok(is_checked(panel, "Automatic (pivoted QR of Φ_z)"),
+           "and a stored run of it shows the automatic choice again");
     esl_run_settings_set_model(panel, NULL);
     mbs_model_free(m2);
     mbs_model_free(m);

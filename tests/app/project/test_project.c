@@ -395,6 +395,20 @@ static void test_migration_from_1(void)
     sqlite3_close(db);
 }
 
+/* matrix-r asked for its automatic partition (whatever the model lists) reads back as such. */
+static void test_automatic_dofs(void)
+{
+    g_autofree char *path = tmp_path("automatic.eslabon");
+    EslProject *p = esl_project_open(path, TRUE, NULL);
+    EslRunRequest req = sample_request("matrix-r", 0, 0);
+    req.settings.matrix_r_ndofs = MBS_MATRIX_R_AUTOMATIC;
+    gint64 run = p ? esl_project_begin_run(p, &req, NULL) : 0;
+    g_autoptr(EslRunInfo) info = run ? esl_project_get_run(p, run, NULL) : NULL;
+    tap_ok(info && info->settings.matrix_r_ndofs == MBS_MATRIX_R_AUTOMATIC,
+           "matrix-r's automatic partition, asked for explicitly, round trips");
+    esl_project_close(p);
+}
+
 static void test_killed_run(void)
 {
     g_autofree char *path = tmp_path("killed.eslabon");
@@ -458,6 +472,7 @@ int main(void)
     test_round_trip();
     test_refuses_foreign_and_corrupt();
     test_migration_from_1();
+    test_automatic_dofs();
     test_killed_run();
     /* clean up */
     GDir *dir = g_dir_open(tmpdir, 0, NULL);

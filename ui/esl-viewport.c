@@ -23,6 +23,7 @@ struct _EslViewport {
     /* drag */
     EslCamera drag_camera;
     gboolean drag_pan;
+    EslCamera pinch_camera; /* camera when a pinch began */
 };
 
 G_DEFINE_FINAL_TYPE(EslViewport, esl_viewport, GTK_TYPE_GL_AREA)
@@ -142,14 +143,44 @@ static void on_drag_update(GtkGestureDrag *gesture, double dx, double dy, EslVie
     gtk_gl_area_queue_render(GTK_GL_AREA(self));
 }
 
+/* A mouse wheel zooms. Two fingers on a touchpad (smooth scrolling, in pixels) orbit, pan with
+ * Shift, zoom with Ctrl; pinching zooms too (on_pinch). */
 static gboolean on_scroll(GtkEventControllerScroll *controller, double dx, double dy,
                           EslViewport *self)
 {
-    (void)controller;
-    (void)dx;
-    esl_camera_zoom(&self->camera, (float)pow(1.15, dy));
+    if (gtk_event_controller_scroll_get_unit(controller) == GDK_SCROLL_UNIT_WHEEL) {
+        esl_camera_zoom(&self->camera, (float)pow(1.15, dy));
+    } else {
+        GdkModifierType mods =
+            gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(controller));
+        int h = MAX(gtk_widget_get_height(GTK_WIDGET(self)), 1);
+        if (mods & GDK_CONTROL_MASK)
+            esl_camera_zoom(&self->camera, (float)pow(1.01, dy));
+        else if (mods & GDK_SHIFT_MASK)
+            esl_camera_pan(&self->camera, (float)(-dx / h), (float)(-dy / h));
+        else
+            esl_camera_orbit(&self->camera, (float)(dx * 0.01), (float)(-dy * 0.01));
+    }
     gtk_gl_area_queue_render(GTK_GL_AREA(self));
     return TRUE;
+}
+
+static void on_pinch_begin(GtkGesture *gesture, GdkEventSequence *sequence, EslViewport *self)
+{
+    (void)gesture;
+    (void)sequence;
+    self->pinch_camera = self->camera;
+}
+
+/* scale: the fingers' distance relative to the start of the pinch; spreading them zooms in. */
+static void on_pinch(GtkGestureZoom *gesture, double scale, EslViewport *self)
+{
+    (void)gesture;
+    if (!(scale > 0))
+        return;
+    self->camera = self->pinch_camera;
+    esl_camera_zoom(&self->camera, (float)(1.0 / scale));
+    gtk_gl_area_queue_render(GTK_GL_AREA(self));
 }
 
 static void on_click_released(GtkGestureClick *gesture, int n_press, double x, double y,
@@ -229,10 +260,15 @@ static void esl_viewport_init(EslViewport *self)
     g_signal_connect(click, "released", G_CALLBACK(on_click_released), self);
     gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(click));
 
-    GtkEventController *scroll = gtk_event_controller_scroll_new(
-        GTK_EVENT_CONTROLLER_SCROLL_VERTICAL | GTK_EVENT_CONTROLLER_SCROLL_DISCRETE);
+    GtkEventController *scroll =
+        gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
     g_signal_connect(scroll, "scroll", G_CALLBACK(on_scroll), self);
     gtk_widget_add_controller(GTK_WIDGET(self), scroll);
+
+    GtkGesture *pinch = gtk_gesture_zoom_new();
+    g_signal_connect(pinch, "begin", G_CALLBACK(on_pinch_begin), self);
+    g_signal_connect(pinch, "scale-changed", G_CALLBACK(on_pinch), self);
+    gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(pinch));
 }
 
 GtkWidget *esl_viewport_new(void)

@@ -6,6 +6,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "eslabon-config.h"
@@ -35,6 +36,7 @@ struct _EslWindow {
     GtkWidget *viewport, *recent_box;
     GMenu *recent_menu;
     GtkWidget *color_scale; /* legend of the joints' violation colours */
+    GtkWidget *model_search; /* filters the model list */
     GtkWidget *viewport_note, *play_button, *time_scale, *time_label, *plot_grid;
     GtkWidget *run_settings, *progress_bar, *progress_label;
     GtkWidget *status_label, *project_label, *title_label, *subtitle_label, *pause_button;
@@ -396,7 +398,27 @@ static void add_element(GtkWidget *list, int source, int index, const char *name
     gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(row), label);
     g_object_set_data(G_OBJECT(row), "source", GINT_TO_POINTER(source));
     g_object_set_data(G_OBJECT(row), "index", GINT_TO_POINTER(index));
+    g_autofree char *text = g_strconcat(name, " ", kind, NULL);
+    g_object_set_data_full(G_OBJECT(row), "filter-text", g_utf8_casefold(text, -1), g_free);
     gtk_list_box_append(GTK_LIST_BOX(list), row);
+}
+
+/* Rows of elements whose name or kind contains the search text; section headings stay. */
+static gboolean model_row_visible(GtkListBoxRow *row, gpointer data)
+{
+    EslWindow *self = data;
+    const char *text = g_object_get_data(G_OBJECT(row), "filter-text");
+    const char *search = gtk_editable_get_text(GTK_EDITABLE(self->model_search));
+    if (!text || !search || !*search)
+        return TRUE;
+    g_autofree char *folded = g_utf8_casefold(search, -1);
+    return strstr(text, folded) != NULL;
+}
+
+static void on_model_search_changed(GtkSearchEntry *entry, EslWindow *self)
+{
+    (void)entry;
+    gtk_list_box_invalidate_filter(GTK_LIST_BOX(self->model_list));
 }
 
 static const char *force_kind(MbsForceType t)
@@ -1812,6 +1834,7 @@ static void esl_window_class_init(EslWindowClass *klass)
     CHILD(viewport);
     CHILD(viewport_note);
     CHILD(color_scale);
+    CHILD(model_search);
     CHILD(play_button);
     CHILD(time_scale);
     CHILD(time_label);
@@ -1834,6 +1857,9 @@ static void esl_window_class_init(EslWindowClass *klass)
 static void esl_window_init(EslWindow *self)
 {
     gtk_widget_init_template(GTK_WIDGET(self));
+    gtk_list_box_set_filter_func(GTK_LIST_BOX(self->model_list), model_row_visible, self, NULL);
+    g_signal_connect(self->model_search, "search-changed", G_CALLBACK(on_model_search_changed),
+                     self);
     self->model_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     self->energy0 = NAN;
     self->selected_body = -1;

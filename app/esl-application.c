@@ -4,6 +4,7 @@
 #include "esl-gsk-choice.h"
 
 #include <glib/gi18n.h>
+#include <math.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
 
@@ -108,11 +109,40 @@ static gboolean smoke_check_export(EslWindow *window, const char *path, char **m
     return TRUE;
 }
 
+/* After SMOKE_PLAYBACK_MS at 4x from t = 0 the playback must have reached the end of a run of
+ * up to 4 s of simulated time, and stopped there (the speed scales wall time, not frames). */
+static gboolean smoke_check_fast_playback(gpointer data)
+{
+    EslApplication *self = data;
+    EslWindow *window = current_window(self);
+    double reached = esl_window_get_time(window), end = self->duration > 0 ? self->duration : 0.5;
+    GVariant *state = g_action_group_get_action_state(G_ACTION_GROUP(window), "playback");
+    gboolean playing = state && g_variant_get_boolean(state);
+    g_clear_pointer(&state, g_variant_unref);
+    printf("playback at 4x: t = %.3f s of %.3f s after %d ms\n", reached, end,
+           SMOKE_PLAYBACK_MS);
+    if (playing || fabs(reached - end) > 1e-6 * fmax(1.0, end))
+        smoke_finish(self, 1, "playback at 4x did not reach the end of the run and stop");
+    else
+        smoke_finish(self, 0, self->smoke_message);
+    return G_SOURCE_REMOVE;
+}
+
 static gboolean smoke_end_playback(gpointer data)
 {
     EslApplication *self = data;
     report_frames(self, "playback");
-    smoke_finish(self, 0, self->smoke_message);
+    EslWindow *window = current_window(self);
+    g_action_group_change_action_state(G_ACTION_GROUP(window), "playback",
+                                       g_variant_new_boolean(FALSE));
+    esl_window_seek(window, 0.0);
+    if (self->duration > 4.0 || !esl_window_set_playback_speed(window, 4.0)) {
+        smoke_finish(self, 1, "cannot check the playback speed");
+        return G_SOURCE_REMOVE;
+    }
+    g_action_group_change_action_state(G_ACTION_GROUP(window), "playback",
+                                       g_variant_new_boolean(TRUE));
+    g_timeout_add(SMOKE_PLAYBACK_MS, smoke_check_fast_playback, self);
     return G_SOURCE_REMOVE;
 }
 

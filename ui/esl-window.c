@@ -37,6 +37,7 @@ struct _EslWindow {
     GMenu *recent_menu;
     GtkWidget *color_scale; /* legend of the joints' violation colours */
     GtkWidget *model_search; /* filters the model list */
+    GtkWidget *speed_dropdown; /* playback speed, one of playback_speeds */
     GtkWidget *viewport_note, *play_button, *time_scale, *time_label, *plot_grid;
     GtkWidget *run_settings, *progress_bar, *progress_label;
     GtkWidget *status_label, *project_label, *title_label, *subtitle_label, *pause_button;
@@ -310,12 +311,17 @@ static void set_scale_silently(EslWindow *self, double upper, double value)
     self->updating_scale = FALSE;
 }
 
+/* The speed drop-down's choices, in its order (assets/ui/esl-window.ui). */
+static const double playback_speeds[] = {0.1, 0.25, 0.5, 1.0, 2.0, 4.0};
+
 static gboolean playback_tick(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
 {
     (void)widget;
     EslWindow *self = data;
     gint64 now = gdk_frame_clock_get_frame_time(clock);
+    guint speed = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->speed_dropdown));
     double dt = self->playback_last_us ? (now - self->playback_last_us) * 1e-6 : 0.0;
+    dt *= speed < G_N_ELEMENTS(playback_speeds) ? playback_speeds[speed] : 1.0;
     self->playback_last_us = now;
     double t = gtk_adjustment_get_value(self->time_adjustment) + dt;
     double end = gtk_adjustment_get_upper(self->time_adjustment);
@@ -1835,6 +1841,7 @@ static void esl_window_class_init(EslWindowClass *klass)
     CHILD(viewport_note);
     CHILD(color_scale);
     CHILD(model_search);
+    CHILD(speed_dropdown);
     CHILD(play_button);
     CHILD(time_scale);
     CHILD(time_label);
@@ -1926,4 +1933,19 @@ void esl_window_seek(EslWindow *self, double time)
 double esl_window_get_largest_violation(EslWindow *self)
 {
     return esl_color_scale_get_value(ESL_COLOR_SCALE(self->color_scale));
+}
+
+double esl_window_get_time(EslWindow *self)
+{
+    return gtk_adjustment_get_value(self->time_adjustment);
+}
+
+gboolean esl_window_set_playback_speed(EslWindow *self, double speed)
+{
+    for (guint i = 0; i < G_N_ELEMENTS(playback_speeds); i++)
+        if (playback_speeds[i] == speed) {
+            gtk_drop_down_set_selected(GTK_DROP_DOWN(self->speed_dropdown), i);
+            return TRUE;
+        }
+    return FALSE;
 }

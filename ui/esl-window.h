@@ -31,6 +31,10 @@ gboolean esl_window_export_view(EslWindow *self, const char *path, GError **erro
 void esl_window_select_body(EslWindow *self, int body);
 /* Move the playback to this time (clamped to the shown history). */
 void esl_window_seek(EslWindow *self, double time);
+/* Time shown by the playback slider. */
+double esl_window_get_time(EslWindow *self);
+/* Playback speed (simulated seconds per second); FALSE when the speed menu does not offer it. */
+gboolean esl_window_set_playback_speed(EslWindow *self, double speed);
 /* The largest joint violation of the state shown, as the colour legend marks it (NAN: none). */
 double esl_window_get_largest_violation(EslWindow *self);
 /* The renderer's error, or NULL when the 3D view works. */

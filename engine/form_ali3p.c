@@ -845,12 +845,22 @@ static double ali3p_joint_violation(const MbsFormulation *f, int joint)
     return v;
 }
 
+#define ALI3P_USES                                                                               \
+    (MBS_USES_PENALTY | MBS_USES_JACOBIAN | MBS_USES_NEWTON | MBS_USES_NEWMARK |                 \
+     MBS_USES_PROJECTION | MBS_USES_ALGEBRA)
+
+/* Without forces that vary with the state, K = C = 0: no Jacobian is ever evaluated. */
+static unsigned ali3p_uses_for_model(const MbsModel *m)
+{
+    return mbs_natural_forces_vary(m) ? ALI3P_USES : ALI3P_USES & ~(unsigned)MBS_USES_JACOBIAN;
+}
+
 const MbsFormulationClass mbs_ali3p_class = {
     .name = "ali3p",
     .description = MBS_N_("Index-3 augmented Lagrangian with velocity and acceleration "
                           "projections in natural coordinates (paper 004)"),
-    .uses = MBS_USES_PENALTY | MBS_USES_JACOBIAN | MBS_USES_NEWTON | MBS_USES_NEWMARK |
-            MBS_USES_PROJECTION | MBS_USES_ALGEBRA,
+    .uses = ALI3P_USES,
+    .uses_for_model = ali3p_uses_for_model,
     .init = ali3p_init,
     .step = ali3p_step,
     .finalize = ali3p_finalize,

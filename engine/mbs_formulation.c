@@ -91,6 +91,11 @@ static int check_settings(const MbsSettings *s, MbsError *err)
     return 0;
 }
 
+unsigned mbs_formulation_uses(const MbsFormulationClass *k, const MbsModel *m)
+{
+    return m && k->uses_for_model ? k->uses_for_model(m) : k->uses;
+}
+
 MbsFormulation *mbs_formulation_new(const char *name, const MbsModel *m, const MbsSettings *s,
                                     MbsError *err)
 {

@@ -105,6 +105,8 @@ typedef struct {
     const char *name;
     const char *description; /* English; marked MBS_N_ so that interfaces can translate it */
     unsigned uses;                                      /* MBS_USES_* */
+    /* uses narrowed to what a run of this model reads (NULL: uses); see mbs_formulation_uses */
+    unsigned (*uses_for_model)(const MbsModel *m);
     int (*init)(MbsFormulation *f, MbsError *err);      /* allocate workspaces, assemble */
     int (*step)(MbsFormulation *f, MbsError *err);      /* advance one step of size h */
     void (*finalize)(MbsFormulation *f);                /* release workspaces */
@@ -132,6 +134,9 @@ struct MbsFormulation {
 int mbs_formulation_count(void);
 const MbsFormulationClass *mbs_formulation_class(int i);
 const MbsFormulationClass *mbs_formulation_find(const char *name);
+
+/* The settings (MBS_USES_*) a run of model m with formulation k reads; m NULL: k->uses. */
+unsigned mbs_formulation_uses(const MbsFormulationClass *k, const MbsModel *m);
 
 /* Create, assemble (position, velocity, acceleration problems) and fill monitors at t = 0.
  * Returns NULL with err filled when the model cannot be assembled. */

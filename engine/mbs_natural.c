@@ -278,10 +278,16 @@ MbsNatural *mbs_natural_new(const MbsModel *m, MbsError *err)
         add_joint_rows(nat, j);
         nat->joint_nrows[j] = nat->m - nat->joint_row[j];
     }
+    nat->q_dependent_forces = mbs_natural_forces_vary(m);
+    return nat;
+}
+
+int mbs_natural_forces_vary(const MbsModel *m)
+{
     for (int f = 0; f < m->nforces; ++f)
         if (m->forces[f].type != MBS_FORCE_CONSTANT)
-            nat->q_dependent_forces = 1;
-    return nat;
+            return 1;
+    return 0;
 }
 
 void mbs_natural_free(MbsNatural *nat)

@@ -78,6 +78,9 @@ typedef struct {
 } MbsNatEnergy;
 
 MbsNatural *mbs_natural_new(const MbsModel *m, MbsError *err);
+/* 1 when the generalized forces of m in natural coordinates depend on q or qd: any force but a
+ * constant one (gravity and constant forces are constant in natural coordinates). */
+int mbs_natural_forces_vary(const MbsModel *m);
 void mbs_natural_free(MbsNatural *nat);
 
 /* q, qd from body poses and velocities (e.g. from mbs_assemble). */

@@ -23,6 +23,7 @@ struct _EslRunSettings {
     int model_dofs;            /* degrees of freedom of the model; -1: unknown */
     char *model_name;          /* of the model whose candidates are offered */
     GPtrArray *rows; /* Row* */
+    unsigned *uses;  /* per registered formulation: the settings a run of the current model reads */
     int nrows;
 };
 
@@ -380,8 +381,24 @@ static int model_degrees_of_freedom(const MbsModel *m)
     return rank < 0 ? -1 : n - rank;
 }
 
+/* Show the rows of the settings the selected formulation reads for the current model. */
+static void update_rows(EslRunSettings *self)
+{
+    guint i = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->formulation));
+    unsigned uses = i == GTK_INVALID_LIST_POSITION ? 0 : self->uses[i];
+    for (guint r = 0; r < self->rows->len; r++) {
+        const Row *row = self->rows->pdata[r];
+        gboolean visible = row->uses == 0 || (uses & row->uses);
+        gtk_widget_set_visible(row->label, visible);
+        gtk_widget_set_visible(row->widget, visible);
+    }
+}
+
 void esl_run_settings_set_model(EslRunSettings *self, const MbsModel *model)
 {
+    for (int i = 0; i < mbs_formulation_count(); i++)
+        self->uses[i] = mbs_formulation_uses(mbs_formulation_class(i), model);
+    update_rows(self);
     /* The same model again (edited in the inspector, or reloaded) keeps the choice. */
     gboolean same = model && g_strcmp0(self->model_name, model->name) == 0;
     MbsSettings kept;
@@ -428,12 +445,7 @@ static void on_formulation_selected(GObject *dropdown, GParamSpec *pspec, EslRun
     const MbsFormulationClass *k = esl_run_settings_get_formulation(self);
     gtk_label_set_text(GTK_LABEL(self->description),
                        k && k->description ? _(k->description) : "");
-    for (guint i = 0; i < self->rows->len; i++) {
-        const Row *row = self->rows->pdata[i];
-        gboolean visible = row->uses == 0 || (k && (k->uses & row->uses));
-        gtk_widget_set_visible(row->label, visible);
-        gtk_widget_set_visible(row->widget, visible);
-    }
+    update_rows(self);
     set_algebra_choices(self, k);
     MbsSettings defaults;
     mbs_settings_defaults(&defaults);
@@ -532,6 +544,7 @@ static void esl_run_settings_finalize(GObject *object)
 {
     EslRunSettings *self = ESL_RUN_SETTINGS(object);
     g_ptr_array_unref(self->rows);
+    g_free(self->uses);
     g_ptr_array_unref(self->dof_candidates);
     g_free(self->model_name);
     G_OBJECT_CLASS(esl_run_settings_parent_class)->finalize(object);
@@ -597,6 +610,9 @@ static void esl_run_settings_init(EslRunSettings *self)
     gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_VERTICAL);
     gtk_box_set_spacing(GTK_BOX(self), 6);
     self->rows = g_ptr_array_new_with_free_func(g_free);
+    self->uses = g_new0(unsigned, MAX(mbs_formulation_count(), 1));
+    for (int i = 0; i < mbs_formulation_count(); i++)
+        self->uses[i] = mbs_formulation_class(i)->uses;
     self->dof_candidates = g_ptr_array_new_with_free_func(g_free);
     self->model_dofs = -1;
     self->grid = gtk_grid_new();

@@ -465,6 +465,29 @@ static void test_penalty_agreement(void)
     }
 }
 
+/* What ali3p reads for a model agrees with what it does: without state-dependent forces it
+ * evaluates no Jacobian and does not list the Jacobian settings; with a spring it does both. */
+static void test_uses_for_model(void)
+{
+    const MbsFormulationClass *k = mbs_formulation_find("ali3p");
+    MbsModel *models[2] = {build_four_bar(), build_slider_crank(0)};
+    for (int i = 0; i < 2; i++) {
+        MbsFormulation *f = make("ali3p", models[i], 1e-3, 0);
+        long evaluations = 0;
+        MbsError err;
+        for (int n = 0; f && n < 20 && mbs_formulation_step(f, &err) == 0; n++)
+            evaluations += f->monitors.jacobian_evaluations;
+        int listed = (mbs_formulation_uses(k, models[i]) & MBS_USES_JACOBIAN) != 0;
+        tap_ok(f && listed == (evaluations > 0) && listed == (i == 1),
+               "ali3p on %s: %ld Jacobian evaluations in 20 steps, Jacobian settings %s",
+               models[i]->name, evaluations, listed ? "used" : "not used");
+        mbs_formulation_free(f);
+        mbs_model_free(models[i]);
+    }
+    tap_ok(mbs_formulation_uses(mbs_formulation_find("penalty"), NULL) & MBS_USES_JACOBIAN,
+           "penalty reads the Jacobian settings");
+}
+
 int main(void)
 {
     tap_ok(mbs_formulation_find("ali3p") != NULL, "ali3p is registered");
@@ -478,5 +501,6 @@ int main(void)
     test_penalty_agreement();
     test_chain();
     test_near_singular();
+    test_uses_for_model();
     return tap_done();
 }

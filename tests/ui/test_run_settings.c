@@ -165,6 +165,31 @@ static void test_dofs(EslRunSettings *panel, const char *models_dir)
     mbs_model_free(m);
 }
 
+/* ali3p reads the Jacobian settings only for a model with forces that vary with the state (in
+ * natural coordinates gravity and constant forces give K = C = 0). */
+static void test_uses_for_model(EslRunSettings *panel, const char *models_dir)
+{
+    static const struct {
+        const char *file;
+        gboolean springs;
+    } cases[] = {{"four-bar-spatial.json", FALSE}, {"slider-crank.json", TRUE}};
+    esl_run_settings_set_formulation(panel, "ali3p");
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autofree char *path = g_build_filename(models_dir, cases[i].file, NULL);
+        MbsModel *m = esl_model_load_file(path, NULL, 0, NULL);
+        esl_run_settings_set_model(panel, m);
+        tap_ok(m && row_visible(panel, "Jacobian") == cases[i].springs &&
+                   row_visible(panel, "Jacobian threads") == cases[i].springs &&
+                   row_visible(panel, "Newmark β"),
+               "ali3p on %s: Jacobian rows %s", cases[i].file,
+               cases[i].springs ? "shown (spring-damper)" : "hidden (no state-dependent force)");
+        esl_run_settings_set_model(panel, NULL);
+        mbs_model_free(m);
+    }
+    esl_run_settings_set_formulation(panel, "penalty");
+    tap_ok(row_visible(panel, "Jacobian"), "penalty: the Jacobian row shown without a model");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -236,6 +261,7 @@ int main(int argc, char **argv)
     tap_ok(g_str_equal(row_text(panel, "Jacobian threads"), "automatic"),
            "0 Jacobian threads is shown as automatic: '%s'", row_text(panel, "Jacobian threads"));
     test_dofs(panel, argv[1]);
+    test_uses_for_model(panel, argv[1]);
     g_object_unref(panel);
     return tap_done();
 }

@@ -223,6 +223,23 @@ static void independent_state(const MbsFormulation *f, MatrixR *R, double *zi, d
     }
 }
 
+/* Pivoted QR (dgeqp3) of the nr x ncols matrix in R->qr, in place, with its column order in
+ * R->jpvt (1-based); returns the numerical rank: the diagonal entries of R above rank_tol times
+ * the first. */
+static int pivoted_qr_rank(MatrixR *R, int ncols, double rank_tol)
+{
+    int nr = R->nr, rank = 0;
+    memset(R->jpvt, 0, sizeof(int) * (size_t)ncols);
+    LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, nr, ncols, R->qr, nr, R->jpvt, R->tau, R->qrwork,
+                        R->lqrwork);
+    int kmax = nr < ncols ? nr : ncols;
+    double r11 = fabs(R->qr[0]);
+    for (int k = 0; k < kmax; ++k)
+        if (r11 > 0 && fabs(R->qr[k + (size_t)nr * k]) > rank_tol * r11)
+            rank++;
+    return rank;
+}
+
 /* First partition with user DOFs of which at least one is a natural coordinate: keep r
  * independent rows of Phi_z (pivoted QR of Phi_z^T); Theta = [Phi_z[rows]; B] is n x n. */
 static int partition_general(MbsFormulation *f, MatrixR *R, MbsError *err)
@@ -234,14 +251,7 @@ static int partition_general(MbsFormulation *f, MatrixR *R, MbsError *err)
     int r = 0;
     if (nr > 0) {
         memcpy(R->qr, R->phiz, sizeof(double) * (size_t)nr * n);
-        memset(R->jpvt, 0, sizeof(int) * (size_t)n);
-        LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, nr, n, R->qr, nr, R->jpvt, R->tau, R->qrwork,
-                            R->lqrwork);
-        int kmax = nr < n ? nr : n;
-        double r11 = fabs(R->qr[0]);
-        for (int k = 0; k < kmax; ++k)
-            if (r11 > 0 && fabs(R->qr[k + (size_t)nr * k]) > rank_tol * r11)
-                r++;
+        r = pivoted_qr_rank(R, n, rank_tol);
         for (int k = 0; k < r; ++k)
             R->dep[k] = R->jpvt[k] - 1;
         sort_ints(R->dep, r);
@@ -340,27 +350,12 @@ static int partition(MbsFormulation *f, MatrixR *R, MbsError *err)
         int rank_all = -1;
         if (user) {
             memcpy(R->qr, R->phiz, sizeof(double) * (size_t)nr * n);
-            memset(R->jpvt, 0, sizeof(int) * (size_t)n);
-            LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, nr, n, R->qr, nr, R->jpvt, R->tau,
-                                R->qrwork, R->lqrwork);
-            int kmax = nr < n ? nr : n;
-            double r11 = fabs(R->qr[0]);
-            rank_all = 0;
-            for (int k = 0; k < kmax; ++k)
-                if (r11 > 0 && fabs(R->qr[k + (size_t)nr * k]) > rank_tol * r11)
-                    rank_all++;
+            rank_all = pivoted_qr_rank(R, n, rank_tol);
         }
         for (int j = 0; j < ncand; ++j)
             memcpy(R->qr + (size_t)nr * j, R->phiz + (size_t)nr * cand[j],
                    sizeof(double) * (size_t)nr);
-        memset(R->jpvt, 0, sizeof(int) * (size_t)ncand);
-        LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, nr, ncand, R->qr, nr, R->jpvt, R->tau, R->qrwork,
-                            R->lqrwork);
-        int kmax = nr < ncand ? nr : ncand;
-        double r11 = fabs(R->qr[0]);
-        for (int k = 0; k < kmax; ++k)
-            if (r11 > 0 && fabs(R->qr[k + (size_t)nr * k]) > rank_tol * r11)
-                r++;
+        r = pivoted_qr_rank(R, ncand, rank_tol);
         if (user && n - rank_all != st->matrix_r_ndofs)
             return mbs_error_set(err, MBS_FATAL,
                                  "matrix-r: the model has %d degrees of freedom but %d were "

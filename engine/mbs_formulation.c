@@ -16,21 +16,6 @@ static const MbsFormulationClass *const registry[] = {
     &mbs_matrix_r_class,
 };
 
-static const char *const jacobian_names[MBS_JACOBIAN_COUNT] = {"nd-forward", "nd-central"};
-
-const char *mbs_jacobian_method_name(MbsJacobianMethod method)
-{
-    return (unsigned)method < MBS_JACOBIAN_COUNT ? jacobian_names[method] : "unknown";
-}
-
-int mbs_jacobian_method_from_name(const char *name)
-{
-    for (int i = 0; name && i < MBS_JACOBIAN_COUNT; ++i)
-        if (!strcmp(name, jacobian_names[i]))
-            return i;
-    return -1;
-}
-
 void mbs_settings_defaults(MbsSettings *s)
 {
     memset(s, 0, sizeof *s);

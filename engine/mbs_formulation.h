@@ -15,16 +15,7 @@
 
 #include "mbs_error.h"
 #include "mbs_model.h"
-
-typedef enum {
-    MBS_JACOBIAN_ND_FORWARD, /* forward differences */
-    MBS_JACOBIAN_ND_CENTRAL, /* central differences */
-    MBS_JACOBIAN_COUNT
-} MbsJacobianMethod;
-
-const char *mbs_jacobian_method_name(MbsJacobianMethod method);
-/* Returns -1 when the name is unknown. */
-int mbs_jacobian_method_from_name(const char *name);
+#include "mbs_tangent.h" /* MbsJacobianMethod and its names */
 
 /* Marks a string for translation catalogues without translating it here (the engine has no
  * gettext): xgettext --keyword=MBS_N_ extracts it, an interface looks it up at run time. */

@@ -52,6 +52,8 @@ int mbs_tangent_init(MbsTangent *t, const MbsTangentProblem *problem, MbsJacobia
         !problem->contexts)
         return mbs_error_set(err, MBS_FATAL, "tangent: incomplete problem description");
     t->problem = *problem;
+    t->capacity_nx = problem->nx;
+    t->capacity_nr = problem->nr;
     t->method = registry[method];
     t->work_stride = t->method->thread_work(problem);
     /* one more slice holds r(x) when the caller does not give it */
@@ -71,6 +73,15 @@ void mbs_tangent_free(MbsTangent *t)
     free(t->status);
     t->work = NULL;
     t->status = NULL;
+}
+
+int mbs_tangent_set_size(MbsTangent *t, int nx, int nr)
+{
+    if (nx < 0 || nr < 0 || nx > t->capacity_nx || nr > t->capacity_nr)
+        return MBS_FATAL;
+    t->problem.nx = nx;
+    t->problem.nr = nr;
+    return 0;
 }
 
 int mbs_tangent_worst_status(const MbsTangent *t)

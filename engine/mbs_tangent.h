@@ -44,10 +44,13 @@ typedef struct {
 /* How the difference increment of column j is chosen: h_j = relative * max(1, |x_j|) (scaled by
  * the coordinate's magnitude), or with offset_one h_j = relative * (1 + |x_j|). relative = 0
  * takes the method's own constant (nd-forward: sqrt(eps), nd-central: cbrt(eps), which balance
- * truncation and round-off errors). */
+ * truncation and round-off errors). nd-forward rounds h so that (x_j + h) - x_j == h exactly
+ * unless unrounded is set. The zero rule {0} is the one to use unless a formulation's results
+ * are tied to its own historic increments. */
 typedef struct {
     double relative;
     int offset_one;
+    int unrounded;
 } MbsTangentStep;
 
 typedef struct {
@@ -65,6 +68,7 @@ typedef struct MbsTangentMethodClass MbsTangentMethodClass;
 
 typedef struct {
     MbsTangentProblem problem; /* a copy; the pattern and contexts must outlive the object */
+    int capacity_nx, capacity_nr; /* the sizes the workspace was made for */
     const MbsTangentMethodClass *method;
     double *work;          /* nthreads slices of work_stride doubles */
     size_t work_stride;
@@ -76,6 +80,10 @@ typedef struct {
 int mbs_tangent_init(MbsTangent *t, const MbsTangentProblem *problem, MbsJacobianMethod method,
                      MbsError *err);
 void mbs_tangent_free(MbsTangent *t);
+
+/* A problem whose size varies (matrix-r's degrees of freedom after a new partition): nx, nr
+ * at most those the object was made for. Returns 0, or MBS_FATAL when they are larger. */
+int mbs_tangent_set_size(MbsTangent *t, int nx, int nr);
 
 /* J at x, given r0 = r(x) (forward differences use it; NULL makes the method evaluate it). J is
  * nr x nx column-major (ld = nr) without a pattern, else the pattern's values in its order.

@@ -33,7 +33,8 @@ static int column(const MbsTangentProblem *p, void *ctx, int central, int j, dou
     if (!central) {
         double h = increment(&p->step, sqrt(DBL_EPSILON), x0);
         x[j] = x0 + h;
-        h = x[j] - x0; /* exactly representable step */
+        if (!p->step.unrounded)
+            h = x[j] - x0; /* exactly representable step */
         status = p->residual(ctx, x, j, h, rp);
         ++*evals;
         if (!status)

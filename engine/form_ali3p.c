@@ -35,6 +35,7 @@
 #include "mbs_linalg.h"
 #include "mbs_natural.h"
 #include "mbs_tangent.h"
+#include "mbs_tangent_probe.h"
 #include "mbs_topology.h"
 
 /* Sparse matrices with a fixed pattern of 12 x 12 blocks between coupled moving bodies
@@ -276,6 +277,19 @@ static void stiffness_damping(Ali3p *a, const double *Q0)
     memcpy(a->qqd, a->q, bytes);
     memcpy(a->qqd + a->n, a->qd, bytes);
     mbs_tangent_eval(&a->tangent, a->qqd, Q0, a->sp ? a->sp->Kx : a->K);
+}
+
+int mbs_ali3p_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err)
+{
+    Ali3p *a = f->impl;
+    if (!a->has_KC)
+        return mbs_error_set(err, MBS_FATAL, "ali3p: no force varies with the state");
+    size_t bytes = sizeof(double) * (size_t)a->n;
+    memcpy(a->qqd, a->q, bytes);
+    memcpy(a->qqd + a->n, a->qd, bytes);
+    forces(a, a->q, a->qd, a->Q, NULL);
+    *probe = (MbsTangentProbe){.tangent = &a->tangent, .x = a->qqd, .r0 = a->Q};
+    return 0;
 }
 
 /* Sparse T += s M and T += s Phi_q^T Phi_q. */

@@ -56,6 +56,7 @@
 #include "mbs_energy.h"
 #include "mbs_linalg.h"
 #include "mbs_tangent.h"
+#include "mbs_tangent_probe.h"
 #include "mbs_topology.h"
 
 typedef struct {
@@ -1084,18 +1085,25 @@ static int reduced_residual(void *ctx, const double *zi, int column, double step
 /* Tangent dg/dz_i of the reduced trapezoidal residual through the tangent interface (forward
  * or central differences as settings.jacobian says). On entry the evaluation at zi is current
  * and g holds its residual; on return T holds the LU factors. */
+/* The current evaluation becomes the base point of the tangent (for a step of size h). */
+static void reduced_tangent_base(MbsFormulation *f, MatrixR *R, double h, MbsError *err)
+{
+    size_t bytes = sizeof(double) * (size_t)R->n;
+    memcpy(R->zsave, R->z, bytes);
+    memcpy(R->zdsave, R->zd, bytes);
+    memcpy(R->Rsave, R->Rz, bytes * (size_t)R->d);
+    R->tangent_f = f;
+    R->tangent_h = h;
+    R->tangent_err = err;
+    mbs_tangent_set_size(&R->tangent, R->d, R->d); /* d <= n, the size it was made for */
+}
+
 static int reduced_tangent(MbsFormulation *f, MatrixR *R, double h, MbsError *err)
 {
     int n = R->n, d = R->d;
     double tc = mbs_clock_now();
     size_t bytes = sizeof(double) * (size_t)n;
-    memcpy(R->zsave, R->z, bytes);
-    memcpy(R->zdsave, R->zd, bytes);
-    memcpy(R->Rsave, R->Rz, bytes * (size_t)d);
-    R->tangent_f = f;
-    R->tangent_h = h;
-    R->tangent_err = err;
-    mbs_tangent_set_size(&R->tangent, d, d); /* d <= n, the size it was made for */
+    reduced_tangent_base(f, R, h, err);
     int status = mbs_tangent_eval(&R->tangent, R->zi, R->g, R->T);
     if (status)
         return status;
@@ -1107,6 +1115,16 @@ static int reduced_tangent(MbsFormulation *f, MatrixR *R, double h, MbsError *er
         return mbs_error_set(err, MBS_RECOVERABLE,
                              "matrix-r: singular tangent of the trapezoidal rule at t = %.6g s",
                              f->time + h);
+    return 0;
+}
+
+int mbs_matrix_r_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err)
+{
+    MatrixR *R = f->impl;
+    reduced_tangent_base(f, R, f->settings.step, err);
+    if (reduced_residual(R, R->zi, -1, 0.0, R->g))
+        return MBS_FATAL;
+    *probe = (MbsTangentProbe){.tangent = &R->tangent, .x = R->zi, .r0 = R->g};
     return 0;
 }
 

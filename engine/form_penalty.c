@@ -23,6 +23,7 @@
 #include "mbs_energy.h"
 #include "mbs_linalg.h"
 #include "mbs_tangent.h"
+#include "mbs_tangent_probe.h"
 #include "mbs_topology.h"
 
 typedef struct {
@@ -70,6 +71,19 @@ static int eval_forces(void *ctx, const double *x, int column, double step, doub
 static void begin_forces(void *ctx)
 {
     ((ForceContext *)ctx)->positions_at_base = 0;
+}
+
+int mbs_penalty_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err)
+{
+    Penalty *P = f->impl;
+    size_t bytes = sizeof(double) * (size_t)P->n;
+    (void)err;
+    memcpy(P->x, P->zd, bytes);
+    memcpy(P->x + P->n, P->z, bytes);
+    begin_forces(P->nd_ctx[0]);
+    eval_forces(P->nd_ctx[0], P->x, -1, 0.0, P->Q);
+    *probe = (MbsTangentProbe){.tangent = &P->tangent, .x = P->x, .r0 = P->Q};
+    return 0;
 }
 
 static double *alloc_doubles(size_t n, int *fail)

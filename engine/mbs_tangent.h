@@ -31,7 +31,8 @@ int mbs_jacobian_method_from_name(const char *name);
 /* Residual r(x) (nr values) at x (nx values). column is the variable by which x differs from
  * the base point of the tangent being computed (by step; -1: x is the base point), so that a
  * context may keep work that does not depend on that variable or move auxiliary unknowns along
- * with it. Returns 0, or an MbsError status (> 0 recoverable, < 0 fatal) kept in the context. */
+ * with it. Calls on different contexts run concurrently. Returns 0, or an MbsError status
+ * (> 0 recoverable, < 0 fatal; the message is the context's business). */
 typedef int (*MbsResidualFn)(void *ctx, const double *x, int column, double step, double *r);
 
 /* Structural sparsity of J, compressed columns (nr x nx): entries of column j are rows
@@ -85,9 +86,10 @@ void mbs_tangent_free(MbsTangent *t);
  * at most those the object was made for. Returns 0, or MBS_FATAL when they are larger. */
 int mbs_tangent_set_size(MbsTangent *t, int nx, int nr);
 
-/* J at x, given r0 = r(x) (forward differences use it; NULL makes the method evaluate it). J is
- * nr x nx column-major (ld = nr) without a pattern, else the pattern's values in its order.
- * Returns 0 or the first failing residual status (J is then incomplete). */
+/* J at x, given r0 = r(x) (forward differences use it; with NULL it is evaluated here, on
+ * contexts[0]). J is nr x nx column-major (ld = nr) without a pattern, else the pattern's
+ * values in its order. Returns 0, or the worst status of a failing residual (fatal before
+ * recoverable; J is then incomplete and the remaining columns are skipped). */
 int mbs_tangent_eval(MbsTangent *t, const double *x, const double *r0, double *J);
 
 /* Threads to use for a requested count (0: what OpenMP offers), at most max. */

@@ -210,6 +210,28 @@ static void test_pattern(void)
     }
 }
 
+/* matrix-r's degrees of freedom may change with a partition: a tangent made for 10 columns
+ * serves 6 as a tangent made for 6 does, and refuses 11. */
+static void test_size(void)
+{
+    enum { N = 10, M = 6 };
+    double x[N], r0[N], J[N * N], Jm[M * M];
+    banded_point(N, 1, x);
+    Banded big[1], small[1];
+    MbsTangent t = make(MBS_JACOBIAN_ND_CENTRAL, N, big, 1, NULL, 0);
+    MbsTangent u = make(MBS_JACOBIAN_ND_CENTRAL, M, small, 1, NULL, 0);
+    int refused = mbs_tangent_set_size(&t, N + 1, N) != 0;
+    int status = mbs_tangent_set_size(&t, M, M);
+    big[0].n = M;
+    banded(&small[0], x, -1, 0.0, r0);
+    status |= mbs_tangent_eval(&t, x, r0, J) | mbs_tangent_eval(&u, x, r0, Jm);
+    tap_ok(refused && status == 0 && !memcmp(J, Jm, sizeof Jm) && t.evaluations == 2 * M,
+           "a tangent made for %d columns computes a %d x %d one like a tangent made for it, "
+           "and refuses %d", N, M, M, N + 1);
+    release(&t);
+    release(&u);
+}
+
 static void test_failure(void)
 {
     enum { N = 10 };
@@ -328,6 +350,7 @@ int main(void)
     test_accuracy();
     test_threads();
     test_pattern();
+    test_size();
     test_failure();
     test_formulations();
     return tap_done();

@@ -251,9 +251,9 @@ static int eval_forces(void *ctx, const double *x, int column, double step, doub
 static int stiffness_damping_init(Ali3p *a, const MbsSettings *s, MbsError *err)
 {
     int n = a->n, fail = 0;
-    /* A column costs one cheap evaluation of Q: a thread pays for itself from about four
-     * bodies' columns on (a guess from penalty's measured n / 8, not measured for ali3p). */
-    a->nthreads = mbs_tangent_threads(s->threads, n / 48 > 1 ? n / 48 : 1);
+    /* At most n / 8 threads, as penalty: 2 threads already paid at n = 36 (15 vs 25 us per
+     * [K, C]; 0.5 vs 1.0 ms at n = 540; best of 300 on the 2-core test machine). */
+    a->nthreads = mbs_tangent_threads(s->threads, n / 8 > 1 ? n / 8 : 1);
     a->nd = xcalloc((size_t)a->nthreads, sizeof *a->nd, &fail);
     a->nd_ctx = xcalloc((size_t)a->nthreads, sizeof *a->nd_ctx, &fail);
     a->qqd = xcalloc(2 * (size_t)n, sizeof(double), &fail);

@@ -119,8 +119,8 @@ int main(void)
                           json_parser_load_from_data(parser, info->summary_json, -1, NULL);
     JsonObject *o = summary_ok ? json_node_get_object(json_parser_get_root(parser)) : NULL;
     tap_ok(o && json_object_get_int_member(o, "steps") > 0 &&
-               json_object_has_member(o, "max_energy_drift") &&
-               json_object_has_member(o, "max_phi"),
+               json_object_has_member(o, "energy_drift_max") &&
+               json_object_has_member(o, "constraint_position_max"),
            "summary has steps, energy drift and constraint maxima: %s",
            info && info->summary_json ? info->summary_json : "none");
     esl_project_close(p);

@@ -209,8 +209,9 @@ char *esl_run_summary_json(const EslRunSummaryInfo *info, const MbsRun *run, gbo
     } while (0)
 #define I(key, v) (json_builder_set_member_name(b, key), json_builder_add_int_value(b, v))
 #define S(key, v) (json_builder_set_member_name(b, key), json_builder_add_string_value(b, v))
-    if (info->model_path)
-        S("model", info->model_path);
+    /* a run started in the application knows its model by name, not by file */
+    S("model", info->model_path ? info->model_path : info->model_name ? info->model_name
+                                                                       : f->model->name);
     S("model_name", info->model_name ? info->model_name : f->model->name);
     S("formulation", info->formulation ? info->formulation : f->klass->name);
     S("jacobian", mbs_jacobian_method_name(f->settings.jacobian));

@@ -60,7 +60,8 @@ gboolean esl_run_recorder_flush(EslRunRecorder *recorder);
 /* The first storage error, or NULL. */
 const char *esl_run_recorder_error(EslRunRecorder *recorder);
 
-/* The run summary as one JSON object (keys: docs/cli.md). model_path may be NULL; status is
+/* The run summary as one JSON object (keys: docs/cli.md). model_path may be NULL (then "model"
+ * is the model name); status is
  * "finished", "stopped" or "failed"; message NULL unless stopped or failed. */
 typedef struct {
     const char *model_path;

@@ -1417,8 +1417,3 @@ int mbs_matrix_r_stats(const MbsFormulation *f, MbsMatrixRStats *out)
     return 0;
 }
 
-void mbs_matrix_r_reset_timers(MbsFormulation *f)
-{
-    if (f && f->klass == &mbs_matrix_r_class && f->impl)
-        matrix_r_reset_statistics(f);
-}

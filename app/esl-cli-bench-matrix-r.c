@@ -39,8 +39,8 @@ static int measure(const MbsModel *m, int sparse, int evaluations, double out[NP
     }
     mbs_formulation_reset_statistics(f);
     int steps = evaluations / 4;
-    double t0 = mbs_clock_now();
     MbsRun *run = mbs_run_new(f, NULL, NULL, &err);
+    double t0 = mbs_clock_now();
     if (!run || mbs_run_advance(run, steps * s.step) != MBS_RUN_REACHED) {
         fprintf(stderr, "%s\n", run ? mbs_run_error(run)->message : err.message);
         mbs_run_free(run);

@@ -1,11 +1,10 @@
 /* Worker thread per run; see esl-run-controller.h. */
 #include "esl-run-controller.h"
 
-#include "mbs_run.h"
-
-#include <json-glib/json-glib.h>
+#include <gio/gio.h>
 #include <math.h>
-#include <string.h>
+
+#include "mbs_run.h"
 
 #define DEFAULT_SAMPLES_PER_RUN 2000
 

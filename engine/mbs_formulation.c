@@ -199,6 +199,7 @@ void mbs_formulation_point_position(const MbsFormulation *f, int point, double o
 int mbs_checkpoint_init(MbsCheckpoint *c, const MbsFormulation *f, MbsError *err)
 {
     memset(c, 0, sizeof *c);
+    c->klass = f->klass;
     c->size = f->klass->state_size(f);
     c->state = calloc((size_t)c->size + 1, sizeof(double));
     if (!c->state)
@@ -224,9 +225,10 @@ void mbs_formulation_save(const MbsFormulation *f, MbsCheckpoint *c)
 
 int mbs_formulation_restore(MbsFormulation *f, const MbsCheckpoint *c, MbsError *err)
 {
-    if (c->size != f->klass->state_size(f))
-        return mbs_error_set(err, MBS_FATAL, "%s: a checkpoint of %d values does not fit a state "
-                             "of %d", f->klass->name, c->size, f->klass->state_size(f));
+    if (c->klass != f->klass || c->size != f->klass->state_size(f))
+        return mbs_error_set(err, MBS_FATAL, "%s: a checkpoint of %s with %d values does not fit "
+                             "a state of %d", f->klass->name, c->klass ? c->klass->name : "?",
+                             c->size, f->klass->state_size(f));
     f->time = c->time;
     f->steps = c->steps;
     int status = f->klass->state_set(f, c->state, err);

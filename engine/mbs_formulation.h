@@ -179,6 +179,7 @@ void mbs_formulation_point_position(const MbsFormulation *f, int point, double o
  * mbs_checkpoint_init (allocates), filled by mbs_formulation_save and applied by
  * mbs_formulation_restore (neither allocates). */
 typedef struct {
+    const MbsFormulationClass *klass; /* the formulation it was sized for */
     double time;
     long steps;
     MbsMonitors monitors;

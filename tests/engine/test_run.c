@@ -1,6 +1,7 @@
 /* The run driver (mbs_run_*): same results as a plain step loop when no step fails, step
  * cutting on a recoverable failure (ali3p through the singular position of a parallelogram
- * chain), observer samples and stop, and exact restarts from checkpoints for every formulation. */
+ * chain; a made-up formulation for the exact sequence of cuts, growth back, exhaustion and fatal
+ * errors), observer samples and stop, and exact restarts from checkpoints for every formulation. */
 #include <string.h>
 
 #include "form_matrix_r.h"
@@ -286,6 +287,138 @@ static void statistics_are_published(void)
     mbs_model_free(m);
 }
 
+/* A formulation made for the test: x' = 1 (x is the time it has integrated), failing
+ * recoverably with steps above `largest_ok` while t is in [fail_from, fail_to), fatally at
+ * fatal_at. A failed step leaves garbage that the driver must restore. */
+typedef struct {
+    double x, largest_ok, fail_from, fail_to, fatal_at;
+    int attempts;
+} Flaky;
+
+static int flaky_step(MbsFormulation *f, double h, MbsError *err)
+{
+    Flaky *k = f->impl;
+    k->attempts++;
+    if (f->time >= k->fatal_at)
+        return mbs_error_set(err, MBS_FATAL, "flaky: fatal at t = %g s", f->time);
+    if (h > k->largest_ok && f->time + h > k->fail_from && f->time < k->fail_to) {
+        mbs_error_set(err, MBS_RECOVERABLE, "flaky: step %g s too large at t = %g s", h, f->time);
+        k->x = NAN;
+        f->time = -1.0;
+        return MBS_RECOVERABLE;
+    }
+    k->x += h;
+    f->time += h;
+    return 0;
+}
+
+static int flaky_state_size(const MbsFormulation *f)
+{
+    (void)f;
+    return 1;
+}
+
+static void flaky_state_get(const MbsFormulation *f, double *state)
+{
+    state[0] = ((const Flaky *)f->impl)->x;
+}
+
+static int flaky_state_set(MbsFormulation *f, const double *state, MbsError *err)
+{
+    (void)err;
+    ((Flaky *)f->impl)->x = state[0];
+    return 0;
+}
+
+static int flaky_statistics(const MbsFormulation *f, MbsStatistic *out, int capacity)
+{
+    (void)f, (void)out, (void)capacity;
+    return 0;
+}
+
+static void flaky_reset_statistics(MbsFormulation *f)
+{
+    (void)f;
+}
+
+static const MbsFormulationClass flaky_class = {
+    .name = "flaky",
+    .step = flaky_step,
+    .state_size = flaky_state_size,
+    .state_get = flaky_state_get,
+    .state_set = flaky_state_set,
+    .statistics = flaky_statistics,
+    .reset_statistics = flaky_reset_statistics,
+};
+
+typedef struct {
+    int cuts;
+    double steps[16];
+} CutLog;
+
+static void log_cut(void *data, const MbsRun *run, const MbsRunCut *cut)
+{
+    (void)run;
+    CutLog *log = data;
+    if (log->cuts < 16)
+        log->steps[log->cuts] = cut->new_step;
+    log->cuts++;
+}
+
+static void driver_cuts_and_grows_back(void)
+{
+    Flaky k = {.largest_ok = 0.1 / 8, .fail_from = 0.51, .fail_to = 0.52, .fatal_at = 1e9};
+    MbsFormulation f = {.klass = &flaky_class, .impl = &k};
+    f.settings.step = 0.1;
+    MbsError err = {0};
+    CutLog log = {0};
+    MbsRunObserver observer = {.cut = log_cut, .data = &log};
+    MbsRun *run = mbs_run_new(&f, NULL, &observer, &err);
+    MbsRunOutcome out = mbs_run_advance(run, 1.0);
+    const MbsRunSummary *s = mbs_run_summary(run);
+    /* from 0.5: 0.1, 0.05, 0.025 fail; 0.0125 to 0.5125 (not aligned for 0.025), 0.0125 to
+     * 0.525, then 0.025 to 0.55, 0.05 to 0.6, and 0.1 again */
+    double grid_end = 0.0; /* the time a plain loop of ten steps of 0.1 s reaches */
+    for (int i = 0; i < 10; ++i)
+        grid_end += 0.1;
+    tap_ok(out == MBS_RUN_REACHED && f.time == grid_end && fabs(k.x - 1.0) < 1e-12 &&
+               log.cuts == 3 && log.steps[0] == 0.05 && log.steps[1] == 0.025 &&
+               log.steps[2] == 0.0125 && s->step_cuts == 3 && s->steps_rejected == 3 &&
+               s->step_min == 0.0125 && mbs_run_current_step(run) == 0.1,
+           "cuts 0.1 -> 0.05 -> 0.025 -> 0.0125 s where the step is too large, grows back to "
+           "0.1 s and lands on the grid (%d cuts, %ld steps, x = %.17g)", log.cuts, s->steps,
+           k.x);
+    mbs_run_free(run);
+
+    k = (Flaky){.largest_ok = 0.0, .fail_from = 0.31, .fail_to = 1e9, .fatal_at = 1e9};
+    f = (MbsFormulation){.klass = &flaky_class, .impl = &k};
+    f.settings.step = 0.1;
+    MbsRunOptions three = {.max_halvings = 3};
+    run = mbs_run_new(&f, &three, NULL, &err);
+    out = mbs_run_advance(run, 1.0);
+    s = mbs_run_summary(run);
+    tap_ok(out == MBS_RUN_FAILED && mbs_run_error(run)->status == MBS_RECOVERABLE &&
+               s->step_cuts == 3 && s->steps_rejected == 4 && fabs(f.time - 0.3) < 1e-12 &&
+               fabs(k.x - 0.3) < 1e-12 &&
+               strstr(mbs_run_error(run)->message, "also with the step cut to 0.0125 s"),
+           "when even h/2^3 fails the run ends at the last good state (t = %g s): %s", f.time,
+           mbs_run_error(run)->message);
+    tap_ok(mbs_run_advance(run, 2.0) == MBS_RUN_FAILED && k.attempts == 3 + 4,
+           "and stays failed (%d step attempts in all)", k.attempts);
+    mbs_run_free(run);
+
+    k = (Flaky){.largest_ok = 1.0, .fail_from = 1e9, .fail_to = 1e9, .fatal_at = 0.45};
+    f = (MbsFormulation){.klass = &flaky_class, .impl = &k};
+    f.settings.step = 0.1;
+    run = mbs_run_new(&f, NULL, NULL, &err);
+    out = mbs_run_advance(run, 1.0);
+    s = mbs_run_summary(run);
+    tap_ok(out == MBS_RUN_FAILED && mbs_run_error(run)->status == MBS_FATAL &&
+               s->step_cuts == 0 && s->steps_rejected == 1 && k.attempts == 6,
+           "a fatal error is not retried: %s", mbs_run_error(run)->message);
+    mbs_run_free(run);
+}
+
 int main(void)
 {
     for (int i = 0; i < mbs_formulation_count(); ++i) {
@@ -305,6 +438,7 @@ int main(void)
     MbsModel *m = build_slider_crank(0);
     checkpoint_round_trip("matrix-r", "slider-crank with forces", m, 1, 0);
     mbs_model_free(m);
+    driver_cuts_and_grows_back();
     checkpoint_carries_the_partition(0);
     checkpoint_carries_the_partition(1);
     observer_stops_and_pieces_land_on_grid();

@@ -254,6 +254,43 @@ int main(int argc, char **argv)
     esl_project_close(p);
     received_clear(&r);
 
+    /* A step that fails recoverably is cut by the run driver: ali3p through the flat position
+     * of a parallelogram chain (h = 5 ms stalls at t = 2.785 s) finishes and says so. */
+    MbsModel *chain = esl_model_load_file(ESLABON_SOURCE_DIR "/tests/cli/parallelogram-chain.json",
+                                          NULL, 0, &error);
+    received_init(&r);
+    MbsSettings cut;
+    mbs_settings_defaults(&cut);
+    cut.step = 5e-3;
+    cut.duration = 3.0;
+    c = chain ? esl_run_controller_new(chain, NULL, "ali3p", &cut, path, 0) : NULL;
+    if (c) {
+        g_signal_connect(c, "samples", G_CALLBACK(on_samples), &r);
+        g_signal_connect(c, "finished", G_CALLBACK(on_finished), &r);
+        esl_run_controller_start(c, NULL);
+        g_main_loop_run(r.loop);
+        run_id = esl_run_controller_get_run_id(c);
+        g_object_unref(c);
+    }
+    p = esl_project_open(path, FALSE, NULL);
+    g_autoptr(EslRunInfo) cut_run = p && c ? esl_project_get_run(p, run_id, NULL) : NULL;
+    g_autoptr(JsonParser) cut_parser = json_parser_new();
+    JsonObject *cut_summary =
+        cut_run && cut_run->summary_json &&
+                json_parser_load_from_data(cut_parser, cut_run->summary_json, -1, NULL)
+            ? json_node_get_object(json_parser_get_root(cut_parser))
+            : NULL;
+    const EslRunSample *cut_last = r.samples->len ? r.samples->pdata[r.samples->len - 1] : NULL;
+    tap_ok(r.status == ESL_RUN_FINISHED && cut_last && fabs(cut_last->monitors.time - 3.0) < 1e-9 &&
+               cut_summary && json_object_get_int_member(cut_summary, "step_cuts") >= 1 &&
+               json_object_get_double_member(cut_summary, "step_min") == 2.5e-3,
+           "the application's run of ali3p through a singular position finishes with the step "
+           "cut (%s)", cut_run && cut_run->summary_json ? cut_run->summary_json : r.message);
+    if (p)
+        esl_project_close(p);
+    received_clear(&r);
+    mbs_model_free(chain);
+
     /* Unknown formulation refused before any thread starts. */
     MbsSettings s;
     mbs_settings_defaults(&s);

@@ -10,7 +10,9 @@
  * error. A run that never fails takes exactly the steps of h it took before the driver existed.
  *
  * The summary (MbsRunSummary) is the one every front end reports, with the keys of
- * docs/cli.md. No allocation after mbs_run_new: a driver step allocates nothing.
+ * docs/cli.md. No allocation after mbs_run_new: a driver step, a cut included, allocates
+ * nothing (one exception: restoring a matrix-r checkpoint whose partition differs from the
+ * current one with sparse algebra re-analyses the block with KLU).
  */
 #ifndef MBS_RUN_H
 #define MBS_RUN_H

@@ -126,6 +126,7 @@ static char *summary_json(const RunOptions *o, const char *model_path, const Mbs
         S("jacobian", mbs_jacobian_method_name((MbsJacobianMethod)jacobian));
     D("step", f->settings.step);
     D("duration", f->settings.duration);
+    D("assembly_tolerance", f->settings.assembly_tolerance);
     double alpha = mbs_settings_number(&f->settings, "alpha");
     if (!isnan(alpha))
         D("penalty", alpha);

@@ -45,7 +45,6 @@ extern const MbsSettingTable mbs_tangent_settings; /* jacobian-reuse, jacobian, 
 extern const MbsSettingTable mbs_tangent_serial_settings; /* jacobian-reuse, jacobian */
 extern const MbsSettingTable mbs_tangent_reuse_settings;  /* jacobian-reuse */
 
-
 /* What every formulation reports after every step. Energies in J, times in s. */
 typedef struct {
     double time;

@@ -51,7 +51,7 @@ char *esl_json_generate(JsonNode *root, gboolean pretty)
     static GRegex *exponent_dot_zero;
     if (g_once_init_enter(&exponent_dot_zero))
         g_once_init_leave(&exponent_dot_zero,
-                          g_regex_new("(?<=[0-9])(e[-+]?[0-9]+)\\.0(?![0-9])", G_REGEX_OPTIMIZE, 0,
+                          g_regex_new("(?<=[0-9])(e[-+]?[0-9]+)\\.0(?![0-9])", 0, 0,
                                       NULL));
     return g_regex_replace(exponent_dot_zero, text, -1, 0, "\\1", 0, NULL);
 }

@@ -30,7 +30,7 @@ static int measure(const MbsModel *m, int sparse, int evaluations, double out[NP
     MbsSettings s;
     mbs_settings_defaults(&s);
     s.step = 1e-2;
-    s.matrix_r_sparse = sparse;
+    mbs_settings_set_number_for(&s, "matrix-r", "algebra", sparse, NULL);
     MbsError err;
     MbsFormulation *f = mbs_formulation_new("matrix-r", m, &s, &err);
     if (!f) {

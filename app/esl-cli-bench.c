@@ -88,7 +88,7 @@ static int bench_penalty(const char *models_dir, int runs, double duration, cons
             mbs_settings_defaults(&s);
             s.step = steps[k];
             s.duration = duration;
-            s.jacobian = (MbsJacobianMethod)mbs_jacobian_method_from_name(jac);
+            mbs_settings_set_for(&s, "penalty", "jacobian", jac, NULL);
             double walls[64];
             BenchRun last = {0};
             int nr = runs < 64 ? runs : 64;
@@ -141,8 +141,8 @@ static int bench_jacobian(const char *models_dir, int runs, double duration)
                     MbsSettings s;
                     mbs_settings_defaults(&s);
                     s.duration = duration;
-                    s.jacobian = (MbsJacobianMethod)method;
-                    s.threads = t + 1;
+                    mbs_settings_set_number_for(&s, "penalty", "jacobian", method, NULL);
+                    mbs_settings_set_number_for(&s, "penalty", "threads", t + 1, NULL);
                     BenchRun b = bench_once(m, "penalty", &s);
                     if (b.failed) {
                         fprintf(stderr, "eslabon-cli bench: %s: %s\n", models[i], b.message);

@@ -9,10 +9,12 @@
 #include <string.h>
 
 #include "esl-cli.h"
+#include "esl-cli-settings.h"
 #include "esl-model-file.h"
 #include "esl-models-dir.h"
 #include "esl-project.h"
 #include "esl-run-recorder.h"
+#include "esl-settings-json.h"
 #include "mbs_clock.h"
 #include "mbs_run.h"
 
@@ -20,11 +22,6 @@
 
 typedef struct {
     char *formulation;
-    double step, duration, alpha;
-    int threads;
-    char *integrator, *algebra, *projection;
-    char **dofs;
-    char *jacobian;
     char **set;
     char *output, *project;
     gboolean json;
@@ -65,70 +62,6 @@ static char *overrides_json(GArray *overrides)
     return json_to_string(root, FALSE);
 }
 
-/* Formulation-specific options into the settings; FALSE with a message on stderr. */
-static gboolean formulation_options(const RunOptions *o, const MbsModel *m, MbsSettings *s)
-{
-    if (o->integrator) {
-        if (strcmp(o->integrator, "rk4") && strcmp(o->integrator, "trapezoidal")) {
-            fprintf(stderr, "eslabon-cli run: --integrator must be rk4 or trapezoidal\n");
-            return FALSE;
-        }
-        s->matrix_r_integrator = !strcmp(o->integrator, "trapezoidal");
-    }
-    if (o->algebra) {
-        if (strcmp(o->algebra, "dense") && strcmp(o->algebra, "sparse")) {
-            fprintf(stderr, "eslabon-cli run: --algebra must be dense or sparse\n");
-            return FALSE;
-        }
-        int sparse = !strcmp(o->algebra, "sparse");
-        s->matrix_r_sparse = sparse;
-        s->ali3p_solver = sparse ? 2 : 1;
-    }
-    if (o->projection) {
-        if (strcmp(o->projection, "mass") && strcmp(o->projection, "mdk")) {
-            fprintf(stderr, "eslabon-cli run: --projection must be mass or mdk\n");
-            return FALSE;
-        }
-        s->projection_kind = !strcmp(o->projection, "mdk");
-    }
-    if (o->dofs && o->dofs[0] && g_str_equal(o->dofs[0], "auto")) {
-        if (o->dofs[1]) {
-            fprintf(stderr, "eslabon-cli run: --dof auto goes alone\n");
-            return FALSE;
-        }
-        s->matrix_r_ndofs = MBS_MATRIX_R_AUTOMATIC;
-        return TRUE;
-    }
-    for (int i = 0; o->dofs && o->dofs[i]; ++i) {
-        if (i >= MBS_MATRIX_R_MAX_DOFS) {
-            fprintf(stderr, "eslabon-cli run: at most %d --dof\n", MBS_MATRIX_R_MAX_DOFS);
-            return FALSE;
-        }
-        g_auto(GStrv) part = g_strsplit(o->dofs[i], ":", 3);
-        int n = (int)g_strv_length(part);
-        int joint = n <= 2 ? mbs_model_find_joint(m, part[0]) : -1;
-        if (n <= 2 && joint >= 0) {
-            s->matrix_r_dof_joint[i] = joint;
-            s->matrix_r_dof_coord[i] = n == 2 ? atoi(part[1]) : 0;
-        } else {
-            int body = n == 3 ? mbs_model_find_body(m, part[0]) : -1;
-            int point = body >= 0 ? mbs_model_find_point(m, body, part[1]) : -1;
-            const char *axes = "xyz";
-            const char *a = n == 3 && strlen(part[2]) == 1 ? strchr(axes, part[2][0]) : NULL;
-            if (point < 0 || !a) {
-                fprintf(stderr, "eslabon-cli run: --dof '%s' is neither JOINT[:COORD] nor "
-                                "BODY:POINT:x|y|z of this model\n", o->dofs[i]);
-                return FALSE;
-            }
-            s->matrix_r_dof_joint[i] = -1;
-            s->matrix_r_dof_point[i] = point;
-            s->matrix_r_dof_axis[i] = (int)(a - axes);
-        }
-        s->matrix_r_ndofs = i + 1;
-    }
-    return TRUE;
-}
-
 static void print_text(const char *path, const MbsFormulation *f, const MbsRunSummary *s,
                        double wall)
 {
@@ -151,18 +84,9 @@ static void print_text(const char *path, const MbsFormulation *f, const MbsRunSu
 
 int esl_cli_run(int argc, char **argv)
 {
-    RunOptions o = {.formulation = NULL, .step = 1e-2, .duration = 5.0, .alpha = 0.0, .threads = 0};
+    RunOptions o = {.formulation = NULL};
     GOptionEntry entries[] = {
         {"formulation", 'f', 0, G_OPTION_ARG_STRING, &o.formulation, "Formulation (penalty, ...)", "NAME"},
-        {"step", 'h', 0, G_OPTION_ARG_DOUBLE, &o.step, "Time step in s (default 0.01)", "H"},
-        {"duration", 't', 0, G_OPTION_ARG_DOUBLE, &o.duration, "Simulated time in s (default 5)", "T"},
-        {"jacobian", 0, 0, G_OPTION_ARG_STRING, &o.jacobian, "nd-forward or nd-central", "METHOD"},
-        {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &o.alpha, "Penalty factor", "A"},
-        {"threads", 0, 0, G_OPTION_ARG_INT, &o.threads, "Threads for Jacobian columns (default 0: all cores)", "N"},
-        {"integrator", 0, 0, G_OPTION_ARG_STRING, &o.integrator, "matrix-r: rk4 (default) or trapezoidal", "NAME"},
-        {"algebra", 0, 0, G_OPTION_ARG_STRING, &o.algebra, "matrix-r, ali3p: dense or sparse (SuiteSparse KLU)", "KIND"},
-        {"projection", 0, 0, G_OPTION_ARG_STRING, &o.projection, "ali3p: mass (default) or mdk (mass-damping-stiffness-orthogonal)", "KIND"},
-        {"dof", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.dofs, "matrix-r: a degree of freedom (repeatable): JOINT[:COORD] or BODY:POINT:x|y|z", "DOF"},
         {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.set, "Override a model parameter", "NAME=VALUE"},
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "Write the history as CSV", "FILE"},
         {"project", 'p', 0, G_OPTION_ARG_FILENAME, &o.project, "Store the run in a project", "FILE"},
@@ -171,6 +95,11 @@ int esl_cli_run(int argc, char **argv)
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new("MODEL - run a simulation");
     g_option_context_add_main_entries(ctx, entries, NULL);
+    EslSettingFlags flags;
+    esl_setting_flags_init(&flags);
+    g_option_context_add_main_entries(ctx, flags.entries, NULL);
+    g_autofree char *settings_help = esl_setting_flags_help();
+    g_option_context_set_description(ctx, settings_help);
     g_autoptr(GError) error = NULL;
     g_autoptr(GArray) overrides = g_array_new(FALSE, FALSE, sizeof(EslParameterOverride));
     int status = 1;
@@ -211,26 +140,6 @@ int esl_cli_run(int argc, char **argv)
     }
     MbsSettings s;
     mbs_settings_defaults(&s);
-    s.step = o.step;
-    s.duration = o.duration;
-    if (o.alpha != 0.0)
-        s.penalty = o.alpha;
-    if (o.threads < 0) {
-        fprintf(stderr, "eslabon-cli run: --threads must not be negative\n");
-        status = 2;
-        goto out;
-    }
-    s.threads = o.threads;
-    if (o.jacobian) {
-        int jm = mbs_jacobian_method_from_name(o.jacobian);
-        if (jm < 0) {
-            fprintf(stderr, "eslabon-cli run: unknown Jacobian method '%s' (nd-forward, nd-central)\n",
-                    o.jacobian);
-            status = 2;
-        goto out;
-        }
-        s.jacobian = (MbsJacobianMethod)jm;
-    }
 
     m = esl_model_load_file(path, (EslParameterOverride *)(void *)overrides->data,
                             (int)overrides->len, &error);
@@ -238,10 +147,10 @@ int esl_cli_run(int argc, char **argv)
         fprintf(stderr, "eslabon-cli run: %s\n", error->message);
         goto out;
     }
-    if (!formulation_options(&o, m, &s)) {
-        status = 2;
+    if ((status = esl_setting_flags_apply(&flags, mbs_formulation_find(o.formulation), m, &s))) {
         goto out;
     }
+    status = 1;
     MbsError err = {0};
     double wall0 = mbs_clock_now();
     f = mbs_formulation_new(o.formulation, m, &s, &err);
@@ -256,7 +165,7 @@ int esl_cli_run(int argc, char **argv)
             goto out;
         }
     }
-    long nsteps = mbs_run_step_count(o.duration, o.step);
+    long nsteps = mbs_run_step_count(s.duration, s.step);
     recorder = esl_run_recorder_new(m);
     esl_run_recorder_set_sample_every(recorder, nsteps / SAMPLES_MAX + 1, nsteps);
     esl_run_recorder_set_csv(recorder, csv);
@@ -287,7 +196,7 @@ int esl_cli_run(int argc, char **argv)
         goto out;
     }
     const char *run_status = "finished";
-    if (mbs_run_advance(run, o.duration) == MBS_RUN_FAILED) {
+    if (mbs_run_advance(run, s.duration) == MBS_RUN_FAILED) {
         run_status = "failed";
         message = g_strdup_printf("%s: %s", path, mbs_run_error(run)->message);
     }
@@ -327,13 +236,9 @@ out:
     mbs_formulation_free(f);
     mbs_model_free(m);
     g_free(o.formulation);
-    g_free(o.jacobian);
     g_free(o.output);
     g_free(o.project);
     g_strfreev(o.set);
-    g_strfreev(o.dofs);
-    g_free(o.integrator);
-    g_free(o.algebra);
-    g_free(o.projection);
+    esl_setting_flags_clear(&flags);
     return status;
 }

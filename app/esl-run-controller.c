@@ -96,8 +96,9 @@ EslRunController *esl_run_controller_new(const MbsModel *model, const char *mode
     self->formulation = g_strdup(formulation);
     self->settings = *settings;
     /* "As many as there are cores" would leave none to the window that shows the run. */
-    if (self->settings.threads <= 0)
-        self->settings.threads = MAX(1, (int)g_get_num_processors() - 1);
+    int *threads = mbs_settings_value_for(&self->settings, formulation, "threads");
+    if (threads && *threads <= 0)
+        *threads = MAX(1, (int)g_get_num_processors() - 1);
     self->project_path = g_strdup(project_path);
     self->model_id = model_id;
     double steps = settings->step > 0 ? settings->duration / settings->step : 1.0;

@@ -1,5 +1,6 @@
 /* One recorder for every run the application keeps; see esl-run-recorder.h. */
 #include "esl-run-recorder.h"
+#include "esl-settings-json.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -214,10 +215,18 @@ char *esl_run_summary_json(const EslRunSummaryInfo *info, const MbsRun *run, gbo
                                                                        : f->model->name);
     S("model_name", info->model_name ? info->model_name : f->model->name);
     S("formulation", info->formulation ? info->formulation : f->klass->name);
-    S("jacobian", mbs_jacobian_method_name(f->settings.jacobian));
+    double jacobian = mbs_settings_number(&f->settings, "jacobian");
+    if (!isnan(jacobian))
+        S("jacobian", mbs_jacobian_method_name((MbsJacobianMethod)jacobian));
     D("step", f->settings.step);
     D("duration", f->settings.duration);
-    D("penalty", f->settings.penalty);
+    D("assembly_tolerance", f->settings.assembly_tolerance);
+    double alpha = mbs_settings_number(&f->settings, "alpha");
+    if (!isnan(alpha))
+        D("penalty", alpha);
+    g_autofree char *options = esl_settings_options_to_json(&f->settings);
+    json_builder_set_member_name(b, "options");
+    json_builder_add_value(b, json_from_string(options, NULL));
     S("status", info->status);
     if (info->message)
         S("error", info->message);
@@ -262,8 +271,5 @@ char *esl_run_summary_json(const EslRunSummaryInfo *info, const MbsRun *run, gbo
 #undef S
     json_builder_end_object(b);
     g_autoptr(JsonNode) root = json_builder_get_root(b);
-    g_autoptr(JsonGenerator) gen = json_generator_new();
-    json_generator_set_pretty(gen, pretty);
-    json_generator_set_root(gen, root);
-    return json_generator_to_data(gen, NULL);
+    return esl_json_generate(root, pretty);
 }

@@ -26,6 +26,7 @@
 #include <klu.h>
 #include <lapacke.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,31 @@
 #include "mbs_linalg.h"
 #include "mbs_natural.h"
 #include "mbs_topology.h"
+
+/* Projection kinds (ali3p_settings' "projection"). */
+enum { PROJECTION_MASS, PROJECTION_MDK, PROJECTION_MASS_UNIT_ZETA };
+/* Linear algebra ("algebra"). */
+enum { ALGEBRA_AUTOMATIC, ALGEBRA_DENSE, ALGEBRA_SPARSE };
+
+/* The settings it reads (ali3p_settings). */
+typedef struct {
+    double alpha;
+    /* Newmark parameters (trapezoidal rule: 0.25, 0.5) */
+    double newmark_beta, newmark_gamma;
+    /* PROJECTION_MASS: mass-orthogonal (P = M, zeta = beta h^2); PROJECTION_MDK:
+     * mass-damping-stiffness-orthogonal (P = M + gamma h C + beta h^2 K, zeta = beta h^2);
+     * PROJECTION_MASS_UNIT_ZETA: mass-orthogonal, zeta = 1 */
+    int projection;
+    int algebra; /* ALGEBRA_AUTOMATIC: sparse KLU from 20 moving bodies */
+    MbsNewtonOptions newton;
+    MbsTangentOptions tangent;
+} Ali3pOptions;
+_Static_assert(sizeof(Ali3pOptions) <= MBS_OPTIONS_BYTES, "ali3p options fit MbsSettings");
+
+static const Ali3pOptions *options(const MbsFormulation *f)
+{
+    return mbs_formulation_options(f);
+}
 
 /* Sparse matrices with a fixed pattern of 12 x 12 blocks between coupled moving bodies
  * (compressed columns; within a column the row blocks are sorted). */
@@ -509,20 +535,7 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
 {
     const MbsModel *m = f->model;
     const MbsSettings *s = &f->settings;
-    if (!(s->newmark_beta > 0.0) || !(s->newmark_beta <= 1.0) || !(s->newmark_gamma >= 0.5) ||
-        !(s->newmark_gamma <= 1.0))
-        return mbs_error_set(err, MBS_FATAL,
-                             "ali3p: Newmark beta = %g must be in (0, 1] and gamma = %g in [0.5, 1]",
-                             s->newmark_beta, s->newmark_gamma);
-    if (s->ali3p_solver < 0 || s->ali3p_solver > 2)
-        return mbs_error_set(err, MBS_FATAL,
-                             "ali3p: linear solver %d unknown (0: automatic, 1: dense, 2: sparse)",
-                             s->ali3p_solver);
-    if (s->projection_kind < 0 || s->projection_kind > 2)
-        return mbs_error_set(err, MBS_FATAL,
-                             "ali3p: projection %d unknown (0: mass-orthogonal, 1: "
-                             "mass-damping-stiffness-orthogonal, 2: mass-orthogonal with "
-                             "zeta = 1)", s->projection_kind);
+    const Ali3pOptions *o = options(f);
     Ali3p *a = calloc(1, sizeof *a);
     if (!a)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
@@ -531,9 +544,9 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
     if (!a->nat)
         return MBS_FATAL;
     int n = a->n = a->nat->n, mm = a->m = a->nat->m;
-    a->alpha = a->alpha_eff = s->penalty;
-    a->beta = s->newmark_beta;
-    a->gamma = s->newmark_gamma;
+    a->alpha = a->alpha_eff = o->alpha;
+    a->beta = o->newmark_beta;
+    a->gamma = o->newmark_gamma;
     a->h = s->step;
     a->has_KC = a->nat->q_dependent_forces;
     int fail = 0;
@@ -548,7 +561,8 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
     a->lambda0 = xcalloc(MM, sizeof(double), &fail);
     a->qd_hat = xcalloc(N, sizeof(double), &fail);
     a->qdd_hat = xcalloc(N, sizeof(double), &fail);
-    int use_sparse = s->ali3p_solver == 2 || (s->ali3p_solver == 0 && a->nat->nbodies >= 20);
+    int use_sparse = o->algebra == ALGEBRA_SPARSE ||
+                     (o->algebra == ALGEBRA_AUTOMATIC && a->nat->nbodies >= 20);
     if (!use_sparse) {
         a->T = xcalloc(NN, sizeof(double), &fail);
         if (a->has_KC) {
@@ -609,7 +623,7 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
         return MBS_FATAL;
     forces(a, a->q, a->qd, a->Q, NULL);
     if (a->has_KC)
-        stiffness_damping(a, s->jacobian, a->Q);
+        stiffness_damping(a, o->tangent.method, a->Q);
     double zeta, h = s->step;
     if (a->sp) {
         /* KLU: the first (allocating) factorization of the Newton tangent happens here, the
@@ -620,14 +634,14 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
                                  "ali3p: the tangent matrix is singular at t = 0: a body without "
                                  "inertia in a direction no joint fixes?");
     }
-    int info = projection_matrix(f, a, s->projection_kind == 2 ? 2 : 0, &zeta);
+    int info = projection_matrix(f, a, o->projection == PROJECTION_MASS_UNIT_ZETA ? 2 : 0, &zeta);
     if (info != 0)
         return mbs_error_set(err, MBS_FATAL,
                              "ali3p: the matrix M + Phi_q^T alpha Phi_q is singular at t = 0 "
                              "(LAPACK info %d): a body without inertia in a direction no joint "
                              "fixes?", info);
-    int maxit = s->newton_max_iterations > 50 ? s->newton_max_iterations : 50;
-    double tol = s->newton_tolerance;
+    int maxit = o->newton.max_iterations > 50 ? o->newton.max_iterations : 50;
+    double tol = o->newton.tolerance;
     memset(a->mult, 0, MM * sizeof(double));
     mbs_natural_mass_mul(a->nat, a->qd, a->rhs);
     al_project(a, a->rhs, a->phit, zeta, a->mult, a->x, tol, maxit);
@@ -655,7 +669,7 @@ static void restore(Ali3p *a, double t)
 static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
 {
     Ali3p *a = f->impl;
-    const MbsSettings *s = &f->settings;
+    const Ali3pOptions *o = options(f);
     MbsMonitors *mo = &f->monitors;
     double t_start = mbs_clock_now(), t_dyn = 0.0, t_jac = 0.0, t_fac = 0.0, t_proj = 0.0, c0;
     int n = a->n, m = a->m;
@@ -681,9 +695,9 @@ static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
         a->qdd_hat[i] = q / (beta * h * h) + qd / (beta * h) + (1.0 / (2.0 * beta) - 1.0) * qdd;
         a->q[i] = q + h * qd + 0.5 * h * h * qdd;
     }
-    int reuse = s->jacobian_reuse > 0 ? s->jacobian_reuse : 1;
+    int reuse = o->tangent.reuse > 0 ? o->tangent.reuse : 1;
     int it = 0, converged = 0, jac_evals = 0, total_it = 0;
-    double dq_norm = 0.0, tol = s->newton_tolerance;
+    double dq_norm = 0.0, tol = o->newton.tolerance;
     double bh2 = beta * h * h;
     /* The converged solution (Phi = 0, M qdd + Phi_q^T lambda* = Q) does not depend on alpha;
      * alpha sets the contraction of the multiplier iteration, about 1 - beta h^2 alpha sigma^2 / m
@@ -697,7 +711,7 @@ static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
             for (size_t i = 0; i < N; ++i)
                 a->q[i] = a->q0[i] + h * a->qd0[i] + 0.5 * h * h * a->qdd0[i];
         }
-        for (it = 0; it < s->newton_max_iterations; ++it) {
+        for (it = 0; it < o->newton.max_iterations; ++it) {
             c0 = mbs_clock_now();
             for (size_t i = 0; i < N; ++i) {
                 a->qd[i] = gamma / (beta * h) * a->q[i] - a->qd_hat[i];
@@ -721,7 +735,7 @@ static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
             t_dyn += mbs_clock_now() - c0;
             c0 = mbs_clock_now();
             if (a->has_KC && it % reuse == 0) {
-                stiffness_damping(a, s->jacobian, a->Q);
+                stiffness_damping(a, o->tangent.method, a->Q);
                 jac_evals++;
             }
             t_jac += mbs_clock_now() - c0;
@@ -781,13 +795,13 @@ static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
     /* Projections (eqs 6, 7). */
     c0 = mbs_clock_now();
     double zeta;
-    int kind = s->projection_kind;
+    int kind = o->projection;
     if (projection_matrix(f, a, kind, &zeta) != 0) {
         restore(a, f->time);
         return mbs_error_set(err, MBS_RECOVERABLE,
                              "ali3p: singular projection matrix at t = %.6g s", t);
     }
-    int pmax = s->newton_max_iterations;
+    int pmax = o->newton.max_iterations;
     /* velocities: P qd* - Phi_q^T (sigma + zeta alpha Phi_t) */
     p_mul(a, f, kind, a->qd, a->rhs);
     memset(a->mult, 0, (size_t)m * sizeof(double));
@@ -910,22 +924,58 @@ static void ali3p_reset_statistics(MbsFormulation *f)
     (void)f;
 }
 
-#define ALI3P_USES                                                                               \
-    (MBS_USES_PENALTY | MBS_USES_JACOBIAN | MBS_USES_NEWTON | MBS_USES_NEWMARK |                 \
-     MBS_USES_PROJECTION | MBS_USES_ALGEBRA)
-
 /* Without forces that vary with the state, K = C = 0: no Jacobian is ever evaluated. */
-static unsigned ali3p_uses_for_model(const MbsModel *m)
+static int forces_vary(const MbsModel *m, const void *options)
 {
-    return mbs_natural_forces_vary(m) ? ALI3P_USES : ALI3P_USES & ~(unsigned)MBS_USES_JACOBIAN;
+    (void)options;
+    return !m || mbs_natural_forces_vary(m);
 }
+
+static const char *const projection_choices[] = {"mass", "mdk", "mass-unit-zeta", NULL};
+static const char *const projection_labels[] = {
+    MBS_N_("mass-orthogonal"), MBS_N_("mass-damping-stiffness-orthogonal"),
+    MBS_N_("mass-orthogonal, ζ = 1"), NULL};
+static const char *const algebra_choices[] = {"automatic", "dense", "sparse", NULL};
+static const char *const algebra_labels[] = {MBS_N_("automatic"), MBS_N_("dense (LAPACK)"),
+                                             MBS_N_("sparse (KLU)"), NULL};
+
+static const MbsSetting ali3p_items[] = {
+    {.name = "alpha", .type = MBS_SETTING_NUMBER, .offset = offsetof(Ali3pOptions, alpha),
+     .default_value = 1e9, .min = 0.0, .max = 1e300,
+     .flags = MBS_SETTING_ABOVE_MIN | MBS_SETTING_DECADES, .label = MBS_N_("Penalty α"),
+     .description = MBS_N_("Penalty factor of the constraints")},
+    {.name = "newmark-beta", .type = MBS_SETTING_NUMBER,
+     .offset = offsetof(Ali3pOptions, newmark_beta), .default_value = 0.25, .min = 0.0, .max = 1.0,
+     .flags = MBS_SETTING_ABOVE_MIN, .label = MBS_N_("Newmark β"),
+     .description = MBS_N_("0.25 with γ = 0.5: trapezoidal rule")},
+    {.name = "newmark-gamma", .type = MBS_SETTING_NUMBER,
+     .offset = offsetof(Ali3pOptions, newmark_gamma), .default_value = 0.5, .min = 0.5,
+     .max = 1.0, .label = MBS_N_("Newmark γ"), .description = MBS_N_("Newmark γ")},
+    {.name = "projection", .type = MBS_SETTING_CHOICE, .offset = offsetof(Ali3pOptions, projection),
+     .default_value = PROJECTION_MASS, .choices = projection_choices,
+     .choice_labels = projection_labels, .label = MBS_N_("Projection"),
+     .description = MBS_N_("Velocity and acceleration projections: onto the mass metric, "
+                           "or onto mass, damping and stiffness (paper 004)")},
+    {.name = "algebra", .type = MBS_SETTING_CHOICE, .offset = offsetof(Ali3pOptions, algebra),
+     .default_value = ALGEBRA_AUTOMATIC, .choices = algebra_choices,
+     .choice_labels = algebra_labels, .label = MBS_N_("Linear algebra"),
+     .description = MBS_N_("Dense LAPACK or sparse KLU factorizations; automatic: sparse from "
+                           "20 moving bodies")},
+    {.name = "newton", .type = MBS_SETTING_GROUP, .offset = offsetof(Ali3pOptions, newton),
+     .group = &mbs_newton_settings},
+    /* K and C by the serial differences of stiffness_damping: no threads */
+    {.name = "tangent", .type = MBS_SETTING_GROUP, .offset = offsetof(Ali3pOptions, tangent),
+     .group = &mbs_tangent_serial_settings, .applies = forces_vary},
+};
+
+static const MbsSettingTable ali3p_settings = {
+    .name = "ali3p", .items = ali3p_items, .count = 7, .size = sizeof(Ali3pOptions)};
 
 const MbsFormulationClass mbs_ali3p_class = {
     .name = "ali3p",
     .description = MBS_N_("Index-3 augmented Lagrangian with velocity and acceleration "
                           "projections in natural coordinates (paper 004)"),
-    .uses = ALI3P_USES,
-    .uses_for_model = ali3p_uses_for_model,
+    .settings = &ali3p_settings,
     .init = ali3p_init,
     .step = ali3p_step,
     .finalize = ali3p_finalize,

@@ -12,6 +12,8 @@
  * serves both projections.
  */
 #include <math.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +25,19 @@
 #include "mbs_jacobian.h"
 #include "mbs_linalg.h"
 #include "mbs_topology.h"
+
+/* The settings it reads (penalty_settings). */
+typedef struct {
+    double alpha;
+    MbsNewtonOptions newton;
+    MbsTangentOptions tangent;
+} PenaltyOptions;
+_Static_assert(sizeof(PenaltyOptions) <= MBS_OPTIONS_BYTES, "penalty options fit MbsSettings");
+
+static const PenaltyOptions *options(const MbsFormulation *f)
+{
+    return mbs_formulation_options(f);
+}
 
 typedef struct {
     const MbsModel *m;
@@ -83,7 +98,7 @@ static void fill_monitors(MbsFormulation *f, Penalty *P)
     const MbsModel *m = f->model;
     MbsEnergy e;
     mbs_energy_eval(m, &P->kin, P->z, P->zd, &e);
-    P->power_nc = e.power_nonconservative + driver_power(m, P, f->settings.penalty);
+    P->power_nc = e.power_nonconservative + driver_power(m, P, options(f)->alpha);
     MbsMonitors *mo = &f->monitors;
     mo->time = f->time;
     mo->kinetic = e.kinetic;
@@ -140,7 +155,7 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
     int n = P->n = m->topo->nnodes, nr = P->nr = m->topo->nrows, fail = 0;
     size_t nn = (size_t)n * (size_t)n, nrn = (size_t)nr * (size_t)n;
     /* More threads than columns / 8 do not pay (measured on the four-bar). */
-    P->nthreads = mbs_jacobian_threads(f->settings.threads, n / 8 > 1 ? n / 8 : 1);
+    P->nthreads = mbs_jacobian_threads(options(f)->tangent.threads, n / 8 > 1 ? n / 8 : 1);
     P->nd = calloc((size_t)P->nthreads, sizeof *P->nd);
     P->nd_ctx = calloc((size_t)P->nthreads, sizeof *P->nd_ctx);
     if (!P->nd || !P->nd_ctx)
@@ -221,9 +236,9 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
 {
     const MbsModel *m = f->model;
     Penalty *P = f->impl;
-    const MbsSettings *s = &f->settings;
+    const PenaltyOptions *s = options(f);
     int n = P->n, nr = P->nr;
-    double alpha = s->penalty, t1 = f->time + h;
+    double alpha = s->alpha, t1 = f->time + h;
     size_t bytes = sizeof(double) * (size_t)n;
     MbsMonitors *mo = &f->monitors;
     double tc;
@@ -237,8 +252,8 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
 
     int converged = 0, it;
     double corr = INFINITY;
-    int reuse = s->jacobian_reuse > 0 ? s->jacobian_reuse : 1;
-    for (it = 0; it < s->newton_max_iterations && !converged; ++it) {
+    int reuse = s->tangent.reuse > 0 ? s->tangent.reuse : 1;
+    for (it = 0; it < s->newton.max_iterations && !converged; ++it) {
         tc = mbs_clock_now();
         trapezoidal_derivatives(P, h);
         mbs_kinematics_positions(m, &P->kin, P->z);
@@ -259,7 +274,7 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
 
         if (it % reuse == 0) {
             tc = mbs_clock_now();
-            mbs_jacobian_nd(s->jacobian, n, P->z, P->zd, P->Q, eval_forces, P->nd_ctx,
+            mbs_jacobian_nd(s->tangent.method, n, P->z, P->zd, P->Q, eval_forces, P->nd_ctx,
                             P->nthreads, P->jac_work, P->K, P->C);
             mo->jacobian_evaluations++;
             mo->time_jacobian += mbs_clock_now() - tc;
@@ -280,7 +295,7 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
         mo->time_factorization += mbs_clock_now() - tc;
         if (!isfinite(corr))
             break;
-        converged = corr <= s->newton_tolerance * (1.0 + mbs_vec_norminf(n, P->z));
+        converged = corr <= s->newton.tolerance * (1.0 + mbs_vec_norminf(n, P->z));
     }
     mo->newton_iterations += it;
     if (!converged) {
@@ -419,11 +434,25 @@ static double penalty_joint_violation(const MbsFormulation *f, int joint)
     return v;
 }
 
+static const MbsSetting penalty_items[] = {
+    {.name = "alpha", .type = MBS_SETTING_NUMBER, .offset = offsetof(PenaltyOptions, alpha),
+     .default_value = 1e9, .min = 0.0, .max = 1e300,
+     .flags = MBS_SETTING_ABOVE_MIN | MBS_SETTING_DECADES, .label = MBS_N_("Penalty α"),
+     .description = MBS_N_("Penalty factor of the constraints")},
+    {.name = "newton", .type = MBS_SETTING_GROUP, .offset = offsetof(PenaltyOptions, newton),
+     .group = &mbs_newton_settings},
+    {.name = "tangent", .type = MBS_SETTING_GROUP, .offset = offsetof(PenaltyOptions, tangent),
+     .group = &mbs_tangent_settings},
+};
+
+static const MbsSettingTable penalty_settings = {
+    .name = "penalty", .items = penalty_items, .count = 3, .size = sizeof(PenaltyOptions)};
+
 const MbsFormulationClass mbs_penalty_class = {
     .name = "penalty",
     .description = MBS_N_("Semi-recursive penalty formulation, trapezoidal rule, velocity and "
                           "acceleration projections (papers 000, 003)"),
-    .uses = MBS_USES_PENALTY | MBS_USES_JACOBIAN | MBS_USES_NEWTON,
+    .settings = &penalty_settings,
     .init = penalty_init,
     .step = penalty_step,
     .finalize = penalty_finalize,

@@ -1,6 +1,7 @@
 #include "mbs_formulation.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,44 +18,64 @@ static const MbsFormulationClass *const registry[] = {
     &mbs_matrix_r_class,
 };
 
-static const char *const jacobian_names[MBS_JACOBIAN_COUNT] = {"nd-forward", "nd-central"};
+static const char *const jacobian_choices[MBS_JACOBIAN_COUNT + 1] = {"nd-forward", "nd-central",
+                                                                      NULL};
+static const char *const jacobian_labels[MBS_JACOBIAN_COUNT + 1] = {
+    MBS_N_("forward differences"), MBS_N_("central differences"), NULL};
 
 const char *mbs_jacobian_method_name(MbsJacobianMethod method)
 {
-    return (unsigned)method < MBS_JACOBIAN_COUNT ? jacobian_names[method] : "unknown";
+    return (unsigned)method < MBS_JACOBIAN_COUNT ? jacobian_choices[method] : "unknown";
 }
 
 int mbs_jacobian_method_from_name(const char *name)
 {
     for (int i = 0; name && i < MBS_JACOBIAN_COUNT; ++i)
-        if (!strcmp(name, jacobian_names[i]))
+        if (!strcmp(name, jacobian_choices[i]))
             return i;
     return -1;
 }
 
-void mbs_settings_defaults(MbsSettings *s)
-{
-    memset(s, 0, sizeof *s);
-    s->step = 1e-2;
-    s->duration = 5.0;
-    s->jacobian = MBS_JACOBIAN_ND_CENTRAL;
-    s->penalty = 1e9;
-    s->newton_tolerance = 1e-10;
-    s->newton_max_iterations = 20;
-    s->jacobian_reuse = 3;
-    s->assembly_tolerance = 1e-12;
+static const MbsSetting newton_items[] = {
+    {.name = "newton-tolerance", .type = MBS_SETTING_NUMBER,
+     .offset = offsetof(MbsNewtonOptions, tolerance), .default_value = 1e-10, .min = 0.0,
+     .max = 1.0, .flags = MBS_SETTING_ABOVE_MIN | MBS_SETTING_DECADES,
+     .label = MBS_N_("Newton tolerance"),
+     .description = MBS_N_("On the max-norm of the Newton correction")},
+    {.name = "newton-iterations", .type = MBS_SETTING_INTEGER,
+     .offset = offsetof(MbsNewtonOptions, max_iterations), .default_value = 20, .min = 1,
+     .max = 1000, .label = MBS_N_("Newton iterations"),
+     .description = MBS_N_("Most Newton–Raphson iterations per step")},
+};
+
+const MbsSettingTable mbs_newton_settings = {
+    .name = "newton", .items = newton_items, .count = 2, .size = sizeof(MbsNewtonOptions)};
+
+/* Ordered so that the serial and reuse-only groups are its first items. */
+static const MbsSetting tangent_items[] = {
+    {.name = "jacobian-reuse", .type = MBS_SETTING_INTEGER,
+     .offset = offsetof(MbsTangentOptions, reuse), .default_value = 3, .min = 1, .max = 1000,
+     .label = MBS_N_("Jacobian reuse"),
+     .description = MBS_N_("Newton iterations that reuse one tangent matrix")},
+    {.name = "jacobian", .type = MBS_SETTING_CHOICE, .offset = offsetof(MbsTangentOptions, method),
+     .default_value = MBS_JACOBIAN_ND_CENTRAL, .choices = jacobian_choices,
+     .choice_labels = jacobian_labels, .label = MBS_N_("Jacobian"),
+     .description = MBS_N_("How the tangent matrix is computed: forward or central "
+                           "differences")},
     /* All cores (capped by the formulation for small models): 1.9-2x on the lattices with
      * 2 idle cores; slower when the cores are busy with other work (docs/benchmarks.md). */
-    s->threads = 0;
-    s->newmark_beta = 0.25;
-    s->newmark_gamma = 0.5;
-    s->projection_kind = 0;
-    s->ali3p_solver = 0;
-    s->matrix_r_integrator = 0;
-    s->matrix_r_sparse = 0;
-    s->matrix_r_rcond = 0.1;
-    s->matrix_r_ndofs = 0;
-}
+    {.name = "threads", .type = MBS_SETTING_INTEGER,
+     .offset = offsetof(MbsTangentOptions, threads), .default_value = 0, .min = 0, .max = 1024,
+     .flags = MBS_SETTING_AUTO_ZERO, .label = MBS_N_("Jacobian threads"),
+     .description = MBS_N_("Threads computing the columns of the Jacobian; 0: automatic")},
+};
+
+const MbsSettingTable mbs_tangent_settings = {
+    .name = "tangent", .items = tangent_items, .count = 3, .size = sizeof(MbsTangentOptions)};
+const MbsSettingTable mbs_tangent_serial_settings = {
+    .name = "tangent", .items = tangent_items, .count = 2, .size = sizeof(MbsTangentOptions)};
+const MbsSettingTable mbs_tangent_reuse_settings = {
+    .name = "tangent", .items = tangent_items, .count = 1, .size = sizeof(MbsTangentOptions)};
 
 int mbs_formulation_count(void)
 {
@@ -74,27 +95,49 @@ const MbsFormulationClass *mbs_formulation_find(const char *name)
     return NULL;
 }
 
-static int check_settings(const MbsSettings *s, MbsError *err)
+void mbs_settings_for(MbsSettings *s, const MbsFormulationClass *k)
 {
-    if (!(s->step > 0.0) || !(s->step < 1e3))
-        return mbs_error_set(err, MBS_FATAL, "step %g s must be positive", s->step);
-    if (!(s->duration >= 0.0) || !(s->duration < 1e9))
-        return mbs_error_set(err, MBS_FATAL, "duration %g s must not be negative", s->duration);
-    if (!(s->penalty > 0.0) || !(s->penalty < 1e300))
-        return mbs_error_set(err, MBS_FATAL, "penalty factor %g must be positive", s->penalty);
-    if (!(s->newton_tolerance > 0.0))
-        return mbs_error_set(err, MBS_FATAL, "Newton tolerance %g must be positive",
-                             s->newton_tolerance);
-    if (s->newton_max_iterations < 1)
-        return mbs_error_set(err, MBS_FATAL, "at least one Newton iteration is needed");
-    if ((unsigned)s->jacobian >= MBS_JACOBIAN_COUNT)
-        return mbs_error_set(err, MBS_FATAL, "unknown Jacobian method %d", (int)s->jacobian);
-    return 0;
+    mbs_settings_use_options(s, k->settings);
 }
 
-unsigned mbs_formulation_uses(const MbsFormulationClass *k, const MbsModel *m)
+int mbs_settings_set_for(MbsSettings *s, const char *formulation, const char *name,
+                         const char *text, MbsError *err)
 {
-    return m && k->uses_for_model ? k->uses_for_model(m) : k->uses;
+    const MbsFormulationClass *k = mbs_formulation_find(formulation);
+    if (!k)
+        return mbs_error_set(err, MBS_FATAL, "unknown formulation '%s'",
+                             formulation ? formulation : "(null)");
+    return mbs_settings_set(s, k->settings, name, text, err);
+}
+
+int mbs_settings_set_number_for(MbsSettings *s, const char *formulation, const char *name,
+                                double value, MbsError *err)
+{
+    const MbsFormulationClass *k = mbs_formulation_find(formulation);
+    MbsSettingRef r;
+    if (!k || (mbs_settings_for(s, k), mbs_settings_find(k->settings, name, &r)))
+        return mbs_error_set(err, MBS_FATAL, "no setting '%s' for formulation '%s'",
+                             name ? name : "(null)", formulation ? formulation : "(null)");
+    return mbs_setting_set_number(s, &r, value, err);
+}
+
+void *mbs_settings_value_for(MbsSettings *s, const char *formulation, const char *name)
+{
+    const MbsFormulationClass *k = mbs_formulation_find(formulation);
+    MbsSettingRef r;
+    if (!k || (mbs_settings_for(s, k), mbs_settings_find(k->settings, name, &r)))
+        return NULL;
+    return mbs_setting_value(s, &r);
+}
+
+int mbs_formulation_check_settings(const MbsFormulationClass *k, const MbsModel *m,
+                                   const MbsSettings *s, MbsError *err)
+{
+    MbsSettings own = *s;
+    mbs_settings_for(&own, k);
+    if (mbs_settings_validate(&own, err))
+        return MBS_FATAL;
+    return k->check_settings ? k->check_settings(m, &own, err) : 0;
 }
 
 MbsFormulation *mbs_formulation_new(const char *name, const MbsModel *m, const MbsSettings *s,
@@ -109,7 +152,7 @@ MbsFormulation *mbs_formulation_new(const char *name, const MbsModel *m, const M
         mbs_error_set(err, MBS_FATAL, "model '%s' is not compiled", m->name);
         return NULL;
     }
-    if (check_settings(s, err))
+    if (mbs_formulation_check_settings(klass, m, s, err))
         return NULL;
     mbs_linalg_single_threaded();
     MbsFormulation *f = calloc(1, sizeof *f);
@@ -120,25 +163,7 @@ MbsFormulation *mbs_formulation_new(const char *name, const MbsModel *m, const M
     f->klass = klass;
     f->model = m;
     f->settings = *s;
-    /* Degrees of freedom chosen in the model apply unless the run chose its own or asked for
-     * the automatic partition. */
-    if (f->settings.matrix_r_ndofs == MBS_MATRIX_R_AUTOMATIC) {
-        f->settings.matrix_r_ndofs = 0;
-    } else if (f->settings.matrix_r_ndofs == 0 && m->ndofs > 0) {
-        if (m->ndofs > MBS_MATRIX_R_MAX_DOFS) {
-            mbs_error_set(err, MBS_FATAL, "model '%s' chooses %d degrees of freedom; at most %d "
-                          "are supported", m->name, m->ndofs, MBS_MATRIX_R_MAX_DOFS);
-            free(f);
-            return NULL;
-        }
-        f->settings.matrix_r_ndofs = m->ndofs;
-        for (int i = 0; i < m->ndofs; ++i) {
-            f->settings.matrix_r_dof_joint[i] = m->dofs[i].joint;
-            f->settings.matrix_r_dof_coord[i] = m->dofs[i].coordinate;
-            f->settings.matrix_r_dof_point[i] = m->dofs[i].point;
-            f->settings.matrix_r_dof_axis[i] = m->dofs[i].axis;
-        }
-    }
+    mbs_settings_for(&f->settings, klass);
     if (klass->init(f, err) != 0) {
         mbs_formulation_free(f);
         return NULL;

@@ -129,6 +129,65 @@ with open(os.path.join(tmp, "chain.csv")) as f:
     rows = f.read().splitlines()
 ok(len(rows) == 602 and abs(float(rows[-1].split(",")[0]) - 3) < 1e-9,
    f"the CSV history has one row per step of h, ending at t = 3 s ({len(rows)} lines)")
+# Settings tables: `formulations --json` lists every formulation; every setting of every table
+# is a flag of `run` (in --help too) whose value, away from its default, reaches the run
+# (summary: step, duration, assembly_tolerance and the formulation's "options") and the
+# project, which stores it in the run's options column.
+r = run("formulations", "--json")
+tables = json.loads(r.stdout)["formulations"] if r.returncode == 0 else []
+r = run("run", four_bar, "--formulation", "nope")
+listed = r.stderr.split("available:")[-1].split()
+ok(sorted(t["name"] for t in tables) == sorted(listed) and all(t["settings"] for t in tables),
+   f"formulations --json lists every formulation with its table {[t['name'] for t in tables]}")
+help_text = run("run", "--help").stdout
+names = sorted({s["name"] for t in tables for s in t["settings"]})
+ok(names and all(f"--{n}" in help_text for n in names), f"run --help shows every setting's flag {names}")
+
+
+def away_from_default(setting):
+    """(flag value, value expected in the summary) other than the default, within range."""
+    d = setting["default"]
+    if setting["type"] == "choice":
+        c = setting["choices"][(setting["choices"].index(d) + 1) % len(setting["choices"])]
+        return c, c
+    if setting["type"] == "list":
+        return "D", [{"joint": 3, "coordinate": 0}]
+    if setting["type"] == "integer":
+        v = d + 1 if d + 1 <= setting["max"] else d - 1
+        return str(v), v
+    v = d * (1 + 1 / 7) if d * (1 + 1 / 7) <= setting["max"] else (d + setting["min"]) / 2
+    return repr(v), v
+
+
+common_keys = {"step": "step", "duration": "duration", "assembly-tolerance": "assembly_tolerance"}
+round_trip_project = os.path.join(tmp, "settings.eslabon")
+for t in tables:
+    flags, want = ["-f", t["name"]], {}
+    for setting in t["settings"]:
+        flag, value = away_from_default(setting)
+        if setting["name"] == "duration":
+            flag, value = "0.05", 0.05
+        flags += [f"--{setting['name']}", flag]
+        want[setting["name"]] = value
+    r = run("run", four_bar, *flags, "--json", "--project", round_trip_project)
+    summary = json.loads(r.stdout) if r.stdout.strip() else {}
+    got = dict(summary.get("options", {}))
+    got.update({name: summary.get(key) for name, key in common_keys.items()})
+    wrong = {k: (v, got.get(k)) for k, v in want.items() if got.get(k) != v}
+    ok(r.returncode == 0 and not wrong,
+       f"{t['name']}: its {len(want)} settings, each away from its default, reach the run "
+       f"(wrong: {wrong}) {r.stderr.strip()}")
+    db = sqlite3.connect(round_trip_project)
+    stored = json.loads(db.execute("select options from runs order by id desc").fetchone()[0])
+    db.close()
+    ok(stored == {k: v for k, v in want.items() if k not in common_keys},
+       f"{t['name']}: the project's options column holds them {stored}")
+r = run("run", four_bar, "-f", "matrix-r", "--alpha", "1e8")
+ok(r.returncode == 2 and "--alpha" in r.stderr and "matrix-r" in r.stderr,
+   "a setting the formulation does not have is refused: " + r.stderr.strip())
+r = run("run", four_bar, "-f", "ali3p", "--algebra", "2")
+ok(r.returncode == 2 and "automatic, dense or sparse" in r.stderr,
+   "choices are named values: " + r.stderr.strip())
 
 print(f"1..{count}")
 sys.exit(1 if failed else 0)

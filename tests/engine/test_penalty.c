@@ -39,7 +39,7 @@ static RunStats run(const MbsModel *m, double h, double duration, double alpha)
     mbs_settings_defaults(&s);
     s.step = h;
     if (alpha > 0)
-        s.penalty = alpha;
+        mbs_settings_set_number_for(&s, "penalty", "alpha", alpha, NULL);
     MbsError err = {0};
     RunStats r = {0};
     MbsFormulation *f = mbs_formulation_new("penalty", m, &s, &err);
@@ -186,7 +186,7 @@ int main(void)
         for (int t = 0; t < 2; ++t) {
             MbsSettings s;
             mbs_settings_defaults(&s);
-            s.threads = t + 1;
+            mbs_settings_set_number_for(&s, "penalty", "threads", t + 1, NULL);
             MbsError err;
             MbsFormulation *f = mbs_formulation_new("penalty", m, &s, &err);
             for (int i = 0; i < 50; ++i)
@@ -203,8 +203,8 @@ int main(void)
         MbsModel *m = build_four_bar();
         MbsSettings s;
         mbs_settings_defaults(&s);
-        s.newton_max_iterations = 1;
-        s.newton_tolerance = 1e-15;
+        mbs_settings_set_number_for(&s, "penalty", "newton-iterations", 1, NULL);
+        mbs_settings_set_number_for(&s, "penalty", "newton-tolerance", 1e-15, NULL);
         MbsError err = {0};
         MbsFormulation *f = mbs_formulation_new("penalty", m, &s, &err);
         int status = mbs_formulation_step(f, &err);

@@ -69,9 +69,12 @@ static void checkpoint_round_trip(const char *formulation, const char *name, Mbs
     MbsSettings s;
     mbs_settings_defaults(&s);
     s.step = 2e-3;
-    s.matrix_r_integrator = integrator;
-    s.matrix_r_sparse = sparse;
-    s.ali3p_solver = sparse ? 2 : 0;
+    if (!strcmp(formulation, "matrix-r")) {
+        mbs_settings_set_number_for(&s, formulation, "integrator", integrator, NULL);
+        mbs_settings_set_number_for(&s, formulation, "algebra", sparse, NULL);
+    } else if (!strcmp(formulation, "ali3p")) {
+        mbs_settings_set_number_for(&s, formulation, "algebra", sparse ? 2 : 0, NULL);
+    }
     MbsError err = {0};
     MbsFormulation *f = mbs_formulation_new(formulation, m, &s, &err);
     MbsFormulation *copy = mbs_formulation_new(formulation, m, &s, &err);
@@ -126,7 +129,7 @@ static void checkpoint_carries_the_partition(int sparse)
     MbsSettings s;
     mbs_settings_defaults(&s);
     s.step = 2e-3;
-    s.matrix_r_sparse = sparse;
+    mbs_settings_set_number_for(&s, "matrix-r", "algebra", sparse, NULL);
     MbsError err = {0};
     MbsFormulation *a = mbs_formulation_new("matrix-r", listing, &s, &err);
     MbsFormulation *b = mbs_formulation_new("matrix-r", automatic, &s, &err);

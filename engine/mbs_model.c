@@ -10,6 +10,8 @@
 #include "mbs_linalg.h"
 #include "mbs_topology.h"
 
+void mbs_model_free_bindings(MbsModel *m); /* mbs_parameters.c */
+
 static const char *const joint_type_names[MBS_JOINT_TYPE_COUNT] = {
     "revolute", "prismatic", "spherical", "universal", "rod",
 };
@@ -47,6 +49,7 @@ void mbs_model_free(MbsModel *m)
     free(m->initial);
     free(m->parameters);
     free(m->dofs);
+    mbs_model_free_bindings(m);
     free(m);
 }
 

@@ -215,9 +215,10 @@ int mbs_model_compile(MbsModel *m, MbsError *err);
 
 int mbs_model_find_parameter(const MbsModel *m, const char *name);
 
-/* Record that target is computed from inputs (expressions of the model's parameters, all
- * added before) and write its value. Inputs that read no parameter make a constant: nothing
- * is recorded then. Returns 0, or < 0 with err naming the failing expression. */
+/* Record that target (already set by a builder) is computed from inputs: expressions of the
+ * model's parameters, all added before. The inputs must reproduce the target's value exactly
+ * (so a rebuild for the same values is the same model). Inputs that read no parameter make a
+ * constant: nothing is recorded then. Returns 0, or < 0 with err naming the field. */
 int mbs_model_bind(MbsModel *m, MbsFieldRef target, MbsDerivation derivation,
                    const char *const *inputs, int ninputs, MbsError *err);
 

@@ -192,10 +192,11 @@ void mbs_model_free_bindings(MbsModel *m)
     m->nbindings = m->cap_bindings = 0;
 }
 
-/* Evaluate the inputs with the model's parameters and write the derived numbers. used (may be
- * NULL) collects the parameters read. */
+/* Evaluate the inputs with the model's parameters and write the derived numbers (or, when
+ * check_only, verify that they equal the field's present value). used (may be NULL) collects
+ * the parameters read. */
 static int evaluate(MbsModel *m, MbsFieldRef target, MbsDerivation how, const char *const *inputs,
-                    int ninputs, unsigned char *used, MbsError *err)
+                    int ninputs, unsigned char *used, int check_only, MbsError *err)
 {
     char where[256];
     if ((unsigned)how >= MBS_DERIVE_COUNT || ninputs != derivations[how].ninputs)
@@ -224,7 +225,13 @@ static int evaluate(MbsModel *m, MbsFieldRef target, MbsDerivation how, const ch
             mbs_field_ref_describe(m, target, where, sizeof where);
             return mbs_error_set(err, MBS_FATAL, "%s: value is not a finite number", where);
         }
-    memcpy(out, result, sizeof(double) * (size_t)derivations[how].noutputs);
+    size_t bytes = sizeof(double) * (size_t)derivations[how].noutputs;
+    if (check_only && memcmp(out, result, bytes)) {
+        mbs_field_ref_describe(m, target, where, sizeof where);
+        return mbs_error_set(err, MBS_FATAL, "%s: its expressions do not reproduce the value "
+                             "the model holds", where);
+    }
+    memcpy(out, result, bytes);
     return 0;
 }
 
@@ -235,7 +242,7 @@ int mbs_model_bind(MbsModel *m, MbsFieldRef target, MbsDerivation derivation,
         return mbs_error_set(err, MBS_FATAL, "model '%s' is compiled and read-only", m->name);
     unsigned char used[m->nparameters > 0 ? m->nparameters : 1];
     memset(used, 0, sizeof used);
-    if (evaluate(m, target, derivation, inputs, ninputs, used, err))
+    if (evaluate(m, target, derivation, inputs, ninputs, used, 1, err))
         return -1;
     int nreads = 0;
     for (int i = 0; i < m->nparameters; ++i)
@@ -412,7 +419,7 @@ MbsModel *mbs_model_with_parameter(const MbsModel *m, int p, double value, MbsEr
         }
         if (!failed && reads_changed(b, changed)) {
             failed = evaluate(c, b->target, b->derivation, (const char *const *)b->inputs,
-                              b->ninputs, NULL, err) != 0;
+                              b->ninputs, NULL, 0, err) != 0;
             if (b->target.kind == MBS_ELEMENT_PARAMETER)
                 changed[b->target.index] = 1;
         }

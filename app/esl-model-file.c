@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "mbs_expr.h"
+#include "mbs_force.h"
 
 #define MAX_NESTING 200
 
@@ -892,44 +893,91 @@ static gboolean get_joint(Loader *L, JsonObject *o, const char *key, int *joint)
     return TRUE;
 }
 
-static gboolean read_tsda(Loader *L, JsonObject *o, MbsForce *f)
+/* Geometry keys of a force element, in the order messages list them. */
+static const char *const *geometry_keys(MbsForceGeometry g)
+{
+    static const char *const line[] = {"bodies", "points", NULL};
+    static const char *const joint[] = {"joint", NULL};
+    static const char *const point[] = {"body", "point", NULL};
+    static const char *const body[] = {"body", NULL};
+    switch (g) {
+    case MBS_FORCE_ON_LINE: return line;
+    case MBS_FORCE_ON_JOINT: return joint;
+    case MBS_FORCE_AT_POINT: return point;
+    case MBS_FORCE_ON_BODY: break;
+    }
+    return body;
+}
+
+/* Only name, type, the geometry's keys and the class's fields may appear. */
+static gboolean check_force_members(Loader *L, JsonObject *o, const MbsForceClass *c)
+{
+    GPtrArray *allowed = g_ptr_array_new();
+    g_ptr_array_add(allowed, (gpointer) "name");
+    g_ptr_array_add(allowed, (gpointer) "type");
+    for (const char *const *k = geometry_keys(c->geometry); *k; ++k)
+        g_ptr_array_add(allowed, (gpointer)*k);
+    for (const MbsForceField *fd = c->fields; fd->name; ++fd)
+        g_ptr_array_add(allowed, (gpointer)fd->name);
+    g_ptr_array_add(allowed, NULL);
+    gboolean ok = check_members(L, o, (const char *const *)allowed->pdata);
+    g_ptr_array_free(allowed, TRUE);
+    return ok;
+}
+
+/* Where the element acts: bodies, points, joint. */
+static gboolean read_force_geometry(Loader *L, JsonObject *o, const MbsForceClass *c, MbsForce *f)
 {
     int b[2];
     JsonArray *pts;
-    if (!get_two_bodies(L, o, "bodies", b) || get_array(L, o, "points", TRUE, &pts) < 0)
-        return FALSE;
-    if (json_array_get_length(pts) != 2)
-        return fail(L, "'points' must have two points (on the first and second body)");
-    f->body1 = b[0];
-    f->body2 = b[1];
-    if (!node_point(L, json_array_get_element(pts, 0), "'points'[0]", b[0], -1, f->point1) ||
-        !node_point(L, json_array_get_element(pts, 1), "'points'[1]", b[1], -1, f->point2))
-        return FALSE;
-    double d[3] = {f->point2[0] - f->point1[0], f->point2[1] - f->point1[1],
-                   f->point2[2] - f->point1[2]};
-    f->natural_length = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-    note_derived(L, &f->natural_length, MBS_DERIVE_DISTANCE,
-                 (const double *const[]){&f->point1[0], &f->point1[1], &f->point1[2],
-                                         &f->point2[0], &f->point2[1], &f->point2[2]}, 6);
-    int r = get_number(L, o, "natural_length", FALSE, &f->natural_length);
-    if (r < 0)
-        return FALSE;
-    if (f->natural_length < 0.0)
-        return fail(L, "'natural_length' %g must not be negative", f->natural_length);
-    return get_number(L, o, "stiffness", FALSE, &f->stiffness) >= 0 &&
-           get_number(L, o, "damping", FALSE, &f->damping) >= 0 &&
-           get_number(L, o, "preload", FALSE, &f->preload) >= 0;
+    JsonNode *p;
+    switch (c->geometry) {
+    case MBS_FORCE_ON_LINE:
+        if (!get_two_bodies(L, o, "bodies", b) || get_array(L, o, "points", TRUE, &pts) < 0)
+            return FALSE;
+        if (json_array_get_length(pts) != 2)
+            return fail(L, "'points' must have two points (on the first and second body)");
+        f->body1 = b[0];
+        f->body2 = b[1];
+        return node_point(L, json_array_get_element(pts, 0), "'points'[0]", b[0], -1, f->point1) &&
+               node_point(L, json_array_get_element(pts, 1), "'points'[1]", b[1], -1, f->point2);
+    case MBS_FORCE_ON_JOINT:
+        return get_joint(L, o, "joint", &f->joint);
+    case MBS_FORCE_AT_POINT:
+        return get_body(L, o, "body", &f->body1) && (p = member(L, o, "point", TRUE)) &&
+               node_point(L, p, "'point'", f->body1, -1, f->point1);
+    case MBS_FORCE_ON_BODY:
+        return get_body(L, o, "body", &f->body1);
+    }
+    return FALSE;
+}
+
+/* The class's numbers, in its order. */
+static gboolean read_force_fields(Loader *L, JsonObject *o, const MbsForceClass *c, MbsForce *f)
+{
+    for (const MbsForceField *fd = c->fields; fd->name; ++fd) {
+        double *x = (double *)(void *)((char *)f + fd->offset);
+        gboolean required = (fd->flags & MBS_FIELD_REQUIRED) != 0;
+        if (fd->flags & MBS_FIELD_DRAWN_LENGTH) {
+            double d[3] = {f->point2[0] - f->point1[0], f->point2[1] - f->point1[1],
+                           f->point2[2] - f->point1[2]};
+            *x = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            note_derived(L, x, MBS_DERIVE_DISTANCE,
+                         (const double *const[]){&f->point1[0], &f->point1[1], &f->point1[2],
+                                                 &f->point2[0], &f->point2[1], &f->point2[2]}, 6);
+        }
+        int r = fd->count == 3 ? get_vec3(L, o, fd->name, required, x)
+                               : get_number(L, o, fd->name, required, x);
+        if (r < 0 || (required && r == 0))
+            return FALSE;
+        if ((fd->flags & MBS_FIELD_NONNEGATIVE) && fd->count == 1 && *x < 0.0)
+            return fail(L, "'%s' %g must not be negative", fd->name, *x);
+    }
+    return TRUE;
 }
 
 static gboolean load_force(Loader *L, JsonObject *o, int index)
 {
-    static const char *const tsda_fields[] = {"name",    "type",          "bodies",  "points",
-                                              "stiffness", "damping", "natural_length",
-                                              "preload", NULL};
-    static const char *const rsda_fields[] = {"name",    "type",       "joint", "stiffness",
-                                              "damping", "rest_angle", NULL};
-    static const char *const force_fields[] = {"name", "type", "body", "point", "vector", NULL};
-    static const char *const torque_fields[] = {"name", "type", "body", "vector", NULL};
     const char *name, *type;
     set_where(L, "forces[%d]", index);
     int has_name = get_string(L, o, "name", FALSE, &name);
@@ -949,34 +997,16 @@ static gboolean load_force(Loader *L, JsonObject *o, int index)
                 return fail(L, "a force named '%s' is already defined", name);
         g_strlcpy(f.name, name, sizeof f.name);
     }
-    gboolean ok;
-    if (!strcmp(type, "tsda")) {
-        f.type = MBS_FORCE_TSDA;
-        ok = check_members(L, o, tsda_fields) && read_tsda(L, o, &f);
-    } else if (!strcmp(type, "rsda")) {
-        f.type = MBS_FORCE_RSDA;
-        ok = check_members(L, o, rsda_fields) && get_joint(L, o, "joint", &f.joint) &&
-             get_number(L, o, "stiffness", FALSE, &f.stiffness) >= 0 &&
-             get_number(L, o, "damping", FALSE, &f.damping) >= 0 &&
-             get_number(L, o, "rest_angle", FALSE, &f.rest_angle) >= 0;
-    } else if (!strcmp(type, "force")) {
-        JsonNode *p;
-        f.type = MBS_FORCE_CONSTANT;
-        ok = check_members(L, o, force_fields) && get_body(L, o, "body", &f.body1) &&
-             (p = member(L, o, "point", TRUE)) &&
-             node_point(L, p, "'point'", f.body1, -1, f.point1) &&
-             get_vec3(L, o, "vector", TRUE, f.vector) > 0;
-    } else if (!strcmp(type, "torque")) {
-        f.type = MBS_FORCE_TORQUE;
-        ok = check_members(L, o, torque_fields) && get_body(L, o, "body", &f.body1) &&
-             get_vec3(L, o, "vector", TRUE, f.vector) > 0;
-    } else {
-        return fail(L, "unknown force type '%s' (expected tsda, rsda, force or torque)", type);
+    const MbsForceClass *c = mbs_force_class_by_name(type);
+    if (!c) {
+        char kinds[256];
+        mbs_force_class_list(kinds, sizeof kinds);
+        return fail(L, "unknown force type '%s' (expected %s)", type, kinds);
     }
-    if (!ok)
+    f.type = c->type;
+    if (!check_force_members(L, o, c) || !read_force_geometry(L, o, c, &f) ||
+        !read_force_fields(L, o, c, &f))
         return FALSE;
-    if (f.stiffness < 0.0 || f.damping < 0.0)
-        return fail(L, "stiffness and damping must be zero or positive");
     MbsError err = {0};
     int added = mbs_model_add_force(L->m, &f, &err);
     if (added < 0)

@@ -6,7 +6,7 @@
 #include "mbs_linalg.h"
 
 static const MbsForceField fields[] = {
-    {"vector", "N", offsetof(MbsForce, vector), 3, 1, 0},
+    {"vector", "N", offsetof(MbsForce, vector), 3, MBS_FIELD_REQUIRED},
     {0},
 };
 

@@ -3,9 +3,9 @@
 #include "mbs_force.h"
 
 static const MbsForceField fields[] = {
-    {"stiffness", "N·m/rad", offsetof(MbsForce, stiffness), 1, 0, 1},
-    {"damping", "N·m·s/rad", offsetof(MbsForce, damping), 1, 0, 1},
-    {"rest_angle", "rad", offsetof(MbsForce, rest_angle), 1, 0, 0},
+    {"stiffness", "N·m/rad", offsetof(MbsForce, stiffness), 1, MBS_FIELD_NONNEGATIVE},
+    {"damping", "N·m·s/rad", offsetof(MbsForce, damping), 1, MBS_FIELD_NONNEGATIVE},
+    {"rest_angle", "rad", offsetof(MbsForce, rest_angle), 1, 0},
     {0},
 };
 

@@ -5,7 +5,7 @@
 #include "mbs_linalg.h"
 
 static const MbsForceField fields[] = {
-    {"vector", "N·m", offsetof(MbsForce, vector), 3, 1, 0},
+    {"vector", "N·m", offsetof(MbsForce, vector), 3, MBS_FIELD_REQUIRED},
     {0},
 };
 

@@ -3,10 +3,11 @@
 #include "mbs_force.h"
 
 static const MbsForceField fields[] = {
-    {"stiffness", "N/m", offsetof(MbsForce, stiffness), 1, 0, 1},
-    {"damping", "N·s/m", offsetof(MbsForce, damping), 1, 0, 1},
-    {"natural_length", "m", offsetof(MbsForce, natural_length), 1, 0, 1},
-    {"preload", "N", offsetof(MbsForce, preload), 1, 0, 0},
+    {"stiffness", "N/m", offsetof(MbsForce, stiffness), 1, MBS_FIELD_NONNEGATIVE},
+    {"damping", "N·s/m", offsetof(MbsForce, damping), 1, MBS_FIELD_NONNEGATIVE},
+    {"natural_length", "m", offsetof(MbsForce, natural_length), 1,
+     MBS_FIELD_NONNEGATIVE | MBS_FIELD_DRAWN_LENGTH},
+    {"preload", "N", offsetof(MbsForce, preload), 1, 0},
     {0},
 };
 

@@ -34,14 +34,19 @@ typedef enum {
     MBS_FORCE_DRAW_ARROW,  /* an arrow at point1 along vector */
 } MbsForceDrawing;
 
+enum {
+    MBS_FIELD_REQUIRED = 1 << 0,
+    MBS_FIELD_NONNEGATIVE = 1 << 1,
+    MBS_FIELD_DRAWN_LENGTH = 1 << 2, /* absent: the drawn distance between the two points */
+};
+
 /* A number of the element read from model files and shown to users. */
 typedef struct {
     const char *name;   /* model-file key, e.g. "stiffness" */
     const char *unit;   /* SI, e.g. "N/m" */
     size_t offset;      /* of the first double in MbsForce */
     int count;          /* 1 or 3 */
-    int required;
-    int nonnegative;
+    unsigned flags;     /* MBS_FIELD_* */
 } MbsForceField;
 
 /* Kinematics of the geometry (only the part for the class's geometry is set). */

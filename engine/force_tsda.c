@@ -30,7 +30,7 @@ static double power(const MbsForce *f, const MbsForceInput *in)
 
 const MbsForceClass mbs_force_tsda = {
     .name = "tsda",
-    .description = "translational spring-damper-actuator",
+    .description = "spring-damper",
     .type = MBS_FORCE_TSDA,
     .geometry = MBS_FORCE_ON_LINE,
     .fields = fields,

@@ -64,7 +64,7 @@ typedef struct {
 
 typedef struct {
     const char *name;        /* the kind in model files: "tsda" */
-    const char *description; /* "translational spring-damper-actuator" */
+    const char *description; /* for people: "spring-damper" (the inspector's words) */
     MbsForceType type;
     MbsForceGeometry geometry;
     const MbsForceField *fields; /* terminated by a NULL name */

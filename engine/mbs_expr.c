@@ -73,11 +73,14 @@ static const Function *find_function(const char *name)
 /* strtod of a number written with '.', whatever the locale's decimal point. */
 static double c_locale_strtod(const char *s, size_t len)
 {
-    char buf[512];
     const char *point = localeconv()->decimal_point;
     size_t plen = point && *point ? strlen(point) : 1;
+    char small[128];
+    char *buf = len * plen < sizeof small ? small : malloc(len * plen + 1);
+    if (!buf)
+        return NAN; /* reported as "not a finite number" */
     size_t n = 0;
-    for (size_t i = 0; i < len && n + plen + 1 < sizeof buf; ++i) {
+    for (size_t i = 0; i < len; ++i) {
         if (s[i] == '.' && point && *point) {
             memcpy(buf + n, point, plen);
             n += plen;
@@ -86,7 +89,10 @@ static double c_locale_strtod(const char *s, size_t len)
         }
     }
     buf[n] = '\0';
-    return strtod(buf, NULL);
+    double v = strtod(buf, NULL);
+    if (buf != small)
+        free(buf);
+    return v;
 }
 
 static int parse_expr(Parser *ps, double *v);

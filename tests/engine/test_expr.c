@@ -73,6 +73,12 @@ int main(void)
     error_is(deep, "nested too deeply");
     free(deep);
     value_is("((((((((((1))))))))))", 1.0);
+    /* A long number is read whole (the decimal point is swapped for the locale's in a copy). */
+    char *longnum = malloc(1003);
+    memset(longnum, '0', 1000);
+    memcpy(longnum + 997, "2.5", 4);
+    value_is(longnum, 2.5);
+    free(longnum);
 
     tap_ok(mbs_expr_valid_name("cos_t", NULL), "cos_t is a valid parameter name");
     tap_ok(!mbs_expr_valid_name("2L", NULL), "2L is not a valid parameter name");

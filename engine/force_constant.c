@@ -1,7 +1,5 @@
 /* A constant global force at a point of a body. Counted as external work in the energy
  * balance (its power f.v), not as a potential. */
-#include <string.h>
-
 #include "mbs_force.h"
 #include "mbs_linalg.h"
 
@@ -9,18 +7,6 @@ static const MbsForceField fields[] = {
     {"vector", "N", offsetof(MbsForce, vector), 3, MBS_FIELD_REQUIRED},
     {0},
 };
-
-static void evaluate(const MbsForce *f, const MbsForceInput *in, MbsForceOutput *out)
-{
-    (void)in;
-    memcpy(out->vector, f->vector, sizeof out->vector);
-}
-
-static double energy(const MbsForce *f, const MbsForceInput *in)
-{
-    (void)f, (void)in;
-    return 0.0;
-}
 
 static double power(const MbsForce *f, const MbsForceInput *in)
 {
@@ -35,7 +21,7 @@ const MbsForceClass mbs_force_constant = {
     .fields = fields,
     .state_dependent = 0,
     .drawing = MBS_FORCE_DRAW_ARROW,
-    .evaluate = evaluate,
-    .energy = energy,
+    .evaluate = mbs_force_constant_vector,
+    .energy = mbs_force_no_energy,
     .power = power,
 };

@@ -98,6 +98,19 @@ static double c_locale_strtod(const char *s, size_t len)
 static int parse_expr(Parser *ps, double *v);
 static int parse_unary(Parser *ps, double *v);
 
+/* '(' expr ')', at the '('. */
+static int parse_parenthesized(Parser *ps, double *v)
+{
+    ps->p++;
+    if (!parse_expr(ps, v))
+        return 0;
+    skip_space(ps);
+    if (*ps->p != ')')
+        return fail(ps, "expected ')'");
+    ps->p++;
+    return 1;
+}
+
 static int parse_number(Parser *ps, double *v)
 {
     const char *s = ps->p;
@@ -139,14 +152,9 @@ static int parse_name(Parser *ps, double *v)
     if (f) {
         if (*ps->p != '(')
             return fail(ps, "expected '(' after function '%s'", name);
-        ps->p++;
         double arg;
-        if (!parse_expr(ps, &arg))
+        if (!parse_parenthesized(ps, &arg))
             return 0;
-        skip_space(ps);
-        if (*ps->p != ')')
-            return fail(ps, "expected ')'");
-        ps->p++;
         *v = f->fn(arg);
         return 1;
     }
@@ -170,16 +178,8 @@ static int parse_primary(Parser *ps, double *v)
         return parse_number(ps, v);
     if (is_name_start(c))
         return parse_name(ps, v);
-    if (c == '(') {
-        ps->p++;
-        if (!parse_expr(ps, v))
-            return 0;
-        skip_space(ps);
-        if (*ps->p != ')')
-            return fail(ps, "expected ')'");
-        ps->p++;
-        return 1;
-    }
+    if (c == '(')
+        return parse_parenthesized(ps, v);
     if (c == '\0')
         return fail(ps, "unexpected end of expression");
     return fail(ps, "unexpected character '%c'", is_print(c) ? c : '?');

@@ -49,6 +49,18 @@ void mbs_force_class_list(char *text, size_t size)
     }
 }
 
+void mbs_force_constant_vector(const MbsForce *f, const MbsForceInput *in, MbsForceOutput *out)
+{
+    (void)in;
+    memcpy(out->vector, f->vector, sizeof out->vector);
+}
+
+double mbs_force_no_energy(const MbsForce *f, const MbsForceInput *in)
+{
+    (void)f, (void)in;
+    return 0.0;
+}
+
 int mbs_force_varies_in_natural(const MbsForce *f)
 {
     const MbsForceClass *c = mbs_force_class(f->type);

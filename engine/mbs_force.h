@@ -86,6 +86,11 @@ const MbsForceClass *mbs_force_class_by_name(const char *name);
 /* "tsda, rsda, force or torque": the kinds for messages. */
 void mbs_force_class_list(char *text, size_t size);
 
+/* Parts that classes share: the law of a constant vector (f->vector, whatever the
+ * kinematics) and no potential. */
+void mbs_force_constant_vector(const MbsForce *f, const MbsForceInput *in, MbsForceOutput *out);
+double mbs_force_no_energy(const MbsForce *f, const MbsForceInput *in);
+
 /* The element's generalized forces in natural coordinates depend on q (all but a constant
  * force at a point, whose point is linear in q). */
 int mbs_force_varies_in_natural(const MbsForce *f);

@@ -36,7 +36,7 @@ static void print_force_fields(const MbsForce *f)
 {
     const MbsForceClass *c = mbs_force_class(f->type);
     for (const MbsForceField *fd = c ? c->fields : NULL; fd && fd->name; ++fd) {
-        const double *x = (const double *)(const void *)((const char *)f + fd->offset);
+        const double *x = mbs_force_field_values(f, fd);
         printf("%s%s ", fd == c->fields ? "  " : ", ", fd->name);
         if (fd->count == 3)
             printf("[%.6g, %.6g, %.6g]", x[0], x[1], x[2]);
@@ -185,7 +185,7 @@ static void print_info_json(const char *path, const MbsModel *m, int rank)
         json_builder_add_string_value(b, force_type_name(m->forces[f].type));
         const MbsForceClass *c = mbs_force_class(m->forces[f].type);
         for (const MbsForceField *fd = c ? c->fields : NULL; fd && fd->name; ++fd) {
-            const double *x = (const double *)(const void *)((const char *)&m->forces[f] + fd->offset);
+            const double *x = mbs_force_field_values(&m->forces[f], fd);
             json_builder_set_member_name(b, fd->name);
             if (fd->count == 1) {
                 json_builder_add_double_value(b, x[0]);

@@ -146,7 +146,7 @@ static void force_fields(GPtrArray *fields, const MbsModel *m, JsonObject *o, in
     const MbsForce *force = &m->forces[f];
     const MbsForceClass *c = mbs_force_class(force->type);
     for (const MbsForceField *fd = c ? c->fields : NULL; fd && fd->name; ++fd) {
-        const double *x = (const double *)(const void *)((const char *)force + fd->offset);
+        const double *x = mbs_force_field_values(force, fd);
         JsonNode *node = o ? json_object_get_member(o, fd->name) : NULL;
         if (fd->count == 1) {
             add_field(fields, g_strdup_printf("forces/%d/%s", f, fd->name), fd->name, NULL, -1, -1,

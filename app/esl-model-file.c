@@ -495,7 +495,8 @@ static gboolean load_parameters(Loader *L, JsonObject *root,
             engine_fail(L, &err);
             break;
         }
-        if (k < 0 && !bind(L, MBS_ELEMENT_PARAMETER, p, offsetof(MbsParameter, value), &var.value, 1))
+        if (k < 0 &&
+            !bind(L, MBS_ELEMENT_PARAMETER, p, offsetof(MbsParameter, value), &var.value, 1))
             break;
         g_array_append_val(L->vars, var);
     }
@@ -782,13 +783,12 @@ static gboolean bind_joint(Loader *L, int j, double p1[3], double p2[3], double 
     if (axes) {
         memcpy(u1, J->axis1, sizeof u1);
         memcpy(u2, J->axis2, sizeof u2);
-        note_derived(L, u1, MBS_DERIVE_UNIT_VECTOR, (const double *const[]){&a1[0], &a1[1], &a1[2]}, 3);
-        if (J->type == MBS_JOINT_UNIVERSAL)
-            note_derived(L, u2, MBS_DERIVE_UNIT_VECTOR,
-                         (const double *const[]){&a2[0], &a2[1], &a2[2]}, 3);
-        else
-            note_derived(L, u2, MBS_DERIVE_UNIT_VECTOR,
-                         (const double *const[]){&a1[0], &a1[1], &a1[2]}, 3);
+        /* Revolute and prismatic joints store their one axis twice. */
+        const double *second = J->type == MBS_JOINT_UNIVERSAL ? a2 : a1;
+        note_derived(L, u1, MBS_DERIVE_UNIT_VECTOR, (const double *const[]){&a1[0], &a1[1], &a1[2]},
+                     3);
+        note_derived(L, u2, MBS_DERIVE_UNIT_VECTOR,
+                     (const double *const[]){&second[0], &second[1], &second[2]}, 3);
     }
     return bind(L, MBS_ELEMENT_JOINT, j, offsetof(MbsJoint, point1), p1, 3) &&
            bind(L, MBS_ELEMENT_JOINT, j, offsetof(MbsJoint, point2), p2, 3) &&

@@ -248,7 +248,8 @@ void mbs_dynamics_forces(const MbsModel *m, const MbsKinematics *k, MbsDynamics 
         const MbsForceClass *c = mbs_force_class(F->type);
         MbsForceInput in;
         MbsForceOutput out;
-        if (c->geometry != MBS_FORCE_ON_JOINT || !mbs_dynamics_force_input(m, k, z, zd, F, &in, NULL, NULL))
+        if (c->geometry != MBS_FORCE_ON_JOINT ||
+            !mbs_dynamics_force_input(m, k, z, zd, F, &in, NULL, NULL))
             continue;
         c->evaluate(F, &in, &out);
         Q[t->joint_node[F->joint]] += out.generalized;

@@ -78,6 +78,12 @@ typedef struct {
     double (*power)(const MbsForce *f, const MbsForceInput *in);
 } MbsForceClass;
 
+/* The numbers of field in element f (count of them). */
+static inline const double *mbs_force_field_values(const MbsForce *f, const MbsForceField *field)
+{
+    return (const double *)(const void *)((const char *)f + field->offset);
+}
+
 int mbs_force_class_count(void);
 const MbsForceClass *mbs_force_class_at(int i);
 const MbsForceClass *mbs_force_class(MbsForceType type); /* NULL for an unknown type */

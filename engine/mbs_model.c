@@ -11,8 +11,6 @@
 #include "mbs_linalg.h"
 #include "mbs_topology.h"
 
-void mbs_model_free_bindings(MbsModel *m); /* mbs_parameters.c */
-
 static const char *const joint_type_names[MBS_JOINT_TYPE_COUNT] = {
     "revolute", "prismatic", "spherical", "universal", "rod",
 };
@@ -50,7 +48,7 @@ void mbs_model_free(MbsModel *m)
     free(m->initial);
     free(m->parameters);
     free(m->dofs);
-    mbs_model_free_bindings(m);
+    mbs_model_clear_bindings(m);
     free(m);
 }
 

@@ -233,6 +233,9 @@ int mbs_model_parameter_dependents(const MbsModel *m, int p, MbsFieldRef *out, i
 /* "bodies[1] 'crank' mass", "joints[0] 'A' axis1[2]", ...: a field for messages and listings. */
 void mbs_field_ref_describe(const MbsModel *m, MbsFieldRef ref, char *text, size_t size);
 
+/* Forget every binding: the model's numbers stay, no field depends on a parameter any more. */
+void mbs_model_clear_bindings(MbsModel *m);
+
 /* A copy of m (compiled if m is). NULL with err on failure. */
 MbsModel *mbs_model_copy(const MbsModel *m, MbsError *err);
 

@@ -44,7 +44,10 @@ static void derive_midpoint(const double *in, double *out)
         out[k] = 0.5 * (in[k] + in[3 + k]);
 }
 
-static void derive_box_inertia(const double *in, double *out) { mbs_inertia_box(in[0], in + 1, out); }
+static void derive_box_inertia(const double *in, double *out)
+{
+    mbs_inertia_box(in[0], in + 1, out);
+}
 
 static void derive_rod_inertia(const double *in, double *out)
 {
@@ -102,26 +105,33 @@ static const FieldName *const field_names[] = {
     [MBS_ELEMENT_INITIAL] = initial_fields,
 };
 
-/* The element's storage and count, or NULL when ref is out of range. */
-static double *field_address(MbsModel *m, MbsFieldRef ref)
-{
+typedef struct {
     char *base;
     int count;
     size_t size;
+} ElementArray;
+
+#define ELEMENTS(array, count) (char *)(array), (count), sizeof *(array)
+
+/* The address of the double ref names, or NULL when ref is out of range. */
+static double *field_address(MbsModel *m, MbsFieldRef ref)
+{
+    ElementArray e;
     switch (ref.kind) {
-    case MBS_ELEMENT_MODEL: base = (char *)m, count = 1, size = sizeof *m; break;
-    case MBS_ELEMENT_PARAMETER: base = (char *)m->parameters, count = m->nparameters, size = sizeof *m->parameters; break;
-    case MBS_ELEMENT_BODY: base = (char *)m->bodies, count = m->nbodies, size = sizeof *m->bodies; break;
-    case MBS_ELEMENT_POINT: base = (char *)m->points, count = m->npoints, size = sizeof *m->points; break;
-    case MBS_ELEMENT_JOINT: base = (char *)m->joints, count = m->njoints, size = sizeof *m->joints; break;
-    case MBS_ELEMENT_FORCE: base = (char *)m->forces, count = m->nforces, size = sizeof *m->forces; break;
-    case MBS_ELEMENT_INITIAL: base = (char *)m->initial, count = m->ninitial, size = sizeof *m->initial; break;
+    case MBS_ELEMENT_MODEL: e = (ElementArray){(char *)m, 1, sizeof *m}; break;
+    case MBS_ELEMENT_PARAMETER: e = (ElementArray){ELEMENTS(m->parameters, m->nparameters)}; break;
+    case MBS_ELEMENT_BODY: e = (ElementArray){ELEMENTS(m->bodies, m->nbodies)}; break;
+    case MBS_ELEMENT_POINT: e = (ElementArray){ELEMENTS(m->points, m->npoints)}; break;
+    case MBS_ELEMENT_JOINT: e = (ElementArray){ELEMENTS(m->joints, m->njoints)}; break;
+    case MBS_ELEMENT_FORCE: e = (ElementArray){ELEMENTS(m->forces, m->nforces)}; break;
+    case MBS_ELEMENT_INITIAL: e = (ElementArray){ELEMENTS(m->initial, m->ninitial)}; break;
     default: return NULL;
     }
-    if (ref.index < 0 || ref.index >= count || ref.offset + sizeof(double) > size)
+    if (ref.index < 0 || ref.index >= e.count || ref.offset + sizeof(double) > e.size)
         return NULL;
-    return (double *)(void *)(base + (size_t)ref.index * size + ref.offset);
+    return (double *)(void *)(e.base + (size_t)ref.index * e.size + ref.offset);
 }
+#undef ELEMENTS
 
 void mbs_field_ref_describe(const MbsModel *m, MbsFieldRef ref, char *text, size_t size)
 {
@@ -182,8 +192,7 @@ static int binding_copy(MbsBinding *dst, const MbsBinding *src)
     return 0;
 }
 
-void mbs_model_free_bindings(MbsModel *m);
-void mbs_model_free_bindings(MbsModel *m)
+void mbs_model_clear_bindings(MbsModel *m)
 {
     for (int i = 0; i < m->nbindings; ++i)
         binding_clear(&m->bindings[i]);
@@ -335,7 +344,8 @@ static MbsModel *copy_elements(const MbsModel *m, MbsError *err)
     c->cap_forces = m->nforces, c->cap_initial = m->ninitial;
     c->cap_parameters = m->nparameters, c->cap_dofs = m->ndofs;
     c->cap_bindings = m->nbindings;
-    if (!failed && m->nbindings && !(c->bindings = calloc((size_t)m->nbindings, sizeof *c->bindings)))
+    if (!failed && m->nbindings &&
+        !(c->bindings = calloc((size_t)m->nbindings, sizeof *c->bindings)))
         failed = 1;
     for (int i = 0; !failed && i < m->nbindings; ++i, c->nbindings++)
         failed = binding_copy(&c->bindings[i], &m->bindings[i]);
@@ -371,17 +381,20 @@ static int check_with_builders(const MbsModel *m, MbsError *err)
                             : mbs_model_add_body(s, b->name, b->mass, b->com, b->inertia, err)) < 0;
     }
     for (int i = 0; !bad && i < m->npoints; ++i)
-        bad = mbs_model_add_point(s, m->points[i].body, m->points[i].name, m->points[i].pos, err) < 0;
+        bad = mbs_model_add_point(s, m->points[i].body, m->points[i].name, m->points[i].pos,
+                                  err) < 0;
     for (int i = 0; !bad && i < m->njoints; ++i) {
         const MbsJoint *j = &m->joints[i];
         int r;
         if (j->type == MBS_JOINT_ROD)
-            r = mbs_model_add_rod(s, j->name, j->body1, j->point1, j->body2, j->point2, j->length, err);
+            r = mbs_model_add_rod(s, j->name, j->body1, j->point1, j->body2, j->point2,
+                                  j->length, err);
         else if (j->type == MBS_JOINT_UNIVERSAL)
             r = mbs_model_add_universal(s, j->name, j->body1, j->body2, j->point1, j->axis1,
                                         j->axis2, err);
         else
-            r = mbs_model_add_joint(s, j->name, j->type, j->body1, j->body2, j->point1, j->axis1, err);
+            r = mbs_model_add_joint(s, j->name, j->type, j->body1, j->body2, j->point1,
+                                    j->axis1, err);
         bad = r < 0 || (j->driven && mbs_model_drive_joint(s, r, &j->driver, err));
     }
     for (int i = 0; !bad && i < m->nforces; ++i)

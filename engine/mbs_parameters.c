@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mbs_expr.h"
+#include "mbs_force.h"
 #include "mbs_linalg.h"
 #include "mbs_model.h"
 
@@ -91,10 +92,9 @@ static const FieldName joint_fields[] = {
     FIELD(MbsJoint, driver.coef, MBS_POLY_MAX), FIELD(MbsJoint, driver.offset, 1),
     FIELD(MbsJoint, driver.amplitude, 1), FIELD(MbsJoint, driver.omega, 1),
     FIELD(MbsJoint, driver.phase, 1), {0}};
-static const FieldName force_fields[] = {
-    FIELD(MbsForce, point1, 3), FIELD(MbsForce, point2, 3), FIELD(MbsForce, stiffness, 1),
-    FIELD(MbsForce, damping, 1), FIELD(MbsForce, natural_length, 1), FIELD(MbsForce, preload, 1),
-    FIELD(MbsForce, rest_angle, 1), FIELD(MbsForce, vector, 3), {0}};
+/* Where a force acts; its numbers are named by its class (mbs_force.h). */
+static const FieldName force_fields[] = {FIELD(MbsForce, point1, 3), FIELD(MbsForce, point2, 3),
+                                         {0}};
 static const FieldName initial_fields[] = {FIELD(MbsInitialCondition, value, 1), {0}};
 #undef FIELD
 
@@ -147,15 +147,17 @@ void mbs_field_ref_describe(const MbsModel *m, MbsFieldRef ref, char *text, size
     case MBS_ELEMENT_FORCE: element = m->forces[ref.index].name; break;
     case MBS_ELEMENT_INITIAL: element = m->joints[m->initial[ref.index].joint].name; break;
     }
-    const char *field = "?";
-    int component = -1;
+    FieldName found = {"?", 0, 1};
     for (const FieldName *f = field_names[ref.kind]; f->name; ++f)
-        if (ref.offset >= f->offset && ref.offset < f->offset + (size_t)f->count * sizeof(double)) {
-            field = f->name;
-            if (f->count > 1)
-                component = (int)((ref.offset - f->offset) / sizeof(double));
-            break;
-        }
+        if (ref.offset >= f->offset && ref.offset < f->offset + (size_t)f->count * sizeof(double))
+            found = *f;
+    const MbsForceClass *c =
+        ref.kind == MBS_ELEMENT_FORCE ? mbs_force_class(m->forces[ref.index].type) : NULL;
+    for (const MbsForceField *f = c ? c->fields : NULL; f && f->name; ++f)
+        if (ref.offset >= f->offset && ref.offset < f->offset + (size_t)f->count * sizeof(double))
+            found = (FieldName){f->name, f->offset, f->count};
+    const char *field = found.name;
+    int component = found.count > 1 ? (int)((ref.offset - found.offset) / sizeof(double)) : -1;
     char index[16] = "";
     if (component >= 0)
         snprintf(index, sizeof index, "[%d]", component);

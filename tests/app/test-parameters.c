@@ -157,6 +157,8 @@ static void check_dependents(void)
     int nl = mbs_model_parameter_dependents(m, l, refs, 64);
     tap_ok(!lists(m, refs, nl, "points[3] 'A' pos[2]") && lists(m, refs, nl, "points[5] 'B' pos[1]"),
            "l feeds B but not A");
+    int nk = mbs_model_parameter_dependents(m, mbs_model_find_parameter(m, "yB"), refs, 64);
+    tap_ok(lists(m, refs, nk, "forces[0] 'spring' point2[1]"), "yB feeds the spring's second point");
     tap_ok(n == 17 && nl == 11, "r has 17 dependent bindings, l 11 (got %d, %d)", n, nl);
     tap_ok(mbs_model_parameter_dependents(m, -1, NULL, 0) == 0 &&
                mbs_model_parameter_dependents(m, m->nparameters, NULL, 0) == 0,

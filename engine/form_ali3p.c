@@ -32,6 +32,7 @@
 
 #include "mbs_assembly.h"
 #include "mbs_clock.h"
+#include "mbs_force.h"
 #include "mbs_formulation.h"
 #include "mbs_linalg.h"
 #include "mbs_natural.h"
@@ -179,10 +180,12 @@ static int sparse_new(Ali3p *a, MbsError *err)
     for (int i = 0; i < a->m; ++i)
         mark(cpl, nb, a->J[i].off[0], a->J[i].off[1]);
     for (int f = 0; f < m->nforces; ++f) {
+        /* Elements between two bodies couple their coordinates in the tangent. */
         const MbsForce *F = &m->forces[f];
-        if (F->type == MBS_FORCE_TSDA)
+        MbsForceGeometry g = mbs_force_class(F->type)->geometry;
+        if (g == MBS_FORCE_ON_LINE)
             mark(cpl, nb, nat->body_off[F->body1], nat->body_off[F->body2]);
-        else if (F->type == MBS_FORCE_RSDA)
+        else if (g == MBS_FORCE_ON_JOINT)
             mark(cpl, nb, nat->body_off[m->joints[F->joint].body1],
                  nat->body_off[m->joints[F->joint].body2]);
     }

@@ -189,5 +189,17 @@ r = run("run", four_bar, "-f", "ali3p", "--algebra", "2")
 ok(r.returncode == 2 and "automatic, dense or sparse" in r.stderr,
    "choices are named values: " + r.stderr.strip())
 
+# info reads each force's numbers from its class and counts each parameter's dependents.
+slider = os.path.join(models, "slider-crank.json")
+r = run("info", slider, "--json")
+info = json.loads(r.stdout) if r.returncode == 0 else {}
+spring = (info.get("forces") or [{}])[0]
+ok(spring.get("type") == "tsda" and spring.get("stiffness") == 500 and spring.get("damping") == 5
+   and spring.get("natural_length") == 0.6 and spring.get("preload") == 0,
+   f"info --json lists the spring's class fields {spring}")
+r = run("info", slider)
+ok(r.returncode == 0 and "stiffness 500 N/m" in r.stdout and "(17 dependent fields)" in r.stdout,
+   "info lists the spring's numbers with units and r's 17 dependent fields")
+
 print(f"1..{count}")
 sys.exit(1 if failed else 0)

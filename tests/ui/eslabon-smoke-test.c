@@ -217,7 +217,7 @@ static gboolean smoke_start_run(gpointer data)
     SmokeTest *self = data;
     EslWindow *window = self->window;
     self->frame_meter = esl_frame_meter_start(GTK_WIDGET(window));
-    g_action_group_activate_action(G_ACTION_GROUP(window), "run", NULL);
+    gtk_widget_activate_action(GTK_WIDGET(window), "win.run", NULL);
     return G_SOURCE_REMOVE;
 }
 

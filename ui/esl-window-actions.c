@@ -136,9 +136,9 @@ static void new_project_path(EslWindow *self, const char *path)
         g_autoptr(GError) check = NULL;
         EslProject *existing = esl_project_open(path, FALSE, &check);
         if (!existing) {
-            esl_window_show_status(self, TRUE,
-                        _("%s is not replaced because it is not an Eslabón project: %s"), path,
-                        check->message);
+            esl_window_show_status(
+                self, TRUE, _("%s is not replaced because it is not an Eslabón project: %s"),
+                path, check->message);
             return;
         }
         esl_project_close(existing);
@@ -169,7 +169,8 @@ static void save_project_path(EslWindow *self, const char *path)
         return;
     }
     if (g_strcmp0(path, self->project_path) == 0) {
-        esl_window_show_status(self, FALSE, _("The project is saved: runs are written as they happen."));
+        esl_window_show_status(self, FALSE,
+                               _("The project is saved: runs are written as they happen."));
         return;
     }
     if (g_file_test(path, G_FILE_TEST_EXISTS))
@@ -188,7 +189,7 @@ static void save_model_path(EslWindow *self, const char *path)
     g_autoptr(GError) error = NULL;
     if (!self->model_json || !g_file_set_contents(path, self->model_json, -1, &error)) {
         esl_window_show_status(self, TRUE, _("Cannot save the model: %s"),
-                    error ? error->message : _("no model is open"));
+                               error ? error->message : _("no model is open"));
         return;
     }
     g_free(self->model_path);

@@ -87,8 +87,8 @@ static void on_run_finished(EslRunController *controller, int status, const char
     esl_window_fill_runs(self);
     g_autofree char *id = g_strdup_printf("#%" G_GINT64_FORMAT, run_id);
     esl_window_show_status(self, status == ESL_RUN_FAILED, _("Run %s %s%s%s"), id,
-                esl_run_status_label((EslRunStatus)status), message ? ": " : ".",
-                message ? message : "");
+                           esl_run_status_label((EslRunStatus)status), message ? ": " : ".",
+                           message ? message : "");
     esl_window_update_run_actions(self);
     g_signal_emit_by_name(self, "run-finished", status, run_id);
 }
@@ -242,10 +242,10 @@ static void load_single_run(EslWindow *self, gint64 run_id)
                        : matches ? ""
                                  : _("This run belongs to another model: open that model to "
                                      "replay it in 3D."));
-    esl_window_show_status(self, info->status == ESL_RUN_FAILED || info->status == ESL_RUN_INTERRUPTED,
-                _("Run %s (%s): %s%s%s"), id, info->formulation,
-                esl_run_status_label(info->status), info->message ? " — " : "",
-                info->message ? info->message : "");
+    esl_window_show_status(
+        self, info->status == ESL_RUN_FAILED || info->status == ESL_RUN_INTERRUPTED,
+        _("Run %s (%s): %s%s%s"), id, info->formulation, esl_run_status_label(info->status),
+        info->message ? " — " : "", info->message ? info->message : "");
 }
 
 static void load_overlay(EslWindow *self, GArray *ids)

@@ -207,10 +207,9 @@ static void on_element_selected(EslModelPanel *panel, int source, int index, Esl
         esl_window_update_trail(
             self, self->controller
                       ? (int)self->history->len - 1
-                      : history_index_at(self, esl_playback_bar_get_time(
-                                                   ESL_PLAYBACK_BAR(self->playback_bar))));
-    esl_viewport_set_highlight(viewport, source == ESL_MODEL_PANEL_PARAMETER ? -1 : source,
-                               index);
+                      : history_index_at(
+                            self, esl_playback_bar_get_time(ESL_PLAYBACK_BAR(self->playback_bar))));
+    esl_viewport_set_highlight(viewport, source == ESL_MODEL_PANEL_PARAMETER ? -1 : source, index);
 }
 
 static void on_viewport_picked(EslViewport *viewport, int source, int index, EslWindow *self)
@@ -318,13 +317,14 @@ gboolean esl_window_open_project(EslWindow *self, const char *path, gboolean cre
     self->project_path = g_strdup(path);
     int interrupted = esl_project_interrupted_on_open(project);
     if (interrupted > 0)
-        esl_window_show_status(self, TRUE,
-                    ngettext("%d run had been interrupted (the program stopped during it); it "
-                             "is marked so in the list.",
-                             "%d runs had been interrupted (the program stopped during them); "
-                             "they are marked so in the list.",
-                             interrupted),
-                    interrupted);
+        esl_window_show_status(
+            self, TRUE,
+            ngettext("%d run had been interrupted (the program stopped during it); it "
+                     "is marked so in the list.",
+                     "%d runs had been interrupted (the program stopped during them); "
+                     "they are marked so in the list.",
+                     interrupted),
+            interrupted);
     esl_window_update_titles(self);
     esl_window_fill_runs(self);
     return TRUE;

@@ -222,52 +222,35 @@ static void export_view_path(EslWindow *self, const char *path)
         esl_window_show_status(self, TRUE, _("Cannot export the 3D view: %s"), error->message);
 }
 
-static void action_save_model(GtkWidget *widget, const char *name, GVariant *parameter)
-{
-    (void)name;
-    (void)parameter;
-    choose_file(ESL_WINDOW(widget), _("Save Model As"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"),
-                _("Eslabón models (*.json)"), "*.json", save_model_path);
-}
+/* The actions that ask for a file, then hand its path to a handler. */
+static const struct {
+    const char *action, *title;
+    GtkFileChooserAction mode;
+    const char *accept, *filter_name, *pattern;
+    PathHandler handler;
+} file_actions[] = {
+    {"win.open-model", N_("Open Model"), GTK_FILE_CHOOSER_ACTION_OPEN, N_("_Open"),
+     N_("Eslabón models (*.json)"), "*.json", open_model_path},
+    {"win.save-model", N_("Save Model As"), GTK_FILE_CHOOSER_ACTION_SAVE, N_("_Save"),
+     N_("Eslabón models (*.json)"), "*.json", save_model_path},
+    {"win.export-view", N_("Export 3D View"), GTK_FILE_CHOOSER_ACTION_SAVE, N_("_Export"),
+     N_("PNG images (*.png)"), "*.png", export_view_path},
+    {"win.new-project", N_("New Project"), GTK_FILE_CHOOSER_ACTION_SAVE, N_("_Create"),
+     N_("Eslabón projects (*.eslabon)"), "*.eslabon", new_project_path},
+    {"win.open-project", N_("Open Project"), GTK_FILE_CHOOSER_ACTION_OPEN, N_("_Open"),
+     N_("Eslabón projects (*.eslabon)"), "*.eslabon", open_project_path},
+    {"win.save-project", N_("Save Project As"), GTK_FILE_CHOOSER_ACTION_SAVE, N_("_Save"),
+     N_("Eslabón projects (*.eslabon)"), "*.eslabon", save_project_path},
+};
 
-static void action_export_view(GtkWidget *widget, const char *name, GVariant *parameter)
+static void action_choose_file(GtkWidget *widget, const char *name, GVariant *parameter)
 {
-    (void)name;
     (void)parameter;
-    choose_file(ESL_WINDOW(widget), _("Export 3D View"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"),
-                _("PNG images (*.png)"), "*.png", export_view_path);
-}
-
-static void action_open_model(GtkWidget *widget, const char *name, GVariant *parameter)
-{
-    (void)name;
-    (void)parameter;
-    choose_file(ESL_WINDOW(widget), _("Open Model"), GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"),
-                _("Eslabón models (*.json)"), "*.json", open_model_path);
-}
-
-static void action_new_project(GtkWidget *widget, const char *name, GVariant *parameter)
-{
-    (void)name;
-    (void)parameter;
-    choose_file(ESL_WINDOW(widget), _("New Project"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Create"),
-                _("Eslabón projects (*.eslabon)"), "*.eslabon", new_project_path);
-}
-
-static void action_open_project(GtkWidget *widget, const char *name, GVariant *parameter)
-{
-    (void)name;
-    (void)parameter;
-    choose_file(ESL_WINDOW(widget), _("Open Project"), GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"),
-                _("Eslabón projects (*.eslabon)"), "*.eslabon", open_project_path);
-}
-
-static void action_save_project(GtkWidget *widget, const char *name, GVariant *parameter)
-{
-    (void)name;
-    (void)parameter;
-    choose_file(ESL_WINDOW(widget), _("Save Project As"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"),
-                _("Eslabón projects (*.eslabon)"), "*.eslabon", save_project_path);
+    for (size_t i = 0; i < G_N_ELEMENTS(file_actions); i++)
+        if (g_str_equal(file_actions[i].action, name))
+            choose_file(ESL_WINDOW(widget), _(file_actions[i].title), file_actions[i].mode,
+                        _(file_actions[i].accept), _(file_actions[i].filter_name),
+                        file_actions[i].pattern, file_actions[i].handler);
 }
 
 static void action_open_recent(GtkWidget *widget, const char *name, GVariant *parameter)
@@ -316,13 +299,7 @@ static const struct {
     {"win.fit-view", NULL, action_fit},
     {"win.view", "s", action_view},
     {"win.show-gallery", NULL, action_gallery},
-    {"win.open-model", NULL, action_open_model},
-    {"win.save-model", NULL, action_save_model},
     {"win.open-recent", "s", action_open_recent},
-    {"win.export-view", NULL, action_export_view},
-    {"win.new-project", NULL, action_new_project},
-    {"win.open-project", NULL, action_open_project},
-    {"win.save-project", NULL, action_save_project},
 };
 
 /* Toggles with a state, in the window's action map. */
@@ -337,6 +314,9 @@ void esl_window_class_install_actions(GtkWidgetClass *widget_class)
         gtk_widget_class_install_action(widget_class, window_actions[i].name,
                                         window_actions[i].parameter_type,
                                         window_actions[i].activate);
+    for (size_t i = 0; i < G_N_ELEMENTS(file_actions); i++)
+        gtk_widget_class_install_action(widget_class, file_actions[i].action, NULL,
+                                        action_choose_file);
 }
 
 void esl_window_init_actions(EslWindow *self)

@@ -423,6 +423,7 @@ static void esl_model_panel_class_init(EslModelPanelClass *klass)
     GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
     G_OBJECT_CLASS(klass)->dispose = esl_model_panel_dispose;
     gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+    gtk_widget_class_set_css_name(widget_class, "eslmodelpanel");
     gtk_widget_class_set_template_from_resource(widget_class,
                                                 "/org/eslabon/Eslabon/ui/esl-model-panel.ui");
 #define CHILD(name) gtk_widget_class_bind_template_child(widget_class, EslModelPanel, name)

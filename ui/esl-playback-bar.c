@@ -182,6 +182,7 @@ static void esl_playback_bar_class_init(EslPlaybackBarClass *klass)
         g_signal_new("time-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                      NULL, G_TYPE_NONE, 1, G_TYPE_DOUBLE);
     gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+    gtk_widget_class_set_css_name(widget_class, "eslplaybackbar");
     gtk_widget_class_set_template_from_resource(widget_class,
                                                 "/org/eslabon/Eslabon/ui/esl-playback-bar.ui");
 #define CHILD(name) gtk_widget_class_bind_template_child(widget_class, EslPlaybackBar, name)

@@ -141,6 +141,7 @@ static void esl_plot_board_class_init(EslPlotBoardClass *klass)
     GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
     G_OBJECT_CLASS(klass)->dispose = esl_plot_board_dispose;
     gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+    gtk_widget_class_set_css_name(widget_class, "eslplotboard");
     gtk_widget_class_set_template_from_resource(widget_class,
                                                 "/org/eslabon/Eslabon/ui/esl-plot-board.ui");
     gtk_widget_class_bind_template_child(widget_class, EslPlotBoard, plot_grid);

@@ -99,6 +99,7 @@ static void esl_run_browser_class_init(EslRunBrowserClass *klass)
     GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
     G_OBJECT_CLASS(klass)->dispose = esl_run_browser_dispose;
     gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+    gtk_widget_class_set_css_name(widget_class, "eslrunbrowser");
     gtk_widget_class_set_template_from_resource(widget_class,
                                                 "/org/eslabon/Eslabon/ui/esl-run-browser.ui");
     gtk_widget_class_bind_template_child(widget_class, EslRunBrowser, runs_list);

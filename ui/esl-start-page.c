@@ -220,6 +220,7 @@ static void esl_start_page_class_init(EslStartPageClass *klass)
     object_class->finalize = esl_start_page_finalize;
     widget_class->map = esl_start_page_map;
     gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+    gtk_widget_class_set_css_name(widget_class, "eslstartpage");
     gtk_widget_class_set_template_from_resource(widget_class,
                                                 "/org/eslabon/Eslabon/ui/esl-start-page.ui");
     gtk_widget_class_bind_template_child(widget_class, EslStartPage, gallery);

@@ -12,7 +12,6 @@
 #include "esl-model-edit.h"
 #include "esl-model-file.h"
 #include "esl-models-dir.h"
-#include "esl-plot.h"
 #include "mbs_formulation.h"
 
 G_DEFINE_FINAL_TYPE(EslWindow, esl_window, GTK_TYPE_APPLICATION_WINDOW)

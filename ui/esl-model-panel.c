@@ -273,7 +273,6 @@ static void on_field_activate(GtkEntry *entry, EslModelPanel *self)
     if (end == number || *g_strchug(end) || !isfinite(value)) {
         g_set_error(&error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("“%s” is not a number."),
                     text);
-        ok = FALSE;
     } else {
         g_signal_emit(self, signals[SIGNAL_EDIT_FIELD], 0, path, label, value, &error, &ok);
     }

@@ -12,11 +12,11 @@
 #include "esl-model-file.h"
 #include "esl-models-dir.h"
 #include "esl-project.h"
+#include "esl-run-recorder.h"
 #include "mbs_clock.h"
 #include "mbs_run.h"
 
 #define SAMPLES_MAX 4000 /* stored in a project per run: enough to replay and re-plot */
-#define SAMPLE_BATCH 200
 
 typedef struct {
     char *formulation;
@@ -129,116 +129,6 @@ static gboolean formulation_options(const RunOptions *o, const MbsModel *m, MbsS
     return TRUE;
 }
 
-static void csv_header(FILE *f)
-{
-    fprintf(f, "time,kinetic,potential_gravity,potential_elastic,work_nonconservative,total,"
-               "energy_drift,phi,dphi,ddphi,newton_iterations,jacobian_evaluations,"
-               "time_dynamics,time_jacobian,time_factorization,time_projection,time_step\n");
-}
-
-static void csv_row(FILE *f, const MbsMonitors *m, double e0)
-{
-    fprintf(f, "%.9g,%.12g,%.12g,%.12g,%.12g,%.12g,%.6e,%.6e,%.6e,%.6e,%d,%d,%.3e,%.3e,%.3e,%.3e,%.3e\n",
-            m->time, m->kinetic, m->potential_gravity, m->potential_elastic,
-            m->work_nonconservative, m->total, m->total - e0, m->phi_norm, m->dphi_norm,
-            m->ddphi_norm, m->newton_iterations, m->jacobian_evaluations, m->time_dynamics,
-            m->time_jacobian, m->time_factorization, m->time_projection, m->time_step);
-}
-
-/* Buffers samples (monitors, poses, joint violations) and writes them in batches. */
-typedef struct {
-    EslProject *project;
-    gint64 run_id;
-    int nbodies, njoints, n;
-    MbsMonitors monitors[SAMPLE_BATCH];
-    double *poses, *violations;
-} SampleSink;
-
-static void sink_take(SampleSink *s, const MbsFormulation *f)
-{
-    s->monitors[s->n] = f->monitors;
-    for (int b = 0; b < s->nbodies; ++b) {
-        double *p = &s->poses[((size_t)s->n * s->nbodies + b) * 12];
-        mbs_formulation_body_pose(f, b, p, p + 9);
-    }
-    for (int j = 0; j < s->njoints; ++j)
-        s->violations[(size_t)s->n * s->njoints + j] = f->klass->joint_violation(f, j);
-    s->n++;
-}
-
-static gboolean sink_flush(SampleSink *s, GError **error)
-{
-    if (!s->project || s->n == 0)
-        return TRUE;
-    gboolean ok = esl_project_append_samples(s->project, s->run_id, s->monitors, s->poses,
-                                             s->violations, s->n, error);
-    s->n = 0;
-    return ok;
-}
-
-static char *summary_json(const RunOptions *o, const char *model_path, const MbsModel *m,
-                          const MbsFormulation *f, const MbsRunSummary *s, double wall,
-                          const char *status, const char *message, gboolean pretty)
-{
-    g_autoptr(JsonBuilder) b = json_builder_new();
-    json_builder_begin_object(b);
-#define D(key, v) (json_builder_set_member_name(b, key), json_builder_add_double_value(b, v))
-#define I(key, v) (json_builder_set_member_name(b, key), json_builder_add_int_value(b, v))
-#define S(key, v) (json_builder_set_member_name(b, key), json_builder_add_string_value(b, v))
-    S("model", model_path);
-    S("model_name", m->name);
-    S("formulation", o->formulation);
-    S("jacobian", mbs_jacobian_method_name(f->settings.jacobian));
-    D("step", o->step);
-    D("duration", o->duration);
-    D("penalty", f->settings.penalty);
-    S("status", status);
-    if (message)
-        S("error", message);
-    D("time_reached", f->time);
-    I("steps", s->steps);
-    D("wall_seconds", wall);
-    D("real_time_factor", wall > 0 ? f->time / wall : 0.0);
-    D("energy_initial", s->energy0);
-    D("energy_drift_max", s->energy_drift_max);
-    D("kinetic_energy_max", s->kinetic_energy_max);
-    D("constraint_position_max", s->constraint_position_max);
-    D("constraint_velocity_max", s->constraint_velocity_max);
-    D("constraint_acceleration_max", s->constraint_acceleration_max);
-    I("newton_iterations", s->newton_iterations);
-    I("jacobian_evaluations", s->jacobian_evaluations);
-    json_builder_set_member_name(b, "phase_seconds");
-    json_builder_begin_object(b);
-    D("dynamics", s->time_dynamics);
-    D("jacobian", s->time_jacobian);
-    D("factorization", s->time_factorization);
-    D("projection", s->time_projection);
-    json_builder_end_object(b);
-    int n = f->klass->ncoords(f);
-    g_autofree double *q = g_new0(double, n + 1);
-    g_autofree double *qd = g_new0(double, n + 1);
-    f->klass->coordinates(f, q, qd);
-    json_builder_set_member_name(b, "final_coordinates");
-    json_builder_begin_array(b);
-    for (int i = 0; i < n; ++i)
-        json_builder_add_double_value(b, q[i]);
-    json_builder_end_array(b);
-    json_builder_set_member_name(b, "final_velocities");
-    json_builder_begin_array(b);
-    for (int i = 0; i < n; ++i)
-        json_builder_add_double_value(b, qd[i]);
-    json_builder_end_array(b);
-#undef D
-#undef I
-#undef S
-    json_builder_end_object(b);
-    g_autoptr(JsonNode) root = json_builder_get_root(b);
-    g_autoptr(JsonGenerator) gen = json_generator_new();
-    json_generator_set_pretty(gen, pretty);
-    json_generator_set_root(gen, root);
-    return json_generator_to_data(gen, NULL);
-}
-
 static void print_text(const char *path, const MbsFormulation *f, const MbsRunSummary *s,
                        double wall)
 {
@@ -254,6 +144,9 @@ static void print_text(const char *path, const MbsFormulation *f, const MbsRunSu
            s->jacobian_evaluations);
     printf("  time by phase: dynamics %.3f s, Jacobian %.3f s, factorization %.3f s, projections %.3f s\n",
            s->time_dynamics, s->time_jacobian, s->time_factorization, s->time_projection);
+    if (s->step_cuts)
+        printf("  step cut %ld times after a failed step (smallest step %g s)\n", s->step_cuts,
+               s->step_min);
 }
 
 int esl_cli_run(int argc, char **argv)
@@ -283,9 +176,10 @@ int esl_cli_run(int argc, char **argv)
     int status = 1;
     MbsModel *m = NULL;
     MbsFormulation *f = NULL;
+    MbsRun *run = NULL;
+    EslRunRecorder *recorder = NULL;
     FILE *csv = NULL;
     EslProject *project = NULL;
-    SampleSink sink = {0};
     gint64 run_id = 0;
     g_autofree char *model_text = NULL;
     g_autofree char *resolved = NULL;
@@ -361,11 +255,11 @@ int esl_cli_run(int argc, char **argv)
             fprintf(stderr, "eslabon-cli run: cannot write '%s': %s\n", o.output, g_strerror(errno));
             goto out;
         }
-        csv_header(csv);
-        csv_row(csv, &f->monitors, f->monitors.total);
     }
     long nsteps = mbs_run_step_count(o.duration, o.step);
-    long every = nsteps / SAMPLES_MAX + 1;
+    recorder = esl_run_recorder_new(m);
+    esl_run_recorder_set_sample_every(recorder, nsteps / SAMPLES_MAX + 1, nsteps);
+    esl_run_recorder_set_csv(recorder, csv);
     if (o.project) {
         project = esl_project_open(o.project, TRUE, &error);
         if (!project || !g_file_get_contents(path, &model_text, NULL, &error)) {
@@ -383,49 +277,41 @@ int esl_cli_run(int argc, char **argv)
             fprintf(stderr, "eslabon-cli run: %s\n", error->message);
             goto out;
         }
-        sink = (SampleSink){.project = project, .run_id = run_id, .nbodies = m->nbodies,
-                            .njoints = m->njoints};
-        sink.poses = g_new0(double, (size_t)SAMPLE_BATCH * m->nbodies * 12 + 1);
-        sink.violations = g_new0(double, (size_t)SAMPLE_BATCH * m->njoints + 1);
-        sink_take(&sink, f);
+        esl_run_recorder_set_project(recorder, project, run_id);
     }
 
-    MbsRunSummary sum;
-    mbs_run_summary_init(&sum, f);
-    const char *run_status = "finished";
-    for (long i = 0; i < nsteps; ++i) {
-        int st = mbs_formulation_step(f, &err);
-        if (st != 0) {
-            run_status = "failed";
-            message = g_strdup_printf("%s: %s", path, err.message);
-            break;
-        }
-        mbs_run_summary_add(&sum, f);
-        if (csv)
-            csv_row(csv, &f->monitors, sum.energy0);
-        if (project && ((i + 1) % every == 0 || i + 1 == nsteps)) {
-            sink_take(&sink, f);
-            if (sink.n == SAMPLE_BATCH && !sink_flush(&sink, &error)) {
-                fprintf(stderr, "eslabon-cli run: %s\n", error->message);
-                goto out;
-            }
-        }
+    MbsRunObserver observer = {.sample = esl_run_recorder_sample, .data = recorder, .every = 1};
+    run = mbs_run_new(f, NULL, &observer, &err);
+    if (!run) {
+        fprintf(stderr, "eslabon-cli run: %s: %s\n", path, err.message);
+        goto out;
     }
+    const char *run_status = "finished";
+    if (mbs_run_advance(run, o.duration) == MBS_RUN_FAILED) {
+        run_status = "failed";
+        message = g_strdup_printf("%s: %s", path, mbs_run_error(run)->message);
+    }
+    const MbsRunSummary *sum = mbs_run_summary(run);
     double wall = mbs_clock_now() - wall0;
-    js = summary_json(&o, path, m, f, &sum, wall, run_status, message, TRUE);
+    EslRunSummaryInfo info = {.model_path = path, .model_name = m->name,
+                              .formulation = o.formulation, .status = run_status,
+                              .message = message, .wall_seconds = wall};
+    js = esl_run_summary_json(&info, run, TRUE);
     if (project) {
-        compact = summary_json(&o, path, m, f, &sum, wall, run_status, message, FALSE);
-        if (!sink_flush(&sink, &error) ||
+        compact = esl_run_summary_json(&info, run, FALSE);
+        if (!esl_run_recorder_flush(recorder) ||
             !esl_project_finish_run(project, run_id, message ? ESL_RUN_FAILED : ESL_RUN_FINISHED,
                                     message, compact, wall, &error)) {
-            fprintf(stderr, "eslabon-cli run: %s\n", error->message);
+            fprintf(stderr, "eslabon-cli run: %s\n",
+                    esl_run_recorder_error(recorder) ? esl_run_recorder_error(recorder)
+                                                     : error->message);
             goto out;
         }
     }
     if (o.json)
         printf("%s\n", js);
     else
-        print_text(path, f, &sum, wall);
+        print_text(path, f, sum, wall);
     if (message)
         fprintf(stderr, "eslabon-cli run: %s\n", message);
     else
@@ -434,8 +320,8 @@ int esl_cli_run(int argc, char **argv)
 out:
     if (csv)
         fclose(csv);
-    g_free(sink.poses);
-    g_free(sink.violations);
+    mbs_run_free(run);
+    esl_run_recorder_free(recorder);
     if (project)
         esl_project_close(project);
     mbs_formulation_free(f);

@@ -54,6 +54,7 @@ typedef struct {
     Sparse *sp;                          /* NULL: dense algebra */
     int n, m;
     double alpha, beta, gamma;
+    double h;                            /* size of the current (or last) step */
     double alpha_eff;                    /* alpha in use (see the step: raised when stalling) */
     int easy_steps;
     double *q, *qd, *qdd, *lambda;       /* state and dynamic multipliers lambda* */
@@ -375,15 +376,16 @@ static void solve(Ali3p *a, double *x)
 /* Weight matrix P of the projection: y = P x. */
 static void p_mul(const Ali3p *a, const MbsFormulation *f, int kind, const double *x, double *y)
 {
+    (void)f;
     mbs_natural_mass_mul(a->nat, x, y);
     if (kind == 1 && a->has_KC && a->sp) {
         const Sparse *sp = a->sp;
-        double h = f->settings.step, cC = a->gamma * h, cK = a->beta * h * h;
+        double h = a->h, cC = a->gamma * h, cK = a->beta * h * h;
         for (int c = 0; c < a->n; ++c)
             for (int k = sp->Ap[c]; k < sp->Ap[c + 1]; ++k)
                 y[sp->Ai[k]] += (cC * sp->Cx[k] + cK * sp->Kx[k]) * x[c];
     } else if (kind == 1 && a->has_KC) {
-        double h = f->settings.step;
+        double h = a->h;
         cblas_dgemv(CblasColMajor, CblasNoTrans, a->n, a->n, a->gamma * h, a->C, a->n, x, 1, 1.0,
                     y, 1);
         cblas_dgemv(CblasColMajor, CblasNoTrans, a->n, a->n, a->beta * h * h, a->K, a->n, x, 1,
@@ -421,7 +423,8 @@ static int build_and_factor(Ali3p *a, double cC, double cK, double s, int slot)
 /* Projection matrix A = P + zeta alpha Phi_q^T Phi_q at the current q, factorized in a->T. */
 static int projection_matrix(const MbsFormulation *f, Ali3p *a, int kind, double *zeta)
 {
-    double h = f->settings.step;
+    (void)f;
+    double h = a->h;
     /* The converged projections do not depend on zeta (eqs 6b, 7b drive Phi_dot, Phi_ddot to
      * zero whatever the weight); zeta sets the iteration rate and the conditioning. */
     *zeta = kind == 2 ? 1.0 : a->beta * h * h;
@@ -480,7 +483,7 @@ static void fill_monitors(MbsFormulation *f, Ali3p *a, const double *lam_eff, in
     forces(a, a->q, a->qd, a->Q, &e);
     double power = e.power_nonconservative + driver_power(a, lam_eff);
     if (accumulate)
-        a->work += 0.5 * f->settings.step * (a->power + power);
+        a->work += 0.5 * a->h * (a->power + power);
     a->power = power;
     mo->time = f->time;
     mo->kinetic = e.kinetic;
@@ -531,6 +534,7 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
     a->alpha = a->alpha_eff = s->penalty;
     a->beta = s->newmark_beta;
     a->gamma = s->newmark_gamma;
+    a->h = s->step;
     a->has_KC = a->nat->q_dependent_forces;
     int fail = 0;
     size_t N = (size_t)n, NN = N * N, MM = (size_t)mm, mx = N > MM ? N : MM;
@@ -648,7 +652,7 @@ static void restore(Ali3p *a, double t)
     mbs_natural_constraint_rows(a->nat, a->q, a->qd, t, a->phi, a->J, a->phit, a->cb);
 }
 
-static int ali3p_step(MbsFormulation *f, MbsError *err)
+static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
 {
     Ali3p *a = f->impl;
     const MbsSettings *s = &f->settings;
@@ -656,7 +660,8 @@ static int ali3p_step(MbsFormulation *f, MbsError *err)
     double t_start = mbs_clock_now(), t_dyn = 0.0, t_jac = 0.0, t_fac = 0.0, t_proj = 0.0, c0;
     int n = a->n, m = a->m;
     size_t N = (size_t)n;
-    double h = s->step, beta = a->beta, gamma = a->gamma, alpha = a->alpha_eff;
+    double beta = a->beta, gamma = a->gamma, alpha = a->alpha_eff;
+    a->h = h;
     const double alpha_start = alpha;
     double t = f->time + h;
     if (n == 0) {
@@ -845,6 +850,66 @@ static double ali3p_joint_violation(const MbsFormulation *f, int joint)
     return v;
 }
 
+/* State: q, qd, qdd (n each), lambda* (m), the revolute angle branches (per joint), then
+ * work, power, the penalty factor in use and the count of easy steps that relaxes it. */
+static int ali3p_state_size(const MbsFormulation *f)
+{
+    const Ali3p *a = f->impl;
+    return 3 * a->n + a->m + f->model->njoints + 4;
+}
+
+static void ali3p_state_get(const MbsFormulation *f, double *state)
+{
+    const Ali3p *a = f->impl;
+    size_t N = (size_t)a->n;
+    double *x = state;
+    memcpy(x, a->q, N * sizeof(double));
+    memcpy(x += N, a->qd, N * sizeof(double));
+    memcpy(x += N, a->qdd, N * sizeof(double));
+    memcpy(x += N, a->lambda, (size_t)a->m * sizeof(double));
+    memcpy(x += a->m, a->angle_ref, (size_t)f->model->njoints * sizeof(double));
+    x += f->model->njoints;
+    x[0] = a->work;
+    x[1] = a->power;
+    x[2] = a->alpha_eff;
+    x[3] = a->easy_steps;
+}
+
+static int ali3p_state_set(MbsFormulation *f, const double *state, MbsError *err)
+{
+    (void)err;
+    Ali3p *a = f->impl;
+    size_t N = (size_t)a->n;
+    const double *x = state;
+    memcpy(a->q0, x, N * sizeof(double));
+    memcpy(a->qd0, x += N, N * sizeof(double));
+    memcpy(a->qdd0, x += N, N * sizeof(double));
+    memcpy(a->lambda0, x += N, (size_t)a->m * sizeof(double));
+    memcpy(a->angle_ref, x += a->m, (size_t)f->model->njoints * sizeof(double));
+    x += f->model->njoints;
+    a->work = x[0];
+    a->power = x[1];
+    a->alpha_eff = x[2];
+    a->easy_steps = (int)x[3];
+    if (a->n > 0)
+        restore(a, f->time); /* copies the *0 arrays in and evaluates the constraints there */
+    return 0;
+}
+
+/* The penalty factor in use: raised above the setting while the multiplier iteration stalls. */
+static int ali3p_statistics(const MbsFormulation *f, MbsStatistic *out, int capacity)
+{
+    const Ali3p *a = f->impl;
+    if (capacity > 0)
+        out[0] = (MbsStatistic){"penalty_in_use", a->alpha_eff, ""};
+    return 1;
+}
+
+static void ali3p_reset_statistics(MbsFormulation *f)
+{
+    (void)f;
+}
+
 #define ALI3P_USES                                                                               \
     (MBS_USES_PENALTY | MBS_USES_JACOBIAN | MBS_USES_NEWTON | MBS_USES_NEWMARK |                 \
      MBS_USES_PROJECTION | MBS_USES_ALGEBRA)
@@ -868,4 +933,9 @@ const MbsFormulationClass mbs_ali3p_class = {
     .ncoords = ali3p_ncoords,
     .coordinates = ali3p_coordinates,
     .joint_violation = ali3p_joint_violation,
+    .state_size = ali3p_state_size,
+    .state_get = ali3p_state_get,
+    .state_set = ali3p_state_set,
+    .statistics = ali3p_statistics,
+    .reset_statistics = ali3p_reset_statistics,
 };

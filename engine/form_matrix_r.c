@@ -301,6 +301,45 @@ static int partition_general(MbsFormulation *f, MatrixR *R, MbsError *err)
     return 0;
 }
 
+/* CSC pattern of the dependent block A = Phi_z[rows, dep] from the structural sparsity of
+ * Phi_z, and its KLU analysis (allocates: only when the partition changes). */
+static int sparse_pattern(MbsFormulation *f, MatrixR *R, MbsError *err)
+{
+    const MbsTopology *t = f->model->topo;
+    int nr = R->nr, r = R->r;
+    memset(R->Ap, 0, sizeof(int) * (size_t)(r + 1));
+    for (int i = 0; i < nr; ++i) {
+        if (R->rowidx[i] < 0)
+            continue;
+        for (int p = t->row_ptr[i]; p < t->row_ptr[i + 1]; ++p) {
+            int c = R->depidx[t->row_cols[p]];
+            if (c >= 0)
+                R->Ap[c + 1]++;
+        }
+    }
+    for (int c = 0; c < r; ++c)
+        R->Ap[c + 1] += R->Ap[c];
+    int *cursor = R->jpvt; /* scratch, max(n, nr) >= r entries */
+    for (int c = 0; c < r; ++c)
+        cursor[c] = R->Ap[c];
+    for (int rr = 0; rr < r; ++rr) { /* increasing row order in every column */
+        int i = R->rows[rr];
+        for (int p = t->row_ptr[i]; p < t->row_ptr[i + 1]; ++p) {
+            int c = R->depidx[t->row_cols[p]];
+            if (c >= 0)
+                R->Ai[cursor[c]++] = rr;
+        }
+    }
+    free_klu(R);
+    R->Sym = klu_analyze(r, R->Ap, R->Ai, &R->common);
+    if (!R->Sym)
+        return mbs_error_set(err, MBS_FATAL,
+                             "matrix-r: KLU could not analyse the dependent block (%d x %d,"
+                             " status %d)",
+                             r, r, R->common.status);
+    return 0;
+}
+
 /* Choose dependent/independent coordinates and the kept rows from the current Phi_z.
  * Allocation-free in the dense path; the sparse path re-analyses the pattern (KLU allocates,
  * which happens only when the partition changes). */
@@ -399,39 +438,9 @@ static int partition(MbsFormulation *f, MatrixR *R, MbsError *err)
             R->rowidx[R->rows[k]] = k;
     }
 
-    if (R->sparse && r > 0) {
-        /* CSC pattern of A = Phi_z[rows, dep] from the structural sparsity of Phi_z */
-        memset(R->Ap, 0, sizeof(int) * (size_t)(r + 1));
-        for (int i = 0; i < nr; ++i) {
-            if (R->rowidx[i] < 0)
-                continue;
-            for (int p = t->row_ptr[i]; p < t->row_ptr[i + 1]; ++p) {
-                int c = R->depidx[t->row_cols[p]];
-                if (c >= 0)
-                    R->Ap[c + 1]++;
-            }
-        }
-        for (int c = 0; c < r; ++c)
-            R->Ap[c + 1] += R->Ap[c];
-        int *cursor = R->jpvt; /* scratch, max(n, nr) >= r entries */
-        for (int c = 0; c < r; ++c)
-            cursor[c] = R->Ap[c];
-        for (int rr = 0; rr < r; ++rr) { /* increasing row order in every column */
-            int i = R->rows[rr];
-            for (int p = t->row_ptr[i]; p < t->row_ptr[i + 1]; ++p) {
-                int c = R->depidx[t->row_cols[p]];
-                if (c >= 0)
-                    R->Ai[cursor[c]++] = rr;
-            }
-        }
-        free_klu(R);
-        R->Sym = klu_analyze(r, R->Ap, R->Ai, &R->common);
-        if (!R->Sym)
-            return mbs_error_set(err, MBS_FATAL,
-                                 "matrix-r: KLU could not analyse the dependent block (%d x %d,"
-                                 " status %d)",
-                                 r, r, R->common.status);
-    }
+    int status;
+    if (R->sparse && r > 0 && (status = sparse_pattern(f, R, err)))
+        return status;
 
     R->partitions++;
     R->last_partition_time = f->time;
@@ -1153,11 +1162,9 @@ static int repartition(MbsFormulation *f, MatrixR *R, const char *why, MbsError 
     return 0;
 }
 
-static int matrix_r_step(MbsFormulation *f, MbsError *err)
+static int matrix_r_step(MbsFormulation *f, double h, MbsError *err)
 {
     MatrixR *R = f->impl;
-    const MbsSettings *s = &f->settings;
-    double h = s->step;
     MbsMonitors *mo = &f->monitors;
     double t_start = mbs_clock_now();
     double tp0 = R->t_position + R->t_velocity, td0 = R->t_dynamics + R->t_reduced,
@@ -1237,6 +1244,131 @@ static double matrix_r_joint_violation(const MbsFormulation *f, int joint)
     return v;
 }
 
+/* State: z, zd, zdd (n each); work, power, the condition estimates that trigger a new
+ * partition; the partition itself (mode, r, d, dep then ind: n entries, the kept rows: nr). */
+enum { STATE_SCALARS = 7 };
+
+static int matrix_r_state_size(const MbsFormulation *f)
+{
+    const MatrixR *R = f->impl;
+    return 4 * R->n + R->nr + STATE_SCALARS;
+}
+
+static void matrix_r_state_get(const MbsFormulation *f, double *state)
+{
+    const MatrixR *R = f->impl;
+    int n = R->n;
+    size_t bytes = sizeof(double) * (size_t)n;
+    memcpy(state, R->z, bytes);
+    memcpy(state + n, R->zd, bytes);
+    memcpy(state + 2 * n, R->zdd, bytes);
+    double *x = state + 3 * n;
+    x[0] = R->work_nc;
+    x[1] = R->power_nc;
+    x[2] = R->rcond;
+    x[3] = R->rcond_ref;
+    x[4] = R->general;
+    x[5] = R->r;
+    x[6] = R->d;
+    x += STATE_SCALARS;
+    for (int k = 0; k < R->r; ++k)
+        x[k] = R->dep[k];
+    for (int k = 0; k < R->d; ++k)
+        x[R->r + k] = R->ind[k];
+    for (int k = 0; k < R->nr; ++k)
+        x[n + k] = k < R->r ? R->rows[k] : -1;
+}
+
+/* Apply a partition from a checkpoint when it differs from the current one. */
+static int set_partition(MbsFormulation *f, MatrixR *R, const double *x, MbsError *err)
+{
+    int general = (int)x[4], r = (int)x[5], d = (int)x[6], n = R->n, nr = R->nr;
+    const double *p = x + STATE_SCALARS;
+    int same = general == R->general && r == R->r && d == R->d;
+    for (int k = 0; same && k < r; ++k)
+        same = R->dep[k] == (int)p[k] && R->rows[k] == (int)p[n + k];
+    for (int k = 0; same && k < d; ++k)
+        same = R->ind[k] == (int)p[r + k];
+    if (same)
+        return 0;
+    if (r < 0 || d < 0 || r + d != n || r > nr)
+        return mbs_error_set(err, MBS_FATAL, "matrix-r: the checkpoint's partition does not fit "
+                             "this model");
+    R->general = general;
+    R->r = r;
+    R->d = d;
+    for (int k = 0; k < n; ++k)
+        R->depidx[k] = -1;
+    for (int k = 0; k < nr; ++k)
+        R->rowidx[k] = -1;
+    for (int k = 0; k < r; ++k) {
+        R->dep[k] = (int)p[k];
+        R->rows[k] = (int)p[n + k];
+        R->depidx[R->dep[k]] = k;
+        R->rowidx[R->rows[k]] = k;
+    }
+    for (int k = 0; k < d; ++k)
+        R->ind[k] = (int)p[r + k];
+    return R->sparse && !general && r > 0 ? sparse_pattern(f, R, err) : 0;
+}
+
+static int matrix_r_state_set(MbsFormulation *f, const double *state, MbsError *err)
+{
+    MatrixR *R = f->impl;
+    const MbsModel *m = f->model;
+    int n = R->n, status;
+    size_t bytes = sizeof(double) * (size_t)n;
+    const double *x = state + 3 * n;
+    if ((status = set_partition(f, R, x, err)))
+        return status;
+    memcpy(R->z, state, bytes);
+    memcpy(R->zd, state + n, bytes);
+    memcpy(R->zdd, state + 2 * n, bytes);
+    R->work_nc = x[0];
+    R->power_nc = x[1];
+    R->rcond = x[2];
+    R->rcond_ref = x[3];
+    /* the block is factorized again by the next evaluation before any use */
+    mbs_kinematics_positions(m, &R->kin, R->z);
+    mbs_kinematics_velocities(m, &R->kin, R->zd);
+    mbs_constraints_eval(m, &R->kin, f->time, R->z, R->phi, R->phiz, R->phit);
+    return 0;
+}
+
+/* Phase times and counters accumulated since init or the last reset (eslabon-cli bench
+ * matrix-r), and the partition. */
+static int matrix_r_statistics(const MbsFormulation *f, MbsStatistic *out, int capacity)
+{
+    const MatrixR *R = f->impl;
+    const MbsStatistic all[] = {
+        {"time_position", R->t_position, "s"},
+        {"time_velocity", R->t_velocity, "s"},
+        {"time_rz", R->t_rz, "s"},
+        {"time_dynamics", R->t_dynamics, "s"},
+        {"time_reduced", R->t_reduced, "s"},
+        {"time_solve", R->t_solve, "s"},
+        {"time_jacobian", R->t_jacobian, "s"},
+        {"evaluations", (double)R->evaluations, ""},
+        {"position_iterations", (double)R->position_iterations, ""},
+        {"partitions", (double)R->partitions, ""},
+        {"independent_coordinates", (double)R->d, ""},
+        {"dependent_block_rcond", R->rcond, ""},
+    };
+    int count = (int)(sizeof all / sizeof all[0]);
+    for (int i = 0; i < count && i < capacity; ++i)
+        out[i] = all[i];
+    return count;
+}
+
+static void matrix_r_reset_statistics(MbsFormulation *f)
+{
+    MatrixR *R = f->impl;
+    R->t_position = R->t_velocity = R->t_rz = R->t_dynamics = R->t_reduced = R->t_solve =
+        R->t_jacobian = 0.0;
+    R->evaluations = 0;
+    R->position_iterations = 0;
+}
+
 const MbsFormulationClass mbs_matrix_r_class = {
     .name = "matrix-r",
     .description = MBS_N_("Semi-recursive Matrix R (double velocity transformation), "
@@ -1250,6 +1382,11 @@ const MbsFormulationClass mbs_matrix_r_class = {
     .ncoords = matrix_r_ncoords,
     .coordinates = matrix_r_coordinates,
     .joint_violation = matrix_r_joint_violation,
+    .state_size = matrix_r_state_size,
+    .state_get = matrix_r_state_get,
+    .state_set = matrix_r_state_set,
+    .statistics = matrix_r_statistics,
+    .reset_statistics = matrix_r_reset_statistics,
 };
 
 int mbs_matrix_r_stats(const MbsFormulation *f, MbsMatrixRStats *out)
@@ -1280,13 +1417,3 @@ int mbs_matrix_r_stats(const MbsFormulation *f, MbsMatrixRStats *out)
     return 0;
 }
 
-void mbs_matrix_r_reset_timers(MbsFormulation *f)
-{
-    if (!f || f->klass != &mbs_matrix_r_class || !f->impl)
-        return;
-    MatrixR *R = f->impl;
-    R->t_position = R->t_velocity = R->t_rz = R->t_dynamics = R->t_reduced = R->t_solve =
-        R->t_jacobian = 0.0;
-    R->evaluations = 0;
-    R->position_iterations = 0;
-}

@@ -1,5 +1,6 @@
 /* `matrix-r`: what the semi-recursive Matrix R formulation reports beyond the common monitors
- * (coordinate partition, repartition events, accumulated phase times for the benchmark). */
+ * (coordinate partition, repartition events; the phase times and counters are also published
+ * through the statistics hook of the vtable, which the benchmark reads). */
 #ifndef FORM_MATRIX_R_H
 #define FORM_MATRIX_R_H
 
@@ -33,6 +34,5 @@ typedef struct {
 /* Fills out; returns -1 when f is not a matrix-r formulation. Pointers stay valid until the
  * next step. */
 int mbs_matrix_r_stats(const MbsFormulation *f, MbsMatrixRStats *out);
-void mbs_matrix_r_reset_timers(MbsFormulation *f);
 
 #endif

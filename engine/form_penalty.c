@@ -12,7 +12,6 @@
  * serves both projections.
  */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,7 +39,6 @@ typedef struct {
     void **nd_ctx;
     double *z, *zd, *zdd;     /* state at the current time */
     double *z0, *zd0, *zdd0;  /* state at the start of the (sub)step */
-    double *zb, *zdb, *zddb;  /* state at the start of the step, kept while cutting it */
     double *M, *K, *C, *T, *Q, *f;
     double *phi, *phiz, *phit, *bias, *rv, *tmp;
     double *jac_work;
@@ -121,7 +119,7 @@ static void penalty_finalize(MbsFormulation *f)
     }
     free(P->nd);
     free(P->nd_ctx);
-    double *arrays[] = {P->z, P->zd, P->zdd, P->z0, P->zd0, P->zdd0, P->zb, P->zdb, P->zddb,
+    double *arrays[] = {P->z, P->zd, P->zdd, P->z0, P->zd0, P->zdd0,
                         P->M, P->K, P->C, P->T,
                         P->Q, P->f, P->phi, P->phiz, P->phit, P->bias, P->rv, P->tmp,
                         P->jac_work};
@@ -161,9 +159,6 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
     P->z0 = alloc_doubles(n, &fail);
     P->zd0 = alloc_doubles(n, &fail);
     P->zdd0 = alloc_doubles(n, &fail);
-    P->zb = alloc_doubles(n, &fail);
-    P->zdb = alloc_doubles(n, &fail);
-    P->zddb = alloc_doubles(n, &fail);
     P->M = alloc_doubles(nn, &fail);
     P->K = alloc_doubles(nn, &fail);
     P->C = alloc_doubles(nn, &fail);
@@ -333,43 +328,65 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
     return 0;
 }
 
-/* A step of size h; when Newton fails it is cut into 2, 4, then 8 substeps (the trapezoidal
- * rule needs nothing but the current state, so substeps chain exactly). */
-static int penalty_step(MbsFormulation *f, MbsError *err)
+/* A step of size h (the run driver cuts it when Newton fails). */
+static int penalty_step(MbsFormulation *f, double h, MbsError *err)
 {
-    Penalty *P = f->impl;
     MbsMonitors *mo = &f->monitors;
-    size_t bytes = sizeof(double) * (size_t)P->n;
-    double t_start = mbs_clock_now(), t0 = f->time, work0 = P->work_nc, power0 = P->power_nc;
+    double t_start = mbs_clock_now();
     mo->time_dynamics = mo->time_jacobian = mo->time_factorization = mo->time_projection = 0.0;
     mo->jacobian_evaluations = mo->newton_iterations = 0;
-    memcpy(P->zb, P->z, bytes);
-    memcpy(P->zdb, P->zd, bytes);
-    memcpy(P->zddb, P->zdd, bytes);
-    int status = 0;
-    for (int level = 0; level <= 3; ++level) {
-        int substeps = 1 << level;
-        status = 0;
-        for (int k = 0; k < substeps && status == 0; ++k)
-            status = advance(f, f->settings.step / substeps, err);
-        if (status == 0)
-            break;
-        memcpy(P->z, P->zb, bytes);
-        memcpy(P->zd, P->zdb, bytes);
-        memcpy(P->zdd, P->zddb, bytes);
-        f->time = t0;
-        P->work_nc = work0;
-        P->power_nc = power0;
-    }
-    if (status != 0 && err) {
-        mbs_kinematics_positions(f->model, &P->kin, P->z);
-        mbs_kinematics_velocities(f->model, &P->kin, P->zd);
-        size_t len = strlen(err->message);
-        snprintf(err->message + len, sizeof err->message - len,
-                 " (also with the step cut into 8)");
-    }
+    int status = advance(f, h, err);
     mo->time_step = mbs_clock_now() - t_start;
     return status;
+}
+
+/* State: z, zd, zdd, then the accumulated work and the power of non-conservative forces. */
+static int penalty_state_size(const MbsFormulation *f)
+{
+    return 3 * ((const Penalty *)f->impl)->n + 2;
+}
+
+static void penalty_state_get(const MbsFormulation *f, double *state)
+{
+    const Penalty *P = f->impl;
+    size_t bytes = sizeof(double) * (size_t)P->n;
+    memcpy(state, P->z, bytes);
+    memcpy(state + P->n, P->zd, bytes);
+    memcpy(state + 2 * P->n, P->zdd, bytes);
+    state[3 * P->n] = P->work_nc;
+    state[3 * P->n + 1] = P->power_nc;
+}
+
+static int penalty_state_set(MbsFormulation *f, const double *state, MbsError *err)
+{
+    (void)err;
+    Penalty *P = f->impl;
+    const MbsModel *m = f->model;
+    size_t bytes = sizeof(double) * (size_t)P->n;
+    memcpy(P->z, state, bytes);
+    memcpy(P->zd, state + P->n, bytes);
+    memcpy(P->zdd, state + 2 * P->n, bytes);
+    P->work_nc = state[3 * P->n];
+    P->power_nc = state[3 * P->n + 1];
+    /* what the end of a step leaves current: kinematics and constraints at the state */
+    mbs_kinematics_positions(m, &P->kin, P->z);
+    mbs_kinematics_velocities(m, &P->kin, P->zd);
+    mbs_constraints_eval(m, &P->kin, f->time, P->z, P->phi, P->phiz, P->phit);
+    mbs_constraints_bias(m, &P->kin, f->time, P->bias);
+    return 0;
+}
+
+static int penalty_statistics(const MbsFormulation *f, MbsStatistic *out, int capacity)
+{
+    (void)f;
+    (void)out;
+    (void)capacity;
+    return 0;
+}
+
+static void penalty_reset_statistics(MbsFormulation *f)
+{
+    (void)f;
 }
 
 static void penalty_body_pose(const MbsFormulation *f, int body, double R[9], double p[3])
@@ -414,4 +431,9 @@ const MbsFormulationClass mbs_penalty_class = {
     .ncoords = penalty_ncoords,
     .coordinates = penalty_coordinates,
     .joint_violation = penalty_joint_violation,
+    .state_size = penalty_state_size,
+    .state_get = penalty_state_get,
+    .state_set = penalty_state_set,
+    .statistics = penalty_statistics,
+    .reset_statistics = penalty_reset_statistics,
 };

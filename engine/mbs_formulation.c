@@ -1,5 +1,6 @@
 #include "mbs_formulation.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,7 +150,12 @@ MbsFormulation *mbs_formulation_new(const char *name, const MbsModel *m, const M
 
 int mbs_formulation_step(MbsFormulation *f, MbsError *err)
 {
-    int status = f->klass->step(f, err);
+    return mbs_formulation_step_by(f, f->settings.step, err);
+}
+
+int mbs_formulation_step_by(MbsFormulation *f, double h, MbsError *err)
+{
+    int status = f->klass->step(f, h, err);
     f->monitors.time = f->time;
     if (status == 0) {
         f->steps++;
@@ -188,4 +194,64 @@ void mbs_formulation_point_position(const MbsFormulation *f, int point, double o
     mbs_formulation_body_pose(f, pt->body, R, p);
     mbs_m3_mulv(R, pt->pos, out);
     mbs_v3_add(out, p, out);
+}
+
+int mbs_checkpoint_init(MbsCheckpoint *c, const MbsFormulation *f, MbsError *err)
+{
+    memset(c, 0, sizeof *c);
+    c->klass = f->klass;
+    c->size = f->klass->state_size(f);
+    c->state = calloc((size_t)c->size + 1, sizeof(double));
+    if (!c->state)
+        return mbs_error_set(err, MBS_FATAL, "out of memory for a checkpoint of %d values",
+                             c->size);
+    return 0;
+}
+
+void mbs_checkpoint_free(MbsCheckpoint *c)
+{
+    free(c->state);
+    c->state = NULL;
+    c->size = 0;
+}
+
+void mbs_formulation_save(const MbsFormulation *f, MbsCheckpoint *c)
+{
+    c->time = f->time;
+    c->steps = f->steps;
+    c->monitors = f->monitors;
+    f->klass->state_get(f, c->state);
+}
+
+int mbs_formulation_restore(MbsFormulation *f, const MbsCheckpoint *c, MbsError *err)
+{
+    if (c->klass != f->klass || c->size != f->klass->state_size(f))
+        return mbs_error_set(err, MBS_FATAL, "%s: a checkpoint of %s with %d values does not fit "
+                             "a state of %d", f->klass->name, c->klass ? c->klass->name : "?",
+                             c->size, f->klass->state_size(f));
+    f->time = c->time;
+    f->steps = c->steps;
+    int status = f->klass->state_set(f, c->state, err);
+    f->monitors = c->monitors;
+    return status;
+}
+
+int mbs_formulation_statistics(const MbsFormulation *f, MbsStatistic *out, int capacity)
+{
+    return f->klass->statistics(f, out, capacity);
+}
+
+double mbs_formulation_statistic(const MbsFormulation *f, const char *name, double fallback)
+{
+    MbsStatistic stats[64];
+    int n = f->klass->statistics(f, stats, 64);
+    for (int i = 0; i < n && i < 64; ++i)
+        if (!strcmp(stats[i].name, name))
+            return stats[i].value;
+    return fallback;
+}
+
+void mbs_formulation_reset_statistics(MbsFormulation *f)
+{
+    f->klass->reset_statistics(f);
 }

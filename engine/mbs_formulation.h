@@ -88,6 +88,14 @@ typedef struct {
 
 typedef struct MbsFormulation MbsFormulation;
 
+/* A named counter or timer a formulation publishes (MbsFormulationClass.statistics), e.g. the
+ * phase times of matrix-r; value accumulated since init or the last reset. */
+typedef struct {
+    const char *name;  /* stable identifier, e.g. "time_position" */
+    double value;
+    const char *unit;  /* "s", "" for a count */
+} MbsStatistic;
+
 /* Which settings beyond step and duration a formulation reads (MbsFormulationClass.uses), so a
  * front end offers only those. */
 enum {
@@ -108,7 +116,10 @@ typedef struct {
     /* uses narrowed to what a run of this model reads (NULL: uses); see mbs_formulation_uses */
     unsigned (*uses_for_model)(const MbsModel *m);
     int (*init)(MbsFormulation *f, MbsError *err);      /* allocate workspaces, assemble */
-    int (*step)(MbsFormulation *f, MbsError *err);      /* advance one step of size h */
+    /* Advance one step of size h (the run driver's; it may be below settings.step when the
+     * driver cuts the step). On a recoverable failure the state may be anywhere: the driver
+     * restores its checkpoint. */
+    int (*step)(MbsFormulation *f, double h, MbsError *err);
     void (*finalize)(MbsFormulation *f);                /* release workspaces */
     /* Pose of a body: x = R x_drawn + p maps drawn coordinates to current ones. */
     void (*body_pose)(const MbsFormulation *f, int body, double R[9], double p[3]);
@@ -117,6 +128,18 @@ typedef struct {
     void (*coordinates)(const MbsFormulation *f, double *q, double *qd);
     /* Max |violation| of the constraints that belong to one joint (0 for tree joints). */
     double (*joint_violation)(const MbsFormulation *f, int joint);
+    /* Checkpoint of the formulation's own state (coordinates, velocities, accelerations,
+     * multipliers, accumulated work, adaptive parameters...): state_size doubles, copied out by
+     * state_get (no allocation) and back by state_set, after which stepping repeats the
+     * original trajectory bit for bit. Time, step count and monitors are saved by
+     * mbs_formulation_save. */
+    int (*state_size)(const MbsFormulation *f);
+    void (*state_get)(const MbsFormulation *f, double *state);
+    int (*state_set)(MbsFormulation *f, const double *state, MbsError *err);
+    /* Named counters and timers: fills at most capacity entries, returns how many there are
+     * (names and units are static strings). reset_statistics zeroes them. */
+    int (*statistics)(const MbsFormulation *f, MbsStatistic *out, int capacity);
+    void (*reset_statistics)(MbsFormulation *f);
 } MbsFormulationClass;
 
 struct MbsFormulation {
@@ -142,11 +165,36 @@ unsigned mbs_formulation_uses(const MbsFormulationClass *k, const MbsModel *m);
  * Returns NULL with err filled when the model cannot be assembled. */
 MbsFormulation *mbs_formulation_new(const char *name, const MbsModel *m, const MbsSettings *s,
                                     MbsError *err);
+/* One step of settings.step (no step cutting: mbs_run_* does that). */
 int mbs_formulation_step(MbsFormulation *f, MbsError *err);
+/* One step of size h. */
+int mbs_formulation_step_by(MbsFormulation *f, double h, MbsError *err);
 void mbs_formulation_free(MbsFormulation *f);
 
 void mbs_formulation_body_pose(const MbsFormulation *f, int body, double R[9], double p[3]);
 /* Current position of a model point (index into m->points). */
 void mbs_formulation_point_position(const MbsFormulation *f, int point, double out[3]);
+
+/* Everything needed to restart a formulation exactly: sized for one formulation object by
+ * mbs_checkpoint_init (allocates), filled by mbs_formulation_save and applied by
+ * mbs_formulation_restore (neither allocates). */
+typedef struct {
+    const MbsFormulationClass *klass; /* the formulation it was sized for */
+    double time;
+    long steps;
+    MbsMonitors monitors;
+    int size;       /* doubles of the formulation's own state */
+    double *state;
+} MbsCheckpoint;
+
+int mbs_checkpoint_init(MbsCheckpoint *c, const MbsFormulation *f, MbsError *err);
+void mbs_checkpoint_free(MbsCheckpoint *c);
+void mbs_formulation_save(const MbsFormulation *f, MbsCheckpoint *c);
+int mbs_formulation_restore(MbsFormulation *f, const MbsCheckpoint *c, MbsError *err);
+
+/* Statistics (MbsFormulationClass.statistics): the value of one by name, or fallback. */
+int mbs_formulation_statistics(const MbsFormulation *f, MbsStatistic *out, int capacity);
+double mbs_formulation_statistic(const MbsFormulation *f, const char *name, double fallback);
+void mbs_formulation_reset_statistics(MbsFormulation *f);
 
 #endif

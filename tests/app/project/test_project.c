@@ -122,7 +122,7 @@ static gint64 write_finished_run(EslProject *p, gint64 model_id, int n, int nbod
     esl_project_append_samples(p, run, m + n / 2, poses + (size_t)(n / 2) * nbodies * 12,
                                viol + (n / 2) * NJ, n - n / 2, NULL);
     esl_project_finish_run(p, run, ESL_RUN_FINISHED, NULL,
-                           "{\"max_energy_drift\": 1.25e-06, \"steps\": 750}", 0.5, NULL);
+                           "{\"energy_drift_max\": 1.25e-06, \"steps\": 750}", 0.5, NULL);
     return run;
 }
 
@@ -182,7 +182,7 @@ static void test_round_trip(void)
            "NaN violation refused naming the joint: %s", error ? error->message : "");
     g_clear_error(&error);
 
-    const char *summary = "{\"max_energy_drift\": 3.3333333333333335e-07, \"steps\": 100}";
+    const char *summary = "{\"energy_drift_max\": 3.3333333333333335e-07, \"steps\": 100}";
     ok = esl_project_finish_run(p, run, ESL_RUN_FINISHED, NULL, summary, 1.0 / 3.0, &error);
     tap_ok(ok, "run finished");
     ok = esl_project_append_samples(p, run, m, poses, viol, 1, &error);

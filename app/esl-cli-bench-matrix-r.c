@@ -8,9 +8,9 @@
 #include "eslabon-config.h"
 #include "esl-cli-bench.h"
 #include "esl-model-file.h"
-#include "form_matrix_r.h"
 #include "mbs_clock.h"
 #include "mbs_formulation.h"
+#include "mbs_run.h"
 #include "mbs_topology.h"
 
 enum { PH_POS, PH_VEL, PH_RZ, PH_DYN, PH_RED, PH_SOLVE, PH_TOTAL, NPH };
@@ -30,32 +30,32 @@ static int measure(const MbsModel *m, int sparse, int evaluations, double out[NP
     MbsSettings s;
     mbs_settings_defaults(&s);
     s.step = 1e-2;
-    s.matrix_r_sparse = sparse;
+    mbs_settings_set_number_for(&s, "matrix-r", "algebra", sparse, NULL);
     MbsError err;
     MbsFormulation *f = mbs_formulation_new("matrix-r", m, &s, &err);
     if (!f) {
         fprintf(stderr, "%s\n", err.message);
         return -1;
     }
-    mbs_matrix_r_reset_timers(f);
+    mbs_formulation_reset_statistics(f);
     int steps = evaluations / 4;
+    MbsRun *run = mbs_run_new(f, NULL, NULL, &err);
     double t0 = mbs_clock_now();
-    for (int i = 0; i < steps; ++i)
-        if (mbs_formulation_step(f, &err)) {
-            fprintf(stderr, "%s\n", err.message);
-            mbs_formulation_free(f);
-            return -1;
-        }
+    if (!run || mbs_run_advance(run, steps * s.step) != MBS_RUN_REACHED) {
+        fprintf(stderr, "%s\n", run ? mbs_run_error(run)->message : err.message);
+        mbs_run_free(run);
+        mbs_formulation_free(f);
+        return -1;
+    }
     out[PH_TOTAL] = mbs_clock_now() - t0;
-    MbsMatrixRStats st;
-    mbs_matrix_r_stats(f, &st);
-    out[PH_POS] = st.t_position;
-    out[PH_VEL] = st.t_velocity;
-    out[PH_RZ] = st.t_rz;
-    out[PH_DYN] = st.t_dynamics;
-    out[PH_RED] = st.t_reduced;
-    out[PH_SOLVE] = st.t_solve;
-    *iters = st.position_iterations;
+    mbs_run_free(run);
+    /* the phase times matrix-r publishes through the statistics hook */
+    static const char *const statistic[PH_TOTAL] = {"time_position", "time_velocity", "time_rz",
+                                                    "time_dynamics", "time_reduced",
+                                                    "time_solve"};
+    for (int p = 0; p < PH_TOTAL; ++p)
+        out[p] = mbs_formulation_statistic(f, statistic[p], 0.0);
+    *iters = (long)mbs_formulation_statistic(f, "position_iterations", 0.0);
     mbs_formulation_free(f);
     return 0;
 }

@@ -36,16 +36,14 @@ static BenchRun bench_once(const MbsModel *m, const char *formulation, const Mbs
         g_strlcpy(r.message, err.message, sizeof r.message);
         return r;
     }
-    mbs_run_summary_init(&r.summary, f);
-    long n = mbs_run_step_count(s->duration, s->step);
-    for (long i = 0; i < n; ++i) {
-        if (mbs_formulation_step(f, &err)) {
-            r.failed = 1;
-            g_strlcpy(r.message, err.message, sizeof r.message);
-            break;
-        }
-        mbs_run_summary_add(&r.summary, f);
+    MbsRun *run = mbs_run_new(f, NULL, NULL, &err);
+    if (!run || mbs_run_advance(run, s->duration) == MBS_RUN_FAILED) {
+        r.failed = 1;
+        g_strlcpy(r.message, run ? mbs_run_error(run)->message : err.message, sizeof r.message);
     }
+    if (run)
+        r.summary = *mbs_run_summary(run);
+    mbs_run_free(run);
     r.wall = mbs_clock_now() - t0;
     mbs_formulation_free(f);
     return r;
@@ -90,7 +88,7 @@ static int bench_penalty(const char *models_dir, int runs, double duration, cons
             mbs_settings_defaults(&s);
             s.step = steps[k];
             s.duration = duration;
-            s.jacobian = (MbsJacobianMethod)mbs_jacobian_method_from_name(jac);
+            mbs_settings_set_for(&s, "penalty", "jacobian", jac, NULL);
             double walls[64];
             BenchRun last = {0};
             int nr = runs < 64 ? runs : 64;
@@ -143,8 +141,8 @@ static int bench_jacobian(const char *models_dir, int runs, double duration)
                     MbsSettings s;
                     mbs_settings_defaults(&s);
                     s.duration = duration;
-                    s.jacobian = (MbsJacobianMethod)method;
-                    s.threads = t + 1;
+                    mbs_settings_set_number_for(&s, "penalty", "jacobian", method, NULL);
+                    mbs_settings_set_number_for(&s, "penalty", "threads", t + 1, NULL);
                     BenchRun b = bench_once(m, "penalty", &s);
                     if (b.failed) {
                         fprintf(stderr, "eslabon-cli bench: %s: %s\n", models[i], b.message);

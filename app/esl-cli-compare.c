@@ -124,6 +124,15 @@ static void print_json(const CompareOptions *o, const char *path, char **forms,
     printf("%s\n", text);
 }
 
+/* --alpha reaches every formulation with a penalty factor (the others have none to set). */
+static MbsSettings with_alpha(const MbsSettings *common, const char *formulation, double alpha)
+{
+    MbsSettings s = *common;
+    if (alpha > 0)
+        mbs_settings_set_number_for(&s, formulation, "alpha", alpha, NULL);
+    return s;
+}
+
 int esl_cli_compare(int argc, char **argv)
 {
     CompareOptions o = {.step = 1e-2, .duration = 5.0};
@@ -194,11 +203,10 @@ int esl_cli_compare(int argc, char **argv)
     MbsSettings s;
     mbs_settings_defaults(&s);
     s.duration = o.duration;
-    if (o.alpha > 0)
-        s.penalty = o.alpha;
     MbsError err = {0};
     s.step = o.reference_step;
-    if (mbs_trajectory_record(m, o.reference, &s, (int)round(ratio), (int *)(void *)pts->data,
+    MbsSettings sr = with_alpha(&s, o.reference, o.alpha);
+    if (mbs_trajectory_record(m, o.reference, &sr, (int)round(ratio), (int *)(void *)pts->data,
                               (int)pts->len, &ref, &err) != 0 || ref.failed) {
         fprintf(stderr, "eslabon-cli compare: %s: reference run (%s, h = %g s) failed: %s\n",
                 argv[1], o.reference, o.reference_step, ref.failed ? ref.error.message : err.message);
@@ -208,7 +216,8 @@ int esl_cli_compare(int argc, char **argv)
     dev = g_new0(double, n);
     s.step = o.step;
     for (int i = 0; i < n; ++i) {
-        if (mbs_trajectory_record(m, forms[i], &s, 1, (int *)(void *)pts->data, (int)pts->len,
+        MbsSettings si = with_alpha(&s, forms[i], o.alpha);
+        if (mbs_trajectory_record(m, forms[i], &si, 1, (int *)(void *)pts->data, (int)pts->len,
                                   &runs[i], &err) != 0) {
             runs[i].error = err;
             dev[i] = NAN;

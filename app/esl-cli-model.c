@@ -11,6 +11,7 @@
 #include "esl-generate.h"
 #include "esl-model-file.h"
 #include "mbs_constraints.h"
+#include "mbs_force.h"
 #include "mbs_topology.h"
 
 /* Relative coordinates (node indices) of joint j in coordinate order; returns the count. */
@@ -26,13 +27,29 @@ static int joint_coordinates(const MbsModel *m, int j, int out[3])
 
 static const char *force_type_name(MbsForceType t)
 {
-    switch (t) {
-    case MBS_FORCE_TSDA: return "tsda";
-    case MBS_FORCE_RSDA: return "rsda";
-    case MBS_FORCE_CONSTANT: return "force";
-    case MBS_FORCE_TORQUE: return "torque";
+    const MbsForceClass *c = mbs_force_class(t);
+    return c ? c->name : "unknown";
+}
+
+/* "stiffness 500 N/m, damping 5 N·s/m, ...": the element's numbers from its class. */
+static void print_force_fields(const MbsForce *f)
+{
+    const MbsForceClass *c = mbs_force_class(f->type);
+    for (const MbsForceField *fd = c ? c->fields : NULL; fd && fd->name; ++fd) {
+        const double *x = mbs_force_field_values(f, fd);
+        printf("%s%s ", fd == c->fields ? "  " : ", ", fd->name);
+        if (fd->count == 3)
+            printf("[%.6g, %.6g, %.6g]", x[0], x[1], x[2]);
+        else
+            printf("%.6g", x[0]);
+        printf(" %s", fd->unit);
     }
-    return "unknown";
+}
+
+/* Fields of the model that change with parameter p (mbs_model_parameter_dependents). */
+static int count_dependents(const MbsModel *m, int p)
+{
+    return mbs_model_parameter_dependents(m, p, NULL, 0);
 }
 
 static void print_info_text(const char *path, const MbsModel *m, int rank)
@@ -72,13 +89,17 @@ static void print_info_text(const char *path, const MbsModel *m, int rank)
     }
     if (m->nforces) {
         printf("\nForces: %d\n", m->nforces);
-        for (int f = 0; f < m->nforces; ++f)
-            printf("  %-16s %s\n", m->forces[f].name, force_type_name(m->forces[f].type));
+        for (int f = 0; f < m->nforces; ++f) {
+            printf("  %-16s %-7s", m->forces[f].name, force_type_name(m->forces[f].type));
+            print_force_fields(&m->forces[f]);
+            printf("\n");
+        }
     }
     if (m->nparameters) {
         printf("\nParameters: %d\n", m->nparameters);
         for (int p = 0; p < m->nparameters; ++p)
-            printf("  %-16s %.12g\n", m->parameters[p].name, m->parameters[p].value);
+            printf("  %-16s %-14.12g (%d dependent fields)\n", m->parameters[p].name,
+                   m->parameters[p].value, count_dependents(m, p));
     }
     printf("\nRelative coordinates: %d\n", nc);
     printf("Constraint equations: %d (%d loop closure, %d driver)\n", nr, nr - ndrivers, ndrivers);
@@ -162,6 +183,19 @@ static void print_info_json(const char *path, const MbsModel *m, int rank)
         json_builder_add_string_value(b, m->forces[f].name);
         json_builder_set_member_name(b, "type");
         json_builder_add_string_value(b, force_type_name(m->forces[f].type));
+        const MbsForceClass *c = mbs_force_class(m->forces[f].type);
+        for (const MbsForceField *fd = c ? c->fields : NULL; fd && fd->name; ++fd) {
+            const double *x = mbs_force_field_values(&m->forces[f], fd);
+            json_builder_set_member_name(b, fd->name);
+            if (fd->count == 1) {
+                json_builder_add_double_value(b, x[0]);
+                continue;
+            }
+            json_builder_begin_array(b);
+            for (int k = 0; k < fd->count; ++k)
+                json_builder_add_double_value(b, x[k]);
+            json_builder_end_array(b);
+        }
         json_builder_end_object(b);
     }
     json_builder_end_array(b);

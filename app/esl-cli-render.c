@@ -13,6 +13,7 @@
 #include "esl-models-dir.h"
 #include "esl-model-file.h"
 #include "mbs_formulation.h"
+#include "mbs_run.h"
 
 #ifdef ESLABON_HAVE_RENDERER
 #include <gdk-pixbuf/gdk-pixbuf.h>
@@ -64,14 +65,16 @@ static gboolean simulate_to(const MbsModel *m, const char *formulation, double s
                     err.message);
         return FALSE;
     }
-    while (f->time < t - 0.5 * f->settings.step) {
-        if (mbs_formulation_step(f, &err) < 0) {
-            g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                        "simulation failed at t = %g s: %s", f->time, err.message);
-            mbs_formulation_free(f);
-            return FALSE;
-        }
+    /* the run driver cuts the step where a formulation fails recoverably */
+    MbsRun *run = mbs_run_new(f, NULL, NULL, &err);
+    if (!run || mbs_run_advance(run, t + 0.5 * f->settings.step) == MBS_RUN_FAILED) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "simulation failed at t = %g s: %s",
+                    f->time, run ? mbs_run_error(run)->message : err.message);
+        mbs_run_free(run);
+        mbs_formulation_free(f);
+        return FALSE;
     }
+    mbs_run_free(run);
     for (int b = 0; b < m->nbodies; b++)
         mbs_formulation_body_pose(f, b, poses + 12 * b, poses + 12 * b + 9);
     for (int j = 0; j < m->njoints; j++)

@@ -9,22 +9,19 @@
 #include <string.h>
 
 #include "esl-cli.h"
+#include "esl-cli-settings.h"
 #include "esl-model-file.h"
 #include "esl-models-dir.h"
 #include "esl-project.h"
+#include "esl-run-recorder.h"
+#include "esl-settings-json.h"
 #include "mbs_clock.h"
 #include "mbs_run.h"
 
 #define SAMPLES_MAX 4000 /* stored in a project per run: enough to replay and re-plot */
-#define SAMPLE_BATCH 200
 
 typedef struct {
     char *formulation;
-    double step, duration, alpha;
-    int threads;
-    char *integrator, *algebra, *projection;
-    char **dofs;
-    char *jacobian;
     char **set;
     char *output, *project;
     gboolean json;
@@ -65,180 +62,6 @@ static char *overrides_json(GArray *overrides)
     return json_to_string(root, FALSE);
 }
 
-/* Formulation-specific options into the settings; FALSE with a message on stderr. */
-static gboolean formulation_options(const RunOptions *o, const MbsModel *m, MbsSettings *s)
-{
-    if (o->integrator) {
-        if (strcmp(o->integrator, "rk4") && strcmp(o->integrator, "trapezoidal")) {
-            fprintf(stderr, "eslabon-cli run: --integrator must be rk4 or trapezoidal\n");
-            return FALSE;
-        }
-        s->matrix_r_integrator = !strcmp(o->integrator, "trapezoidal");
-    }
-    if (o->algebra) {
-        if (strcmp(o->algebra, "dense") && strcmp(o->algebra, "sparse")) {
-            fprintf(stderr, "eslabon-cli run: --algebra must be dense or sparse\n");
-            return FALSE;
-        }
-        int sparse = !strcmp(o->algebra, "sparse");
-        s->matrix_r_sparse = sparse;
-        s->ali3p_solver = sparse ? 2 : 1;
-    }
-    if (o->projection) {
-        if (strcmp(o->projection, "mass") && strcmp(o->projection, "mdk")) {
-            fprintf(stderr, "eslabon-cli run: --projection must be mass or mdk\n");
-            return FALSE;
-        }
-        s->projection_kind = !strcmp(o->projection, "mdk");
-    }
-    if (o->dofs && o->dofs[0] && g_str_equal(o->dofs[0], "auto")) {
-        if (o->dofs[1]) {
-            fprintf(stderr, "eslabon-cli run: --dof auto goes alone\n");
-            return FALSE;
-        }
-        s->matrix_r_ndofs = MBS_MATRIX_R_AUTOMATIC;
-        return TRUE;
-    }
-    for (int i = 0; o->dofs && o->dofs[i]; ++i) {
-        if (i >= MBS_MATRIX_R_MAX_DOFS) {
-            fprintf(stderr, "eslabon-cli run: at most %d --dof\n", MBS_MATRIX_R_MAX_DOFS);
-            return FALSE;
-        }
-        g_auto(GStrv) part = g_strsplit(o->dofs[i], ":", 3);
-        int n = (int)g_strv_length(part);
-        int joint = n <= 2 ? mbs_model_find_joint(m, part[0]) : -1;
-        if (n <= 2 && joint >= 0) {
-            s->matrix_r_dof_joint[i] = joint;
-            s->matrix_r_dof_coord[i] = n == 2 ? atoi(part[1]) : 0;
-        } else {
-            int body = n == 3 ? mbs_model_find_body(m, part[0]) : -1;
-            int point = body >= 0 ? mbs_model_find_point(m, body, part[1]) : -1;
-            const char *axes = "xyz";
-            const char *a = n == 3 && strlen(part[2]) == 1 ? strchr(axes, part[2][0]) : NULL;
-            if (point < 0 || !a) {
-                fprintf(stderr, "eslabon-cli run: --dof '%s' is neither JOINT[:COORD] nor "
-                                "BODY:POINT:x|y|z of this model\n", o->dofs[i]);
-                return FALSE;
-            }
-            s->matrix_r_dof_joint[i] = -1;
-            s->matrix_r_dof_point[i] = point;
-            s->matrix_r_dof_axis[i] = (int)(a - axes);
-        }
-        s->matrix_r_ndofs = i + 1;
-    }
-    return TRUE;
-}
-
-static void csv_header(FILE *f)
-{
-    fprintf(f, "time,kinetic,potential_gravity,potential_elastic,work_nonconservative,total,"
-               "energy_drift,phi,dphi,ddphi,newton_iterations,jacobian_evaluations,"
-               "time_dynamics,time_jacobian,time_factorization,time_projection,time_step\n");
-}
-
-static void csv_row(FILE *f, const MbsMonitors *m, double e0)
-{
-    fprintf(f, "%.9g,%.12g,%.12g,%.12g,%.12g,%.12g,%.6e,%.6e,%.6e,%.6e,%d,%d,%.3e,%.3e,%.3e,%.3e,%.3e\n",
-            m->time, m->kinetic, m->potential_gravity, m->potential_elastic,
-            m->work_nonconservative, m->total, m->total - e0, m->phi_norm, m->dphi_norm,
-            m->ddphi_norm, m->newton_iterations, m->jacobian_evaluations, m->time_dynamics,
-            m->time_jacobian, m->time_factorization, m->time_projection, m->time_step);
-}
-
-/* Buffers samples (monitors, poses, joint violations) and writes them in batches. */
-typedef struct {
-    EslProject *project;
-    gint64 run_id;
-    int nbodies, njoints, n;
-    MbsMonitors monitors[SAMPLE_BATCH];
-    double *poses, *violations;
-} SampleSink;
-
-static void sink_take(SampleSink *s, const MbsFormulation *f)
-{
-    s->monitors[s->n] = f->monitors;
-    for (int b = 0; b < s->nbodies; ++b) {
-        double *p = &s->poses[((size_t)s->n * s->nbodies + b) * 12];
-        mbs_formulation_body_pose(f, b, p, p + 9);
-    }
-    for (int j = 0; j < s->njoints; ++j)
-        s->violations[(size_t)s->n * s->njoints + j] = f->klass->joint_violation(f, j);
-    s->n++;
-}
-
-static gboolean sink_flush(SampleSink *s, GError **error)
-{
-    if (!s->project || s->n == 0)
-        return TRUE;
-    gboolean ok = esl_project_append_samples(s->project, s->run_id, s->monitors, s->poses,
-                                             s->violations, s->n, error);
-    s->n = 0;
-    return ok;
-}
-
-static char *summary_json(const RunOptions *o, const char *model_path, const MbsModel *m,
-                          const MbsFormulation *f, const MbsRunSummary *s, double wall,
-                          const char *status, const char *message, gboolean pretty)
-{
-    g_autoptr(JsonBuilder) b = json_builder_new();
-    json_builder_begin_object(b);
-#define D(key, v) (json_builder_set_member_name(b, key), json_builder_add_double_value(b, v))
-#define I(key, v) (json_builder_set_member_name(b, key), json_builder_add_int_value(b, v))
-#define S(key, v) (json_builder_set_member_name(b, key), json_builder_add_string_value(b, v))
-    S("model", model_path);
-    S("model_name", m->name);
-    S("formulation", o->formulation);
-    S("jacobian", mbs_jacobian_method_name(f->settings.jacobian));
-    D("step", o->step);
-    D("duration", o->duration);
-    D("penalty", f->settings.penalty);
-    S("status", status);
-    if (message)
-        S("error", message);
-    D("time_reached", f->time);
-    I("steps", s->steps);
-    D("wall_seconds", wall);
-    D("real_time_factor", wall > 0 ? f->time / wall : 0.0);
-    D("energy_initial", s->energy0);
-    D("energy_drift_max", s->energy_drift_max);
-    D("kinetic_energy_max", s->kinetic_energy_max);
-    D("constraint_position_max", s->constraint_position_max);
-    D("constraint_velocity_max", s->constraint_velocity_max);
-    D("constraint_acceleration_max", s->constraint_acceleration_max);
-    I("newton_iterations", s->newton_iterations);
-    I("jacobian_evaluations", s->jacobian_evaluations);
-    json_builder_set_member_name(b, "phase_seconds");
-    json_builder_begin_object(b);
-    D("dynamics", s->time_dynamics);
-    D("jacobian", s->time_jacobian);
-    D("factorization", s->time_factorization);
-    D("projection", s->time_projection);
-    json_builder_end_object(b);
-    int n = f->klass->ncoords(f);
-    g_autofree double *q = g_new0(double, n + 1);
-    g_autofree double *qd = g_new0(double, n + 1);
-    f->klass->coordinates(f, q, qd);
-    json_builder_set_member_name(b, "final_coordinates");
-    json_builder_begin_array(b);
-    for (int i = 0; i < n; ++i)
-        json_builder_add_double_value(b, q[i]);
-    json_builder_end_array(b);
-    json_builder_set_member_name(b, "final_velocities");
-    json_builder_begin_array(b);
-    for (int i = 0; i < n; ++i)
-        json_builder_add_double_value(b, qd[i]);
-    json_builder_end_array(b);
-#undef D
-#undef I
-#undef S
-    json_builder_end_object(b);
-    g_autoptr(JsonNode) root = json_builder_get_root(b);
-    g_autoptr(JsonGenerator) gen = json_generator_new();
-    json_generator_set_pretty(gen, pretty);
-    json_generator_set_root(gen, root);
-    return json_generator_to_data(gen, NULL);
-}
-
 static void print_text(const char *path, const MbsFormulation *f, const MbsRunSummary *s,
                        double wall)
 {
@@ -254,22 +77,16 @@ static void print_text(const char *path, const MbsFormulation *f, const MbsRunSu
            s->jacobian_evaluations);
     printf("  time by phase: dynamics %.3f s, Jacobian %.3f s, factorization %.3f s, projections %.3f s\n",
            s->time_dynamics, s->time_jacobian, s->time_factorization, s->time_projection);
+    if (s->step_cuts)
+        printf("  step cut %ld times after a failed step (smallest step %g s)\n", s->step_cuts,
+               s->step_min);
 }
 
 int esl_cli_run(int argc, char **argv)
 {
-    RunOptions o = {.formulation = NULL, .step = 1e-2, .duration = 5.0, .alpha = 0.0, .threads = 0};
+    RunOptions o = {.formulation = NULL};
     GOptionEntry entries[] = {
         {"formulation", 'f', 0, G_OPTION_ARG_STRING, &o.formulation, "Formulation (penalty, ...)", "NAME"},
-        {"step", 'h', 0, G_OPTION_ARG_DOUBLE, &o.step, "Time step in s (default 0.01)", "H"},
-        {"duration", 't', 0, G_OPTION_ARG_DOUBLE, &o.duration, "Simulated time in s (default 5)", "T"},
-        {"jacobian", 0, 0, G_OPTION_ARG_STRING, &o.jacobian, "nd-forward or nd-central", "METHOD"},
-        {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &o.alpha, "Penalty factor", "A"},
-        {"threads", 0, 0, G_OPTION_ARG_INT, &o.threads, "Threads for Jacobian columns (default 0: all cores)", "N"},
-        {"integrator", 0, 0, G_OPTION_ARG_STRING, &o.integrator, "matrix-r: rk4 (default) or trapezoidal", "NAME"},
-        {"algebra", 0, 0, G_OPTION_ARG_STRING, &o.algebra, "matrix-r, ali3p: dense or sparse (SuiteSparse KLU)", "KIND"},
-        {"projection", 0, 0, G_OPTION_ARG_STRING, &o.projection, "ali3p: mass (default) or mdk (mass-damping-stiffness-orthogonal)", "KIND"},
-        {"dof", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.dofs, "matrix-r: a degree of freedom (repeatable): JOINT[:COORD] or BODY:POINT:x|y|z", "DOF"},
         {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.set, "Override a model parameter", "NAME=VALUE"},
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "Write the history as CSV", "FILE"},
         {"project", 'p', 0, G_OPTION_ARG_FILENAME, &o.project, "Store the run in a project", "FILE"},
@@ -278,14 +95,20 @@ int esl_cli_run(int argc, char **argv)
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new("MODEL - run a simulation");
     g_option_context_add_main_entries(ctx, entries, NULL);
+    EslSettingFlags flags;
+    esl_setting_flags_init(&flags);
+    g_option_context_add_main_entries(ctx, flags.entries, NULL);
+    g_autofree char *settings_help = esl_setting_flags_help();
+    g_option_context_set_description(ctx, settings_help);
     g_autoptr(GError) error = NULL;
     g_autoptr(GArray) overrides = g_array_new(FALSE, FALSE, sizeof(EslParameterOverride));
     int status = 1;
     MbsModel *m = NULL;
     MbsFormulation *f = NULL;
+    MbsRun *run = NULL;
+    EslRunRecorder *recorder = NULL;
     FILE *csv = NULL;
     EslProject *project = NULL;
-    SampleSink sink = {0};
     gint64 run_id = 0;
     g_autofree char *model_text = NULL;
     g_autofree char *resolved = NULL;
@@ -317,26 +140,6 @@ int esl_cli_run(int argc, char **argv)
     }
     MbsSettings s;
     mbs_settings_defaults(&s);
-    s.step = o.step;
-    s.duration = o.duration;
-    if (o.alpha != 0.0)
-        s.penalty = o.alpha;
-    if (o.threads < 0) {
-        fprintf(stderr, "eslabon-cli run: --threads must not be negative\n");
-        status = 2;
-        goto out;
-    }
-    s.threads = o.threads;
-    if (o.jacobian) {
-        int jm = mbs_jacobian_method_from_name(o.jacobian);
-        if (jm < 0) {
-            fprintf(stderr, "eslabon-cli run: unknown Jacobian method '%s' (nd-forward, nd-central)\n",
-                    o.jacobian);
-            status = 2;
-        goto out;
-        }
-        s.jacobian = (MbsJacobianMethod)jm;
-    }
 
     m = esl_model_load_file(path, (EslParameterOverride *)(void *)overrides->data,
                             (int)overrides->len, &error);
@@ -344,10 +147,10 @@ int esl_cli_run(int argc, char **argv)
         fprintf(stderr, "eslabon-cli run: %s\n", error->message);
         goto out;
     }
-    if (!formulation_options(&o, m, &s)) {
-        status = 2;
+    if ((status = esl_setting_flags_apply(&flags, mbs_formulation_find(o.formulation), m, &s))) {
         goto out;
     }
+    status = 1;
     MbsError err = {0};
     double wall0 = mbs_clock_now();
     f = mbs_formulation_new(o.formulation, m, &s, &err);
@@ -361,11 +164,11 @@ int esl_cli_run(int argc, char **argv)
             fprintf(stderr, "eslabon-cli run: cannot write '%s': %s\n", o.output, g_strerror(errno));
             goto out;
         }
-        csv_header(csv);
-        csv_row(csv, &f->monitors, f->monitors.total);
     }
-    long nsteps = mbs_run_step_count(o.duration, o.step);
-    long every = nsteps / SAMPLES_MAX + 1;
+    long nsteps = mbs_run_step_count(s.duration, s.step);
+    recorder = esl_run_recorder_new(m);
+    esl_run_recorder_set_sample_every(recorder, nsteps / SAMPLES_MAX + 1, nsteps);
+    esl_run_recorder_set_csv(recorder, csv);
     if (o.project) {
         project = esl_project_open(o.project, TRUE, &error);
         if (!project || !g_file_get_contents(path, &model_text, NULL, &error)) {
@@ -383,49 +186,41 @@ int esl_cli_run(int argc, char **argv)
             fprintf(stderr, "eslabon-cli run: %s\n", error->message);
             goto out;
         }
-        sink = (SampleSink){.project = project, .run_id = run_id, .nbodies = m->nbodies,
-                            .njoints = m->njoints};
-        sink.poses = g_new0(double, (size_t)SAMPLE_BATCH * m->nbodies * 12 + 1);
-        sink.violations = g_new0(double, (size_t)SAMPLE_BATCH * m->njoints + 1);
-        sink_take(&sink, f);
+        esl_run_recorder_set_project(recorder, project, run_id);
     }
 
-    MbsRunSummary sum;
-    mbs_run_summary_init(&sum, f);
-    const char *run_status = "finished";
-    for (long i = 0; i < nsteps; ++i) {
-        int st = mbs_formulation_step(f, &err);
-        if (st != 0) {
-            run_status = "failed";
-            message = g_strdup_printf("%s: %s", path, err.message);
-            break;
-        }
-        mbs_run_summary_add(&sum, f);
-        if (csv)
-            csv_row(csv, &f->monitors, sum.energy0);
-        if (project && ((i + 1) % every == 0 || i + 1 == nsteps)) {
-            sink_take(&sink, f);
-            if (sink.n == SAMPLE_BATCH && !sink_flush(&sink, &error)) {
-                fprintf(stderr, "eslabon-cli run: %s\n", error->message);
-                goto out;
-            }
-        }
+    MbsRunObserver observer = {.sample = esl_run_recorder_sample, .data = recorder, .every = 1};
+    run = mbs_run_new(f, NULL, &observer, &err);
+    if (!run) {
+        fprintf(stderr, "eslabon-cli run: %s: %s\n", path, err.message);
+        goto out;
     }
+    const char *run_status = "finished";
+    if (mbs_run_advance(run, s.duration) == MBS_RUN_FAILED) {
+        run_status = "failed";
+        message = g_strdup_printf("%s: %s", path, mbs_run_error(run)->message);
+    }
+    const MbsRunSummary *sum = mbs_run_summary(run);
     double wall = mbs_clock_now() - wall0;
-    js = summary_json(&o, path, m, f, &sum, wall, run_status, message, TRUE);
+    EslRunSummaryInfo info = {.model_path = path, .model_name = m->name,
+                              .formulation = o.formulation, .status = run_status,
+                              .message = message, .wall_seconds = wall};
+    js = esl_run_summary_json(&info, run, TRUE);
     if (project) {
-        compact = summary_json(&o, path, m, f, &sum, wall, run_status, message, FALSE);
-        if (!sink_flush(&sink, &error) ||
+        compact = esl_run_summary_json(&info, run, FALSE);
+        if (!esl_run_recorder_flush(recorder) ||
             !esl_project_finish_run(project, run_id, message ? ESL_RUN_FAILED : ESL_RUN_FINISHED,
                                     message, compact, wall, &error)) {
-            fprintf(stderr, "eslabon-cli run: %s\n", error->message);
+            fprintf(stderr, "eslabon-cli run: %s\n",
+                    esl_run_recorder_error(recorder) ? esl_run_recorder_error(recorder)
+                                                     : error->message);
             goto out;
         }
     }
     if (o.json)
         printf("%s\n", js);
     else
-        print_text(path, f, &sum, wall);
+        print_text(path, f, sum, wall);
     if (message)
         fprintf(stderr, "eslabon-cli run: %s\n", message);
     else
@@ -434,20 +229,16 @@ int esl_cli_run(int argc, char **argv)
 out:
     if (csv)
         fclose(csv);
-    g_free(sink.poses);
-    g_free(sink.violations);
+    mbs_run_free(run);
+    esl_run_recorder_free(recorder);
     if (project)
         esl_project_close(project);
     mbs_formulation_free(f);
     mbs_model_free(m);
     g_free(o.formulation);
-    g_free(o.jacobian);
     g_free(o.output);
     g_free(o.project);
     g_strfreev(o.set);
-    g_strfreev(o.dofs);
-    g_free(o.integrator);
-    g_free(o.algebra);
-    g_free(o.projection);
+    esl_setting_flags_clear(&flags);
     return status;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "esl-model-file.h"
+#include "mbs_force.h"
 
 void esl_model_field_free(EslModelField *field)
 {
@@ -139,39 +140,23 @@ static void joint_fields(GPtrArray *fields, const MbsModel *m, JsonObject *root,
     }
 }
 
+/* The numbers of a force element are the fields of its class (mbs_force.h). */
 static void force_fields(GPtrArray *fields, const MbsModel *m, JsonObject *o, int f)
 {
     const MbsForce *force = &m->forces[f];
-    struct {
-        const char *key;
-        double value;
-    } scalars[4];
-    int n = 0;
-    switch (force->type) {
-    case MBS_FORCE_TSDA:
-        scalars[n].key = "stiffness", scalars[n++].value = force->stiffness;
-        scalars[n].key = "damping", scalars[n++].value = force->damping;
-        scalars[n].key = "natural_length", scalars[n++].value = force->natural_length;
-        scalars[n].key = "preload", scalars[n++].value = force->preload;
-        break;
-    case MBS_FORCE_RSDA:
-        scalars[n].key = "stiffness", scalars[n++].value = force->stiffness;
-        scalars[n].key = "damping", scalars[n++].value = force->damping;
-        scalars[n].key = "rest_angle", scalars[n++].value = force->rest_angle;
-        break;
-    case MBS_FORCE_CONSTANT:
-    case MBS_FORCE_TORQUE: {
-        JsonNode *array = o ? json_object_get_member(o, "vector") : NULL;
-        for (int k = 0; k < 3; k++)
-            add_field(fields, g_strdup_printf("forces/%d/vector/%d", f, k), "vector", NULL, k, -1,
-                      force->vector[k], element_of(array, k));
-        break;
+    const MbsForceClass *c = mbs_force_class(force->type);
+    for (const MbsForceField *fd = c ? c->fields : NULL; fd && fd->name; ++fd) {
+        const double *x = mbs_force_field_values(force, fd);
+        JsonNode *node = o ? json_object_get_member(o, fd->name) : NULL;
+        if (fd->count == 1) {
+            add_field(fields, g_strdup_printf("forces/%d/%s", f, fd->name), fd->name, NULL, -1, -1,
+                      x[0], node);
+            continue;
+        }
+        for (int k = 0; k < fd->count; k++)
+            add_field(fields, g_strdup_printf("forces/%d/%s/%d", f, fd->name, k), fd->name, NULL,
+                      k, -1, x[k], element_of(node, k));
     }
-    }
-    for (int i = 0; i < n; i++)
-        add_field(fields, g_strdup_printf("forces/%d/%s", f, scalars[i].key), scalars[i].key,
-                  NULL, -1, -1, scalars[i].value,
-                  o ? json_object_get_member(o, scalars[i].key) : NULL);
 }
 
 GPtrArray *esl_model_edit_fields(const MbsModel *m, const char *json, EslElementKind kind,

@@ -6,10 +6,12 @@
 
 #include <json-glib/json-glib.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "esl-expr.h"
+#include "mbs_expr.h"
+#include "mbs_force.h"
 
 #define MAX_NESTING 200
 
@@ -19,13 +21,25 @@ typedef struct {
     int body;
     char name[MBS_NAME_MAX];
     double v[3];
+    char *text[3]; /* the expressions of v */
 } NamedVector;
+
+/* How a number the loader holds was obtained from the file: the expression texts it is derived
+ * from. Numbers are keyed by their address while one element is read; when the element is
+ * added to the model they become the model's bindings (mbs_model_bind), so the engine knows
+ * which fields depend on which parameter. */
+typedef struct {
+    MbsDerivation how;
+    int n;
+    char *inputs[MBS_BINDING_INPUTS_MAX];
+} Source;
 
 typedef struct {
     const char *origin;      /* file name shown in messages */
     MbsModel *m;
-    GArray *vars;            /* EslExprVariable: the parameters, in file order */
+    GArray *vars;            /* MbsExprVariable: the parameters, in file order */
     GArray *vectors;         /* NamedVector */
+    GHashTable *sources;     /* double * -> Source *, for the element being read */
     char *where;             /* element being read, e.g. "bodies[1] 'crank'" */
     GError **error;
     gboolean failed;
@@ -100,6 +114,92 @@ static gboolean is_type(JsonNode *n, GType t)
     return JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == t;
 }
 
+/* ---- where numbers come from -------------------------------------------------------------- */
+
+static void source_free(gpointer data)
+{
+    Source *src = data;
+    for (int i = 0; i < src->n; ++i)
+        g_free(src->inputs[i]);
+    g_free(src);
+}
+
+/* The expression x was read from, or NULL if the loader did not read it from the file. */
+static const char *text_of(Loader *L, const double *x)
+{
+    const Source *src = g_hash_table_lookup(L->sources, x);
+    return src && src->how == MBS_DERIVE_VALUE ? src->inputs[0] : NULL;
+}
+
+static char *text_or_number(Loader *L, const double *x)
+{
+    const char *text = text_of(L, x);
+    if (text)
+        return g_strdup(text);
+    char number[MBS_EXPR_NUMBER_MAX];
+    mbs_expr_format_number(*x, number);
+    return g_strdup(number);
+}
+
+/* x was read from text (NULL: x is a constant of the loader). */
+static void note_value(Loader *L, double *x, const char *text)
+{
+    Source *src = g_new0(Source, 1);
+    src->how = MBS_DERIVE_VALUE;
+    src->n = 1;
+    src->inputs[0] = text ? g_strdup(text) : text_or_number(L, x);
+    g_hash_table_insert(L->sources, x, src);
+}
+
+/* out was computed from inputs (numbers the loader holds) as derivation how does. */
+static void note_derived(Loader *L, double *out, MbsDerivation how, const double *const *inputs,
+                         int n)
+{
+    Source *src = g_new0(Source, 1);
+    src->how = how;
+    src->n = n;
+    for (int i = 0; i < n; ++i)
+        src->inputs[i] = text_or_number(L, inputs[i]);
+    g_hash_table_insert(L->sources, out, src);
+}
+
+/* The expression a point of the model was given by (NULL: a constant). */
+static const char *point_text(Loader *L, int point, int k)
+{
+    size_t offset = offsetof(MbsPoint, pos) + (size_t)k * sizeof(double);
+    for (int i = 0; i < L->m->nbindings; ++i) {
+        const MbsBinding *b = &L->m->bindings[i];
+        if (b->target.kind == MBS_ELEMENT_POINT && b->target.index == point &&
+            b->target.offset == offset && b->derivation == MBS_DERIVE_VALUE)
+            return b->inputs[0];
+    }
+    return NULL;
+}
+
+/* The numbers local[0..n) now live in the model at (kind, index, offset): record how each was
+ * obtained. */
+static gboolean bind(Loader *L, MbsElementKind kind, int index, size_t offset, double *local, int n)
+{
+    for (int k = 0; k < n; ++k) {
+        const Source *src = g_hash_table_lookup(L->sources, &local[k]);
+        if (!src)
+            continue;
+        MbsError err = {0};
+        MbsFieldRef target = {kind, index, offset + (size_t)k * sizeof(double)};
+        if (mbs_model_bind(L->m, target, src->how, (const char *const *)src->inputs, src->n, &err))
+            return fail(L, "%s", err.message);
+        k += mbs_derivation_outputs(src->how) - 1;
+    }
+    return TRUE;
+}
+
+/* Every number of a struct the loader filled and copied into the model. */
+static gboolean bind_struct(Loader *L, MbsElementKind kind, int index, size_t offset,
+                            void *local, size_t size)
+{
+    return bind(L, kind, index, offset, local, (int)(size / sizeof(double)));
+}
+
 /* ---- typed access ---------------------------------------------------------------------- */
 
 /* Only the listed members (plus "comment") may appear in o. */
@@ -138,17 +238,18 @@ static gboolean node_number(Loader *L, JsonNode *n, const char *what, double *ou
         *out = json_node_get_double(n);
         if (!isfinite(*out))
             return fail(L, "%s is not a finite number", what);
+        note_value(L, out, NULL);
         return TRUE;
     }
     if (is_type(n, G_TYPE_STRING)) {
-        char *msg = NULL;
+        char msg[MBS_EXPR_MESSAGE_MAX];
         const char *text = json_node_get_string(n);
-        if (esl_expr_eval(text, (const EslExprVariable *)(void *)L->vars->data,
-                          (int)L->vars->len, out, &msg))
+        if (mbs_expr_eval(text, (const MbsExprVariable *)(void *)L->vars->data,
+                          (int)L->vars->len, out, NULL, msg)) {
+            note_value(L, out, text);
             return TRUE;
-        fail(L, "%s: in expression \"%s\": %s", what, text, msg);
-        g_free(msg);
-        return FALSE;
+        }
+        return fail(L, "%s: in expression \"%s\": %s", what, text, msg);
     }
     return fail(L, "%s must be a number or an expression string, not %s", what, kind_of(n));
 }
@@ -286,6 +387,8 @@ static gboolean node_point(Loader *L, JsonNode *n, const char *what, int body1, 
         p = mbs_model_find_point(L->m, body2, name);
     if (p >= 0) {
         memcpy(out, L->m->points[p].pos, 3 * sizeof *out);
+        for (int k = 0; k < 3; ++k)
+            note_value(L, &out[k], point_text(L, p, k));
         return TRUE;
     }
     if (body2 >= 0)
@@ -300,6 +403,8 @@ static gboolean find_vector(Loader *L, int body, const char *name, double out[3]
         const NamedVector *v = &g_array_index(L->vectors, NamedVector, i);
         if (v->body == body && !strcmp(v->name, name)) {
             memcpy(out, v->v, 3 * sizeof *out);
+            for (int k = 0; k < 3; ++k)
+                note_value(L, &out[k], v->text[k]);
             return TRUE;
         }
     }
@@ -324,6 +429,8 @@ static gboolean get_axis(Loader *L, JsonObject *o, const char *key, int body1, i
             if (!strcmp(name, global[k])) {
                 out[0] = out[1] = out[2] = 0.0;
                 out[k] = 1.0;
+                for (int c = 0; c < 3; ++c)
+                    note_value(L, &out[c], NULL);
                 ok = TRUE;
             }
         if (!ok)
@@ -367,14 +474,14 @@ static gboolean load_parameters(Loader *L, JsonObject *root,
     GList *names = json_object_get_members(params);
     for (GList *l = names; l && !L->failed; l = l->next) {
         const char *name = l->data;
-        char *msg = NULL;
+        char msg[MBS_EXPR_MESSAGE_MAX];
         set_where(L, "parameters '%s'", name);
-        if (!esl_expr_valid_name(name, &msg)) {
+        if (!mbs_expr_valid_name(name, msg)) {
             fail(L, "parameter name %s", msg);
-            g_free(msg);
             break;
         }
-        EslExprVariable var = {name, 0.0};
+        MbsExprVariable var = {name, 0.0};
+        g_hash_table_remove_all(L->sources);
         int k = noverrides - 1;
         while (k >= 0 && strcmp(overrides[k].name, name))
             k--;
@@ -383,10 +490,14 @@ static gboolean load_parameters(Loader *L, JsonObject *root,
         else if (!node_number(L, json_object_get_member(params, name), "value", &var.value))
             break;
         MbsError err = {0};
-        if (mbs_model_add_parameter(L->m, name, var.value, &err) < 0) {
+        int p = mbs_model_add_parameter(L->m, name, var.value, &err);
+        if (p < 0) {
             engine_fail(L, &err);
             break;
         }
+        if (k < 0 &&
+            !bind(L, MBS_ELEMENT_PARAMETER, p, offsetof(MbsParameter, value), &var.value, 1))
+            break;
         g_array_append_val(L->vars, var);
     }
     g_list_free(names);
@@ -406,15 +517,18 @@ static gboolean read_points(Loader *L, JsonObject *o, GArray *points)
     if (get_object(L, o, "points", FALSE, &pts) <= 0)
         return !L->failed;
     GList *names = json_object_get_members(pts);
-    for (GList *l = names; l; l = l->next) {
-        PendingPoint p = {l->data, {0}};
-        char *what = g_strdup_printf("point '%s'", p.name);
-        gboolean ok = check_name(L, "point", p.name) &&
-                      node_vec(L, json_object_get_member(pts, p.name), what, 3, p.pos);
+    /* Sized once: the loader notes where each coordinate came from by its address. */
+    g_array_set_size(points, g_list_length(names));
+    guint i = 0;
+    for (GList *l = names; l; l = l->next, ++i) {
+        PendingPoint *p = &g_array_index(points, PendingPoint, i);
+        p->name = l->data;
+        char *what = g_strdup_printf("point '%s'", p->name);
+        gboolean ok = check_name(L, "point", p->name) &&
+                      node_vec(L, json_object_get_member(pts, p->name), what, 3, p->pos);
         g_free(what);
         if (!ok)
             break;
-        g_array_append_val(points, p);
     }
     g_list_free(names);
     return !L->failed;
@@ -427,7 +541,7 @@ static gboolean read_vectors(Loader *L, JsonObject *o, int body)
         return !L->failed;
     GList *names = json_object_get_members(vecs);
     for (GList *l = names; l; l = l->next) {
-        NamedVector v = {body, "", {0}};
+        NamedVector v = {.body = body};
         const char *name = l->data;
         char *what = g_strdup_printf("vector '%s'", name);
         gboolean ok = check_name(L, "vector", name) &&
@@ -438,6 +552,8 @@ static gboolean read_vectors(Loader *L, JsonObject *o, int body)
         if (!ok)
             break;
         g_strlcpy(v.name, name, sizeof v.name);
+        for (int k = 0; k < 3; ++k)
+            v.text[k] = text_or_number(L, &v.v[k]);
         g_array_append_val(L->vectors, v);
     }
     g_list_free(names);
@@ -453,6 +569,8 @@ static gboolean pending_point(Loader *L, GArray *points, JsonNode *n, const char
             const PendingPoint *p = &g_array_index(points, PendingPoint, i);
             if (!strcmp(p->name, name)) {
                 memcpy(out, p->pos, 3 * sizeof *out);
+                for (int k = 0; k < 3; ++k)
+                    note_value(L, &out[k], text_of(L, &p->pos[k]));
                 return TRUE;
             }
         }
@@ -466,13 +584,15 @@ static gboolean pending_point(Loader *L, GArray *points, JsonNode *n, const char
 
 /* "inertia": 3x3 array, {"slender_rod": [p1, p2]}, {"box": [a, b, c]} or "point".
  * A slender rod sets the centre of mass to the midpoint of its ends unless com_given. */
-static gboolean read_inertia(Loader *L, JsonObject *o, GArray *points, double mass,
+static gboolean read_inertia(Loader *L, JsonObject *o, GArray *points, double *mass_read,
                              double com[3], gboolean com_given, double I[9])
 {
     JsonNode *n = member(L, o, "inertia", TRUE);
+    double mass = *mass_read;
     if (!n)
         return FALSE;
     memset(I, 0, 9 * sizeof *I);
+    note_value(L, &mass, text_of(L, mass_read));
     if (is_type(n, G_TYPE_STRING)) {
         if (strcmp(json_node_get_string(n), "point"))
             return fail(L, "'inertia' \"%s\" is not a known shape (expected \"point\", a 3x3 "
@@ -508,6 +628,8 @@ static gboolean read_inertia(Loader *L, JsonObject *o, GArray *points, double ma
         if (size[0] < 0 || size[1] < 0 || size[2] < 0)
             return fail(L, "'box' sizes must not be negative");
         mbs_inertia_box(mass, size, I);
+        note_derived(L, I, MBS_DERIVE_BOX_INERTIA,
+                     (const double *const[]){&mass, &size[0], &size[1], &size[2]}, 4);
         return com_given || fail(L, "missing required field 'com'");
     }
     if (!JSON_NODE_HOLDS_ARRAY(rod) || json_array_get_length(json_node_get_array(rod)) != 2)
@@ -522,9 +644,16 @@ static gboolean read_inertia(Loader *L, JsonObject *o, GArray *points, double ma
             return FALSE;
     }
     mbs_inertia_slender_rod(mass, ends[0], ends[1], I);
-    if (!com_given)
+    const double *const end_coords[6] = {&ends[0][0], &ends[0][1], &ends[0][2],
+                                         &ends[1][0], &ends[1][1], &ends[1][2]};
+    const double *const rod_inputs[7] = {&mass, &ends[0][0], &ends[0][1], &ends[0][2],
+                                         &ends[1][0], &ends[1][1], &ends[1][2]};
+    note_derived(L, I, MBS_DERIVE_ROD_INERTIA, rod_inputs, 7);
+    if (!com_given) {
         for (int k = 0; k < 3; ++k)
             com[k] = 0.5 * (ends[0][k] + ends[1][k]);
+        note_derived(L, com, MBS_DERIVE_MIDPOINT, end_coords, 6);
+    }
     return TRUE;
 }
 
@@ -570,20 +699,27 @@ static gboolean load_body(Loader *L, JsonObject *o, int index)
             goto out;
         }
         if ((has_com = get_vec3(L, o, "com", FALSE, com)) < 0 ||
-            !read_inertia(L, o, points, mass, com, has_com, I))
+            !read_inertia(L, o, points, &mass, com, has_com, I))
             goto out;
         b = mbs_model_add_body(L->m, name, mass, com, I, &err);
+        if (b >= 0 && (!bind(L, MBS_ELEMENT_BODY, b, offsetof(MbsBody, mass), &mass, 1) ||
+                       !bind(L, MBS_ELEMENT_BODY, b, offsetof(MbsBody, com), com, 3) ||
+                       !bind(L, MBS_ELEMENT_BODY, b, offsetof(MbsBody, inertia), I, 9)))
+            goto out;
     }
     if (b < 0) {
         engine_fail(L, &err);
         goto out;
     }
     for (guint i = 0; i < points->len; ++i) {
-        const PendingPoint *p = &g_array_index(points, PendingPoint, i);
-        if (mbs_model_add_point(L->m, b, p->name, p->pos, &err) < 0) {
+        PendingPoint *p = &g_array_index(points, PendingPoint, i);
+        int added = mbs_model_add_point(L->m, b, p->name, p->pos, &err);
+        if (added < 0) {
             engine_fail(L, &err);
             goto out;
         }
+        if (!bind(L, MBS_ELEMENT_POINT, added, offsetof(MbsPoint, pos), p->pos, 3))
+            goto out;
     }
     read_vectors(L, o, b);
 out:
@@ -637,6 +773,31 @@ static gboolean read_driver(Loader *L, JsonNode *n, MbsFunction *f)
     return fail(L, "unknown driver type '%s' (expected polynomial or sine)", type);
 }
 
+/* The joint builders store unit axes: record them as derived from the axes read. */
+static gboolean bind_joint(Loader *L, int j, double p1[3], double p2[3], double a1[3],
+                           double a2[3], double *length)
+{
+    const MbsJoint *J = &L->m->joints[j];
+    double u1[3], u2[3];
+    gboolean axes = J->type != MBS_JOINT_SPHERICAL && J->type != MBS_JOINT_ROD;
+    if (axes) {
+        memcpy(u1, J->axis1, sizeof u1);
+        memcpy(u2, J->axis2, sizeof u2);
+        /* Revolute and prismatic joints store their one axis twice. */
+        const double *second = J->type == MBS_JOINT_UNIVERSAL ? a2 : a1;
+        note_derived(L, u1, MBS_DERIVE_UNIT_VECTOR, (const double *const[]){&a1[0], &a1[1], &a1[2]},
+                     3);
+        note_derived(L, u2, MBS_DERIVE_UNIT_VECTOR,
+                     (const double *const[]){&second[0], &second[1], &second[2]}, 3);
+    }
+    return bind(L, MBS_ELEMENT_JOINT, j, offsetof(MbsJoint, point1), p1, 3) &&
+           bind(L, MBS_ELEMENT_JOINT, j, offsetof(MbsJoint, point2), p2, 3) &&
+           (!axes || (bind(L, MBS_ELEMENT_JOINT, j, offsetof(MbsJoint, axis1), u1, 3) &&
+                      bind(L, MBS_ELEMENT_JOINT, j, offsetof(MbsJoint, axis2), u2, 3))) &&
+           (J->type != MBS_JOINT_ROD ||
+            bind(L, MBS_ELEMENT_JOINT, j, offsetof(MbsJoint, length), length, 1));
+}
+
 static gboolean load_joint(Loader *L, JsonObject *o, int index)
 {
     static const char *const fields[] = {"name", "type",  "bodies", "point",  "points",
@@ -662,12 +823,11 @@ static gboolean load_joint(Loader *L, JsonObject *o, int index)
         return fail(L, "connects body '%s' to itself", L->m->bodies[b[0]].name);
 
     MbsError err = {0};
-    double p[3], a1[3], a2[3];
+    double p[3], p2[3], a1[3], a2[3], length = -1.0;
     int j = -1;
     JsonNode *n;
     if (type == MBS_JOINT_ROD) {
         JsonArray *pts;
-        double p2[3], length = -1.0;
         if (get_array(L, o, "points", TRUE, &pts) < 0)
             return FALSE;
         if (json_array_get_length(pts) != 2)
@@ -681,6 +841,11 @@ static gboolean load_joint(Loader *L, JsonObject *o, int index)
         if (has_length && !(length > 0.0))
             return fail(L, "'length' %g must be positive", length);
         j = mbs_model_add_rod(L->m, name, b[0], p, b[1], p2, length, &err);
+        if (!has_length && j >= 0) {
+            length = L->m->joints[j].length;
+            note_derived(L, &length, MBS_DERIVE_DISTANCE,
+                         (const double *const[]){&p[0], &p[1], &p[2], &p2[0], &p2[1], &p2[2]}, 6);
+        }
     } else {
         if (!(n = member(L, o, "point", TRUE)) || !node_point(L, n, "'point'", b[0], b[1], p))
             return FALSE;
@@ -699,6 +864,8 @@ static gboolean load_joint(Loader *L, JsonObject *o, int index)
     }
     if (j < 0)
         return engine_fail(L, &err);
+    if (!bind_joint(L, j, p, type == MBS_JOINT_ROD ? p2 : p, a1, a2, &length))
+        return FALSE;
     if ((n = member(L, o, "driver", FALSE))) {
         MbsFunction f;
         if (type != MBS_JOINT_REVOLUTE && type != MBS_JOINT_PRISMATIC)
@@ -708,6 +875,8 @@ static gboolean load_joint(Loader *L, JsonObject *o, int index)
             return FALSE;
         if (mbs_model_drive_joint(L->m, j, &f, &err))
             return engine_fail(L, &err);
+        if (!bind_struct(L, MBS_ELEMENT_JOINT, j, offsetof(MbsJoint, driver), &f, sizeof f))
+            return FALSE;
     }
     return TRUE;
 }
@@ -724,41 +893,91 @@ static gboolean get_joint(Loader *L, JsonObject *o, const char *key, int *joint)
     return TRUE;
 }
 
-static gboolean read_tsda(Loader *L, JsonObject *o, MbsForce *f)
+/* Geometry keys of a force element, in the order messages list them. */
+static const char *const *geometry_keys(MbsForceGeometry g)
+{
+    static const char *const line[] = {"bodies", "points", NULL};
+    static const char *const joint[] = {"joint", NULL};
+    static const char *const point[] = {"body", "point", NULL};
+    static const char *const body[] = {"body", NULL};
+    switch (g) {
+    case MBS_FORCE_ON_LINE: return line;
+    case MBS_FORCE_ON_JOINT: return joint;
+    case MBS_FORCE_AT_POINT: return point;
+    case MBS_FORCE_ON_BODY: break;
+    }
+    return body;
+}
+
+/* Only name, type, the geometry's keys and the class's fields may appear. */
+static gboolean check_force_members(Loader *L, JsonObject *o, const MbsForceClass *c)
+{
+    GPtrArray *allowed = g_ptr_array_new();
+    g_ptr_array_add(allowed, (gpointer) "name");
+    g_ptr_array_add(allowed, (gpointer) "type");
+    for (const char *const *k = geometry_keys(c->geometry); *k; ++k)
+        g_ptr_array_add(allowed, (gpointer)*k);
+    for (const MbsForceField *fd = c->fields; fd->name; ++fd)
+        g_ptr_array_add(allowed, (gpointer)fd->name);
+    g_ptr_array_add(allowed, NULL);
+    gboolean ok = check_members(L, o, (const char *const *)allowed->pdata);
+    g_ptr_array_free(allowed, TRUE);
+    return ok;
+}
+
+/* Where the element acts: bodies, points, joint. */
+static gboolean read_force_geometry(Loader *L, JsonObject *o, const MbsForceClass *c, MbsForce *f)
 {
     int b[2];
     JsonArray *pts;
-    if (!get_two_bodies(L, o, "bodies", b) || get_array(L, o, "points", TRUE, &pts) < 0)
-        return FALSE;
-    if (json_array_get_length(pts) != 2)
-        return fail(L, "'points' must have two points (on the first and second body)");
-    f->body1 = b[0];
-    f->body2 = b[1];
-    if (!node_point(L, json_array_get_element(pts, 0), "'points'[0]", b[0], -1, f->point1) ||
-        !node_point(L, json_array_get_element(pts, 1), "'points'[1]", b[1], -1, f->point2))
-        return FALSE;
-    double d[3] = {f->point2[0] - f->point1[0], f->point2[1] - f->point1[1],
-                   f->point2[2] - f->point1[2]};
-    f->natural_length = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-    int r = get_number(L, o, "natural_length", FALSE, &f->natural_length);
-    if (r < 0)
-        return FALSE;
-    if (f->natural_length < 0.0)
-        return fail(L, "'natural_length' %g must not be negative", f->natural_length);
-    return get_number(L, o, "stiffness", FALSE, &f->stiffness) >= 0 &&
-           get_number(L, o, "damping", FALSE, &f->damping) >= 0 &&
-           get_number(L, o, "preload", FALSE, &f->preload) >= 0;
+    JsonNode *p;
+    switch (c->geometry) {
+    case MBS_FORCE_ON_LINE:
+        if (!get_two_bodies(L, o, "bodies", b) || get_array(L, o, "points", TRUE, &pts) < 0)
+            return FALSE;
+        if (json_array_get_length(pts) != 2)
+            return fail(L, "'points' must have two points (on the first and second body)");
+        f->body1 = b[0];
+        f->body2 = b[1];
+        return node_point(L, json_array_get_element(pts, 0), "'points'[0]", b[0], -1, f->point1) &&
+               node_point(L, json_array_get_element(pts, 1), "'points'[1]", b[1], -1, f->point2);
+    case MBS_FORCE_ON_JOINT:
+        return get_joint(L, o, "joint", &f->joint);
+    case MBS_FORCE_AT_POINT:
+        return get_body(L, o, "body", &f->body1) && (p = member(L, o, "point", TRUE)) &&
+               node_point(L, p, "'point'", f->body1, -1, f->point1);
+    case MBS_FORCE_ON_BODY:
+        return get_body(L, o, "body", &f->body1);
+    }
+    return FALSE;
+}
+
+/* The class's numbers, in its order. */
+static gboolean read_force_fields(Loader *L, JsonObject *o, const MbsForceClass *c, MbsForce *f)
+{
+    for (const MbsForceField *fd = c->fields; fd->name; ++fd) {
+        double *x = (double *)(void *)((char *)f + fd->offset);
+        gboolean required = (fd->flags & MBS_FIELD_REQUIRED) != 0;
+        if (fd->flags & MBS_FIELD_DRAWN_LENGTH) {
+            double d[3] = {f->point2[0] - f->point1[0], f->point2[1] - f->point1[1],
+                           f->point2[2] - f->point1[2]};
+            *x = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            note_derived(L, x, MBS_DERIVE_DISTANCE,
+                         (const double *const[]){&f->point1[0], &f->point1[1], &f->point1[2],
+                                                 &f->point2[0], &f->point2[1], &f->point2[2]}, 6);
+        }
+        int r = fd->count == 3 ? get_vec3(L, o, fd->name, required, x)
+                               : get_number(L, o, fd->name, required, x);
+        if (r < 0 || (required && r == 0))
+            return FALSE;
+        if ((fd->flags & MBS_FIELD_NONNEGATIVE) && fd->count == 1 && *x < 0.0)
+            return fail(L, "'%s' %g must not be negative", fd->name, *x);
+    }
+    return TRUE;
 }
 
 static gboolean load_force(Loader *L, JsonObject *o, int index)
 {
-    static const char *const tsda_fields[] = {"name",    "type",          "bodies",  "points",
-                                              "stiffness", "damping", "natural_length",
-                                              "preload", NULL};
-    static const char *const rsda_fields[] = {"name",    "type",       "joint", "stiffness",
-                                              "damping", "rest_angle", NULL};
-    static const char *const force_fields[] = {"name", "type", "body", "point", "vector", NULL};
-    static const char *const torque_fields[] = {"name", "type", "body", "vector", NULL};
     const char *name, *type;
     set_where(L, "forces[%d]", index);
     int has_name = get_string(L, o, "name", FALSE, &name);
@@ -778,38 +997,21 @@ static gboolean load_force(Loader *L, JsonObject *o, int index)
                 return fail(L, "a force named '%s' is already defined", name);
         g_strlcpy(f.name, name, sizeof f.name);
     }
-    gboolean ok;
-    if (!strcmp(type, "tsda")) {
-        f.type = MBS_FORCE_TSDA;
-        ok = check_members(L, o, tsda_fields) && read_tsda(L, o, &f);
-    } else if (!strcmp(type, "rsda")) {
-        f.type = MBS_FORCE_RSDA;
-        ok = check_members(L, o, rsda_fields) && get_joint(L, o, "joint", &f.joint) &&
-             get_number(L, o, "stiffness", FALSE, &f.stiffness) >= 0 &&
-             get_number(L, o, "damping", FALSE, &f.damping) >= 0 &&
-             get_number(L, o, "rest_angle", FALSE, &f.rest_angle) >= 0;
-    } else if (!strcmp(type, "force")) {
-        JsonNode *p;
-        f.type = MBS_FORCE_CONSTANT;
-        ok = check_members(L, o, force_fields) && get_body(L, o, "body", &f.body1) &&
-             (p = member(L, o, "point", TRUE)) &&
-             node_point(L, p, "'point'", f.body1, -1, f.point1) &&
-             get_vec3(L, o, "vector", TRUE, f.vector) > 0;
-    } else if (!strcmp(type, "torque")) {
-        f.type = MBS_FORCE_TORQUE;
-        ok = check_members(L, o, torque_fields) && get_body(L, o, "body", &f.body1) &&
-             get_vec3(L, o, "vector", TRUE, f.vector) > 0;
-    } else {
-        return fail(L, "unknown force type '%s' (expected tsda, rsda, force or torque)", type);
+    const MbsForceClass *c = mbs_force_class_by_name(type);
+    if (!c) {
+        char kinds[256];
+        mbs_force_class_list(kinds, sizeof kinds);
+        return fail(L, "unknown force type '%s' (expected %s)", type, kinds);
     }
-    if (!ok)
+    f.type = c->type;
+    if (!check_force_members(L, o, c) || !read_force_geometry(L, o, c, &f) ||
+        !read_force_fields(L, o, c, &f))
         return FALSE;
-    if (f.stiffness < 0.0 || f.damping < 0.0)
-        return fail(L, "stiffness and damping must be zero or positive");
     MbsError err = {0};
-    if (mbs_model_add_force(L->m, &f, &err) < 0)
+    int added = mbs_model_add_force(L->m, &f, &err);
+    if (added < 0)
         return engine_fail(L, &err);
-    return TRUE;
+    return bind_struct(L, MBS_ELEMENT_FORCE, added, 0, &f, sizeof f);
 }
 
 /* ---- initial conditions ---------------------------------------------------------------- */
@@ -836,8 +1038,13 @@ static gboolean load_initial(Loader *L, JsonObject *o, int index)
         if (r < 0)
             return FALSE;
         MbsError err = {0};
-        if (r > 0 && mbs_model_set_initial(L->m, joint, (int)coord, is_velocity, value, &err) < 0)
+        int added = r > 0 ? mbs_model_set_initial(L->m, joint, (int)coord, is_velocity, value, &err)
+                          : 0;
+        if (added < 0)
             return engine_fail(L, &err);
+        if (r > 0 && !bind(L, MBS_ELEMENT_INITIAL, added, offsetof(MbsInitialCondition, value),
+                           &value, 1))
+            return FALSE;
         found += r;
     }
     return found || fail(L, "needs 'position', 'velocity' or both");
@@ -897,6 +1104,7 @@ static gboolean load_list(Loader *L, JsonObject *root, const char *key, gboolean
     for (guint i = 0; i < n; ++i) {
         JsonNode *e = json_array_get_element(a, i);
         set_where(L, "%s[%u]", key, i);
+        g_hash_table_remove_all(L->sources);
         if (!JSON_NODE_HOLDS_OBJECT(e))
             return fail(L, "must be an object, not %s", kind_of(e));
         if (!load(L, json_node_get_object(e), (int)i))
@@ -976,7 +1184,7 @@ static MbsModel *load_data(const char *data, gsize len, const char *origin,
                            const char *default_name, const EslParameterOverride *overrides,
                            int noverrides, GError **error)
 {
-    Loader L = {origin, NULL, NULL, NULL, NULL, error, FALSE};
+    Loader L = {origin, NULL, NULL, NULL, NULL, NULL, error, FALSE};
     JsonParser *parser = NULL;
     if (nesting_depth(data, len) > MAX_NESTING) {
         fail_code(&L, ESL_MODEL_FILE_ERROR_SYNTAX, "arrays and objects nested deeper than %d "
@@ -1002,16 +1210,19 @@ static MbsModel *load_data(const char *data, gsize len, const char *origin,
     }
     JsonObject *o = json_node_get_object(root);
     L.m = mbs_model_new(default_name);
-    L.vars = g_array_new(FALSE, FALSE, sizeof(EslExprVariable));
+    L.vars = g_array_new(FALSE, FALSE, sizeof(MbsExprVariable));
     L.vectors = g_array_new(FALSE, FALSE, sizeof(NamedVector));
+    L.sources = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, source_free);
 
     gboolean ok = load_header(&L, o, default_name) &&
                   load_parameters(&L, o, overrides, noverrides);
     if (ok) {
         set_where(&L, NULL);
         double gravity[3] = {0.0, 0.0, -9.81};
+        g_hash_table_remove_all(L.sources);
         ok = get_vec3(&L, o, "gravity", FALSE, gravity) >= 0;
         memcpy(L.m->gravity, gravity, sizeof gravity);
+        ok = ok && bind(&L, MBS_ELEMENT_MODEL, 0, offsetof(MbsModel, gravity), gravity, 3);
     }
     ok = ok && load_list(&L, o, "bodies", TRUE, load_body);
     if (ok && L.m->ground < 0) {
@@ -1030,7 +1241,11 @@ static MbsModel *load_data(const char *data, gsize len, const char *origin,
     }
     set_where(&L, NULL);
     g_array_free(L.vars, TRUE);
+    for (guint i = 0; i < L.vectors->len; ++i)
+        for (int k = 0; k < 3; ++k)
+            g_free(g_array_index(L.vectors, NamedVector, i).text[k]);
     g_array_free(L.vectors, TRUE);
+    g_hash_table_destroy(L.sources);
     g_object_unref(parser);
     if (!ok) {
         mbs_model_free(L.m);

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "esl-settings-json.h"
 #include "eslabon-config.h"
 
 G_DEFINE_QUARK(esl-project-error-quark, esl_project_error)
@@ -102,6 +103,44 @@ static const char *const migrations[ESL_PROJECT_SCHEMA_VERSION + 1] = {
      * the automatic partition; []: the automatic partition whatever the model lists), as JSON:
      * [{"joint": J, "coordinate": C} or {"point": P, "axis": A}, ...]. */
     [3] = "ALTER TABLE runs ADD COLUMN matrix_r_dofs TEXT;",
+    /* 4: a formulation's own settings in one JSON object keyed by the names of its settings
+     * table (engine/mbs_settings.h), so that a new setting needs no migration; the columns of
+     * schemas 1-3 move into it (NULL ones, of runs stored before schema 2: null, the default). */
+    [4] =
+        "ALTER TABLE runs ADD COLUMN options TEXT;"
+        "UPDATE runs SET options = CASE formulation"
+        " WHEN 'penalty' THEN json_object('alpha', penalty, 'newton-tolerance', newton_tolerance,"
+        "  'newton-iterations', newton_max_iterations, 'jacobian-reuse', jacobian_reuse,"
+        "  'jacobian', jacobian, 'threads', threads)"
+        " WHEN 'ali3p' THEN json_object('alpha', penalty, 'newmark-beta', newmark_beta,"
+        "  'newmark-gamma', newmark_gamma,"
+        "  'projection', CASE projection_kind WHEN 0 THEN 'mass' WHEN 1 THEN 'mdk'"
+        "   WHEN 2 THEN 'mass-unit-zeta' END,"
+        "  'algebra', CASE ali3p_solver WHEN 0 THEN 'automatic' WHEN 1 THEN 'dense'"
+        "   WHEN 2 THEN 'sparse' END,"
+        "  'newton-tolerance', newton_tolerance, 'newton-iterations', newton_max_iterations,"
+        "  'jacobian-reuse', jacobian_reuse, 'jacobian', jacobian)"
+        " WHEN 'matrix-r' THEN json_object("
+        "  'integrator', CASE matrix_r_integrator WHEN 0 THEN 'rk4' WHEN 1 THEN 'trapezoidal' END,"
+        "  'algebra', CASE matrix_r_sparse WHEN 0 THEN 'dense' WHEN 1 THEN 'sparse' END,"
+        "  'rcond', matrix_r_rcond, 'dof', json(matrix_r_dofs),"
+        "  'newton-tolerance', newton_tolerance, 'newton-iterations', newton_max_iterations,"
+        "  'jacobian-reuse', jacobian_reuse)"
+        " ELSE '{}' END;"
+        "ALTER TABLE runs DROP COLUMN jacobian;"
+        "ALTER TABLE runs DROP COLUMN penalty;"
+        "ALTER TABLE runs DROP COLUMN newton_tolerance;"
+        "ALTER TABLE runs DROP COLUMN newton_max_iterations;"
+        "ALTER TABLE runs DROP COLUMN jacobian_reuse;"
+        "ALTER TABLE runs DROP COLUMN newmark_beta;"
+        "ALTER TABLE runs DROP COLUMN newmark_gamma;"
+        "ALTER TABLE runs DROP COLUMN projection_kind;"
+        "ALTER TABLE runs DROP COLUMN matrix_r_integrator;"
+        "ALTER TABLE runs DROP COLUMN matrix_r_sparse;"
+        "ALTER TABLE runs DROP COLUMN matrix_r_rcond;"
+        "ALTER TABLE runs DROP COLUMN ali3p_solver;"
+        "ALTER TABLE runs DROP COLUMN threads;"
+        "ALTER TABLE runs DROP COLUMN matrix_r_dofs;",
 };
 
 /* The double-valued monitors, with the column each is stored in. */
@@ -475,71 +514,6 @@ char *esl_project_model_json(EslProject *project, gint64 model_id, GError **erro
 
 /* ---- runs ----------------------------------------------------------------------------------- */
 
-static gboolean check_settings(const MbsSettings *s, GError **error)
-{
-    return check_finite(s->step, "step", error) && check_finite(s->duration, "duration", error) &&
-           check_finite(s->penalty, "penalty", error) &&
-           check_finite(s->newton_tolerance, "Newton tolerance", error) &&
-           check_finite(s->assembly_tolerance, "assembly tolerance", error) &&
-           check_finite(s->newmark_beta, "Newmark beta", error) &&
-           check_finite(s->newmark_gamma, "Newmark gamma", error) &&
-           check_finite(s->matrix_r_rcond, "matrix-r condition threshold", error);
-}
-
-/* settings' chosen independent coordinates as stored: NULL when there are none (the model's
- * list or the automatic partition), [] for MBS_MATRIX_R_AUTOMATIC. */
-static char *dofs_to_json(const MbsSettings *s)
-{
-    if (s->matrix_r_ndofs == MBS_MATRIX_R_AUTOMATIC)
-        return g_strdup("[]");
-    if (s->matrix_r_ndofs <= 0)
-        return NULL;
-    GString *json = g_string_new("[");
-    for (int i = 0; i < s->matrix_r_ndofs && i < MBS_MATRIX_R_MAX_DOFS; i++) {
-        if (s->matrix_r_dof_joint[i] >= 0)
-            g_string_append_printf(json, "%s{\"joint\": %d, \"coordinate\": %d}", i ? ", " : "",
-                                   s->matrix_r_dof_joint[i], s->matrix_r_dof_coord[i]);
-        else
-            g_string_append_printf(json, "%s{\"point\": %d, \"axis\": %d}", i ? ", " : "",
-                                   s->matrix_r_dof_point[i], s->matrix_r_dof_axis[i]);
-    }
-    g_string_append(json, "]");
-    return g_string_free(json, FALSE);
-}
-
-/* The inverse of dofs_to_json; a malformed text leaves no coordinates chosen. */
-static void dofs_from_json(const char *text, MbsSettings *s)
-{
-    s->matrix_r_ndofs = 0;
-    g_autoptr(JsonParser) parser = json_parser_new();
-    if (!text || !json_parser_load_from_data(parser, text, -1, NULL))
-        return;
-    JsonNode *root = json_parser_get_root(parser);
-    if (!JSON_NODE_HOLDS_ARRAY(root))
-        return;
-    JsonArray *list = json_node_get_array(root);
-    guint n = json_array_get_length(list);
-    if (n == 0) {
-        s->matrix_r_ndofs = MBS_MATRIX_R_AUTOMATIC;
-        return;
-    }
-    for (guint i = 0; i < n && i < MBS_MATRIX_R_MAX_DOFS; i++) {
-        JsonNode *item = json_array_get_element(list, i);
-        if (!JSON_NODE_HOLDS_OBJECT(item))
-            return;
-        JsonObject *o = json_node_get_object(item);
-        gboolean joint = json_object_has_member(o, "joint");
-        s->matrix_r_dof_joint[i] = joint ? (int)json_object_get_int_member(o, "joint") : -1;
-        s->matrix_r_dof_coord[i] =
-            joint ? (int)json_object_get_int_member_with_default(o, "coordinate", 0) : -1;
-        s->matrix_r_dof_point[i] =
-            joint ? -1 : (int)json_object_get_int_member_with_default(o, "point", -1);
-        s->matrix_r_dof_axis[i] =
-            joint ? -1 : (int)json_object_get_int_member_with_default(o, "axis", -1);
-    }
-    s->matrix_r_ndofs = (int)MIN(n, MBS_MATRIX_R_MAX_DOFS);
-}
-
 static gboolean check_json_object(const char *text, const char *what, GError **error)
 {
     if (!text)
@@ -559,7 +533,7 @@ static gboolean check_json_object(const char *text, const char *what, GError **e
 gint64 esl_project_begin_run(EslProject *project, const EslRunRequest *request, GError **error)
 {
     g_return_val_if_fail(project && request && request->model_name && request->formulation, 0);
-    if (!check_settings(&request->settings, error) ||
+    if (!esl_settings_check_finite(&request->settings, error) ||
         !check_json_object(request->parameters_json, "parameter list", error))
         return 0;
     if (request->nbodies < 0 || request->njoints < 0) {
@@ -574,12 +548,10 @@ gint64 esl_project_begin_run(EslProject *project, const EslRunRequest *request, 
     const MbsSettings *s = &request->settings;
     sqlite3_stmt *st = NULL;
     const char *sql =
-        "INSERT INTO runs (model_id, model_name, formulation, step, duration, jacobian, penalty,"
-        " newton_tolerance, newton_max_iterations, jacobian_reuse, assembly_tolerance,"
-        " parameters, eslabon_version, hostname, pid, started_at, status, nbodies, njoints,"
-        " newmark_beta, newmark_gamma, projection_kind, matrix_r_integrator, matrix_r_sparse,"
-        " matrix_r_rcond, ali3p_solver, threads, matrix_r_dofs)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?,?,?,?,?,?,?,?,?)";
+        "INSERT INTO runs (model_id, model_name, formulation, step, duration,"
+        " assembly_tolerance, parameters, eslabon_version, hostname, pid, started_at, status,"
+        " nbodies, njoints, options)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?)";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return db_error(db, "cannot create the run", error), 0;
     int c = 1;
@@ -590,11 +562,6 @@ gint64 esl_project_begin_run(EslProject *project, const EslRunRequest *request, 
     sqlite3_bind_text(st, c++, request->formulation, -1, SQLITE_STATIC);
     sqlite3_bind_double(st, c++, s->step);
     sqlite3_bind_double(st, c++, s->duration);
-    sqlite3_bind_text(st, c++, mbs_jacobian_method_name(s->jacobian), -1, SQLITE_STATIC);
-    sqlite3_bind_double(st, c++, s->penalty);
-    sqlite3_bind_double(st, c++, s->newton_tolerance);
-    sqlite3_bind_int(st, c++, s->newton_max_iterations);
-    sqlite3_bind_int(st, c++, s->jacobian_reuse);
     sqlite3_bind_double(st, c++, s->assembly_tolerance);
     if (request->parameters_json)
         sqlite3_bind_text(st, c, request->parameters_json, -1, SQLITE_STATIC);
@@ -605,18 +572,13 @@ gint64 esl_project_begin_run(EslProject *project, const EslRunRequest *request, 
     sqlite3_bind_text(st, c++, now, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, c++, request->nbodies);
     sqlite3_bind_int(st, c++, request->njoints);
-    sqlite3_bind_double(st, c++, s->newmark_beta);
-    sqlite3_bind_double(st, c++, s->newmark_gamma);
-    sqlite3_bind_int(st, c++, s->projection_kind);
-    sqlite3_bind_int(st, c++, s->matrix_r_integrator);
-    sqlite3_bind_int(st, c++, s->matrix_r_sparse);
-    sqlite3_bind_double(st, c++, s->matrix_r_rcond);
-    sqlite3_bind_int(st, c++, s->ali3p_solver);
-    sqlite3_bind_int(st, c++, s->threads);
-    g_autofree char *dofs = dofs_to_json(s);
-    if (dofs)
-        sqlite3_bind_text(st, c, dofs, -1, SQLITE_STATIC);
-    c++;
+    /* the options of the run's formulation (the settings may hold none yet: its defaults) */
+    MbsSettings own = *s;
+    const MbsFormulationClass *k = mbs_formulation_find(request->formulation);
+    if (k)
+        mbs_settings_for(&own, k);
+    g_autofree char *options = esl_settings_options_to_json(&own);
+    sqlite3_bind_text(st, c++, options, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
@@ -871,26 +833,11 @@ void esl_run_info_free(EslRunInfo *info)
 }
 
 #define RUN_COLUMNS                                                                              \
-    "r.id, r.model_id, r.model_name, r.formulation, r.step, r.duration, r.jacobian, r.penalty,"  \
-    " r.newton_tolerance, r.newton_max_iterations, r.jacobian_reuse, r.assembly_tolerance,"      \
+    "r.id, r.model_id, r.model_name, r.formulation, r.step, r.duration, r.assembly_tolerance,"   \
     " r.parameters, r.eslabon_version, r.hostname, r.started_at, r.finished_at, r.wall_time,"    \
-    " r.status, r.message, s.json, r.nbodies, r.njoints,"                                                   \
-    " (SELECT count(*) FROM samples WHERE run_id = r.id),"                                       \
-    " r.newmark_beta, r.newmark_gamma, r.projection_kind, r.matrix_r_integrator,"                \
-    " r.matrix_r_sparse, r.matrix_r_rcond, r.ali3p_solver, r.threads, r.matrix_r_dofs"           \
+    " r.status, r.message, s.json, r.nbodies, r.njoints,"                                        \
+    " (SELECT count(*) FROM samples WHERE run_id = r.id), r.options"                             \
     " FROM runs r LEFT JOIN summaries s ON s.run_id = r.id"
-
-static void column_double_or(sqlite3_stmt *st, int c, double *value)
-{
-    if (sqlite3_column_type(st, c) != SQLITE_NULL)
-        *value = sqlite3_column_double(st, c);
-}
-
-static void column_int_or(sqlite3_stmt *st, int c, int *value)
-{
-    if (sqlite3_column_type(st, c) != SQLITE_NULL)
-        *value = sqlite3_column_int(st, c);
-}
 
 static EslRunInfo *run_info_from_row(sqlite3_stmt *st)
 {
@@ -903,13 +850,6 @@ static EslRunInfo *run_info_from_row(sqlite3_stmt *st)
     mbs_settings_defaults(&info->settings);
     info->settings.step = sqlite3_column_double(st, c++);
     info->settings.duration = sqlite3_column_double(st, c++);
-    int jacobian = mbs_jacobian_method_from_name((const char *)sqlite3_column_text(st, c++));
-    if (jacobian >= 0)
-        info->settings.jacobian = (MbsJacobianMethod)jacobian;
-    info->settings.penalty = sqlite3_column_double(st, c++);
-    info->settings.newton_tolerance = sqlite3_column_double(st, c++);
-    info->settings.newton_max_iterations = sqlite3_column_int(st, c++);
-    info->settings.jacobian_reuse = sqlite3_column_int(st, c++);
     info->settings.assembly_tolerance = sqlite3_column_double(st, c++);
     info->parameters_json = column_text(st, c++);
     info->eslabon_version = column_text(st, c++);
@@ -924,17 +864,13 @@ static EslRunInfo *run_info_from_row(sqlite3_stmt *st)
     info->nbodies = sqlite3_column_int(st, c++);
     info->njoints = sqlite3_column_int(st, c++);
     info->nsamples = sqlite3_column_int64(st, c++);
-    /* Runs stored before schema 2 keep the engine's defaults for these. */
-    MbsSettings *s = &info->settings;
-    column_double_or(st, c++, &s->newmark_beta);
-    column_double_or(st, c++, &s->newmark_gamma);
-    column_int_or(st, c++, &s->projection_kind);
-    column_int_or(st, c++, &s->matrix_r_integrator);
-    column_int_or(st, c++, &s->matrix_r_sparse);
-    column_double_or(st, c++, &s->matrix_r_rcond);
-    column_int_or(st, c++, &s->ali3p_solver);
-    column_int_or(st, c++, &s->threads);
-    dofs_from_json((const char *)sqlite3_column_text(st, c++), s);
+    /* A formulation this version does not have, or options it cannot read: the defaults
+     * (the run still lists; what it stored stays in the file). */
+    const MbsFormulationClass *k = mbs_formulation_find(info->formulation);
+    g_autoptr(GError) local = NULL;
+    if (k && !esl_settings_options_from_json(&info->settings, k,
+                                             (const char *)sqlite3_column_text(st, c++), &local))
+        g_warning("run %" G_GINT64_FORMAT ": %s", info->id, local->message);
     return info;
 }
 

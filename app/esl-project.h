@@ -35,7 +35,7 @@ typedef enum {
 
 /* "ESLB": PRAGMA application_id of every Eslabón project. */
 #define ESL_PROJECT_APPLICATION_ID 0x45534C42
-#define ESL_PROJECT_SCHEMA_VERSION 3
+#define ESL_PROJECT_SCHEMA_VERSION 4
 
 typedef enum {
     ESL_RUN_RUNNING,

@@ -1,43 +1,12 @@
 /* Worker thread per run; see esl-run-controller.h. */
 #include "esl-run-controller.h"
 
-#include <json-glib/json-glib.h>
+#include <gio/gio.h>
 #include <math.h>
-#include <string.h>
 
-/* Samples are written to the project in batches of at most this many, or this often. */
-#define STORE_BATCH 128
-#define STORE_INTERVAL 0.25 /* s of wall time */
+#include "mbs_run.h"
+
 #define DEFAULT_SAMPLES_PER_RUN 2000
-
-EslRunSample *esl_run_sample_new(int nbodies, int njoints)
-{
-    EslRunSample *s = g_new0(EslRunSample, 1);
-    s->nbodies = nbodies;
-    s->njoints = njoints;
-    s->poses = g_new0(double, (gsize)nbodies * 12 + 1);
-    s->violations = g_new0(double, (gsize)njoints + 1);
-    return s;
-}
-
-EslRunSample *esl_run_sample_copy(const EslRunSample *sample)
-{
-    EslRunSample *s = esl_run_sample_new(sample->nbodies, sample->njoints);
-    s->monitors = sample->monitors;
-    s->step = sample->step;
-    memcpy(s->poses, sample->poses, sizeof(double) * (gsize)sample->nbodies * 12);
-    memcpy(s->violations, sample->violations, sizeof(double) * (gsize)sample->njoints);
-    return s;
-}
-
-void esl_run_sample_free(EslRunSample *sample)
-{
-    if (!sample)
-        return;
-    g_free(sample->poses);
-    g_free(sample->violations);
-    g_free(sample);
-}
 
 typedef enum { EVENT_SAMPLE, EVENT_FINISHED } EventKind;
 
@@ -127,8 +96,9 @@ EslRunController *esl_run_controller_new(const MbsModel *model, const char *mode
     self->formulation = g_strdup(formulation);
     self->settings = *settings;
     /* "As many as there are cores" would leave none to the window that shows the run. */
-    if (self->settings.threads <= 0)
-        self->settings.threads = MAX(1, (int)g_get_num_processors() - 1);
+    int *threads = mbs_settings_value_for(&self->settings, formulation, "threads");
+    if (threads && *threads <= 0)
+        *threads = MAX(1, (int)g_get_num_processors() - 1);
     self->project_path = g_strdup(project_path);
     self->model_id = model_id;
     double steps = settings->step > 0 ? settings->duration / settings->step : 1.0;
@@ -187,59 +157,6 @@ static void push_event(EslRunController *self, EventKind kind, EslRunSample *sam
 
 /* ---- worker ----------------------------------------------------------------------------- */
 
-typedef struct {
-    EslProject *project;
-    gint64 run_id;
-    GArray *monitors, *poses, *violations;
-    GTimer *since_flush;
-    char *error; /* first storage error; storing stops after it */
-} Store;
-
-static void store_flush(Store *st)
-{
-    if (!st->project || st->error || st->monitors->len == 0)
-        return;
-    g_autoptr(GError) error = NULL;
-    if (!esl_project_append_samples(st->project, st->run_id,
-                                    (const MbsMonitors *)st->monitors->data,
-                                    (const double *)st->poses->data,
-                                    (const double *)st->violations->data,
-                                    (int)st->monitors->len, &error))
-        st->error = g_strdup(error->message);
-    g_array_set_size(st->monitors, 0);
-    g_array_set_size(st->poses, 0);
-    g_array_set_size(st->violations, 0);
-    g_timer_start(st->since_flush);
-}
-
-static EslRunSample *take_sample(const MbsFormulation *f)
-{
-    const MbsModel *m = f->model;
-    EslRunSample *s = esl_run_sample_new(m->nbodies, m->njoints);
-    s->monitors = f->monitors;
-    s->monitors.time = f->time;
-    s->step = f->steps;
-    for (int b = 0; b < m->nbodies; b++)
-        mbs_formulation_body_pose(f, b, s->poses + 12 * b, s->poses + 12 * b + 9);
-    for (int j = 0; j < m->njoints; j++)
-        s->violations[j] = f->klass->joint_violation ? f->klass->joint_violation(f, j) : 0.0;
-    return s;
-}
-
-static void record(EslRunController *self, Store *st, const MbsFormulation *f)
-{
-    EslRunSample *s = take_sample(f);
-    if (st->project && !st->error) {
-        g_array_append_val(st->monitors, s->monitors);
-        g_array_append_vals(st->poses, s->poses, (guint)s->nbodies * 12);
-        g_array_append_vals(st->violations, s->violations, (guint)s->njoints);
-        if (st->monitors->len >= STORE_BATCH ||
-            g_timer_elapsed(st->since_flush, NULL) > STORE_INTERVAL)
-            store_flush(st);
-    }
-    push_event(self, EVENT_SAMPLE, s);
-}
-
 static gboolean monitors_finite(const MbsMonitors *m)
 {
     return isfinite(m->kinetic) && isfinite(m->potential_gravity) &&
@@ -248,55 +165,52 @@ static gboolean monitors_finite(const MbsMonitors *m)
            isfinite(m->ddphi_norm);
 }
 
-/* Running extremes over every step, for the summary. */
-typedef struct {
-    double energy0, max_drift, max_phi, max_dphi, max_ddphi, newton_sum, step_time_sum;
-    long steps;
-} Stats;
-
-static void stats_add(Stats *s, const MbsMonitors *m)
+static void push_sample(EslRunSample *sample, gpointer data)
 {
-    s->max_drift = fmax(s->max_drift, fabs(m->total - s->energy0));
-    s->max_phi = fmax(s->max_phi, m->phi_norm);
-    s->max_dphi = fmax(s->max_dphi, m->dphi_norm);
-    s->max_ddphi = fmax(s->max_ddphi, m->ddphi_norm);
-    s->newton_sum += m->newton_iterations;
-    s->step_time_sum += m->time_step;
-    s->steps++;
+    push_event(data, EVENT_SAMPLE, sample);
 }
 
-static char *summary_json(const EslRunController *self, const Stats *s, double sim_time,
-                          double wall)
+/* The worker's view of a run, shared with the driver's observer. */
+typedef struct {
+    EslRunController *self;
+    EslRunRecorder *recorder;
+    GTimer *wall;           /* time spent stepping */
+    EslRunStatus status;
+    char *message;
+} Worker;
+
+/* Observer on every grid step: progress, samples, then pause and stop (before the next step). */
+static int observe(void *data, const MbsRun *run)
 {
-    g_autoptr(JsonBuilder) b = json_builder_new();
-    json_builder_begin_object(b);
-#define MEMBER_DOUBLE(name, value)                                                               \
-    do {                                                                                         \
-        double v_ = (value);                                                                     \
-        json_builder_set_member_name(b, name);                                                   \
-        if (isfinite(v_))                                                                        \
-            json_builder_add_double_value(b, v_);                                                \
-        else                                                                                     \
-            json_builder_add_null_value(b);                                                      \
-    } while (0)
-    json_builder_set_member_name(b, "formulation");
-    json_builder_add_string_value(b, self->formulation);
-    json_builder_set_member_name(b, "steps");
-    json_builder_add_int_value(b, s->steps);
-    MEMBER_DOUBLE("final_time", sim_time);
-    MEMBER_DOUBLE("wall_time", wall);
-    MEMBER_DOUBLE("real_time_factor", wall > 0 ? sim_time / wall : 0.0);
-    MEMBER_DOUBLE("initial_energy", s->energy0);
-    MEMBER_DOUBLE("max_energy_drift", s->max_drift);
-    MEMBER_DOUBLE("max_phi", s->max_phi);
-    MEMBER_DOUBLE("max_dphi", s->max_dphi);
-    MEMBER_DOUBLE("max_ddphi", s->max_ddphi);
-    MEMBER_DOUBLE("mean_newton_iterations", s->steps ? s->newton_sum / s->steps : 0.0);
-    MEMBER_DOUBLE("mean_step_time", s->steps ? s->step_time_sum / s->steps : 0.0);
-#undef MEMBER_DOUBLE
-    json_builder_end_object(b);
-    g_autoptr(JsonNode) root = json_builder_get_root(b);
-    return json_to_string(root, FALSE);
+    Worker *w = data;
+    EslRunController *self = w->self;
+    const MbsFormulation *f = mbs_run_formulation(run);
+    g_timer_stop(w->wall);
+    if (!monitors_finite(&f->monitors)) {
+        w->status = ESL_RUN_FAILED;
+        w->message = g_strdup_printf("non-finite energy or constraint norm at t = %.6g s",
+                                     f->time);
+        return 1;
+    }
+    g_mutex_lock(&self->lock);
+    self->sim_time = f->time;
+    self->steps = mbs_run_grid_steps(run);
+    self->wall_time = g_timer_elapsed(w->wall, NULL);
+    g_mutex_unlock(&self->lock);
+    esl_run_recorder_observe(w->recorder, run);
+    g_mutex_lock(&self->lock);
+    while (self->paused && !self->stop_requested)
+        g_cond_wait(&self->cond, &self->lock);
+    gboolean stop = self->stop_requested;
+    g_mutex_unlock(&self->lock);
+    if (stop && mbs_run_grid_steps(run) < mbs_run_step_count(f->settings.duration,
+                                                              f->settings.step)) {
+        w->status = ESL_RUN_STOPPED;
+        w->message = g_strdup_printf("stopped by the user at t = %.6g s", f->time);
+        return 1;
+    }
+    g_timer_continue(w->wall);
+    return 0;
 }
 
 static void set_outcome(EslRunController *self, EslRunStatus status, char *message)
@@ -312,111 +226,92 @@ static gpointer worker(gpointer data)
 {
     EslRunController *self = data;
     const MbsModel *m = self->model;
-    Store st = {0};
-    st.monitors = g_array_new(FALSE, FALSE, sizeof(MbsMonitors));
-    st.poses = g_array_new(FALSE, FALSE, sizeof(double));
-    st.violations = g_array_new(FALSE, FALSE, sizeof(double));
-    st.since_flush = g_timer_new();
-    g_autoptr(GTimer) wall = g_timer_new(); /* time spent stepping */
+    EslProject *project = NULL;
+    gint64 run_id = 0;
+    g_autofree char *store_error = NULL;
+    g_autoptr(GTimer) wall = g_timer_new();
     g_timer_stop(wall);
-    EslRunStatus status = ESL_RUN_FINISHED;
-    char *message = NULL;
-    Stats stats = {0};
-    double sim_time = 0.0;
+    g_autoptr(EslRunRecorder) recorder = esl_run_recorder_new(m);
+    Worker w = {.self = self, .recorder = recorder, .wall = wall, .status = ESL_RUN_FINISHED};
+    MbsRun *run = NULL;
 
     if (self->project_path) {
         g_autoptr(GError) error = NULL;
-        st.project = esl_project_open(self->project_path, FALSE, &error);
+        project = esl_project_open(self->project_path, FALSE, &error);
         EslRunRequest request = {.model_name = self->model_name, .model_id = self->model_id,
                                  .formulation = self->formulation, .settings = self->settings,
                                  .nbodies = m->nbodies, .njoints = m->njoints};
-        if (st.project)
-            st.run_id = esl_project_begin_run(st.project, &request, &error);
-        if (!st.run_id) {
-            st.error = g_strdup(error ? error->message : "cannot open the project");
-            g_clear_pointer(&st.project, esl_project_close);
+        if (project)
+            run_id = esl_project_begin_run(project, &request, &error);
+        if (!run_id) {
+            store_error = g_strdup(error ? error->message : "cannot open the project");
+            g_clear_pointer(&project, esl_project_close);
         }
         g_mutex_lock(&self->lock);
-        self->run_id = st.run_id;
+        self->run_id = run_id;
         g_mutex_unlock(&self->lock);
     }
 
     MbsError err = {0};
     MbsFormulation *f = mbs_formulation_new(self->formulation, m, &self->settings, &err);
-    if (!f) {
-        status = ESL_RUN_FAILED;
-        message = g_strdup_printf("the %s formulation cannot start: %s", self->formulation,
-                                  err.message);
+    MbsRunObserver observer = {.sample = observe, .data = &w, .every = 1};
+    run = f ? mbs_run_new(f, NULL, &observer, &err) : NULL;
+    if (!run) {
+        w.status = ESL_RUN_FAILED;
+        w.message = g_strdup_printf("the %s formulation cannot start: %s", self->formulation,
+                                    err.message);
     } else {
-        stats.energy0 = f->monitors.total;
-        record(self, &st, f);
-        const double h = f->settings.step, duration = f->settings.duration;
-        while (f->time < duration - 0.5 * h) {
-            g_mutex_lock(&self->lock);
-            while (self->paused && !self->stop_requested)
-                g_cond_wait(&self->cond, &self->lock);
-            gboolean stop = self->stop_requested;
-            g_mutex_unlock(&self->lock);
-            if (stop) {
-                status = ESL_RUN_STOPPED;
-                message = g_strdup_printf("stopped by the user at t = %.6g s", f->time);
-                break;
-            }
-            g_timer_continue(wall);
-            int rc = mbs_formulation_step(f, &err);
-            g_timer_stop(wall);
-            if (rc != 0) {
-                status = ESL_RUN_FAILED;
-                message = g_strdup_printf("step %ld failed at t = %.6g s: %s", f->steps + 1,
-                                          f->time, err.message);
-                break;
-            }
-            if (!monitors_finite(&f->monitors)) {
-                status = ESL_RUN_FAILED;
-                message = g_strdup_printf("non-finite energy or constraint norm at t = %.6g s",
-                                          f->time);
-                break;
-            }
-            stats_add(&stats, &f->monitors);
-            g_mutex_lock(&self->lock);
-            self->sim_time = f->time;
-            self->steps = f->steps;
-            self->wall_time = g_timer_elapsed(wall, NULL);
-            g_mutex_unlock(&self->lock);
-            gboolean last = f->time >= duration - 0.5 * h;
-            if (f->steps % self->sample_every == 0 || last)
-                record(self, &st, f);
+        const double duration = f->settings.duration;
+        esl_run_recorder_set_sample_every(recorder, self->sample_every,
+                                          mbs_run_step_count(duration, f->settings.step));
+        esl_run_recorder_set_project(recorder, project, run_id);
+        esl_run_recorder_set_sample_func(recorder, push_sample, self);
+        g_timer_continue(wall);
+        if (mbs_run_advance(run, duration) == MBS_RUN_FAILED) {
+            w.status = ESL_RUN_FAILED;
+            w.message = g_strdup_printf("step %ld failed at t = %.6g s: %s",
+                                        mbs_run_grid_steps(run) + 1, f->time,
+                                        mbs_run_error(run)->message);
         }
-        sim_time = f->time;
-        mbs_formulation_free(f);
+        if (g_timer_is_active(wall)) /* a stopping observer has stopped it already */
+            g_timer_stop(wall);
     }
 
     double wall_time = g_timer_elapsed(wall, NULL);
-    store_flush(&st);
-    if (st.project) {
-        g_autofree char *summary = summary_json(self, &stats, sim_time, wall_time);
+    if (project) {
+        static const char *const status_names[] = {
+            [ESL_RUN_RUNNING] = "running", [ESL_RUN_FINISHED] = "finished",
+            [ESL_RUN_STOPPED] = "stopped", [ESL_RUN_FAILED] = "failed"};
+        g_autofree char *summary = NULL;
+        if (run) {
+            EslRunSummaryInfo info = {.model_name = self->model_name,
+                                      .formulation = self->formulation,
+                                      .status = status_names[w.status], .message = w.message,
+                                      .wall_seconds = wall_time};
+            summary = esl_run_summary_json(&info, run, FALSE);
+        }
         g_autoptr(GError) error = NULL;
-        if (!esl_project_finish_run(st.project, st.run_id, status, message, summary, wall_time,
+        if (!esl_run_recorder_flush(recorder))
+            store_error = g_strdup(esl_run_recorder_error(recorder));
+        if (!esl_project_finish_run(project, run_id, w.status, w.message, summary, wall_time,
                                     &error) &&
-            !st.error)
-            st.error = g_strdup(error->message);
-        esl_project_close(st.project);
+            !store_error)
+            store_error = g_strdup(error->message);
+        esl_project_close(project);
     }
-    if (st.error) {
+    mbs_run_free(run);
+    mbs_formulation_free(f);
+    if (store_error) {
         char *joined = g_strdup_printf("%s%sthe run was not fully stored: %s",
-                                       message ? message : "", message ? "; " : "", st.error);
-        g_free(message);
-        message = joined;
+                                       w.message ? w.message : "", w.message ? "; " : "",
+                                       store_error);
+        g_free(w.message);
+        w.message = joined;
     }
     g_mutex_lock(&self->lock);
     self->wall_time = wall_time;
     g_mutex_unlock(&self->lock);
-    set_outcome(self, status, message);
-    g_array_unref(st.monitors);
-    g_array_unref(st.poses);
-    g_array_unref(st.violations);
-    g_timer_destroy(st.since_flush);
-    g_free(st.error);
+    set_outcome(self, w.status, w.message);
     push_event(self, EVENT_FINISHED, NULL);
     return NULL;
 }

@@ -1,6 +1,7 @@
 /* EslRunController: one simulation run on a worker thread.
  *
- * The worker owns the MbsFormulation (created, stepped and freed on the worker). Every
+ * The worker owns the MbsFormulation (created, stepped by the run driver mbs_run_* and freed
+ * on the worker); the driver cuts the step where a formulation fails recoverably. Every
  * sample_every steps it copies the monitors, body poses and joint violations into an
  * EslRunSample, stores it in the project (its own connection, batched transactions) and pushes
  * a copy to the UI thread through a GAsyncQueue; an idle callback on the main context that
@@ -15,23 +16,12 @@
 #include <glib-object.h>
 
 #include "esl-project.h"
+#include "esl-run-recorder.h"
 #include "mbs_formulation.h"
 
 G_BEGIN_DECLS
 
-/* One recorded instant of a run: copies, owned by the sample. */
-typedef struct {
-    MbsMonitors monitors;
-    long step;
-    int nbodies, njoints;
-    double *poses;      /* nbodies * 12: R row-major, then p */
-    double *violations; /* njoints */
-} EslRunSample;
-
-EslRunSample *esl_run_sample_new(int nbodies, int njoints);
-EslRunSample *esl_run_sample_copy(const EslRunSample *sample);
-void esl_run_sample_free(EslRunSample *sample);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(EslRunSample, esl_run_sample_free)
+/* EslRunSample: esl-run-recorder.h */
 
 #define ESL_TYPE_RUN_CONTROLLER (esl_run_controller_get_type())
 G_DECLARE_FINAL_TYPE(EslRunController, esl_run_controller, ESL, RUN_CONTROLLER, GObject)

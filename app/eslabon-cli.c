@@ -13,8 +13,10 @@ typedef struct {
 
 static const Command commands[] = {
     {"run", esl_cli_run,
-     "run MODEL [--formulation NAME] [--step H] [--duration T] [--jacobian nd-forward|nd-central]\n"
-     "            [--alpha A] [--set PARAM=VALUE]... [--output history.csv] [--project FILE] [--json]"},
+     "run MODEL [--formulation NAME] [--step H] [--duration T] [--SETTING VALUE]...\n"
+     "            [--set PARAM=VALUE]... [--output history.csv] [--project FILE] [--json]\n"
+     "            (settings: run --help, formulations)"},
+    {"formulations", esl_cli_formulations, "formulations [--json]"},
     {"compare", esl_cli_compare,
      "compare MODEL [--formulations A,B,...] [--step H] [--duration T] [--reference-step H_REF]\n"
      "            [--reference-formulation NAME] [--points BODY:POINT,...] [--json]"},

@@ -6,7 +6,7 @@
  *   Newton-Raphson (eqs 3-5) on
  *     g(q) = beta h^2 [ M qdd + Phi_q^T (lambda* + alpha Phi) - Q ] = 0
  *   with the approximate tangent  M + gamma h C + beta h^2 (Phi_q^T alpha Phi_q + K),
- *   K = -dQ/dq, C = -dQ/dqd by the tangent interface (settings.jacobian), and the
+ *   K = -dQ/dq, C = -dQ/dqd by the tangent interface ("jacobian"), and the
  *   multiplier update lambda* += alpha Phi at every iterate (eq 1b).
  *   Then projections of velocities (eq 6) and accelerations (eq 7) with
  *     projection 0: P = M, zeta = beta h^2 (mass-orthogonal, Bayo & Ledesma)
@@ -26,17 +26,44 @@
 #include <klu.h>
 #include <lapacke.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mbs_assembly.h"
 #include "mbs_clock.h"
+#include "mbs_force.h"
 #include "mbs_formulation.h"
 #include "mbs_linalg.h"
 #include "mbs_natural.h"
 #include "mbs_tangent.h"
 #include "mbs_tangent_probe.h"
 #include "mbs_topology.h"
+
+/* Projection kinds (ali3p_settings' "projection"). */
+enum { PROJECTION_MASS, PROJECTION_MDK, PROJECTION_MASS_UNIT_ZETA };
+/* Linear algebra ("algebra"). */
+enum { ALGEBRA_AUTOMATIC, ALGEBRA_DENSE, ALGEBRA_SPARSE };
+
+/* The settings it reads (ali3p_settings). */
+typedef struct {
+    double alpha;
+    /* Newmark parameters (trapezoidal rule: 0.25, 0.5) */
+    double newmark_beta, newmark_gamma;
+    /* PROJECTION_MASS: mass-orthogonal (P = M, zeta = beta h^2); PROJECTION_MDK:
+     * mass-damping-stiffness-orthogonal (P = M + gamma h C + beta h^2 K, zeta = beta h^2);
+     * PROJECTION_MASS_UNIT_ZETA: mass-orthogonal, zeta = 1 */
+    int projection;
+    int algebra; /* ALGEBRA_AUTOMATIC: sparse KLU from 20 moving bodies */
+    MbsNewtonOptions newton;
+    MbsTangentOptions tangent;
+} Ali3pOptions;
+_Static_assert(sizeof(Ali3pOptions) <= MBS_OPTIONS_BYTES, "ali3p options fit MbsSettings");
+
+static const Ali3pOptions *options(const MbsFormulation *f)
+{
+    return mbs_formulation_options(f);
+}
 
 /* Sparse matrices with a fixed pattern of 12 x 12 blocks between coupled moving bodies
  * (compressed columns; within a column the row blocks are sorted). */
@@ -58,6 +85,7 @@ typedef struct {
     Sparse *sp;                          /* NULL: dense algebra */
     int n, m;
     double alpha, beta, gamma;
+    double h;                            /* size of the current (or last) step */
     double alpha_eff;                    /* alpha in use (see the step: raised when stalling) */
     int easy_steps;
     double *q, *qd, *qdd, *lambda;       /* state and dynamic multipliers lambda* */
@@ -175,10 +203,12 @@ static int sparse_new(Ali3p *a, MbsError *err)
     for (int i = 0; i < a->m; ++i)
         mark(cpl, nb, a->J[i].off[0], a->J[i].off[1]);
     for (int f = 0; f < m->nforces; ++f) {
+        /* Elements between two bodies couple their coordinates in the tangent. */
         const MbsForce *F = &m->forces[f];
-        if (F->type == MBS_FORCE_TSDA)
+        MbsForceGeometry g = mbs_force_class(F->type)->geometry;
+        if (g == MBS_FORCE_ON_LINE)
             mark(cpl, nb, nat->body_off[F->body1], nat->body_off[F->body2]);
-        else if (F->type == MBS_FORCE_RSDA)
+        else if (g == MBS_FORCE_ON_JOINT)
             mark(cpl, nb, nat->body_off[m->joints[F->joint].body1],
                  nat->body_off[m->joints[F->joint].body2]);
     }
@@ -248,12 +278,12 @@ static int eval_forces(void *ctx, const double *x, int column, double step, doub
 
 /* The tangent of Q over x = [q, qd] into the block [K, C] (dense or the sparse pattern's
  * values); made once Q's pattern is known. */
-static int stiffness_damping_init(Ali3p *a, const MbsSettings *s, MbsError *err)
+static int stiffness_damping_init(Ali3p *a, const MbsTangentOptions *o, MbsError *err)
 {
     int n = a->n, fail = 0;
     /* At most n / 8 threads, as penalty: 2 threads already paid at n = 36 (15 vs 25 us per
      * [K, C]; 0.5 vs 1.0 ms at n = 540; best of 300 on the 2-core test machine). */
-    a->nthreads = mbs_tangent_threads(s->threads, n / 8 > 1 ? n / 8 : 1);
+    a->nthreads = mbs_tangent_threads(o->threads, n / 8 > 1 ? n / 8 : 1);
     a->nd = xcalloc((size_t)a->nthreads, sizeof *a->nd, &fail);
     a->nd_ctx = xcalloc((size_t)a->nthreads, sizeof *a->nd_ctx, &fail);
     a->qqd = xcalloc(2 * (size_t)n, sizeof(double), &fail);
@@ -267,7 +297,7 @@ static int stiffness_damping_init(Ali3p *a, const MbsSettings *s, MbsError *err)
         .nx = 2 * n, .nr = n, .residual = eval_forces, .contexts = a->nd_ctx,
         .nthreads = a->nthreads, .pattern = a->sp ? &a->sp->KC_pattern : NULL, .negate = 1,
     };
-    return mbs_tangent_init(&a->tangent, &tangent, s->jacobian, err);
+    return mbs_tangent_init(&a->tangent, &tangent, o->method, err);
 }
 
 /* K = -dQ/dq, C = -dQ/dqd at the current state (Q0 = Q(q, qd)). */
@@ -426,15 +456,16 @@ static void solve(Ali3p *a, double *x)
 /* Weight matrix P of the projection: y = P x. */
 static void p_mul(const Ali3p *a, const MbsFormulation *f, int kind, const double *x, double *y)
 {
+    (void)f;
     mbs_natural_mass_mul(a->nat, x, y);
     if (kind == 1 && a->has_KC && a->sp) {
         const Sparse *sp = a->sp;
-        double h = f->settings.step, cC = a->gamma * h, cK = a->beta * h * h;
+        double h = a->h, cC = a->gamma * h, cK = a->beta * h * h;
         for (int c = 0; c < a->n; ++c)
             for (int k = sp->Ap[c]; k < sp->Ap[c + 1]; ++k)
                 y[sp->Ai[k]] += (cC * sp->Cx[k] + cK * sp->Kx[k]) * x[c];
     } else if (kind == 1 && a->has_KC) {
-        double h = f->settings.step;
+        double h = a->h;
         cblas_dgemv(CblasColMajor, CblasNoTrans, a->n, a->n, a->gamma * h, a->C, a->n, x, 1, 1.0,
                     y, 1);
         cblas_dgemv(CblasColMajor, CblasNoTrans, a->n, a->n, a->beta * h * h, a->K, a->n, x, 1,
@@ -472,7 +503,8 @@ static int build_and_factor(Ali3p *a, double cC, double cK, double s, int slot)
 /* Projection matrix A = P + zeta alpha Phi_q^T Phi_q at the current q, factorized in a->T. */
 static int projection_matrix(const MbsFormulation *f, Ali3p *a, int kind, double *zeta)
 {
-    double h = f->settings.step;
+    (void)f;
+    double h = a->h;
     /* The converged projections do not depend on zeta (eqs 6b, 7b drive Phi_dot, Phi_ddot to
      * zero whatever the weight); zeta sets the iteration rate and the conditioning. */
     *zeta = kind == 2 ? 1.0 : a->beta * h * h;
@@ -531,7 +563,7 @@ static void fill_monitors(MbsFormulation *f, Ali3p *a, const double *lam_eff, in
     forces(a, a->q, a->qd, a->Q, &e);
     double power = e.power_nonconservative + driver_power(a, lam_eff);
     if (accumulate)
-        a->work += 0.5 * f->settings.step * (a->power + power);
+        a->work += 0.5 * a->h * (a->power + power);
     a->power = power;
     mo->time = f->time;
     mo->kinetic = e.kinetic;
@@ -557,20 +589,7 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
 {
     const MbsModel *m = f->model;
     const MbsSettings *s = &f->settings;
-    if (!(s->newmark_beta > 0.0) || !(s->newmark_beta <= 1.0) || !(s->newmark_gamma >= 0.5) ||
-        !(s->newmark_gamma <= 1.0))
-        return mbs_error_set(err, MBS_FATAL,
-                             "ali3p: Newmark beta = %g must be in (0, 1] and gamma = %g in [0.5, 1]",
-                             s->newmark_beta, s->newmark_gamma);
-    if (s->ali3p_solver < 0 || s->ali3p_solver > 2)
-        return mbs_error_set(err, MBS_FATAL,
-                             "ali3p: linear solver %d unknown (0: automatic, 1: dense, 2: sparse)",
-                             s->ali3p_solver);
-    if (s->projection_kind < 0 || s->projection_kind > 2)
-        return mbs_error_set(err, MBS_FATAL,
-                             "ali3p: projection %d unknown (0: mass-orthogonal, 1: "
-                             "mass-damping-stiffness-orthogonal, 2: mass-orthogonal with "
-                             "zeta = 1)", s->projection_kind);
+    const Ali3pOptions *o = options(f);
     Ali3p *a = calloc(1, sizeof *a);
     if (!a)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
@@ -579,9 +598,10 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
     if (!a->nat)
         return MBS_FATAL;
     int n = a->n = a->nat->n, mm = a->m = a->nat->m;
-    a->alpha = a->alpha_eff = s->penalty;
-    a->beta = s->newmark_beta;
-    a->gamma = s->newmark_gamma;
+    a->alpha = a->alpha_eff = o->alpha;
+    a->beta = o->newmark_beta;
+    a->gamma = o->newmark_gamma;
+    a->h = s->step;
     a->has_KC = a->nat->q_dependent_forces;
     int fail = 0;
     size_t N = (size_t)n, NN = N * N, MM = (size_t)mm, mx = N > MM ? N : MM;
@@ -595,7 +615,8 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
     a->lambda0 = xcalloc(MM, sizeof(double), &fail);
     a->qd_hat = xcalloc(N, sizeof(double), &fail);
     a->qdd_hat = xcalloc(N, sizeof(double), &fail);
-    int use_sparse = s->ali3p_solver == 2 || (s->ali3p_solver == 0 && a->nat->nbodies >= 20);
+    int use_sparse = o->algebra == ALGEBRA_SPARSE ||
+                     (o->algebra == ALGEBRA_AUTOMATIC && a->nat->nbodies >= 20);
     if (!use_sparse) {
         a->T = xcalloc(NN, sizeof(double), &fail);
         if (a->has_KC) {
@@ -652,7 +673,7 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
     mbs_natural_constraint_rows(a->nat, a->q, a->qd, 0.0, a->phi, a->J, a->phit, NULL);
     if (use_sparse && sparse_new(a, err))
         return MBS_FATAL;
-    if (a->has_KC && stiffness_damping_init(a, s, err))
+    if (a->has_KC && stiffness_damping_init(a, &o->tangent, err))
         return MBS_FATAL;
     forces(a, a->q, a->qd, a->Q, NULL);
     if (a->has_KC)
@@ -667,14 +688,14 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
                                  "ali3p: the tangent matrix is singular at t = 0: a body without "
                                  "inertia in a direction no joint fixes?");
     }
-    int info = projection_matrix(f, a, s->projection_kind == 2 ? 2 : 0, &zeta);
+    int info = projection_matrix(f, a, o->projection == PROJECTION_MASS_UNIT_ZETA ? 2 : 0, &zeta);
     if (info != 0)
         return mbs_error_set(err, MBS_FATAL,
                              "ali3p: the matrix M + Phi_q^T alpha Phi_q is singular at t = 0 "
                              "(LAPACK info %d): a body without inertia in a direction no joint "
                              "fixes?", info);
-    int maxit = s->newton_max_iterations > 50 ? s->newton_max_iterations : 50;
-    double tol = s->newton_tolerance;
+    int maxit = o->newton.max_iterations > 50 ? o->newton.max_iterations : 50;
+    double tol = o->newton.tolerance;
     memset(a->mult, 0, MM * sizeof(double));
     mbs_natural_mass_mul(a->nat, a->qd, a->rhs);
     al_project(a, a->rhs, a->phit, zeta, a->mult, a->x, tol, maxit);
@@ -699,15 +720,16 @@ static void restore(Ali3p *a, double t)
     mbs_natural_constraint_rows(a->nat, a->q, a->qd, t, a->phi, a->J, a->phit, a->cb);
 }
 
-static int ali3p_step(MbsFormulation *f, MbsError *err)
+static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
 {
     Ali3p *a = f->impl;
-    const MbsSettings *s = &f->settings;
+    const Ali3pOptions *o = options(f);
     MbsMonitors *mo = &f->monitors;
     double t_start = mbs_clock_now(), t_dyn = 0.0, t_jac = 0.0, t_fac = 0.0, t_proj = 0.0, c0;
     int n = a->n, m = a->m;
     size_t N = (size_t)n;
-    double h = s->step, beta = a->beta, gamma = a->gamma, alpha = a->alpha_eff;
+    double beta = a->beta, gamma = a->gamma, alpha = a->alpha_eff;
+    a->h = h;
     const double alpha_start = alpha;
     double t = f->time + h;
     if (n == 0) {
@@ -727,9 +749,9 @@ static int ali3p_step(MbsFormulation *f, MbsError *err)
         a->qdd_hat[i] = q / (beta * h * h) + qd / (beta * h) + (1.0 / (2.0 * beta) - 1.0) * qdd;
         a->q[i] = q + h * qd + 0.5 * h * h * qdd;
     }
-    int reuse = s->jacobian_reuse > 0 ? s->jacobian_reuse : 1;
+    int reuse = o->tangent.reuse > 0 ? o->tangent.reuse : 1;
     int it = 0, converged = 0, jac_evals = 0, total_it = 0;
-    double dq_norm = 0.0, tol = s->newton_tolerance;
+    double dq_norm = 0.0, tol = o->newton.tolerance;
     double bh2 = beta * h * h;
     /* The converged solution (Phi = 0, M qdd + Phi_q^T lambda* = Q) does not depend on alpha;
      * alpha sets the contraction of the multiplier iteration, about 1 - beta h^2 alpha sigma^2 / m
@@ -743,7 +765,7 @@ static int ali3p_step(MbsFormulation *f, MbsError *err)
             for (size_t i = 0; i < N; ++i)
                 a->q[i] = a->q0[i] + h * a->qd0[i] + 0.5 * h * h * a->qdd0[i];
         }
-        for (it = 0; it < s->newton_max_iterations; ++it) {
+        for (it = 0; it < o->newton.max_iterations; ++it) {
             c0 = mbs_clock_now();
             for (size_t i = 0; i < N; ++i) {
                 a->qd[i] = gamma / (beta * h) * a->q[i] - a->qd_hat[i];
@@ -827,13 +849,13 @@ static int ali3p_step(MbsFormulation *f, MbsError *err)
     /* Projections (eqs 6, 7). */
     c0 = mbs_clock_now();
     double zeta;
-    int kind = s->projection_kind;
+    int kind = o->projection;
     if (projection_matrix(f, a, kind, &zeta) != 0) {
         restore(a, f->time);
         return mbs_error_set(err, MBS_RECOVERABLE,
                              "ali3p: singular projection matrix at t = %.6g s", t);
     }
-    int pmax = s->newton_max_iterations;
+    int pmax = o->newton.max_iterations;
     /* velocities: P qd* - Phi_q^T (sigma + zeta alpha Phi_t) */
     p_mul(a, f, kind, a->qd, a->rhs);
     memset(a->mult, 0, (size_t)m * sizeof(double));
@@ -896,22 +918,118 @@ static double ali3p_joint_violation(const MbsFormulation *f, int joint)
     return v;
 }
 
-#define ALI3P_USES                                                                               \
-    (MBS_USES_PENALTY | MBS_USES_JACOBIAN | MBS_USES_NEWTON | MBS_USES_NEWMARK |                 \
-     MBS_USES_PROJECTION | MBS_USES_ALGEBRA)
+/* State: q, qd, qdd (n each), lambda* (m), the revolute angle branches (per joint), then
+ * work, power, the penalty factor in use and the count of easy steps that relaxes it. */
+static int ali3p_state_size(const MbsFormulation *f)
+{
+    const Ali3p *a = f->impl;
+    return 3 * a->n + a->m + f->model->njoints + 4;
+}
+
+static void ali3p_state_get(const MbsFormulation *f, double *state)
+{
+    const Ali3p *a = f->impl;
+    size_t N = (size_t)a->n;
+    double *x = state;
+    memcpy(x, a->q, N * sizeof(double));
+    memcpy(x += N, a->qd, N * sizeof(double));
+    memcpy(x += N, a->qdd, N * sizeof(double));
+    memcpy(x += N, a->lambda, (size_t)a->m * sizeof(double));
+    memcpy(x += a->m, a->angle_ref, (size_t)f->model->njoints * sizeof(double));
+    x += f->model->njoints;
+    x[0] = a->work;
+    x[1] = a->power;
+    x[2] = a->alpha_eff;
+    x[3] = a->easy_steps;
+}
+
+static int ali3p_state_set(MbsFormulation *f, const double *state, MbsError *err)
+{
+    (void)err;
+    Ali3p *a = f->impl;
+    size_t N = (size_t)a->n;
+    const double *x = state;
+    memcpy(a->q0, x, N * sizeof(double));
+    memcpy(a->qd0, x += N, N * sizeof(double));
+    memcpy(a->qdd0, x += N, N * sizeof(double));
+    memcpy(a->lambda0, x += N, (size_t)a->m * sizeof(double));
+    memcpy(a->angle_ref, x += a->m, (size_t)f->model->njoints * sizeof(double));
+    x += f->model->njoints;
+    a->work = x[0];
+    a->power = x[1];
+    a->alpha_eff = x[2];
+    a->easy_steps = (int)x[3];
+    if (a->n > 0)
+        restore(a, f->time); /* copies the *0 arrays in and evaluates the constraints there */
+    return 0;
+}
+
+/* The penalty factor in use: raised above the setting while the multiplier iteration stalls. */
+static int ali3p_statistics(const MbsFormulation *f, MbsStatistic *out, int capacity)
+{
+    const Ali3p *a = f->impl;
+    if (capacity > 0)
+        out[0] = (MbsStatistic){"penalty_in_use", a->alpha_eff, ""};
+    return 1;
+}
+
+static void ali3p_reset_statistics(MbsFormulation *f)
+{
+    (void)f;
+}
 
 /* Without forces that vary with the state, K = C = 0: no Jacobian is ever evaluated. */
-static unsigned ali3p_uses_for_model(const MbsModel *m)
+static int forces_vary(const MbsModel *m, const void *options)
 {
-    return mbs_natural_forces_vary(m) ? ALI3P_USES : ALI3P_USES & ~(unsigned)MBS_USES_JACOBIAN;
+    (void)options;
+    return !m || mbs_natural_forces_vary(m);
 }
+
+static const char *const projection_choices[] = {"mass", "mdk", "mass-unit-zeta", NULL};
+static const char *const projection_labels[] = {
+    MBS_N_("mass-orthogonal"), MBS_N_("mass-damping-stiffness-orthogonal"),
+    MBS_N_("mass-orthogonal, ζ = 1"), NULL};
+static const char *const algebra_choices[] = {"automatic", "dense", "sparse", NULL};
+static const char *const algebra_labels[] = {MBS_N_("automatic"), MBS_N_("dense (LAPACK)"),
+                                             MBS_N_("sparse (KLU)"), NULL};
+
+static const MbsSetting ali3p_items[] = {
+    {.name = "alpha", .type = MBS_SETTING_NUMBER, .offset = offsetof(Ali3pOptions, alpha),
+     .default_value = 1e9, .min = 0.0, .max = 1e300,
+     .flags = MBS_SETTING_ABOVE_MIN | MBS_SETTING_DECADES, .label = MBS_N_("Penalty α"),
+     .description = MBS_N_("Penalty factor of the constraints")},
+    {.name = "newmark-beta", .type = MBS_SETTING_NUMBER,
+     .offset = offsetof(Ali3pOptions, newmark_beta), .default_value = 0.25, .min = 0.0, .max = 1.0,
+     .flags = MBS_SETTING_ABOVE_MIN, .label = MBS_N_("Newmark β"),
+     .description = MBS_N_("0.25 with γ = 0.5: trapezoidal rule")},
+    {.name = "newmark-gamma", .type = MBS_SETTING_NUMBER,
+     .offset = offsetof(Ali3pOptions, newmark_gamma), .default_value = 0.5, .min = 0.5,
+     .max = 1.0, .label = MBS_N_("Newmark γ"), .description = MBS_N_("Newmark γ")},
+    {.name = "projection", .type = MBS_SETTING_CHOICE, .offset = offsetof(Ali3pOptions, projection),
+     .default_value = PROJECTION_MASS, .choices = projection_choices,
+     .choice_labels = projection_labels, .label = MBS_N_("Projection"),
+     .description = MBS_N_("Velocity and acceleration projections: onto the mass metric, "
+                           "or onto mass, damping and stiffness (paper 004)")},
+    {.name = "algebra", .type = MBS_SETTING_CHOICE, .offset = offsetof(Ali3pOptions, algebra),
+     .default_value = ALGEBRA_AUTOMATIC, .choices = algebra_choices,
+     .choice_labels = algebra_labels, .label = MBS_N_("Linear algebra"),
+     .description = MBS_N_("Dense LAPACK or sparse KLU factorizations; automatic: sparse from "
+                           "20 moving bodies")},
+    {.name = "newton", .type = MBS_SETTING_GROUP, .offset = offsetof(Ali3pOptions, newton),
+     .group = &mbs_newton_settings},
+    /* K and C: columns on threads (stiffness_damping) */
+    {.name = "tangent", .type = MBS_SETTING_GROUP, .offset = offsetof(Ali3pOptions, tangent),
+     .group = &mbs_tangent_settings, .applies = forces_vary},
+};
+
+static const MbsSettingTable ali3p_settings = {
+    .name = "ali3p", .items = ali3p_items, .count = 7, .size = sizeof(Ali3pOptions)};
 
 const MbsFormulationClass mbs_ali3p_class = {
     .name = "ali3p",
     .description = MBS_N_("Index-3 augmented Lagrangian with velocity and acceleration "
                           "projections in natural coordinates (paper 004)"),
-    .uses = ALI3P_USES,
-    .uses_for_model = ali3p_uses_for_model,
+    .settings = &ali3p_settings,
     .init = ali3p_init,
     .step = ali3p_step,
     .finalize = ali3p_finalize,
@@ -919,4 +1037,9 @@ const MbsFormulationClass mbs_ali3p_class = {
     .ncoords = ali3p_ncoords,
     .coordinates = ali3p_coordinates,
     .joint_violation = ali3p_joint_violation,
+    .state_size = ali3p_state_size,
+    .state_get = ali3p_state_get,
+    .state_set = ali3p_state_set,
+    .statistics = ali3p_statistics,
+    .reset_statistics = ali3p_reset_statistics,
 };

@@ -20,11 +20,11 @@
  * independent ones held; converged when both the correction and max |Phi| over all rows are
  * below newton_tolerance (1 + max |z|)) and the velocity problem. The partition is chosen again
  * when the reciprocal condition estimate (LAPACK dgecon / klu_condest) of A falls below
- * settings.matrix_r_rcond times its value just after the last partition (checked at the start
+ * the "rcond" setting times its value just after the last partition (checked at the start
  * of every step, where the state is consistent, so a change of partition is exact; the event is
  * reported through mbs_matrix_r_stats()).
  *
- * User degrees of freedom (settings.matrix_r_ndofs): relative coordinates (constant B, paper 001
+ * User degrees of freedom (setting "dof"): relative coordinates (constant B, paper 001
  * sec 2.2.2: the same partitioned scheme with the given independent set) or natural coordinates
  * of points, z_i = h(z) with B = h_z not constant (paper 001 sec 2.2.3): then the whole
  * Theta = [Phi_z[rows]; B] (n x n, dense LU) replaces A, R^Phi = Theta^{-1} [0; I],
@@ -34,9 +34,9 @@
  *
  * Integrators on the independent coordinates: explicit RK4 (paper 003) or the implicit
  * trapezoidal rule (paper 001) solved by Newton on the d independent coordinates with the
- * tangent of the reduced residual by forward or central differences (settings.jacobian; d or
- * 2 d evaluations, so the derivatives of R^Phi and S c are included), reused for
- * settings.jacobian_reuse iterations.
+ * tangent of the reduced residual by forward or central differences ("jacobian"; d or 2 d
+ * evaluations, so the derivatives of R^Phi and S c are included), reused for "jacobian-reuse"
+ * iterations.
  */
 #include "form_matrix_r.h"
 
@@ -45,6 +45,7 @@
 #include <lapacke.h>
 #include <float.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,10 +60,30 @@
 #include "mbs_tangent_probe.h"
 #include "mbs_topology.h"
 
+enum { INTEGRATOR_RK4, INTEGRATOR_TRAPEZOIDAL };
+
+/* The settings it reads (matrix_r_settings). */
+typedef struct {
+    int integrator; /* INTEGRATOR_RK4 (paper 003) or INTEGRATOR_TRAPEZOIDAL (paper 001) */
+    int sparse;     /* 0: dense LAPACK LU of the dependent block, 1: sparse KLU */
+    double rcond;   /* new partition when the dependent block's reciprocal condition estimate
+                       falls below this fraction of its value just after the last partition */
+    MbsDofList dofs;
+    MbsNewtonOptions newton;
+    MbsTangentOptions tangent;
+} MatrixROptions;
+_Static_assert(sizeof(MatrixROptions) <= MBS_OPTIONS_BYTES, "matrix-r options fit MbsSettings");
+
+static const MatrixROptions *options(const MbsFormulation *f)
+{
+    return mbs_formulation_options(f);
+}
+
 typedef struct {
     const MbsFormulation *f;
     int n, nr, r, d; /* coordinates, rows, rank (dependent), degrees of freedom */
     int sparse, integrator;
+    MbsDofList dofs; /* the run's: the options' or the model's list */
     int general; /* user DOFs with natural coordinates: Theta = [Phi_z[rows]; B(z)] (n x n) */
     int *dofnode; /* per DOF: node of a joint-coordinate DOF, -1 for a point coordinate */
     const double *tzi, *tzdi; /* general mode: imposed DOF values of the evaluation */
@@ -157,9 +178,14 @@ static int find_node(const MbsTopology *t, int joint, int coord)
 
 /* --- degrees of freedom given as functions z_i = h(z) (paper 001 sec 2.2.3) ------------- */
 
+static const MbsDofChoice *dof(const MbsFormulation *f, int i)
+{
+    return &((const MatrixR *)f->impl)->dofs.items[i];
+}
+
 static const MbsPoint *dof_point(const MbsFormulation *f, int i)
 {
-    return &f->model->points[f->settings.matrix_r_dof_point[i]];
+    return &f->model->points[dof(f, i)->point];
 }
 
 /* h_i(z); positions current in R->kin. */
@@ -170,7 +196,7 @@ static double dof_value(const MbsFormulation *f, const MatrixR *R, int i)
     const MbsPoint *pt = dof_point(f, i);
     double r[3];
     mbs_kin_point(f->model, &R->kin, pt->body, pt->pos, r);
-    return r[f->settings.matrix_r_dof_axis[i]];
+    return r[dof(f, i)->axis];
 }
 
 /* Row i of B = h_z into out[k * ld], k = 0..n-1: for a point, the velocity of the point induced by
@@ -185,7 +211,7 @@ static void dof_row(const MbsFormulation *f, const MatrixR *R, int i, double *ou
         return;
     }
     const MbsPoint *pt = dof_point(f, i);
-    int axis = f->settings.matrix_r_dof_axis[i];
+    int axis = dof(f, i)->axis;
     double r[3], v[3];
     mbs_kin_point(f->model, &R->kin, pt->body, pt->pos, r);
     for (int k = t->body_node[pt->body]; k >= 0; k = t->nodes[k].parent) {
@@ -204,7 +230,7 @@ static double dof_bias(const MbsFormulation *f, const MatrixR *R, int i)
     double r[3], a[3];
     mbs_kin_point(f->model, &R->kin, pt->body, pt->pos, r);
     mbs_kin_point_motion(f->model, &R->kin, pt->body, r, NULL, a);
-    return a[f->settings.matrix_r_dof_axis[i]];
+    return a[dof(f, i)->axis];
 }
 
 /* Independent positions, velocities and accelerations of the current state. */
@@ -253,8 +279,7 @@ static int pivoted_qr_rank(MatrixR *R, int ncols, double rank_tol)
 static int partition_general(MbsFormulation *f, MatrixR *R, MbsError *err)
 {
     const MbsModel *m = f->model;
-    const MbsSettings *st = &f->settings;
-    int n = R->n, nr = R->nr, d = st->matrix_r_ndofs;
+    int n = R->n, nr = R->nr, d = R->dofs.count;
     const double rank_tol = 1e-9 * (double)(n > nr ? n : nr);
     int r = 0;
     if (nr > 0) {
@@ -297,15 +322,54 @@ static int partition_general(MbsFormulation *f, MatrixR *R, MbsError *err)
     for (int k = 0; k < d && len > 0 && len < (int)sizeof R->event - 2 * MBS_NAME_MAX; ++k) {
         if (R->dofnode[k] >= 0)
             len += snprintf(R->event + len, sizeof R->event - (size_t)len, "%s%s[%d]",
-                            k ? ", " : "", m->joints[st->matrix_r_dof_joint[k]].name,
-                            st->matrix_r_dof_coord[k]);
+                            k ? ", " : "", m->joints[R->dofs.items[k].joint].name,
+                            R->dofs.items[k].coordinate);
         else
             len += snprintf(R->event + len, sizeof R->event - (size_t)len, "%s%s.%c",
                             k ? ", " : "", dof_point(f, k)->name,
-                            axes[st->matrix_r_dof_axis[k]]);
+                            axes[R->dofs.items[k].axis]);
     }
     if (len > 0 && len < (int)sizeof R->event - 2)
         snprintf(R->event + len, sizeof R->event - (size_t)len, ")");
+    return 0;
+}
+
+/* CSC pattern of the dependent block A = Phi_z[rows, dep] from the structural sparsity of
+ * Phi_z, and its KLU analysis (allocates: only when the partition changes). */
+static int sparse_pattern(MbsFormulation *f, MatrixR *R, MbsError *err)
+{
+    const MbsTopology *t = f->model->topo;
+    int nr = R->nr, r = R->r;
+    memset(R->Ap, 0, sizeof(int) * (size_t)(r + 1));
+    for (int i = 0; i < nr; ++i) {
+        if (R->rowidx[i] < 0)
+            continue;
+        for (int p = t->row_ptr[i]; p < t->row_ptr[i + 1]; ++p) {
+            int c = R->depidx[t->row_cols[p]];
+            if (c >= 0)
+                R->Ap[c + 1]++;
+        }
+    }
+    for (int c = 0; c < r; ++c)
+        R->Ap[c + 1] += R->Ap[c];
+    int *cursor = R->jpvt; /* scratch, max(n, nr) >= r entries */
+    for (int c = 0; c < r; ++c)
+        cursor[c] = R->Ap[c];
+    for (int rr = 0; rr < r; ++rr) { /* increasing row order in every column */
+        int i = R->rows[rr];
+        for (int p = t->row_ptr[i]; p < t->row_ptr[i + 1]; ++p) {
+            int c = R->depidx[t->row_cols[p]];
+            if (c >= 0)
+                R->Ai[cursor[c]++] = rr;
+        }
+    }
+    free_klu(R);
+    R->Sym = klu_analyze(r, R->Ap, R->Ai, &R->common);
+    if (!R->Sym)
+        return mbs_error_set(err, MBS_FATAL,
+                             "matrix-r: KLU could not analyse the dependent block (%d x %d,"
+                             " status %d)",
+                             r, r, R->common.status);
     return 0;
 }
 
@@ -316,11 +380,10 @@ static int partition(MbsFormulation *f, MatrixR *R, MbsError *err)
 {
     const MbsModel *m = f->model;
     const MbsTopology *t = m->topo;
-    const MbsSettings *st = &f->settings;
     int n = R->n, nr = R->nr;
     const double rank_tol = 1e-9 * (double)(n > nr ? n : nr);
     int r = 0;
-    int user = st->matrix_r_ndofs > 0 && R->partitions == 0;
+    int user = R->dofs.count > 0 && R->partitions == 0;
     if (user && R->general)
         return partition_general(f, R, err);
     int *cand = R->ind; /* reused as scratch for the candidate columns */
@@ -330,18 +393,18 @@ static int partition(MbsFormulation *f, MatrixR *R, MbsError *err)
         /* user-chosen independent coordinates (paper 001 sec 2.2.2: constant B) */
         for (int k = 0; k < n; ++k)
             R->depidx[k] = 0;
-        for (int i = 0; i < st->matrix_r_ndofs; ++i) {
-            int node = find_node(t, st->matrix_r_dof_joint[i], st->matrix_r_dof_coord[i]);
+        for (int i = 0; i < R->dofs.count; ++i) {
+            int node = find_node(t, R->dofs.items[i].joint, R->dofs.items[i].coordinate);
             if (node < 0)
                 return mbs_error_set(err, MBS_FATAL,
                                      "matrix-r: degree of freedom %d (joint '%s', coordinate %d)"
                                      " is not a relative coordinate of the spanning tree",
                                      i + 1,
-                                     st->matrix_r_dof_joint[i] >= 0 &&
-                                             st->matrix_r_dof_joint[i] < m->njoints
-                                         ? m->joints[st->matrix_r_dof_joint[i]].name
+                                     R->dofs.items[i].joint >= 0 &&
+                                             R->dofs.items[i].joint < m->njoints
+                                         ? m->joints[R->dofs.items[i].joint].name
                                          : "?",
-                                     st->matrix_r_dof_coord[i]);
+                                     R->dofs.items[i].coordinate);
             R->depidx[node] = -1;
         }
         for (int k = 0; k < n; ++k)
@@ -364,11 +427,11 @@ static int partition(MbsFormulation *f, MatrixR *R, MbsError *err)
             memcpy(R->qr + (size_t)nr * j, R->phiz + (size_t)nr * cand[j],
                    sizeof(double) * (size_t)nr);
         r = pivoted_qr_rank(R, ncand, rank_tol);
-        if (user && n - rank_all != st->matrix_r_ndofs)
+        if (user && n - rank_all != R->dofs.count)
             return mbs_error_set(err, MBS_FATAL,
                                  "matrix-r: the model has %d degrees of freedom but %d were "
                                  "given",
-                                 n - rank_all, st->matrix_r_ndofs);
+                                 n - rank_all, R->dofs.count);
         if (user && r != rank_all)
             return mbs_error_set(err, MBS_FATAL,
                                  "matrix-r: the chosen degrees of freedom are not independent "
@@ -407,39 +470,9 @@ static int partition(MbsFormulation *f, MatrixR *R, MbsError *err)
             R->rowidx[R->rows[k]] = k;
     }
 
-    if (R->sparse && r > 0) {
-        /* CSC pattern of A = Phi_z[rows, dep] from the structural sparsity of Phi_z */
-        memset(R->Ap, 0, sizeof(int) * (size_t)(r + 1));
-        for (int i = 0; i < nr; ++i) {
-            if (R->rowidx[i] < 0)
-                continue;
-            for (int p = t->row_ptr[i]; p < t->row_ptr[i + 1]; ++p) {
-                int c = R->depidx[t->row_cols[p]];
-                if (c >= 0)
-                    R->Ap[c + 1]++;
-            }
-        }
-        for (int c = 0; c < r; ++c)
-            R->Ap[c + 1] += R->Ap[c];
-        int *cursor = R->jpvt; /* scratch, max(n, nr) >= r entries */
-        for (int c = 0; c < r; ++c)
-            cursor[c] = R->Ap[c];
-        for (int rr = 0; rr < r; ++rr) { /* increasing row order in every column */
-            int i = R->rows[rr];
-            for (int p = t->row_ptr[i]; p < t->row_ptr[i + 1]; ++p) {
-                int c = R->depidx[t->row_cols[p]];
-                if (c >= 0)
-                    R->Ai[cursor[c]++] = rr;
-            }
-        }
-        free_klu(R);
-        R->Sym = klu_analyze(r, R->Ap, R->Ai, &R->common);
-        if (!R->Sym)
-            return mbs_error_set(err, MBS_FATAL,
-                                 "matrix-r: KLU could not analyse the dependent block (%d x %d,"
-                                 " status %d)",
-                                 r, r, R->common.status);
-    }
+    int status;
+    if (R->sparse && r > 0 && (status = sparse_pattern(f, R, err)))
+        return status;
 
     R->partitions++;
     R->last_partition_time = f->time;
@@ -559,7 +592,7 @@ static void factor_block_checked(MatrixR *R)
 static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *err)
 {
     const MbsModel *m = f->model;
-    const MbsSettings *s = &f->settings;
+    const MatrixROptions *o = options(f);
     int nr = R->nr, r = R->r;
     double tc = mbs_clock_now();
     double res = 0.0;
@@ -576,7 +609,7 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
         if (R->rcond == 0.0)
             break;
         if (r == 0 && !R->general) {
-            converged = res <= s->newton_tolerance;
+            converged = res <= o->newton.tolerance;
             estimate_rcond(R);
             break;
         }
@@ -599,14 +632,14 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
          * (7x15 lattice, t = 1.85 s, h = 1 ms: |Phi| 1.4e-14, corrections 1e-9). Such a
          * residual is converged too (not with point-coordinate DOFs, whose equations are not
          * in Phi). */
-        if ((corr <= s->newton_tolerance * (1.0 + zmax) &&
-             res <= s->newton_tolerance * (1.0 + zmax)) ||
+        if ((corr <= o->newton.tolerance * (1.0 + zmax) &&
+             res <= o->newton.tolerance * (1.0 + zmax)) ||
             (!R->general && res <= 64.0 * DBL_EPSILON * (1.0 + zmax))) {
             converged = 1;
             check_pivots(R);
             break;
         }
-        if (it >= s->newton_max_iterations || !isfinite(corr))
+        if (it >= o->newton.max_iterations || !isfinite(corr))
             break;
         for (int i = 0; i < nu; ++i)
             R->z[R->general ? i : R->dep[i]] += R->rhs[i];
@@ -837,27 +870,46 @@ static void matrix_r_finalize(MbsFormulation *f)
     f->impl = NULL;
 }
 
+/* The run's independent coordinates: the options' list, or the model's when they ask for it. */
+static int resolve_dofs(const MbsModel *m, const MbsDofList *chosen, MbsDofList *out,
+                        MbsError *err)
+{
+    *out = *chosen;
+    if (out->count == MBS_MATRIX_R_AUTOMATIC) {
+        out->count = 0;
+    } else if (out->count == 0 && m->ndofs > 0) {
+        if (m->ndofs > MBS_MATRIX_R_MAX_DOFS)
+            return mbs_error_set(err, MBS_FATAL, "model '%s' chooses %d degrees of freedom; at "
+                                 "most %d are supported", m->name, m->ndofs,
+                                 MBS_MATRIX_R_MAX_DOFS);
+        out->count = m->ndofs;
+        memcpy(out->items, m->dofs, sizeof(MbsDofChoice) * (size_t)m->ndofs);
+    }
+    if (out->count < 0 || out->count > MBS_MATRIX_R_MAX_DOFS)
+        return mbs_error_set(err, MBS_FATAL, "matrix-r: %d degrees of freedom given (at most %d)",
+                             out->count, MBS_MATRIX_R_MAX_DOFS);
+    return 0;
+}
+
 static int reduced_residual(void *ctx, const double *zi, int column, double step, double *g);
 
 static int matrix_r_init(MbsFormulation *f, MbsError *err)
 {
     const MbsModel *m = f->model;
     const MbsSettings *st = &f->settings;
-    if (st->matrix_r_integrator != 0 && st->matrix_r_integrator != 1)
-        return mbs_error_set(err, MBS_FATAL,
-                             "matrix-r: integrator %d unknown (0: RK4, 1: trapezoidal rule)",
-                             st->matrix_r_integrator);
-    if (st->matrix_r_ndofs < 0 || st->matrix_r_ndofs > MBS_MATRIX_R_MAX_DOFS)
-        return mbs_error_set(err, MBS_FATAL, "matrix-r: %d degrees of freedom given (at most %d)",
-                             st->matrix_r_ndofs, MBS_MATRIX_R_MAX_DOFS);
+    const MatrixROptions *o = options(f);
+    MbsDofList dofs;
+    if (resolve_dofs(m, &o->dofs, &dofs, err))
+        return MBS_FATAL;
     MatrixR *R = calloc(1, sizeof *R);
     if (!R)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     f->impl = R;
     R->f = f;
-    R->sparse = st->matrix_r_sparse != 0;
-    R->integrator = st->matrix_r_integrator;
-    R->rcond_ratio = st->matrix_r_rcond;
+    R->dofs = dofs;
+    R->sparse = o->sparse != 0;
+    R->integrator = o->integrator;
+    R->rcond_ratio = o->rcond;
     klu_defaults(&R->common);
     int n = R->n = m->topo->nnodes, nr = R->nr = m->topo->nrows, fail = 0;
     int mx = n > nr ? n : nr;
@@ -910,11 +962,11 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
     R->tangent_ctx[0] = R;
     const MbsTangentProblem tangent = {
         .nx = n, .nr = n, .residual = reduced_residual, .contexts = R->tangent_ctx, .nthreads = 1,
-        .step = st->jacobian == MBS_JACOBIAN_ND_FORWARD
+        .step = o->tangent.method == MBS_JACOBIAN_ND_FORWARD
                     ? (MbsTangentStep){.relative = 1e-7, .offset_one = 1, .unrounded = 1}
                     : (MbsTangentStep){0},
     };
-    if (mbs_tangent_init(&R->tangent, &tangent, st->jacobian, err))
+    if (mbs_tangent_init(&R->tangent, &tangent, o->tangent.method, err))
         return MBS_FATAL;
     /* dgeqp3 workspace for (nr x n) and (r x nr), r <= min(n, nr) */
     {
@@ -934,13 +986,13 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
             return mbs_error_set(err, MBS_FATAL, "out of memory");
     }
 
-    for (int i = 0; i < st->matrix_r_ndofs; ++i) {
+    for (int i = 0; i < R->dofs.count; ++i) {
         R->dofnode[i] = -1;
-        int jt = st->matrix_r_dof_joint[i];
+        int jt = R->dofs.items[i].joint;
         if (jt >= 0)
             continue;
         R->general = 1;
-        int pt = st->matrix_r_dof_point[i], ax = st->matrix_r_dof_axis[i];
+        int pt = R->dofs.items[i].point, ax = R->dofs.items[i].axis;
         if (pt < 0 || pt >= m->npoints || ax < 0 || ax > 2 ||
             m->topo->body_node[m->points[pt].body] < 0)
             return mbs_error_set(err, MBS_FATAL,
@@ -952,16 +1004,16 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
         return mbs_error_set(err, MBS_FATAL,
                              "matrix-r: natural coordinates as degrees of freedom are implemented "
                              "with dense algebra only (set sparse off)");
-    for (int i = 0; i < st->matrix_r_ndofs && R->general; ++i) {
-        int jt = st->matrix_r_dof_joint[i];
+    for (int i = 0; i < R->dofs.count && R->general; ++i) {
+        int jt = R->dofs.items[i].joint;
         if (jt < 0)
             continue;
-        R->dofnode[i] = jt < m->njoints ? find_node(m->topo, jt, st->matrix_r_dof_coord[i]) : -1;
+        R->dofnode[i] = jt < m->njoints ? find_node(m->topo, jt, R->dofs.items[i].coordinate) : -1;
         if (R->dofnode[i] < 0)
             return mbs_error_set(err, MBS_FATAL,
                                  "matrix-r: degree of freedom %d (joint %d, coordinate %d) is not "
                                  "a relative coordinate of the spanning tree",
-                                 i + 1, jt, st->matrix_r_dof_coord[i]);
+                                 i + 1, jt, R->dofs.items[i].coordinate);
     }
     int status = mbs_assemble(m, st, 0.0, R->z, R->zd, NULL, err);
     if (status)
@@ -1139,16 +1191,16 @@ static void trapezoidal_derivatives(MatrixR *R, double h)
 
 static int step_trapezoidal(MbsFormulation *f, MatrixR *R, double h, MbsError *err)
 {
-    const MbsSettings *s = &f->settings;
+    const MatrixROptions *o = options(f);
     int d = R->d, status;
     double t1 = f->time + h;
-    int reuse = s->jacobian_reuse > 0 ? s->jacobian_reuse : 1;
+    int reuse = o->tangent.reuse > 0 ? o->tangent.reuse : 1;
     for (int k = 0; k < d; ++k)
         R->zi[k] = R->zi0[k] + h * R->zdi0[k] + 0.5 * h * h * R->zddi0[k];
     predict(R, h);
     int converged = d == 0, it;
     double corr = INFINITY;
-    for (it = 0; it < s->newton_max_iterations && !converged; ++it) {
+    for (it = 0; it < o->newton.max_iterations && !converged; ++it) {
         trapezoidal_derivatives(R, h);
         if ((status = evaluate(f, R, t1, R->zi, R->zdi, err)))
             return status;
@@ -1171,7 +1223,7 @@ static int step_trapezoidal(MbsFormulation *f, MatrixR *R, double h, MbsError *e
             R->zi[k] += R->delta[k];
         if (!isfinite(corr))
             break;
-        converged = corr <= s->newton_tolerance * (1.0 + mbs_vec_norminf(d, R->zi));
+        converged = corr <= o->newton.tolerance * (1.0 + mbs_vec_norminf(d, R->zi));
     }
     f->monitors.newton_iterations = it;
     if (!converged)
@@ -1208,11 +1260,9 @@ static int repartition(MbsFormulation *f, MatrixR *R, const char *why, MbsError 
     return 0;
 }
 
-static int matrix_r_step(MbsFormulation *f, MbsError *err)
+static int matrix_r_step(MbsFormulation *f, double h, MbsError *err)
 {
     MatrixR *R = f->impl;
-    const MbsSettings *s = &f->settings;
-    double h = s->step;
     MbsMonitors *mo = &f->monitors;
     double t_start = mbs_clock_now();
     double tp0 = R->t_position + R->t_velocity, td0 = R->t_dynamics + R->t_reduced,
@@ -1234,7 +1284,7 @@ static int matrix_r_step(MbsFormulation *f, MbsError *err)
     double power0 = R->power_nc;
     for (int attempt = 0;; ++attempt) {
         independent_state(f, R, R->zi0, R->zdi0, R->zddi0);
-        status = R->integrator == 1 ? step_trapezoidal(f, R, h, err) : step_rk4(f, R, h, err);
+        status = R->integrator == INTEGRATOR_TRAPEZOIDAL ? step_trapezoidal(f, R, h, err) : step_rk4(f, R, h, err);
         if (status == 0)
             break;
         restore(f, R);
@@ -1292,12 +1342,371 @@ static double matrix_r_joint_violation(const MbsFormulation *f, int joint)
     return v;
 }
 
+/* State: z, zd, zdd (n each); work, power, the condition estimates that trigger a new
+ * partition; the partition itself (mode, r, d, dep then ind: n entries, the kept rows: nr). */
+enum { STATE_SCALARS = 7 };
+
+static int matrix_r_state_size(const MbsFormulation *f)
+{
+    const MatrixR *R = f->impl;
+    return 4 * R->n + R->nr + STATE_SCALARS;
+}
+
+static void matrix_r_state_get(const MbsFormulation *f, double *state)
+{
+    const MatrixR *R = f->impl;
+    int n = R->n;
+    size_t bytes = sizeof(double) * (size_t)n;
+    memcpy(state, R->z, bytes);
+    memcpy(state + n, R->zd, bytes);
+    memcpy(state + 2 * n, R->zdd, bytes);
+    double *x = state + 3 * n;
+    x[0] = R->work_nc;
+    x[1] = R->power_nc;
+    x[2] = R->rcond;
+    x[3] = R->rcond_ref;
+    x[4] = R->general;
+    x[5] = R->r;
+    x[6] = R->d;
+    x += STATE_SCALARS;
+    for (int k = 0; k < R->r; ++k)
+        x[k] = R->dep[k];
+    for (int k = 0; k < R->d; ++k)
+        x[R->r + k] = R->ind[k];
+    for (int k = 0; k < R->nr; ++k)
+        x[n + k] = k < R->r ? R->rows[k] : -1;
+}
+
+/* Apply a partition from a checkpoint when it differs from the current one. */
+static int set_partition(MbsFormulation *f, MatrixR *R, const double *x, MbsError *err)
+{
+    int general = (int)x[4], r = (int)x[5], d = (int)x[6], n = R->n, nr = R->nr;
+    const double *p = x + STATE_SCALARS;
+    int same = general == R->general && r == R->r && d == R->d;
+    for (int k = 0; same && k < r; ++k)
+        same = R->dep[k] == (int)p[k] && R->rows[k] == (int)p[n + k];
+    for (int k = 0; same && k < d; ++k)
+        same = R->ind[k] == (int)p[r + k];
+    if (same)
+        return 0;
+    if (r < 0 || d < 0 || r + d != n || r > nr)
+        return mbs_error_set(err, MBS_FATAL, "matrix-r: the checkpoint's partition does not fit "
+                             "this model");
+    R->general = general;
+    R->r = r;
+    R->d = d;
+    for (int k = 0; k < n; ++k)
+        R->depidx[k] = -1;
+    for (int k = 0; k < nr; ++k)
+        R->rowidx[k] = -1;
+    for (int k = 0; k < r; ++k) {
+        R->dep[k] = (int)p[k];
+        R->rows[k] = (int)p[n + k];
+        R->depidx[R->dep[k]] = k;
+        R->rowidx[R->rows[k]] = k;
+    }
+    for (int k = 0; k < d; ++k)
+        R->ind[k] = (int)p[r + k];
+    return R->sparse && !general && r > 0 ? sparse_pattern(f, R, err) : 0;
+}
+
+static int matrix_r_state_set(MbsFormulation *f, const double *state, MbsError *err)
+{
+    MatrixR *R = f->impl;
+    const MbsModel *m = f->model;
+    int n = R->n, status;
+    size_t bytes = sizeof(double) * (size_t)n;
+    const double *x = state + 3 * n;
+    if ((status = set_partition(f, R, x, err)))
+        return status;
+    memcpy(R->z, state, bytes);
+    memcpy(R->zd, state + n, bytes);
+    memcpy(R->zdd, state + 2 * n, bytes);
+    R->work_nc = x[0];
+    R->power_nc = x[1];
+    R->rcond = x[2];
+    R->rcond_ref = x[3];
+    /* the block is factorized again by the next evaluation before any use */
+    mbs_kinematics_positions(m, &R->kin, R->z);
+    mbs_kinematics_velocities(m, &R->kin, R->zd);
+    mbs_constraints_eval(m, &R->kin, f->time, R->z, R->phi, R->phiz, R->phit);
+    return 0;
+}
+
+/* Phase times and counters accumulated since init or the last reset (eslabon-cli bench
+ * matrix-r), and the partition. */
+static int matrix_r_statistics(const MbsFormulation *f, MbsStatistic *out, int capacity)
+{
+    const MatrixR *R = f->impl;
+    const MbsStatistic all[] = {
+        {"time_position", R->t_position, "s"},
+        {"time_velocity", R->t_velocity, "s"},
+        {"time_rz", R->t_rz, "s"},
+        {"time_dynamics", R->t_dynamics, "s"},
+        {"time_reduced", R->t_reduced, "s"},
+        {"time_solve", R->t_solve, "s"},
+        {"time_jacobian", R->t_jacobian, "s"},
+        {"evaluations", (double)R->evaluations, ""},
+        {"position_iterations", (double)R->position_iterations, ""},
+        {"partitions", (double)R->partitions, ""},
+        {"independent_coordinates", (double)R->d, ""},
+        {"dependent_block_rcond", R->rcond, ""},
+    };
+    int count = (int)(sizeof all / sizeof all[0]);
+    for (int i = 0; i < count && i < capacity; ++i)
+        out[i] = all[i];
+    return count;
+}
+
+static void matrix_r_reset_statistics(MbsFormulation *f)
+{
+    MatrixR *R = f->impl;
+    R->t_position = R->t_velocity = R->t_rz = R->t_dynamics = R->t_reduced = R->t_solve =
+        R->t_jacobian = 0.0;
+    R->evaluations = 0;
+    R->position_iterations = 0;
+}
+
+/* --- settings -------------------------------------------------------------------------- */
+
+static int dofs_to_json(const void *value, char *buf, size_t size)
+{
+    const MbsDofList *l = value;
+    if (l->count == 0)
+        return snprintf(buf, size, "null");
+    int len = snprintf(buf, size, "[");
+    for (int i = 0; i < l->count && len >= 0 && (size_t)len < size; ++i) {
+        const MbsDofChoice *d = &l->items[i];
+        len += d->joint >= 0
+                   ? snprintf(buf + len, size - (size_t)len, "%s{\"joint\": %d, \"coordinate\": %d}",
+                              i ? ", " : "", d->joint, d->coordinate)
+                   : snprintf(buf + len, size - (size_t)len, "%s{\"point\": %d, \"axis\": %d}",
+                              i ? ", " : "", d->point, d->axis);
+    }
+    if (len >= 0 && (size_t)len < size)
+        len += snprintf(buf + len, size - (size_t)len, "]");
+    return len;
+}
+
+static const char *skip_space(const char *p)
+{
+    while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+        p++;
+    return p;
+}
+
+/* null, [] or [{"joint": J, "coordinate": C} | {"point": P, "axis": A}, ...] */
+static int dofs_from_json(const char *text, void *value, MbsError *err)
+{
+    MbsDofList l = {0};
+    const char *p = skip_space(text);
+    if (!strncmp(p, "null", 4) && !*skip_space(p + 4)) {
+        *(MbsDofList *)value = l;
+        return 0;
+    }
+    if (*p++ != '[')
+        goto bad;
+    p = skip_space(p);
+    if (*p == ']') {
+        l.count = MBS_MATRIX_R_AUTOMATIC;
+        p++;
+    }
+    while (l.count >= 0 && *p != ']') {
+        if (l.count >= MBS_MATRIX_R_MAX_DOFS)
+            return mbs_error_set(err, MBS_FATAL, "dof: at most %d degrees of freedom",
+                                 MBS_MATRIX_R_MAX_DOFS);
+        MbsDofChoice d = {.joint = -1, .coordinate = 0, .point = -1, .axis = 0};
+        p = skip_space(p);
+        if (*p++ != '{')
+            goto bad;
+        for (;;) {
+            char key[16];
+            int used = 0;
+            long v;
+            p = skip_space(p);
+            if (sscanf(p, "\"%15[a-z]\" :%n", key, &used) != 1 || used == 0)
+                goto bad;
+            char *end;
+            v = strtol(p + used, &end, 10);
+            if (end == p + used || v < -1 || v > 1000000)
+                goto bad;
+            if (!strcmp(key, "joint"))
+                d.joint = (int)v;
+            else if (!strcmp(key, "coordinate"))
+                d.coordinate = (int)v;
+            else if (!strcmp(key, "point"))
+                d.point = (int)v;
+            else if (!strcmp(key, "axis"))
+                d.axis = (int)v;
+            else
+                goto bad;
+            p = skip_space(end);
+            if (*p == ',') {
+                p++;
+                continue;
+            }
+            if (*p++ != '}')
+                goto bad;
+            break;
+        }
+        l.items[l.count++] = d;
+        p = skip_space(p);
+        if (*p == ',')
+            p++;
+        else if (*p != ']')
+            goto bad;
+    }
+    if (l.count >= 0)
+        p++;
+    if (*skip_space(p))
+        goto bad;
+    *(MbsDofList *)value = l;
+    return 0;
+bad:
+    return mbs_error_set(err, MBS_FATAL,
+                         "dof: '%.60s' is not null, [] or a list of {\"joint\", \"coordinate\"} "
+                         "and {\"point\", \"axis\"}", text);
+}
+
+/* JOINT[:COORD], BODY:POINT:x|y|z or auto (which goes alone). */
+static int dofs_add_item(const MbsModel *m, const char *text, void *value, MbsError *err)
+{
+    MbsDofList *l = value;
+    if (!strcmp(text, "auto")) {
+        if (l->count != 0)
+            return mbs_error_set(err, MBS_FATAL, "dof: auto goes alone");
+        l->count = MBS_MATRIX_R_AUTOMATIC;
+        return 0;
+    }
+    if (l->count < 0)
+        return mbs_error_set(err, MBS_FATAL, "dof: auto goes alone");
+    if (l->count >= MBS_MATRIX_R_MAX_DOFS)
+        return mbs_error_set(err, MBS_FATAL, "dof: at most %d", MBS_MATRIX_R_MAX_DOFS);
+    char part[3][2 * MBS_NAME_MAX];
+    int n = 0;
+    const char *p = text;
+    for (; n < 3; ++n) {
+        const char *colon = strchr(p, ':');
+        size_t len = colon ? (size_t)(colon - p) : strlen(p);
+        if (len >= sizeof part[n])
+            break;
+        memcpy(part[n], p, len);
+        part[n][len] = '\0';
+        if (!colon) {
+            n++;
+            break;
+        }
+        p = colon + 1;
+    }
+    MbsDofChoice d = {.joint = -1, .coordinate = 0, .point = -1, .axis = 0};
+    int joint = n <= 2 ? mbs_model_find_joint(m, part[0]) : -1;
+    if (n >= 1 && n <= 2 && joint >= 0) {
+        d.joint = joint;
+        d.coordinate = n == 2 ? atoi(part[1]) : 0;
+    } else {
+        int body = n == 3 ? mbs_model_find_body(m, part[0]) : -1;
+        int point = body >= 0 ? mbs_model_find_point(m, body, part[1]) : -1;
+        const char *axes = "xyz";
+        const char *a = n == 3 && strlen(part[2]) == 1 ? strchr(axes, part[2][0]) : NULL;
+        if (point < 0 || !a)
+            return mbs_error_set(err, MBS_FATAL, "--dof '%s' is neither JOINT[:COORD] nor "
+                                 "BODY:POINT:x|y|z of this model", text);
+        d.point = point;
+        d.axis = (int)(a - axes);
+    }
+    l->items[l->count++] = d;
+    return 0;
+}
+
+static const MbsSettingList dofs_list = {
+    .to_json = dofs_to_json,
+    .from_json = dofs_from_json,
+    .add_item = dofs_add_item,
+    .item_syntax = "JOINT[:COORD], BODY:POINT:x|y|z or auto",
+};
+
+static int trapezoidal(const MbsModel *m, const void *options)
+{
+    (void)m;
+    return !options || ((const MatrixROptions *)options)->integrator == INTEGRATOR_TRAPEZOIDAL;
+}
+
+static const char *const integrator_choices[] = {"rk4", "trapezoidal", NULL};
+static const char *const integrator_labels[] = {MBS_N_("RK4 (explicit)"),
+                                                MBS_N_("trapezoidal (implicit)"), NULL};
+static const char *const algebra_choices[] = {"dense", "sparse", NULL};
+static const char *const algebra_labels[] = {MBS_N_("dense (LAPACK)"), MBS_N_("sparse (KLU)"),
+                                             NULL};
+
+static const MbsSetting matrix_r_items[] = {
+    {.name = "integrator", .type = MBS_SETTING_CHOICE,
+     .offset = offsetof(MatrixROptions, integrator), .default_value = INTEGRATOR_RK4,
+     .choices = integrator_choices, .choice_labels = integrator_labels,
+     .label = MBS_N_("Integrator"),
+     .description = MBS_N_("Explicit RK4 (paper 003) or implicit trapezoidal rule (paper 001)")},
+    {.name = "algebra", .type = MBS_SETTING_CHOICE, .offset = offsetof(MatrixROptions, sparse),
+     .default_value = 0, .choices = algebra_choices, .choice_labels = algebra_labels,
+     .label = MBS_N_("Linear algebra"),
+     .description = MBS_N_("Dense LAPACK or sparse KLU factorizations of the dependent block")},
+    {.name = "rcond", .type = MBS_SETTING_NUMBER, .offset = offsetof(MatrixROptions, rcond),
+     .default_value = 0.1, .min = 0.0, .max = 1.0, .label = MBS_N_("Repartition below"),
+     .description = MBS_N_("A new choice of independent coordinates when the condition estimate "
+                           "of the dependent block falls below this fraction of its value "
+                           "after the last choice (1: every step)")},
+    {.name = "dof", .type = MBS_SETTING_LIST, .offset = offsetof(MatrixROptions, dofs),
+     .list = &dofs_list, .label = MBS_N_("Independent coordinates"),
+     .description = MBS_N_("The coordinates matrix-r integrates; the others follow from the "
+                           "constraints. Default: the model file's list, else the automatic "
+                           "partition (pivoted QR)")},
+    {.name = "newton", .type = MBS_SETTING_GROUP, .offset = offsetof(MatrixROptions, newton),
+     .group = &mbs_newton_settings},
+    /* the trapezoidal rule's Newton iteration reuses its tangent (serial differences: one
+     * evaluation uses all of the formulation's workspace) */
+    {.name = "tangent", .type = MBS_SETTING_GROUP, .offset = offsetof(MatrixROptions, tangent),
+     .group = &mbs_tangent_serial_settings, .applies = trapezoidal},
+};
+
+static const MbsSettingTable matrix_r_settings = {
+    .name = "matrix-r", .items = matrix_r_items, .count = 6, .size = sizeof(MatrixROptions)};
+
+int mbs_matrix_r_degrees_of_freedom(const MbsModel *m, const MbsSettings *s)
+{
+    if (!m->topo)
+        return -1;
+    int n = mbs_model_ncoords(m);
+    double *z = calloc((size_t)n + 1, sizeof(double)), *zd = calloc((size_t)n + 1, sizeof(double));
+    MbsError ignored = {0};
+    int rank = z && zd && mbs_assemble(m, s, 0.0, z, zd, NULL, &ignored) == 0
+                   ? mbs_constraints_rank(m, 0.0, z)
+                   : -1;
+    free(z);
+    free(zd);
+    return rank < 0 ? -1 : n - rank;
+}
+
+/* The number of independent coordinates chosen must be the model's degrees of freedom (where
+ * the model does not assemble, init says so). */
+static int matrix_r_check_settings(const MbsModel *m, const MbsSettings *s, MbsError *err)
+{
+    const MatrixROptions *o = (const MatrixROptions *)(const void *)s->options.bytes;
+    MbsDofList dofs;
+    if (resolve_dofs(m, &o->dofs, &dofs, err))
+        return MBS_FATAL;
+    int needed = dofs.count > 0 ? mbs_matrix_r_degrees_of_freedom(m, s) : -1;
+    if (needed >= 0 && needed != dofs.count)
+        return mbs_error_set(err, MBS_FATAL,
+                             "matrix-r: the model has %d degrees of freedom but %d were given",
+                             needed, dofs.count);
+    return 0;
+}
+
 const MbsFormulationClass mbs_matrix_r_class = {
     .name = "matrix-r",
     .description = MBS_N_("Semi-recursive Matrix R (double velocity transformation), "
                           "coordinate partitioning by pivoted QR, RK4 or trapezoidal rule, "
                           "dense LAPACK or sparse KLU (papers 001, 003)"),
-    .uses = MBS_USES_NEWTON | MBS_USES_INTEGRATOR | MBS_USES_ALGEBRA | MBS_USES_DOFS,
+    .settings = &matrix_r_settings,
+    .check_settings = matrix_r_check_settings,
     .init = matrix_r_init,
     .step = matrix_r_step,
     .finalize = matrix_r_finalize,
@@ -1305,6 +1714,11 @@ const MbsFormulationClass mbs_matrix_r_class = {
     .ncoords = matrix_r_ncoords,
     .coordinates = matrix_r_coordinates,
     .joint_violation = matrix_r_joint_violation,
+    .state_size = matrix_r_state_size,
+    .state_get = matrix_r_state_get,
+    .state_set = matrix_r_state_set,
+    .statistics = matrix_r_statistics,
+    .reset_statistics = matrix_r_reset_statistics,
 };
 
 int mbs_matrix_r_stats(const MbsFormulation *f, MbsMatrixRStats *out)
@@ -1335,13 +1749,3 @@ int mbs_matrix_r_stats(const MbsFormulation *f, MbsMatrixRStats *out)
     return 0;
 }
 
-void mbs_matrix_r_reset_timers(MbsFormulation *f)
-{
-    if (!f || f->klass != &mbs_matrix_r_class || !f->impl)
-        return;
-    MatrixR *R = f->impl;
-    R->t_position = R->t_velocity = R->t_rz = R->t_dynamics = R->t_reduced = R->t_solve =
-        R->t_jacobian = 0.0;
-    R->evaluations = 0;
-    R->position_iterations = 0;
-}

@@ -1,9 +1,23 @@
 /* `matrix-r`: what the semi-recursive Matrix R formulation reports beyond the common monitors
- * (coordinate partition, repartition events, accumulated phase times for the benchmark). */
+ * (coordinate partition, repartition events; the phase times and counters are also published
+ * through the statistics hook of the vtable, which the benchmark reads). */
 #ifndef FORM_MATRIX_R_H
 #define FORM_MATRIX_R_H
 
 #include "mbs_formulation.h"
+
+#define MBS_MATRIX_R_MAX_DOFS 16
+#define MBS_MATRIX_R_AUTOMATIC (-1) /* MbsDofList.count: the automatic partition */
+
+/* The independent coordinates chosen for a run (matrix-r's setting "dof"). count 0: the
+ * model's list (MbsModel.dofs) when it has one, else the automatic partition;
+ * MBS_MATRIX_R_AUTOMATIC: the automatic partition even when the model lists some; > 0: these.
+ * A joint item is a relative coordinate (constant B); a point item (joint < 0) a global
+ * coordinate of a model point (B = h_z not constant, paper 001 sec 2.2.3). */
+typedef struct {
+    int count;
+    MbsDofChoice items[MBS_MATRIX_R_MAX_DOFS];
+} MbsDofList;
 
 typedef struct {
     int ncoords;          /* n relative coordinates */
@@ -30,9 +44,13 @@ typedef struct {
     double t_jacobian;  /* trapezoidal rule: K, C by numerical differentiation */
 } MbsMatrixRStats;
 
+/* The model's degrees of freedom where it assembles with s's assembly tolerance: coordinates
+ * minus the rank of Phi_z; -1 when it does not assemble. What a list of independent
+ * coordinates is checked against (MbsFormulationClass.check_settings). */
+int mbs_matrix_r_degrees_of_freedom(const MbsModel *m, const MbsSettings *s);
+
 /* Fills out; returns -1 when f is not a matrix-r formulation. Pointers stay valid until the
  * next step. */
 int mbs_matrix_r_stats(const MbsFormulation *f, MbsMatrixRStats *out);
-void mbs_matrix_r_reset_timers(MbsFormulation *f);
 
 #endif

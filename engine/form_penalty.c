@@ -12,6 +12,7 @@
  * serves both projections.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,19 @@
 #include "mbs_tangent.h"
 #include "mbs_tangent_probe.h"
 #include "mbs_topology.h"
+
+/* The settings it reads (penalty_settings). */
+typedef struct {
+    double alpha;
+    MbsNewtonOptions newton;
+    MbsTangentOptions tangent;
+} PenaltyOptions;
+_Static_assert(sizeof(PenaltyOptions) <= MBS_OPTIONS_BYTES, "penalty options fit MbsSettings");
+
+static const PenaltyOptions *options(const MbsFormulation *f)
+{
+    return mbs_formulation_options(f);
+}
 
 typedef struct {
     const MbsModel *m;
@@ -42,7 +56,6 @@ typedef struct {
     void **nd_ctx;
     double *z, *zd, *zdd;     /* state at the current time */
     double *z0, *zd0, *zdd0;  /* state at the start of the (sub)step */
-    double *zb, *zdb, *zddb;  /* state at the start of the step, kept while cutting it */
     double *M, *K, *C, *T, *Q, *f;
     double *phi, *phiz, *phit, *bias, *rv, *tmp;
     double *x;       /* [zd, z]: the variables of the tangent */
@@ -112,7 +125,7 @@ static void fill_monitors(MbsFormulation *f, Penalty *P)
     const MbsModel *m = f->model;
     MbsEnergy e;
     mbs_energy_eval(m, &P->kin, P->z, P->zd, &e);
-    P->power_nc = e.power_nonconservative + driver_power(m, P, f->settings.penalty);
+    P->power_nc = e.power_nonconservative + driver_power(m, P, options(f)->alpha);
     MbsMonitors *mo = &f->monitors;
     mo->time = f->time;
     mo->kinetic = e.kinetic;
@@ -149,7 +162,7 @@ static void penalty_finalize(MbsFormulation *f)
     free(P->nd);
     free(P->nd_ctx);
     mbs_tangent_free(&P->tangent);
-    double *arrays[] = {P->z, P->zd, P->zdd, P->z0, P->zd0, P->zdd0, P->zb, P->zdb, P->zddb,
+    double *arrays[] = {P->z, P->zd, P->zdd, P->z0, P->zd0, P->zdd0,
                         P->M, P->C, P->T,
                         P->Q, P->f, P->phi, P->phiz, P->phit, P->bias, P->rv, P->tmp,
                         P->x};
@@ -170,7 +183,7 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
     int n = P->n = m->topo->nnodes, nr = P->nr = m->topo->nrows, fail = 0;
     size_t nn = (size_t)n * (size_t)n, nrn = (size_t)nr * (size_t)n;
     /* More threads than columns / 8 do not pay (measured on the four-bar). */
-    P->nthreads = mbs_tangent_threads(f->settings.threads, n / 8 > 1 ? n / 8 : 1);
+    P->nthreads = mbs_tangent_threads(options(f)->tangent.threads, n / 8 > 1 ? n / 8 : 1);
     P->nd = calloc((size_t)P->nthreads, sizeof *P->nd);
     P->nd_ctx = calloc((size_t)P->nthreads, sizeof *P->nd_ctx);
     if (!P->nd || !P->nd_ctx)
@@ -189,9 +202,6 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
     P->z0 = alloc_doubles(n, &fail);
     P->zd0 = alloc_doubles(n, &fail);
     P->zdd0 = alloc_doubles(n, &fail);
-    P->zb = alloc_doubles(n, &fail);
-    P->zdb = alloc_doubles(n, &fail);
-    P->zddb = alloc_doubles(n, &fail);
     P->M = alloc_doubles(nn, &fail);
     P->C = alloc_doubles(2 * nn, &fail); /* [C, K] = -dQ/d[zd, z], one block */
     P->K = P->C ? P->C + nn : NULL;
@@ -212,7 +222,7 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
         .nx = 2 * n, .nr = n, .residual = eval_forces, .begin = begin_forces,
         .contexts = P->nd_ctx, .nthreads = P->nthreads, .negate = 1,
     };
-    if (mbs_tangent_init(&P->tangent, &tangent, f->settings.jacobian, err))
+    if (mbs_tangent_init(&P->tangent, &tangent, options(f)->tangent.method, err))
         return MBS_FATAL;
 
     int status = mbs_assemble(m, &f->settings, 0.0, P->z, P->zd, NULL, err);
@@ -260,9 +270,9 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
 {
     const MbsModel *m = f->model;
     Penalty *P = f->impl;
-    const MbsSettings *s = &f->settings;
+    const PenaltyOptions *s = options(f);
     int n = P->n, nr = P->nr;
-    double alpha = s->penalty, t1 = f->time + h;
+    double alpha = s->alpha, t1 = f->time + h;
     size_t bytes = sizeof(double) * (size_t)n;
     MbsMonitors *mo = &f->monitors;
     double tc;
@@ -276,8 +286,8 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
 
     int converged = 0, it;
     double corr = INFINITY;
-    int reuse = s->jacobian_reuse > 0 ? s->jacobian_reuse : 1;
-    for (it = 0; it < s->newton_max_iterations && !converged; ++it) {
+    int reuse = s->tangent.reuse > 0 ? s->tangent.reuse : 1;
+    for (it = 0; it < s->newton.max_iterations && !converged; ++it) {
         tc = mbs_clock_now();
         trapezoidal_derivatives(P, h);
         mbs_kinematics_positions(m, &P->kin, P->z);
@@ -320,7 +330,7 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
         mo->time_factorization += mbs_clock_now() - tc;
         if (!isfinite(corr))
             break;
-        converged = corr <= s->newton_tolerance * (1.0 + mbs_vec_norminf(n, P->z));
+        converged = corr <= s->newton.tolerance * (1.0 + mbs_vec_norminf(n, P->z));
     }
     mo->newton_iterations += it;
     if (!converged) {
@@ -368,43 +378,65 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
     return 0;
 }
 
-/* A step of size h; when Newton fails it is cut into 2, 4, then 8 substeps (the trapezoidal
- * rule needs nothing but the current state, so substeps chain exactly). */
-static int penalty_step(MbsFormulation *f, MbsError *err)
+/* A step of size h (the run driver cuts it when Newton fails). */
+static int penalty_step(MbsFormulation *f, double h, MbsError *err)
 {
-    Penalty *P = f->impl;
     MbsMonitors *mo = &f->monitors;
-    size_t bytes = sizeof(double) * (size_t)P->n;
-    double t_start = mbs_clock_now(), t0 = f->time, work0 = P->work_nc, power0 = P->power_nc;
+    double t_start = mbs_clock_now();
     mo->time_dynamics = mo->time_jacobian = mo->time_factorization = mo->time_projection = 0.0;
     mo->jacobian_evaluations = mo->newton_iterations = 0;
-    memcpy(P->zb, P->z, bytes);
-    memcpy(P->zdb, P->zd, bytes);
-    memcpy(P->zddb, P->zdd, bytes);
-    int status = 0;
-    for (int level = 0; level <= 3; ++level) {
-        int substeps = 1 << level;
-        status = 0;
-        for (int k = 0; k < substeps && status == 0; ++k)
-            status = advance(f, f->settings.step / substeps, err);
-        if (status == 0)
-            break;
-        memcpy(P->z, P->zb, bytes);
-        memcpy(P->zd, P->zdb, bytes);
-        memcpy(P->zdd, P->zddb, bytes);
-        f->time = t0;
-        P->work_nc = work0;
-        P->power_nc = power0;
-    }
-    if (status != 0 && err) {
-        mbs_kinematics_positions(f->model, &P->kin, P->z);
-        mbs_kinematics_velocities(f->model, &P->kin, P->zd);
-        size_t len = strlen(err->message);
-        snprintf(err->message + len, sizeof err->message - len,
-                 " (also with the step cut into 8)");
-    }
+    int status = advance(f, h, err);
     mo->time_step = mbs_clock_now() - t_start;
     return status;
+}
+
+/* State: z, zd, zdd, then the accumulated work and the power of non-conservative forces. */
+static int penalty_state_size(const MbsFormulation *f)
+{
+    return 3 * ((const Penalty *)f->impl)->n + 2;
+}
+
+static void penalty_state_get(const MbsFormulation *f, double *state)
+{
+    const Penalty *P = f->impl;
+    size_t bytes = sizeof(double) * (size_t)P->n;
+    memcpy(state, P->z, bytes);
+    memcpy(state + P->n, P->zd, bytes);
+    memcpy(state + 2 * P->n, P->zdd, bytes);
+    state[3 * P->n] = P->work_nc;
+    state[3 * P->n + 1] = P->power_nc;
+}
+
+static int penalty_state_set(MbsFormulation *f, const double *state, MbsError *err)
+{
+    (void)err;
+    Penalty *P = f->impl;
+    const MbsModel *m = f->model;
+    size_t bytes = sizeof(double) * (size_t)P->n;
+    memcpy(P->z, state, bytes);
+    memcpy(P->zd, state + P->n, bytes);
+    memcpy(P->zdd, state + 2 * P->n, bytes);
+    P->work_nc = state[3 * P->n];
+    P->power_nc = state[3 * P->n + 1];
+    /* what the end of a step leaves current: kinematics and constraints at the state */
+    mbs_kinematics_positions(m, &P->kin, P->z);
+    mbs_kinematics_velocities(m, &P->kin, P->zd);
+    mbs_constraints_eval(m, &P->kin, f->time, P->z, P->phi, P->phiz, P->phit);
+    mbs_constraints_bias(m, &P->kin, f->time, P->bias);
+    return 0;
+}
+
+static int penalty_statistics(const MbsFormulation *f, MbsStatistic *out, int capacity)
+{
+    (void)f;
+    (void)out;
+    (void)capacity;
+    return 0;
+}
+
+static void penalty_reset_statistics(MbsFormulation *f)
+{
+    (void)f;
 }
 
 static void penalty_body_pose(const MbsFormulation *f, int body, double R[9], double p[3])
@@ -437,11 +469,25 @@ static double penalty_joint_violation(const MbsFormulation *f, int joint)
     return v;
 }
 
+static const MbsSetting penalty_items[] = {
+    {.name = "alpha", .type = MBS_SETTING_NUMBER, .offset = offsetof(PenaltyOptions, alpha),
+     .default_value = 1e9, .min = 0.0, .max = 1e300,
+     .flags = MBS_SETTING_ABOVE_MIN | MBS_SETTING_DECADES, .label = MBS_N_("Penalty α"),
+     .description = MBS_N_("Penalty factor of the constraints")},
+    {.name = "newton", .type = MBS_SETTING_GROUP, .offset = offsetof(PenaltyOptions, newton),
+     .group = &mbs_newton_settings},
+    {.name = "tangent", .type = MBS_SETTING_GROUP, .offset = offsetof(PenaltyOptions, tangent),
+     .group = &mbs_tangent_settings},
+};
+
+static const MbsSettingTable penalty_settings = {
+    .name = "penalty", .items = penalty_items, .count = 3, .size = sizeof(PenaltyOptions)};
+
 const MbsFormulationClass mbs_penalty_class = {
     .name = "penalty",
     .description = MBS_N_("Semi-recursive penalty formulation, trapezoidal rule, velocity and "
                           "acceleration projections (papers 000, 003)"),
-    .uses = MBS_USES_PENALTY | MBS_USES_JACOBIAN | MBS_USES_NEWTON,
+    .settings = &penalty_settings,
     .init = penalty_init,
     .step = penalty_step,
     .finalize = penalty_finalize,
@@ -449,4 +495,9 @@ const MbsFormulationClass mbs_penalty_class = {
     .ncoords = penalty_ncoords,
     .coordinates = penalty_coordinates,
     .joint_violation = penalty_joint_violation,
+    .state_size = penalty_state_size,
+    .state_get = penalty_state_get,
+    .state_set = penalty_state_set,
+    .statistics = penalty_statistics,
+    .reset_statistics = penalty_reset_statistics,
 };

@@ -118,26 +118,83 @@ static void add_torque(const MbsModel *m, MbsDynamics *d, int body, const double
         mbs_v3_add(&d->Wacc[6 * nd + 3], n, &d->Wacc[6 * nd + 3]);
 }
 
-static void add_tsda(const MbsModel *m, const MbsKinematics *k, MbsDynamics *d, const MbsForce *F)
+int mbs_dynamics_force_input(const MbsModel *m, const MbsKinematics *k, const double *z,
+                             const double *zd, const MbsForce *F, MbsForceInput *in,
+                             double at[2][3], double dir[3])
 {
-    double r1[3], r2[3], v1[3], v2[3], e[3], dv[3];
-    mbs_kin_point(m, k, F->body1, F->point1, r1);
-    mbs_kin_point(m, k, F->body2, F->point2, r2);
-    mbs_kin_point_motion(m, k, F->body1, r1, v1, NULL);
-    mbs_kin_point_motion(m, k, F->body2, r2, v2, NULL);
-    mbs_v3_sub(r2, r1, e);
-    double l = mbs_v3_norm(e);
-    if (l < 1e-12)
-        return; /* direction undefined: no force */
-    for (int c = 0; c < 3; ++c)
-        e[c] /= l;
-    mbs_v3_sub(v2, v1, dv);
-    double ldot = mbs_v3_dot(dv, e);
-    double tension = F->stiffness * (l - F->natural_length) + F->damping * ldot + F->preload;
-    double f2[3] = {-tension * e[0], -tension * e[1], -tension * e[2]};
-    double f1[3] = {-f2[0], -f2[1], -f2[2]};
-    add_point_force(m, d, F->body1, r1, f1);
-    add_point_force(m, d, F->body2, r2, f2);
+    const MbsForceClass *c = mbs_force_class(F->type);
+    double r[2][3], v1[3], v2[3], e[3], dv[3];
+    memset(in, 0, sizeof *in);
+    switch (c->geometry) {
+    case MBS_FORCE_ON_LINE: {
+        mbs_kin_point(m, k, F->body1, F->point1, r[0]);
+        mbs_kin_point(m, k, F->body2, F->point2, r[1]);
+        mbs_kin_point_motion(m, k, F->body1, r[0], v1, NULL);
+        mbs_kin_point_motion(m, k, F->body2, r[1], v2, NULL);
+        mbs_v3_sub(r[1], r[0], e);
+        double l = mbs_v3_norm(e);
+        in->value = l;
+        if (at)
+            memcpy(at, r, sizeof r);
+        if (l < 1e-12)
+            return 0; /* direction undefined: no force */
+        for (int i = 0; i < 3; ++i)
+            e[i] /= l;
+        mbs_v3_sub(v2, v1, dv);
+        in->rate = mbs_v3_dot(dv, e);
+        if (dir)
+            memcpy(dir, e, sizeof e);
+        return 1;
+    }
+    case MBS_FORCE_ON_JOINT: {
+        int nd = m->topo->joint_node[F->joint];
+        if (nd < 0)
+            return 0;
+        in->value = z[nd];
+        in->rate = zd[nd];
+        return 1;
+    }
+    case MBS_FORCE_AT_POINT:
+        mbs_kin_point(m, k, F->body1, F->point1, r[0]);
+        mbs_kin_point_motion(m, k, F->body1, r[0], in->v, NULL);
+        if (at)
+            memcpy(at[0], r[0], sizeof r[0]);
+        return 1;
+    case MBS_FORCE_ON_BODY:
+        mbs_kin_body_omega(m, k, F->body1, in->omega);
+        return 1;
+    }
+    return 0;
+}
+
+/* Force element F on the node wrenches (points and bodies; joint forces go to Q directly). */
+static void add_element(const MbsModel *m, const MbsKinematics *k, MbsDynamics *d,
+                        const double *z, const double *zd, const MbsForce *F)
+{
+    const MbsForceClass *c = mbs_force_class(F->type);
+    MbsForceInput in;
+    MbsForceOutput out;
+    double at[2][3], e[3];
+    if (c->geometry == MBS_FORCE_ON_JOINT || !mbs_dynamics_force_input(m, k, z, zd, F, &in, at, e))
+        return;
+    c->evaluate(F, &in, &out);
+    switch (c->geometry) {
+    case MBS_FORCE_ON_LINE: {
+        double f2[3] = {-out.tension * e[0], -out.tension * e[1], -out.tension * e[2]};
+        double f1[3] = {-f2[0], -f2[1], -f2[2]};
+        add_point_force(m, d, F->body1, at[0], f1);
+        add_point_force(m, d, F->body2, at[1], f2);
+        break;
+    }
+    case MBS_FORCE_AT_POINT:
+        add_point_force(m, d, F->body1, at[0], out.vector);
+        break;
+    case MBS_FORCE_ON_BODY:
+        add_torque(m, d, F->body1, out.vector);
+        break;
+    case MBS_FORCE_ON_JOINT:
+        break;
+    }
 }
 
 void mbs_dynamics_forces(const MbsModel *m, const MbsKinematics *k, MbsDynamics *d,
@@ -172,18 +229,8 @@ void mbs_dynamics_forces(const MbsModel *m, const MbsKinematics *k, MbsDynamics 
             W[3 + c] += mo[c] - wJw[c] - JD[c];
         }
     }
-    for (int f = 0; f < m->nforces; ++f) {
-        const MbsForce *F = &m->forces[f];
-        if (F->type == MBS_FORCE_TSDA) {
-            add_tsda(m, k, d, F);
-        } else if (F->type == MBS_FORCE_CONSTANT) {
-            double r[3];
-            mbs_kin_point(m, k, F->body1, F->point1, r);
-            add_point_force(m, d, F->body1, r, F->vector);
-        } else if (F->type == MBS_FORCE_TORQUE) {
-            add_torque(m, d, F->body1, F->vector);
-        }
-    }
+    for (int f = 0; f < m->nforces; ++f)
+        add_element(m, k, d, z, zd, &m->forces[f]);
     for (int i = 0; i < n; ++i) {
         int par = t->nodes[i].parent;
         const double *W = &d->Wacc[6 * i], *b = &k->b[6 * i];
@@ -195,13 +242,16 @@ void mbs_dynamics_forces(const MbsModel *m, const MbsKinematics *k, MbsDynamics 
             for (int c = 0; c < 6; ++c)
                 d->Wacc[6 * par + c] += W[c];
     }
-    /* Joint-level forces: rotational/translational spring-dampers on tree coordinates. */
+    /* Joint-level forces (spring-dampers on tree coordinates) act on Q directly. */
     for (int f = 0; f < m->nforces; ++f) {
         const MbsForce *F = &m->forces[f];
-        if (F->type != MBS_FORCE_RSDA)
+        const MbsForceClass *c = mbs_force_class(F->type);
+        MbsForceInput in;
+        MbsForceOutput out;
+        if (c->geometry != MBS_FORCE_ON_JOINT ||
+            !mbs_dynamics_force_input(m, k, z, zd, F, &in, NULL, NULL))
             continue;
-        int nd = t->joint_node[F->joint];
-        if (nd >= 0)
-            Q[nd] -= F->stiffness * (z[nd] - F->rest_angle) + F->damping * zd[nd];
+        c->evaluate(F, &in, &out);
+        Q[t->joint_node[F->joint]] += out.generalized;
     }
 }

@@ -4,6 +4,7 @@
 #ifndef MBS_DYNAMICS_H
 #define MBS_DYNAMICS_H
 
+#include "mbs_force.h"
 #include "mbs_kinematics.h"
 
 typedef struct {
@@ -20,5 +21,14 @@ void mbs_dynamics_mass(const MbsModel *m, const MbsKinematics *k, MbsDynamics *d
 /* Q (n) from positions and velocities in k, at coordinates z, zd (for joint forces). */
 void mbs_dynamics_forces(const MbsModel *m, const MbsKinematics *k, MbsDynamics *d,
                          const double *z, const double *zd, double *Q);
+
+/* What force element F's law reads (mbs_force.h), in relative coordinates, from the positions
+ * and velocities in k and the coordinates z, zd. at receives the points it acts at (line: both,
+ * point: the first) and, for a line, dir its unit direction from point 1 to point 2 (either may
+ * be NULL). Returns 0 when it acts on nothing here: a joint coordinate outside the spanning
+ * tree, or a line of zero length (no direction; its rate is then 0). */
+int mbs_dynamics_force_input(const MbsModel *m, const MbsKinematics *k, const double *z,
+                             const double *zd, const MbsForce *F, MbsForceInput *in,
+                             double at[2][3], double dir[3]);
 
 #endif

@@ -1,5 +1,6 @@
 #include "mbs_energy.h"
 
+#include "mbs_dynamics.h"
 #include "mbs_linalg.h"
 #include "mbs_topology.h"
 
@@ -29,39 +30,14 @@ void mbs_energy_eval(const MbsModel *m, const MbsKinematics *k, const double *z,
             body_kinetic_potential(m, k, b, e);
     for (int f = 0; f < m->nforces; ++f) {
         const MbsForce *F = &m->forces[f];
-        double r1[3], r2[3], v1[3], v2[3], d[3], dv[3], w[3];
-        switch (F->type) {
-        case MBS_FORCE_TSDA: {
-            mbs_kin_point(m, k, F->body1, F->point1, r1);
-            mbs_kin_point(m, k, F->body2, F->point2, r2);
-            mbs_kin_point_motion(m, k, F->body1, r1, v1, NULL);
-            mbs_kin_point_motion(m, k, F->body2, r2, v2, NULL);
-            mbs_v3_sub(r2, r1, d);
-            mbs_v3_sub(v2, v1, dv);
-            double l = mbs_v3_norm(d), ldot = l > 1e-12 ? mbs_v3_dot(d, dv) / l : 0.0;
-            double s = l - F->natural_length;
-            e->potential_elastic += 0.5 * F->stiffness * s * s + F->preload * l;
-            e->power_nonconservative -= F->damping * ldot * ldot;
-            break;
-        }
-        case MBS_FORCE_RSDA: {
-            int nd = m->topo->joint_node[F->joint];
-            if (nd < 0)
-                break;
-            double s = z[nd] - F->rest_angle;
-            e->potential_elastic += 0.5 * F->stiffness * s * s;
-            e->power_nonconservative -= F->damping * zd[nd] * zd[nd];
-            break;
-        }
-        case MBS_FORCE_CONSTANT:
-            mbs_kin_point(m, k, F->body1, F->point1, r1);
-            mbs_kin_point_motion(m, k, F->body1, r1, v1, NULL);
-            e->power_nonconservative += mbs_v3_dot(F->vector, v1);
-            break;
-        case MBS_FORCE_TORQUE:
-            mbs_kin_body_omega(m, k, F->body1, w);
-            e->power_nonconservative += mbs_v3_dot(F->vector, w);
-            break;
-        }
+        const MbsForceClass *c = mbs_force_class(F->type);
+        MbsForceInput in;
+        /* A line of zero length still stores energy (its rate is 0); a joint outside the tree
+         * has no coordinate here. */
+        if (!mbs_dynamics_force_input(m, k, z, zd, F, &in, NULL, NULL) &&
+            c->geometry != MBS_FORCE_ON_LINE)
+            continue;
+        e->potential_elastic += c->energy(F, &in);
+        e->power_nonconservative += c->power(F, &in);
     }
 }

@@ -1,5 +1,7 @@
 #include "mbs_formulation.h"
 
+#include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,29 +18,44 @@ static const MbsFormulationClass *const registry[] = {
     &mbs_matrix_r_class,
 };
 
-void mbs_settings_defaults(MbsSettings *s)
-{
-    memset(s, 0, sizeof *s);
-    s->step = 1e-2;
-    s->duration = 5.0;
-    s->jacobian = MBS_JACOBIAN_ND_CENTRAL;
-    s->penalty = 1e9;
-    s->newton_tolerance = 1e-10;
-    s->newton_max_iterations = 20;
-    s->jacobian_reuse = 3;
-    s->assembly_tolerance = 1e-12;
+static const MbsSetting newton_items[] = {
+    {.name = "newton-tolerance", .type = MBS_SETTING_NUMBER,
+     .offset = offsetof(MbsNewtonOptions, tolerance), .default_value = 1e-10, .min = 0.0,
+     .max = 1.0, .flags = MBS_SETTING_ABOVE_MIN | MBS_SETTING_DECADES,
+     .label = MBS_N_("Newton tolerance"),
+     .description = MBS_N_("On the max-norm of the Newton correction")},
+    {.name = "newton-iterations", .type = MBS_SETTING_INTEGER,
+     .offset = offsetof(MbsNewtonOptions, max_iterations), .default_value = 20, .min = 1,
+     .max = 1000, .label = MBS_N_("Newton iterations"),
+     .description = MBS_N_("Most Newton–Raphson iterations per step")},
+};
+
+const MbsSettingTable mbs_newton_settings = {
+    .name = "newton", .items = newton_items, .count = 2, .size = sizeof(MbsNewtonOptions)};
+
+/* Ordered so that the serial group is its first items. */
+static const MbsSetting tangent_items[] = {
+    {.name = "jacobian-reuse", .type = MBS_SETTING_INTEGER,
+     .offset = offsetof(MbsTangentOptions, reuse), .default_value = 3, .min = 1, .max = 1000,
+     .label = MBS_N_("Jacobian reuse"),
+     .description = MBS_N_("Newton iterations that reuse one tangent matrix")},
+    {.name = "jacobian", .type = MBS_SETTING_CHOICE, .offset = offsetof(MbsTangentOptions, method),
+     .default_value = MBS_JACOBIAN_ND_CENTRAL, .choices = mbs_jacobian_method_names,
+     .choice_labels = mbs_jacobian_method_labels, .label = MBS_N_("Jacobian"),
+     .description = MBS_N_("How the tangent matrix is computed: forward or central "
+                           "differences")},
     /* All cores (capped by the formulation for small models): 1.9-2x on the lattices with
      * 2 idle cores; slower when the cores are busy with other work (docs/benchmarks.md). */
-    s->threads = 0;
-    s->newmark_beta = 0.25;
-    s->newmark_gamma = 0.5;
-    s->projection_kind = 0;
-    s->ali3p_solver = 0;
-    s->matrix_r_integrator = 0;
-    s->matrix_r_sparse = 0;
-    s->matrix_r_rcond = 0.1;
-    s->matrix_r_ndofs = 0;
-}
+    {.name = "threads", .type = MBS_SETTING_INTEGER,
+     .offset = offsetof(MbsTangentOptions, threads), .default_value = 0, .min = 0, .max = 1024,
+     .flags = MBS_SETTING_AUTO_ZERO, .label = MBS_N_("Jacobian threads"),
+     .description = MBS_N_("Threads computing the columns of the Jacobian; 0: automatic")},
+};
+
+const MbsSettingTable mbs_tangent_settings = {
+    .name = "tangent", .items = tangent_items, .count = 3, .size = sizeof(MbsTangentOptions)};
+const MbsSettingTable mbs_tangent_serial_settings = {
+    .name = "tangent", .items = tangent_items, .count = 2, .size = sizeof(MbsTangentOptions)};
 
 int mbs_formulation_count(void)
 {
@@ -58,27 +75,49 @@ const MbsFormulationClass *mbs_formulation_find(const char *name)
     return NULL;
 }
 
-static int check_settings(const MbsSettings *s, MbsError *err)
+void mbs_settings_for(MbsSettings *s, const MbsFormulationClass *k)
 {
-    if (!(s->step > 0.0) || !(s->step < 1e3))
-        return mbs_error_set(err, MBS_FATAL, "step %g s must be positive", s->step);
-    if (!(s->duration >= 0.0) || !(s->duration < 1e9))
-        return mbs_error_set(err, MBS_FATAL, "duration %g s must not be negative", s->duration);
-    if (!(s->penalty > 0.0) || !(s->penalty < 1e300))
-        return mbs_error_set(err, MBS_FATAL, "penalty factor %g must be positive", s->penalty);
-    if (!(s->newton_tolerance > 0.0))
-        return mbs_error_set(err, MBS_FATAL, "Newton tolerance %g must be positive",
-                             s->newton_tolerance);
-    if (s->newton_max_iterations < 1)
-        return mbs_error_set(err, MBS_FATAL, "at least one Newton iteration is needed");
-    if ((unsigned)s->jacobian >= MBS_JACOBIAN_COUNT)
-        return mbs_error_set(err, MBS_FATAL, "unknown Jacobian method %d", (int)s->jacobian);
-    return 0;
+    mbs_settings_use_options(s, k->settings);
 }
 
-unsigned mbs_formulation_uses(const MbsFormulationClass *k, const MbsModel *m)
+int mbs_settings_set_for(MbsSettings *s, const char *formulation, const char *name,
+                         const char *text, MbsError *err)
 {
-    return m && k->uses_for_model ? k->uses_for_model(m) : k->uses;
+    const MbsFormulationClass *k = mbs_formulation_find(formulation);
+    if (!k)
+        return mbs_error_set(err, MBS_FATAL, "unknown formulation '%s'",
+                             formulation ? formulation : "(null)");
+    return mbs_settings_set(s, k->settings, name, text, err);
+}
+
+int mbs_settings_set_number_for(MbsSettings *s, const char *formulation, const char *name,
+                                double value, MbsError *err)
+{
+    const MbsFormulationClass *k = mbs_formulation_find(formulation);
+    MbsSettingRef r;
+    if (!k || (mbs_settings_for(s, k), mbs_settings_find(k->settings, name, &r)))
+        return mbs_error_set(err, MBS_FATAL, "no setting '%s' for formulation '%s'",
+                             name ? name : "(null)", formulation ? formulation : "(null)");
+    return mbs_setting_set_number(s, &r, value, err);
+}
+
+void *mbs_settings_value_for(MbsSettings *s, const char *formulation, const char *name)
+{
+    const MbsFormulationClass *k = mbs_formulation_find(formulation);
+    MbsSettingRef r;
+    if (!k || (mbs_settings_for(s, k), mbs_settings_find(k->settings, name, &r)))
+        return NULL;
+    return mbs_setting_value(s, &r);
+}
+
+int mbs_formulation_check_settings(const MbsFormulationClass *k, const MbsModel *m,
+                                   const MbsSettings *s, MbsError *err)
+{
+    MbsSettings own = *s;
+    mbs_settings_for(&own, k);
+    if (mbs_settings_validate(&own, err))
+        return MBS_FATAL;
+    return k->check_settings ? k->check_settings(m, &own, err) : 0;
 }
 
 MbsFormulation *mbs_formulation_new(const char *name, const MbsModel *m, const MbsSettings *s,
@@ -93,7 +132,7 @@ MbsFormulation *mbs_formulation_new(const char *name, const MbsModel *m, const M
         mbs_error_set(err, MBS_FATAL, "model '%s' is not compiled", m->name);
         return NULL;
     }
-    if (check_settings(s, err))
+    if (mbs_formulation_check_settings(klass, m, s, err))
         return NULL;
     mbs_linalg_single_threaded();
     MbsFormulation *f = calloc(1, sizeof *f);
@@ -104,25 +143,7 @@ MbsFormulation *mbs_formulation_new(const char *name, const MbsModel *m, const M
     f->klass = klass;
     f->model = m;
     f->settings = *s;
-    /* Degrees of freedom chosen in the model apply unless the run chose its own or asked for
-     * the automatic partition. */
-    if (f->settings.matrix_r_ndofs == MBS_MATRIX_R_AUTOMATIC) {
-        f->settings.matrix_r_ndofs = 0;
-    } else if (f->settings.matrix_r_ndofs == 0 && m->ndofs > 0) {
-        if (m->ndofs > MBS_MATRIX_R_MAX_DOFS) {
-            mbs_error_set(err, MBS_FATAL, "model '%s' chooses %d degrees of freedom; at most %d "
-                          "are supported", m->name, m->ndofs, MBS_MATRIX_R_MAX_DOFS);
-            free(f);
-            return NULL;
-        }
-        f->settings.matrix_r_ndofs = m->ndofs;
-        for (int i = 0; i < m->ndofs; ++i) {
-            f->settings.matrix_r_dof_joint[i] = m->dofs[i].joint;
-            f->settings.matrix_r_dof_coord[i] = m->dofs[i].coordinate;
-            f->settings.matrix_r_dof_point[i] = m->dofs[i].point;
-            f->settings.matrix_r_dof_axis[i] = m->dofs[i].axis;
-        }
-    }
+    mbs_settings_for(&f->settings, klass);
     if (klass->init(f, err) != 0) {
         mbs_formulation_free(f);
         return NULL;
@@ -134,7 +155,12 @@ MbsFormulation *mbs_formulation_new(const char *name, const MbsModel *m, const M
 
 int mbs_formulation_step(MbsFormulation *f, MbsError *err)
 {
-    int status = f->klass->step(f, err);
+    return mbs_formulation_step_by(f, f->settings.step, err);
+}
+
+int mbs_formulation_step_by(MbsFormulation *f, double h, MbsError *err)
+{
+    int status = f->klass->step(f, h, err);
     f->monitors.time = f->time;
     if (status == 0) {
         f->steps++;
@@ -173,4 +199,64 @@ void mbs_formulation_point_position(const MbsFormulation *f, int point, double o
     mbs_formulation_body_pose(f, pt->body, R, p);
     mbs_m3_mulv(R, pt->pos, out);
     mbs_v3_add(out, p, out);
+}
+
+int mbs_checkpoint_init(MbsCheckpoint *c, const MbsFormulation *f, MbsError *err)
+{
+    memset(c, 0, sizeof *c);
+    c->klass = f->klass;
+    c->size = f->klass->state_size(f);
+    c->state = calloc((size_t)c->size + 1, sizeof(double));
+    if (!c->state)
+        return mbs_error_set(err, MBS_FATAL, "out of memory for a checkpoint of %d values",
+                             c->size);
+    return 0;
+}
+
+void mbs_checkpoint_free(MbsCheckpoint *c)
+{
+    free(c->state);
+    c->state = NULL;
+    c->size = 0;
+}
+
+void mbs_formulation_save(const MbsFormulation *f, MbsCheckpoint *c)
+{
+    c->time = f->time;
+    c->steps = f->steps;
+    c->monitors = f->monitors;
+    f->klass->state_get(f, c->state);
+}
+
+int mbs_formulation_restore(MbsFormulation *f, const MbsCheckpoint *c, MbsError *err)
+{
+    if (c->klass != f->klass || c->size != f->klass->state_size(f))
+        return mbs_error_set(err, MBS_FATAL, "%s: a checkpoint of %s with %d values does not fit "
+                             "a state of %d", f->klass->name, c->klass ? c->klass->name : "?",
+                             c->size, f->klass->state_size(f));
+    f->time = c->time;
+    f->steps = c->steps;
+    int status = f->klass->state_set(f, c->state, err);
+    f->monitors = c->monitors;
+    return status;
+}
+
+int mbs_formulation_statistics(const MbsFormulation *f, MbsStatistic *out, int capacity)
+{
+    return f->klass->statistics(f, out, capacity);
+}
+
+double mbs_formulation_statistic(const MbsFormulation *f, const char *name, double fallback)
+{
+    MbsStatistic stats[64];
+    int n = f->klass->statistics(f, stats, 64);
+    for (int i = 0; i < n && i < 64; ++i)
+        if (!strcmp(stats[i].name, name))
+            return stats[i].value;
+    return fallback;
+}
+
+void mbs_formulation_reset_statistics(MbsFormulation *f)
+{
+    f->klass->reset_statistics(f);
 }

@@ -7,6 +7,7 @@
 
 #include <lapacke.h>
 
+#include "mbs_force.h"
 #include "mbs_linalg.h"
 #include "mbs_topology.h"
 
@@ -47,6 +48,7 @@ void mbs_model_free(MbsModel *m)
     free(m->initial);
     free(m->parameters);
     free(m->dofs);
+    mbs_model_clear_bindings(m);
     free(m);
 }
 
@@ -321,17 +323,20 @@ int mbs_model_add_force(MbsModel *m, const MbsForce *f, MbsError *err)
     if (check_open(m, err))
         return -1;
     const char *name = f->name[0] ? f->name : "force";
-    switch (f->type) {
-    case MBS_FORCE_TSDA:
+    const MbsForceClass *c = mbs_force_class(f->type);
+    if (!c)
+        return mbs_error_set(err, MBS_FATAL, "force '%s': unknown type", name);
+    switch (c->geometry) {
+    case MBS_FORCE_ON_LINE:
         if (check_body(m, f->body2, name, err))
             return -1;
         /* fall through */
-    case MBS_FORCE_CONSTANT:
-    case MBS_FORCE_TORQUE:
+    case MBS_FORCE_AT_POINT:
+    case MBS_FORCE_ON_BODY:
         if (check_body(m, f->body1, name, err))
             return -1;
         break;
-    case MBS_FORCE_RSDA:
+    case MBS_FORCE_ON_JOINT:
         if (f->joint < 0 || f->joint >= m->njoints)
             return mbs_error_set(err, MBS_FATAL, "force '%s': joint index out of range", name);
         if (m->joints[f->joint].type != MBS_JOINT_REVOLUTE &&
@@ -342,8 +347,6 @@ int mbs_model_add_force(MbsModel *m, const MbsForce *f, MbsError *err)
                                  name, m->joints[f->joint].name,
                                  mbs_joint_type_name(m->joints[f->joint].type));
         break;
-    default:
-        return mbs_error_set(err, MBS_FATAL, "force '%s': unknown type", name);
     }
     double nums[5] = {f->stiffness, f->damping, f->natural_length, f->preload, f->rest_angle};
     if (check_finite(nums, 5, name, err) || check_finite(f->vector, 3, name, err) ||
@@ -352,7 +355,7 @@ int mbs_model_add_force(MbsModel *m, const MbsForce *f, MbsError *err)
     if (f->stiffness < 0.0 || f->damping < 0.0)
         return mbs_error_set(err, MBS_FATAL,
                              "force '%s': stiffness and damping must not be negative", name);
-    if (f->type == MBS_FORCE_TSDA) {
+    if (c->geometry == MBS_FORCE_ON_LINE) {
         double d[3];
         mbs_v3_sub(f->point1, f->point2, d);
         if (f->natural_length < 0.0)

@@ -98,6 +98,51 @@ typedef struct {
 
 typedef struct MbsTopology MbsTopology;
 
+/* ---- parameters: which fields are computed from which parameter (mbs_parameters.c) ---- */
+
+/* The element a bound number belongs to. */
+typedef enum {
+    MBS_ELEMENT_MODEL,     /* the model itself (gravity) */
+    MBS_ELEMENT_PARAMETER, /* a parameter defined by an expression of earlier ones */
+    MBS_ELEMENT_BODY,
+    MBS_ELEMENT_POINT,
+    MBS_ELEMENT_JOINT,
+    MBS_ELEMENT_FORCE,
+    MBS_ELEMENT_INITIAL,
+} MbsElementKind;
+
+/* A number of the model: element kind and index, byte offset of a double in the element's
+ * struct (e.g. offsetof(MbsBody, mass), offsetof(MbsJoint, axis1) + sizeof(double)). */
+typedef struct {
+    MbsElementKind kind;
+    int index;
+    size_t offset;
+} MbsFieldRef;
+
+/* How a bound field is computed from its input expressions. Derived fields (a unit axis, an
+ * inertia of a shape, a drawn distance) keep the inputs they came from, so a new parameter
+ * value reproduces exactly what loading the file with that value gives. */
+typedef enum {
+    MBS_DERIVE_VALUE,       /* 1 input -> 1 number */
+    MBS_DERIVE_UNIT_VECTOR, /* 3 inputs v -> v / |v| (3 numbers) */
+    MBS_DERIVE_DISTANCE,    /* 6 inputs a, b -> |b - a| */
+    MBS_DERIVE_MIDPOINT,    /* 6 inputs a, b -> (a + b) / 2 (3 numbers) */
+    MBS_DERIVE_BOX_INERTIA, /* mass, 3 sizes -> inertia (9 numbers, mbs_inertia_box) */
+    MBS_DERIVE_ROD_INERTIA, /* mass, 6 end coordinates -> inertia (mbs_inertia_slender_rod) */
+    MBS_DERIVE_COUNT
+} MbsDerivation;
+
+#define MBS_BINDING_INPUTS_MAX 7
+
+typedef struct {
+    MbsFieldRef target;  /* first number written */
+    MbsDerivation derivation;
+    int ninputs;
+    char *inputs[MBS_BINDING_INPUTS_MAX]; /* expression texts (plain numbers written as text) */
+    int *reads;          /* indices of the parameters the inputs read directly */
+    int nreads;
+} MbsBinding;
+
 typedef struct MbsModel {
     char name[MBS_NAME_MAX * 2];
     double gravity[3];
@@ -116,12 +161,15 @@ typedef struct MbsModel {
     int nparameters;
     MbsDofChoice *dofs;
     int ndofs;
+    MbsBinding *bindings; /* fields that read a parameter, in evaluation order */
+    int nbindings;
 
     int ground; /* index of the ground body */
     MbsTopology *topo; /* NULL until compiled */
 
     /* builder bookkeeping */
-    int cap_bodies, cap_points, cap_joints, cap_forces, cap_initial, cap_parameters, cap_dofs;
+    int cap_bodies, cap_points, cap_joints, cap_forces, cap_initial, cap_parameters, cap_dofs,
+        cap_bindings;
 } MbsModel;
 
 MbsModel *mbs_model_new(const char *name);
@@ -162,6 +210,39 @@ void mbs_inertia_box(double mass, const double size[3], double inertia[9]);
 
 /* Spanning tree, coordinates, constraints. After this the model is read-only. */
 int mbs_model_compile(MbsModel *m, MbsError *err);
+
+/* ---- parameters ---------------------------------------------------------------------- */
+
+int mbs_model_find_parameter(const MbsModel *m, const char *name);
+
+/* Record that target (already set by a builder) is computed from inputs: expressions of the
+ * model's parameters, all added before. The inputs must reproduce the target's value exactly
+ * (so a rebuild for the same values is the same model). Inputs that read no parameter make a
+ * constant: nothing is recorded then. Returns 0, or < 0 with err naming the field. */
+int mbs_model_bind(MbsModel *m, MbsFieldRef target, MbsDerivation derivation,
+                   const char *const *inputs, int ninputs, MbsError *err);
+
+/* Number of doubles a derivation writes (1, 3 or 9). */
+int mbs_derivation_outputs(MbsDerivation derivation);
+
+/* Fields that change with parameter p, directly or through parameters computed from it, in
+ * evaluation order: writes up to max of them to out (may be NULL) and returns how many there
+ * are (parameters computed from p included, as MBS_ELEMENT_PARAMETER). */
+int mbs_model_parameter_dependents(const MbsModel *m, int p, MbsFieldRef *out, int max);
+
+/* "bodies[1] 'crank' mass", "joints[0] 'A' axis1[2]", ...: a field for messages and listings. */
+void mbs_field_ref_describe(const MbsModel *m, MbsFieldRef ref, char *text, size_t size);
+
+/* Forget every binding: the model's numbers stay, no field depends on a parameter any more. */
+void mbs_model_clear_bindings(MbsModel *m);
+
+/* A copy of m (compiled if m is). NULL with err on failure. */
+MbsModel *mbs_model_copy(const MbsModel *m, MbsError *err);
+
+/* A new model where parameter p has value (as if the file gave it that value) and every field
+ * that depends on it is evaluated again, checked by the builders and compiled (if m is).
+ * m stays untouched. NULL with err naming the element when a new value is invalid. */
+MbsModel *mbs_model_with_parameter(const MbsModel *m, int p, double value, MbsError *err);
 
 /* Sizes after compile. */
 int mbs_model_ncoords(const MbsModel *m);      /* relative coordinates z */

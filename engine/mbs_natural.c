@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mbs_force.h"
 #include "mbs_linalg.h"
 
 static const double e_axis[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
@@ -285,7 +286,7 @@ MbsNatural *mbs_natural_new(const MbsModel *m, MbsError *err)
 int mbs_natural_forces_vary(const MbsModel *m)
 {
     for (int f = 0; f < m->nforces; ++f)
-        if (m->forces[f].type != MBS_FORCE_CONSTANT)
+        if (mbs_force_varies_in_natural(&m->forces[f]))
             return 1;
     return 0;
 }
@@ -533,6 +534,93 @@ static double vdot(int n, const double *a, const double *b)
     return s;
 }
 
+/* Force element F (mbs_force.h) in natural coordinates: its geometry's kinematics from q, qd,
+ * its law's output as generalized forces added to Q, its energy and power to e (may be NULL). */
+static void add_element(const MbsNatural *nat, const MbsForce *F, const double *q,
+                        const double *qd, const double *angle_ref, double *grad, double *Q,
+                        MbsNatEnergy *e)
+{
+    const MbsForceClass *c = mbs_force_class(F->type);
+    int n = nat->n;
+    MbsForceInput in;
+    MbsForceOutput out;
+    memset(&in, 0, sizeof in);
+    switch (c->geometry) {
+    case MBS_FORCE_ON_LINE: {
+        MbsNatLin x1, x2, dl;
+        mbs_natural_point_lin(nat, F->body1, F->point1, &x1);
+        mbs_natural_point_lin(nat, F->body2, F->point2, &x2);
+        lin_sub(&x2, &x1, &dl);
+        double d[3], dd[3];
+        mbs_natlin_eval(&dl, q, d);
+        mbs_natlin_rate(&dl, qd, dd);
+        double l = mbs_v3_norm(d);
+        in.value = l;
+        in.rate = l > 1e-12 ? mbs_v3_dot(d, dd) / l : 0.0;
+        if (e) {
+            e->potential_elastic += c->energy(F, &in);
+            e->power_nonconservative += c->power(F, &in);
+        }
+        if (l < 1e-12)
+            break; /* direction undefined: no force */
+        c->evaluate(F, &in, &out);
+        /* Force on point 2: -tension d/l; on point 1 the opposite: Q += dl_q^T f2. */
+        mbs_natlin_add_transpose(&dl, -out.tension / l, d, Q);
+        break;
+    }
+    case MBS_FORCE_ON_JOINT: {
+        double ref = angle_ref ? angle_ref[F->joint] : 0.0;
+        in.value = mbs_natural_joint_coordinate(nat, q, F->joint, ref, grad);
+        in.rate = vdot(n, grad, qd);
+        c->evaluate(F, &in, &out);
+        for (int i = 0; i < n; ++i)
+            Q[i] += out.generalized * grad[i];
+        if (e) {
+            e->potential_elastic += c->energy(F, &in);
+            e->power_nonconservative += c->power(F, &in);
+        }
+        break;
+    }
+    case MBS_FORCE_AT_POINT: {
+        MbsNatLin x;
+        mbs_natural_point_lin(nat, F->body1, F->point1, &x);
+        mbs_natlin_rate(&x, qd, in.v);
+        c->evaluate(F, &in, &out);
+        mbs_natlin_add_transpose(&x, 1.0, out.vector, Q);
+        if (e) {
+            e->potential_elastic += c->energy(F, &in);
+            e->power_nonconservative += c->power(F, &in);
+        }
+        break;
+    }
+    case MBS_FORCE_ON_BODY: {
+        /* Virtual work T.dtheta with de_k = dtheta x e_k: Q_{e_k} = (T x e_k)/2 (valid for
+         * orthonormal e_k); omega = sum_k e_k x de_k/2. */
+        int off = nat->body_off[F->body1];
+        if (off < 0)
+            break;
+        for (int k = 0; k < 3; ++k) {
+            double w[3];
+            mbs_v3_cross(&q[off + 3 + 3 * k], &qd[off + 3 + 3 * k], w);
+            for (int d = 0; d < 3; ++d)
+                in.omega[d] += 0.5 * w[d];
+        }
+        c->evaluate(F, &in, &out);
+        for (int k = 0; k < 3; ++k) {
+            double g[3];
+            mbs_v3_cross(out.vector, &q[off + 3 + 3 * k], g);
+            for (int d = 0; d < 3; ++d)
+                Q[off + 3 + 3 * k + d] += 0.5 * g[d];
+        }
+        if (e) {
+            e->potential_elastic += c->energy(F, &in);
+            e->power_nonconservative += c->power(F, &in);
+        }
+        break;
+    }
+    }
+}
+
 void mbs_natural_forces(const MbsNatural *nat, const double *q, const double *qd,
                         const double *angle_ref, double *grad, double *Q, MbsNatEnergy *e)
 {
@@ -558,75 +646,6 @@ void mbs_natural_forces(const MbsNatural *nat, const double *q, const double *qd
             e->potential_gravity -= mass * mbs_v3_dot(m->gravity, &q[off]);
         }
     }
-    for (int f = 0; f < m->nforces; ++f) {
-        const MbsForce *F = &m->forces[f];
-        switch (F->type) {
-        case MBS_FORCE_TSDA: {
-            MbsNatLin x1, x2, dl;
-            mbs_natural_point_lin(nat, F->body1, F->point1, &x1);
-            mbs_natural_point_lin(nat, F->body2, F->point2, &x2);
-            lin_sub(&x2, &x1, &dl);
-            double d[3], dd[3];
-            mbs_natlin_eval(&dl, q, d);
-            mbs_natlin_rate(&dl, qd, dd);
-            double l = mbs_v3_norm(d);
-            double ldot = l > 1e-12 ? mbs_v3_dot(d, dd) / l : 0.0;
-            if (e) {
-                double s = l - F->natural_length;
-                e->potential_elastic += 0.5 * F->stiffness * s * s + F->preload * l;
-                e->power_nonconservative -= F->damping * ldot * ldot;
-            }
-            if (l < 1e-12)
-                break; /* direction undefined: no force */
-            double tension = F->stiffness * (l - F->natural_length) + F->damping * ldot + F->preload;
-            /* Force on point 2: -tension d/l; on point 1 the opposite: Q += dl_q^T f2. */
-            mbs_natlin_add_transpose(&dl, -tension / l, d, Q);
-            break;
-        }
-        case MBS_FORCE_RSDA: {
-            double ref = angle_ref ? angle_ref[F->joint] : 0.0;
-            double th = mbs_natural_joint_coordinate(nat, q, F->joint, ref, grad);
-            double thd = vdot(n, grad, qd);
-            double s = th - F->rest_angle;
-            double mom = F->stiffness * s + F->damping * thd;
-            for (int i = 0; i < n; ++i)
-                Q[i] -= mom * grad[i];
-            if (e) {
-                e->potential_elastic += 0.5 * F->stiffness * s * s;
-                e->power_nonconservative -= F->damping * thd * thd;
-            }
-            break;
-        }
-        case MBS_FORCE_CONSTANT: {
-            MbsNatLin x;
-            mbs_natural_point_lin(nat, F->body1, F->point1, &x);
-            mbs_natlin_add_transpose(&x, 1.0, F->vector, Q);
-            if (e) {
-                double v[3];
-                mbs_natlin_rate(&x, qd, v);
-                e->power_nonconservative += mbs_v3_dot(F->vector, v);
-            }
-            break;
-        }
-        case MBS_FORCE_TORQUE: {
-            /* Virtual work T.dtheta with de_k = dtheta x e_k: Q_{e_k} = (T x e_k)/2 (valid for
-             * orthonormal e_k); its power equals T.omega, omega = sum_k e_k x de_k/2. */
-            int off = nat->body_off[F->body1];
-            if (off < 0)
-                break;
-            double P = 0.0;
-            for (int k = 0; k < 3; ++k) {
-                double g[3];
-                mbs_v3_cross(F->vector, &q[off + 3 + 3 * k], g);
-                for (int d = 0; d < 3; ++d) {
-                    Q[off + 3 + 3 * k + d] += 0.5 * g[d];
-                    P += 0.5 * g[d] * qd[off + 3 + 3 * k + d];
-                }
-            }
-            if (e)
-                e->power_nonconservative += P;
-            break;
-        }
-        }
-    }
+    for (int f = 0; f < m->nforces; ++f)
+        add_element(nat, &m->forces[f], q, qd, angle_ref, grad, Q, e);
 }

@@ -7,9 +7,10 @@
 #include <omp.h>
 #endif
 
+#include "mbs_settings.h"
 #include "mbs_tangent_method.h"
 
-/* The registry: one line per method, indexed by MbsJacobianMethod. */
+/* The registry: one line per method in each table, indexed by MbsJacobianMethod. */
 extern const MbsTangentMethodClass mbs_tangent_nd_forward;
 extern const MbsTangentMethodClass mbs_tangent_nd_central;
 
@@ -18,15 +19,25 @@ static const MbsTangentMethodClass *const registry[MBS_JACOBIAN_COUNT] = {
     [MBS_JACOBIAN_ND_CENTRAL] = &mbs_tangent_nd_central,
 };
 
+const char *const mbs_jacobian_method_names[MBS_JACOBIAN_COUNT + 1] = {
+    [MBS_JACOBIAN_ND_FORWARD] = "nd-forward",
+    [MBS_JACOBIAN_ND_CENTRAL] = "nd-central",
+};
+
+const char *const mbs_jacobian_method_labels[MBS_JACOBIAN_COUNT + 1] = {
+    [MBS_JACOBIAN_ND_FORWARD] = MBS_N_("forward differences"),
+    [MBS_JACOBIAN_ND_CENTRAL] = MBS_N_("central differences"),
+};
+
 const char *mbs_jacobian_method_name(MbsJacobianMethod method)
 {
-    return (unsigned)method < MBS_JACOBIAN_COUNT ? registry[method]->name : "unknown";
+    return (unsigned)method < MBS_JACOBIAN_COUNT ? mbs_jacobian_method_names[method] : "unknown";
 }
 
 int mbs_jacobian_method_from_name(const char *name)
 {
     for (int i = 0; name && i < MBS_JACOBIAN_COUNT; ++i)
-        if (!strcmp(name, registry[i]->name))
+        if (!strcmp(name, mbs_jacobian_method_names[i]))
             return i;
     return -1;
 }

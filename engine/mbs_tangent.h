@@ -24,6 +24,11 @@ typedef enum {
     MBS_JACOBIAN_COUNT
 } MbsJacobianMethod;
 
+/* Names (settings' choices, files, command line) and labels (MBS_N_) of the methods, NULL
+ * terminated. */
+extern const char *const mbs_jacobian_method_names[MBS_JACOBIAN_COUNT + 1];
+extern const char *const mbs_jacobian_method_labels[MBS_JACOBIAN_COUNT + 1];
+
 const char *mbs_jacobian_method_name(MbsJacobianMethod method);
 /* Returns -1 when the name is unknown. */
 int mbs_jacobian_method_from_name(const char *name);

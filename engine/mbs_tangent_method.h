@@ -1,13 +1,12 @@
 /* What a tangent method implements (private to the engine). Adding a method: a file defining
- * an MbsTangentMethodClass, its MbsJacobianMethod value and name, and one line in the registry
- * of mbs_tangent.c. */
+ * an MbsTangentMethodClass, its MbsJacobianMethod value, and its line in the registry, names and
+ * labels of mbs_tangent.c. */
 #ifndef MBS_TANGENT_METHOD_H
 #define MBS_TANGENT_METHOD_H
 
 #include "mbs_tangent.h"
 
 struct MbsTangentMethodClass {
-    const char *name;          /* as in settings, files and the command line */
     int needs_base_residual;   /* uses r(x); mbs_tangent_eval provides it when not given */
     /* doubles of workspace each thread needs for the problem */
     size_t (*thread_work)(const MbsTangentProblem *p);

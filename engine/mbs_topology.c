@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mbs_force.h"
 #include "mbs_linalg.h"
 
 void mbs_topology_free(MbsTopology *t)
@@ -33,7 +34,8 @@ static int joint_must_be_in_tree(const MbsModel *m, int j)
     if (m->joints[j].driven)
         return 1;
     for (int f = 0; f < m->nforces; ++f)
-        if (m->forces[f].type == MBS_FORCE_RSDA && m->forces[f].joint == j)
+        if (mbs_force_class(m->forces[f].type)->geometry == MBS_FORCE_ON_JOINT &&
+            m->forces[f].joint == j)
             return 1;
     for (int i = 0; i < m->ninitial; ++i)
         if (m->initial[i].joint == j)

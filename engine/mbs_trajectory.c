@@ -6,12 +6,26 @@
 
 #include "mbs_clock.h"
 
-static void take(MbsTrajectory *t, const MbsFormulation *f, const int *points)
+typedef struct {
+    MbsTrajectory *t;
+    const int *points;
+    int every;
+} Recorder;
+
+/* Observer: a sample on t = 0 and every `every` steps (not at an end off that grid). */
+static int take(void *data, const MbsRun *run)
 {
+    Recorder *rec = data;
+    MbsTrajectory *t = rec->t;
+    const int *points = rec->points;
+    const MbsFormulation *f = mbs_run_formulation(run);
+    if (mbs_run_grid_steps(run) % rec->every != 0)
+        return 0;
     double *x = &t->xyz[(size_t)t->nsamples * t->npoints * 3];
     for (int i = 0; i < t->npoints; ++i)
         mbs_formulation_point_position(f, points[i], &x[3 * i]);
     t->time[t->nsamples++] = f->time;
+    return 0;
 }
 
 int mbs_trajectory_record(const MbsModel *m, const char *formulation, const MbsSettings *s,
@@ -36,18 +50,21 @@ int mbs_trajectory_record(const MbsModel *m, const char *formulation, const MbsS
         mbs_trajectory_free(t);
         return err ? (err->status ? err->status : MBS_FATAL) : MBS_FATAL;
     }
-    mbs_run_summary_init(&t->summary, f);
-    take(t, f, points);
-    for (long i = 1; i <= steps; ++i) {
-        if (mbs_formulation_step(f, &t->error)) {
-            t->failed = 1;
-            break;
-        }
-        mbs_run_summary_add(&t->summary, f);
-        if (i % every == 0)
-            take(t, f, points);
+    Recorder rec = {t, points, every};
+    MbsRunObserver observer = {.sample = take, .data = &rec, .every = every};
+    MbsRun *run = mbs_run_new(f, NULL, &observer, err);
+    if (!run) {
+        mbs_formulation_free(f);
+        mbs_trajectory_free(t);
+        return MBS_FATAL;
     }
+    if (mbs_run_advance(run, s->duration) == MBS_RUN_FAILED) {
+        t->failed = 1;
+        t->error = *mbs_run_error(run);
+    }
+    t->summary = *mbs_run_summary(run);
     t->wall_seconds = mbs_clock_now() - t0;
+    mbs_run_free(run);
     mbs_formulation_free(f);
     return 0;
 }

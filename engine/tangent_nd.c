@@ -115,14 +115,12 @@ static int nd_central_eval(MbsTangent *t, const double *x, const double *r0, dou
 }
 
 const MbsTangentMethodClass mbs_tangent_nd_forward = {
-    .name = "nd-forward",
     .needs_base_residual = 1,
     .thread_work = nd_thread_work,
     .eval = nd_forward_eval,
 };
 
 const MbsTangentMethodClass mbs_tangent_nd_central = {
-    .name = "nd-central",
     .needs_base_residual = 0,
     .thread_work = nd_thread_work,
     .eval = nd_central_eval,

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mbs_force.h"
+
 #define MAX_ANCHORS 64
 
 /* Element sizes, as multiples of the bar radius. */
@@ -222,11 +224,12 @@ static int body_anchors(const MbsModel *m, int body, double anchors[][3], double
     }
     for (int i = 0; i < m->nforces; i++) {
         const MbsForce *f = &m->forces[i];
-        if (f->type != MBS_FORCE_TSDA && f->type != MBS_FORCE_CONSTANT)
+        MbsForceGeometry g = mbs_force_class(f->type)->geometry;
+        if (g != MBS_FORCE_ON_LINE && g != MBS_FORCE_AT_POINT)
             continue;
         if (f->body1 == body)
             ADD_ANCHOR(f->point1);
-        if (f->type == MBS_FORCE_TSDA && f->body2 == body)
+        if (g == MBS_FORCE_ON_LINE && f->body2 == body)
             ADD_ANCHOR(f->point2);
     }
     for (int i = 0; i < m->npoints; i++)
@@ -389,7 +392,8 @@ static int add_force(EslScene *s, const MbsModel *m, int i, const double *poses,
                      const float color[4])
 {
     const MbsForce *f = &m->forces[i];
-    if (f->type == MBS_FORCE_TSDA) {
+    MbsForceDrawing drawing = mbs_force_class(f->type)->drawing;
+    if (drawing == MBS_FORCE_DRAW_SPRING) {
         EslDrawable *d = push(s, ESL_DRAW_HELIX, ESL_SOURCE_FORCE, i, color);
         if (!d)
             return -1;
@@ -400,7 +404,7 @@ static int add_force(EslScene *s, const MbsModel *m, int i, const double *poses,
         d->turns = SPRING_TURNS;
         return 0;
     }
-    if (f->type == MBS_FORCE_CONSTANT) {
+    if (drawing == MBS_FORCE_DRAW_ARROW) {
         float at[3], dir[3];
         transform(body_pose(poses, f->body1), f->point1, at);
         for (int k = 0; k < 3; k++)
@@ -410,7 +414,7 @@ static int add_force(EslScene *s, const MbsModel *m, int i, const double *poses,
         unit(dir);
         return add_arrow(s, ESL_SOURCE_FORCE, i, force_color, at, dir, 0.15f * s->size, 0.5f * r);
     }
-    return 0; /* RSDA and torques have no geometry of their own */
+    return 0; /* MBS_FORCE_DRAW_NONE: joint spring-dampers and torques */
 }
 
 static int add_frame(EslScene *s, const MbsModel *m, int b, const double *pose, float r)

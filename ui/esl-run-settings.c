@@ -4,17 +4,13 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
-#include "mbs_assembly.h"
-#include "mbs_constraints.h"
+#include "form_matrix_r.h"
 #include "mbs_topology.h"
 
 struct _EslRunSettings {
     GtkBox parent_instance;
     GtkWidget *grid, *description;
-    GtkWidget *formulation, *step, *duration;
-    GtkWidget *penalty, *jacobian, *newton_tolerance, *newton_iterations;
-    GtkWidget *newmark_beta, *newmark_gamma, *projection, *integrator, *algebra, *rcond;
-    GtkWidget *threads;
+    GtkWidget *formulation;
     /* matrix-r's independent coordinates: how they are chosen (three radio buttons), what the
      * model needs, and the candidates offered under "chosen here" */
     GtkWidget *dof_automatic, *dof_from_model, *dof_chosen;
@@ -22,8 +18,8 @@ struct _EslRunSettings {
     GPtrArray *dof_candidates; /* DofCandidate* */
     int model_dofs;            /* degrees of freedom of the model; -1: unknown */
     char *model_name;          /* of the model whose candidates are offered */
-    GPtrArray *rows; /* Row* */
-    unsigned *uses;  /* per registered formulation: the settings a run of the current model reads */
+    const MbsModel *model;     /* the last one set (esl_run_settings_set_model) */
+    GPtrArray *rows; /* Row*: one per setting of the common table and of each formulation's */
     int nrows;
 };
 
@@ -35,45 +31,30 @@ typedef struct {
 
 G_DEFINE_FINAL_TYPE(EslRunSettings, esl_run_settings, GTK_TYPE_BOX)
 
-/* A row of the grid: its label and widget, shown when the formulation uses `uses` (0: always). */
+/* A row of the grid, made from a setting's descriptor: shown when its formulation (NULL: any)
+ * is selected and the setting applies to the model (model_ok) and to the options shown. */
 typedef struct {
+    const MbsFormulationClass *klass;
+    MbsSettingRef ref;
     GtkWidget *label, *widget;
-    unsigned uses;
+    gboolean model_ok;
 } Row;
 
-static GtkWidget *add_row(EslRunSettings *self, const char *label_text, const char *tooltip,
-                          GtkWidget *widget, unsigned uses)
+static void attach_row(EslRunSettings *self, Row *row, const char *tooltip, gboolean section)
 {
-    GtkWidget *label = gtk_label_new(label_text);
-    gtk_label_set_xalign(GTK_LABEL(label), 0);
-    gtk_widget_set_hexpand(widget, TRUE);
+    gtk_label_set_xalign(GTK_LABEL(row->label), 0);
+    gtk_widget_set_hexpand(row->widget, TRUE);
     if (tooltip) {
-        gtk_widget_set_tooltip_text(label, tooltip);
-        gtk_widget_set_tooltip_text(widget, tooltip);
+        gtk_widget_set_tooltip_text(row->label, tooltip);
+        gtk_widget_set_tooltip_text(row->widget, tooltip);
     }
-    gtk_grid_attach(GTK_GRID(self->grid), label, 0, self->nrows, 1, 1);
-    gtk_grid_attach(GTK_GRID(self->grid), widget, 1, self->nrows, 1, 1);
-    self->nrows++;
-    Row *row = g_new(Row, 1);
-    *row = (Row){label, widget, uses};
+    /* a section spans both columns: a heading, and the widget under it */
+    gtk_grid_attach(GTK_GRID(self->grid), row->label, 0, self->nrows, section ? 2 : 1, 1);
+    gtk_grid_attach(GTK_GRID(self->grid), row->widget, section ? 0 : 1,
+                    self->nrows + (section ? 1 : 0), section ? 2 : 1, 1);
+    self->nrows += section ? 2 : 1;
+    row->model_ok = TRUE;
     g_ptr_array_add(self->rows, row);
-    return widget;
-}
-
-/* A row spanning both columns: a heading, and the widget under it. */
-static GtkWidget *add_section(EslRunSettings *self, const char *heading, const char *tooltip,
-                              GtkWidget *widget, unsigned uses)
-{
-    GtkWidget *label = gtk_label_new(heading);
-    gtk_label_set_xalign(GTK_LABEL(label), 0);
-    gtk_widget_set_tooltip_text(label, tooltip);
-    gtk_grid_attach(GTK_GRID(self->grid), label, 0, self->nrows, 2, 1);
-    gtk_grid_attach(GTK_GRID(self->grid), widget, 0, self->nrows + 1, 2, 1);
-    self->nrows += 2;
-    Row *row = g_new(Row, 1);
-    *row = (Row){label, widget, uses};
-    g_ptr_array_add(self->rows, row);
-    return widget;
 }
 
 /* Text of a spin button from an "output" handler: GTK 4.8 ignores gtk_editable_set_text() on
@@ -88,7 +69,11 @@ static gboolean on_output_general(GtkSpinButton *spin, gpointer data)
 {
     (void)data;
     char text[G_ASCII_DTOSTR_BUF_SIZE];
-    g_ascii_formatd(text, sizeof text, "%g", gtk_spin_button_get_value(spin));
+    double v = gtk_spin_button_get_value(spin);
+    /* %g unless that loses digits of a stored value (1/300 s) */
+    g_ascii_formatd(text, sizeof text, "%g", v);
+    if (g_ascii_strtod(text, NULL) != v)
+        g_ascii_formatd(text, sizeof text, "%.17g", v);
     set_spin_text(spin, text);
     return TRUE;
 }
@@ -108,7 +93,10 @@ static gboolean on_output_power(GtkSpinButton *spin, gpointer data)
 {
     (void)data;
     char text[G_ASCII_DTOSTR_BUF_SIZE];
-    g_ascii_formatd(text, sizeof text, "%.3g", pow(10, gtk_spin_button_get_value(spin)));
+    double v = pow(10, gtk_spin_button_get_value(spin));
+    g_ascii_formatd(text, sizeof text, "%g", v);
+    if (g_ascii_strtod(text, NULL) != v)
+        g_ascii_formatd(text, sizeof text, "%.17g", v);
     set_spin_text(spin, text);
     return TRUE;
 }
@@ -164,30 +152,6 @@ static GtkWidget *spin(double lower, double upper, double step, int digits, gboo
     return s;
 }
 
-static GtkWidget *dropdown(const char *const *items)
-{
-    return gtk_drop_down_new_from_strings(items);
-}
-
-/* ali3p's linear algebra has an automatic choice (ali3p_solver 0, 1 dense, 2 sparse); matrix-r's
- * is dense or sparse (matrix_r_sparse 0 or 1). */
-static gboolean algebra_is_ali3p(const MbsFormulationClass *k)
-{
-    return k && g_str_equal(k->name, "ali3p");
-}
-
-static void set_algebra_choices(EslRunSettings *self, const MbsFormulationClass *k)
-{
-    static const char *const ali3p[] = {N_("automatic"), N_("dense (LAPACK)"),
-                                        N_("sparse (KLU)"), NULL};
-    const char *const *items = algebra_is_ali3p(k) ? ali3p : ali3p + 1;
-    GtkStringList *list = gtk_string_list_new(NULL);
-    for (int i = 0; items[i]; i++)
-        gtk_string_list_append(list, _(items[i]));
-    gtk_drop_down_set_model(GTK_DROP_DOWN(self->algebra), G_LIST_MODEL(list));
-    g_object_unref(list);
-}
-
 /* ---- matrix-r's independent coordinates ---------------------------------------------------- */
 
 static GtkWidget *radio(const char *text, const char *tooltip, GtkWidget *group)
@@ -208,30 +172,29 @@ static gboolean is_active(GtkWidget *check_button)
     return gtk_check_button_get_active(GTK_CHECK_BUTTON(check_button));
 }
 
-/* The coordinates checked under "chosen here", into s (at most MBS_MATRIX_R_MAX_DOFS; s may be
+/* The coordinates checked under "chosen here", into l (at most MBS_MATRIX_R_MAX_DOFS; l may be
  * NULL); returns how many are checked. */
-static int chosen_dofs(EslRunSettings *self, MbsSettings *s)
+static int chosen_dofs(EslRunSettings *self, MbsDofList *l)
 {
     int count = 0;
     for (guint i = 0; i < self->dof_candidates->len; i++) {
         const DofCandidate *c = self->dof_candidates->pdata[i];
         if (!is_active(c->check))
             continue;
-        if (s && count < MBS_MATRIX_R_MAX_DOFS) {
-            s->matrix_r_dof_joint[count] = c->dof.joint;
-            s->matrix_r_dof_coord[count] = c->dof.coordinate;
-            s->matrix_r_dof_point[count] = c->dof.point;
-            s->matrix_r_dof_axis[count] = c->dof.axis;
-        }
+        if (l && count < MBS_MATRIX_R_MAX_DOFS)
+            l->items[count] = c->dof;
         count++;
     }
-    if (s)
-        s->matrix_r_ndofs = MIN(count, MBS_MATRIX_R_MAX_DOFS);
+    if (l)
+        l->count = MIN(count, MBS_MATRIX_R_MAX_DOFS);
     return count;
 }
 
-/* Why the coordinates chosen here cannot be run, or NULL. */
-static char *dof_problem(EslRunSettings *self)
+/* Why the coordinates chosen here cannot be run, or NULL: what the panel itself knows (none or
+ * too many checked), then the formulation's check_settings against the model, phrased for the
+ * user when it is the count (the number the model needs comes from the engine too). */
+static char *dof_problem(EslRunSettings *self, const MbsFormulationClass *k,
+                         const MbsSettings *s)
 {
     if (!is_active(self->dof_chosen))
         return NULL;
@@ -239,8 +202,11 @@ static char *dof_problem(EslRunSettings *self)
     if (chosen > MBS_MATRIX_R_MAX_DOFS)
         return g_strdup_printf(_("At most %d independent coordinates can be chosen; %d are."),
                                MBS_MATRIX_R_MAX_DOFS, chosen);
-    if (needed < 0 && chosen == 0)
+    if (chosen == 0)
         return g_strdup(_("No independent coordinate is chosen."));
+    MbsError err = {0};
+    if (!k || !s || !self->model || mbs_formulation_check_settings(k, self->model, s, &err) == 0)
+        return NULL;
     if (needed >= 0 && chosen != needed)
         return g_strdup_printf(ngettext("The model has %d degree of freedom but %d independent "
                                         "coordinates are chosen.",
@@ -248,7 +214,7 @@ static char *dof_problem(EslRunSettings *self)
                                         "coordinates are chosen.",
                                         (unsigned long)needed),
                                needed, chosen);
-    return NULL;
+    return g_strdup(err.message);
 }
 
 /* Shows the candidates under "chosen here" and the count of those checked. */
@@ -259,7 +225,9 @@ static void update_dofs(EslRunSettings *self)
     g_autofree char *count = self->model_dofs >= 0
                                  ? g_strdup_printf(_("%d of %d chosen"), chosen, self->model_dofs)
                                  : g_strdup_printf(_("%d chosen"), chosen);
-    g_autofree char *problem = dof_problem(self);
+    gboolean wrong = chosen == 0 || chosen > MBS_MATRIX_R_MAX_DOFS ||
+                     (self->model_dofs >= 0 && chosen != self->model_dofs);
+    g_autofree char *problem = wrong ? dof_problem(self, NULL, NULL) : NULL;
     gtk_label_set_text(GTK_LABEL(self->dof_count), count);
     gtk_widget_set_tooltip_text(self->dof_count, problem);
     if (problem)
@@ -268,29 +236,28 @@ static void update_dofs(EslRunSettings *self)
         gtk_widget_remove_css_class(self->dof_count, "error");
 }
 
-static gboolean dof_is(const MbsDofChoice *d, const MbsSettings *s, int i)
+static gboolean dof_is(const MbsDofChoice *d, const MbsDofChoice *e)
 {
     if (d->joint >= 0)
-        return s->matrix_r_dof_joint[i] == d->joint && s->matrix_r_dof_coord[i] == d->coordinate;
-    return s->matrix_r_dof_joint[i] < 0 && s->matrix_r_dof_point[i] == d->point &&
-           s->matrix_r_dof_axis[i] == d->axis;
+        return e->joint == d->joint && e->coordinate == d->coordinate;
+    return e->joint < 0 && e->point == d->point && e->axis == d->axis;
 }
 
 /* No choice (0) means the model file's list for a model with one, else the automatic partition;
  * MBS_MATRIX_R_AUTOMATIC asks for the automatic partition whatever the file lists. */
-static void show_dofs(EslRunSettings *self, const MbsSettings *s)
+static void show_dofs(EslRunSettings *self, const MbsDofList *l)
 {
     for (guint i = 0; i < self->dof_candidates->len; i++) {
         const DofCandidate *c = self->dof_candidates->pdata[i];
         gboolean chosen = FALSE;
-        for (int k = 0; k < s->matrix_r_ndofs && !chosen; k++)
-            chosen = dof_is(&c->dof, s, k);
+        for (int k = 0; k < l->count && !chosen; k++)
+            chosen = dof_is(&c->dof, &l->items[k]);
         gtk_check_button_set_active(GTK_CHECK_BUTTON(c->check), chosen);
     }
     gboolean listed = gtk_widget_get_sensitive(self->dof_from_model);
-    GtkWidget *mode = s->matrix_r_ndofs > 0            ? self->dof_chosen
-                      : s->matrix_r_ndofs == 0 && listed ? self->dof_from_model
-                                                         : self->dof_automatic;
+    GtkWidget *mode = l->count > 0                ? self->dof_chosen
+                      : l->count == 0 && listed ? self->dof_from_model
+                                                : self->dof_automatic;
     gtk_check_button_set_active(GTK_CHECK_BUTTON(mode), TRUE);
     update_dofs(self);
 }
@@ -365,49 +332,26 @@ static void fill_candidates(EslRunSettings *self, const MbsModel *m)
     }
 }
 
-/* Coordinates minus the rank of Φ_z where the model assembles (what matrix-r checks a choice
- * against); -1 when it does not assemble. */
-static int model_degrees_of_freedom(const MbsModel *m)
-{
-    int n = mbs_model_ncoords(m);
-    g_autofree double *z = g_new0(double, n + 1);
-    g_autofree double *zd = g_new0(double, n + 1);
-    MbsSettings s;
-    mbs_settings_defaults(&s);
-    MbsError err = {0};
-    if (mbs_assemble(m, &s, 0.0, z, zd, NULL, &err) != 0)
-        return -1;
-    int rank = mbs_constraints_rank(m, 0.0, z);
-    return rank < 0 ? -1 : n - rank;
-}
-
-/* Show the rows of the settings the selected formulation reads for the current model. */
-static void update_rows(EslRunSettings *self)
-{
-    guint i = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->formulation));
-    unsigned uses = i == GTK_INVALID_LIST_POSITION ? 0 : self->uses[i];
-    for (guint r = 0; r < self->rows->len; r++) {
-        const Row *row = self->rows->pdata[r];
-        gboolean visible = row->uses == 0 || (uses & row->uses);
-        gtk_widget_set_visible(row->label, visible);
-        gtk_widget_set_visible(row->widget, visible);
-    }
-}
+static void update_rows(EslRunSettings *self);
 
 void esl_run_settings_set_model(EslRunSettings *self, const MbsModel *model)
 {
-    for (int i = 0; i < mbs_formulation_count(); i++)
-        self->uses[i] = mbs_formulation_uses(mbs_formulation_class(i), model);
+    self->model = model;
+    for (guint r = 0; r < self->rows->len; r++) {
+        Row *row = self->rows->pdata[r];
+        row->model_ok = mbs_setting_applies(&row->ref, model, NULL);
+    }
     update_rows(self);
     /* The same model again (edited in the inspector, or reloaded) keeps the choice. */
     gboolean same = model && g_strcmp0(self->model_name, model->name) == 0;
-    MbsSettings kept;
-    mbs_settings_defaults(&kept);
+    MbsDofList kept = {0};
     if (same && is_active(self->dof_chosen))
         chosen_dofs(self, &kept);
     g_free(self->model_name);
     self->model_name = model ? g_strdup(model->name) : NULL;
-    self->model_dofs = model ? model_degrees_of_freedom(model) : -1;
+    MbsSettings common;
+    mbs_settings_defaults(&common);
+    self->model_dofs = model ? mbs_matrix_r_degrees_of_freedom(model, &common) : -1;
     fill_candidates(self, model);
 
     gboolean listed = model && model->ndofs > 0;
@@ -432,7 +376,12 @@ void esl_run_settings_set_model(EslRunSettings *self, const MbsModel *model)
 gboolean esl_run_settings_check(EslRunSettings *self, GError **error)
 {
     const MbsFormulationClass *k = esl_run_settings_get_formulation(self);
-    g_autofree char *problem = k && (k->uses & MBS_USES_DOFS) ? dof_problem(self) : NULL;
+    MbsSettings s;
+    esl_run_settings_read(self, &s);
+    g_autofree char *problem = NULL;
+    MbsSettingRef ref;
+    if (k && mbs_settings_find(k->settings, "dof", &ref) == 0)
+        problem = dof_problem(self, k, &s);
     if (problem)
         g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, problem);
     return problem == NULL;
@@ -446,12 +395,6 @@ static void on_formulation_selected(GObject *dropdown, GParamSpec *pspec, EslRun
     gtk_label_set_text(GTK_LABEL(self->description),
                        k && k->description ? _(k->description) : "");
     update_rows(self);
-    set_algebra_choices(self, k);
-    MbsSettings defaults;
-    mbs_settings_defaults(&defaults);
-    gtk_drop_down_set_selected(GTK_DROP_DOWN(self->algebra),
-                               (guint)(algebra_is_ali3p(k) ? defaults.ali3p_solver
-                                                           : defaults.matrix_r_sparse));
 }
 
 const MbsFormulationClass *esl_run_settings_get_formulation(EslRunSettings *self)
@@ -484,67 +427,99 @@ static int selected(GtkWidget *w)
     return (int)gtk_drop_down_get_selected(GTK_DROP_DOWN(w));
 }
 
+/* The value a row shows, into s (which holds the row's formulation's options when it has one). */
+static void read_row(EslRunSettings *self, const Row *row, MbsSettings *s)
+{
+    const MbsSetting *d = row->ref.setting;
+    switch (d->type) {
+    case MBS_SETTING_CHOICE:
+        mbs_setting_set_number(s, &row->ref, selected(row->widget), NULL);
+        break;
+    case MBS_SETTING_LIST: {
+        MbsDofList *l = mbs_setting_value(s, &row->ref);
+        l->count = 0;
+        if (is_active(self->dof_chosen))
+            chosen_dofs(self, l);
+        else if (is_active(self->dof_automatic) && gtk_widget_get_sensitive(self->dof_from_model))
+            l->count = MBS_MATRIX_R_AUTOMATIC; /* not the list the model file has */
+        break;
+    }
+    default: {
+        double v = spin_value(row->widget);
+        if (d->flags & MBS_SETTING_DECADES && d->max <= 1.0)
+            v = pow(10, v); /* held as its logarithm: see spin_power */
+        /* the spin button keeps it within the range; the engine checks it again */
+        if (d->type == MBS_SETTING_NUMBER)
+            *(double *)mbs_setting_value(s, &row->ref) = v;
+        else
+            *(int *)mbs_setting_value(s, &row->ref) = (int)lround(v);
+    }
+    }
+}
+
+static void show_row(EslRunSettings *self, const Row *row, const MbsSettings *s)
+{
+    const MbsSetting *d = row->ref.setting;
+    switch (d->type) {
+    case MBS_SETTING_CHOICE:
+        gtk_drop_down_set_selected(GTK_DROP_DOWN(row->widget),
+                                   (guint)mbs_setting_get_number(s, &row->ref));
+        break;
+    case MBS_SETTING_LIST:
+        show_dofs(self, mbs_setting_value_const(s, &row->ref));
+        break;
+    default: {
+        double v = mbs_setting_get_number(s, &row->ref);
+        if (d->flags & MBS_SETTING_DECADES && d->max <= 1.0)
+            v = log10(v);
+        gtk_spin_button_set_value(GTK_SPIN_BUTTON(row->widget), v);
+    }
+    }
+}
+
 void esl_run_settings_read(EslRunSettings *self, MbsSettings *s)
 {
     mbs_settings_defaults(s);
-    s->step = spin_value(self->step);
-    s->duration = spin_value(self->duration);
-    s->penalty = spin_value(self->penalty);
-    s->jacobian = (MbsJacobianMethod)selected(self->jacobian);
-    s->newton_tolerance = pow(10, spin_value(self->newton_tolerance));
-    s->newton_max_iterations = (int)spin_value(self->newton_iterations);
-    s->newmark_beta = spin_value(self->newmark_beta);
-    s->newmark_gamma = spin_value(self->newmark_gamma);
-    s->projection_kind = selected(self->projection);
-    s->matrix_r_integrator = selected(self->integrator);
-    s->matrix_r_rcond = spin_value(self->rcond);
-    s->threads = (int)spin_value(self->threads);
-    if (is_active(self->dof_chosen))
-        chosen_dofs(self, s);
-    else if (is_active(self->dof_automatic) && gtk_widget_get_sensitive(self->dof_from_model))
-        s->matrix_r_ndofs = MBS_MATRIX_R_AUTOMATIC; /* not the list the model file has */
-    if (algebra_is_ali3p(esl_run_settings_get_formulation(self)))
-        s->ali3p_solver = selected(self->algebra);
-    else
-        s->matrix_r_sparse = selected(self->algebra);
+    const MbsFormulationClass *k = esl_run_settings_get_formulation(self);
+    if (k)
+        mbs_settings_for(s, k);
+    for (guint r = 0; r < self->rows->len; r++) {
+        const Row *row = self->rows->pdata[r];
+        if (!row->klass || row->klass == k)
+            read_row(self, row, s);
+    }
 }
 
 void esl_run_settings_show(EslRunSettings *self, const char *formulation, const MbsSettings *s)
 {
     if (formulation)
         esl_run_settings_set_formulation(self, formulation);
-    gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->step), s->step);
-    gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->duration), s->duration);
-    gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->penalty), s->penalty);
-    gtk_drop_down_set_selected(GTK_DROP_DOWN(self->jacobian), (guint)s->jacobian);
-    gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->newton_tolerance),
-                              log10(s->newton_tolerance));
-    gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->newton_iterations),
-                              s->newton_max_iterations);
-    gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->newmark_beta), s->newmark_beta);
-    gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->newmark_gamma), s->newmark_gamma);
-    if (s->projection_kind >= 0 && s->projection_kind <= 1)
-        gtk_drop_down_set_selected(GTK_DROP_DOWN(self->projection), (guint)s->projection_kind);
-    gtk_drop_down_set_selected(GTK_DROP_DOWN(self->integrator), (guint)s->matrix_r_integrator);
-    gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->rcond), s->matrix_r_rcond);
-    gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->threads), s->threads);
-    show_dofs(self, s);
-    gtk_drop_down_set_selected(GTK_DROP_DOWN(self->algebra),
-                               (guint)(algebra_is_ali3p(esl_run_settings_get_formulation(self))
-                                           ? s->ali3p_solver
-                                           : s->matrix_r_sparse));
+    const MbsFormulationClass *k = esl_run_settings_get_formulation(self);
+    /* settings made for another formulation (or none): its defaults for its own rows */
+    MbsSettings shown = *s;
+    if (k)
+        mbs_settings_for(&shown, k);
+    for (guint r = 0; r < self->rows->len; r++) {
+        const Row *row = self->rows->pdata[r];
+        if (!row->klass || row->klass == k)
+            show_row(self, row, &shown);
+    }
+    update_rows(self);
 }
 
 void esl_run_settings_set_duration(EslRunSettings *self, double duration)
 {
-    gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->duration), duration);
+    for (guint r = 0; r < self->rows->len; r++) {
+        const Row *row = self->rows->pdata[r];
+        if (!row->klass && g_str_equal(row->ref.setting->name, "duration"))
+            gtk_spin_button_set_value(GTK_SPIN_BUTTON(row->widget), duration);
+    }
 }
 
 static void esl_run_settings_finalize(GObject *object)
 {
     EslRunSettings *self = ESL_RUN_SETTINGS(object);
     g_ptr_array_unref(self->rows);
-    g_free(self->uses);
     g_ptr_array_unref(self->dof_candidates);
     g_free(self->model_name);
     G_OBJECT_CLASS(esl_run_settings_parent_class)->finalize(object);
@@ -605,14 +580,82 @@ static GtkWidget *dof_section(EslRunSettings *self)
     return box;
 }
 
+/* Show the rows of the settings the selected formulation reads for the current model and the
+ * options shown. */
+static void update_rows(EslRunSettings *self)
+{
+    const MbsFormulationClass *k = esl_run_settings_get_formulation(self);
+    MbsSettings shown;
+    esl_run_settings_read(self, &shown);
+    for (guint r = 0; r < self->rows->len; r++) {
+        const Row *row = self->rows->pdata[r];
+        gboolean visible = (!row->klass || row->klass == k) && row->model_ok &&
+                           mbs_setting_applies(&row->ref, NULL, &shown);
+        gtk_widget_set_visible(row->label, visible);
+        gtk_widget_set_visible(row->widget, visible);
+    }
+}
+
+/* The control for a setting, from its descriptor. */
+static GtkWidget *setting_widget(EslRunSettings *self, const MbsSetting *d)
+{
+    switch (d->type) {
+    case MBS_SETTING_CHOICE: {
+        GtkStringList *list = gtk_string_list_new(NULL);
+        const char *const *labels = d->choice_labels ? d->choice_labels : d->choices;
+        for (int i = 0; labels[i]; i++)
+            gtk_string_list_append(list, d->choice_labels ? _(labels[i]) : labels[i]);
+        GtkWidget *w = gtk_drop_down_new(G_LIST_MODEL(list), NULL);
+        g_signal_connect_swapped(w, "notify::selected", G_CALLBACK(update_rows), self);
+        return w;
+    }
+    case MBS_SETTING_LIST:
+        /* the one kind of list there is: matrix-r's independent coordinates */
+        return dof_section(self);
+    case MBS_SETTING_INTEGER: {
+        GtkWidget *w = spin(d->min, MIN(d->max, 1e6), 1, 0, FALSE);
+        if (d->flags & MBS_SETTING_AUTO_ZERO) {
+            g_signal_connect(w, "output", G_CALLBACK(on_output_threads), NULL);
+            g_signal_connect(w, "input", G_CALLBACK(on_input_threads), NULL);
+        }
+        return w;
+    }
+    default:
+        /* GtkSpinButton ignores changes below 1e-10: tolerances are held as logarithms */
+        if (d->flags & MBS_SETTING_DECADES && d->max <= 1.0)
+            return spin_power(MAX(d->min, 1e-16), d->max);
+        if (d->flags & MBS_SETTING_DECADES)
+            return spin(MAX(d->min, 1), MIN(d->max, 1e15), d->default_value / 10, 0, TRUE);
+        return spin(d->min, MIN(d->max, 1e6), d->default_value > 0 ? d->default_value / 10 : 0.01,
+                    6, TRUE);
+    }
+}
+
+static void add_setting_rows(EslRunSettings *self, const MbsFormulationClass *k)
+{
+    MbsSettingRef all[MBS_SETTINGS_MAX];
+    int n = mbs_settings_list(k ? k->settings : NULL, all);
+    for (int i = 0; i < n; i++) {
+        if (k && !all[i].in_options)
+            continue; /* the common rows are made once */
+        const MbsSetting *d = all[i].setting;
+        Row *row = g_new0(Row, 1);
+        row->klass = k;
+        row->ref = all[i];
+        g_autofree char *label = d->unit ? g_strdup_printf("%s (%s)", _(d->label), d->unit)
+                                         : g_strdup(_(d->label));
+        row->label = gtk_label_new(label);
+        row->widget = setting_widget(self, d);
+        attach_row(self, row, d->description ? _(d->description) : NULL,
+                   d->type == MBS_SETTING_LIST);
+    }
+}
+
 static void esl_run_settings_init(EslRunSettings *self)
 {
     gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_VERTICAL);
     gtk_box_set_spacing(GTK_BOX(self), 6);
     self->rows = g_ptr_array_new_with_free_func(g_free);
-    self->uses = g_new0(unsigned, MAX(mbs_formulation_count(), 1));
-    for (int i = 0; i < mbs_formulation_count(); i++)
-        self->uses[i] = mbs_formulation_class(i)->uses;
     self->dof_candidates = g_ptr_array_new_with_free_func(g_free);
     self->model_dofs = -1;
     self->grid = gtk_grid_new();
@@ -631,66 +674,24 @@ static void esl_run_settings_init(EslRunSettings *self)
     for (int i = 0; i < mbs_formulation_count(); i++)
         gtk_string_list_append(names, mbs_formulation_class(i)->name);
     self->formulation = gtk_drop_down_new(G_LIST_MODEL(names), NULL);
-    GtkStringList *jacobians = gtk_string_list_new(NULL);
-    for (int i = 0; i < MBS_JACOBIAN_COUNT; i++)
-        gtk_string_list_append(jacobians, mbs_jacobian_method_name((MbsJacobianMethod)i));
-    static const char *const projections[] = {N_("mass-orthogonal"),
-                                              N_("mass-damping-stiffness-orthogonal"), NULL};
-    static const char *const integrators[] = {N_("RK4 (explicit)"),
-                                              N_("trapezoidal (implicit)"), NULL};
-    const char *projection_items[] = {_(projections[0]), _(projections[1]), NULL};
-    const char *integrator_items[] = {_(integrators[0]), _(integrators[1]), NULL};
+    GtkWidget *label = gtk_label_new(_("Formulation"));
+    gtk_label_set_xalign(GTK_LABEL(label), 0);
+    gtk_grid_attach(GTK_GRID(self->grid), label, 0, self->nrows, 1, 1);
+    gtk_grid_attach(GTK_GRID(self->grid), self->formulation, 1, self->nrows, 1, 1);
+    self->nrows++;
+    for (int i = -1; i < mbs_formulation_count(); i++)
+        add_setting_rows(self, i < 0 ? NULL : mbs_formulation_class(i));
 
-    add_row(self, _("Formulation"), NULL, self->formulation, 0);
-    self->step = add_row(self, _("Step (s)"), NULL, spin(1e-5, 0.1, 5e-4, 5, FALSE), 0);
-    self->duration = add_row(self, _("Duration (s)"), NULL, spin(0.01, 1e4, 1, 2, FALSE), 0);
-    self->penalty = add_row(self, _("Penalty α"), _("Penalty factor of the constraints"),
-                            spin(1, 1e15, 1e6, 0, TRUE), MBS_USES_PENALTY);
-    self->jacobian = add_row(self, _("Jacobian"),
-                             _("How the tangent matrix is computed: forward or central "
-                               "differences"),
-                             gtk_drop_down_new(G_LIST_MODEL(jacobians), NULL), MBS_USES_JACOBIAN);
-    self->threads = add_row(self, _("Jacobian threads"),
-                            _("Threads computing the columns of the Jacobian; automatic (0): one "
-                              "per core but one, which is left to the window"),
-                            spin(0, g_get_num_processors(), 1, 0, FALSE), MBS_USES_JACOBIAN);
-    g_signal_connect(self->threads, "output", G_CALLBACK(on_output_threads), NULL);
-    g_signal_connect(self->threads, "input", G_CALLBACK(on_input_threads), NULL);
-    self->newton_tolerance =
-        add_row(self, _("Newton tolerance"), _("On the max-norm of the Newton correction"),
-                spin_power(1e-16, 1e-2), MBS_USES_NEWTON);
-    self->newton_iterations = add_row(self, _("Newton iterations"),
-                                      _("Most Newton–Raphson iterations per step"),
-                                      spin(1, 1000, 1, 0, FALSE), MBS_USES_NEWTON);
-    self->newmark_beta = add_row(self, _("Newmark β"), _("0.25 with γ = 0.5: trapezoidal rule"),
-                                 spin(0, 1, 0.01, 4, FALSE), MBS_USES_NEWMARK);
-    self->newmark_gamma = add_row(self, _("Newmark γ"), NULL, spin(0, 1, 0.01, 4, FALSE),
-                                  MBS_USES_NEWMARK);
-    self->projection = add_row(self, _("Projection"),
-                               _("Velocity and acceleration projections: onto the mass metric, "
-                                 "or onto mass, damping and stiffness (paper 004)"),
-                               dropdown(projection_items), MBS_USES_PROJECTION);
-    self->integrator = add_row(self, _("Integrator"), NULL, dropdown(integrator_items),
-                               MBS_USES_INTEGRATOR);
-    self->algebra = add_row(self, _("Linear algebra"),
-                            _("Dense LAPACK or sparse KLU factorizations"),
-                            dropdown(projection_items), MBS_USES_ALGEBRA);
-    self->rcond = add_row(self, _("Repartition below"),
-                          _("A new choice of independent coordinates when the condition estimate "
-                            "of the dependent block falls below this fraction of its value "
-                            "after the last choice (1: every step)"),
-                          spin(0, 1, 0.01, 3, FALSE), MBS_USES_DOFS);
-    add_section(self, _("Independent coordinates"),
-                _("The coordinates matrix-r integrates; the others follow from the constraints"),
-                dof_section(self), MBS_USES_DOFS);
-
-    MbsSettings defaults;
-    mbs_settings_defaults(&defaults);
     g_signal_connect(self->formulation, "notify::selected", G_CALLBACK(on_formulation_selected),
                      self);
-    on_formulation_selected(NULL, NULL, self);
     esl_run_settings_set_model(self, NULL);
-    esl_run_settings_show(self, NULL, &defaults);
+    /* every formulation's rows at its defaults */
+    for (int i = mbs_formulation_count() - 1; i >= 0; i--) {
+        MbsSettings defaults;
+        mbs_settings_defaults(&defaults);
+        esl_run_settings_show(self, mbs_formulation_class(i)->name, &defaults);
+    }
+    on_formulation_selected(NULL, NULL, self);
 }
 
 GtkWidget *esl_run_settings_new(void)

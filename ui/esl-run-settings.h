@@ -1,10 +1,9 @@
-/* EslRunSettings: the settings of the next run (formulation, step, duration) and those of the
- * formulation's own settings that it uses (MbsFormulationClass.uses): penalty factor, Jacobian
- * method, Newton tolerance and iterations, Newmark beta and gamma, projection, integrator,
- * linear algebra, matrix-r's repartition threshold, Jacobian threads, and matrix-r's independent
- * coordinates (automatic, the model file's or chosen among those of the model set with
- * esl_run_settings_set_model). Rows of settings the selected formulation does not read are
- * hidden. */
+/* EslRunSettings: the settings of the next run: the formulation, the common settings (step,
+ * duration, assembly tolerance) and the selected formulation's own, one row per setting of its
+ * table (engine/mbs_settings.h: nothing here names a setting), shown when the setting applies
+ * to the model and to the options shown. A list setting (matrix-r's independent coordinates)
+ * is chosen among those of the model set with esl_run_settings_set_model: automatic, the model
+ * file's, or checked here. */
 #ifndef ESL_RUN_SETTINGS_H
 #define ESL_RUN_SETTINGS_H
 
@@ -29,11 +28,13 @@ void esl_run_settings_read(EslRunSettings *self, MbsSettings *settings);
 void esl_run_settings_show(EslRunSettings *self, const char *formulation,
                            const MbsSettings *settings);
 void esl_run_settings_set_duration(EslRunSettings *self, double duration);
-/* The model whose coordinates can be chosen as independent (NULL: none); the panel keeps no
- * pointer to it. Call it again whenever the model is replaced. */
+/* The model whose coordinates can be chosen as independent (NULL: none), which
+ * esl_run_settings_check checks the settings against: the panel keeps the pointer until the
+ * next call, so call it again whenever the model is replaced. */
 void esl_run_settings_set_model(EslRunSettings *self, const MbsModel *model);
-/* FALSE, with a message, when the settings shown cannot be run (the number of independent
- * coordinates chosen is not the model's degrees of freedom). */
+/* FALSE, with a message, when the settings shown cannot be run: none or too many independent
+ * coordinates checked, or the formulation's check_settings refuses them for the model (the
+ * number chosen is not the model's degrees of freedom). */
 gboolean esl_run_settings_check(EslRunSettings *self, GError **error);
 
 G_END_DECLS

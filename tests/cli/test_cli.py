@@ -113,5 +113,93 @@ r = run("run", dof_model)
 ok(r.returncode == 1 and "degrees_of_freedom[0]" in r.stderr and "nowhere" in r.stderr,
    "a bad degree of freedom in the file is named: " + r.stderr.strip())
 
+# A parallelogram chain of 40 four-bars (every link 1 m, 1 kg) passes its flat position, where
+# every loop is singular: ali3p's Newton stalls there at h = 5 ms (t = 2.785 s) and the run
+# driver cuts the step; the history stays on the grid of h.
+chain = os.path.join(source, "tests", "cli", "parallelogram-chain.json")
+r = run("run", chain, "-f", "ali3p", "--step", "0.005", "--duration", "3", "--json",
+        "--output", os.path.join(tmp, "chain.csv"))
+s = json.loads(r.stdout) if r.stdout.startswith("{") else {}
+ok(r.returncode == 0 and s.get("status") == "finished" and abs(s.get("time_reached", 0) - 3) < 1e-9,
+   "ali3p passes the chain's singular position with the driver's step cutting " + r.stderr.strip())
+ok(s.get("step_cuts", 0) >= 1 and s.get("step_min") == 0.0025 and s.get("steps", 0) > 600,
+   f"the summary reports the cut: step_cuts {s.get('step_cuts')}, step_min {s.get('step_min')}, "
+   f"steps {s.get('steps')}")
+with open(os.path.join(tmp, "chain.csv")) as f:
+    rows = f.read().splitlines()
+ok(len(rows) == 602 and abs(float(rows[-1].split(",")[0]) - 3) < 1e-9,
+   f"the CSV history has one row per step of h, ending at t = 3 s ({len(rows)} lines)")
+# Settings tables: `formulations --json` lists every formulation; every setting of every table
+# is a flag of `run` (in --help too) whose value, away from its default, reaches the run
+# (summary: step, duration, assembly_tolerance and the formulation's "options") and the
+# project, which stores it in the run's options column.
+r = run("formulations", "--json")
+tables = json.loads(r.stdout)["formulations"] if r.returncode == 0 else []
+r = run("run", four_bar, "--formulation", "nope")
+listed = r.stderr.split("available:")[-1].split()
+ok(sorted(t["name"] for t in tables) == sorted(listed) and all(t["settings"] for t in tables),
+   f"formulations --json lists every formulation with its table {[t['name'] for t in tables]}")
+help_text = run("run", "--help").stdout
+names = sorted({s["name"] for t in tables for s in t["settings"]})
+ok(names and all(f"--{n}" in help_text for n in names), f"run --help shows every setting's flag {names}")
+
+
+def away_from_default(setting):
+    """(flag value, value expected in the summary) other than the default, within range."""
+    d = setting["default"]
+    if setting["type"] == "choice":
+        c = setting["choices"][(setting["choices"].index(d) + 1) % len(setting["choices"])]
+        return c, c
+    if setting["type"] == "list":
+        return "D", [{"joint": 3, "coordinate": 0}]
+    if setting["type"] == "integer":
+        v = d + 1 if d + 1 <= setting["max"] else d - 1
+        return str(v), v
+    v = d * (1 + 1 / 7) if d * (1 + 1 / 7) <= setting["max"] else (d + setting["min"]) / 2
+    return repr(v), v
+
+
+common_keys = {"step": "step", "duration": "duration", "assembly-tolerance": "assembly_tolerance"}
+round_trip_project = os.path.join(tmp, "settings.eslabon")
+for t in tables:
+    flags, want = ["-f", t["name"]], {}
+    for setting in t["settings"]:
+        flag, value = away_from_default(setting)
+        if setting["name"] == "duration":
+            flag, value = "0.05", 0.05
+        flags += [f"--{setting['name']}", flag]
+        want[setting["name"]] = value
+    r = run("run", four_bar, *flags, "--json", "--project", round_trip_project)
+    summary = json.loads(r.stdout) if r.stdout.strip() else {}
+    got = dict(summary.get("options", {}))
+    got.update({name: summary.get(key) for name, key in common_keys.items()})
+    wrong = {k: (v, got.get(k)) for k, v in want.items() if got.get(k) != v}
+    ok(r.returncode == 0 and not wrong,
+       f"{t['name']}: its {len(want)} settings, each away from its default, reach the run "
+       f"(wrong: {wrong}) {r.stderr.strip()}")
+    db = sqlite3.connect(round_trip_project)
+    stored = json.loads(db.execute("select options from runs order by id desc").fetchone()[0])
+    db.close()
+    ok(stored == {k: v for k, v in want.items() if k not in common_keys},
+       f"{t['name']}: the project's options column holds them {stored}")
+r = run("run", four_bar, "-f", "matrix-r", "--alpha", "1e8")
+ok(r.returncode == 2 and "--alpha" in r.stderr and "matrix-r" in r.stderr,
+   "a setting the formulation does not have is refused: " + r.stderr.strip())
+r = run("run", four_bar, "-f", "ali3p", "--algebra", "2")
+ok(r.returncode == 2 and "automatic, dense or sparse" in r.stderr,
+   "choices are named values: " + r.stderr.strip())
+
+# info reads each force's numbers from its class and counts each parameter's dependents.
+slider = os.path.join(models, "slider-crank.json")
+r = run("info", slider, "--json")
+info = json.loads(r.stdout) if r.returncode == 0 else {}
+spring = (info.get("forces") or [{}])[0]
+ok(spring.get("type") == "tsda" and spring.get("stiffness") == 500 and spring.get("damping") == 5
+   and spring.get("natural_length") == 0.6 and spring.get("preload") == 0,
+   f"info --json lists the spring's class fields {spring}")
+r = run("info", slider)
+ok(r.returncode == 0 and "stiffness 500 N/m" in r.stdout and "(17 dependent fields)" in r.stdout,
+   "info lists the spring's numbers with units and r's 17 dependent fields")
+
 print(f"1..{count}")
 sys.exit(1 if failed else 0)

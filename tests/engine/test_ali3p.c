@@ -32,7 +32,8 @@ static MbsFormulation *make(const char *form, const MbsModel *m, double h, int k
     MbsError err;
     mbs_settings_defaults(&s);
     s.step = h;
-    s.projection_kind = kind;
+    if (kind)
+        mbs_settings_set_number_for(&s, form, "projection", kind, NULL);
     MbsFormulation *f = mbs_formulation_new(form, m, &s, &err);
     if (!f)
         tap_diag("%s on %s: %s", form, m->name, err.message);
@@ -222,20 +223,20 @@ static void test_errors(void)
     MbsSettings s;
     MbsError err;
     mbs_settings_defaults(&s);
-    s.newmark_beta = 0.0;
+    *(double *)mbs_settings_value_for(&s, "ali3p", "newmark-beta") = 0.0;
     err.message[0] = 0;
     MbsFormulation *f = mbs_formulation_new("ali3p", m, &s, &err);
     tap_ok(!f && strstr(err.message, "beta"), "invalid Newmark beta is refused: %s", err.message);
     mbs_formulation_free(f);
     mbs_settings_defaults(&s);
-    s.newton_max_iterations = 1;
+    mbs_settings_set_number_for(&s, "ali3p", "newton-iterations", 1, NULL);
     f = mbs_formulation_new("ali3p", m, &s, &err);
     int st = f ? mbs_formulation_step(f, &err) : -99;
     tap_ok(st > 0 && strstr(err.message, "t = 0.01") && f->time == 0.0,
            "Newton non-convergence is recoverable, names the time and keeps the state: %s",
            err.message);
     if (f) {
-        f->settings.newton_max_iterations = 20;
+        mbs_settings_set_number_for(&f->settings, "ali3p", "newton-iterations", 20, NULL);
         st = mbs_formulation_step(f, &err);
         tap_ok(st == 0 && fabs(f->time - 0.01) < 1e-15, "the step succeeds on retry");
     }
@@ -249,8 +250,8 @@ static MbsFormulation *make_solver(const MbsModel *m, double h, int kind, int so
     MbsError err;
     mbs_settings_defaults(&s);
     s.step = h;
-    s.projection_kind = kind;
-    s.ali3p_solver = solver;
+    mbs_settings_set_number_for(&s, "ali3p", "projection", kind, NULL);
+    mbs_settings_set_number_for(&s, "ali3p", "algebra", solver, NULL);
     MbsFormulation *f = mbs_formulation_new("ali3p", m, &s, &err);
     if (!f)
         tap_diag("ali3p on %s: %s", m->name, err.message);
@@ -467,6 +468,15 @@ static void test_penalty_agreement(void)
 
 /* What ali3p reads for a model agrees with what it does: without state-dependent forces it
  * evaluates no Jacobian and does not list the Jacobian settings; with a spring it does both. */
+static int setting_applies(const MbsFormulationClass *k, const MbsModel *m, const char *name)
+{
+    MbsSettings s;
+    mbs_settings_defaults(&s);
+    mbs_settings_for(&s, k);
+    MbsSettingRef r;
+    return mbs_settings_find(k->settings, name, &r) == 0 && mbs_setting_applies(&r, m, &s);
+}
+
 static void test_uses_for_model(void)
 {
     const MbsFormulationClass *k = mbs_formulation_find("ali3p");
@@ -477,14 +487,14 @@ static void test_uses_for_model(void)
         MbsError err;
         for (int n = 0; f && n < 20 && mbs_formulation_step(f, &err) == 0; n++)
             evaluations += f->monitors.jacobian_evaluations;
-        int listed = (mbs_formulation_uses(k, models[i]) & MBS_USES_JACOBIAN) != 0;
+        int listed = setting_applies(k, models[i], "jacobian");
         tap_ok(f && listed == (evaluations > 0) && listed == (i == 1),
                "ali3p on %s: %ld Jacobian evaluations in 20 steps, Jacobian settings %s",
                models[i]->name, evaluations, listed ? "used" : "not used");
         mbs_formulation_free(f);
         mbs_model_free(models[i]);
     }
-    tap_ok(mbs_formulation_uses(mbs_formulation_find("penalty"), NULL) & MBS_USES_JACOBIAN,
+    tap_ok(setting_applies(mbs_formulation_find("penalty"), NULL, "jacobian"),
            "penalty reads the Jacobian settings");
 }
 

@@ -24,19 +24,17 @@ static MbsSettings settings_for(double h, const Options *o)
     s.step = h;
     /* The values below were measured when the trapezoidal rule's tangent was always by forward
      * differences (it now follows the setting; central ones are tested in test_tangent). */
-    s.jacobian = MBS_JACOBIAN_ND_FORWARD;
+    mbs_settings_set_for(&s, "matrix-r", "jacobian", "nd-forward", NULL);
     if (o) {
-        s.matrix_r_integrator = o->integrator;
-        s.matrix_r_sparse = o->sparse;
+        mbs_settings_set_number_for(&s, "matrix-r", "integrator", o->integrator, NULL);
+        mbs_settings_set_number_for(&s, "matrix-r", "algebra", o->sparse, NULL);
         if (o->rcond > 0)
-            s.matrix_r_rcond = o->rcond;
-        s.matrix_r_ndofs = o->ndofs;
-        for (int i = 0; i < o->ndofs; ++i) {
-            s.matrix_r_dof_joint[i] = o->dof_joint[i];
-            s.matrix_r_dof_coord[i] = o->dof_coord[i];
-            s.matrix_r_dof_point[i] = o->dof_point[i];
-            s.matrix_r_dof_axis[i] = o->dof_axis[i];
-        }
+            mbs_settings_set_number_for(&s, "matrix-r", "rcond", o->rcond, NULL);
+        MbsDofList *dofs = mbs_settings_value_for(&s, "matrix-r", "dof");
+        dofs->count = o->ndofs;
+        for (int i = 0; i < o->ndofs; ++i)
+            dofs->items[i] = (MbsDofChoice){o->dof_joint[i], o->dof_coord[i], o->dof_point[i],
+                                            o->dof_axis[i]};
     }
     return s;
 }
@@ -86,7 +84,7 @@ static Stats run(const MbsModel *m, double h, double duration, const Options *o,
         double phimax = 0.0; /* max |Phi_k| over every row, redundant ones included */
         for (int j = 0; j < m->njoints; ++j)
             phimax = fmax(phimax, f->klass->joint_violation(f, j));
-        r.phi_ratio = fmax(r.phi_ratio, phimax / (s.newton_tolerance * (1.0 + max_abs(n, z))));
+        r.phi_ratio = fmax(r.phi_ratio, phimax / (mbs_settings_number(&s, "newton-tolerance") * (1.0 + max_abs(n, z))));
         r.drift = fmax(r.drift, fabs(mo->total - e0));
         r.phi = fmax(r.phi, mo->phi_norm);
         r.dphi = fmax(r.dphi, mo->dphi_norm);

@@ -17,8 +17,8 @@ static void check(const char *name, MbsModel *m, double h, int steps, int integr
     MbsSettings s;
     mbs_settings_defaults(&s);
     s.step = h;
-    s.matrix_r_integrator = integrator;
-    s.matrix_r_sparse = sparse;
+    mbs_settings_set_number_for(&s, "matrix-r", "integrator", integrator, NULL);
+    mbs_settings_set_number_for(&s, "matrix-r", "algebra", sparse, NULL);
     MbsError err;
     MbsFormulation *f = mbs_formulation_new("matrix-r", m, &s, &err);
     if (!tap_ok(f != NULL, "%s: initialised", name))
@@ -63,12 +63,11 @@ int main(void)
         MbsSettings s;
         mbs_settings_defaults(&s);
         s.step = 1e-3;
-        s.matrix_r_integrator = integ;
-        s.matrix_r_ndofs = 2;
-        s.matrix_r_dof_joint[0] = s.matrix_r_dof_joint[1] = -1;
-        s.matrix_r_dof_point[0] = s.matrix_r_dof_point[1] = tip;
-        s.matrix_r_dof_axis[0] = 1;
-        s.matrix_r_dof_axis[1] = 2;
+        mbs_settings_set_number_for(&s, "matrix-r", "integrator", integ, NULL);
+        MbsDofList *dofs = mbs_settings_value_for(&s, "matrix-r", "dof");
+        dofs->count = 2;
+        dofs->items[0] = (MbsDofChoice){-1, 0, tip, 1};
+        dofs->items[1] = (MbsDofChoice){-1, 0, tip, 2};
         MbsError err;
         MbsFormulation *f = mbs_formulation_new("matrix-r", m, &s, &err);
         if (!tap_ok(f != NULL, "double pendulum with tip DOFs: initialised"))

@@ -145,6 +145,48 @@ __attribute__((unused)) static MbsModel *build_slider_crank(int driven)
     return m;
 }
 
+/* Parallelogram linkage (issue 13): a planar chain of n four-bars sharing their vertical links,
+ * every link 1 m long, cranks hinged on the ground along Y and turning about X, the first one
+ * started at omega rad/s. It passes the flat position (cranks along the ground) where every
+ * loop is singular at once. */
+__attribute__((unused)) static MbsModel *build_parallelogram_chain(int n, double omega)
+{
+    MbsError err;
+    MbsModel *m = mbs_model_new("parallelogram-chain");
+    m->gravity[2] = -9.81;
+    int g = mbs_model_add_ground(m, "ground", &err);
+    int previous = -1, first = -1;
+    char name[64];
+    for (int k = 0; k <= n; ++k) {
+        double G[3] = {0, k, 0}, T[3] = {0, k, 1};
+        snprintf(name, sizeof name, "crank%d", k);
+        int crank = add_bar(m, name, G, T, 1.0, &err);
+        snprintf(name, sizeof name, "G%d", k);
+        int j = mbs_model_add_joint(m, name, MBS_JOINT_REVOLUTE, g, crank, G, X_AXIS, &err);
+        die_on(j, &err);
+        if (k == 0)
+            first = j;
+        if (previous >= 0) {
+            double A[3] = {0, k - 1, 1};
+            snprintf(name, sizeof name, "coupler%d", k);
+            int c = add_bar(m, name, A, T, 1.0, &err);
+            snprintf(name, sizeof name, "A%d", k);
+            die_on(mbs_model_add_joint(m, name, MBS_JOINT_REVOLUTE, previous, c, A, X_AXIS, &err),
+                   &err);
+            snprintf(name, sizeof name, "B%d", k);
+            die_on(mbs_model_add_joint(m, name, MBS_JOINT_REVOLUTE, c, crank, T, X_AXIS, &err),
+                   &err);
+        }
+        previous = crank;
+    }
+    die_on(mbs_model_set_initial(m, first, 0, 1, omega, &err), &err);
+    if (mbs_model_compile(m, &err)) {
+        fprintf(stderr, "%s\n", err.message);
+        exit(2);
+    }
+    return m;
+}
+
 /* Multiple four-bar lattice of paper 000 (as written by `eslabon-cli generate`).
  * noipa: GCC 12 with -O2 -fsanitize=undefined miscompiles the constant-propagated clone for
  * ny = 1 (the `i < nz` branch is dropped); found by the ASan+UBSan test setup. */

@@ -2,7 +2,7 @@
  * (-Wl,--wrap) and counted while the formulation steps. */
 #include <stddef.h>
 
-#include "mbs_formulation.h"
+#include "mbs_run.h"
 #include "alloc_counter.h"
 #include "tap.h"
 #include "test_models.h"
@@ -27,7 +27,43 @@ static void check(const char *formulation, const char *name, MbsModel *m, double
     alloc_counting = 0;
     tap_ok(ok && alloc_count - before == 0, "%s on %s: %d steps made %ld allocations", formulation,
            name, steps, alloc_count - before);
+    /* the run driver (checkpoint before every step, summary, observer) allocates in
+     * mbs_run_new only */
+    MbsRun *run = mbs_run_new(f, NULL, NULL, &err);
+    before = alloc_count;
+    alloc_counting = 1;
+    MbsRunOutcome out = run ? mbs_run_advance(run, f->time + steps * h) : MBS_RUN_FAILED;
+    alloc_counting = 0;
+    tap_ok(out == MBS_RUN_REACHED && mbs_run_summary(run)->steps == steps &&
+               alloc_count - before == 0,
+           "%s on %s: %d driver steps made %ld allocations", formulation, name, steps,
+           alloc_count - before);
+    mbs_run_free(run);
     mbs_formulation_free(f);
+}
+
+/* A cut step restores the checkpoint and retries: no allocation either (ali3p passing the flat
+ * position of a parallelogram chain, as in test_run). */
+static void check_cut_path(void)
+{
+    MbsModel *m = build_parallelogram_chain(40, 6.0);
+    MbsSettings s;
+    mbs_settings_defaults(&s);
+    s.step = 5e-3;
+    MbsError err;
+    MbsFormulation *f = mbs_formulation_new("ali3p", m, &s, &err);
+    MbsRun *run = f ? mbs_run_new(f, NULL, NULL, &err) : NULL;
+    long before = alloc_count;
+    alloc_counting = 1;
+    MbsRunOutcome out = run ? mbs_run_advance(run, 3.0) : MBS_RUN_FAILED;
+    alloc_counting = 0;
+    tap_ok(out == MBS_RUN_REACHED && mbs_run_summary(run)->step_cuts > 0 &&
+               alloc_count - before == 0,
+           "ali3p through a singular position: %ld step cut(s), %ld allocations",
+           run ? mbs_run_summary(run)->step_cuts : 0L, alloc_count - before);
+    mbs_run_free(run);
+    mbs_formulation_free(f);
+    mbs_model_free(m);
 }
 
 int main(void)
@@ -41,5 +77,6 @@ int main(void)
         check(fname, "driven slider-crank", m, 1e-3, 100);
         mbs_model_free(m);
     }
+    check_cut_path();
     return tap_done();
 }

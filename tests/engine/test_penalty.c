@@ -4,7 +4,7 @@
  * redundant 7x15 lattice, the driver energy balance and a clear Newton failure. */
 #include <string.h>
 
-#include "mbs_formulation.h"
+#include "mbs_run.h"
 #include "mbs_topology.h"
 #include "tap.h"
 #include "pendulum_reference.h"
@@ -16,36 +16,47 @@ typedef struct {
     char message[512];
 } RunStats;
 
+/* Extremes over the steps (t = 0 excluded), from the run driver's observer. */
+static int accumulate(void *data, const MbsRun *run)
+{
+    RunStats *r = data;
+    const MbsFormulation *f = mbs_run_formulation(run);
+    const MbsMonitors *mo = &f->monitors;
+    if (mbs_run_grid_steps(run) == 0)
+        return 0;
+    r->drift = fmax(r->drift, fabs(mo->total - f->energy0));
+    r->phi = fmax(r->phi, mo->phi_norm);
+    r->dphi = fmax(r->dphi, mo->dphi_norm);
+    r->ddphi = fmax(r->ddphi, mo->ddphi_norm);
+    r->kinetic_max = fmax(r->kinetic_max, mo->kinetic);
+    return 0;
+}
+
+/* A run through the run driver (which cuts a step where Newton fails). */
 static RunStats run(const MbsModel *m, double h, double duration, double alpha)
 {
     MbsSettings s;
     mbs_settings_defaults(&s);
     s.step = h;
     if (alpha > 0)
-        s.penalty = alpha;
+        mbs_settings_set_number_for(&s, "penalty", "alpha", alpha, NULL);
     MbsError err = {0};
     RunStats r = {0};
     MbsFormulation *f = mbs_formulation_new("penalty", m, &s, &err);
-    if (!f) {
+    MbsRunObserver observer = {.sample = accumulate, .data = &r};
+    MbsRun *driver = f ? mbs_run_new(f, NULL, &observer, &err) : NULL;
+    if (!driver) {
         r.failed = 1;
         snprintf(r.message, sizeof r.message, "%s", err.message);
+        mbs_formulation_free(f);
         return r;
     }
-    double e0 = f->monitors.total;
-    int steps = (int)(duration / h + 0.5);
-    for (int i = 0; i < steps; ++i) {
-        if (mbs_formulation_step(f, &err)) {
-            r.failed = 1;
-            snprintf(r.message, sizeof r.message, "%s", err.message);
-            break;
-        }
-        const MbsMonitors *mo = &f->monitors;
-        r.drift = fmax(r.drift, fabs(mo->total - e0));
-        r.phi = fmax(r.phi, mo->phi_norm);
-        r.dphi = fmax(r.dphi, mo->dphi_norm);
-        r.ddphi = fmax(r.ddphi, mo->ddphi_norm);
-        r.kinetic_max = fmax(r.kinetic_max, mo->kinetic);
+    /* the nearest whole number of steps */
+    if (mbs_run_advance(driver, h * (int)(duration / h + 0.5)) == MBS_RUN_FAILED) {
+        r.failed = 1;
+        snprintf(r.message, sizeof r.message, "%s", mbs_run_error(driver)->message);
     }
+    mbs_run_free(driver);
     mbs_formulation_free(f);
     return r;
 }
@@ -175,7 +186,7 @@ int main(void)
         for (int t = 0; t < 2; ++t) {
             MbsSettings s;
             mbs_settings_defaults(&s);
-            s.threads = t + 1;
+            mbs_settings_set_number_for(&s, "penalty", "threads", t + 1, NULL);
             MbsError err;
             MbsFormulation *f = mbs_formulation_new("penalty", m, &s, &err);
             for (int i = 0; i < 50; ++i)
@@ -192,8 +203,8 @@ int main(void)
         MbsModel *m = build_four_bar();
         MbsSettings s;
         mbs_settings_defaults(&s);
-        s.newton_max_iterations = 1;
-        s.newton_tolerance = 1e-15;
+        mbs_settings_set_number_for(&s, "penalty", "newton-iterations", 1, NULL);
+        mbs_settings_set_number_for(&s, "penalty", "newton-tolerance", 1e-15, NULL);
         MbsError err = {0};
         MbsFormulation *f = mbs_formulation_new("penalty", m, &s, &err);
         int status = mbs_formulation_step(f, &err);

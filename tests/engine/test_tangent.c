@@ -303,16 +303,18 @@ static double probe_error(const MbsTangentProbe *probe)
 typedef struct {
     const char *formulation, *label;
     int (*probe)(MbsFormulation *, MbsTangentProbe *, MbsError *);
-    int ali3p_solver, integrator;
+    const char *setting, *value; /* one more setting of the case, or NULL */
 } Case;
 
 static void test_formulations(void)
 {
     static const Case cases[] = {
-        {"penalty", "penalty: -dQ/d[zd, z]", mbs_penalty_tangent_probe, 0, 0},
-        {"ali3p", "ali3p, dense: -dQ/d[q, qd]", mbs_ali3p_tangent_probe, 1, 0},
-        {"ali3p", "ali3p, sparse pattern: -dQ/d[q, qd]", mbs_ali3p_tangent_probe, 2, 0},
-        {"matrix-r", "matrix-r trapezoidal: dg/dz_i", mbs_matrix_r_tangent_probe, 0, 1},
+        {"penalty", "penalty: -dQ/d[zd, z]", mbs_penalty_tangent_probe, NULL, NULL},
+        {"ali3p", "ali3p, dense: -dQ/d[q, qd]", mbs_ali3p_tangent_probe, "algebra", "dense"},
+        {"ali3p", "ali3p, sparse pattern: -dQ/d[q, qd]", mbs_ali3p_tangent_probe, "algebra",
+         "sparse"},
+        {"matrix-r", "matrix-r trapezoidal: dg/dz_i", mbs_matrix_r_tangent_probe, "integrator",
+         "trapezoidal"},
     };
     /* Relative to the largest entry; the residuals solve inner problems (matrix-r's position
      * problem) to the Newton tolerance, which bounds what differences can resolve. */
@@ -324,12 +326,16 @@ static void test_formulations(void)
             MbsSettings s;
             mbs_settings_defaults(&s);
             s.step = 1e-3;
-            s.jacobian = (MbsJacobianMethod)method;
-            s.ali3p_solver = cases[c].ali3p_solver;
-            s.matrix_r_integrator = cases[c].integrator;
             MbsError err = {0};
-            MbsFormulation *f = mbs_formulation_new(cases[c].formulation, m, &s, &err);
-            int status = f ? 0 : MBS_FATAL;
+            int status = mbs_settings_set_for(&s, cases[c].formulation, "jacobian",
+                                              mbs_jacobian_method_name((MbsJacobianMethod)method),
+                                              &err);
+            if (cases[c].setting && !status)
+                status = mbs_settings_set_for(&s, cases[c].formulation, cases[c].setting,
+                                              cases[c].value, &err);
+            MbsFormulation *f =
+                status ? NULL : mbs_formulation_new(cases[c].formulation, m, &s, &err);
+            status = f ? 0 : MBS_FATAL;
             for (int k = 0; k < 50 && !status; ++k)
                 status = mbs_formulation_step(f, &err);
             MbsTangentProbe probe;
@@ -355,8 +361,8 @@ static void test_ali3p_threads(void)
         MbsSettings s;
         mbs_settings_defaults(&s);
         s.step = 1e-3;
-        s.threads = threads;
         MbsError err = {0};
+        mbs_settings_set_number_for(&s, "ali3p", "threads", threads, &err);
         MbsFormulation *f = mbs_formulation_new("ali3p", m, &s, &err);
         for (int k = 0; f && k < 300 && ok; ++k)
             ok = mbs_formulation_step(f, &err) == 0;

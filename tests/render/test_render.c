@@ -97,6 +97,17 @@ int main(void)
     char *bad_size[] = {"render", "four-bar-spatial", "--out", nowhere, "--size", "12", NULL};
     tap_ok(render_argv(6, bad_size) != 0, "a malformed --size is refused");
 
+    /* ali3p stalls at the chain's flat position at h = 5 ms (t = 2.785 s); render used to retry
+     * the same step for ever, the run driver cuts it and goes on */
+    const char *chain = ESLABON_SOURCE_DIR "/tests/cli/parallelogram-chain.json";
+    g_autofree char *chain_png = g_build_filename(dir, "chain.png", NULL);
+    char *through_singular[] = {"render", (char *)chain, "--time", "3", "--out", chain_png,
+                                "--formulation", "ali3p", "--step", "0.005", "--size",
+                                "320x200", NULL};
+    tap_ok(render_argv(12, through_singular) == 0 && g_file_test(chain_png, G_FILE_TEST_EXISTS),
+           "render reaches t = 3 s through a singular position where ali3p's step must be cut");
+
+    g_unlink(chain_png);
     g_unlink(at0);
     g_unlink(at3);
     g_rmdir(dir);

@@ -5,7 +5,7 @@
 # asserted: the machine is shared; docs/benchmarks.md keeps the figures). Once with the
 # spatial four-bar, once with the 7 x 15 lattice (225 bodies). Needs an X server: run through
 # xvfb-run. Prints TAP.
-# usage: smoke-test.sh ESLABON_BINARY
+# usage: smoke-test.sh ESLABON_SMOKE_TEST_BINARY (tests/ui/eslabon-smoke-test.c)
 set -u
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -13,7 +13,7 @@ echo "1..4"
 n=0
 smoke() {
   model=$1; duration=$2
-  out=$("$ESLABON" --smoke-test --model "$model" --duration "$duration" \
+  out=$("$ESLABON" --model "$model" --duration "$duration" \
         --project "$dir/$model.eslabon" 2>"$dir/stderr")
   status=$?
   echo "$out" | sed 's/^/# /'

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "esl-project.h"
+#include "form_matrix_r.h"
 #include "eslabon-config.h"
 #include "tap.h"
 
@@ -51,6 +52,25 @@ static void make_samples(int n, int nbodies, int salt, MbsMonitors *m, double *p
     }
 }
 
+/* Settings away from their defaults, by setting name: each formulation takes those it has. */
+static const struct {
+    const char *name, *value;
+} sample_options[] = {
+    {"alpha", "3333333.3333333335"},          /* 1e7 / 3 */
+    {"newton-tolerance", "1.4285714285714285e-11"}, /* 1e-10 / 7 */
+    {"newton-iterations", "17"},
+    {"jacobian-reuse", "3"},
+    {"jacobian", "nd-central"},
+    {"newmark-beta", "0.042857142857142858"},  /* 0.3 / 7 */
+    {"newmark-gamma", "0.6428571428571428"},   /* 0.5 + 1 / 7 */
+    {"projection", "mdk"},
+    {"integrator", "trapezoidal"},
+    {"rcond", "0.33333333333333331"},
+    {"threads", "2"},
+    /* a joint coordinate and a point coordinate */
+    {"dof", "[{\"joint\": 3, \"coordinate\": 1}, {\"point\": 4, \"axis\": 2}]"},
+};
+
 static EslRunRequest sample_request(const char *formulation, gint64 model_id, int nbodies)
 {
     EslRunRequest r = {.model_name = "four-bar-spatial", .model_id = model_id,
@@ -59,26 +79,15 @@ static EslRunRequest sample_request(const char *formulation, gint64 model_id, in
     mbs_settings_defaults(&r.settings);
     r.settings.step = 1.0 / 300.0;
     r.settings.duration = 2.5;
-    r.settings.penalty = 1e7 / 3.0;
-    r.settings.newton_tolerance = 1.0 / 7.0 * 1e-10;
-    r.settings.newton_max_iterations = 17;
-    r.settings.jacobian_reuse = 3;
     r.settings.assembly_tolerance = 1e-12 / 3.0;
-    r.settings.jacobian = MBS_JACOBIAN_ND_CENTRAL;
-    r.settings.newmark_beta = 0.3 / 7.0;
-    r.settings.newmark_gamma = 0.6 / 7.0;
-    r.settings.projection_kind = 1;
-    r.settings.matrix_r_integrator = 1;
-    r.settings.matrix_r_sparse = 1;
-    r.settings.matrix_r_rcond = 1.0 / 3.0;
-    r.settings.ali3p_solver = 2;
-    r.settings.threads = 2;
-    r.settings.matrix_r_ndofs = 2; /* a joint coordinate and a point coordinate */
-    r.settings.matrix_r_dof_joint[0] = 3;
-    r.settings.matrix_r_dof_coord[0] = 1;
-    r.settings.matrix_r_dof_joint[1] = -1;
-    r.settings.matrix_r_dof_point[1] = 4;
-    r.settings.matrix_r_dof_axis[1] = 2;
+    const MbsFormulationClass *k = mbs_formulation_find(formulation);
+    mbs_settings_for(&r.settings, k);
+    for (size_t i = 0; i < G_N_ELEMENTS(sample_options); i++) {
+        MbsSettingRef ref;
+        if (mbs_settings_find(k->settings, sample_options[i].name, &ref) == 0)
+            mbs_setting_set_text(&r.settings, &ref, sample_options[i].value, NULL);
+    }
+    mbs_settings_set(&r.settings, k->settings, "algebra", "sparse", NULL);
     return r;
 }
 
@@ -122,7 +131,7 @@ static gint64 write_finished_run(EslProject *p, gint64 model_id, int n, int nbod
     esl_project_append_samples(p, run, m + n / 2, poses + (size_t)(n / 2) * nbodies * 12,
                                viol + (n / 2) * NJ, n - n / 2, NULL);
     esl_project_finish_run(p, run, ESL_RUN_FINISHED, NULL,
-                           "{\"max_energy_drift\": 1.25e-06, \"steps\": 750}", 0.5, NULL);
+                           "{\"energy_drift_max\": 1.25e-06, \"steps\": 750}", 0.5, NULL);
     return run;
 }
 
@@ -182,7 +191,7 @@ static void test_round_trip(void)
            "NaN violation refused naming the joint: %s", error ? error->message : "");
     g_clear_error(&error);
 
-    const char *summary = "{\"max_energy_drift\": 3.3333333333333335e-07, \"steps\": 100}";
+    const char *summary = "{\"energy_drift_max\": 3.3333333333333335e-07, \"steps\": 100}";
     ok = esl_project_finish_run(p, run, ESL_RUN_FINISHED, NULL, summary, 1.0 / 3.0, &error);
     tap_ok(ok, "run finished");
     ok = esl_project_append_samples(p, run, m, poses, viol, 1, &error);
@@ -208,22 +217,14 @@ static void test_round_trip(void)
            "run identity round trip");
     const MbsSettings *s = &info->settings;
     tap_ok(s->step == req.settings.step && s->duration == req.settings.duration &&
-               s->penalty == req.settings.penalty &&
-               s->newton_tolerance == req.settings.newton_tolerance &&
-               s->newton_max_iterations == 17 && s->jacobian_reuse == 3 &&
+               mbs_settings_number(s, "alpha") == 1e7 / 3.0 &&
+               mbs_settings_number(s, "newton-tolerance") == 1.0 / 7.0 * 1e-10 &&
+               mbs_settings_number(s, "newton-iterations") == 17 &&
+               mbs_settings_number(s, "jacobian-reuse") == 3 &&
                s->assembly_tolerance == req.settings.assembly_tolerance &&
-               s->jacobian == MBS_JACOBIAN_ND_CENTRAL,
+               mbs_settings_number(s, "jacobian") == MBS_JACOBIAN_ND_CENTRAL &&
+               mbs_settings_number(s, "threads") == 2,
            "settings round trip exactly");
-    tap_ok(s->newmark_beta == req.settings.newmark_beta &&
-               s->newmark_gamma == req.settings.newmark_gamma && s->projection_kind == 1 &&
-               s->matrix_r_integrator == 1 && s->matrix_r_sparse == 1 &&
-               s->matrix_r_rcond == req.settings.matrix_r_rcond && s->ali3p_solver == 2 &&
-               s->threads == 2,
-           "the formulations' own settings round trip exactly");
-    tap_ok(s->matrix_r_ndofs == 2 && s->matrix_r_dof_joint[0] == 3 &&
-               s->matrix_r_dof_coord[0] == 1 && s->matrix_r_dof_joint[1] == -1 &&
-               s->matrix_r_dof_point[1] == 4 && s->matrix_r_dof_axis[1] == 2,
-           "matrix-r's chosen coordinates round trip (joint 3 coordinate 1, point 4 axis z)");
     tap_ok(info->status == ESL_RUN_FINISHED && info->wall_time == 1.0 / 3.0 &&
                info->finished_at != NULL && info->nsamples == N && info->nbodies == NB,
            "status, wall time and sample count round trip");
@@ -352,11 +353,12 @@ static void test_refuses_foreign_and_corrupt(void)
 static void test_migration_from_1(void)
 {
     g_autofree char *path = tmp_path("schema1.eslabon");
-    g_autoptr(GError) error = NULL;
-    EslProject *p = esl_project_open(path, TRUE, &error);
-    EslRunRequest req = sample_request("ali3p", 0, 0);
-    gint64 run = p ? esl_project_begin_run(p, &req, &error) : 0;
-    esl_project_close(p);
+    g_autofree char *text = NULL;
+    gsize len = 0;
+    gboolean copied = g_file_get_contents(SOURCE_DIR "/tests/app/project/data/schema3.eslabon",
+                                          &text, &len, NULL) &&
+                      g_file_set_contents(path, text, (gssize)len, NULL);
+    gint64 run = copied ? 2 : 0; /* the ali3p run */
     sqlite3 *db = NULL;
     sqlite3_open(path, &db);
     static const char *const added[] = {"newmark_beta",    "newmark_gamma",       "projection_kind",
@@ -373,13 +375,17 @@ static void test_migration_from_1(void)
                          : rc;
     sqlite3_close(db);
     tap_ok(run > 0 && rc == SQLITE_OK, "a schema-1 project made");
-    p = esl_project_open(path, FALSE, &error);
+    g_autoptr(GError) error = NULL;
+    EslProject *p = esl_project_open(path, FALSE, &error);
     g_autoptr(EslRunInfo) info = p ? esl_project_get_run(p, run, &error) : NULL;
     MbsSettings defaults;
     mbs_settings_defaults(&defaults);
-    tap_ok(info && info->settings.newmark_beta == defaults.newmark_beta &&
-               info->settings.ali3p_solver == defaults.ali3p_solver &&
-               info->settings.step == req.settings.step && info->settings.matrix_r_ndofs == 0,
+    mbs_settings_for(&defaults, mbs_formulation_find("ali3p"));
+    tap_ok(info && mbs_settings_number(&info->settings, "newmark-beta") ==
+                       mbs_settings_number(&defaults, "newmark-beta") &&
+               mbs_settings_number(&info->settings, "algebra") ==
+                   mbs_settings_number(&defaults, "algebra") &&
+               info->settings.step == 0.01,
            "migrated to schema %d: the old run reads with default formulation settings%s%s",
            ESL_PROJECT_SCHEMA_VERSION, error ? ": " : "", error ? error->message : "");
     esl_project_close(p);
@@ -395,16 +401,152 @@ static void test_migration_from_1(void)
     sqlite3_close(db);
 }
 
+/* A value of setting r other than its default d, within its range. */
+static void set_away_from_default(MbsSettings *s, const MbsSettingRef *r)
+{
+    const MbsSetting *d = r->setting;
+    if (d->type == MBS_SETTING_LIST) {
+        mbs_setting_set_text(s, r, "[{\"joint\": 3, \"coordinate\": 1}, {\"point\": 4, \"axis\": 2}]",
+                             NULL);
+    } else if (d->type == MBS_SETTING_CHOICE) {
+        mbs_setting_set_number(s, r, ((int)d->default_value + 1) % mbs_setting_choice_count(d), NULL);
+    } else {
+        double v = d->type == MBS_SETTING_INTEGER ? d->default_value + 1
+                                                  : d->default_value * (1.0 + 1.0 / 7.0);
+        if (v > d->max || v == d->default_value)
+            v = d->type == MBS_SETTING_INTEGER ? d->default_value - 1
+                                               : 0.5 * (d->default_value + d->min);
+        mbs_setting_set_number(s, r, v, NULL);
+    }
+}
+
+/* Every setting of every formulation's table, stored and loaded: the formulations' own
+ * settings in the JSON options column. */
+static void test_options_round_trip(void)
+{
+    g_autofree char *path = tmp_path("options.eslabon");
+    EslProject *p = esl_project_open(path, TRUE, NULL);
+    for (int k = 0; p && k < mbs_formulation_count(); k++) {
+        const MbsFormulationClass *klass = mbs_formulation_class(k);
+        EslRunRequest req = sample_request(klass->name, 0, 0);
+        MbsSettingRef all[MBS_SETTINGS_MAX];
+        int n = mbs_settings_list(klass->settings, all), same = 0, changed = 0;
+        MbsSettings defaults = req.settings;
+        mbs_settings_use_options(&defaults, NULL);
+        mbs_settings_for(&defaults, klass);
+        for (int i = 0; i < n; i++)
+            if (all[i].in_options)
+                set_away_from_default(&req.settings, &all[i]);
+        g_autoptr(GError) error = NULL;
+        gint64 run = esl_project_begin_run(p, &req, &error);
+        g_autoptr(EslRunInfo) info = run ? esl_project_get_run(p, run, &error) : NULL;
+        for (int i = 0; info && i < n; i++) {
+            char want[1024], got[1024], fallback[1024];
+            mbs_setting_format(&req.settings, &all[i], want, sizeof want);
+            mbs_setting_format(&info->settings, &all[i], got, sizeof got);
+            mbs_setting_format(&defaults, &all[i], fallback, sizeof fallback);
+            same += strcmp(want, got) == 0;
+            changed += !all[i].in_options || strcmp(want, fallback) != 0;
+            if (strcmp(want, got) || (all[i].in_options && !strcmp(want, fallback)))
+                tap_diag("%s %s: stored %s, read %s, default %s", klass->name,
+                         all[i].setting->name, want, got, fallback);
+        }
+        tap_ok(info && same == n && changed == n, "%s: its %d settings, away from their defaults, "
+               "round trip exactly%s%s", klass->name, n, error ? ": " : "",
+               error ? error->message : "");
+
+        req = sample_request(klass->name, 0, 0);
+        run = esl_project_begin_run(p, &req, NULL);
+        g_autoptr(EslRunInfo) sample = run ? esl_project_get_run(p, run, NULL) : NULL;
+        const MbsSettings *s = sample ? &sample->settings : NULL;
+        if (!strcmp(klass->name, "ali3p"))
+            tap_ok(s && mbs_settings_number(s, "newmark-beta") == 0.3 / 7.0 &&
+                       mbs_settings_number(s, "newmark-gamma") == 0.5 + 1.0 / 7.0 &&
+                       mbs_settings_number(s, "projection") == 1 &&
+                       mbs_settings_number(s, "algebra") == 2,
+                   "the formulations' own settings round trip exactly (ali3p: beta, gamma, "
+                   "mdk, sparse)");
+        if (!strcmp(klass->name, "matrix-r")) {
+            const MbsDofList *d = s ? mbs_settings_value_for(&sample->settings, "matrix-r", "dof")
+                                    : NULL;
+            tap_ok(s && mbs_settings_number(s, "integrator") == 1 &&
+                       mbs_settings_number(s, "algebra") == 1 &&
+                       mbs_settings_number(s, "rcond") == 1.0 / 3.0,
+                   "the formulations' own settings round trip exactly (matrix-r: trapezoidal, "
+                   "sparse, rcond)");
+            tap_ok(d && d->count == 2 && d->items[0].joint == 3 && d->items[0].coordinate == 1 &&
+                       d->items[1].joint == -1 && d->items[1].point == 4 && d->items[1].axis == 2,
+                   "matrix-r's chosen coordinates round trip (joint 3 coordinate 1, point 4 axis z)");
+        }
+    }
+    esl_project_close(p);
+}
+
+/* A project written by schema 3 (tests/app/project/data/schema3.eslabon, made by eslabon-cli
+ * before the options column) opens, migrates, and its runs read with the settings they had. */
+static void test_migration_from_3(void)
+{
+    g_autofree char *path = tmp_path("schema3.eslabon");
+    g_autofree char *text = NULL;
+    gsize len = 0;
+    gboolean copied = g_file_get_contents(SOURCE_DIR "/tests/app/project/data/schema3.eslabon",
+                                          &text, &len, NULL) &&
+                      g_file_set_contents(path, text, (gssize)len, NULL);
+    g_autoptr(GError) error = NULL;
+    EslProject *p = copied ? esl_project_open(path, FALSE, &error) : NULL;
+    g_autoptr(GPtrArray) runs = p ? esl_project_list_runs(p, &error) : NULL;
+    tap_ok(runs && runs->len == 4, "the schema-3 project opens with its 4 runs%s%s",
+           error ? ": " : "", error ? error->message : "");
+    if (!runs || runs->len != 4) {
+        esl_project_close(p);
+        return;
+    }
+    const MbsSettings *pen = &((EslRunInfo *)runs->pdata[0])->settings;
+    tap_ok(pen->step == 0.005 && pen->duration == 0.1 && mbs_settings_number(pen, "alpha") == 2.5e8 &&
+               mbs_settings_number(pen, "jacobian") == MBS_JACOBIAN_ND_FORWARD &&
+               mbs_settings_number(pen, "threads") == 2 &&
+               mbs_settings_number(pen, "newton-tolerance") == 1e-10 &&
+               mbs_settings_number(pen, "newton-iterations") == 20 &&
+               mbs_settings_number(pen, "jacobian-reuse") == 3 && pen->assembly_tolerance == 1e-12,
+           "penalty run: h = 5 ms, alpha = 2.5e8, nd-forward, 2 threads");
+    const MbsSettings *ali = &((EslRunInfo *)runs->pdata[1])->settings;
+    tap_ok(mbs_settings_number(ali, "algebra") == 2 && mbs_settings_number(ali, "projection") == 1 &&
+               mbs_settings_number(ali, "newmark-beta") == 0.25 &&
+               mbs_settings_number(ali, "newmark-gamma") == 0.5 &&
+               mbs_settings_number(ali, "alpha") == 1e9,
+           "ali3p run: sparse algebra, mdk projection, Newmark 0.25, 0.5");
+    const MbsSettings *mr = &((EslRunInfo *)runs->pdata[2])->settings;
+    MbsSettingRef ref;
+    mbs_settings_find(mr->options_table, "dof", &ref);
+    const MbsDofList *d = mbs_setting_value_const(mr, &ref);
+    tap_ok(mbs_settings_number(mr, "integrator") == 1 && mbs_settings_number(mr, "algebra") == 1 &&
+               mbs_settings_number(mr, "rcond") == 0.1 && d->count == 1 &&
+               d->items[0].joint == 3 && d->items[0].coordinate == 0,
+           "matrix-r run: trapezoidal, sparse, --dof D (joint 3)");
+    const MbsSettings *mr2 = &((EslRunInfo *)runs->pdata[3])->settings;
+    d = mbs_setting_value_const(mr2, &ref);
+    tap_ok(mbs_settings_number(mr2, "integrator") == 0 && d->count == MBS_MATRIX_R_AUTOMATIC,
+           "matrix-r run: rk4, --dof auto");
+    EslRunInfo *last = runs->pdata[3];
+    g_autoptr(EslRunHistory) h = esl_project_load_run(p, last->id, &error);
+    tap_ok(h && h->n == 11 && last->status == ESL_RUN_FINISHED && last->summary_json &&
+               strstr(last->summary_json, "energy_drift_max"),
+           "its samples (%d) and summary survive the migration", h ? h->n : -1);
+    esl_project_close(p);
+}
+
 /* matrix-r asked for its automatic partition (whatever the model lists) reads back as such. */
 static void test_automatic_dofs(void)
 {
     g_autofree char *path = tmp_path("automatic.eslabon");
     EslProject *p = esl_project_open(path, TRUE, NULL);
     EslRunRequest req = sample_request("matrix-r", 0, 0);
-    req.settings.matrix_r_ndofs = MBS_MATRIX_R_AUTOMATIC;
+    MbsDofList *dofs = mbs_settings_value_for(&req.settings, "matrix-r", "dof");
+    dofs->count = MBS_MATRIX_R_AUTOMATIC;
     gint64 run = p ? esl_project_begin_run(p, &req, NULL) : 0;
     g_autoptr(EslRunInfo) info = run ? esl_project_get_run(p, run, NULL) : NULL;
-    tap_ok(info && info->settings.matrix_r_ndofs == MBS_MATRIX_R_AUTOMATIC,
+    const MbsDofList *read = info ? mbs_settings_value_for(&info->settings, "matrix-r", "dof") : NULL;
+    tap_ok(read && read->count == MBS_MATRIX_R_AUTOMATIC,
            "matrix-r's automatic partition, asked for explicitly, round trips");
     esl_project_close(p);
 }
@@ -472,6 +614,8 @@ int main(void)
     test_round_trip();
     test_refuses_foreign_and_corrupt();
     test_migration_from_1();
+    test_migration_from_3();
+    test_options_round_trip();
     test_automatic_dofs();
     test_killed_run();
     /* clean up */

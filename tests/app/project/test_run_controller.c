@@ -66,7 +66,47 @@ static void stop_on_first_samples(EslRunController *c, GPtrArray *samples, gpoin
     esl_run_controller_stop(c);
 }
 
-int main(void)
+/* The member names of a JSON object text, sorted and joined with spaces. */
+static char *json_keys(const char *text)
+{
+    g_autoptr(JsonParser) parser = json_parser_new();
+    if (!text || !json_parser_load_from_data(parser, text, -1, NULL) ||
+        !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(parser)))
+        return g_strdup("(not a JSON object)");
+    GList *names = json_object_get_members(json_node_get_object(json_parser_get_root(parser)));
+    names = g_list_sort(names, (GCompareFunc)g_strcmp0);
+    GString *out = g_string_new(NULL);
+    for (GList *l = names; l; l = l->next)
+        g_string_append_printf(out, "%s%s", out->len ? " " : "", (const char *)l->data);
+    g_list_free(names);
+    return g_string_free(out, FALSE);
+}
+
+/* `eslabon-cli run --project` and the run controller store summaries with the same keys. */
+static void cli_and_application_store_the_same_summary(const char *cli, const char *project,
+                                                       const char *controller_summary)
+{
+    const char *argv[] = {cli, "run", ESLABON_SOURCE_DIR "/models/four-bar-spatial.json",
+                          "--step", "0.01", "--duration", "0.5", "--project", project, NULL};
+    int status = -1;
+    g_autoptr(GError) error = NULL;
+    gboolean spawned = g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+                                    NULL, NULL, NULL, &status, &error);
+    EslProject *p = esl_project_open(project, FALSE, &error);
+    g_autoptr(GPtrArray) runs = p ? esl_project_list_runs(p, &error) : NULL;
+    const EslRunInfo *cli_run = runs && runs->len ? runs->pdata[runs->len - 1] : NULL;
+    g_autofree char *cli_keys = json_keys(cli_run ? cli_run->summary_json : NULL);
+    g_autofree char *app_keys = json_keys(controller_summary);
+    tap_ok(spawned && g_spawn_check_wait_status(status, NULL) && cli_run &&
+               g_str_equal(cli_keys, app_keys) && strstr(app_keys, "energy_drift_max") &&
+               !strstr(app_keys, "max_energy_drift"),
+           "runs stored by eslabon-cli and by the run controller have the same summary keys: "
+           "cli [%s], application [%s]", cli_keys, app_keys);
+    if (p)
+        esl_project_close(p);
+}
+
+int main(int argc, char **argv)
 {
     g_autoptr(GError) error = NULL;
     MbsModel *m = esl_model_load_file(ESLABON_SOURCE_DIR "/models/four-bar-spatial.json", NULL, 0,
@@ -119,11 +159,16 @@ int main(void)
                           json_parser_load_from_data(parser, info->summary_json, -1, NULL);
     JsonObject *o = summary_ok ? json_node_get_object(json_parser_get_root(parser)) : NULL;
     tap_ok(o && json_object_get_int_member(o, "steps") > 0 &&
-               json_object_has_member(o, "max_energy_drift") &&
-               json_object_has_member(o, "max_phi"),
+               json_object_has_member(o, "energy_drift_max") &&
+               json_object_has_member(o, "constraint_position_max"),
            "summary has steps, energy drift and constraint maxima: %s",
            info && info->summary_json ? info->summary_json : "none");
     esl_project_close(p);
+    if (argc > 1)
+        cli_and_application_store_the_same_summary(argv[1], path,
+                                                   info ? info->summary_json : NULL);
+    else
+        tap_ok(0, "the path of eslabon-cli is given as the first argument");
     received_clear(&r);
 
     /* Stop: immediate, stored as stopped. */
@@ -208,6 +253,43 @@ int main(void)
            "failed run stored with its message");
     esl_project_close(p);
     received_clear(&r);
+
+    /* A step that fails recoverably is cut by the run driver: ali3p through the flat position
+     * of a parallelogram chain (h = 5 ms stalls at t = 2.785 s) finishes and says so. */
+    MbsModel *chain = esl_model_load_file(ESLABON_SOURCE_DIR "/tests/cli/parallelogram-chain.json",
+                                          NULL, 0, &error);
+    received_init(&r);
+    MbsSettings cut;
+    mbs_settings_defaults(&cut);
+    cut.step = 5e-3;
+    cut.duration = 3.0;
+    c = chain ? esl_run_controller_new(chain, NULL, "ali3p", &cut, path, 0) : NULL;
+    if (c) {
+        g_signal_connect(c, "samples", G_CALLBACK(on_samples), &r);
+        g_signal_connect(c, "finished", G_CALLBACK(on_finished), &r);
+        esl_run_controller_start(c, NULL);
+        g_main_loop_run(r.loop);
+        run_id = esl_run_controller_get_run_id(c);
+        g_object_unref(c);
+    }
+    p = esl_project_open(path, FALSE, NULL);
+    g_autoptr(EslRunInfo) cut_run = p && c ? esl_project_get_run(p, run_id, NULL) : NULL;
+    g_autoptr(JsonParser) cut_parser = json_parser_new();
+    JsonObject *cut_summary =
+        cut_run && cut_run->summary_json &&
+                json_parser_load_from_data(cut_parser, cut_run->summary_json, -1, NULL)
+            ? json_node_get_object(json_parser_get_root(cut_parser))
+            : NULL;
+    const EslRunSample *cut_last = r.samples->len ? r.samples->pdata[r.samples->len - 1] : NULL;
+    tap_ok(r.status == ESL_RUN_FINISHED && cut_last && fabs(cut_last->monitors.time - 3.0) < 1e-9 &&
+               cut_summary && json_object_get_int_member(cut_summary, "step_cuts") >= 1 &&
+               json_object_get_double_member(cut_summary, "step_min") == 2.5e-3,
+           "the application's run of ali3p through a singular position finishes with the step "
+           "cut (%s)", cut_run && cut_run->summary_json ? cut_run->summary_json : r.message);
+    if (p)
+        esl_project_close(p);
+    received_clear(&r);
+    mbs_model_free(chain);
 
     /* Unknown formulation refused before any thread starts. */
     MbsSettings s;

@@ -1,5 +1,5 @@
-/* EslApplication: the GtkApplication "org.eslabon.Eslabon" (actions, accelerators, CSS, the
- * --smoke-test mode used by tests/ui). */
+/* EslApplication: the GtkApplication "org.eslabon.Eslabon" (application actions, accelerators,
+ * CSS, command line options). tests/ui/eslabon-smoke-test.c drives it for the smoke test. */
 #ifndef ESL_APPLICATION_H
 #define ESL_APPLICATION_H
 
@@ -11,8 +11,6 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE(EslApplication, esl_application, ESL, APPLICATION, GtkApplication)
 
 EslApplication *esl_application_new(void);
-/* Exit status of --smoke-test (0 passed), or -1 when not in that mode. */
-int esl_application_get_smoke_status(EslApplication *self);
 
 G_END_DECLS
 

@@ -1,17 +1,20 @@
-/* The GtkApplication; see esl-application.h. */
+/* The GUI smoke test (tests/ui/smoke-test.sh): starts the application, and once its window is
+ * open loads a bundled model into a fresh project, edits it as the inspector does, runs it,
+ * checks the stored run through a second connection, exports the 3D view, plays the run back
+ * (also at 4x) and quits with 0 (passed), 1 (failed), 2 (timed out) or 3 (did not finish).
+ * usage: eslabon-smoke-test [--model NAME] [--duration SECONDS] [--project FILE]
+ *                           [--formulation NAME] */
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+
 #include "esl-application.h"
 #include "esl-frame-meter.h"
 #include "esl-gsk-choice.h"
-
-#include <glib/gi18n.h>
-#include <math.h>
-#include <glib/gstdio.h>
-#include <stdio.h>
-
-#include "eslabon-config.h"
 #include "esl-model-file.h"
 #include "esl-project.h"
-#include "esl-recent.h"
 #include "esl-window.h"
 
 #define SMOKE_TIMEOUT_S 90
@@ -19,35 +22,22 @@
 #define SMOKE_MIN_FRAMES 10 /* frames the window must draw while the run goes on */
 #define SMOKE_EDITED_MASS 1.25 /* kg, given to bodies[1] through the window before the run */
 
-struct _EslApplication {
-    GtkApplication parent_instance;
+typedef struct {
+    EslApplication *app;
+    EslWindow *window;
     /* command line */
-    gboolean smoke_test;
     char *model, *project, *formulation;
     double duration;
-    /* smoke test */
+    /* state */
     int smoke_status;
     guint smoke_timeout;
     EslFrameMeter *frame_meter; /* frames drawn while the run or the playback goes on */
     char *smoke_message;        /* the result, printed once playback has been measured */
-};
-
-G_DEFINE_FINAL_TYPE(EslApplication, esl_application, GTK_TYPE_APPLICATION)
-
-static EslWindow *current_window(EslApplication *self)
-{
-    GtkWindow *w = gtk_application_get_active_window(GTK_APPLICATION(self));
-    if (!w) {
-        w = GTK_WINDOW(esl_window_new(GTK_APPLICATION(self)));
-    }
-    return ESL_WINDOW(w);
-}
-
-/* ---- smoke test ---------------------------------------------------------------------------- */
+} SmokeTest;
 
 /* Prints how the window kept up during what (the run, playback); returns the number of
  * frames. */
-static guint report_frames(EslApplication *self, const char *what)
+static guint report_frames(SmokeTest *self, const char *what)
 {
     EslFrameStats st;
     esl_frame_meter_stop(self->frame_meter, &st);
@@ -61,18 +51,18 @@ static guint report_frames(EslApplication *self, const char *what)
     return st.frames;
 }
 
-static void smoke_finish(EslApplication *self, int status, const char *message)
+static void smoke_finish(SmokeTest *self, int status, const char *message)
 {
     printf("%s smoke test: %s\n", status == 0 ? "PASS" : "FAIL", message);
     fflush(stdout);
     self->smoke_status = status;
     g_clear_handle_id(&self->smoke_timeout, g_source_remove);
-    g_application_quit(G_APPLICATION(self));
+    g_application_quit(G_APPLICATION(self->app));
 }
 
 static gboolean smoke_timed_out(gpointer data)
 {
-    EslApplication *self = data;
+    SmokeTest *self = data;
     self->smoke_timeout = 0;
     smoke_finish(self, 2, "timed out");
     return G_SOURCE_REMOVE;
@@ -113,8 +103,8 @@ static gboolean smoke_check_export(EslWindow *window, const char *path, char **m
  * up to 4 s of simulated time, and stopped there (the speed scales wall time, not frames). */
 static gboolean smoke_check_fast_playback(gpointer data)
 {
-    EslApplication *self = data;
-    EslWindow *window = current_window(self);
+    SmokeTest *self = data;
+    EslWindow *window = self->window;
     double reached = esl_window_get_time(window), end = self->duration > 0 ? self->duration : 0.5;
     GVariant *state = g_action_group_get_action_state(G_ACTION_GROUP(window), "playback");
     gboolean playing = state && g_variant_get_boolean(state);
@@ -130,9 +120,9 @@ static gboolean smoke_check_fast_playback(gpointer data)
 
 static gboolean smoke_end_playback(gpointer data)
 {
-    EslApplication *self = data;
+    SmokeTest *self = data;
     report_frames(self, "playback");
-    EslWindow *window = current_window(self);
+    EslWindow *window = self->window;
     g_action_group_change_action_state(G_ACTION_GROUP(window), "playback",
                                        g_variant_new_boolean(FALSE));
     esl_window_seek(window, 0.0);
@@ -147,7 +137,7 @@ static gboolean smoke_end_playback(gpointer data)
 }
 
 static void smoke_on_run_finished(EslWindow *window, int status, gint64 run_id,
-                                  EslApplication *self)
+                                  SmokeTest *self)
 {
     printf("%s\n", esl_gsk_choose_renderer(NULL));
     guint frames = report_frames(self, "the run");
@@ -224,15 +214,18 @@ static void smoke_on_run_finished(EslWindow *window, int status, gint64 run_id,
 
 static gboolean smoke_start_run(gpointer data)
 {
-    EslWindow *window = data;
-    EslApplication *self = ESL_APPLICATION(gtk_window_get_application(GTK_WINDOW(window)));
+    SmokeTest *self = data;
+    EslWindow *window = self->window;
     self->frame_meter = esl_frame_meter_start(GTK_WIDGET(window));
-    g_action_group_activate_action(G_ACTION_GROUP(window), "run", NULL);
+    gtk_widget_activate_action(GTK_WIDGET(window), "win.run", NULL);
     return G_SOURCE_REMOVE;
 }
 
-static void smoke_test(EslApplication *self, EslWindow *window)
+/* After the application's own activate handler: the window is open and empty. */
+static void smoke_test(GApplication *app, SmokeTest *self)
 {
+    EslWindow *window = ESL_WINDOW(gtk_application_get_active_window(GTK_APPLICATION(app)));
+    self->window = window;
     self->smoke_timeout = g_timeout_add_seconds(SMOKE_TIMEOUT_S, smoke_timed_out, self);
     g_autoptr(GError) error = NULL;
     if (!esl_window_load_model(window, self->model ? self->model : "four-bar-spatial", &error)) {
@@ -269,189 +262,44 @@ static void smoke_test(EslApplication *self, EslWindow *window)
     }
     g_signal_connect(window, "run-finished", G_CALLBACK(smoke_on_run_finished), self);
     /* Let the window map and draw its first frames before running. */
-    g_timeout_add(700, smoke_start_run, window);
+    g_timeout_add(700, smoke_start_run, self);
 }
 
-/* ---- application ------------------------------------------------------------------------- */
-
-static void esl_application_activate(GApplication *app)
+int main(int argc, char **argv)
 {
-    EslApplication *self = ESL_APPLICATION(app);
-    EslWindow *window = current_window(self);
-    gtk_window_present(GTK_WINDOW(window));
-    if (self->smoke_test) {
-        smoke_test(self, window);
-        return;
-    }
-    g_autoptr(GError) error = NULL;
-    if (self->project && !esl_window_open_project(window, self->project, TRUE, &error))
-        g_printerr("eslabon: %s\n", error->message);
-    g_clear_error(&error);
-    if (self->model && !esl_window_load_model(window, self->model, &error))
-        g_printerr("eslabon: %s\n", error->message);
-    if (self->formulation && !esl_window_set_formulation(window, self->formulation))
-        g_printerr("eslabon: no formulation named %s\n", self->formulation);
-}
-
-static void esl_application_open(GApplication *app, GFile **files, int n_files,
-                                 const char *hint)
-{
-    (void)hint;
-    EslWindow *window = current_window(ESL_APPLICATION(app));
-    gtk_window_present(GTK_WINDOW(window));
-    for (int i = 0; i < n_files; i++) {
-        g_autofree char *path = g_file_get_path(files[i]);
-        g_autoptr(GError) error = NULL;
-        gboolean ok = path && g_str_has_suffix(path, ".eslabon")
-                          ? esl_window_open_project(window, path, FALSE, &error)
-                          : esl_window_load_model(window, path, &error);
-        if (!ok)
-            g_printerr("eslabon: %s\n", error ? error->message : "cannot open the file");
-        else
-            esl_recent_add(path);
-    }
-}
-
-static void action_quit(GSimpleAction *a, GVariant *p, gpointer data)
-{
-    (void)a;
-    (void)p;
-    GList *windows = gtk_application_get_windows(GTK_APPLICATION(data));
-    for (GList *l = windows; l;) {
-        GList *next = l->next;
-        gtk_window_destroy(GTK_WINDOW(l->data));
-        l = next;
-    }
-}
-
-static void action_about(GSimpleAction *a, GVariant *p, gpointer data)
-{
-    (void)a;
-    (void)p;
-    GtkWindow *parent = gtk_application_get_active_window(GTK_APPLICATION(data));
-    const char *authors[] = {"The Eslabón developers", NULL};
-    gtk_show_about_dialog(parent, "program-name", "Eslabón", "version", ESLABON_VERSION,
-                          "comments",
-                          _("A workbench for multibody dynamics: run mechanisms with several "
-                            "formulations and compare their energy, constraints and cost."),
-                          "license-type", GTK_LICENSE_GPL_3_0, "logo-icon-name",
-                          "org.eslabon.Eslabon", "authors", authors, "system-information",
-                          esl_gsk_choose_renderer(gdk_display_get_default()), NULL);
-}
-
-static const GActionEntry app_actions[] = {
-    {"quit", action_quit, NULL, NULL, NULL, {0}},
-    {"about", action_about, NULL, NULL, NULL, {0}},
-};
-
-static void esl_application_startup(GApplication *app)
-{
-    G_APPLICATION_CLASS(esl_application_parent_class)->startup(app);
-    esl_gsk_choose_renderer(gdk_display_get_default());
-    g_action_map_add_action_entries(G_ACTION_MAP(app), app_actions, G_N_ELEMENTS(app_actions),
-                                    app);
-    static const struct {
-        const char *action;
-        const char *accels[3];
-    } accels[] = {
-        {"app.quit", {"<Primary>q", NULL}},
-        {"win.open-model", {"<Primary>o", NULL}},
-        {"win.new-project", {"<Primary>n", NULL}},
-        {"win.open-project", {"<Primary><Shift>o", NULL}},
-        {"win.save-project", {"<Primary>s", NULL}},
-        {"win.show-gallery", {"<Primary>g", NULL}},
-        {"win.run", {"F5", "<Primary>r", NULL}},
-        {"win.pause", {"F6", NULL}},
-        {"win.stop", {"<Shift>F5", NULL}},
-        {"win.playback", {"<Primary>p", NULL}},
-        {"win.fit-view", {"<Primary>f", NULL}},
-        {"win.view::iso", {"<Primary>1", NULL}},
-        {"win.view::front", {"<Primary>2", NULL}},
-        {"win.view::side", {"<Primary>3", NULL}},
-        {"win.view::top", {"<Primary>4", NULL}},
-        {"win.show-frames", {"<Primary>b", NULL}},
-        {"win.export-view", {"<Primary>e", NULL}},
-    };
-    for (size_t i = 0; i < G_N_ELEMENTS(accels); i++)
-        gtk_application_set_accels_for_action(GTK_APPLICATION(app), accels[i].action,
-                                              accels[i].accels);
-    GtkCssProvider *css = gtk_css_provider_new();
-    gtk_css_provider_load_from_resource(css, "/org/eslabon/Eslabon/style.css");
-    gtk_style_context_add_provider_for_display(gdk_display_get_default(), GTK_STYLE_PROVIDER(css),
-                                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
-    g_object_unref(css);
-}
-
-static int esl_application_handle_local_options(GApplication *app, GVariantDict *options)
-{
-    EslApplication *self = ESL_APPLICATION(app);
-    if (g_variant_dict_contains(options, "version")) {
-        printf("eslabon %s\n", ESLABON_VERSION);
-        return 0;
-    }
-    g_variant_dict_lookup(options, "smoke-test", "b", &self->smoke_test);
-    g_variant_dict_lookup(options, "model", "s", &self->model);
-    g_variant_dict_lookup(options, "project", "^ay", &self->project);
-    g_variant_dict_lookup(options, "duration", "d", &self->duration);
-    g_variant_dict_lookup(options, "formulation", "s", &self->formulation);
-    if (self->smoke_test) {
-        /* A test instance never hands over to (or waits for) another one. */
-        g_application_set_flags(app, g_application_get_flags(app) | G_APPLICATION_NON_UNIQUE);
-        self->smoke_status = 3; /* not finished */
-    }
-    return -1;
-}
-
-static void esl_application_finalize(GObject *object)
-{
-    EslApplication *self = ESL_APPLICATION(object);
-    g_free(self->model);
-    g_free(self->project);
-    g_free(self->formulation);
-    g_clear_pointer(&self->frame_meter, esl_frame_meter_free);
-    g_free(self->smoke_message);
-    G_OBJECT_CLASS(esl_application_parent_class)->finalize(object);
-}
-
-static void esl_application_class_init(EslApplicationClass *klass)
-{
-    G_OBJECT_CLASS(klass)->finalize = esl_application_finalize;
-    GApplicationClass *app_class = G_APPLICATION_CLASS(klass);
-    app_class->activate = esl_application_activate;
-    app_class->open = esl_application_open;
-    app_class->startup = esl_application_startup;
-    app_class->handle_local_options = esl_application_handle_local_options;
-}
-
-static void esl_application_init(EslApplication *self)
-{
-    self->smoke_status = -1;
-    static const GOptionEntry entries[] = {
-        {"version", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Print the version and exit"), NULL},
-        {"model", 'm', 0, G_OPTION_ARG_STRING, NULL, N_("Open this model (file or bundled name)"),
-         N_("MODEL")},
-        {"project", 'p', 0, G_OPTION_ARG_FILENAME, NULL,
-         N_("Store runs in this project file (created when missing)"), N_("FILE")},
-        {"smoke-test", 0, 0, G_OPTION_ARG_NONE, NULL,
-         N_("Open the window, run the model briefly, store the run, check it and quit"), NULL},
-        {"duration", 0, 0, G_OPTION_ARG_DOUBLE, NULL, N_("Simulated time of the smoke-test run"),
-         N_("SECONDS")},
-        {"formulation", 0, 0, G_OPTION_ARG_STRING, NULL,
-         N_("Formulation selected for the runs (default penalty)"), N_("NAME")},
+    setlocale(LC_ALL, "");
+    SmokeTest smoke = {.smoke_status = 3 /* not finished */};
+    const GOptionEntry entries[] = {
+        {"model", 'm', 0, G_OPTION_ARG_STRING, &smoke.model, "Bundled model or file", "MODEL"},
+        {"project", 'p', 0, G_OPTION_ARG_FILENAME, &smoke.project,
+         "Project file to store the run in (default: a fresh one in the temporary directory)",
+         "FILE"},
+        {"duration", 0, 0, G_OPTION_ARG_DOUBLE, &smoke.duration, "Simulated time of the run",
+         "SECONDS"},
+        {"formulation", 0, 0, G_OPTION_ARG_STRING, &smoke.formulation,
+         "Formulation of the run (default penalty)", "NAME"},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
-    g_application_add_main_option_entries(G_APPLICATION(self), entries);
-    g_application_set_option_context_parameter_string(G_APPLICATION(self),
-                                                      _("[MODEL.json|PROJECT.eslabon…]"));
-}
-
-EslApplication *esl_application_new(void)
-{
-    return g_object_new(ESL_TYPE_APPLICATION, "application-id", "org.eslabon.Eslabon", "flags",
-                        G_APPLICATION_HANDLES_OPEN, NULL);
-}
-
-int esl_application_get_smoke_status(EslApplication *self)
-{
-    return self->smoke_test ? self->smoke_status : -1;
+    g_autoptr(GOptionContext) context = g_option_context_new("- smoke test of the Eslabón window");
+    g_option_context_add_main_entries(context, entries, NULL);
+    g_autoptr(GError) error = NULL;
+    if (!g_option_context_parse(context, &argc, &argv, &error)) {
+        fprintf(stderr, "eslabon-smoke-test: %s\n", error->message);
+        return 1;
+    }
+    smoke.app = esl_application_new();
+    /* A test instance never hands over to (or waits for) another one. */
+    g_application_set_flags(G_APPLICATION(smoke.app),
+                            g_application_get_flags(G_APPLICATION(smoke.app)) |
+                                G_APPLICATION_NON_UNIQUE);
+    g_signal_connect_after(smoke.app, "activate", G_CALLBACK(smoke_test), &smoke);
+    char *app_argv[] = {argv[0], NULL};
+    g_application_run(G_APPLICATION(smoke.app), 1, app_argv);
+    g_object_unref(smoke.app);
+    g_clear_pointer(&smoke.frame_meter, esl_frame_meter_free);
+    g_free(smoke.smoke_message);
+    g_free(smoke.model);
+    g_free(smoke.project);
+    g_free(smoke.formulation);
+    return smoke.smoke_status;
 }

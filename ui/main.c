@@ -27,7 +27,5 @@ int main(int argc, char **argv)
     textdomain(GETTEXT_PACKAGE);
 
     g_autoptr(EslApplication) app = esl_application_new();
-    int status = g_application_run(G_APPLICATION(app), argc, argv);
-    int smoke = esl_application_get_smoke_status(app);
-    return smoke >= 0 ? smoke : status;
+    return g_application_run(G_APPLICATION(app), argc, argv);
 }

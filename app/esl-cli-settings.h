@@ -1,0 +1,31 @@
+/* eslabon-cli flags generated from the settings tables; see esl-cli-settings.c. */
+#ifndef ESL_CLI_SETTINGS_H
+#define ESL_CLI_SETTINGS_H
+
+#include <glib.h>
+
+#include "mbs_formulation.h"
+
+#define ESL_SETTING_FLAGS_MAX 64
+
+/* One flag per distinct setting name; `entries` ends with a zeroed entry for GOptionContext. */
+typedef struct {
+    int count;
+    const char *names[ESL_SETTING_FLAGS_MAX];
+    char *values[ESL_SETTING_FLAGS_MAX]; /* as given, NULL when absent */
+    char **lists[ESL_SETTING_FLAGS_MAX]; /* list settings: every occurrence */
+    GOptionEntry entries[ESL_SETTING_FLAGS_MAX + 1];
+    GPtrArray *strings; /* help texts the entries point to */
+} EslSettingFlags;
+
+void esl_setting_flags_init(EslSettingFlags *f);
+void esl_setting_flags_clear(EslSettingFlags *f);
+/* The settings of each formulation with their defaults, for --help. */
+char *esl_setting_flags_help(void);
+/* The flags given, into s (made to hold k's options); list items are read against model m.
+ * 0, or the exit status 2 with a message on stderr (a flag k has no setting for, a choice or
+ * a number that does not parse). Ranges are left to the engine. */
+int esl_setting_flags_apply(const EslSettingFlags *f, const MbsFormulationClass *k,
+                            const MbsModel *m, MbsSettings *s);
+
+#endif

@@ -1,0 +1,79 @@
+/* EslRunRecorder: turns the run driver's observations (mbs_run_*) into what the application
+ * keeps of a run — samples (monitors, body poses, joint violations), the CSV history, the
+ * project's sample rows — and writes the one run summary (JSON keys of docs/cli.md). Used by
+ * `eslabon-cli run` and by the run controller's worker, so both store the same things.
+ *
+ * GLib-only. One recorder per run, used by one thread.
+ */
+#ifndef ESL_RUN_RECORDER_H
+#define ESL_RUN_RECORDER_H
+
+#include <glib.h>
+#include <stdio.h>
+
+#include "esl-project.h"
+#include "mbs_run.h"
+
+G_BEGIN_DECLS
+
+/* One recorded instant of a run: copies, owned by the sample. */
+typedef struct {
+    MbsMonitors monitors;
+    long step;          /* grid steps done */
+    int nbodies, njoints;
+    double *poses;      /* nbodies * 12: R row-major, then p */
+    double *violations; /* njoints */
+} EslRunSample;
+
+EslRunSample *esl_run_sample_new(int nbodies, int njoints);
+EslRunSample *esl_run_sample_copy(const EslRunSample *sample);
+void esl_run_sample_free(EslRunSample *sample);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(EslRunSample, esl_run_sample_free)
+
+typedef struct _EslRunRecorder EslRunRecorder;
+
+/* Receives every sample taken (transfer full). */
+typedef void (*EslRunSampleFunc)(EslRunSample *sample, gpointer data);
+
+EslRunRecorder *esl_run_recorder_new(const MbsModel *model);
+void esl_run_recorder_free(EslRunRecorder *recorder);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(EslRunRecorder, esl_run_recorder_free)
+
+/* Take a sample at t = 0, every `every` grid steps and at grid step `last` (default: every
+ * grid step). */
+void esl_run_recorder_set_sample_every(EslRunRecorder *recorder, long every, long last);
+/* Write the history (a header now, then a row at t = 0 and one per grid step) to csv
+ * (borrowed). */
+void esl_run_recorder_set_csv(EslRunRecorder *recorder, FILE *csv);
+/* Store the samples in run_id of project (borrowed), in batches. */
+void esl_run_recorder_set_project(EslRunRecorder *recorder, EslProject *project, gint64 run_id);
+void esl_run_recorder_set_sample_func(EslRunRecorder *recorder, EslRunSampleFunc func,
+                                      gpointer data);
+
+/* Record the run's current grid time; call it from the run's observer on every grid step. */
+void esl_run_recorder_observe(EslRunRecorder *recorder, const MbsRun *run);
+/* An MbsRunObserver.sample that only records (data: the recorder). */
+int esl_run_recorder_sample(void *recorder, const MbsRun *run);
+
+/* Store what is buffered. FALSE when a storage error happened (then storing stopped). */
+gboolean esl_run_recorder_flush(EslRunRecorder *recorder);
+/* The first storage error, or NULL. */
+const char *esl_run_recorder_error(EslRunRecorder *recorder);
+
+/* The run summary as one JSON object (keys: docs/cli.md). model_path may be NULL (then "model"
+ * is the model name); status is
+ * "finished", "stopped" or "failed"; message NULL unless stopped or failed. */
+typedef struct {
+    const char *model_path;
+    const char *model_name;
+    const char *formulation;
+    const char *status;
+    const char *message;
+    double wall_seconds;
+} EslRunSummaryInfo;
+
+char *esl_run_summary_json(const EslRunSummaryInfo *info, const MbsRun *run, gboolean pretty);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,185 @@
+/* Settings tables as JSON; see esl-settings-json.h. */
+#include "esl-settings-json.h"
+
+#include <math.h>
+
+static const char *const type_names[] = {
+    [MBS_SETTING_NUMBER] = "number", [MBS_SETTING_INTEGER] = "integer",
+    [MBS_SETTING_CHOICE] = "choice", [MBS_SETTING_LIST] = "list", [MBS_SETTING_GROUP] = "group"};
+
+static JsonNode *parse_json(const char *text, GError **error)
+{
+    g_autoptr(JsonParser) parser = json_parser_new();
+    if (!json_parser_load_from_data(parser, text, -1, error))
+        return NULL;
+    return json_node_copy(json_parser_get_root(parser));
+}
+
+JsonNode *esl_setting_to_json(const MbsSettings *s, const MbsSettingRef *r)
+{
+    JsonNode *node = json_node_new(JSON_NODE_VALUE);
+    switch (r->setting->type) {
+    case MBS_SETTING_NUMBER:
+        json_node_set_double(node, mbs_setting_get_number(s, r));
+        break;
+    case MBS_SETTING_INTEGER:
+        json_node_set_int(node, (gint64)mbs_setting_get_number(s, r));
+        break;
+    default: {
+        char text[2048];
+        mbs_setting_format(s, r, text, sizeof text);
+        if (r->setting->type == MBS_SETTING_CHOICE) {
+            json_node_set_string(node, text);
+        } else {
+            json_node_unref(node);
+            node = parse_json(text, NULL);
+            if (!node)
+                node = json_node_new(JSON_NODE_NULL);
+        }
+    }
+    }
+    return node;
+}
+
+char *esl_json_generate(JsonNode *root, gboolean pretty)
+{
+    g_autoptr(JsonGenerator) gen = json_generator_new();
+    json_generator_set_pretty(gen, pretty);
+    json_generator_set_root(gen, root);
+    g_autofree char *text = json_generator_to_data(gen, NULL);
+    /* json-glib 1.6 writes 1e-10 as "1e-10.0", which no parser (json-glib's included) reads */
+    static GRegex *exponent_dot_zero;
+    if (g_once_init_enter(&exponent_dot_zero))
+        g_once_init_leave(&exponent_dot_zero,
+                          g_regex_new("(?<=[0-9])(e[-+]?[0-9]+)\\.0(?![0-9])", 0, 0,
+                                      NULL));
+    return g_regex_replace(exponent_dot_zero, text, -1, 0, "\\1", 0, NULL);
+}
+
+static char *to_text(JsonNode *root)
+{
+    return esl_json_generate(root, FALSE);
+}
+
+char *esl_settings_options_to_json(const MbsSettings *s)
+{
+    g_autoptr(JsonObject) o = json_object_new();
+    MbsSettingRef all[MBS_SETTINGS_MAX];
+    int n = mbs_settings_list(s->options_table, all);
+    for (int i = 0; i < n; i++)
+        if (all[i].in_options)
+            json_object_set_member(o, all[i].setting->name, esl_setting_to_json(s, &all[i]));
+    g_autoptr(JsonNode) root = json_node_new(JSON_NODE_OBJECT);
+    json_node_set_object(root, o);
+    return to_text(root);
+}
+
+gboolean esl_settings_options_from_json(MbsSettings *s, const MbsFormulationClass *k,
+                                        const char *json, GError **error)
+{
+    mbs_settings_use_options(s, NULL);
+    mbs_settings_for(s, k);
+    if (!json)
+        return TRUE;
+    g_autoptr(JsonNode) root = parse_json(json, error);
+    if (!root)
+        return FALSE;
+    if (!JSON_NODE_HOLDS_OBJECT(root)) {
+        g_set_error(error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA,
+                    "%s options: not a JSON object", k->name);
+        return FALSE;
+    }
+    JsonObject *o = json_node_get_object(root);
+    MbsSettingRef all[MBS_SETTINGS_MAX];
+    int n = mbs_settings_list(k->settings, all);
+    for (int i = 0; i < n; i++) {
+        const MbsSetting *d = all[i].setting;
+        JsonNode *v = all[i].in_options ? json_object_get_member(o, d->name) : NULL;
+        if (!v || JSON_NODE_HOLDS_NULL(v))
+            continue;
+        MbsError err = {0};
+        int status;
+        if (d->type == MBS_SETTING_LIST) {
+            g_autofree char *text = to_text(v);
+            status = mbs_setting_set_text(s, &all[i], text, &err);
+        } else if (d->type == MBS_SETTING_CHOICE && json_node_get_value_type(v) == G_TYPE_STRING) {
+            status = mbs_setting_set_text(s, &all[i], json_node_get_string(v), &err);
+        } else if (JSON_NODE_HOLDS_VALUE(v) && json_node_get_value_type(v) != G_TYPE_STRING) {
+            status = mbs_setting_set_number(s, &all[i], json_node_get_double(v), &err);
+        } else {
+            status = mbs_error_set(&err, MBS_FATAL, "%s: not a %s", d->name,
+                                   type_names[d->type]);
+        }
+        if (status) {
+            g_set_error(error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA, "%s options: %s",
+                        k->name, err.message);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+gboolean esl_settings_check_finite(const MbsSettings *s, GError **error)
+{
+    MbsSettingRef all[MBS_SETTINGS_MAX];
+    int n = mbs_settings_list(s->options_table, all);
+    for (int i = 0; i < n; i++)
+        if (all[i].setting->type == MBS_SETTING_NUMBER &&
+            !isfinite(mbs_setting_get_number(s, &all[i]))) {
+            g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                        "setting %s is not a finite number", all[i].setting->name);
+            return FALSE;
+        }
+    return TRUE;
+}
+
+static void member_string(JsonBuilder *b, const char *name, const char *value)
+{
+    if (!value)
+        return;
+    json_builder_set_member_name(b, name);
+    json_builder_add_string_value(b, value);
+}
+
+void esl_settings_table_to_json(JsonBuilder *b, const MbsFormulationClass *k)
+{
+    MbsSettings defaults;
+    mbs_settings_defaults(&defaults);
+    mbs_settings_for(&defaults, k);
+    MbsSettingRef all[MBS_SETTINGS_MAX];
+    int n = mbs_settings_list(k->settings, all);
+    json_builder_begin_array(b);
+    for (int i = 0; i < n; i++) {
+        const MbsSetting *d = all[i].setting;
+        json_builder_begin_object(b);
+        member_string(b, "name", d->name);
+        member_string(b, "type", type_names[d->type]);
+        member_string(b, "scope", all[i].in_options ? k->name : "run");
+        json_builder_set_member_name(b, "default");
+        json_builder_add_value(b, esl_setting_to_json(&defaults, &all[i]));
+        if (d->type == MBS_SETTING_CHOICE) {
+            json_builder_set_member_name(b, "choices");
+            json_builder_begin_array(b);
+            for (int c = 0; d->choices[c]; c++)
+                json_builder_add_string_value(b, d->choices[c]);
+            json_builder_end_array(b);
+        }
+        if (d->type == MBS_SETTING_NUMBER || d->type == MBS_SETTING_INTEGER) {
+            json_builder_set_member_name(b, "min");
+            json_builder_add_double_value(b, d->min);
+            json_builder_set_member_name(b, "min_exclusive");
+            json_builder_add_boolean_value(b, (d->flags & MBS_SETTING_ABOVE_MIN) != 0);
+            json_builder_set_member_name(b, "max");
+            json_builder_add_double_value(b, d->max);
+        }
+        if (d->type == MBS_SETTING_LIST)
+            member_string(b, "item_syntax", d->list->item_syntax);
+        member_string(b, "unit", d->unit);
+        member_string(b, "label", d->label);
+        member_string(b, "description", d->description);
+        json_builder_set_member_name(b, "applies_always");
+        json_builder_add_boolean_value(b, !d->applies && !(all[i].group && all[i].group->applies));
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+}

@@ -1,0 +1,31 @@
+/* Settings tables (engine/mbs_settings.h) as JSON: a run's formulation options as one object
+ * keyed by setting name (the project's `options` column, the CLI summary), and the tables
+ * themselves (`eslabon-cli formulations --json`). Generated from the tables: nothing here
+ * names a setting. */
+#ifndef ESL_SETTINGS_JSON_H
+#define ESL_SETTINGS_JSON_H
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "mbs_formulation.h"
+
+/* JSON text of root; unlike json_generator_to_data, numbers such as 1e-10 read back. */
+char *esl_json_generate(JsonNode *root, gboolean pretty);
+/* The value of one setting of s (numbers, integers, choices by name, lists as their JSON). */
+JsonNode *esl_setting_to_json(const MbsSettings *s, const MbsSettingRef *r);
+/* The formulation options s holds, as {"name": value, ...}; "{}" when it holds none. */
+char *esl_settings_options_to_json(const MbsSettings *s);
+/* Makes s hold k's options: its defaults, overwritten by the members of `json` (NULL or "{}":
+ * all defaults; a null member: that default; a member no setting of k has: ignored, so that a
+ * project written by a later version still opens). FALSE with error on a malformed text or a
+ * value out of its setting's range. */
+gboolean esl_settings_options_from_json(MbsSettings *s, const MbsFormulationClass *k,
+                                        const char *json, GError **error);
+/* Every number of s is finite; FALSE with error naming the first that is not. */
+gboolean esl_settings_check_finite(const MbsSettings *s, GError **error);
+/* The table of formulation k (common settings first) as an array of setting objects:
+ * name, type, default, choices, min, max, unit, label, description, applies_always. */
+void esl_settings_table_to_json(JsonBuilder *b, const MbsFormulationClass *k);
+
+#endif

@@ -1,0 +1,27 @@
+/* A constant global force at a point of a body. Counted as external work in the energy
+ * balance (its power f.v), not as a potential. */
+#include "mbs_force.h"
+#include "mbs_linalg.h"
+
+static const MbsForceField fields[] = {
+    {"vector", "N", offsetof(MbsForce, vector), 3, MBS_FIELD_REQUIRED},
+    {0},
+};
+
+static double power(const MbsForce *f, const MbsForceInput *in)
+{
+    return mbs_v3_dot(f->vector, in->v);
+}
+
+const MbsForceClass mbs_force_constant = {
+    .name = "force",
+    .description = "constant force",
+    .type = MBS_FORCE_CONSTANT,
+    .geometry = MBS_FORCE_AT_POINT,
+    .fields = fields,
+    .state_dependent = 0,
+    .drawing = MBS_FORCE_DRAW_ARROW,
+    .evaluate = mbs_force_constant_vector,
+    .energy = mbs_force_no_energy,
+    .power = power,
+};

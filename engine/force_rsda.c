@@ -1,0 +1,39 @@
+/* RSDA: spring-damper on the coordinate of a revolute (or prismatic) joint,
+ * generalized force = -(k (q - q0) + c q'). */
+#include "mbs_force.h"
+
+static const MbsForceField fields[] = {
+    {"stiffness", "N·m/rad", offsetof(MbsForce, stiffness), 1, MBS_FIELD_NONNEGATIVE},
+    {"damping", "N·m·s/rad", offsetof(MbsForce, damping), 1, MBS_FIELD_NONNEGATIVE},
+    {"rest_angle", "rad", offsetof(MbsForce, rest_angle), 1, 0},
+    {0},
+};
+
+static void evaluate(const MbsForce *f, const MbsForceInput *in, MbsForceOutput *out)
+{
+    out->generalized = -(f->stiffness * (in->value - f->rest_angle) + f->damping * in->rate);
+}
+
+static double energy(const MbsForce *f, const MbsForceInput *in)
+{
+    double s = in->value - f->rest_angle;
+    return 0.5 * f->stiffness * s * s;
+}
+
+static double power(const MbsForce *f, const MbsForceInput *in)
+{
+    return -f->damping * in->rate * in->rate;
+}
+
+const MbsForceClass mbs_force_rsda = {
+    .name = "rsda",
+    .description = "rotational spring-damper",
+    .type = MBS_FORCE_RSDA,
+    .geometry = MBS_FORCE_ON_JOINT,
+    .fields = fields,
+    .state_dependent = 1,
+    .drawing = MBS_FORCE_DRAW_NONE,
+    .evaluate = evaluate,
+    .energy = energy,
+    .power = power,
+};

@@ -1,0 +1,26 @@
+/* A constant global torque on a body; external work in the energy balance (power n.w). */
+#include "mbs_force.h"
+#include "mbs_linalg.h"
+
+static const MbsForceField fields[] = {
+    {"vector", "N·m", offsetof(MbsForce, vector), 3, MBS_FIELD_REQUIRED},
+    {0},
+};
+
+static double power(const MbsForce *f, const MbsForceInput *in)
+{
+    return mbs_v3_dot(f->vector, in->omega);
+}
+
+const MbsForceClass mbs_force_torque = {
+    .name = "torque",
+    .description = "constant torque",
+    .type = MBS_FORCE_TORQUE,
+    .geometry = MBS_FORCE_ON_BODY,
+    .fields = fields,
+    .state_dependent = 0,
+    .drawing = MBS_FORCE_DRAW_NONE,
+    .evaluate = mbs_force_constant_vector,
+    .energy = mbs_force_no_energy,
+    .power = power,
+};

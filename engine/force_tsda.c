@@ -1,0 +1,42 @@
+/* TSDA: translational spring-damper-actuator between two points,
+ * tension = k (l - l0) + c l' + preload. */
+#include "mbs_force.h"
+
+static const MbsForceField fields[] = {
+    {"stiffness", "N/m", offsetof(MbsForce, stiffness), 1, MBS_FIELD_NONNEGATIVE},
+    {"damping", "N·s/m", offsetof(MbsForce, damping), 1, MBS_FIELD_NONNEGATIVE},
+    {"natural_length", "m", offsetof(MbsForce, natural_length), 1,
+     MBS_FIELD_NONNEGATIVE | MBS_FIELD_DRAWN_LENGTH},
+    {"preload", "N", offsetof(MbsForce, preload), 1, 0},
+    {0},
+};
+
+static void evaluate(const MbsForce *f, const MbsForceInput *in, MbsForceOutput *out)
+{
+    out->tension = f->stiffness * (in->value - f->natural_length) + f->damping * in->rate +
+                   f->preload;
+}
+
+static double energy(const MbsForce *f, const MbsForceInput *in)
+{
+    double s = in->value - f->natural_length;
+    return 0.5 * f->stiffness * s * s + f->preload * in->value;
+}
+
+static double power(const MbsForce *f, const MbsForceInput *in)
+{
+    return -f->damping * in->rate * in->rate;
+}
+
+const MbsForceClass mbs_force_tsda = {
+    .name = "tsda",
+    .description = "spring-damper",
+    .type = MBS_FORCE_TSDA,
+    .geometry = MBS_FORCE_ON_LINE,
+    .fields = fields,
+    .state_dependent = 1,
+    .drawing = MBS_FORCE_DRAW_SPRING,
+    .evaluate = evaluate,
+    .energy = energy,
+    .power = power,
+};

@@ -1,0 +1,68 @@
+#include "mbs_force.h"
+
+#include <stdio.h>
+#include <string.h>
+
+extern const MbsForceClass mbs_force_tsda, mbs_force_rsda, mbs_force_constant, mbs_force_torque;
+
+/* The registry: one line per kind, in the order messages list them. */
+static const MbsForceClass *const classes[] = {
+    &mbs_force_tsda,
+    &mbs_force_rsda,
+    &mbs_force_constant,
+    &mbs_force_torque,
+};
+
+#define NCLASSES ((int)(sizeof classes / sizeof classes[0]))
+
+int mbs_force_class_count(void) { return NCLASSES; }
+
+const MbsForceClass *mbs_force_class_at(int i)
+{
+    return i >= 0 && i < NCLASSES ? classes[i] : NULL;
+}
+
+const MbsForceClass *mbs_force_class(MbsForceType type)
+{
+    for (int i = 0; i < NCLASSES; ++i)
+        if (classes[i]->type == type)
+            return classes[i];
+    return NULL;
+}
+
+const MbsForceClass *mbs_force_class_by_name(const char *name)
+{
+    for (int i = 0; name && i < NCLASSES; ++i)
+        if (!strcmp(classes[i]->name, name))
+            return classes[i];
+    return NULL;
+}
+
+void mbs_force_class_list(char *text, size_t size)
+{
+    size_t used = 0;
+    text[0] = '\0';
+    for (int i = 0; i < NCLASSES && used < size; ++i) {
+        const char *sep = i == 0 ? "" : i == NCLASSES - 1 ? " or " : ", ";
+        int n = snprintf(text + used, size - used, "%s%s", sep, classes[i]->name);
+        used += n > 0 ? (size_t)n : 0;
+    }
+}
+
+void mbs_force_constant_vector(const MbsForce *f, const MbsForceInput *in, MbsForceOutput *out)
+{
+    (void)in;
+    memcpy(out->vector, f->vector, sizeof out->vector);
+}
+
+double mbs_force_no_energy(const MbsForce *f, const MbsForceInput *in)
+{
+    (void)f, (void)in;
+    return 0.0;
+}
+
+int mbs_force_varies_in_natural(const MbsForce *f)
+{
+    const MbsForceClass *c = mbs_force_class(f->type);
+    return !c || c->state_dependent || c->geometry != MBS_FORCE_AT_POINT;
+}

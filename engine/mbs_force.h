@@ -1,0 +1,104 @@
+/* Force elements: one class per kind (engine/force_<kind>.c), listed once in mbs_force.c.
+ *
+ * A class gives the element's law in terms of the kinematics of its geometry, so that both
+ * descriptions of a model use it: the relative-coordinate path (mbs_dynamics.c, mbs_energy.c)
+ * and the natural-coordinate path (mbs_natural.c, ali3p) each compute the geometry's
+ * kinematics their own way and apply the law's output as their generalized forces:
+ *
+ *   line   (two points of two bodies)   in: distance l, its rate     out: tension along the line
+ *   joint  (coordinate 0 of a joint)    in: coordinate q, its rate   out: generalized force
+ *   point  (a point of one body)        in: position, velocity       out: global force at it
+ *   body   (one body)                   in: angular velocity         out: global torque
+ *
+ * A new kind is one file with its class and one line in the registry. The model file keys,
+ * `eslabon-cli info`, the model editor and the scene read the class (fields, drawing).
+ */
+#ifndef MBS_FORCE_H
+#define MBS_FORCE_H
+
+#include <stddef.h>
+
+#include "mbs_model.h"
+
+typedef enum {
+    MBS_FORCE_ON_LINE,  /* body1/point1 to body2/point2 */
+    MBS_FORCE_ON_JOINT, /* joint (revolute or prismatic) */
+    MBS_FORCE_AT_POINT, /* body1/point1 */
+    MBS_FORCE_ON_BODY,  /* body1 */
+} MbsForceGeometry;
+
+/* What the scene draws for an element. */
+typedef enum {
+    MBS_FORCE_DRAW_NONE,
+    MBS_FORCE_DRAW_SPRING, /* a helix from point1 to point2 */
+    MBS_FORCE_DRAW_ARROW,  /* an arrow at point1 along vector */
+} MbsForceDrawing;
+
+enum {
+    MBS_FIELD_REQUIRED = 1 << 0,
+    MBS_FIELD_NONNEGATIVE = 1 << 1,
+    MBS_FIELD_DRAWN_LENGTH = 1 << 2, /* absent: the drawn distance between the two points */
+};
+
+/* A number of the element read from model files and shown to users. */
+typedef struct {
+    const char *name;   /* model-file key, e.g. "stiffness" */
+    const char *unit;   /* SI, e.g. "N/m" */
+    size_t offset;      /* of the first double in MbsForce */
+    int count;          /* 1 or 3 */
+    unsigned flags;     /* MBS_FIELD_* */
+} MbsForceField;
+
+/* Kinematics of the geometry (only the part for the class's geometry is set). */
+typedef struct {
+    double value, rate; /* line: distance and its rate; joint: coordinate and its rate */
+    double v[3];        /* point: velocity of the point */
+    double omega[3];    /* body: angular velocity */
+} MbsForceInput;
+
+typedef struct {
+    double tension;     /* line: > 0 pulls the two points together */
+    double generalized; /* joint: generalized force on the coordinate */
+    double vector[3];   /* point: force; body: torque (global axes) */
+} MbsForceOutput;
+
+typedef struct {
+    const char *name;        /* the kind in model files: "tsda" */
+    const char *description; /* for people: "spring-damper" (the inspector's words) */
+    MbsForceType type;
+    MbsForceGeometry geometry;
+    const MbsForceField *fields; /* terminated by a NULL name */
+    int nstates;             /* internal state variables (0 for every kind today) */
+    int state_dependent;     /* the law reads the kinematics (0: a constant output) */
+    MbsForceDrawing drawing;
+    void (*evaluate)(const MbsForce *f, const MbsForceInput *in, MbsForceOutput *out);
+    /* Potential of the conservative part, and power of the rest (for the energy balance:
+     * d(T + V)/dt = power). */
+    double (*energy)(const MbsForce *f, const MbsForceInput *in);
+    double (*power)(const MbsForce *f, const MbsForceInput *in);
+} MbsForceClass;
+
+/* The numbers of field in element f (count of them). */
+static inline const double *mbs_force_field_values(const MbsForce *f, const MbsForceField *field)
+{
+    return (const double *)(const void *)((const char *)f + field->offset);
+}
+
+int mbs_force_class_count(void);
+const MbsForceClass *mbs_force_class_at(int i);
+const MbsForceClass *mbs_force_class(MbsForceType type); /* NULL for an unknown type */
+const MbsForceClass *mbs_force_class_by_name(const char *name);
+
+/* "tsda, rsda, force or torque": the kinds for messages. */
+void mbs_force_class_list(char *text, size_t size);
+
+/* Parts that classes share: the law of a constant vector (f->vector, whatever the
+ * kinematics) and no potential. */
+void mbs_force_constant_vector(const MbsForce *f, const MbsForceInput *in, MbsForceOutput *out);
+double mbs_force_no_energy(const MbsForce *f, const MbsForceInput *in);
+
+/* The element's generalized forces in natural coordinates depend on q (all but a constant
+ * force at a point, whose point is linear in q). */
+int mbs_force_varies_in_natural(const MbsForce *f);
+
+#endif

@@ -1,0 +1,192 @@
+/* Force-element classes (engine/mbs_force.h): the registry, each law against its energy
+ * (conservative output = -dV/dx by finite differences, power of the rest), and each element
+ * alone on an open chain in relative coordinates: its generalized forces are -dV/dz plus the
+ * power it reports, Q_el . zd = -dV/dt + P. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mbs_dynamics.h"
+#include "mbs_energy.h"
+#include "mbs_force.h"
+#include "mbs_topology.h"
+#include "tap.h"
+#include "test_models.h"
+
+static void check_registry(void)
+{
+    static const char *const names[] = {"tsda", "rsda", "force", "torque"};
+    static const MbsForceType types[] = {MBS_FORCE_TSDA, MBS_FORCE_RSDA, MBS_FORCE_CONSTANT,
+                                         MBS_FORCE_TORQUE};
+    tap_ok(mbs_force_class_count() == 4, "four force classes");
+    int consistent = 1;
+    for (int i = 0; i < 4; ++i) {
+        const MbsForceClass *c = mbs_force_class_at(i);
+        consistent &= c && !strcmp(c->name, names[i]) && c->type == types[i] &&
+                      mbs_force_class(types[i]) == c && mbs_force_class_by_name(names[i]) == c &&
+                      c->nstates == 0 && c->evaluate && c->energy && c->power;
+        for (const MbsForceField *f = c ? c->fields : NULL; f && f->name; ++f)
+            consistent &= f->offset + sizeof(double) * (size_t)f->count <= sizeof(MbsForce) &&
+                          (f->count == 1 || f->count == 3) && f->unit && *f->unit;
+    }
+    tap_ok(consistent, "classes found by index, type and name; fields inside MbsForce with units");
+    tap_ok(!mbs_force_class_by_name("impulse") && !mbs_force_class_at(4),
+           "no class for an unknown kind");
+    char list[128];
+    mbs_force_class_list(list, sizeof list);
+    tap_ok(!strcmp(list, "tsda, rsda, force or torque"), "kinds listed for messages: %s", list);
+}
+
+/* Law level: line and joint outputs are -dV/dx for the conservative part, the power is the
+ * output of the rest times the rate; point and body elements report f.v and n.w. */
+static void check_laws(void)
+{
+    MbsForce tsda = {.type = MBS_FORCE_TSDA, .stiffness = 30, .damping = 1.5,
+                     .natural_length = 0.8, .preload = 2.0};
+    MbsForce rsda = {.type = MBS_FORCE_RSDA, .stiffness = 7, .damping = 0.4, .rest_angle = 0.3};
+    const MbsForce *elastic[2] = {&tsda, &rsda};
+    for (int e = 0; e < 2; ++e) {
+        const MbsForce *f = elastic[e];
+        const MbsForceClass *c = mbs_force_class(f->type);
+        MbsForceInput in = {.value = 1.37, .rate = -0.6}, at0 = {.value = 1.37, .rate = 0.0};
+        MbsForceOutput out, out0;
+        c->evaluate(f, &in, &out);
+        c->evaluate(f, &at0, &out0);
+        double h = 1e-6;
+        MbsForceInput plus = {.value = in.value + h}, minus = {.value = in.value - h};
+        double dV = (c->energy(f, &plus) - c->energy(f, &minus)) / (2 * h);
+        /* Line: the tension pulls the points together, so it is +dV/dl; joint: -dV/dq. */
+        double conservative = c->geometry == MBS_FORCE_ON_LINE ? out0.tension : -out0.generalized;
+        tap_close(conservative, dV, 1e-7 * (1 + fabs(dV)), "%s: conservative output = dV/dx",
+                  c->name);
+        double dissipative = c->geometry == MBS_FORCE_ON_LINE ? -(out.tension - out0.tension)
+                                                               : out.generalized - out0.generalized;
+        tap_close(c->power(f, &in), dissipative * in.rate, 1e-14,
+                  "%s: power = damping output x rate (%g)", c->name, c->power(f, &in));
+        tap_ok(c->power(f, &in) < 0, "%s: damping dissipates", c->name);
+    }
+    MbsForce push = {.type = MBS_FORCE_CONSTANT, .vector = {1.0, -2.0, 0.5}};
+    MbsForce turn = {.type = MBS_FORCE_TORQUE, .vector = {0.3, 0.7, -1.1}};
+    MbsForceInput in = {.v = {0.2, 0.1, -0.4}, .omega = {-1.0, 0.5, 2.0}};
+    MbsForceOutput out;
+    const MbsForceClass *cp = mbs_force_class(push.type), *ct = mbs_force_class(turn.type);
+    cp->evaluate(&push, &in, &out);
+    tap_ok(!memcmp(out.vector, push.vector, sizeof out.vector) && cp->energy(&push, &in) == 0.0,
+           "constant force: the vector, no potential");
+    tap_close(cp->power(&push, &in), 1.0 * 0.2 - 2.0 * 0.1 + 0.5 * -0.4, 1e-15,
+              "constant force: power f.v");
+    ct->evaluate(&turn, &in, &out);
+    tap_ok(!memcmp(out.vector, turn.vector, sizeof out.vector), "torque: the vector");
+    tap_close(ct->power(&turn, &in), -0.3 + 0.35 - 2.2, 1e-15, "torque: power n.w");
+}
+
+/* ---- one element on an open chain, relative coordinates ---------------------------------- */
+
+/* Ground - revolute O (x) - bar1 (O..A) - spherical A - bar2 (A..B): 4 coordinates, no loop,
+ * no gravity, so all generalized forces besides inertia come from the element. */
+static MbsModel *chain(const MbsForce *element)
+{
+    MbsError err = {0};
+    MbsModel *m = mbs_model_new("chain");
+    int g = mbs_model_add_ground(m, "ground", &err);
+    double O[3] = {0, 0, 0}, A[3] = {0, 0.2, 1.0}, B[3] = {0.3, 0.9, 1.4};
+    int b1 = add_bar(m, "bar1", O, A, 1.0, &err), b2 = add_bar(m, "bar2", A, B, 2.0, &err);
+    die_on(mbs_model_add_point(m, g, "S", (double[3]){0.5, 1.5, 0.2}, &err), &err);
+    die_on(mbs_model_add_joint(m, "O", MBS_JOINT_REVOLUTE, g, b1, O, X_AXIS, &err), &err);
+    die_on(mbs_model_add_joint(m, "A", MBS_JOINT_SPHERICAL, b1, b2, A, X_AXIS, &err), &err);
+    if (element) {
+        MbsForce f = *element;
+        f.body1 = f.type == MBS_FORCE_TSDA ? g : b2;
+        f.body2 = b2;
+        f.joint = 0;
+        die_on(mbs_model_add_force(m, &f, &err), &err);
+    }
+    die_on(mbs_model_compile(m, &err), &err);
+    return m;
+}
+
+typedef struct {
+    MbsModel *m;
+    MbsKinematics k;
+    MbsDynamics d;
+} Chain;
+
+static void q_and_energy(Chain *c, const double *z, const double *zd, double *Q, MbsEnergy *e)
+{
+    mbs_kinematics_positions(c->m, &c->k, z);
+    mbs_kinematics_velocities(c->m, &c->k, zd);
+    if (Q)
+        mbs_dynamics_forces(c->m, &c->k, &c->d, z, zd, Q);
+    if (e)
+        mbs_energy_eval(c->m, &c->k, z, zd, e);
+}
+
+static void check_element_on_chain(const MbsForce *element)
+{
+    const MbsForceClass *cls = mbs_force_class(element->type);
+    Chain with = {.m = chain(element)}, without = {.m = chain(NULL)};
+    mbs_kinematics_init(&with.k, with.m), mbs_dynamics_init(&with.d, with.m);
+    mbs_kinematics_init(&without.k, without.m), mbs_dynamics_init(&without.d, without.m);
+    int n = mbs_model_ncoords(with.m);
+    double z[4] = {0.3, -0.2, 0.5, 0.1}, zd[4] = {0.7, 0.4, -0.9, 1.1}, zero[4] = {0};
+    double Qw[4], Qo[4], Qel[4];
+    MbsEnergy e;
+    /* Elastic forces: Q_el(z, 0) = -dV/dz, coordinate by coordinate. */
+    q_and_energy(&with, z, zero, Qw, NULL);
+    q_and_energy(&without, z, zero, Qo, NULL);
+    double worst = 0.0, h = 1e-6;
+    for (int i = 0; i < n; ++i) {
+        double zp[4], zm[4];
+        MbsEnergy ep, em;
+        memcpy(zp, z, sizeof zp), memcpy(zm, z, sizeof zm);
+        zp[i] += h, zm[i] -= h;
+        q_and_energy(&with, zp, zero, NULL, &ep);
+        q_and_energy(&with, zm, zero, NULL, &em);
+        double dV = (ep.potential_elastic - em.potential_elastic) / (2 * h);
+        /* Point and body elements have no potential: their Q is checked through the power. */
+        if (cls->geometry == MBS_FORCE_ON_LINE || cls->geometry == MBS_FORCE_ON_JOINT)
+            worst = fmax(worst, fabs(Qw[i] - Qo[i] + dV));
+    }
+    if (cls->geometry == MBS_FORCE_ON_LINE || cls->geometry == MBS_FORCE_ON_JOINT)
+        tap_below(worst, 1e-6, "%s on a chain: elastic generalized forces = -dV/dz", cls->name);
+    /* With velocities: Q_el . zd = -dV/dt + power. */
+    q_and_energy(&with, z, zd, Qw, &e);
+    q_and_energy(&without, z, zd, Qo, NULL);
+    double Pq = 0.0;
+    for (int i = 0; i < n; ++i)
+        Qel[i] = Qw[i] - Qo[i], Pq += Qel[i] * zd[i];
+    double zp[4], zm[4];
+    MbsEnergy ep, em;
+    for (int i = 0; i < n; ++i)
+        zp[i] = z[i] + h * zd[i], zm[i] = z[i] - h * zd[i];
+    q_and_energy(&with, zp, zero, NULL, &ep);
+    q_and_energy(&with, zm, zero, NULL, &em);
+    double dVdt = (ep.potential_elastic - em.potential_elastic) / (2 * h);
+    tap_close(Pq, -dVdt + e.power_nonconservative, 1e-6 * (1 + fabs(Pq)),
+              "%s on a chain: Q_el.zd = -dV/dt + power (%.6g = %.6g + %.6g)", cls->name, Pq,
+              -dVdt, e.power_nonconservative);
+    tap_ok(fabs(Pq) > 1e-3 && (fabs(dVdt) > 1e-3 || cls->geometry == MBS_FORCE_AT_POINT ||
+                               cls->geometry == MBS_FORCE_ON_BODY),
+           "%s on a chain: the element does work and stores energy at this state", cls->name);
+    mbs_kinematics_free(&with.k), mbs_dynamics_free(&with.d);
+    mbs_kinematics_free(&without.k), mbs_dynamics_free(&without.d);
+    mbs_model_free(with.m);
+    mbs_model_free(without.m);
+}
+
+int main(void)
+{
+    check_registry();
+    check_laws();
+    const MbsForce elements[] = {
+        {.type = MBS_FORCE_TSDA, .stiffness = 30, .damping = 1.5, .natural_length = 0.8,
+         .preload = 2.0, .point1 = {0.5, 1.5, 0.2}, .point2 = {0.3, 0.9, 1.4}},
+        {.type = MBS_FORCE_RSDA, .stiffness = 7, .damping = 0.4, .rest_angle = -0.25},
+        {.type = MBS_FORCE_CONSTANT, .point1 = {0.3, 0.9, 1.4}, .vector = {1.0, -2.0, 0.5}},
+        {.type = MBS_FORCE_TORQUE, .vector = {0.3, 0.7, -1.1}},
+    };
+    for (size_t i = 0; i < sizeof elements / sizeof elements[0]; ++i)
+        check_element_on_chain(&elements[i]);
+    return tap_done();
+}

@@ -1,0 +1,101 @@
+/* EslRunBrowser (ui/esl-run-browser.c): lists the runs of a project newest first with their
+ * status, reports the selected runs' ids, and says "selection-changed" for the user's
+ * selections but not while it refills itself. Needs a display (xvfb-run). */
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+#include <string.h>
+
+#include "esl-run-browser.h"
+#include "tap.h"
+
+static GtkWidget *find_list(GtkWidget *widget)
+{
+    if (GTK_IS_LIST_BOX(widget))
+        return widget;
+    for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c)) {
+        GtkWidget *found = find_list(c);
+        if (found)
+            return found;
+    }
+    return NULL;
+}
+
+static int count_rows(GtkWidget *list)
+{
+    int n = 0;
+    for (GtkWidget *c = gtk_widget_get_first_child(list); c; c = gtk_widget_get_next_sibling(c))
+        n += GTK_IS_LIST_BOX_ROW(c);
+    return n;
+}
+
+static const char *row_text(GtkWidget *list, int i)
+{
+    GtkListBoxRow *row = gtk_list_box_get_row_at_index(GTK_LIST_BOX(list), i);
+    return row ? gtk_label_get_text(GTK_LABEL(gtk_list_box_row_get_child(row))) : "";
+}
+
+static void on_selection_changed(EslRunBrowser *browser, int *count)
+{
+    (void)browser;
+    (*count)++;
+}
+
+static gint64 add_run(EslProject *project, EslRunStatus status, const char *message)
+{
+    EslRunRequest request = {.model_name = "four-bar-spatial", .formulation = "penalty"};
+    gint64 id = esl_project_begin_run(project, &request, NULL);
+    esl_project_finish_run(project, id, status, message, NULL, 0.5, NULL);
+    return id;
+}
+
+int main(void)
+{
+    gtk_init();
+    g_autofree char *dir = g_dir_make_tmp("eslabon-run-browser-XXXXXX", NULL);
+    g_autofree char *path = g_build_filename(dir, "runs.eslabon", NULL);
+    g_autoptr(GError) error = NULL;
+    EslProject *project = esl_project_open(path, TRUE, &error);
+    tap_ok(project != NULL, "project created");
+    gint64 first = add_run(project, ESL_RUN_FINISHED, NULL);
+    gint64 failed = add_run(project, ESL_RUN_FAILED, "Newton did not converge");
+    gint64 last = add_run(project, ESL_RUN_FINISHED, NULL);
+
+    EslRunBrowser *browser = g_object_ref_sink(g_object_new(ESL_TYPE_RUN_BROWSER, NULL));
+    int changes = 0;
+    g_signal_connect(browser, "selection-changed", G_CALLBACK(on_selection_changed), &changes);
+    GtkWidget *list = find_list(GTK_WIDGET(browser));
+    tap_ok(list != NULL, "the browser has a list");
+    tap_ok(esl_run_browser_fill(browser, project, &error), "the runs are listed");
+    tap_ok(count_rows(list) == 3, "one row per run (%d)", count_rows(list));
+    g_autofree char *newest = g_strdup_printf("#%" G_GINT64_FORMAT " ", last);
+    g_autofree char *oldest = g_strdup_printf("#%" G_GINT64_FORMAT " ", first);
+    tap_ok(strstr(row_text(list, 0), newest) && strstr(row_text(list, 2), oldest),
+           "newest first: %s", row_text(list, 0));
+    tap_ok(strstr(row_text(list, 1), "failed") != NULL, "the failed run says so: %s",
+           row_text(list, 1));
+    tap_ok(g_str_equal(esl_run_status_label(ESL_RUN_INTERRUPTED), "interrupted"),
+           "status label of an interrupted run");
+
+    for (int i = 0; i < 2; i++)
+        gtk_list_box_select_row(GTK_LIST_BOX(list),
+                                gtk_list_box_get_row_at_index(GTK_LIST_BOX(list), i));
+    tap_ok(changes == 2, "each selection is reported (%d)", changes);
+    g_autoptr(GArray) ids = esl_run_browser_get_selected(browser);
+    tap_ok(ids->len == 2 && g_array_index(ids, gint64, 0) == last &&
+               g_array_index(ids, gint64, 1) == failed,
+           "the selected runs' ids, in the order of the list");
+
+    changes = 0;
+    tap_ok(esl_run_browser_fill(browser, project, &error) && count_rows(list) == 3 && changes == 0,
+           "refilling drops the selection without reporting it (%d)", changes);
+    g_autoptr(GArray) none = esl_run_browser_get_selected(browser);
+    tap_ok(none->len == 0, "nothing is selected after a refill");
+    tap_ok(esl_run_browser_fill(browser, NULL, &error) && count_rows(list) == 0,
+           "no project: no runs");
+
+    g_object_unref(browser);
+    esl_project_close(project);
+    g_unlink(path);
+    g_rmdir(dir);
+    return tap_done();
+}

@@ -1,0 +1,141 @@
+/* The window's actions and shortcuts (the GtkApplication in ui/esl-application.c sets the
+ * accelerators, the window and its parts install the actions): every shortcut keeps its key,
+ * every action it names exists on the window or the application, and the playback toggle is
+ * a boolean state that refuses to play with nothing to play. Needs a display (xvfb-run). */
+#include <gtk/gtk.h>
+
+#include "esl-application.h"
+#include "esl-window.h"
+#include "tap.h"
+
+static const struct {
+    const char *action, *accel;
+} shortcuts[] = {
+    {"app.quit", "<Control>q"},
+    {"win.open-model", "<Control>o"},
+    {"win.new-project", "<Control>n"},
+    {"win.open-project", "<Shift><Control>o"},
+    {"win.save-project", "<Control>s"},
+    {"win.show-gallery", "<Control>g"},
+    {"win.run", "F5"},
+    {"win.pause", "F6"},
+    {"win.stop", "<Shift>F5"},
+    {"win.playback", "<Control>p"},
+    {"win.fit-view", "<Control>f"},
+    {"win.view::iso", "<Control>1"},
+    {"win.view::front", "<Control>2"},
+    {"win.view::side", "<Control>3"},
+    {"win.view::top", "<Control>4"},
+    {"win.show-frames", "<Control>b"},
+    {"win.export-view", "<Control>e"},
+};
+
+/* Actions of the menus and buttons without a shortcut. */
+static const char *const other_actions[] = {"win.save-model", "win.open-recent", "win.show-grid",
+                                            "app.about"};
+
+static gboolean window_has_action(GtkWidget *window, const char *name)
+{
+    if (g_action_group_has_action(G_ACTION_GROUP(window), name))
+        return TRUE;
+    g_autofree char *full = g_strconcat("win.", name, NULL);
+    GType owner;
+    const char *class_name, *property;
+    const GVariantType *parameter;
+    for (guint i = 0; gtk_widget_class_query_action(GTK_WIDGET_GET_CLASS(window), i, &owner,
+                                                    &class_name, &parameter, &property);
+         i++)
+        if (g_str_equal(class_name, full))
+            return TRUE;
+    return FALSE;
+}
+
+static gboolean has_action(GtkApplication *app, GtkWidget *window, const char *detailed)
+{
+    g_autofree char *name = NULL;
+    g_autoptr(GVariant) target = NULL;
+    if (!g_action_parse_detailed_name(detailed, &name, &target, NULL))
+        return FALSE;
+    if (g_str_has_prefix(name, "app."))
+        return g_action_group_has_action(G_ACTION_GROUP(app), name + 4);
+    return g_str_has_prefix(name, "win.") && window_has_action(window, name + 4);
+}
+
+/* Activate the window's shortcut for this key as a key press would; FALSE when there is none or
+ * its action is not found. */
+static gboolean press(GtkWidget *window, const char *accel)
+{
+    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers(window);
+    for (guint i = 0; i < g_list_model_get_n_items(controllers); i++) {
+        g_autoptr(GObject) controller = g_list_model_get_item(controllers, i);
+        if (!GTK_IS_SHORTCUT_CONTROLLER(controller))
+            continue;
+        GListModel *shortcuts = G_LIST_MODEL(controller);
+        for (guint k = 0; k < g_list_model_get_n_items(shortcuts); k++) {
+            g_autoptr(GtkShortcut) shortcut = g_list_model_get_item(shortcuts, k);
+            g_autofree char *trigger =
+                gtk_shortcut_trigger_to_string(gtk_shortcut_get_trigger(shortcut));
+            if (g_str_equal(trigger, accel))
+                return gtk_shortcut_action_activate(gtk_shortcut_get_action(shortcut), 0, window,
+                                                    gtk_shortcut_get_arguments(shortcut));
+        }
+    }
+    return FALSE;
+}
+
+static void check(GtkApplication *app, gpointer data)
+{
+    (void)data;
+    GtkWidget *window = GTK_WIDGET(gtk_application_get_active_window(app));
+    tap_ok(window && ESL_IS_WINDOW(window), "the application opens an EslWindow");
+    for (size_t i = 0; i < G_N_ELEMENTS(shortcuts); i++) {
+        g_auto(GStrv) accels = gtk_application_get_accels_for_action(app, shortcuts[i].action);
+        tap_ok(accels[0] && g_str_equal(accels[0], shortcuts[i].accel), "%s is %s (got %s)",
+               shortcuts[i].action, shortcuts[i].accel, accels[0] ? accels[0] : "none");
+        tap_ok(has_action(app, window, shortcuts[i].action), "%s exists", shortcuts[i].action);
+    }
+    g_auto(GStrv) run = gtk_application_get_accels_for_action(app, "win.run");
+    tap_ok(g_strv_length(run) == 2 && g_str_equal(run[1], "<Control>r"),
+           "win.run is also <Control>r");
+    for (size_t i = 0; i < G_N_ELEMENTS(other_actions); i++)
+        tap_ok(has_action(app, window, other_actions[i]), "%s exists", other_actions[i]);
+    tap_ok(!has_action(app, window, "win.no-such-action"), "an unknown action is not found");
+
+    GActionGroup *group = G_ACTION_GROUP(window);
+    const GVariantType *type = g_action_group_get_action_state_type(group, "playback");
+    tap_ok(type && g_variant_type_equal(type, G_VARIANT_TYPE_BOOLEAN),
+           "win.playback has a boolean state");
+    g_action_group_change_action_state(group, "playback", g_variant_new_boolean(TRUE));
+    g_autoptr(GVariant) state = g_action_group_get_action_state(group, "playback");
+    tap_ok(state && !g_variant_get_boolean(state), "win.playback stays off with no run to play");
+    tap_ok(esl_window_set_playback_speed(ESL_WINDOW(window), 4.0) &&
+               !esl_window_set_playback_speed(ESL_WINDOW(window), 3.0),
+           "the speed menu offers 4x and not 3x");
+    g_autoptr(GError) error = NULL;
+    tap_ok(esl_window_load_model(ESL_WINDOW(window), "four-bar-spatial", &error),
+           "a bundled model loads");
+    /* Key presses reach the class actions (win.view, win.fit-view, win.show-gallery) and the
+     * toggles of the action map (win.show-frames). */
+    tap_ok(press(window, "<Control>4") && press(window, "<Control>f"),
+           "Ctrl+4 and Ctrl+F reach the window's view actions");
+    tap_ok(press(window, "<Control>b"), "Ctrl+B reaches win.show-frames");
+    g_autoptr(GVariant) frames = g_action_group_get_action_state(group, "show-frames");
+    tap_ok(frames && g_variant_get_boolean(frames), "Ctrl+B shows the body frames");
+    tap_ok(press(window, "<Control>g"), "Ctrl+G reaches win.show-gallery");
+    tap_ok(!press(window, "<Control><Shift>F12"), "a key without a shortcut reaches nothing");
+    g_autoptr(GVariant) grid = g_action_group_get_action_state(group, "show-grid");
+    tap_ok(grid && g_variant_get_boolean(grid), "the floor grid is shown by default");
+    g_application_quit(G_APPLICATION(app));
+}
+
+int main(void)
+{
+    g_autoptr(EslApplication) app = esl_application_new();
+    g_application_set_flags(G_APPLICATION(app),
+                            g_application_get_flags(G_APPLICATION(app)) |
+                                G_APPLICATION_NON_UNIQUE);
+    g_signal_connect_after(app, "activate", G_CALLBACK(check), NULL);
+    char *argv[] = {"test_window_actions", NULL};
+    g_application_run(G_APPLICATION(app), 1, argv);
+    return tap_done();
+}

@@ -1,0 +1,449 @@
+/* The model panel; see esl-model-panel.h. */
+#include "esl-model-panel.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#include "esl-model-edit.h"
+#include "esl-scene.h"
+
+struct _EslModelPanel {
+    GtkWidget parent_instance;
+    /* template */
+    GtkWidget *model_search, *model_list, *inspector_label, *inspector_fields;
+
+    const MbsModel *model; /* borrowed from the window */
+    const char *model_json;
+};
+
+G_DEFINE_FINAL_TYPE(EslModelPanel, esl_model_panel, GTK_TYPE_WIDGET)
+
+enum { SIGNAL_ELEMENT_SELECTED, SIGNAL_EDIT_FIELD, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+/* ---- model list --------------------------------------------------------------------------- */
+
+static void clear_list_box(GtkWidget *list)
+{
+    GtkWidget *child;
+    while ((child = gtk_widget_get_first_child(list)))
+        gtk_list_box_remove(GTK_LIST_BOX(list), child);
+}
+
+static void add_section(GtkWidget *list, const char *title, int count)
+{
+    g_autofree char *text = g_strdup_printf("%s (%d)", title, count);
+    GtkWidget *label = gtk_label_new(text);
+    gtk_label_set_xalign(GTK_LABEL(label), 0);
+    gtk_widget_add_css_class(label, "heading");
+    gtk_widget_set_margin_top(label, 8);
+    GtkWidget *row = gtk_list_box_row_new();
+    gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(row), label);
+    gtk_list_box_row_set_selectable(GTK_LIST_BOX_ROW(row), FALSE);
+    gtk_list_box_row_set_activatable(GTK_LIST_BOX_ROW(row), FALSE);
+    gtk_list_box_append(GTK_LIST_BOX(list), row);
+}
+
+static void add_element(GtkWidget *list, int source, int index, const char *name,
+                        const char *kind)
+{
+    g_autofree char *markup = g_markup_printf_escaped("%s  <span alpha=\"60%%\">%s</span>", name,
+                                                      kind);
+    GtkWidget *label = gtk_label_new(NULL);
+    gtk_label_set_markup(GTK_LABEL(label), markup);
+    gtk_label_set_xalign(GTK_LABEL(label), 0);
+    gtk_widget_set_margin_start(label, 12);
+    GtkWidget *row = gtk_list_box_row_new();
+    gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(row), label);
+    g_object_set_data(G_OBJECT(row), "source", GINT_TO_POINTER(source));
+    g_object_set_data(G_OBJECT(row), "index", GINT_TO_POINTER(index));
+    g_autofree char *text = g_strconcat(name, " ", kind, NULL);
+    g_object_set_data_full(G_OBJECT(row), "filter-text", g_utf8_casefold(text, -1), g_free);
+    gtk_list_box_append(GTK_LIST_BOX(list), row);
+}
+
+/* Rows of elements whose name or kind contains the search text; section headings stay. */
+static gboolean model_row_visible(GtkListBoxRow *row, gpointer data)
+{
+    EslModelPanel *self = data;
+    const char *text = g_object_get_data(G_OBJECT(row), "filter-text");
+    const char *search = gtk_editable_get_text(GTK_EDITABLE(self->model_search));
+    if (!text || !search || !*search)
+        return TRUE;
+    g_autofree char *folded = g_utf8_casefold(search, -1);
+    return strstr(text, folded) != NULL;
+}
+
+static void on_model_search_changed(GtkSearchEntry *entry, EslModelPanel *self)
+{
+    (void)entry;
+    gtk_list_box_invalidate_filter(GTK_LIST_BOX(self->model_list));
+}
+
+static const char *force_kind(MbsForceType t)
+{
+    switch (t) {
+    case MBS_FORCE_TSDA: return _("spring-damper");
+    case MBS_FORCE_RSDA: return _("rotational spring-damper");
+    case MBS_FORCE_CONSTANT: return _("constant force");
+    case MBS_FORCE_TORQUE: return _("constant torque");
+    }
+    return "?";
+}
+
+static const char *joint_kind(MbsJointType t)
+{
+    switch (t) {
+    case MBS_JOINT_REVOLUTE: return _("revolute");
+    case MBS_JOINT_PRISMATIC: return _("prismatic");
+    case MBS_JOINT_SPHERICAL: return _("spherical");
+    case MBS_JOINT_UNIVERSAL: return _("universal");
+    case MBS_JOINT_ROD: return _("rod");
+    case MBS_JOINT_TYPE_COUNT: break;
+    }
+    return "?";
+}
+
+static void fill_model_list(EslModelPanel *self)
+{
+    clear_list_box(self->model_list);
+    const MbsModel *m = self->model;
+    if (!m)
+        return;
+    add_section(self->model_list, _("Bodies"), m->nbodies);
+    for (int i = 0; i < m->nbodies; i++)
+        add_element(self->model_list, ESL_SOURCE_BODY, i, m->bodies[i].name,
+                    m->bodies[i].is_ground ? _("ground") : "");
+    add_section(self->model_list, _("Joints"), m->njoints);
+    for (int i = 0; i < m->njoints; i++)
+        add_element(self->model_list, ESL_SOURCE_JOINT, i, m->joints[i].name,
+                    joint_kind(m->joints[i].type));
+    add_section(self->model_list, _("Forces"), m->nforces);
+    for (int i = 0; i < m->nforces; i++)
+        add_element(self->model_list, ESL_SOURCE_FORCE, i, m->forces[i].name,
+                    force_kind(m->forces[i].type));
+    add_section(self->model_list, _("Parameters"), m->nparameters);
+    for (int i = 0; i < m->nparameters; i++) {
+        g_autofree char *value = g_strdup_printf("= %g", m->parameters[i].value);
+        add_element(self->model_list, ESL_MODEL_PANEL_PARAMETER, i, m->parameters[i].name, value);
+    }
+}
+
+static void append_vector(GString *s, const char *label, const double v[3], const char *unit)
+{
+    g_string_append_printf(s, "%s: (%.6g, %.6g, %.6g) %s\n", label, v[0], v[1], v[2], unit);
+}
+
+static char *describe_element(const MbsModel *m, int source, int index)
+{
+    GString *s = g_string_new(NULL);
+    if (source == ESL_SOURCE_BODY) {
+        const MbsBody *b = &m->bodies[index];
+        g_string_append_printf(s, _("Body %s%s\n\n"), b->name, b->is_ground ? _(" (ground)") : "");
+        if (!b->is_ground) {
+            g_string_append_printf(s, _("mass: %.6g kg\n"), b->mass);
+            append_vector(s, _("centre of mass"), b->com, "m");
+            g_string_append_printf(s, _("inertia about the centre of mass (kg·m²):\n"));
+            for (int r = 0; r < 3; r++)
+                g_string_append_printf(s, "  %10.4g %10.4g %10.4g\n", b->inertia[3 * r],
+                                       b->inertia[3 * r + 1], b->inertia[3 * r + 2]);
+        }
+        int npoints = 0;
+        for (int i = 0; i < m->npoints; i++)
+            if (m->points[i].body == index) {
+                if (npoints++ == 0)
+                    g_string_append(s, _("\npoints (drawn configuration):\n"));
+                g_string_append_printf(s, "  %s: (%.6g, %.6g, %.6g) m\n", m->points[i].name,
+                                       m->points[i].pos[0], m->points[i].pos[1],
+                                       m->points[i].pos[2]);
+            }
+    } else if (source == ESL_SOURCE_JOINT) {
+        const MbsJoint *j = &m->joints[index];
+        g_string_append_printf(s, _("Joint %s (%s)\n\n"), j->name, joint_kind(j->type));
+        g_string_append_printf(s, _("bodies: %s → %s\n"), m->bodies[j->body1].name,
+                               m->bodies[j->body2].name);
+        append_vector(s, _("point"), j->point1, "m");
+        if (j->type == MBS_JOINT_ROD) {
+            append_vector(s, _("point 2"), j->point2, "m");
+            g_string_append_printf(s, _("length: %.6g m\n"), j->length);
+        }
+        if (j->type == MBS_JOINT_REVOLUTE || j->type == MBS_JOINT_PRISMATIC ||
+            j->type == MBS_JOINT_UNIVERSAL)
+            append_vector(s, _("axis"), j->axis1, "");
+        if (j->type == MBS_JOINT_UNIVERSAL)
+            append_vector(s, _("axis 2"), j->axis2, "");
+        if (j->driven)
+            g_string_append(s, _("driven: its coordinate follows a function of time\n"));
+    } else if (source == ESL_SOURCE_FORCE) {
+        const MbsForce *f = &m->forces[index];
+        g_string_append_printf(s, _("Force %s (%s)\n\n"), f->name, force_kind(f->type));
+        if (f->type == MBS_FORCE_TSDA) {
+            g_string_append_printf(s, _("between %s and %s\n"), m->bodies[f->body1].name,
+                                   m->bodies[f->body2].name);
+            append_vector(s, _("point 1"), f->point1, "m");
+            append_vector(s, _("point 2"), f->point2, "m");
+            g_string_append_printf(s,
+                                   _("stiffness: %.6g N/m\ndamping: %.6g N·s/m\nnatural "
+                                     "length: %.6g m\npreload: %.6g N\n"),
+                                   f->stiffness, f->damping, f->natural_length, f->preload);
+        } else if (f->type == MBS_FORCE_RSDA) {
+            g_string_append_printf(s,
+                                   _("on joint %s\nstiffness: %.6g N·m/rad\ndamping: %.6g "
+                                     "N·m·s/rad\nrest angle: %.6g rad\n"),
+                                   m->joints[f->joint].name, f->stiffness, f->damping,
+                                   f->rest_angle);
+        } else {
+            g_string_append_printf(s, _("on body %s\n"), m->bodies[f->body1].name);
+            append_vector(s, f->type == MBS_FORCE_TORQUE ? _("torque") : _("force"), f->vector,
+                          f->type == MBS_FORCE_TORQUE ? "N·m" : "N");
+        }
+    } else if (source == ESL_MODEL_PANEL_PARAMETER) {
+        g_string_append_printf(s, _("Parameter %s = %.10g\n"), m->parameters[index].name,
+                               m->parameters[index].value);
+    }
+    return g_string_free(s, FALSE);
+}
+
+/* ---- inspector ---------------------------------------------------------------------------- */
+
+static const char *axis_name(int k)
+{
+    return k == 0 ? "x" : k == 1 ? "y" : "z";
+}
+
+/* Label of an editable number, with its unit. */
+static char *field_label(const MbsModel *m, int source, int index, const EslModelField *f)
+{
+    const char *k = f->key;
+    gboolean rotational = source == ESL_SOURCE_FORCE && m->forces[index].type == MBS_FORCE_RSDA;
+    if (g_str_equal(k, "mass"))
+        return g_strdup(_("mass (kg)"));
+    if (g_str_equal(k, "points"))
+        return g_strdup_printf(_("point %s, %s (m)"), f->sub, axis_name(f->component));
+    if (g_str_equal(k, "stiffness"))
+        return g_strdup(rotational ? _("stiffness (N·m/rad)") : _("stiffness (N/m)"));
+    if (g_str_equal(k, "damping"))
+        return g_strdup(rotational ? _("damping (N·m·s/rad)") : _("damping (N·s/m)"));
+    if (g_str_equal(k, "length"))
+        return g_strdup(_("length (m)"));
+    if (g_str_equal(k, "natural_length"))
+        return g_strdup(_("natural length (m)"));
+    if (g_str_equal(k, "preload"))
+        return g_strdup(_("preload (N)"));
+    if (g_str_equal(k, "rest_angle"))
+        return g_strdup(_("rest angle (rad)"));
+    if (g_str_equal(k, "vector"))
+        return m->forces[index].type == MBS_FORCE_TORQUE
+                   ? g_strdup_printf(_("torque, %s (N·m)"), axis_name(f->component))
+                   : g_strdup_printf(_("force, %s (N)"), axis_name(f->component));
+    if (g_str_equal(k, "position") || g_str_equal(k, "velocity")) {
+        gboolean linear = m->joints[index].type == MBS_JOINT_PRISMATIC;
+        gboolean velocity = g_str_equal(k, "velocity");
+        const char *unit = velocity ? (linear ? "m/s" : "rad/s") : (linear ? "m" : "rad");
+        return g_strdup_printf(velocity ? _("initial velocity %d (%s)")
+                                        : _("initial position %d (%s)"),
+                               f->coordinate + 1, unit);
+    }
+    return g_strdup(_("value"));
+}
+
+static EslElementKind element_kind(int source)
+{
+    return source == ESL_SOURCE_BODY    ? ESL_ELEMENT_BODY
+           : source == ESL_SOURCE_JOINT ? ESL_ELEMENT_JOINT
+           : source == ESL_SOURCE_FORCE ? ESL_ELEMENT_FORCE
+                                        : ESL_ELEMENT_PARAMETER;
+}
+
+/* Enter in a field: the edit, or its error under the field (the model then stays as it was). */
+static void on_field_activate(GtkEntry *entry, EslModelPanel *self)
+{
+    GtkWidget *error_label = g_object_get_data(G_OBJECT(entry), "error-label");
+    /* Copies: the entry is replaced when the inspector is rebuilt after the edit. */
+    g_autofree char *path = g_strdup(g_object_get_data(G_OBJECT(entry), "path"));
+    g_autofree char *label = g_strdup(g_object_get_data(G_OBJECT(entry), "label"));
+    const char *text = gtk_editable_get_text(GTK_EDITABLE(entry));
+    /* Numbers are shown with a decimal point; a decimal comma is accepted too. */
+    g_autofree char *number = g_strdelimit(g_strdup(text), ",", '.');
+    char *end = NULL;
+    double value = g_ascii_strtod(number, &end);
+    g_autoptr(GError) error = NULL;
+    gboolean ok = FALSE;
+    if (end == number || *g_strchug(end) || !isfinite(value)) {
+        g_set_error(&error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("“%s” is not a number."),
+                    text);
+    } else {
+        g_signal_emit(self, signals[SIGNAL_EDIT_FIELD], 0, path, label, value, &error, &ok);
+    }
+    if (!ok) {
+        gtk_label_set_text(GTK_LABEL(error_label), error ? error->message : "");
+        gtk_widget_set_visible(error_label, TRUE);
+        gtk_widget_add_css_class(GTK_WIDGET(entry), "error");
+    }
+}
+
+static void on_field_changed(GtkEditable *editable, gpointer data)
+{
+    (void)data;
+    GtkWidget *error_label = g_object_get_data(G_OBJECT(editable), "error-label");
+    gtk_widget_set_visible(error_label, FALSE);
+    gtk_widget_remove_css_class(GTK_WIDGET(editable), "error");
+}
+
+static void fill_inspector_fields(EslModelPanel *self, int source, int index)
+{
+    GtkWidget *child;
+    while ((child = gtk_widget_get_first_child(self->inspector_fields)))
+        gtk_grid_remove(GTK_GRID(self->inspector_fields), child);
+    if (!self->model || !self->model_json || source < 0)
+        return;
+    g_autoptr(GPtrArray) fields =
+        esl_model_edit_fields(self->model, self->model_json, element_kind(source), index);
+    int row = 0;
+    if (fields->len > 0) {
+        GtkWidget *hint = gtk_label_new(_("Edit a number and press Enter: the model is rebuilt "
+                                          "and re-assembled."));
+        gtk_label_set_wrap(GTK_LABEL(hint), TRUE);
+        gtk_label_set_xalign(GTK_LABEL(hint), 0);
+        gtk_widget_add_css_class(hint, "dim-label");
+        gtk_widget_add_css_class(hint, "caption");
+        gtk_grid_attach(GTK_GRID(self->inspector_fields), hint, 0, row++, 2, 1);
+    }
+    for (guint i = 0; i < fields->len; i++) {
+        const EslModelField *f = fields->pdata[i];
+        g_autofree char *label_text = field_label(self->model, source, index, f);
+        GtkWidget *label = gtk_label_new(label_text);
+        gtk_label_set_xalign(GTK_LABEL(label), 0);
+        GtkWidget *entry = gtk_entry_new();
+        char value[G_ASCII_DTOSTR_BUF_SIZE];
+        gtk_editable_set_text(GTK_EDITABLE(entry),
+                              g_ascii_formatd(value, sizeof value, "%.10g", f->value));
+        gtk_editable_set_width_chars(GTK_EDITABLE(entry), 10);
+        gtk_widget_set_hexpand(entry, TRUE);
+        gtk_widget_add_css_class(entry, "numeric");
+        if (f->expression) {
+            g_autofree char *tip = g_strdup_printf(
+                _("The file gives this value as the expression “%s”; a number typed here "
+                  "replaces it."),
+                f->expression);
+            gtk_widget_set_tooltip_text(entry, tip);
+        }
+        GtkWidget *error_label = gtk_label_new(NULL);
+        gtk_label_set_wrap(GTK_LABEL(error_label), TRUE);
+        gtk_label_set_xalign(GTK_LABEL(error_label), 0);
+        gtk_label_set_selectable(GTK_LABEL(error_label), TRUE);
+        gtk_widget_add_css_class(error_label, "error");
+        gtk_widget_add_css_class(error_label, "caption");
+        gtk_widget_set_visible(error_label, FALSE);
+        g_object_set_data_full(G_OBJECT(entry), "path", g_strdup(f->path), g_free);
+        g_object_set_data_full(G_OBJECT(entry), "label", g_strdup(label_text), g_free);
+        g_object_set_data(G_OBJECT(entry), "source", GINT_TO_POINTER(source));
+        g_object_set_data(G_OBJECT(entry), "index", GINT_TO_POINTER(index));
+        g_object_set_data(G_OBJECT(entry), "error-label", error_label);
+        g_signal_connect(entry, "activate", G_CALLBACK(on_field_activate), self);
+        g_signal_connect(entry, "changed", G_CALLBACK(on_field_changed), NULL);
+        gtk_grid_attach(GTK_GRID(self->inspector_fields), label, 0, row, 1, 1);
+        gtk_grid_attach(GTK_GRID(self->inspector_fields), entry, 1, row++, 1, 1);
+        gtk_grid_attach(GTK_GRID(self->inspector_fields), error_label, 0, row++, 2, 1);
+    }
+}
+
+static void on_model_row_selected(GtkListBox *list, GtkListBoxRow *row, EslModelPanel *self)
+{
+    (void)list;
+    if (!self->model)
+        return;
+    if (!row) {
+        fill_inspector_fields(self, -1, -1);
+        g_signal_emit(self, signals[SIGNAL_ELEMENT_SELECTED], 0, -1, -1);
+        return;
+    }
+    int source = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(row), "source"));
+    int index = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(row), "index"));
+    g_autofree char *text = describe_element(self->model, source, index);
+    gtk_label_set_text(GTK_LABEL(self->inspector_label), text);
+    fill_inspector_fields(self, source, index);
+    g_signal_emit(self, signals[SIGNAL_ELEMENT_SELECTED], 0, source, index);
+}
+
+void esl_model_panel_set_model(EslModelPanel *self, const MbsModel *model, const char *json)
+{
+    self->model = model;
+    self->model_json = json;
+    fill_model_list(self);
+    gtk_label_set_text(GTK_LABEL(self->inspector_label),
+                       _("Select a body, joint, force or parameter (in the list or in the 3D "
+                         "view) to inspect it."));
+    fill_inspector_fields(self, -1, -1);
+}
+
+void esl_model_panel_select(EslModelPanel *self, int source, int index)
+{
+    if (source < 0) {
+        gtk_list_box_unselect_all(GTK_LIST_BOX(self->model_list));
+        return;
+    }
+    for (GtkWidget *row = gtk_widget_get_first_child(self->model_list); row;
+         row = gtk_widget_get_next_sibling(row)) {
+        if (GPOINTER_TO_INT(g_object_get_data(G_OBJECT(row), "source")) == source &&
+            GPOINTER_TO_INT(g_object_get_data(G_OBJECT(row), "index")) == index &&
+            gtk_list_box_row_get_selectable(GTK_LIST_BOX_ROW(row))) {
+            gtk_list_box_select_row(GTK_LIST_BOX(self->model_list), GTK_LIST_BOX_ROW(row));
+            GtkWidget *notebook = gtk_widget_get_ancestor(GTK_WIDGET(self), GTK_TYPE_NOTEBOOK);
+            if (notebook)
+                gtk_notebook_set_current_page(GTK_NOTEBOOK(notebook), 0);
+            return;
+        }
+    }
+}
+
+gboolean esl_model_panel_get_selected(EslModelPanel *self, int *source, int *index)
+{
+    GtkListBoxRow *row = gtk_list_box_get_selected_row(GTK_LIST_BOX(self->model_list));
+    *source = row ? GPOINTER_TO_INT(g_object_get_data(G_OBJECT(row), "source")) : -1;
+    *index = row ? GPOINTER_TO_INT(g_object_get_data(G_OBJECT(row), "index")) : -1;
+    return row != NULL;
+}
+
+void esl_model_panel_set_editable(EslModelPanel *self, gboolean editable)
+{
+    gtk_widget_set_sensitive(self->inspector_fields, editable);
+}
+
+static void esl_model_panel_dispose(GObject *object)
+{
+    gtk_widget_dispose_template(GTK_WIDGET(object), ESL_TYPE_MODEL_PANEL);
+    G_OBJECT_CLASS(esl_model_panel_parent_class)->dispose(object);
+}
+
+static void esl_model_panel_class_init(EslModelPanelClass *klass)
+{
+    GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+    G_OBJECT_CLASS(klass)->dispose = esl_model_panel_dispose;
+    gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+    gtk_widget_class_set_css_name(widget_class, "eslmodelpanel");
+    gtk_widget_class_set_template_from_resource(widget_class,
+                                                "/org/eslabon/Eslabon/ui/esl-model-panel.ui");
+#define CHILD(name) gtk_widget_class_bind_template_child(widget_class, EslModelPanel, name)
+    CHILD(model_search);
+    CHILD(model_list);
+    CHILD(inspector_label);
+    CHILD(inspector_fields);
+#undef CHILD
+    gtk_widget_class_bind_template_callback(widget_class, on_model_search_changed);
+    gtk_widget_class_bind_template_callback(widget_class, on_model_row_selected);
+    signals[SIGNAL_ELEMENT_SELECTED] =
+        g_signal_new("element-selected", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                     NULL, NULL, G_TYPE_NONE, 2, G_TYPE_INT, G_TYPE_INT);
+    signals[SIGNAL_EDIT_FIELD] =
+        g_signal_new("edit-field", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
+                     g_signal_accumulator_first_wins, NULL, NULL, G_TYPE_BOOLEAN, 4,
+                     G_TYPE_STRING, G_TYPE_STRING, G_TYPE_DOUBLE, G_TYPE_POINTER);
+}
+
+static void esl_model_panel_init(EslModelPanel *self)
+{
+    gtk_widget_init_template(GTK_WIDGET(self));
+    gtk_list_box_set_filter_func(GTK_LIST_BOX(self->model_list), model_row_visible, self, NULL);
+}

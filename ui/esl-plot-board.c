@@ -1,0 +1,165 @@
+/* The plot board; see esl-plot-board.h. */
+#include "esl-plot-board.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "esl-plot.h"
+
+struct _EslPlotBoard {
+    GtkWidget parent_instance;
+    GtkWidget *plot_grid; /* template */
+    EslPlot *plot_energy, *plot_drift, *plot_constraints, *plot_timing, *plot_newton;
+    double energy0; /* total energy of the single run's first sample */
+};
+
+G_DEFINE_FINAL_TYPE(EslPlotBoard, esl_plot_board, GTK_TYPE_WIDGET)
+
+enum { SIGNAL_CURSOR_MOVED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+static const GdkRGBA palette[] = {
+    {0.16, 0.42, 0.80, 1}, {0.90, 0.45, 0.10, 1}, {0.20, 0.63, 0.30, 1}, {0.75, 0.20, 0.25, 1},
+    {0.50, 0.35, 0.75, 1}, {0.10, 0.60, 0.65, 1}, {0.55, 0.45, 0.30, 1}, {0.35, 0.35, 0.38, 1},
+};
+
+void esl_plot_board_clear(EslPlotBoard *self)
+{
+    esl_plot_clear(self->plot_energy);
+    esl_plot_clear(self->plot_drift);
+    esl_plot_clear(self->plot_constraints);
+    esl_plot_clear(self->plot_timing);
+    esl_plot_clear(self->plot_newton);
+}
+
+/* Series of one run, in the order esl_plot_board_append uses them. */
+void esl_plot_board_prepare_single(EslPlotBoard *self)
+{
+    esl_plot_board_clear(self);
+    self->energy0 = NAN;
+    esl_plot_add_series(self->plot_energy, _("kinetic"), &palette[0], FALSE);
+    esl_plot_add_series(self->plot_energy, _("gravity potential"), &palette[1], FALSE);
+    esl_plot_add_series(self->plot_energy, _("elastic potential"), &palette[2], FALSE);
+    esl_plot_add_series(self->plot_energy, _("non-conservative work"), &palette[4], FALSE);
+    esl_plot_add_series(self->plot_energy, _("total"), &palette[7], FALSE);
+    esl_plot_add_series(self->plot_drift, _("|E − E₀|"), &palette[3], FALSE);
+    esl_plot_add_series(self->plot_constraints, "‖Φ‖", &palette[0], FALSE);
+    esl_plot_add_series(self->plot_constraints, "‖dΦ/dt‖", &palette[1], FALSE);
+    esl_plot_add_series(self->plot_constraints, "‖d²Φ/dt²‖", &palette[2], FALSE);
+    esl_plot_add_series(self->plot_timing, _("dynamics"), &palette[0], FALSE);
+    esl_plot_add_series(self->plot_timing, _("Jacobian"), &palette[1], FALSE);
+    esl_plot_add_series(self->plot_timing, _("factorization"), &palette[2], FALSE);
+    esl_plot_add_series(self->plot_timing, _("projection"), &palette[4], FALSE);
+    esl_plot_add_series(self->plot_timing, _("whole step"), &palette[7], FALSE);
+    esl_plot_add_series(self->plot_newton, _("Newton iterations"), &palette[0], FALSE);
+    esl_plot_add_series(self->plot_newton, _("Jacobian evaluations"), &palette[1], FALSE);
+}
+
+void esl_plot_board_append(EslPlotBoard *self, const MbsMonitors *m)
+{
+    double t = m->time;
+    if (!isfinite(self->energy0))
+        self->energy0 = m->total;
+    esl_plot_append(self->plot_energy, 0, t, m->kinetic);
+    esl_plot_append(self->plot_energy, 1, t, m->potential_gravity);
+    esl_plot_append(self->plot_energy, 2, t, m->potential_elastic);
+    esl_plot_append(self->plot_energy, 3, t, m->work_nonconservative);
+    esl_plot_append(self->plot_energy, 4, t, m->total);
+    esl_plot_append(self->plot_drift, 0, t, fabs(m->total - self->energy0));
+    esl_plot_append(self->plot_constraints, 0, t, m->phi_norm);
+    esl_plot_append(self->plot_constraints, 1, t, m->dphi_norm);
+    esl_plot_append(self->plot_constraints, 2, t, m->ddphi_norm);
+    if (t > 0) { /* no step has been timed at t = 0 */
+        esl_plot_append(self->plot_timing, 0, t, 1e3 * m->time_dynamics);
+        esl_plot_append(self->plot_timing, 1, t, 1e3 * m->time_jacobian);
+        esl_plot_append(self->plot_timing, 2, t, 1e3 * m->time_factorization);
+        esl_plot_append(self->plot_timing, 3, t, 1e3 * m->time_projection);
+        esl_plot_append(self->plot_timing, 4, t, 1e3 * m->time_step);
+        esl_plot_append(self->plot_newton, 0, t, m->newton_iterations);
+        esl_plot_append(self->plot_newton, 1, t, m->jacobian_evaluations);
+    }
+}
+
+void esl_plot_board_add_run(EslPlotBoard *self, int k, const char *name,
+                            const MbsMonitors *monitors, int n)
+{
+    const GdkRGBA *color = &palette[k % G_N_ELEMENTS(palette)];
+    gboolean dashed = k >= (int)G_N_ELEMENTS(palette);
+    int se = esl_plot_add_series(self->plot_energy, name, color, dashed);
+    int sd = esl_plot_add_series(self->plot_drift, name, color, dashed);
+    int sc = esl_plot_add_series(self->plot_constraints, name, color, dashed);
+    int st = esl_plot_add_series(self->plot_timing, name, color, dashed);
+    int sn = esl_plot_add_series(self->plot_newton, name, color, dashed);
+    double e0 = n ? monitors[0].total : 0;
+    for (int i = 0; i < n; i++) {
+        const MbsMonitors *m = &monitors[i];
+        esl_plot_append(self->plot_energy, se, m->time, m->total);
+        esl_plot_append(self->plot_drift, sd, m->time, fabs(m->total - e0));
+        esl_plot_append(self->plot_constraints, sc, m->time, m->phi_norm);
+        if (m->time > 0) {
+            esl_plot_append(self->plot_timing, st, m->time, 1e3 * m->time_step);
+            esl_plot_append(self->plot_newton, sn, m->time, m->newton_iterations);
+        }
+    }
+}
+
+void esl_plot_board_set_cursor(EslPlotBoard *self, double t)
+{
+    esl_plot_set_cursor(self->plot_energy, t);
+    esl_plot_set_cursor(self->plot_drift, t);
+    esl_plot_set_cursor(self->plot_constraints, t);
+    esl_plot_set_cursor(self->plot_timing, t);
+    esl_plot_set_cursor(self->plot_newton, t);
+}
+
+static void on_plot_cursor_moved(EslPlot *plot, double t, EslPlotBoard *self)
+{
+    (void)plot;
+    g_signal_emit(self, signals[SIGNAL_CURSOR_MOVED], 0, t);
+}
+
+static EslPlot *make_plot(EslPlotBoard *self, const char *title, const char *y_label,
+                          gboolean log_y, int column, int row, int width)
+{
+    EslPlot *plot = ESL_PLOT(esl_plot_new());
+    esl_plot_set_title(plot, title);
+    esl_plot_set_labels(plot, _("t (s)"), y_label);
+    esl_plot_set_log_y(plot, log_y);
+    g_signal_connect(plot, "cursor-moved", G_CALLBACK(on_plot_cursor_moved), self);
+    gtk_grid_attach(GTK_GRID(self->plot_grid), GTK_WIDGET(plot), column, row, width, 1);
+    return plot;
+}
+
+static void esl_plot_board_dispose(GObject *object)
+{
+    gtk_widget_dispose_template(GTK_WIDGET(object), ESL_TYPE_PLOT_BOARD);
+    G_OBJECT_CLASS(esl_plot_board_parent_class)->dispose(object);
+}
+
+static void esl_plot_board_class_init(EslPlotBoardClass *klass)
+{
+    GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+    G_OBJECT_CLASS(klass)->dispose = esl_plot_board_dispose;
+    gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+    gtk_widget_class_set_css_name(widget_class, "eslplotboard");
+    gtk_widget_class_set_template_from_resource(widget_class,
+                                                "/org/eslabon/Eslabon/ui/esl-plot-board.ui");
+    gtk_widget_class_bind_template_child(widget_class, EslPlotBoard, plot_grid);
+    signals[SIGNAL_CURSOR_MOVED] =
+        g_signal_new("cursor-moved", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                     NULL, G_TYPE_NONE, 1, G_TYPE_DOUBLE);
+}
+
+static void esl_plot_board_init(EslPlotBoard *self)
+{
+    gtk_widget_init_template(GTK_WIDGET(self));
+    self->plot_energy = make_plot(self, _("Energy"), _("energy (J)"), FALSE, 0, 0, 1);
+    self->plot_drift = make_plot(self, _("Energy drift"), _("|E − E₀| (J)"), TRUE, 1, 0, 1);
+    self->plot_constraints =
+        make_plot(self, _("Constraint violation"), _("norm (m, m/s, m/s²)"), TRUE, 2, 0, 1);
+    self->plot_timing = make_plot(self, _("Time per step by phase"), _("time (ms)"), FALSE, 0,
+                                  1, 2);
+    self->plot_newton = make_plot(self, _("Newton iterations per step"), _("count"), FALSE, 2,
+                                  1, 1);
+    esl_plot_board_prepare_single(self);
+}

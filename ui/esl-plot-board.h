@@ -1,0 +1,32 @@
+/* EslPlotBoard: the live plots of the workbench (energy, energy drift, constraint violation,
+ * time per step by phase, Newton iterations), for one run or for several runs compared. */
+#ifndef ESL_PLOT_BOARD_H
+#define ESL_PLOT_BOARD_H
+
+#include <gtk/gtk.h>
+
+#include "mbs_formulation.h"
+
+G_BEGIN_DECLS
+
+#define ESL_TYPE_PLOT_BOARD (esl_plot_board_get_type())
+G_DECLARE_FINAL_TYPE(EslPlotBoard, esl_plot_board, ESL, PLOT_BOARD, GtkWidget)
+
+/* Remove every series. */
+void esl_plot_board_clear(EslPlotBoard *self);
+/* The series of one run (cleared first), filled by esl_plot_board_append. */
+void esl_plot_board_prepare_single(EslPlotBoard *self);
+/* Append one sample of the single run (its first sample is the energy of reference). */
+void esl_plot_board_append(EslPlotBoard *self, const MbsMonitors *m);
+/* Add run number k of a comparison as one series per plot (its colour from k). */
+void esl_plot_board_add_run(EslPlotBoard *self, int k, const char *name,
+                            const MbsMonitors *monitors, int n);
+/* Time cursor of every plot (NAN: none). */
+void esl_plot_board_set_cursor(EslPlotBoard *self, double t);
+
+/* Signals:
+ *   "cursor-moved" (double t) when the user moves the time cursor of a plot. */
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,115 @@
+/* The run browser; see esl-run-browser.h. */
+#include "esl-run-browser.h"
+
+#include <glib/gi18n.h>
+
+struct _EslRunBrowser {
+    GtkWidget parent_instance;
+    GtkWidget *runs_list; /* template */
+    gboolean rebuilding;
+};
+
+G_DEFINE_FINAL_TYPE(EslRunBrowser, esl_run_browser, GTK_TYPE_WIDGET)
+
+enum { SIGNAL_SELECTION_CHANGED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+const char *esl_run_status_label(EslRunStatus status)
+{
+    switch (status) {
+    case ESL_RUN_RUNNING: return _("running");
+    case ESL_RUN_FINISHED: return _("finished");
+    case ESL_RUN_STOPPED: return _("stopped");
+    case ESL_RUN_FAILED: return _("failed");
+    case ESL_RUN_INTERRUPTED: return _("interrupted");
+    }
+    return esl_run_status_name(status);
+}
+
+static GtkWidget *run_row(const EslRunInfo *r)
+{
+    g_autofree char *started = g_strndup(r->started_at ? r->started_at : "", 16);
+    g_strdelimit(started, "T", ' ');
+    g_autofree char *id = g_strdup_printf("#%" G_GINT64_FORMAT, r->id);
+    g_autofree char *count = g_strdup_printf("%" G_GINT64_FORMAT, r->nsamples);
+    g_autofree char *markup = g_markup_printf_escaped(
+        _("<b>%s %s</b> · %s\nh = %g s, %g s · %s\n<span alpha=\"60%%\">%s UTC · %s "
+          "samples</span>"),
+        id, r->model_name, r->formulation, r->settings.step, r->settings.duration,
+        esl_run_status_label(r->status), started, count);
+    GtkWidget *label = gtk_label_new(NULL);
+    gtk_label_set_markup(GTK_LABEL(label), markup);
+    gtk_label_set_xalign(GTK_LABEL(label), 0);
+    gtk_widget_set_margin_top(label, 3);
+    gtk_widget_set_margin_bottom(label, 3);
+    if (r->message)
+        gtk_widget_set_tooltip_text(label, r->message);
+    GtkWidget *row = gtk_list_box_row_new();
+    gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(row), label);
+    g_object_set_data(G_OBJECT(row), "run-id", GINT_TO_POINTER((int)r->id));
+    return row;
+}
+
+gboolean esl_run_browser_fill(EslRunBrowser *self, EslProject *project, GError **error)
+{
+    self->rebuilding = TRUE;
+    GtkWidget *child;
+    while ((child = gtk_widget_get_first_child(self->runs_list)))
+        gtk_list_box_remove(GTK_LIST_BOX(self->runs_list), child);
+    g_autoptr(GPtrArray) runs = project ? esl_project_list_runs(project, error) : NULL;
+    for (guint i = 0; runs && i < runs->len; i++) /* newest first */
+        gtk_list_box_append(GTK_LIST_BOX(self->runs_list),
+                            run_row(runs->pdata[runs->len - 1 - i]));
+    self->rebuilding = FALSE;
+    return !project || runs;
+}
+
+void esl_run_browser_unselect_all(EslRunBrowser *self)
+{
+    gtk_list_box_unselect_all(GTK_LIST_BOX(self->runs_list));
+}
+
+GArray *esl_run_browser_get_selected(EslRunBrowser *self)
+{
+    GArray *ids = g_array_new(FALSE, FALSE, sizeof(gint64));
+    GList *rows = gtk_list_box_get_selected_rows(GTK_LIST_BOX(self->runs_list));
+    for (GList *l = rows; l; l = l->next) {
+        gint64 id = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(l->data), "run-id"));
+        g_array_append_val(ids, id);
+    }
+    g_list_free(rows);
+    return ids;
+}
+
+static void on_selected_rows_changed(GtkListBox *list, EslRunBrowser *self)
+{
+    (void)list;
+    if (!self->rebuilding)
+        g_signal_emit(self, signals[SIGNAL_SELECTION_CHANGED], 0);
+}
+
+static void esl_run_browser_dispose(GObject *object)
+{
+    gtk_widget_dispose_template(GTK_WIDGET(object), ESL_TYPE_RUN_BROWSER);
+    G_OBJECT_CLASS(esl_run_browser_parent_class)->dispose(object);
+}
+
+static void esl_run_browser_class_init(EslRunBrowserClass *klass)
+{
+    GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+    G_OBJECT_CLASS(klass)->dispose = esl_run_browser_dispose;
+    gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+    gtk_widget_class_set_css_name(widget_class, "eslrunbrowser");
+    gtk_widget_class_set_template_from_resource(widget_class,
+                                                "/org/eslabon/Eslabon/ui/esl-run-browser.ui");
+    gtk_widget_class_bind_template_child(widget_class, EslRunBrowser, runs_list);
+    gtk_widget_class_bind_template_callback(widget_class, on_selected_rows_changed);
+    signals[SIGNAL_SELECTION_CHANGED] =
+        g_signal_new("selection-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                     NULL, NULL, G_TYPE_NONE, 0);
+}
+
+static void esl_run_browser_init(EslRunBrowser *self)
+{
+    gtk_widget_init_template(GTK_WIDGET(self));
+}

@@ -1,0 +1,30 @@
+/* EslRunBrowser: the runs of the project, newest first; one selected run is replayed, several
+ * are compared (the window does both). */
+#ifndef ESL_RUN_BROWSER_H
+#define ESL_RUN_BROWSER_H
+
+#include <gtk/gtk.h>
+
+#include "esl-project.h"
+
+G_BEGIN_DECLS
+
+#define ESL_TYPE_RUN_BROWSER (esl_run_browser_get_type())
+G_DECLARE_FINAL_TYPE(EslRunBrowser, esl_run_browser, ESL, RUN_BROWSER, GtkWidget)
+
+/* List the runs of project (none when NULL); FALSE with error when they cannot be read. The
+ * selection is dropped without "selection-changed". */
+gboolean esl_run_browser_fill(EslRunBrowser *self, EslProject *project, GError **error);
+void esl_run_browser_unselect_all(EslRunBrowser *self);
+/* The ids (gint64) of the selected runs, in the order of the list. */
+GArray *esl_run_browser_get_selected(EslRunBrowser *self);
+
+/* The run status as shown to the user (the project stores the English identifier). */
+const char *esl_run_status_label(EslRunStatus status);
+
+/* Signals:
+ *   "selection-changed" when the user selects or unselects runs. */
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,333 @@
+/* The window's actions (class actions named win.*, and the stateful toggles), its file
+ * choosers and the Project ▸ Open Recent menu; see esl-window-private.h. */
+#include "esl-window-private.h"
+
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+
+#include "esl-models-dir.h"
+#include "esl-recent.h"
+
+#define RECENT_MAX 8
+
+
+static void action_run(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)name;
+    (void)parameter;
+    esl_window_start_run(ESL_WINDOW(widget));
+}
+
+static void action_pause(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)name;
+    (void)parameter;
+    esl_window_toggle_pause(ESL_WINDOW(widget));
+}
+
+static void action_stop(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)name;
+    (void)parameter;
+    esl_window_stop_run(ESL_WINDOW(widget));
+}
+
+static void action_fit(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)name;
+    (void)parameter;
+    esl_viewport_fit(ESL_VIEWPORT(ESL_WINDOW(widget)->viewport));
+}
+
+static void action_view(GtkWidget *widget, const char *action, GVariant *parameter)
+{
+    (void)action;
+    const char *name = g_variant_get_string(parameter, NULL);
+    EslStandardView view = g_str_equal(name, "front") ? ESL_VIEW_FRONT
+                           : g_str_equal(name, "side") ? ESL_VIEW_SIDE
+                           : g_str_equal(name, "top")  ? ESL_VIEW_TOP
+                                                       : ESL_VIEW_ISOMETRIC;
+    esl_viewport_set_view(ESL_VIEWPORT(ESL_WINDOW(widget)->viewport), view);
+}
+
+
+static void frames_state_changed(GSimpleAction *a, GVariant *state, gpointer data)
+{
+    g_simple_action_set_state(a, state);
+    esl_viewport_set_show_frames(ESL_VIEWPORT(ESL_WINDOW(data)->viewport),
+                                 g_variant_get_boolean(state));
+}
+
+static void grid_state_changed(GSimpleAction *a, GVariant *state, gpointer data)
+{
+    g_simple_action_set_state(a, state);
+    esl_viewport_set_show_grid(ESL_VIEWPORT(ESL_WINDOW(data)->viewport),
+                               g_variant_get_boolean(state));
+}
+
+static void action_gallery(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)name;
+    (void)parameter;
+    gtk_stack_set_visible_child_name(GTK_STACK(ESL_WINDOW(widget)->stack), "start");
+}
+
+typedef void (*PathHandler)(EslWindow *self, const char *path);
+
+static void on_chooser_response(GtkNativeDialog *dialog, int response, gpointer data)
+{
+    EslWindow *self = data;
+    PathHandler handler = (PathHandler)g_object_get_data(G_OBJECT(dialog), "handler");
+    if (response == GTK_RESPONSE_ACCEPT) {
+        g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
+        g_autofree char *path = file ? g_file_get_path(file) : NULL;
+        if (path)
+            handler(self, path);
+    }
+    gtk_native_dialog_destroy(dialog);
+    g_object_unref(dialog);
+}
+
+static void choose_file(EslWindow *self, const char *title, GtkFileChooserAction action,
+                        const char *accept, const char *filter_name, const char *pattern,
+                        PathHandler handler)
+{
+    GtkFileChooserNative *chooser =
+        gtk_file_chooser_native_new(title, GTK_WINDOW(self), action, accept, _("_Cancel"));
+    GtkFileFilter *filter = gtk_file_filter_new();
+    gtk_file_filter_set_name(filter, filter_name);
+    gtk_file_filter_add_pattern(filter, pattern);
+    gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(chooser), filter);
+    g_object_unref(filter);
+    if (action == GTK_FILE_CHOOSER_ACTION_OPEN && g_str_equal(pattern, "*.json")) {
+        g_autoptr(GFile) dir = g_file_new_for_path(esl_models_dir());
+        gtk_file_chooser_set_current_folder(GTK_FILE_CHOOSER(chooser), dir, NULL);
+    }
+    if (action == GTK_FILE_CHOOSER_ACTION_SAVE && g_str_equal(pattern, "*.json")) {
+        g_autofree char *name =
+            g_strdup_printf("%s.json", self->model ? self->model->name : "model");
+        gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), name);
+    } else if (action == GTK_FILE_CHOOSER_ACTION_SAVE && g_str_equal(pattern, "*.png")) {
+        g_autofree char *name =
+            g_strdup_printf("%s.png", self->model ? self->model->name : "view");
+        gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), name);
+    } else if (action == GTK_FILE_CHOOSER_ACTION_SAVE) {
+        gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), _("runs.eslabon"));
+    }
+    g_object_set_data(G_OBJECT(chooser), "handler", (gpointer)handler);
+    g_signal_connect(chooser, "response", G_CALLBACK(on_chooser_response), self);
+    gtk_native_dialog_show(GTK_NATIVE_DIALOG(chooser));
+}
+
+static void open_model_path(EslWindow *self, const char *path)
+{
+    g_autoptr(GError) error = NULL;
+    if (!esl_window_load_model(self, path, &error))
+        esl_window_show_status(self, TRUE, "%s", error->message);
+    else
+        esl_recent_add(path);
+}
+
+static void new_project_path(EslWindow *self, const char *path)
+{
+    g_autoptr(GError) error = NULL;
+    /* The chooser has asked before overwriting: start from an empty file. */
+    if (g_file_test(path, G_FILE_TEST_EXISTS)) {
+        g_autoptr(GError) check = NULL;
+        EslProject *existing = esl_project_open(path, FALSE, &check);
+        if (!existing) {
+            esl_window_show_status(
+                self, TRUE, _("%s is not replaced because it is not an Eslabón project: %s"),
+                path, check->message);
+            return;
+        }
+        esl_project_close(existing);
+        g_unlink(path);
+    }
+    if (!esl_window_open_project(self, path, TRUE, &error)) {
+        esl_window_show_status(self, TRUE, "%s", error->message);
+        return;
+    }
+    esl_window_show_status(self, FALSE, _("New project %s."), path);
+    esl_recent_add(path);
+}
+
+static void open_project_path(EslWindow *self, const char *path)
+{
+    g_autoptr(GError) error = NULL;
+    if (!esl_window_open_project(self, path, FALSE, &error))
+        esl_window_show_status(self, TRUE, _("Cannot open the project: %s"), error->message);
+    else
+        esl_recent_add(path);
+}
+
+static void save_project_path(EslWindow *self, const char *path)
+{
+    g_autoptr(GError) error = NULL;
+    if (!esl_window_ensure_project(self, &error)) {
+        esl_window_show_status(self, TRUE, "%s", error->message);
+        return;
+    }
+    if (g_strcmp0(path, self->project_path) == 0) {
+        esl_window_show_status(self, FALSE,
+                               _("The project is saved: runs are written as they happen."));
+        return;
+    }
+    if (g_file_test(path, G_FILE_TEST_EXISTS))
+        g_unlink(path); /* the chooser confirmed the overwrite */
+    if (!esl_project_save_copy(self->project, path, &error) ||
+        !esl_window_open_project(self, path, FALSE, &error)) {
+        esl_window_show_status(self, TRUE, _("Cannot save the project: %s"), error->message);
+        return;
+    }
+    esl_window_show_status(self, FALSE, _("Project saved as %s."), path);
+    esl_recent_add(path);
+}
+
+static void save_model_path(EslWindow *self, const char *path)
+{
+    g_autoptr(GError) error = NULL;
+    if (!self->model_json || !g_file_set_contents(path, self->model_json, -1, &error)) {
+        esl_window_show_status(self, TRUE, _("Cannot save the model: %s"),
+                               error ? error->message : _("no model is open"));
+        return;
+    }
+    g_free(self->model_path);
+    self->model_path = g_strdup(path);
+    self->model_modified = FALSE;
+    esl_window_update_titles(self);
+    esl_window_show_status(self, FALSE, _("Model saved as %s."), path);
+    esl_recent_add(path);
+}
+
+gboolean esl_window_export_view(EslWindow *self, const char *path, GError **error)
+{
+    g_autoptr(GdkTexture) texture =
+        esl_viewport_render_texture(ESL_VIEWPORT(self->viewport), error);
+    if (!texture)
+        return FALSE;
+    if (!gdk_texture_save_to_png(texture, path)) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, _("cannot write %s"), path);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static void export_view_path(EslWindow *self, const char *path)
+{
+    g_autoptr(GError) error = NULL;
+    if (esl_window_export_view(self, path, &error))
+        esl_window_show_status(self, FALSE, _("3D view exported to %s."), path);
+    else
+        esl_window_show_status(self, TRUE, _("Cannot export the 3D view: %s"), error->message);
+}
+
+/* The actions that ask for a file, then hand its path to a handler. */
+static const struct {
+    const char *action, *title;
+    GtkFileChooserAction mode;
+    const char *accept, *filter_name, *pattern;
+    PathHandler handler;
+} file_actions[] = {
+    {"win.open-model", N_("Open Model"), GTK_FILE_CHOOSER_ACTION_OPEN, N_("_Open"),
+     N_("Eslabón models (*.json)"), "*.json", open_model_path},
+    {"win.save-model", N_("Save Model As"), GTK_FILE_CHOOSER_ACTION_SAVE, N_("_Save"),
+     N_("Eslabón models (*.json)"), "*.json", save_model_path},
+    {"win.export-view", N_("Export 3D View"), GTK_FILE_CHOOSER_ACTION_SAVE, N_("_Export"),
+     N_("PNG images (*.png)"), "*.png", export_view_path},
+    {"win.new-project", N_("New Project"), GTK_FILE_CHOOSER_ACTION_SAVE, N_("_Create"),
+     N_("Eslabón projects (*.eslabon)"), "*.eslabon", new_project_path},
+    {"win.open-project", N_("Open Project"), GTK_FILE_CHOOSER_ACTION_OPEN, N_("_Open"),
+     N_("Eslabón projects (*.eslabon)"), "*.eslabon", open_project_path},
+    {"win.save-project", N_("Save Project As"), GTK_FILE_CHOOSER_ACTION_SAVE, N_("_Save"),
+     N_("Eslabón projects (*.eslabon)"), "*.eslabon", save_project_path},
+};
+
+static void action_choose_file(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)parameter;
+    for (size_t i = 0; i < G_N_ELEMENTS(file_actions); i++)
+        if (g_str_equal(file_actions[i].action, name))
+            choose_file(ESL_WINDOW(widget), _(file_actions[i].title), file_actions[i].mode,
+                        _(file_actions[i].accept), _(file_actions[i].filter_name),
+                        file_actions[i].pattern, file_actions[i].handler);
+}
+
+static void action_open_recent(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)name;
+    const char *path = g_variant_get_string(parameter, NULL);
+    if (g_str_has_suffix(path, ".eslabon"))
+        open_project_path(ESL_WINDOW(widget), path);
+    else
+        open_model_path(ESL_WINDOW(widget), path);
+}
+
+/* ---- recent files ------------------------------------------------------------------------- */
+
+/* The Project ▸ Open Recent menu (the start page lists them too). */
+void esl_window_fill_recent_menu(EslWindow *self)
+{
+    g_autoptr(GPtrArray) paths = esl_recent_list(RECENT_MAX);
+    g_menu_remove_all(self->recent_menu);
+    for (guint i = 0; i < paths->len; i++) {
+        const char *path = paths->pdata[i];
+        g_autofree char *base = g_path_get_basename(path);
+        g_autoptr(GMenuItem) item = g_menu_item_new(base, NULL);
+        g_menu_item_set_action_and_target_value(item, "win.open-recent",
+                                                g_variant_new_string(path));
+        g_menu_append_item(self->recent_menu, item);
+    }
+}
+
+static void on_recent_changed(GtkRecentManager *manager, EslWindow *self)
+{
+    (void)manager;
+    esl_window_fill_recent_menu(self);
+}
+
+/* ---- installation ------------------------------------------------------------------------- */
+
+/* Actions without state, on the class; their accelerators are set by EslApplication. */
+static const struct {
+    const char *name, *parameter_type;
+    GtkWidgetActionActivateFunc activate;
+} window_actions[] = {
+    {"win.run", NULL, action_run},
+    {"win.pause", NULL, action_pause},
+    {"win.stop", NULL, action_stop},
+    {"win.fit-view", NULL, action_fit},
+    {"win.view", "s", action_view},
+    {"win.show-gallery", NULL, action_gallery},
+    {"win.open-recent", "s", action_open_recent},
+};
+
+/* Toggles with a state, in the window's action map. */
+static const GActionEntry window_toggles[] = {
+    {"show-frames", NULL, NULL, "false", frames_state_changed, {0}},
+    {"show-grid", NULL, NULL, "true", grid_state_changed, {0}},
+};
+
+void esl_window_class_install_actions(GtkWidgetClass *widget_class)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(window_actions); i++)
+        gtk_widget_class_install_action(widget_class, window_actions[i].name,
+                                        window_actions[i].parameter_type,
+                                        window_actions[i].activate);
+    for (size_t i = 0; i < G_N_ELEMENTS(file_actions); i++)
+        gtk_widget_class_install_action(widget_class, file_actions[i].action, NULL,
+                                        action_choose_file);
+}
+
+void esl_window_init_actions(EslWindow *self)
+{
+    g_action_map_add_action_entries(G_ACTION_MAP(self), window_toggles,
+                                    G_N_ELEMENTS(window_toggles), self);
+    /* win.playback is the playback bar's "playing". */
+    g_autoptr(GPropertyAction) playback =
+        g_property_action_new("playback", self->playback_bar, "playing");
+    g_action_map_add_action(G_ACTION_MAP(self), G_ACTION(playback));
+    esl_window_fill_recent_menu(self);
+    g_signal_connect(gtk_recent_manager_get_default(), "changed", G_CALLBACK(on_recent_changed),
+                     self);
+}

@@ -1,0 +1,87 @@
+/* EslWindow's fields and the functions its three files share (esl-window.c: composition, model
+ * and project; esl-window-run.c: runs, live and stored; esl-window-actions.c: the actions). */
+#ifndef ESL_WINDOW_PRIVATE_H
+#define ESL_WINDOW_PRIVATE_H
+
+#include "esl-window.h"
+
+#include "esl-frame-meter.h"
+#include "esl-model-panel.h"
+#include "esl-playback-bar.h"
+#include "esl-plot-board.h"
+#include "esl-project.h"
+#include "esl-run-browser.h"
+#include "esl-run-controller.h"
+#include "esl-run-settings.h"
+#include "esl-start-page.h"
+#include "esl-viewport.h"
+
+G_BEGIN_DECLS
+
+struct _EslWindow {
+    GtkApplicationWindow parent_instance;
+
+    /* template: the parts */
+    GtkWidget *stack, *start_page, *model_panel, *run_browser, *viewport, *playback_bar;
+    GtkWidget *plot_board, *run_settings, *color_scale;
+    /* template: what the window itself writes to */
+    GMenu *recent_menu;
+    GtkWidget *viewport_note, *progress_bar, *progress_label, *status_label, *project_label;
+    GtkWidget *title_label, *subtitle_label, *pause_button;
+
+    MbsModel *model;
+    char *model_path;
+    char *model_json;        /* the model file's text, as edited */
+    gboolean model_modified; /* edited since it was opened or saved */
+
+    EslProject *project;
+    char *project_path;
+    gboolean project_is_temporary;
+    GHashTable *model_ids; /* model path -> stored model id (in this project) */
+
+    EslRunController *controller;
+    GPtrArray *history; /* EslRunSample* of the run shown (live or loaded) */
+    gboolean history_matches_model;
+    guint progress_timer;
+    EslFrameMeter *frame_meter; /* the window's frames while a run goes on */
+    int selected_body; /* body whose centre of mass leaves a trail, or -1 */
+    double run_duration; /* duration of the run going on */
+};
+
+/* esl-window.c */
+void esl_window_show_status(EslWindow *self, gboolean is_error, const char *format, ...)
+    G_GNUC_PRINTF(3, 4);
+void esl_window_update_titles(EslWindow *self);
+/* Make model (built from json, read from path) the window's model; takes the three. */
+void esl_window_install_model(EslWindow *self, MbsModel *model, char *json, char *path);
+/* The history shown (taken; NULL: none) and whether it is a motion of the model shown. */
+void esl_window_set_history(EslWindow *self, GPtrArray *history, gboolean matches_model);
+/* Show a state (NULL poses: the model as drawn) in the 3D view and on the colour legend. */
+void esl_window_show_state(EslWindow *self, const double *poses, const double *violations);
+/* Trail of the selected body over samples 0..upto of the history. */
+void esl_window_update_trail(EslWindow *self, int upto);
+/* Frame the whole motion of the history. */
+void esl_window_fit_history(EslWindow *self);
+/* Open a temporary project when none is open. */
+gboolean esl_window_ensure_project(EslWindow *self, GError **error);
+void esl_window_fill_runs(EslWindow *self);
+/* The run settings shown in the run panel. */
+void esl_window_read_settings(EslWindow *self, MbsSettings *settings);
+
+/* esl-window-run.c */
+void esl_window_start_run(EslWindow *self);
+void esl_window_toggle_pause(EslWindow *self);
+void esl_window_stop_run(EslWindow *self);
+/* Replay or compare the runs selected in the run browser. */
+void esl_window_show_selected_runs(EslWindow *self);
+/* Enable the actions and parts that depend on a model and on a run going on. */
+void esl_window_update_run_actions(EslWindow *self);
+
+/* esl-window-actions.c */
+void esl_window_class_install_actions(GtkWidgetClass *widget_class);
+void esl_window_init_actions(EslWindow *self);
+void esl_window_fill_recent_menu(EslWindow *self);
+
+G_END_DECLS
+
+#endif

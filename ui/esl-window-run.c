@@ -1,0 +1,286 @@
+/* The window's runs: starting one and showing it live, replaying or comparing stored ones;
+ * see esl-window-private.h. */
+#include "esl-window-private.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#include "esl-model-file.h"
+#include "mbs_formulation.h"
+
+/* ---- a run going on ----------------------------------------------------------------------- */
+
+
+static gint64 stored_model_id(EslWindow *self)
+{
+    /* One stored copy per distinct text: an edited model is stored as it was run. */
+    g_autofree char *sum = g_compute_checksum_for_string(G_CHECKSUM_SHA256, self->model_json, -1);
+    g_autofree char *key = g_strconcat(self->model_path, "\n", sum, NULL);
+    gpointer id = g_hash_table_lookup(self->model_ids, key);
+    if (id)
+        return GPOINTER_TO_INT(id);
+    gint64 model_id = esl_project_add_model(self->project, self->model->name, self->model_path,
+                                            self->model_json, NULL);
+    if (model_id > 0)
+        g_hash_table_insert(self->model_ids, g_steal_pointer(&key), GINT_TO_POINTER((int)model_id));
+    return model_id;
+}
+
+static void update_progress(EslWindow *self)
+{
+    if (!self->controller)
+        return;
+    double sim, wall;
+    long steps;
+    esl_run_controller_progress(self->controller, &sim, &steps, &wall);
+    double duration = self->run_duration;
+    gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(self->progress_bar),
+                                  duration > 0 ? CLAMP(sim / duration, 0, 1) : 0);
+    g_autofree char *percent = g_strdup_printf("%.0f %%", duration > 0 ? 100 * sim / duration : 0);
+    gtk_progress_bar_set_text(GTK_PROGRESS_BAR(self->progress_bar), percent);
+    double frame_ms = self->frame_meter ? esl_frame_meter_recent_work(self->frame_meter, 60) : 0;
+    g_autofree char *text = g_strdup_printf(
+        _("simulated time: %.4f s\nsteps: %ld\nreal-time factor: %.3g\nsteps per second: %.0f\n"
+          "window: %.1f ms of work per frame"),
+        sim, steps, wall > 0 ? sim / wall : 0.0, wall > 0 ? steps / wall : 0.0, frame_ms);
+    gtk_label_set_text(GTK_LABEL(self->progress_label), text);
+}
+
+static gboolean progress_timeout(gpointer data)
+{
+    update_progress(data);
+    return G_SOURCE_CONTINUE;
+}
+
+static void on_run_samples(EslRunController *controller, GPtrArray *samples, EslWindow *self)
+{
+    (void)controller;
+    for (guint i = 0; i < samples->len; i++) {
+        const EslRunSample *s = samples->pdata[i];
+        esl_plot_board_append(ESL_PLOT_BOARD(self->plot_board), &s->monitors);
+        g_ptr_array_add(self->history, esl_run_sample_copy(s));
+    }
+    const EslRunSample *last = samples->pdata[samples->len - 1];
+    esl_window_show_state(self, last->poses, last->violations);
+    esl_window_update_trail(self, (int)self->history->len - 1);
+    esl_plot_board_set_cursor(ESL_PLOT_BOARD(self->plot_board), NAN);
+    EslPlaybackBar *bar = ESL_PLAYBACK_BAR(self->playback_bar);
+    esl_playback_bar_set_range(bar, esl_playback_bar_get_end(bar), last->monitors.time);
+    g_autofree char *text = g_strdup_printf(_("t = %.4f s"), last->monitors.time);
+    esl_playback_bar_set_label(ESL_PLAYBACK_BAR(self->playback_bar), text);
+}
+
+static void on_run_finished(EslRunController *controller, int status, const char *message,
+                            EslWindow *self)
+{
+    update_progress(self);
+    gint64 run_id = esl_run_controller_get_run_id(controller);
+    g_signal_handlers_disconnect_by_data(controller, self);
+    g_clear_object(&self->controller);
+    g_clear_handle_id(&self->progress_timer, g_source_remove);
+    g_clear_pointer(&self->frame_meter, esl_frame_meter_free);
+    gtk_widget_remove_css_class(self->pause_button, "suggested-action");
+    GPtrArray *history = g_steal_pointer(&self->history);
+    esl_window_set_history(self, history, TRUE);
+    esl_window_fit_history(self);
+    esl_window_fill_runs(self);
+    g_autofree char *id = g_strdup_printf("#%" G_GINT64_FORMAT, run_id);
+    esl_window_show_status(self, status == ESL_RUN_FAILED, _("Run %s %s%s%s"), id,
+                           esl_run_status_label((EslRunStatus)status), message ? ": " : ".",
+                           message ? message : "");
+    esl_window_update_run_actions(self);
+    g_signal_emit_by_name(self, "run-finished", status, run_id);
+}
+
+void esl_window_start_run(EslWindow *self)
+{
+    if (self->controller || !self->model)
+        return;
+    g_autoptr(GError) error = NULL;
+    if (!esl_run_settings_check(ESL_RUN_SETTINGS(self->run_settings), &error)) {
+        esl_window_show_status(self, TRUE, "%s", error->message);
+        return;
+    }
+    if (!esl_window_ensure_project(self, &error)) {
+        esl_window_show_status(self, TRUE, _("No project to store the run in: %s"), error->message);
+        return;
+    }
+    MbsSettings settings;
+    esl_window_read_settings(self, &settings);
+    const MbsFormulationClass *klass =
+        esl_run_settings_get_formulation(ESL_RUN_SETTINGS(self->run_settings));
+    if (!klass) {
+        esl_window_show_status(self, TRUE, _("No formulation is available in this build."));
+        return;
+    }
+    esl_playback_bar_set_playing(ESL_PLAYBACK_BAR(self->playback_bar), FALSE);
+    self->run_duration = settings.duration;
+    esl_run_browser_unselect_all(ESL_RUN_BROWSER(self->run_browser));
+    esl_plot_board_prepare_single(ESL_PLOT_BOARD(self->plot_board));
+    esl_window_set_history(self, NULL, TRUE);
+    self->history = g_ptr_array_new_with_free_func((GDestroyNotify)esl_run_sample_free);
+    esl_playback_bar_set_range(ESL_PLAYBACK_BAR(self->playback_bar), settings.duration, 0);
+    esl_playback_bar_set_seekable(ESL_PLAYBACK_BAR(self->playback_bar), FALSE);
+    gtk_label_set_text(GTK_LABEL(self->viewport_note), "");
+
+    self->controller = esl_run_controller_new(self->model, self->model->name, klass->name,
+                                              &settings, self->project_path,
+                                              stored_model_id(self));
+    g_signal_connect(self->controller, "samples", G_CALLBACK(on_run_samples), self);
+    g_signal_connect(self->controller, "finished", G_CALLBACK(on_run_finished), self);
+    if (!esl_run_controller_start(self->controller, &error)) {
+        g_clear_object(&self->controller);
+        esl_window_show_status(self, TRUE, _("Cannot start the run: %s"), error->message);
+        return;
+    }
+    esl_window_show_status(self, FALSE, _("Running %s with %s…"), self->model->name, klass->name);
+    self->progress_timer = g_timeout_add(100, progress_timeout, self);
+    self->frame_meter = esl_frame_meter_start(GTK_WIDGET(self));
+    esl_window_update_run_actions(self);
+}
+
+void esl_window_update_run_actions(EslWindow *self)
+{
+    gboolean running = self->controller != NULL;
+    GtkWidget *widget = GTK_WIDGET(self);
+    gtk_widget_action_set_enabled(widget, "win.run", !running && self->model);
+    gtk_widget_action_set_enabled(widget, "win.pause", running);
+    gtk_widget_action_set_enabled(widget, "win.stop", running);
+    gtk_widget_set_sensitive(self->run_settings, !running);
+    esl_model_panel_set_editable(ESL_MODEL_PANEL(self->model_panel), !running);
+    gtk_widget_action_set_enabled(widget, "win.save-model", self->model != NULL);
+    gtk_widget_action_set_enabled(widget, "win.export-view", self->model != NULL);
+}
+
+void esl_window_toggle_pause(EslWindow *self)
+{
+    if (!self->controller)
+        return;
+    if (esl_run_controller_is_paused(self->controller)) {
+        esl_run_controller_resume(self->controller);
+        gtk_widget_remove_css_class(self->pause_button, "suggested-action");
+        esl_window_show_status(self, FALSE, _("Resumed."));
+    } else {
+        esl_run_controller_pause(self->controller);
+        gtk_widget_add_css_class(self->pause_button, "suggested-action");
+        esl_window_show_status(self, FALSE, _("Paused: press Pause again to resume."));
+    }
+}
+
+void esl_window_stop_run(EslWindow *self)
+{
+    if (self->controller)
+        esl_run_controller_stop(self->controller);
+}
+
+/* ---- stored runs --------------------------------------------------------------------------- */
+
+static GPtrArray *history_from_store(const EslRunHistory *h)
+{
+    GPtrArray *samples = g_ptr_array_new_with_free_func((GDestroyNotify)esl_run_sample_free);
+    for (int i = 0; i < h->n; i++) {
+        EslRunSample *s = esl_run_sample_new(h->nbodies, h->njoints);
+        s->monitors = h->monitors[i];
+        if (h->poses)
+            memcpy(s->poses, h->poses + (gsize)i * h->nbodies * 12,
+                   sizeof(double) * h->nbodies * 12);
+        if (h->violations)
+            memcpy(s->violations, h->violations + (gsize)i * h->njoints,
+                   sizeof(double) * h->njoints);
+        g_ptr_array_add(samples, s);
+    }
+    return samples;
+}
+
+static void load_single_run(EslWindow *self, gint64 run_id)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(EslRunInfo) info = esl_project_get_run(self->project, run_id, &error);
+    g_autoptr(EslRunHistory) h = info ? esl_project_load_run(self->project, run_id, &error) : NULL;
+    g_autofree char *id = g_strdup_printf("#%" G_GINT64_FORMAT, run_id);
+    if (!h) {
+        esl_window_show_status(self, TRUE, _("Cannot load run %s: %s"), id, error->message);
+        return;
+    }
+    /* The run's own model (stored with it) is loaded to replay it, unless the model shown has
+     * unsaved edits. */
+    g_autofree char *note = NULL;
+    g_autofree char *run_json =
+        info->model_id > 0 ? esl_project_model_json(self->project, info->model_id, NULL) : NULL;
+    if (run_json && g_strcmp0(run_json, self->model_json) != 0) {
+        g_autoptr(GError) model_error = NULL;
+        g_autofree char *origin = g_strdup_printf("%s.json", info->model_name);
+        MbsModel *m = self->model_modified
+                          ? NULL
+                          : esl_model_load_string(run_json, origin, NULL, 0, &model_error);
+        if (m) {
+            esl_window_install_model(self, m, g_steal_pointer(&run_json), g_steal_pointer(&origin));
+            note = g_strdup_printf(_("Model %s of run %s loaded from the project."),
+                                   info->model_name, id);
+        } else if (self->model_modified) {
+            note = g_strdup(_("This run belongs to another model: save the edited model (Project "
+                              "▸ Save Model As…) to replay it in 3D."));
+        } else {
+            note = g_strdup_printf(_("The model of this run cannot be loaded: %s"),
+                                   model_error->message);
+        }
+    }
+    gboolean matches = self->model && h->nbodies == self->model->nbodies &&
+                       h->njoints == self->model->njoints &&
+                       g_strcmp0(info->model_name, self->model->name) == 0 &&
+                       (!run_json || g_strcmp0(run_json, self->model_json) == 0);
+    esl_plot_board_prepare_single(ESL_PLOT_BOARD(self->plot_board));
+    for (int i = 0; i < h->n; i++)
+        esl_plot_board_append(ESL_PLOT_BOARD(self->plot_board), &h->monitors[i]);
+    esl_window_set_history(self, history_from_store(h), matches);
+    esl_window_fit_history(self);
+    esl_run_settings_show(ESL_RUN_SETTINGS(self->run_settings), info->formulation,
+                          &info->settings);
+    gtk_label_set_text(GTK_LABEL(self->viewport_note),
+                       note      ? note
+                       : matches ? ""
+                                 : _("This run belongs to another model: open that model to "
+                                     "replay it in 3D."));
+    esl_window_show_status(
+        self, info->status == ESL_RUN_FAILED || info->status == ESL_RUN_INTERRUPTED,
+        _("Run %s (%s): %s%s%s"), id, info->formulation, esl_run_status_label(info->status),
+        info->message ? " — " : "", info->message ? info->message : "");
+}
+
+static void load_overlay(EslWindow *self, GArray *ids)
+{
+    esl_plot_board_clear(ESL_PLOT_BOARD(self->plot_board));
+    esl_window_set_history(self, NULL, FALSE);
+    esl_plot_board_set_cursor(ESL_PLOT_BOARD(self->plot_board), NAN);
+    esl_playback_bar_set_label(ESL_PLAYBACK_BAR(self->playback_bar), "");
+    gtk_label_set_text(GTK_LABEL(self->viewport_note),
+                       _("Comparing runs: select a single run to replay it."));
+    int k;
+    for (k = 0; k < (int)ids->len; k++) {
+        gint64 id = g_array_index(ids, gint64, k);
+        g_autoptr(GError) error = NULL;
+        g_autoptr(EslRunInfo) info = esl_project_get_run(self->project, id, &error);
+        g_autoptr(EslRunHistory) h = info ? esl_project_load_run(self->project, id, &error) : NULL;
+        if (!h)
+            continue;
+        g_autofree char *name = g_strdup_printf("#%" G_GINT64_FORMAT " %s h=%g", id,
+                                                info->formulation, info->settings.step);
+        esl_plot_board_add_run(ESL_PLOT_BOARD(self->plot_board), k, name, h->monitors, h->n);
+    }
+    esl_window_show_status(self, FALSE,
+                           _("Comparing %d runs: total energy, drift, ‖Φ‖, step time and "
+                             "Newton iterations of each."),
+                           k);
+}
+
+void esl_window_show_selected_runs(EslWindow *self)
+{
+    if (self->controller)
+        return;
+    g_autoptr(GArray) ids = esl_run_browser_get_selected(ESL_RUN_BROWSER(self->run_browser));
+    if (ids->len == 1)
+        load_single_run(self, g_array_index(ids, gint64, 0));
+    else if (ids->len > 1)
+        load_overlay(self, ids);
+}

@@ -1122,7 +1122,8 @@ static int reduced_residual(void *ctx, const double *zi, int column, double step
         R->zddip[column] += 4.0 / (h * h) * step;
     }
     for (int i = 0; i < n; ++i)
-        R->z[i] = column >= 0 ? R->zsave[i] + step * R->Rsave[i + (size_t)n * column] : R->zsave[i];
+        R->z[i] = column >= 0 ? R->zsave[i] + step * R->Rsave[i + (size_t)n * column]
+                              : R->zsave[i];
     if ((status = evaluate(f, R, f->time + h, zi, R->zdip, R->tangent_err)))
         return status;
     for (int i = 0; i < d; ++i) {
@@ -1134,9 +1135,6 @@ static int reduced_residual(void *ctx, const double *zi, int column, double step
     return 0;
 }
 
-/* Tangent dg/dz_i of the reduced trapezoidal residual through the tangent interface (forward
- * or central differences as settings.jacobian says). On entry the evaluation at zi is current
- * and g holds its residual; on return T holds the LU factors. */
 /* The current evaluation becomes the base point of the tangent (for a step of size h). */
 static void reduced_tangent_base(MbsFormulation *f, MatrixR *R, double h, MbsError *err)
 {
@@ -1150,6 +1148,9 @@ static void reduced_tangent_base(MbsFormulation *f, MatrixR *R, double h, MbsErr
     mbs_tangent_set_size(&R->tangent, R->d, R->d); /* d <= n, the size it was made for */
 }
 
+/* Tangent dg/dz_i of the reduced trapezoidal residual through the tangent interface (forward
+ * or central differences as "jacobian" says). On entry the evaluation at zi is current and g
+ * holds its residual; on return T holds the LU factors. */
 static int reduced_tangent(MbsFormulation *f, MatrixR *R, double h, MbsError *err)
 {
     int n = R->n, d = R->d;

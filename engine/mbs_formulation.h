@@ -33,7 +33,7 @@ typedef struct {
 extern const MbsSettingTable mbs_newton_settings;  /* newton-tolerance, newton-iterations */
 extern const MbsSettingTable mbs_tangent_settings; /* jacobian-reuse, jacobian, threads */
 /* The first items of mbs_tangent_settings, for formulations that read only those. */
-extern const MbsSettingTable mbs_tangent_serial_settings; /* jacobian-reuse, jacobian */
+extern const MbsSettingTable mbs_tangent_serial_settings; /* jacobian-reuse, jacobian (forward by default) */
 
 /* What every formulation reports after every step. Energies in J, times in s. */
 typedef struct {

@@ -78,6 +78,10 @@ typedef struct {
     klu_symbolic *sym;
     klu_numeric *num[2]; /* 0: Newton tangent, 1: projection matrix */
     int cur;
+    /* since init or reset_statistics: numeric-only refactorizations on the symbolic analysis
+     * of init, and full (pivoting, allocating) factorizations: the first of each slot and the
+     * fallbacks after a bad pivot */
+    double refactorizations, full_factorizations;
 } Sparse;
 
 typedef struct {
@@ -431,10 +435,13 @@ static int factor(Ali3p *a, int sym)
         klu_numeric **num = &sp->num[sp->cur];
         if (*num) {
             if (klu_refactor(sp->Ap, sp->Ai, sp->Tx, sp->sym, *num, &sp->common) &&
-                klu_rcond(sp->sym, *num, &sp->common) && sp->common.rcond > 1e-13)
+                klu_rcond(sp->sym, *num, &sp->common) && sp->common.rcond > 1e-13) {
+                sp->refactorizations += 1.0;
                 return 0;
+            }
             klu_free_numeric(num, &sp->common);
         }
+        sp->full_factorizations += 1.0;
         *num = klu_factor(sp->Ap, sp->Ai, sp->Tx, sp->sym, &sp->common);
         return *num && sp->common.status == KLU_OK ? 0 : 1;
     }
@@ -968,14 +975,23 @@ static int ali3p_state_set(MbsFormulation *f, const double *state, MbsError *err
 static int ali3p_statistics(const MbsFormulation *f, MbsStatistic *out, int capacity)
 {
     const Ali3p *a = f->impl;
-    if (capacity > 0)
-        out[0] = (MbsStatistic){"penalty_in_use", a->alpha_eff, ""};
-    return 1;
+    const Sparse *sp = a->sp;
+    MbsStatistic all[] = {
+        {"penalty_in_use", a->alpha_eff, ""},
+        {"sparse_refactorizations", sp ? sp->refactorizations : 0.0, ""},
+        {"sparse_full_factorizations", sp ? sp->full_factorizations : 0.0, ""},
+    };
+    int count = (int)(sizeof all / sizeof all[0]);
+    for (int i = 0; i < count && i < capacity; ++i)
+        out[i] = all[i];
+    return count;
 }
 
 static void ali3p_reset_statistics(MbsFormulation *f)
 {
-    (void)f;
+    Ali3p *a = f->impl;
+    if (a->sp)
+        a->sp->refactorizations = a->sp->full_factorizations = 0.0;
 }
 
 /* Without forces that vary with the state, K = C = 0: no Jacobian is ever evaluated. */

@@ -19,8 +19,10 @@
  *   iterating sigma += zeta alpha Phi_dot (6b) and kappa += zeta alpha Phi_ddot (7b).
  * Phi_q is kept as sparse rows (at most two bodies per row), M by blocks. The tangent and the
  * projection matrix are either dense (Cholesky dpotrf when symmetric, LU dgetrf otherwise) or
- * sparse with a fixed pattern of 12 x 12 body blocks (KLU: analysed and factorized once in init,
- * refactorized in place afterwards). Everything is allocated in init.
+ * sparse with a fixed pattern of 12 x 12 body blocks: symmetric positive definite ones (no K, C)
+ * by a block Cholesky whose ordering and pattern are found in init, the others by KLU (analysed
+ * and factorized once in init, refactorized in place afterwards). Everything is allocated in
+ * init.
  */
 #include <amd.h>
 #include <cblas.h>

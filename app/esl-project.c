@@ -449,8 +449,8 @@ static sqlite3 *open_for_inspection(const char *path, gboolean has_side_files, G
 
 /* Read-only inspection of an existing file: it must be an intact Eslabón project whose schema
  * this program knows, holding only what Eslabón created. Nothing is written to the file and
- * nothing is left beside it. On success *version is its schema version. */
-static gboolean check_existing_file(const char *path, gint64 *version, GError **error)
+ * nothing is left beside it. */
+static gboolean check_existing_file(const char *path, GError **error)
 {
     static const char sqlite_magic[16] = "SQLite format 3";
     char header[16] = {0};
@@ -514,8 +514,6 @@ static gboolean check_existing_file(const char *path, gint64 *version, GError **
         if (!had_side_file[i])
             g_unlink(side);
     }
-    if (ok)
-        *version = user_version;
     return ok;
 }
 
@@ -620,8 +618,7 @@ EslProject *esl_project_open(const char *path, gboolean create, GError **error)
                     "no project file %s", path);
         return NULL;
     }
-    gint64 version = 0;
-    if (exists && !check_existing_file(path, &version, error))
+    if (exists && !check_existing_file(path, error))
         return NULL;
 
     EslProject *project = g_new0(EslProject, 1);

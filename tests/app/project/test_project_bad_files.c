@@ -406,6 +406,52 @@ static void test_killed_before_first_batch(void)
     esl_project_close(p);
 }
 
+/* A refused file that already has side files (a writer killed while it had it open): they
+ * stay as they were, and none is added. */
+static void test_refused_with_side_files(void)
+{
+    g_autofree char *path = tmp_path("foreign-wal.sqlite");
+    g_autofree char *wal = g_strconcat(path, "-wal", NULL);
+    g_autofree char *shm = g_strconcat(path, "-shm", NULL);
+    g_unlink(path);
+    pid_t child = fork();
+    if (child == 0) {
+        /* a foreign WAL database with committed rows still in its WAL, then killed */
+        sqlite3 *db = NULL;
+        sqlite3_open(path, &db);
+        sqlite3_exec(db,
+                     "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;"
+                     "CREATE TABLE contacts(name TEXT); INSERT INTO contacts VALUES('Ana');",
+                     NULL, NULL, NULL);
+        _exit(0);
+    }
+    int wstatus = 0;
+    waitpid(child, &wstatus, 0);
+    gboolean had = g_file_test(wal, G_FILE_TEST_EXISTS) && g_file_test(shm, G_FILE_TEST_EXISTS);
+    g_autofree char *db_before = file_hash(path);
+    g_autofree char *wal_before = file_hash(wal);
+    g_autoptr(GError) error = NULL;
+    EslProject *p = esl_project_open(path, FALSE, &error);
+    g_autofree char *db_after = file_hash(path);
+    g_autofree char *wal_after = file_hash(wal);
+    tap_ok(had && !p && error && error->code == ESL_PROJECT_ERROR_NOT_PROJECT &&
+               strcmp(db_before, db_after) == 0 && strcmp(wal_before, wal_after) == 0 &&
+               g_file_test(shm, G_FILE_TEST_EXISTS),
+           "foreign database with a live WAL: refused (%s), file and WAL unchanged",
+           error ? error->message : "opened");
+    g_clear_error(&error);
+
+    /* its WAL without the -shm: the -shm SQLite makes to read it is removed again */
+    g_unlink(shm);
+    p = esl_project_open(path, FALSE, &error);
+    g_autofree char *wal_again = file_hash(wal);
+    tap_ok(!p && error && strcmp(wal_before, wal_again) == 0 &&
+               !g_file_test(shm, G_FILE_TEST_EXISTS),
+           "with only its -wal: refused, no -shm left (%s)", error ? error->message : "opened");
+    esl_project_close(p);
+    g_unlink(wal);
+}
+
 /* Good projects: the schema-3 file migrates and appends; a schema-4 file reopens unchanged. */
 static void test_good_projects_still_open(void)
 {
@@ -428,7 +474,13 @@ static void test_good_projects_still_open(void)
                count_rows(path, "PRAGMA user_version") == ESL_PROJECT_SCHEMA_VERSION,
            "schema-3 project migrates to %d, takes a run and reopens with 5 runs%s%s",
            ESL_PROJECT_SCHEMA_VERSION, error ? ": " : "", error ? error->message : "");
+    /* triggers are off on Eslabón's connection; foreign-key actions must still apply */
+    gboolean deleted = p && esl_project_delete_run(p, run, &error);
     esl_project_close(p);
+    g_autofree char *orphans =
+        g_strdup_printf("SELECT count(*) FROM samples WHERE run_id = %" G_GINT64_FORMAT, run);
+    tap_ok(deleted && count_rows(path, orphans) == 0,
+           "deleting a run still deletes its samples (ON DELETE CASCADE)");
 
     g_autofree char *good = tmp_path("good.eslabon");
     make_good_project(good);
@@ -453,6 +505,7 @@ int main(int argc, char **argv)
     test_impossible_counts();
     test_deep_json();
     test_killed_before_first_batch();
+    test_refused_with_side_files();
     test_good_projects_still_open();
     GDir *dir = g_dir_open(tmpdir, 0, NULL);
     const char *name;

@@ -304,7 +304,19 @@ static char *schema_text(sqlite3 *db, GError **error)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
         for (int c = 0; c < 4; c++) {
             const char *v = (const char *)sqlite3_column_text(st, c);
-            g_string_append(text, v ? v : "(null)");
+            /* runs of white space as one space: how an SQLite version lays out the text of
+             * an altered table is not what makes it ours or not */
+            gboolean space = FALSE;
+            for (; v && *v; v++) {
+                if (g_ascii_isspace(*v)) {
+                    space = TRUE;
+                    continue;
+                }
+                if (space)
+                    g_string_append_c(text, ' ');
+                space = FALSE;
+                g_string_append_c(text, *v);
+            }
             g_string_append_c(text, c == 3 ? '\n' : '\t');
         }
     sqlite3_finalize(st);

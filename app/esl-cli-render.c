@@ -12,6 +12,7 @@
 #include "esl-cli.h"
 #include "esl-models-dir.h"
 #include "esl-model-file.h"
+#include "esl-settings-json.h"
 #include "mbs_formulation.h"
 #include "mbs_run.h"
 
@@ -113,7 +114,7 @@ static void print_report(const char *model, double time, const char *out, int wi
     json_builder_add_string_value(b, gl_renderer ? gl_renderer : "");
     json_builder_end_object(b);
     g_autoptr(JsonNode) root = json_builder_get_root(b);
-    g_autofree char *text = json_to_string(root, FALSE);
+    g_autofree char *text = esl_json_generate(root, FALSE);
     printf("%s\n", text);
 }
 

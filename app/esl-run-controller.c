@@ -253,7 +253,9 @@ static gpointer worker(gpointer data)
     }
 
     MbsError err = {0};
-    MbsFormulation *f = mbs_formulation_new(self->formulation, m, &self->settings, &err);
+    MbsFormulation *f = mbs_settings_check_run(&self->settings, &err)
+                            ? NULL
+                            : mbs_formulation_new(self->formulation, m, &self->settings, &err);
     MbsRunObserver observer = {.sample = observe, .data = &w, .every = 1};
     run = f ? mbs_run_new(f, NULL, &observer, &err) : NULL;
     if (!run) {

@@ -286,7 +286,8 @@ int esl_cli_render(int argc, char **argv)
         goto done;
     }
     if (!(time >= 0.0) || !isfinite(time)) {
-        fprintf(stderr, "eslabon-cli render: --time must be zero or positive\n");
+        fprintf(stderr, "eslabon-cli render: --time %g: expected a finite number of seconds, "
+                        "zero or more\n", time);
         goto done;
     }
     double reached = 0.0;

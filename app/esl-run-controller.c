@@ -102,6 +102,8 @@ EslRunController *esl_run_controller_new(const MbsModel *model, const char *mode
     self->project_path = g_strdup(project_path);
     self->model_id = model_id;
     double steps = settings->step > 0 ? settings->duration / settings->step : 1.0;
+    /* the run refuses more steps (mbs_settings_check_run); (int) of more is undefined */
+    steps = isfinite(steps) ? fmin(steps, MBS_SETTINGS_STEPS_MAX) : 1.0;
     self->sample_every = MAX(1, (int)ceil(steps / DEFAULT_SAMPLES_PER_RUN));
     return self;
 }

@@ -40,6 +40,8 @@ def first_line(r):
 
 
 tmp = tempfile.mkdtemp(prefix="esl-bad-")
+probe = run("render")
+has_renderer = not (probe.returncode == 2 and "no renderer" in probe.stderr)
 pendulum = os.path.join(models, "double-pendulum.json")
 with open(pendulum) as f:
     base = json.load(f)
@@ -81,6 +83,9 @@ for bad in ("nan", "inf", "-inf"):
     ok(r.returncode == 1 and "duration" in r.stderr and "negative" not in r.stderr,
        f"--duration {bad} is refused as not a number in range: " + first_line(r))
 for bad in ("1e9", "nan", "inf"):
+    if not has_renderer:
+        ok(True, f"render --time {bad} # SKIP this build has no renderer")
+        continue
     r = run("render", pendulum, "--time", bad, "--out", os.path.join(tmp, "x.png"), timeout=30)
     ok(r.returncode not in (0, "timeout") and r.returncode > 0 and "--time" in r.stderr and
        not os.path.exists(os.path.join(tmp, "x.png")),
@@ -220,7 +225,7 @@ stored_png, simulated_png, start_png = (os.path.join(tmp, n) for n in
                                         ("stored.png", "simulated.png", "start.png"))
 r = run("render", "--project", project, "--run", rid, "--time", "0.5", "--out", stored_png,
         "--size", "320x200")
-if r.returncode == 2 and "no renderer" in r.stderr:
+if not has_renderer:
     ok(True, "# SKIP render: this build has no renderer")
 else:
     report = strict_json(r.stdout.strip()) or {}

@@ -249,7 +249,8 @@ int esl_cli_render(int argc, char **argv)
         {"run", 0, 0, G_OPTION_ARG_INT64, &run_id, "Id of the stored run to draw", "ID"},
         {NULL, 0, 0, 0, NULL, NULL, NULL}};
     g_autoptr(GOptionContext) ctx =
-        g_option_context_new("MODEL - draw a model at a simulated time into a PNG, headless");
+        g_option_context_new("[MODEL] - draw a model, or a run stored in a project (--project "
+                             "FILE --run ID), at a simulated time into a PNG, headless");
     g_option_context_add_main_entries(ctx, entries, NULL);
     g_autoptr(GError) error = NULL;
     int status = 1;

@@ -208,18 +208,9 @@ int esl_cli_run(int argc, char **argv)
     js = esl_run_summary_json(&info, run, TRUE);
     if (project) {
         compact = esl_run_summary_json(&info, run, FALSE);
-        /* a run whose samples could not be stored still ends, as failed: never "running" */
-        gboolean stored = esl_run_recorder_flush(recorder);
-        g_autofree char *store_message =
-            stored ? NULL
-                   : g_strdup_printf("cannot store the run's samples: %s",
-                                     esl_run_recorder_error(recorder));
-        const char *final_message = message ? message : store_message;
-        if (!esl_project_finish_run(project, run_id,
-                                    final_message ? ESL_RUN_FAILED : ESL_RUN_FINISHED,
-                                    final_message, compact, wall, &error) ||
-            !stored) {
-            fprintf(stderr, "eslabon-cli run: %s\n", stored ? error->message : store_message);
+        if (!esl_run_recorder_finish(recorder, message ? ESL_RUN_FAILED : ESL_RUN_FINISHED,
+                                     message, compact, wall, &error)) {
+            fprintf(stderr, "eslabon-cli run: %s\n", error->message);
             goto out;
         }
     }

@@ -254,6 +254,7 @@ static gpointer worker(gpointer data)
         g_mutex_unlock(&self->lock);
     }
 
+    esl_run_recorder_set_project(recorder, project, run_id); /* also closes a refused run */
     MbsError err = {0};
     MbsFormulation *f = mbs_settings_check_run(&self->settings, &err)
                             ? NULL
@@ -268,7 +269,6 @@ static gpointer worker(gpointer data)
         const double duration = f->settings.duration;
         esl_run_recorder_set_sample_every(recorder, self->sample_every,
                                           mbs_run_step_count(duration, f->settings.step));
-        esl_run_recorder_set_project(recorder, project, run_id);
         esl_run_recorder_set_sample_func(recorder, push_sample, self);
         g_timer_continue(wall);
         if (mbs_run_advance(run, duration) == MBS_RUN_FAILED) {
@@ -295,11 +295,7 @@ static gpointer worker(gpointer data)
             summary = esl_run_summary_json(&info, run, FALSE);
         }
         g_autoptr(GError) error = NULL;
-        if (!esl_run_recorder_flush(recorder))
-            store_error = g_strdup(esl_run_recorder_error(recorder));
-        if (!esl_project_finish_run(project, run_id, w.status, w.message, summary, wall_time,
-                                    &error) &&
-            !store_error)
+        if (!esl_run_recorder_finish(recorder, w.status, w.message, summary, wall_time, &error))
             store_error = g_strdup(error->message);
         esl_project_close(project);
     }

@@ -284,6 +284,29 @@ int main(int argc, char **argv)
         received_clear(&r);
     }
 
+    /* A summary the project refuses (json-glib 1.6 wrote 1e17 as "1e+17.0"): the run still
+     * ends, as failed, saying why; never left "running". */
+    p = esl_project_open(path, FALSE, NULL);
+    MbsSettings defaults;
+    mbs_settings_defaults(&defaults);
+    EslRunRequest request = {.model_name = "four-bar-spatial", .formulation = "penalty",
+                             .settings = defaults};
+    gint64 refused_id = p ? esl_project_begin_run(p, &request, NULL) : 0;
+    EslRunRecorder *recorder = esl_run_recorder_new(m);
+    esl_run_recorder_set_project(recorder, p, refused_id);
+    g_autoptr(GError) store_error = NULL;
+    gboolean finished = refused_id && esl_run_recorder_finish(recorder, ESL_RUN_FINISHED, NULL,
+                                                              "{\"alpha\": 1e+17.0}", 1.0,
+                                                              &store_error);
+    g_autoptr(EslRunInfo) closed = p ? esl_project_get_run(p, refused_id, NULL) : NULL;
+    tap_ok(refused_id && !finished && store_error && strstr(store_error->message, "summary") &&
+               closed && closed->status == ESL_RUN_FAILED && closed->message &&
+               strstr(closed->message, "summary"),
+           "a refused summary closes the run as failed (%s)",
+           closed && closed->message ? closed->message : "not closed");
+    esl_run_recorder_free(recorder);
+    esl_project_close(p);
+
     /* A step that fails recoverably is cut by the run driver: ali3p through the flat position
      * of a parallelogram chain (h = 5 ms stalls at t = 2.785 s) finishes and says so. */
     MbsModel *chain = esl_model_load_file(ESLABON_SOURCE_DIR "/tests/cli/parallelogram-chain.json",

@@ -10,6 +10,12 @@
 
 #include "mbs_formulation.h"
 
+/* Deepest nesting of arrays and objects in a JSON text of len bytes, counted without parsing:
+ * json-glib recurses and would exhaust the stack on, say, 100,000 '['. */
+int esl_json_nesting_depth(const char *text, gsize len);
+/* Nesting the JSON readers of settings and project texts accept. */
+#define ESL_JSON_MAX_NESTING 200
+
 /* JSON text of root, the one JSON writer of the application (never json_generator_to_data
  * nor json_to_string: json-glib 1.6 writes 1e+17 as "1e+17.0", which no parser reads). Every
  * double reads back to the same double; a non-finite one is written as null. */

@@ -78,7 +78,8 @@ static int replay_path(const char *path)
         snprintf(names[n++], len, "%s/%s", path, e->d_name);
     }
     closedir(dir);
-    qsort(names, n, sizeof *names, by_name);
+    if (n > 1)
+        qsort(names, n, sizeof *names, by_name);
     int ok = 1;
     for (size_t i = 0; i < n; i++) {
         ok &= replay_file(names[i]);

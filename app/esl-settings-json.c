@@ -41,7 +41,13 @@ static JsonNode *parse_json(const char *text, GError **error)
     g_autoptr(JsonParser) parser = json_parser_new();
     if (!json_parser_load_from_data(parser, text, -1, error))
         return NULL;
-    return json_node_copy(json_parser_get_root(parser));
+    /* An empty or blank text parses without error and without a root (found by fuzzing). */
+    JsonNode *root = json_parser_get_root(parser);
+    if (!root) {
+        g_set_error(error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA, "empty JSON text");
+        return NULL;
+    }
+    return json_node_copy(root);
 }
 
 JsonNode *esl_setting_to_json(const MbsSettings *s, const MbsSettingRef *r)

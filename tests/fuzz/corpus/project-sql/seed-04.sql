@@ -1,0 +1,1 @@
+UPDATE runs SET options = '{"newton": {}}' WHERE id = 2;

@@ -1,0 +1,1 @@
+UPDATE samples SET poses = x'00' WHERE seq = 0;

@@ -1,0 +1,1 @@
+UPDATE models SET json = '';

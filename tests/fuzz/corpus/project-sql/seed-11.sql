@@ -1,0 +1,1 @@
+INSERT INTO summaries VALUES (1, 'not json');

@@ -1,0 +1,1 @@
+UPDATE runs SET njoints = 167-7216;

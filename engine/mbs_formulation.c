@@ -11,11 +11,13 @@
 extern const MbsFormulationClass mbs_penalty_class;
 extern const MbsFormulationClass mbs_ali3p_class;
 extern const MbsFormulationClass mbs_matrix_r_class;
+extern const MbsFormulationClass mbs_ssode_class;
 
 static const MbsFormulationClass *const registry[] = {
     &mbs_penalty_class,
     &mbs_ali3p_class,
     &mbs_matrix_r_class,
+    &mbs_ssode_class,
 };
 
 static const char *const jacobian_choices[MBS_JACOBIAN_COUNT + 1] = {"nd-forward", "nd-central",

@@ -20,7 +20,10 @@
  * integrator (paper 002 eqs 27-40 are not implemented: the project has no tangents yet).
  *
  * One formulation step of h integrates to f->time + h with the integrator's own internal steps
- * (NORMAL mode, stop time at the output time so that it lands there without interpolation).
+ * (stop time at the output time, so that it lands there without interpolation). They are
+ * taken one at a time (ONE_STEP mode rather than NORMAL) because the partition is checked
+ * after each (paper 002 Table I, step 7): a bar turning through a quarter of a revolution
+ * within one output step makes the partition of the step start singular.
  * Every step restarts the integrator from the state at its start (ReInit) with the internal
  * step size it had proposed: then a restored checkpoint repeats the trajectory bit for bit.
  * For SDIRK (one-step) that costs nothing but the controller history; BDF and Adams restart at
@@ -68,8 +71,12 @@ _Static_assert(sizeof(SsodeOptions) <= MBS_OPTIONS_BYTES, "ssode options fit Mbs
 /* Hairer & Wanner, Solving ODEs II, §IV.6, SDIRK order 4 with gamma = 4/15 (their code SDIRK4,
  * the one paper 002 embeds): c = (4/15, 23/30, 17/30, 707/1931, 1), stiffly accurate and
  * L-stable. The entries are the exact rationals (tests/engine/test_ssode.c checks the eight
- * order-4 conditions and the stability function). The embedded weights d are ours: order 3
- * with d5 = 0 (the four conditions sum d = 1, d.c = 1/2, d.c^2 = 1/3, d.A c = 1/6). */
+ * order-4 conditions and the stability function). The embedded weights d are ours: Hairer's
+ * code filters its order-3 estimate through (I - gamma h J)^-1, which ARKODE cannot; an
+ * unfiltered estimate must vanish on the stiff components by itself, i.e. R_hat(inf) = 1 -
+ * d^T A^-1 1 = 0 (with the order-3 estimate, d5 = 0, the stiff double pendulum took 5-7 times
+ * more steps at tol 1e-2..1e-4). With 5 stages that and order 3 leave only d = b, so d is of
+ * order 2 plus sum d c^2 = 1/3, with R_hat(inf) = 0 and d5 = 0. */
 const double mbs_ssode_sdirk_c[5] = {4.0 / 15.0, 23.0 / 30.0, 17.0 / 30.0, 707.0 / 1931.0, 1.0};
 const double mbs_ssode_sdirk_A[25] = {
     4.0 / 15.0, 0, 0, 0, 0,
@@ -81,9 +88,10 @@ const double mbs_ssode_sdirk_A[25] = {
     -69863904375173.0 / 23297141763930.0, 4.0 / 15.0};
 const double mbs_ssode_sdirk_b[5] = {181513.0 / 86430.0, -89074.0 / 116015.0, 83636.0 / 34851.0,
                                      -69863904375173.0 / 23297141763930.0, 4.0 / 15.0};
-const double mbs_ssode_sdirk_d[5] = {33665407.0 / 11668050.0, -2284766.0 / 15662025.0,
-                                     11244716.0 / 4704885.0,
-                                     -96203066666797.0 / 23297141763930.0, 0.0};
+const double mbs_ssode_sdirk_d[5] = {31048953311591.0 / 47245544640900.0,
+                                     86764259794159.0 / 126835401168900.0,
+                                     -14204111747959.0 / 38101457278260.0,
+                                     2975713279051743589.0 / 94333342007715992340.0, 0.0};
 
 typedef struct {
     MbsNatural *nat;
@@ -317,7 +325,9 @@ static int recover_positions(Ssode *s, double t)
         s->recovery_iterations++;
         if (!isfinite(dnorm))
             return -1;
-        if (dnorm <= RECOVERY_TOLERANCE * fmax(1.0, qnorm))
+        double scale = fmax(1.0, qnorm);
+        /* converged, or stagnating at round-off (cond(Phi_u) eps) */
+        if (dnorm <= RECOVERY_TOLERANCE * scale || (dnorm <= 1e-9 * scale && dnorm >= 0.5 * prev))
             return 0;
         if (it >= 2 && dnorm > 0.25 * prev && P == s->Pu0) {
             /* slow chord: Newton with Phi_u at the iterate */
@@ -503,7 +513,7 @@ static int integrator_create(MbsFormulation *f, Ssode *s, MbsError *err)
     }
     if (o->integrator == INTEGRATOR_SDIRK4) {
         s->mem = ARKStepCreate(NULL, rhs, f->time, s->y, s->ctx);
-        s->table = ARKodeButcherTable_Create(5, 4, 3, (double *)mbs_ssode_sdirk_c,
+        s->table = ARKodeButcherTable_Create(5, 4, 2, (double *)mbs_ssode_sdirk_c,
                                              (double *)mbs_ssode_sdirk_A,
                                              (double *)mbs_ssode_sdirk_b,
                                              (double *)mbs_ssode_sdirk_d);
@@ -511,7 +521,7 @@ static int integrator_create(MbsFormulation *f, Ssode *s, MbsError *err)
             return mbs_error_set(err, MBS_FATAL, "ssode: could not create ARKStep");
         st |= ARKStepSetUserData(s->mem, s);
         st |= ARKStepSVtolerances(s->mem, o->rtol, s->abstol);
-        st |= ARKStepSetTables(s->mem, 4, 3, s->table, NULL);
+        st |= ARKStepSetTables(s->mem, 4, 2, s->table, NULL);
         st |= ARKStepSetLinearSolver(s->mem, s->LS, s->J);
         st |= ARKStepSetMaxNumSteps(s->mem, o->max_internal_steps);
     } else {
@@ -637,7 +647,7 @@ static void restore_start(Ssode *s)
     memcpy(s->qd, s->qd_start, (size_t)s->n * sizeof(double));
 }
 
-/* Integrator counters of the step just taken, added to the statistics. */
+/* Integrator counters since its last restart, added to the statistics and to the step's. */
 static void collect_counters(Ssode *s, long *steps, long *nli, long *jevals)
 {
     long nst = 0, netf = 0, nni = 0, nncf = 0, nje = 0;
@@ -670,58 +680,109 @@ static void collect_counters(Ssode *s, long *steps, long *nli, long *jevals)
         s->h_max = fmax(s->h_max, hlast);
         s->h_min = fmin(s->h_min, hlast);
     }
-    *steps = nst;
-    *nli = nni;
-    *jevals = nje;
+    *steps += nst;
+    *nli += nni;
+    *jevals += nje;
 }
 
+/* Keep the partition while cond(Phi_u) at the current q (s->Phi current) has grown less than
+ * 25 % over its value at partition time, else choose a new one; Phi_u, factorized in Pu0, is
+ * the Newton matrix of the position recovery until the next check. 1 when it repartitioned,
+ * 0 when not, -1 when no regular partition exists. */
+static int check_partition(Ssode *s)
+{
+    int info = factor_phi_u(s, s->Pu0, s->ip0, &s->cond);
+    if (info == 0 && s->cond < REPARTITION_GROWTH * s->cond0)
+        return 0;
+    if (choose_partition(s) != 0)
+        return -1;
+    s->repartitions++;
+    return 1;
+}
+
+static int integrator_failed(Ssode *s, double t, int flag, MbsError *err)
+{
+    restore_start(s);
+    s->h_next = 0.0;
+    const char *name = s->o->integrator == INTEGRATOR_SDIRK4 ? ARKStepGetReturnFlagName(flag)
+                                                             : CVodeGetReturnFlagName(flag);
+    /* the name is allocated by SUNDIALS */
+    int e = mbs_error_set(err, MBS_RECOVERABLE,
+                          "ssode: the integrator failed at t = %.6g s (%s, internal step %.3g s)%s",
+                          t, name ? name : "?", s->h_last,
+                          s->rhs_failed ? ": the dependent coordinates could not be recovered"
+                                        : "");
+    free((void *)name);
+    return e;
+}
+
+/* Integrates to f->time + h in the integrator's own steps. After every internal step the
+ * partition is checked (paper 002 Table I, step 7); a new one restarts the integrator there
+ * in the new independent coordinates. */
 static int ssode_step(MbsFormulation *f, double h, MbsError *err)
 {
     Ssode *s = f->impl;
     MbsMonitors *mo = &f->monitors;
     double t_start = mbs_clock_now(), c0;
     double t0 = f->time, t1 = t0 + h;
+    int sdirk = s->o->integrator == INTEGRATOR_SDIRK4;
     memcpy(s->q_start, s->q, (size_t)s->n * sizeof(double));
     memcpy(s->qd_start, s->qd, (size_t)s->n * sizeof(double));
-    /* Keep the partition while cond(Phi_u) has grown less than 25 %; Phi_u of the step start
-     * is the Newton matrix of the position recovery. */
     c0 = mbs_clock_now();
     mbs_natural_constraints(s->nat, s->q, NULL, t0, NULL, s->Phi, NULL, NULL);
-    int info = factor_phi_u(s, s->Pu0, s->ip0, &s->cond);
-    if (info != 0 || !(s->cond < REPARTITION_GROWTH * s->cond0)) {
-        if (choose_partition(s) != 0)
-            return mbs_error_set(err, MBS_RECOVERABLE,
-                                 "ssode: no regular partition at t = %.6g s (the constraint "
-                                 "Jacobian changed rank: a singular configuration?)", t0);
-        s->repartitions++;
-    }
+    if (check_partition(s) < 0)
+        return mbs_error_set(err, MBS_RECOVERABLE,
+                             "ssode: no regular partition at t = %.6g s (the constraint "
+                             "Jacobian changed rank: a singular configuration?)", t0);
     double t_fac = mbs_clock_now() - c0;
     c0 = mbs_clock_now();
-    pack(s, N_VGetArrayPointer(s->y), 0.0);
+    double *y = N_VGetArrayPointer(s->y);
+    pack(s, y, 0.0);
     if (integrator_restart(s, t0, s->h_next, t1) != 0)
         return mbs_error_set(err, MBS_FATAL, "ssode: could not restart the integrator");
-    double tret = t0;
-    int flag = s->o->integrator == INTEGRATOR_SDIRK4
-                   ? ARKStepEvolve(s->mem, t1, s->y, &tret, ARK_NORMAL)
-                   : CVode(s->mem, t1, s->y, &tret, CV_NORMAL);
-    long nst, nni, nje;
-    collect_counters(s, &nst, &nni, &nje);
-    if (flag < 0) {
-        restore_start(s);
-        const char *name = s->o->integrator == INTEGRATOR_SDIRK4 ? ARKStepGetReturnFlagName(flag)
-                                                                 : CVodeGetReturnFlagName(flag);
-        /* the names are allocated by SUNDIALS: copy and release */
-        int e = mbs_error_set(err, MBS_RECOVERABLE,
-                              "ssode: the integrator failed at t = %.6g s (%s, internal step "
-                              "%.3g s)%s", tret, name ? name : "?", s->h_last,
-                              s->rhs_failed ? ": the dependent coordinates could not be "
-                                              "recovered" : "");
-        free((void *)name);
-        s->h_next = 0.0;
-        return e;
+    double tret = t0, h_full = 0.0;
+    long nst = 0, nni = 0, nje = 0;
+    for (;;) {
+        int flag = sdirk ? ARKStepEvolve(s->mem, t1, s->y, &tret, ARK_ONE_STEP)
+                         : CVode(s->mem, t1, s->y, &tret, CV_ONE_STEP);
+        if (flag < 0) {
+            collect_counters(s, &nst, &nni, &nje);
+            return integrator_failed(s, tret, flag, err);
+        }
+        if (flag == (sdirk ? ARK_TSTOP_RETURN : CV_TSTOP_RETURN) || tret >= t1)
+            break;
+        /* the last step not cut short by the stop time */
+        if (sdirk)
+            ARKStepGetLastStep(s->mem, &h_full);
+        else
+            CVodeGetLastStep(s->mem, &h_full);
+        if (evaluate(s, tret, y, NULL) != 0) {
+            collect_counters(s, &nst, &nni, &nje);
+            restore_start(s);
+            return mbs_error_set(err, MBS_RECOVERABLE,
+                                 "ssode: the dependent coordinates could not be recovered at "
+                                 "t = %.6g s", tret);
+        }
+        int changed = check_partition(s);
+        if (changed < 0) {
+            collect_counters(s, &nst, &nni, &nje);
+            restore_start(s);
+            return mbs_error_set(err, MBS_RECOVERABLE,
+                                 "ssode: no regular partition at t = %.6g s (a singular "
+                                 "configuration?)", tret);
+        }
+        if (changed) {
+            collect_counters(s, &nst, &nni, &nje);
+            pack(s, y, y[2 * s->nv]);
+            if (integrator_restart(s, tret, s->h_next, t1) != 0)
+                return mbs_error_set(err, MBS_FATAL, "ssode: could not restart the integrator");
+        }
     }
+    collect_counters(s, &nst, &nni, &nje);
+    /* The next output step starts with the step the controller proposes, or with the last one
+     * the stop time did not cut, when larger (a cut step proposes a step of its own size). */
+    s->h_next = fmax(s->h_next, h_full);
     /* The state at t1 (the integrator stopped there), consistent q, qd, qdd, lambda. */
-    const double *y = N_VGetArrayPointer(s->y);
     if (evaluate(s, t1, y, NULL) != 0) {
         restore_start(s);
         return mbs_error_set(err, MBS_RECOVERABLE,

@@ -12,7 +12,8 @@
  *   start, eq 15), ud from Phi_u ud = -(Phi_v vd + Phi_t) (eq 16), then the augmented system
  *     [M  Phi_R^T] [qdd   ]   [ Q  ]
  *     [Phi_R   0 ] [lambda] = [-c_R]     (c = dPhi_q/dt qd + dPhi_t/dt)
- *   and vdd = qdd(v); W' = non-conservative power + lambda^T Phi_t (drivers).
+ *   solved in its partitioned form (see evaluate), vdd = qdd(v);
+ *   W' = non-conservative power + lambda^T Phi_t (drivers).
  * Integrators: ARKODE ARKStep with the Hairer–Wanner SDIRK of order 4, 5 stages, gamma = 4/15
  * (the SDIRK4/15 of the paper, sdirk_table below) and an embedded order-3 formula; CVODE BDF
  * (Newton, dense) or CVODE Adams (fixed-point iteration: the explicit comparison, the modern
@@ -114,8 +115,9 @@ typedef struct {
     int *ip0;
     double *Pu;                /* r x r: Phi_u at the current q, LU */
     int *ip;
-    double *K, *rhs;           /* (n + r)^2, n + r: augmented system */
+    double *K, *rhs;           /* (n + r)^2 (T_u, M T, reduced mass), n + r */
     int *ipk;
+    double *tcol, *gacc;       /* n */
     double *Q, *grad, *x, *lwork;
     int *iwork;
     double *q_start, *qd_start; /* for a failed step */
@@ -176,7 +178,7 @@ static void ssode_finalize(MbsFormulation *f)
     mbs_natural_free(s->nat);
     void *bufs[] = {s->q, s->qd, s->qdd, s->lambda, s->angle_ref, s->rows, s->ucol, s->vcol,
                     s->M, s->Phi, s->phi, s->phit, s->cb, s->W, s->rp, s->cp, s->Pu0, s->ip0,
-                    s->Pu, s->ip, s->K, s->rhs, s->ipk, s->Q, s->grad, s->x, s->lwork,
+                    s->Pu, s->ip, s->K, s->rhs, s->ipk, s->tcol, s->gacc, s->Q, s->grad, s->x, s->lwork,
                     s->iwork, s->q_start, s->qd_start};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
         free(bufs[i]);
@@ -348,8 +350,8 @@ static int recover_positions(Ssode *s, double t)
  * dependent coordinates cannot be recovered or the augmented matrix is singular. */
 static int evaluate(Ssode *s, double t, const double *y, double *ydot)
 {
-    int n = s->n, r = s->r, nv = s->nv, nk = n + r;
-    size_t M = (size_t)s->m, NK = (size_t)nk;
+    int n = s->n, r = s->r, nv = s->nv;
+    size_t M = (size_t)s->m;
     const double *v = y, *vd = y + nv;
     for (int j = 0; j < nv; ++j)
         s->q[s->vcol[j]] = v[j];
@@ -373,33 +375,79 @@ static int evaluate(Ssode *s, double t, const double *y, double *ydot)
     }
     for (int i = 0; i < r; ++i)
         s->qd[s->ucol[i]] = s->x[i];
-    /* accelerations and multipliers: the augmented system */
+    /* Accelerations (paper 002 eqs 17-19, the partitioned form of the augmented system
+     * [M Phi_R^T; Phi_R 0] [qdd; lambda] = [Q; -c_R]): qdd = T vdd + g with T = [-Phi_u^-1
+     * Phi_v; I], g = [-Phi_u^-1 c_R; 0]; (T^T M T) vdd = T^T (Q - M g); then Phi_u^T lambda =
+     * (Q - M qdd)_u. With Phi_u already factorized this costs r^2 (nv + 2) + n nv + nv^3, not
+     * (n + r)^3. */
     mbs_natural_constraints(s->nat, s->q, s->qd, t, NULL, NULL, NULL, s->cb);
     MbsNatEnergy e;
     mbs_natural_forces(s->nat, s->q, s->qd, s->angle_ref, s->grad, s->Q, &e);
-    memset(s->K, 0, NK * NK * sizeof(double));
-    for (int j = 0; j < n; ++j)
-        memcpy(&s->K[NK * j], &s->M[(size_t)n * j], (size_t)n * sizeof(double));
-    for (int i = 0; i < r; ++i) {
-        int row = s->rows[i];
-        for (int j = 0; j < n; ++j) {
-            double a = s->Phi[row + M * j];
-            s->K[(size_t)(n + i) + NK * j] = a;  /* Phi_R */
-            s->K[(size_t)j + NK * (n + i)] = a;  /* Phi_R^T */
-        }
+    size_t R = (size_t)r, N = (size_t)n, NV = (size_t)nv;
+    double *Tu = s->K, *MT = Tu + R * NV, *Mred = MT + N * NV;
+    for (int j = 0; j < nv; ++j) {
+        double *col = &Tu[R * j];
+        for (int i = 0; i < r; ++i)
+            col[i] = -s->Phi[s->rows[i] + M * s->vcol[j]];
+        if (r > 0)
+            mbs_lu_solve(r, s->Pu, s->ip, col, 1);
     }
-    memcpy(s->rhs, s->Q, (size_t)n * sizeof(double));
     for (int i = 0; i < r; ++i)
-        s->rhs[n + i] = -s->cb[s->rows[i]];
-    if (mbs_lu_factor(nk, s->K, s->ipk) != 0)
-        return 1;
-    mbs_lu_solve(nk, s->K, s->ipk, s->rhs, 1);
-    memcpy(s->qdd, s->rhs, (size_t)n * sizeof(double));
+        s->x[i] = -s->cb[s->rows[i]];
+    if (r > 0)
+        mbs_lu_solve(r, s->Pu, s->ip, s->x, 1);
+    memset(s->gacc, 0, N * sizeof(double));
+    for (int i = 0; i < r; ++i)
+        s->gacc[s->ucol[i]] = s->x[i];
+    /* rhs = Q - M g */
+    mbs_natural_mass_mul(s->nat, s->gacc, s->rhs);
+    for (int k = 0; k < n; ++k)
+        s->rhs[k] = s->Q[k] - s->rhs[k];
+    /* columns of T, M T, and the reduced system */
+    for (int j = 0; j < nv; ++j) {
+        memset(s->tcol, 0, N * sizeof(double));
+        for (int i = 0; i < r; ++i)
+            s->tcol[s->ucol[i]] = Tu[R * j + i];
+        s->tcol[s->vcol[j]] = 1.0;
+        mbs_natural_mass_mul(s->nat, s->tcol, &MT[N * j]);
+    }
+    for (int j = 0; j < nv; ++j) {
+        const double *mt = &MT[N * j];
+        for (int i = 0; i < nv; ++i) {
+            /* T_i^T (M T_j): T_i has the entries Tu(:, i) on u and 1 on v_i */
+            double sum = mt[s->vcol[i]];
+            for (int k = 0; k < r; ++k)
+                sum += Tu[R * i + k] * mt[s->ucol[k]];
+            Mred[NV * j + i] = sum;
+        }
+        double b = s->rhs[s->vcol[j]];
+        for (int k = 0; k < r; ++k)
+            b += Tu[R * j + k] * s->rhs[s->ucol[k]];
+        s->x[r + j] = b;
+    }
+    if (nv > 0) {
+        if (mbs_lu_factor(nv, Mred, s->ipk) != 0)
+            return 1;
+        mbs_lu_solve(nv, Mred, s->ipk, &s->x[r], 1);
+    }
+    const double *vdd = &s->x[r];
+    memcpy(s->qdd, s->gacc, N * sizeof(double));
+    for (int j = 0; j < nv; ++j) {
+        s->qdd[s->vcol[j]] += vdd[j];
+        for (int i = 0; i < r; ++i)
+            s->qdd[s->ucol[i]] += Tu[R * j + i] * vdd[j];
+    }
+    /* multipliers: Phi_u^T lambda_R = (Q - M qdd)_u */
+    mbs_natural_mass_mul(s->nat, s->qdd, s->tcol);
+    for (int i = 0; i < r; ++i)
+        s->rhs[i] = s->Q[s->ucol[i]] - s->tcol[s->ucol[i]];
+    if (r > 0)
+        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', r, 1, s->Pu, r, s->ip, s->rhs, r);
     memset(s->lambda, 0, M * sizeof(double));
     double driver_power = 0.0;
     for (int i = 0; i < r; ++i) {
         int row = s->rows[i];
-        s->lambda[row] = s->rhs[n + i];
+        s->lambda[row] = s->rhs[i];
         /* constraint force -Phi_q^T lambda: power -lambda^T Phi_q qd = lambda^T Phi_t */
         driver_power += s->lambda[row] * s->phit[row];
     }
@@ -411,8 +459,8 @@ static int evaluate(Ssode *s, double t, const double *y, double *ydot)
         }
         ydot[2 * nv] = s->power;
     }
-    for (int i = 0; i < nk; ++i)
-        if (!isfinite(s->rhs[i]))
+    for (int k = 0; k < n; ++k)
+        if (!isfinite(s->qdd[k]))
             return 1;
     return 0;
 }
@@ -584,6 +632,8 @@ static int ssode_init(MbsFormulation *f, MbsError *err)
     s->K = xcalloc(NK * NK, sizeof(double), &fail);
     s->rhs = xcalloc(NK, sizeof(double), &fail);
     s->ipk = xcalloc(NK, sizeof(int), &fail);
+    s->tcol = xcalloc(N, sizeof(double), &fail);
+    s->gacc = xcalloc(N, sizeof(double), &fail);
     s->Q = xcalloc(N, sizeof(double), &fail);
     s->grad = xcalloc(N, sizeof(double), &fail);
     s->x = xcalloc(NK, sizeof(double), &fail);
@@ -631,7 +681,7 @@ static int ssode_init(MbsFormulation *f, MbsError *err)
     if (st != 0)
         return mbs_error_set(err, MBS_FATAL,
                              "ssode: no consistent state at t = 0 (dependent coordinates or the "
-                             "augmented matrix [M Phi_q^T; Phi_q 0] singular)");
+                             "reduced mass matrix T^T M T singular)");
     s->work = 0.0;
     s->h_next = 0.0;
     s->h_min = INFINITY;

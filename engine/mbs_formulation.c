@@ -11,11 +11,13 @@
 extern const MbsFormulationClass mbs_penalty_class;
 extern const MbsFormulationClass mbs_ali3p_class;
 extern const MbsFormulationClass mbs_matrix_r_class;
+extern const MbsFormulationClass mbs_ssode_class;
 
 static const MbsFormulationClass *const registry[] = {
     &mbs_penalty_class,
     &mbs_ali3p_class,
     &mbs_matrix_r_class,
+    &mbs_ssode_class,
 };
 
 static const MbsSetting newton_items[] = {

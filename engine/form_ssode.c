@@ -1,0 +1,1050 @@
+/* ssode: state-space ODE by generalized coordinate partitioning, integrated by an embedded
+ * off-the-shelf stiff code (paper 002, Haug, Negrut et al.).
+ *
+ * Global natural coordinates q (shared with ali3p, engine/mbs_natural.h) are split q = (u, v)
+ * by Gaussian elimination with complete pivoting of Phi_q (paper 002 §2): the r pivot rows are
+ * the independent constraints Phi_R, the r pivot columns the dependent coordinates u, the other
+ * n - r columns the independent coordinates v. The partition is kept while the condition
+ * estimate of Phi_u (LAPACK dgecon, 1-norm) stays within 25 % of its value when it was chosen.
+ *
+ * The ODE (paper 002 eq 19) in y = (v, vd, W), W the work of non-conservative forces:
+ *   f(t, v, vd): u from Phi_R(u, v, t) = 0 (Newton with the Phi_u factorization of the step
+ *   start, eq 15), ud from Phi_u ud = -(Phi_v vd + Phi_t) (eq 16), then the augmented system
+ *     [M  Phi_R^T] [qdd   ]   [ Q  ]
+ *     [Phi_R   0 ] [lambda] = [-c_R]     (c = dPhi_q/dt qd + dPhi_t/dt)
+ *   solved in its partitioned form (see evaluate), vdd = qdd(v);
+ *   W' = non-conservative power + lambda^T Phi_t (drivers).
+ * Integrators: ARKODE ARKStep with the Hairer–Wanner SDIRK of order 4, 5 stages, gamma = 4/15
+ * (the SDIRK4/15 of the paper, sdirk_table below) and an embedded order-3 formula; CVODE BDF
+ * (Newton, dense) or CVODE Adams (fixed-point iteration: the explicit comparison, the modern
+ * counterpart of DEABM). The iteration matrix is the dense difference-quotient Jacobian of the
+ * integrator (paper 002 eqs 27-40 are not implemented: the project has no tangents yet).
+ *
+ * One formulation step of h integrates to f->time + h with the integrator's own internal steps
+ * (stop time at the output time, so that it lands there without interpolation). They are
+ * taken one at a time (ONE_STEP mode rather than NORMAL) because the partition is checked
+ * after each (paper 002 Table I, step 7): a bar turning through a quarter of a revolution
+ * within one output step makes the partition of the step start singular.
+ * Every step restarts the integrator from the state at its start (ReInit) with the internal
+ * step size it had proposed: then a restored checkpoint repeats the trajectory bit for bit.
+ * For SDIRK (one-step) that costs nothing but the controller history; BDF and Adams restart at
+ * order 1 at every output time (see docs/formulations.md §ssode).
+ * SUNDIALS objects and every workspace are allocated in init.
+ */
+#include <arkode/arkode_arkstep.h>
+#include <cvode/cvode.h>
+#include <lapacke.h>
+#include <math.h>
+#include <nvector/nvector_serial.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sundials/sundials_context.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
+
+#include "mbs_assembly.h"
+#include "mbs_clock.h"
+#include "mbs_formulation.h"
+#include "mbs_linalg.h"
+#include "mbs_natural.h"
+#include "mbs_topology.h"
+
+enum { INTEGRATOR_SDIRK4, INTEGRATOR_BDF, INTEGRATOR_ADAMS };
+
+typedef struct {
+    int integrator;
+    double rtol, atol;
+    int max_internal_steps; /* per output step */
+} SsodeOptions;
+_Static_assert(sizeof(SsodeOptions) <= MBS_OPTIONS_BYTES, "ssode options fit MbsSettings");
+
+/* Growth of cond(Phi_u) over its value at partition time that triggers a new partition. */
+#define REPARTITION_GROWTH 1.25
+/* Pivots below this fraction of the largest one are redundant constraints (rank decision). */
+#define RANK_TOLERANCE 1e-9
+/* Dependent coordinates: Newton stops when the correction is below this (relative). */
+#define RECOVERY_TOLERANCE 1e-13
+#define RECOVERY_ITERATIONS 50
+
+/* Hairer & Wanner, Solving ODEs II, §IV.6, SDIRK order 4 with gamma = 4/15 (their code SDIRK4,
+ * the one paper 002 embeds): c = (4/15, 23/30, 17/30, 707/1931, 1), stiffly accurate and
+ * L-stable. The entries are the exact rationals (tests/engine/test_ssode.c checks the eight
+ * order-4 conditions and the stability function). The embedded weights d are ours: Hairer's
+ * code filters its order-3 estimate through (I - gamma h J)^-1, which ARKODE cannot; an
+ * unfiltered estimate must vanish on the stiff components by itself, i.e. R_hat(inf) = 1 -
+ * d^T A^-1 1 = 0 (with the order-3 estimate, d5 = 0, the stiff double pendulum took 5-7 times
+ * more steps at tol 1e-2..1e-4). With 5 stages that and order 3 leave only d = b, so d is of
+ * order 2 plus sum d c^2 = 1/3, with R_hat(inf) = 0 and d5 = 0. */
+const double mbs_ssode_sdirk_c[5] = {4.0 / 15.0, 23.0 / 30.0, 17.0 / 30.0, 707.0 / 1931.0, 1.0};
+const double mbs_ssode_sdirk_A[25] = {
+    4.0 / 15.0, 0, 0, 0, 0,
+    1.0 / 2.0, 4.0 / 15.0, 0, 0, 0,
+    51069.0 / 144200.0, -7809.0 / 144200.0, 4.0 / 15.0, 0, 0,
+    12047244770625658.0 / 141474406359725325.0, -3057890203562191.0 / 47158135453241775.0,
+    2239631894905804.0 / 28294881271945065.0, 4.0 / 15.0, 0,
+    181513.0 / 86430.0, -89074.0 / 116015.0, 83636.0 / 34851.0,
+    -69863904375173.0 / 23297141763930.0, 4.0 / 15.0};
+const double mbs_ssode_sdirk_b[5] = {181513.0 / 86430.0, -89074.0 / 116015.0, 83636.0 / 34851.0,
+                                     -69863904375173.0 / 23297141763930.0, 4.0 / 15.0};
+const double mbs_ssode_sdirk_d[5] = {31048953311591.0 / 47245544640900.0,
+                                     86764259794159.0 / 126835401168900.0,
+                                     -14204111747959.0 / 38101457278260.0,
+                                     2975713279051743589.0 / 94333342007715992340.0, 0.0};
+
+typedef struct {
+    MbsNatural *nat;
+    int n, m, r, nv;           /* coordinates, constraints, rank, independent coordinates */
+    const SsodeOptions *o;
+    /* state */
+    double *q, *qd, *qdd, *lambda; /* lambda: m (the independent rows' entries, 0 elsewhere) */
+    double *angle_ref;
+    double work, power, h_next;
+    /* partition */
+    int *rows, *ucol, *vcol;   /* r, r, nv */
+    double cond0, cond;
+    int partitioned;
+    /* workspaces */
+    double *M;                 /* n x n */
+    double *Phi, *phi, *phit, *cb; /* m x n, m, m, m */
+    double *W;                 /* m x n: elimination */
+    int *rp, *cp;
+    double *Pu0;               /* r x r: Phi_u at the step start, LU */
+    int *ip0;
+    double *Pu;                /* r x r: Phi_u at the current q, LU */
+    int *ip;
+    double *K, *rhs;           /* (n + r)^2 (T_u, M T, reduced mass), n + r */
+    int *ipk;
+    double *tcol, *gacc;       /* n */
+    double *Q, *grad, *x, *lwork;
+    int *iwork;
+    double *q_start, *qd_start; /* for a failed step */
+    double t_stage_guess;
+    int rhs_failed;             /* the last rhs could not recover u */
+    /* SUNDIALS */
+    SUNContext ctx;
+    N_Vector y, abstol;
+    SUNMatrix J;
+    SUNLinearSolver LS;
+    SUNNonlinearSolver NLS;
+    ARKodeButcherTable table;
+    void *mem;
+    /* statistics (since init or reset) */
+    long internal_steps, rhs_evals, jac_evals, nonlinear_iterations, error_test_failures,
+        nonlinear_failures, repartitions, recovery_iterations, recovery_refactorizations;
+    double h_last, h_min, h_max;
+} Ssode;
+
+static const SsodeOptions *options(const MbsFormulation *f)
+{
+    return mbs_formulation_options(f);
+}
+
+static void *xcalloc(size_t n, size_t size, int *fail)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        *fail = 1;
+    return p;
+}
+
+static void ssode_finalize(MbsFormulation *f)
+{
+    Ssode *s = f->impl;
+    if (!s)
+        return;
+    if (s->mem) {
+        if (s->o->integrator == INTEGRATOR_SDIRK4)
+            ARKStepFree(&s->mem);
+        else
+            CVodeFree(&s->mem);
+    }
+    if (s->table)
+        ARKodeButcherTable_Free(s->table);
+    if (s->NLS)
+        SUNNonlinSolFree(s->NLS);
+    if (s->LS)
+        SUNLinSolFree(s->LS);
+    if (s->J)
+        SUNMatDestroy(s->J);
+    if (s->y)
+        N_VDestroy(s->y);
+    if (s->abstol)
+        N_VDestroy(s->abstol);
+    if (s->ctx)
+        SUNContext_Free(&s->ctx);
+    mbs_natural_free(s->nat);
+    void *bufs[] = {s->q, s->qd, s->qdd, s->lambda, s->angle_ref, s->rows, s->ucol, s->vcol,
+                    s->M, s->Phi, s->phi, s->phit, s->cb, s->W, s->rp, s->cp, s->Pu0, s->ip0,
+                    s->Pu, s->ip, s->K, s->rhs, s->ipk, s->tcol, s->gacc, s->Q, s->grad, s->x, s->lwork,
+                    s->iwork, s->q_start, s->qd_start};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
+        free(bufs[i]);
+    free(s);
+    f->impl = NULL;
+}
+
+/* Phi_u (rows R, columns u) of s->Phi into P (r x r), factorized; returns the LAPACK info and
+ * the 1-norm condition estimate in *cond. */
+static int factor_phi_u(Ssode *s, double *P, int *ipiv, double *cond)
+{
+    int r = s->r;
+    size_t m = (size_t)s->m;
+    double anorm = 0.0;
+    for (int j = 0; j < r; ++j) {
+        double col = 0.0;
+        for (int i = 0; i < r; ++i) {
+            double v = s->Phi[(size_t)s->rows[i] + m * (size_t)s->ucol[j]];
+            P[i + (size_t)r * j] = v;
+            col += fabs(v);
+        }
+        anorm = fmax(anorm, col);
+    }
+    if (r == 0) {
+        if (cond)
+            *cond = 1.0;
+        return 0;
+    }
+    int info = mbs_lu_factor(r, P, ipiv);
+    if (info != 0)
+        return info;
+    if (cond) {
+        double rcond = 0.0;
+        LAPACKE_dgecon_work(LAPACK_COL_MAJOR, '1', r, P, r, anorm, &rcond, s->lwork, s->iwork);
+        *cond = rcond > 0.0 ? 1.0 / rcond : INFINITY;
+    }
+    return 0;
+}
+
+/* Complete pivoting on Phi_q at the current q (s->Phi current): rank, independent rows,
+ * dependent columns u and independent columns v (paper 002 §2). Returns the rank. */
+static int eliminate(Ssode *s)
+{
+    int m = s->m, n = s->n;
+    size_t M = (size_t)m;
+    memcpy(s->W, s->Phi, M * (size_t)n * sizeof(double));
+    for (int i = 0; i < m; ++i)
+        s->rp[i] = i;
+    for (int j = 0; j < n; ++j)
+        s->cp[j] = j;
+    double *W = s->W, first = 0.0;
+    int r = 0;
+    for (int k = 0; k < m && k < n; ++k) {
+        int pi = k, pj = k;
+        double best = 0.0;
+        for (int j = k; j < n; ++j)
+            for (int i = k; i < m; ++i) {
+                double v = fabs(W[i + M * j]);
+                if (v > best) {
+                    best = v;
+                    pi = i;
+                    pj = j;
+                }
+            }
+        if (k == 0)
+            first = best;
+        if (best == 0.0 || best <= RANK_TOLERANCE * first)
+            break;
+        if (pi != k) {
+            for (int j = 0; j < n; ++j) {
+                double t = W[k + M * j];
+                W[k + M * j] = W[pi + M * j];
+                W[pi + M * j] = t;
+            }
+            int t = s->rp[k];
+            s->rp[k] = s->rp[pi];
+            s->rp[pi] = t;
+        }
+        if (pj != k) {
+            for (int i = 0; i < m; ++i) {
+                double t = W[i + M * k];
+                W[i + M * k] = W[i + M * pj];
+                W[i + M * pj] = t;
+            }
+            int t = s->cp[k];
+            s->cp[k] = s->cp[pj];
+            s->cp[pj] = t;
+        }
+        double piv = W[k + M * k];
+        for (int i = k + 1; i < m; ++i) {
+            double l = W[i + M * k] / piv;
+            W[i + M * k] = l;
+            if (l != 0.0)
+                for (int j = k + 1; j < n; ++j)
+                    W[i + M * j] -= l * W[k + M * j];
+        }
+        ++r;
+    }
+    return r;
+}
+
+/* A new partition at the current q (s->Phi current): rows, u, v, Phi_u factorized in Pu0 and
+ * its condition cond0. 0, or -1 when the rank changed or Phi_u is singular. */
+static int choose_partition(Ssode *s)
+{
+    int r = eliminate(s);
+    if (s->partitioned && r != s->r)
+        return -1;
+    s->r = r;
+    s->nv = s->n - r;
+    for (int i = 0; i < r; ++i) {
+        s->rows[i] = s->rp[i];
+        s->ucol[i] = s->cp[i];
+    }
+    for (int j = 0; j < s->nv; ++j)
+        s->vcol[j] = s->cp[r + j];
+    s->partitioned = 1;
+    if (factor_phi_u(s, s->Pu0, s->ip0, &s->cond0) != 0)
+        return -1;
+    s->cond = s->cond0;
+    return 0;
+}
+
+/* u from Phi_R(u, v, t) = 0 by Newton with the step-start factorization Pu0 (a chord
+ * iteration); when it converges slowly (far from the step start) Phi_u is refactorized at the
+ * iterate. 0, or -1 when it does not converge. */
+static int recover_positions(Ssode *s, double t)
+{
+    int r = s->r;
+    const double *P = s->Pu0;
+    const int *ipiv = s->ip0;
+    double prev = INFINITY;
+    for (int it = 0; it < RECOVERY_ITERATIONS; ++it) {
+        mbs_natural_constraints(s->nat, s->q, NULL, t, s->phi, NULL, NULL, NULL);
+        for (int i = 0; i < r; ++i)
+            s->x[i] = -s->phi[s->rows[i]];
+        if (r == 0)
+            return 0;
+        mbs_lu_solve(r, P, ipiv, s->x, 1);
+        double dnorm = 0.0, qnorm = 0.0;
+        for (int i = 0; i < r; ++i) {
+            s->q[s->ucol[i]] += s->x[i];
+            dnorm = fmax(dnorm, fabs(s->x[i]));
+            qnorm = fmax(qnorm, fabs(s->q[s->ucol[i]]));
+        }
+        s->recovery_iterations++;
+        if (!isfinite(dnorm))
+            return -1;
+        double scale = fmax(1.0, qnorm);
+        /* converged, or stagnating at round-off (cond(Phi_u) eps) */
+        if (dnorm <= RECOVERY_TOLERANCE * scale || (dnorm <= 1e-9 * scale && dnorm >= 0.5 * prev))
+            return 0;
+        if (it >= 2 && dnorm > 0.25 * prev && P == s->Pu0) {
+            /* slow chord: Newton with Phi_u at the iterate */
+            mbs_natural_constraints(s->nat, s->q, NULL, t, NULL, s->Phi, NULL, NULL);
+            if (factor_phi_u(s, s->Pu, s->ip, NULL) != 0)
+                return -1;
+            P = s->Pu;
+            ipiv = s->ip;
+            s->recovery_refactorizations++;
+        }
+        prev = dnorm;
+    }
+    return -1;
+}
+
+/* The state-space ODE at (t, v, vd): fills s->q, qd, qdd, lambda and returns vdd and W' in
+ * ydot (both may be the same state vector layout); 0, or 1 (recoverable for SUNDIALS) when the
+ * dependent coordinates cannot be recovered or the augmented matrix is singular. */
+static int evaluate(Ssode *s, double t, const double *y, double *ydot)
+{
+    int n = s->n, r = s->r, nv = s->nv;
+    size_t M = (size_t)s->m;
+    const double *v = y, *vd = y + nv;
+    for (int j = 0; j < nv; ++j)
+        s->q[s->vcol[j]] = v[j];
+    if (recover_positions(s, t) != 0)
+        return 1;
+    /* velocities: Phi_u ud = -(Phi_v vd + Phi_t)_R at the recovered q */
+    mbs_natural_constraints(s->nat, s->q, NULL, t, NULL, s->Phi, s->phit, NULL);
+    for (int j = 0; j < nv; ++j)
+        s->qd[s->vcol[j]] = vd[j];
+    for (int i = 0; i < r; ++i) {
+        int row = s->rows[i];
+        double b = s->phit[row];
+        for (int j = 0; j < nv; ++j)
+            b += s->Phi[row + M * s->vcol[j]] * vd[j];
+        s->x[i] = -b;
+    }
+    if (r > 0) {
+        if (factor_phi_u(s, s->Pu, s->ip, NULL) != 0)
+            return 1;
+        mbs_lu_solve(r, s->Pu, s->ip, s->x, 1);
+    }
+    for (int i = 0; i < r; ++i)
+        s->qd[s->ucol[i]] = s->x[i];
+    /* Accelerations (paper 002 eqs 17-19, the partitioned form of the augmented system
+     * [M Phi_R^T; Phi_R 0] [qdd; lambda] = [Q; -c_R]): qdd = T vdd + g with T = [-Phi_u^-1
+     * Phi_v; I], g = [-Phi_u^-1 c_R; 0]; (T^T M T) vdd = T^T (Q - M g); then Phi_u^T lambda =
+     * (Q - M qdd)_u. With Phi_u already factorized this costs r^2 (nv + 2) + n nv + nv^3, not
+     * (n + r)^3. */
+    mbs_natural_constraints(s->nat, s->q, s->qd, t, NULL, NULL, NULL, s->cb);
+    MbsNatEnergy e;
+    mbs_natural_forces(s->nat, s->q, s->qd, s->angle_ref, s->grad, s->Q, &e);
+    size_t R = (size_t)r, N = (size_t)n, NV = (size_t)nv;
+    double *Tu = s->K, *MT = Tu + R * NV, *Mred = MT + N * NV;
+    for (int j = 0; j < nv; ++j) {
+        double *col = &Tu[R * j];
+        for (int i = 0; i < r; ++i)
+            col[i] = -s->Phi[s->rows[i] + M * s->vcol[j]];
+        if (r > 0)
+            mbs_lu_solve(r, s->Pu, s->ip, col, 1);
+    }
+    for (int i = 0; i < r; ++i)
+        s->x[i] = -s->cb[s->rows[i]];
+    if (r > 0)
+        mbs_lu_solve(r, s->Pu, s->ip, s->x, 1);
+    memset(s->gacc, 0, N * sizeof(double));
+    for (int i = 0; i < r; ++i)
+        s->gacc[s->ucol[i]] = s->x[i];
+    /* rhs = Q - M g */
+    mbs_natural_mass_mul(s->nat, s->gacc, s->rhs);
+    for (int k = 0; k < n; ++k)
+        s->rhs[k] = s->Q[k] - s->rhs[k];
+    /* columns of T, M T, and the reduced system */
+    for (int j = 0; j < nv; ++j) {
+        memset(s->tcol, 0, N * sizeof(double));
+        for (int i = 0; i < r; ++i)
+            s->tcol[s->ucol[i]] = Tu[R * j + i];
+        s->tcol[s->vcol[j]] = 1.0;
+        mbs_natural_mass_mul(s->nat, s->tcol, &MT[N * j]);
+    }
+    for (int j = 0; j < nv; ++j) {
+        const double *mt = &MT[N * j];
+        for (int i = 0; i < nv; ++i) {
+            /* T_i^T (M T_j): T_i has the entries Tu(:, i) on u and 1 on v_i */
+            double sum = mt[s->vcol[i]];
+            for (int k = 0; k < r; ++k)
+                sum += Tu[R * i + k] * mt[s->ucol[k]];
+            Mred[NV * j + i] = sum;
+        }
+        double b = s->rhs[s->vcol[j]];
+        for (int k = 0; k < r; ++k)
+            b += Tu[R * j + k] * s->rhs[s->ucol[k]];
+        s->x[r + j] = b;
+    }
+    if (nv > 0) {
+        if (mbs_lu_factor(nv, Mred, s->ipk) != 0)
+            return 1;
+        mbs_lu_solve(nv, Mred, s->ipk, &s->x[r], 1);
+    }
+    const double *vdd = &s->x[r];
+    memcpy(s->qdd, s->gacc, N * sizeof(double));
+    for (int j = 0; j < nv; ++j) {
+        s->qdd[s->vcol[j]] += vdd[j];
+        for (int i = 0; i < r; ++i)
+            s->qdd[s->ucol[i]] += Tu[R * j + i] * vdd[j];
+    }
+    /* multipliers: Phi_u^T lambda_R = (Q - M qdd)_u */
+    mbs_natural_mass_mul(s->nat, s->qdd, s->tcol);
+    for (int i = 0; i < r; ++i)
+        s->rhs[i] = s->Q[s->ucol[i]] - s->tcol[s->ucol[i]];
+    if (r > 0)
+        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', r, 1, s->Pu, r, s->ip, s->rhs, r);
+    memset(s->lambda, 0, M * sizeof(double));
+    double driver_power = 0.0;
+    for (int i = 0; i < r; ++i) {
+        int row = s->rows[i];
+        s->lambda[row] = s->rhs[i];
+        /* constraint force -Phi_q^T lambda: power -lambda^T Phi_q qd = lambda^T Phi_t */
+        driver_power += s->lambda[row] * s->phit[row];
+    }
+    s->power = e.power_nonconservative + driver_power;
+    if (ydot) {
+        for (int j = 0; j < nv; ++j) {
+            ydot[j] = vd[j];
+            ydot[nv + j] = s->qdd[s->vcol[j]];
+        }
+        ydot[2 * nv] = s->power;
+    }
+    for (int k = 0; k < n; ++k)
+        if (!isfinite(s->qdd[k]))
+            return 1;
+    return 0;
+}
+
+static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *data)
+{
+    Ssode *s = data;
+    s->rhs_evals++;
+    int st = evaluate(s, t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot));
+    s->rhs_failed = st;
+    return st;
+}
+
+static void pack(const Ssode *s, double *y, double work)
+{
+    for (int j = 0; j < s->nv; ++j) {
+        y[j] = s->q[s->vcol[j]];
+        y[s->nv + j] = s->qd[s->vcol[j]];
+    }
+    y[2 * s->nv] = work;
+}
+
+static void update_angle_refs(Ssode *s, const MbsModel *m)
+{
+    for (int j = 0; j < m->njoints; ++j)
+        if (m->joints[j].type == MBS_JOINT_REVOLUTE)
+            s->angle_ref[j] = mbs_natural_joint_coordinate(s->nat, s->q, j, s->angle_ref[j], NULL);
+}
+
+/* Energies and constraint norms at the current state (q, qd, qdd, lambda consistent). */
+static void fill_monitors(MbsFormulation *f, Ssode *s)
+{
+    MbsMonitors *mo = &f->monitors;
+    MbsNatEnergy e;
+    mbs_natural_forces(s->nat, s->q, s->qd, s->angle_ref, s->grad, s->Q, &e);
+    mbs_natural_constraints(s->nat, s->q, s->qd, f->time, s->phi, s->Phi, s->phit, s->cb);
+    mo->time = f->time;
+    mo->kinetic = e.kinetic;
+    mo->potential_gravity = e.potential_gravity;
+    mo->potential_elastic = e.potential_elastic;
+    mo->work_nonconservative = s->work;
+    mo->total = e.kinetic + e.potential_gravity + e.potential_elastic - s->work;
+    mo->phi_norm = mbs_vec_norm2(s->m, s->phi);
+    size_t M = (size_t)s->m;
+    double dsum = 0.0, ddsum = 0.0;
+    for (int i = 0; i < s->m; ++i) {
+        double d = s->phit[i], dd = s->cb[i];
+        for (int j = 0; j < s->n; ++j) {
+            d += s->Phi[i + M * j] * s->qd[j];
+            dd += s->Phi[i + M * j] * s->qdd[j];
+        }
+        dsum += d * d;
+        ddsum += dd * dd;
+    }
+    mo->dphi_norm = sqrt(dsum);
+    mo->ddphi_norm = sqrt(ddsum);
+}
+
+/* (Re)start the integrator at (t, y) with the first internal step h0 (0: its own guess). */
+static int integrator_restart(Ssode *s, double t, double h0, double t_stop)
+{
+    int st;
+    if (s->o->integrator == INTEGRATOR_SDIRK4) {
+        st = ARKStepReInit(s->mem, NULL, rhs, t, s->y);
+        st |= ARKStepSetInitStep(s->mem, h0);
+        st |= ARKStepSetStopTime(s->mem, t_stop);
+    } else {
+        st = CVodeReInit(s->mem, t, s->y);
+        st |= CVodeSetInitStep(s->mem, h0);
+        st |= CVodeSetStopTime(s->mem, t_stop);
+    }
+    return st;
+}
+
+static int integrator_create(MbsFormulation *f, Ssode *s, MbsError *err)
+{
+    const SsodeOptions *o = s->o;
+    int N = 2 * s->nv + 1, st = 0;
+    if (SUNContext_Create(NULL, &s->ctx) != 0)
+        return mbs_error_set(err, MBS_FATAL, "ssode: could not create the SUNDIALS context");
+    s->y = N_VNew_Serial(N, s->ctx);
+    s->abstol = N_VNew_Serial(N, s->ctx);
+    if (!s->y || !s->abstol)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    pack(s, N_VGetArrayPointer(s->y), 0.0);
+    /* Error control on v and vd (paper 002 Table I, step 2); W only follows (its equation is
+     * a quadrature that the states' accuracy carries). */
+    double *at = N_VGetArrayPointer(s->abstol);
+    for (int i = 0; i < N - 1; ++i)
+        at[i] = o->atol;
+    at[N - 1] = 1e30;
+    int newton = o->integrator != INTEGRATOR_ADAMS;
+    if (newton) {
+        s->J = SUNDenseMatrix(N, N, s->ctx);
+        s->LS = s->J ? SUNLinSol_Dense(s->y, s->J, s->ctx) : NULL;
+        if (!s->LS)
+            return mbs_error_set(err, MBS_FATAL, "out of memory");
+    }
+    if (o->integrator == INTEGRATOR_SDIRK4) {
+        s->mem = ARKStepCreate(NULL, rhs, f->time, s->y, s->ctx);
+        s->table = ARKodeButcherTable_Create(5, 4, 2, (double *)mbs_ssode_sdirk_c,
+                                             (double *)mbs_ssode_sdirk_A,
+                                             (double *)mbs_ssode_sdirk_b,
+                                             (double *)mbs_ssode_sdirk_d);
+        if (!s->mem || !s->table)
+            return mbs_error_set(err, MBS_FATAL, "ssode: could not create ARKStep");
+        st |= ARKStepSetUserData(s->mem, s);
+        st |= ARKStepSVtolerances(s->mem, o->rtol, s->abstol);
+        st |= ARKStepSetTables(s->mem, 4, 2, s->table, NULL);
+        st |= ARKStepSetLinearSolver(s->mem, s->LS, s->J);
+        st |= ARKStepSetMaxNumSteps(s->mem, o->max_internal_steps);
+    } else {
+        s->mem = CVodeCreate(newton ? CV_BDF : CV_ADAMS, s->ctx);
+        if (!s->mem)
+            return mbs_error_set(err, MBS_FATAL, "ssode: could not create CVODE");
+        st |= CVodeInit(s->mem, rhs, f->time, s->y);
+        st |= CVodeSetUserData(s->mem, s);
+        st |= CVodeSVtolerances(s->mem, o->rtol, s->abstol);
+        if (newton) {
+            st |= CVodeSetLinearSolver(s->mem, s->LS, s->J);
+        } else {
+            s->NLS = SUNNonlinSol_FixedPoint(s->y, 0, s->ctx);
+            if (!s->NLS)
+                return mbs_error_set(err, MBS_FATAL, "out of memory");
+            st |= CVodeSetNonlinearSolver(s->mem, s->NLS);
+        }
+        st |= CVodeSetMaxNumSteps(s->mem, o->max_internal_steps);
+    }
+    if (st != 0)
+        return mbs_error_set(err, MBS_FATAL, "ssode: could not configure the integrator");
+    return 0;
+}
+
+static int ssode_init(MbsFormulation *f, MbsError *err)
+{
+    const MbsModel *m = f->model;
+    const MbsSettings *set = &f->settings;
+    Ssode *s = calloc(1, sizeof *s);
+    if (!s)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    f->impl = s;
+    s->o = options(f);
+    s->nat = mbs_natural_new(m, err);
+    if (!s->nat)
+        return MBS_FATAL;
+    int n = s->n = s->nat->n, mm = s->m = s->nat->m;
+    int fail = 0;
+    size_t N = (size_t)n, MM = (size_t)mm, R = (size_t)(mm < n ? mm : n), NK = N + R;
+    s->q = xcalloc(N, sizeof(double), &fail);
+    s->qd = xcalloc(N, sizeof(double), &fail);
+    s->qdd = xcalloc(N, sizeof(double), &fail);
+    s->lambda = xcalloc(MM, sizeof(double), &fail);
+    s->angle_ref = xcalloc((size_t)m->njoints, sizeof(double), &fail);
+    s->rows = xcalloc(R, sizeof(int), &fail);
+    s->ucol = xcalloc(R, sizeof(int), &fail);
+    s->vcol = xcalloc(N, sizeof(int), &fail);
+    s->M = xcalloc(N * N, sizeof(double), &fail);
+    s->Phi = xcalloc(MM * N, sizeof(double), &fail);
+    s->W = xcalloc(MM * N, sizeof(double), &fail);
+    s->phi = xcalloc(MM, sizeof(double), &fail);
+    s->phit = xcalloc(MM, sizeof(double), &fail);
+    s->cb = xcalloc(MM, sizeof(double), &fail);
+    s->rp = xcalloc(MM, sizeof(int), &fail);
+    s->cp = xcalloc(N, sizeof(int), &fail);
+    s->Pu0 = xcalloc(R * R, sizeof(double), &fail);
+    s->Pu = xcalloc(R * R, sizeof(double), &fail);
+    s->ip0 = xcalloc(R, sizeof(int), &fail);
+    s->ip = xcalloc(R, sizeof(int), &fail);
+    s->K = xcalloc(NK * NK, sizeof(double), &fail);
+    s->rhs = xcalloc(NK, sizeof(double), &fail);
+    s->ipk = xcalloc(NK, sizeof(int), &fail);
+    s->tcol = xcalloc(N, sizeof(double), &fail);
+    s->gacc = xcalloc(N, sizeof(double), &fail);
+    s->Q = xcalloc(N, sizeof(double), &fail);
+    s->grad = xcalloc(N, sizeof(double), &fail);
+    s->x = xcalloc(NK, sizeof(double), &fail);
+    s->lwork = xcalloc(4 * R, sizeof(double), &fail);
+    s->iwork = xcalloc(R, sizeof(int), &fail);
+    s->q_start = xcalloc(N, sizeof(double), &fail);
+    s->qd_start = xcalloc(N, sizeof(double), &fail);
+    int nz = mbs_model_ncoords(m);
+    double *z = calloc((size_t)nz + 1, sizeof(double)), *zd = calloc((size_t)nz + 1, sizeof(double));
+    MbsBodyState *bodies = calloc((size_t)m->nbodies + 1, sizeof *bodies);
+    if (fail || !z || !zd || !bodies) {
+        free(z);
+        free(zd);
+        free(bodies);
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    }
+    /* The same assembled initial state as every formulation. */
+    int st = mbs_assemble(m, set, 0.0, z, zd, bodies, err);
+    if (st == 0) {
+        mbs_natural_from_bodies(s->nat, bodies, s->q, s->qd);
+        for (int j = 0; j < m->njoints; ++j) {
+            int nd = m->topo->joint_node[j];
+            s->angle_ref[j] = nd >= 0 ? z[nd] : 0.0;
+        }
+    }
+    free(z);
+    free(zd);
+    free(bodies);
+    if (st != 0)
+        return st;
+    update_angle_refs(s, m);
+    mbs_natural_mass(s->nat, s->M);
+    memset(&f->monitors, 0, sizeof f->monitors);
+    mbs_natural_constraints(s->nat, s->q, NULL, 0.0, NULL, s->Phi, NULL, NULL);
+    if (choose_partition(s) != 0)
+        return mbs_error_set(err, MBS_FATAL, "ssode: Phi_u is singular at t = 0");
+    /* Consistent u, ud, qdd at t = 0 from the assembled v, vd. */
+    int N2 = 2 * s->nv + 1;
+    double *y0 = calloc((size_t)N2, sizeof(double));
+    if (!y0)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    pack(s, y0, 0.0);
+    st = evaluate(s, 0.0, y0, NULL);
+    free(y0);
+    if (st != 0)
+        return mbs_error_set(err, MBS_FATAL,
+                             "ssode: no consistent state at t = 0 (dependent coordinates or the "
+                             "reduced mass matrix T^T M T singular)");
+    s->work = 0.0;
+    s->h_next = 0.0;
+    s->h_min = INFINITY;
+    if (integrator_create(f, s, err) != 0)
+        return MBS_FATAL;
+    fill_monitors(f, s);
+    return 0;
+}
+
+static void restore_start(Ssode *s)
+{
+    memcpy(s->q, s->q_start, (size_t)s->n * sizeof(double));
+    memcpy(s->qd, s->qd_start, (size_t)s->n * sizeof(double));
+}
+
+/* Integrator counters since its last restart, added to the statistics and to the step's. */
+static void collect_counters(Ssode *s, long *steps, long *nli, long *jevals)
+{
+    long nst = 0, netf = 0, nni = 0, nncf = 0, nje = 0;
+    double hlast = 0.0;
+    if (s->o->integrator == INTEGRATOR_SDIRK4) {
+        ARKStepGetNumSteps(s->mem, &nst);
+        ARKStepGetNumErrTestFails(s->mem, &netf);
+        ARKStepGetNumNonlinSolvIters(s->mem, &nni);
+        ARKStepGetNumNonlinSolvConvFails(s->mem, &nncf);
+        ARKStepGetNumJacEvals(s->mem, &nje);
+        ARKStepGetLastStep(s->mem, &hlast);
+        ARKStepGetCurrentStep(s->mem, &s->h_next);
+    } else {
+        CVodeGetNumSteps(s->mem, &nst);
+        CVodeGetNumErrTestFails(s->mem, &netf);
+        CVodeGetNumNonlinSolvIters(s->mem, &nni);
+        CVodeGetNumNonlinSolvConvFails(s->mem, &nncf);
+        if (s->o->integrator == INTEGRATOR_BDF)
+            CVodeGetNumJacEvals(s->mem, &nje);
+        CVodeGetLastStep(s->mem, &hlast);
+        CVodeGetCurrentStep(s->mem, &s->h_next);
+    }
+    s->internal_steps += nst;
+    s->error_test_failures += netf;
+    s->nonlinear_iterations += nni;
+    s->nonlinear_failures += nncf;
+    s->jac_evals += nje;
+    if (nst > 0) {
+        s->h_last = hlast;
+        s->h_max = fmax(s->h_max, hlast);
+        s->h_min = fmin(s->h_min, hlast);
+    }
+    *steps += nst;
+    *nli += nni;
+    *jevals += nje;
+}
+
+/* Keep the partition while cond(Phi_u) at the current q (s->Phi current) has grown less than
+ * 25 % over its value at partition time, else choose a new one; Phi_u, factorized in Pu0, is
+ * the Newton matrix of the position recovery until the next check. 1 when it repartitioned,
+ * 0 when not, -1 when no regular partition exists. */
+static int check_partition(Ssode *s)
+{
+    int info = factor_phi_u(s, s->Pu0, s->ip0, &s->cond);
+    if (info == 0 && s->cond < REPARTITION_GROWTH * s->cond0)
+        return 0;
+    if (choose_partition(s) != 0)
+        return -1;
+    s->repartitions++;
+    return 1;
+}
+
+static int integrator_failed(Ssode *s, double t, int flag, MbsError *err)
+{
+    restore_start(s);
+    s->h_next = 0.0;
+    const char *name = s->o->integrator == INTEGRATOR_SDIRK4 ? ARKStepGetReturnFlagName(flag)
+                                                             : CVodeGetReturnFlagName(flag);
+    /* the name is allocated by SUNDIALS */
+    int e = mbs_error_set(err, MBS_RECOVERABLE,
+                          "ssode: the integrator failed at t = %.6g s (%s, internal step %.3g s)%s",
+                          t, name ? name : "?", s->h_last,
+                          s->rhs_failed ? ": the dependent coordinates could not be recovered"
+                                        : "");
+    free((void *)name);
+    return e;
+}
+
+/* Integrates to f->time + h in the integrator's own steps. After every internal step the
+ * partition is checked (paper 002 Table I, step 7); a new one restarts the integrator there
+ * in the new independent coordinates. */
+static int ssode_step(MbsFormulation *f, double h, MbsError *err)
+{
+    Ssode *s = f->impl;
+    MbsMonitors *mo = &f->monitors;
+    double t_start = mbs_clock_now(), c0;
+    double t0 = f->time, t1 = t0 + h;
+    int sdirk = s->o->integrator == INTEGRATOR_SDIRK4;
+    memcpy(s->q_start, s->q, (size_t)s->n * sizeof(double));
+    memcpy(s->qd_start, s->qd, (size_t)s->n * sizeof(double));
+    c0 = mbs_clock_now();
+    mbs_natural_constraints(s->nat, s->q, NULL, t0, NULL, s->Phi, NULL, NULL);
+    if (check_partition(s) < 0)
+        return mbs_error_set(err, MBS_RECOVERABLE,
+                             "ssode: no regular partition at t = %.6g s (the constraint "
+                             "Jacobian changed rank: a singular configuration?)", t0);
+    double t_fac = mbs_clock_now() - c0;
+    c0 = mbs_clock_now();
+    double *y = N_VGetArrayPointer(s->y);
+    pack(s, y, 0.0);
+    if (integrator_restart(s, t0, s->h_next, t1) != 0)
+        return mbs_error_set(err, MBS_FATAL, "ssode: could not restart the integrator");
+    double tret = t0, h_full = 0.0;
+    long nst = 0, nni = 0, nje = 0;
+    for (;;) {
+        int flag = sdirk ? ARKStepEvolve(s->mem, t1, s->y, &tret, ARK_ONE_STEP)
+                         : CVode(s->mem, t1, s->y, &tret, CV_ONE_STEP);
+        if (flag < 0) {
+            collect_counters(s, &nst, &nni, &nje);
+            return integrator_failed(s, tret, flag, err);
+        }
+        if (flag == (sdirk ? ARK_TSTOP_RETURN : CV_TSTOP_RETURN) || tret >= t1)
+            break;
+        /* the last step not cut short by the stop time */
+        if (sdirk)
+            ARKStepGetLastStep(s->mem, &h_full);
+        else
+            CVodeGetLastStep(s->mem, &h_full);
+        if (evaluate(s, tret, y, NULL) != 0) {
+            collect_counters(s, &nst, &nni, &nje);
+            restore_start(s);
+            return mbs_error_set(err, MBS_RECOVERABLE,
+                                 "ssode: the dependent coordinates could not be recovered at "
+                                 "t = %.6g s", tret);
+        }
+        int changed = check_partition(s);
+        if (changed < 0) {
+            collect_counters(s, &nst, &nni, &nje);
+            restore_start(s);
+            return mbs_error_set(err, MBS_RECOVERABLE,
+                                 "ssode: no regular partition at t = %.6g s (a singular "
+                                 "configuration?)", tret);
+        }
+        if (changed) {
+            collect_counters(s, &nst, &nni, &nje);
+            pack(s, y, y[2 * s->nv]);
+            if (integrator_restart(s, tret, s->h_next, t1) != 0)
+                return mbs_error_set(err, MBS_FATAL, "ssode: could not restart the integrator");
+        }
+    }
+    collect_counters(s, &nst, &nni, &nje);
+    /* The next output step starts with the step the controller proposes, or with the last one
+     * the stop time did not cut, when larger (a cut step proposes a step of its own size). */
+    s->h_next = fmax(s->h_next, h_full);
+    /* The state at t1 (the integrator stopped there), consistent q, qd, qdd, lambda. */
+    if (evaluate(s, t1, y, NULL) != 0) {
+        restore_start(s);
+        return mbs_error_set(err, MBS_RECOVERABLE,
+                             "ssode: the dependent coordinates could not be recovered at "
+                             "t = %.6g s", t1);
+    }
+    double t_dyn = mbs_clock_now() - c0;
+    s->work += y[2 * s->nv];
+    f->time = t1;
+    update_angle_refs(s, f->model);
+    fill_monitors(f, s);
+    mo->newton_iterations = (int)nni;
+    mo->jacobian_evaluations = (int)nje;
+    mo->time_dynamics = t_dyn;
+    mo->time_jacobian = 0.0;
+    mo->time_factorization = t_fac;
+    mo->time_projection = 0.0;
+    mo->time_step = mbs_clock_now() - t_start;
+    return 0;
+}
+
+static void ssode_body_pose(const MbsFormulation *f, int body, double R[9], double p[3])
+{
+    const Ssode *s = f->impl;
+    mbs_natural_body_pose(s->nat, s->q, body, R, p);
+}
+
+static int ssode_ncoords(const MbsFormulation *f)
+{
+    const Ssode *s = f->impl;
+    return s->n;
+}
+
+static void ssode_coordinates(const MbsFormulation *f, double *q, double *qd)
+{
+    const Ssode *s = f->impl;
+    if (q)
+        memcpy(q, s->q, (size_t)s->n * sizeof(double));
+    if (qd)
+        memcpy(qd, s->qd, (size_t)s->n * sizeof(double));
+}
+
+static double ssode_joint_violation(const MbsFormulation *f, int joint)
+{
+    const Ssode *s = f->impl;
+    if (joint < 0 || joint >= f->model->njoints)
+        return 0.0;
+    double v = 0.0;
+    int r0 = s->nat->joint_row[joint];
+    for (int i = r0; i < r0 + s->nat->joint_nrows[joint]; ++i)
+        v = fmax(v, fabs(s->phi[i]));
+    return v;
+}
+
+/* State: q, qd, qdd (n each), lambda (m), angle branches (per joint), the partition (rank,
+ * rows, u and v columns, cond0), then work, power and the proposed next internal step. */
+static int ssode_state_size(const MbsFormulation *f)
+{
+    const Ssode *s = f->impl;
+    int R = s->m < s->n ? s->m : s->n;
+    return 3 * s->n + s->m + f->model->njoints + 1 + R + R + s->n + 1 + 3;
+}
+
+static void ssode_state_get(const MbsFormulation *f, double *state)
+{
+    const Ssode *s = f->impl;
+    size_t N = (size_t)s->n;
+    int R = s->m < s->n ? s->m : s->n;
+    double *x = state;
+    memcpy(x, s->q, N * sizeof(double));
+    memcpy(x += N, s->qd, N * sizeof(double));
+    memcpy(x += N, s->qdd, N * sizeof(double));
+    memcpy(x += N, s->lambda, (size_t)s->m * sizeof(double));
+    memcpy(x += s->m, s->angle_ref, (size_t)f->model->njoints * sizeof(double));
+    x += f->model->njoints;
+    *x++ = s->r;
+    for (int i = 0; i < R; ++i)
+        *x++ = i < s->r ? s->rows[i] : -1;
+    for (int i = 0; i < R; ++i)
+        *x++ = i < s->r ? s->ucol[i] : -1;
+    for (int j = 0; j < s->n; ++j)
+        *x++ = j < s->nv ? s->vcol[j] : -1;
+    *x++ = s->cond0;
+    x[0] = s->work;
+    x[1] = s->power;
+    x[2] = s->h_next;
+}
+
+static int ssode_state_set(MbsFormulation *f, const double *state, MbsError *err)
+{
+    Ssode *s = f->impl;
+    size_t N = (size_t)s->n;
+    int R = s->m < s->n ? s->m : s->n;
+    const double *x = state;
+    int r = (int)x[3 * N + s->m + f->model->njoints];
+    if (r != s->r)
+        return mbs_error_set(err, MBS_FATAL, "ssode: the checkpoint has rank %d, the model %d",
+                             r, s->r);
+    memcpy(s->q, x, N * sizeof(double));
+    memcpy(s->qd, x += N, N * sizeof(double));
+    memcpy(s->qdd, x += N, N * sizeof(double));
+    memcpy(s->lambda, x += N, (size_t)s->m * sizeof(double));
+    memcpy(s->angle_ref, x += s->m, (size_t)f->model->njoints * sizeof(double));
+    x += f->model->njoints + 1;
+    for (int i = 0; i < R; ++i, ++x)
+        if (i < r)
+            s->rows[i] = (int)*x;
+    for (int i = 0; i < R; ++i, ++x)
+        if (i < r)
+            s->ucol[i] = (int)*x;
+    for (int j = 0; j < s->n; ++j, ++x)
+        if (j < s->nv)
+            s->vcol[j] = (int)*x;
+    s->cond0 = *x++;
+    s->work = x[0];
+    s->power = x[1];
+    s->h_next = x[2];
+    fill_monitors(f, s);
+    return 0;
+}
+
+static int ssode_statistics(const MbsFormulation *f, MbsStatistic *out, int capacity)
+{
+    const Ssode *s = f->impl;
+    const MbsStatistic all[] = {
+        {"internal_steps", (double)s->internal_steps, ""},
+        {"internal_step_last", s->h_last, "s"},
+        {"internal_step_min", isfinite(s->h_min) ? s->h_min : 0.0, "s"},
+        {"internal_step_max", s->h_max, "s"},
+        {"error_test_failures", (double)s->error_test_failures, ""},
+        {"rhs_evaluations", (double)s->rhs_evals, ""},
+        {"jacobian_evaluations", (double)s->jac_evals, ""},
+        {"nonlinear_iterations", (double)s->nonlinear_iterations, ""},
+        {"nonlinear_failures", (double)s->nonlinear_failures, ""},
+        {"repartitions", (double)s->repartitions, ""},
+        {"partition_condition", s->cond0, ""},
+        {"recovery_iterations", (double)s->recovery_iterations, ""},
+        {"recovery_refactorizations", (double)s->recovery_refactorizations, ""},
+    };
+    int count = (int)(sizeof all / sizeof all[0]);
+    for (int i = 0; i < count && i < capacity; ++i)
+        out[i] = all[i];
+    return count;
+}
+
+static void ssode_reset_statistics(MbsFormulation *f)
+{
+    Ssode *s = f->impl;
+    s->internal_steps = s->rhs_evals = s->jac_evals = s->nonlinear_iterations = 0;
+    s->error_test_failures = s->nonlinear_failures = s->repartitions = 0;
+    s->recovery_iterations = s->recovery_refactorizations = 0;
+    s->h_last = s->h_max = 0.0;
+    s->h_min = INFINITY;
+}
+
+static int ssode_check_settings(const MbsModel *m, const MbsSettings *set, MbsError *err)
+{
+    (void)m;
+    const SsodeOptions *o = (const SsodeOptions *)set->options.bytes;
+    if (o->rtol == 0.0 && o->atol == 0.0)
+        return mbs_error_set(err, MBS_FATAL, "ssode: rtol and atol cannot both be 0");
+    return 0;
+}
+
+static const char *const integrator_choices[] = {"sdirk4", "bdf", "adams", NULL};
+static const char *const integrator_labels[] = {
+    MBS_N_("SDIRK 4/15 (ARKODE)"), MBS_N_("BDF (CVODE)"), MBS_N_("Adams, explicit (CVODE)"),
+    NULL};
+
+static const MbsSetting ssode_items[] = {
+    {.name = "integrator", .type = MBS_SETTING_CHOICE,
+     .offset = offsetof(SsodeOptions, integrator), .default_value = INTEGRATOR_SDIRK4,
+     .choices = integrator_choices, .choice_labels = integrator_labels,
+     .label = MBS_N_("Integrator"),
+     .description = MBS_N_("Implicit SDIRK 4/15 (paper 002), implicit BDF, or the explicit "
+                           "comparison: variable-order Adams with fixed-point iteration")},
+    {.name = "rtol", .type = MBS_SETTING_NUMBER, .offset = offsetof(SsodeOptions, rtol),
+     .default_value = 1e-6, .min = 0.0, .max = 1.0, .flags = MBS_SETTING_DECADES,
+     .label = MBS_N_("Relative tolerance"),
+     .description = MBS_N_("Relative tolerance of the integrator's error control on the "
+                           "independent positions and velocities")},
+    {.name = "atol", .type = MBS_SETTING_NUMBER, .offset = offsetof(SsodeOptions, atol),
+     .default_value = 1e-6, .min = 0.0, .max = 1.0, .flags = MBS_SETTING_DECADES,
+     .label = MBS_N_("Absolute tolerance"),
+     .description = MBS_N_("Absolute tolerance of the integrator's error control on the "
+                           "independent positions and velocities")},
+    {.name = "max-internal-steps", .type = MBS_SETTING_INTEGER,
+     .offset = offsetof(SsodeOptions, max_internal_steps), .default_value = 100000, .min = 1,
+     .max = 1e9, .label = MBS_N_("Internal steps"),
+     .description = MBS_N_("Most internal steps of the integrator per output step")},
+};
+
+static const MbsSettingTable ssode_settings = {
+    .name = "ssode", .items = ssode_items, .count = 4, .size = sizeof(SsodeOptions)};
+
+const MbsFormulationClass mbs_ssode_class = {
+    .name = "ssode",
+    .description = MBS_N_("State-space ODE in independent natural coordinates (coordinate "
+                          "partitioning) with error-controlled SDIRK 4/15, BDF or Adams "
+                          "(paper 002)"),
+    .settings = &ssode_settings,
+    .check_settings = ssode_check_settings,
+    .init = ssode_init,
+    .step = ssode_step,
+    .finalize = ssode_finalize,
+    .body_pose = ssode_body_pose,
+    .ncoords = ssode_ncoords,
+    .coordinates = ssode_coordinates,
+    .joint_violation = ssode_joint_violation,
+    .state_size = ssode_state_size,
+    .state_get = ssode_state_get,
+    .state_set = ssode_state_set,
+    .statistics = ssode_statistics,
+    .reset_statistics = ssode_reset_statistics,
+};

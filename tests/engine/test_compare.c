@@ -38,9 +38,10 @@ static double deviation(const MbsModel *m, const char *form, double h, const Mbs
     return d;
 }
 
-/* h1 > h2; tol bounds the deviation at h2 (m). */
+/* h1 > h2; tol bounds the deviation at h2 (m). with_error_controlled = 0 leaves out the
+ * error-controlled formulations (those with an rtol setting). */
 static void compare(const char *name, MbsModel *m, double duration, double h1, double h2,
-                    double tol)
+                    double tol, int with_error_controlled)
 {
     int np;
     int *pts = all_points(m, &np);
@@ -59,12 +60,16 @@ static void compare(const char *name, MbsModel *m, double duration, double h1, d
     }
     for (int i = 0; i < mbs_formulation_count(); ++i) {
         const char *form = mbs_formulation_class(i)->name;
+        MbsSettingRef ref_rtol;
+        int error_controlled =
+            mbs_settings_find(mbs_formulation_class(i)->settings, "rtol", &ref_rtol) == 0;
+        if (error_controlled && !with_error_controlled)
+            continue;
         double d1 = deviation(m, form, h1, &ref, pts, np, duration);
         double d2 = deviation(m, form, h2, &ref, pts, np, duration);
         tap_below(d2, tol, "%s, %s, h = %g ms: max point deviation from the reference %.2e m",
                   name, form, 1e3 * h2, d2);
-        MbsSettingRef ref_rtol;
-        if (mbs_settings_find(mbs_formulation_class(i)->settings, "rtol", &ref_rtol) == 0)
+        if (error_controlled)
             /* error-controlled (ssode): the output step h does not set the error, the
              * tolerance does (test_ssode checks that the error falls with it) */
             tap_ok(d1 < tol, "%s, %s: error-controlled, also within the bound at h = %g ms: "
@@ -81,13 +86,15 @@ static void compare(const char *name, MbsModel *m, double duration, double h1, d
 int main(void)
 {
     MbsModel *m = build_four_bar();
-    compare("four-bar", m, 1.0, 16e-3, 8e-3, 5e-3);
+    compare("four-bar", m, 1.0, 16e-3, 8e-3, 5e-3, 1);
     mbs_model_free(m);
     m = build_double_pendulum(M_PI / 2, M_PI / 2, 1);
-    compare("double pendulum", m, 1.0, 16e-3, 8e-3, 5e-3);
+    compare("double pendulum", m, 1.0, 16e-3, 8e-3, 5e-3, 1);
     mbs_model_free(m);
     m = build_lattice(1, 15);
-    compare("1x15 lattice", m, 0.5, 16e-3, 8e-3, 5e-3);
+    /* not ssode: its dense algebra and per-output restarts take minutes on the lattice (200 s
+     * for 0.5 s on a busy machine; sparse algebra is not written yet, docs/formulations.md) */
+    compare("1x15 lattice", m, 0.5, 16e-3, 8e-3, 5e-3, 0);
     mbs_model_free(m);
     return tap_done();
 }

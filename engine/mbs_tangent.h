@@ -21,6 +21,7 @@
 typedef enum {
     MBS_JACOBIAN_ND_FORWARD, /* forward differences */
     MBS_JACOBIAN_ND_CENTRAL, /* central differences */
+    MBS_JACOBIAN_ND_SPARSE,  /* forward differences compressed by a column colouring */
     MBS_JACOBIAN_COUNT
 } MbsJacobianMethod;
 
@@ -30,6 +31,9 @@ extern const char *const mbs_jacobian_method_names[MBS_JACOBIAN_COUNT + 1];
 extern const char *const mbs_jacobian_method_labels[MBS_JACOBIAN_COUNT + 1];
 
 const char *mbs_jacobian_method_name(MbsJacobianMethod method);
+/* 1 when the method gains from the problem's sparsity pattern (a formulation whose J is dense
+ * in memory gives the pattern to those methods only, and scatters their values). */
+int mbs_jacobian_method_uses_pattern(MbsJacobianMethod method);
 /* Returns -1 when the name is unknown. */
 int mbs_jacobian_method_from_name(const char *name);
 
@@ -80,6 +84,8 @@ typedef struct {
     size_t work_stride;
     int *status;           /* per thread */
     long evaluations;      /* residual evaluations made by the last mbs_tangent_eval */
+    int colours;           /* groups of columns perturbed together: nx, or p when compressed */
+    void *method_data;     /* what the method prepared at init (nd-sparse: its colouring) */
 } MbsTangent;
 
 /* Sizes the workspace for the problem and the method. Returns 0 or MBS_FATAL. */
@@ -96,6 +102,11 @@ int mbs_tangent_set_size(MbsTangent *t, int nx, int nr);
  * values in its order. Returns 0, or the worst status of a failing residual (fatal before
  * recoverable; J is then incomplete and the remaining columns are skipped). */
 int mbs_tangent_eval(MbsTangent *t, const double *x, const double *r0, double *J);
+
+/* Greedy colouring of the columns of a pattern (nr x nx) such that two columns of one colour
+ * share no row (distance-2 colouring of the column-intersection graph, columns taken by
+ * decreasing count of entries): colour[j] in 0 .. p - 1. Returns p, or -1 when out of memory. */
+int mbs_tangent_colour_columns(const MbsSparsity *pattern, int nx, int nr, int *colour);
 
 /* Threads to use for a requested count (0: what OpenMP offers), at most max. */
 int mbs_tangent_threads(int requested, int max);

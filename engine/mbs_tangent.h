@@ -40,7 +40,9 @@ int mbs_jacobian_method_from_name(const char *name);
 /* Residual r(x) (nr values) at x (nx values). column is the variable by which x differs from
  * the base point of the tangent being computed (by step; -1: x is the base point), so that a
  * context may keep work that does not depend on that variable or move auxiliary unknowns along
- * with it. Calls on different contexts run concurrently. Returns 0, or an MbsError status
+ * with it. A compressed method (nd-sparse) moves several variables that no row reads together
+ * and passes the largest of them (with a pattern only: without one it moves one variable at a
+ * time). Calls on different contexts run concurrently. Returns 0, or an MbsError status
  * (> 0 recoverable, < 0 fatal; the message is the context's business). */
 typedef int (*MbsResidualFn)(void *ctx, const double *x, int column, double step, double *r);
 

@@ -3,12 +3,16 @@
  *   bench penalty: paper 000 Tables 2-3 — the spatial four-bar and the 1x15, 4x15 and 7x15
  *   lattices at h = 1, 10 and 20 ms over 5 s: median wall time of N runs, steps, Newton
  *   iterations, Jacobian evaluations, energy drift.
- *   bench jacobian: time spent computing K and C (paper 003 §3.2) by forward and central
- *   differences on 1 and 2 threads, same runs, ratios measured in the same process. */
+ *   bench jacobian: penalty with each method of the tangent registry (paper 000 Tables 1-4,
+ *   paper 003 §3.2) on the four-bar and the lattices at h = 10 ms: sizes (n, 2n, nonzeros,
+ *   colours), wall time on 1 and 2 threads, Jacobians, Newton iterations, energy drift, and one
+ *   Jacobian in evaluations of Q, measured in the same process. */
 #include <glib.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "eslabon-config.h"
 #include "esl-cli.h"
@@ -17,6 +21,7 @@
 #include "esl-models-dir.h"
 #include "mbs_clock.h"
 #include "mbs_run.h"
+#include "mbs_tangent_probe.h"
 
 typedef struct {
     double wall;
@@ -117,14 +122,64 @@ static int bench_penalty(const char *models_dir, int runs, double duration, cons
     return failures ? 1 : 0;
 }
 
+/* CPU time of the calling thread: on a busy machine wall time of short sections mostly
+ * measures the other processes. */
+static double thread_cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* One Jacobian alone and one evaluation of Q alone, in the same process, at the assembled
+ * state of a fresh penalty object on one thread (CPU seconds each, median of repeats). */
+static int time_one_jacobian(const MbsModel *m, const MbsSettings *s, double *jacobian,
+                             double *residual, long *evaluations)
+{
+    MbsError err = {0};
+    MbsFormulation *f = mbs_formulation_new("penalty", m, s, &err);
+    MbsTangentProbe probe;
+    if (!f || mbs_penalty_tangent_probe(f, &probe, &err)) {
+        fprintf(stderr, "eslabon-cli bench: %s\n", err.message);
+        mbs_formulation_free(f);
+        return 1;
+    }
+    const MbsTangentProblem *p = &probe.tangent->problem;
+    size_t nJ = p->pattern ? (size_t)p->pattern->colptr[p->nx] : (size_t)p->nx * p->nr;
+    double *J = g_new0(double, nJ + 1), *r = g_new0(double, p->nr + 1), times[2][15];
+    for (int k = 0; k < 15; ++k) {
+        double t0 = thread_cpu_now();
+        mbs_tangent_eval(probe.tangent, probe.x, probe.r0, J);
+        times[0][k] = thread_cpu_now() - t0;
+        if (p->begin)
+            p->begin(p->contexts[0]);
+        t0 = thread_cpu_now();
+        for (int i = 0; i < 20; ++i) /* -1: from scratch, position kinematics included */
+            p->residual(p->contexts[0], probe.x, -1, 0.0, r);
+        times[1][k] = (thread_cpu_now() - t0) / 20.0;
+    }
+    *evaluations = probe.tangent->evaluations;
+    *jacobian = median_of(times[0], 15);
+    *residual = median_of(times[1], 15);
+    g_free(J);
+    g_free(r);
+    mbs_formulation_free(f);
+    return 0;
+}
+
+/* Paper 000 Tables 1-4 by Jacobian method: penalty, h = 10 ms, each method on 1 and 2 threads
+ * (runs alternate, so drift in machine load hits both), median wall time of the runs. */
 static int bench_jacobian(const char *models_dir, int runs, double duration)
 {
-    static const char *const models[] = {"multi-four-bar-1x15", "multi-four-bar-4x15",
-                                         "multi-four-bar-7x15"};
-    printf("# eslabon-cli bench jacobian: penalty, h = 10 ms, %g s simulated, %d runs, median "
-           "time in K and C per evaluation; Eslabón %s\n", duration, runs, ESLABON_VERSION);
-    printf("| model | coords | method | 1 thread (ms) | 2 threads (ms) | speed-up |\n");
-    printf("|---|---:|---|---:|---:|---:|\n");
+    static const char *const models[] = {"four-bar-spatial", "multi-four-bar-1x15",
+                                         "multi-four-bar-4x15", "multi-four-bar-7x15"};
+    printf("# eslabon-cli bench jacobian: penalty, h = 10 ms, %g s simulated, median of %d "
+           "run(s); n coordinates, J = -dQ/d[zd, z] has 2n columns, nnz structural nonzeros, "
+           "p colours; one J / one Q: CPU time of a Jacobian alone over that of Q alone (1 thread); "
+           "Eslabón %s\n", duration, runs, ESLABON_VERSION);
+    printf("| model | method | n | 2n | nnz(J) | p | Q per J | wall 1 thr (s) | wall 2 thr (s) | "
+           "speed-up | Jacobians | Newton it. | energy drift (J) | one J / one Q |\n");
+    printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (size_t i = 0; i < G_N_ELEMENTS(models); ++i) {
         g_autofree char *path = g_strdup_printf("%s/%s.json", models_dir, models[i]);
         g_autoptr(GError) error = NULL;
@@ -134,27 +189,47 @@ static int bench_jacobian(const char *models_dir, int runs, double duration)
             return 1;
         }
         for (int method = 0; method < MBS_JACOBIAN_COUNT; ++method) {
-            double per_eval[2][64];
+            double wall[2][64];
+            BenchRun last[2] = {{0}};
             int nr = runs < 64 ? runs : 64;
+            MbsSettings s;
             for (int r = 0; r < nr; ++r)
-                for (int t = 0; t < 2; ++t) { /* alternate, so drift in machine load hits both */
-                    MbsSettings s;
+                for (int t = 0; t < 2; ++t) {
                     mbs_settings_defaults(&s);
+                    s.step = 1e-2;
                     s.duration = duration;
                     mbs_settings_set_number_for(&s, "penalty", "jacobian", method, NULL);
                     mbs_settings_set_number_for(&s, "penalty", "threads", t + 1, NULL);
-                    BenchRun b = bench_once(m, "penalty", &s);
-                    if (b.failed) {
-                        fprintf(stderr, "eslabon-cli bench: %s: %s\n", models[i], b.message);
+                    last[t] = bench_once(m, "penalty", &s);
+                    if (last[t].failed) {
+                        fprintf(stderr, "eslabon-cli bench: %s: %s\n", models[i],
+                                last[t].message);
                         mbs_model_free(m);
                         return 1;
                     }
-                    per_eval[t][r] = 1e3 * b.summary.time_jacobian /
-                                     (double)(b.summary.jacobian_evaluations ? b.summary.jacobian_evaluations : 1);
+                    wall[t][r] = last[t].wall;
                 }
-            double one = median_of(per_eval[0], nr), two = median_of(per_eval[1], nr);
-            printf("| %s | %d | %s | %.3f | %.3f | %.2f |\n", models[i], mbs_model_ncoords(m),
-                   mbs_jacobian_method_name((MbsJacobianMethod)method), one, two, one / two);
+            mbs_settings_set_number_for(&s, "penalty", "threads", 1, NULL);
+            double one_jacobian, one_q;
+            long per_jacobian;
+            if (time_one_jacobian(m, &s, &one_jacobian, &one_q, &per_jacobian)) {
+                mbs_model_free(m);
+                return 1;
+            }
+            /* the pattern and colours penalty reports */
+            MbsError err = {0};
+            MbsFormulation *f = mbs_formulation_new("penalty", m, &s, &err);
+            double nnz = f ? mbs_formulation_statistic(f, "jacobian_nonzeros", NAN) : NAN;
+            double colours = f ? mbs_formulation_statistic(f, "jacobian_colours", NAN) : NAN;
+            mbs_formulation_free(f);
+            int n = mbs_model_ncoords(m);
+            double one = median_of(wall[0], nr), two = median_of(wall[1], nr);
+            const MbsRunSummary *sum = &last[0].summary;
+            printf("| %s | %s | %d | %d | %.0f | %.0f | %ld | %.4g | %.4g | %.2f | %ld | %ld | "
+                   "%.3e | %.1f |\n",
+                   models[i], mbs_jacobian_method_name((MbsJacobianMethod)method), n, 2 * n,
+                   nnz, colours, per_jacobian, one, two, one / two, sum->jacobian_evaluations,
+                   sum->newton_iterations, sum->energy_drift_max, one_jacobian / one_q);
             fflush(stdout);
         }
         mbs_model_free(m);
@@ -170,7 +245,7 @@ int esl_cli_bench(int argc, char **argv)
     GOptionEntry entries[] = {
         {"runs", 'n', 0, G_OPTION_ARG_INT, &runs, "Runs per case (median reported, default 3)", "N"},
         {"duration", 't', 0, G_OPTION_ARG_DOUBLE, &duration, "Simulated time (default 5 s)", "T"},
-        {"jacobian", 0, 0, G_OPTION_ARG_STRING, &jac, "nd-central (default) or nd-forward", "METHOD"},
+        {"jacobian", 0, 0, G_OPTION_ARG_STRING, &jac, "bench penalty: a method of the jacobian setting (default nd-central)", "METHOD"},
         {"models-dir", 0, 0, G_OPTION_ARG_FILENAME, &models_dir, "Where the model files are", "DIR"},
         {"evaluations", 0, 0, G_OPTION_ARG_INT, &evaluations, "matrix-r: evaluations per run (default 1000)", "E"},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
@@ -196,7 +271,7 @@ int esl_cli_bench(int argc, char **argv)
         return 2;
     }
     const char *dir = models_dir ? models_dir : esl_models_dir();
-    int st = !strcmp(argv[1], "jacobian") ? bench_jacobian(dir, runs, duration > 2.0 ? 1.0 : duration)
+    int st = !strcmp(argv[1], "jacobian") ? bench_jacobian(dir, runs, duration)
              : !strcmp(argv[1], "matrix-r") ? esl_bench_matrix_r(dir, runs, evaluations)
                                              : bench_penalty(dir, runs, duration, jac ? jac : "nd-central");
     g_free(models_dir);

@@ -75,6 +75,14 @@ static void print_text(const char *path, const MbsFormulation *f, const MbsRunSu
            s->constraint_acceleration_max);
     printf("  Newton iterations %ld, Jacobian evaluations %ld\n", s->newton_iterations,
            s->jacobian_evaluations);
+    /* the tangent's size, for formulations that publish it (statistics hook) */
+    double columns = mbs_formulation_statistic(f, "jacobian_columns", NAN);
+    double jacobian = mbs_settings_number(&f->settings, "jacobian");
+    if (!isnan(columns) && !isnan(jacobian))
+        printf("  Jacobian %s: n = %.0f columns, p = %.0f perturbation groups (colours), "
+               "%.0f structural nonzeros\n", mbs_jacobian_method_name((MbsJacobianMethod)jacobian),
+               columns, mbs_formulation_statistic(f, "jacobian_colours", NAN),
+               mbs_formulation_statistic(f, "jacobian_nonzeros", NAN));
     printf("  time by phase: dynamics %.3f s, Jacobian %.3f s, factorization %.3f s, projections %.3f s\n",
            s->time_dynamics, s->time_jacobian, s->time_factorization, s->time_projection);
     if (s->step_cuts)

@@ -264,6 +264,12 @@ char *esl_run_summary_json(const EslRunSummaryInfo *info, const MbsRun *run, gbo
     D("constraint_acceleration_max", s->constraint_acceleration_max);
     I("newton_iterations", s->newton_iterations);
     I("jacobian_evaluations", s->jacobian_evaluations);
+    /* the tangent's size (n columns, p colours), for formulations that publish it */
+    if (!isnan(mbs_formulation_statistic(f, "jacobian_columns", NAN))) {
+        D("jacobian_columns", mbs_formulation_statistic(f, "jacobian_columns", NAN));
+        D("jacobian_colours", mbs_formulation_statistic(f, "jacobian_colours", NAN));
+        D("jacobian_nonzeros", mbs_formulation_statistic(f, "jacobian_nonzeros", NAN));
+    }
     I("step_cuts", s->step_cuts);
     I("steps_rejected", s->steps_rejected);
     D("step_min", s->step_min);

@@ -7,7 +7,7 @@
  *   f(z) = h^2/4 (M zdd + Phi_z^T alpha Phi - Q) = 0                           (000: 17)
  *   tangent  T = M + h/2 C + h^2/4 (Phi_z^T alpha Phi_z + K)                   (000: 20)
  *   projections with P = T - h^2/4 Phi_z^T alpha Phi_z                         (000: 24-26)
- * K and C (-dQ/dz, -dQ/dzd) by numerical differentiation, reused for `jacobian_reuse`
+ * K and C (-dQ/dz, -dQ/dzd) by the tangent interface (mbs_tangent.h), reused for `jacobian_reuse`
  * Newton iterations; the tangent is refactorized every iteration and its last factorization
  * serves both projections.
  */
@@ -59,6 +59,9 @@ typedef struct {
     double *M, *K, *C, *T, *Q, *f;
     double *phi, *phiz, *phit, *bias, *rv, *tmp;
     double *x;       /* [zd, z]: the variables of the tangent */
+    int *KC_colptr, *KC_rowind; /* structural pattern of [C, K] (n x 2n) from the topology */
+    MbsSparsity KC_pattern;
+    double *KC_values;  /* the pattern's values, for methods that use it (then scattered) */
     MbsTangent tangent;
     int *ipiv;
     double work_nc;     /* accumulated work of non-conservative forces and drivers */
@@ -169,8 +172,43 @@ static void penalty_finalize(MbsFormulation *f)
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     free(P->ipiv);
+    free(P->KC_colptr);
+    free(P->KC_rowind);
+    free(P->KC_values);
     free(P);
     f->impl = NULL;
+}
+
+/* The pattern of [C, K] = -dQ/d[zd, z]: that of dQ/dz (mbs_dynamics_forces_pattern) twice. */
+static int build_pattern(const MbsModel *m, Penalty *P)
+{
+    int n = P->n;
+    P->KC_colptr = calloc(2 * (size_t)n + 1, sizeof(int));
+    int nnz = P->KC_colptr ? mbs_dynamics_forces_pattern(m, P->KC_colptr, NULL) : -1;
+    P->KC_rowind = nnz >= 0 ? calloc(2 * (size_t)nnz + 1, sizeof(int)) : NULL;
+    P->KC_values = nnz >= 0 ? calloc(2 * (size_t)nnz + 1, sizeof(double)) : NULL;
+    if (!P->KC_rowind || !P->KC_values || mbs_dynamics_forces_pattern(m, P->KC_colptr,
+                                                                      P->KC_rowind) < 0)
+        return MBS_FATAL;
+    for (int j = 0; j <= n; ++j)
+        P->KC_colptr[n + j] = nnz + P->KC_colptr[j];
+    memcpy(P->KC_rowind + nnz, P->KC_rowind, sizeof(int) * (size_t)nnz);
+    P->KC_pattern = (MbsSparsity){.colptr = P->KC_colptr, .rowind = P->KC_rowind};
+    return 0;
+}
+
+/* [C, K] from the tangent: dense already, or the pattern's values into the dense block (its
+ * other entries stay the zeros of init). */
+static void tangent_eval(Penalty *P)
+{
+    if (!P->tangent.problem.pattern) {
+        mbs_tangent_eval(&P->tangent, P->x, P->Q, P->C);
+        return;
+    }
+    mbs_tangent_eval(&P->tangent, P->x, P->Q, P->KC_values);
+    for (int j = 0; j < 2 * P->n; ++j)
+        for (int k = P->KC_colptr[j]; k < P->KC_colptr[j + 1]; ++k)
+            P->C[P->KC_rowind[k] + (size_t)P->n * j] = P->KC_values[k];
 }
 
 static int penalty_init(MbsFormulation *f, MbsError *err)
@@ -216,13 +254,15 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
     P->tmp = alloc_doubles(n, &fail);
     P->x = alloc_doubles(2 * (size_t)n, &fail);
     P->ipiv = calloc((size_t)n + 1, sizeof(int));
-    if (fail || !P->ipiv)
+    if (fail || !P->ipiv || build_pattern(m, P))
         return mbs_error_set(err, MBS_FATAL, "out of memory");
+    MbsJacobianMethod method = options(f)->tangent.method;
     const MbsTangentProblem tangent = {
         .nx = 2 * n, .nr = n, .residual = eval_forces, .begin = begin_forces,
         .contexts = P->nd_ctx, .nthreads = P->nthreads, .negate = 1,
+        .pattern = mbs_jacobian_method_uses_pattern(method) ? &P->KC_pattern : NULL,
     };
-    if (mbs_tangent_init(&P->tangent, &tangent, options(f)->tangent.method, err))
+    if (mbs_tangent_init(&P->tangent, &tangent, method, err))
         return MBS_FATAL;
 
     int status = mbs_assemble(m, &f->settings, 0.0, P->z, P->zd, NULL, err);
@@ -310,7 +350,7 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
             tc = mbs_clock_now();
             memcpy(P->x, P->zd, bytes);
             memcpy(P->x + n, P->z, bytes);
-            mbs_tangent_eval(&P->tangent, P->x, P->Q, P->C);
+            tangent_eval(P);
             mo->jacobian_evaluations++;
             mo->time_jacobian += mbs_clock_now() - tc;
         }
@@ -426,12 +466,23 @@ static int penalty_state_set(MbsFormulation *f, const double *state, MbsError *e
     return 0;
 }
 
+/* The size of the tangent: columns n (of [zd, z]: 2 x coordinates), structural nonzeros,
+ * colours p (the groups of columns perturbed together: n unless compressed) and the residual
+ * evaluations the last Jacobian took. */
 static int penalty_statistics(const MbsFormulation *f, MbsStatistic *out, int capacity)
 {
-    (void)f;
-    (void)out;
-    (void)capacity;
-    return 0;
+    const Penalty *P = f->impl;
+    const MbsTangent *t = &P->tangent;
+    const MbsStatistic stats[] = {
+        {"jacobian_columns", t->problem.nx, ""},
+        {"jacobian_nonzeros", P->KC_colptr[t->problem.nx], ""},
+        {"jacobian_colours", t->colours, ""},
+        {"jacobian_residuals", (double)t->evaluations, ""},
+    };
+    int count = (int)(sizeof stats / sizeof stats[0]);
+    for (int i = 0; i < count && i < capacity; ++i)
+        out[i] = stats[i];
+    return count;
 }
 
 static void penalty_reset_statistics(MbsFormulation *f)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mbs_force.h"
 #include "mbs_linalg.h"
 #include "mbs_topology.h"
 
@@ -254,4 +255,54 @@ void mbs_dynamics_forces(const MbsModel *m, const MbsKinematics *k, MbsDynamics 
         c->evaluate(F, &in, &out);
         Q[t->joint_node[F->joint]] += out.generalized;
     }
+}
+
+/* Marks, in row a of the dense n x n map and for every ancestor a of node `from` (itself
+ * included), the path from the root to node `to`. */
+static void mark_paths(const MbsTopology *t, unsigned char *depends, int from, int to)
+{
+    int n = t->nnodes;
+    for (int a = from; a >= 0; a = t->nodes[a].parent)
+        for (int c = to; c >= 0; c = t->nodes[c].parent)
+            depends[(size_t)n * a + c] = 1;
+}
+
+int mbs_dynamics_forces_pattern(const MbsModel *m, int *colptr, int *rowind)
+{
+    const MbsTopology *t = m->topo;
+    int n = t->nnodes;
+    unsigned char *depends = calloc((size_t)n * (size_t)n + 1, 1); /* row-major: [row][col] */
+    if (!depends)
+        return -1;
+    /* path(k) in row k, k in rows of its ancestors (their subtrees) */
+    for (int k = 0; k < n; ++k)
+        for (int a = k; a >= 0; a = t->nodes[a].parent) {
+            depends[(size_t)n * k + a] = 1;
+            depends[(size_t)n * a + k] = 1;
+        }
+    /* a force on a line couples the two bodies' paths both ways */
+    for (int f = 0; f < m->nforces; ++f) {
+        const MbsForce *F = &m->forces[f];
+        const MbsForceClass *c = mbs_force_class(F->type);
+        if (!c || c->geometry != MBS_FORCE_ON_LINE)
+            continue;
+        int n1 = t->body_node[F->body1], n2 = t->body_node[F->body2];
+        if (n1 >= 0 && n2 >= 0) {
+            mark_paths(t, depends, n1, n2);
+            mark_paths(t, depends, n2, n1);
+        }
+    }
+    int nnz = 0;
+    for (int j = 0; j < n; ++j) {
+        colptr[j] = nnz;
+        for (int i = 0; i < n; ++i)
+            if (depends[(size_t)n * i + j]) {
+                if (rowind)
+                    rowind[nnz] = i;
+                ++nnz;
+            }
+    }
+    colptr[n] = nnz;
+    free(depends);
+    return nnz;
 }

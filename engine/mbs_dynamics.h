@@ -21,6 +21,13 @@ void mbs_dynamics_mass(const MbsModel *m, const MbsKinematics *k, MbsDynamics *d
 /* Q (n) from positions and velocities in k, at coordinates z, zd (for joint forces). */
 void mbs_dynamics_forces(const MbsModel *m, const MbsKinematics *k, MbsDynamics *d,
                          const double *z, const double *zd, double *Q);
+/* Structural pattern of dQ/dz (and of dQ/dzd, the same), n x n in compressed columns, from the
+ * topology: Q_k = b_k^T (wrenches of the bodies in the subtree of node k) (paper 000 eq 9)
+ * reads the coordinates on the path from the root to k and in k's subtree, and, through a force
+ * on a line between a body of that subtree and another body, the path of the other body.
+ * Joint forces act on their own coordinate. colptr has n + 1 entries; with rowind NULL only
+ * colptr is filled. Returns the number of entries, or -1 when out of memory. */
+int mbs_dynamics_forces_pattern(const MbsModel *m, int *colptr, int *rowind);
 
 /* What force element F's law reads (mbs_force.h), in relative coordinates, from the positions
  * and velocities in k and the coordinates z, zd. at receives the points it acts at (line: both,

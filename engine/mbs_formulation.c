@@ -45,7 +45,7 @@ const MbsSettingTable mbs_newton_settings = {
      .default_value = (default_method), .choices = mbs_jacobian_method_names,                    \
      .choice_labels = mbs_jacobian_method_labels, .label = MBS_N_("Jacobian"),                   \
      .description = MBS_N_("How the tangent matrix is computed: forward or central "             \
-                           "differences")}
+                           "differences, or forward ones compressed by a column colouring")}
 
 /* penalty and ali3p: columns in parallel, central differences by default */
 static const MbsSetting tangent_items[] = {

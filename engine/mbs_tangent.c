@@ -13,25 +13,34 @@
 /* The registry: one line per method in each table, indexed by MbsJacobianMethod. */
 extern const MbsTangentMethodClass mbs_tangent_nd_forward;
 extern const MbsTangentMethodClass mbs_tangent_nd_central;
+extern const MbsTangentMethodClass mbs_tangent_nd_sparse;
 
 static const MbsTangentMethodClass *const registry[MBS_JACOBIAN_COUNT] = {
     [MBS_JACOBIAN_ND_FORWARD] = &mbs_tangent_nd_forward,
     [MBS_JACOBIAN_ND_CENTRAL] = &mbs_tangent_nd_central,
+    [MBS_JACOBIAN_ND_SPARSE] = &mbs_tangent_nd_sparse,
 };
 
 const char *const mbs_jacobian_method_names[MBS_JACOBIAN_COUNT + 1] = {
     [MBS_JACOBIAN_ND_FORWARD] = "nd-forward",
     [MBS_JACOBIAN_ND_CENTRAL] = "nd-central",
+    [MBS_JACOBIAN_ND_SPARSE] = "nd-sparse",
 };
 
 const char *const mbs_jacobian_method_labels[MBS_JACOBIAN_COUNT + 1] = {
     [MBS_JACOBIAN_ND_FORWARD] = MBS_N_("forward differences"),
     [MBS_JACOBIAN_ND_CENTRAL] = MBS_N_("central differences"),
+    [MBS_JACOBIAN_ND_SPARSE] = MBS_N_("compressed forward differences"),
 };
 
 const char *mbs_jacobian_method_name(MbsJacobianMethod method)
 {
     return (unsigned)method < MBS_JACOBIAN_COUNT ? mbs_jacobian_method_names[method] : "unknown";
+}
+
+int mbs_jacobian_method_uses_pattern(MbsJacobianMethod method)
+{
+    return (unsigned)method < MBS_JACOBIAN_COUNT && registry[method]->uses_pattern;
 }
 
 int mbs_jacobian_method_from_name(const char *name)
@@ -66,6 +75,7 @@ int mbs_tangent_init(MbsTangent *t, const MbsTangentProblem *problem, MbsJacobia
     t->capacity_nx = problem->nx;
     t->capacity_nr = problem->nr;
     t->method = registry[method];
+    t->colours = problem->nx;
     t->work_stride = t->method->thread_work(problem);
     /* one more slice holds r(x) when the caller does not give it */
     t->work = calloc(t->work_stride * (size_t)problem->nthreads + (size_t)problem->nr + 1,
@@ -75,6 +85,10 @@ int mbs_tangent_init(MbsTangent *t, const MbsTangentProblem *problem, MbsJacobia
         mbs_tangent_free(t);
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     }
+    if (t->method->prepare && t->method->prepare(t, err)) {
+        mbs_tangent_free(t);
+        return MBS_FATAL;
+    }
     return 0;
 }
 
@@ -82,6 +96,9 @@ void mbs_tangent_free(MbsTangent *t)
 {
     free(t->work);
     free(t->status);
+    if (t->method && t->method->release)
+        t->method->release(t);
+    t->method_data = NULL;
     t->work = NULL;
     t->status = NULL;
 }
@@ -90,6 +107,8 @@ int mbs_tangent_set_size(MbsTangent *t, int nx, int nr)
 {
     if (nx < 0 || nr < 0 || nx > t->capacity_nx || nr > t->capacity_nr)
         return MBS_FATAL;
+    if (t->method->prepare && nx != t->problem.nx)
+        return MBS_FATAL; /* what the method prepared (a colouring) is for the size at init */
     t->problem.nx = nx;
     t->problem.nr = nr;
     return 0;

@@ -21,6 +21,7 @@
 typedef enum {
     MBS_JACOBIAN_ND_FORWARD, /* forward differences */
     MBS_JACOBIAN_ND_CENTRAL, /* central differences */
+    MBS_JACOBIAN_ND_SPARSE,  /* forward differences compressed by a column colouring */
     MBS_JACOBIAN_COUNT
 } MbsJacobianMethod;
 
@@ -30,13 +31,18 @@ extern const char *const mbs_jacobian_method_names[MBS_JACOBIAN_COUNT + 1];
 extern const char *const mbs_jacobian_method_labels[MBS_JACOBIAN_COUNT + 1];
 
 const char *mbs_jacobian_method_name(MbsJacobianMethod method);
+/* 1 when the method gains from the problem's sparsity pattern (a formulation whose J is dense
+ * in memory gives the pattern to those methods only, and scatters their values). */
+int mbs_jacobian_method_uses_pattern(MbsJacobianMethod method);
 /* Returns -1 when the name is unknown. */
 int mbs_jacobian_method_from_name(const char *name);
 
 /* Residual r(x) (nr values) at x (nx values). column is the variable by which x differs from
  * the base point of the tangent being computed (by step; -1: x is the base point), so that a
  * context may keep work that does not depend on that variable or move auxiliary unknowns along
- * with it. Calls on different contexts run concurrently. Returns 0, or an MbsError status
+ * with it. A compressed method (nd-sparse) moves several variables that no row reads together
+ * and passes the largest of them (with a pattern only: without one it moves one variable at a
+ * time). Calls on different contexts run concurrently. Returns 0, or an MbsError status
  * (> 0 recoverable, < 0 fatal; the message is the context's business). */
 typedef int (*MbsResidualFn)(void *ctx, const double *x, int column, double step, double *r);
 
@@ -80,6 +86,8 @@ typedef struct {
     size_t work_stride;
     int *status;           /* per thread */
     long evaluations;      /* residual evaluations made by the last mbs_tangent_eval */
+    int colours;           /* groups of columns perturbed together: nx, or p when compressed */
+    void *method_data;     /* what the method prepared at init (nd-sparse: its colouring) */
 } MbsTangent;
 
 /* Sizes the workspace for the problem and the method. Returns 0 or MBS_FATAL. */
@@ -96,6 +104,11 @@ int mbs_tangent_set_size(MbsTangent *t, int nx, int nr);
  * values in its order. Returns 0, or the worst status of a failing residual (fatal before
  * recoverable; J is then incomplete and the remaining columns are skipped). */
 int mbs_tangent_eval(MbsTangent *t, const double *x, const double *r0, double *J);
+
+/* Greedy colouring of the columns of a pattern (nr x nx) such that two columns of one colour
+ * share no row (distance-2 colouring of the column-intersection graph, columns taken by
+ * decreasing count of entries): colour[j] in 0 .. p - 1. Returns p, or -1 when out of memory. */
+int mbs_tangent_colour_columns(const MbsSparsity *pattern, int nx, int nr, int *colour);
 
 /* Threads to use for a requested count (0: what OpenMP offers), at most max. */
 int mbs_tangent_threads(int requested, int max);

@@ -4,16 +4,31 @@
 #ifndef MBS_TANGENT_METHOD_H
 #define MBS_TANGENT_METHOD_H
 
+#include <math.h>
+
 #include "mbs_tangent.h"
 
 struct MbsTangentMethodClass {
     int needs_base_residual;   /* uses r(x); mbs_tangent_eval provides it when not given */
+    int uses_pattern;          /* see mbs_jacobian_method_uses_pattern */
     /* doubles of workspace each thread needs for the problem */
     size_t (*thread_work)(const MbsTangentProblem *p);
     /* J at x (see mbs_tangent_eval): sets t->evaluations and t->status[thread], returns 0 or
      * the first failing status. */
     int (*eval)(MbsTangent *t, const double *x, const double *r0, double *J);
+    /* optional: what the method keeps for the problem (t->method_data, t->colours), made at
+     * init (returns 0 or MBS_FATAL) and freed with the object */
+    int (*prepare)(MbsTangent *t, MbsError *err);
+    void (*release)(MbsTangent *t);
 };
+
+/* Increment of the variable x_j: relative * max(1, |x_j|), or relative * (1 + |x_j|) with
+ * offset_one; relative from the rule or the method's fallback (mbs_tangent.h). */
+static inline double mbs_tangent_increment(const MbsTangentStep *rule, double fallback, double xj)
+{
+    double relative = rule->relative > 0.0 ? rule->relative : fallback;
+    return relative * (rule->offset_one ? 1.0 + fabs(xj) : fmax(1.0, fabs(xj)));
+}
 
 /* Entries of column j in J: indices lo .. hi - 1, row of entry k mbs_tangent_row(p, k, lo). */
 static inline void mbs_tangent_column_range(const MbsTangentProblem *p, int j, size_t *lo,

@@ -15,12 +15,6 @@ static size_t nd_thread_work(const MbsTangentProblem *p)
     return (size_t)p->nx + 2 * (size_t)p->nr; /* perturbed x, r(x + h e_j), r(x - h e_j) */
 }
 
-static double increment(const MbsTangentStep *rule, double fallback, double xj)
-{
-    double relative = rule->relative > 0.0 ? rule->relative : fallback;
-    return relative * (rule->offset_one ? 1.0 + fabs(xj) : fmax(1.0, fabs(xj)));
-}
-
 /* Column j of J into its entries of J; x is the thread's copy, restored on return. */
 static int column(const MbsTangentProblem *p, void *ctx, int central, int j, double *x,
                   const double *r0, double *rp, double *rm, double *J, long *evals)
@@ -31,7 +25,7 @@ static int column(const MbsTangentProblem *p, void *ctx, int central, int j, dou
     mbs_tangent_column_range(p, j, &lo, &hi);
     int status;
     if (!central) {
-        double h = increment(&p->step, sqrt(DBL_EPSILON), x0);
+        double h = mbs_tangent_increment(&p->step, sqrt(DBL_EPSILON), x0);
         x[j] = x0 + h;
         if (!p->step.unrounded)
             h = x[j] - x0; /* exactly representable step */
@@ -43,7 +37,7 @@ static int column(const MbsTangentProblem *p, void *ctx, int central, int j, dou
                 J[k] = sign * ((rp[i] - r0[i]) / h);
             }
     } else {
-        double h = increment(&p->step, cbrt(DBL_EPSILON), x0);
+        double h = mbs_tangent_increment(&p->step, cbrt(DBL_EPSILON), x0);
         x[j] = x0 + h;
         status = p->residual(ctx, x, j, h, rp);
         ++*evals;

@@ -3,17 +3,24 @@
 #include <stddef.h>
 
 #include "mbs_run.h"
+#include "mbs_tangent.h"
 #include "alloc_counter.h"
 #include "tap.h"
 #include "test_models.h"
 
 
-static void check(const char *formulation, const char *name, MbsModel *m, double h, int steps)
+/* jacobian: a method for the formulation's jacobian setting, NULL: its default */
+static void check_with(const char *formulation, const char *jacobian, const char *name,
+                       MbsModel *m, double h, int steps)
 {
     MbsSettings s;
     mbs_settings_defaults(&s);
     s.step = h;
     MbsError err;
+    if (jacobian && mbs_settings_set_for(&s, formulation, "jacobian", jacobian, &err)) {
+        tap_ok(0, "%s on %s: %s", formulation, name, err.message);
+        return;
+    }
     alloc_count = 0;
     MbsFormulation *f = mbs_formulation_new(formulation, m, &s, &err);
     tap_ok(f != NULL && alloc_count == 0 && !alloc_counting, "%s on %s: initialised", formulation, name);
@@ -40,6 +47,11 @@ static void check(const char *formulation, const char *name, MbsModel *m, double
            alloc_count - before);
     mbs_run_free(run);
     mbs_formulation_free(f);
+}
+
+static void check(const char *formulation, const char *name, MbsModel *m, double h, int steps)
+{
+    check_with(formulation, NULL, name, m, h, steps);
 }
 
 /* A cut step restores the checkpoint and retries: no allocation either (ali3p passing the flat
@@ -78,5 +90,16 @@ int main(void)
         mbs_model_free(m);
     }
     check_cut_path();
+    /* the methods that use a structural pattern (nd-sparse: its colouring made at init) */
+    static const char *const with_pattern[] = {"penalty", "ali3p"};
+    for (int j = 0; j < MBS_JACOBIAN_COUNT; ++j)
+        for (size_t i = 0; mbs_jacobian_method_uses_pattern(j) && i < 2; ++i) {
+            char name[96];
+            snprintf(name, sizeof name, "slider-crank with springs, %s",
+                     mbs_jacobian_method_name(j));
+            MbsModel *m = build_slider_crank(0);
+            check_with(with_pattern[i], mbs_jacobian_method_name(j), name, m, 1e-3, 100);
+            mbs_model_free(m);
+        }
     return tap_done();
 }

@@ -1,5 +1,6 @@
 /* The model panel; see esl-model-panel.h. */
 #include "esl-model-panel.h"
+#include "esl-template.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -414,6 +415,7 @@ void esl_model_panel_set_editable(EslModelPanel *self, gboolean editable)
 static void esl_model_panel_dispose(GObject *object)
 {
     gtk_widget_dispose_template(GTK_WIDGET(object), ESL_TYPE_MODEL_PANEL);
+    esl_template_unparent_children(GTK_WIDGET(object));
     G_OBJECT_CLASS(esl_model_panel_parent_class)->dispose(object);
 }
 

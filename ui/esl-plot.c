@@ -921,9 +921,15 @@ void esl_plot_fit(EslPlot *self)
 static gboolean export_csv(EslPlot *self, const char *path, GError **error)
 {
     GString *csv = g_string_new("series,x,y\n");
+    /* Quotes, backslashes and control characters are escaped; bytes of UTF-8 sequences
+     * (0x80-0xff) are kept as they are, so "‖Φ‖" stays readable. */
+    char utf8_bytes[129];
+    for (int b = 0; b < 128; b++)
+        utf8_bytes[b] = (char)(0x80 + b);
+    utf8_bytes[128] = '\0';
     for (guint i = 0; i < self->series->len; i++) {
         const Series *s = self->series->pdata[i];
-        g_autofree char *quoted = g_strescape(s->name, NULL);
+        g_autofree char *quoted = g_strescape(s->name, utf8_bytes);
         for (guint k = 0; k < s->x->len; k++)
             g_string_append_printf(csv, "\"%s\",%.17g,%.17g\n", quoted,
                                    g_array_index(s->x, double, k), g_array_index(s->y, double, k));

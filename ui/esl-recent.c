@@ -8,6 +8,15 @@ void esl_recent_add(const char *path)
     gtk_recent_manager_add_item(gtk_recent_manager_get_default(), uri);
 }
 
+void esl_recent_forget(const char *path)
+{
+    g_autoptr(GFile) file = g_file_new_for_path(path);
+    g_autofree char *uri = g_file_get_uri(file);
+    GtkRecentManager *manager = gtk_recent_manager_get_default();
+    if (gtk_recent_manager_has_item(manager, uri))
+        gtk_recent_manager_remove_item(manager, uri, NULL);
+}
+
 static int newest_first(gconstpointer a, gconstpointer b)
 {
     GtkRecentInfo *x = *(GtkRecentInfo *const *)a, *y = *(GtkRecentInfo *const *)b;

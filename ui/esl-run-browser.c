@@ -1,12 +1,14 @@
 /* The run browser; see esl-run-browser.h. */
 #include "esl-run-browser.h"
+#include "esl-template.h"
 
 #include <glib/gi18n.h>
 
 struct _EslRunBrowser {
     GtkWidget parent_instance;
     GtkWidget *runs_list; /* template */
-    gboolean rebuilding;
+    gboolean rebuilding; /* no "selection-changed" while TRUE */
+    int anchor;          /* row a Shift+click extends from, or -1 */
 };
 
 G_DEFINE_FINAL_TYPE(EslRunBrowser, esl_run_browser, GTK_TYPE_WIDGET)
@@ -56,6 +58,7 @@ gboolean esl_run_browser_fill(EslRunBrowser *self, EslProject *project, GError *
     GtkWidget *child;
     while ((child = gtk_widget_get_first_child(self->runs_list)))
         gtk_list_box_remove(GTK_LIST_BOX(self->runs_list), child);
+    self->anchor = -1;
     g_autoptr(GPtrArray) runs = project ? esl_project_list_runs(project, error) : NULL;
     for (guint i = 0; runs && i < runs->len; i++) /* newest first */
         gtk_list_box_append(GTK_LIST_BOX(self->runs_list),
@@ -81,6 +84,64 @@ GArray *esl_run_browser_get_selected(EslRunBrowser *self)
     return ids;
 }
 
+void esl_run_browser_click_row(EslRunBrowser *self, int index, GdkModifierType state)
+{
+    GtkListBox *list = GTK_LIST_BOX(self->runs_list);
+    GtkListBoxRow *row = gtk_list_box_get_row_at_index(list, index);
+    if (!row)
+        return;
+    /* One "selection-changed" for the whole click, not one per row touched. */
+    gboolean was_rebuilding = self->rebuilding;
+    self->rebuilding = TRUE;
+    if ((state & GDK_SHIFT_MASK) && self->anchor >= 0) {
+        if (!(state & GDK_CONTROL_MASK))
+            gtk_list_box_unselect_all(list);
+        for (int i = MIN(self->anchor, index); i <= MAX(self->anchor, index); i++)
+            gtk_list_box_select_row(list, gtk_list_box_get_row_at_index(list, i));
+    } else if (state & GDK_CONTROL_MASK) {
+        if (gtk_list_box_row_is_selected(row))
+            gtk_list_box_unselect_row(list, row);
+        else
+            gtk_list_box_select_row(list, row);
+        self->anchor = index;
+    } else {
+        gtk_list_box_unselect_all(list);
+        gtk_list_box_select_row(list, row);
+        self->anchor = index;
+    }
+    self->rebuilding = was_rebuilding;
+    if (!self->rebuilding)
+        g_signal_emit(self, signals[SIGNAL_SELECTION_CHANGED], 0);
+}
+
+/* GtkListBox in multiple mode adds a plainly clicked row to the selection; the browser claims
+ * the press (capture phase) and selects as file managers do. */
+static void on_list_pressed(GtkGestureClick *gesture, int n_press, double x, double y,
+                            EslRunBrowser *self)
+{
+    (void)x;
+    GtkListBoxRow *row = gtk_list_box_get_row_at_y(GTK_LIST_BOX(self->runs_list), (int)y);
+    if (!row || n_press != 1)
+        return;
+    gtk_gesture_set_state(GTK_GESTURE(gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+    gtk_widget_grab_focus(GTK_WIDGET(row));
+    esl_run_browser_click_row(
+        self, gtk_list_box_row_get_index(row),
+        gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(gesture)));
+}
+
+static void action_unselect_all(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)name;
+    (void)parameter;
+    EslRunBrowser *self = ESL_RUN_BROWSER(widget);
+    g_autoptr(GArray) selected = esl_run_browser_get_selected(self);
+    if (selected->len == 0)
+        return;
+    gtk_list_box_unselect_all(GTK_LIST_BOX(self->runs_list));
+    self->anchor = -1;
+}
+
 static void on_selected_rows_changed(GtkListBox *list, EslRunBrowser *self)
 {
     (void)list;
@@ -91,6 +152,7 @@ static void on_selected_rows_changed(GtkListBox *list, EslRunBrowser *self)
 static void esl_run_browser_dispose(GObject *object)
 {
     gtk_widget_dispose_template(GTK_WIDGET(object), ESL_TYPE_RUN_BROWSER);
+    esl_template_unparent_children(GTK_WIDGET(object));
     G_OBJECT_CLASS(esl_run_browser_parent_class)->dispose(object);
 }
 
@@ -104,6 +166,9 @@ static void esl_run_browser_class_init(EslRunBrowserClass *klass)
                                                 "/org/eslabon/Eslabon/ui/esl-run-browser.ui");
     gtk_widget_class_bind_template_child(widget_class, EslRunBrowser, runs_list);
     gtk_widget_class_bind_template_callback(widget_class, on_selected_rows_changed);
+    gtk_widget_class_install_action(widget_class, "runs.unselect-all", NULL, action_unselect_all);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Escape, 0, "runs.unselect-all",
+                                        NULL);
     signals[SIGNAL_SELECTION_CHANGED] =
         g_signal_new("selection-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
                      NULL, NULL, G_TYPE_NONE, 0);
@@ -112,4 +177,9 @@ static void esl_run_browser_class_init(EslRunBrowserClass *klass)
 static void esl_run_browser_init(EslRunBrowser *self)
 {
     gtk_widget_init_template(GTK_WIDGET(self));
+    self->anchor = -1;
+    GtkGesture *click = gtk_gesture_click_new();
+    gtk_event_controller_set_propagation_phase(GTK_EVENT_CONTROLLER(click), GTK_PHASE_CAPTURE);
+    g_signal_connect(click, "pressed", G_CALLBACK(on_list_pressed), self);
+    gtk_widget_add_controller(self->runs_list, GTK_EVENT_CONTROLLER(click));
 }

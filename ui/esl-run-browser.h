@@ -19,6 +19,10 @@ void esl_run_browser_unselect_all(EslRunBrowser *self);
 /* The ids (gint64) of the selected runs, in the order of the list. */
 GArray *esl_run_browser_get_selected(EslRunBrowser *self);
 
+/* A click on the row at index, as the user makes it: plain selects that run alone, Ctrl toggles
+ * it, Shift extends from the last clicked row. Escape (action runs.unselect-all) clears. */
+void esl_run_browser_click_row(EslRunBrowser *self, int index, GdkModifierType state);
+
 /* The run status as shown to the user (the project stores the English identifier). */
 const char *esl_run_status_label(EslRunStatus status);
 

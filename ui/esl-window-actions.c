@@ -72,6 +72,32 @@ static void action_gallery(GtkWidget *widget, const char *name, GVariant *parame
     gtk_stack_set_visible_child_name(GTK_STACK(ESL_WINDOW(widget)->stack), "start");
 }
 
+gboolean esl_window_leave_gallery(EslWindow *self)
+{
+    if (!self->model)
+        return FALSE;
+    gtk_stack_set_visible_child_name(GTK_STACK(self->stack), "workbench");
+    return TRUE;
+}
+
+static void action_show_workbench(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)name;
+    (void)parameter;
+    esl_window_leave_gallery(ESL_WINDOW(widget));
+}
+
+/* Escape on the gallery goes back; elsewhere it goes on to the other handlers. */
+static gboolean escape_from_gallery(GtkWidget *widget, GVariant *args, gpointer data)
+{
+    (void)args;
+    (void)data;
+    EslWindow *self = ESL_WINDOW(widget);
+    if (g_strcmp0(gtk_stack_get_visible_child_name(GTK_STACK(self->stack)), "start") != 0)
+        return FALSE;
+    return esl_window_leave_gallery(self);
+}
+
 typedef void (*PathHandler)(EslWindow *self, const char *path);
 
 static void on_chooser_response(GtkNativeDialog *dialog, int response, gpointer data)
@@ -122,10 +148,13 @@ static void choose_file(EslWindow *self, const char *title, GtkFileChooserAction
 static void open_model_path(EslWindow *self, const char *path)
 {
     g_autoptr(GError) error = NULL;
-    if (!esl_window_load_model(self, path, &error))
+    if (!esl_window_load_model(self, path, &error)) {
         esl_window_show_status(self, TRUE, "%s", error->message);
-    else
+        if (!g_error_matches(error, G_IO_ERROR, G_IO_ERROR_BUSY)) /* the file is fine */
+            esl_recent_forget(path);
+    } else {
         esl_recent_add(path);
+    }
 }
 
 static void new_project_path(EslWindow *self, const char *path)
@@ -155,10 +184,13 @@ static void new_project_path(EslWindow *self, const char *path)
 static void open_project_path(EslWindow *self, const char *path)
 {
     g_autoptr(GError) error = NULL;
-    if (!esl_window_open_project(self, path, FALSE, &error))
+    if (!esl_window_open_project(self, path, FALSE, &error)) {
         esl_window_show_status(self, TRUE, _("Cannot open the project: %s"), error->message);
-    else
+        if (!g_error_matches(error, G_IO_ERROR, G_IO_ERROR_BUSY)) /* the file is fine */
+            esl_recent_forget(path);
+    } else {
         esl_recent_add(path);
+    }
 }
 
 static void save_project_path(EslWindow *self, const char *path)
@@ -299,6 +331,7 @@ static const struct {
     {"win.fit-view", NULL, action_fit},
     {"win.view", "s", action_view},
     {"win.show-gallery", NULL, action_gallery},
+    {"win.show-workbench", NULL, action_show_workbench},
     {"win.open-recent", "s", action_open_recent},
 };
 
@@ -317,6 +350,7 @@ void esl_window_class_install_actions(GtkWidgetClass *widget_class)
     for (size_t i = 0; i < G_N_ELEMENTS(file_actions); i++)
         gtk_widget_class_install_action(widget_class, file_actions[i].action, NULL,
                                         action_choose_file);
+    gtk_widget_class_add_binding(widget_class, GDK_KEY_Escape, 0, escape_from_gallery, NULL);
 }
 
 void esl_window_init_actions(EslWindow *self)

@@ -27,7 +27,7 @@ struct _EslWindow {
     /* template: what the window itself writes to */
     GMenu *recent_menu;
     GtkWidget *viewport_note, *progress_bar, *progress_label, *status_label, *project_label;
-    GtkWidget *title_label, *subtitle_label, *pause_button;
+    GtkWidget *title_label, *subtitle_label, *pause_button, *back_button;
 
     MbsModel *model;
     char *model_path;
@@ -46,6 +46,8 @@ struct _EslWindow {
     EslFrameMeter *frame_meter; /* the window's frames while a run goes on */
     int selected_body; /* body whose centre of mass leaves a trail, or -1 */
     double run_duration; /* duration of the run going on */
+    GtkWidget *close_question;   /* "stop the run and close?", while it is asked */
+    gboolean close_when_stopped; /* the user chose to close: do it once the run is stored */
 };
 
 /* esl-window.c */
@@ -72,6 +74,9 @@ void esl_window_read_settings(EslWindow *self, MbsSettings *settings);
 void esl_window_start_run(EslWindow *self);
 void esl_window_toggle_pause(EslWindow *self);
 void esl_window_stop_run(EslWindow *self);
+/* Closing during a run: asks (stop and close / cancel) and returns TRUE (the window stays for
+ * now); FALSE when no run goes on. */
+gboolean esl_window_ask_close(EslWindow *self);
 /* Replay or compare the runs selected in the run browser. */
 void esl_window_show_selected_runs(EslWindow *self);
 /* Enable the actions and parts that depend on a model and on a run going on. */
@@ -81,6 +86,8 @@ void esl_window_update_run_actions(EslWindow *self);
 void esl_window_class_install_actions(GtkWidgetClass *widget_class);
 void esl_window_init_actions(EslWindow *self);
 void esl_window_fill_recent_menu(EslWindow *self);
+/* Leave the gallery for the workbench when a model is open; FALSE when there is none. */
+gboolean esl_window_leave_gallery(EslWindow *self);
 
 G_END_DECLS
 

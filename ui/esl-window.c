@@ -418,8 +418,22 @@ static void on_model_chosen(EslStartPage *page, const char *path, EslWindow *sel
 {
     (void)page;
     g_autoptr(GError) error = NULL;
-    if (!esl_window_load_model(self, path, &error))
+    if (!esl_window_load_model(self, path, &error)) {
+        /* The status line is on the workbench: go back there to show why (a run going on). */
+        esl_window_leave_gallery(self);
         esl_window_show_status(self, TRUE, "%s", error->message);
+    }
+}
+
+/* The Back button is there when the gallery is shown over an open model. */
+static void on_stack_page_changed(GtkStack *stack, GParamSpec *pspec, EslWindow *self)
+{
+    (void)pspec;
+    if (!self->back_button)
+        return;
+    gtk_widget_set_visible(self->back_button,
+                           self->model && g_strcmp0(gtk_stack_get_visible_child_name(stack),
+                                                    "start") == 0);
 }
 
 /* ---- object -------------------------------------------------------------------------------- */
@@ -456,9 +470,18 @@ static void esl_window_finalize(GObject *object)
     G_OBJECT_CLASS(esl_window_parent_class)->finalize(object);
 }
 
+static gboolean esl_window_close_request(GtkWindow *window)
+{
+    if (esl_window_ask_close(ESL_WINDOW(window)))
+        return TRUE;
+    GtkWindowClass *parent = GTK_WINDOW_CLASS(esl_window_parent_class);
+    return parent->close_request ? parent->close_request(window) : FALSE;
+}
+
 static void esl_window_class_init(EslWindowClass *klass)
 {
     GObjectClass *object_class = G_OBJECT_CLASS(klass);
+    GTK_WINDOW_CLASS(klass)->close_request = esl_window_close_request;
     GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
     object_class->dispose = esl_window_dispose;
     object_class->finalize = esl_window_finalize;
@@ -491,8 +514,10 @@ static void esl_window_class_init(EslWindowClass *klass)
     CHILD(title_label);
     CHILD(subtitle_label);
     CHILD(pause_button);
+    CHILD(back_button);
 #undef CHILD
     gtk_widget_class_bind_template_callback(widget_class, on_model_chosen);
+    gtk_widget_class_bind_template_callback(widget_class, on_stack_page_changed);
     gtk_widget_class_bind_template_callback(widget_class, on_element_selected);
     gtk_widget_class_bind_template_callback(widget_class, on_edit_field);
     gtk_widget_class_bind_template_callback(widget_class, on_runs_selection_changed);

@@ -78,6 +78,17 @@ int main(void)
     tap_ok(esl_plot_get_n_series(plot) == 0 && esl_plot_export(plot, png, 320, 200, NULL),
            "an empty plot exports");
 
+    /* Names are written as UTF-8 (issue 12: they were octal escapes "\342\200\226..."). */
+    int phi = esl_plot_add_series(plot, "‖Φ‖ (m) — «Ruta»", &red, FALSE);
+    esl_plot_append(plot, phi, 0.5, 1e-9);
+    tap_ok(esl_plot_export(plot, csv, 0, 0, &error), "CSV export of a non-ASCII name");
+    g_autofree char *utf8_text = NULL;
+    g_file_get_contents(csv, &utf8_text, NULL, NULL);
+    tap_ok(utf8_text && g_utf8_validate(utf8_text, -1, NULL) &&
+               strstr(utf8_text, "\"‖Φ‖ (m) — «Ruta»\",0.5,1.0000000000000001e-09\n") &&
+               !strchr(utf8_text, '\\'),
+           "CSV writes the series name in UTF-8: %s", utf8_text ? utf8_text : "");
+
     g_unlink(png);
     g_unlink(svg);
     g_unlink(csv);

@@ -48,6 +48,37 @@ static gint64 add_run(EslProject *project, EslRunStatus status, const char *mess
     return id;
 }
 
+/* Activate the browser's shortcut for this key as a key press would (the class shortcuts). */
+static gboolean press(GtkWidget *widget, const char *accel)
+{
+    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers(widget);
+    for (guint i = 0; i < g_list_model_get_n_items(controllers); i++) {
+        g_autoptr(GObject) controller = g_list_model_get_item(controllers, i);
+        if (!GTK_IS_SHORTCUT_CONTROLLER(controller))
+            continue;
+        for (guint k = 0; k < g_list_model_get_n_items(G_LIST_MODEL(controller)); k++) {
+            g_autoptr(GtkShortcut) shortcut = g_list_model_get_item(G_LIST_MODEL(controller), k);
+            g_autofree char *trigger =
+                gtk_shortcut_trigger_to_string(gtk_shortcut_get_trigger(shortcut));
+            if (g_str_equal(trigger, accel))
+                return gtk_shortcut_action_activate(gtk_shortcut_get_action(shortcut), 0, widget,
+                                                    gtk_shortcut_get_arguments(shortcut));
+        }
+    }
+    return FALSE;
+}
+
+static gboolean selected_are(EslRunBrowser *browser, guint n, const gint64 *expected)
+{
+    g_autoptr(GArray) ids = esl_run_browser_get_selected(browser);
+    if (ids->len != n)
+        return FALSE;
+    for (guint i = 0; i < n; i++)
+        if (g_array_index(ids, gint64, i) != expected[i])
+            return FALSE;
+    return TRUE;
+}
+
 int main(void)
 {
     gtk_init();
@@ -85,6 +116,26 @@ int main(void)
                g_array_index(ids, gint64, 1) == failed,
            "the selected runs' ids, in the order of the list");
 
+    /* Clicks as the user makes them (issue 12: a plain click used to add to the selection). */
+    changes = 0;
+    esl_run_browser_click_row(browser, 2, 0);
+    tap_ok(selected_are(browser, 1, (gint64[]){first}) && changes == 1,
+           "a plain click selects that run alone, reported once (%d)", changes);
+    esl_run_browser_click_row(browser, 0, GDK_CONTROL_MASK);
+    tap_ok(selected_are(browser, 2, (gint64[]){last, first}), "Ctrl+click adds a run");
+    esl_run_browser_click_row(browser, 2, GDK_CONTROL_MASK);
+    tap_ok(selected_are(browser, 1, (gint64[]){last}), "Ctrl+click on a selected run removes it");
+    esl_run_browser_click_row(browser, 0, GDK_SHIFT_MASK);
+    tap_ok(selected_are(browser, 3, (gint64[]){last, failed, first}),
+           "Shift+click selects the range from the last clicked run");
+    esl_run_browser_click_row(browser, 1, 0);
+    tap_ok(selected_are(browser, 1, (gint64[]){failed}),
+           "a plain click brings the selection back to one run");
+    changes = 0;
+    tap_ok(press(GTK_WIDGET(browser), "Escape") && selected_are(browser, 0, NULL) && changes == 1,
+           "Escape clears the selection and says so (%d)", changes);
+
+    esl_run_browser_click_row(browser, 0, 0);
     changes = 0;
     tap_ok(esl_run_browser_fill(browser, project, &error) && count_rows(list) == 3 && changes == 0,
            "refilling drops the selection without reporting it (%d)", changes);

@@ -571,6 +571,11 @@ void esl_window_seek(EslWindow *self, double time)
     esl_playback_bar_seek(ESL_PLAYBACK_BAR(self->playback_bar), time);
 }
 
+const char *esl_window_get_page(EslWindow *self)
+{
+    return gtk_stack_get_visible_child_name(GTK_STACK(self->stack));
+}
+
 double esl_window_get_largest_violation(EslWindow *self)
 {
     return esl_color_scale_get_value(ESL_COLOR_SCALE(self->color_scale));

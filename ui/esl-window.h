@@ -37,6 +37,8 @@ double esl_window_get_time(EslWindow *self);
 gboolean esl_window_set_playback_speed(EslWindow *self, double speed);
 /* The largest joint violation of the state shown, as the colour legend marks it (NAN: none). */
 double esl_window_get_largest_violation(EslWindow *self);
+/* The page shown: "start" (the gallery) or "workbench". */
+const char *esl_window_get_page(EslWindow *self);
 /* The question asked when the window is closed during a run (a GtkDialog answering
  * GTK_RESPONSE_ACCEPT to stop and close), or NULL when none is shown. */
 GtkWidget *esl_window_get_close_question(EslWindow *self);

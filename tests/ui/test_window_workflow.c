@@ -1,5 +1,7 @@
-/* The window as a user meets it (issue 12's defects): closing it during a run asks first and
- * stores the run as "stopped"; app.quit asks the same. Needs a display (xvfb-run). */
+/* The window as a user meets it (issue 12's defects): a file that fails to open leaves Recent
+ * Files; the gallery has Back and Escape, also during a run; closing the window during a run
+ * asks first and stores the run as "stopped"; app.quit asks the same. Needs a display
+ * (xvfb-run). */
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <stdlib.h>
@@ -7,6 +9,7 @@
 
 #include "esl-application.h"
 #include "esl-project.h"
+#include "esl-recent.h"
 #include "esl-window.h"
 #include "tap.h"
 
@@ -42,12 +45,70 @@ static void on_window_destroyed(GtkWidget *window, Workflow *w)
     w->window = NULL;
 }
 
+static gboolean in_recent(const char *path)
+{
+    g_autoptr(GPtrArray) paths = esl_recent_list(100);
+    for (guint i = 0; i < paths->len; i++)
+        if (g_str_equal(paths->pdata[i], path))
+            return TRUE;
+    return FALSE;
+}
+
+/* Activate the window's shortcut for this key as a key press would. */
+static gboolean press(GtkWidget *window, const char *accel)
+{
+    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers(window);
+    for (guint i = 0; i < g_list_model_get_n_items(controllers); i++) {
+        g_autoptr(GObject) controller = g_list_model_get_item(controllers, i);
+        if (!GTK_IS_SHORTCUT_CONTROLLER(controller))
+            continue;
+        for (guint k = 0; k < g_list_model_get_n_items(G_LIST_MODEL(controller)); k++) {
+            g_autoptr(GtkShortcut) shortcut = g_list_model_get_item(G_LIST_MODEL(controller), k);
+            g_autofree char *trigger =
+                gtk_shortcut_trigger_to_string(gtk_shortcut_get_trigger(shortcut));
+            if (g_str_equal(trigger, accel))
+                return gtk_shortcut_action_activate(gtk_shortcut_get_action(shortcut), 0, window,
+                                                    gtk_shortcut_get_arguments(shortcut));
+        }
+    }
+    return FALSE;
+}
+
+/* A corrupt model picked in the file chooser (which adds it to the recent files) fails to open
+ * and is dropped from them. */
+static void check_recent(Workflow *w)
+{
+    g_autofree char *bad = g_build_filename(w->dir, "corrupt.json", NULL);
+    g_file_set_contents(bad, "{\"bodies\": [", -1, NULL);
+    esl_recent_add(bad);
+    tap_ok(in_recent(bad), "a picked file is in Recent Files");
+    gtk_widget_activate_action(GTK_WIDGET(w->window), "win.open-recent", "s", bad);
+    tap_ok(!in_recent(bad), "a file that failed to open is no longer in Recent Files");
+    g_unlink(bad);
+}
+
+static void check_gallery(Workflow *w, const char *when)
+{
+    GtkWidget *window = GTK_WIDGET(w->window);
+    gtk_widget_activate_action(window, "win.show-gallery", NULL);
+    tap_ok(g_str_equal(esl_window_get_page(w->window), "start"), "the gallery is shown %s", when);
+    tap_ok(press(window, "Escape") && g_str_equal(esl_window_get_page(w->window), "workbench"),
+           "Escape goes back from the gallery to the model %s", when);
+    gtk_widget_activate_action(window, "win.show-gallery", NULL);
+    gtk_widget_activate_action(window, "win.show-workbench", NULL);
+    tap_ok(g_str_equal(esl_window_get_page(w->window), "workbench"),
+           "the Back button's action goes back too %s", when);
+    tap_ok(!press(window, "Escape") && g_str_equal(esl_window_get_page(w->window), "workbench"),
+           "Escape on the workbench is left to the other handlers");
+}
+
 static gboolean step(gpointer data)
 {
     Workflow *w = data;
     GtkWidget *question = w->window ? esl_window_get_close_question(w->window) : NULL;
     switch (w->phase) {
-    case 0: /* a run goes on: close the window */
+    case 0: /* a run goes on: the gallery is no dead end; close the window */
+        check_gallery(w, "during a run");
         gtk_window_close(GTK_WINDOW(w->window));
         question = esl_window_get_close_question(w->window);
         tap_ok(question != NULL, "closing the window during a run asks first");
@@ -87,7 +148,9 @@ static void activate(GtkApplication *app, Workflow *w)
     g_autoptr(GError) error = NULL;
     tap_ok(esl_window_open_project(w->window, w->project_path, TRUE, &error),
            "a fresh project opens");
+    check_recent(w);
     tap_ok(esl_window_load_model(w->window, "four-bar-spatial", &error), "a bundled model loads");
+    check_gallery(w, "with a model open");
     esl_window_set_duration(w->window, 1000.0);
     g_signal_connect(w->window, "destroy", G_CALLBACK(on_window_destroyed), w);
     gtk_widget_activate_action(GTK_WIDGET(w->window), "win.run", NULL);
@@ -102,6 +165,8 @@ int main(void)
     Workflow w = {0};
     w.dir = g_dir_make_tmp("eslabon-workflow-XXXXXX", NULL);
     w.project_path = g_build_filename(w.dir, "close.eslabon", NULL);
+    /* The recent files of this test, not the user's. */
+    g_setenv("XDG_DATA_HOME", w.dir, TRUE);
     g_autoptr(EslApplication) app = esl_application_new();
     g_application_set_flags(G_APPLICATION(app),
                             g_application_get_flags(G_APPLICATION(app)) |
@@ -111,6 +176,8 @@ int main(void)
     g_application_run(G_APPLICATION(app), 1, argv);
     tap_ok(w.phase == 3 && w.window == NULL, "the application ends once the window is closed");
     g_unlink(w.project_path);
+    g_autofree char *xbel = g_build_filename(w.dir, "recently-used.xbel", NULL);
+    g_unlink(xbel);
     g_rmdir(w.dir);
     g_free(w.project_path);
     g_free(w.dir);

@@ -6,14 +6,15 @@
 
 struct _EslRunBrowser {
     GtkWidget parent_instance;
-    GtkWidget *runs_list; /* template */
+    GtkWidget *runs_list, *rename_button, *rename_popover, *rename_entry, *delete_button;
+    GtkWidget *size_label; /* template */
     gboolean rebuilding; /* no "selection-changed" while TRUE */
     int anchor;          /* row a Shift+click extends from, or -1 */
 };
 
 G_DEFINE_FINAL_TYPE(EslRunBrowser, esl_run_browser, GTK_TYPE_WIDGET)
 
-enum { SIGNAL_SELECTION_CHANGED, N_SIGNALS };
+enum { SIGNAL_SELECTION_CHANGED, SIGNAL_RENAME_RUN, SIGNAL_DELETE_RUNS, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 const char *esl_run_status_label(EslRunStatus status)
@@ -34,10 +35,13 @@ static GtkWidget *run_row(const EslRunInfo *r)
     g_strdelimit(started, "T", ' ');
     g_autofree char *id = g_strdup_printf("#%" G_GINT64_FORMAT, r->id);
     g_autofree char *count = g_strdup_printf("%" G_GINT64_FORMAT, r->nsamples);
+    /* A named run shows its name where the model's would be, and the model after it. */
+    g_autofree char *title = r->name ? g_strdup_printf("%s · %s", r->name, r->model_name)
+                                     : g_strdup(r->model_name);
     g_autofree char *markup = g_markup_printf_escaped(
         _("<b>%s %s</b> · %s\nh = %g s, %g s · %s\n<span alpha=\"60%%\">%s UTC · %s "
           "samples</span>"),
-        id, r->model_name, r->formulation, r->settings.step, r->settings.duration,
+        id, title, r->formulation, r->settings.step, r->settings.duration,
         esl_run_status_label(r->status), started, count);
     GtkWidget *label = gtk_label_new(NULL);
     gtk_label_set_markup(GTK_LABEL(label), markup);
@@ -49,6 +53,7 @@ static GtkWidget *run_row(const EslRunInfo *r)
     GtkWidget *row = gtk_list_box_row_new();
     gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(row), label);
     g_object_set_data(G_OBJECT(row), "run-id", GINT_TO_POINTER((int)r->id));
+    g_object_set_data_full(G_OBJECT(row), "run-name", g_strdup(r->name), g_free);
     return row;
 }
 
@@ -142,9 +147,59 @@ static void action_unselect_all(GtkWidget *widget, const char *name, GVariant *p
     self->anchor = -1;
 }
 
+static void on_rename_popover_shown(GtkPopover *popover, EslRunBrowser *self)
+{
+    (void)popover;
+    g_autoptr(GArray) ids = esl_run_browser_get_selected(self);
+    GtkListBoxRow *row = gtk_list_box_get_selected_row(GTK_LIST_BOX(self->runs_list));
+    const char *name = row && ids->len == 1 ? g_object_get_data(G_OBJECT(row), "run-name") : NULL;
+    gtk_editable_set_text(GTK_EDITABLE(self->rename_entry), name ? name : "");
+    gtk_widget_grab_focus(self->rename_entry);
+}
+
+static void on_rename_entry_activate(GtkEntry *entry, EslRunBrowser *self)
+{
+    g_autoptr(GArray) ids = esl_run_browser_get_selected(self);
+    gtk_popover_popdown(GTK_POPOVER(self->rename_popover));
+    if (ids->len == 1)
+        g_signal_emit(self, signals[SIGNAL_RENAME_RUN], 0, g_array_index(ids, gint64, 0),
+                      gtk_editable_get_text(GTK_EDITABLE(entry)));
+}
+
+static void action_delete(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)name;
+    (void)parameter;
+    EslRunBrowser *self = ESL_RUN_BROWSER(widget);
+    g_autoptr(GArray) ids = esl_run_browser_get_selected(self);
+    if (ids->len > 0)
+        g_signal_emit(self, signals[SIGNAL_DELETE_RUNS], 0, ids);
+}
+
+static void on_delete_clicked(GtkButton *button, EslRunBrowser *self)
+{
+    (void)button;
+    action_delete(GTK_WIDGET(self), NULL, NULL);
+}
+
+void esl_run_browser_set_size(EslRunBrowser *self, gint64 bytes)
+{
+    g_autofree char *size = bytes > 0 ? g_format_size((guint64)bytes) : NULL;
+    g_autofree char *text = size ? g_strdup_printf(_("Project: %s"), size) : NULL;
+    gtk_label_set_text(GTK_LABEL(self->size_label), text ? text : "");
+}
+
+const char *esl_run_browser_get_size_text(EslRunBrowser *self)
+{
+    return gtk_label_get_text(GTK_LABEL(self->size_label));
+}
+
 static void on_selected_rows_changed(GtkListBox *list, EslRunBrowser *self)
 {
     (void)list;
+    g_autoptr(GArray) ids = esl_run_browser_get_selected(self);
+    gtk_widget_set_sensitive(self->rename_button, ids->len == 1);
+    gtk_widget_set_sensitive(self->delete_button, ids->len > 0);
     if (!self->rebuilding)
         g_signal_emit(self, signals[SIGNAL_SELECTION_CHANGED], 0);
 }
@@ -165,6 +220,16 @@ static void esl_run_browser_class_init(EslRunBrowserClass *klass)
     gtk_widget_class_set_template_from_resource(widget_class,
                                                 "/org/eslabon/Eslabon/ui/esl-run-browser.ui");
     gtk_widget_class_bind_template_child(widget_class, EslRunBrowser, runs_list);
+    gtk_widget_class_bind_template_child(widget_class, EslRunBrowser, rename_button);
+    gtk_widget_class_bind_template_child(widget_class, EslRunBrowser, rename_popover);
+    gtk_widget_class_bind_template_child(widget_class, EslRunBrowser, rename_entry);
+    gtk_widget_class_bind_template_child(widget_class, EslRunBrowser, delete_button);
+    gtk_widget_class_bind_template_child(widget_class, EslRunBrowser, size_label);
+    gtk_widget_class_bind_template_callback(widget_class, on_rename_popover_shown);
+    gtk_widget_class_bind_template_callback(widget_class, on_rename_entry_activate);
+    gtk_widget_class_bind_template_callback(widget_class, on_delete_clicked);
+    gtk_widget_class_install_action(widget_class, "runs.delete", NULL, action_delete);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Delete, 0, "runs.delete", NULL);
     gtk_widget_class_bind_template_callback(widget_class, on_selected_rows_changed);
     gtk_widget_class_install_action(widget_class, "runs.unselect-all", NULL, action_unselect_all);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Escape, 0, "runs.unselect-all",
@@ -172,6 +237,12 @@ static void esl_run_browser_class_init(EslRunBrowserClass *klass)
     signals[SIGNAL_SELECTION_CHANGED] =
         g_signal_new("selection-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
                      NULL, NULL, G_TYPE_NONE, 0);
+    signals[SIGNAL_RENAME_RUN] =
+        g_signal_new("rename-run", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                     NULL, G_TYPE_NONE, 2, G_TYPE_INT64, G_TYPE_STRING);
+    signals[SIGNAL_DELETE_RUNS] =
+        g_signal_new("delete-runs", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                     NULL, G_TYPE_NONE, 1, G_TYPE_ARRAY);
 }
 
 static void esl_run_browser_init(EslRunBrowser *self)

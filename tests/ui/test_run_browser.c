@@ -68,6 +68,32 @@ static gboolean press(GtkWidget *widget, const char *accel)
     return FALSE;
 }
 
+static void on_rename_run(EslRunBrowser *browser, gint64 id, const char *name, gint64 *renamed)
+{
+    *renamed = id;
+    char **new_name = g_object_get_data(G_OBJECT(browser), "new-name");
+    g_free(*new_name);
+    *new_name = g_strdup(name);
+}
+
+static void on_delete_runs(EslRunBrowser *browser, GArray *ids, gint64 *deleted)
+{
+    (void)browser;
+    *deleted = ids->len == 1 ? g_array_index(ids, gint64, 0) : -1;
+}
+
+static GtkWidget *find_entry(GtkWidget *widget)
+{
+    if (GTK_IS_ENTRY(widget))
+        return widget;
+    for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c)) {
+        GtkWidget *found = find_entry(c);
+        if (found)
+            return found;
+    }
+    return NULL;
+}
+
 static gboolean selected_are(EslRunBrowser *browser, guint n, const gint64 *expected)
 {
     g_autoptr(GArray) ids = esl_run_browser_get_selected(browser);
@@ -134,6 +160,32 @@ int main(void)
     changes = 0;
     tap_ok(press(GTK_WIDGET(browser), "Escape") && selected_are(browser, 0, NULL) && changes == 1,
            "Escape clears the selection and says so (%d)", changes);
+
+    /* Rename and delete are asked of the window with the selected runs' ids. */
+    gint64 renamed = 0, deleted = 0;
+    g_autofree char *new_name = NULL;
+    g_signal_connect(browser, "rename-run", G_CALLBACK(on_rename_run), &renamed);
+    g_signal_connect(browser, "delete-runs", G_CALLBACK(on_delete_runs), &deleted);
+    g_object_set_data(G_OBJECT(browser), "new-name", &new_name);
+    esl_run_browser_click_row(browser, 1, 0);
+    tap_ok(press(GTK_WIDGET(browser), "Delete") && deleted == failed,
+           "the Delete key asks to delete the selected run");
+    GtkWidget *entry = find_entry(GTK_WIDGET(browser));
+    tap_ok(entry != NULL, "the browser has a name entry");
+    if (entry) {
+        gtk_editable_set_text(GTK_EDITABLE(entry), "no convergence");
+        g_signal_emit_by_name(entry, "activate");
+    }
+    tap_ok(renamed == failed && g_strcmp0(new_name, "no convergence") == 0,
+           "Enter in the name entry renames the selected run (%s)", new_name ? new_name : "");
+    esl_project_rename_run(project, failed, "no convergence", NULL);
+    tap_ok(esl_run_browser_fill(browser, project, &error) &&
+               strstr(row_text(list, 1), "no convergence · four-bar-spatial"),
+           "a named run shows its name: %s", row_text(list, 1));
+    esl_run_browser_set_size(browser, 45 * 1000 * 1000);
+    tap_ok(g_str_has_prefix(esl_run_browser_get_size_text(browser), "Project: 45.0") &&
+               g_str_has_suffix(esl_run_browser_get_size_text(browser), "MB"),
+           "the project size is shown: %s", esl_run_browser_get_size_text(browser));
 
     esl_run_browser_click_row(browser, 0, 0);
     changes = 0;

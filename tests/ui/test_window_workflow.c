@@ -20,6 +20,7 @@ typedef struct {
     EslWindow *window;
     char *dir, *project_path;
     int phase;
+    gint64 stored[2]; /* runs in the project before the window opens it */
 } Workflow;
 
 static void check_stored_run(Workflow *w)
@@ -27,8 +28,9 @@ static void check_stored_run(Workflow *w)
     g_autoptr(GError) error = NULL;
     g_autoptr(EslProject) project = esl_project_open(w->project_path, FALSE, &error);
     g_autoptr(GPtrArray) runs = project ? esl_project_list_runs(project, &error) : NULL;
-    tap_ok(runs && runs->len == 1, "the project has the run (%s)", error ? error->message : "");
-    const EslRunInfo *run = runs && runs->len ? runs->pdata[0] : NULL;
+    tap_ok(runs && runs->len == 2, "the project has the renamed run and the new one (%s)",
+           error ? error->message : "");
+    const EslRunInfo *run = runs && runs->len == 2 ? runs->pdata[1] : NULL;
     tap_ok(run && run->status == ESL_RUN_STOPPED,
            "a run the user closed the window on is stored as stopped (%s)",
            run ? esl_run_status_name(run->status) : "none");
@@ -85,6 +87,29 @@ static void check_recent(Workflow *w)
     gtk_widget_activate_action(GTK_WIDGET(w->window), "win.open-recent", "s", bad);
     tap_ok(!in_recent(bad), "a file that failed to open is no longer in Recent Files");
     g_unlink(bad);
+}
+
+/* Two runs stored before: one is renamed, the other deleted, through the window. */
+static void check_rename_delete(Workflow *w)
+{
+    g_autoptr(GError) error = NULL;
+    const char *size_before = esl_window_get_project_size_text(w->window);
+    tap_ok(g_str_has_prefix(size_before, "Project: ") && strlen(size_before) > 9,
+           "the project's size is shown: %s", size_before);
+    g_autofree char *before = g_strdup(size_before);
+    tap_ok(esl_window_rename_run(w->window, w->stored[0], "reference", &error),
+           "a run is renamed from the window");
+    g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(gint64));
+    g_array_append_val(ids, w->stored[1]);
+    tap_ok(esl_window_delete_runs(w->window, ids, &error), "a run is deleted from the window");
+    g_autoptr(EslProject) project = esl_project_open(w->project_path, FALSE, &error);
+    g_autoptr(GPtrArray) runs = project ? esl_project_list_runs(project, &error) : NULL;
+    const EslRunInfo *kept = runs && runs->len == 1 ? runs->pdata[0] : NULL;
+    tap_ok(kept && kept->id == w->stored[0] && g_strcmp0(kept->name, "reference") == 0,
+           "the project keeps the renamed run only");
+    tap_ok(!g_str_equal(before, esl_window_get_project_size_text(w->window)),
+           "the size shown follows the deletion: %s -> %s", before,
+           esl_window_get_project_size_text(w->window));
 }
 
 static void check_gallery(Workflow *w, const char *when)
@@ -146,8 +171,9 @@ static void activate(GtkApplication *app, Workflow *w)
     w->app = app;
     w->window = ESL_WINDOW(gtk_application_get_active_window(app));
     g_autoptr(GError) error = NULL;
-    tap_ok(esl_window_open_project(w->window, w->project_path, TRUE, &error),
-           "a fresh project opens");
+    tap_ok(esl_window_open_project(w->window, w->project_path, FALSE, &error),
+           "the project opens");
+    check_rename_delete(w);
     check_recent(w);
     tap_ok(esl_window_load_model(w->window, "four-bar-spatial", &error), "a bundled model loads");
     check_gallery(w, "with a model open");
@@ -167,6 +193,17 @@ int main(void)
     w.project_path = g_build_filename(w.dir, "close.eslabon", NULL);
     /* The recent files of this test, not the user's. */
     g_setenv("XDG_DATA_HOME", w.dir, TRUE);
+    EslProject *project = esl_project_open(w.project_path, TRUE, NULL);
+    for (int i = 0; i < 2; i++) {
+        EslRunRequest request = {.model_name = "four-bar-spatial", .formulation = "penalty"};
+        w.stored[i] = esl_project_begin_run(project, &request, NULL);
+        MbsMonitors m[64] = {{0}};
+        for (int k = 0; k < 64; k++)
+            m[k].time = k * 0.01;
+        esl_project_append_samples(project, w.stored[i], m, NULL, NULL, 64, NULL);
+        esl_project_finish_run(project, w.stored[i], ESL_RUN_FINISHED, NULL, NULL, 0.1, NULL);
+    }
+    esl_project_close(project);
     g_autoptr(EslApplication) app = esl_application_new();
     g_application_set_flags(G_APPLICATION(app),
                             g_application_get_flags(G_APPLICATION(app)) |

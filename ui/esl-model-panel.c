@@ -1,5 +1,6 @@
 /* The model panel; see esl-model-panel.h. */
 #include "esl-model-panel.h"
+#include "esl-number.h"
 #include "esl-template.h"
 
 #include <glib/gi18n.h>
@@ -265,13 +266,11 @@ static void on_field_activate(GtkEntry *entry, EslModelPanel *self)
     g_autofree char *path = g_strdup(g_object_get_data(G_OBJECT(entry), "path"));
     g_autofree char *label = g_strdup(g_object_get_data(G_OBJECT(entry), "label"));
     const char *text = gtk_editable_get_text(GTK_EDITABLE(entry));
-    /* Numbers are shown with a decimal point; a decimal comma is accepted too. */
-    g_autofree char *number = g_strdelimit(g_strdup(text), ",", '.');
-    char *end = NULL;
-    double value = g_ascii_strtod(number, &end);
+    /* Shown with the locale's decimal separator; a comma or a point is accepted. */
+    double value = 0;
     g_autoptr(GError) error = NULL;
     gboolean ok = FALSE;
-    if (end == number || *g_strchug(end) || !isfinite(value)) {
+    if (!esl_number_from_text(text, &value)) {
         g_set_error(&error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("“%s” is not a number."),
                     text);
     } else {
@@ -317,9 +316,8 @@ static void fill_inspector_fields(EslModelPanel *self, int source, int index)
         GtkWidget *label = gtk_label_new(label_text);
         gtk_label_set_xalign(GTK_LABEL(label), 0);
         GtkWidget *entry = gtk_entry_new();
-        char value[G_ASCII_DTOSTR_BUF_SIZE];
-        gtk_editable_set_text(GTK_EDITABLE(entry),
-                              g_ascii_formatd(value, sizeof value, "%.10g", f->value));
+        g_autofree char *value = esl_number_to_text(f->value, 10, NULL);
+        gtk_editable_set_text(GTK_EDITABLE(entry), value);
         gtk_editable_set_width_chars(GTK_EDITABLE(entry), 10);
         gtk_widget_set_hexpand(entry, TRUE);
         gtk_widget_add_css_class(entry, "numeric");

@@ -936,8 +936,14 @@ static gboolean export_csv(EslPlot *self, const char *path, GError **error)
         const Series *s = self->series->pdata[i];
         g_autofree char *quoted = g_strescape(s->name, utf8_bytes);
         for (guint k = 0; k < s->x->len; k++)
-            g_string_append_printf(csv, "\"%s\",%.17g,%.17g\n", quoted,
-                                   g_array_index(s->x, double, k), g_array_index(s->y, double, k));
+        {
+            /* A file: a decimal point whatever the locale. */
+            char x[G_ASCII_DTOSTR_BUF_SIZE], y[G_ASCII_DTOSTR_BUF_SIZE];
+            g_string_append_printf(
+                csv, "\"%s\",%s,%s\n", quoted,
+                g_ascii_formatd(x, sizeof x, "%.17g", g_array_index(s->x, double, k)),
+                g_ascii_formatd(y, sizeof y, "%.17g", g_array_index(s->y, double, k)));
+        }
     }
     gboolean ok = g_file_set_contents(path, csv->str, (gssize)csv->len, error);
     g_string_free(csv, TRUE);

@@ -486,12 +486,21 @@ void esl_window_install_model(EslWindow *self, MbsModel *model, char *json, char
     esl_model_panel_set_model(ESL_MODEL_PANEL(self->model_panel), model, json);
     esl_plot_board_prepare_single(ESL_PLOT_BOARD(self->plot_board));
     gtk_label_set_text(GTK_LABEL(self->viewport_note), "");
-    g_autofree char *summary =
-        g_strdup_printf(_("%s: %d bodies, %d joints, %d forces, %d coordinates, %d "
-                          "constraints."),
-                        model->name, model->nbodies, model->njoints, model->nforces,
-                        mbs_model_ncoords(model), mbs_model_nconstraints(model));
-    esl_window_show_status(self, FALSE, "%s", summary);
+    /* Each count with its own plural form ("1 fuerza", not "1 fuerzas"). */
+    int ncoords = mbs_model_ncoords(model), nconstraints = mbs_model_nconstraints(model);
+    g_autofree char *bodies =
+        g_strdup_printf(ngettext("%d body", "%d bodies", model->nbodies), model->nbodies);
+    g_autofree char *joints =
+        g_strdup_printf(ngettext("%d joint", "%d joints", model->njoints), model->njoints);
+    g_autofree char *forces =
+        g_strdup_printf(ngettext("%d force", "%d forces", model->nforces), model->nforces);
+    g_autofree char *coords =
+        g_strdup_printf(ngettext("%d coordinate", "%d coordinates", ncoords), ncoords);
+    g_autofree char *constraints = g_strdup_printf(
+        ngettext("%d constraint", "%d constraints", nconstraints), nconstraints);
+    /* TRANSLATORS: model name, then the counts above */
+    esl_window_show_status(self, FALSE, _("%s: %s, %s, %s, %s, %s."), model->name, bodies, joints,
+                           forces, coords, constraints);
     gtk_stack_set_visible_child_name(GTK_STACK(self->stack), "workbench");
     esl_window_update_titles(self);
     esl_window_update_run_actions(self);

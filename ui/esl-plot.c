@@ -68,7 +68,8 @@ typedef struct {
  * covers neither data nor tick labels. */
 static Area plot_area(double width, double height, int legend_rows)
 {
-    double top = MARGIN_TOP + (legend_rows > 0 ? legend_rows * LEGEND_LINE_H + 2 : 0);
+    /* the first row is on the title's line */
+    double top = MARGIN_TOP + (legend_rows > 1 ? (legend_rows - 1) * LEGEND_LINE_H + 2 : 0);
     Area a = {MARGIN_LEFT, top, width - MARGIN_LEFT - MARGIN_RIGHT,
               height - top - MARGIN_BOTTOM};
     if (a.width < 10)
@@ -204,28 +205,39 @@ typedef enum {
     PLOT_LAYER_HOVER = 1 << 2,
 } PlotLayers;
 
-/* The legend in rows under the title, entries left to right from the y axis, at most
- * LEGEND_MAX_ROWS rows (then "+N" says how many are not shown). With cr it is drawn; returns
- * the rows it takes. */
-static int legend_layout(EslPlot *self, PangoLayout *layout, double width, cairo_t *cr)
+/* The legend in rows: the first after the title (title_end), the others under it from the y
+ * axis, at most LEGEND_MAX_ROWS rows (then "+N" says how many are not shown). With cr it is
+ * drawn; returns the rows it takes. */
+static int legend_layout(EslPlot *self, PangoLayout *layout, double width, double height,
+                         double title_end, cairo_t *cr)
 {
+    /* a short plot keeps its height for the data: the title's row and one more (the hover
+     * read-out names every series) */
+    const int max_rows = CLAMP((int)((height - 100) / 40) + 1, 2, LEGEND_MAX_ROWS);
     if (self->series->len == 0)
         return 0;
-    const double swatch = 24, gap = 14, top = MARGIN_TOP - 2;
-    double right = width - MARGIN_RIGHT, x = MARGIN_LEFT;
+    const double swatch = 24, gap = 14, top = 4;
+    double right = width - MARGIN_RIGHT, x = MAX(MARGIN_LEFT, title_end + gap);
     int row = 0;
-    pango_layout_set_width(layout, (int)(MAX(right - MARGIN_LEFT - swatch, 20) * PANGO_SCALE));
     pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END);
     for (guint i = 0; i < self->series->len; i++) {
         const Series *s = self->series->pdata[i];
+        pango_layout_set_width(layout, -1);
         pango_layout_set_text(layout, s->name, -1);
         int w, h;
         pango_layout_get_pixel_size(layout, &w, &h);
-        if (x > MARGIN_LEFT && x + swatch + w > right) {
+        /* on the last row, room for "+N" unless this is the last entry */
+        double limit = row == max_rows - 1 && i + 1 < self->series->len ? right - 26 : right;
+        if (x > MARGIN_LEFT && x + swatch + w > limit) {
             row++;
             x = MARGIN_LEFT;
+            limit = row == max_rows - 1 && i + 1 < self->series->len ? right - 26 : right;
         }
-        if (row == LEGEND_MAX_ROWS) {
+        if (x + swatch + w > limit) { /* alone on its row and still too long: shortened */
+            pango_layout_set_width(layout, (int)(MAX(limit - x - swatch, 20) * PANGO_SCALE));
+            pango_layout_get_pixel_size(layout, &w, &h);
+        }
+        if (row == max_rows) {
             if (cr) {
                 g_autofree char *more = g_strdup_printf("+%u", self->series->len - i);
                 cairo_set_source_rgb(cr, 0.35, 0.35, 0.38);
@@ -251,7 +263,7 @@ static int legend_layout(EslPlot *self, PangoLayout *layout, double width, cairo
     }
     pango_layout_set_width(layout, -1);
     pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_NONE);
-    return MIN(row + 1, LEGEND_MAX_ROWS);
+    return MIN(row + 1, max_rows);
 }
 
 static void draw_plot(EslPlot *self, cairo_t *cr, double width, double height, PlotLayers layers)
@@ -259,7 +271,19 @@ static void draw_plot(EslPlot *self, cairo_t *cr, double width, double height, P
     PangoLayout *layout = pango_cairo_create_layout(cr);
     PangoFontDescription *font = pango_font_description_from_string("Sans 8.5");
     pango_layout_set_font_description(layout, font);
-    self->legend_rows = legend_layout(self, layout, width, NULL);
+    double title_end = MARGIN_LEFT;
+    if (self->title) {
+        PangoFontDescription *bold = pango_font_description_copy(font);
+        pango_font_description_set_weight(bold, PANGO_WEIGHT_BOLD);
+        pango_layout_set_font_description(layout, bold);
+        pango_layout_set_text(layout, self->title, -1);
+        int w, h;
+        pango_layout_get_pixel_size(layout, &w, &h);
+        title_end = MARGIN_LEFT + MIN(w, width - MARGIN_LEFT - 4);
+        pango_layout_set_font_description(layout, font);
+        pango_font_description_free(bold);
+    }
+    self->legend_rows = legend_layout(self, layout, width, height, title_end, NULL);
     Area a = plot_area(width, height, self->legend_rows);
     double x0, x1, y0, y1;
     current_view(self, &x0, &x1, &y0, &y1);
@@ -414,7 +438,7 @@ static void draw_plot(EslPlot *self, cairo_t *cr, double width, double height, P
                       a.top + a.height / 2, 0.5, 0.5);
         }
 
-        legend_layout(self, layout, width, cr);
+        legend_layout(self, layout, width, height, title_end, cr);
     }
 
     /* time cursor */
@@ -565,7 +589,8 @@ static void esl_plot_measure(GtkWidget *widget, GtkOrientation orientation, int 
 {
     (void)widget;
     (void)for_size;
-    *minimum = orientation == GTK_ORIENTATION_HORIZONTAL ? 220 : 140;
+    /* small enough for three plots side by side next to both side panels at 1280x720 */
+    *minimum = orientation == GTK_ORIENTATION_HORIZONTAL ? 160 : 110;
     *natural = orientation == GTK_ORIENTATION_HORIZONTAL ? 420 : 220;
     *minimum_baseline = *natural_baseline = -1;
 }

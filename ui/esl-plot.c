@@ -271,7 +271,9 @@ static void draw_plot(EslPlot *self, cairo_t *cr, double width, double height, P
     PangoLayout *layout = pango_cairo_create_layout(cr);
     PangoFontDescription *font = pango_font_description_from_string("Sans 8.5");
     pango_layout_set_font_description(layout, font);
-    double title_end = MARGIN_LEFT;
+    /* The title starts over the y axis, or further left (over the tick labels) when it would
+     * not fit: a translated title is longer. */
+    double title_x = MARGIN_LEFT, title_end = MARGIN_LEFT;
     if (self->title) {
         PangoFontDescription *bold = pango_font_description_copy(font);
         pango_font_description_set_weight(bold, PANGO_WEIGHT_BOLD);
@@ -279,7 +281,8 @@ static void draw_plot(EslPlot *self, cairo_t *cr, double width, double height, P
         pango_layout_set_text(layout, self->title, -1);
         int w, h;
         pango_layout_get_pixel_size(layout, &w, &h);
-        title_end = MARGIN_LEFT + MIN(w, width - MARGIN_LEFT - 4);
+        title_x = CLAMP(width - MARGIN_RIGHT - w, 6, MARGIN_LEFT);
+        title_end = title_x + MIN(w, width - title_x - 4);
         pango_layout_set_font_description(layout, font);
         pango_font_description_free(bold);
     }
@@ -347,9 +350,9 @@ static void draw_plot(EslPlot *self, cairo_t *cr, double width, double height, P
             PangoFontDescription *bold = pango_font_description_copy(font);
             pango_font_description_set_weight(bold, PANGO_WEIGHT_BOLD);
             pango_layout_set_font_description(layout, bold);
-            pango_layout_set_width(layout, (int)((width - a.left - 4) * PANGO_SCALE));
+            pango_layout_set_width(layout, (int)((width - title_x - 4) * PANGO_SCALE));
             pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END);
-            draw_text(cr, layout, self->title, a.left, 5, 0.0, 0.0);
+            draw_text(cr, layout, self->title, title_x, 5, 0.0, 0.0);
             pango_layout_set_width(layout, -1);
             pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_NONE);
             pango_layout_set_font_description(layout, font);

@@ -109,12 +109,16 @@ static void on_chooser_response(GtkNativeDialog *dialog, int response, gpointer 
         g_autofree char *path = file ? g_file_get_path(file) : NULL;
         if (path)
             handler(self, path);
+        /* Saved for the unsaved-edits question: what the user was doing goes on. */
+        EslWindowThen then = (EslWindowThen)g_object_get_data(G_OBJECT(dialog), "then");
+        if (then && path && !self->model_modified)
+            then(self, g_object_get_data(G_OBJECT(dialog), "then-path"));
     }
     gtk_native_dialog_destroy(dialog);
     g_object_unref(dialog);
 }
 
-static void choose_file(EslWindow *self, const char *title, GtkFileChooserAction action,
+static GtkFileChooserNative *choose_file(EslWindow *self, const char *title, GtkFileChooserAction action,
                         const char *accept, const char *filter_name, const char *pattern,
                         PathHandler handler)
 {
@@ -143,9 +147,10 @@ static void choose_file(EslWindow *self, const char *title, GtkFileChooserAction
     g_object_set_data(G_OBJECT(chooser), "handler", (gpointer)handler);
     g_signal_connect(chooser, "response", G_CALLBACK(on_chooser_response), self);
     gtk_native_dialog_show(GTK_NATIVE_DIALOG(chooser));
+    return chooser;
 }
 
-static void open_model_path(EslWindow *self, const char *path)
+static void open_model_now(EslWindow *self, const char *path)
 {
     g_autoptr(GError) error = NULL;
     if (!esl_window_load_model(self, path, &error)) {
@@ -155,6 +160,11 @@ static void open_model_path(EslWindow *self, const char *path)
     } else {
         esl_recent_add(path);
     }
+}
+
+static void open_model_path(EslWindow *self, const char *path)
+{
+    esl_window_ask_unsaved(self, open_model_now, path);
 }
 
 static void new_project_path(EslWindow *self, const char *path)
@@ -230,6 +240,15 @@ static void save_model_path(EslWindow *self, const char *path)
     esl_window_update_titles(self);
     esl_window_show_status(self, FALSE, _("Model saved as %s."), path);
     esl_recent_add(path);
+}
+
+void esl_window_choose_model_file(EslWindow *self, EslWindowThen then, const char *path)
+{
+    GtkFileChooserNative *chooser =
+        choose_file(self, _("Save Model As"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"),
+                    _("Eslabón models (*.json)"), "*.json", save_model_path);
+    g_object_set_data(G_OBJECT(chooser), "then", (gpointer)then);
+    g_object_set_data_full(G_OBJECT(chooser), "then-path", g_strdup(path), g_free);
 }
 
 gboolean esl_window_export_view(EslWindow *self, const char *path, GError **error)

@@ -71,9 +71,9 @@ static void on_run_samples(EslRunController *controller, GPtrArray *samples, Esl
     esl_playback_bar_set_label(ESL_PLAYBACK_BAR(self->playback_bar), text);
 }
 
-static gboolean destroy_window(gpointer window)
+static gboolean close_window(gpointer window)
 {
-    gtk_window_destroy(GTK_WINDOW(window));
+    gtk_window_close(GTK_WINDOW(window)); /* asks about unsaved edits, if any */
     return G_SOURCE_REMOVE;
 }
 
@@ -98,17 +98,17 @@ static void on_run_finished(EslRunController *controller, int status, const char
     esl_window_update_run_actions(self);
     g_signal_emit_by_name(self, "run-finished", status, run_id);
     if (self->close_when_stopped) /* not from inside the controller's signal */
-        g_idle_add_full(G_PRIORITY_DEFAULT, destroy_window, g_object_ref(self), g_object_unref);
+        g_idle_add_full(G_PRIORITY_DEFAULT, close_window, g_object_ref(self), g_object_unref);
 }
 
-static void on_close_question_response(GtkDialog *dialog, int response, EslWindow *self)
+static void on_question_response(GtkDialog *dialog, int response, EslWindow *self)
 {
     gtk_window_destroy(GTK_WINDOW(dialog));
-    self->close_question = NULL;
+    self->question = NULL;
     if (response != GTK_RESPONSE_ACCEPT)
         return;
     if (!self->controller) { /* it ended while the question was asked */
-        gtk_window_destroy(GTK_WINDOW(self));
+        gtk_window_close(GTK_WINDOW(self));
         return;
     }
     /* Closed once the worker has stored the run as "stopped" (on_run_finished). */
@@ -121,7 +121,7 @@ gboolean esl_window_ask_close(EslWindow *self)
 {
     if (!self->controller)
         return FALSE;
-    if (self->close_question || self->close_when_stopped)
+    if (self->question || self->close_when_stopped)
         return TRUE;
     GtkWidget *dialog = gtk_message_dialog_new(
         GTK_WINDOW(self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT, GTK_MESSAGE_QUESTION,
@@ -135,15 +135,15 @@ gboolean esl_window_ask_close(EslWindow *self)
                                             GTK_RESPONSE_ACCEPT);
     gtk_widget_add_css_class(stop, "destructive-action");
     gtk_dialog_set_default_response(GTK_DIALOG(dialog), GTK_RESPONSE_CANCEL);
-    g_signal_connect(dialog, "response", G_CALLBACK(on_close_question_response), self);
-    self->close_question = dialog;
+    g_signal_connect(dialog, "response", G_CALLBACK(on_question_response), self);
+    self->question = dialog;
     gtk_window_present(GTK_WINDOW(dialog));
     return TRUE;
 }
 
-GtkWidget *esl_window_get_close_question(EslWindow *self)
+GtkWidget *esl_window_get_question(EslWindow *self)
 {
-    return self->close_question;
+    return self->question;
 }
 
 void esl_window_start_run(EslWindow *self)

@@ -259,6 +259,7 @@ gboolean esl_window_edit_model(EslWindow *self, const char *path, double value, 
     g_free(self->model_json);
     self->model_json = g_steal_pointer(&edit->json);
     self->model_modified = TRUE;
+    self->edits_discarded = FALSE;
     esl_viewport_set_model(ESL_VIEWPORT(self->viewport), self->model);
     esl_window_show_state(self, edit->poses, edit->violations);
     gtk_label_set_text(GTK_LABEL(self->viewport_note),
@@ -479,6 +480,7 @@ void esl_window_install_model(EslWindow *self, MbsModel *model, char *json, char
     g_free(self->model_json);
     self->model_json = json;
     self->model_modified = FALSE;
+    self->edits_discarded = FALSE;
     esl_run_settings_set_model(ESL_RUN_SETTINGS(self->run_settings), model);
     esl_viewport_set_model(ESL_VIEWPORT(self->viewport), model);
     esl_color_scale_set_value(ESL_COLOR_SCALE(self->color_scale), NAN);
@@ -506,15 +508,83 @@ void esl_window_install_model(EslWindow *self, MbsModel *model, char *json, char
     esl_window_update_run_actions(self);
 }
 
-static void on_model_chosen(EslStartPage *page, const char *path, EslWindow *self)
+/* ---- unsaved edits ------------------------------------------------------------------------ */
+
+/* A model file of the user's, saved in place; the bundled models and a run's model are saved
+ * under a new name. */
+static gboolean saved_in_place(EslWindow *self)
 {
-    (void)page;
+    return self->model_path && g_path_is_absolute(self->model_path) &&
+           !g_str_has_prefix(self->model_path, esl_models_dir()) &&
+           g_file_test(self->model_path, G_FILE_TEST_IS_REGULAR);
+}
+
+static void on_unsaved_response(GtkDialog *dialog, int response, EslWindow *self)
+{
+    EslWindowThen then = (EslWindowThen)g_object_get_data(G_OBJECT(dialog), "then");
+    g_autofree char *path = g_strdup(g_object_get_data(G_OBJECT(dialog), "path"));
+    gtk_window_destroy(GTK_WINDOW(dialog));
+    self->question = NULL;
+    if (response == GTK_RESPONSE_REJECT) {
+        self->edits_discarded = TRUE;
+        then(self, path);
+    } else if (response == GTK_RESPONSE_ACCEPT && saved_in_place(self)) {
+        g_autoptr(GError) error = NULL;
+        if (g_file_set_contents(self->model_path, self->model_json, -1, &error)) {
+            self->model_modified = FALSE;
+            esl_window_update_titles(self);
+            then(self, path);
+        } else {
+            esl_window_show_status(self, TRUE, _("Cannot save the model: %s"), error->message);
+        }
+    } else if (response == GTK_RESPONSE_ACCEPT) {
+        esl_window_choose_model_file(self, then, path);
+    }
+}
+
+void esl_window_ask_unsaved(EslWindow *self, EslWindowThen then, const char *path)
+{
+    if (!self->model || !self->model_modified || self->edits_discarded) {
+        then(self, path);
+        return;
+    }
+    if (self->question)
+        return;
+    GtkWidget *dialog = gtk_message_dialog_new(
+        GTK_WINDOW(self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT, GTK_MESSAGE_QUESTION,
+        GTK_BUTTONS_NONE, _("Save the edits to model %s?"), self->model->name);
+    gtk_message_dialog_format_secondary_text(GTK_MESSAGE_DIALOG(dialog),
+                                             _("If you do not save them, they are lost."));
+    gtk_dialog_add_button(GTK_DIALOG(dialog), _("_Cancel"), GTK_RESPONSE_CANCEL);
+    GtkWidget *discard =
+        gtk_dialog_add_button(GTK_DIALOG(dialog), _("_Discard"), GTK_RESPONSE_REJECT);
+    gtk_widget_add_css_class(discard, "destructive-action");
+    GtkWidget *save = gtk_dialog_add_button(
+        GTK_DIALOG(dialog), saved_in_place(self) ? _("_Save") : _("_Save As…"),
+        GTK_RESPONSE_ACCEPT);
+    gtk_widget_add_css_class(save, "suggested-action");
+    gtk_dialog_set_default_response(GTK_DIALOG(dialog), GTK_RESPONSE_ACCEPT);
+    g_object_set_data(G_OBJECT(dialog), "then", (gpointer)then);
+    g_object_set_data_full(G_OBJECT(dialog), "path", g_strdup(path), g_free);
+    g_signal_connect(dialog, "response", G_CALLBACK(on_unsaved_response), self);
+    self->question = dialog;
+    gtk_window_present(GTK_WINDOW(dialog));
+}
+
+static void load_chosen_model(EslWindow *self, const char *path)
+{
     g_autoptr(GError) error = NULL;
     if (!esl_window_load_model(self, path, &error)) {
         /* The status line is on the workbench: go back there to show why (a run going on). */
         esl_window_leave_gallery(self);
         esl_window_show_status(self, TRUE, "%s", error->message);
     }
+}
+
+static void on_model_chosen(EslStartPage *page, const char *path, EslWindow *self)
+{
+    (void)page;
+    esl_window_ask_unsaved(self, load_chosen_model, path);
 }
 
 /* The Back button is there when the gallery is shown over an open model. */
@@ -562,10 +632,21 @@ static void esl_window_finalize(GObject *object)
     G_OBJECT_CLASS(esl_window_parent_class)->finalize(object);
 }
 
+static void destroy_now(EslWindow *self, const char *path)
+{
+    (void)path;
+    gtk_window_destroy(GTK_WINDOW(self));
+}
+
 static gboolean esl_window_close_request(GtkWindow *window)
 {
-    if (esl_window_ask_close(ESL_WINDOW(window)))
+    EslWindow *self = ESL_WINDOW(window);
+    if (esl_window_ask_close(self))
         return TRUE;
+    if (self->model_modified && !self->edits_discarded) {
+        esl_window_ask_unsaved(self, destroy_now, NULL);
+        return TRUE;
+    }
     GtkWindowClass *parent = GTK_WINDOW_CLASS(esl_window_parent_class);
     return parent->close_request ? parent->close_request(window) : FALSE;
 }

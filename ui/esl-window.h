@@ -45,9 +45,9 @@ gboolean esl_window_delete_runs(EslWindow *self, GArray *ids, GError **error);
 const char *esl_window_get_project_size_text(EslWindow *self);
 /* The page shown: "start" (the gallery) or "workbench". */
 const char *esl_window_get_page(EslWindow *self);
-/* The question asked when the window is closed during a run (a GtkDialog answering
- * GTK_RESPONSE_ACCEPT to stop and close), or NULL when none is shown. */
-GtkWidget *esl_window_get_close_question(EslWindow *self);
+/* The question shown, or NULL: closing during a run (GTK_RESPONSE_ACCEPT stops the run and
+ * closes) or leaving unsaved model edits (ACCEPT saves, REJECT discards); CANCEL cancels. */
+GtkWidget *esl_window_get_question(EslWindow *self);
 /* The renderer's error, or NULL when the 3D view works. */
 const char *esl_window_get_viewport_error(EslWindow *self);
 

@@ -47,6 +47,18 @@ static void on_window_destroyed(GtkWidget *window, Workflow *w)
     w->window = NULL;
 }
 
+static GtkWidget *find_type(GtkWidget *widget, GType type)
+{
+    if (G_TYPE_CHECK_INSTANCE_TYPE(widget, type))
+        return widget;
+    for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c)) {
+        GtkWidget *found = find_type(c, type);
+        if (found)
+            return found;
+    }
+    return NULL;
+}
+
 static gboolean in_recent(const char *path)
 {
     g_autoptr(GPtrArray) paths = esl_recent_list(100);
@@ -127,20 +139,57 @@ static void check_gallery(Workflow *w, const char *when)
            "Escape on the workbench is left to the other handlers");
 }
 
+static gboolean title_has(Workflow *w, const char *text)
+{
+    const char *title = gtk_window_get_title(GTK_WINDOW(w->window));
+    return title && strstr(title, text);
+}
+
+/* Unsaved edits are never thrown away silently: a gallery card or closing the window asks
+ * (save / discard / cancel). */
+static void check_unsaved(Workflow *w)
+{
+    g_autoptr(GError) error = NULL;
+    tap_ok(esl_window_edit_model(w->window, "bodies/1/mass", 1.5, &error) &&
+               title_has(w, "modified"),
+           "the model is edited");
+    GtkWidget *page = find_type(GTK_WIDGET(w->window), g_type_from_name("EslStartPage"));
+    g_signal_emit_by_name(page, "model-chosen", "slider-crank");
+    GtkWidget *question = esl_window_get_question(w->window);
+    tap_ok(question != NULL, "choosing a gallery model with unsaved edits asks first");
+    if (question)
+        gtk_dialog_response(GTK_DIALOG(question), GTK_RESPONSE_CANCEL);
+    tap_ok(!esl_window_get_question(w->window) && title_has(w, "four-bar-spatial (modified)"),
+           "Cancel keeps the edited model");
+    gtk_window_close(GTK_WINDOW(w->window));
+    question = esl_window_get_question(w->window);
+    tap_ok(question != NULL, "closing the window with unsaved edits asks first");
+    if (question)
+        gtk_dialog_response(GTK_DIALOG(question), GTK_RESPONSE_CANCEL);
+    tap_ok(gtk_widget_get_visible(GTK_WIDGET(w->window)) && title_has(w, "(modified)"),
+           "Cancel keeps the window and the edits");
+    g_signal_emit_by_name(page, "model-chosen", "slider-crank");
+    question = esl_window_get_question(w->window);
+    if (question)
+        gtk_dialog_response(GTK_DIALOG(question), GTK_RESPONSE_REJECT);
+    tap_ok(question && title_has(w, "slider-crank") && !title_has(w, "modified"),
+           "Discard opens the chosen model");
+}
+
 static gboolean step(gpointer data)
 {
     Workflow *w = data;
-    GtkWidget *question = w->window ? esl_window_get_close_question(w->window) : NULL;
+    GtkWidget *question = w->window ? esl_window_get_question(w->window) : NULL;
     switch (w->phase) {
     case 0: /* a run goes on: the gallery is no dead end; close the window */
         check_gallery(w, "during a run");
         gtk_window_close(GTK_WINDOW(w->window));
-        question = esl_window_get_close_question(w->window);
+        question = esl_window_get_question(w->window);
         tap_ok(question != NULL, "closing the window during a run asks first");
         tap_ok(g_list_find(gtk_application_get_windows(w->app), w->window) != NULL,
                "the window stays open while asking");
         gtk_dialog_response(GTK_DIALOG(question), GTK_RESPONSE_CANCEL);
-        tap_ok(esl_window_get_close_question(w->window) == NULL, "Cancel answers the question");
+        tap_ok(esl_window_get_question(w->window) == NULL, "Cancel answers the question");
         w->phase = 1;
         return G_SOURCE_CONTINUE;
     case 1: /* the run still goes on: quitting asks the same */
@@ -148,7 +197,7 @@ static gboolean step(gpointer data)
                    gtk_widget_get_visible(GTK_WIDGET(w->window)),
                "after Cancel the window is still there");
         g_action_group_activate_action(G_ACTION_GROUP(w->app), "quit", NULL);
-        tap_ok(esl_window_get_close_question(w->window) != NULL, "app.quit during a run asks too");
+        tap_ok(esl_window_get_question(w->window) != NULL, "app.quit during a run asks too");
         w->phase = 2;
         return G_SOURCE_CONTINUE;
     case 2:
@@ -177,6 +226,8 @@ static void activate(GtkApplication *app, Workflow *w)
     check_recent(w);
     tap_ok(esl_window_load_model(w->window, "four-bar-spatial", &error), "a bundled model loads");
     check_gallery(w, "with a model open");
+    check_unsaved(w);
+    tap_ok(esl_window_load_model(w->window, "four-bar-spatial", &error), "the model to run loads");
     esl_window_set_duration(w->window, 1000.0);
     g_signal_connect(w->window, "destroy", G_CALLBACK(on_window_destroyed), w);
     gtk_widget_activate_action(GTK_WIDGET(w->window), "win.run", NULL);

@@ -6,7 +6,7 @@
  *   Newton-Raphson (eqs 3-5) on
  *     g(q) = beta h^2 [ M qdd + Phi_q^T (lambda* + alpha Phi) - Q ] = 0
  *   with the approximate tangent  M + gamma h C + beta h^2 (Phi_q^T alpha Phi_q + K),
- *   K = -dQ/dq, C = -dQ/dqd by numerical differentiation (settings.jacobian), and the
+ *   K = -dQ/dq, C = -dQ/dqd by the tangent interface ("jacobian"), and the
  *   multiplier update lambda* += alpha Phi at every iterate (eq 1b).
  *   Then projections of velocities (eq 6) and accelerations (eq 7) with
  *     projection 0: P = M, zeta = beta h^2 (mass-orthogonal, Bayo & Ledesma)
@@ -36,6 +36,8 @@
 #include "mbs_formulation.h"
 #include "mbs_linalg.h"
 #include "mbs_natural.h"
+#include "mbs_tangent.h"
+#include "mbs_tangent_probe.h"
 #include "mbs_topology.h"
 
 /* Projection kinds (ali3p_settings' "projection"). */
@@ -69,7 +71,9 @@ typedef struct {
     int nb, nnz;
     int *rank;        /* nb x nb: rank of row block i in the list of column block j, -1: none */
     int *Ap, *Ai;     /* CSC pattern */
-    double *Tx, *Kx, *Cx;
+    double *Tx, *Kx, *Cx; /* Kx, Cx: one block, the values of KC_pattern */
+    int *KCp, *KCi;       /* the pattern of [K, C] (n x 2n): Ap, Ai twice */
+    MbsSparsity KC_pattern;
     klu_common common;
     klu_symbolic *sym;
     klu_numeric *num[2]; /* 0: Newton tangent, 1: projection matrix */
@@ -88,17 +92,30 @@ typedef struct {
     double *q0, *qd0, *qdd0, *lambda0;   /* state at the start of the step (for a retry) */
     double *qd_hat, *qdd_hat;
     double *T;                           /* n x n: tangent or projection matrix, factorized */
-    double *K, *C;                       /* n x n, only when Q depends on q, qd */
+    double *K, *C;                       /* n x n, one block [K, C], only when Q depends on q, qd */
     int *ipiv;
     int sym;                             /* T holds a Cholesky factor (1) or an LU (0) */
     MbsNatJacRow *J;                     /* Phi_q, m sparse rows */
     double *phi, *phit, *cb;             /* m */
-    double *Q, *Qp, *Qm, *g, *rhs, *x, *grad, *mult, *res, *tmp;
+    double *Q, *g, *rhs, *x, *grad, *mult, *res, *tmp;
     double *angle_ref;                   /* per joint */
     double power;                        /* non-conservative power at the current state */
     double work;
     int has_KC;
+    /* [K, C] = -dQ/d[q, qd]: variables, per-thread force workspaces, the tangent */
+    double *qqd;
+    struct ForceContext *nd;
+    void **nd_ctx;
+    int nthreads;
+    MbsTangent tangent;
 } Ali3p;
+
+/* A thread's evaluation of Q(q, qd): the model data are shared read-only, the gradient
+ * workspace is its own. */
+typedef struct ForceContext {
+    const Ali3p *a;
+    double *grad;
+} ForceContext;
 
 static void *xcalloc(size_t n, size_t size, int *fail)
 {
@@ -115,11 +132,16 @@ static void ali3p_finalize(MbsFormulation *f)
         return;
     mbs_natural_free(a->nat);
     double *bufs[] = {a->q, a->qd, a->qdd, a->lambda, a->q0, a->qd0, a->qdd0, a->lambda0,
-                      a->qd_hat, a->qdd_hat, a->T, a->K, a->C, a->phi, a->phit, a->cb, a->Q,
-                      a->Qp, a->Qm, a->g, a->rhs, a->x, a->grad, a->mult, a->res, a->tmp,
-                      a->angle_ref};
+                      a->qd_hat, a->qdd_hat, a->T, a->K, a->phi, a->phit, a->cb, a->Q,
+                      a->g, a->rhs, a->x, a->grad, a->mult, a->res, a->tmp,
+                      a->angle_ref, a->qqd};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
         free(bufs[i]);
+    for (int t = 0; a->nd && t < a->nthreads; ++t)
+        free(a->nd[t].grad);
+    free(a->nd);
+    free(a->nd_ctx);
+    mbs_tangent_free(&a->tangent);
     free(a->J);
     free(a->ipiv);
     if (a->sp) {
@@ -134,7 +156,8 @@ static void ali3p_finalize(MbsFormulation *f)
         free(sp->Ai);
         free(sp->Tx);
         free(sp->Kx);
-        free(sp->Cx);
+        free(sp->KCp);
+        free(sp->KCi);
         free(sp);
     }
     free(a);
@@ -208,10 +231,13 @@ static int sparse_new(Ali3p *a, MbsError *err)
     sp->Ai = malloc(sizeof(int) * ((size_t)nnz + 1));
     sp->Tx = calloc((size_t)nnz + 1, sizeof(double));
     if (a->has_KC) {
-        sp->Kx = calloc((size_t)nnz + 1, sizeof(double));
-        sp->Cx = calloc((size_t)nnz + 1, sizeof(double));
+        sp->Kx = calloc(2 * (size_t)nnz + 1, sizeof(double));
+        sp->Cx = sp->Kx ? sp->Kx + nnz : NULL;
+        sp->KCp = malloc(sizeof(int) * (2 * (size_t)n + 1));
+        sp->KCi = malloc(sizeof(int) * (2 * (size_t)nnz + 1));
     }
-    if (!sp->rank || !sp->Ap || !sp->Ai || !sp->Tx || (a->has_KC && (!sp->Kx || !sp->Cx))) {
+    if (!sp->rank || !sp->Ap || !sp->Ai || !sp->Tx ||
+        (a->has_KC && (!sp->Kx || !sp->KCp || !sp->KCi))) {
         free(cpl);
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     }
@@ -224,6 +250,15 @@ static int sparse_new(Ali3p *a, MbsError *err)
                         sp->Ai[k++] = 12 * i + r;
         }
     free(cpl);
+    if (a->has_KC) { /* Q couples no other blocks than the tangent's pattern */
+        for (int j = 0; j <= n; ++j)
+            sp->KCp[j] = sp->Ap[j];
+        for (int j = 1; j <= n; ++j)
+            sp->KCp[n + j] = nnz + sp->Ap[j];
+        memcpy(sp->KCi, sp->Ai, sizeof(int) * (size_t)nnz);
+        memcpy(sp->KCi + nnz, sp->Ai, sizeof(int) * (size_t)nnz);
+        sp->KC_pattern = (MbsSparsity){.colptr = sp->KCp, .rowind = sp->KCi};
+    }
     klu_defaults(&sp->common);
     sp->sym = klu_analyze(n, sp->Ap, sp->Ai, &sp->common);
     if (!sp->sym)
@@ -232,43 +267,59 @@ static int sparse_new(Ali3p *a, MbsError *err)
     return 0;
 }
 
-/* K = -dQ/dq, C = -dQ/dqd by forward or central differences (Q0 = Q(q, qd)). */
-static void stiffness_damping(Ali3p *a, MbsJacobianMethod method, const double *Q0)
+static int eval_forces(void *ctx, const double *x, int column, double step, double *Q)
 {
-    int n = a->n;
-    int central = method == MBS_JACOBIAN_ND_CENTRAL;
-    double eps = central ? 6.0e-6 : 1.5e-8;
-    for (int pass = 0; pass < 2; ++pass) {
-        double *v = pass == 0 ? a->q : a->qd;
-        double *J = pass == 0 ? a->K : a->C;
-        for (int j = 0; j < n; ++j) {
-            double vj = v[j], d = eps * fmax(1.0, fabs(vj));
-            v[j] = vj + d;
-            forces(a, a->q, a->qd, a->Qp, NULL);
-            if (central) {
-                v[j] = vj - d;
-                forces(a, a->q, a->qd, a->Qm, NULL);
-            }
-            v[j] = vj;
-            if (a->sp) {
-                /* keep the entries of the block pattern (Q couples no other blocks) */
-                const Sparse *sp = a->sp;
-                double *X = pass == 0 ? sp->Kx : sp->Cx;
-                for (int k = sp->Ap[j]; k < sp->Ap[j + 1]; ++k) {
-                    int i = sp->Ai[k];
-                    X[k] = central ? -(a->Qp[i] - a->Qm[i]) / (2.0 * d) : -(a->Qp[i] - Q0[i]) / d;
-                }
-                continue;
-            }
-            double *col = &J[(size_t)n * j];
-            if (central)
-                for (int i = 0; i < n; ++i)
-                    col[i] = -(a->Qp[i] - a->Qm[i]) / (2.0 * d);
-            else
-                for (int i = 0; i < n; ++i)
-                    col[i] = -(a->Qp[i] - Q0[i]) / d;
-        }
+    const ForceContext *c = ctx;
+    (void)column;
+    (void)step;
+    mbs_natural_forces(c->a->nat, x, x + c->a->n, c->a->angle_ref, c->grad, Q, NULL);
+    return 0;
+}
+
+/* The tangent of Q over x = [q, qd] into the block [K, C] (dense or the sparse pattern's
+ * values); made once Q's pattern is known. */
+static int stiffness_damping_init(Ali3p *a, const MbsTangentOptions *o, MbsError *err)
+{
+    int n = a->n, fail = 0;
+    /* At most n / 8 threads, as penalty: 2 threads already paid at n = 36 (15 vs 25 us per
+     * [K, C]; 0.5 vs 1.0 ms at n = 540; best of 300 on the 2-core test machine). */
+    a->nthreads = mbs_tangent_threads(o->threads, n / 8 > 1 ? n / 8 : 1);
+    a->nd = xcalloc((size_t)a->nthreads, sizeof *a->nd, &fail);
+    a->nd_ctx = xcalloc((size_t)a->nthreads, sizeof *a->nd_ctx, &fail);
+    a->qqd = xcalloc(2 * (size_t)n, sizeof(double), &fail);
+    for (int t = 0; !fail && t < a->nthreads; ++t) {
+        a->nd[t] = (ForceContext){.a = a, .grad = xcalloc((size_t)n, sizeof(double), &fail)};
+        a->nd_ctx[t] = &a->nd[t];
     }
+    if (fail)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    const MbsTangentProblem tangent = {
+        .nx = 2 * n, .nr = n, .residual = eval_forces, .contexts = a->nd_ctx,
+        .nthreads = a->nthreads, .pattern = a->sp ? &a->sp->KC_pattern : NULL, .negate = 1,
+    };
+    return mbs_tangent_init(&a->tangent, &tangent, o->method, err);
+}
+
+/* K = -dQ/dq, C = -dQ/dqd at the current state (Q0 = Q(q, qd)). */
+static void stiffness_damping(Ali3p *a, const double *Q0)
+{
+    size_t bytes = sizeof(double) * (size_t)a->n;
+    memcpy(a->qqd, a->q, bytes);
+    memcpy(a->qqd + a->n, a->qd, bytes);
+    mbs_tangent_eval(&a->tangent, a->qqd, Q0, a->sp ? a->sp->Kx : a->K);
+}
+
+int mbs_ali3p_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err)
+{
+    Ali3p *a = f->impl;
+    if (!a->has_KC)
+        return mbs_error_set(err, MBS_FATAL, "ali3p: no force varies with the state");
+    size_t bytes = sizeof(double) * (size_t)a->n;
+    memcpy(a->qqd, a->q, bytes);
+    memcpy(a->qqd + a->n, a->qd, bytes);
+    forces(a, a->q, a->qd, a->Q, NULL);
+    *probe = (MbsTangentProbe){.tangent = &a->tangent, .x = a->qqd, .r0 = a->Q};
+    return 0;
 }
 
 /* Sparse T += s M and T += s Phi_q^T Phi_q. */
@@ -569,8 +620,8 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
     if (!use_sparse) {
         a->T = xcalloc(NN, sizeof(double), &fail);
         if (a->has_KC) {
-            a->K = xcalloc(NN, sizeof(double), &fail);
-            a->C = xcalloc(NN, sizeof(double), &fail);
+            a->K = xcalloc(2 * NN, sizeof(double), &fail);
+            a->C = a->K ? a->K + NN : NULL;
         }
     }
     a->ipiv = xcalloc(N, sizeof(int), &fail);
@@ -579,8 +630,6 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
     a->phit = xcalloc(MM, sizeof(double), &fail);
     a->cb = xcalloc(MM, sizeof(double), &fail);
     a->Q = xcalloc(N, sizeof(double), &fail);
-    a->Qp = xcalloc(N, sizeof(double), &fail);
-    a->Qm = xcalloc(N, sizeof(double), &fail);
     a->g = xcalloc(N, sizeof(double), &fail);
     a->rhs = xcalloc(N, sizeof(double), &fail);
     a->x = xcalloc(N, sizeof(double), &fail);
@@ -624,9 +673,11 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
     mbs_natural_constraint_rows(a->nat, a->q, a->qd, 0.0, a->phi, a->J, a->phit, NULL);
     if (use_sparse && sparse_new(a, err))
         return MBS_FATAL;
+    if (a->has_KC && stiffness_damping_init(a, &o->tangent, err))
+        return MBS_FATAL;
     forces(a, a->q, a->qd, a->Q, NULL);
     if (a->has_KC)
-        stiffness_damping(a, o->tangent.method, a->Q);
+        stiffness_damping(a, a->Q);
     double zeta, h = s->step;
     if (a->sp) {
         /* KLU: the first (allocating) factorization of the Newton tangent happens here, the
@@ -738,7 +789,7 @@ static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
             t_dyn += mbs_clock_now() - c0;
             c0 = mbs_clock_now();
             if (a->has_KC && it % reuse == 0) {
-                stiffness_damping(a, o->tangent.method, a->Q);
+                stiffness_damping(a, a->Q);
                 jac_evals++;
             }
             t_jac += mbs_clock_now() - c0;
@@ -966,9 +1017,9 @@ static const MbsSetting ali3p_items[] = {
                            "20 moving bodies")},
     {.name = "newton", .type = MBS_SETTING_GROUP, .offset = offsetof(Ali3pOptions, newton),
      .group = &mbs_newton_settings},
-    /* K and C by the serial differences of stiffness_damping: no threads */
+    /* K and C: columns on threads (stiffness_damping) */
     {.name = "tangent", .type = MBS_SETTING_GROUP, .offset = offsetof(Ali3pOptions, tangent),
-     .group = &mbs_tangent_serial_settings, .applies = forces_vary},
+     .group = &mbs_tangent_settings, .applies = forces_vary},
 };
 
 static const MbsSettingTable ali3p_settings = {

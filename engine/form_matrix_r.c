@@ -34,8 +34,9 @@
  *
  * Integrators on the independent coordinates: explicit RK4 (paper 003) or the implicit
  * trapezoidal rule (paper 001) solved by Newton on the d independent coordinates with the
- * tangent of the reduced residual by forward differences (d evaluations, so the derivatives of
- * R^Phi and S c are included), reused for "jacobian-reuse" iterations.
+ * tangent of the reduced residual by forward or central differences ("jacobian"; d or 2 d
+ * evaluations, so the derivatives of R^Phi and S c are included), reused for "jacobian-reuse"
+ * iterations.
  */
 #include "form_matrix_r.h"
 
@@ -55,6 +56,8 @@
 #include "mbs_dynamics.h"
 #include "mbs_energy.h"
 #include "mbs_linalg.h"
+#include "mbs_tangent.h"
+#include "mbs_tangent_probe.h"
 #include "mbs_topology.h"
 
 enum { INTEGRATOR_RK4, INTEGRATOR_TRAPEZOIDAL };
@@ -92,7 +95,12 @@ typedef struct {
     double *z0, *zd0, *zdd0;
     /* independent-coordinate work (d each) */
     double *zi0, *zdi0, *zddi0, *zi, *zdi, *zddi, *acc[4], *vel[4], *g, *delta;
-    double *zip, *zdip, *zddip, *zsave, *zdsave, *Rsave; /* tangent by differences */
+    double *zdip, *zddip, *zsave, *zdsave, *Rsave; /* trapezoidal tangent (reduced_tangent) */
+    MbsTangent tangent;
+    MbsFormulation *tangent_f; /* the call being differentiated: step and error record */
+    double tangent_h;
+    MbsError *tangent_err;
+    void *tangent_ctx[1];
     /* partition */
     int *dep, *ind, *rows; /* r, d, r */
     int *depidx, *rowidx;  /* n, nr: position in dep / rows or -1 */
@@ -844,13 +852,14 @@ static void matrix_r_finalize(MbsFormulation *f)
                         R->qr,  R->tau,  R->qrwork, R->A,     R->rhs,  R->X,    R->conwork,
                         R->Ax,  R->phi,  R->phiz,  R->phit,   R->bias, R->M,    R->Q,
                         R->Rz,  R->MR,   R->s,     R->w,      R->Mh,   R->Lh,   R->rh,
-                        R->T,   R->zip,  R->zdip,  R->zddip,  R->zsave, R->zdsave, R->Rsave};
+                        R->T,   R->zdip,  R->zddip,  R->zsave, R->zdsave, R->Rsave};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     for (int k = 0; k < 4; ++k) {
         free(R->acc[k]);
         free(R->vel[k]);
     }
+    mbs_tangent_free(&R->tangent);
     free(R->dofnode);
     free(R->Brow);
     int *iarrays[] = {R->dep,  R->ind,  R->rows, R->depidx,   R->rowidx,
@@ -882,6 +891,8 @@ static int resolve_dofs(const MbsModel *m, const MbsDofList *chosen, MbsDofList 
     return 0;
 }
 
+static int reduced_residual(void *ctx, const double *zi, int column, double step, double *g);
+
 static int matrix_r_init(MbsFormulation *f, MbsError *err)
 {
     const MbsModel *m = f->model;
@@ -907,7 +918,7 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
         fail = 1;
     double **vecs_n[] = {&R->z, &R->zd, &R->zdd, &R->z0, &R->zd0, &R->zdd0, &R->zi0, &R->zdi0,
                          &R->zddi0, &R->zi, &R->zdi, &R->zddi, &R->g, &R->delta, &R->Q, &R->s,
-                         &R->w, &R->rh, &R->zip, &R->zdip, &R->zddip, &R->zsave, &R->zdsave};
+                         &R->w, &R->rh, &R->zdip, &R->zddip, &R->zsave, &R->zdsave};
     for (size_t i = 0; i < sizeof vecs_n / sizeof vecs_n[0]; ++i)
         *vecs_n[i] = alloc_doubles((size_t)n, &fail);
     for (int k = 0; k < 4; ++k) {
@@ -944,6 +955,19 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
         *mats[i] = alloc_doubles(nn, &fail);
     if (fail)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
+    /* The trapezoidal rule's tangent: serial, an evaluation uses all of R. Made for d <= n.
+     * Forward differences keep matrix-r's own increment 1e-7 (1 + |z_i|) (its results, and the
+     * Newton iterations near the 1x15 lattice's hard point at 1.85 s, depend on it); central
+     * ones, new here, take the interface's. */
+    R->tangent_ctx[0] = R;
+    const MbsTangentProblem tangent = {
+        .nx = n, .nr = n, .residual = reduced_residual, .contexts = R->tangent_ctx, .nthreads = 1,
+        .step = o->tangent.method == MBS_JACOBIAN_ND_FORWARD
+                    ? (MbsTangentStep){.relative = 1e-7, .offset_one = 1, .unrounded = 1}
+                    : (MbsTangentStep){0},
+    };
+    if (mbs_tangent_init(&R->tangent, &tangent, o->tangent.method, err))
+        return MBS_FATAL;
     /* dgeqp3 workspace for (nr x n) and (r x nr), r <= min(n, nr) */
     {
         double q1 = 0.0, q2 = 0.0;
@@ -1078,42 +1102,64 @@ static int step_rk4(MbsFormulation *f, MatrixR *R, double h, MbsError *err)
     return 0;
 }
 
-/* Tangent of the reduced trapezoidal residual g(z_i) = Mh zdd_i - rh, with zd_i and zdd_i
- * following z_i by the trapezoidal rule: forward differences over the d independent
- * coordinates, every column a full evaluation (position and velocity problems, R^Phi, M, Q), so
- * the derivatives of R^Phi and S c (constraint reactions, convective terms) are included. The
- * dependent coordinates start from the first-order prediction z + eps R^Phi e_k. On entry the
- * evaluation at zi is current and g holds its residual; on return T holds the LU factors. */
-static int reduced_tangent(MbsFormulation *f, MatrixR *R, double h, MbsError *err)
+/* The reduced trapezoidal residual g(z_i) = Mh zdd_i - rh, with zd_i and zdd_i following z_i
+ * by the trapezoidal rule from the base point of reduced_tangent (z_i moved by step in column,
+ * -1: not moved). Every call is a full evaluation (position and velocity problems, R^Phi, M,
+ * Q), so the derivatives of R^Phi and S c (constraint reactions, convective terms) are
+ * included; the dependent coordinates start from the first-order prediction z + step R^Phi e_k. */
+static int reduced_residual(void *ctx, const double *zi, int column, double step, double *g)
 {
+    MatrixR *R = ctx;
+    MbsFormulation *f = R->tangent_f;
     int n = R->n, d = R->d, status;
-    double tc = mbs_clock_now();
-    size_t bytes = sizeof(double) * (size_t)n;
+    double h = R->tangent_h;
+    for (int j = 0; j < d; ++j) {
+        R->zdip[j] = R->zdi[j];
+        R->zddip[j] = R->zddi[j];
+    }
+    if (column >= 0) {
+        R->zdip[column] += 2.0 / h * step;
+        R->zddip[column] += 4.0 / (h * h) * step;
+    }
+    for (int i = 0; i < n; ++i)
+        R->z[i] = column >= 0 ? R->zsave[i] + step * R->Rsave[i + (size_t)n * column]
+                              : R->zsave[i];
+    if ((status = evaluate(f, R, f->time + h, zi, R->zdip, R->tangent_err)))
+        return status;
+    for (int i = 0; i < d; ++i) {
+        double v = -R->rh[i];
+        for (int j = 0; j < d; ++j)
+            v += R->Mh[i + (size_t)d * j] * R->zddip[j];
+        g[i] = v;
+    }
+    return 0;
+}
+
+/* The current evaluation becomes the base point of the tangent (for a step of size h). */
+static void reduced_tangent_base(MbsFormulation *f, MatrixR *R, double h, MbsError *err)
+{
+    size_t bytes = sizeof(double) * (size_t)R->n;
     memcpy(R->zsave, R->z, bytes);
     memcpy(R->zdsave, R->zd, bytes);
-    memcpy(R->Rsave, R->Rz, bytes * (size_t)d);
-    for (int k = 0; k < d; ++k) {
-        double eps = 1e-7 * (1.0 + fabs(R->zi[k]));
-        for (int j = 0; j < d; ++j) {
-            R->zip[j] = R->zi[j];
-            R->zdip[j] = R->zdi[j];
-            R->zddip[j] = R->zddi[j];
-        }
-        R->zip[k] += eps;
-        R->zdip[k] += 2.0 / h * eps;
-        R->zddip[k] += 4.0 / (h * h) * eps;
-        for (int i = 0; i < n; ++i)
-            R->z[i] = R->zsave[i] + eps * R->Rsave[i + (size_t)n * k];
-        if ((status = evaluate(f, R, f->time + h, R->zip, R->zdip, err)))
-            return status;
-        double *col = R->T + (size_t)d * k;
-        for (int i = 0; i < d; ++i) {
-            double v = -R->rh[i];
-            for (int j = 0; j < d; ++j)
-                v += R->Mh[i + (size_t)d * j] * R->zddip[j];
-            col[i] = (v - R->g[i]) / eps;
-        }
-    }
+    memcpy(R->Rsave, R->Rz, bytes * (size_t)R->d);
+    R->tangent_f = f;
+    R->tangent_h = h;
+    R->tangent_err = err;
+    mbs_tangent_set_size(&R->tangent, R->d, R->d); /* d <= n, the size it was made for */
+}
+
+/* Tangent dg/dz_i of the reduced trapezoidal residual through the tangent interface (forward
+ * or central differences as "jacobian" says). On entry the evaluation at zi is current and g
+ * holds its residual; on return T holds the LU factors. */
+static int reduced_tangent(MbsFormulation *f, MatrixR *R, double h, MbsError *err)
+{
+    int n = R->n, d = R->d;
+    double tc = mbs_clock_now();
+    size_t bytes = sizeof(double) * (size_t)n;
+    reduced_tangent_base(f, R, h, err);
+    int status = mbs_tangent_eval(&R->tangent, R->zi, R->g, R->T);
+    if (status)
+        return status;
     memcpy(R->z, R->zsave, bytes);
     memcpy(R->zd, R->zdsave, bytes);
     f->monitors.jacobian_evaluations++;
@@ -1122,6 +1168,16 @@ static int reduced_tangent(MbsFormulation *f, MatrixR *R, double h, MbsError *er
         return mbs_error_set(err, MBS_RECOVERABLE,
                              "matrix-r: singular tangent of the trapezoidal rule at t = %.6g s",
                              f->time + h);
+    return 0;
+}
+
+int mbs_matrix_r_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err)
+{
+    MatrixR *R = f->impl;
+    reduced_tangent_base(f, R, f->settings.step, err);
+    if (reduced_residual(R, R->zi, -1, 0.0, R->g))
+        return MBS_FATAL;
+    *probe = (MbsTangentProbe){.tangent = &R->tangent, .x = R->zi, .r0 = R->g};
     return 0;
 }
 
@@ -1605,9 +1661,10 @@ static const MbsSetting matrix_r_items[] = {
                            "partition (pivoted QR)")},
     {.name = "newton", .type = MBS_SETTING_GROUP, .offset = offsetof(MatrixROptions, newton),
      .group = &mbs_newton_settings},
-    /* the trapezoidal rule's Newton iteration reuses its tangent (forward differences) */
+    /* the trapezoidal rule's Newton iteration reuses its tangent (serial differences: one
+     * evaluation uses all of the formulation's workspace) */
     {.name = "tangent", .type = MBS_SETTING_GROUP, .offset = offsetof(MatrixROptions, tangent),
-     .group = &mbs_tangent_reuse_settings, .applies = trapezoidal},
+     .group = &mbs_tangent_serial_settings, .applies = trapezoidal},
 };
 
 static const MbsSettingTable matrix_r_settings = {

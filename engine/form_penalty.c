@@ -22,8 +22,9 @@
 #include "mbs_constraints.h"
 #include "mbs_dynamics.h"
 #include "mbs_energy.h"
-#include "mbs_jacobian.h"
 #include "mbs_linalg.h"
+#include "mbs_tangent.h"
+#include "mbs_tangent_probe.h"
 #include "mbs_topology.h"
 
 /* The settings it reads (penalty_settings). */
@@ -43,6 +44,7 @@ typedef struct {
     const MbsModel *m;
     MbsKinematics kin;
     MbsDynamics dyn;
+    int positions_at_base; /* kin holds the position kinematics of the unperturbed z */
 } ForceContext;
 
 typedef struct {
@@ -56,20 +58,45 @@ typedef struct {
     double *z0, *zd0, *zdd0;  /* state at the start of the (sub)step */
     double *M, *K, *C, *T, *Q, *f;
     double *phi, *phiz, *phit, *bias, *rv, *tmp;
-    double *jac_work;
+    double *x;       /* [zd, z]: the variables of the tangent */
+    MbsTangent tangent;
     int *ipiv;
     double work_nc;     /* accumulated work of non-conservative forces and drivers */
     double power_nc;    /* their power at the current time */
 } Penalty;
 
-static void eval_forces(void *ctx, const double *z, const double *zd, double *Q,
-                        int positions_changed)
+/* Q(z, zd) with x = [zd, z]: velocity columns come first, so that a thread computes the
+ * position kinematics once for all its velocity columns (they share the unperturbed z). */
+static int eval_forces(void *ctx, const double *x, int column, double step, double *Q)
 {
     ForceContext *c = ctx;
-    if (positions_changed)
+    int n = c->m->topo->nnodes, moves_positions = column >= n;
+    const double *zd = x, *z = x + n;
+    (void)step;
+    if (moves_positions || !c->positions_at_base)
         mbs_kinematics_positions(c->m, &c->kin, z);
+    c->positions_at_base = !moves_positions;
     mbs_kinematics_velocities(c->m, &c->kin, zd);
     mbs_dynamics_forces(c->m, &c->kin, &c->dyn, z, zd, Q);
+    return 0;
+}
+
+static void begin_forces(void *ctx)
+{
+    ((ForceContext *)ctx)->positions_at_base = 0;
+}
+
+int mbs_penalty_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err)
+{
+    Penalty *P = f->impl;
+    size_t bytes = sizeof(double) * (size_t)P->n;
+    (void)err;
+    memcpy(P->x, P->zd, bytes);
+    memcpy(P->x + P->n, P->z, bytes);
+    begin_forces(P->nd_ctx[0]);
+    eval_forces(P->nd_ctx[0], P->x, -1, 0.0, P->Q);
+    *probe = (MbsTangentProbe){.tangent = &P->tangent, .x = P->x, .r0 = P->Q};
+    return 0;
 }
 
 static double *alloc_doubles(size_t n, int *fail)
@@ -134,10 +161,11 @@ static void penalty_finalize(MbsFormulation *f)
     }
     free(P->nd);
     free(P->nd_ctx);
+    mbs_tangent_free(&P->tangent);
     double *arrays[] = {P->z, P->zd, P->zdd, P->z0, P->zd0, P->zdd0,
-                        P->M, P->K, P->C, P->T,
+                        P->M, P->C, P->T,
                         P->Q, P->f, P->phi, P->phiz, P->phit, P->bias, P->rv, P->tmp,
-                        P->jac_work};
+                        P->x};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     free(P->ipiv);
@@ -155,7 +183,7 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
     int n = P->n = m->topo->nnodes, nr = P->nr = m->topo->nrows, fail = 0;
     size_t nn = (size_t)n * (size_t)n, nrn = (size_t)nr * (size_t)n;
     /* More threads than columns / 8 do not pay (measured on the four-bar). */
-    P->nthreads = mbs_jacobian_threads(options(f)->tangent.threads, n / 8 > 1 ? n / 8 : 1);
+    P->nthreads = mbs_tangent_threads(options(f)->tangent.threads, n / 8 > 1 ? n / 8 : 1);
     P->nd = calloc((size_t)P->nthreads, sizeof *P->nd);
     P->nd_ctx = calloc((size_t)P->nthreads, sizeof *P->nd_ctx);
     if (!P->nd || !P->nd_ctx)
@@ -175,8 +203,8 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
     P->zd0 = alloc_doubles(n, &fail);
     P->zdd0 = alloc_doubles(n, &fail);
     P->M = alloc_doubles(nn, &fail);
-    P->K = alloc_doubles(nn, &fail);
-    P->C = alloc_doubles(nn, &fail);
+    P->C = alloc_doubles(2 * nn, &fail); /* [C, K] = -dQ/d[zd, z], one block */
+    P->K = P->C ? P->C + nn : NULL;
     P->T = alloc_doubles(nn, &fail);
     P->Q = alloc_doubles(n, &fail);
     P->f = alloc_doubles(n, &fail);
@@ -186,10 +214,16 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
     P->bias = alloc_doubles(nr, &fail);
     P->rv = alloc_doubles(nr, &fail);
     P->tmp = alloc_doubles(n, &fail);
-    P->jac_work = alloc_doubles(4 * (size_t)n * (size_t)P->nthreads, &fail);
+    P->x = alloc_doubles(2 * (size_t)n, &fail);
     P->ipiv = calloc((size_t)n + 1, sizeof(int));
     if (fail || !P->ipiv)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
+    const MbsTangentProblem tangent = {
+        .nx = 2 * n, .nr = n, .residual = eval_forces, .begin = begin_forces,
+        .contexts = P->nd_ctx, .nthreads = P->nthreads, .negate = 1,
+    };
+    if (mbs_tangent_init(&P->tangent, &tangent, options(f)->tangent.method, err))
+        return MBS_FATAL;
 
     int status = mbs_assemble(m, &f->settings, 0.0, P->z, P->zd, NULL, err);
     if (status == 0)
@@ -274,8 +308,9 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
 
         if (it % reuse == 0) {
             tc = mbs_clock_now();
-            mbs_jacobian_nd(s->tangent.method, n, P->z, P->zd, P->Q, eval_forces, P->nd_ctx,
-                            P->nthreads, P->jac_work, P->K, P->C);
+            memcpy(P->x, P->zd, bytes);
+            memcpy(P->x + n, P->z, bytes);
+            mbs_tangent_eval(&P->tangent, P->x, P->Q, P->C);
             mo->jacobian_evaluations++;
             mo->time_jacobian += mbs_clock_now() - tc;
         }

@@ -18,24 +18,6 @@ static const MbsFormulationClass *const registry[] = {
     &mbs_matrix_r_class,
 };
 
-static const char *const jacobian_choices[MBS_JACOBIAN_COUNT + 1] = {"nd-forward", "nd-central",
-                                                                      NULL};
-static const char *const jacobian_labels[MBS_JACOBIAN_COUNT + 1] = {
-    MBS_N_("forward differences"), MBS_N_("central differences"), NULL};
-
-const char *mbs_jacobian_method_name(MbsJacobianMethod method)
-{
-    return (unsigned)method < MBS_JACOBIAN_COUNT ? jacobian_choices[method] : "unknown";
-}
-
-int mbs_jacobian_method_from_name(const char *name)
-{
-    for (int i = 0; name && i < MBS_JACOBIAN_COUNT; ++i)
-        if (!strcmp(name, jacobian_choices[i]))
-            return i;
-    return -1;
-}
-
 static const MbsSetting newton_items[] = {
     {.name = "newton-tolerance", .type = MBS_SETTING_NUMBER,
      .offset = offsetof(MbsNewtonOptions, tolerance), .default_value = 1e-10, .min = 0.0,
@@ -51,17 +33,22 @@ static const MbsSetting newton_items[] = {
 const MbsSettingTable mbs_newton_settings = {
     .name = "newton", .items = newton_items, .count = 2, .size = sizeof(MbsNewtonOptions)};
 
-/* Ordered so that the serial and reuse-only groups are its first items. */
+#define TANGENT_REUSE_ITEM                                                                       \
+    {.name = "jacobian-reuse", .type = MBS_SETTING_INTEGER,                                      \
+     .offset = offsetof(MbsTangentOptions, reuse), .default_value = 3, .min = 1, .max = 1000,    \
+     .label = MBS_N_("Jacobian reuse"),                                                          \
+     .description = MBS_N_("Newton iterations that reuse one tangent matrix")}
+#define TANGENT_METHOD_ITEM(default_method)                                                      \
+    {.name = "jacobian", .type = MBS_SETTING_CHOICE, .offset = offsetof(MbsTangentOptions, method), \
+     .default_value = (default_method), .choices = mbs_jacobian_method_names,                    \
+     .choice_labels = mbs_jacobian_method_labels, .label = MBS_N_("Jacobian"),                   \
+     .description = MBS_N_("How the tangent matrix is computed: forward or central "             \
+                           "differences")}
+
+/* penalty and ali3p: columns in parallel, central differences by default */
 static const MbsSetting tangent_items[] = {
-    {.name = "jacobian-reuse", .type = MBS_SETTING_INTEGER,
-     .offset = offsetof(MbsTangentOptions, reuse), .default_value = 3, .min = 1, .max = 1000,
-     .label = MBS_N_("Jacobian reuse"),
-     .description = MBS_N_("Newton iterations that reuse one tangent matrix")},
-    {.name = "jacobian", .type = MBS_SETTING_CHOICE, .offset = offsetof(MbsTangentOptions, method),
-     .default_value = MBS_JACOBIAN_ND_CENTRAL, .choices = jacobian_choices,
-     .choice_labels = jacobian_labels, .label = MBS_N_("Jacobian"),
-     .description = MBS_N_("How the tangent matrix is computed: forward or central "
-                           "differences")},
+    TANGENT_REUSE_ITEM,
+    TANGENT_METHOD_ITEM(MBS_JACOBIAN_ND_CENTRAL),
     /* All cores (capped by the formulation for small models): 1.9-2x on the lattices with
      * 2 idle cores; slower when the cores are busy with other work (docs/benchmarks.md). */
     {.name = "threads", .type = MBS_SETTING_INTEGER,
@@ -72,10 +59,17 @@ static const MbsSetting tangent_items[] = {
 
 const MbsSettingTable mbs_tangent_settings = {
     .name = "tangent", .items = tangent_items, .count = 3, .size = sizeof(MbsTangentOptions)};
+
+/* matrix-r's trapezoidal tangent: serial, and forward differences by default — the increment its
+ * Newton iteration was tuned and tested with (central differences stall on the 1x15 lattice at
+ * t = 1.85 s, h = 10 ms; docs/formulations.md). */
+static const MbsSetting tangent_serial_items[] = {
+    TANGENT_REUSE_ITEM,
+    TANGENT_METHOD_ITEM(MBS_JACOBIAN_ND_FORWARD),
+};
 const MbsSettingTable mbs_tangent_serial_settings = {
-    .name = "tangent", .items = tangent_items, .count = 2, .size = sizeof(MbsTangentOptions)};
-const MbsSettingTable mbs_tangent_reuse_settings = {
-    .name = "tangent", .items = tangent_items, .count = 1, .size = sizeof(MbsTangentOptions)};
+    .name = "tangent", .items = tangent_serial_items, .count = 2,
+    .size = sizeof(MbsTangentOptions)};
 
 int mbs_formulation_count(void)
 {

@@ -16,16 +16,7 @@
 #include "mbs_error.h"
 #include "mbs_model.h"
 #include "mbs_settings.h"
-
-typedef enum {
-    MBS_JACOBIAN_ND_FORWARD, /* forward differences */
-    MBS_JACOBIAN_ND_CENTRAL, /* central differences */
-    MBS_JACOBIAN_COUNT
-} MbsJacobianMethod;
-
-const char *mbs_jacobian_method_name(MbsJacobianMethod method);
-/* Returns -1 when the name is unknown. */
-int mbs_jacobian_method_from_name(const char *name);
+#include "mbs_tangent.h" /* MbsJacobianMethod, its names and labels */
 
 /* Settings groups shared by several formulations (sub-tables of their settings tables). */
 typedef struct {
@@ -42,8 +33,7 @@ typedef struct {
 extern const MbsSettingTable mbs_newton_settings;  /* newton-tolerance, newton-iterations */
 extern const MbsSettingTable mbs_tangent_settings; /* jacobian-reuse, jacobian, threads */
 /* The first items of mbs_tangent_settings, for formulations that read only those. */
-extern const MbsSettingTable mbs_tangent_serial_settings; /* jacobian-reuse, jacobian */
-extern const MbsSettingTable mbs_tangent_reuse_settings;  /* jacobian-reuse */
+extern const MbsSettingTable mbs_tangent_serial_settings; /* jacobian-reuse, jacobian (forward by default) */
 
 /* What every formulation reports after every step. Energies in J, times in s. */
 typedef struct {

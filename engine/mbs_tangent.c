@@ -1,0 +1,124 @@
+#include "mbs_tangent.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "mbs_settings.h"
+#include "mbs_tangent_method.h"
+
+/* The registry: one line per method in each table, indexed by MbsJacobianMethod. */
+extern const MbsTangentMethodClass mbs_tangent_nd_forward;
+extern const MbsTangentMethodClass mbs_tangent_nd_central;
+
+static const MbsTangentMethodClass *const registry[MBS_JACOBIAN_COUNT] = {
+    [MBS_JACOBIAN_ND_FORWARD] = &mbs_tangent_nd_forward,
+    [MBS_JACOBIAN_ND_CENTRAL] = &mbs_tangent_nd_central,
+};
+
+const char *const mbs_jacobian_method_names[MBS_JACOBIAN_COUNT + 1] = {
+    [MBS_JACOBIAN_ND_FORWARD] = "nd-forward",
+    [MBS_JACOBIAN_ND_CENTRAL] = "nd-central",
+};
+
+const char *const mbs_jacobian_method_labels[MBS_JACOBIAN_COUNT + 1] = {
+    [MBS_JACOBIAN_ND_FORWARD] = MBS_N_("forward differences"),
+    [MBS_JACOBIAN_ND_CENTRAL] = MBS_N_("central differences"),
+};
+
+const char *mbs_jacobian_method_name(MbsJacobianMethod method)
+{
+    return (unsigned)method < MBS_JACOBIAN_COUNT ? mbs_jacobian_method_names[method] : "unknown";
+}
+
+int mbs_jacobian_method_from_name(const char *name)
+{
+    for (int i = 0; name && i < MBS_JACOBIAN_COUNT; ++i)
+        if (!strcmp(name, mbs_jacobian_method_names[i]))
+            return i;
+    return -1;
+}
+
+int mbs_tangent_threads(int requested, int max)
+{
+#ifdef _OPENMP
+    int t = requested > 0 ? requested : omp_get_max_threads();
+#else
+    int t = 1;
+    (void)requested;
+#endif
+    return t < 1 ? 1 : t > max ? max : t;
+}
+
+int mbs_tangent_init(MbsTangent *t, const MbsTangentProblem *problem, MbsJacobianMethod method,
+                     MbsError *err)
+{
+    memset(t, 0, sizeof *t);
+    if ((unsigned)method >= MBS_JACOBIAN_COUNT)
+        return mbs_error_set(err, MBS_FATAL, "unknown Jacobian method %d", (int)method);
+    if (problem->nx < 0 || problem->nr < 0 || problem->nthreads < 1 || !problem->residual ||
+        !problem->contexts)
+        return mbs_error_set(err, MBS_FATAL, "tangent: incomplete problem description");
+    t->problem = *problem;
+    t->capacity_nx = problem->nx;
+    t->capacity_nr = problem->nr;
+    t->method = registry[method];
+    t->work_stride = t->method->thread_work(problem);
+    /* one more slice holds r(x) when the caller does not give it */
+    t->work = calloc(t->work_stride * (size_t)problem->nthreads + (size_t)problem->nr + 1,
+                     sizeof(double));
+    t->status = calloc((size_t)problem->nthreads, sizeof(int));
+    if (!t->work || !t->status) {
+        mbs_tangent_free(t);
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    }
+    return 0;
+}
+
+void mbs_tangent_free(MbsTangent *t)
+{
+    free(t->work);
+    free(t->status);
+    t->work = NULL;
+    t->status = NULL;
+}
+
+int mbs_tangent_set_size(MbsTangent *t, int nx, int nr)
+{
+    if (nx < 0 || nr < 0 || nx > t->capacity_nx || nr > t->capacity_nr)
+        return MBS_FATAL;
+    t->problem.nx = nx;
+    t->problem.nr = nr;
+    return 0;
+}
+
+int mbs_tangent_worst_status(const MbsTangent *t)
+{
+    int worst = 0;
+    for (int i = 0; i < t->problem.nthreads; ++i)
+        if (t->status[i] < 0 ? worst >= 0 : worst == 0)
+            worst = t->status[i];
+    return worst;
+}
+
+int mbs_tangent_eval(MbsTangent *t, const double *x, const double *r0, double *J)
+{
+    const MbsTangentProblem *p = &t->problem;
+    long base_evaluations = 0;
+    if (!r0 && t->method->needs_base_residual) {
+        double *r = t->work + t->work_stride * (size_t)p->nthreads;
+        if (p->begin)
+            p->begin(p->contexts[0]);
+        int status = p->residual(p->contexts[0], x, -1, 0.0, r);
+        if (status)
+            return status;
+        r0 = r;
+        base_evaluations = 1;
+    }
+    int status = t->method->eval(t, x, r0, J);
+    t->evaluations += base_evaluations;
+    return status;
+}

@@ -124,6 +124,8 @@ static void check_rename_delete(Workflow *w)
            esl_window_get_project_size_text(w->window));
 }
 
+static gboolean title_has(Workflow *w, const char *text);
+
 static void check_gallery(Workflow *w, const char *when)
 {
     GtkWidget *window = GTK_WIDGET(w->window);
@@ -137,6 +139,14 @@ static void check_gallery(Workflow *w, const char *when)
            "the Back button's action goes back too %s", when);
     tap_ok(!press(window, "Escape") && g_str_equal(esl_window_get_page(w->window), "workbench"),
            "Escape on the workbench is left to the other handlers");
+    if (g_str_equal(when, "during a run")) { /* a card cannot replace the running model */
+        gtk_widget_activate_action(window, "win.show-gallery", NULL);
+        GtkWidget *page = find_type(window, g_type_from_name("EslStartPage"));
+        g_signal_emit_by_name(page, "model-chosen", "slider-crank");
+        tap_ok(g_str_equal(esl_window_get_page(w->window), "workbench") &&
+                   title_has(w, "four-bar-spatial"),
+               "a gallery card chosen during a run leads back to the running model");
+    }
 }
 
 static gboolean title_has(Workflow *w, const char *text)

@@ -34,6 +34,14 @@ static const char *row_text(GtkWidget *list, int i)
     return row ? gtk_label_get_text(GTK_LABEL(gtk_list_box_row_get_child(row))) : "";
 }
 
+/* A row's text for a TAP line (its lines joined). */
+static const char *one_line(const char *text)
+{
+    static char buffer[512];
+    g_strlcpy(buffer, text, sizeof buffer);
+    return g_strdelimit(buffer, "\n", '/');
+}
+
 static void on_selection_changed(EslRunBrowser *browser, int *count)
 {
     (void)browser;
@@ -127,9 +135,9 @@ int main(void)
     g_autofree char *newest = g_strdup_printf("#%" G_GINT64_FORMAT " ", last);
     g_autofree char *oldest = g_strdup_printf("#%" G_GINT64_FORMAT " ", first);
     tap_ok(strstr(row_text(list, 0), newest) && strstr(row_text(list, 2), oldest),
-           "newest first: %s", row_text(list, 0));
+           "newest first: %s", one_line(row_text(list, 0)));
     tap_ok(strstr(row_text(list, 1), "failed") != NULL, "the failed run says so: %s",
-           row_text(list, 1));
+           one_line(row_text(list, 1)));
     tap_ok(g_str_equal(esl_run_status_label(ESL_RUN_INTERRUPTED), "interrupted"),
            "status label of an interrupted run");
 
@@ -181,7 +189,7 @@ int main(void)
     esl_project_rename_run(project, failed, "no convergence", NULL);
     tap_ok(esl_run_browser_fill(browser, project, &error) &&
                strstr(row_text(list, 1), "no convergence · four-bar-spatial"),
-           "a named run shows its name: %s", row_text(list, 1));
+           "a named run shows its name: %s", one_line(row_text(list, 1)));
     esl_run_browser_set_size(browser, 45 * 1000 * 1000);
     tap_ok(g_str_has_prefix(esl_run_browser_get_size_text(browser), "Project: 45.0") &&
                g_str_has_suffix(esl_run_browser_get_size_text(browser), "MB"),

@@ -615,6 +615,9 @@ static void esl_window_dispose(GObject *object)
         esl_viewport_set_model(ESL_VIEWPORT(self->viewport), NULL);
     if (self->model_panel)
         esl_model_panel_set_model(ESL_MODEL_PANEL(self->model_panel), NULL, NULL);
+    /* The stack is the window's child and a bound template child: dispose_template would
+     * unparent it behind GtkWindow's back (which unparents it again: a critical). */
+    gtk_window_set_child(GTK_WINDOW(self), NULL);
     gtk_widget_dispose_template(GTK_WIDGET(self), ESL_TYPE_WINDOW);
     G_OBJECT_CLASS(esl_window_parent_class)->dispose(object);
 }

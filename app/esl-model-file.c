@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "esl-settings-json.h"
 #include "mbs_expr.h"
 #include "mbs_force.h"
 
@@ -1147,30 +1148,6 @@ static gboolean load_header(Loader *L, JsonObject *root, const char *default_nam
     return TRUE;
 }
 
-/* Deepest nesting of arrays and objects (json-glib recurses and would exhaust the stack). */
-static int nesting_depth(const char *s, gsize len)
-{
-    int depth = 0, max = 0;
-    gboolean in_string = FALSE;
-    for (gsize i = 0; i < len; ++i) {
-        char c = s[i];
-        if (in_string) {
-            if (c == '\\')
-                i++;
-            else if (c == '"')
-                in_string = FALSE;
-        } else if (c == '"') {
-            in_string = TRUE;
-        } else if (c == '[' || c == '{') {
-            if (++depth > max)
-                max = depth;
-        } else if (c == ']' || c == '}') {
-            depth--;
-        }
-    }
-    return max;
-}
-
 /* json-glib reports "<data>:LINE:COL: Parse error: WHAT"; say "line LINE, column COL: WHAT". */
 static char *syntax_message(const char *raw)
 {
@@ -1186,7 +1163,7 @@ static MbsModel *load_data(const char *data, gsize len, const char *origin,
 {
     Loader L = {origin, NULL, NULL, NULL, NULL, NULL, error, FALSE};
     JsonParser *parser = NULL;
-    if (nesting_depth(data, len) > MAX_NESTING) {
+    if (esl_json_nesting_depth(data, len) > MAX_NESTING) {
         fail_code(&L, ESL_MODEL_FILE_ERROR_SYNTAX, "arrays and objects nested deeper than %d "
                   "levels", MAX_NESTING);
         return NULL;

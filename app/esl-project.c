@@ -168,6 +168,9 @@ static const struct {
 };
 #define N_SAMPLE_DOUBLES G_N_ELEMENTS(sample_doubles)
 #define POSE_NUMBERS 12
+/* Bodies or joints per stored sample: counts from the file at or above this are refused, so
+ * that counts times POSE_NUMBERS times 8 bytes stays far inside an int. */
+#define MAX_STORED_COUNT (1 << 24)
 
 static double *monitor_field(MbsMonitors *m, size_t i)
 {
@@ -262,8 +265,205 @@ static char *column_text(sqlite3_stmt *st, int col)
 
 /* ---- opening ----------------------------------------------------------------------------- */
 
+/* What a project file may hold: exactly the objects the migrations create. */
+#define SCHEMA_QUERY                                                                             \
+    "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY type, name"
+
+/* Settings that keep a project file from running SQL of its own in Eslabón (a trigger, a view,
+ * a function in a default or an index expression): defensive mode (no writable_schema, no
+ * direct writes to shadow tables), untrusted schema, and triggers and views switched off (the
+ * migrations create neither; foreign-key actions are not triggers and still apply). */
+static gboolean make_defensive(sqlite3 *db, GError **error)
+{
+    int set = -1;
+    static const int flags[][2] = {
+        {SQLITE_DBCONFIG_DEFENSIVE, 1},
+        {SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0},
+        {SQLITE_DBCONFIG_ENABLE_TRIGGER, 0},
+        {SQLITE_DBCONFIG_ENABLE_VIEW, 0},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(flags); i++) {
+        if (sqlite3_db_config(db, flags[i][0], flags[i][1], &set) != SQLITE_OK ||
+            set != flags[i][1]) {
+            g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_SQLITE,
+                        "cannot make the database connection defensive (SQLite %s)",
+                        sqlite3_libversion());
+            return FALSE;
+        }
+    }
+    return exec_sql(db, "PRAGMA trusted_schema = OFF", "cannot configure the database", error);
+}
+
+/* The schema objects (type, name, table, SQL) that migrations 1..version create, as one text;
+ * NULL with error if they cannot be built. */
+static char *schema_text(sqlite3 *db, GError **error)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, SCHEMA_QUERY, -1, &st, NULL) != SQLITE_OK)
+        return db_error(db, "cannot read the schema", error), NULL;
+    GString *text = g_string_new(NULL);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        for (int c = 0; c < 4; c++) {
+            const char *v = (const char *)sqlite3_column_text(st, c);
+            /* runs of white space as one space: how an SQLite version lays out the text of
+             * an altered table is not what makes it ours or not */
+            gboolean space = FALSE;
+            for (; v && *v; v++) {
+                if (g_ascii_isspace(*v)) {
+                    space = TRUE;
+                    continue;
+                }
+                if (space)
+                    g_string_append_c(text, ' ');
+                space = FALSE;
+                g_string_append_c(text, *v);
+            }
+            g_string_append_c(text, c == 3 ? '\n' : '\t');
+        }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        g_string_free(text, TRUE);
+        return db_error(db, "cannot read the schema", error), NULL;
+    }
+    return g_string_free(text, FALSE);
+}
+
+static char *expected_schema(gint64 version, GError **error)
+{
+    sqlite3 *mem = NULL;
+    char *text = NULL;
+    if (sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
+        gboolean ok = TRUE;
+        for (gint64 v = 1; ok && v <= version; v++)
+            ok = exec_sql(mem, migrations[v], "cannot build the reference schema", error);
+        if (ok)
+            text = schema_text(mem, error);
+    } else {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_SQLITE, "out of memory");
+    }
+    sqlite3_close(mem);
+    return text;
+}
+
+/* The first line of 'found' that 'expected' does not have (or the reverse), for the message. */
+static char *first_schema_difference(const char *found, const char *expected)
+{
+    g_auto(GStrv) have = g_strsplit(found, "\n", -1), want = g_strsplit(expected, "\n", -1);
+    for (int i = 0; have[i]; i++)
+        if (*have[i] && !g_strv_contains((const char *const *)want, have[i]))
+            return g_strdup_printf("it holds %s", have[i]);
+    for (int i = 0; want[i]; i++)
+        if (*want[i] && !g_strv_contains((const char *const *)have, want[i]))
+            return g_strdup_printf("it lacks %s", want[i]);
+    return g_strdup("the schema differs");
+}
+
+/* The schema of a database at 'version' is exactly what the migrations create: no trigger,
+ * view, index or table of anyone else, no altered definition. */
+static gboolean check_schema(sqlite3 *db, const char *path, gint64 version, GError **error)
+{
+    g_autofree char *expected = expected_schema(version, error);
+    if (!expected)
+        return FALSE;
+    g_autoptr(GError) local = NULL;
+    g_autofree char *found = schema_text(db, &local);
+    if (!found) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
+                    "%s is corrupt or unreadable: %s", path, local->message);
+        return FALSE;
+    }
+    if (strcmp(found, expected) == 0)
+        return TRUE;
+    g_autofree char *difference = first_schema_difference(found, expected);
+    g_strdelimit(difference, "\t\n", ' ');
+    if (strlen(difference) > 200)
+        strcpy(difference + 197, "...");
+    g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_NOT_PROJECT,
+                "%s holds database objects Eslabón did not create (%s); refusing to open it", path,
+                difference);
+    return FALSE;
+}
+
+static gboolean check_integrity(sqlite3 *db, const char *path, GError **error)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "PRAGMA integrity_check(1)", -1, &st, NULL) != SQLITE_OK) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT, "%s is corrupt: %s",
+                    path, sqlite3_errmsg(db));
+        return FALSE;
+    }
+    int rc = sqlite3_step(st);
+    const char *verdict =
+        rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : sqlite3_errmsg(db);
+    gboolean ok = rc == SQLITE_ROW && verdict && strcmp(verdict, "ok") == 0;
+    if (!ok) {
+        g_autofree char *one_line = g_strdup(verdict ? verdict : "integrity check failed");
+        g_strdelimit(one_line, "\n", ' ');
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT, "%s is corrupt: %s",
+                    path, one_line);
+    }
+    sqlite3_finalize(st);
+    if (!ok)
+        return FALSE;
+    /* integrity_check verifies CHECK constraints only on a writable connection (SQLite 3.40);
+     * the schema holds one, on the run status, verified here. */
+    gint64 bad_status = 0;
+    g_autoptr(GError) local = NULL;
+    if (!query_int(db,
+                   "SELECT count(*) FROM runs WHERE status IS NULL OR status NOT IN"
+                   " ('running','finished','stopped','failed','interrupted')",
+                   &bad_status, &local)) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT, "%s is corrupt: %s",
+                    path, local->message);
+        return FALSE;
+    }
+    if (bad_status > 0) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
+                    "%s is corrupt: CHECK constraint failed in runs (%" G_GINT64_FORMAT
+                    " runs with an unknown status)",
+                    path, bad_status);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* The files SQLite keeps beside a database. */
+static const char *const side_suffixes[] = {"-wal", "-shm", "-journal"};
+
+/* Opens an existing file read-only for inspection. With no side file beside it the whole
+ * database is in the file, so it is opened immutable: SQLite then creates nothing (a plain
+ * read-only open of a WAL database leaves empty -wal and -shm files). */
+static sqlite3 *open_for_inspection(const char *path, gboolean has_side_files, GError **error)
+{
+    sqlite3 *db = NULL;
+    int rc;
+    if (has_side_files) {
+        rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+    } else {
+        g_autofree char *absolute = g_canonicalize_filename(path, NULL);
+        g_autofree char *uri = g_filename_to_uri(absolute, NULL, NULL);
+        g_autofree char *immutable = uri ? g_strconcat(uri, "?immutable=1", NULL) : NULL;
+        rc = immutable ? sqlite3_open_v2(immutable, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
+                                         NULL)
+                       : SQLITE_CANTOPEN;
+    }
+    if (rc != SQLITE_OK) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT, "cannot open %s: %s",
+                    path, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+        sqlite3_close(db);
+        return NULL;
+    }
+    if (!make_defensive(db, error)) {
+        sqlite3_close(db);
+        return NULL;
+    }
+    return db;
+}
+
 /* Read-only inspection of an existing file: it must be an intact Eslabón project whose schema
- * this program knows. Nothing is written to the file. */
+ * this program knows, holding only what Eslabón created. Nothing is written to the file and
+ * nothing is left beside it. */
 static gboolean check_existing_file(const char *path, GError **error)
 {
     static const char sqlite_magic[16] = "SQLite format 3";
@@ -282,13 +482,15 @@ static gboolean check_existing_file(const char *path, GError **error)
         return FALSE;
     }
 
-    sqlite3 *db = NULL;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT, "cannot open %s: %s",
-                    path, db ? sqlite3_errmsg(db) : "out of memory");
-        sqlite3_close(db);
-        return FALSE;
+    gboolean had_side_file[G_N_ELEMENTS(side_suffixes)], has_side_files = FALSE;
+    for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
+        g_autofree char *side = g_strconcat(path, side_suffixes[i], NULL);
+        had_side_file[i] = g_file_test(side, G_FILE_TEST_EXISTS);
+        has_side_files |= had_side_file[i];
     }
+    sqlite3 *db = open_for_inspection(path, has_side_files, error);
+    if (!db)
+        return FALSE;
     gint64 application_id = 0, user_version = 0;
     g_autoptr(GError) local = NULL;
     gboolean ok = query_int(db, "PRAGMA application_id", &application_id, &local) &&
@@ -308,27 +510,24 @@ static gboolean check_existing_file(const char *path, GError **error)
                     ", this program knows up to %d)",
                     path, user_version, ESL_PROJECT_SCHEMA_VERSION);
         ok = FALSE;
+    } else if (user_version < 1) {
+        /* SQLite reads the header's version as a signed 32-bit number: a byte of 0x80 or
+         * more there is a negative version; 0 is a database no migration has touched. */
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
+                    "%s is corrupt: its project schema version is %" G_GINT64_FORMAT
+                    " (Eslabón writes 1 to %d)",
+                    path, user_version, ESL_PROJECT_SCHEMA_VERSION);
+        ok = FALSE;
     } else {
-        sqlite3_stmt *st = NULL;
-        if (sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &st, NULL) != SQLITE_OK) {
-            g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
-                        "%s is corrupt: %s", path, sqlite3_errmsg(db));
-            ok = FALSE;
-        } else {
-            int rc = sqlite3_step(st);
-            const char *verdict = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0)
-                                                   : sqlite3_errmsg(db);
-            if (rc != SQLITE_ROW || !verdict || strcmp(verdict, "ok") != 0) {
-                g_autofree char *one_line = g_strdup(verdict ? verdict : "integrity check failed");
-                g_strdelimit(one_line, "\n", ' ');
-                g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
-                            "%s is corrupt: %s", path, one_line);
-                ok = FALSE;
-            }
-            sqlite3_finalize(st);
-        }
+        ok = check_schema(db, path, user_version, error) && check_integrity(db, path, error);
     }
     sqlite3_close(db);
+    /* A refused file keeps nothing beside it that was not there before. */
+    for (size_t i = 0; !ok && i < G_N_ELEMENTS(side_suffixes); i++) {
+        g_autofree char *side = g_strconcat(path, side_suffixes[i], NULL);
+        if (!had_side_file[i])
+            g_unlink(side);
+    }
     return ok;
 }
 
@@ -337,6 +536,13 @@ static gboolean migrate(sqlite3 *db, GError **error)
     gint64 version = 0;
     if (!query_int(db, "PRAGMA user_version", &version, error))
         return FALSE;
+    /* checked on open; checked again because the table must never be indexed outside it */
+    if (version < 0 || version > ESL_PROJECT_SCHEMA_VERSION) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
+                    "project schema version %" G_GINT64_FORMAT " is not one Eslabón writes",
+                    version);
+        return FALSE;
+    }
     for (gint64 v = version + 1; v <= ESL_PROJECT_SCHEMA_VERSION; v++) {
         if (!exec_sql(db, "BEGIN IMMEDIATE", "cannot start the schema migration", error))
             return FALSE;
@@ -439,7 +645,9 @@ EslProject *esl_project_open(const char *path, gboolean create, GError **error)
         return NULL;
     }
     sqlite3_busy_timeout(project->db, 5000);
-    if (!exec_sql(project->db,
+    /* WAL only now that the file is known to be an Eslabón project (or is new). */
+    if (!make_defensive(project->db, error) ||
+        !exec_sql(project->db,
                   "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
                   "PRAGMA foreign_keys = ON;",
                   "cannot configure the project database", error) ||
@@ -517,10 +725,28 @@ char *esl_project_model_json(EslProject *project, gint64 model_id, GError **erro
 
 /* ---- runs ----------------------------------------------------------------------------------- */
 
+static gboolean stored_counts_valid(gint64 nbodies, gint64 njoints)
+{
+    return nbodies >= 0 && nbodies < MAX_STORED_COUNT && njoints >= 0 &&
+           njoints < MAX_STORED_COUNT;
+}
+
+/* A JSON text that json-glib can parse without exhausting the stack. */
+static gboolean json_nesting_ok(const char *text)
+{
+    return !text || esl_json_nesting_depth(text, strlen(text)) <= ESL_JSON_MAX_NESTING;
+}
+
 static gboolean check_json_object(const char *text, const char *what, GError **error)
 {
     if (!text)
         return TRUE;
+    if (!json_nesting_ok(text)) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "the %s nests arrays and objects deeper than %d levels", what,
+                    ESL_JSON_MAX_NESTING);
+        return FALSE;
+    }
     g_autoptr(JsonParser) parser = json_parser_new();
     g_autoptr(GError) local = NULL;
     if (!json_parser_load_from_data(parser, text, -1, &local) ||
@@ -539,9 +765,10 @@ gint64 esl_project_begin_run(EslProject *project, const EslRunRequest *request, 
     if (!esl_settings_check_finite(&request->settings, error) ||
         !check_json_object(request->parameters_json, "parameter list", error))
         return 0;
-    if (request->nbodies < 0 || request->njoints < 0) {
+    if (!stored_counts_valid(request->nbodies, request->njoints)) {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "negative body or joint count (%d, %d)", request->nbodies, request->njoints);
+                    "body or joint count out of range (%d, %d; 0 to %d)", request->nbodies,
+                    request->njoints, MAX_STORED_COUNT - 1);
         return 0;
     }
     sqlite3 *db = project->db;
@@ -609,9 +836,17 @@ static gboolean run_state(EslProject *project, gint64 run_id, RunState *out, GEr
     if (found) {
         int status = esl_run_status_from_name((const char *)sqlite3_column_text(st, 0));
         out->status = status < 0 ? ESL_RUN_INTERRUPTED : (EslRunStatus)status;
-        out->nbodies = sqlite3_column_int(st, 1);
-        out->njoints = sqlite3_column_int(st, 2);
+        gint64 nbodies = sqlite3_column_int64(st, 1), njoints = sqlite3_column_int64(st, 2);
         out->nsamples = sqlite3_column_int64(st, 3);
+        if (!stored_counts_valid(nbodies, njoints)) {
+            g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
+                        "run %" G_GINT64_FORMAT " is corrupt: it stores %" G_GINT64_FORMAT
+                        " bodies and %" G_GINT64_FORMAT " joints per sample (0 to %d)",
+                        run_id, nbodies, njoints, MAX_STORED_COUNT - 1);
+            found = FALSE;
+        }
+        out->nbodies = (int)nbodies;
+        out->njoints = (int)njoints;
     } else {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
                     "no run %" G_GINT64_FORMAT " in the project", run_id);
@@ -865,17 +1100,40 @@ static EslRunInfo *run_info_from_row(sqlite3_stmt *st)
     info->status = status < 0 ? ESL_RUN_INTERRUPTED : (EslRunStatus)status;
     info->message = column_text(st, c++);
     info->summary_json = column_text(st, c++);
-    info->nbodies = sqlite3_column_int(st, c++);
-    info->njoints = sqlite3_column_int(st, c++);
+    gint64 nbodies = sqlite3_column_int64(st, c++), njoints = sqlite3_column_int64(st, c++);
     info->nsamples = sqlite3_column_int64(st, c++);
+    /* Impossible sizes: the run still lists, with none (loading it is refused, naming them). */
+    if (stored_counts_valid(nbodies, njoints)) {
+        info->nbodies = (int)nbodies;
+        info->njoints = (int)njoints;
+    } else {
+        g_free(info->message);
+        info->message = g_strdup_printf("corrupt: it stores %" G_GINT64_FORMAT " bodies and %"
+                                        G_GINT64_FORMAT " joints per sample; it cannot be loaded",
+                                        nbodies, njoints);
+        g_warning("run %" G_GINT64_FORMAT " is %s", info->id, info->message);
+    }
+    /* JSON texts too deeply nested for json-glib are dropped here, before anyone parses them. */
+    char **texts[] = {&info->parameters_json, &info->summary_json};
+    for (size_t i = 0; i < G_N_ELEMENTS(texts); i++)
+        if (!json_nesting_ok(*texts[i])) {
+            g_warning("run %" G_GINT64_FORMAT ": a stored JSON text nests deeper than %d levels",
+                      info->id, ESL_JSON_MAX_NESTING);
+            g_clear_pointer(texts[i], g_free);
+        }
     /* A formulation this version does not have, or options it cannot read: the defaults
      * (the run still lists; what it stored stays in the file). */
     const MbsFormulationClass *k = mbs_formulation_find(info->formulation);
+    const char *options = (const char *)sqlite3_column_text(st, c++);
     g_autoptr(GError) local = NULL;
-    if (k && !esl_settings_options_from_json(&info->settings, k,
-                                             (const char *)sqlite3_column_text(st, c), &local))
+    if (k && !json_nesting_ok(options)) {
+        mbs_settings_for(&info->settings, k);
+        g_warning("run %" G_GINT64_FORMAT ": its options nest deeper than %d levels; showing "
+                  "the defaults",
+                  info->id, ESL_JSON_MAX_NESTING);
+    } else if (k && !esl_settings_options_from_json(&info->settings, k, options, &local)) {
         g_warning("run %" G_GINT64_FORMAT ": %s", info->id, local->message);
-    c++;
+    }
     info->name = column_text(st, c++);
     return info;
 }
@@ -946,11 +1204,39 @@ EslRunHistory *esl_project_load_run(EslProject *project, gint64 run_id, GError *
     h->njoints = run.njoints;
     gsize capacity = (gsize)MAX(run.nsamples, 1);
     int pose_count = run.nbodies * POSE_NUMBERS;
-    h->monitors = g_new0(MbsMonitors, capacity);
+    /* Every stored pose and violation number is 8 bytes of the file: sizes that would need
+     * more than the file holds are corrupt, not something to allocate. */
+    gint64 page_count = 0, page_size = 0;
+    guint64 numbers = 0;
+    if (!query_int(project->db, "PRAGMA page_count", &page_count, error) ||
+        !query_int(project->db, "PRAGMA page_size", &page_size, error)) {
+        sqlite3_finalize(st);
+        return NULL;
+    }
+    if (!g_uint64_checked_mul(&numbers, (guint64)capacity, (guint64)(pose_count + run.njoints)) ||
+        numbers > (guint64)page_count * (guint64)page_size / sizeof(double)) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
+                    "run %" G_GINT64_FORMAT " is corrupt: %" G_GINT64_FORMAT " samples of %d "
+                    "bodies and %d joints are more than the file holds",
+                    run_id, run.nsamples, run.nbodies, run.njoints);
+        sqlite3_finalize(st);
+        return NULL;
+    }
+    h->monitors = g_try_new0(MbsMonitors, capacity);
     if (pose_count)
-        h->poses = g_new0(double, capacity * pose_count);
+        h->poses = g_try_new0(double, capacity * pose_count);
     if (run.njoints)
-        h->violations = g_new0(double, capacity * run.njoints);
+        h->violations = g_try_new0(double, capacity * run.njoints);
+    if (!h->monitors || (pose_count && !h->poses) || (run.njoints && !h->violations)) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_SQLITE,
+                    "not enough memory to load run %" G_GINT64_FORMAT " (%" G_GINT64_FORMAT
+                    " samples)",
+                    run_id, run.nsamples);
+        sqlite3_finalize(st);
+        return NULL;
+    }
+    /* a run killed before its first batch has no samples: that is read back, not an error */
+    rc = SQLITE_DONE;
     while (h->n < run.nsamples && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         MbsMonitors *m = &h->monitors[h->n];
         m->newton_iterations = sqlite3_column_int(st, 0);

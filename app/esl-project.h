@@ -2,10 +2,18 @@
  * status), sampled histories (monitors and body poses for replay) and run summaries.
  *
  * Safety rules:
- *  - A file that exists is first opened read-only and checked (SQLite header, application_id,
- *    schema version, integrity); a file that is not an Eslabón project, is corrupt, or comes from
- *    a newer Eslabón is refused with a GError and never written to.
- *  - Every write is a transaction; the journal is WAL.
+ *  - A file that exists is first opened read-only (immutable when nothing is beside it, so
+ *    SQLite creates no -wal/-shm) and checked: SQLite header, application_id, schema version
+ *    (1 to ESL_PROJECT_SCHEMA_VERSION), exactly the schema objects the migrations create (no
+ *    trigger, view, index or table of anyone else), integrity_check. A file that is not an
+ *    Eslabón project, is corrupt, or comes from a newer Eslabón is refused with a GError, left
+ *    byte-identical, with nothing created beside it.
+ *  - Connections are defensive (SQLITE_DBCONFIG_DEFENSIVE, trusted_schema off, triggers and
+ *    views off): a project file cannot run SQL in Eslabón.
+ *  - Every write is a transaction; the journal is WAL (set once the file is known good).
+ *  - Stored sizes are checked before use: a run storing a body or joint count outside
+ *    0..2^24-1, or more sample data than the file holds, lists but is refused when loaded;
+ *    stored JSON nested deeper than ESL_JSON_MAX_NESTING is not parsed.
  *  - A run is created with status "running"; a run left "running" by a process that no longer
  *    exists is marked "interrupted" when the project is opened.
  *  - Non-finite numbers (NaN, inf) are refused with a message naming the field.

@@ -2,13 +2,42 @@
 #include "esl-settings-json.h"
 
 #include <math.h>
+#include <string.h>
 
 static const char *const type_names[] = {
     [MBS_SETTING_NUMBER] = "number", [MBS_SETTING_INTEGER] = "integer",
     [MBS_SETTING_CHOICE] = "choice", [MBS_SETTING_LIST] = "list", [MBS_SETTING_GROUP] = "group"};
 
+int esl_json_nesting_depth(const char *s, gsize len)
+{
+    int depth = 0, max = 0;
+    gboolean in_string = FALSE;
+    for (gsize i = 0; i < len; ++i) {
+        char c = s[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = FALSE;
+        } else if (c == '"') {
+            in_string = TRUE;
+        } else if (c == '[' || c == '{') {
+            if (++depth > max)
+                max = depth;
+        } else if (c == ']' || c == '}') {
+            depth--;
+        }
+    }
+    return max;
+}
+
 static JsonNode *parse_json(const char *text, GError **error)
 {
+    if (esl_json_nesting_depth(text, strlen(text)) > ESL_JSON_MAX_NESTING) {
+        g_set_error(error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA,
+                    "arrays and objects nested deeper than %d levels", ESL_JSON_MAX_NESTING);
+        return NULL;
+    }
     g_autoptr(JsonParser) parser = json_parser_new();
     if (!json_parser_load_from_data(parser, text, -1, error))
         return NULL;

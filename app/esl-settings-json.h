@@ -10,6 +10,12 @@
 
 #include "mbs_formulation.h"
 
+/* Deepest nesting of arrays and objects in a JSON text of len bytes, counted without parsing:
+ * json-glib recurses and would exhaust the stack on, say, 100,000 '['. */
+int esl_json_nesting_depth(const char *text, gsize len);
+/* Nesting the JSON readers of settings and project texts accept. */
+#define ESL_JSON_MAX_NESTING 200
+
 /* JSON text of root; unlike json_generator_to_data, numbers such as 1e-10 read back. */
 char *esl_json_generate(JsonNode *root, gboolean pretty);
 /* The value of one setting of s (numbers, integers, choices by name, lists as their JSON). */

@@ -8,6 +8,7 @@
 
 #include "esl-cli.h"
 #include "esl-model-file.h"
+#include "esl-settings-json.h"
 #include "esl-models-dir.h"
 #include "mbs_trajectory.h"
 
@@ -117,10 +118,7 @@ static void print_json(const CompareOptions *o, const char *path, char **forms,
     json_builder_end_array(b);
     json_builder_end_object(b);
     g_autoptr(JsonNode) root = json_builder_get_root(b);
-    g_autoptr(JsonGenerator) gen = json_generator_new();
-    json_generator_set_pretty(gen, TRUE);
-    json_generator_set_root(gen, root);
-    g_autofree char *text = json_generator_to_data(gen, NULL);
+    g_autofree char *text = esl_json_generate(root, TRUE);
     printf("%s\n", text);
 }
 

@@ -10,6 +10,7 @@
 #include "esl-models-dir.h"
 #include "esl-generate.h"
 #include "esl-model-file.h"
+#include "esl-settings-json.h"
 #include "mbs_constraints.h"
 #include "mbs_force.h"
 #include "mbs_topology.h"
@@ -226,15 +227,11 @@ static void print_info_json(const char *path, const MbsModel *m, int rank)
     }
     json_builder_end_object(b);
 
-    JsonGenerator *gen = json_generator_new();
     JsonNode *root = json_builder_get_root(b);
-    json_generator_set_root(gen, root);
-    json_generator_set_pretty(gen, TRUE);
-    char *text = json_generator_to_data(gen, NULL);
+    char *text = esl_json_generate(root, TRUE);
     printf("%s\n", text);
     g_free(text);
     json_node_unref(root);
-    g_object_unref(gen);
     g_object_unref(b);
 }
 
@@ -422,15 +419,11 @@ int esl_cli_list_models(int argc, char **argv)
     }
     json_builder_end_array(b);
     if (as_json) {
-        JsonGenerator *gen = json_generator_new();
         JsonNode *root = json_builder_get_root(b);
-        json_generator_set_root(gen, root);
-        json_generator_set_pretty(gen, TRUE);
-        char *text = json_generator_to_data(gen, NULL);
+        char *text = esl_json_generate(root, TRUE);
         printf("%s\n", text);
         g_free(text);
         json_node_unref(root);
-        g_object_unref(gen);
     }
     g_object_unref(b);
     g_ptr_array_free(files, TRUE);

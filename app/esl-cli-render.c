@@ -1,8 +1,11 @@
 /* eslabon-cli render MODEL [--time T] --out view.png [--size WxH] [--view V] [--frames]
+ * eslabon-cli render --project FILE --run ID [--time T] --out view.png ...
  *
  * Renders the mechanism at simulated time T (the assembled initial configuration for T = 0)
  * into a PNG without any window: an EGL surfaceless OpenGL 3.3 core context (Mesa llvmpipe
- * works) and the renderer's offscreen framebuffer. */
+ * works) and the renderer's offscreen framebuffer. With --project and --run, the pose is the
+ * stored sample of that run nearest to T (the model is the one stored with the run, with the
+ * run's parameter overrides); nothing is simulated. */
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,7 +14,9 @@
 #include "eslabon-config.h"
 #include "esl-cli.h"
 #include "esl-models-dir.h"
+#include "esl-project.h"
 #include "esl-model-file.h"
+#include "esl-settings-json.h"
 #include "mbs_formulation.h"
 #include "mbs_run.h"
 
@@ -84,6 +89,109 @@ static gboolean simulate_to(const MbsModel *m, const char *formulation, double s
     return TRUE;
 }
 
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(MbsModel, mbs_model_free)
+
+/* The run's parameter overrides ({"name": number, ...}) as an array of EslParameterOverride
+ * whose names point into *parsed (kept alive by the caller). */
+static GArray *stored_overrides(const char *json, JsonParser **parsed, GError **error)
+{
+    GArray *overrides = g_array_new(FALSE, FALSE, sizeof(EslParameterOverride));
+    if (!json)
+        return overrides;
+    *parsed = json_parser_new();
+    if (!json_parser_load_from_data(*parsed, json, -1, error)) {
+        g_array_unref(overrides);
+        return NULL;
+    }
+    JsonNode *root = json_parser_get_root(*parsed);
+    if (!JSON_NODE_HOLDS_OBJECT(root)) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                    "the run's parameters are not a JSON object");
+        g_array_unref(overrides);
+        return NULL;
+    }
+    JsonObject *o = json_node_get_object(root);
+    g_autoptr(GList) names = json_object_get_members(o);
+    for (GList *n = names; n; n = n->next) {
+        JsonNode *v = json_object_get_member(o, n->data);
+        if (!JSON_NODE_HOLDS_VALUE(v) || json_node_get_value_type(v) == G_TYPE_STRING) {
+            g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                        "the run's parameter '%s' is not a number", (const char *)n->data);
+            g_array_unref(overrides);
+            return NULL;
+        }
+        EslParameterOverride ov = {n->data, json_node_get_double(v)};
+        g_array_append_val(overrides, ov);
+    }
+    return overrides;
+}
+
+/* Model, poses and violations of a stored run at the sample nearest to t. */
+static gboolean load_stored(const char *project_path, gint64 run_id, double t, MbsModel **model,
+                            double **poses, double **violations, double *reached,
+                            GError **error)
+{
+    g_autoptr(EslProject) project = esl_project_open(project_path, FALSE, error);
+    if (!project)
+        return FALSE;
+    g_autoptr(EslRunInfo) info = esl_project_get_run(project, run_id, error);
+    if (!info)
+        return FALSE;
+    if (info->nbodies <= 0 || info->model_id <= 0) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                    "run %" G_GINT64_FORMAT " stored %s: nothing to draw", run_id,
+                    info->nbodies <= 0 ? "no body poses" : "no model");
+        return FALSE;
+    }
+    g_autofree char *model_json = esl_project_model_json(project, info->model_id, error);
+    g_autoptr(JsonParser) parsed = NULL;
+    g_autoptr(GArray) overrides = model_json ? stored_overrides(info->parameters_json, &parsed,
+                                                                error)
+                                             : NULL;
+    if (!overrides)
+        return FALSE;
+    g_autoptr(MbsModel) m = esl_model_load_string(
+        model_json, info->model_name, (const EslParameterOverride *)(void *)overrides->data,
+        (int)overrides->len, error);
+    if (!m)
+        return FALSE;
+    if (m->nbodies != info->nbodies) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                    "run %" G_GINT64_FORMAT " stored poses of %d bodies, its model has %d",
+                    run_id, info->nbodies, m->nbodies);
+        return FALSE;
+    }
+    g_autoptr(EslRunHistory) h = esl_project_load_run(project, run_id, error);
+    if (!h)
+        return FALSE;
+    if (h->n == 0 || !h->poses) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                    "run %" G_GINT64_FORMAT " has no stored samples", run_id);
+        return FALSE;
+    }
+    double last = h->monitors[h->n - 1].time;
+    if (t > last + 1e-9 * fmax(1.0, last)) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                    "--time %g s is after the last stored sample of run %" G_GINT64_FORMAT
+                    " (t = %g s, status %s)",
+                    t, run_id, last, esl_run_status_name(info->status));
+        return FALSE;
+    }
+    int best = 0;
+    for (int i = 1; i < h->n; i++)
+        if (fabs(h->monitors[i].time - t) < fabs(h->monitors[best].time - t))
+            best = i;
+    *poses = g_memdup2(h->poses + (gsize)best * 12 * m->nbodies,
+                       sizeof(double) * 12 * (gsize)m->nbodies);
+    *violations = g_new0(double, (gsize)MAX(m->njoints, 1));
+    if (h->violations && h->njoints == m->njoints)
+        memcpy(*violations, h->violations + (gsize)best * m->njoints,
+               sizeof(double) * (gsize)m->njoints);
+    *reached = h->monitors[best].time;
+    *model = g_steal_pointer(&m);
+    return TRUE;
+}
+
 static gboolean write_png(const char *path, guint8 *rgba, int width, int height, GError **error)
 {
     g_autoptr(GdkPixbuf) pixbuf = gdk_pixbuf_new_from_data(rgba, GDK_COLORSPACE_RGB, TRUE, 8,
@@ -113,14 +221,15 @@ static void print_report(const char *model, double time, const char *out, int wi
     json_builder_add_string_value(b, gl_renderer ? gl_renderer : "");
     json_builder_end_object(b);
     g_autoptr(JsonNode) root = json_builder_get_root(b);
-    g_autofree char *text = json_to_string(root, FALSE);
+    g_autofree char *text = esl_json_generate(root, FALSE);
     printf("%s\n", text);
 }
 
 int esl_cli_render(int argc, char **argv)
 {
     double time = 0.0, step = 0.0;
-    char *out = NULL, *size = NULL, *view_name = NULL, *formulation = NULL;
+    char *out = NULL, *size = NULL, *view_name = NULL, *formulation = NULL, *project = NULL;
+    gint64 run_id = 0;
     gboolean frames = FALSE, no_grid = FALSE;
     GOptionEntry entries[] = {
         {"time", 't', 0, G_OPTION_ARG_DOUBLE, &time, "Simulated time to show (s, default 0)",
@@ -135,9 +244,13 @@ int esl_cli_render(int argc, char **argv)
          "H"},
         {"frames", 0, 0, G_OPTION_ARG_NONE, &frames, "Draw body frames", NULL},
         {"no-grid", 0, 0, G_OPTION_ARG_NONE, &no_grid, "Do not draw the floor grid", NULL},
+        {"project", 'p', 0, G_OPTION_ARG_FILENAME, &project, "Draw a run stored in this project "
+         "(with --run; no MODEL)", "FILE"},
+        {"run", 0, 0, G_OPTION_ARG_INT64, &run_id, "Id of the stored run to draw", "ID"},
         {NULL, 0, 0, 0, NULL, NULL, NULL}};
     g_autoptr(GOptionContext) ctx =
-        g_option_context_new("MODEL - draw a model at a simulated time into a PNG, headless");
+        g_option_context_new("[MODEL] - draw a model, or a run stored in a project (--project "
+                             "FILE --run ID), at a simulated time into a PNG, headless");
     g_option_context_add_main_entries(ctx, entries, NULL);
     g_autoptr(GError) error = NULL;
     int status = 1;
@@ -155,9 +268,11 @@ int esl_cli_render(int argc, char **argv)
         fprintf(stderr, "eslabon-cli render: %s\n", error->message);
         goto done;
     }
-    if (argc != 2 || !out) {
+    if (argc != (project ? 1 : 2) || !out || !project != !run_id) {
         fprintf(stderr, "usage: eslabon-cli render MODEL [--time T] --out FILE.png "
-                        "[--size WxH] [--view iso|front|side|top]\n");
+                        "[--size WxH] [--view iso|front|side|top]\n"
+                        "       eslabon-cli render --project FILE --run ID [--time T] "
+                        "--out FILE.png ...\n");
         goto done;
     }
     if (size && (sscanf(size, "%dx%d", &width, &height) != 2 || width < 16 || height < 16 ||
@@ -172,22 +287,30 @@ int esl_cli_render(int argc, char **argv)
         goto done;
     }
     if (!(time >= 0.0) || !isfinite(time)) {
-        fprintf(stderr, "eslabon-cli render: --time must be zero or positive\n");
+        fprintf(stderr, "eslabon-cli render: --time %g: expected a finite number of seconds, "
+                        "zero or more\n", time);
         goto done;
     }
-    path = esl_resolve_model_path(argv[1]);
-    m = esl_model_load_file(path, NULL, 0, &error);
-    if (!m) {
-        fprintf(stderr, "eslabon-cli render: %s\n", error->message);
-        goto done;
-    }
-    poses = g_new0(double, (gsize)m->nbodies * 12);
-    violations = g_new0(double, (gsize)MAX(m->njoints, 1));
     double reached = 0.0;
-    if (!simulate_to(m, formulation ? formulation : "penalty", step, time, poses, violations,
-                     &reached, &error)) {
-        fprintf(stderr, "eslabon-cli render: %s\n", error->message);
-        goto done;
+    if (project) {
+        if (!load_stored(project, run_id, time, &m, &poses, &violations, &reached, &error)) {
+            fprintf(stderr, "eslabon-cli render: %s\n", error->message);
+            goto done;
+        }
+    } else {
+        path = esl_resolve_model_path(argv[1]);
+        m = esl_model_load_file(path, NULL, 0, &error);
+        if (!m) {
+            fprintf(stderr, "eslabon-cli render: %s\n", error->message);
+            goto done;
+        }
+        poses = g_new0(double, (gsize)m->nbodies * 12);
+        violations = g_new0(double, (gsize)MAX(m->njoints, 1));
+        if (!simulate_to(m, formulation ? formulation : "penalty", step, time, poses,
+                         violations, &reached, &error)) {
+            fprintf(stderr, "eslabon-cli render: --time %g s: %s\n", time, error->message);
+            goto done;
+        }
     }
     gl = esl_gl_headless_new(&error);
     renderer = gl ? esl_renderer_new(&error) : NULL;
@@ -220,6 +343,7 @@ done:
     g_free(size);
     g_free(view_name);
     g_free(formulation);
+    g_free(project);
     return status;
 }
 #endif

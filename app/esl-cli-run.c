@@ -59,7 +59,7 @@ static char *overrides_json(GArray *overrides)
     }
     json_builder_end_object(b);
     g_autoptr(JsonNode) root = json_builder_get_root(b);
-    return json_to_string(root, FALSE);
+    return esl_json_generate(root, FALSE);
 }
 
 static void print_text(const char *path, const MbsFormulation *f, const MbsRunSummary *s,
@@ -153,7 +153,7 @@ int esl_cli_run(int argc, char **argv)
     status = 1;
     MbsError err = {0};
     double wall0 = mbs_clock_now();
-    f = mbs_formulation_new(o.formulation, m, &s, &err);
+    f = mbs_settings_check_run(&s, &err) ? NULL : mbs_formulation_new(o.formulation, m, &s, &err);
     if (!f) {
         fprintf(stderr, "eslabon-cli run: %s: %s\n", path, err.message);
         goto out;
@@ -208,12 +208,9 @@ int esl_cli_run(int argc, char **argv)
     js = esl_run_summary_json(&info, run, TRUE);
     if (project) {
         compact = esl_run_summary_json(&info, run, FALSE);
-        if (!esl_run_recorder_flush(recorder) ||
-            !esl_project_finish_run(project, run_id, message ? ESL_RUN_FAILED : ESL_RUN_FINISHED,
-                                    message, compact, wall, &error)) {
-            fprintf(stderr, "eslabon-cli run: %s\n",
-                    esl_run_recorder_error(recorder) ? esl_run_recorder_error(recorder)
-                                                     : error->message);
+        if (!esl_run_recorder_finish(recorder, message ? ESL_RUN_FAILED : ESL_RUN_FINISHED,
+                                     message, compact, wall, &error)) {
+            fprintf(stderr, "eslabon-cli run: %s\n", error->message);
             goto out;
         }
     }

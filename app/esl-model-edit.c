@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "esl-model-file.h"
+#include "esl-settings-json.h"
 #include "mbs_force.h"
 
 void esl_model_field_free(EslModelField *field)
@@ -340,11 +341,7 @@ char *esl_model_edit_set_number(const char *json, const char *path, double value
     }
     if (!ok)
         return NULL;
-    g_autoptr(JsonGenerator) generator = json_generator_new();
-    json_generator_set_pretty(generator, TRUE);
-    json_generator_set_indent(generator, 2);
-    json_generator_set_root(generator, root_node);
-    char *text = json_generator_to_data(generator, NULL);
+    char *text = esl_json_generate(root_node, TRUE);
     char *with_newline = g_strconcat(text, "\n", NULL);
     g_free(text);
     return with_newline;

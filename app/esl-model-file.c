@@ -4,11 +4,13 @@
  * problem found is reported as "<file>: <element>: <problem>". */
 #include "esl-model-file.h"
 
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "esl-settings-json.h"
 #include "mbs_expr.h"
@@ -1065,8 +1067,11 @@ static gboolean load_dof(Loader *L, JsonObject *o, int index)
         double coord = 0.0;
         if (!get_joint(L, o, "joint", &joint) || get_number(L, o, "coordinate", FALSE, &coord) < 0)
             return FALSE;
-        if (coord != floor(coord))
-            return fail(L, "'coordinate' must be an integer");
+        int ndofs = mbs_joint_type_dofs(L->m->joints[joint].type);
+        /* checked as a double: (int)coord is undefined beyond INT_MAX (1e308, 2^32) */
+        if (coord != floor(coord) || coord < 0 || coord >= ndofs)
+            return fail(L, "'coordinate' %g is not a coordinate of this %s joint (it has %d)",
+                        coord, mbs_joint_type_name(L->m->joints[joint].type), ndofs);
         if (mbs_model_add_dof(L->m, joint, (int)coord, -1, -1, &err) < 0)
             return engine_fail(L, &err);
         return TRUE;
@@ -1244,6 +1249,27 @@ MbsModel *esl_model_load_string(const char *json, const char *origin_name,
     return m;
 }
 
+/* A model is a regular file of at most ESL_MODEL_FILE_SIZE_MAX bytes: a FIFO or a device
+ * (/dev/zero) would block or fill the memory before the parser could refuse it. */
+static gboolean check_model_file(const char *path, const char *base, GError **error)
+{
+    GStatBuf st;
+    if (g_stat(path, &st) != 0)
+        return TRUE; /* g_file_get_contents reports the reason */
+    if (!S_ISREG(st.st_mode)) {
+        g_set_error(error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_READ,
+                    "%s: not a regular file (a model must be a JSON file)", base);
+        return FALSE;
+    }
+    if ((guint64)st.st_size > ESL_MODEL_FILE_SIZE_MAX) {
+        g_set_error(error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_READ,
+                    "%s: the file is %.0f MB; a model file may be at most %d MB", base,
+                    (double)st.st_size / 1e6, ESL_MODEL_FILE_SIZE_MAX / 1000000);
+        return FALSE;
+    }
+    return TRUE;
+}
+
 MbsModel *esl_model_load_file(const char *path, const EslParameterOverride *overrides,
                               int noverrides, GError **error)
 {
@@ -1254,7 +1280,9 @@ MbsModel *esl_model_load_file(const char *path, const EslParameterOverride *over
     gsize len = 0;
     GError *ioerr = NULL;
     MbsModel *m = NULL;
-    if (!g_file_get_contents(path, &data, &len, &ioerr)) {
+    if (!check_model_file(path, base, error)) {
+        /* not read: error is set */
+    } else if (!g_file_get_contents(path, &data, &len, &ioerr)) {
         g_set_error(error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_READ, "%s: %s", base,
                     ioerr->message);
         g_error_free(ioerr);

@@ -27,6 +27,10 @@ typedef struct {
     double value;
 } EslParameterOverride;
 
+/* Largest model file esl_model_load_file reads (the largest shipped model is a few hundred kB);
+ * it also refuses anything but a regular file (a FIFO, /dev/zero). */
+#define ESL_MODEL_FILE_SIZE_MAX (64 * 1000 * 1000)
+
 /* Load, build and compile. Returns NULL with error set on any failure. */
 MbsModel *esl_model_load_file(const char *path, const EslParameterOverride *overrides,
                               int noverrides, GError **error);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -623,6 +624,35 @@ static int mark_interrupted_runs(EslProject *project, GError **error)
     return (int)stale->len;
 }
 
+/* Before SQLite sees the path: a FIFO or a device would block or be read forever, and a
+ * read-only file or folder (SQLite writes its journal beside the file) would fail later with
+ * SQLite's "attempt to write a readonly database". */
+static gboolean check_location(const char *path, gboolean exists, GError **error)
+{
+    GStatBuf st;
+    if (exists && (g_stat(path, &st) != 0 || !S_ISREG(st.st_mode))) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_NOT_PROJECT,
+                    "%s is not a regular file, so not an Eslabón project", path);
+        return FALSE;
+    }
+    if (exists && g_access(path, R_OK | W_OK) != 0) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "the project %s cannot be written (%s); copy it somewhere writable",
+                    path, g_strerror(errno));
+        return FALSE;
+    }
+    g_autofree char *folder = g_path_get_dirname(path);
+    if (g_access(folder, W_OK) != 0) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    exists ? "the folder %s of the project is read-only (%s); Eslabón writes "
+                             "its journal beside the project: copy it somewhere writable"
+                           : "cannot create a project in the folder %s (%s)",
+                    folder, g_strerror(errno));
+        return FALSE;
+    }
+    return TRUE;
+}
+
 EslProject *esl_project_open(const char *path, gboolean create, GError **error)
 {
     g_return_val_if_fail(path != NULL, NULL);
@@ -632,6 +662,8 @@ EslProject *esl_project_open(const char *path, gboolean create, GError **error)
                     "no project file %s", path);
         return NULL;
     }
+    if (!check_location(path, exists, error))
+        return NULL;
     if (exists && !check_existing_file(path, error))
         return NULL;
 

@@ -102,6 +102,8 @@ EslRunController *esl_run_controller_new(const MbsModel *model, const char *mode
     self->project_path = g_strdup(project_path);
     self->model_id = model_id;
     double steps = settings->step > 0 ? settings->duration / settings->step : 1.0;
+    /* the run refuses more steps (mbs_settings_check_run); (int) of more is undefined */
+    steps = isfinite(steps) ? fmin(steps, MBS_SETTINGS_STEPS_MAX) : 1.0;
     self->sample_every = MAX(1, (int)ceil(steps / DEFAULT_SAMPLES_PER_RUN));
     return self;
 }
@@ -252,8 +254,11 @@ static gpointer worker(gpointer data)
         g_mutex_unlock(&self->lock);
     }
 
+    esl_run_recorder_set_project(recorder, project, run_id); /* also closes a refused run */
     MbsError err = {0};
-    MbsFormulation *f = mbs_formulation_new(self->formulation, m, &self->settings, &err);
+    MbsFormulation *f = mbs_settings_check_run(&self->settings, &err)
+                            ? NULL
+                            : mbs_formulation_new(self->formulation, m, &self->settings, &err);
     MbsRunObserver observer = {.sample = observe, .data = &w, .every = 1};
     run = f ? mbs_run_new(f, NULL, &observer, &err) : NULL;
     if (!run) {
@@ -264,7 +269,6 @@ static gpointer worker(gpointer data)
         const double duration = f->settings.duration;
         esl_run_recorder_set_sample_every(recorder, self->sample_every,
                                           mbs_run_step_count(duration, f->settings.step));
-        esl_run_recorder_set_project(recorder, project, run_id);
         esl_run_recorder_set_sample_func(recorder, push_sample, self);
         g_timer_continue(wall);
         if (mbs_run_advance(run, duration) == MBS_RUN_FAILED) {
@@ -291,11 +295,7 @@ static gpointer worker(gpointer data)
             summary = esl_run_summary_json(&info, run, FALSE);
         }
         g_autoptr(GError) error = NULL;
-        if (!esl_run_recorder_flush(recorder))
-            store_error = g_strdup(esl_run_recorder_error(recorder));
-        if (!esl_project_finish_run(project, run_id, w.status, w.message, summary, wall_time,
-                                    &error) &&
-            !store_error)
+        if (!esl_run_recorder_finish(recorder, w.status, w.message, summary, wall_time, &error))
             store_error = g_strdup(error->message);
         esl_project_close(project);
     }

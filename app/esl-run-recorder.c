@@ -143,6 +143,28 @@ const char *esl_run_recorder_error(EslRunRecorder *r)
     return r->error;
 }
 
+gboolean esl_run_recorder_finish(EslRunRecorder *r, EslRunStatus status, const char *message,
+                                 const char *summary_json, double wall_time, GError **error)
+{
+    g_return_val_if_fail(r->project != NULL, FALSE);
+    g_autoptr(GError) local = NULL;
+    g_autofree char *problem = NULL;
+    if (!esl_run_recorder_flush(r))
+        problem = g_strdup_printf("cannot store the run's samples: %s", r->error);
+    else if (esl_project_finish_run(r->project, r->run_id, status, message, summary_json,
+                                    wall_time, &local))
+        return TRUE;
+    else
+        problem = g_strdup_printf("cannot store the run's summary: %s", local->message);
+    g_autofree char *why = message ? g_strdup_printf("%s; %s", message, problem)
+                                   : g_strdup(problem);
+    g_clear_error(&local);
+    /* best effort: a project that refuses this too has a message already */
+    esl_project_finish_run(r->project, r->run_id, ESL_RUN_FAILED, why, NULL, wall_time, &local);
+    g_set_error_literal(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID, problem);
+    return FALSE;
+}
+
 static EslRunSample *take_sample(const EslRunRecorder *r, const MbsRun *run)
 {
     const MbsFormulation *f = mbs_run_formulation(run);

@@ -59,6 +59,13 @@ int esl_run_recorder_sample(void *recorder, const MbsRun *run);
 gboolean esl_run_recorder_flush(EslRunRecorder *recorder);
 /* The first storage error, or NULL. */
 const char *esl_run_recorder_error(EslRunRecorder *recorder);
+/* Store what is buffered and close the run in the project (esl_project_finish_run) with status,
+ * message and summary. When the samples or the summary cannot be stored, the run is closed as
+ * failed saying so, never left "running", and FALSE is returned with error naming the storage
+ * problem. */
+gboolean esl_run_recorder_finish(EslRunRecorder *recorder, EslRunStatus status,
+                                 const char *message, const char *summary_json,
+                                 double wall_time, GError **error);
 
 /* The run summary as one JSON object (keys: docs/cli.md). model_path may be NULL (then "model"
  * is the model name); status is

@@ -70,19 +70,112 @@ JsonNode *esl_setting_to_json(const MbsSettings *s, const MbsSettingRef *r)
     return node;
 }
 
+/* JSON writer: the layout of json-glib's generator (2-space indent, "name" : value when
+ * pretty), but every double is written so that any JSON parser reads it back: json-glib 1.6
+ * writes 1e+17 as "1e+17.0" and NaN as "nan", neither of which is JSON. */
+static void indent(GString *out, gboolean pretty, int level)
+{
+    if (pretty)
+        for (int i = 0; i < 2 * level; i++)
+            g_string_append_c(out, ' ');
+}
+
+static void append_string(GString *out, const char *s)
+{
+    g_string_append_c(out, '"');
+    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+        switch (*p) {
+        case '"': g_string_append(out, "\\\""); break;
+        case '\\': g_string_append(out, "\\\\"); break;
+        case '\b': g_string_append(out, "\\b"); break;
+        case '\f': g_string_append(out, "\\f"); break;
+        case '\n': g_string_append(out, "\\n"); break;
+        case '\r': g_string_append(out, "\\r"); break;
+        case '\t': g_string_append(out, "\\t"); break;
+        default:
+            if (*p < 0x20 || *p == 0x7f)
+                g_string_append_printf(out, "\\u%04x", *p);
+            else
+                g_string_append_c(out, (char)*p);
+        }
+    }
+    g_string_append_c(out, '"');
+}
+
+void esl_json_append_double(GString *out, double v)
+{
+    if (!isfinite(v)) {
+        g_string_append(out, "null"); /* JSON has no NaN nor infinity */
+        return;
+    }
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+    g_ascii_dtostr(buf, sizeof buf, v); /* enough digits to read back the same double */
+    g_string_append(out, buf);
+    /* a double stays a double when read back: 2 -> 2.0 (1e+17 needs nothing) */
+    if (!strpbrk(buf, ".eE"))
+        g_string_append(out, ".0");
+}
+
+static void append_node(GString *out, JsonNode *node, gboolean pretty, int level);
+
+static void append_container(GString *out, JsonNode *node, gboolean pretty, int level)
+{
+    gboolean is_object = JSON_NODE_HOLDS_OBJECT(node);
+    g_autoptr(GList) members = is_object ? json_object_get_members(json_node_get_object(node))
+                                         : NULL;
+    guint n = is_object ? g_list_length(members)
+                        : json_array_get_length(json_node_get_array(node));
+    g_string_append_c(out, is_object ? '{' : '[');
+    if (pretty)
+        g_string_append_c(out, '\n');
+    GList *m = members;
+    for (guint i = 0; i < n; i++) {
+        indent(out, pretty, level + 1);
+        JsonNode *child;
+        if (is_object) {
+            append_string(out, m->data);
+            g_string_append(out, pretty ? " : " : ":");
+            child = json_object_get_member(json_node_get_object(node), m->data);
+            m = m->next;
+        } else {
+            child = json_array_get_element(json_node_get_array(node), i);
+        }
+        append_node(out, child, pretty, level + 1);
+        if (i + 1 < n)
+            g_string_append_c(out, ',');
+        if (pretty)
+            g_string_append_c(out, '\n');
+    }
+    indent(out, pretty, level);
+    g_string_append_c(out, is_object ? '}' : ']');
+}
+
+static void append_node(GString *out, JsonNode *node, gboolean pretty, int level)
+{
+    if (!node || JSON_NODE_HOLDS_NULL(node)) {
+        g_string_append(out, "null");
+        return;
+    }
+    if (JSON_NODE_HOLDS_OBJECT(node) || JSON_NODE_HOLDS_ARRAY(node)) {
+        append_container(out, node, pretty, level);
+        return;
+    }
+    GType type = json_node_get_value_type(node);
+    if (type == G_TYPE_STRING)
+        append_string(out, json_node_get_string(node));
+    else if (type == G_TYPE_BOOLEAN)
+        g_string_append(out, json_node_get_boolean(node) ? "true" : "false");
+    else if (type == G_TYPE_DOUBLE || type == G_TYPE_FLOAT)
+        esl_json_append_double(out, json_node_get_double(node));
+    else
+        g_string_append_printf(out, "%" G_GINT64_FORMAT, json_node_get_int(node));
+}
+
 char *esl_json_generate(JsonNode *root, gboolean pretty)
 {
-    g_autoptr(JsonGenerator) gen = json_generator_new();
-    json_generator_set_pretty(gen, pretty);
-    json_generator_set_root(gen, root);
-    g_autofree char *text = json_generator_to_data(gen, NULL);
-    /* json-glib 1.6 writes 1e-10 as "1e-10.0", which no parser (json-glib's included) reads */
-    static GRegex *exponent_dot_zero;
-    if (g_once_init_enter(&exponent_dot_zero))
-        g_once_init_leave(&exponent_dot_zero,
-                          g_regex_new("(?<=[0-9])(e[-+]?[0-9]+)\\.0(?![0-9])", 0, 0,
-                                      NULL));
-    return g_regex_replace(exponent_dot_zero, text, -1, 0, "\\1", 0, NULL);
+    GString *out = g_string_new(NULL);
+    append_node(out, root, pretty, 0);
+    return g_string_free(out, FALSE);
 }
 
 static char *to_text(JsonNode *root)

@@ -16,8 +16,12 @@ int esl_json_nesting_depth(const char *text, gsize len);
 /* Nesting the JSON readers of settings and project texts accept. */
 #define ESL_JSON_MAX_NESTING 200
 
-/* JSON text of root; unlike json_generator_to_data, numbers such as 1e-10 read back. */
+/* JSON text of root, the one JSON writer of the application (never json_generator_to_data
+ * nor json_to_string: json-glib 1.6 writes 1e+17 as "1e+17.0", which no parser reads). Every
+ * double reads back to the same double; a non-finite one is written as null. */
 char *esl_json_generate(JsonNode *root, gboolean pretty);
+/* One double as JSON (the digits esl_json_generate writes). */
+void esl_json_append_double(GString *out, double v);
 /* The value of one setting of s (numbers, integers, choices by name, lists as their JSON). */
 JsonNode *esl_setting_to_json(const MbsSettings *s, const MbsSettingRef *r);
 /* The formulation options s holds, as {"name": value, ...}; "{}" when it holds none. */

@@ -22,7 +22,7 @@ static const Command commands[] = {
      "            [--reference-formulation NAME] [--points BODY:POINT,...] [--json]"},
     {"info", esl_cli_info, "info MODEL [--json]"},
     {"bench", esl_cli_bench, "bench penalty|jacobian|matrix-r [--runs N] [--duration T] [--evaluations E]"},
-    {"render", esl_cli_render, "render MODEL [--time T] [--project FILE --run ID] --out view.png [--size WxH]"},
+    {"render", esl_cli_render, "render MODEL|--project FILE --run ID [--time T] --out view.png [--size WxH]"},
     {"generate", esl_cli_generate, "generate multi-four-bar --ny N --nz M [--output FILE]"},
     {"list-models", esl_cli_list_models, "list-models"},
 };

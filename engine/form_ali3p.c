@@ -825,7 +825,8 @@ static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
         return mbs_error_set(err, MBS_RECOVERABLE,
                              "ali3p: Newton-Raphson did not converge at t = %.6g s after %d "
                              "iterations (last correction %.3g, tolerance %.3g, penalty factor "
-                             "raised up to %.3g)", t, total_it, dq_norm, tol, alpha);
+                             "raised up to %.3g)%s", t, total_it, dq_norm, tol, alpha,
+                             mbs_error_correction_hint(dq_norm));
     }
     if (a->alpha_eff > a->alpha) {
         if (it > 3)

@@ -341,8 +341,8 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
         mbs_kinematics_velocities(m, &P->kin, P->zd);
         return mbs_error_set(err, MBS_RECOVERABLE,
                              "penalty: Newton-Raphson did not converge at t = %.6g s after %d "
-                             "iterations (last correction %.3g); try a smaller step",
-                             t1, it, corr);
+                             "iterations (last correction %.3g); try a smaller step%s",
+                             t1, it, corr, mbs_error_correction_hint(corr));
     }
 
     /* Projections of velocities and accelerations (paper 000 eqs 24, 26). */

@@ -1,5 +1,6 @@
 #include "mbs_error.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -13,6 +14,13 @@ int mbs_error_set(MbsError *err, int status, const char *fmt, ...)
         err->status = status;
     }
     return status;
+}
+
+const char *mbs_error_correction_hint(double correction)
+{
+    return isfinite(correction) ? ""
+                                : "; the correction is not finite: are the model's values (masses, "
+                                  "lengths, gravity) too large for double precision?";
 }
 
 void mbs_error_clear(MbsError *err)

@@ -16,5 +16,8 @@ typedef struct MbsError {
 int mbs_error_set(MbsError *err, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void mbs_error_clear(MbsError *err);
+/* For a Newton failure message: "" when the last correction is finite, else a sentence saying
+ * so (huge masses, lengths or gravity overflow double precision; a smaller step rarely helps). */
+const char *mbs_error_correction_hint(double correction);
 
 #endif

@@ -11,6 +11,28 @@ static inline double mbs_v3_dot(const double a[3], const double b[3])
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 static inline double mbs_v3_norm(const double a[3]) { return sqrt(mbs_v3_dot(a, a)); }
+/* out = a / |a| for a finite a, also when |a|^2 overflows (a = [1e200, 0, 0] would otherwise
+ * become zero): then a is first divided by its largest component, as hypot does. Returns |a|
+ * (inf when it overflows; 0 when a = 0, out then unset). Finite norms use the plain
+ * arithmetic, so ordinary vectors get the same bits as a / mbs_v3_norm(a). */
+static inline double mbs_v3_unit(const double a[3], double out[3])
+{
+    double n = mbs_v3_norm(a);
+    if (n == 0.0)
+        return 0.0;
+    if (isfinite(n)) {
+        for (int i = 0; i < 3; ++i)
+            out[i] = a[i] / n;
+        return n;
+    }
+    double big = fmax(fabs(a[0]), fmax(fabs(a[1]), fabs(a[2]))), scaled[3];
+    for (int i = 0; i < 3; ++i)
+        scaled[i] = a[i] / big;
+    double ns = mbs_v3_norm(scaled);
+    for (int i = 0; i < 3; ++i)
+        out[i] = scaled[i] / ns;
+    return big * ns;
+}
 static inline void mbs_v3_sub(const double a[3], const double b[3], double out[3])
 {
     out[0] = a[0] - b[0];

@@ -198,11 +198,10 @@ static int unit_axis(const double in[3], double out[3], const char *joint, MbsEr
 {
     if (check_finite(in, 3, joint, err))
         return -1;
-    double n = mbs_v3_norm(in);
-    if (n < 1e-12)
+    double unit[3];
+    if (mbs_v3_unit(in, unit) < 1e-12)
         return mbs_error_set(err, MBS_FATAL, "joint '%s': axis has zero length", joint);
-    for (int i = 0; i < 3; ++i)
-        out[i] = in[i] / n;
+    memcpy(out, unit, sizeof unit);
     return 0;
 }
 

@@ -27,9 +27,8 @@ static void derive_value(const double *in, double *out) { out[0] = in[0]; }
 /* Same arithmetic as the joint builders' unit axis. */
 static void derive_unit_vector(const double *in, double *out)
 {
-    double n = mbs_v3_norm(in);
-    for (int i = 0; i < 3; ++i)
-        out[i] = in[i] / n;
+    if (mbs_v3_unit(in, out) == 0.0)
+        out[0] = out[1] = out[2] = NAN; /* refused as not finite, as 0 / 0 was */
 }
 
 static void derive_distance(const double *in, double *out)

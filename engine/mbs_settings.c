@@ -260,5 +260,23 @@ int mbs_settings_validate(const MbsSettings *s, MbsError *err)
             return out_of_range(d, text, err);
         }
     }
+    /* Each within its range, together they may still ask for a run nobody can wait for (and
+     * whose step count overflows a long): --duration 1e9 at 10 ms, --step 1e-300. */
+    if (s->step > 0.0 && s->duration / s->step > MBS_SETTINGS_STEPS_MAX)
+        return mbs_error_set(err, MBS_FATAL,
+                             "duration %g s at step %g s is %.3g steps; a run takes at most "
+                             "%.0e steps (lengthen the step or shorten the duration)",
+                             s->duration, s->step, s->duration / s->step, MBS_SETTINGS_STEPS_MAX);
+    return 0;
+}
+
+int mbs_settings_check_run(const MbsSettings *s, MbsError *err)
+{
+    if (mbs_settings_validate(s, err))
+        return -1;
+    if (s->duration > 0.0 && s->step > s->duration * (1.0 + 1e-9))
+        return mbs_error_set(err, MBS_FATAL,
+                             "step %g s is longer than the duration %g s: the run would take "
+                             "no step", s->step, s->duration);
     return 0;
 }

@@ -140,7 +140,15 @@ int mbs_settings_set(MbsSettings *s, const MbsSettingTable *t, const char *name,
  * choice index; NAN when s has no such setting. */
 double mbs_settings_number(const MbsSettings *s, const char *name);
 
-/* Every setting of s within its range; 0, or -1 with err naming the first one that is not. */
+/* Most steps of a run (duration / step). */
+#define MBS_SETTINGS_STEPS_MAX 1e9
+
+/* Every setting of s within its range and at most MBS_SETTINGS_STEPS_MAX steps of the step in
+ * the duration; 0, or -1 with err naming the first problem. */
 int mbs_settings_validate(const MbsSettings *s, MbsError *err);
+/* mbs_settings_validate, and the step does not exceed a nonzero duration (a run of the
+ * duration would take no step). For front ends starting a run of settings.duration; a
+ * duration of 0 (the initial state only) is accepted. */
+int mbs_settings_check_run(const MbsSettings *s, MbsError *err);
 
 #endif

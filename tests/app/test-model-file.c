@@ -56,6 +56,9 @@ static const BadCase bad_cases[] = {
      {"forces[0] 'spring'", "unknown field 'stifness'"}},
     {"unknown-force-type.json", ESL_MODEL_FILE_ERROR_INVALID,
      {"forces[0] 'push'", "unknown force type 'impulse'"}},
+    /* found by fuzzing: (int)1e308 was undefined (issue 13) */
+    {"huge-dof-coordinate.json", ESL_MODEL_FILE_ERROR_INVALID,
+     {"degrees_of_freedom[0]", "'coordinate' 1e+308", "revolute"}},
     {"bad-initial.json", ESL_MODEL_FILE_ERROR_INVALID,
      {"initial[0] (joint 'A')", "'coordinate' 1", "revolute"}},
     {"disconnected.json", ESL_MODEL_FILE_ERROR_TOPOLOGY,

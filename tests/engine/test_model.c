@@ -1,5 +1,6 @@
 /* Model builder and topology: sizes, spanning-tree choice, and a clear error for each kind of
  * bad model the builder can see. */
+#include <math.h>
 #include <string.h>
 
 #include "mbs_topology.h"
@@ -32,6 +33,19 @@ int main(void)
                  "to itself", "a joint from a body to itself is refused");
     expect_error(mbs_model_add_joint(m, "noaxis", MBS_JOINT_REVOLUTE, g, b, o, zero, &err), &err,
                  "zero length", "a zero axis is refused");
+    /* |a|^2 overflows for these axes: they are normalised without it, not turned into zero */
+    double huge[3] = {1e200, 0, 0}, huge2[3] = {-1e308, 1e308, 0}, plain[3] = {3, 4, 0};
+    int jh = mbs_model_add_joint(m, "huge", MBS_JOINT_REVOLUTE, g, b, o, huge, &err);
+    tap_ok(jh >= 0 && m->joints[jh].axis1[0] == 1.0 && m->joints[jh].axis1[1] == 0.0 &&
+               m->joints[jh].axis1[2] == 0.0,
+           "axis [1e200, 0, 0] becomes [1, 0, 0] %s", jh < 0 ? err.message : "");
+    int jh2 = mbs_model_add_joint(m, "huge2", MBS_JOINT_REVOLUTE, g, b, o, huge2, &err);
+    tap_ok(jh2 >= 0 && fabs(m->joints[jh2].axis1[0] + sqrt(0.5)) < 1e-15 &&
+               fabs(m->joints[jh2].axis1[1] - sqrt(0.5)) < 1e-15,
+           "axis [-1e308, 1e308, 0] becomes [-0.7071, 0.7071, 0] %s", jh2 < 0 ? err.message : "");
+    int jp = mbs_model_add_joint(m, "plain", MBS_JOINT_REVOLUTE, g, b, o, plain, &err);
+    tap_ok(jp >= 0 && m->joints[jp].axis1[0] == 3.0 / 5.0 && m->joints[jp].axis1[1] == 4.0 / 5.0,
+           "an ordinary axis is divided by its norm as before (bit for bit)");
     int js = mbs_model_add_joint(m, "ball", MBS_JOINT_SPHERICAL, g, b, o, x, &err);
     MbsFunction fn = {.kind = MBS_FUNCTION_POLYNOMIAL, .ncoef = 1};
     tap_ok(mbs_model_drive_joint(m, js, &fn, &err) < 0 && strstr(err.message, "ball"),

@@ -157,8 +157,61 @@ static void test_tables_list_what_is_read(void)
            "only, and no threads (its tangent is serial)");
 }
 
+/* Settings each in range but together a run nobody can wait for, or one of no step. */
+static void test_run_length(void)
+{
+    MbsSettings s;
+    MbsError err = {0};
+    mbs_settings_defaults(&s);
+    s.duration = 1e9; /* 1e11 steps of 10 ms */
+    tap_ok(mbs_settings_validate(&s, &err) < 0 && strstr(err.message, "at most 1e+09 steps"),
+           "--duration 1e9 at 10 ms is refused naming the step count: \"%s\"", err.message);
+    s.duration = 1.0;
+    s.step = 1e-300;
+    tap_ok(mbs_settings_validate(&s, &err) < 0 && strstr(err.message, "1e+300 steps"),
+           "--step 1e-300 is refused before any step count is converted: \"%s\"", err.message);
+    s.step = 2.0;
+    tap_ok(mbs_settings_validate(&s, &err) == 0 && mbs_settings_check_run(&s, &err) < 0 &&
+               strstr(err.message, "longer than the duration"),
+           "a step longer than the duration: valid settings, but no run: \"%s\"", err.message);
+    s.duration = 0.0;
+    tap_ok(mbs_settings_check_run(&s, &err) == 0, "a duration of 0 (the initial state) runs");
+    s.duration = 1e7;
+    s.step = 0.01;
+    tap_ok(mbs_settings_check_run(&s, &err) == 0, "exactly 1e9 steps are accepted");
+}
+
+/* Masses so large that the initial energies overflow: refused before anyone stores a NaN. */
+static void test_non_finite_initial_state(void)
+{
+    static const char *const names[] = {"penalty", "ali3p", "matrix-r"};
+    for (int i = 0; i < 3; i++) {
+        MbsModel *m = build_double_pendulum(M_PI / 2, M_PI / 2, 0);
+        MbsError err = {0};
+        m->gravity[2] = -1e308;
+        if (mbs_model_compile(m, &err)) {
+            tap_ok(0, "%s: the model compiles: %s", names[i], err.message);
+            mbs_model_free(m);
+            continue;
+        }
+        MbsSettings s;
+        mbs_settings_defaults(&s);
+        MbsFormulation *f = mbs_formulation_new(names[i], m, &s, &err);
+        int refused = !f && strstr(err.message, "not finite");
+        int finite = f && isfinite(f->monitors.total) && isfinite(f->monitors.ddphi_norm) &&
+                     isfinite(f->monitors.kinetic);
+        tap_ok(refused || finite,
+               "%s with gravity 1e308: refused naming a non-finite initial state, or finite "
+               "(\"%s\")", names[i], err.message);
+        mbs_formulation_free(f);
+        mbs_model_free(m);
+    }
+}
+
 int main(void)
 {
+    test_run_length();
+    test_non_finite_initial_state();
     test_defaults_and_text();
     test_ranges();
     test_dof_list();

@@ -254,6 +254,59 @@ int main(int argc, char **argv)
     esl_project_close(p);
     received_clear(&r);
 
+    /* Each setting in range, together impossible (issue 13 "Bad input"): the application
+     * refuses them as eslabon-cli run does, and stores the run as failed, never running. */
+    static const struct {
+        double step, duration;
+        const char *needle;
+    } impossible[] = {{1e-300, 1.0, "steps"}, {0.01, 1e9, "at most 1e+09 steps"},
+                      {2.0, 1.0, "longer than the duration"}};
+    for (size_t i = 0; i < G_N_ELEMENTS(impossible); i++) {
+        received_init(&r);
+        mbs_settings_defaults(&bad);
+        bad.step = impossible[i].step;
+        bad.duration = impossible[i].duration;
+        c = esl_run_controller_new(m, "four-bar-spatial", "penalty", &bad, path, 0);
+        g_signal_connect(c, "samples", G_CALLBACK(on_samples), &r);
+        g_signal_connect(c, "finished", G_CALLBACK(on_finished), &r);
+        esl_run_controller_start(c, NULL);
+        g_main_loop_run(r.loop);
+        run_id = esl_run_controller_get_run_id(c);
+        g_object_unref(c);
+        p = esl_project_open(path, FALSE, NULL);
+        EslRunInfo *stored = p ? esl_project_get_run(p, run_id, NULL) : NULL;
+        tap_ok(r.status == ESL_RUN_FAILED && r.message && strstr(r.message, impossible[i].needle) &&
+                   r.samples->len == 0 && stored && stored->status == ESL_RUN_FAILED,
+               "step %g s, duration %g s: failed at once, stored as failed (%s)",
+               impossible[i].step, impossible[i].duration, r.message ? r.message : "");
+        esl_run_info_free(stored);
+        esl_project_close(p);
+        received_clear(&r);
+    }
+
+    /* A summary the project refuses (json-glib 1.6 wrote 1e17 as "1e+17.0"): the run still
+     * ends, as failed, saying why; never left "running". */
+    p = esl_project_open(path, FALSE, NULL);
+    MbsSettings defaults;
+    mbs_settings_defaults(&defaults);
+    EslRunRequest request = {.model_name = "four-bar-spatial", .formulation = "penalty",
+                             .settings = defaults};
+    gint64 refused_id = p ? esl_project_begin_run(p, &request, NULL) : 0;
+    EslRunRecorder *recorder = esl_run_recorder_new(m);
+    esl_run_recorder_set_project(recorder, p, refused_id);
+    g_autoptr(GError) store_error = NULL;
+    gboolean finished = refused_id && esl_run_recorder_finish(recorder, ESL_RUN_FINISHED, NULL,
+                                                              "{\"alpha\": 1e+17.0}", 1.0,
+                                                              &store_error);
+    g_autoptr(EslRunInfo) closed = p ? esl_project_get_run(p, refused_id, NULL) : NULL;
+    tap_ok(refused_id && !finished && store_error && strstr(store_error->message, "summary") &&
+               closed && closed->status == ESL_RUN_FAILED && closed->message &&
+               strstr(closed->message, "summary"),
+           "a refused summary closes the run as failed (%s)",
+           closed && closed->message ? closed->message : "not closed");
+    esl_run_recorder_free(recorder);
+    esl_project_close(p);
+
     /* A step that fails recoverably is cut by the run driver: ali3p through the flat position
      * of a parallelogram chain (h = 5 ms stalls at t = 2.785 s) finishes and says so. */
     MbsModel *chain = esl_model_load_file(ESLABON_SOURCE_DIR "/tests/cli/parallelogram-chain.json",

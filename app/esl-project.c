@@ -143,6 +143,8 @@ static const char *const migrations[ESL_PROJECT_SCHEMA_VERSION + 1] = {
         "ALTER TABLE runs DROP COLUMN ali3p_solver;"
         "ALTER TABLE runs DROP COLUMN threads;"
         "ALTER TABLE runs DROP COLUMN matrix_r_dofs;",
+    /* 5: the name the user gives a run (NULL: none; the list shows its number). */
+    [5] = "ALTER TABLE runs ADD COLUMN name TEXT;",
 };
 
 /* The double-valued monitors, with the column each is stored in. */
@@ -1096,6 +1098,7 @@ void esl_run_info_free(EslRunInfo *info)
     g_free(info->started_at);
     g_free(info->finished_at);
     g_free(info->message);
+    g_free(info->name);
     g_free(info->summary_json);
     g_free(info);
 }
@@ -1104,7 +1107,7 @@ void esl_run_info_free(EslRunInfo *info)
     "r.id, r.model_id, r.model_name, r.formulation, r.step, r.duration, r.assembly_tolerance,"   \
     " r.parameters, r.eslabon_version, r.hostname, r.started_at, r.finished_at, r.wall_time,"    \
     " r.status, r.message, s.json, r.nbodies, r.njoints,"                                        \
-    " (SELECT count(*) FROM samples WHERE run_id = r.id), r.options"                             \
+    " (SELECT count(*) FROM samples WHERE run_id = r.id), r.options, r.name"                     \
     " FROM runs r LEFT JOIN summaries s ON s.run_id = r.id"
 
 static EslRunInfo *run_info_from_row(sqlite3_stmt *st)
@@ -1163,6 +1166,7 @@ static EslRunInfo *run_info_from_row(sqlite3_stmt *st)
     } else if (k && !esl_settings_options_from_json(&info->settings, k, options, &local)) {
         g_warning("run %" G_GINT64_FORMAT ": %s", info->id, local->message);
     }
+    info->name = column_text(st, c++);
     return info;
 }
 
@@ -1308,6 +1312,51 @@ gboolean esl_project_delete_run(EslProject *project, gint64 run_id, GError **err
         return FALSE;
     }
     return TRUE;
+}
+
+gboolean esl_project_rename_run(EslProject *project, gint64 run_id, const char *name,
+                                GError **error)
+{
+    g_autofree char *stripped = name ? g_strstrip(g_strdup(name)) : NULL;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(project->db, "UPDATE runs SET name = ? WHERE id = ?", -1, &st,
+                           NULL) != SQLITE_OK)
+        return db_error(project->db, "cannot rename the run", error);
+    if (stripped && *stripped)
+        sqlite3_bind_text(st, 1, stripped, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, 1);
+    sqlite3_bind_int64(st, 2, run_id);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return db_error(project->db, "cannot rename the run", error);
+    if (sqlite3_changes(project->db) == 0) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "no run %" G_GINT64_FORMAT " in the project", run_id);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+gint64 esl_project_disk_size(EslProject *project)
+{
+    gint64 total = 0;
+    const char *suffixes[] = {"", "-wal"};
+    for (size_t i = 0; i < G_N_ELEMENTS(suffixes); i++) {
+        g_autofree char *path = g_strconcat(project->path, suffixes[i], NULL);
+        GStatBuf st;
+        if (g_stat(path, &st) == 0)
+            total += (gint64)st.st_size;
+    }
+    return total;
+}
+
+gboolean esl_project_compact(EslProject *project, GError **error)
+{
+    return exec_sql(project->db, "PRAGMA wal_checkpoint(TRUNCATE); VACUUM;"
+                                 "PRAGMA wal_checkpoint(TRUNCATE);",
+                    "cannot compact the project", error);
 }
 
 gboolean esl_project_save_copy(EslProject *project, const char *path, GError **error)

@@ -43,7 +43,7 @@ typedef enum {
 
 /* "ESLB": PRAGMA application_id of every Eslabón project. */
 #define ESL_PROJECT_APPLICATION_ID 0x45534C42
-#define ESL_PROJECT_SCHEMA_VERSION 4
+#define ESL_PROJECT_SCHEMA_VERSION 5
 
 typedef enum {
     ESL_RUN_RUNNING,
@@ -83,6 +83,7 @@ typedef struct {
     double wall_time;  /* s */
     EslRunStatus status;
     char *message;     /* failure or stop reason, may be NULL */
+    char *name;        /* the name the user gave the run, or NULL */
     char *summary_json; /* NULL until finished */
     int nbodies;
     int njoints;
@@ -145,6 +146,13 @@ GPtrArray *esl_project_list_runs(EslProject *project, GError **error);
 EslRunInfo *esl_project_get_run(EslProject *project, gint64 run_id, GError **error);
 EslRunHistory *esl_project_load_run(EslProject *project, gint64 run_id, GError **error);
 gboolean esl_project_delete_run(EslProject *project, gint64 run_id, GError **error);
+/* Give a run a name (NULL or blank: none); FALSE with error when there is no such run. */
+gboolean esl_project_rename_run(EslProject *project, gint64 run_id, const char *name,
+                                GError **error);
+/* Bytes the project takes on disk (the file and its write-ahead log). */
+gint64 esl_project_disk_size(EslProject *project);
+/* Give the space of deleted runs back to the file system (SQLite keeps freed pages). */
+gboolean esl_project_compact(EslProject *project, GError **error);
 
 /* Write a consistent copy of the whole project to another file (File ▸ Save As). */
 gboolean esl_project_save_copy(EslProject *project, const char *path, GError **error);

@@ -1,10 +1,11 @@
 /* A constant global force at a point of a body. Counted as external work in the energy
  * balance (its power f.v), not as a potential. */
 #include "mbs_force.h"
+#include "mbs_settings.h" /* MBS_N_ */
 #include "mbs_linalg.h"
 
 static const MbsForceField fields[] = {
-    {"vector", "N", offsetof(MbsForce, vector), 3, MBS_FIELD_REQUIRED},
+    {MBS_N_("vector"), "N", offsetof(MbsForce, vector), 3, MBS_FIELD_REQUIRED},
     {0},
 };
 
@@ -15,7 +16,7 @@ static double power(const MbsForce *f, const MbsForceInput *in)
 
 const MbsForceClass mbs_force_constant = {
     .name = "force",
-    .description = "constant force",
+    .description = MBS_N_("constant force"),
     .type = MBS_FORCE_CONSTANT,
     .geometry = MBS_FORCE_AT_POINT,
     .fields = fields,

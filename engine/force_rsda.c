@@ -1,11 +1,12 @@
 /* RSDA: spring-damper on the coordinate of a revolute (or prismatic) joint,
  * generalized force = -(k (q - q0) + c q'). */
 #include "mbs_force.h"
+#include "mbs_settings.h" /* MBS_N_ */
 
 static const MbsForceField fields[] = {
-    {"stiffness", "N·m/rad", offsetof(MbsForce, stiffness), 1, MBS_FIELD_NONNEGATIVE},
-    {"damping", "N·m·s/rad", offsetof(MbsForce, damping), 1, MBS_FIELD_NONNEGATIVE},
-    {"rest_angle", "rad", offsetof(MbsForce, rest_angle), 1, 0},
+    {MBS_N_("stiffness"), "N·m/rad", offsetof(MbsForce, stiffness), 1, MBS_FIELD_NONNEGATIVE},
+    {MBS_N_("damping"), "N·m·s/rad", offsetof(MbsForce, damping), 1, MBS_FIELD_NONNEGATIVE},
+    {MBS_N_("rest_angle"), "rad", offsetof(MbsForce, rest_angle), 1, 0},
     {0},
 };
 
@@ -27,7 +28,7 @@ static double power(const MbsForce *f, const MbsForceInput *in)
 
 const MbsForceClass mbs_force_rsda = {
     .name = "rsda",
-    .description = "rotational spring-damper",
+    .description = MBS_N_("rotational spring-damper"),
     .type = MBS_FORCE_RSDA,
     .geometry = MBS_FORCE_ON_JOINT,
     .fields = fields,

@@ -1,9 +1,10 @@
 /* A constant global torque on a body; external work in the energy balance (power n.w). */
 #include "mbs_force.h"
+#include "mbs_settings.h" /* MBS_N_ */
 #include "mbs_linalg.h"
 
 static const MbsForceField fields[] = {
-    {"vector", "N·m", offsetof(MbsForce, vector), 3, MBS_FIELD_REQUIRED},
+    {MBS_N_("vector"), "N·m", offsetof(MbsForce, vector), 3, MBS_FIELD_REQUIRED},
     {0},
 };
 
@@ -14,7 +15,7 @@ static double power(const MbsForce *f, const MbsForceInput *in)
 
 const MbsForceClass mbs_force_torque = {
     .name = "torque",
-    .description = "constant torque",
+    .description = MBS_N_("constant torque"),
     .type = MBS_FORCE_TORQUE,
     .geometry = MBS_FORCE_ON_BODY,
     .fields = fields,

@@ -1,13 +1,14 @@
 /* TSDA: translational spring-damper-actuator between two points,
  * tension = k (l - l0) + c l' + preload. */
 #include "mbs_force.h"
+#include "mbs_settings.h" /* MBS_N_ */
 
 static const MbsForceField fields[] = {
-    {"stiffness", "N/m", offsetof(MbsForce, stiffness), 1, MBS_FIELD_NONNEGATIVE},
-    {"damping", "N·s/m", offsetof(MbsForce, damping), 1, MBS_FIELD_NONNEGATIVE},
-    {"natural_length", "m", offsetof(MbsForce, natural_length), 1,
+    {MBS_N_("stiffness"), "N/m", offsetof(MbsForce, stiffness), 1, MBS_FIELD_NONNEGATIVE},
+    {MBS_N_("damping"), "N·s/m", offsetof(MbsForce, damping), 1, MBS_FIELD_NONNEGATIVE},
+    {MBS_N_("natural_length"), "m", offsetof(MbsForce, natural_length), 1,
      MBS_FIELD_NONNEGATIVE | MBS_FIELD_DRAWN_LENGTH},
-    {"preload", "N", offsetof(MbsForce, preload), 1, 0},
+    {MBS_N_("preload"), "N", offsetof(MbsForce, preload), 1, 0},
     {0},
 };
 
@@ -30,7 +31,7 @@ static double power(const MbsForce *f, const MbsForceInput *in)
 
 const MbsForceClass mbs_force_tsda = {
     .name = "tsda",
-    .description = "spring-damper",
+    .description = MBS_N_("spring-damper"),
     .type = MBS_FORCE_TSDA,
     .geometry = MBS_FORCE_ON_LINE,
     .fields = fields,

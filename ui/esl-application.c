@@ -55,10 +55,12 @@ static void esl_application_open(GApplication *app, GFile **files, int n_files,
         gboolean ok = path && g_str_has_suffix(path, ".eslabon")
                           ? esl_window_open_project(window, path, FALSE, &error)
                           : esl_window_load_model(window, path, &error);
-        if (!ok)
+        if (!ok) {
             g_printerr("eslabon: %s\n", error ? error->message : "cannot open the file");
-        else
+            esl_recent_forget(path);
+        } else {
             esl_recent_add(path);
+        }
     }
 }
 
@@ -66,12 +68,11 @@ static void action_quit(GSimpleAction *a, GVariant *p, gpointer data)
 {
     (void)a;
     (void)p;
-    GList *windows = gtk_application_get_windows(GTK_APPLICATION(data));
-    for (GList *l = windows; l;) {
-        GList *next = l->next;
-        gtk_window_destroy(GTK_WINDOW(l->data));
-        l = next;
-    }
+    /* Closed as the user closes them: a window with a run going on asks first. */
+    GList *windows = g_list_copy(gtk_application_get_windows(GTK_APPLICATION(data)));
+    for (GList *l = windows; l; l = l->next)
+        gtk_window_close(GTK_WINDOW(l->data));
+    g_list_free(windows);
 }
 
 static void action_about(GSimpleAction *a, GVariant *p, gpointer data)

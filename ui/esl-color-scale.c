@@ -34,13 +34,33 @@ static void show_text(cairo_t *cr, PangoLayout *layout, const char *text, double
     pango_cairo_show_layout(cr, layout);
 }
 
+#define SCALE_FONT "Sans 8"
+
+/* The legend's heading; its width sets the widget's (translations are longer). */
+static const char *heading(void)
+{
+    return _("joint violation, largest |Φ| of each joint");
+}
+
+static int heading_width(GtkWidget *widget)
+{
+    PangoLayout *layout = gtk_widget_create_pango_layout(widget, heading());
+    PangoFontDescription *font = pango_font_description_from_string(SCALE_FONT);
+    pango_layout_set_font_description(layout, font);
+    int w, h;
+    pango_layout_get_pixel_size(layout, &w, &h);
+    pango_font_description_free(font);
+    g_object_unref(layout);
+    return w;
+}
+
 static void esl_color_scale_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 {
     EslColorScale *self = ESL_COLOR_SCALE(widget);
     int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
     cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, w, h));
     PangoLayout *layout = gtk_widget_create_pango_layout(widget, NULL);
-    PangoFontDescription *font = pango_font_description_from_string("Sans 8");
+    PangoFontDescription *font = pango_font_description_from_string(SCALE_FONT);
     pango_layout_set_font_description(layout, font);
 
     cairo_set_source_rgba(cr, 1, 1, 1, 0.82);
@@ -48,7 +68,7 @@ static void esl_color_scale_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
     cairo_fill(cr);
 
     cairo_set_source_rgb(cr, 0.15, 0.15, 0.18);
-    show_text(cr, layout, _("joint violation, largest |Φ| of each joint"), PAD, 3, 0.0);
+    show_text(cr, layout, heading(), PAD, 3, 0.0);
     const double ramp_y = 20;
     const int pieces = 90;
     for (int i = 0; i < pieces; i++) { /* the ramp, sampled as the scene colours joints */
@@ -93,10 +113,10 @@ static void esl_color_scale_measure(GtkWidget *widget, GtkOrientation orientatio
                                     int *minimum, int *natural, int *minimum_baseline,
                                     int *natural_baseline)
 {
-    (void)widget;
     (void)for_size;
     *minimum = *natural = orientation == GTK_ORIENTATION_HORIZONTAL
-                              ? (int)(RAMP_WIDTH + 2 * PAD + 52)
+                              ? MAX((int)(RAMP_WIDTH + 2 * PAD + 52),
+                                    heading_width(widget) + (int)(2 * PAD))
                               : 46;
     *minimum_baseline = *natural_baseline = -1;
 }

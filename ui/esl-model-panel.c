@@ -1,5 +1,7 @@
 /* The model panel; see esl-model-panel.h. */
 #include "esl-model-panel.h"
+#include "esl-number.h"
+#include "esl-template.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -7,6 +9,7 @@
 
 #include "esl-model-edit.h"
 #include "esl-scene.h"
+#include "mbs_force.h"
 
 struct _EslModelPanel {
     GtkWidget parent_instance;
@@ -81,15 +84,28 @@ static void on_model_search_changed(GtkSearchEntry *entry, EslModelPanel *self)
     gtk_list_box_invalidate_filter(GTK_LIST_BOX(self->model_list));
 }
 
+/* The kind of a force element, from its class (engine/mbs_force.h): a new kind needs no edit
+ * here. */
 static const char *force_kind(MbsForceType t)
 {
-    switch (t) {
-    case MBS_FORCE_TSDA: return _("spring-damper");
-    case MBS_FORCE_RSDA: return _("rotational spring-damper");
-    case MBS_FORCE_CONSTANT: return _("constant force");
-    case MBS_FORCE_TORQUE: return _("constant torque");
-    }
-    return "?";
+    const MbsForceClass *c = mbs_force_class(t);
+    return c ? _(c->description) : "?";
+}
+
+/* A field of a force class in words: its translation, else its model-file key with spaces. */
+static char *force_field_words(const MbsForceField *field)
+{
+    const char *words = _(field->name);
+    return words != field->name ? g_strdup(words) : g_strdelimit(g_strdup(field->name), "_", ' ');
+}
+
+static const MbsForceField *force_field_named(const MbsForce *f, const char *name)
+{
+    const MbsForceClass *c = mbs_force_class(f->type);
+    for (const MbsForceField *fd = c ? c->fields : NULL; fd && fd->name; fd++)
+        if (g_str_equal(fd->name, name))
+            return fd;
+    return NULL;
 }
 
 static const char *joint_kind(MbsJointType t)
@@ -178,25 +194,34 @@ static char *describe_element(const MbsModel *m, int source, int index)
     } else if (source == ESL_SOURCE_FORCE) {
         const MbsForce *f = &m->forces[index];
         g_string_append_printf(s, _("Force %s (%s)\n\n"), f->name, force_kind(f->type));
-        if (f->type == MBS_FORCE_TSDA) {
+        const MbsForceClass *c = mbs_force_class(f->type);
+        /* where it acts: the class's geometry (four cases, never the kinds) */
+        switch (c ? c->geometry : MBS_FORCE_ON_BODY) {
+        case MBS_FORCE_ON_LINE:
             g_string_append_printf(s, _("between %s and %s\n"), m->bodies[f->body1].name,
                                    m->bodies[f->body2].name);
             append_vector(s, _("point 1"), f->point1, "m");
             append_vector(s, _("point 2"), f->point2, "m");
-            g_string_append_printf(s,
-                                   _("stiffness: %.6g N/m\ndamping: %.6g N·s/m\nnatural "
-                                     "length: %.6g m\npreload: %.6g N\n"),
-                                   f->stiffness, f->damping, f->natural_length, f->preload);
-        } else if (f->type == MBS_FORCE_RSDA) {
-            g_string_append_printf(s,
-                                   _("on joint %s\nstiffness: %.6g N·m/rad\ndamping: %.6g "
-                                     "N·m·s/rad\nrest angle: %.6g rad\n"),
-                                   m->joints[f->joint].name, f->stiffness, f->damping,
-                                   f->rest_angle);
-        } else {
+            break;
+        case MBS_FORCE_ON_JOINT:
+            g_string_append_printf(s, _("on joint %s\n"), m->joints[f->joint].name);
+            break;
+        case MBS_FORCE_AT_POINT:
             g_string_append_printf(s, _("on body %s\n"), m->bodies[f->body1].name);
-            append_vector(s, f->type == MBS_FORCE_TORQUE ? _("torque") : _("force"), f->vector,
-                          f->type == MBS_FORCE_TORQUE ? "N·m" : "N");
+            append_vector(s, _("point"), f->point1, "m");
+            break;
+        case MBS_FORCE_ON_BODY:
+            g_string_append_printf(s, _("on body %s\n"), m->bodies[f->body1].name);
+            break;
+        }
+        /* what it is: the class's fields with their units */
+        for (const MbsForceField *fd = c ? c->fields : NULL; fd && fd->name; fd++) {
+            g_autofree char *words = force_field_words(fd);
+            const double *x = mbs_force_field_values(f, fd);
+            if (fd->count == 3)
+                append_vector(s, words, x, fd->unit);
+            else
+                g_string_append_printf(s, "%s: %.6g %s\n", words, x[0], fd->unit);
         }
     } else if (source == ESL_MODEL_PANEL_PARAMETER) {
         g_string_append_printf(s, _("Parameter %s = %.10g\n"), m->parameters[index].name,
@@ -216,27 +241,21 @@ static const char *axis_name(int k)
 static char *field_label(const MbsModel *m, int source, int index, const EslModelField *f)
 {
     const char *k = f->key;
-    gboolean rotational = source == ESL_SOURCE_FORCE && m->forces[index].type == MBS_FORCE_RSDA;
+    if (source == ESL_SOURCE_FORCE) { /* the class's field, its unit and the vector's axis */
+        const MbsForceField *fd = force_field_named(&m->forces[index], k);
+        if (fd) {
+            g_autofree char *words = force_field_words(fd);
+            return fd->count == 3
+                       ? g_strdup_printf("%s, %s (%s)", words, axis_name(f->component), fd->unit)
+                       : g_strdup_printf("%s (%s)", words, fd->unit);
+        }
+    }
     if (g_str_equal(k, "mass"))
         return g_strdup(_("mass (kg)"));
     if (g_str_equal(k, "points"))
         return g_strdup_printf(_("point %s, %s (m)"), f->sub, axis_name(f->component));
-    if (g_str_equal(k, "stiffness"))
-        return g_strdup(rotational ? _("stiffness (N·m/rad)") : _("stiffness (N/m)"));
-    if (g_str_equal(k, "damping"))
-        return g_strdup(rotational ? _("damping (N·m·s/rad)") : _("damping (N·s/m)"));
     if (g_str_equal(k, "length"))
         return g_strdup(_("length (m)"));
-    if (g_str_equal(k, "natural_length"))
-        return g_strdup(_("natural length (m)"));
-    if (g_str_equal(k, "preload"))
-        return g_strdup(_("preload (N)"));
-    if (g_str_equal(k, "rest_angle"))
-        return g_strdup(_("rest angle (rad)"));
-    if (g_str_equal(k, "vector"))
-        return m->forces[index].type == MBS_FORCE_TORQUE
-                   ? g_strdup_printf(_("torque, %s (N·m)"), axis_name(f->component))
-                   : g_strdup_printf(_("force, %s (N)"), axis_name(f->component));
     if (g_str_equal(k, "position") || g_str_equal(k, "velocity")) {
         gboolean linear = m->joints[index].type == MBS_JOINT_PRISMATIC;
         gboolean velocity = g_str_equal(k, "velocity");
@@ -264,13 +283,11 @@ static void on_field_activate(GtkEntry *entry, EslModelPanel *self)
     g_autofree char *path = g_strdup(g_object_get_data(G_OBJECT(entry), "path"));
     g_autofree char *label = g_strdup(g_object_get_data(G_OBJECT(entry), "label"));
     const char *text = gtk_editable_get_text(GTK_EDITABLE(entry));
-    /* Numbers are shown with a decimal point; a decimal comma is accepted too. */
-    g_autofree char *number = g_strdelimit(g_strdup(text), ",", '.');
-    char *end = NULL;
-    double value = g_ascii_strtod(number, &end);
+    /* Shown with the locale's decimal separator; a comma or a point is accepted. */
+    double value = 0;
     g_autoptr(GError) error = NULL;
     gboolean ok = FALSE;
-    if (end == number || *g_strchug(end) || !isfinite(value)) {
+    if (!esl_number_from_text(text, &value)) {
         g_set_error(&error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("“%s” is not a number."),
                     text);
     } else {
@@ -316,9 +333,8 @@ static void fill_inspector_fields(EslModelPanel *self, int source, int index)
         GtkWidget *label = gtk_label_new(label_text);
         gtk_label_set_xalign(GTK_LABEL(label), 0);
         GtkWidget *entry = gtk_entry_new();
-        char value[G_ASCII_DTOSTR_BUF_SIZE];
-        gtk_editable_set_text(GTK_EDITABLE(entry),
-                              g_ascii_formatd(value, sizeof value, "%.10g", f->value));
+        g_autofree char *value = esl_number_to_text(f->value, 10, NULL);
+        gtk_editable_set_text(GTK_EDITABLE(entry), value);
         gtk_editable_set_width_chars(GTK_EDITABLE(entry), 10);
         gtk_widget_set_hexpand(entry, TRUE);
         gtk_widget_add_css_class(entry, "numeric");
@@ -414,6 +430,7 @@ void esl_model_panel_set_editable(EslModelPanel *self, gboolean editable)
 static void esl_model_panel_dispose(GObject *object)
 {
     gtk_widget_dispose_template(GTK_WIDGET(object), ESL_TYPE_MODEL_PANEL);
+    esl_template_unparent_children(GTK_WIDGET(object));
     G_OBJECT_CLASS(esl_model_panel_parent_class)->dispose(object);
 }
 

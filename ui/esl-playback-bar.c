@@ -1,5 +1,6 @@
 /* The playback bar; see esl-playback-bar.h. */
 #include "esl-playback-bar.h"
+#include "esl-template.h"
 
 #include <math.h>
 
@@ -164,6 +165,7 @@ static void esl_playback_bar_dispose(GObject *object)
         self->playback_tick = 0;
     }
     gtk_widget_dispose_template(GTK_WIDGET(object), ESL_TYPE_PLAYBACK_BAR);
+    esl_template_unparent_children(GTK_WIDGET(object));
     G_OBJECT_CLASS(esl_playback_bar_parent_class)->dispose(object);
 }
 

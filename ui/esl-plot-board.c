@@ -1,5 +1,6 @@
 /* The plot board; see esl-plot-board.h. */
 #include "esl-plot-board.h"
+#include "esl-template.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -133,6 +134,7 @@ static EslPlot *make_plot(EslPlotBoard *self, const char *title, const char *y_l
 static void esl_plot_board_dispose(GObject *object)
 {
     gtk_widget_dispose_template(GTK_WIDGET(object), ESL_TYPE_PLOT_BOARD);
+    esl_template_unparent_children(GTK_WIDGET(object));
     G_OBJECT_CLASS(esl_plot_board_parent_class)->dispose(object);
 }
 

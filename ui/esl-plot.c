@@ -32,6 +32,7 @@ struct _EslPlot {
     gboolean hovering;
     double hover_px, hover_py;
     GtkWidget *menu; /* right-click popover */
+    int legend_rows;  /* rows the legend takes above the plot area, as last laid out */
     GdkTexture *body; /* PLOT_LAYER_BODY as last drawn, or NULL when it must be redrawn */
     int body_width, body_height, body_scale;
     guint refresh_tick; /* data were appended: the body is redrawn at a later frame */
@@ -60,10 +61,17 @@ typedef struct {
     double left, top, width, height;
 } Area;
 
-static Area plot_area(double width, double height)
+#define LEGEND_LINE_H 15.0
+#define LEGEND_MAX_ROWS 3
+
+/* The data area inside the axes; the legend's rows sit between the title and it, so that it
+ * covers neither data nor tick labels. */
+static Area plot_area(double width, double height, int legend_rows)
 {
-    Area a = {MARGIN_LEFT, MARGIN_TOP, width - MARGIN_LEFT - MARGIN_RIGHT,
-              height - MARGIN_TOP - MARGIN_BOTTOM};
+    /* the first row is on the title's line */
+    double top = MARGIN_TOP + (legend_rows > 1 ? (legend_rows - 1) * LEGEND_LINE_H + 2 : 0);
+    Area a = {MARGIN_LEFT, top, width - MARGIN_LEFT - MARGIN_RIGHT,
+              height - top - MARGIN_BOTTOM};
     if (a.width < 10)
         a.width = 10;
     if (a.height < 10)
@@ -197,17 +205,93 @@ typedef enum {
     PLOT_LAYER_HOVER = 1 << 2,
 } PlotLayers;
 
+/* The legend in rows: the first after the title (title_end), the others under it from the y
+ * axis, at most LEGEND_MAX_ROWS rows (then "+N" says how many are not shown). With cr it is
+ * drawn; returns the rows it takes. */
+static int legend_layout(EslPlot *self, PangoLayout *layout, double width, double height,
+                         double title_end, cairo_t *cr)
+{
+    /* a short plot keeps its height for the data: the title's row and one more (the hover
+     * read-out names every series) */
+    const int max_rows = CLAMP((int)((height - 100) / 40) + 1, 2, LEGEND_MAX_ROWS);
+    if (self->series->len == 0)
+        return 0;
+    const double swatch = 24, gap = 14, top = 4;
+    double right = width - MARGIN_RIGHT, x = MAX(MARGIN_LEFT, title_end + gap);
+    int row = 0;
+    pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END);
+    for (guint i = 0; i < self->series->len; i++) {
+        const Series *s = self->series->pdata[i];
+        pango_layout_set_width(layout, -1);
+        pango_layout_set_text(layout, s->name, -1);
+        int w, h;
+        pango_layout_get_pixel_size(layout, &w, &h);
+        /* on the last row, room for "+N" unless this is the last entry */
+        double limit = row == max_rows - 1 && i + 1 < self->series->len ? right - 26 : right;
+        if (x > MARGIN_LEFT && x + swatch + w > limit) {
+            row++;
+            x = MARGIN_LEFT;
+            limit = row == max_rows - 1 && i + 1 < self->series->len ? right - 26 : right;
+        }
+        if (x + swatch + w > limit) { /* alone on its row and still too long: shortened */
+            pango_layout_set_width(layout, (int)(MAX(limit - x - swatch, 20) * PANGO_SCALE));
+            pango_layout_get_pixel_size(layout, &w, &h);
+        }
+        if (row == max_rows) {
+            if (cr) {
+                g_autofree char *more = g_strdup_printf("+%u", self->series->len - i);
+                cairo_set_source_rgb(cr, 0.35, 0.35, 0.38);
+                pango_layout_set_width(layout, -1);
+                draw_text(cr, layout, more, right, top + (row - 0.5) * LEGEND_LINE_H, 1.0, 0.5);
+            }
+            break;
+        }
+        if (cr) {
+            double ly = top + row * LEGEND_LINE_H + LEGEND_LINE_H / 2;
+            set_rgba(cr, &s->color);
+            cairo_set_line_width(cr, 2.5);
+            static const double dash[] = {4.0, 3.0};
+            cairo_set_dash(cr, dash, s->dashed ? 2 : 0, 0);
+            cairo_move_to(cr, x + 2, ly);
+            cairo_line_to(cr, x + swatch - 4, ly);
+            cairo_stroke(cr);
+            cairo_set_dash(cr, NULL, 0, 0);
+            cairo_set_source_rgb(cr, 0.12, 0.12, 0.14);
+            draw_text(cr, layout, s->name, x + swatch, ly, 0.0, 0.5);
+        }
+        x += swatch + w + gap;
+    }
+    pango_layout_set_width(layout, -1);
+    pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_NONE);
+    return MIN(row + 1, max_rows);
+}
+
 static void draw_plot(EslPlot *self, cairo_t *cr, double width, double height, PlotLayers layers)
 {
-    Area a = plot_area(width, height);
+    PangoLayout *layout = pango_cairo_create_layout(cr);
+    PangoFontDescription *font = pango_font_description_from_string("Sans 8.5");
+    pango_layout_set_font_description(layout, font);
+    /* The title starts over the y axis, or further left (over the tick labels) when it would
+     * not fit: a translated title is longer. */
+    double title_x = MARGIN_LEFT, title_end = MARGIN_LEFT;
+    if (self->title) {
+        PangoFontDescription *bold = pango_font_description_copy(font);
+        pango_font_description_set_weight(bold, PANGO_WEIGHT_BOLD);
+        pango_layout_set_font_description(layout, bold);
+        pango_layout_set_text(layout, self->title, -1);
+        int w, h;
+        pango_layout_get_pixel_size(layout, &w, &h);
+        title_x = CLAMP(width - MARGIN_RIGHT - w, 6, MARGIN_LEFT);
+        title_end = title_x + MIN(w, width - title_x - 4);
+        pango_layout_set_font_description(layout, font);
+        pango_font_description_free(bold);
+    }
+    self->legend_rows = legend_layout(self, layout, width, height, title_end, NULL);
+    Area a = plot_area(width, height, self->legend_rows);
     double x0, x1, y0, y1;
     current_view(self, &x0, &x1, &y0, &y1);
 #define PX(x) (a.left + ((x) - x0) / (x1 - x0) * a.width)
 #define PY(y) (a.top + a.height - ((y) - y0) / (y1 - y0) * a.height)
-
-    PangoLayout *layout = pango_cairo_create_layout(cr);
-    PangoFontDescription *font = pango_font_description_from_string("Sans 8.5");
-    pango_layout_set_font_description(layout, font);
 
     if (layers & PLOT_LAYER_BODY) {
         cairo_set_source_rgb(cr, 1, 1, 1);
@@ -266,9 +350,9 @@ static void draw_plot(EslPlot *self, cairo_t *cr, double width, double height, P
             PangoFontDescription *bold = pango_font_description_copy(font);
             pango_font_description_set_weight(bold, PANGO_WEIGHT_BOLD);
             pango_layout_set_font_description(layout, bold);
-            pango_layout_set_width(layout, (int)((width - a.left - 4) * PANGO_SCALE));
+            pango_layout_set_width(layout, (int)((width - title_x - 4) * PANGO_SCALE));
             pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END);
-            draw_text(cr, layout, self->title, a.left, 5, 0.0, 0.0);
+            draw_text(cr, layout, self->title, title_x, 5, 0.0, 0.0);
             pango_layout_set_width(layout, -1);
             pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_NONE);
             pango_layout_set_font_description(layout, font);
@@ -357,60 +441,7 @@ static void draw_plot(EslPlot *self, cairo_t *cr, double width, double height, P
                       a.top + a.height / 2, 0.5, 0.5);
         }
 
-        /* legend */
-        if (self->series->len > 0) {
-            double lw = 0, line_h = 15;
-            for (guint i = 0; i < self->series->len; i++) {
-                const Series *s = self->series->pdata[i];
-                pango_layout_set_text(layout, s->name, -1);
-                int w, h;
-                pango_layout_get_pixel_size(layout, &w, &h);
-                lw = fmax(lw, w);
-            }
-            double box_w = lw + 34, box_h = self->series->len * line_h + 6;
-            /* the corner of the plot area that hides the fewest points */
-            double corners[4][2] = {{a.left + a.width - box_w - 6, a.top + 6},
-                                    {a.left + 6, a.top + 6},
-                                    {a.left + a.width - box_w - 6, a.top + a.height - box_h - 6},
-                                    {a.left + 6, a.top + a.height - box_h - 6}};
-            long hidden[4] = {0, 0, 0, 0};
-            for (guint i = 0; i < self->series->len; i++) {
-                const Series *s = self->series->pdata[i];
-                guint stride = MAX(1, s->x->len / 400); /* a sample of the points is enough */
-                for (guint k = 0; k < s->x->len; k += stride) {
-                    double px = PX(g_array_index(s->x, double, k));
-                    double py = PY(y_axis_value(self, g_array_index(s->y, double, k)));
-                    for (int c = 0; c < 4; c++)
-                        hidden[c] += px >= corners[c][0] && px <= corners[c][0] + box_w &&
-                                     py >= corners[c][1] && py <= corners[c][1] + box_h;
-                }
-            }
-            int best = 0;
-            for (int c = 1; c < 4; c++)
-                if (hidden[c] < hidden[best])
-                    best = c;
-            double bx = corners[best][0], by = corners[best][1];
-            cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
-            cairo_rectangle(cr, bx, by, box_w, box_h);
-            cairo_fill_preserve(cr);
-            cairo_set_source_rgba(cr, 0.6, 0.6, 0.62, 0.8);
-            cairo_set_line_width(cr, 1);
-            cairo_stroke(cr);
-            for (guint i = 0; i < self->series->len; i++) {
-                const Series *s = self->series->pdata[i];
-                double ly = by + 3 + i * line_h + line_h / 2;
-                set_rgba(cr, &s->color);
-                cairo_set_line_width(cr, 2.5);
-                static const double dash[] = {4.0, 3.0};
-                cairo_set_dash(cr, dash, s->dashed ? 2 : 0, 0);
-                cairo_move_to(cr, bx + 6, ly);
-                cairo_line_to(cr, bx + 24, ly);
-                cairo_stroke(cr);
-                cairo_set_dash(cr, NULL, 0, 0);
-                cairo_set_source_rgb(cr, 0.12, 0.12, 0.14);
-                draw_text(cr, layout, s->name, bx + 28, ly, 0.0, 0.5);
-            }
-        }
+        legend_layout(self, layout, width, height, title_end, cr);
     }
 
     /* time cursor */
@@ -451,6 +482,7 @@ static void draw_plot(EslPlot *self, cairo_t *cr, double width, double height, P
             double bx = self->hover_px + 12, by = self->hover_py + 12;
             if (bx + w + 10 > width)
                 bx = self->hover_px - w - 22;
+            bx = MAX(bx, 2.0); /* wider than either side: keep its start in view */
             if (by + h + 8 > height)
                 by = height - h - 8;
             cairo_set_source_rgba(cr, 0.15, 0.15, 0.18, 0.88);
@@ -560,7 +592,8 @@ static void esl_plot_measure(GtkWidget *widget, GtkOrientation orientation, int 
 {
     (void)widget;
     (void)for_size;
-    *minimum = orientation == GTK_ORIENTATION_HORIZONTAL ? 220 : 140;
+    /* small enough for three plots side by side next to both side panels at 1280x720 */
+    *minimum = orientation == GTK_ORIENTATION_HORIZONTAL ? 160 : 110;
     *natural = orientation == GTK_ORIENTATION_HORIZONTAL ? 420 : 220;
     *minimum_baseline = *natural_baseline = -1;
 }
@@ -589,7 +622,7 @@ static void on_drag_update(GtkGestureDrag *gesture, double dx, double dy, EslPlo
     if (fabs(dx) < 3 && fabs(dy) < 3)
         return;
     Area a = plot_area(gtk_widget_get_width(GTK_WIDGET(self)),
-                       gtk_widget_get_height(GTK_WIDGET(self)));
+                       gtk_widget_get_height(GTK_WIDGET(self)), self->legend_rows);
     double sx = dx / a.width * (self->drag_x1 - self->drag_x0);
     double sy = dy / a.height * (self->drag_y1 - self->drag_y0);
     self->auto_range = FALSE;
@@ -610,7 +643,7 @@ static void on_click_released(GtkGestureClick *gesture, int n_press, double x, d
         return;
     }
     Area a = plot_area(gtk_widget_get_width(GTK_WIDGET(self)),
-                       gtk_widget_get_height(GTK_WIDGET(self)));
+                       gtk_widget_get_height(GTK_WIDGET(self)), self->legend_rows);
     if (x < a.left || x > a.left + a.width)
         return;
     double x0, x1, y0, y1;
@@ -627,7 +660,7 @@ static gboolean on_scroll(GtkEventControllerScroll *controller, double dx, doubl
     GdkModifierType mods =
         gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(controller));
     Area a = plot_area(gtk_widget_get_width(GTK_WIDGET(self)),
-                       gtk_widget_get_height(GTK_WIDGET(self)));
+                       gtk_widget_get_height(GTK_WIDGET(self)), self->legend_rows);
     freeze_view(self);
     double factor = pow(1.2, dy);
     if (mods & GDK_CONTROL_MASK) {
@@ -921,12 +954,24 @@ void esl_plot_fit(EslPlot *self)
 static gboolean export_csv(EslPlot *self, const char *path, GError **error)
 {
     GString *csv = g_string_new("series,x,y\n");
+    /* Quotes, backslashes and control characters are escaped; bytes of UTF-8 sequences
+     * (0x80-0xff) are kept as they are, so "‖Φ‖" stays readable. */
+    char utf8_bytes[129];
+    for (int b = 0; b < 128; b++)
+        utf8_bytes[b] = (char)(0x80 + b);
+    utf8_bytes[128] = '\0';
     for (guint i = 0; i < self->series->len; i++) {
         const Series *s = self->series->pdata[i];
-        g_autofree char *quoted = g_strescape(s->name, NULL);
+        g_autofree char *quoted = g_strescape(s->name, utf8_bytes);
         for (guint k = 0; k < s->x->len; k++)
-            g_string_append_printf(csv, "\"%s\",%.17g,%.17g\n", quoted,
-                                   g_array_index(s->x, double, k), g_array_index(s->y, double, k));
+        {
+            /* A file: a decimal point whatever the locale. */
+            char x[G_ASCII_DTOSTR_BUF_SIZE], y[G_ASCII_DTOSTR_BUF_SIZE];
+            g_string_append_printf(
+                csv, "\"%s\",%s,%s\n", quoted,
+                g_ascii_formatd(x, sizeof x, "%.17g", g_array_index(s->x, double, k)),
+                g_ascii_formatd(y, sizeof y, "%.17g", g_array_index(s->y, double, k)));
+        }
     }
     gboolean ok = g_file_set_contents(path, csv->str, (gssize)csv->len, error);
     g_string_free(csv, TRUE);

@@ -5,7 +5,23 @@ void esl_recent_add(const char *path)
 {
     g_autoptr(GFile) file = g_file_new_for_path(path);
     g_autofree char *uri = g_file_get_uri(file);
-    gtk_recent_manager_add_item(gtk_recent_manager_get_default(), uri);
+    /* add_full, not add_item: add_item looks the type up asynchronously, so the file would not
+     * be listed yet when the menus are refilled. */
+    g_autofree char *exec = g_strdup_printf("%s %%u", g_get_prgname());
+    GtkRecentData data = {
+        .mime_type = g_str_has_suffix(path, ".json") ? (char *)"application/json"
+                                                      : (char *)"application/x-eslabon-project",
+        .app_name = (char *)g_get_application_name(),
+        .app_exec = exec,
+    };
+    gtk_recent_manager_add_full(gtk_recent_manager_get_default(), uri, &data);
+}
+
+void esl_recent_forget(const char *path)
+{
+    g_autoptr(GFile) file = g_file_new_for_path(path);
+    g_autofree char *uri = g_file_get_uri(file);
+    gtk_recent_manager_remove_item(gtk_recent_manager_get_default(), uri, NULL);
 }
 
 static int newest_first(gconstpointer a, gconstpointer b)

@@ -1,6 +1,8 @@
 /* The run settings panel; see esl-run-settings.h. */
 #include "esl-run-settings.h"
 
+#include "esl-number.h"
+
 #include <glib/gi18n.h>
 #include <math.h>
 
@@ -68,12 +70,7 @@ static void set_spin_text(GtkSpinButton *spin, const char *text)
 static gboolean on_output_general(GtkSpinButton *spin, gpointer data)
 {
     (void)data;
-    char text[G_ASCII_DTOSTR_BUF_SIZE];
-    double v = gtk_spin_button_get_value(spin);
-    /* %g unless that loses digits of a stored value (1/300 s) */
-    g_ascii_formatd(text, sizeof text, "%g", v);
-    if (g_ascii_strtod(text, NULL) != v)
-        g_ascii_formatd(text, sizeof text, "%.17g", v);
+    g_autofree char *text = esl_number_to_text(gtk_spin_button_get_value(spin), 0, NULL);
     set_spin_text(spin, text);
     return TRUE;
 }
@@ -81,10 +78,9 @@ static gboolean on_output_general(GtkSpinButton *spin, gpointer data)
 static int on_input_general(GtkSpinButton *spin, double *value, gpointer data)
 {
     (void)data;
-    const char *text = gtk_editable_get_text(GTK_EDITABLE(spin));
-    char *end = NULL;
-    *value = g_ascii_strtod(text, &end);
-    return end == text || *end ? GTK_INPUT_ERROR : TRUE;
+    return esl_number_from_text(gtk_editable_get_text(GTK_EDITABLE(spin)), value)
+               ? TRUE
+               : GTK_INPUT_ERROR;
 }
 
 /* GtkSpinButton ignores changes smaller than 1e-10, so a tolerance is held as its decimal
@@ -92,11 +88,7 @@ static int on_input_general(GtkSpinButton *spin, double *value, gpointer data)
 static gboolean on_output_power(GtkSpinButton *spin, gpointer data)
 {
     (void)data;
-    char text[G_ASCII_DTOSTR_BUF_SIZE];
-    double v = pow(10, gtk_spin_button_get_value(spin));
-    g_ascii_formatd(text, sizeof text, "%g", v);
-    if (g_ascii_strtod(text, NULL) != v)
-        g_ascii_formatd(text, sizeof text, "%.17g", v);
+    g_autofree char *text = esl_number_to_text(pow(10, gtk_spin_button_get_value(spin)), 0, NULL);
     set_spin_text(spin, text);
     return TRUE;
 }
@@ -104,10 +96,8 @@ static gboolean on_output_power(GtkSpinButton *spin, gpointer data)
 static int on_input_power(GtkSpinButton *spin, double *value, gpointer data)
 {
     (void)data;
-    const char *text = gtk_editable_get_text(GTK_EDITABLE(spin));
-    char *end = NULL;
-    double x = g_ascii_strtod(text, &end);
-    if (end == text || *end || !(x > 0))
+    double x;
+    if (!esl_number_from_text(gtk_editable_get_text(GTK_EDITABLE(spin)), &x) || !(x > 0))
         return GTK_INPUT_ERROR;
     *value = log10(x);
     return TRUE;

@@ -1,5 +1,6 @@
 /* The start page; see esl-start-page.h. */
 #include "esl-start-page.h"
+#include "esl-template.h"
 
 #include <glib/gi18n.h>
 #include <json-glib/json-glib.h>
@@ -203,6 +204,7 @@ static void esl_start_page_dispose(GObject *object)
 {
     g_signal_handlers_disconnect_by_data(gtk_recent_manager_get_default(), object);
     gtk_widget_dispose_template(GTK_WIDGET(object), ESL_TYPE_START_PAGE);
+    esl_template_unparent_children(GTK_WIDGET(object));
     G_OBJECT_CLASS(esl_start_page_parent_class)->dispose(object);
 }
 

@@ -72,6 +72,32 @@ static void action_gallery(GtkWidget *widget, const char *name, GVariant *parame
     gtk_stack_set_visible_child_name(GTK_STACK(ESL_WINDOW(widget)->stack), "start");
 }
 
+gboolean esl_window_leave_gallery(EslWindow *self)
+{
+    if (!self->model)
+        return FALSE;
+    gtk_stack_set_visible_child_name(GTK_STACK(self->stack), "workbench");
+    return TRUE;
+}
+
+static void action_show_workbench(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)name;
+    (void)parameter;
+    esl_window_leave_gallery(ESL_WINDOW(widget));
+}
+
+/* Escape on the gallery goes back; elsewhere it goes on to the other handlers. */
+static gboolean escape_from_gallery(GtkWidget *widget, GVariant *args, gpointer data)
+{
+    (void)args;
+    (void)data;
+    EslWindow *self = ESL_WINDOW(widget);
+    if (g_strcmp0(gtk_stack_get_visible_child_name(GTK_STACK(self->stack)), "start") != 0)
+        return FALSE;
+    return esl_window_leave_gallery(self);
+}
+
 typedef void (*PathHandler)(EslWindow *self, const char *path);
 
 static void on_chooser_response(GtkNativeDialog *dialog, int response, gpointer data)
@@ -83,12 +109,16 @@ static void on_chooser_response(GtkNativeDialog *dialog, int response, gpointer 
         g_autofree char *path = file ? g_file_get_path(file) : NULL;
         if (path)
             handler(self, path);
+        /* Saved for the unsaved-edits question: what the user was doing goes on. */
+        EslWindowThen then = (EslWindowThen)g_object_get_data(G_OBJECT(dialog), "then");
+        if (then && path && !self->model_modified)
+            then(self, g_object_get_data(G_OBJECT(dialog), "then-path"));
     }
     gtk_native_dialog_destroy(dialog);
     g_object_unref(dialog);
 }
 
-static void choose_file(EslWindow *self, const char *title, GtkFileChooserAction action,
+static GtkFileChooserNative *choose_file(EslWindow *self, const char *title, GtkFileChooserAction action,
                         const char *accept, const char *filter_name, const char *pattern,
                         PathHandler handler)
 {
@@ -117,15 +147,24 @@ static void choose_file(EslWindow *self, const char *title, GtkFileChooserAction
     g_object_set_data(G_OBJECT(chooser), "handler", (gpointer)handler);
     g_signal_connect(chooser, "response", G_CALLBACK(on_chooser_response), self);
     gtk_native_dialog_show(GTK_NATIVE_DIALOG(chooser));
+    return chooser;
+}
+
+static void open_model_now(EslWindow *self, const char *path)
+{
+    g_autoptr(GError) error = NULL;
+    if (!esl_window_load_model(self, path, &error)) {
+        esl_window_show_status(self, TRUE, "%s", error->message);
+        if (!g_error_matches(error, G_IO_ERROR, G_IO_ERROR_BUSY)) /* the file is fine */
+            esl_recent_forget(path);
+    } else {
+        esl_recent_add(path);
+    }
 }
 
 static void open_model_path(EslWindow *self, const char *path)
 {
-    g_autoptr(GError) error = NULL;
-    if (!esl_window_load_model(self, path, &error))
-        esl_window_show_status(self, TRUE, "%s", error->message);
-    else
-        esl_recent_add(path);
+    esl_window_ask_unsaved(self, open_model_now, path);
 }
 
 static void new_project_path(EslWindow *self, const char *path)
@@ -155,10 +194,13 @@ static void new_project_path(EslWindow *self, const char *path)
 static void open_project_path(EslWindow *self, const char *path)
 {
     g_autoptr(GError) error = NULL;
-    if (!esl_window_open_project(self, path, FALSE, &error))
+    if (!esl_window_open_project(self, path, FALSE, &error)) {
         esl_window_show_status(self, TRUE, _("Cannot open the project: %s"), error->message);
-    else
+        if (!g_error_matches(error, G_IO_ERROR, G_IO_ERROR_BUSY)) /* the file is fine */
+            esl_recent_forget(path);
+    } else {
         esl_recent_add(path);
+    }
 }
 
 static void save_project_path(EslWindow *self, const char *path)
@@ -198,6 +240,15 @@ static void save_model_path(EslWindow *self, const char *path)
     esl_window_update_titles(self);
     esl_window_show_status(self, FALSE, _("Model saved as %s."), path);
     esl_recent_add(path);
+}
+
+void esl_window_choose_model_file(EslWindow *self, EslWindowThen then, const char *path)
+{
+    GtkFileChooserNative *chooser =
+        choose_file(self, _("Save Model As"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"),
+                    _("Eslabón models (*.json)"), "*.json", save_model_path);
+    g_object_set_data(G_OBJECT(chooser), "then", (gpointer)then);
+    g_object_set_data_full(G_OBJECT(chooser), "then-path", g_strdup(path), g_free);
 }
 
 gboolean esl_window_export_view(EslWindow *self, const char *path, GError **error)
@@ -299,6 +350,7 @@ static const struct {
     {"win.fit-view", NULL, action_fit},
     {"win.view", "s", action_view},
     {"win.show-gallery", NULL, action_gallery},
+    {"win.show-workbench", NULL, action_show_workbench},
     {"win.open-recent", "s", action_open_recent},
 };
 
@@ -317,6 +369,7 @@ void esl_window_class_install_actions(GtkWidgetClass *widget_class)
     for (size_t i = 0; i < G_N_ELEMENTS(file_actions); i++)
         gtk_widget_class_install_action(widget_class, file_actions[i].action, NULL,
                                         action_choose_file);
+    gtk_widget_class_add_binding(widget_class, GDK_KEY_Escape, 0, escape_from_gallery, NULL);
 }
 
 void esl_window_init_actions(EslWindow *self)

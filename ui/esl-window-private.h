@@ -27,7 +27,7 @@ struct _EslWindow {
     /* template: what the window itself writes to */
     GMenu *recent_menu;
     GtkWidget *viewport_note, *progress_bar, *progress_label, *status_label, *project_label;
-    GtkWidget *title_label, *subtitle_label, *pause_button;
+    GtkWidget *title_label, *subtitle_label, *pause_button, *back_button;
 
     MbsModel *model;
     char *model_path;
@@ -46,6 +46,9 @@ struct _EslWindow {
     EslFrameMeter *frame_meter; /* the window's frames while a run goes on */
     int selected_body; /* body whose centre of mass leaves a trail, or -1 */
     double run_duration; /* duration of the run going on */
+    GtkWidget *question;         /* a question to the user (stop the run? save the edits?) */
+    gboolean close_when_stopped; /* the user chose to close: do it once the run is stored */
+    gboolean edits_discarded;    /* the user chose to discard the edits: close without asking */
 };
 
 /* esl-window.c */
@@ -72,15 +75,28 @@ void esl_window_read_settings(EslWindow *self, MbsSettings *settings);
 void esl_window_start_run(EslWindow *self);
 void esl_window_toggle_pause(EslWindow *self);
 void esl_window_stop_run(EslWindow *self);
+/* Closing during a run: asks (stop and close / cancel) and returns TRUE (the window stays for
+ * now); FALSE when no run goes on. */
+gboolean esl_window_ask_close(EslWindow *self);
 /* Replay or compare the runs selected in the run browser. */
 void esl_window_show_selected_runs(EslWindow *self);
 /* Enable the actions and parts that depend on a model and on a run going on. */
 void esl_window_update_run_actions(EslWindow *self);
 
+/* What the window does once unsaved edits are saved or discarded. */
+typedef void (*EslWindowThen)(EslWindow *self, const char *path);
+/* With unsaved model edits, ask (save / discard / cancel) and then (unless cancelled) call
+ * then(self, path); without edits, call it at once. */
+void esl_window_ask_unsaved(EslWindow *self, EslWindowThen then, const char *path);
+
 /* esl-window-actions.c */
 void esl_window_class_install_actions(GtkWidgetClass *widget_class);
 void esl_window_init_actions(EslWindow *self);
 void esl_window_fill_recent_menu(EslWindow *self);
+/* Ask for a file to save the model in; once saved, call then(self, path). */
+void esl_window_choose_model_file(EslWindow *self, EslWindowThen then, const char *path);
+/* Leave the gallery for the workbench when a model is open; FALSE when there is none. */
+gboolean esl_window_leave_gallery(EslWindow *self);
 
 G_END_DECLS
 

@@ -71,6 +71,12 @@ static void on_run_samples(EslRunController *controller, GPtrArray *samples, Esl
     esl_playback_bar_set_label(ESL_PLAYBACK_BAR(self->playback_bar), text);
 }
 
+static gboolean close_window(gpointer window)
+{
+    gtk_window_close(GTK_WINDOW(window)); /* asks about unsaved edits, if any */
+    return G_SOURCE_REMOVE;
+}
+
 static void on_run_finished(EslRunController *controller, int status, const char *message,
                             EslWindow *self)
 {
@@ -91,6 +97,53 @@ static void on_run_finished(EslRunController *controller, int status, const char
                            message ? message : "");
     esl_window_update_run_actions(self);
     g_signal_emit_by_name(self, "run-finished", status, run_id);
+    if (self->close_when_stopped) /* not from inside the controller's signal */
+        g_idle_add_full(G_PRIORITY_DEFAULT, close_window, g_object_ref(self), g_object_unref);
+}
+
+static void on_question_response(GtkDialog *dialog, int response, EslWindow *self)
+{
+    gtk_window_destroy(GTK_WINDOW(dialog));
+    self->question = NULL;
+    if (response != GTK_RESPONSE_ACCEPT)
+        return;
+    if (!self->controller) { /* it ended while the question was asked */
+        gtk_window_close(GTK_WINDOW(self));
+        return;
+    }
+    /* Closed once the worker has stored the run as "stopped" (on_run_finished). */
+    self->close_when_stopped = TRUE;
+    esl_window_show_status(self, FALSE, _("Stopping the run before closing…"));
+    esl_run_controller_stop(self->controller);
+}
+
+gboolean esl_window_ask_close(EslWindow *self)
+{
+    if (!self->controller)
+        return FALSE;
+    if (self->question || self->close_when_stopped)
+        return TRUE;
+    GtkWidget *dialog = gtk_message_dialog_new(
+        GTK_WINDOW(self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT, GTK_MESSAGE_QUESTION,
+        GTK_BUTTONS_NONE, _("Stop the run and close the window?"));
+    gtk_message_dialog_format_secondary_text(
+        GTK_MESSAGE_DIALOG(dialog),
+        _("A simulation is running. What it has computed so far is kept in the project as a "
+          "stopped run."));
+    gtk_dialog_add_button(GTK_DIALOG(dialog), _("_Cancel"), GTK_RESPONSE_CANCEL);
+    GtkWidget *stop = gtk_dialog_add_button(GTK_DIALOG(dialog), _("_Stop and Close"),
+                                            GTK_RESPONSE_ACCEPT);
+    gtk_widget_add_css_class(stop, "destructive-action");
+    gtk_dialog_set_default_response(GTK_DIALOG(dialog), GTK_RESPONSE_CANCEL);
+    g_signal_connect(dialog, "response", G_CALLBACK(on_question_response), self);
+    self->question = dialog;
+    gtk_window_present(GTK_WINDOW(dialog));
+    return TRUE;
+}
+
+GtkWidget *esl_window_get_question(EslWindow *self)
+{
+    return self->question;
 }
 
 void esl_window_start_run(EslWindow *self)

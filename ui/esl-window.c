@@ -259,6 +259,7 @@ gboolean esl_window_edit_model(EslWindow *self, const char *path, double value, 
     g_free(self->model_json);
     self->model_json = g_steal_pointer(&edit->json);
     self->model_modified = TRUE;
+    self->edits_discarded = FALSE;
     esl_viewport_set_model(ESL_VIEWPORT(self->viewport), self->model);
     esl_window_show_state(self, edit->poses, edit->violations);
     gtk_label_set_text(GTK_LABEL(self->viewport_note),
@@ -353,8 +354,91 @@ gboolean esl_window_ensure_project(EslWindow *self, GError **error)
 void esl_window_fill_runs(EslWindow *self)
 {
     g_autoptr(GError) error = NULL;
-    if (!esl_run_browser_fill(ESL_RUN_BROWSER(self->run_browser), self->project, &error))
+    EslRunBrowser *browser = ESL_RUN_BROWSER(self->run_browser);
+    if (!esl_run_browser_fill(browser, self->project, &error))
         esl_window_show_status(self, TRUE, _("Cannot list the runs: %s"), error->message);
+    esl_run_browser_set_size(browser, self->project ? esl_project_disk_size(self->project) : 0);
+}
+
+gboolean esl_window_rename_run(EslWindow *self, gint64 run_id, const char *name, GError **error)
+{
+    if (!self->project) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("No project open."));
+        return FALSE;
+    }
+    if (!esl_project_rename_run(self->project, run_id, name, error))
+        return FALSE;
+    esl_window_fill_runs(self);
+    return TRUE;
+}
+
+gboolean esl_window_delete_runs(EslWindow *self, GArray *ids, GError **error)
+{
+    if (self->controller) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
+                    _("Stop the running simulation before deleting runs."));
+        return FALSE;
+    }
+    if (!self->project) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("No project open."));
+        return FALSE;
+    }
+    gint64 before = esl_project_disk_size(self->project);
+    gboolean ok = TRUE;
+    for (guint i = 0; ok && i < ids->len; i++)
+        ok = esl_project_delete_run(self->project, g_array_index(ids, gint64, i), error);
+    /* The space of the deleted samples goes back to the disk, not only to SQLite. */
+    ok = ok && esl_project_compact(self->project, error);
+    esl_window_set_history(self, NULL, FALSE);
+    esl_plot_board_prepare_single(ESL_PLOT_BOARD(self->plot_board));
+    esl_window_fill_runs(self);
+    if (ok) {
+        g_autofree char *freed =
+            g_format_size((guint64)MAX(before - esl_project_disk_size(self->project), 0));
+        esl_window_show_status(self, FALSE,
+                               ngettext("%u run deleted; %s freed.", "%u runs deleted; %s freed.",
+                                        ids->len),
+                               ids->len, freed);
+    }
+    return ok;
+}
+
+static void on_rename_run(EslRunBrowser *browser, gint64 run_id, const char *name,
+                          EslWindow *self)
+{
+    (void)browser;
+    g_autoptr(GError) error = NULL;
+    if (!esl_window_rename_run(self, run_id, name, &error))
+        esl_window_show_status(self, TRUE, _("Cannot rename the run: %s"), error->message);
+}
+
+static void on_delete_answer(GtkDialog *dialog, int response, EslWindow *self)
+{
+    GArray *ids = g_object_get_data(G_OBJECT(dialog), "run-ids");
+    g_autoptr(GError) error = NULL;
+    if (response == GTK_RESPONSE_ACCEPT && !esl_window_delete_runs(self, ids, &error))
+        esl_window_show_status(self, TRUE, _("Cannot delete the runs: %s"), error->message);
+    gtk_window_destroy(GTK_WINDOW(dialog));
+}
+
+static void on_delete_runs(EslRunBrowser *browser, GArray *ids, EslWindow *self)
+{
+    (void)browser;
+    GtkWidget *dialog = gtk_message_dialog_new(
+        GTK_WINDOW(self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT, GTK_MESSAGE_QUESTION,
+        GTK_BUTTONS_NONE,
+        ngettext("Delete %u run?", "Delete %u runs?", ids->len), ids->len);
+    gtk_message_dialog_format_secondary_text(
+        GTK_MESSAGE_DIALOG(dialog), _("Their samples are removed from the project for good."));
+    gtk_dialog_add_button(GTK_DIALOG(dialog), _("_Cancel"), GTK_RESPONSE_CANCEL);
+    GtkWidget *delete = gtk_dialog_add_button(GTK_DIALOG(dialog), _("_Delete"),
+                                              GTK_RESPONSE_ACCEPT);
+    gtk_widget_add_css_class(delete, "destructive-action");
+    gtk_dialog_set_default_response(GTK_DIALOG(dialog), GTK_RESPONSE_CANCEL);
+    g_object_set_data_full(G_OBJECT(dialog), "run-ids", g_array_ref(ids),
+                           (GDestroyNotify)g_array_unref);
+    g_signal_connect(dialog, "response", G_CALLBACK(on_delete_answer), self);
+    gtk_window_present(GTK_WINDOW(dialog));
 }
 
 static void on_runs_selection_changed(EslRunBrowser *browser, EslWindow *self)
@@ -396,6 +480,7 @@ void esl_window_install_model(EslWindow *self, MbsModel *model, char *json, char
     g_free(self->model_json);
     self->model_json = json;
     self->model_modified = FALSE;
+    self->edits_discarded = FALSE;
     esl_run_settings_set_model(ESL_RUN_SETTINGS(self->run_settings), model);
     esl_viewport_set_model(ESL_VIEWPORT(self->viewport), model);
     esl_color_scale_set_value(ESL_COLOR_SCALE(self->color_scale), NAN);
@@ -403,23 +488,114 @@ void esl_window_install_model(EslWindow *self, MbsModel *model, char *json, char
     esl_model_panel_set_model(ESL_MODEL_PANEL(self->model_panel), model, json);
     esl_plot_board_prepare_single(ESL_PLOT_BOARD(self->plot_board));
     gtk_label_set_text(GTK_LABEL(self->viewport_note), "");
-    g_autofree char *summary =
-        g_strdup_printf(_("%s: %d bodies, %d joints, %d forces, %d coordinates, %d "
-                          "constraints."),
-                        model->name, model->nbodies, model->njoints, model->nforces,
-                        mbs_model_ncoords(model), mbs_model_nconstraints(model));
-    esl_window_show_status(self, FALSE, "%s", summary);
+    /* Each count with its own plural form ("1 fuerza", not "1 fuerzas"). */
+    int ncoords = mbs_model_ncoords(model), nconstraints = mbs_model_nconstraints(model);
+    g_autofree char *bodies =
+        g_strdup_printf(ngettext("%d body", "%d bodies", model->nbodies), model->nbodies);
+    g_autofree char *joints =
+        g_strdup_printf(ngettext("%d joint", "%d joints", model->njoints), model->njoints);
+    g_autofree char *forces =
+        g_strdup_printf(ngettext("%d force", "%d forces", model->nforces), model->nforces);
+    g_autofree char *coords =
+        g_strdup_printf(ngettext("%d coordinate", "%d coordinates", ncoords), ncoords);
+    g_autofree char *constraints = g_strdup_printf(
+        ngettext("%d constraint", "%d constraints", nconstraints), nconstraints);
+    /* TRANSLATORS: model name, then the counts above */
+    esl_window_show_status(self, FALSE, _("%s: %s, %s, %s, %s, %s."), model->name, bodies, joints,
+                           forces, coords, constraints);
     gtk_stack_set_visible_child_name(GTK_STACK(self->stack), "workbench");
     esl_window_update_titles(self);
     esl_window_update_run_actions(self);
 }
 
+/* ---- unsaved edits ------------------------------------------------------------------------ */
+
+/* A model file of the user's, saved in place; the bundled models and a run's model are saved
+ * under a new name. */
+static gboolean saved_in_place(EslWindow *self)
+{
+    return self->model_path && g_path_is_absolute(self->model_path) &&
+           !g_str_has_prefix(self->model_path, esl_models_dir()) &&
+           g_file_test(self->model_path, G_FILE_TEST_IS_REGULAR);
+}
+
+static void on_unsaved_response(GtkDialog *dialog, int response, EslWindow *self)
+{
+    EslWindowThen then = (EslWindowThen)g_object_get_data(G_OBJECT(dialog), "then");
+    g_autofree char *path = g_strdup(g_object_get_data(G_OBJECT(dialog), "path"));
+    gtk_window_destroy(GTK_WINDOW(dialog));
+    self->question = NULL;
+    if (response == GTK_RESPONSE_REJECT) {
+        self->edits_discarded = TRUE;
+        then(self, path);
+    } else if (response == GTK_RESPONSE_ACCEPT && saved_in_place(self)) {
+        g_autoptr(GError) error = NULL;
+        if (g_file_set_contents(self->model_path, self->model_json, -1, &error)) {
+            self->model_modified = FALSE;
+            esl_window_update_titles(self);
+            then(self, path);
+        } else {
+            esl_window_show_status(self, TRUE, _("Cannot save the model: %s"), error->message);
+        }
+    } else if (response == GTK_RESPONSE_ACCEPT) {
+        esl_window_choose_model_file(self, then, path);
+    }
+}
+
+void esl_window_ask_unsaved(EslWindow *self, EslWindowThen then, const char *path)
+{
+    if (!self->model || !self->model_modified || self->edits_discarded) {
+        then(self, path);
+        return;
+    }
+    if (self->question)
+        return;
+    GtkWidget *dialog = gtk_message_dialog_new(
+        GTK_WINDOW(self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT, GTK_MESSAGE_QUESTION,
+        GTK_BUTTONS_NONE, _("Save the edits to model %s?"), self->model->name);
+    gtk_message_dialog_format_secondary_text(GTK_MESSAGE_DIALOG(dialog),
+                                             _("If you do not save them, they are lost."));
+    gtk_dialog_add_button(GTK_DIALOG(dialog), _("_Cancel"), GTK_RESPONSE_CANCEL);
+    GtkWidget *discard =
+        gtk_dialog_add_button(GTK_DIALOG(dialog), _("_Discard"), GTK_RESPONSE_REJECT);
+    gtk_widget_add_css_class(discard, "destructive-action");
+    GtkWidget *save = gtk_dialog_add_button(
+        GTK_DIALOG(dialog), saved_in_place(self) ? _("_Save") : _("_Save As…"),
+        GTK_RESPONSE_ACCEPT);
+    gtk_widget_add_css_class(save, "suggested-action");
+    gtk_dialog_set_default_response(GTK_DIALOG(dialog), GTK_RESPONSE_ACCEPT);
+    g_object_set_data(G_OBJECT(dialog), "then", (gpointer)then);
+    g_object_set_data_full(G_OBJECT(dialog), "path", g_strdup(path), g_free);
+    g_signal_connect(dialog, "response", G_CALLBACK(on_unsaved_response), self);
+    self->question = dialog;
+    gtk_window_present(GTK_WINDOW(dialog));
+}
+
+static void load_chosen_model(EslWindow *self, const char *path)
+{
+    g_autoptr(GError) error = NULL;
+    if (!esl_window_load_model(self, path, &error)) {
+        /* The status line is on the workbench: go back there to show why (a run going on). */
+        esl_window_leave_gallery(self);
+        esl_window_show_status(self, TRUE, "%s", error->message);
+    }
+}
+
 static void on_model_chosen(EslStartPage *page, const char *path, EslWindow *self)
 {
     (void)page;
-    g_autoptr(GError) error = NULL;
-    if (!esl_window_load_model(self, path, &error))
-        esl_window_show_status(self, TRUE, "%s", error->message);
+    esl_window_ask_unsaved(self, load_chosen_model, path);
+}
+
+/* The Back button is there when the gallery is shown over an open model. */
+static void on_stack_page_changed(GtkStack *stack, GParamSpec *pspec, EslWindow *self)
+{
+    (void)pspec;
+    if (!self->back_button)
+        return;
+    gtk_widget_set_visible(self->back_button,
+                           self->model && g_strcmp0(gtk_stack_get_visible_child_name(stack),
+                                                    "start") == 0);
 }
 
 /* ---- object -------------------------------------------------------------------------------- */
@@ -439,6 +615,9 @@ static void esl_window_dispose(GObject *object)
         esl_viewport_set_model(ESL_VIEWPORT(self->viewport), NULL);
     if (self->model_panel)
         esl_model_panel_set_model(ESL_MODEL_PANEL(self->model_panel), NULL, NULL);
+    /* The stack is the window's child and a bound template child: dispose_template would
+     * unparent it behind GtkWindow's back (which unparents it again: a critical). */
+    gtk_window_set_child(GTK_WINDOW(self), NULL);
     gtk_widget_dispose_template(GTK_WIDGET(self), ESL_TYPE_WINDOW);
     G_OBJECT_CLASS(esl_window_parent_class)->dispose(object);
 }
@@ -456,9 +635,29 @@ static void esl_window_finalize(GObject *object)
     G_OBJECT_CLASS(esl_window_parent_class)->finalize(object);
 }
 
+static void destroy_now(EslWindow *self, const char *path)
+{
+    (void)path;
+    gtk_window_destroy(GTK_WINDOW(self));
+}
+
+static gboolean esl_window_close_request(GtkWindow *window)
+{
+    EslWindow *self = ESL_WINDOW(window);
+    if (esl_window_ask_close(self))
+        return TRUE;
+    if (self->model_modified && !self->edits_discarded) {
+        esl_window_ask_unsaved(self, destroy_now, NULL);
+        return TRUE;
+    }
+    GtkWindowClass *parent = GTK_WINDOW_CLASS(esl_window_parent_class);
+    return parent->close_request ? parent->close_request(window) : FALSE;
+}
+
 static void esl_window_class_init(EslWindowClass *klass)
 {
     GObjectClass *object_class = G_OBJECT_CLASS(klass);
+    GTK_WINDOW_CLASS(klass)->close_request = esl_window_close_request;
     GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
     object_class->dispose = esl_window_dispose;
     object_class->finalize = esl_window_finalize;
@@ -491,11 +690,15 @@ static void esl_window_class_init(EslWindowClass *klass)
     CHILD(title_label);
     CHILD(subtitle_label);
     CHILD(pause_button);
+    CHILD(back_button);
 #undef CHILD
     gtk_widget_class_bind_template_callback(widget_class, on_model_chosen);
+    gtk_widget_class_bind_template_callback(widget_class, on_stack_page_changed);
     gtk_widget_class_bind_template_callback(widget_class, on_element_selected);
     gtk_widget_class_bind_template_callback(widget_class, on_edit_field);
     gtk_widget_class_bind_template_callback(widget_class, on_runs_selection_changed);
+    gtk_widget_class_bind_template_callback(widget_class, on_rename_run);
+    gtk_widget_class_bind_template_callback(widget_class, on_delete_runs);
     gtk_widget_class_bind_template_callback(widget_class, on_viewport_picked);
     gtk_widget_class_bind_template_callback(widget_class, on_playback_time_changed);
     gtk_widget_class_bind_template_callback(widget_class, on_plot_cursor_moved);
@@ -544,6 +747,16 @@ void esl_window_select_body(EslWindow *self, int body)
 void esl_window_seek(EslWindow *self, double time)
 {
     esl_playback_bar_seek(ESL_PLAYBACK_BAR(self->playback_bar), time);
+}
+
+const char *esl_window_get_project_size_text(EslWindow *self)
+{
+    return esl_run_browser_get_size_text(ESL_RUN_BROWSER(self->run_browser));
+}
+
+const char *esl_window_get_page(EslWindow *self)
+{
+    return gtk_stack_get_visible_child_name(GTK_STACK(self->stack));
 }
 
 double esl_window_get_largest_violation(EslWindow *self)

@@ -37,6 +37,17 @@ double esl_window_get_time(EslWindow *self);
 gboolean esl_window_set_playback_speed(EslWindow *self, double speed);
 /* The largest joint violation of the state shown, as the colour legend marks it (NAN: none). */
 double esl_window_get_largest_violation(EslWindow *self);
+/* Name a stored run (NULL or blank: no name) / delete stored runs (gint64 ids) and give their
+ * space back; the list and the project's size are refreshed. */
+gboolean esl_window_rename_run(EslWindow *self, gint64 run_id, const char *name, GError **error);
+gboolean esl_window_delete_runs(EslWindow *self, GArray *ids, GError **error);
+/* The project size as the runs panel shows it ("" when no project is open). */
+const char *esl_window_get_project_size_text(EslWindow *self);
+/* The page shown: "start" (the gallery) or "workbench". */
+const char *esl_window_get_page(EslWindow *self);
+/* The question shown, or NULL: closing during a run (GTK_RESPONSE_ACCEPT stops the run and
+ * closes) or leaving unsaved model edits (ACCEPT saves, REJECT discards); CANCEL cancels. */
+GtkWidget *esl_window_get_question(EslWindow *self);
 /* The renderer's error, or NULL when the 3D view works. */
 const char *esl_window_get_viewport_error(EslWindow *self);
 

@@ -80,6 +80,71 @@ static void activate_with(GtkWidget *entry, const char *text)
     g_signal_emit_by_name(entry, "activate");
 }
 
+/* The texts of every label under widget, one per line. */
+static void collect_labels(GtkWidget *widget, GString *out)
+{
+    if (GTK_IS_LABEL(widget) && gtk_widget_get_visible(widget))
+        g_string_append_printf(out, "%s\n", gtk_label_get_text(GTK_LABEL(widget)));
+    for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c))
+        collect_labels(c, out);
+}
+
+/* One element of each force kind: the inspector's words and units come from the engine's
+ * force classes (engine/mbs_force.h), not from a switch on the kinds in the panel. */
+static const char forces_model[] =
+    "{\"format\": \"eslabon-model\", \"version\": 1, \"name\": \"forces\","
+    " \"gravity\": [0, 0, -9.81],"
+    " \"bodies\": [{\"name\": \"ground\", \"ground\": true,"
+    "   \"points\": {\"O\": [0, 0, 0], \"S\": [0, 0, 1]}},"
+    "  {\"name\": \"bar\", \"mass\": 2, \"inertia\": {\"slender_rod\": [\"O\", \"A\"]},"
+    "   \"points\": {\"O\": [0, 0, 0], \"A\": [0.5, 0, 0]}}],"
+    " \"joints\": [{\"name\": \"O\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"bar\"],"
+    "   \"point\": \"O\", \"axis\": \"y\"}],"
+    " \"forces\": ["
+    "  {\"name\": \"spring\", \"type\": \"tsda\", \"bodies\": [\"ground\", \"bar\"],"
+    "   \"points\": [\"S\", \"A\"], \"stiffness\": 100, \"natural_length\": 0.75},"
+    "  {\"name\": \"coil\", \"type\": \"rsda\", \"joint\": \"O\", \"stiffness\": 3,"
+    "   \"rest_angle\": 0.25},"
+    "  {\"name\": \"push\", \"type\": \"force\", \"body\": \"bar\", \"point\": \"A\","
+    "   \"vector\": [0, 0, 5]},"
+    "  {\"name\": \"twist\", \"type\": \"torque\", \"body\": \"bar\", \"vector\": [0, 2, 0]}]}";
+
+static void test_force_inspector(EslModelPanel *panel)
+{
+    g_autoptr(GError) error = NULL;
+    MbsModel *model = esl_model_load_string(forces_model, "forces.json", NULL, 0, &error);
+    if (!tap_ok(model != NULL, "a model with every force kind loads%s%s", error ? ": " : "",
+                error ? error->message : ""))
+        return;
+    esl_model_panel_set_model(panel, model, forces_model);
+    static const struct {
+        const char *kind, *expected[4];
+    } forces[] = {
+        {"spring-damper",
+         {"stiffness (N/m)", "natural length (m)", "natural length: 0.75 m", "between ground and bar"}},
+        {"rotational spring-damper",
+         {"stiffness (N·m/rad)", "rest angle (rad)", "rest angle: 0.25 rad", "on joint O"}},
+        {"constant force", {"vector, z (N)", "vector: (0, 0, 5) N", "on body bar", "point: "}},
+        {"constant torque", {"vector, y (N·m)", "vector: (0, 2, 0) N·m", "on body bar", "Force twist"}},
+    };
+    for (int i = 0; i < 4; i++) {
+        esl_model_panel_select(panel, ESL_SOURCE_FORCE, i);
+        g_autoptr(GString) text = g_string_new(NULL);
+        collect_labels(GTK_WIDGET(panel), text);
+        gboolean all = strstr(text->str, forces[i].kind) != NULL;
+        const char *missing = all ? NULL : forces[i].kind;
+        for (int k = 0; k < 4; k++)
+            if (!strstr(text->str, forces[i].expected[k])) {
+                all = FALSE;
+                missing = forces[i].expected[k];
+            }
+        tap_ok(all, "force %d (%s): the inspector names its kind, fields and units from its class%s%s",
+               i, forces[i].kind, missing ? "; missing: " : "", missing ? missing : "");
+    }
+    esl_model_panel_set_model(panel, NULL, NULL);
+    mbs_model_free(model);
+}
+
 int main(void)
 {
     gtk_init();
@@ -146,6 +211,8 @@ int main(void)
 
     esl_model_panel_set_model(panel, NULL, NULL);
     tap_ok(visible_elements(list) == 0, "no model: no rows");
+    gtk_editable_set_text(GTK_EDITABLE(search), "");
+    test_force_inspector(panel);
     gtk_window_destroy(GTK_WINDOW(window));
     mbs_model_free(model);
     g_free(seen.path);

@@ -2,9 +2,54 @@
 #include <gdk-pixbuf/gdk-pixbuf.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "esl-plot.h"
 #include "tap.h"
+
+/* The most pixels of one colour in a single row of the image. */
+static int longest_row_of(GdkPixbuf *image, int r, int g, int b)
+{
+    int best = 0, stride = gdk_pixbuf_get_rowstride(image);
+    int nch = gdk_pixbuf_get_n_channels(image);
+    const guchar *px = gdk_pixbuf_get_pixels(image);
+    for (int y = 0; y < gdk_pixbuf_get_height(image); y++) {
+        int n = 0;
+        for (int x = 0; x < gdk_pixbuf_get_width(image); x++) {
+            const guchar *p = px + y * stride + x * nch;
+            n += abs(p[0] - r) < 40 && abs(p[1] - g) < 40 && abs(p[2] - b) < 40;
+        }
+        best = MAX(best, n);
+    }
+    return best;
+}
+
+/* Data in all four corners: the legend used to sit on one of them, over the data (issue 12). */
+static void test_legend_covers_nothing(const char *png)
+{
+    EslPlot *plot = ESL_PLOT(g_object_ref_sink(esl_plot_new()));
+    esl_plot_set_title(plot, "Constraint violation");
+    esl_plot_set_labels(plot, "t (s)", "norm");
+    GdkRGBA red = {1, 0, 0, 1}, green = {0, 0.8, 0, 1}, blue = {0, 0, 1, 1};
+    int top = esl_plot_add_series(plot, "‖Φ‖ top", &red, FALSE);
+    int bottom = esl_plot_add_series(plot, "bottom", &green, FALSE);
+    int middle = esl_plot_add_series(plot, "a rather long series name in the middle", &blue, FALSE);
+    for (int i = 0; i <= 400; i++) {
+        esl_plot_append(plot, top, i * 0.025, 1.0);
+        esl_plot_append(plot, bottom, i * 0.025, 0.0);
+        esl_plot_append(plot, middle, i * 0.025, 0.5);
+    }
+    const int width = 480, area_width = 480 - 66 - 14;
+    g_autoptr(GError) error = NULL;
+    tap_ok(esl_plot_export(plot, png, width, 300, &error), "legend test exported");
+    g_autoptr(GdkPixbuf) image = gdk_pixbuf_new_from_file(png, NULL);
+    int red_run = image ? longest_row_of(image, 255, 0, 0) : 0;
+    int green_run = image ? longest_row_of(image, 0, 204, 0) : 0;
+    tap_ok(red_run >= area_width * 95 / 100 && green_run >= area_width * 95 / 100,
+           "the legend covers no data: the top and bottom lines are drawn across the plot "
+           "(%d and %d of %d pixels)", red_run, green_run, area_width);
+    g_object_unref(plot);
+}
 
 int main(void)
 {
@@ -77,6 +122,19 @@ int main(void)
     esl_plot_clear(plot);
     tap_ok(esl_plot_get_n_series(plot) == 0 && esl_plot_export(plot, png, 320, 200, NULL),
            "an empty plot exports");
+
+    /* Names are written as UTF-8 (issue 12: they were octal escapes "\342\200\226..."). */
+    int phi = esl_plot_add_series(plot, "‖Φ‖ (m) — «Ruta»", &red, FALSE);
+    esl_plot_append(plot, phi, 0.5, 1e-9);
+    tap_ok(esl_plot_export(plot, csv, 0, 0, &error), "CSV export of a non-ASCII name");
+    g_autofree char *utf8_text = NULL;
+    g_file_get_contents(csv, &utf8_text, NULL, NULL);
+    tap_ok(utf8_text && g_utf8_validate(utf8_text, -1, NULL) &&
+               strstr(utf8_text, "\"‖Φ‖ (m) — «Ruta»\",0.5,1.0000000000000001e-09\n") &&
+               !strchr(utf8_text, '\\'),
+           "CSV writes the series name in UTF-8");
+
+    test_legend_covers_nothing(png);
 
     g_unlink(png);
     g_unlink(svg);

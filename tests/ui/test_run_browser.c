@@ -34,6 +34,14 @@ static const char *row_text(GtkWidget *list, int i)
     return row ? gtk_label_get_text(GTK_LABEL(gtk_list_box_row_get_child(row))) : "";
 }
 
+/* A row's text for a TAP line (its lines joined). */
+static const char *one_line(const char *text)
+{
+    static char buffer[512];
+    g_strlcpy(buffer, text, sizeof buffer);
+    return g_strdelimit(buffer, "\n", '/');
+}
+
 static void on_selection_changed(EslRunBrowser *browser, int *count)
 {
     (void)browser;
@@ -46,6 +54,63 @@ static gint64 add_run(EslProject *project, EslRunStatus status, const char *mess
     gint64 id = esl_project_begin_run(project, &request, NULL);
     esl_project_finish_run(project, id, status, message, NULL, 0.5, NULL);
     return id;
+}
+
+/* Activate the browser's shortcut for this key as a key press would (the class shortcuts). */
+static gboolean press(GtkWidget *widget, const char *accel)
+{
+    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers(widget);
+    for (guint i = 0; i < g_list_model_get_n_items(controllers); i++) {
+        g_autoptr(GObject) controller = g_list_model_get_item(controllers, i);
+        if (!GTK_IS_SHORTCUT_CONTROLLER(controller))
+            continue;
+        for (guint k = 0; k < g_list_model_get_n_items(G_LIST_MODEL(controller)); k++) {
+            g_autoptr(GtkShortcut) shortcut = g_list_model_get_item(G_LIST_MODEL(controller), k);
+            g_autofree char *trigger =
+                gtk_shortcut_trigger_to_string(gtk_shortcut_get_trigger(shortcut));
+            if (g_str_equal(trigger, accel))
+                return gtk_shortcut_action_activate(gtk_shortcut_get_action(shortcut), 0, widget,
+                                                    gtk_shortcut_get_arguments(shortcut));
+        }
+    }
+    return FALSE;
+}
+
+static void on_rename_run(EslRunBrowser *browser, gint64 id, const char *name, gint64 *renamed)
+{
+    *renamed = id;
+    char **new_name = g_object_get_data(G_OBJECT(browser), "new-name");
+    g_free(*new_name);
+    *new_name = g_strdup(name);
+}
+
+static void on_delete_runs(EslRunBrowser *browser, GArray *ids, gint64 *deleted)
+{
+    (void)browser;
+    *deleted = ids->len == 1 ? g_array_index(ids, gint64, 0) : -1;
+}
+
+static GtkWidget *find_entry(GtkWidget *widget)
+{
+    if (GTK_IS_ENTRY(widget))
+        return widget;
+    for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c)) {
+        GtkWidget *found = find_entry(c);
+        if (found)
+            return found;
+    }
+    return NULL;
+}
+
+static gboolean selected_are(EslRunBrowser *browser, guint n, const gint64 *expected)
+{
+    g_autoptr(GArray) ids = esl_run_browser_get_selected(browser);
+    if (ids->len != n)
+        return FALSE;
+    for (guint i = 0; i < n; i++)
+        if (g_array_index(ids, gint64, i) != expected[i])
+            return FALSE;
+    return TRUE;
 }
 
 int main(void)
@@ -70,9 +135,9 @@ int main(void)
     g_autofree char *newest = g_strdup_printf("#%" G_GINT64_FORMAT " ", last);
     g_autofree char *oldest = g_strdup_printf("#%" G_GINT64_FORMAT " ", first);
     tap_ok(strstr(row_text(list, 0), newest) && strstr(row_text(list, 2), oldest),
-           "newest first: %s", row_text(list, 0));
+           "newest first: %s", one_line(row_text(list, 0)));
     tap_ok(strstr(row_text(list, 1), "failed") != NULL, "the failed run says so: %s",
-           row_text(list, 1));
+           one_line(row_text(list, 1)));
     tap_ok(g_str_equal(esl_run_status_label(ESL_RUN_INTERRUPTED), "interrupted"),
            "status label of an interrupted run");
 
@@ -85,6 +150,52 @@ int main(void)
                g_array_index(ids, gint64, 1) == failed,
            "the selected runs' ids, in the order of the list");
 
+    /* Clicks as the user makes them (issue 12: a plain click used to add to the selection). */
+    changes = 0;
+    esl_run_browser_click_row(browser, 2, 0);
+    tap_ok(selected_are(browser, 1, (gint64[]){first}) && changes == 1,
+           "a plain click selects that run alone, reported once (%d)", changes);
+    esl_run_browser_click_row(browser, 0, GDK_CONTROL_MASK);
+    tap_ok(selected_are(browser, 2, (gint64[]){last, first}), "Ctrl+click adds a run");
+    esl_run_browser_click_row(browser, 2, GDK_CONTROL_MASK);
+    tap_ok(selected_are(browser, 1, (gint64[]){last}), "Ctrl+click on a selected run removes it");
+    esl_run_browser_click_row(browser, 0, GDK_SHIFT_MASK);
+    tap_ok(selected_are(browser, 3, (gint64[]){last, failed, first}),
+           "Shift+click selects the range from the last clicked run");
+    esl_run_browser_click_row(browser, 1, 0);
+    tap_ok(selected_are(browser, 1, (gint64[]){failed}),
+           "a plain click brings the selection back to one run");
+    changes = 0;
+    tap_ok(press(GTK_WIDGET(browser), "Escape") && selected_are(browser, 0, NULL) && changes == 1,
+           "Escape clears the selection and says so (%d)", changes);
+
+    /* Rename and delete are asked of the window with the selected runs' ids. */
+    gint64 renamed = 0, deleted = 0;
+    g_autofree char *new_name = NULL;
+    g_signal_connect(browser, "rename-run", G_CALLBACK(on_rename_run), &renamed);
+    g_signal_connect(browser, "delete-runs", G_CALLBACK(on_delete_runs), &deleted);
+    g_object_set_data(G_OBJECT(browser), "new-name", &new_name);
+    esl_run_browser_click_row(browser, 1, 0);
+    tap_ok(press(GTK_WIDGET(browser), "Delete") && deleted == failed,
+           "the Delete key asks to delete the selected run");
+    GtkWidget *entry = find_entry(GTK_WIDGET(browser));
+    tap_ok(entry != NULL, "the browser has a name entry");
+    if (entry) {
+        gtk_editable_set_text(GTK_EDITABLE(entry), "no convergence");
+        g_signal_emit_by_name(entry, "activate");
+    }
+    tap_ok(renamed == failed && g_strcmp0(new_name, "no convergence") == 0,
+           "Enter in the name entry renames the selected run (%s)", new_name ? new_name : "");
+    esl_project_rename_run(project, failed, "no convergence", NULL);
+    tap_ok(esl_run_browser_fill(browser, project, &error) &&
+               strstr(row_text(list, 1), "no convergence · four-bar-spatial"),
+           "a named run shows its name: %s", one_line(row_text(list, 1)));
+    esl_run_browser_set_size(browser, 45 * 1000 * 1000);
+    tap_ok(g_str_has_prefix(esl_run_browser_get_size_text(browser), "Project: 45.0") &&
+               g_str_has_suffix(esl_run_browser_get_size_text(browser), "MB"),
+           "the project size is shown: %s", esl_run_browser_get_size_text(browser));
+
+    esl_run_browser_click_row(browser, 0, 0);
     changes = 0;
     tap_ok(esl_run_browser_fill(browser, project, &error) && count_rows(list) == 3 && changes == 0,
            "refilling drops the selection without reporting it (%d)", changes);

@@ -608,6 +608,45 @@ static void test_killed_run(void)
     esl_project_close(p);
 }
 
+/* Runs are renamed and deleted, the size on disk is reported, and compacting gives a deleted
+ * run's space back (issue 12: a 6-run project reached 45 MB with no way to trim it). */
+static void test_rename_delete_compact(void)
+{
+    g_autofree char *path = tmp_path("trim.eslabon");
+    g_autoptr(GError) error = NULL;
+    EslProject *p = esl_project_open(path, TRUE, &error);
+    gint64 small = write_finished_run(p, 0, 20, 4, 1);
+    gint64 big = write_finished_run(p, 0, 4000, 40, 2);
+    tap_ok(esl_project_rename_run(p, small, "  baseline, h = 1 ms  ", &error),
+           "a run is renamed");
+    g_autoptr(EslRunInfo) named = esl_project_get_run(p, small, NULL);
+    tap_ok(named && g_strcmp0(named->name, "baseline, h = 1 ms") == 0,
+           "its name is stored without the blanks around it: '%s'", named ? named->name : "");
+    g_autoptr(EslRunInfo) unnamed = esl_project_get_run(p, big, NULL);
+    tap_ok(unnamed && unnamed->name == NULL, "a run never renamed has no name");
+    tap_ok(esl_project_rename_run(p, small, "   ", NULL), "a blank name clears it");
+    g_autoptr(EslRunInfo) cleared = esl_project_get_run(p, small, NULL);
+    tap_ok(cleared && cleared->name == NULL, "the cleared name reads as none");
+    tap_ok(!esl_project_rename_run(p, 9999, "x", &error) && error,
+           "renaming a missing run fails: %s", error ? error->message : "");
+    g_clear_error(&error);
+
+    gint64 before = esl_project_disk_size(p);
+    tap_ok(before > 4000 * 40 * 12 * 8, "the size counts the stored poses (%" G_GINT64_FORMAT
+           " bytes)", before);
+    tap_ok(esl_project_delete_run(p, big, &error) && esl_project_compact(p, &error),
+           "the big run is deleted and the project compacted%s%s", error ? ": " : "",
+           error ? error->message : "");
+    gint64 after = esl_project_disk_size(p);
+    tap_ok(after < before / 10, "compacting gives the space back (%" G_GINT64_FORMAT " -> %"
+           G_GINT64_FORMAT " bytes)", before, after);
+    g_autoptr(GPtrArray) runs = esl_project_list_runs(p, NULL);
+    tap_ok(runs && runs->len == 1 && ((EslRunInfo *)runs->pdata[0])->id == small,
+           "the other run is kept");
+    esl_project_close(p);
+    g_unlink(path);
+}
+
 int main(void)
 {
     tmpdir = g_dir_make_tmp("esl-project-XXXXXX", NULL);
@@ -618,6 +657,7 @@ int main(void)
     test_options_round_trip();
     test_automatic_dofs();
     test_killed_run();
+    test_rename_delete_compact();
     /* clean up */
     GDir *dir = g_dir_open(tmpdir, 0, NULL);
     const char *name;

@@ -1,0 +1,123 @@
+/* The window's layout on a 1280x720 screen (run under xvfb-run -s "-screen 0 1280x720x24"):
+ * with a model open, the transport controls (play button, time slider), the 3D view and the
+ * plots have non-zero allocations inside the window, none of them behind the side panels
+ * (issue 12: below ~1400 px the Play button and the energy plot went behind the left panel). */
+#include <gtk/gtk.h>
+#include <stdlib.h>
+
+#include "esl-application.h"
+#include "esl-window.h"
+#include "tap.h"
+
+#define LAYOUT_TIMEOUT_S 30
+
+static GtkWidget *find_type(GtkWidget *widget, GType type, int nth, int *seen)
+{
+    if (G_TYPE_CHECK_INSTANCE_TYPE(widget, type) && (*seen)++ == nth)
+        return widget;
+    for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c)) {
+        GtkWidget *found = find_type(c, type, nth, seen);
+        if (found)
+            return found;
+    }
+    return NULL;
+}
+
+static GtkWidget *find(GtkWidget *root, const char *type_name, int nth)
+{
+    GType type = g_type_from_name(type_name);
+    int seen = 0;
+    return type ? find_type(root, type, nth, &seen) : NULL;
+}
+
+/* The widget's bounds in the window; FALSE when it has none. */
+static gboolean bounds(GtkWidget *widget, GtkWidget *window, graphene_rect_t *r)
+{
+    return widget && gtk_widget_get_mapped(widget) && gtk_widget_compute_bounds(widget, window, r);
+}
+
+static gboolean visible_inside(GtkWidget *widget, GtkWidget *window, graphene_rect_t *r)
+{
+    int w = gtk_widget_get_width(window), h = gtk_widget_get_height(window);
+    return bounds(widget, window, r) && r->size.width >= 1 && r->size.height >= 1 &&
+           r->origin.x >= 0 && r->origin.y >= 0 && r->origin.x + r->size.width <= w + 0.5 &&
+           r->origin.y + r->size.height <= h + 0.5;
+}
+
+/* Not behind either side panel: entirely between the left panel's right edge and the run
+ * panel's left edge. */
+static gboolean between_panels(const graphene_rect_t *r, const graphene_rect_t *left,
+                               const graphene_rect_t *right)
+{
+    return r->origin.x >= left->origin.x + left->size.width - 0.5 &&
+           r->origin.x + r->size.width <= right->origin.x + 0.5;
+}
+
+static gboolean check(gpointer data)
+{
+    GtkWidget *window = data;
+    int w = gtk_widget_get_width(window), h = gtk_widget_get_height(window);
+    tap_ok(w > 0 && w <= 1280 && h > 0 && h <= 720, "the window fits the 1280x720 screen (%dx%d)",
+           w, h);
+    graphene_rect_t left, right, r;
+    GtkWidget *sidebar = find(window, "GtkNotebook", 0);
+    GtkWidget *run_settings = find(window, "EslRunSettings", 0);
+    tap_ok(visible_inside(sidebar, window, &left), "the left panel is shown");
+    tap_ok(visible_inside(run_settings, window, &right), "the run settings are shown");
+    struct {
+        const char *type, *what;
+        int nth;
+        int min_w, min_h;
+    } parts[] = {
+        {"EslViewport", "the 3D view", 0, 300, 200},
+        {"GtkToggleButton", "the Play button", 0, 16, 16},
+        {"GtkScale", "the time slider", 0, 100, 10},
+        {"EslPlot", "the energy plot", 0, 150, 100},
+        {"EslPlot", "the constraint plot", 2, 150, 100},
+        {"EslPlot", "the Newton plot", 4, 150, 100},
+    };
+    GtkWidget *bar = find(window, "EslPlaybackBar", 0);
+    for (size_t i = 0; i < G_N_ELEMENTS(parts); i++) {
+        GtkWidget *root = g_str_has_prefix(parts[i].type, "Gtk") ? bar : window;
+        GtkWidget *part = root ? find(root, parts[i].type, parts[i].nth) : NULL;
+        gboolean shown = visible_inside(part, window, &r);
+        tap_ok(shown && r.size.width >= parts[i].min_w && r.size.height >= parts[i].min_h &&
+                   between_panels(&r, &left, &right),
+               "%s is inside the window, between the side panels, at least %dx%d (%.0fx%.0f at "
+               "%.0f,%.0f)",
+               parts[i].what, parts[i].min_w, parts[i].min_h, shown ? r.size.width : 0,
+               shown ? r.size.height : 0, shown ? r.origin.x : 0, shown ? r.origin.y : 0);
+    }
+    gtk_window_destroy(GTK_WINDOW(window));
+    return G_SOURCE_REMOVE;
+}
+
+static gboolean timed_out(gpointer data)
+{
+    (void)data;
+    tap_ok(FALSE, "the layout was checked within %d s", LAYOUT_TIMEOUT_S);
+    exit(tap_done());
+}
+
+static void activate(GtkApplication *app, gpointer data)
+{
+    (void)data;
+    GtkWidget *window = GTK_WIDGET(gtk_application_get_active_window(app));
+    g_autoptr(GError) error = NULL;
+    tap_ok(esl_window_load_model(ESL_WINDOW(window), "four-bar-spatial", &error),
+           "a bundled model loads");
+    g_timeout_add(1500, check, window); /* mapped and laid out by then */
+    g_timeout_add_seconds(LAYOUT_TIMEOUT_S, timed_out, NULL);
+}
+
+int main(void)
+{
+    g_autoptr(EslApplication) app = esl_application_new();
+    g_application_set_flags(G_APPLICATION(app),
+                            g_application_get_flags(G_APPLICATION(app)) |
+                                G_APPLICATION_NON_UNIQUE);
+    g_signal_connect_after(app, "activate", G_CALLBACK(activate), NULL);
+    char *argv[] = {"test_window_layout", NULL};
+    g_application_run(G_APPLICATION(app), 1, argv);
+    return tap_done();
+}

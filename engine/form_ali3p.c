@@ -1098,13 +1098,7 @@ static void ali3p_coordinates(const MbsFormulation *f, double *q, double *qd)
 static double ali3p_joint_violation(const MbsFormulation *f, int joint)
 {
     const Ali3p *a = f->impl;
-    if (joint < 0 || joint >= f->model->njoints)
-        return 0.0;
-    double v = 0.0;
-    int r0 = a->nat->joint_row[joint];
-    for (int i = r0; i < r0 + a->nat->joint_nrows[joint]; ++i)
-        v = fmax(v, fabs(a->phi[i]));
-    return v;
+    return mbs_natural_joint_violation(a->nat, a->phi, joint);
 }
 
 /* State: q, qd, qdd (n each), lambda* (m), the revolute angle branches (per joint), then

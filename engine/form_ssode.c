@@ -15,10 +15,11 @@
  *   solved in its partitioned form (see evaluate), vdd = qdd(v);
  *   W' = non-conservative power + lambda^T Phi_t (drivers).
  * Integrators: ARKODE ARKStep with the Hairer–Wanner SDIRK of order 4, 5 stages, gamma = 4/15
- * (the SDIRK4/15 of the paper, sdirk_table below) and an embedded order-3 formula; CVODE BDF
+ * (the SDIRK4/15 of the paper, sdirk_table below) and an embedded order-2 formula; CVODE BDF
  * (Newton, dense) or CVODE Adams (fixed-point iteration: the explicit comparison, the modern
  * counterpart of DEABM). The iteration matrix is the dense difference-quotient Jacobian of the
- * integrator (paper 002 eqs 27-40 are not implemented: the project has no tangents yet).
+ * integrator (paper 002's J1, J2 of eqs 27-40 are not derived here; mbs_tangent.h could supply
+ * them).
  *
  * One formulation step of h integrates to f->time + h with the integrator's own internal steps
  * (stop time at the output time, so that it lands there without interpolation). They are
@@ -878,13 +879,7 @@ static void ssode_coordinates(const MbsFormulation *f, double *q, double *qd)
 static double ssode_joint_violation(const MbsFormulation *f, int joint)
 {
     const Ssode *s = f->impl;
-    if (joint < 0 || joint >= f->model->njoints)
-        return 0.0;
-    double v = 0.0;
-    int r0 = s->nat->joint_row[joint];
-    for (int i = r0; i < r0 + s->nat->joint_nrows[joint]; ++i)
-        v = fmax(v, fabs(s->phi[i]));
-    return v;
+    return mbs_natural_joint_violation(s->nat, s->phi, joint);
 }
 
 /* State: q, qd, qdd (n each), lambda (m), angle branches (per joint), the partition (rank,

@@ -326,6 +326,17 @@ void mbs_natural_from_bodies(const MbsNatural *nat, const MbsBodyState *bodies, 
     }
 }
 
+double mbs_natural_joint_violation(const MbsNatural *nat, const double *phi, int joint)
+{
+    if (joint < 0 || joint >= nat->model->njoints)
+        return 0.0;
+    double v = 0.0;
+    int r0 = nat->joint_row[joint];
+    for (int i = r0; i < r0 + nat->joint_nrows[joint]; ++i)
+        v = fmax(v, fabs(phi[i]));
+    return v;
+}
+
 void mbs_natural_body_pose(const MbsNatural *nat, const double *q, int body, double R[9],
                            double p[3])
 {

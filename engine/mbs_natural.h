@@ -87,6 +87,8 @@ void mbs_natural_free(MbsNatural *nat);
 void mbs_natural_from_bodies(const MbsNatural *nat, const MbsBodyState *bodies, double *q,
                              double *qd);
 /* Pose x = R x_drawn + p of a body (ground: identity). */
+/* Max |Phi_i| over the constraint rows of one joint (0 for an index out of range). */
+double mbs_natural_joint_violation(const MbsNatural *nat, const double *phi, int joint);
 void mbs_natural_body_pose(const MbsNatural *nat, const double *q, int body, double R[9],
                            double p[3]);
 /* Linear expressions of a drawn point / vector of a body. */

@@ -114,6 +114,45 @@ int mbs_tangent_set_size(MbsTangent *t, int nx, int nr)
     return 0;
 }
 
+int mbs_tangent_run_tasks(MbsTangent *t, int ntasks, MbsTangentTask task, const double *x,
+                          const double *r0, double *J)
+{
+    const MbsTangentProblem *p = &t->problem;
+    int failed = 0;
+    long evals = 0;
+    memset(t->status, 0, sizeof(int) * (size_t)p->nthreads);
+#pragma omp parallel num_threads(p->nthreads) reduction(+ : evals) if (p->nthreads > 1)
+    {
+#ifdef _OPENMP
+        int tid = omp_get_thread_num();
+#else
+        int tid = 0;
+#endif
+        double *work = t->work + t->work_stride * (size_t)tid;
+        void *ctx = p->contexts[tid];
+        int status = 0;
+        memcpy(work, x, sizeof(double) * (size_t)p->nx);
+        if (p->begin)
+            p->begin(ctx);
+#pragma omp for schedule(static, 1)
+        for (int k = 0; k < ntasks; ++k) {
+            int stop;
+#pragma omp atomic read
+            stop = failed;
+            if (status || stop)
+                continue; /* a residual failed: J is not wanted any more */
+            status = task(t, ctx, k, work, x, r0, J, &evals);
+            if (status) {
+#pragma omp atomic write
+                failed = 1;
+            }
+        }
+        t->status[tid] = status;
+    }
+    t->evaluations = evals;
+    return mbs_tangent_worst_status(t);
+}
+
 int mbs_tangent_worst_status(const MbsTangent *t)
 {
     int worst = 0;

@@ -51,4 +51,17 @@ static inline int mbs_tangent_row(const MbsTangentProblem *p, size_t k, size_t l
 /* The worst of the threads' statuses: a fatal one before a recoverable one. */
 int mbs_tangent_worst_status(const MbsTangent *t);
 
+/* Task `index` of a method's evaluation (a column, a colour of columns): with the thread's
+ * context and workspace, whose first nx doubles are a copy of x that the task restores.
+ * Adds its residual evaluations to *evals; returns 0 or the failing residual's status. */
+typedef int (*MbsTangentTask)(const MbsTangent *t, void *ctx, int index, double *work,
+                              const double *x, const double *r0, double *J, long *evals);
+
+/* Runs tasks 0 .. ntasks - 1 interleaved among the problem's threads (static, 1: each thread
+ * meets its tasks in increasing order, so a problem may put the variables whose columns share
+ * work first); after a failure the remaining tasks are skipped. Sets t->evaluations and
+ * t->status; returns mbs_tangent_worst_status. */
+int mbs_tangent_run_tasks(MbsTangent *t, int ntasks, MbsTangentTask task, const double *x,
+                          const double *r0, double *J);
+
 #endif

@@ -4,10 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "mbs_tangent_method.h"
 
 static size_t nd_thread_work(const MbsTangentProblem *p)
@@ -56,56 +52,33 @@ static int column(const MbsTangentProblem *p, void *ctx, int central, int j, dou
     return status;
 }
 
-static int nd_eval(MbsTangent *t, const double *x, const double *r0, double *J, int central)
+/* work: perturbed x, r(x + h e_j), r(x - h e_j) (nd_thread_work) */
+static int forward_column(const MbsTangent *t, void *ctx, int j, double *work, const double *x,
+                          const double *r0, double *J, long *evals)
 {
+    (void)x;
     const MbsTangentProblem *p = &t->problem;
-    int nx = p->nx, nr = p->nr, failed = 0;
-    long evals = 0;
-    memset(t->status, 0, sizeof(int) * (size_t)p->nthreads);
-    /* Columns interleaved among threads (static, 1): each thread meets its columns in
-     * increasing order, so a problem may put the variables whose columns share work first. */
-#pragma omp parallel num_threads(p->nthreads) reduction(+ : evals) if (p->nthreads > 1)
-    {
-#ifdef _OPENMP
-        int tid = omp_get_thread_num();
-#else
-        int tid = 0;
-#endif
-        double *xp = t->work + t->work_stride * (size_t)tid;
-        double *rp = xp + nx, *rm = rp + nr;
-        void *ctx = p->contexts[tid];
-        int status = 0;
-        memcpy(xp, x, sizeof(double) * (size_t)nx);
-        if (p->begin)
-            p->begin(ctx);
-#pragma omp for schedule(static, 1)
-        for (int j = 0; j < nx; ++j) {
-            int stop;
-#pragma omp atomic read
-            stop = failed;
-            if (status || stop)
-                continue; /* a residual failed: J is not wanted any more */
-            status = column(p, ctx, central, j, xp, r0, rp, rm, J, &evals);
-            if (status) {
-#pragma omp atomic write
-                failed = 1;
-            }
-        }
-        t->status[tid] = status;
-    }
-    t->evaluations = evals;
-    return mbs_tangent_worst_status(t);
+    double *rp = work + p->nx, *rm = rp + p->nr;
+    return column(p, ctx, 0, j, work, r0, rp, rm, J, evals);
+}
+
+static int central_column(const MbsTangent *t, void *ctx, int j, double *work, const double *x,
+                          const double *r0, double *J, long *evals)
+{
+    (void)x;
+    const MbsTangentProblem *p = &t->problem;
+    double *rp = work + p->nx, *rm = rp + p->nr;
+    return column(p, ctx, 1, j, work, r0, rp, rm, J, evals);
 }
 
 static int nd_forward_eval(MbsTangent *t, const double *x, const double *r0, double *J)
 {
-    return nd_eval(t, x, r0, J, 0);
+    return mbs_tangent_run_tasks(t, t->problem.nx, forward_column, x, r0, J);
 }
 
 static int nd_central_eval(MbsTangent *t, const double *x, const double *r0, double *J)
 {
-    (void)r0;
-    return nd_eval(t, x, r0, J, 1);
+    return mbs_tangent_run_tasks(t, t->problem.nx, central_column, x, r0, J);
 }
 
 const MbsTangentMethodClass mbs_tangent_nd_forward = {

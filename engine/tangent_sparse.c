@@ -10,10 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "mbs_tangent_method.h"
 
 typedef struct {
@@ -158,45 +154,19 @@ static int colour_columns(const MbsTangentProblem *p, const Colouring *g, void *
     return status;
 }
 
-static int sparse_eval(MbsTangent *t, const double *x, const double *r0, double *J)
+/* work: perturbed x, increments, r(x + sum h_j e_j) (sparse_thread_work) */
+static int colour_task(const MbsTangent *t, void *ctx, int c, double *work, const double *x,
+                       const double *r0, double *J, long *evals)
 {
     const MbsTangentProblem *p = &t->problem;
-    const Colouring *g = t->method_data;
-    int nx = p->nx, colours = t->colours, failed = 0;
-    long evals = 0;
-    memset(t->status, 0, sizeof(int) * (size_t)p->nthreads);
-#pragma omp parallel num_threads(p->nthreads) reduction(+ : evals) if (p->nthreads > 1)
-    {
-#ifdef _OPENMP
-        int tid = omp_get_thread_num();
-#else
-        int tid = 0;
-#endif
-        double *xp = t->work + t->work_stride * (size_t)tid;
-        double *steps = xp + nx, *r = steps + nx;
-        void *ctx = p->contexts[tid];
-        int status = 0;
-        memcpy(xp, x, sizeof(double) * (size_t)nx);
-        if (p->begin)
-            p->begin(ctx);
-#pragma omp for schedule(static, 1)
-        for (int c = 0; c < colours; ++c) {
-            int stop;
-#pragma omp atomic read
-            stop = failed;
-            if (status || stop)
-                continue; /* a residual failed: J is not wanted any more */
-            status = colour_columns(p, g, ctx, c, x, xp, steps, r0, r, J);
-            ++evals;
-            if (status) {
-#pragma omp atomic write
-                failed = 1;
-            }
-        }
-        t->status[tid] = status;
-    }
-    t->evaluations = evals;
-    return mbs_tangent_worst_status(t);
+    double *steps = work + p->nx, *r = steps + p->nx;
+    ++*evals;
+    return colour_columns(p, t->method_data, ctx, c, x, work, steps, r0, r, J);
+}
+
+static int sparse_eval(MbsTangent *t, const double *x, const double *r0, double *J)
+{
+    return mbs_tangent_run_tasks(t, t->colours, colour_task, x, r0, J);
 }
 
 const MbsTangentMethodClass mbs_tangent_nd_sparse = {

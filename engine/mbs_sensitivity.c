@@ -38,7 +38,7 @@ static const struct {
     MbsSensitivityMethod method;
     SensitivityFn run;
 } registry[] = {
-    {NULL, MBS_SENSITIVITY_FD, NULL},
+    {"penalty", MBS_SENSITIVITY_DIRECT, mbs_penalty_direct_sensitivity},
 };
 
 static SensitivityFn find_method(const char *formulation, MbsSensitivityMethod method)

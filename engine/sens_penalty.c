@@ -483,7 +483,7 @@ static int sensitivity_step(Direct *D, const MbsFormulation *f)
     if (mbs_tangent_eval(&D->tangent, D->x, D->rhs, D->J))
         return mbs_error_set(&D->error, MBS_FATAL, "penalty direct: the tangent failed at "
                              "t = %g s", t1);
-    /* frozen_residual left M and phiz at (z1, zd*) in e */
+    frozen_residual(e, D->x, -1, 0.0, D->rhs); /* M and phi_z at (z1, zd*) again */
     for (size_t i = 0; i < (size_t)n * n; ++i)
         D->A[i] = D->J[(size_t)n * n + i] + 2.0 / h * D->J[i] + 4.0 / (h * h) * e->M[i];
     mbs_constraints_add_gram(e->m, e->phiz, D->alpha, D->A);

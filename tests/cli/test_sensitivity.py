@@ -72,5 +72,23 @@ ok(r.returncode != 0 and "'Lx' is not a parameter" in r.stderr, "unknown paramet
 r, _ = sens("double-pendulum.json", "--duration", "0.1")
 ok(r.returncode != 0 and "declares no objectives" in r.stderr, "a model without objectives refused")
 
+# Optimisation (NLopt L-BFGS with bounds, penalty direct gradients): the spring natural lengths
+# that keep the five-bar still, psi1 -> 0, within a bounded number of evaluations.
+r = subprocess.run([cli, "optimize", os.path.join(models, "five-bar.json"), "--objective", "psi1",
+                    "--parameters", "Ls1,Ls2", "--lower", "1.5,1.5", "--upper", "3,3",
+                    "--step", "0.01", "--duration", "5", "--max-evaluations", "25"],
+                   capture_output=True, text=True, timeout=900, env=env)
+last = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
+ok(r.returncode == 0 and last.startswith("converged"), "optimize converges: " + last + r.stderr)
+try:
+    psi_end = float(last.split("psi = ")[1].split()[0])
+    ls1 = float(last.split("Ls1 = ")[1].split()[0])
+    ls2 = float(last.split("Ls2 = ")[1].split()[0])
+except (IndexError, ValueError):
+    psi_end, ls1, ls2 = 1.0, 0.0, 0.0
+ok(psi_end < 1e-10, f"psi1 from 0.727 down to {psi_end:g}")
+ok(abs(ls1 - 2.4319) < 1e-3 and abs(ls2 - 1.8449) < 1e-3,
+   f"natural lengths of the still mechanism: Ls1 = {ls1}, Ls2 = {ls2}")
+
 print(f"1..{count}")
 sys.exit(1 if failed else 0)

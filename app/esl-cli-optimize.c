@@ -153,20 +153,11 @@ int esl_cli_optimize(int argc, char **argv)
         goto out;
     }
     resolved = esl_resolve_model_path(argv[1]);
-    status = 1;
-    m = esl_model_load_file(resolved, NULL, 0, &error);
-    if (!m || !esl_sensitivity_select(m, objective, parameters, obj, par, &error)) {
-        fprintf(stderr, "eslabon-cli optimize: %s\n", error->message);
-        goto out;
-    }
-    if ((status = esl_setting_flags_apply(&flags, mbs_formulation_find(formulation), m, &s)))
+    m = esl_sensitivity_load("optimize", resolved, formulation, objective, parameters, &flags, &s,
+                             obj, par, &status);
+    if (!m)
         goto out;
     status = 1;
-    MbsError err = {0};
-    if (mbs_settings_check_run(&s, &err)) {
-        fprintf(stderr, "eslabon-cli optimize: %s\n", err.message);
-        goto out;
-    }
     guint n = par->len;
     x = g_new0(double, n);
     lb = g_new0(double, n);

@@ -64,6 +64,18 @@ for model, args, tol in cases:
         err = worst_relative(direct["gradient"], fdiff["gradient"], 1e-3 * scale)
         ok(err < tol, f"{model}: penalty direct = fd within {tol:g} (worst relative {err:.2e})")
 
+# The running gradient (--history): one row per step, the last equal to the final gradient.
+hist = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"esl-sens-{os.getpid()}.csv")
+r, d = sens("five-bar.json", "--method", "direct", "--step", "0.01", "--duration", "1",
+            "--objectives", "psi1", "--parameters", "Ls1,Ls2", "--history", hist)
+rows = open(hist).read().splitlines() if r.returncode == 0 else []
+ok(len(rows) == 102 and rows[0] == "time,psi1,dpsi1/dLs1,dpsi1/dLs2",
+   f"--history: header and 101 rows ({len(rows)})")
+if rows and d:
+    last = [float(x) for x in rows[-1].split(",")]
+    ok(last[1] == d["psi"][0] and last[2:] == d["gradient"][0], "its last row is psi and the gradient")
+    os.remove(hist)
+
 r, _ = sens("five-bar.json", "--formulation", "ssode", "--method", "direct", "--duration", "0.1")
 ok(r.returncode != 0 and "has no direct sensitivity method" in r.stderr,
    "a method the formulation lacks is refused: " + r.stderr.strip())

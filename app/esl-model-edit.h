@@ -5,7 +5,10 @@
  *
  * A field is addressed by a path into the file:
  *   bodies/B/mass                 mass of bodies[B]
- *   bodies/B/points/NAME/K        coordinate K (0 x, 1 y, 2 z) of point NAME of bodies[B]
+ *   bodies/B/points/NAME/K        coordinate K (0 x, 1 y, 2 z) of point NAME of bodies[B];
+ *                                 a point shared by the bodies of a joint (a joint located
+ *                                 there, the other body's point written alike) is one point:
+ *                                 it moves for every body, and the joint with it
  *   forces/F/KEY                  stiffness, damping, natural_length, preload, rest_angle
  *   forces/F/vector/K             component K of a constant force or torque
  *   joints/J/length               length of a rod joint

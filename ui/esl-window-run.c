@@ -150,6 +150,14 @@ void esl_window_start_run(EslWindow *self)
 {
     if (self->controller || !self->model)
         return;
+    if (self->check_error || (self->checking && self->check_installs)) {
+        esl_window_show_status(self, TRUE,
+                               self->check_error ? _("The model cannot run: %s")
+                                                 : _("The edited model is being checked; run it "
+                                                     "in a moment.%s"),
+                               self->check_error ? self->check_error : "");
+        return;
+    }
     g_autoptr(GError) error = NULL;
     if (!esl_run_settings_check(ESL_RUN_SETTINGS(self->run_settings), &error)) {
         esl_window_show_status(self, TRUE, "%s", error->message);
@@ -197,7 +205,9 @@ void esl_window_update_run_actions(EslWindow *self)
 {
     gboolean running = self->controller != NULL;
     GtkWidget *widget = GTK_WIDGET(self);
-    gtk_widget_action_set_enabled(widget, "win.run", !running && self->model);
+    /* An edited text runs once its check has given its model (esl-window-assemble.c). */
+    gboolean checked = !self->check_error && !(self->checking && self->check_installs);
+    gtk_widget_action_set_enabled(widget, "win.run", !running && self->model && checked);
     gtk_widget_action_set_enabled(widget, "win.pause", running);
     gtk_widget_action_set_enabled(widget, "win.stop", running);
     gtk_widget_set_sensitive(self->run_settings, !running);

@@ -85,6 +85,11 @@ static void on_checked(GObject *source, GAsyncResult *result, gpointer data)
     }
     esl_window_update_titles(self);
     esl_window_update_run_actions(self);
+    if (self->run_when_checked) {
+        self->run_when_checked = FALSE;
+        if (!self->check_error)
+            esl_window_start_run(self);
+    }
     g_object_unref(self);
 }
 
@@ -126,6 +131,7 @@ void esl_window_begin_edits(EslWindow *self)
         g_cancellable_cancel(self->check_cancellable);
     g_clear_object(&self->check_cancellable);
     self->checking = FALSE;
+    self->run_when_checked = FALSE;
     g_clear_pointer(&self->check_error, g_free);
     g_clear_pointer(&self->draft, mbs_model_free);
     self->edits = self->model_json ? esl_model_history_new(self->model_json) : NULL;

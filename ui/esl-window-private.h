@@ -58,6 +58,7 @@ struct _EslWindow {
     gboolean checking;
     gboolean check_installs; /* the check under way is of an edit: its model replaces the one
                                 shown (FALSE: the model as opened, only counted) */
+    gboolean run_when_checked; /* Run was asked for during the check of an edit */
     char *check_error; /* why the text does not load or assemble, or NULL */
     MbsModel *draft;   /* drawn and listed while the text does not load */
     int dof, redundant; /* of the text last checked (-1: unknown) */

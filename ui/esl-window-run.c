@@ -150,12 +150,14 @@ void esl_window_start_run(EslWindow *self)
 {
     if (self->controller || !self->model)
         return;
-    if (self->check_error || (self->checking && self->check_installs)) {
-        esl_window_show_status(self, TRUE,
-                               self->check_error ? _("The model cannot run: %s")
-                                                 : _("The edited model is being checked; run it "
-                                                     "in a moment.%s"),
-                               self->check_error ? self->check_error : "");
+    if (self->checking && self->check_installs) { /* the edited model is not there yet */
+        self->run_when_checked = TRUE;
+        esl_window_show_status(self, FALSE, _("Checking the edited model; the run starts once "
+                                              "it is checked."));
+        return;
+    }
+    if (self->check_error) {
+        esl_window_show_status(self, TRUE, _("The model cannot run: %s"), self->check_error);
         return;
     }
     g_autoptr(GError) error = NULL;
@@ -205,9 +207,10 @@ void esl_window_update_run_actions(EslWindow *self)
 {
     gboolean running = self->controller != NULL;
     GtkWidget *widget = GTK_WIDGET(self);
-    /* An edited text runs once its check has given its model (esl-window-assemble.c). */
-    gboolean checked = !self->check_error && !(self->checking && self->check_installs);
-    gtk_widget_action_set_enabled(widget, "win.run", !running && self->model && checked);
+    /* A text that does not load cannot run; an edited one runs once checked
+     * (esl-window-assemble.c). */
+    gtk_widget_action_set_enabled(widget, "win.run",
+                                  !running && self->model && !self->check_error);
     gtk_widget_action_set_enabled(widget, "win.pause", running);
     gtk_widget_action_set_enabled(widget, "win.stop", running);
     gtk_widget_set_sensitive(self->run_settings, !running);

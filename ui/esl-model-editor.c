@@ -208,9 +208,26 @@ static GtkWidget *pair_of(GtkWidget *a, GtkWidget *b)
     return box;
 }
 
-static GtkWidget *input_widget(EslModelEditor *self, const Input *in)
+/* base, or base2, base3, ... when names has it already: each form offers a new name. */
+static char *new_name(GStrv names, const char *base)
+{
+    for (int i = 1;; i++) {
+        char *name = i == 1 ? g_strdup(base) : g_strdup_printf("%s%d", base, i);
+        if (!names || !g_strv_contains((const char *const *)names, name))
+            return name;
+        g_free(name);
+    }
+}
+
+static GtkWidget *input_widget(EslModelEditor *self, const Form *form, const Input *in)
 {
     g_auto(GStrv) parts = in->initial ? g_strsplit(in->initial, "|", 2) : NULL;
+    if (in->type == INPUT_TEXT && g_str_equal(in->key, "name") && *in->initial) {
+        g_autofree char *name =
+            new_name(g_str_equal(form->action, "win.add-joint") ? self->joints : self->bodies,
+                     in->initial);
+        return entry_with(name);
+    }
     switch (in->type) {
     case INPUT_BODY: return name_picker(self->bodies);
     case INPUT_JOINT: return name_picker(self->joints);
@@ -254,7 +271,7 @@ static void show_form(EslModelEditor *self)
         gtk_label_set_xalign(GTK_LABEL(label), 0);
         gtk_label_set_wrap(GTK_LABEL(label), TRUE);
         gtk_label_set_max_width_chars(GTK_LABEL(label), 14);
-        GtkWidget *w = input_widget(self, in);
+        GtkWidget *w = input_widget(self, f, in);
         gtk_grid_attach(GTK_GRID(self->form_grid), label, 0, row, 1, 1);
         gtk_grid_attach(GTK_GRID(self->form_grid), w, 1, row, 1, 1);
         g_ptr_array_add(self->fields, w);

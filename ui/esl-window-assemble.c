@@ -85,6 +85,10 @@ static void on_checked(GObject *source, GAsyncResult *result, gpointer data)
     }
     esl_window_update_titles(self);
     esl_window_update_run_actions(self);
+    esl_window_show_status(self, check->error != NULL, "%s",
+                           check->error ? check->error
+                                        : esl_model_editor_get_status(
+                                              ESL_MODEL_EDITOR(self->model_editor)));
     if (self->run_when_checked) {
         self->run_when_checked = FALSE;
         if (!self->check_error)

@@ -271,6 +271,8 @@ static void show_form(EslModelEditor *self)
         gtk_label_set_xalign(GTK_LABEL(label), 0);
         gtk_label_set_wrap(GTK_LABEL(label), TRUE);
         gtk_label_set_max_width_chars(GTK_LABEL(label), 14);
+        /* A fixed column: the form does not move when its pickers change width. */
+        gtk_widget_set_size_request(label, 110, -1);
         GtkWidget *w = input_widget(self, f, in);
         gtk_grid_attach(GTK_GRID(self->form_grid), label, 0, row, 1, 1);
         gtk_grid_attach(GTK_GRID(self->form_grid), w, 1, row, 1, 1);
@@ -561,7 +563,6 @@ static void esl_model_editor_init(EslModelEditor *self)
     gtk_label_set_selectable(GTK_LABEL(self->error_label), TRUE);
     gtk_widget_add_css_class(self->error_label, "error");
     gtk_widget_set_visible(self->error_label, FALSE);
-    gtk_box_append(GTK_BOX(self->box), self->error_label);
 
     GtkWidget *edit_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
     GtkWidget *history = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0);
@@ -602,6 +603,8 @@ static void esl_model_editor_init(EslModelEditor *self)
     gtk_widget_set_halign(add, GTK_ALIGN_END);
     g_signal_connect(add, "clicked", G_CALLBACK(on_add_clicked), self);
     gtk_box_append(GTK_BOX(self->box), add);
+    /* Under the form, so that an error does not move the form the user is filling. */
+    gtk_box_append(GTK_BOX(self->box), self->error_label);
     GtkWidget *hint = gtk_label_new(_("Every edit is checked at once: the degrees of freedom "
                                       "above, errors at the element. Ctrl+Z undoes it."));
     gtk_label_set_wrap(GTK_LABEL(hint), TRUE);

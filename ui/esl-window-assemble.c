@@ -19,9 +19,12 @@ static const char *origin_of(EslWindow *self, char **owned)
     return *owned;
 }
 
-static void show_model(EslWindow *self, const MbsModel *shown)
+/* Show the model (or draft) shown, which had nbodies_before bodies before the edit. */
+static void show_model(EslWindow *self, const MbsModel *shown, int nbodies_before)
 {
     EslModelPanel *panel = ESL_MODEL_PANEL(self->model_panel);
+    /* A body added or removed: the view frames the mechanism again. */
+    gboolean reframe = shown && shown->nbodies != nbodies_before;
     int source, index;
     esl_model_panel_get_selected(panel, &source, &index);
     esl_viewport_set_model(ESL_VIEWPORT(self->viewport), shown);
@@ -32,6 +35,8 @@ static void show_model(EslWindow *self, const MbsModel *shown)
                   (source == ESL_MODEL_PANEL_PARAMETER && index < shown->nparameters)))
         esl_model_panel_select(panel, source, index);
     esl_model_editor_set_model(ESL_MODEL_EDITOR(self->model_editor), shown);
+    if (reframe)
+        esl_viewport_fit(ESL_VIEWPORT(self->viewport));
 }
 
 static void on_checked(GObject *source, GAsyncResult *result, gpointer data)
@@ -57,6 +62,8 @@ static void on_checked(GObject *source, GAsyncResult *result, gpointer data)
         g_object_unref(self);
         return;
     }
+    const MbsModel *before = self->draft ? self->draft : self->model;
+    int nbodies_before = before ? before->nbodies : -1;
     esl_viewport_set_model(ESL_VIEWPORT(self->viewport), NULL);
     g_clear_pointer(&self->draft, mbs_model_free);
     if (check->model) {
@@ -65,14 +72,14 @@ static void on_checked(GObject *source, GAsyncResult *result, gpointer data)
         self->model = g_steal_pointer(&check->model);
         esl_run_settings_set_model(ESL_RUN_SETTINGS(self->run_settings), self->model);
         mbs_model_free(old);
-        show_model(self, self->model);
+        show_model(self, self->model, nbodies_before);
         esl_window_show_state(self, check->poses, check->violations);
         gtk_label_set_text(GTK_LABEL(self->viewport_note),
                            _("Model edited and re-assembled: run it to see the effect."));
     } else {
         /* The last model that loaded stays for the run settings; the draft is drawn. */
         self->draft = g_steal_pointer(&check->draft);
-        show_model(self, self->draft ? self->draft : self->model);
+        show_model(self, self->draft ? self->draft : self->model, nbodies_before);
         esl_window_show_state(self, NULL, NULL);
         gtk_label_set_text(GTK_LABEL(self->viewport_note),
                            _("The model is not complete: see the Build page."));

@@ -4,12 +4,14 @@
  * one. */
 #include <glib/gstdio.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "esl-model-build.h"
 #include "esl-model-edit.h"
 #include "esl-model-file.h"
 #include "esl-models-dir.h"
+#include "mbs_constraints.h"
 #include "mbs_force.h"
 #include "tap.h"
 
@@ -346,11 +348,63 @@ static void test_async(void)
     g_main_loop_unref(ctx.loop);
 }
 
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The 7 x 15 lattice: the check counts as `eslabon-cli info` does; the UI thread's part of an
+ * inspector edit (text + load) against the old synchronous path (text + load + assembly) and
+ * the worker's check, medians of 5 runs in this process (docs/benchmarks.md). */
+static void test_lattice(void)
+{
+    g_autofree char *json = NULL;
+    g_file_get_contents(MODELS "multi-four-bar-7x15.json", &json, NULL, NULL);
+    MbsSettings settings = default_settings();
+    g_autoptr(EslModelCheck) c = json ? esl_model_check_run(json, "7x15.json", "penalty", &settings)
+                                      : NULL;
+    g_autoptr(MbsModel) m = json ? esl_model_load_string(json, "7x15.json", NULL, 0, NULL) : NULL;
+    int rank = m ? mbs_constraints_rank(m, 0.0, NULL) : -2;
+    tap_ok(c && c->model && c->rank == rank && c->dof == mbs_model_ncoords(m) - rank &&
+               c->redundant == mbs_model_nconstraints(m) - rank,
+           "7x15 lattice: %d dof, %d redundant, as eslabon-cli info (rank %d)", c ? c->dof : -1,
+           c ? c->redundant : -1, rank);
+    enum { RUNS = 5 };
+    double ui_before[RUNS], ui_now[RUNS], worker[RUNS];
+    for (int i = 0; json && i < RUNS; i++) {
+        gint64 t0 = g_get_monotonic_time();
+        EslModelEdit *e = esl_model_edit_apply(json, "7x15.json", "bodies/1/mass", 1.5 + i,
+                                               "penalty", &settings, NULL);
+        gint64 t1 = g_get_monotonic_time();
+        char *text = esl_model_edit_set_number(json, "bodies/1/mass", 1.5 + i, NULL);
+        MbsModel *loaded = esl_model_load_string(text, "7x15.json", NULL, 0, NULL);
+        gint64 t2 = g_get_monotonic_time();
+        EslModelCheck *check = esl_model_check_run(text, "7x15.json", "penalty", &settings);
+        gint64 t3 = g_get_monotonic_time();
+        ui_before[i] = (double)(t1 - t0) * 1e-3;
+        ui_now[i] = (double)(t2 - t1) * 1e-3;
+        worker[i] = (double)(t3 - t2) * 1e-3;
+        esl_model_edit_free(e);
+        g_free(text);
+        mbs_model_free(loaded);
+        esl_model_check_free(check);
+    }
+    qsort(ui_before, RUNS, sizeof(double), compare_doubles);
+    qsort(ui_now, RUNS, sizeof(double), compare_doubles);
+    qsort(worker, RUNS, sizeof(double), compare_doubles);
+    tap_diag("7x15 edit, medians of %d: UI thread before %.1f ms (text, load, assembly), now "
+             "%.1f ms (text, load; ratio %.2f); worker check %.1f ms (load, rank, assembly)",
+             RUNS, ui_before[RUNS / 2], ui_now[RUNS / 2], ui_now[RUNS / 2] / ui_before[RUNS / 2],
+             worker[RUNS / 2]);
+}
+
 int main(void)
 {
     test_four_bar();
     test_history();
     test_round_trip();
     test_async();
+    test_lattice();
     return tap_done();
 }

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "esl-model-edit.h"
 #include "esl-model-file.h"
 #include "esl-settings-json.h"
 #include "mbs_constraints.h"
@@ -934,23 +935,14 @@ EslModelCheck *esl_model_check_run(const char *json, const char *origin, const c
         c->seconds = (double)(g_get_monotonic_time() - start) * 1e-6;
         return c;
     }
-    MbsError err = {0};
-    MbsFormulation *f = mbs_formulation_new(formulation, m, settings, &err);
-    if (!f) {
-        c->error = g_strdup_printf("%s: cannot assemble with %s: %s", origin, formulation,
-                                   err.message[0] ? err.message : "unknown error");
+    g_autoptr(GError) error_assembly = NULL;
+    if (esl_model_assemble(m, origin, formulation, settings, &c->poses, &c->violations,
+                           &error_assembly)) {
+        c->model = m;
+    } else {
+        c->error = g_strdup(error_assembly->message);
         c->draft = m;
-        c->seconds = (double)(g_get_monotonic_time() - start) * 1e-6;
-        return c;
     }
-    c->model = m;
-    c->poses = g_new(double, (gsize)m->nbodies * 12);
-    c->violations = g_new0(double, (gsize)MAX(m->njoints, 1));
-    for (int b = 0; b < m->nbodies; b++)
-        mbs_formulation_body_pose(f, b, c->poses + 12 * b, c->poses + 12 * b + 9);
-    for (int j = 0; j < m->njoints; j++)
-        c->violations[j] = f->klass->joint_violation(f, j);
-    mbs_formulation_free(f);
     c->seconds = (double)(g_get_monotonic_time() - start) * 1e-6;
     return c;
 }

@@ -453,6 +453,28 @@ char *esl_model_edit_set_number(const char *json, const char *path, double value
 
 /* ---- rebuilding and assembling --------------------------------------------------------------- */
 
+gboolean esl_model_assemble(const MbsModel *model, const char *origin, const char *formulation,
+                            const MbsSettings *settings, double **poses, double **violations,
+                            GError **error)
+{
+    MbsError err = {0};
+    MbsFormulation *f = mbs_formulation_new(formulation, model, settings, &err);
+    if (!f) {
+        g_set_error(error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_INVALID,
+                    "%s: cannot assemble with %s: %s", origin ? origin : "model", formulation,
+                    err.message[0] ? err.message : "unknown error");
+        return FALSE;
+    }
+    *poses = g_new(double, (gsize)model->nbodies * 12);
+    *violations = g_new0(double, (gsize)MAX(model->njoints, 1));
+    for (int b = 0; b < model->nbodies; b++)
+        mbs_formulation_body_pose(f, b, *poses + 12 * b, *poses + 12 * b + 9);
+    for (int j = 0; j < model->njoints; j++)
+        (*violations)[j] = f->klass->joint_violation(f, j);
+    mbs_formulation_free(f);
+    return TRUE;
+}
+
 EslModelEdit *esl_model_edit_apply(const char *json, const char *origin, const char *path,
                                    double value, const char *formulation,
                                    const MbsSettings *settings, GError **error)
@@ -463,24 +485,14 @@ EslModelEdit *esl_model_edit_apply(const char *json, const char *origin, const c
     MbsModel *model = esl_model_load_string(text, origin, NULL, 0, error);
     if (!model)
         return NULL;
-    MbsError err = {0};
-    MbsFormulation *f = mbs_formulation_new(formulation, model, settings, &err);
-    if (!f) {
-        g_set_error(error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_INVALID,
-                    "%s: cannot assemble with %s: %s", origin ? origin : "model", formulation,
-                    err.message[0] ? err.message : "unknown error");
+    EslModelEdit *edit = g_new0(EslModelEdit, 1);
+    if (!esl_model_assemble(model, origin, formulation, settings, &edit->poses,
+                            &edit->violations, error)) {
         mbs_model_free(model);
+        g_free(edit);
         return NULL;
     }
-    EslModelEdit *edit = g_new0(EslModelEdit, 1);
     edit->json = g_steal_pointer(&text);
     edit->model = model;
-    edit->poses = g_new(double, (gsize)model->nbodies * 12);
-    edit->violations = g_new0(double, (gsize)MAX(model->njoints, 1));
-    for (int b = 0; b < model->nbodies; b++)
-        mbs_formulation_body_pose(f, b, edit->poses + 12 * b, edit->poses + 12 * b + 9);
-    for (int j = 0; j < model->njoints; j++)
-        edit->violations[j] = f->klass->joint_violation(f, j);
-    mbs_formulation_free(f);
     return edit;
 }

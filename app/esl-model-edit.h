@@ -70,6 +70,13 @@ typedef struct {
 void esl_model_edit_free(EslModelEdit *edit);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(EslModelEdit, esl_model_edit_free)
 
+/* Assemble model with the formulation (by name) and settings: *poses (nbodies * 12: R
+ * row-major, p) and *violations (njoints) newly allocated; FALSE with error (origin names the
+ * model) when the formulation cannot assemble it. */
+gboolean esl_model_assemble(const MbsModel *model, const char *origin, const char *formulation,
+                            const MbsSettings *settings, double **poses, double **violations,
+                            GError **error);
+
 /* Set the number at path, rebuild the model (origin names the file in messages) and assemble it
  * with the formulation (by name) and settings. NULL with error when any step fails. */
 EslModelEdit *esl_model_edit_apply(const char *json, const char *origin, const char *path,

@@ -13,6 +13,7 @@
 #include "esl-models-dir.h"
 #include "mbs_constraints.h"
 #include "mbs_force.h"
+#include "build-spec.h"
 #include "tap.h"
 
 #define MODELS ESLABON_SOURCE_DIR "/models/"
@@ -23,29 +24,6 @@ static char *edit(const char *json, const char *kind, GVariant *spec, GError **e
 {
     g_autoptr(GVariant) owned = g_variant_ref_sink(spec);
     return esl_model_build_edit(json, kind, owned, error);
-}
-
-static GVariant *dict(const char *first, ...)
-{
-    GVariantBuilder b;
-    g_variant_builder_init(&b, G_VARIANT_TYPE_VARDICT);
-    va_list ap;
-    va_start(ap, first);
-    for (const char *key = first; key; key = va_arg(ap, const char *))
-        g_variant_builder_add(&b, "{sv}", key, va_arg(ap, GVariant *));
-    va_end(ap);
-    return g_variant_builder_end(&b);
-}
-
-static GVariant *doubles(int n, const double *x)
-{
-    return g_variant_new_fixed_array(G_VARIANT_TYPE_DOUBLE, x, (gsize)n, sizeof(double));
-}
-
-static GVariant *pair(const char *a, const char *b)
-{
-    const char *v[2] = {a, b};
-    return g_variant_new_strv(v, 2);
 }
 
 /* A planar four-bar (X = 0 plane, revolutes about X): ground O-C, crank O-A, coupler A-B,

@@ -16,6 +16,7 @@
 #include "esl-model-file.h"
 #include "esl-project.h"
 #include "esl-window.h"
+#include "build-spec.h"
 #include "tap.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(MbsModel, mbs_model_free)
@@ -35,29 +36,6 @@ static void wait_checked(EslWindow *window)
         g_main_context_iteration(NULL, TRUE);
 }
 
-static GVariant *dict(const char *first, ...)
-{
-    GVariantBuilder b;
-    g_variant_builder_init(&b, G_VARIANT_TYPE_VARDICT);
-    va_list ap;
-    va_start(ap, first);
-    for (const char *key = first; key; key = va_arg(ap, const char *))
-        g_variant_builder_add(&b, "{sv}", key, va_arg(ap, GVariant *));
-    va_end(ap);
-    return g_variant_builder_end(&b);
-}
-
-static GVariant *doubles(int n, const double *x)
-{
-    return g_variant_new_fixed_array(G_VARIANT_TYPE_DOUBLE, x, (gsize)n, sizeof(double));
-}
-
-static GVariant *pair(const char *a, const char *b)
-{
-    const char *v[2] = {a, b};
-    return g_variant_new_strv(v, 2);
-}
-
 static void act(EslWindow *window, const char *action, GVariant *parameter)
 {
     gtk_widget_activate_action_variant(GTK_WIDGET(window), action, parameter);
@@ -67,18 +45,6 @@ static void act(EslWindow *window, const char *action, GVariant *parameter)
 static MbsModel *model_of(const char *json)
 {
     return json ? esl_model_load_string(json, "model.json", NULL, 0, NULL) : NULL;
-}
-
-static GtkWidget *find_type(GtkWidget *widget, GType type)
-{
-    if (G_TYPE_CHECK_INSTANCE_TYPE(widget, type))
-        return widget;
-    for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c)) {
-        GtkWidget *found = find_type(c, type);
-        if (found)
-            return found;
-    }
-    return NULL;
 }
 
 static gboolean title_has(EslWindow *window, const char *text)
@@ -160,7 +126,7 @@ static void build_four_bar(Assemble *a)
     tap_ok(!esl_window_get_check_error(w) && dof == 1 && redundant == 3,
            "four-bar: 1 degree of freedom, 3 redundant constraints, as eslabon-cli info counts "
            "(%d, %d)", dof, redundant);
-    GtkWidget *editor = find_type(GTK_WIDGET(w), ESL_TYPE_MODEL_EDITOR);
+    GtkWidget *editor = find_widget_of_type(GTK_WIDGET(w), ESL_TYPE_MODEL_EDITOR);
     const char *status = editor ? esl_model_editor_get_status(ESL_MODEL_EDITOR(editor)) : "";
     tap_ok(strstr(status, "1 degree of freedom") && strstr(status, "3 redundant"),
            "the Build page shows them: %s", status);

@@ -233,6 +233,50 @@ static void check_run_save_reload(Assemble *a)
            why_file ? why_file : "");
 }
 
+static GtkWidget *find_button(GtkWidget *widget, const char *label)
+{
+    if (GTK_IS_BUTTON(widget) && g_strcmp0(gtk_button_get_label(GTK_BUTTON(widget)), label) == 0)
+        return widget;
+    for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c)) {
+        GtkWidget *found = find_button(c, label);
+        if (found)
+            return found;
+    }
+    return NULL;
+}
+
+/* The Build page's own form, as a user fills it: the last kind (Gravity), its one entry. */
+static void check_form(Assemble *a)
+{
+    EslWindow *w = a->window;
+    GtkWidget *editor = find_widget_of_type(GTK_WIDGET(w), ESL_TYPE_MODEL_EDITOR);
+    GtkWidget *kinds = editor ? find_widget_of_type(editor, GTK_TYPE_DROP_DOWN) : NULL;
+    GListModel *list = kinds ? gtk_drop_down_get_model(GTK_DROP_DOWN(kinds)) : NULL;
+    guint n = list ? g_list_model_get_n_items(list) : 0;
+    if (n)
+        gtk_drop_down_set_selected(GTK_DROP_DOWN(kinds), n - 1);
+    GtkWidget *grid = editor ? find_widget_of_type(editor, GTK_TYPE_GRID) : NULL;
+    GtkWidget *entry = grid ? find_widget_of_type(grid, GTK_TYPE_ENTRY) : NULL;
+    GtkWidget *add = editor ? find_button(editor, "_Add") : NULL;
+    tap_ok(n > 8 && entry && add, "the Build page has %u kinds of element, a form and Add", n);
+    if (!entry || !add)
+        return;
+    gtk_editable_set_text(GTK_EDITABLE(entry), "0 -9.81 0");
+    g_signal_emit_by_name(add, "clicked");
+    wait_checked(w);
+    g_autoptr(MbsModel) m = model_of(esl_window_get_model_json(w));
+    tap_ok(m && m->gravity[0] == 0 && m->gravity[1] == -9.81 && m->gravity[2] == 0,
+           "its Gravity form sets gravity to (0, -9.81, 0)");
+    /* The form is made again for the model as checked. */
+    entry = find_widget_of_type(find_widget_of_type(editor, GTK_TYPE_GRID), GTK_TYPE_ENTRY);
+    gtk_editable_set_text(GTK_EDITABLE(entry), "0 oops 0");
+    g_signal_emit_by_name(add, "clicked");
+    wait_checked(w);
+    g_autoptr(MbsModel) same = model_of(esl_window_get_model_json(w));
+    tap_ok(same && same->gravity[1] == -9.81, "a form with a word for a number changes nothing");
+    act(w, "win.undo", NULL);
+}
+
 static void activate(GtkApplication *app, Assemble *a)
 {
     a->window = ESL_WINDOW(gtk_application_get_active_window(app));
@@ -240,6 +284,7 @@ static void activate(GtkApplication *app, Assemble *a)
     check_new_model(a);
     build_four_bar(a);
     check_undo(a);
+    check_form(a);
     check_run_save_reload(a);
     gtk_window_destroy(GTK_WINDOW(a->window));
 }

@@ -223,7 +223,9 @@ void esl_window_read_settings(EslWindow *self, MbsSettings *settings)
     esl_run_settings_read(ESL_RUN_SETTINGS(self->run_settings), settings);
 }
 
-gboolean esl_window_edit_model(EslWindow *self, const char *path, double value, GError **error)
+/* The edit of the number at path, named label for Undo. */
+static gboolean edit_number(EslWindow *self, const char *path, double value, const char *label,
+                            GError **error)
 {
     if (self->controller) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
@@ -251,9 +253,14 @@ gboolean esl_window_edit_model(EslWindow *self, const char *path, double value, 
         g_propagate_error(error, g_steal_pointer(&load_error));
         return FALSE;
     }
-    g_autofree char *label = g_strdup_printf(_("set %s"), path);
     esl_window_commit_edit(self, g_steal_pointer(&json), label);
     return TRUE;
+}
+
+gboolean esl_window_edit_model(EslWindow *self, const char *path, double value, GError **error)
+{
+    g_autofree char *label = g_strdup_printf(_("set %s"), path);
+    return edit_number(self, path, value, label, error);
 }
 
 /* A number entered in the inspector. */
@@ -261,7 +268,8 @@ static gboolean on_edit_field(EslModelPanel *panel, const char *path, const char
                               double value, GError **error, EslWindow *self)
 {
     (void)panel;
-    if (!esl_window_edit_model(self, path, value, error))
+    g_autofree char *what = g_strdup_printf(_("set %s"), label);
+    if (!edit_number(self, path, value, what, error))
         return FALSE;
     const MbsFormulationClass *klass =
         esl_run_settings_get_formulation(ESL_RUN_SETTINGS(self->run_settings));

@@ -155,6 +155,22 @@ static void test_four_bar(void)
     tap_ok(m && a_moved >= 0 && m->points[a_moved].pos[2] == 1.0,
            "the other joint points stay where they were");
 
+    /* In a bundled file the shared point C of the spatial four-bar is written as expressions
+     * on the coupler and the follower: it is one point all the same. */
+    g_autofree char *spatial = NULL;
+    g_file_get_contents(MODELS "four-bar-spatial.json", &spatial, NULL, NULL);
+    g_autofree char *c_moved =
+        spatial ? esl_model_edit_set_number(spatial, "bodies/2/points/C/2", 0.25, &error) : NULL;
+    g_autoptr(MbsModel) sm = c_moved ? esl_model_load_string(c_moved, "s.json", NULL, 0, NULL)
+                                     : NULL;
+    int c_follower = sm ? mbs_model_find_point(sm, 3, "C") : -1;
+    int b_coupler = sm ? mbs_model_find_point(sm, 2, "B") : -1;
+    tap_ok(c_follower >= 0 && sm->points[c_follower].pos[2] == 0.25 &&
+               sm->points[b_coupler].pos[2] == 1.5 &&
+               fabs(sm->points[c_follower].pos[1] - 2 * sqrt(1 - 0.7625 * 0.7625)) < 1e-15,
+           "four-bar-spatial: the coupler's C moved to z = 0.25 moves the follower's C (its y "
+           "still 2 sin t), not B");
+
     /* Removing a body removes its joints (and nothing else). */
     g_autofree char *removed =
         edit(json, "remove",
@@ -326,6 +342,73 @@ static void test_async(void)
     g_main_loop_unref(ctx.loop);
 }
 
+/* Inputs of the wrong kind, size or name are refused with a message; nothing crashes. */
+static void test_bad_inputs(void)
+{
+    g_autoptr(GError) error = NULL;
+    g_autofree char *json = four_bar(&error);
+    const double two[2] = {0, 1}, ends[6] = {0, 0, 0, 0, 1, 0};
+    char long_name[MBS_NAME_MAX + 2];
+    memset(long_name, 'x', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = 0;
+    struct {
+        const char *kind, *why;
+        GVariant *spec;
+    } bad[] = {
+        {"body", "ends of 2 numbers",
+         dict("name", g_variant_new_string("b"), "shape", g_variant_new_string("bar"), "mass",
+              g_variant_new_double(1), "ends", doubles(2, two), NULL)},
+        {"body", "ends as a string",
+         dict("name", g_variant_new_string("b"), "shape", g_variant_new_string("bar"), "mass",
+              g_variant_new_double(1), "ends", g_variant_new_string("0 0 0"), NULL)},
+        {"body", "both mass and density",
+         dict("name", g_variant_new_string("b"), "shape", g_variant_new_string("bar"), "mass",
+              g_variant_new_double(1), "density", g_variant_new_double(1), "ends",
+              doubles(6, ends), NULL)},
+        {"body", "a name already used",
+         dict("name", g_variant_new_string("crank"), "shape", g_variant_new_string("bar"),
+              "mass", g_variant_new_double(1), "ends", doubles(6, ends), NULL)},
+        {"body", "a name too long",
+         dict("name", g_variant_new_string(long_name), "shape", g_variant_new_string("bar"),
+              "mass", g_variant_new_double(1), "ends", doubles(6, ends), NULL)},
+        {"body", "an unknown shape",
+         dict("name", g_variant_new_string("b"), "shape", g_variant_new_string("cone"), "mass",
+              g_variant_new_double(1), NULL)},
+        {"joint", "one body twice",
+         dict("name", g_variant_new_string("J"), "type", g_variant_new_string("spherical"),
+              "bodies", pair("crank", "crank"), "point", g_variant_new_string("A"), NULL)},
+        {"joint", "a point of neither body",
+         dict("name", g_variant_new_string("J"), "type", g_variant_new_string("spherical"),
+              "bodies", pair("crank", "rocker"), "point", g_variant_new_string("Q"), NULL)},
+        {"joint", "a revolute without its axis",
+         dict("name", g_variant_new_string("J"), "type", g_variant_new_string("revolute"),
+              "bodies", pair("crank", "rocker"), "point", g_variant_new_string("A"), NULL)},
+        {"joint", "an unknown type",
+         dict("name", g_variant_new_string("J"), "type", g_variant_new_string("hinge"),
+              "bodies", pair("crank", "rocker"), NULL)},
+        {"force", "an unknown class", dict("type", g_variant_new_string("magnet"), NULL)},
+        {"force", "an rsda on no joint",
+         dict("type", g_variant_new_string("rsda"), "joint", g_variant_new_string("Z"), NULL)},
+        {"driver", "a polynomial of 9 coefficients",
+         dict("joint", g_variant_new_string("O"), "type", g_variant_new_string("polynomial"),
+              "coefficients", doubles(9, (double[9]){0}), NULL)},
+        {"remove", "the ground",
+         dict("section", g_variant_new_string("bodies"), "name", g_variant_new_string("ground"),
+              NULL)},
+        {"remove", "an unknown section",
+         dict("section", g_variant_new_string("points"), "name", g_variant_new_string("A"),
+              NULL)},
+        {"gravity", "a vector of 2", dict("vector", doubles(2, two), NULL)},
+        {"teleport", "an unknown edit", dict("name", g_variant_new_string("x"), NULL)},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+        g_clear_error(&error);
+        g_autofree char *out = edit(json, bad[i].kind, bad[i].spec, &error);
+        tap_ok(!out && error && error->message[0], "%s: %s is refused (%s)", bad[i].kind,
+               bad[i].why, error ? error->message : "accepted");
+    }
+}
+
 static int compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -383,6 +466,7 @@ int main(void)
     test_history();
     test_round_trip();
     test_async();
+    test_bad_inputs();
     test_lattice();
     return tap_done();
 }

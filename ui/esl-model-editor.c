@@ -120,6 +120,7 @@ struct _EslModelEditor {
     GPtrArray *fields;  /* the widgets of the form shown, one per input (GtkWidget*) */
     GPtrArray *strings; /* strings the force forms own */
     GStrv bodies, joints; /* names the pickers offer */
+    int next_pick;        /* which of a pair of bodies a pick in the 3D view sets next */
 };
 
 G_DEFINE_FINAL_TYPE(EslModelEditor, esl_model_editor, GTK_TYPE_WIDGET)
@@ -260,6 +261,7 @@ static void show_form(EslModelEditor *self)
     while ((child = gtk_widget_get_first_child(self->form_grid)))
         gtk_grid_remove(GTK_GRID(self->form_grid), child);
     g_ptr_array_set_size(self->fields, 0);
+    self->next_pick = 0;
     gtk_widget_set_visible(self->form_error, FALSE);
     guint k = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->kind_dropdown));
     if (k >= self->forms->len)
@@ -466,6 +468,45 @@ void esl_model_editor_set_model(EslModelEditor *self, const MbsModel *model)
         self->joints = g_strv_builder_end(joints);
     }
     show_form(self);
+}
+
+/* The pickers of the form shown whose input is of type, in order. */
+static GPtrArray *pickers(EslModelEditor *self, InputType type)
+{
+    GPtrArray *found = g_ptr_array_new();
+    guint k = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->kind_dropdown));
+    if (k >= self->forms->len)
+        return found;
+    int i = 0;
+    for (const Input *in = g_array_index(self->forms, Form, k).inputs; in->key; in++, i++) {
+        GtkWidget *w = self->fields->pdata[i];
+        if (in->type == type && type == INPUT_BODIES) {
+            g_ptr_array_add(found, gtk_widget_get_first_child(w));
+            g_ptr_array_add(found, gtk_widget_get_last_child(w));
+        } else if (in->type == type) {
+            g_ptr_array_add(found, w);
+        }
+    }
+    return found;
+}
+
+gboolean esl_model_editor_pick(EslModelEditor *self, gboolean body, int index)
+{
+    if (index < 0)
+        return FALSE;
+    g_autoptr(GPtrArray) single = pickers(self, body ? INPUT_BODY : INPUT_JOINT);
+    g_autoptr(GPtrArray) pair = body ? pickers(self, INPUT_BODIES) : g_ptr_array_new();
+    GtkWidget *target = NULL;
+    if (pair->len == 2) { /* body 1, then body 2, then body 1 again */
+        target = pair->pdata[self->next_pick % 2];
+        self->next_pick++;
+    } else if (single->len > 0) {
+        target = single->pdata[0];
+    }
+    if (!target)
+        return FALSE;
+    gtk_drop_down_set_selected(GTK_DROP_DOWN(target), (guint)index);
+    return TRUE;
 }
 
 void esl_model_editor_set_check(EslModelEditor *self, gboolean checking,

@@ -25,6 +25,9 @@ void esl_model_editor_set_check(EslModelEditor *self, gboolean checking,
 /* The edits Undo and Redo would undo and redo (NULL: none). */
 void esl_model_editor_set_history(EslModelEditor *self, const char *undo_label,
                                   const char *redo_label);
+/* A body (or joint) picked in the 3D view fills the form's picker of bodies (the first, then the
+ * second of a pair) or of joints; FALSE when the form has none. */
+gboolean esl_model_editor_pick(EslModelEditor *self, gboolean body, int index);
 /* The text shown as the model's state ("1 degree of freedom, 0 redundant constraints", the
  * error, "Checking…"). */
 const char *esl_model_editor_get_status(EslModelEditor *self);

@@ -215,7 +215,18 @@ static void on_element_selected(EslModelPanel *panel, int source, int index, Esl
 static void on_viewport_picked(EslViewport *viewport, int source, int index, EslWindow *self)
 {
     (void)viewport;
+    /* On the Build page a pick fills the form (its bodies or joint) and the page stays. */
+    GtkNotebook *sidebar = GTK_NOTEBOOK(gtk_widget_get_ancestor(self->model_editor,
+                                                                GTK_TYPE_NOTEBOOK));
+    int page = gtk_notebook_get_current_page(sidebar);
+    gboolean building = page == gtk_notebook_page_num(sidebar, self->model_editor);
     esl_model_panel_select(ESL_MODEL_PANEL(self->model_panel), source, index);
+    if (building) {
+        gtk_notebook_set_current_page(sidebar, page);
+        if (source == ESL_SOURCE_BODY || source == ESL_SOURCE_JOINT)
+            esl_model_editor_pick(ESL_MODEL_EDITOR(self->model_editor),
+                                  source == ESL_SOURCE_BODY, index);
+    }
 }
 
 void esl_window_read_settings(EslWindow *self, MbsSettings *settings)

@@ -15,6 +15,7 @@
 #include "esl-model-editor.h"
 #include "esl-model-file.h"
 #include "esl-project.h"
+#include "esl-scene.h"
 #include "esl-window.h"
 #include "build-spec.h"
 #include "tap.h"
@@ -253,6 +254,30 @@ static void check_form(Assemble *a)
     GtkWidget *kinds = editor ? find_widget_of_type(editor, GTK_TYPE_DROP_DOWN) : NULL;
     GListModel *list = kinds ? gtk_drop_down_get_model(GTK_DROP_DOWN(kinds)) : NULL;
     guint n = list ? g_list_model_get_n_items(list) : 0;
+    /* Two bodies picked in the 3D view on the Joint form (the fourth kind) fill its pair. */
+    GtkWidget *sidebar = editor ? gtk_widget_get_ancestor(editor, GTK_TYPE_NOTEBOOK) : NULL;
+    if (sidebar)
+        gtk_notebook_set_current_page(GTK_NOTEBOOK(sidebar),
+                                      gtk_notebook_page_num(GTK_NOTEBOOK(sidebar), editor));
+    if (n)
+        gtk_drop_down_set_selected(GTK_DROP_DOWN(kinds), 3);
+    GtkWidget *viewport = find_widget_of_type(GTK_WIDGET(w), g_type_from_name("EslViewport"));
+    g_signal_emit_by_name(viewport, "picked", ESL_SOURCE_BODY, 3);
+    g_signal_emit_by_name(viewport, "picked", ESL_SOURCE_BODY, 0);
+    GtkWidget *joint_grid = find_widget_of_type(editor, GTK_TYPE_GRID);
+    GtkWidget *first = NULL, *second = NULL;
+    for (GtkWidget *c = joint_grid ? gtk_widget_get_first_child(joint_grid) : NULL; c;
+         c = gtk_widget_get_next_sibling(c))
+        if (GTK_IS_BOX(c) && GTK_IS_DROP_DOWN(gtk_widget_get_first_child(c))) {
+            first = gtk_widget_get_first_child(c);
+            second = gtk_widget_get_last_child(c);
+        }
+    tap_ok(first && gtk_drop_down_get_selected(GTK_DROP_DOWN(first)) == 3 &&
+               gtk_drop_down_get_selected(GTK_DROP_DOWN(second)) == 0 &&
+               gtk_notebook_get_current_page(GTK_NOTEBOOK(sidebar)) ==
+                   gtk_notebook_page_num(GTK_NOTEBOOK(sidebar), editor),
+           "bodies picked in the 3D view fill the joint's pair (rocker, ground); the Build page "
+           "stays");
     if (n)
         gtk_drop_down_set_selected(GTK_DROP_DOWN(kinds), n - 1);
     GtkWidget *grid = editor ? find_widget_of_type(editor, GTK_TYPE_GRID) : NULL;

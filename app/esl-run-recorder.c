@@ -293,6 +293,15 @@ char *esl_run_summary_json(const EslRunSummaryInfo *info, const MbsRun *run, gbo
     I("step_cuts", s->step_cuts);
     I("steps_rejected", s->steps_rejected);
     D("step_min", s->step_min);
+    /* every counter and timer the formulation publishes (MbsFormulationClass.statistics) */
+    MbsStatistic statistics[64];
+    int nstat = MIN(mbs_formulation_statistics(f, statistics, G_N_ELEMENTS(statistics)),
+                    (int)G_N_ELEMENTS(statistics));
+    json_builder_set_member_name(b, "statistics");
+    json_builder_begin_object(b);
+    for (int i = 0; i < nstat; ++i)
+        D(statistics[i].name, statistics[i].value);
+    json_builder_end_object(b);
     json_builder_set_member_name(b, "phase_seconds");
     json_builder_begin_object(b);
     D("dynamics", s->time_dynamics);

@@ -128,6 +128,7 @@ typedef struct {
     double *Q, *grad, *x, *lwork;
     int *iwork;
     double *q_start, *qd_start; /* for a failed step */
+    double *q_recovered;        /* the last q recovered: the start of the next recovery */
     double t_stage_guess;
     int rhs_failed;             /* the last rhs could not recover u */
     /* SUNDIALS */
@@ -188,7 +189,7 @@ static void ssode_finalize(MbsFormulation *f)
     void *bufs[] = {s->q, s->qd, s->qdd, s->lambda, s->angle_ref, s->rows, s->ucol, s->vcol,
                     s->M, s->Phi, s->phi, s->phit, s->cb, s->W, s->rp, s->cp, s->Pu0, s->ip0,
                     s->Pu, s->ip, s->K, s->rhs, s->ipk, s->tcol, s->gacc, s->Q, s->grad, s->x, s->lwork,
-                    s->iwork, s->q_start, s->qd_start};
+                    s->iwork, s->q_start, s->qd_start, s->q_recovered};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
         free(bufs[i]);
     free(s);
@@ -364,8 +365,13 @@ static int evaluate(Ssode *s, double t, const double *y, double *ydot)
     const double *v = y, *vd = y + nv;
     for (int j = 0; j < nv; ++j)
         s->q[s->vcol[j]] = v[j];
-    if (recover_positions(s, t) != 0)
+    if (recover_positions(s, t) != 0) {
+        /* the next recovery (a smaller step) starts from the last good q, not from the
+         * diverged iterate */
+        memcpy(s->q, s->q_recovered, (size_t)n * sizeof(double));
         return 1;
+    }
+    memcpy(s->q_recovered, s->q, (size_t)n * sizeof(double));
     /* velocities: Phi_u ud = -(Phi_v vd + Phi_t)_R at the recovered q */
     mbs_natural_constraints(s->nat, s->q, NULL, t, NULL, s->Phi, s->phit, NULL);
     for (int j = 0; j < nv; ++j)
@@ -668,6 +674,7 @@ static int ssode_init(MbsFormulation *f, MbsError *err)
     s->iwork = xcalloc(R, sizeof(int), &fail);
     s->q_start = xcalloc(N, sizeof(double), &fail);
     s->qd_start = xcalloc(N, sizeof(double), &fail);
+    s->q_recovered = xcalloc(N, sizeof(double), &fail);
     int nz = mbs_model_ncoords(m);
     double *z = calloc((size_t)nz + 1, sizeof(double)), *zd = calloc((size_t)nz + 1, sizeof(double));
     MbsBodyState *bodies = calloc((size_t)m->nbodies + 1, sizeof *bodies);
@@ -837,6 +844,7 @@ static int restart_at_output(MbsFormulation *f, Ssode *s)
     if (partition_degraded(s) && repartition(s) != 0)
         return -1;
     s->work_base = s->work;
+    memcpy(s->q_recovered, s->q, (size_t)s->n * sizeof(double));
     pack(s, N_VGetArrayPointer(s->y), 0.0);
     if (integrator_restart(f, s, f->time, s->h_next) != 0)
         return -2;

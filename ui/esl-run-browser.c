@@ -200,6 +200,8 @@ const char *esl_run_browser_get_size_text(EslRunBrowser *self)
 static void on_selected_rows_changed(GtkListBox *list, EslRunBrowser *self)
 {
     (void)list;
+    if (!self->runs_list) /* the list unselects its rows as it goes, during dispose */
+        return;
     g_autoptr(GArray) ids = esl_run_browser_get_selected(self);
     gtk_widget_set_sensitive(self->rename_button, ids->len == 1);
     gtk_widget_set_sensitive(self->delete_button, ids->len > 0);
@@ -209,6 +211,7 @@ static void on_selected_rows_changed(GtkListBox *list, EslRunBrowser *self)
 
 static void esl_run_browser_dispose(GObject *object)
 {
+    ESL_RUN_BROWSER(object)->rebuilding = TRUE; /* nobody hears of a selection it loses here */
     gtk_widget_dispose_template(GTK_WIDGET(object), ESL_TYPE_RUN_BROWSER);
     esl_template_unparent_children(GTK_WIDGET(object));
     G_OBJECT_CLASS(esl_run_browser_parent_class)->dispose(object);

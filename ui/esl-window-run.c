@@ -316,8 +316,10 @@ static void load_single_run(EslWindow *self, gint64 run_id)
     esl_run_settings_show(ESL_RUN_SETTINGS(self->run_settings), info->formulation,
                           &info->settings);
     gtk_label_set_text(GTK_LABEL(self->viewport_note),
-                       note      ? note
-                       : matches ? ""
+                       note          ? note
+                       : sensitivity ? _("A sensitivity run stores its gradients (plotted "
+                                         "below), not the motion: run the model to replay it.")
+                       : matches     ? ""
                                  : _("This run belongs to another model: open that model to "
                                      "replay it in 3D."));
     if (sensitivity_error)

@@ -322,16 +322,17 @@ static void load_single_run(EslWindow *self, gint64 run_id)
                        : matches     ? ""
                                  : _("This run belongs to another model: open that model to "
                                      "replay it in 3D."));
+    g_autofree char *what = sensitivity ? g_strdup_printf(_("%s, %s sensitivities"),
+                                                          info->formulation, sensitivity->method)
+                                        : g_strdup(info->formulation);
     if (sensitivity_error)
         esl_window_show_status(self, TRUE, _("Cannot load the sensitivities of run %s: %s"), id,
                                sensitivity_error->message);
     else
         esl_window_show_status(
             self, info->status == ESL_RUN_FAILED || info->status == ESL_RUN_INTERRUPTED,
-            _("Run %s (%s%s%s): %s%s%s"), id, info->formulation,
-            sensitivity ? _(", sensitivities ") : "", sensitivity ? sensitivity->method : "",
-            esl_run_status_label(info->status), info->message ? " — " : "",
-            info->message ? info->message : "");
+            _("Run %s (%s): %s%s%s"), id, what, esl_run_status_label(info->status),
+            info->message ? " — " : "", info->message ? info->message : "");
 }
 
 static void load_overlay(EslWindow *self, GArray *ids)

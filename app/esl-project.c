@@ -1327,6 +1327,22 @@ EslRunHistory *esl_project_load_run(EslProject *project, gint64 run_id, GError *
     return g_steal_pointer(&h);
 }
 
+/* The rows a run already has in a table (count_sql: "SELECT count(*) ... WHERE run_id = ?"),
+ * the next sequence number of what is appended. */
+static gboolean rows_of_run(sqlite3 *db, const char *count_sql, gint64 run_id, gint64 *count,
+                            const char *what, GError **error)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, count_sql, -1, &st, NULL) != SQLITE_OK)
+        return db_error(db, what, error);
+    sqlite3_bind_int64(st, 1, run_id);
+    gboolean ok = sqlite3_step(st) == SQLITE_ROW;
+    if (ok)
+        *count = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return ok || db_error(db, what, error);
+}
+
 gboolean esl_project_append_internal_steps(EslProject *project, gint64 run_id,
                                            const EslInternalStep *steps, int n, GError **error)
 {
@@ -1348,18 +1364,8 @@ gboolean esl_project_append_internal_steps(EslProject *project, gint64 run_id,
     sqlite3_stmt *st = NULL;
     gint64 seq = 0;
     gboolean ok = exec_sql(db, "BEGIN IMMEDIATE", "cannot store internal steps", error);
-    if (ok && sqlite3_prepare_v2(db, "SELECT count(*) FROM internal_steps WHERE run_id = ?", -1,
-                                 &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, run_id);
-        if (sqlite3_step(st) == SQLITE_ROW)
-            seq = sqlite3_column_int64(st, 0);
-        else
-            ok = db_error(db, "cannot store internal steps", error);
-        sqlite3_finalize(st);
-        st = NULL;
-    } else if (ok) {
-        ok = db_error(db, "cannot store internal steps", error);
-    }
+    ok = ok && rows_of_run(db, "SELECT count(*) FROM internal_steps WHERE run_id = ?", run_id,
+                           &seq, "cannot store internal steps", error);
     if (ok && sqlite3_prepare_v2(db, "INSERT INTO internal_steps (run_id, seq, time, size, "
                                      "step_order) VALUES (?,?,?,?,?)",
                                  -1, &st, NULL) != SQLITE_OK)
@@ -1679,18 +1685,8 @@ gboolean esl_project_append_sensitivity_history(EslProject *project, gint64 run_
     sqlite3_stmt *st = NULL;
     gint64 seq = 0;
     gboolean ok = exec_sql(db, "BEGIN IMMEDIATE", "cannot store sensitivity history", error);
-    if (ok && sqlite3_prepare_v2(db, "SELECT count(*) FROM sensitivity_history WHERE run_id = ?",
-                                 -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, run_id);
-        if (sqlite3_step(st) == SQLITE_ROW)
-            seq = sqlite3_column_int64(st, 0);
-        else
-            ok = db_error(db, "cannot store sensitivity history", error);
-        sqlite3_finalize(st);
-        st = NULL;
-    } else if (ok) {
-        ok = db_error(db, "cannot store sensitivity history", error);
-    }
+    ok = ok && rows_of_run(db, "SELECT count(*) FROM sensitivity_history WHERE run_id = ?",
+                           run_id, &seq, "cannot store sensitivity history", error);
     if (ok && sqlite3_prepare_v2(db, "INSERT INTO sensitivity_history (run_id, seq, time, psi,"
                                      " gradient) VALUES (?,?,?,?,?)",
                                  -1, &st, NULL) != SQLITE_OK)

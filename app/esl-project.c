@@ -1609,6 +1609,15 @@ static gboolean sensitivity_sizes(EslProject *project, gint64 run_id, const char
     return TRUE;
 }
 
+/* Run a prepared write statement once and finalize it. */
+static gboolean step_and_finalize(sqlite3 *db, sqlite3_stmt *st, const char *what,
+                                  GError **error)
+{
+    gboolean ok = sqlite3_step(st) == SQLITE_DONE || db_error(db, what, error);
+    sqlite3_finalize(st);
+    return ok;
+}
+
 gboolean esl_project_begin_sensitivity(EslProject *project, gint64 run_id,
                                        const EslSensitivityRequest *r, GError **error)
 {
@@ -1635,32 +1644,21 @@ gboolean esl_project_begin_sensitivity(EslProject *project, gint64 run_id,
     g_autofree char *objectives = names_json(r->objectives, r->nobjectives);
     g_autofree char *parameters = names_json(r->parameters, r->nparameters);
     g_autofree guint64 *scratch = g_new(guint64, r->nparameters);
-    sqlite3 *db = project->db;
+    /* One statement: its own transaction. */
     sqlite3_stmt *st = NULL;
-    gboolean ok = exec_sql(db, "BEGIN IMMEDIATE", "cannot store the sensitivity run", error);
-    if (ok && sqlite3_prepare_v2(db,
-                                 "INSERT INTO sensitivities (run_id, method, nobjectives,"
-                                 " nparameters, objectives, parameters, parameter_values)"
-                                 " VALUES (?,?,?,?,?,?,?)",
-                                 -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, run_id);
-        sqlite3_bind_text(st, 2, r->method, -1, SQLITE_STATIC);
-        sqlite3_bind_int(st, 3, r->nobjectives);
-        sqlite3_bind_int(st, 4, r->nparameters);
-        sqlite3_bind_text(st, 5, objectives, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 6, parameters, -1, SQLITE_STATIC);
-        bind_doubles(st, 7, r->parameter_values, r->nparameters, scratch);
-        if (sqlite3_step(st) != SQLITE_DONE)
-            ok = db_error(db, "cannot store the sensitivity run", error);
-        sqlite3_finalize(st);
-    } else if (ok) {
-        ok = db_error(db, "cannot store the sensitivity run", error);
-    }
-    if (ok)
-        ok = exec_sql(db, "COMMIT", "cannot store the sensitivity run", error);
-    if (!ok)
-        rollback(db);
-    return ok;
+    if (sqlite3_prepare_v2(project->db,
+                           "INSERT INTO sensitivities (run_id, method, nobjectives, nparameters,"
+                           " objectives, parameters, parameter_values) VALUES (?,?,?,?,?,?,?)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_error(project->db, "cannot store the sensitivity run", error);
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_text(st, 2, r->method, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, r->nobjectives);
+    sqlite3_bind_int(st, 4, r->nparameters);
+    sqlite3_bind_text(st, 5, objectives, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, parameters, -1, SQLITE_STATIC);
+    bind_doubles(st, 7, r->parameter_values, r->nparameters, scratch);
+    return step_and_finalize(project->db, st, "cannot store the sensitivity run", error);
 }
 
 gboolean esl_project_append_sensitivity_history(EslProject *project, gint64 run_id,
@@ -1721,28 +1719,17 @@ gboolean esl_project_set_sensitivity_result(EslProject *project, gint64 run_id,
         !check_all_finite(psi, no, "psi", error) ||
         !check_all_finite(gradient, no * np, "the gradient", error))
         return FALSE;
-    sqlite3 *db = project->db;
-    sqlite3_stmt *st = NULL;
     g_autofree guint64 *scratch_psi = g_new(guint64, no);
     g_autofree guint64 *scratch_gradient = g_new(guint64, no * np);
-    gboolean ok = exec_sql(db, "BEGIN IMMEDIATE", "cannot store the gradient", error);
-    if (ok && sqlite3_prepare_v2(db, "UPDATE sensitivities SET psi = ?, gradient = ? "
-                                     "WHERE run_id = ?",
-                                 -1, &st, NULL) == SQLITE_OK) {
-        bind_doubles(st, 1, psi, no, scratch_psi);
-        bind_doubles(st, 2, gradient, no * np, scratch_gradient);
-        sqlite3_bind_int64(st, 3, run_id);
-        if (sqlite3_step(st) != SQLITE_DONE)
-            ok = db_error(db, "cannot store the gradient", error);
-        sqlite3_finalize(st);
-    } else if (ok) {
-        ok = db_error(db, "cannot store the gradient", error);
-    }
-    if (ok)
-        ok = exec_sql(db, "COMMIT", "cannot store the gradient", error);
-    if (!ok)
-        rollback(db);
-    return ok;
+    sqlite3_stmt *st = NULL; /* one statement: its own transaction */
+    if (sqlite3_prepare_v2(project->db,
+                           "UPDATE sensitivities SET psi = ?, gradient = ? WHERE run_id = ?", -1,
+                           &st, NULL) != SQLITE_OK)
+        return db_error(project->db, "cannot store the gradient", error);
+    bind_doubles(st, 1, psi, no, scratch_psi);
+    bind_doubles(st, 2, gradient, no * np, scratch_gradient);
+    sqlite3_bind_int64(st, 3, run_id);
+    return step_and_finalize(project->db, st, "cannot store the gradient", error);
 }
 
 gboolean esl_project_run_is_sensitivity(EslProject *project, gint64 run_id)

@@ -1824,5 +1824,5 @@ void mbs_matrix_r_view(const MbsFormulation *f, MbsMatrixRView *view)
 {
     const MatrixR *R = matrix_r_impl(f);
     *view = (MbsMatrixRView){.n = R->n, .d = R->d, .z = R->z, .zd = R->zd, .zdd = R->zdd,
-                             .Rz = R->Rz, .kin = &R->kin};
+                             .Rz = R->Rz, .Sc = R->s, .Mh = R->Mh, .kin = &R->kin};
 }

@@ -84,11 +84,11 @@ int mbs_matrix_r_reduced_residual(MbsFormulation *f, double t, const double *z_g
                                   const double *zi, const double *zdi, const double *zddi,
                                   double *F, MbsError *err);
 
-/* The current full coordinates (n each), the kinematics (positions and velocities) they give
- * and R^Phi (n x d) of the last evaluation. */
+/* The current full coordinates (n each), the kinematics (positions and velocities) they give,
+ * R^Phi (n x d), S c (n) and R^T M R (d x d) of the last evaluation. */
 typedef struct {
     int n, d;
-    const double *z, *zd, *zdd, *Rz;
+    const double *z, *zd, *zdd, *Rz, *Sc, *Mh;
     const MbsKinematics *kin;
 } MbsMatrixRView;
 void mbs_matrix_r_view(const MbsFormulation *f, MbsMatrixRView *view);

@@ -50,8 +50,8 @@ typedef struct {
     long partitions;
     /* base point of the derivatives */
     double t;
-    double *zbase, *Rbase, *guess; /* n, n x d, n */
-    double *x0, *r0, *rp, *rm;     /* 3d, d + k each */
+    double *zbase, *Rbase, *guess; /* n, n x d, max(n, d + k) */
+    double *x0, *xfull, *r0, *rp, *rm; /* 3d, 3d, d + k each */
     double *J; /* (d + k) x 3d: d[F; g]/d[z_i, zd_i, zdd_i] */
     double *P; /* (d + k) x p: d[F; g]/drho */
     /* sensitivity equations */
@@ -153,12 +153,42 @@ static int eval_outputs(Sens *S, MbsFormulation *f, const MbsModel *m, const dou
 static int state_residual(void *ctx, const double *x, int column, double step, double *out)
 {
     Sens *S = ctx;
-    int n = S->n;
+    int n = S->n, d = S->d;
     memcpy(S->guess, S->zbase, sizeof(double) * (size_t)n);
-    if (column >= 0 && column < S->d)
+    if (column >= 0 && column < d)
         for (int i = 0; i < n; ++i)
             S->guess[i] += step * S->Rbase[i + (size_t)n * column];
-    return eval_outputs(S, S->probe, S->model, S->guess, x, out);
+    memcpy(S->xfull, x, sizeof(double) * 2 * (size_t)d); /* x = [z_i, zd_i]; zdd_i held */
+    memcpy(S->xfull + 2 * d, S->x0 + 2 * d, sizeof(double) * (size_t)d);
+    return eval_outputs(S, S->probe, S->model, S->guess, S->xfull, out);
+}
+
+/* Columns of zdd_i: F is linear in it (F_a = R^T M R, 001 eq 29) and g reads it through
+ * zdd = R^Phi zdd_i + S c, so no kinematic problem is solved again: F_a is copied, g_a taken
+ * by central differences of g alone (exact for g quadratic in zdd). The probe holds the base
+ * evaluation. */
+static int acceleration_columns(Sens *S)
+{
+    int n = S->n, d = S->d, no = S->nout, status;
+    MbsMatrixRView v;
+    mbs_matrix_r_view(S->probe, &v);
+    for (int j = 0; j < d; ++j) {
+        double *col = S->J + (size_t)no * (2 * d + j);
+        for (int i = 0; i < d; ++i)
+            col[i] = v.Mh[i + (size_t)d * j];
+        double step = 6e-6 * fmax(1.0, fabs(S->x0[2 * d + j]));
+        for (int sgn = 0; sgn < 2; ++sgn) {
+            double dz = sgn ? -step : step;
+            for (int i = 0; i < n; ++i)
+                S->guess[i] = v.zdd[i] + dz * v.Rz[i + (size_t)n * j];
+            if ((status = S->obj.integrand(S->obj.ctx, S->model, v.kin, S->t, v.z, v.zd, S->guess,
+                                           sgn ? S->rm : S->rp)))
+                return status;
+        }
+        for (int i = 0; i < S->k; ++i)
+            col[d + i] = (S->rp[i] - S->rm[i]) / (2.0 * step);
+    }
+    return 0;
 }
 
 /* J = d[F; g]/d[z_i, zd_i, zdd_i] and P = d[F; g]/drho at the checkpointed state `at`
@@ -179,7 +209,8 @@ static int sens_derivatives(Sens *S, const MbsCheckpoint *at)
     mbs_matrix_r_view(S->probe, &v);
     memcpy(S->zbase, v.z, sizeof(double) * (size_t)n);
     memcpy(S->Rbase, v.Rz, sizeof(double) * (size_t)n * d);
-    if ((status = mbs_tangent_eval(&S->tangent, S->x0, S->r0, S->J)))
+    if ((status = acceleration_columns(S)) ||
+        (status = mbs_tangent_eval(&S->tangent, S->x0, S->r0, S->J)))
         return status;
     S->res->derivative_evaluations += S->tangent.evaluations + 1;
     for (int j = 0; j < S->p; ++j) {
@@ -545,7 +576,7 @@ static void sens_free(Sens *S)
     free(S->pmodel);
     mbs_checkpoint_free(&S->state);
     mbs_tangent_free(&S->tangent);
-    double *arrays[] = {S->delta, S->zbase, S->Rbase, S->guess, S->x0,  S->r0,
+    double *arrays[] = {S->delta, S->zbase, S->Rbase, S->guess, S->x0,  S->xfull, S->r0,
                         S->rp,    S->rm,    S->J,     S->P,     S->T,   S->L,
                         S->Fa,    S->u,     S->unew,  S->U0,    S->lam, S->lamnew,
                         S->mu,    S->g,     S->stored_values, S->segment_values};
@@ -595,8 +626,8 @@ static int sens_setup(Sens *S, const MbsSettings *s)
     S->pmodel = calloc(2 * (size_t)p + 1, sizeof *S->pmodel);
     S->pform = calloc(2 * (size_t)p + 1, sizeof *S->pform);
     S->delta = calloc((size_t)p + 1, sizeof(double));
-    double **vecs[] = {&S->zbase, &S->guess, &S->x0, &S->r0, &S->rp, &S->rm, &S->g};
-    size_t sizes[] = {(size_t)n, (size_t)n, nx, no, no, no, (size_t)k};
+    double **vecs[] = {&S->zbase, &S->guess, &S->x0, &S->xfull, &S->r0, &S->rp, &S->rm, &S->g};
+    size_t sizes[] = {(size_t)n, (size_t)n + no, nx, nx, no, no, no, (size_t)k};
     for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; ++i)
         *vecs[i] = calloc(sizes[i] + 1, sizeof(double));
     S->Rbase = calloc((size_t)n * d + 1, sizeof(double));
@@ -612,7 +643,7 @@ static int sens_setup(Sens *S, const MbsSettings *s)
     S->lam = calloc(nx * k + 1, sizeof(double));
     S->lamnew = calloc(nx * k + 1, sizeof(double));
     S->mu = calloc((size_t)d * k + 1, sizeof(double));
-    if (!S->pmodel || !S->pform || !S->delta || !S->zbase || !S->guess || !S->x0 || !S->r0 ||
+    if (!S->pmodel || !S->pform || !S->delta || !S->zbase || !S->guess || !S->x0 || !S->xfull || !S->r0 ||
         !S->rp || !S->rm || !S->g || !S->Rbase || !S->J || !S->P || !S->T || !S->Fa || !S->L ||
         !S->ipiv || !S->u || !S->unew || !S->U0 || !S->lam || !S->lamnew || !S->mu)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
@@ -642,7 +673,7 @@ static int sens_setup(Sens *S, const MbsSettings *s)
         }
     }
     S->tangent_ctx[0] = S;
-    const MbsTangentProblem tp = {.nx = S->nx, .nr = S->nout, .residual = state_residual,
+    const MbsTangentProblem tp = {.nx = 2 * d, .nr = S->nout, .residual = state_residual,
                                   .contexts = S->tangent_ctx, .nthreads = 1};
     if (mbs_tangent_init(&S->tangent, &tp, (MbsJacobianMethod)S->opt.jacobian, err))
         return MBS_FATAL;

@@ -33,7 +33,8 @@
 
 typedef struct {
     const MbsModel *model;
-    int n, d, k, p, nx, nout; /* nx = 3d variables [z_i, zd_i, zdd_i]; nout = d + k outputs */
+    int n, d, k, p, nx, nout; /* nx = 3d variables [z_i, zd_i, zdd_i]; nout = d + 2k outputs
+                                 [F; g; w] */
     const int *params;
     MbsSensObjectives obj;
     MbsSensMethod method;
@@ -145,7 +146,7 @@ static int eval_outputs(Sens *S, MbsFormulation *f, const MbsModel *m, const dou
         return status;
     MbsMatrixRView v;
     mbs_matrix_r_view(f, &v);
-    return S->obj.integrand(S->obj.ctx, m, v.kin, S->t, v.z, v.zd, v.zdd, out + d);
+    return S->obj.values(S->obj.ctx, m, v.kin, S->t, v.z, v.zd, v.zdd, out + d, out + d + S->k);
 }
 
 /* Tangent callback: a moved independent position also moves the dependent guess by R^Phi
@@ -181,11 +182,12 @@ static int acceleration_columns(Sens *S)
             double dz = sgn ? -step : step;
             for (int i = 0; i < n; ++i)
                 S->guess[i] = v.zdd[i] + dz * v.Rz[i + (size_t)n * j];
-            if ((status = S->obj.integrand(S->obj.ctx, S->model, v.kin, S->t, v.z, v.zd, S->guess,
-                                           sgn ? S->rm : S->rp)))
+            double *o = sgn ? S->rm : S->rp;
+            if ((status = S->obj.values(S->obj.ctx, S->model, v.kin, S->t, v.z, v.zd, S->guess,
+                                        o, o + S->k)))
                 return status;
         }
-        for (int i = 0; i < S->k; ++i)
+        for (int i = 0; i < 2 * S->k; ++i)
             col[d + i] = (S->rp[i] - S->rm[i]) / (2.0 * step);
     }
     return 0;
@@ -289,17 +291,22 @@ static double weight(const Sens *S, long n)
     return n == 0 || n == S->N ? 0.5 * S->h : S->h;
 }
 
-/* psi' += w (g_x u + g_rho) (direct) or w g_rho (adjoint, u NULL). */
-static void add_objective_terms(Sens *S, double w, const double *u)
+/* psi' += w (g_x u + g_rho), plus (w_x u + w_rho) at the last point (direct), or only the
+ * rho parts (adjoint, u NULL). */
+static void add_objective_terms(Sens *S, long n, const double *u)
 {
     int d = S->d, k = S->k, p = S->p, nx = S->nx, no = S->nout;
-    for (int i = 0; i < k; ++i)
-        for (int j = 0; j < p; ++j) {
-            double v = S->P[d + i + (size_t)no * j];
-            for (int c = 0; u && c < nx; ++c)
-                v += S->J[d + i + (size_t)no * c] * u[c + (size_t)nx * j];
-            S->res->gradient[(size_t)i * p + j] += w * v;
-        }
+    for (int term = 0; term < (n == S->N ? 2 : 1); ++term) {
+        double w = term ? 1.0 : weight(S, n);
+        int row0 = d + term * k;
+        for (int i = 0; i < k; ++i)
+            for (int j = 0; j < p; ++j) {
+                double v = S->P[row0 + i + (size_t)no * j];
+                for (int c = 0; u && c < nx; ++c)
+                    v += S->J[row0 + i + (size_t)no * c] * u[c + (size_t)nx * j];
+                S->res->gradient[(size_t)i * p + j] += w * v;
+            }
+    }
 }
 
 /* Direct method at grid point n (derivatives current). */
@@ -335,7 +342,7 @@ static int direct_visit(Sens *S, long n)
         S->u = S->unew;
         S->unew = swap;
     }
-    add_objective_terms(S, weight(S, n), S->u);
+    add_objective_terms(S, n, S->u);
     return 0;
 }
 
@@ -344,10 +351,11 @@ static int adjoint_visit(Sens *S, long n)
 {
     int d = S->d, k = S->k, p = S->p, nx = S->nx, no = S->nout, status;
     double w = weight(S, n);
-    for (int i = 0; i < k; ++i) /* lambda_n += w g_x^T */
+    for (int i = 0; i < k; ++i) /* lambda_n += w g_x^T (+ w_x^T at the end) */
         for (int c = 0; c < nx; ++c)
-            S->lam[c + (size_t)nx * i] += w * S->J[d + i + (size_t)no * c];
-    add_objective_terms(S, w, NULL);
+            S->lam[c + (size_t)nx * i] +=
+                w * S->J[d + i + (size_t)no * c] + (n == S->N ? S->J[d + k + i + (size_t)no * c] : 0.0);
+    add_objective_terms(S, n, NULL);
     if (n == 0) { /* psi' += u_0^T lambda_0 */
         for (int i = 0; i < k; ++i)
             for (int j = 0; j < p; ++j) {
@@ -427,11 +435,11 @@ static int forward_sample(void *data, const MbsRun *run)
         return 1;
     MbsMatrixRView v;
     mbs_matrix_r_view(f, &v);
-    if ((S->status = S->obj.integrand(S->obj.ctx, S->model, v.kin, f->time, v.z, v.zd, v.zdd,
-                                      S->g)))
+    if ((S->status = S->obj.values(S->obj.ctx, S->model, v.kin, f->time, v.z, v.zd, v.zdd, S->g,
+                                   S->g + S->k)))
         return 1;
     for (int i = 0; i < S->k; ++i)
-        S->res->psi[i] += weight(S, n) * S->g[i];
+        S->res->psi[i] += weight(S, n) * S->g[i] + (n == S->N ? S->g[S->k + i] : 0.0);
     if (S->method == MBS_SENS_DIRECT) {
         mbs_formulation_save(f, &S->state);
         if ((S->status = sens_derivatives(S, &S->state)))
@@ -609,6 +617,9 @@ static int sens_setup(Sens *S, const MbsSettings *s)
         return mbs_error_set(err, MBS_FATAL, "matrix-r sensitivities with natural coordinates "
                              "as degrees of freedom are not implemented");
     S->partitions = mbs_matrix_r_partitions(S->stepper);
+    int status;
+    if (S->obj.prepare && (status = S->obj.prepare(S->obj.ctx, m, S->stepper, err)))
+        return status;
     /* the evaluations for derivatives solve the position problem tighter than the run, so
      * that its error stays far below the difference increments */
     MbsSettings es = *s;
@@ -621,13 +632,13 @@ static int sens_setup(Sens *S, const MbsSettings *s)
     int d = S->d = mbs_matrix_r_independent_state(S->stepper, NULL, NULL, NULL);
     int k = S->k = S->obj.count;
     S->nx = 3 * d;
-    S->nout = d + k;
+    S->nout = d + 2 * k;
     size_t nx = (size_t)S->nx, no = (size_t)S->nout;
     S->pmodel = calloc(2 * (size_t)p + 1, sizeof *S->pmodel);
     S->pform = calloc(2 * (size_t)p + 1, sizeof *S->pform);
     S->delta = calloc((size_t)p + 1, sizeof(double));
     double **vecs[] = {&S->zbase, &S->guess, &S->x0, &S->xfull, &S->r0, &S->rp, &S->rm, &S->g};
-    size_t sizes[] = {(size_t)n, (size_t)n + no, nx, nx, no, no, no, (size_t)k};
+    size_t sizes[] = {(size_t)n, (size_t)n + no, nx, nx, no, no, no, 2 * (size_t)k};
     for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; ++i)
         *vecs[i] = calloc(sizes[i] + 1, sizeof(double));
     S->Rbase = calloc((size_t)n * d + 1, sizeof(double));
@@ -662,6 +673,10 @@ static int sens_setup(Sens *S, const MbsSettings *s)
                 !(S->pform[2 * j + s2] =
                       mbs_formulation_new("matrix-r", S->pmodel[2 * j + s2], &es, err)))
                 return MBS_FATAL;
+            if (S->obj.prepare &&
+                (status = S->obj.prepare(S->obj.ctx, S->pmodel[2 * j + s2],
+                                         S->pform[2 * j + s2], err)))
+                return status;
             /* the perturbed model's initial state, in the run's independent coordinates */
             MbsMatrixRView v;
             mbs_matrix_r_view(S->pform[2 * j + s2], &v);

@@ -35,14 +35,17 @@
 #include "form_matrix_r.h"
 #include "mbs_settings.h"
 
-/* The objectives: count integrands evaluated together. integrand writes g (count values) at
- * time t for model m (the run's model or one with a changed parameter, whose fields it may
- * read: a reference position that depends on a parameter), with the kinematics current at
- * z, zd; zdd are the accelerations. Returns 0 or an MbsError status. */
+/* The objectives psi_i = w_i(t_end) + integral of g_i dt (001 eq 30 with a terminal term).
+ * values writes g and w (count values each) at time t for model m (the run's model or one with
+ * a changed parameter), with the kinematics current at z, zd; zdd are the accelerations.
+ * prepare (optional) is called once for the run's model and for every model with a changed
+ * parameter, with a formulation at t = 0 on it (the reference of displacements). Both return 0
+ * or an MbsError status. */
 typedef struct {
     int count;
-    int (*integrand)(void *ctx, const MbsModel *m, const MbsKinematics *kin, double t,
-                     const double *z, const double *zd, const double *zdd, double *g);
+    int (*values)(void *ctx, const MbsModel *m, const MbsKinematics *kin, double t,
+                  const double *z, const double *zd, const double *zdd, double *g, double *w);
+    int (*prepare)(void *ctx, const MbsModel *m, const MbsFormulation *initial, MbsError *err);
     void *ctx;
 } MbsSensObjectives;
 

@@ -1820,6 +1820,14 @@ int mbs_matrix_r_reduced_residual(MbsFormulation *f, double t, const double *z_g
     return 0;
 }
 
+void mbs_matrix_r_checkpoint_coordinates(const MbsCheckpoint *c, int n, const double **z,
+                                         const double **zd, const double **zdd)
+{
+    *z = c->state; /* matrix_r_state_get's layout */
+    *zd = c->state + n;
+    *zdd = c->state + 2 * (size_t)n;
+}
+
 void mbs_matrix_r_view(const MbsFormulation *f, MbsMatrixRView *view)
 {
     const MatrixR *R = matrix_r_impl(f);

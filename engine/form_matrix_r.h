@@ -84,6 +84,11 @@ int mbs_matrix_r_reduced_residual(MbsFormulation *f, double t, const double *z_g
                                   const double *zi, const double *zdi, const double *zddi,
                                   double *F, MbsError *err);
 
+/* The coordinates stored in a checkpoint of a matrix-r formulation (mbs_formulation_save): z,
+ * zd, zdd (n each), pointers into c->state. */
+void mbs_matrix_r_checkpoint_coordinates(const MbsCheckpoint *c, int n, const double **z,
+                                         const double **zd, const double **zdd);
+
 /* The current full coordinates (n each), the kinematics (positions and velocities) they give,
  * R^Phi (n x d), S c (n) and R^T M R (d x d) of the last evaluation. */
 typedef struct {

@@ -49,6 +49,8 @@ typedef struct {
     void *tangent_ctx[1];
     MbsError *err;
     long partitions;
+    const int *ind; /* the run's independent coordinates (node indices) */
+    int aligned;    /* the evaluation formulations have the run's partition */
     /* base point of the derivatives */
     double t;
     double *zbase, *Rbase, *guess; /* n, n x d, max(n, d + k) */
@@ -199,15 +201,25 @@ static int acceleration_columns(Sens *S)
 static int sens_derivatives(Sens *S, const MbsCheckpoint *at)
 {
     int n = S->n, d = S->d, status;
-    if ((status = mbs_formulation_restore(S->probe, at, S->err)))
+    /* The partition is the run's throughout (check_partition): the evaluation formulations get
+     * it once from a checkpoint; afterwards an evaluation needs only the coordinates. */
+    for (int j = 0; !S->aligned && j < 2 * S->p; ++j)
+        if ((status = mbs_formulation_restore(S->pform[j], at, S->err)))
+            return status;
+    if (!S->aligned && (status = mbs_formulation_restore(S->probe, at, S->err)))
         return status;
+    S->aligned = 1;
     S->t = at->time;
-    mbs_matrix_r_independent_state(S->probe, S->x0, S->x0 + d, S->x0 + 2 * d);
-    MbsMatrixRView v;
-    mbs_matrix_r_view(S->probe, &v);
-    memcpy(S->guess, v.z, sizeof(double) * (size_t)n);
-    if ((status = eval_outputs(S, S->probe, S->model, S->guess, S->x0, S->r0)))
+    const double *z, *zd, *zdd;
+    mbs_matrix_r_checkpoint_coordinates(at, n, &z, &zd, &zdd);
+    for (int i = 0; i < d; ++i) { /* constant B: the independent ones are entries of z */
+        S->x0[i] = z[S->ind[i]];
+        S->x0[d + i] = zd[S->ind[i]];
+        S->x0[2 * d + i] = zdd[S->ind[i]];
+    }
+    if ((status = eval_outputs(S, S->probe, S->model, z, S->x0, S->r0)))
         return status;
+    MbsMatrixRView v;
     mbs_matrix_r_view(S->probe, &v);
     memcpy(S->zbase, v.z, sizeof(double) * (size_t)n);
     memcpy(S->Rbase, v.Rz, sizeof(double) * (size_t)n * d);
@@ -217,10 +229,8 @@ static int sens_derivatives(Sens *S, const MbsCheckpoint *at)
     S->res->derivative_evaluations += S->tangent.evaluations + 1;
     for (int j = 0; j < S->p; ++j) {
         for (int s = 0; s < 2; ++s) {
-            MbsFormulation *f = S->pform[2 * j + s];
-            if ((status = mbs_formulation_restore(f, at, S->err)) ||
-                (status = eval_outputs(S, f, S->pmodel[2 * j + s], S->zbase, S->x0,
-                                       s ? S->rm : S->rp)))
+            if ((status = eval_outputs(S, S->pform[2 * j + s], S->pmodel[2 * j + s], S->zbase,
+                                       S->x0, s ? S->rm : S->rp)))
                 return status;
         }
         for (int i = 0; i < S->nout; ++i)
@@ -660,7 +670,7 @@ static int sens_setup(Sens *S, const MbsSettings *s)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     if (mbs_checkpoint_init(&S->state, S->stepper, err))
         return MBS_FATAL;
-    const int *ind = mbs_matrix_r_independent_nodes(S->stepper);
+    const int *ind = S->ind = mbs_matrix_r_independent_nodes(S->stepper);
     for (int j = 0; j < p; ++j) {
         int q = S->params[j];
         if (q < 0 || q >= m->nparameters)

@@ -3,5 +3,7 @@
 #define ESL_CLI_BENCH_H
 
 int esl_bench_matrix_r(const char *models_dir, int runs, int evaluations);
+/* matrix-r direct and adjoint sensitivities on the five-bar (esl-cli-bench-sensitivity.c). */
+int esl_bench_sensitivity(const char *models_dir, int runs, double duration);
 
 #endif

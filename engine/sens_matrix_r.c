@@ -27,6 +27,7 @@
 
 #include "mbs_clock.h"
 #include "mbs_linalg.h"
+#include "mbs_objective.h"
 #include "mbs_run.h"
 #include "mbs_tangent.h"
 #include "mbs_topology.h"
@@ -749,5 +750,76 @@ int mbs_matrix_r_sensitivity(const MbsModel *m, const MbsSettings *s, const int 
     sens_free(&S);
     if (status)
         mbs_sens_result_free(out);
+    return status;
+}
+
+/* --- the model's objectives (mbs_objective.h) ---------------------------------------------- */
+
+/* One evaluator of the model's objectives per model (the run's and the 2p with a changed
+ * parameter), each with its own initial state as the reference of displacements. */
+typedef struct {
+    int count, capacity;
+    const MbsModel **models;
+    MbsObjectiveEval **evals;
+} ModelObjectives;
+
+static int model_objectives_prepare(void *ctx, const MbsModel *m, const MbsFormulation *initial,
+                                    MbsError *err)
+{
+    ModelObjectives *o = ctx;
+    if (o->count >= o->capacity)
+        return mbs_error_set(err, MBS_FATAL, "matrix-r sensitivities: too many models");
+    MbsObjectiveEval *e = mbs_objective_eval_new(m, MBS_COORDINATES_RELATIVE, err);
+    if (!e)
+        return MBS_FATAL;
+    MbsMatrixRView v;
+    mbs_matrix_r_view(initial, &v);
+    mbs_objective_eval_set_initial(e, v.z, v.zd, v.zdd);
+    o->models[o->count] = m;
+    o->evals[o->count++] = e;
+    return 0;
+}
+
+static int model_objectives_values(void *ctx, const MbsModel *m, const MbsKinematics *kin,
+                                   double t, const double *z, const double *zd,
+                                   const double *zdd, double *g, double *w)
+{
+    (void)kin, (void)t;
+    ModelObjectives *o = ctx;
+    for (int i = 0; i < o->count; ++i)
+        if (o->models[i] == m) {
+            mbs_objective_eval_values(o->evals[i], z, zd, zdd, g, w);
+            return 0;
+        }
+    return MBS_FATAL;
+}
+
+int mbs_matrix_r_model_sensitivity(const MbsModel *m, const MbsSettings *s, const int *params,
+                                   int np, MbsSensMethod method,
+                                   const MbsMatrixRSensOptions *options, double t_end,
+                                   MbsSensObserver observer, void *observer_data,
+                                   MbsSensResult *out, MbsError *err)
+{
+    if (m->nobjectives < 1) {
+        memset(out, 0, sizeof *out);
+        return mbs_error_set(err, MBS_FATAL, "model '%s' declares no objectives", m->name);
+    }
+    ModelObjectives o = {.capacity = 2 * np + 1};
+    o.models = calloc((size_t)o.capacity, sizeof *o.models);
+    o.evals = calloc((size_t)o.capacity, sizeof *o.evals);
+    int status;
+    if (!o.models || !o.evals) {
+        memset(out, 0, sizeof *out);
+        status = mbs_error_set(err, MBS_FATAL, "out of memory");
+    } else {
+        MbsSensObjectives obj = {.count = m->nobjectives, .values = model_objectives_values,
+                                 .prepare = model_objectives_prepare, .ctx = &o};
+        status = mbs_matrix_r_sensitivity(m, s, params, np, &obj, method, options, t_end,
+                                          observer, observer_data, out, err);
+    }
+    for (int i = 0; i < o.count; ++i)
+        mbs_objective_eval_free(o.evals[i]);
+    free(o.models);
+    free(o.evals);
     return status;
 }

@@ -93,6 +93,14 @@ int mbs_matrix_r_sensitivity(const MbsModel *m, const MbsSettings *s, const int 
                              MbsError *err);
 void mbs_sens_result_free(MbsSensResult *r);
 
+/* The same for the objectives the model declares (m->objectives, mbs_objective.h: evaluated
+ * for each model with its own initial state as the reference of displacements). */
+int mbs_matrix_r_model_sensitivity(const MbsModel *m, const MbsSettings *s, const int *params,
+                                   int np, MbsSensMethod method,
+                                   const MbsMatrixRSensOptions *options, double t_end,
+                                   MbsSensObserver observer, void *observer_data,
+                                   MbsSensResult *out, MbsError *err);
+
 /* Position, velocity and acceleration of model point `point` for the kinematics kin (positions
  * and velocities current) and accelerations zdd: what an integrand of points reads. Any output
  * may be NULL. */

@@ -755,8 +755,10 @@ int mbs_matrix_r_sensitivity(const MbsModel *m, const MbsSettings *s, const int 
 
 /* --- the model's objectives (mbs_objective.h) ---------------------------------------------- */
 
-/* One evaluator of the model's objectives per model (the run's and the 2p with a changed
- * parameter), each with its own initial state as the reference of displacements. */
+/* One evaluator of the model's objectives per model (the run's, prepared first, and the 2p with
+ * a changed parameter). Displacements are measured from the run's initial positions in every
+ * one of them: the reference is a constant of the objective, not differentiated (paper 001
+ * sec 4.1 keeps r20 when L_A1 changes; Table 1 is reproduced only so). */
 typedef struct {
     int count, capacity;
     const MbsModel **models;
@@ -775,6 +777,8 @@ static int model_objectives_prepare(void *ctx, const MbsModel *m, const MbsFormu
     MbsMatrixRView v;
     mbs_matrix_r_view(initial, &v);
     mbs_objective_eval_set_initial(e, v.z, v.zd, v.zdd);
+    if (o->count > 0)
+        mbs_objective_eval_copy_reference(e, o->evals[0]);
     o->models[o->count] = m;
     o->evals[o->count++] = e;
     return 0;

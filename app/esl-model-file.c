@@ -1100,7 +1100,7 @@ static gboolean load_dof(Loader *L, JsonObject *o, int index)
 static gboolean load_objective_term(Loader *L, JsonObject *o, const char *where, int final)
 {
     static const char *const fields[] = {"quantity", "body", "point", "joint", "measure",
-                                         "weight", NULL};
+                                         "weight", "reference", NULL};
     MbsObjectiveTerm t = {.point = -1, .body = -1, .joint = -1, .weight = 1.0, .final = final};
     const char *quantity, *measure;
     set_where(L, "%s", where);
@@ -1152,6 +1152,21 @@ static gboolean load_objective_term(Loader *L, JsonObject *o, const char *where,
                                           json_node_get_value_type(w) != G_TYPE_INT64))
             return fail(L, "'weight' must be a number, not %s", kind_of(w));
         t.weight = json_node_get_double(w);
+    }
+    /* A fixed point or value (plain numbers, like the weight). */
+    JsonNode *ref = json_object_get_member(o, "reference");
+    int size = mbs_quantity_size(t.quantity);
+    if (ref) {
+        JsonArray *a = JSON_NODE_HOLDS_ARRAY(ref) ? json_node_get_array(ref) : NULL;
+        if (!a || (int)json_array_get_length(a) != size)
+            return fail(L, "'reference' must be an array of %d numbers", size);
+        for (int k = 0; k < size; ++k) {
+            JsonNode *e = json_array_get_element(a, (guint)k);
+            if (!JSON_NODE_HOLDS_VALUE(e) || (json_node_get_value_type(e) != G_TYPE_DOUBLE &&
+                                              json_node_get_value_type(e) != G_TYPE_INT64))
+                return fail(L, "'reference' must be an array of %d numbers", size);
+            t.reference[k] = json_node_get_double(e);
+        }
     }
     MbsError err = {0};
     if (mbs_model_add_objective_term(L->m, &t, &err) < 0)

@@ -124,6 +124,7 @@ typedef struct {
     MbsMeasure measure;
     int component; /* 0..2 (x, y, z) for a component of a vector quantity; 0 for scalars */
     double weight;
+    double reference[3]; /* subtracted from a vector quantity (e.g. a fixed point r20) */
     int final;     /* 0: a term of g (integrated over the run), 1: of w (at the final time) */
 } MbsObjectiveTerm;
 

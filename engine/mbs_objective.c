@@ -49,12 +49,12 @@ double mbs_objective_term_value(const MbsObjectiveTerm *t, const double y[3], do
     int size = mbs_quantity_size(t->quantity);
     double v = 0.0;
     for (int k = 0; k < 3; ++k) {
-        double d = 0.0;
+        double d = 0.0, yk = k < size ? y[k] - t->reference[k] : 0.0;
         if (k < size && t->measure == MBS_MEASURE_SQUARED_NORM) {
-            v += t->weight * y[k] * y[k];
-            d = 2.0 * t->weight * y[k];
+            v += t->weight * yk * yk;
+            d = 2.0 * t->weight * yk;
         } else if (k == t->component && t->measure == MBS_MEASURE_COMPONENT) {
-            v += t->weight * y[k];
+            v += t->weight * yk;
             d = t->weight;
         }
         if (dy)
@@ -131,8 +131,9 @@ int mbs_model_add_objective_term(MbsModel *m, const MbsObjectiveTerm *term, MbsE
         (t->component < 0 || t->component >= mbs_quantity_size(t->quantity)))
         return mbs_error_set(err, MBS_FATAL, "objective '%s': %s has no component %d", o->name,
                              mbs_quantity_name(t->quantity), t->component), -1;
-    if (!isfinite(t->weight))
-        return mbs_error_set(err, MBS_FATAL, "objective '%s': the weight is not finite",
+    if (!isfinite(t->weight) || !isfinite(t->reference[0]) || !isfinite(t->reference[1]) ||
+        !isfinite(t->reference[2]))
+        return mbs_error_set(err, MBS_FATAL, "objective '%s': the weight or reference is not finite",
                              o->name), -1;
     if (grow_array((void **)&m->objective_terms, m->nobjective_terms, &m->cap_objective_terms,
                    sizeof *m->objective_terms))

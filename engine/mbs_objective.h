@@ -28,8 +28,8 @@ const char *mbs_quantity_name(MbsQuantityKind kind);
 MbsQuantityKind mbs_quantity_from_name(const char *name); /* MBS_QUANTITY_COUNT if unknown */
 int mbs_quantity_size(MbsQuantityKind kind);              /* 3 or 1 */
 
-/* The value of one term from the quantity y it reads (size mbs_quantity_size), and
- * d(term)/dy (may be NULL). */
+/* The value of one term from the quantity y it reads (size mbs_quantity_size; the term's
+ * reference is subtracted), and d(term)/dy (may be NULL). */
 double mbs_objective_term_value(const MbsObjectiveTerm *t, const double y[3], double dy[3]);
 
 typedef struct MbsObjectiveEval MbsObjectiveEval;

@@ -1,0 +1,16 @@
+/* Shared by eslabon-cli sensitivity and optimize. */
+#ifndef ESL_CLI_SENSITIVITY_H
+#define ESL_CLI_SENSITIVITY_H
+
+#include <glib.h>
+
+#include "mbs_model.h"
+
+/* Objectives and parameters by comma-separated names (NULL: every objective; every parameter
+ * with a value of its own, mbs_model_parameter_is_free), as int indices appended to the
+ * arrays. FALSE with error naming an unknown one, or when none is left. */
+gboolean esl_sensitivity_select(const MbsModel *m, const char *objectives,
+                                const char *parameters, GArray *objective_index,
+                                GArray *parameter_index, GError **error);
+
+#endif

@@ -366,12 +366,6 @@ void mbs_objective_eval_set_initial(MbsObjectiveEval *e, const double *q, const 
     }
 }
 
-void mbs_objective_eval_copy_reference(MbsObjectiveEval *dst, const MbsObjectiveEval *src)
-{
-    if (dst->nterms == src->nterms)
-        memcpy(dst->y0, src->y0, 3 * (size_t)src->nterms * sizeof(double));
-}
-
 static void values_from(const MbsObjectiveEval *e, const double *y, double *g, double *w)
 {
     const MbsModel *m = e->m;

@@ -47,11 +47,6 @@ int mbs_objective_eval_ncoords(const MbsObjectiveEval *e);
 void mbs_objective_eval_set_initial(MbsObjectiveEval *e, const double *q, const double *qd,
                                     const double *qdd);
 
-/* The references of src (positions at t = 0 of displacement terms) for dst, an evaluator of
- * the same objectives on a model with a changed parameter: a sensitivity holds the reference
- * fixed (paper 001 sec 4.1 keeps r20 when L_A1 changes). */
-void mbs_objective_eval_copy_reference(MbsObjectiveEval *dst, const MbsObjectiveEval *src);
-
 /* g and w of every objective (m->nobjectives entries each; either may be NULL) at a state. */
 void mbs_objective_eval_values(MbsObjectiveEval *e, const double *q, const double *qd,
                                const double *qdd, double *g, double *w);

@@ -29,6 +29,7 @@
 #include "mbs_linalg.h"
 #include "mbs_objective.h"
 #include "mbs_run.h"
+#include "mbs_sensitivity.h"
 #include "mbs_tangent.h"
 #include "mbs_topology.h"
 
@@ -622,8 +623,9 @@ static int sens_setup(Sens *S, const MbsSettings *s)
     if (!(S->stepper = mbs_formulation_new("matrix-r", m, s, err)))
         return MBS_FATAL;
     if (!mbs_matrix_r_trapezoidal(S->stepper))
-        return mbs_error_set(err, MBS_FATAL, "matrix-r sensitivities need the trapezoidal "
-                             "integrator (integrator trapezoidal, paper 001 sec 4)");
+        return mbs_error_set(err, MBS_FATAL, "matrix-r sensitivities differentiate the "
+                             "trapezoidal rule: set matrix-r's integrator to trapezoidal (paper "
+                             "001 sec 4)");
     if (!mbs_matrix_r_constant_b(S->stepper))
         return mbs_error_set(err, MBS_FATAL, "matrix-r sensitivities with natural coordinates "
                              "as degrees of freedom are not implemented");
@@ -755,14 +757,18 @@ int mbs_matrix_r_sensitivity(const MbsModel *m, const MbsSettings *s, const int 
 
 /* --- the model's objectives (mbs_objective.h) ---------------------------------------------- */
 
-/* One evaluator of the model's objectives per model (the run's, prepared first, and the 2p with
- * a changed parameter). Displacements are measured from the run's initial positions in every
- * one of them: the reference is a constant of the objective, not differentiated (paper 001
- * sec 4.1 keeps r20 when L_A1 changes; Table 1 is reproduced only so). */
+/* One evaluator of the model's objectives per model (the run's and the 2p with a changed
+ * parameter), each with its own initial state as the reference of displacements, as a whole
+ * simulation of that model measures them (fd); a reference that must not move with a
+ * parameter is a fixed "reference" of the term (five-bar's r20). select (count of them) picks
+ * the objectives reported; NULL: all. */
 typedef struct {
     int count, capacity;
     const MbsModel **models;
     MbsObjectiveEval **evals;
+    const int *select;
+    int nselect;
+    double *g, *w; /* every objective of the model */
 } ModelObjectives;
 
 static int model_objectives_prepare(void *ctx, const MbsModel *m, const MbsFormulation *initial,
@@ -777,8 +783,6 @@ static int model_objectives_prepare(void *ctx, const MbsModel *m, const MbsFormu
     MbsMatrixRView v;
     mbs_matrix_r_view(initial, &v);
     mbs_objective_eval_set_initial(e, v.z, v.zd, v.zdd);
-    if (o->count > 0)
-        mbs_objective_eval_copy_reference(e, o->evals[0]);
     o->models[o->count] = m;
     o->evals[o->count++] = e;
     return 0;
@@ -792,31 +796,37 @@ static int model_objectives_values(void *ctx, const MbsModel *m, const MbsKinema
     ModelObjectives *o = ctx;
     for (int i = 0; i < o->count; ++i)
         if (o->models[i] == m) {
-            mbs_objective_eval_values(o->evals[i], z, zd, zdd, g, w);
+            mbs_objective_eval_values(o->evals[i], z, zd, zdd, o->g, o->w);
+            for (int j = 0; j < o->nselect; ++j) {
+                int k = o->select ? o->select[j] : j;
+                g[j] = o->g[k];
+                w[j] = o->w[k];
+            }
             return 0;
         }
     return MBS_FATAL;
 }
 
-int mbs_matrix_r_model_sensitivity(const MbsModel *m, const MbsSettings *s, const int *params,
-                                   int np, MbsSensMethod method,
-                                   const MbsMatrixRSensOptions *options, double t_end,
-                                   MbsSensObserver observer, void *observer_data,
-                                   MbsSensResult *out, MbsError *err)
+static int objectives_sensitivity(const MbsModel *m, const MbsSettings *s, const int *objectives,
+                                  int nobjectives, const int *params, int np,
+                                  MbsSensMethod method, const MbsMatrixRSensOptions *options,
+                                  double t_end, MbsSensObserver observer, void *observer_data,
+                                  MbsSensResult *out, MbsError *err)
 {
-    if (m->nobjectives < 1) {
-        memset(out, 0, sizeof *out);
-        return mbs_error_set(err, MBS_FATAL, "model '%s' declares no objectives", m->name);
-    }
-    ModelObjectives o = {.capacity = 2 * np + 1};
+    memset(out, 0, sizeof *out);
+    if (m->nobjectives < 1 || nobjectives < 1)
+        return mbs_error_set(err, MBS_FATAL, "model '%s': no objectives to differentiate",
+                             m->name);
+    ModelObjectives o = {.capacity = 2 * np + 1, .select = objectives, .nselect = nobjectives};
     o.models = calloc((size_t)o.capacity, sizeof *o.models);
     o.evals = calloc((size_t)o.capacity, sizeof *o.evals);
+    o.g = calloc(2 * (size_t)m->nobjectives, sizeof(double));
+    o.w = o.g ? o.g + m->nobjectives : NULL;
     int status;
-    if (!o.models || !o.evals) {
-        memset(out, 0, sizeof *out);
+    if (!o.models || !o.evals || !o.g) {
         status = mbs_error_set(err, MBS_FATAL, "out of memory");
     } else {
-        MbsSensObjectives obj = {.count = m->nobjectives, .values = model_objectives_values,
+        MbsSensObjectives obj = {.count = nobjectives, .values = model_objectives_values,
                                  .prepare = model_objectives_prepare, .ctx = &o};
         status = mbs_matrix_r_sensitivity(m, s, params, np, &obj, method, options, t_end,
                                           observer, observer_data, out, err);
@@ -825,5 +835,66 @@ int mbs_matrix_r_model_sensitivity(const MbsModel *m, const MbsSettings *s, cons
         mbs_objective_eval_free(o.evals[i]);
     free(o.models);
     free(o.evals);
+    free(o.g);
     return status;
+}
+
+int mbs_matrix_r_model_sensitivity(const MbsModel *m, const MbsSettings *s, const int *params,
+                                   int np, MbsSensMethod method,
+                                   const MbsMatrixRSensOptions *options, double t_end,
+                                   MbsSensObserver observer, void *observer_data,
+                                   MbsSensResult *out, MbsError *err)
+{
+    return objectives_sensitivity(m, s, NULL, m->nobjectives, params, np, method, options, t_end,
+                                  observer, observer_data, out, err);
+}
+
+/* --- eslabon-cli sensitivity's registry (mbs_sensitivity.h) -------------------------------- */
+
+typedef struct {
+    const MbsSensitivityProblem *p;
+    long calls;
+} History;
+
+static void history_sample(void *data, const MbsSensResult *r)
+{
+    History *h = data;
+    int every = h->p->history_every > 1 ? h->p->history_every : 1;
+    if (h->calls++ % every == 0)
+        h->p->history(h->p->history_data, r->time, r->psi, r->gradient);
+}
+
+static int registry_sensitivity(const MbsSensitivityProblem *p, MbsSensMethod method,
+                                MbsSensitivityResult *r, MbsError *err)
+{
+    if (strcmp(p->formulation, "matrix-r"))
+        return mbs_error_set(err, MBS_FATAL, "matrix-r sensitivities for formulation '%s'",
+                             p->formulation);
+    History h = {.p = p};
+    MbsSensResult out;
+    int status = objectives_sensitivity(p->model, p->settings, p->objectives, p->nobjectives,
+                                        p->parameters, p->nparameters, method, NULL,
+                                        p->settings->duration,
+                                        p->history ? history_sample : NULL, &h, &out, err);
+    if (status)
+        return status;
+    memcpy(r->psi, out.psi, sizeof(double) * (size_t)p->nobjectives);
+    memcpy(r->gradient, out.gradient, sizeof(double) * (size_t)p->nobjectives * p->nparameters);
+    r->time_dynamics = out.time_dynamics;
+    r->time_sensitivity = out.time_sensitivity;
+    r->steps = out.steps;
+    mbs_sens_result_free(&out);
+    return 0;
+}
+
+int mbs_matrix_r_direct_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
+                                    MbsError *err)
+{
+    return registry_sensitivity(p, MBS_SENS_DIRECT, r, err);
+}
+
+int mbs_matrix_r_adjoint_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
+                                     MbsError *err)
+{
+    return registry_sensitivity(p, MBS_SENS_ADJOINT, r, err);
 }

@@ -15,8 +15,14 @@
 #include "mbs_run.h"
 #include "sens_matrix_r.h"
 
-enum { CASE_DYNAMICS, CASE_DIRECT, CASE_ADJOINT = CASE_DIRECT + 3, CASE_CHECKPOINTED = CASE_ADJOINT + 3,
-       NCASES };
+/* the dynamics, then three parameter counts for each of direct, adjoint, checkpointed adjoint */
+enum {
+    CASE_DYNAMICS,
+    CASE_DIRECT,
+    CASE_ADJOINT = CASE_DIRECT + 3,
+    CASE_CHECKPOINTED = CASE_ADJOINT + 3,
+    NCASES = CASE_CHECKPOINTED + 3
+};
 static const int counts[3] = {1, 5, 20};
 
 static int cmp(const void *a, const void *b)

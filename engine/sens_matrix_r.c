@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "mbs_clock.h"
+#include "mbs_dynamics.h"
 #include "mbs_linalg.h"
 #include "mbs_objective.h"
 #include "mbs_run.h"
@@ -46,6 +47,10 @@ typedef struct {
     MbsModel **pmodel;       /* 2p models: rho_j + delta_j, rho_j - delta_j */
     MbsFormulation **pform;  /* 2p */
     double *delta;           /* p */
+    int *dynamic_only;       /* p: 1 when the parameter changes only masses, centres of mass,
+                                inertias, force elements or gravity (not the kinematics) */
+    MbsDynamics dyn;         /* their derivatives: M and Q of the rebuilt models */
+    double *M, *Q, *Mzdd;    /* n x n, n, n */
     MbsCheckpoint state;     /* the state derivatives are taken at */
     MbsTangent tangent;
     void *tangent_ctx[1];
@@ -197,6 +202,39 @@ static int acceleration_columns(Sens *S)
     return 0;
 }
 
+/* F = R^T (M zdd - Q) (001 eq 29) of model m at the probe's evaluation (kinematics, R^Phi,
+ * zdd = R^Phi zdd_i + S c current). */
+static void dynamic_residual(Sens *S, const MbsModel *m, double *F)
+{
+    int n = S->n, d = S->d;
+    MbsMatrixRView v;
+    mbs_matrix_r_view(S->probe, &v);
+    mbs_dynamics_mass(m, v.kin, &S->dyn, S->M);
+    mbs_dynamics_forces(m, v.kin, &S->dyn, v.z, v.zd, S->Q);
+    memcpy(S->Mzdd, S->Q, sizeof(double) * (size_t)n);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, S->M, n, v.zdd, 1, -1.0, S->Mzdd, 1);
+    if (d > 0)
+        cblas_dgemv(CblasColMajor, CblasTrans, n, d, 1.0, v.Rz, n, S->Mzdd, 1, 0.0, F, 1);
+}
+
+/* Columns of P for parameters that change only the dynamics: the kinematic problems, R^Phi and
+ * S c do not depend on them, so F_rho = R^T (M_rho zdd - Q_rho) by central differences of M
+ * and Q of the rebuilt models at the same kinematics, and the objectives (points, joints,
+ * angular velocities) do not read them: g_rho = w_rho = 0. */
+static void dynamic_parameter_columns(Sens *S)
+{
+    int no = S->nout;
+    for (int j = 0; j < S->p; ++j) {
+        if (!S->dynamic_only[j])
+            continue;
+        dynamic_residual(S, S->pmodel[2 * j], S->rp);
+        dynamic_residual(S, S->pmodel[2 * j + 1], S->rm);
+        double *col = S->P + (size_t)no * j;
+        for (int i = 0; i < no; ++i)
+            col[i] = i < S->d ? (S->rp[i] - S->rm[i]) / (2.0 * S->delta[j]) : 0.0;
+    }
+}
+
 /* J = d[F; g]/d[z_i, zd_i, zdd_i] and P = d[F; g]/drho at the checkpointed state `at`
  * (tangent interface; central differences of the models rebuilt with rho_j +- delta_j). On
  * return S->x0 is the state and S->r0 = [F; g] there. */
@@ -225,11 +263,14 @@ static int sens_derivatives(Sens *S, const MbsCheckpoint *at)
     mbs_matrix_r_view(S->probe, &v);
     memcpy(S->zbase, v.z, sizeof(double) * (size_t)n);
     memcpy(S->Rbase, v.Rz, sizeof(double) * (size_t)n * d);
+    dynamic_parameter_columns(S);
     if ((status = acceleration_columns(S)) ||
         (status = mbs_tangent_eval(&S->tangent, S->x0, S->r0, S->J)))
         return status;
     S->res->derivative_evaluations += S->tangent.evaluations + 1;
     for (int j = 0; j < S->p; ++j) {
+        if (S->dynamic_only[j])
+            continue;
         for (int s = 0; s < 2; ++s) {
             if ((status = eval_outputs(S, S->pform[2 * j + s], S->pmodel[2 * j + s], S->zbase,
                                        S->x0, s ? S->rm : S->rp)))
@@ -596,10 +637,13 @@ static void sens_free(Sens *S)
     free(S->pmodel);
     mbs_checkpoint_free(&S->state);
     mbs_tangent_free(&S->tangent);
+    mbs_dynamics_free(&S->dyn);
+    free(S->dynamic_only);
     double *arrays[] = {S->delta, S->zbase, S->Rbase, S->guess, S->x0,  S->xfull, S->r0,
                         S->rp,    S->rm,    S->J,     S->P,     S->T,   S->L,
                         S->Fa,    S->u,     S->unew,  S->U0,    S->lam, S->lamnew,
-                        S->mu,    S->g,     S->stored_values, S->segment_values};
+                        S->mu,    S->g,     S->stored_values, S->segment_values,
+                        S->M,     S->Q,     S->Mzdd};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     free(S->ipiv);
@@ -612,6 +656,23 @@ void mbs_sens_result_free(MbsSensResult *r)
     free(r->psi);
     free(r->gradient);
     r->psi = r->gradient = NULL;
+}
+
+/* 1 when every field parameter q changes is a mass, centre of mass or inertia, a field of a
+ * force element or gravity (directly or through parameters computed from it). */
+static int dynamic_only(const MbsModel *m, int q)
+{
+    int count = mbs_model_parameter_dependents(m, q, NULL, 0);
+    MbsFieldRef *refs = calloc((size_t)count + 1, sizeof *refs);
+    if (!refs)
+        return 0;
+    mbs_model_parameter_dependents(m, q, refs, count);
+    int only = 1;
+    for (int i = 0; i < count; ++i)
+        only &= refs[i].kind == MBS_ELEMENT_BODY || refs[i].kind == MBS_ELEMENT_FORCE ||
+                refs[i].kind == MBS_ELEMENT_MODEL || refs[i].kind == MBS_ELEMENT_PARAMETER;
+    free(refs);
+    return only;
 }
 
 /* Formulations, perturbed models, workspaces; u_0's position and velocity parts. */
@@ -650,6 +711,12 @@ static int sens_setup(Sens *S, const MbsSettings *s)
     S->pmodel = calloc(2 * (size_t)p + 1, sizeof *S->pmodel);
     S->pform = calloc(2 * (size_t)p + 1, sizeof *S->pform);
     S->delta = calloc((size_t)p + 1, sizeof(double));
+    S->dynamic_only = calloc((size_t)p + 1, sizeof(int));
+    S->M = calloc((size_t)n * n + 1, sizeof(double));
+    S->Q = calloc((size_t)n + 1, sizeof(double));
+    S->Mzdd = calloc((size_t)n + 1, sizeof(double));
+    if (!S->dynamic_only || !S->M || !S->Q || !S->Mzdd || mbs_dynamics_init(&S->dyn, m))
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
     double **vecs[] = {&S->zbase, &S->guess, &S->x0, &S->xfull, &S->r0, &S->rp, &S->rm, &S->g};
     size_t sizes[] = {(size_t)n, (size_t)n + no, nx, nx, no, no, no, 2 * (size_t)k};
     for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; ++i)
@@ -679,6 +746,7 @@ static int sens_setup(Sens *S, const MbsSettings *s)
         if (q < 0 || q >= m->nparameters)
             return mbs_error_set(err, MBS_FATAL, "matrix-r sensitivities: no parameter %d", q);
         double rho = m->parameters[q].value;
+        S->dynamic_only[j] = dynamic_only(m, q);
         S->delta[j] = S->opt.parameter_step * fmax(1.0, fabs(rho));
         for (int s2 = 0; s2 < 2; ++s2) {
             double value = rho + (s2 ? -S->delta[j] : S->delta[j]);

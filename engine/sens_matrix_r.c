@@ -704,6 +704,9 @@ static int sens_setup(Sens *S, const MbsSettings *s)
         return MBS_FATAL;
     int n = S->n = mbs_model_ncoords(m);
     int d = S->d = mbs_matrix_r_independent_state(S->stepper, NULL, NULL, NULL);
+    if (d < 1)
+        return mbs_error_set(err, MBS_FATAL, "matrix-r sensitivities: the model has no degree "
+                             "of freedom (a fully driven motion); not implemented");
     int k = S->k = S->obj.count;
     S->nx = 3 * d;
     S->nout = d + 2 * k;
@@ -943,7 +946,10 @@ static int registry_sensitivity(const MbsSensitivityProblem *p, MbsSensMethod me
     int status = objectives_sensitivity(p->model, p->settings, p->objectives, p->nobjectives,
                                         p->parameters, p->nparameters, method, NULL,
                                         p->settings->duration,
-                                        p->history ? history_sample : NULL, &h, &out, err);
+                                        /* histories run forward in time: direct only */
+                                        p->history && method == MBS_SENS_DIRECT ? history_sample
+                                                                                : NULL,
+                                        &h, &out, err);
     if (status)
         return status;
     memcpy(r->psi, out.psi, sizeof(double) * (size_t)p->nobjectives);

@@ -1835,6 +1835,22 @@ void mbs_matrix_r_checkpoint_coordinates(const MbsCheckpoint *c, int n, const do
     *zdd = c->state + 2 * (size_t)n;
 }
 
+int mbs_matrix_r_checkpoint_independent(const MbsCheckpoint *c, int n, int *ind)
+{
+    const double *x = c->state + 3 * (size_t)n; /* matrix_r_state_get's layout */
+    int r = (int)x[5], d = (int)x[6];
+    for (int k = 0; k < d; ++k)
+        ind[k] = (int)x[STATE_SCALARS + r + k];
+    return d;
+}
+
+const double *mbs_matrix_r_checkpoint_partition(const MbsCheckpoint *c, int n, int nr,
+                                                int *count)
+{
+    *count = STATE_SCALARS - 4 + n + nr;
+    return c->state + 3 * (size_t)n + 4;
+}
+
 void mbs_matrix_r_view(const MbsFormulation *f, MbsMatrixRView *view)
 {
     const MatrixR *R = matrix_r_impl(f);

@@ -89,6 +89,13 @@ int mbs_matrix_r_reduced_residual(MbsFormulation *f, double t, const double *z_g
 void mbs_matrix_r_checkpoint_coordinates(const MbsCheckpoint *c, int n, const double **z,
                                          const double **zd, const double **zdd);
 
+/* The partition stored in such a checkpoint: its independent coordinates (node indices into
+ * ind, d of them; returns d), and the whole partition record (mode, rank, d, dependent and
+ * independent nodes, kept rows: *count doubles) to compare two checkpoints' partitions. */
+int mbs_matrix_r_checkpoint_independent(const MbsCheckpoint *c, int n, int *ind);
+const double *mbs_matrix_r_checkpoint_partition(const MbsCheckpoint *c, int n, int nr,
+                                                int *count);
+
 /* The current full coordinates (n each), the kinematics (positions and velocities) they give,
  * R^Phi (n x d), S c (n) and R^T M R (d x d) of the last evaluation. */
 typedef struct {

@@ -36,7 +36,7 @@
 
 typedef struct {
     const MbsModel *model;
-    int n, d, k, p, nx, nout; /* nx = 3d variables [z_i, zd_i, zdd_i]; nout = d + 2k outputs
+    int n, nr, d, k, p, nx, nout; /* nx = 3d variables [z_i, zd_i, zdd_i]; nout = d + 2k outputs
                                  [F; g; w] */
     const int *params;
     MbsSensObjectives obj;
@@ -52,12 +52,20 @@ typedef struct {
     MbsDynamics dyn;         /* their derivatives: M and Q of the rebuilt models */
     double *M, *Q, *Mzdd;    /* n x n, n, n */
     MbsCheckpoint state;     /* the state derivatives are taken at */
+    MbsCheckpoint previous;  /* direct: the state of the previous grid time */
     MbsTangent tangent;
     void *tangent_ctx[1];
     MbsError *err;
-    long partitions;
-    const int *ind; /* the run's independent coordinates (node indices) */
-    int aligned;    /* the evaluation formulations have the run's partition */
+    int *ind;       /* independent coordinates (node indices) of the aligned partition */
+    int *ind_new;   /* those of the next partition, when it changes */
+    int *mapind;    /* scratch */
+    double *aligned_partition; /* the partition record the evaluation formulations hold */
+    int partition_size, aligned;
+    /* a change of partition (paper 001 eq 37a-c with a new selection of z_i): the new
+     * independent state [z, zd, zdd][ind_new] as a function of the old one and rho */
+    MbsTangent map_tangent;
+    void *map_ctx[1];
+    double *Mx, *Mp, *mtmp; /* 3d x 3d, 3d x p, 3d x max(p, k) */
     /* base point of the derivatives */
     double t;
     double *zbase, *Rbase, *guess; /* n, n x d, max(n, d + k) */
@@ -235,20 +243,36 @@ static void dynamic_parameter_columns(Sens *S)
     }
 }
 
+/* The evaluation formulations take the partition of checkpoint `at` when it is not the one
+ * they hold (the first time, and after a change of partition); otherwise an evaluation needs
+ * only the coordinates. */
+static int align(Sens *S, const MbsCheckpoint *at)
+{
+    int count, status;
+    const double *part = mbs_matrix_r_checkpoint_partition(at, S->n, S->nr, &count);
+    if (S->aligned && !memcmp(part, S->aligned_partition, sizeof(double) * (size_t)count))
+        return 0;
+    for (int j = 0; j < 2 * S->p; ++j)
+        if ((status = mbs_formulation_restore(S->pform[j], at, S->err)))
+            return status;
+    if ((status = mbs_formulation_restore(S->probe, at, S->err)))
+        return status;
+    memcpy(S->aligned_partition, part, sizeof(double) * (size_t)count);
+    if (mbs_matrix_r_checkpoint_independent(at, S->n, S->ind) != S->d)
+        return mbs_error_set(S->err, MBS_FATAL, "matrix-r sensitivities: the number of degrees "
+                             "of freedom changed at t = %.6g s", at->time);
+    S->aligned = 1;
+    return 0;
+}
+
 /* J = d[F; g]/d[z_i, zd_i, zdd_i] and P = d[F; g]/drho at the checkpointed state `at`
  * (tangent interface; central differences of the models rebuilt with rho_j +- delta_j). On
  * return S->x0 is the state and S->r0 = [F; g] there. */
 static int sens_derivatives(Sens *S, const MbsCheckpoint *at)
 {
     int n = S->n, d = S->d, status;
-    /* The partition is the run's throughout (check_partition): the evaluation formulations get
-     * it once from a checkpoint; afterwards an evaluation needs only the coordinates. */
-    for (int j = 0; !S->aligned && j < 2 * S->p; ++j)
-        if ((status = mbs_formulation_restore(S->pform[j], at, S->err)))
-            return status;
-    if (!S->aligned && (status = mbs_formulation_restore(S->probe, at, S->err)))
+    if ((status = align(S, at)))
         return status;
-    S->aligned = 1;
     S->t = at->time;
     const double *z, *zd, *zdd;
     mbs_matrix_r_checkpoint_coordinates(at, n, &z, &zd, &zdd);
@@ -454,6 +478,136 @@ static int adjoint_visit(Sens *S, long n)
     return 0;
 }
 
+/* --- changes of partition ---------------------------------------------------------------- */
+
+/* [z; zd; zdd][ind_new] of an evaluation of f at x = [z_i, zd_i, zdd_i] (aligned partition). */
+static int eval_map(Sens *S, MbsFormulation *f, const double *guess, const double *x,
+                    double *out)
+{
+    int d = S->d;
+    int status = mbs_matrix_r_reduced_residual(f, S->t, guess, x, x + d, x + 2 * d, S->mtmp,
+                                               S->err);
+    if (status)
+        return status;
+    MbsMatrixRView v;
+    mbs_matrix_r_view(f, &v);
+    for (int i = 0; i < d; ++i) {
+        out[i] = v.z[S->ind_new[i]];
+        out[d + i] = v.zd[S->ind_new[i]];
+        out[2 * d + i] = v.zdd[S->ind_new[i]];
+    }
+    return 0;
+}
+
+static int map_residual(void *ctx, const double *x, int column, double step, double *out)
+{
+    Sens *S = ctx;
+    int n = S->n, d = S->d;
+    memcpy(S->guess, S->zbase, sizeof(double) * (size_t)n);
+    if (column >= 0 && column < d)
+        for (int i = 0; i < n; ++i)
+            S->guess[i] += step * S->Rbase[i + (size_t)n * column];
+    memcpy(S->xfull, x, sizeof(double) * 2 * (size_t)d);
+    memcpy(S->xfull + 2 * d, S->x0 + 2 * d, sizeof(double) * (size_t)d);
+    return eval_map(S, S->probe, S->guess, S->xfull, out);
+}
+
+/* Mx = d y/d x and Mp = d y/d rho of y = [z; zd; zdd][ind_new] at checkpoint `at` (its own
+ * partition, the old one): the independent state the next step starts from (matrix-r
+ * re-chooses the partition at a consistent state and reads z_i, zd_i, zdd_i from z, zd, zdd).
+ * Columns of zdd_i: zdd = R^Phi zdd_i + S c, so d zdd / d zdd_i = R^Phi; rho: central
+ * differences of the rebuilt models (parameters of the dynamics alone change nothing here). */
+static int partition_map(Sens *S, const MbsCheckpoint *at)
+{
+    int n = S->n, d = S->d, nx = S->nx, status;
+    if ((status = align(S, at)))
+        return status;
+    S->t = at->time;
+    const double *z, *zd, *zdd;
+    mbs_matrix_r_checkpoint_coordinates(at, n, &z, &zd, &zdd);
+    for (int i = 0; i < d; ++i) {
+        S->x0[i] = z[S->ind[i]];
+        S->x0[d + i] = zd[S->ind[i]];
+        S->x0[2 * d + i] = zdd[S->ind[i]];
+    }
+    if ((status = eval_map(S, S->probe, z, S->x0, S->r0)))
+        return status;
+    MbsMatrixRView v;
+    mbs_matrix_r_view(S->probe, &v);
+    memcpy(S->zbase, v.z, sizeof(double) * (size_t)n);
+    memcpy(S->Rbase, v.Rz, sizeof(double) * (size_t)n * d);
+    for (int j = 0; j < d; ++j)
+        for (int i = 0; i < nx; ++i)
+            S->Mx[i + (size_t)nx * (2 * d + j)] =
+                i < 2 * d ? 0.0 : v.Rz[S->ind_new[i - 2 * d] + (size_t)n * j];
+    if ((status = mbs_tangent_eval(&S->map_tangent, S->x0, S->r0, S->Mx)))
+        return status;
+    for (int j = 0; j < S->p; ++j) {
+        double *col = S->Mp + (size_t)nx * j;
+        if (S->dynamic_only[j]) {
+            memset(col, 0, sizeof(double) * (size_t)nx);
+            continue;
+        }
+        if ((status = eval_map(S, S->pform[2 * j], S->zbase, S->x0, S->rp)) ||
+            (status = eval_map(S, S->pform[2 * j + 1], S->zbase, S->x0, S->rm)))
+            return status;
+        for (int i = 0; i < nx; ++i)
+            col[i] = (S->rp[i] - S->rm[i]) / (2.0 * S->delta[j]);
+    }
+    return 0;
+}
+
+/* 1 when checkpoints a and b have different independent coordinates (ind_new: b's). */
+static int partition_changed(Sens *S, const MbsCheckpoint *a, const MbsCheckpoint *b)
+{
+    int ca, cb;
+    const double *pa = mbs_matrix_r_checkpoint_partition(a, S->n, S->nr, &ca);
+    const double *pb = mbs_matrix_r_checkpoint_partition(b, S->n, S->nr, &cb);
+    if (!memcmp(pa, pb, sizeof(double) * (size_t)ca))
+        return 0;
+    int da = mbs_matrix_r_checkpoint_independent(a, S->n, S->mapind);
+    int db = mbs_matrix_r_checkpoint_independent(b, S->n, S->ind_new);
+    return da != db || memcmp(S->mapind, S->ind_new, sizeof(int) * (size_t)db) != 0;
+}
+
+/* Direct: u (old independent coordinates, at `before`) -> Mx u + Mp (new ones). */
+static int direct_partition_change(Sens *S, const MbsCheckpoint *before)
+{
+    int nx = S->nx, p = S->p, status;
+    if ((status = partition_map(S, before)))
+        return status;
+    memcpy(S->unew, S->Mp, sizeof(double) * (size_t)nx * p);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nx, p, nx, 1.0, S->Mx, nx, S->u, nx,
+                1.0, S->unew, nx);
+    double *swap = S->u;
+    S->u = S->unew;
+    S->unew = swap;
+    S->res->partition_changes++;
+    return 0;
+}
+
+/* Adjoint: lambda (new coordinates) -> Mx^T lambda (old ones at `before`), psi' += Mp^T lambda. */
+static int adjoint_partition_change(Sens *S, const MbsCheckpoint *before)
+{
+    int nx = S->nx, p = S->p, k = S->k, status;
+    if ((status = partition_map(S, before)))
+        return status;
+    for (int i = 0; i < k; ++i)
+        for (int j = 0; j < p; ++j) {
+            double v = 0.0;
+            for (int c = 0; c < nx; ++c)
+                v += S->Mp[c + (size_t)nx * j] * S->lam[c + (size_t)nx * i];
+            S->res->gradient[(size_t)i * p + j] += v;
+        }
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nx, k, nx, 1.0, S->Mx, nx, S->lam, nx,
+                0.0, S->lamnew, nx);
+    double *swap = S->lam;
+    S->lam = S->lamnew;
+    S->lamnew = swap;
+    S->res->partition_changes++;
+    return 0;
+}
+
 /* --- runs --------------------------------------------------------------------------------- */
 
 static void notify(Sens *S, double t)
@@ -466,17 +620,6 @@ static void notify(Sens *S, double t)
     S->res->state_sensitivity = NULL;
 }
 
-static int check_partition(Sens *S, const MbsFormulation *f)
-{
-    if (mbs_matrix_r_partitions(f) == S->partitions)
-        return 0;
-    return mbs_error_set(S->err, MBS_FATAL,
-                         "matrix-r sensitivities: the independent coordinates changed at t = "
-                         "%.6g s; sensitivities across a change of partition are not "
-                         "implemented (set matrix-r's rcond to 0 to keep the first partition)",
-                         f->time);
-}
-
 static int forward_sample(void *data, const MbsRun *run)
 {
     Sens *S = data;
@@ -484,8 +627,6 @@ static int forward_sample(void *data, const MbsRun *run)
     long n = mbs_run_grid_steps(run);
     double tc = mbs_clock_now();
     S->res->time_dynamics += tc - S->clock;
-    if ((S->status = check_partition(S, f)))
-        return 1;
     MbsMatrixRView v;
     mbs_matrix_r_view(f, &v);
     if ((S->status = S->obj.values(S->obj.ctx, S->model, v.kin, f->time, v.z, v.zd, v.zdd, S->g,
@@ -494,9 +635,17 @@ static int forward_sample(void *data, const MbsRun *run)
     for (int i = 0; i < S->k; ++i)
         S->res->psi[i] += weight(S, n) * S->g[i] + (n == S->N ? S->g[S->k + i] : 0.0);
     if (S->method == MBS_SENS_DIRECT) {
-        mbs_formulation_save(f, &S->state);
-        if ((S->status = sens_derivatives(S, &S->state)))
+        MbsCheckpoint *now = &S->state, *before = &S->previous;
+        mbs_formulation_save(f, now);
+        if (n > 0 && partition_changed(S, before, now) &&
+            (S->status = direct_partition_change(S, before)))
             return 1;
+        if ((S->status = sens_derivatives(S, now)))
+            return 1;
+        /* the state is the previous one of the next step (swap the checkpoints' arrays) */
+        double *values = S->previous.state;
+        S->previous = S->state;
+        S->state.state = values;
         if (n == 0 && (S->status = initial_sensitivities(S, S->U0 + (size_t)S->nx * S->p)))
             return 1;
         if ((S->status = direct_visit(S, n)))
@@ -515,8 +664,6 @@ static int segment_sample(void *data, const MbsRun *run)
 {
     Sens *S = data;
     MbsFormulation *f = mbs_run_formulation(run);
-    if ((S->status = check_partition(S, f)))
-        return 1;
     mbs_formulation_save(f, &S->segment[mbs_run_grid_steps(run) - S->segment_start]);
     return 0;
 }
@@ -549,7 +696,9 @@ static int adjoint_backward(Sens *S)
         for (long n = S->N; n >= 0; --n) {
             if ((status = sens_derivatives(S, &S->stored[n])) ||
                 (n == 0 && (status = initial_sensitivities(S, S->U0 + (size_t)S->nx * S->p))) ||
-                (status = adjoint_visit(S, n)))
+                (status = adjoint_visit(S, n)) ||
+                (n > 0 && partition_changed(S, &S->stored[n - 1], &S->stored[n]) &&
+                 (status = adjoint_partition_change(S, &S->stored[n - 1]))))
                 return status;
             notify(S, S->t);
         }
@@ -573,9 +722,12 @@ static int adjoint_backward(Sens *S)
                                  "not repeat the forward run",
                                  (double)start * S->h, (double)end * S->h);
         for (long n = end; n >= (seg == 0 ? 0 : start + 1); --n) {
+            const MbsCheckpoint *before = n > 0 ? &S->segment[n - 1 - start] : NULL;
             if ((status = sens_derivatives(S, &S->segment[n - start])) ||
                 (n == 0 && (status = initial_sensitivities(S, S->U0 + (size_t)S->nx * S->p))) ||
-                (status = adjoint_visit(S, n)))
+                (status = adjoint_visit(S, n)) ||
+                (before && partition_changed(S, before, &S->segment[n - start]) &&
+                 (status = adjoint_partition_change(S, before))))
                 return status;
             notify(S, (double)n * S->h);
         }
@@ -636,14 +788,20 @@ static void sens_free(Sens *S)
     free(S->pform);
     free(S->pmodel);
     mbs_checkpoint_free(&S->state);
+    mbs_checkpoint_free(&S->previous);
     mbs_tangent_free(&S->tangent);
+    mbs_tangent_free(&S->map_tangent);
+    free(S->ind);
+    free(S->ind_new);
+    free(S->mapind);
     mbs_dynamics_free(&S->dyn);
     free(S->dynamic_only);
     double *arrays[] = {S->delta, S->zbase, S->Rbase, S->guess, S->x0,  S->xfull, S->r0,
                         S->rp,    S->rm,    S->J,     S->P,     S->T,   S->L,
                         S->Fa,    S->u,     S->unew,  S->U0,    S->lam, S->lamnew,
                         S->mu,    S->g,     S->stored_values, S->segment_values,
-                        S->M,     S->Q,     S->Mzdd};
+                        S->M,     S->Q,     S->Mzdd,  S->aligned_partition, S->Mx, S->Mp,
+                        S->mtmp};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     free(S->ipiv);
@@ -690,7 +848,6 @@ static int sens_setup(Sens *S, const MbsSettings *s)
     if (!mbs_matrix_r_constant_b(S->stepper))
         return mbs_error_set(err, MBS_FATAL, "matrix-r sensitivities with natural coordinates "
                              "as degrees of freedom are not implemented");
-    S->partitions = mbs_matrix_r_partitions(S->stepper);
     int status;
     if (S->obj.prepare && (status = S->obj.prepare(S->obj.ctx, m, S->stepper, err)))
         return status;
@@ -741,9 +898,23 @@ static int sens_setup(Sens *S, const MbsSettings *s)
         !S->rp || !S->rm || !S->g || !S->Rbase || !S->J || !S->P || !S->T || !S->Fa || !S->L ||
         !S->ipiv || !S->u || !S->unew || !S->U0 || !S->lam || !S->lamnew || !S->mu)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
-    if (mbs_checkpoint_init(&S->state, S->stepper, err))
+    if (mbs_checkpoint_init(&S->state, S->stepper, err) ||
+        mbs_checkpoint_init(&S->previous, S->stepper, err))
         return MBS_FATAL;
-    const int *ind = S->ind = mbs_matrix_r_independent_nodes(S->stepper);
+    S->nr = mbs_model_nconstraints(m);
+    int count;
+    mbs_matrix_r_checkpoint_partition(&S->state, n, S->nr, &count);
+    S->ind = calloc((size_t)d + 1, sizeof(int));
+    S->ind_new = calloc((size_t)d + 1, sizeof(int));
+    S->mapind = calloc((size_t)d + 1, sizeof(int));
+    S->aligned_partition = calloc((size_t)count + 1, sizeof(double));
+    S->Mx = calloc(nx * nx + 1, sizeof(double));
+    S->Mp = calloc(nx * p + 1, sizeof(double));
+    S->mtmp = calloc(nx * (size_t)(p > k ? p : k) + no + 1, sizeof(double));
+    if (!S->ind || !S->ind_new || !S->mapind || !S->aligned_partition || !S->Mx || !S->Mp ||
+        !S->mtmp)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    const int *ind = mbs_matrix_r_independent_nodes(S->stepper); /* the initial partition */
     for (int j = 0; j < p; ++j) {
         int q = S->params[j];
         if (q < 0 || q >= m->nparameters)
@@ -774,7 +945,11 @@ static int sens_setup(Sens *S, const MbsSettings *s)
     S->tangent_ctx[0] = S;
     const MbsTangentProblem tp = {.nx = 2 * d, .nr = S->nout, .residual = state_residual,
                                   .contexts = S->tangent_ctx, .nthreads = 1};
-    if (mbs_tangent_init(&S->tangent, &tp, (MbsJacobianMethod)S->opt.jacobian, err))
+    S->map_ctx[0] = S;
+    const MbsTangentProblem mp = {.nx = 2 * d, .nr = S->nx, .residual = map_residual,
+                                  .contexts = S->map_ctx, .nthreads = 1};
+    if (mbs_tangent_init(&S->tangent, &tp, (MbsJacobianMethod)S->opt.jacobian, err) ||
+        mbs_tangent_init(&S->map_tangent, &mp, (MbsJacobianMethod)S->opt.jacobian, err))
         return MBS_FATAL;
     return 0;
 }

@@ -22,10 +22,14 @@
  * K steps from its checkpoint in the backward sweep (bit-identical replay), with K the
  * smallest that fits.
  *
- * Restrictions (refused with a message): the run must keep its partition (no change of
- * independent coordinates during the run: set rcond 0 when one happens), degrees of freedom
- * must be relative coordinates (constant B), the integrator must be the trapezoidal rule, and
- * steps are not cut (a failing step ends the sensitivity run).
+ * A change of independent coordinates during the run (matrix-r's repartition) is crossed:
+ * the next step starts from [z, zd, zdd] at the new independent nodes, a function of the old
+ * independent state and rho whose Jacobian maps the direct sensitivities forward and the
+ * adjoint variables backward.
+ *
+ * Restrictions (refused with a message): degrees of freedom must be relative coordinates
+ * (constant B), the integrator must be the trapezoidal rule, and steps are not cut (a failing
+ * step ends the sensitivity run).
  */
 #ifndef SENS_MATRIX_R_H
 #define SENS_MATRIX_R_H
@@ -78,6 +82,7 @@ typedef struct {
     size_t full_bytes;       /* adjoint: what storing every state would take */
     long checkpoint_interval; /* adjoint: K (1: every state stored) */
     long derivative_evaluations; /* evaluations of F and g for derivatives */
+    long partition_changes;  /* changes of independent coordinates the sensitivities crossed */
 } MbsSensResult;
 
 typedef void (*MbsSensObserver)(void *data, const MbsSensResult *r);

@@ -861,9 +861,6 @@ static int sens_setup(Sens *S, const MbsSettings *s)
         return MBS_FATAL;
     int n = S->n = mbs_model_ncoords(m);
     int d = S->d = mbs_matrix_r_independent_state(S->stepper, NULL, NULL, NULL);
-    if (d < 1)
-        return mbs_error_set(err, MBS_FATAL, "matrix-r sensitivities: the model has no degree "
-                             "of freedom (a fully driven motion); not implemented");
     int k = S->k = S->obj.count;
     S->nx = 3 * d;
     S->nout = d + 2 * k;

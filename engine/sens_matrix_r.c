@@ -168,9 +168,8 @@ static int eval_outputs(Sens *S, MbsFormulation *f, const MbsModel *m, const dou
 
 /* Tangent callback: a moved independent position also moves the dependent guess by R^Phi
  * (first-order prediction, as matrix-r's own tangent does). */
-static int state_residual(void *ctx, const double *x, int column, double step, double *out)
+static void moved_state(Sens *S, const double *x, int column, double step)
 {
-    Sens *S = ctx;
     int n = S->n, d = S->d;
     memcpy(S->guess, S->zbase, sizeof(double) * (size_t)n);
     if (column >= 0 && column < d)
@@ -178,6 +177,12 @@ static int state_residual(void *ctx, const double *x, int column, double step, d
             S->guess[i] += step * S->Rbase[i + (size_t)n * column];
     memcpy(S->xfull, x, sizeof(double) * 2 * (size_t)d); /* x = [z_i, zd_i]; zdd_i held */
     memcpy(S->xfull + 2 * d, S->x0 + 2 * d, sizeof(double) * (size_t)d);
+}
+
+static int state_residual(void *ctx, const double *x, int column, double step, double *out)
+{
+    Sens *S = ctx;
+    moved_state(S, x, column, step);
     return eval_outputs(S, S->probe, S->model, S->guess, S->xfull, out);
 }
 
@@ -502,13 +507,7 @@ static int eval_map(Sens *S, MbsFormulation *f, const double *guess, const doubl
 static int map_residual(void *ctx, const double *x, int column, double step, double *out)
 {
     Sens *S = ctx;
-    int n = S->n, d = S->d;
-    memcpy(S->guess, S->zbase, sizeof(double) * (size_t)n);
-    if (column >= 0 && column < d)
-        for (int i = 0; i < n; ++i)
-            S->guess[i] += step * S->Rbase[i + (size_t)n * column];
-    memcpy(S->xfull, x, sizeof(double) * 2 * (size_t)d);
-    memcpy(S->xfull + 2 * d, S->x0 + 2 * d, sizeof(double) * (size_t)d);
+    moved_state(S, x, column, step);
     return eval_map(S, S->probe, S->guess, S->xfull, out);
 }
 

@@ -197,6 +197,39 @@ static int sensitivity(const MbsModel *m, const MbsSettings *s, MbsSensMethod me
     return status;
 }
 
+/* Central differences of whole simulations (increment 1e-5 max(1, |rho|)): fd[i * 3 + j]. */
+static void fd_gradient(const MbsModel *m, const MbsSettings *s, double t_end, double fd[9])
+{
+    MbsError err = {0};
+    for (int j = 0; j < 3; ++j) {
+        double rho = m->parameters[j].value, dl = 1e-5 * fmax(1.0, fabs(rho));
+        MbsModel *mp = mbs_model_with_parameter(m, j, rho + dl, &err);
+        MbsModel *mm = mbs_model_with_parameter(m, j, rho - dl, &err);
+        double pp[3], pm[3];
+        simulate_psi(mp, s, t_end, pp);
+        simulate_psi(mm, s, t_end, pm);
+        for (int i = 0; i < 3; ++i)
+            fd[i * 3 + j] = (pp[i] - pm[i]) / (2 * dl);
+        mbs_model_free(mp);
+        mbs_model_free(mm);
+    }
+}
+
+/* Largest |a - b| relative to the largest entry of b's row (an entry near zero has only
+ * absolute accuracy). */
+static double worst_difference(const double *a, const double *b)
+{
+    double worst = 0.0;
+    for (int i = 0; i < 3; ++i) {
+        double scale = 0.0;
+        for (int c = 0; c < 3; ++c)
+            scale = fmax(scale, fabs(b[i * 3 + c]));
+        for (int j = 0; j < 3; ++j)
+            worst = fmax(worst, fabs(a[i * 3 + j] - b[i * 3 + j]) / scale);
+    }
+    return worst;
+}
+
 int main(void)
 {
     
@@ -227,32 +260,15 @@ int main(void)
        checkpointed.checkpoint_interval, checkpointed.stored_bytes, checkpointed.full_bytes))
         return tap_done();
 
-    double worst_fd = 0, worst_adj = 0, worst_ck = 0, worst_psi = 0;
-    double psi0[3];
+    double worst_psi = 0, psi0[3], fd[9];
     simulate_psi(m, &s, t_end, psi0);
-    for (int j = 0; j < 3; ++j) {
-        double rho = m->parameters[j].value, dl = 1e-5 * fmax(1.0, fabs(rho));
-        MbsModel *mp = mbs_model_with_parameter(m, j, rho + dl, &err);
-        MbsModel *mm = mbs_model_with_parameter(m, j, rho - dl, &err);
-        double pp[3], pm[3];
-        simulate_psi(mp, &s, t_end, pp);
-        simulate_psi(mm, &s, t_end, pm);
-        for (int i = 0; i < 3; ++i) {
-            double fd = (pp[i] - pm[i]) / (2 * dl);
-            double dg = direct.gradient[i * 3 + j], ag = adjoint.gradient[i * 3 + j];
-            /* scale: the row's largest entry (an entry near zero has only absolute accuracy) */
-            double scale = 0;
-            for (int c = 0; c < 3; ++c)
-                scale = fmax(scale, fabs(direct.gradient[i * 3 + c]));
-            worst_fd = fmax(worst_fd, fabs(dg - fd) / scale);
-            worst_adj = fmax(worst_adj, fabs(ag - dg) / scale);
-            worst_ck = fmax(worst_ck, fabs(checkpointed.gradient[i * 3 + j] - ag) / scale);
-            tap_diag("psi%d / %s: direct %.10g adjoint %.10g fd %.10g", i + 1,
-                 m->parameters[j].name, dg, ag, fd);
-        }
-        mbs_model_free(mp);
-        mbs_model_free(mm);
-    }
+    fd_gradient(m, &s, t_end, fd);
+    for (int i = 0; i < 9; ++i)
+        tap_diag("psi%d / %s: direct %.10g adjoint %.10g fd %.10g", i / 3 + 1,
+                 m->parameters[i % 3].name, direct.gradient[i], adjoint.gradient[i], fd[i]);
+    double worst_fd = worst_difference(direct.gradient, fd);
+    double worst_adj = worst_difference(adjoint.gradient, direct.gradient);
+    double worst_ck = worst_difference(checkpointed.gradient, adjoint.gradient);
     for (int i = 0; i < 3; ++i)
         worst_psi = fmax(worst_psi, fmax(rel(direct.psi[i], psi0[i]), rel(adjoint.psi[i], psi0[i])));
     tap_ok(worst_psi == 0.0, "psi of the sensitivity runs is the plain run's (worst rel %.3g)",
@@ -271,7 +287,7 @@ int main(void)
      * cross every change of independent coordinates (some steps do change them) */
     MbsSettings every = s;
     mbs_settings_set_number_for(&every, "matrix-r", "rcond", 1.0, &err);
-    /* start from user degrees of freedom (joints 1 and 2) that the automatic choice made at
+    /* start from user degrees of freedom (joints A and 1) that the automatic choice made at
      * the first repartition replaces */
     MbsDofList *dofs = mbs_settings_value_for(&every, "matrix-r", "dof");
     dofs->count = 2;
@@ -285,25 +301,9 @@ int main(void)
                    ra.partition_changes == rd.partition_changes,
                "with rcond 1 the sensitivities cross %ld changes of independent coordinates",
                rd.partition_changes)) {
-        double w_fd = 0, w_adj = 0;
-        for (int j = 0; j < 3; ++j) {
-            double rho = m->parameters[j].value, dl = 1e-5 * fmax(1.0, fabs(rho));
-            MbsModel *mp = mbs_model_with_parameter(m, j, rho + dl, &err);
-            MbsModel *mm = mbs_model_with_parameter(m, j, rho - dl, &err);
-            double pp[3], pm[3];
-            simulate_psi(mp, &every, t_short, pp);
-            simulate_psi(mm, &every, t_short, pm);
-            for (int i = 0; i < 3; ++i) {
-                double scale = 0;
-                for (int c = 0; c < 3; ++c)
-                    scale = fmax(scale, fabs(rd.gradient[i * 3 + c]));
-                double fd = (pp[i] - pm[i]) / (2 * dl);
-                w_fd = fmax(w_fd, fabs(rd.gradient[i * 3 + j] - fd) / scale);
-                w_adj = fmax(w_adj, fabs(ra.gradient[i * 3 + j] - rd.gradient[i * 3 + j]) / scale);
-            }
-            mbs_model_free(mp);
-            mbs_model_free(mm);
-        }
+        fd_gradient(m, &every, t_short, fd);
+        double w_fd = worst_difference(rd.gradient, fd);
+        double w_adj = worst_difference(ra.gradient, rd.gradient);
         tap_ok(w_fd < 1e-5, "across the changes, direct = fd of whole simulations (worst %.3g)",
                w_fd);
         tap_ok(w_adj < 1e-9, "across the changes, adjoint = direct (worst %.3g)", w_adj);

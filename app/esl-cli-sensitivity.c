@@ -58,6 +58,50 @@ gboolean esl_sensitivity_select(const MbsModel *m, const char *objectives,
     return TRUE;
 }
 
+/* --history: one CSV row per grid time with the running psi and gradient (direct methods). */
+typedef struct {
+    FILE *out;
+    guint nobjectives, nparameters;
+} History;
+
+static void write_history(void *data, double time, const double *psi, const double *gradient)
+{
+    History *h = data;
+    fprintf(h->out, "%.17g", time);
+    for (guint i = 0; i < h->nobjectives; ++i)
+        fprintf(h->out, ",%.17g", psi[i]);
+    for (guint i = 0; i < h->nobjectives * h->nparameters; ++i)
+        fprintf(h->out, ",%.17g", gradient[i]);
+    fprintf(h->out, "\n");
+}
+
+MbsModel *esl_sensitivity_load(const char *command, const char *path, const char *formulation,
+                               const char *objectives, const char *parameters,
+                               const EslSettingFlags *flags, MbsSettings *s,
+                               GArray *objective_index, GArray *parameter_index, int *status)
+{
+    g_autoptr(GError) error = NULL;
+    MbsError err = {0};
+    *status = 1;
+    MbsModel *m = esl_model_load_file(path, NULL, 0, &error);
+    if (!m || !esl_sensitivity_select(m, objectives, parameters, objective_index,
+                                      parameter_index, &error)) {
+        fprintf(stderr, "eslabon-cli %s: %s\n", command, error->message);
+    } else if ((*status = esl_setting_flags_apply(flags, mbs_formulation_find(formulation), m,
+                                                  s))) {
+        /* the flags' message is printed */
+    } else if (mbs_settings_check_run(s, &err)) {
+        fprintf(stderr, "eslabon-cli %s: %s\n", command, err.message);
+        *status = 1;
+    } else {
+        return m;
+    }
+    if (!*status)
+        *status = 1;
+    mbs_model_free(m);
+    return NULL;
+}
+
 static char *result_json(const MbsModel *m, const char *path, const char *formulation,
                          const char *method, const MbsSettings *s, GArray *obj, GArray *par,
                          const MbsSensitivityResult *r)
@@ -117,7 +161,7 @@ static char *result_json(const MbsModel *m, const char *path, const char *formul
 int esl_cli_sensitivity(int argc, char **argv)
 {
     char *formulation = NULL, *method = NULL, *objectives = NULL, *parameters = NULL;
-    char *project = NULL;
+    char *project = NULL, *history = NULL;
     gboolean json = FALSE;
     double fd_step = 0.0;
     int threads = 0;
@@ -129,6 +173,8 @@ int esl_cli_sensitivity(int argc, char **argv)
          "Parameters (default: every parameter with a value of its own)", "A,B"},
         {"fd-step", 0, 0, G_OPTION_ARG_DOUBLE, &fd_step, "fd: relative increment (1e-5)", "D"},
         {"fd-threads", 0, 0, G_OPTION_ARG_INT, &threads, "fd: parallel runs (0: all cores)", "N"},
+        {"history", 0, 0, G_OPTION_ARG_FILENAME, &history,
+         "direct: write psi(t) and its gradient at every step as CSV", "FILE"},
         {"project", 'p', 0, G_OPTION_ARG_FILENAME, &project, "Store the result in a project", "FILE"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
@@ -177,20 +223,12 @@ int esl_cli_sensitivity(int argc, char **argv)
         goto out;
     }
     resolved = esl_resolve_model_path(argv[1]);
-    status = 1;
-    m = esl_model_load_file(resolved, NULL, 0, &error);
-    if (!m || !esl_sensitivity_select(m, objectives, parameters, obj, par, &error)) {
-        fprintf(stderr, "eslabon-cli sensitivity: %s\n", error->message);
-        goto out;
-    }
-    if ((status = esl_setting_flags_apply(&flags, mbs_formulation_find(formulation), m, &s)))
+    m = esl_sensitivity_load("sensitivity", resolved, formulation, objectives, parameters, &flags,
+                             &s, obj, par, &status);
+    if (!m)
         goto out;
     status = 1;
     MbsError err = {0};
-    if (mbs_settings_check_run(&s, &err)) {
-        fprintf(stderr, "eslabon-cli sensitivity: %s\n", err.message);
-        goto out;
-    }
     psi = g_new0(double, obj->len);
     gradient = g_new0(double, (gsize)obj->len * par->len);
     MbsSensitivityProblem p = {
@@ -200,7 +238,34 @@ int esl_cli_sensitivity(int argc, char **argv)
         .fd_step = fd_step, .threads = threads,
     };
     MbsSensitivityResult r = {.psi = psi, .gradient = gradient};
-    if (mbs_sensitivity_compute(&p, (MbsSensitivityMethod)imethod, &r, &err)) {
+    History hist = {.nobjectives = obj->len, .nparameters = par->len};
+    if (history) {
+        if (imethod != MBS_SENSITIVITY_DIRECT) {
+            fprintf(stderr, "eslabon-cli sensitivity: --history: only the direct method gives "
+                            "histories (fd and adjoint give the final gradient)\n");
+            status = 2;
+            goto out;
+        }
+        hist.out = fopen(history, "w");
+        if (!hist.out) {
+            fprintf(stderr, "eslabon-cli sensitivity: cannot write '%s'\n", history);
+            goto out;
+        }
+        fprintf(hist.out, "time");
+        for (guint i = 0; i < obj->len; ++i)
+            fprintf(hist.out, ",%s", m->objectives[g_array_index(obj, int, i)].name);
+        for (guint i = 0; i < obj->len; ++i)
+            for (guint k = 0; k < par->len; ++k)
+                fprintf(hist.out, ",d%s/d%s", m->objectives[g_array_index(obj, int, i)].name,
+                        m->parameters[g_array_index(par, int, k)].name);
+        fprintf(hist.out, "\n");
+        p.history = write_history;
+        p.history_data = &hist;
+    }
+    int failed = mbs_sensitivity_compute(&p, (MbsSensitivityMethod)imethod, &r, &err);
+    if (hist.out)
+        fclose(hist.out);
+    if (failed) {
         fprintf(stderr, "eslabon-cli sensitivity: %s: %s\n", resolved, err.message);
         goto out;
     }
@@ -232,6 +297,7 @@ out:
     g_free(objectives);
     g_free(parameters);
     g_free(project);
+    g_free(history);
     esl_setting_flags_clear(&flags);
     return status;
 }

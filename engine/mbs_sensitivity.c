@@ -3,9 +3,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "mbs_clock.h"
 #include "mbs_run.h"
@@ -44,7 +41,7 @@ static const struct {
     MbsSensitivityMethod method;
     SensitivityFn run;
 } registry[] = {
-    {NULL, MBS_SENSITIVITY_FD, NULL},
+    {"penalty", MBS_SENSITIVITY_DIRECT, mbs_penalty_direct_sensitivity},
     {"matrix-r", MBS_SENSITIVITY_DIRECT, mbs_matrix_r_direct_sensitivity},
     {"matrix-r", MBS_SENSITIVITY_ADJOINT, mbs_matrix_r_adjoint_sensitivity},
 };

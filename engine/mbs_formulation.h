@@ -53,15 +53,15 @@ typedef struct {
 
 typedef struct MbsFormulation MbsFormulation;
 
+/* One accepted internal step of an error-controlled integrator (MbsFormulation.internal_step):
+ * it ended at time t, had size h and order (the method's order for one-step methods). */
+typedef void (*MbsInternalStepFunc)(void *data, double t, double h, int order);
+
 /* The coordinates a formulation integrates (what `coordinates` and `accelerations` return). */
 typedef enum {
     MBS_COORDINATES_RELATIVE, /* z of the spanning tree (mbs_kinematics.h) */
     MBS_COORDINATES_NATURAL,  /* q of mbs_natural.h */
 } MbsCoordinateKind;
-
-/* One accepted internal step of an error-controlled integrator (MbsFormulation.internal_step):
- * it ended at time t, had size h and order (the method's order for one-step methods). */
-typedef void (*MbsInternalStepFunc)(void *data, double t, double h, int order);
 
 /* A named counter or timer a formulation publishes (MbsFormulationClass.statistics), e.g. the
  * phase times of matrix-r; value accumulated since init or the last reset. */

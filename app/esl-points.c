@@ -1,6 +1,8 @@
 /* Named model points and their histories; see esl-points.h. */
 #include "esl-points.h"
 
+#include <errno.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
 #include "mbs_linalg.h"
@@ -76,4 +78,35 @@ void esl_points_history(const MbsModel *m, const double *time, const double *pos
         for (size_t i = 0; i < row; ++i)
             v[k * row + i] = (xyz[b * row + i] - xyz[a * row + i]) / dt;
     }
+}
+
+gboolean esl_points_write_history(const char *path, const MbsModel *m, const double *time,
+                                  const double *poses, int n, const int *points, int npoints,
+                                  GError **error)
+{
+    FILE *csv = g_fopen(path, "w");
+    if (!csv) {
+        int code = errno;
+        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(code), "cannot write %s: %s",
+                    path, g_strerror(code));
+        return FALSE;
+    }
+    const size_t row = 3 * (size_t)npoints;
+    g_autofree double *xyz = g_new0(double, row * (size_t)n + 1);
+    g_autofree double *v = g_new0(double, row * (size_t)n + 1);
+    esl_points_history(m, time, poses, n, points, npoints, xyz, v);
+    fputs("time", csv);
+    esl_points_write_header(csv, m, points, npoints);
+    fputc('\n', csv);
+    for (int k = 0; k < n; ++k) {
+        fprintf(csv, "%.9g", time[k]);
+        esl_points_write_values(csv, xyz + k * row, v + k * row, npoints);
+        fputc('\n', csv);
+    }
+    gboolean ok = !ferror(csv);
+    if (fclose(csv) != 0 || !ok) {
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write %s", path);
+        return FALSE;
+    }
+    return TRUE;
 }

@@ -34,6 +34,12 @@ void esl_points_from_poses(const MbsModel *m, const double *poses, const int *po
 void esl_points_history(const MbsModel *m, const double *time, const double *poses, int n,
                         const int *points, int npoints, double *xyz, double *v);
 
+/* The same history written to a CSV file: a column "time", then the six columns of each point
+ * (esl_points_write_header). FALSE with error when the file cannot be written. */
+gboolean esl_points_write_history(const char *path, const MbsModel *m, const double *time,
+                                  const double *poses, int n, const int *points, int npoints,
+                                  GError **error);
+
 G_END_DECLS
 
 #endif

@@ -115,6 +115,8 @@ static void esl_application_startup(GApplication *app)
         {"win.pause", {"F6", NULL}},
         {"win.stop", {"<Shift>F5", NULL}},
         {"win.playback", {"<Primary>p", NULL}},
+        {"win.step-forward", {"<Alt>Right", NULL}},
+        {"win.step-backward", {"<Alt>Left", NULL}},
         {"win.fit-view", {"<Primary>f", NULL}},
         {"win.view::iso", {"<Primary>1", NULL}},
         {"win.view::front", {"<Primary>2", NULL}},

@@ -121,6 +121,12 @@ void esl_playback_bar_set_label(EslPlaybackBar *self, const char *text)
     gtk_label_set_text(GTK_LABEL(self->time_label), text);
 }
 
+double esl_playback_bar_get_speed(EslPlaybackBar *self)
+{
+    guint i = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->speed_dropdown));
+    return i < G_N_ELEMENTS(playback_speeds) ? playback_speeds[i] : NAN;
+}
+
 gboolean esl_playback_bar_set_speed(EslPlaybackBar *self, double speed)
 {
     for (guint i = 0; i < G_N_ELEMENTS(playback_speeds); i++)

@@ -39,6 +39,12 @@ static void action_fit(GtkWidget *widget, const char *name, GVariant *parameter)
     esl_viewport_fit(ESL_VIEWPORT(ESL_WINDOW(widget)->viewport));
 }
 
+static void action_step(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)parameter;
+    esl_window_step_sample(ESL_WINDOW(widget), g_str_equal(name, "win.step-backward") ? -1 : 1);
+}
+
 static void action_view(GtkWidget *widget, const char *action, GVariant *parameter)
 {
     (void)action;
@@ -348,6 +354,8 @@ static const struct {
     {"win.pause", NULL, action_pause},
     {"win.stop", NULL, action_stop},
     {"win.fit-view", NULL, action_fit},
+    {"win.step-forward", NULL, action_step},
+    {"win.step-backward", NULL, action_step},
     {"win.view", "s", action_view},
     {"win.show-gallery", NULL, action_gallery},
     {"win.show-workbench", NULL, action_show_workbench},

@@ -200,6 +200,10 @@ void esl_window_update_run_actions(EslWindow *self)
     gtk_widget_action_set_enabled(widget, "win.run", !running && self->model);
     gtk_widget_action_set_enabled(widget, "win.pause", running);
     gtk_widget_action_set_enabled(widget, "win.stop", running);
+    /* stepping goes through stored samples: of a run shown, not of one going on */
+    gboolean steppable = !running && self->history && self->history->len > 1;
+    gtk_widget_action_set_enabled(widget, "win.step-forward", steppable);
+    gtk_widget_action_set_enabled(widget, "win.step-backward", steppable);
     gtk_widget_set_sensitive(self->run_settings, !running);
     esl_model_panel_set_editable(ESL_MODEL_PANEL(self->model_panel), !running);
     gtk_widget_action_set_enabled(widget, "win.save-model", self->model != NULL);

@@ -185,6 +185,7 @@ void esl_window_set_history(EslWindow *self, GPtrArray *history, gboolean matche
     esl_playback_bar_set_range(bar, end, end);
     esl_playback_bar_set_seekable(bar, history && history->len > 1);
     esl_playback_bar_set_playable(bar, history && history->len > 1 && !self->controller);
+    esl_window_update_run_actions(self);
     if (history && history->len)
         show_time(self, end);
 }
@@ -762,6 +763,20 @@ const char *esl_window_get_page(EslWindow *self)
 double esl_window_get_largest_violation(EslWindow *self)
 {
     return esl_color_scale_get_value(ESL_COLOR_SCALE(self->color_scale));
+}
+
+gboolean esl_window_step_sample(EslWindow *self, int direction)
+{
+    if (self->controller || !self->history || self->history->len < 2)
+        return FALSE;
+    EslPlaybackBar *bar = ESL_PLAYBACK_BAR(self->playback_bar);
+    esl_playback_bar_set_playing(bar, FALSE);
+    int i = history_index_at(self, esl_playback_bar_get_time(bar));
+    int next = CLAMP(i + (direction < 0 ? -1 : 1), 0, (int)self->history->len - 1);
+    if (next == i)
+        return FALSE;
+    esl_playback_bar_seek(bar, ((EslRunSample *)self->history->pdata[next])->monitors.time);
+    return TRUE;
 }
 
 double esl_window_get_time(EslWindow *self)

@@ -31,6 +31,9 @@ gboolean esl_window_export_view(EslWindow *self, const char *path, GError **erro
 void esl_window_select_body(EslWindow *self, int body);
 /* Move the playback to this time (clamped to the shown history). */
 void esl_window_seek(EslWindow *self, double time);
+/* Show the stored sample after (direction > 0) or before (< 0) the one shown, pausing the
+ * playback; FALSE when there is none (or a run goes on). */
+gboolean esl_window_step_sample(EslWindow *self, int direction);
 /* Time shown by the playback slider. */
 double esl_window_get_time(EslWindow *self);
 /* Playback speed (simulated seconds per second); FALSE when the speed menu does not offer it. */

@@ -21,6 +21,8 @@ static const struct {
     {"win.pause", "F6"},
     {"win.stop", "<Shift>F5"},
     {"win.playback", "<Control>p"},
+    {"win.step-forward", "<Alt>Right"},
+    {"win.step-backward", "<Alt>Left"},
     {"win.fit-view", "<Control>f"},
     {"win.view::iso", "<Control>1"},
     {"win.view::front", "<Control>2"},

@@ -29,7 +29,7 @@ void esl_playback_bar_set_label(EslPlaybackBar *self, const char *text);
 gboolean esl_playback_bar_set_speed(EslPlaybackBar *self, double speed);
 double esl_playback_bar_get_speed(EslPlaybackBar *self);
 
-/* Properties: "playing" (boolean).
+/* Properties: "playing" (boolean), "speed" (double, read-only: the speed menu's choice).
  * Signals: "time-changed" (double time) when the user or the playback moves the slider. */
 
 G_END_DECLS

@@ -104,6 +104,35 @@ void esl_plot_board_add_run(EslPlotBoard *self, int k, const char *name,
     }
 }
 
+/* The plots by the names esl_plot_board_present takes. */
+static EslPlot *plot_named(EslPlotBoard *self, const char *name)
+{
+    const struct {
+        const char *name;
+        EslPlot *plot;
+    } plots[] = {{"energy", self->plot_energy},           {"drift", self->plot_drift},
+                 {"constraints", self->plot_constraints}, {"timing", self->plot_timing},
+                 {"newton", self->plot_newton}};
+    for (size_t i = 0; i < G_N_ELEMENTS(plots); i++)
+        if (g_strcmp0(plots[i].name, name) == 0)
+            return plots[i].plot;
+    return NULL;
+}
+
+gboolean esl_plot_board_present(EslPlotBoard *self, const char *name, double zoom)
+{
+    EslPlot *chosen = name ? plot_named(self, name) : NULL;
+    if (name && !chosen)
+        return FALSE;
+    EslPlot *all[] = {self->plot_energy, self->plot_drift, self->plot_constraints,
+                      self->plot_timing, self->plot_newton};
+    for (size_t i = 0; i < G_N_ELEMENTS(all); i++) {
+        gtk_widget_set_visible(GTK_WIDGET(all[i]), !chosen || all[i] == chosen);
+        esl_plot_set_zoom(all[i], chosen ? zoom : 1.0);
+    }
+    return TRUE;
+}
+
 void esl_plot_board_set_cursor(EslPlotBoard *self, double t)
 {
     esl_plot_set_cursor(self->plot_energy, t);

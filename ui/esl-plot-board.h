@@ -21,6 +21,10 @@ void esl_plot_board_append(EslPlotBoard *self, const MbsMonitors *m);
 /* Add run number k of a comparison as one series per plot (its colour from k). */
 void esl_plot_board_add_run(EslPlotBoard *self, int k, const char *name,
                             const MbsMonitors *monitors, int n);
+/* Presentation: show only the plot of this name ("energy", "drift", "constraints", "timing",
+ * "newton"), drawn zoom times larger; NULL: every plot at its normal size. FALSE for an
+ * unknown name (nothing changes). */
+gboolean esl_plot_board_present(EslPlotBoard *self, const char *name, double zoom);
 /* Time cursor of every plot (NAN: none). */
 void esl_plot_board_set_cursor(EslPlotBoard *self, double t);
 

@@ -19,6 +19,9 @@ void esl_plot_set_title(EslPlot *self, const char *title);
 void esl_plot_set_labels(EslPlot *self, const char *x_label, const char *y_label);
 void esl_plot_set_log_y(EslPlot *self, gboolean log_y);
 gboolean esl_plot_get_log_y(EslPlot *self);
+/* Draw text, lines and margins zoom times larger (presentation mode; 0.5 to 4, default 1). */
+void esl_plot_set_zoom(EslPlot *self, double zoom);
+double esl_plot_get_zoom(EslPlot *self);
 
 /* Returns the new series' index. dashed: drawn with a dash pattern (overlaid runs). */
 int esl_plot_add_series(EslPlot *self, const char *name, const GdkRGBA *color, gboolean dashed);

@@ -679,6 +679,9 @@ static void esl_window_class_init(EslWindowClass *klass)
     CHILD(run_browser);
     CHILD(viewport);
     CHILD(playback_bar);
+    CHILD(sidebar);
+    CHILD(run_panel_scroller);
+    CHILD(view_paned);
     CHILD(plot_board);
     CHILD(run_settings);
     CHILD(color_scale);

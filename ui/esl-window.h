@@ -27,6 +27,11 @@ gboolean esl_window_set_formulation(EslWindow *self, const char *name);
 gboolean esl_window_edit_model(EslWindow *self, const char *path, double value, GError **error);
 /* Write the 3D view as it is now to a PNG file. */
 gboolean esl_window_export_view(EslWindow *self, const char *path, GError **error);
+/* Write the positions and velocities of model points over the run shown to a CSV file
+ * (app/esl-points.h: velocities are differences of the stored positions). points: "BODY:POINT,..."
+ * or NULL for the selected body's points (every moving body's when none is selected). */
+gboolean esl_window_export_points(EslWindow *self, const char *points, const char *path,
+                                  GError **error);
 /* Select a body in the model list and the 3D view (its trail is drawn during playback). */
 void esl_window_select_body(EslWindow *self, int body);
 /* Move the playback to this time (clamped to the shown history). */

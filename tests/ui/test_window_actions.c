@@ -24,6 +24,7 @@ static const struct {
     {"win.step-forward", "<Alt>Right"},
     {"win.step-backward", "<Alt>Left"},
     {"win.fit-view", "<Control>f"},
+    {"win.presentation", "F11"},
     {"win.view::iso", "<Control>1"},
     {"win.view::front", "<Control>2"},
     {"win.view::side", "<Control>3"},
@@ -34,6 +35,7 @@ static const struct {
 
 /* Actions of the menus and buttons without a shortcut. */
 static const char *const other_actions[] = {"win.save-model", "win.open-recent", "win.show-grid",
+                                            "win.export-points", "win.real-time", "win.presentation-plot",
                                             "app.about"};
 
 static gboolean window_has_action(GtkWidget *window, const char *name)

@@ -126,6 +126,9 @@ gboolean esl_plot_board_present(EslPlotBoard *self, const char *name, double zoo
         return FALSE;
     EslPlot *all[] = {self->plot_energy, self->plot_drift, self->plot_constraints,
                       self->plot_timing, self->plot_newton};
+    /* homogeneous rows would keep the hidden row's share */
+    gtk_grid_set_row_homogeneous(GTK_GRID(self->plot_grid), !chosen);
+    gtk_grid_set_column_homogeneous(GTK_GRID(self->plot_grid), !chosen);
     for (size_t i = 0; i < G_N_ELEMENTS(all); i++) {
         gtk_widget_set_visible(GTK_WIDGET(all[i]), !chosen || all[i] == chosen);
         esl_plot_set_zoom(all[i], chosen ? zoom : 1.0);
@@ -156,6 +159,8 @@ static EslPlot *make_plot(EslPlotBoard *self, const char *title, const char *y_l
     esl_plot_set_labels(plot, _("t (s)"), y_label);
     esl_plot_set_log_y(plot, log_y);
     g_signal_connect(plot, "cursor-moved", G_CALLBACK(on_plot_cursor_moved), self);
+    gtk_widget_set_hexpand(GTK_WIDGET(plot), TRUE);
+    gtk_widget_set_vexpand(GTK_WIDGET(plot), TRUE);
     gtk_grid_attach(GTK_GRID(self->plot_grid), GTK_WIDGET(plot), column, row, width, 1);
     return plot;
 }

@@ -89,6 +89,8 @@ void esl_window_update_presentation(EslWindow *self)
     gboolean on = on_state && g_variant_get_boolean(on_state);
     const char *plot = plot_state ? g_variant_get_string(plot_state, NULL) : "energy";
     gboolean was_on = gtk_widget_has_css_class(GTK_WIDGET(self), "presentation");
+    /* the gallery's larger text must not make the workbench taller than the screen */
+    gtk_stack_set_vhomogeneous(GTK_STACK(self->stack), !on);
     gtk_widget_set_visible(self->sidebar, !on);
     gtk_widget_set_visible(self->run_panel_scroller, !on);
     esl_plot_board_present(ESL_PLOT_BOARD(self->plot_board), on ? plot : NULL,

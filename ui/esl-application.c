@@ -118,6 +118,7 @@ static void esl_application_startup(GApplication *app)
         {"win.step-forward", {"<Alt>Right", NULL}},
         {"win.step-backward", {"<Alt>Left", NULL}},
         {"win.fit-view", {"<Primary>f", NULL}},
+        {"win.fit-motion", {"<Primary><Shift>f", NULL}},
         {"win.presentation", {"F11", NULL}},
         {"win.view::iso", {"<Primary>1", NULL}},
         {"win.view::front", {"<Primary>2", NULL}},

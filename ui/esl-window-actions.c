@@ -40,6 +40,13 @@ static void action_fit(GtkWidget *widget, const char *name, GVariant *parameter)
     esl_viewport_fit(ESL_VIEWPORT(ESL_WINDOW(widget)->viewport));
 }
 
+static void action_fit_motion(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)name;
+    (void)parameter;
+    esl_window_fit_history(ESL_WINDOW(widget));
+}
+
 static void action_step(GtkWidget *widget, const char *name, GVariant *parameter)
 {
     (void)parameter;
@@ -461,6 +468,7 @@ static const struct {
     {"win.pause", NULL, action_pause},
     {"win.stop", NULL, action_stop},
     {"win.fit-view", NULL, action_fit},
+    {"win.fit-motion", NULL, action_fit_motion},
     {"win.step-forward", NULL, action_step},
     {"win.step-backward", NULL, action_step},
     {"win.view", "s", action_view},

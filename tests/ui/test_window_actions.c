@@ -24,6 +24,7 @@ static const struct {
     {"win.step-forward", "<Alt>Right"},
     {"win.step-backward", "<Alt>Left"},
     {"win.fit-view", "<Control>f"},
+    {"win.fit-motion", "<Shift><Control>f"},
     {"win.presentation", "F11"},
     {"win.view::iso", "<Control>1"},
     {"win.view::front", "<Control>2"},

@@ -18,6 +18,8 @@ struct _EslModelPanel {
 
     const MbsModel *model; /* borrowed from the window */
     const char *model_json;
+    GtkWidget *violation_label; /* the selected joint's violation in the state shown */
+    GArray *violations;         /* of the state shown (double per joint), empty: none */
 };
 
 G_DEFINE_FINAL_TYPE(EslModelPanel, esl_model_panel, GTK_TYPE_WIDGET)
@@ -365,6 +367,32 @@ static void fill_inspector_fields(EslModelPanel *self, int source, int index)
     }
 }
 
+/* "Violation now" of the selected joint, in the state shown. */
+static void show_violation(EslModelPanel *self)
+{
+    int source = -1, index = -1;
+    esl_model_panel_get_selected(self, &source, &index);
+    gboolean known = source == ESL_SOURCE_JOINT && index >= 0 &&
+                     (guint)index < self->violations->len;
+    gtk_widget_set_visible(self->violation_label, known);
+    if (!known)
+        return;
+    double v = g_array_index(self->violations, double, index);
+    g_autofree char *text = g_strdup_printf(
+        _("Violation now: %.3g (largest |Φ| of its constraints; 0 for a joint of the spanning "
+          "tree)"),
+        v);
+    gtk_label_set_text(GTK_LABEL(self->violation_label), text);
+}
+
+void esl_model_panel_set_violations(EslModelPanel *self, const double *violations, int n)
+{
+    g_array_set_size(self->violations, 0);
+    if (violations && n > 0)
+        g_array_append_vals(self->violations, violations, (guint)n);
+    show_violation(self);
+}
+
 static void on_model_row_selected(GtkListBox *list, GtkListBoxRow *row, EslModelPanel *self)
 {
     (void)list;
@@ -380,6 +408,7 @@ static void on_model_row_selected(GtkListBox *list, GtkListBoxRow *row, EslModel
     g_autofree char *text = describe_element(self->model, source, index);
     gtk_label_set_text(GTK_LABEL(self->inspector_label), text);
     fill_inspector_fields(self, source, index);
+    show_violation(self);
     g_signal_emit(self, signals[SIGNAL_ELEMENT_SELECTED], 0, source, index);
 }
 
@@ -429,6 +458,7 @@ void esl_model_panel_set_editable(EslModelPanel *self, gboolean editable)
 
 static void esl_model_panel_dispose(GObject *object)
 {
+    g_clear_pointer(&ESL_MODEL_PANEL(object)->violations, g_array_unref);
     gtk_widget_dispose_template(GTK_WIDGET(object), ESL_TYPE_MODEL_PANEL);
     esl_template_unparent_children(GTK_WIDGET(object));
     G_OBJECT_CLASS(esl_model_panel_parent_class)->dispose(object);
@@ -463,4 +493,15 @@ static void esl_model_panel_init(EslModelPanel *self)
 {
     gtk_widget_init_template(GTK_WIDGET(self));
     gtk_list_box_set_filter_func(GTK_LIST_BOX(self->model_list), model_row_visible, self, NULL);
+    self->violations = g_array_new(FALSE, FALSE, sizeof(double));
+    self->violation_label = gtk_label_new(NULL);
+    gtk_label_set_wrap(GTK_LABEL(self->violation_label), TRUE);
+    gtk_label_set_xalign(GTK_LABEL(self->violation_label), 0);
+    gtk_widget_set_margin_start(self->violation_label, 10);
+    gtk_widget_set_margin_end(self->violation_label, 10);
+    gtk_widget_set_margin_bottom(self->violation_label, 8);
+    gtk_widget_add_css_class(self->violation_label, "numeric");
+    gtk_widget_set_visible(self->violation_label, FALSE);
+    gtk_box_insert_child_after(GTK_BOX(gtk_widget_get_parent(self->inspector_label)),
+                               self->violation_label, self->inspector_label);
 }

@@ -32,6 +32,14 @@ gboolean esl_window_export_view(EslWindow *self, const char *path, GError **erro
  * or NULL for the selected body's points (every moving body's when none is selected). */
 gboolean esl_window_export_points(EslWindow *self, const char *points, const char *path,
                                   GError **error);
+/* Plot a variable of the run shown ("BODY:POINT:x" ... "JOINT:violation", app/esl-variables.h)
+ * in the Variables plot; FALSE with error for a name that is not one, or no run shown. */
+gboolean esl_window_plot_variable(EslWindow *self, const char *name, GError **error);
+/* What clicking the legend's worst joint does: select that joint, frame it in the 3D view and
+ * plot its violation over the run; FALSE when no joint is violated in the state shown. */
+gboolean esl_window_go_to_worst_joint(EslWindow *self);
+/* The joint the legend names as the most violated in the state shown, or NULL. */
+const char *esl_window_get_worst_joint(EslWindow *self);
 /* Select a body in the model list and the 3D view (its trail is drawn during playback). */
 void esl_window_select_body(EslWindow *self, int body);
 /* Move the playback to this time (clamped to the shown history). */

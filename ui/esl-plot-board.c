@@ -182,6 +182,16 @@ void esl_plot_board_set_cursor(EslPlotBoard *self, double t)
     esl_plot_set_cursor(self->plot_newton, t);
 }
 
+/* Zoom and pan are linked across the plots in time. */
+static void on_plot_time_range(EslPlot *plot, double x0, double x1, EslPlotBoard *self)
+{
+    EslPlot *all[] = {self->plot_energy, self->plot_drift,  self->plot_constraints,
+                      self->plot_timing, self->plot_newton, self->plot_variables};
+    for (size_t i = 0; i < G_N_ELEMENTS(all); i++)
+        if (all[i] && all[i] != plot)
+            esl_plot_set_time_range(all[i], x0, x1);
+}
+
 static void on_plot_cursor_moved(EslPlot *plot, double t, EslPlotBoard *self)
 {
     (void)plot;
@@ -196,6 +206,7 @@ static EslPlot *make_plot(EslPlotBoard *self, const char *title, const char *y_l
     esl_plot_set_labels(plot, _("t (s)"), y_label);
     esl_plot_set_log_y(plot, log_y);
     g_signal_connect(plot, "cursor-moved", G_CALLBACK(on_plot_cursor_moved), self);
+    g_signal_connect(plot, "time-range-changed", G_CALLBACK(on_plot_time_range), self);
     gtk_widget_set_hexpand(GTK_WIDGET(plot), TRUE);
     gtk_widget_set_vexpand(GTK_WIDGET(plot), TRUE);
     gtk_grid_attach(GTK_GRID(self->plot_grid), GTK_WIDGET(plot), column, row, width, 1);

@@ -36,6 +36,7 @@ struct _EslPlot {
     GdkTexture *body; /* PLOT_LAYER_BODY as last drawn, or NULL when it must be redrawn */
     int body_width, body_height, body_scale;
     guint refresh_tick; /* data were appended: the body is redrawn at a later frame */
+    double link_x0, link_x1; /* time range set by a linked plot (NAN: follow the data) */
     double zoom; /* text, lines and margins drawn this many times larger (presentation mode);
                     the plot is drawn in units of widget pixels / zoom */
 };
@@ -46,7 +47,7 @@ static gint64 live_refresh_frame = -1;
 
 G_DEFINE_FINAL_TYPE(EslPlot, esl_plot, GTK_TYPE_WIDGET)
 
-enum { SIGNAL_CURSOR_MOVED, N_SIGNALS };
+enum { SIGNAL_CURSOR_MOVED, SIGNAL_TIME_RANGE_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static void series_free(Series *s)
@@ -140,6 +141,10 @@ static void current_view(const EslPlot *self, double *x0, double *x1, double *y0
             pad = fabs(*y0) > 0 ? 0.1 * fabs(*y0) : 1.0;
         *y0 -= pad;
         *y1 += pad;
+    }
+    if (isfinite(self->link_x0)) { /* the time range of the linked plots */
+        *x0 = self->link_x0;
+        *x1 = self->link_x1;
     }
 }
 
@@ -643,6 +648,7 @@ static void on_drag_update(GtkGestureDrag *gesture, double dx, double dy, EslPlo
     self->y0 = self->drag_y0 + sy;
     self->y1 = self->drag_y1 + sy;
     invalidate(self);
+    g_signal_emit(self, signals[SIGNAL_TIME_RANGE_CHANGED], 0, self->x0, self->x1);
 }
 
 static void on_click_released(GtkGestureClick *gesture, int n_press, double x, double y,
@@ -652,6 +658,7 @@ static void on_click_released(GtkGestureClick *gesture, int n_press, double x, d
     (void)y;
     if (n_press == 2) {
         esl_plot_fit(self);
+        g_signal_emit(self, signals[SIGNAL_TIME_RANGE_CHANGED], 0, NAN, NAN);
         return;
     }
     x /= self->zoom;
@@ -686,6 +693,7 @@ static gboolean on_scroll(GtkEventControllerScroll *controller, double dx, doubl
         self->x1 = centre + (self->x1 - centre) * factor;
     }
     invalidate(self);
+    g_signal_emit(self, signals[SIGNAL_TIME_RANGE_CHANGED], 0, self->x0, self->x1);
     return TRUE;
 }
 
@@ -831,6 +839,9 @@ static void esl_plot_class_init(EslPlotClass *klass)
     signals[SIGNAL_CURSOR_MOVED] =
         g_signal_new("cursor-moved", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                      NULL, G_TYPE_NONE, 1, G_TYPE_DOUBLE);
+    signals[SIGNAL_TIME_RANGE_CHANGED] =
+        g_signal_new("time-range-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                     NULL, NULL, G_TYPE_NONE, 2, G_TYPE_DOUBLE, G_TYPE_DOUBLE);
 }
 
 static void esl_plot_init(EslPlot *self)
@@ -839,6 +850,7 @@ static void esl_plot_init(EslPlot *self)
     self->cursor = NAN;
     self->auto_range = TRUE;
     self->zoom = 1.0;
+    self->link_x0 = self->link_x1 = NAN;
     GtkWidget *w = GTK_WIDGET(self);
     gtk_widget_set_focusable(w, FALSE);
 
@@ -894,6 +906,27 @@ void esl_plot_set_log_y(EslPlot *self, gboolean log_y)
     self->log_y = log_y;
     self->auto_range = TRUE;
     invalidate(self);
+}
+
+void esl_plot_set_time_range(EslPlot *self, double x0, double x1)
+{
+    if (!(isfinite(x0) && isfinite(x1) && x1 > x0)) {
+        self->link_x0 = self->link_x1 = NAN;
+        self->auto_range = TRUE;
+    } else if (self->auto_range) {
+        self->link_x0 = x0;
+        self->link_x1 = x1;
+    } else {
+        self->x0 = x0;
+        self->x1 = x1;
+    }
+    invalidate(self);
+}
+
+void esl_plot_get_time_range(EslPlot *self, double *x0, double *x1)
+{
+    double y0, y1;
+    current_view(self, x0, x1, &y0, &y1);
 }
 
 void esl_plot_set_zoom(EslPlot *self, double zoom)

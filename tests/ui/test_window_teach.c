@@ -1,7 +1,9 @@
 /* Teaching with the window at a projector's 1280x720 (run under xvfb-run -s "-screen 0
  * 1280x720x24"), as a user would: run the four-bar; playback starts at 1x; step one stored
  * sample back and forth with the buttons' actions and Alt+Left/Right; export a point's history
- * (the crank tip on its circle); F11 enters presentation mode, which shows the 3D view, the
+ * (the crank tip on its circle); the legend names the worst joint and going to it selects it and
+ * plots its violation; variables go into one Variables plot; zoom and pan are linked in time
+ * across the plots; F11 enters presentation mode, which shows the 3D view, the
  * transport controls and one plot (their allocations non-empty, inside the window, the side
  * panels hidden, the plot drawn larger); the plot shown can be changed; Escape leaves it.
  * Issue 12, "Teach with it". */
@@ -12,6 +14,8 @@
 #include <stdlib.h>
 
 #include "esl-application.h"
+#include "esl-model-panel.h"
+#include "esl-scene.h"
 #include "esl-playback-bar.h"
 #include "esl-plot.h"
 #include "esl-window.h"
@@ -90,6 +94,44 @@ static void check_playback(Teach *t)
     tap_close(esl_window_get_time(t->window), 0.99, 1e-9, "Alt+Right steps forward");
     esl_window_seek(t->window, 0.0);
     tap_ok(!esl_window_step_sample(t->window, -1), "no sample before the first one");
+}
+
+/* The legend names the worst joint (the four-bar's cut joint C: the tree joints have none);
+ * going to it selects it, plots its violation; plots are linked in time. */
+static void check_worst_and_plots(Teach *t)
+{
+    GtkWidget *window = GTK_WIDGET(t->window);
+    esl_window_seek(t->window, 1.0);
+    const char *worst = esl_window_get_worst_joint(t->window);
+    tap_ok(worst && g_str_equal(worst, "C"), "the legend names joint C as the most violated (%s)",
+           worst ? worst : "none");
+    tap_ok(esl_window_go_to_worst_joint(t->window), "going to the worst joint");
+    int source = -1, index = -1;
+    GtkWidget *panel = find(window, ESL_TYPE_MODEL_PANEL, 0);
+    esl_model_panel_get_selected(ESL_MODEL_PANEL(panel), &source, &index);
+    tap_ok(source == ESL_SOURCE_JOINT && index == 2, "selects joint C in the model panel");
+    GtkWidget *variables = find(window, ESL_TYPE_PLOT, 5);
+    tap_ok(variables && gtk_widget_get_parent(variables) &&
+               esl_plot_get_n_series(ESL_PLOT(variables)) == 1 &&
+               esl_plot_series_length(ESL_PLOT(variables), 0) == 101,
+           "and plots its violation at the 101 stored samples");
+    g_autoptr(GError) error = NULL;
+    tap_ok(esl_window_plot_variable(t->window, "crank:B:z", &error) &&
+               esl_plot_get_n_series(ESL_PLOT(variables)) == 2,
+           "a second variable goes into the same plot %s", error ? error->message : "");
+    g_autoptr(GError) bad = NULL;
+    tap_ok(!esl_window_plot_variable(t->window, "crank:B:w", &bad) && bad,
+           "a name that is no variable is refused: %s", bad ? bad->message : "");
+    EslPlot *energy = ESL_PLOT(find(window, ESL_TYPE_PLOT, 0));
+    EslPlot *constraints = ESL_PLOT(find(window, ESL_TYPE_PLOT, 2));
+    g_signal_emit_by_name(energy, "time-range-changed", 0.2, 0.6);
+    double x0, x1;
+    esl_plot_get_time_range(constraints, &x0, &x1);
+    tap_ok(x0 == 0.2 && x1 == 0.6, "a zoom in one plot shows the same time in the others (%g-%g)",
+           x0, x1);
+    g_signal_emit_by_name(energy, "time-range-changed", NAN, NAN);
+    esl_plot_get_time_range(constraints, &x0, &x1);
+    tap_ok(fabs(x0) < 1e-12 && fabs(x1 - 1.0) < 1e-12, "a fit gives them the whole run back");
 }
 
 static void check_export(Teach *t)
@@ -203,6 +245,7 @@ static void on_run_finished(EslWindow *window, int status, gint64 run_id, Teach 
     tap_ok(status == 1 /* ESL_RUN_FINISHED */, "the run finishes");
     check_playback(t);
     check_export(t);
+    check_worst_and_plots(t);
     g_timeout_add(800, step, t); /* each phase laid out before the next */
 }
 

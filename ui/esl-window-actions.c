@@ -47,6 +47,22 @@ static void action_fit_motion(GtkWidget *widget, const char *name, GVariant *par
     esl_window_fit_history(ESL_WINDOW(widget));
 }
 
+/* Target: variable names separated by commas, plotted together. */
+static void action_plot_variable(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)name;
+    EslWindow *self = ESL_WINDOW(widget);
+    g_auto(GStrv) names = g_strsplit(g_variant_get_string(parameter, NULL), ",", -1);
+    for (int i = 0; names[i]; i++) {
+        g_autoptr(GError) error = NULL;
+        if (!esl_window_plot_variable(self, names[i], &error)) {
+            esl_window_show_status(self, TRUE, _("Cannot plot %s: %s"), names[i],
+                                   error->message);
+            return;
+        }
+    }
+}
+
 static void action_step(GtkWidget *widget, const char *name, GVariant *parameter)
 {
     (void)parameter;
@@ -469,6 +485,7 @@ static const struct {
     {"win.stop", NULL, action_stop},
     {"win.fit-view", NULL, action_fit},
     {"win.fit-motion", NULL, action_fit_motion},
+    {"win.plot-variable", "s", action_plot_variable},
     {"win.step-forward", NULL, action_step},
     {"win.step-backward", NULL, action_step},
     {"win.view", "s", action_view},

@@ -37,6 +37,7 @@ static const struct {
 /* Actions of the menus and buttons without a shortcut. */
 static const char *const other_actions[] = {"win.save-model", "win.open-recent", "win.show-grid",
                                             "win.export-points", "win.real-time", "win.presentation-plot",
+                                            "win.plot-variable",
                                             "app.about"};
 
 static gboolean window_has_action(GtkWidget *window, const char *name)

@@ -119,6 +119,9 @@ static void check_worst_and_plots(Teach *t)
     tap_ok(esl_window_plot_variable(t->window, "crank:B:z", &error) &&
                esl_plot_get_n_series(ESL_PLOT(variables)) == 2,
            "a second variable goes into the same plot %s", error ? error->message : "");
+    gtk_widget_activate_action(window, "win.plot-variable", "s", "crank:B:vx,crank:B:vy");
+    tap_ok(esl_plot_get_n_series(ESL_PLOT(variables)) == 4,
+           "win.plot-variable (the model list's right-click menu) plots the names it is given");
     g_autoptr(GError) bad = NULL;
     tap_ok(!esl_window_plot_variable(t->window, "crank:B:w", &bad) && bad,
            "a name that is no variable is refused: %s", bad ? bad->message : "");

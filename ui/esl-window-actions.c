@@ -112,6 +112,13 @@ void esl_window_update_presentation(EslWindow *self)
     gboolean on = on_state && g_variant_get_boolean(on_state);
     const char *plot = plot_state ? g_variant_get_string(plot_state, NULL) : "energy";
     gboolean was_on = gtk_widget_has_css_class(GTK_WIDGET(self), "presentation");
+    /* the panes that hold the side panels (hiding a pane's child moves its split) */
+    GtkPaned *sidebar_pane = GTK_PANED(gtk_widget_get_parent(self->sidebar));
+    GtkPaned *run_panel_pane = GTK_PANED(gtk_widget_get_parent(self->run_panel_scroller));
+    if (on && !was_on) {
+        self->sidebar_position_before = gtk_paned_get_position(sidebar_pane);
+        self->run_panel_position_before = gtk_paned_get_position(run_panel_pane);
+    }
     /* the gallery's larger text must not make the workbench taller than the screen */
     gtk_stack_set_vhomogeneous(GTK_STACK(self->stack), !on);
     gtk_widget_set_visible(self->sidebar, !on);
@@ -129,6 +136,8 @@ void esl_window_update_presentation(EslWindow *self)
         gtk_widget_remove_css_class(GTK_WIDGET(self), "presentation");
         gtk_window_unfullscreen(GTK_WINDOW(self));
         gtk_paned_set_position(GTK_PANED(self->view_paned), self->paned_position_before);
+        gtk_paned_set_position(sidebar_pane, self->sidebar_position_before);
+        gtk_paned_set_position(run_panel_pane, self->run_panel_position_before);
     }
 }
 

@@ -50,7 +50,8 @@ struct _EslWindow {
     GtkWidget *question;         /* a question to the user (stop the run? save the edits?) */
     gboolean close_when_stopped; /* the user chose to close: do it once the run is stored */
     gboolean edits_discarded;    /* the user chose to discard the edits: close without asking */
-    int paned_position_before;   /* the 3D view's height before presentation mode */
+    /* before presentation mode: the 3D view's height, the side panels' split positions */
+    int paned_position_before, sidebar_position_before, run_panel_position_before;
 };
 
 /* esl-window.c */

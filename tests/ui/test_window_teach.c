@@ -20,6 +20,7 @@
 #include "esl-plot.h"
 #include "esl-window.h"
 #include "tap.h"
+#include "ui-test.h"
 
 #define TEACH_TIMEOUT_S 60
 
@@ -28,44 +29,6 @@ typedef struct {
     char *dir;
     int phase;
 } Teach;
-
-static GtkWidget *find_type(GtkWidget *widget, GType type, int nth, int *seen)
-{
-    if (G_TYPE_CHECK_INSTANCE_TYPE(widget, type) && (*seen)++ == nth)
-        return widget;
-    for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c)) {
-        GtkWidget *found = find_type(c, type, nth, seen);
-        if (found)
-            return found;
-    }
-    return NULL;
-}
-
-static GtkWidget *find(GtkWidget *root, GType type, int nth)
-{
-    int seen = 0;
-    return root ? find_type(root, type, nth, &seen) : NULL;
-}
-
-/* Activate the window's shortcut for this key as a key press would. */
-static gboolean press(GtkWidget *window, const char *accel)
-{
-    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers(window);
-    for (guint i = 0; i < g_list_model_get_n_items(controllers); i++) {
-        g_autoptr(GObject) controller = g_list_model_get_item(controllers, i);
-        if (!GTK_IS_SHORTCUT_CONTROLLER(controller))
-            continue;
-        for (guint k = 0; k < g_list_model_get_n_items(G_LIST_MODEL(controller)); k++) {
-            g_autoptr(GtkShortcut) shortcut = g_list_model_get_item(G_LIST_MODEL(controller), k);
-            g_autofree char *trigger =
-                gtk_shortcut_trigger_to_string(gtk_shortcut_get_trigger(shortcut));
-            if (g_str_equal(trigger, accel))
-                return gtk_shortcut_action_activate(gtk_shortcut_get_action(shortcut), 0, window,
-                                                    gtk_shortcut_get_arguments(shortcut));
-        }
-    }
-    return FALSE;
-}
 
 /* Mapped, at least min_w x min_h, entirely inside the window. */
 static gboolean shown_inside(GtkWidget *widget, GtkWidget *window, int min_w, int min_h,
@@ -81,7 +44,7 @@ static gboolean shown_inside(GtkWidget *widget, GtkWidget *window, int min_w, in
 static void check_playback(Teach *t)
 {
     GtkWidget *window = GTK_WIDGET(t->window);
-    EslPlaybackBar *bar = ESL_PLAYBACK_BAR(find(window, ESL_TYPE_PLAYBACK_BAR, 0));
+    EslPlaybackBar *bar = ESL_PLAYBACK_BAR(find_nth(window, ESL_TYPE_PLAYBACK_BAR, 0));
     tap_close(bar ? esl_playback_bar_get_speed(bar) : NAN, 1.0, 0, "playback starts at 1x");
     tap_close(esl_window_get_time(t->window), 1.0, 1e-9, "the run is shown at its end, t = 1 s");
     tap_ok(!esl_window_step_sample(t->window, +1), "no sample after the last one");
@@ -107,10 +70,10 @@ static void check_worst_and_plots(Teach *t)
            worst ? worst : "none");
     tap_ok(esl_window_go_to_worst_joint(t->window), "going to the worst joint");
     int source = -1, index = -1;
-    GtkWidget *panel = find(window, ESL_TYPE_MODEL_PANEL, 0);
+    GtkWidget *panel = find_nth(window, ESL_TYPE_MODEL_PANEL, 0);
     esl_model_panel_get_selected(ESL_MODEL_PANEL(panel), &source, &index);
     tap_ok(source == ESL_SOURCE_JOINT && index == 2, "selects joint C in the model panel");
-    GtkWidget *variables = find(window, ESL_TYPE_PLOT, 5);
+    GtkWidget *variables = find_nth(window, ESL_TYPE_PLOT, 5);
     tap_ok(variables && gtk_widget_get_parent(variables) &&
                esl_plot_get_n_series(ESL_PLOT(variables)) == 1 &&
                esl_plot_series_length(ESL_PLOT(variables), 0) == 101,
@@ -125,8 +88,8 @@ static void check_worst_and_plots(Teach *t)
     g_autoptr(GError) bad = NULL;
     tap_ok(!esl_window_plot_variable(t->window, "crank:B:w", &bad) && bad,
            "a name that is no variable is refused: %s", bad ? bad->message : "");
-    EslPlot *energy = ESL_PLOT(find(window, ESL_TYPE_PLOT, 0));
-    EslPlot *constraints = ESL_PLOT(find(window, ESL_TYPE_PLOT, 2));
+    EslPlot *energy = ESL_PLOT(find_nth(window, ESL_TYPE_PLOT, 0));
+    EslPlot *constraints = ESL_PLOT(find_nth(window, ESL_TYPE_PLOT, 2));
     g_signal_emit_by_name(energy, "time-range-changed", 0.2, 0.6);
     double x0, x1;
     esl_plot_get_time_range(constraints, &x0, &x1);
@@ -176,17 +139,17 @@ static void check_presentation(Teach *t, const char *plot_name, int plot_index)
     tap_ok(w > 0 && w <= 1280 && h > 0 && h <= 720, "the window fits the 1280x720 screen (%dx%d)",
            w, h);
     graphene_rect_t r = GRAPHENE_RECT_INIT(0, 0, 0, 0);
-    GtkWidget *bar = find(window, ESL_TYPE_PLAYBACK_BAR, 0);
+    GtkWidget *bar = find_nth(window, ESL_TYPE_PLAYBACK_BAR, 0);
     struct {
         GtkWidget *widget;
         const char *what;
         int min_w, min_h;
     } parts[] = {
-        {find(window, g_type_from_name("EslViewport"), 0), "the 3D view", 600, 300},
-        {find(bar, GTK_TYPE_TOGGLE_BUTTON, 0), "the Play button", 16, 16},
-        {find(bar, GTK_TYPE_BUTTON, 0), "the step-back button", 16, 16},
-        {find(bar, GTK_TYPE_SCALE, 0), "the time slider", 300, 10},
-        {find(window, ESL_TYPE_PLOT, plot_index), plot_name, 600, 150},
+        {find_nth(window, g_type_from_name("EslViewport"), 0), "the 3D view", 600, 300},
+        {find_nth(bar, GTK_TYPE_TOGGLE_BUTTON, 0), "the Play button", 16, 16},
+        {find_nth(bar, GTK_TYPE_BUTTON, 0), "the step-back button", 16, 16},
+        {find_nth(bar, GTK_TYPE_SCALE, 0), "the time slider", 300, 10},
+        {find_nth(window, ESL_TYPE_PLOT, plot_index), plot_name, 600, 150},
     };
     for (size_t i = 0; i < G_N_ELEMENTS(parts); i++) {
         gboolean ok = shown_inside(parts[i].widget, window, parts[i].min_w, parts[i].min_h, &r);
@@ -197,15 +160,15 @@ static void check_presentation(Teach *t, const char *plot_name, int plot_index)
     }
     int plots_shown = 0;
     for (int k = 0; k < 5; k++) {
-        GtkWidget *p = find(window, ESL_TYPE_PLOT, k);
+        GtkWidget *p = find_nth(window, ESL_TYPE_PLOT, k);
         plots_shown += p && gtk_widget_get_mapped(p);
     }
     tap_ok(plots_shown == 1, "one plot is shown (%d)", plots_shown);
-    GtkWidget *plot = find(window, ESL_TYPE_PLOT, plot_index);
+    GtkWidget *plot = find_nth(window, ESL_TYPE_PLOT, plot_index);
     tap_ok(plot && esl_plot_get_zoom(ESL_PLOT(plot)) > 1.5, "drawn larger (zoom %.1f)",
            plot ? esl_plot_get_zoom(ESL_PLOT(plot)) : 0);
-    GtkWidget *sidebar = find(window, GTK_TYPE_NOTEBOOK, 0);
-    GtkWidget *settings = find(window, g_type_from_name("EslRunSettings"), 0);
+    GtkWidget *sidebar = find_nth(window, GTK_TYPE_NOTEBOOK, 0);
+    GtkWidget *settings = find_nth(window, g_type_from_name("EslRunSettings"), 0);
     tap_ok(sidebar && !gtk_widget_get_mapped(sidebar) && settings &&
                !gtk_widget_get_mapped(settings),
            "the model panel and the run settings are hidden");
@@ -229,8 +192,8 @@ static gboolean step(gpointer data)
         tap_ok(press(window, "Escape"), "Escape is taken in presentation mode");
         return G_SOURCE_CONTINUE;
     case 3: {
-        GtkWidget *sidebar = find(window, GTK_TYPE_NOTEBOOK, 0);
-        GtkWidget *plot = find(window, ESL_TYPE_PLOT, 4);
+        GtkWidget *sidebar = find_nth(window, GTK_TYPE_NOTEBOOK, 0);
+        GtkWidget *plot = find_nth(window, ESL_TYPE_PLOT, 4);
         tap_ok(sidebar && gtk_widget_get_mapped(sidebar) && plot && gtk_widget_get_mapped(plot) &&
                    esl_plot_get_zoom(ESL_PLOT(plot)) == 1.0,
                "after Escape the side panel and every plot are back, at their normal size");

@@ -10,6 +10,7 @@
 #include "esl-model-file.h"
 #include "esl-settings-json.h"
 #include "esl-models-dir.h"
+#include "esl-points.h"
 #include "mbs_trajectory.h"
 
 typedef struct {
@@ -17,32 +18,6 @@ typedef struct {
     double step, duration, reference_step, alpha;
     gboolean json;
 } CompareOptions;
-
-/* "body:point" names, or every point of a moving body when spec is NULL. */
-static GArray *select_points(const MbsModel *m, const char *spec, GError **error)
-{
-    GArray *pts = g_array_new(FALSE, FALSE, sizeof(int));
-    if (!spec) {
-        for (int i = 0; i < m->npoints; ++i)
-            if (m->points[i].body != m->ground)
-                g_array_append_val(pts, i);
-        return pts;
-    }
-    g_auto(GStrv) names = g_strsplit(spec, ",", -1);
-    for (int k = 0; names[k]; ++k) {
-        g_auto(GStrv) bp = g_strsplit(names[k], ":", 2);
-        int body = bp[0] ? mbs_model_find_body(m, bp[0]) : -1;
-        int p = body >= 0 && bp[1] ? mbs_model_find_point(m, body, bp[1]) : -1;
-        if (p < 0) {
-            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                        "--points: '%s' is not BODY:POINT of this model", names[k]);
-            g_array_free(pts, TRUE);
-            return NULL;
-        }
-        g_array_append_val(pts, p);
-    }
-    return pts;
-}
 
 static void print_table(const CompareOptions *o, const char *path, char **forms,
                         MbsTrajectory *runs, const double *dev, const MbsTrajectory *ref)
@@ -194,7 +169,7 @@ int esl_cli_compare(int argc, char **argv)
     status = 1;
     path = esl_resolve_model_path(argv[1]);
     m = esl_model_load_file(path, NULL, 0, &error);
-    if (!m || !(pts = select_points(m, o.points, &error))) {
+    if (!m || !(pts = esl_points_parse(m, o.points, &error))) {
         fprintf(stderr, "eslabon-cli compare: %s\n", error->message);
         goto out;
     }

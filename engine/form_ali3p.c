@@ -1080,6 +1080,13 @@ static void ali3p_body_pose(const MbsFormulation *f, int body, double R[9], doub
     mbs_natural_body_pose(a->nat, a->q, body, R, p);
 }
 
+static void ali3p_point_velocity(const MbsFormulation *f, int body, const double r[3],
+                                  double v[3])
+{
+    const Ali3p *a = f->impl;
+    mbs_natural_point_velocity(a->nat, a->q, a->qd, body, r, v);
+}
+
 static int ali3p_ncoords(const MbsFormulation *f)
 {
     const Ali3p *a = f->impl;
@@ -1233,6 +1240,7 @@ const MbsFormulationClass mbs_ali3p_class = {
     .step = ali3p_step,
     .finalize = ali3p_finalize,
     .body_pose = ali3p_body_pose,
+    .point_velocity = ali3p_point_velocity,
     .ncoords = ali3p_ncoords,
     .coordinates = ali3p_coordinates,
     .coordinate_kind = MBS_COORDINATES_NATURAL,

@@ -1319,6 +1319,13 @@ static void matrix_r_body_pose(const MbsFormulation *f, int body, double Rm[9], 
     mbs_kin_body_pose(f->model, &R->kin, body, Rm, p);
 }
 
+static void matrix_r_point_velocity(const MbsFormulation *f, int body, const double r[3],
+                                  double v[3])
+{
+    const MatrixR *R = f->impl;
+    mbs_kin_point_motion(f->model, &R->kin, body, r, v, NULL);
+}
+
 static int matrix_r_ncoords(const MbsFormulation *f)
 {
     return ((const MatrixR *)f->impl)->n;
@@ -1718,6 +1725,7 @@ const MbsFormulationClass mbs_matrix_r_class = {
     .step = matrix_r_step,
     .finalize = matrix_r_finalize,
     .body_pose = matrix_r_body_pose,
+    .point_velocity = matrix_r_point_velocity,
     .ncoords = matrix_r_ncoords,
     .coordinates = matrix_r_coordinates,
     .accelerations = matrix_r_accelerations,

@@ -496,6 +496,13 @@ static void penalty_body_pose(const MbsFormulation *f, int body, double R[9], do
     mbs_kin_body_pose(f->model, &P->kin, body, R, p);
 }
 
+static void penalty_point_velocity(const MbsFormulation *f, int body, const double r[3],
+                                  double v[3])
+{
+    const Penalty *P = f->impl;
+    mbs_kin_point_motion(f->model, &P->kin, body, r, v, NULL);
+}
+
 static int penalty_ncoords(const MbsFormulation *f)
 {
     return ((const Penalty *)f->impl)->n;
@@ -549,6 +556,7 @@ const MbsFormulationClass mbs_penalty_class = {
     .step = penalty_step,
     .finalize = penalty_finalize,
     .body_pose = penalty_body_pose,
+    .point_velocity = penalty_point_velocity,
     .ncoords = penalty_ncoords,
     .coordinates = penalty_coordinates,
     .accelerations = penalty_accelerations,

@@ -259,6 +259,18 @@ void mbs_formulation_point_position(const MbsFormulation *f, int point, double o
     mbs_v3_add(out, p, out);
 }
 
+void mbs_formulation_point_velocity(const MbsFormulation *f, int point, double out[3])
+{
+    const MbsPoint *pt = &f->model->points[point];
+    double r[3];
+    mbs_formulation_point_position(f, point, r);
+    if (pt->body == f->model->ground) {
+        out[0] = out[1] = out[2] = 0.0;
+        return;
+    }
+    f->klass->point_velocity(f, pt->body, r, out);
+}
+
 int mbs_checkpoint_init(MbsCheckpoint *c, const MbsFormulation *f, MbsError *err)
 {
     memset(c, 0, sizeof *c);

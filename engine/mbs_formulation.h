@@ -88,6 +88,8 @@ typedef struct {
     void (*finalize)(MbsFormulation *f);                /* release workspaces */
     /* Pose of a body: x = R x_drawn + p maps drawn coordinates to current ones. */
     void (*body_pose)(const MbsFormulation *f, int body, double R[9], double p[3]);
+    /* Velocity v of the material point of a body that is now at r (global). */
+    void (*point_velocity)(const MbsFormulation *f, int body, const double r[3], double v[3]);
     /* Coordinates (relative z or natural q): count and values. */
     int (*ncoords)(const MbsFormulation *f);
     void (*coordinates)(const MbsFormulation *f, double *q, double *qd);
@@ -175,6 +177,8 @@ void mbs_formulation_body_pose(const MbsFormulation *f, int body, double R[9], d
 void mbs_formulation_accelerations(const MbsFormulation *f, double *qdd);
 /* Current position of a model point (index into m->points). */
 void mbs_formulation_point_position(const MbsFormulation *f, int point, double out[3]);
+/* Current velocity of a model point (index into m->points); zero on the ground. */
+void mbs_formulation_point_velocity(const MbsFormulation *f, int point, double out[3]);
 
 /* Everything needed to restart a formulation exactly: sized for one formulation object by
  * mbs_checkpoint_init (allocates), filled by mbs_formulation_save and applied by

@@ -21,6 +21,7 @@
 #include "mbs_clock.h"
 #include "mbs_constraints.h"
 #include "mbs_dynamics.h"
+#include "mbs_dynamics_derivatives.h"
 #include "mbs_energy.h"
 #include "mbs_linalg.h"
 #include "mbs_tangent.h"
@@ -45,6 +46,7 @@ typedef struct {
     MbsKinematics kin;
     MbsDynamics dyn;
     int positions_at_base; /* kin holds the position kinematics of the unperturbed z */
+    MbsDynamicsDerivatives derivatives; /* the analytical method's workspace (thread 0 only) */
 } ForceContext;
 
 typedef struct {
@@ -87,6 +89,20 @@ static int eval_forces(void *ctx, const double *x, int column, double step, doub
 static void begin_forces(void *ctx)
 {
     ((ForceContext *)ctx)->positions_at_base = 0;
+}
+
+/* [C, K] = -dQ/d[zd, z] analytically (mbs_dynamics_derivatives.c), for the `analytical` method. */
+static int analytical_forces_jacobian(void *ctx, const double *x, double *J)
+{
+    ForceContext *c = ctx;
+    int n = c->m->topo->nnodes;
+    const double *zd = x, *z = x + n;
+    mbs_kinematics_positions(c->m, &c->kin, z);
+    mbs_kinematics_velocities(c->m, &c->kin, zd);
+    c->positions_at_base = 0;
+    mbs_dynamics_forces_derivatives(c->m, &c->kin, &c->derivatives, z, zd, -1.0, J,
+                                    J + (size_t)n * (size_t)n, (size_t)n);
+    return 0;
 }
 
 int mbs_penalty_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err)
@@ -161,6 +177,7 @@ static void penalty_finalize(MbsFormulation *f)
     for (int t = 0; P->nd && t < P->nthreads; ++t) {
         mbs_kinematics_free(&P->nd[t].kin);
         mbs_dynamics_free(&P->nd[t].dyn);
+        mbs_dynamics_derivatives_free(&P->nd[t].derivatives);
     }
     free(P->nd);
     free(P->nd_ctx);
@@ -257,10 +274,21 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
     if (fail || !P->ipiv || build_pattern(m, P))
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     MbsJacobianMethod method = options(f)->tangent.method;
+    int analytical = method == MBS_JACOBIAN_ANALYTICAL;
+    if (analytical) {
+        char why[256];
+        if (!mbs_dynamics_derivatives_supported(m, why, sizeof why))
+            return mbs_error_set(err, MBS_FATAL,
+                                 "penalty: the analytical Jacobian is not available: %s; "
+                                 "choose nd-forward, nd-central or nd-sparse", why);
+        if (mbs_dynamics_derivatives_init(&P->nd[0].derivatives, m))
+            return mbs_error_set(err, MBS_FATAL, "out of memory");
+    }
     const MbsTangentProblem tangent = {
         .nx = 2 * n, .nr = n, .residual = eval_forces, .begin = begin_forces,
         .contexts = P->nd_ctx, .nthreads = P->nthreads, .negate = 1,
         .pattern = mbs_jacobian_method_uses_pattern(method) ? &P->KC_pattern : NULL,
+        .analytical_jacobian = analytical ? analytical_forces_jacobian : NULL,
     };
     if (mbs_tangent_init(&P->tangent, &tangent, method, err))
         return MBS_FATAL;

@@ -556,7 +556,7 @@ static const MbsSetting penalty_items[] = {
     {.name = "newton", .type = MBS_SETTING_GROUP, .offset = offsetof(PenaltyOptions, newton),
      .group = &mbs_newton_settings},
     {.name = "tangent", .type = MBS_SETTING_GROUP, .offset = offsetof(PenaltyOptions, tangent),
-     .group = &mbs_tangent_settings},
+     .group = &mbs_tangent_analytical_settings},
 };
 
 static const MbsSettingTable penalty_settings = {

@@ -32,6 +32,8 @@ typedef struct {
 
 extern const MbsSettingTable mbs_newton_settings;  /* newton-tolerance, newton-iterations */
 extern const MbsSettingTable mbs_tangent_settings; /* jacobian-reuse, jacobian, threads */
+/* The same with the analytical method by default (penalty). */
+extern const MbsSettingTable mbs_tangent_analytical_settings;
 /* The first items of mbs_tangent_settings, for formulations that read only those. */
 extern const MbsSettingTable mbs_tangent_serial_settings; /* jacobian-reuse, jacobian (forward by default) */
 

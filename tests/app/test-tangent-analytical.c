@@ -92,8 +92,6 @@ static void check_model(const char *dir, const char *file)
         for (int j = 0; j < 2 * n; ++j)
             for (int i = 0; i < n; ++i) {
                 double e = fabs(Ja[i + (size_t)n * j] - Jn[i + (size_t)n * j]) / fmax(scale, 1e-300);
-                if (getenv("DEBUG_J") && e > 1e-6)
-                    printf("# (%d,%d) a=%g n=%g\n", i, j, Ja[i + (size_t)n * j], Jn[i + (size_t)n * j]);
                 if (e > worst) {
                     worst = e;
                     worst_column = j;

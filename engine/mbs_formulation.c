@@ -66,6 +66,10 @@ static const MbsSetting tangent_items[] = {
 const MbsSettingTable mbs_tangent_settings = {
     .name = "tangent", .items = tangent_items, .count = 3, .size = sizeof(MbsTangentOptions)};
 
+const char *const mbs_algebra_choices[] = {"automatic", "dense", "sparse", NULL};
+const char *const mbs_algebra_labels[] = {MBS_N_("automatic"), MBS_N_("dense (LAPACK)"),
+                                          MBS_N_("sparse (KLU)"), NULL};
+
 /* penalty: the same, analytical derivatives by default (the fastest: one J costs about 10
  * evaluations of Q on the lattices against 2n for nd-central; docs/benchmarks.md). */
 static const MbsSetting tangent_analytical_items[] = {

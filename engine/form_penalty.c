@@ -31,8 +31,7 @@
 
 /* Coordinates from which the automatic algebra factorizes the leading matrix sparse (measured
  * crossover, docs/benchmarks.md). */
-#define PENALTY_SPARSE_FROM 40
-#define PENALTY_SPARSE_FROM_TEXT "40"
+#define PENALTY_SPARSE_FROM 40 /* and in the algebra setting's description */
 
 /* The settings it reads (penalty_settings). */
 /* Linear algebra of the leading matrix ("algebra": mbs_algebra_choices). */
@@ -670,7 +669,7 @@ static const MbsSetting penalty_items[] = {
      .default_value = ALGEBRA_AUTOMATIC, .choices = mbs_algebra_choices,
      .choice_labels = mbs_algebra_labels, .label = MBS_N_("Linear algebra"),
      .description = MBS_N_("Leading matrix by dense LAPACK or sparse KLU factorizations; "
-                           "automatic: sparse from " PENALTY_SPARSE_FROM_TEXT " coordinates")},
+                           "automatic: sparse from 40 coordinates")}, /* PENALTY_SPARSE_FROM */
     {.name = "newton", .type = MBS_SETTING_GROUP, .offset = offsetof(PenaltyOptions, newton),
      .group = &mbs_newton_settings},
     {.name = "tangent", .type = MBS_SETTING_GROUP, .offset = offsetof(PenaltyOptions, tangent),

@@ -33,10 +33,10 @@
  * crossover, docs/benchmarks.md). */
 #define PENALTY_SPARSE_FROM 40 /* and in the algebra setting's description */
 
-/* The settings it reads (penalty_settings). */
 /* Linear algebra of the leading matrix ("algebra": mbs_algebra_choices). */
 enum { ALGEBRA_AUTOMATIC, ALGEBRA_DENSE, ALGEBRA_SPARSE };
 
+/* The settings it reads (penalty_settings). */
 typedef struct {
     double alpha;
     int algebra;

@@ -60,6 +60,7 @@ typedef struct {
 
 typedef struct {
     int n, nr;
+    const MbsTopology *topo; /* its row_ptr, row_cols: the structural nonzeros of Phi_z */
     MbsKinematics kin;
     MbsDynamics dyn;
     int nthreads;    /* threads for the numerical derivatives, each with its workspaces */
@@ -145,6 +146,29 @@ static double *alloc_doubles(size_t n, int *fail)
     return p;
 }
 
+/* start + (Phi_z x)_i over the structural nonzeros of row i, in the order of the columns (the
+ * dense sum's terms and order, without its exact zeros). */
+static double phiz_row_times(const Penalty *P, int i, const double *x, double start)
+{
+    const MbsTopology *t = P->topo;
+    double v = start;
+    for (int k = t->row_ptr[i]; k < t->row_ptr[i + 1]; ++k)
+        v += P->phiz[i + (size_t)P->nr * t->row_cols[k]] * x[t->row_cols[k]];
+    return v;
+}
+
+/* acc_j += Phi_z(i, j) * factor * w_i for the rows i in increasing order: each acc_j receives the
+ * terms of its dense column sum in the same order. */
+static void phiz_transpose_add(const Penalty *P, double factor, const double *w, double *acc)
+{
+    const MbsTopology *t = P->topo;
+    for (int i = 0; i < P->nr; ++i)
+        for (int k = t->row_ptr[i]; k < t->row_ptr[i + 1]; ++k) {
+            int j = t->row_cols[k];
+            acc[j] += P->phiz[i + (size_t)P->nr * j] * factor * w[i];
+        }
+}
+
 /* Power of the driver reactions: the penalty force -alpha Phi_k acts on a driven coordinate. */
 static double driver_power(const MbsModel *m, const Penalty *P, double alpha)
 {
@@ -174,11 +198,8 @@ static void fill_monitors(MbsFormulation *f, Penalty *P)
     mo->phi_norm = mbs_vec_norm2(P->nr, P->phi);
     double dphi = 0.0, ddphi = 0.0;
     for (int i = 0; i < P->nr; ++i) {
-        double v = P->phit[i], a = P->bias[i];
-        for (int j = 0; j < P->n; ++j) {
-            v += P->phiz[i + (size_t)P->nr * j] * P->zd[j];
-            a += P->phiz[i + (size_t)P->nr * j] * P->zdd[j];
-        }
+        double v = phiz_row_times(P, i, P->zd, P->phit[i]);
+        double a = phiz_row_times(P, i, P->zdd, P->bias[i]);
         dphi += v * v;
         ddphi += a * a;
     }
@@ -328,6 +349,7 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     f->impl = P;
     int n = P->n = m->topo->nnodes, nr = P->nr = m->topo->nrows, fail = 0;
+    P->topo = m->topo;
     size_t nn = (size_t)n * (size_t)n, nrn = (size_t)nr * (size_t)n;
     /* More threads than columns / 8 do not pay (measured on the four-bar). */
     P->nthreads = mbs_tangent_threads(options(f)->tangent.threads, n / 8 > 1 ? n / 8 : 1);
@@ -426,14 +448,12 @@ static void trapezoidal_derivatives(Penalty *P, double h)
 /* x -= T^{-1} (h^2/4 Phi_z^T alpha r): the projection correction with the tangent factors. */
 static void project(Penalty *P, double h, double alpha, const double *r, double *x)
 {
-    int n = P->n, nr = P->nr;
+    int n = P->n;
     double s = 0.25 * h * h * alpha;
-    for (int j = 0; j < n; ++j) {
-        double v = 0.0;
-        for (int i = 0; i < nr; ++i)
-            v += P->phiz[i + (size_t)nr * j] * r[i];
-        P->tmp[j] = s * v;
-    }
+    memset(P->tmp, 0, sizeof(double) * (size_t)n);
+    phiz_transpose_add(P, 1.0, r, P->tmp);
+    for (int j = 0; j < n; ++j)
+        P->tmp[j] *= s;
     solve_leading(P, P->tmp);
     for (int j = 0; j < n; ++j)
         x[j] -= P->tmp[j];
@@ -475,10 +495,11 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
             double v = -P->Q[i];
             for (int j = 0; j < n; ++j)
                 v += P->M[i + (size_t)n * j] * P->zdd[j];
-            for (int r = 0; r < nr; ++r)
-                v += P->phiz[r + (size_t)nr * i] * alpha * P->phi[r];
-            P->f[i] = -0.25 * h * h * v;
+            P->f[i] = v;
         }
+        phiz_transpose_add(P, alpha, P->phi, P->f);
+        for (int i = 0; i < n; ++i)
+            P->f[i] = -0.25 * h * h * P->f[i];
         mo->time_dynamics += mbs_clock_now() - tc;
 
         if (it % reuse == 0) {
@@ -525,21 +546,13 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
     trapezoidal_derivatives(P, h);
     mbs_kinematics_positions(m, &P->kin, P->z);
     mbs_constraints_eval(m, &P->kin, t1, P->z, P->phi, P->phiz, P->phit);
-    for (int i = 0; i < nr; ++i) {
-        double v = P->phit[i];
-        for (int j = 0; j < n; ++j)
-            v += P->phiz[i + (size_t)nr * j] * P->zd[j];
-        P->rv[i] = v;
-    }
+    for (int i = 0; i < nr; ++i)
+        P->rv[i] = phiz_row_times(P, i, P->zd, P->phit[i]);
     project(P, h, alpha, P->rv, P->zd);
     mbs_kinematics_velocities(m, &P->kin, P->zd);
     mbs_constraints_bias(m, &P->kin, t1, P->bias);
-    for (int i = 0; i < nr; ++i) {
-        double a = P->bias[i];
-        for (int j = 0; j < n; ++j)
-            a += P->phiz[i + (size_t)nr * j] * P->zdd[j];
-        P->rv[i] = a;
-    }
+    for (int i = 0; i < nr; ++i)
+        P->rv[i] = phiz_row_times(P, i, P->zdd, P->bias[i]);
     project(P, h, alpha, P->rv, P->zdd);
     mo->time_projection = mbs_clock_now() - tc;
 

@@ -267,7 +267,7 @@ int esl_cli_bench(int argc, char **argv)
     GOptionEntry entries[] = {
         {"runs", 'n', 0, G_OPTION_ARG_INT, &runs, "Runs per case (median reported, default 3)", "N"},
         {"duration", 't', 0, G_OPTION_ARG_DOUBLE, &duration, "Simulated time (default 5 s)", "T"},
-        {"jacobian", 0, 0, G_OPTION_ARG_STRING, &jac, "bench penalty: a method of the jacobian setting (default nd-central)", "METHOD"},
+        {"jacobian", 0, 0, G_OPTION_ARG_STRING, &jac, "bench penalty, sensitivity: a method of the jacobian setting (default nd-central)", "METHOD"},
         {"models-dir", 0, 0, G_OPTION_ARG_FILENAME, &models_dir, "Where the model files are", "DIR"},
         {"evaluations", 0, 0, G_OPTION_ARG_INT, &evaluations, "matrix-r: evaluations per run (default 1000)", "E"},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
@@ -280,8 +280,9 @@ int esl_cli_bench(int argc, char **argv)
         return 2;
     }
     if (argc != 2 || (strcmp(argv[1], "penalty") && strcmp(argv[1], "jacobian") &&
-                      strcmp(argv[1], "matrix-r"))) {
-        fprintf(stderr, "eslabon-cli bench: available benchmarks: penalty, jacobian, matrix-r\n");
+                      strcmp(argv[1], "matrix-r") && strcmp(argv[1], "sensitivity"))) {
+        fprintf(stderr, "eslabon-cli bench: available benchmarks: penalty, jacobian, matrix-r, "
+                        "sensitivity\n");
         return 2;
     }
     if (runs < 1 || !(duration > 0)) {
@@ -295,6 +296,7 @@ int esl_cli_bench(int argc, char **argv)
     const char *dir = models_dir ? models_dir : esl_models_dir();
     int st = !strcmp(argv[1], "jacobian") ? bench_jacobian(dir, runs, duration)
              : !strcmp(argv[1], "matrix-r") ? esl_bench_matrix_r(dir, runs, evaluations)
+             : !strcmp(argv[1], "sensitivity") ? esl_bench_sensitivity(dir, runs, duration, jac)
                                              : bench_penalty(dir, runs, duration, jac ? jac : "nd-central");
     g_free(models_dir);
     g_free(jac);

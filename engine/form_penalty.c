@@ -86,6 +86,7 @@ typedef struct {
     klu_symbolic *klu_symbolic;
     klu_numeric *klu_numeric;
     double refactorizations, full_factorizations;
+    int jacobian_fallback; /* analytical asked, central differences used (an element's law) */
     double work_nc;     /* accumulated work of non-conservative forces and drivers */
     double power_nc;    /* their power at the current time */
 } Penalty;
@@ -389,15 +390,16 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     MbsJacobianMethod method = options(f)->tangent.method;
     int analytical = method == MBS_JACOBIAN_ANALYTICAL;
-    if (analytical) {
-        char why[256];
-        if (!mbs_dynamics_derivatives_supported(m, why, sizeof why))
-            return mbs_error_set(err, MBS_FATAL,
-                                 "penalty: the analytical Jacobian is not available: %s; "
-                                 "choose nd-forward, nd-central or nd-sparse", why);
-        if (mbs_dynamics_derivatives_init(&P->nd[0].derivatives, m))
-            return mbs_error_set(err, MBS_FATAL, "out of memory");
+    char why[256];
+    if (analytical && !mbs_dynamics_derivatives_supported(m, why, sizeof why)) {
+        /* analytical is the default: a model with an element whose law has no derivative (the
+         * tyre) runs with central differences instead (statistic jacobian_fallback) */
+        method = MBS_JACOBIAN_ND_CENTRAL;
+        analytical = 0;
+        P->jacobian_fallback = 1;
     }
+    if (analytical && mbs_dynamics_derivatives_init(&P->nd[0].derivatives, m))
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
     const MbsTangentProblem tangent = {
         .nx = 2 * n, .nr = n, .residual = eval_forces, .begin = begin_forces,
         .contexts = P->nd_ctx, .nthreads = P->nthreads, .negate = 1,
@@ -626,6 +628,7 @@ static int penalty_statistics(const MbsFormulation *f, MbsStatistic *out, int ca
         {"jacobian_nonzeros", P->KC_colptr[t->problem.nx], ""},
         {"jacobian_colours", t->colours, ""},
         {"jacobian_residuals", (double)t->evaluations, ""},
+        {"jacobian_fallback", P->jacobian_fallback, ""},
         {"leading_sparse", P->sparse, ""},
         {"leading_nonzeros", P->sparse ? P->T_colptr[P->n] : (double)P->n * P->n, ""},
         {"sparse_refactorizations", P->refactorizations, ""},

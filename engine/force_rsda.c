@@ -15,6 +15,13 @@ static void evaluate(const MbsForce *f, const MbsForceInput *in, MbsForceOutput 
     out->generalized = -(f->stiffness * (in->value - f->rest_angle) + f->damping * in->rate);
 }
 
+static void derivative(const MbsForce *f, const MbsForceInput *in, MbsForceDerivative *d)
+{
+    (void)in;
+    d->d_value = -f->stiffness;
+    d->d_rate = -f->damping;
+}
+
 static double energy(const MbsForce *f, const MbsForceInput *in)
 {
     double s = in->value - f->rest_angle;
@@ -37,4 +44,5 @@ const MbsForceClass mbs_force_rsda = {
     .evaluate = evaluate,
     .energy = energy,
     .power = power,
+    .derivative = derivative,
 };

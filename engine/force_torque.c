@@ -24,4 +24,5 @@ const MbsForceClass mbs_force_torque = {
     .evaluate = mbs_force_constant_vector,
     .energy = mbs_force_no_energy,
     .power = power,
+    .derivative = mbs_force_constant_derivative,
 };

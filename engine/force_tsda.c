@@ -18,6 +18,13 @@ static void evaluate(const MbsForce *f, const MbsForceInput *in, MbsForceOutput 
                    f->preload;
 }
 
+static void derivative(const MbsForce *f, const MbsForceInput *in, MbsForceDerivative *d)
+{
+    (void)in;
+    d->d_value = f->stiffness;
+    d->d_rate = f->damping;
+}
+
 static double energy(const MbsForce *f, const MbsForceInput *in)
 {
     double s = in->value - f->natural_length;
@@ -40,4 +47,5 @@ const MbsForceClass mbs_force_tsda = {
     .evaluate = evaluate,
     .energy = energy,
     .power = power,
+    .derivative = derivative,
 };

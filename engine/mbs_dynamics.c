@@ -59,6 +59,17 @@ static void add_body_mbar(double m, const double g[3], const double J[9], double
     }
 }
 
+void mbs_dynamics_body_mbar(const MbsModel *m, const MbsKinematics *k, int node, double Mbar[36])
+{
+    int b = m->topo->nodes[node].body;
+    memset(Mbar, 0, 36 * sizeof(double));
+    if (b >= 0) {
+        double g[3], J[9];
+        body_inertia(&m->bodies[b], k, node, g, J);
+        add_body_mbar(m->bodies[b].mass, g, J, Mbar);
+    }
+}
+
 void mbs_dynamics_mass(const MbsModel *m, const MbsKinematics *k, MbsDynamics *d, double *M)
 {
     const MbsTopology *t = m->topo;

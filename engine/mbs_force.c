@@ -63,6 +63,13 @@ double mbs_force_no_energy(const MbsForce *f, const MbsForceInput *in)
     return 0.0;
 }
 
+void mbs_force_constant_derivative(const MbsForce *f, const MbsForceInput *in,
+                                   MbsForceDerivative *d)
+{
+    (void)f, (void)in;
+    d->d_value = d->d_rate = 0.0;
+}
+
 int mbs_force_varies_in_natural(const MbsForce *f)
 {
     const MbsForceClass *c = mbs_force_class(f->type);

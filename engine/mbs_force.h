@@ -62,6 +62,13 @@ typedef struct {
     double vector[3];   /* point: force; body: torque (global axes) */
 } MbsForceOutput;
 
+/* Partial derivatives of a law's scalar output (line: tension, joint: generalized force) with
+ * respect to the scalar input's value and rate, for the analytical tangent
+ * (engine/mbs_dynamics_derivatives.c). */
+typedef struct {
+    double d_value, d_rate;
+} MbsForceDerivative;
+
 typedef struct {
     const char *name;        /* the kind in model files: "tsda" */
     const char *description; /* for people: "spring-damper" (the inspector's words) */
@@ -76,6 +83,11 @@ typedef struct {
      * d(T + V)/dt = power). */
     double (*energy)(const MbsForce *f, const MbsForceInput *in);
     double (*power)(const MbsForce *f, const MbsForceInput *in);
+    /* Optional: the law's derivative (d tension/d(l, l'), d generalized/d(q, q')); a constant
+     * law (state_dependent 0) gives zeros. Without it the analytical tangent refuses models with
+     * the element. Laws of points and bodies that read the kinematics would need d vector/d v
+     * and d vector/d omega, which this does not carry (none exists today). */
+    void (*derivative)(const MbsForce *f, const MbsForceInput *in, MbsForceDerivative *d);
 } MbsForceClass;
 
 /* The numbers of field in element f (count of them). */
@@ -96,6 +108,8 @@ void mbs_force_class_list(char *text, size_t size);
  * kinematics) and no potential. */
 void mbs_force_constant_vector(const MbsForce *f, const MbsForceInput *in, MbsForceOutput *out);
 double mbs_force_no_energy(const MbsForce *f, const MbsForceInput *in);
+void mbs_force_constant_derivative(const MbsForce *f, const MbsForceInput *in,
+                                   MbsForceDerivative *d);
 
 /* The element's generalized forces in natural coordinates depend on q (all but a constant
  * force at a point, whose point is linear in q). */

@@ -14,23 +14,27 @@
 extern const MbsTangentMethodClass mbs_tangent_nd_forward;
 extern const MbsTangentMethodClass mbs_tangent_nd_central;
 extern const MbsTangentMethodClass mbs_tangent_nd_sparse;
+extern const MbsTangentMethodClass mbs_tangent_analytical;
 
 static const MbsTangentMethodClass *const registry[MBS_JACOBIAN_COUNT] = {
     [MBS_JACOBIAN_ND_FORWARD] = &mbs_tangent_nd_forward,
     [MBS_JACOBIAN_ND_CENTRAL] = &mbs_tangent_nd_central,
     [MBS_JACOBIAN_ND_SPARSE] = &mbs_tangent_nd_sparse,
+    [MBS_JACOBIAN_ANALYTICAL] = &mbs_tangent_analytical,
 };
 
 const char *const mbs_jacobian_method_names[MBS_JACOBIAN_COUNT + 1] = {
     [MBS_JACOBIAN_ND_FORWARD] = "nd-forward",
     [MBS_JACOBIAN_ND_CENTRAL] = "nd-central",
     [MBS_JACOBIAN_ND_SPARSE] = "nd-sparse",
+    [MBS_JACOBIAN_ANALYTICAL] = "analytical",
 };
 
 const char *const mbs_jacobian_method_labels[MBS_JACOBIAN_COUNT + 1] = {
     [MBS_JACOBIAN_ND_FORWARD] = MBS_N_("forward differences"),
     [MBS_JACOBIAN_ND_CENTRAL] = MBS_N_("central differences"),
     [MBS_JACOBIAN_ND_SPARSE] = MBS_N_("compressed forward differences"),
+    [MBS_JACOBIAN_ANALYTICAL] = MBS_N_("analytical derivatives"),
 };
 
 const char *mbs_jacobian_method_name(MbsJacobianMethod method)

@@ -22,6 +22,7 @@ typedef enum {
     MBS_JACOBIAN_ND_FORWARD, /* forward differences */
     MBS_JACOBIAN_ND_CENTRAL, /* central differences */
     MBS_JACOBIAN_ND_SPARSE,  /* forward differences compressed by a column colouring */
+    MBS_JACOBIAN_ANALYTICAL, /* the problem's own analytical_jacobian (penalty) */
     MBS_JACOBIAN_COUNT
 } MbsJacobianMethod;
 
@@ -74,6 +75,10 @@ typedef struct {
     const MbsSparsity *pattern; /* NULL: dense */
     int negate;                 /* 1: J = -dr/dx (the tangent of forces), 0: J = dr/dx */
     MbsTangentStep step;
+    /* Optional: J at x computed analytically by the formulation (with the sign that negate
+     * asks for; nr x nx column-major, every entry written), on contexts[0]; the `analytical`
+     * method calls it and refuses problems without it. Returns 0 or an MbsError status. */
+    int (*analytical_jacobian)(void *ctx, const double *x, double *J);
 } MbsTangentProblem;
 
 typedef struct MbsTangentMethodClass MbsTangentMethodClass;

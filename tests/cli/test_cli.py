@@ -205,7 +205,7 @@ ok(r.returncode == 0 and "stiffness 500 N/m" in r.stdout and "(17 dependent fiel
 # the run follows nd-central's within the Newton tolerance.
 lattice = os.path.join(models, "multi-four-bar-1x15.json")
 ends = {}
-for method in ("nd-central", "nd-sparse"):
+for method in ("nd-central", "nd-sparse", "analytical"):
     r = run("run", lattice, "--step", "0.01", "--duration", "0.3", "--jacobian", method,
             "--threads", "1", "--json")
     ends[method] = json.loads(r.stdout) if r.returncode == 0 else {}
@@ -218,6 +218,12 @@ ok(sp.get("status") == "finished" and sp.get("jacobian") == "nd-sparse"
 zc, zs = ends["nd-central"].get("final_coordinates", []), sp.get("final_coordinates", [])
 gap = max((abs(a - b) for a, b in zip(zc, zs)), default=1.0) if len(zc) == len(zs) == 45 else 1.0
 ok(gap < 1e-8, f"1x15, 30 steps: nd-sparse ends within {gap:.1e} of nd-central (bound 1e-8)")
+an = ends["analytical"]
+za = an.get("final_coordinates", [])
+gap = max((abs(a - b) for a, b in zip(zc, za)), default=1.0) if len(zc) == len(za) == 45 else 1.0
+ok(an.get("status") == "finished" and an.get("jacobian") == "analytical" and gap < 1e-8,
+   f"run 1x15 --jacobian analytical: in the summary ({an.get('jacobian')}) and ends within "
+   f"{gap:.1e} of nd-central (bound 1e-8)")
 
 # ssode (issue 11): the summary carries the formulation's statistics; with the integrator
 # continued across output steps, stored runs keep one internal_steps row per internal step.

@@ -101,5 +101,9 @@ int main(void)
             check_with(with_pattern[i], mbs_jacobian_method_name(j), name, m, 1e-3, 100);
             mbs_model_free(m);
         }
+    /* penalty's default is analytical; with the springs of the slider-crank too */
+    MbsModel *springs = build_slider_crank(0);
+    check_with("penalty", "analytical", "slider-crank with springs, analytical", springs, 1e-3, 100);
+    mbs_model_free(springs);
     return tap_done();
 }

@@ -20,6 +20,7 @@ typedef struct {
     int n;
     int fail_column; /* the residual fails when this column is perturbed (-2: never) */
     long calls;
+    int negate;      /* what the problem asks of the analytical Jacobian */
 } Banded;
 
 static int banded(void *ctx, const double *x, int column, double step, double *r)
@@ -50,6 +51,18 @@ static double banded_derivative(int n, const double *x, int i, int j)
     return 0.0;
 }
 
+static double banded_derivative(int n, const double *x, int i, int j);
+
+/* The `analytical` method's hook: the exact Jacobian (with the problem's sign). */
+static int banded_analytical(void *ctx, const double *x, double *J)
+{
+    Banded *b = ctx;
+    for (int j = 0; j < b->n; ++j)
+        for (int i = 0; i < b->n; ++i)
+            J[i + (size_t)b->n * j] = (b->negate ? -1.0 : 1.0) * banded_derivative(b->n, x, i, j);
+    return 0;
+}
+
 /* Coordinates of moderate size, or (large) of very different magnitudes, where an increment
  * not scaled by the coordinate loses digits on the diagonal entries of the large ones (the
  * off-diagonal entries of their rows are lost to round-off whatever the increment). */
@@ -66,11 +79,12 @@ static MbsTangent make(MbsJacobianMethod method, int n, Banded *ctx, int nthread
 {
     void **contexts = malloc(sizeof(void *) * (size_t)nthreads);
     for (int t = 0; t < nthreads; ++t) {
-        ctx[t] = (Banded){.n = n, .fail_column = -2};
+        ctx[t] = (Banded){.n = n, .fail_column = -2, .negate = negate};
         contexts[t] = &ctx[t];
     }
     MbsTangentProblem p = {.nx = n, .nr = n, .residual = banded, .contexts = contexts,
-                           .nthreads = nthreads, .pattern = pattern, .negate = negate};
+                           .nthreads = nthreads, .pattern = pattern, .negate = negate,
+                           .analytical_jacobian = banded_analytical};
     MbsTangent t;
     MbsError err = {0};
     if (mbs_tangent_init(&t, &p, method, &err))
@@ -105,6 +119,7 @@ static void test_accuracy(void)
         [MBS_JACOBIAN_ND_FORWARD] = 20.0 * sqrt(DBL_EPSILON),
         [MBS_JACOBIAN_ND_CENTRAL] = 20.0 * pow(DBL_EPSILON, 2.0 / 3.0),
         [MBS_JACOBIAN_ND_SPARSE] = 20.0 * sqrt(DBL_EPSILON), /* forward; no pattern here */
+        [MBS_JACOBIAN_ANALYTICAL] = 4.0 * DBL_EPSILON, /* the hook's own exact values */
     };
     double error[MBS_JACOBIAN_COUNT];
     for (int m = 0; m < MBS_JACOBIAN_COUNT; ++m) {
@@ -123,7 +138,8 @@ static void test_accuracy(void)
         tap_ok(status == 0, "%s: evaluated", name);
         tap_below(error[m], bound[m], "%s: error %.2e against the analytic Jacobian (bound %.1e)",
                   name, error[m], bound[m]);
-        long want = m == MBS_JACOBIAN_ND_CENTRAL ? 2 * N : N; /* one colour a column here */
+        /* one colour a column here; the analytical hook evaluates no residual */
+        long want = m == MBS_JACOBIAN_ND_CENTRAL ? 2 * N : m == MBS_JACOBIAN_ANALYTICAL ? 0 : N;
         tap_ok(t.evaluations == want, "%s: %ld residual evaluations for %d columns (want %ld)",
                name, t.evaluations, N, want);
         release(&t);
@@ -321,7 +337,8 @@ static void test_formulations(void)
      * problem) to the Newton tolerance, which bounds what differences can resolve. */
     double bound[MBS_JACOBIAN_COUNT] = {[MBS_JACOBIAN_ND_FORWARD] = 1e-5,
                                         [MBS_JACOBIAN_ND_CENTRAL] = 1e-7,
-                                        [MBS_JACOBIAN_ND_SPARSE] = 1e-5};
+                                        [MBS_JACOBIAN_ND_SPARSE] = 1e-5,
+                                        [MBS_JACOBIAN_ANALYTICAL] = 1e-7};
     MbsModel *m = build_slider_crank(0);
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
         for (int method = 0; method < MBS_JACOBIAN_COUNT; ++method) {
@@ -337,6 +354,12 @@ static void test_formulations(void)
                                               cases[c].value, &err);
             MbsFormulation *f =
                 status ? NULL : mbs_formulation_new(cases[c].formulation, m, &s, &err);
+            if (method == MBS_JACOBIAN_ANALYTICAL && strcmp(cases[c].formulation, "penalty")) {
+                tap_ok(!f && strstr(err.message, "analytical Jacobian is not available"),
+                       "%s, analytical: refused (%s)", cases[c].label, err.message);
+                mbs_formulation_free(f);
+                continue;
+            }
             status = f ? 0 : MBS_FATAL;
             for (int k = 0; k < 50 && !status; ++k)
                 status = mbs_formulation_step(f, &err);
@@ -351,6 +374,20 @@ static void test_formulations(void)
             mbs_formulation_free(f);
         }
     mbs_model_free(m);
+}
+
+/* The analytical method needs the problem's hook. */
+static void test_analytical_refusal(void)
+{
+    Banded ctx = {.n = 3, .fail_column = -2};
+    void *contexts[1] = {&ctx};
+    MbsTangentProblem p = {.nx = 3, .nr = 3, .residual = banded, .contexts = contexts,
+                           .nthreads = 1};
+    MbsTangent t;
+    MbsError err = {0};
+    int status = mbs_tangent_init(&t, &p, MBS_JACOBIAN_ANALYTICAL, &err);
+    tap_ok(status == MBS_FATAL && strstr(err.message, "analytical Jacobian is not available"),
+           "analytical without the problem's analytical_jacobian: refused (%s)", err.message);
 }
 
 /* ali3p's columns on 1 and 2 threads: the same trajectory to the last bit. */
@@ -388,6 +425,7 @@ int main(void)
     test_size();
     test_failure();
     test_formulations();
+    test_analytical_refusal();
     test_ali3p_threads();
     return tap_done();
 }

@@ -1,6 +1,7 @@
 /* nd-sparse (issue 9): penalty's structural pattern of [C, K] = -dQ/d[zd, z] from the topology
  * against dense evaluations, the column colouring, compressed differences against nd-forward
- * and nd-central column by column, and trajectories with nd-sparse against nd-central. */
+ * and nd-central column by column, and trajectories with nd-sparse against nd-central (and
+ * analytical against nd-forward). */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -254,16 +255,17 @@ static void test_columns(void)
     }
 }
 
-/* A run with nd-sparse follows nd-central's trajectory: both Newton iterations stop within the
- * tolerance, so the coordinates differ by the order of the tolerance times the steps. */
-static void test_trajectory(void)
+/* A run with nd-sparse follows nd-central's trajectory, and one with analytical follows
+ * nd-forward's: both Newton iterations stop within the tolerance, so the coordinates differ by
+ * the order of the tolerance times the steps. */
+static void test_trajectory(const char *reference, const char *method)
 {
     static const size_t cases[] = {0, 3}; /* four-bar, 1x15 lattice */
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         const ModelCase *mc = &models[cases[c]];
         MbsModel *m = mc->build();
         MbsError err = {0};
-        const char *methods[2] = {"nd-central", "nd-sparse"};
+        const char *methods[2] = {reference, method};
         double *z[2] = {NULL, NULL};
         int n = 0, steps = 100, status = 0;
         long newton[2] = {0, 0};
@@ -292,9 +294,10 @@ static void test_trajectory(void)
          * equations; allow that much per step */
         double bound = steps * tolerance * (1.0 + size);
         tap_ok(!status && diff <= bound,
-               "%s, h = 10 ms, 1 s: nd-sparse and nd-central end within %.1e of each other "
+               "%s, h = 10 ms, 1 s: %s and %s end within %.1e of each other "
                "(bound %.1e = steps x Newton tolerance x (1 + |z|)); Newton iterations %ld vs "
-               "%ld %s", mc->name, diff, bound, newton[1], newton[0], status ? err.message : "");
+               "%ld %s", mc->name, method, reference, diff, bound, newton[1], newton[0],
+               status ? err.message : "");
         free(z[0]);
         free(z[1]);
         mbs_model_free(m);
@@ -356,7 +359,8 @@ int main(void)
     test_pattern_covers();
     test_colours();
     test_columns();
-    test_trajectory();
+    test_trajectory("nd-central", "nd-sparse");
+    test_trajectory("nd-forward", "analytical");
     test_ali3p();
     return tap_done();
 }

@@ -20,6 +20,7 @@
 #include "mbs_assembly.h"
 #include "mbs_clock.h"
 #include "mbs_constraints.h"
+#include "mbs_dual.h"
 #include "mbs_dynamics.h"
 #include "mbs_energy.h"
 #include "mbs_linalg.h"
@@ -45,6 +46,10 @@ typedef struct {
     MbsKinematics kin;
     MbsDynamics dyn;
     int positions_at_base; /* kin holds the position kinematics of the unperturbed z */
+    /* the same over dual numbers, for the methods ad and ad-sparse only */
+    MbsKinematicsDual kin_dual;
+    MbsDynamicsDual dyn_dual;
+    int dual_positions_at_base; /* kin_dual: of z with no direction seeded */
 } ForceContext;
 
 typedef struct {
@@ -84,9 +89,26 @@ static int eval_forces(void *ctx, const double *x, int column, double step, doub
     return 0;
 }
 
+/* Q and its derivatives along the seeded directions of x = [zd, z] (mbs_dual.h: the same
+ * source as eval_forces). A pass that seeds velocities only keeps the position kinematics of
+ * the unseeded z, as eval_forces does for its velocity columns. */
+static int eval_forces_dual(void *ctx, const MbsDual *x, int largest, MbsDual *Q)
+{
+    ForceContext *c = ctx;
+    int n = c->m->topo->nnodes, moves_positions = largest >= n;
+    const MbsDual *zd = x, *z = x + n;
+    if (moves_positions || !c->dual_positions_at_base)
+        mbs_kinematics_positions_dual(c->m, &c->kin_dual, z);
+    c->dual_positions_at_base = !moves_positions;
+    mbs_kinematics_velocities_dual(c->m, &c->kin_dual, zd);
+    mbs_dynamics_forces_dual(c->m, &c->kin_dual, &c->dyn_dual, z, zd, Q);
+    return 0;
+}
+
 static void begin_forces(void *ctx)
 {
     ((ForceContext *)ctx)->positions_at_base = 0;
+    ((ForceContext *)ctx)->dual_positions_at_base = 0;
 }
 
 int mbs_penalty_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err)
@@ -161,6 +183,8 @@ static void penalty_finalize(MbsFormulation *f)
     for (int t = 0; P->nd && t < P->nthreads; ++t) {
         mbs_kinematics_free(&P->nd[t].kin);
         mbs_dynamics_free(&P->nd[t].dyn);
+        mbs_kinematics_dual_free(&P->nd[t].kin_dual);
+        mbs_dynamics_dual_free(&P->nd[t].dyn_dual);
     }
     free(P->nd);
     free(P->nd_ctx);
@@ -226,12 +250,17 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
     P->nd_ctx = calloc((size_t)P->nthreads, sizeof *P->nd_ctx);
     if (!P->nd || !P->nd_ctx)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
+    MbsJacobianMethod method = options(f)->tangent.method;
+    int dual = mbs_jacobian_method_needs_dual(method);
     if (mbs_kinematics_init(&P->kin, m) || mbs_dynamics_init(&P->dyn, m))
         fail = 1;
     for (int t = 0; t < P->nthreads; ++t) {
         P->nd[t].m = m;
         P->nd_ctx[t] = &P->nd[t];
         if (mbs_kinematics_init(&P->nd[t].kin, m) || mbs_dynamics_init(&P->nd[t].dyn, m))
+            fail = 1;
+        if (dual && (mbs_kinematics_dual_init(&P->nd[t].kin_dual, m) ||
+                     mbs_dynamics_dual_init(&P->nd[t].dyn_dual, m)))
             fail = 1;
     }
     P->z = alloc_doubles(n, &fail);
@@ -256,11 +285,11 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
     P->ipiv = calloc((size_t)n + 1, sizeof(int));
     if (fail || !P->ipiv || build_pattern(m, P))
         return mbs_error_set(err, MBS_FATAL, "out of memory");
-    MbsJacobianMethod method = options(f)->tangent.method;
     const MbsTangentProblem tangent = {
         .nx = 2 * n, .nr = n, .residual = eval_forces, .begin = begin_forces,
         .contexts = P->nd_ctx, .nthreads = P->nthreads, .negate = 1,
         .pattern = mbs_jacobian_method_uses_pattern(method) ? &P->KC_pattern : NULL,
+        .residual_dual = eval_forces_dual,
     };
     if (mbs_tangent_init(&P->tangent, &tangent, method, err))
         return MBS_FATAL;
@@ -539,6 +568,7 @@ const MbsFormulationClass mbs_penalty_class = {
     .description = MBS_N_("Semi-recursive penalty formulation, trapezoidal rule, velocity and "
                           "acceleration projections (papers 000, 003)"),
     .settings = &penalty_settings,
+    .tangent_offers_dual = 1,
     .init = penalty_init,
     .step = penalty_step,
     .finalize = penalty_finalize,

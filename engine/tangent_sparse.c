@@ -13,11 +13,6 @@
 #include "mbs_tangent_method.h"
 
 typedef struct {
-    int *start;   /* colours + 1: the columns of colour c are columns[start[c] .. start[c + 1]) */
-    int *columns; /* nx, grouped by colour, increasing within a colour */
-} Colouring;
-
-typedef struct {
     int count, column;
 } ColumnOrder;
 
@@ -75,9 +70,9 @@ out:
     return colours;
 }
 
-static void sparse_release(MbsTangent *t)
+void mbs_tangent_groups_release(MbsTangent *t)
 {
-    Colouring *g = t->method_data;
+    MbsColumnGroups *g = t->method_data;
     if (g) {
         free(g->start);
         free(g->columns);
@@ -86,11 +81,11 @@ static void sparse_release(MbsTangent *t)
     t->method_data = NULL;
 }
 
-static int sparse_prepare(MbsTangent *t, MbsError *err)
+int mbs_tangent_groups_prepare(MbsTangent *t, MbsError *err)
 {
     const MbsTangentProblem *p = &t->problem;
     int nx = p->nx;
-    Colouring *g = calloc(1, sizeof *g);
+    MbsColumnGroups *g = calloc(1, sizeof *g);
     int *colour = malloc(sizeof(int) * ((size_t)nx + 1));
     t->method_data = g;
     int colours = nx;
@@ -126,7 +121,7 @@ static size_t sparse_thread_work(const MbsTangentProblem *p)
 /* The columns of colour c into their entries of J; x is the thread's copy, restored on return.
  * The residual is told the largest column moved (penalty's velocity columns come first, so a
  * colour of velocities only keeps the position kinematics). */
-static int colour_columns(const MbsTangentProblem *p, const Colouring *g, void *ctx, int c,
+static int colour_columns(const MbsTangentProblem *p, const MbsColumnGroups *g, void *ctx, int c,
                           const double *x0, double *x, double *steps, const double *r0,
                           double *r, double *J)
 {
@@ -174,6 +169,6 @@ const MbsTangentMethodClass mbs_tangent_nd_sparse = {
     .uses_pattern = 1,
     .thread_work = sparse_thread_work,
     .eval = sparse_eval,
-    .prepare = sparse_prepare,
-    .release = sparse_release,
+    .prepare = mbs_tangent_groups_prepare,
+    .release = mbs_tangent_groups_release,
 };

@@ -135,8 +135,8 @@ int mbs_formulation_check_settings(const MbsFormulationClass *k, const MbsModel 
     if (mbs_settings_validate(&own, err))
         return MBS_FATAL;
     MbsSettingRef jacobian;
-    if (!k->tangent_offers_dual && !mbs_settings_find(k->settings, "jacobian", &jacobian) &&
-        mbs_setting_applies(&jacobian, m, &own)) {
+    /* refused even where the setting does not apply (matrix-r's rk4 still makes its tangent) */
+    if (!k->tangent_offers_dual && !mbs_settings_find(k->settings, "jacobian", &jacobian)) {
         MbsJacobianMethod method = (MbsJacobianMethod)mbs_setting_get_number(&own, &jacobian);
         if (mbs_jacobian_method_needs_dual(method)) {
             char offering[128] = "";

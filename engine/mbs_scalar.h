@@ -16,9 +16,10 @@
 
 #include "mbs_linalg.h"
 
-/* Directions of one dual evaluation: 8 doubles (64 bytes) is what two SSE2 or one AVX-512
- * register line moves; measured against 4 and 16 in docs/architecture.md. */
-#define MBS_DUAL_WIDTH 8
+/* Directions of one dual evaluation. Measured on the 7x15 lattice (docs/architecture.md): a
+ * dual evaluation of Q costs 3.0 evaluations of Q per direction with 4, 2.4 with 8, 1.5 with 16,
+ * so 16; a small model (the four-bar: 16 columns) needs one evaluation anyway. */
+#define MBS_DUAL_WIDTH 16
 
 typedef struct {
     double v;                   /* value */

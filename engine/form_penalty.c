@@ -183,7 +183,7 @@ static void penalty_finalize(MbsFormulation *f)
     for (int t = 0; P->nd && t < P->nthreads; ++t) {
         mbs_kinematics_free(&P->nd[t].kin);
         mbs_dynamics_free(&P->nd[t].dyn);
-        mbs_kinematics_dual_free(&P->nd[t].kin_dual);
+        mbs_kinematics_free_dual(&P->nd[t].kin_dual);
         mbs_dynamics_dual_free(&P->nd[t].dyn_dual);
     }
     free(P->nd);
@@ -259,7 +259,7 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
         P->nd_ctx[t] = &P->nd[t];
         if (mbs_kinematics_init(&P->nd[t].kin, m) || mbs_dynamics_init(&P->nd[t].dyn, m))
             fail = 1;
-        if (dual && (mbs_kinematics_dual_init(&P->nd[t].kin_dual, m) ||
+        if (dual && (mbs_kinematics_init_dual(&P->nd[t].kin_dual, m) ||
                      mbs_dynamics_dual_init(&P->nd[t].dyn_dual, m)))
             fail = 1;
     }

@@ -21,8 +21,8 @@ typedef struct {
 } MbsDynamicsDual;
 
 /* Workspaces for model m (sized at init, as the double ones). Return 0 or -1. */
-int mbs_kinematics_dual_init(MbsKinematicsDual *k, const MbsModel *m);
-void mbs_kinematics_dual_free(MbsKinematicsDual *k);
+int mbs_kinematics_init_dual(MbsKinematicsDual *k, const MbsModel *m);
+void mbs_kinematics_free_dual(MbsKinematicsDual *k);
 int mbs_dynamics_dual_init(MbsDynamicsDual *d, const MbsModel *m);
 void mbs_dynamics_dual_free(MbsDynamicsDual *d);
 

@@ -14,34 +14,6 @@
 #define MBS_S_ONE 1.0
 #include "mbs_kinematics_kernel.h"
 
-int mbs_kinematics_init(MbsKinematics *k, const MbsModel *m)
-{
-    int n = m->topo->nnodes;
-    memset(k, 0, sizeof *k);
-    k->n = n;
-    size_t nn = (size_t)(n > 0 ? n : 1);
-    k->R = calloc(9 * nn, sizeof(double));
-    k->p = calloc(3 * nn, sizeof(double));
-    k->b = calloc(6 * nn, sizeof(double));
-    k->Z = calloc(6 * nn, sizeof(double));
-    k->D = calloc(6 * nn, sizeof(double));
-    if (!k->R || !k->p || !k->b || !k->Z || !k->D) {
-        mbs_kinematics_free(k);
-        return -1;
-    }
-    return 0;
-}
-
-void mbs_kinematics_free(MbsKinematics *k)
-{
-    free(k->R);
-    free(k->p);
-    free(k->b);
-    free(k->Z);
-    free(k->D);
-    memset(k, 0, sizeof *k);
-}
-
 void mbs_kin_body_pose(const MbsModel *m, const MbsKinematics *k, int body, double R[9],
                        double p[3])
 {

@@ -15,6 +15,7 @@
  * of the point of node k that coincides with the origin, and its angular velocity.
  * Z_k = Z_parent + b_k zd_k, and D_k = D_parent + b_dot_k zd_k is dZ_k/dt when zdd = 0.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "mbs_model.h"
@@ -26,6 +27,35 @@ static const MBS_S MBS_K(zero6)[6] = {MBS_S_ZERO, MBS_S_ZERO, MBS_S_ZERO,
 static const MBS_S MBS_K(identity3)[9] = {MBS_S_ONE,  MBS_S_ZERO, MBS_S_ZERO,
                                           MBS_S_ZERO, MBS_S_ONE,  MBS_S_ZERO,
                                           MBS_S_ZERO, MBS_S_ZERO, MBS_S_ONE};
+
+void MBS_K(mbs_kinematics_free)(MBS_KIN *k)
+{
+    free(k->R);
+    free(k->p);
+    free(k->b);
+    free(k->Z);
+    free(k->D);
+    memset(k, 0, sizeof *k);
+}
+
+/* Workspace for model m; 0, or -1 when out of memory. */
+int MBS_K(mbs_kinematics_init)(MBS_KIN *k, const MbsModel *m)
+{
+    int n = m->topo->nnodes;
+    memset(k, 0, sizeof *k);
+    k->n = n;
+    size_t nn = (size_t)(n > 0 ? n : 1);
+    k->R = calloc(9 * nn, sizeof(MBS_S));
+    k->p = calloc(3 * nn, sizeof(MBS_S));
+    k->b = calloc(6 * nn, sizeof(MBS_S));
+    k->Z = calloc(6 * nn, sizeof(MBS_S));
+    k->D = calloc(6 * nn, sizeof(MBS_S));
+    if (!k->R || !k->p || !k->b || !k->Z || !k->D) {
+        MBS_K(mbs_kinematics_free)(k);
+        return -1;
+    }
+    return 0;
+}
 
 /* Rotation by angle about the unit axis u (Rodrigues). */
 void MBS_K(mbs_m3_rotation)(const double u[3], MBS_S angle, MBS_S R[9])

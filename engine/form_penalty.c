@@ -252,6 +252,13 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     MbsJacobianMethod method = options(f)->tangent.method;
     int dual = mbs_jacobian_method_needs_dual(method);
+    for (int e = 0; dual && e < m->nforces; ++e)
+        if (!mbs_force_class(m->forces[e].type)->evaluate_dual)
+            return mbs_error_set(err, MBS_FATAL,
+                                 "penalty: the Jacobian method '%s' needs the dual law of force "
+                                 "kind '%s', which it does not define (MBS_FORCE_LAW)",
+                                 mbs_jacobian_method_name(method),
+                                 mbs_force_class(m->forces[e].type)->name);
     if (mbs_kinematics_init(&P->kin, m) || mbs_dynamics_init(&P->dyn, m))
         fail = 1;
     for (int t = 0; t < P->nthreads; ++t) {

@@ -184,7 +184,7 @@ static void penalty_finalize(MbsFormulation *f)
         mbs_kinematics_free(&P->nd[t].kin);
         mbs_dynamics_free(&P->nd[t].dyn);
         mbs_kinematics_free_dual(&P->nd[t].kin_dual);
-        mbs_dynamics_dual_free(&P->nd[t].dyn_dual);
+        mbs_dynamics_free_dual(&P->nd[t].dyn_dual);
     }
     free(P->nd);
     free(P->nd_ctx);
@@ -267,7 +267,7 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
         if (mbs_kinematics_init(&P->nd[t].kin, m) || mbs_dynamics_init(&P->nd[t].dyn, m))
             fail = 1;
         if (dual && (mbs_kinematics_init_dual(&P->nd[t].kin_dual, m) ||
-                     mbs_dynamics_dual_init(&P->nd[t].dyn_dual, m)))
+                     mbs_dynamics_init_dual(&P->nd[t].dyn_dual, m)))
             fail = 1;
     }
     P->z = alloc_doubles(n, &fail);

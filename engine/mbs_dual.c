@@ -19,14 +19,14 @@
 #include "mbs_kinematics_kernel.h"
 #include "mbs_dynamics_kernel.h"
 
-int mbs_dynamics_dual_init(MbsDynamicsDual *d, const MbsModel *m)
+int mbs_dynamics_init_dual(MbsDynamicsDual *d, const MbsModel *m)
 {
     d->n = m->topo->nnodes;
     d->Wacc = calloc(6 * (size_t)(d->n > 0 ? d->n : 1), sizeof(MbsDual));
     return d->Wacc ? 0 : -1;
 }
 
-void mbs_dynamics_dual_free(MbsDynamicsDual *d)
+void mbs_dynamics_free_dual(MbsDynamicsDual *d)
 {
     free(d->Wacc);
     d->Wacc = NULL;

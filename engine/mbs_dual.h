@@ -23,8 +23,8 @@ typedef struct {
 /* Workspaces for model m (sized at init, as the double ones). Return 0 or -1. */
 int mbs_kinematics_init_dual(MbsKinematicsDual *k, const MbsModel *m);
 void mbs_kinematics_free_dual(MbsKinematicsDual *k);
-int mbs_dynamics_dual_init(MbsDynamicsDual *d, const MbsModel *m);
-void mbs_dynamics_dual_free(MbsDynamicsDual *d);
+int mbs_dynamics_init_dual(MbsDynamicsDual *d, const MbsModel *m);
+void mbs_dynamics_free_dual(MbsDynamicsDual *d);
 
 void mbs_kinematics_positions_dual(const MbsModel *m, MbsKinematicsDual *k, const MbsDual *z);
 void mbs_kinematics_velocities_dual(const MbsModel *m, MbsKinematicsDual *k, const MbsDual *zd);

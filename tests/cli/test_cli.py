@@ -233,14 +233,15 @@ for method in ("ad", "ad-sparse"):
        and e.get("jacobian_columns") == 90
        and e.get("jacobian_colours") == (60 if method == "ad-sparse" else 90) and gap < 1e-8,
        f"run 1x15 --jacobian {method}: method, n = 90, p in the summary, ends within {gap:.1e} "
-       f"of nd-central (bound 1e-8) {r.stderr.strip()}")
+       f"of nd-central (bound 1e-8) {r.stderr.strip()}".replace("\n", " | "))
 r = run("compare", four_bar, "--step", "0.01", "--duration", "0.2", "--formulations",
         "penalty,ali3p", "--jacobian", "ad-sparse", "--json")
 cmp = json.loads(r.stdout) if r.returncode == 0 else {"runs": []}
 ok(r.returncode == 0 and all(x["status"] == "finished" for x in cmp["runs"])
    and len(cmp["runs"]) == 2 and "ali3p keeps its default Jacobian method" in r.stderr
    and "penalty keeps" not in r.stderr,
-   f"compare --jacobian ad-sparse: penalty uses it, ali3p says it keeps its default {r.stderr.strip()}")
+   "compare --jacobian ad-sparse: penalty uses it, ali3p says it keeps its default: "
+   + r.stderr.strip().replace("\n", " | "))
 r = run("compare", four_bar, "--jacobian", "automatic")
 ok(r.returncode == 2 and "unknown Jacobian method 'automatic'" in r.stderr,
    "compare refuses an unknown Jacobian method: " + r.stderr.strip())

@@ -103,7 +103,8 @@ typedef struct {
     double *work;          /* nthreads slices of work_stride doubles */
     size_t work_stride;
     int *status;           /* per thread */
-    long evaluations;      /* residual evaluations made by the last mbs_tangent_eval */
+    long evaluations;      /* residual evaluations made by the last mbs_tangent_eval (ad,
+                            * ad-sparse: dual evaluations, MBS_DUAL_WIDTH directions each) */
     int colours;           /* groups of columns perturbed together: nx, or p when compressed */
     void *method_data;     /* what the method prepared at init (nd-sparse: its colouring) */
 } MbsTangent;

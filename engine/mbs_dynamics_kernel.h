@@ -90,6 +90,7 @@ int MBS_K(mbs_dynamics_force_input)(const MbsModel *m, const MBS_KIN *k, const M
     case MBS_FORCE_AT_POINT:
         MBS_K(mbs_kin_point)(m, k, F->body1, F->point1, r[0]);
         MBS_K(mbs_kin_point_velocity)(m, k, F->body1, r[0], in->v);
+        memcpy(in->r, r[0], sizeof r[0]);
         if (at)
             memcpy(at[0], r[0], sizeof r[0]);
         return 1;

@@ -66,6 +66,14 @@ static void test_model_columns(const char *name, const MbsModel *m)
     MbsError err = {0};
     for (int k = 0; k < 3; ++k)
         f[k] = penalty_with_jacobian(m, methods[k], 1e-3, &err);
+    if (!f[0] && strstr(err.message, "needs the dual law of force kind")) {
+        /* a force kind whose law is not written over MBS_S yet (the tyre): refused, named */
+        tap_ok(!f[1] && f[2], "%s: penalty refuses ad, naming the force kind: %s", name,
+               err.message);
+        for (int k = 0; k < 3; ++k)
+            mbs_formulation_free(f[k]);
+        return;
+    }
     if (!f[0] || !f[1] || !f[2]) {
         tap_ok(0, "%s: penalty with ad, ad-sparse and nd-central: %s", name, err.message);
         for (int k = 0; k < 3; ++k)

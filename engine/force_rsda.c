@@ -10,10 +10,10 @@ static const MbsForceField fields[] = {
     {0},
 };
 
-static void evaluate(const MbsForce *f, const MbsForceInput *in, MbsForceOutput *out)
-{
-    out->generalized = -(f->stiffness * (in->value - f->rest_angle) + f->damping * in->rate);
-}
+MBS_FORCE_LAW(evaluate,
+    out->generalized = MBS_NEG(MBS_ADD(MBS_SCALE(f->stiffness, MBS_SUBC(in->value, f->rest_angle)),
+                                       MBS_SCALE(f->damping, in->rate)));
+)
 
 static void derivative(const MbsForce *f, const MbsForceInput *in, MbsForceDerivative *d)
 {
@@ -42,6 +42,7 @@ const MbsForceClass mbs_force_rsda = {
     .state_dependent = 1,
     .drawing = MBS_FORCE_DRAW_NONE,
     .evaluate = evaluate,
+    .evaluate_dual = evaluate_dual,
     .energy = energy,
     .power = power,
     .derivative = derivative,

@@ -20,6 +20,7 @@
 #include "mbs_assembly.h"
 #include "mbs_clock.h"
 #include "mbs_constraints.h"
+#include "mbs_dual.h"
 #include "mbs_dynamics.h"
 #include "mbs_dynamics_derivatives.h"
 #include "mbs_energy.h"
@@ -56,6 +57,10 @@ typedef struct {
     MbsDynamics dyn;
     int positions_at_base; /* kin holds the position kinematics of the unperturbed z */
     MbsDynamicsDerivatives derivatives; /* the analytical method's workspace (thread 0 only) */
+    /* the same over dual numbers, for the methods ad and ad-sparse only */
+    MbsKinematicsDual kin_dual;
+    MbsDynamicsDual dyn_dual;
+    int dual_positions_at_base; /* kin_dual: of z with no direction seeded */
 } ForceContext;
 
 typedef struct {
@@ -107,9 +112,26 @@ static int eval_forces(void *ctx, const double *x, int column, double step, doub
     return 0;
 }
 
+/* Q and its derivatives along the seeded directions of x = [zd, z] (mbs_dual.h: the same
+ * source as eval_forces). A pass that seeds velocities only keeps the position kinematics of
+ * the unseeded z, as eval_forces does for its velocity columns. */
+static int eval_forces_dual(void *ctx, const MbsDual *x, int largest, MbsDual *Q)
+{
+    ForceContext *c = ctx;
+    int n = c->m->topo->nnodes, moves_positions = largest >= n;
+    const MbsDual *zd = x, *z = x + n;
+    if (moves_positions || !c->dual_positions_at_base)
+        mbs_kinematics_positions_dual(c->m, &c->kin_dual, z);
+    c->dual_positions_at_base = !moves_positions;
+    mbs_kinematics_velocities_dual(c->m, &c->kin_dual, zd);
+    mbs_dynamics_forces_dual(c->m, &c->kin_dual, &c->dyn_dual, z, zd, Q);
+    return 0;
+}
+
 static void begin_forces(void *ctx)
 {
     ((ForceContext *)ctx)->positions_at_base = 0;
+    ((ForceContext *)ctx)->dual_positions_at_base = 0;
 }
 
 /* [C, K] = -dQ/d[zd, z] analytically (mbs_dynamics_derivatives.c), for the `analytical` method. */
@@ -219,6 +241,8 @@ static void penalty_finalize(MbsFormulation *f)
         mbs_kinematics_free(&P->nd[t].kin);
         mbs_dynamics_free(&P->nd[t].dyn);
         mbs_dynamics_derivatives_free(&P->nd[t].derivatives);
+        mbs_kinematics_free_dual(&P->nd[t].kin_dual);
+        mbs_dynamics_free_dual(&P->nd[t].dyn_dual);
     }
     free(P->nd);
     free(P->nd_ctx);
@@ -358,12 +382,24 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
     P->nd_ctx = calloc((size_t)P->nthreads, sizeof *P->nd_ctx);
     if (!P->nd || !P->nd_ctx)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
+    MbsJacobianMethod method = options(f)->tangent.method;
+    int dual = mbs_jacobian_method_needs_dual(method);
+    for (int e = 0; dual && e < m->nforces; ++e)
+        if (!mbs_force_class(m->forces[e].type)->evaluate_dual)
+            return mbs_error_set(err, MBS_FATAL,
+                                 "penalty: the Jacobian method '%s' needs the dual law of force "
+                                 "kind '%s', which it does not define (MBS_FORCE_LAW)",
+                                 mbs_jacobian_method_name(method),
+                                 mbs_force_class(m->forces[e].type)->name);
     if (mbs_kinematics_init(&P->kin, m) || mbs_dynamics_init(&P->dyn, m))
         fail = 1;
     for (int t = 0; t < P->nthreads; ++t) {
         P->nd[t].m = m;
         P->nd_ctx[t] = &P->nd[t];
         if (mbs_kinematics_init(&P->nd[t].kin, m) || mbs_dynamics_init(&P->nd[t].dyn, m))
+            fail = 1;
+        if (dual && (mbs_kinematics_init_dual(&P->nd[t].kin_dual, m) ||
+                     mbs_dynamics_init_dual(&P->nd[t].dyn_dual, m)))
             fail = 1;
     }
     P->z = alloc_doubles(n, &fail);
@@ -388,7 +424,6 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
     P->ipiv = calloc((size_t)n + 1, sizeof(int));
     if (fail || !P->ipiv || build_pattern(m, P))
         return mbs_error_set(err, MBS_FATAL, "out of memory");
-    MbsJacobianMethod method = options(f)->tangent.method;
     int analytical = method == MBS_JACOBIAN_ANALYTICAL;
     char why[256];
     if (analytical && !mbs_dynamics_derivatives_supported(m, why, sizeof why)) {
@@ -405,6 +440,7 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
         .contexts = P->nd_ctx, .nthreads = P->nthreads, .negate = 1,
         .pattern = mbs_jacobian_method_uses_pattern(method) ? &P->KC_pattern : NULL,
         .analytical_jacobian = analytical ? analytical_forces_jacobian : NULL,
+        .residual_dual = eval_forces_dual,
     };
     if (mbs_tangent_init(&P->tangent, &tangent, method, err))
         return MBS_FATAL;
@@ -713,6 +749,7 @@ const MbsFormulationClass mbs_penalty_class = {
     .description = MBS_N_("Semi-recursive penalty formulation, trapezoidal rule, velocity and "
                           "acceleration projections (papers 000, 003)"),
     .settings = &penalty_settings,
+    .tangent_offers_dual = 1,
     .init = penalty_init,
     .step = penalty_step,
     .finalize = penalty_finalize,

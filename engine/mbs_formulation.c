@@ -45,8 +45,9 @@ const MbsSettingTable mbs_newton_settings = {
      .default_value = (default_method), .choices = mbs_jacobian_method_names,                    \
      .choice_labels = mbs_jacobian_method_labels, .label = MBS_N_("Jacobian"),                   \
      .description = MBS_N_("How the tangent matrix is computed: forward or central "             \
-                           "differences, forward ones compressed by a column colouring, or "     \
-                           "analytical derivatives (penalty)")}
+                           "differences, forward ones compressed by a column colouring, "        \
+                           "automatic differentiation, dense or compressed, or analytical "      \
+                           "derivatives (the last three: penalty only)")}
 
 /* All cores (capped by the formulation for small models): 1.9-2x on the lattices with 2 idle
  * cores; slower when the cores are busy with other work (docs/benchmarks.md). */
@@ -153,6 +154,25 @@ int mbs_formulation_check_settings(const MbsFormulationClass *k, const MbsModel 
     mbs_settings_for(&own, k);
     if (mbs_settings_validate(&own, err))
         return MBS_FATAL;
+    MbsSettingRef jacobian;
+    /* refused even where the setting does not apply (matrix-r's rk4 still makes its tangent) */
+    if (!k->tangent_offers_dual && !mbs_settings_find(k->settings, "jacobian", &jacobian)) {
+        MbsJacobianMethod method = (MbsJacobianMethod)mbs_setting_get_number(&own, &jacobian);
+        if (mbs_jacobian_method_needs_dual(method)) {
+            char offering[128] = "";
+            for (int i = 0; i < mbs_formulation_count(); ++i)
+                if (registry[i]->tangent_offers_dual) {
+                    if (offering[0])
+                        strncat(offering, ", ", sizeof offering - strlen(offering) - 1);
+                    strncat(offering, registry[i]->name, sizeof offering - strlen(offering) - 1);
+                }
+            return mbs_error_set(err, MBS_FATAL,
+                                 "%s does not offer the Jacobian method '%s': it differentiates "
+                                 "a dual-number evaluation of the formulation's residual, which "
+                                 "%s has not (%s has); choose a method of differences",
+                                 k->name, mbs_jacobian_method_name(method), k->name, offering);
+        }
+    }
     return k->check_settings ? k->check_settings(m, &own, err) : 0;
 }
 

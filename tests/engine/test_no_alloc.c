@@ -90,10 +90,15 @@ int main(void)
         mbs_model_free(m);
     }
     check_cut_path();
-    /* the methods that use a structural pattern (nd-sparse: its colouring made at init) */
+    /* the methods that use a structural pattern (nd-sparse: its colouring made at init) and
+     * the AD ones (their dual workspaces) with the formulations that offer them */
     static const char *const with_pattern[] = {"penalty", "ali3p"};
     for (int j = 0; j < MBS_JACOBIAN_COUNT; ++j)
-        for (size_t i = 0; mbs_jacobian_method_uses_pattern(j) && i < 2; ++i) {
+        for (size_t i = 0; i < 2; ++i) {
+            int dual = mbs_jacobian_method_needs_dual(j);
+            if (!(mbs_jacobian_method_uses_pattern(j) || dual) ||
+                (dual && !mbs_formulation_find(with_pattern[i])->tangent_offers_dual))
+                continue;
             char name[96];
             snprintf(name, sizeof name, "slider-crank with springs, %s",
                      mbs_jacobian_method_name(j));

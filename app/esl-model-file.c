@@ -622,17 +622,42 @@ static gboolean read_inertia(Loader *L, JsonObject *o, GArray *points, double *m
     JsonObject *shape = json_node_get_object(n);
     JsonNode *rod = json_object_get_member(shape, "slender_rod");
     JsonNode *box = json_object_get_member(shape, "box");
-    if (json_object_get_size(shape) != 1 || (!rod && !box))
-        return fail(L, "'inertia' object must have exactly one field, slender_rod or box");
+    JsonNode *along = json_object_get_member(shape, "along");
+    if (along && !box)
+        return fail(L, "'along' belongs to a box: {\"box\": [a, b, c], \"along\": [u, v]}");
+    if (json_object_get_size(shape) != (along ? 2u : 1u) || (!rod && !box))
+        return fail(L, "'inertia' object must have exactly one field, slender_rod or box (with "
+                    "'along' for a box drawn along other axes)");
     if (box) {
         double size[3];
         if (!node_vec(L, box, "'box'", 3, size))
             return FALSE;
         if (size[0] < 0 || size[1] < 0 || size[2] < 0)
             return fail(L, "'box' sizes must not be negative");
-        mbs_inertia_box(mass, size, I);
-        note_derived(L, I, MBS_DERIVE_BOX_INERTIA,
-                     (const double *const[]){&mass, &size[0], &size[1], &size[2]}, 4);
+        if (!along) {
+            mbs_inertia_box(mass, size, I);
+            note_derived(L, I, MBS_DERIVE_BOX_INERTIA,
+                         (const double *const[]){&mass, &size[0], &size[1], &size[2]}, 4);
+            return com_given || fail(L, "missing required field 'com'");
+        }
+        double dir[2][3];
+        if (!JSON_NODE_HOLDS_ARRAY(along) || json_array_get_length(json_node_get_array(along)) != 2)
+            return fail(L, "'along' must be two vectors [u, v]: edge a along u, edge b along v");
+        for (guint i = 0; i < 2; ++i) {
+            char *what = g_strdup_printf("'along'[%u]", i);
+            gboolean ok = node_vec(L, json_array_get_element(json_node_get_array(along), i), what,
+                                   3, dir[i]);
+            g_free(what);
+            if (!ok)
+                return FALSE;
+        }
+        if (mbs_inertia_box_along(mass, size, dir[0], dir[1], I))
+            return fail(L, "'along': the edge directions must be nonzero and not parallel");
+        note_derived(L, I, MBS_DERIVE_BOX_INERTIA_ALONG,
+                     (const double *const[]){&mass, &size[0], &size[1], &size[2], &dir[0][0],
+                                             &dir[0][1], &dir[0][2], &dir[1][0], &dir[1][1],
+                                             &dir[1][2]},
+                     10);
         return com_given || fail(L, "missing required field 'com'");
     }
     if (!JSON_NODE_HOLDS_ARRAY(rod) || json_array_get_length(json_node_get_array(rod)) != 2)

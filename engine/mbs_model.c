@@ -497,6 +497,34 @@ void mbs_inertia_box(double mass, const double size[3], double inertia[9])
     inertia[8] = mass * (a2 + b2) / 12.0;
 }
 
+int mbs_inertia_box_along(double mass, const double size[3], const double u[3],
+                          const double v[3], double inertia[9])
+{
+    double q[3][3], principal[9], vn[3];
+    if (mbs_v3_unit(u, q[0]) == 0.0 || !isfinite(q[0][0] + q[0][1] + q[0][2]))
+        goto bad;
+    double along = mbs_v3_dot(v, q[0]);
+    for (int k = 0; k < 3; ++k)
+        vn[k] = v[k] - along * q[0][k];
+    /* v within 1e-9 rad of u is taken as parallel: the box's orientation would be noise */
+    if (!(mbs_v3_norm(vn) > 1e-9 * mbs_v3_norm(v)) || mbs_v3_unit(vn, q[1]) == 0.0)
+        goto bad;
+    mbs_v3_cross(q[0], q[1], q[2]);
+    mbs_inertia_box(mass, size, principal);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            double s = 0.0;
+            for (int k = 0; k < 3; ++k)
+                s += q[k][i] * principal[4 * k] * q[k][j];
+            inertia[3 * i + j] = s;
+        }
+    return 0;
+bad:
+    for (int k = 0; k < 9; ++k)
+        inertia[k] = NAN;
+    return -1;
+}
+
 int mbs_model_compile(MbsModel *m, MbsError *err)
 {
     if (m->topo)

@@ -129,10 +129,12 @@ typedef enum {
     MBS_DERIVE_MIDPOINT,    /* 6 inputs a, b -> (a + b) / 2 (3 numbers) */
     MBS_DERIVE_BOX_INERTIA, /* mass, 3 sizes -> inertia (9 numbers, mbs_inertia_box) */
     MBS_DERIVE_ROD_INERTIA, /* mass, 6 end coordinates -> inertia (mbs_inertia_slender_rod) */
+    MBS_DERIVE_BOX_INERTIA_ALONG, /* mass, 3 sizes, 2 edge directions -> inertia (9 numbers,
+                                     mbs_inertia_box_along) */
     MBS_DERIVE_COUNT
 } MbsDerivation;
 
-#define MBS_BINDING_INPUTS_MAX 7
+#define MBS_BINDING_INPUTS_MAX 10
 
 typedef struct {
     MbsFieldRef target;  /* first number written */
@@ -207,6 +209,11 @@ int mbs_model_find_point(const MbsModel *m, int body, const char *name);
 void mbs_inertia_slender_rod(double mass, const double end1[3], const double end2[3],
                              double inertia[9]);
 void mbs_inertia_box(double mass, const double size[3], double inertia[9]);
+/* A uniform box whose edge size[0] lies along u, size[1] along the part of v normal to u and
+ * size[2] along u x v: I = Q diag Q^T with Q = [u, v', u x v'] (unit columns). -1 (inertia
+ * NaN) when u is zero or v is parallel to u. */
+int mbs_inertia_box_along(double mass, const double size[3], const double u[3],
+                          const double v[3], double inertia[9]);
 
 /* Spanning tree, coordinates, constraints. After this the model is read-only. */
 int mbs_model_compile(MbsModel *m, MbsError *err);

@@ -54,6 +54,11 @@ static void derive_rod_inertia(const double *in, double *out)
     mbs_inertia_slender_rod(in[0], in + 1, in + 4, out);
 }
 
+static void derive_box_inertia_along(const double *in, double *out)
+{
+    mbs_inertia_box_along(in[0], in + 1, in + 4, in + 7, out);
+}
+
 static const struct {
     int ninputs, noutputs;
     DeriveFn fn;
@@ -64,6 +69,7 @@ static const struct {
     [MBS_DERIVE_MIDPOINT] = {6, 3, derive_midpoint},
     [MBS_DERIVE_BOX_INERTIA] = {4, 9, derive_box_inertia},
     [MBS_DERIVE_ROD_INERTIA] = {7, 9, derive_rod_inertia},
+    [MBS_DERIVE_BOX_INERTIA_ALONG] = {10, 9, derive_box_inertia_along},
 };
 
 int mbs_derivation_outputs(MbsDerivation derivation)

@@ -300,6 +300,56 @@ static void check_parameters(void)
     mbs_model_free(m);
 }
 
+/* A box drawn along other axes (issue 13): edges a, b along u = (1, 1, 0) and v = (-1, 1, 0)
+ * (45 degrees about Z): Ixx = Iyy = (Ia + Ib)/2, Ixy = (Ia - Ib)/2, Izz = Ic; a parameter in a
+ * direction is re-evaluated by mbs_model_with_parameter. */
+static const char *rotated_box_model =
+    "{\"format\": \"eslabon-model\", \"version\": 1, \"parameters\": {\"k\": 1},\n"
+    " \"bodies\": [{\"name\": \"ground\", \"ground\": true},\n"
+    "  {\"name\": \"plate\", \"mass\": 12, \"com\": [0, 0, 0],\n"
+    "   \"inertia\": {\"box\": [1, 2, 3], \"along\": [[1, \"k\", 0], [-1, 1, 0]]}}],\n"
+    " \"joints\": [{\"name\": \"O\", \"type\": \"revolute\", \"bodies\": [\"ground\", "
+    "\"plate\"], \"point\": [0, 0, 0], \"axis\": [0, 0, 1]}]}\n";
+
+static void check_rotated_box(void)
+{
+    GError *error = NULL;
+    MbsModel *m = esl_model_load_string(rotated_box_model, "box.json", NULL, 0, &error);
+    if (!tap_ok(m != NULL, "a box with 'along' loads%s%s", error ? ": " : "",
+                error ? error->message : "")) {
+        g_clear_error(&error);
+        return;
+    }
+    /* m = 12: Ia = b^2 + c^2 = 13, Ib = a^2 + c^2 = 10, Ic = a^2 + b^2 = 5 */
+    const double *I = m->bodies[1].inertia;
+    tap_close(I[0], 11.5, 1e-13, "rotated box Ixx = (Ia + Ib)/2");
+    tap_close(I[4], 11.5, 1e-13, "rotated box Iyy = (Ia + Ib)/2");
+    tap_close(I[1], 1.5, 1e-13, "rotated box Ixy = (Ia - Ib)/2");
+    tap_close(I[3], I[1], 0, "symmetric");
+    tap_close(I[8], 5.0, 1e-13, "rotated box Izz = Ic");
+    tap_ok(fabs(I[2]) + fabs(I[5]) < 1e-15, "no coupling with Z");
+    /* k = 0: u along X, v's normal part along Y: the axis-aligned box */
+    MbsError err = {0};
+    MbsModel *aligned = mbs_model_with_parameter(m, 0, 0.0, &err);
+    tap_ok(aligned && fabs(aligned->bodies[1].inertia[0] - 13.0) < 1e-13 &&
+               fabs(aligned->bodies[1].inertia[4] - 10.0) < 1e-13 &&
+               fabs(aligned->bodies[1].inertia[1]) < 1e-15,
+           "a direction's parameter is re-evaluated: k = 0 gives the axis-aligned box %s",
+           aligned ? "" : err.message);
+    mbs_model_free(aligned);
+    mbs_model_free(m);
+
+    char *bad = g_strdup(rotated_box_model);
+    char *at = strstr(bad, "[-1, 1, 0]");
+    memcpy(at, "[ 2, 2, 0]", 10); /* parallel to u */
+    m = esl_model_load_string(bad, "box.json", NULL, 0, &error);
+    tap_ok(!m && error && strstr(error->message, "not parallel"),
+           "parallel edge directions are refused: %s", error ? error->message : "");
+    g_clear_error(&error);
+    mbs_model_free(m);
+    g_free(bad);
+}
+
 static void check_misc_errors(void)
 {
     GError *error = NULL;
@@ -376,6 +426,7 @@ int main(void)
     check_slider_crank();
     check_bundled();
     check_parameters();
+    check_rotated_box();
     check_misc_errors();
     check_mutations();
     return tap_done();

@@ -120,6 +120,7 @@ typedef struct {
     int lsvdwork;
     double mu;                      /* damping * rcond_initial * sigma_max */
     double rcond_initial;           /* of the block of the first partition */
+    double gap_initial;             /* rank gap of Phi_z at init (constraints_rank_gap) */
     double *zpred, *zdpred;         /* predicted z, zd of the evaluation (n) */
     double *Rprior, *sprior;        /* R^Phi and S c of the previous evaluation (n*d, n) */
     int *indprior, *ipiv_prior;     /* its independent coordinates (d), pivots (d) */
@@ -600,15 +601,33 @@ static void solve_block(MatrixR *R, double *B, int nrhs)
  * dependent positions and velocities of the step (Taylor from the last step), R^Phi and S c of
  * the previous evaluation (moved to the current partition when it changed). */
 
-/* Whether this evaluation's block is near-singular (LU factors current; estimates rcond). */
+/* |R_rr| / |R_11| of the pivoted QR of Phi_z (r its rank): how far Phi_z itself is from losing
+ * rank, whatever the partition. */
+static double constraints_rank_gap(MatrixR *R)
+{
+    int nr = R->nr, n = R->n, r = R->r;
+    if (r == 0)
+        return 1.0;
+    memcpy(R->qr, R->phiz, sizeof(double) * (size_t)nr * n);
+    memset(R->jpvt, 0, sizeof(int) * (size_t)n);
+    LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, nr, n, R->qr, nr, R->jpvt, R->tau, R->qrwork,
+                        R->lqrwork);
+    double r11 = fabs(R->qr[0]);
+    return r11 > 0.0 ? fabs(R->qr[(r - 1) + (size_t)nr * (r - 1)]) / r11 : 0.0;
+}
+
+/* Whether this evaluation's block is near-singular because Phi_z nears a rank loss (LU factors
+ * current; estimates rcond). Both are measured against their initial values: a lattice's
+ * blocks are ill-conditioned by nature (rcond ~ 1e-3 on the 7x15) and keep their plain solves;
+ * a block that degrades while Phi_z keeps its rank (a poor partition: the four-bar with the
+ * follower angle as DOF near its dead point) is left to the repartition at the next step. */
 static int block_is_near_singular(MatrixR *R, double damping)
 {
     if (damping <= 0.0 || R->general || R->r == 0)
         return 0;
     estimate_rcond(R);
-    /* relative to the block of the initial partition: a lattice's blocks are ill-conditioned
-     * by nature (rcond ~ 1e-3 on the 7x15) and must keep their plain solves */
-    return R->rcond < damping * R->rcond_initial;
+    return R->rcond < damping * R->rcond_initial &&
+           constraints_rank_gap(R) < damping * R->gap_initial;
 }
 
 /* SVD of A = Phi_z[rows, dep] (dense, whatever the algebra): Ad keeps A, U and Vt its factors. */
@@ -1237,6 +1256,7 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
     factor_block(R);
     estimate_rcond(R);
     R->rcond_ref = R->rcond_initial = R->rcond;
+    R->gap_initial = R->general ? 1.0 : constraints_rank_gap(R);
     if (R->rcond == 0.0)
         return mbs_error_set(err, MBS_FATAL, "matrix-r: the dependent block is singular (%s)",
                              R->event);
@@ -1871,7 +1891,7 @@ static const MbsSetting matrix_r_items[] = {
                            "of the dependent block falls below this fraction of its value "
                            "after the last choice (1: every step)")},
     {.name = "damping", .type = MBS_SETTING_NUMBER, .offset = offsetof(MatrixROptions, damping),
-     .default_value = 1e-2, .min = 0.0, .max = 1e-1,
+     .default_value = 1e-1, .min = 0.0, .max = 0.5,
      .label = MBS_N_("Damping near singular positions"),
      .description = MBS_N_("Near a singular position (the dependent block's reciprocal "
                            "condition below this fraction of its initial value) the dependent "

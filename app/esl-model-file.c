@@ -1044,9 +1044,42 @@ static gboolean load_force(Loader *L, JsonObject *o, int index)
 
 /* ---- initial conditions ---------------------------------------------------------------- */
 
+/* {"body": B, "point": P, "direction": [x, y, z], "velocity": v}: point P of body B moves at
+ * v along the direction (issue 13). */
+static gboolean load_point_velocity(Loader *L, JsonObject *o, int index)
+{
+    static const char *const fields[] = {"body", "point", "direction", "velocity", NULL};
+    int body;
+    const char *point;
+    double dir[3], value;
+    if (!check_members(L, o, fields) || !get_body(L, o, "body", &body) ||
+        get_string(L, o, "point", TRUE, &point) < 0)
+        return FALSE;
+    set_where(L, "initial[%d] (point '%s' of '%s')", index, point, L->m->bodies[body].name);
+    int p = mbs_model_find_point(L->m, body, point);
+    if (p < 0)
+        return fail(L, "'%s' is not a point of body '%s'", point, L->m->bodies[body].name);
+    JsonNode *d = member(L, o, "direction", TRUE);
+    if (!d || !node_vec(L, d, "'direction'", 3, dir) ||
+        get_number(L, o, "velocity", TRUE, &value) < 0)
+        return FALSE;
+    MbsError err = {0};
+    int added = mbs_model_set_point_velocity(L->m, p, dir, value, &err);
+    if (added < 0)
+        return engine_fail(L, &err);
+    double unit[3];
+    memcpy(unit, L->m->initial[added].direction, sizeof unit);
+    note_derived(L, unit, MBS_DERIVE_UNIT_VECTOR, (const double *const[]){&dir[0], &dir[1], &dir[2]},
+                 3);
+    return bind(L, MBS_ELEMENT_INITIAL, added, offsetof(MbsInitialCondition, value), &value, 1) &&
+           bind(L, MBS_ELEMENT_INITIAL, added, offsetof(MbsInitialCondition, direction), unit, 3);
+}
+
 static gboolean load_initial(Loader *L, JsonObject *o, int index)
 {
     static const char *const fields[] = {"joint", "coordinate", "position", "velocity", NULL};
+    if (!json_object_has_member(o, "joint") && json_object_has_member(o, "point"))
+        return load_point_velocity(L, o, index);
     int joint;
     double coord = 0.0, value;
     set_where(L, "initial[%d]", index);

@@ -374,6 +374,34 @@ int mbs_model_add_force(MbsModel *m, const MbsForce *f, MbsError *err)
     return m->nforces++;
 }
 
+int mbs_model_set_point_velocity(MbsModel *m, int point, const double direction[3], double value,
+                                 MbsError *err)
+{
+    if (point < 0 || point >= m->npoints)
+        return mbs_error_set(err, MBS_FATAL, "initial velocity: point index out of range");
+    const MbsPoint *p = &m->points[point];
+    double u[3];
+    if (!isfinite(value) || !isfinite(direction[0] + direction[1] + direction[2]))
+        return mbs_error_set(err, MBS_FATAL, "initial velocity of point '%s' is not finite",
+                             p->name);
+    if (mbs_v3_unit(direction, u) == 0.0 || !isfinite(u[0] + u[1] + u[2]))
+        return mbs_error_set(err, MBS_FATAL, "initial velocity of point '%s': the direction is "
+                             "zero", p->name);
+    if (m->bodies[p->body].is_ground)
+        return mbs_error_set(err, MBS_FATAL, "initial velocity of point '%s': it is a point of "
+                             "the ground", p->name);
+    for (int i = 0; i < m->ninitial; ++i)
+        if (m->initial[i].joint < 0 && m->initial[i].point == point &&
+            fabs(mbs_v3_dot(m->initial[i].direction, u)) > 1.0 - 1e-12)
+            return mbs_error_set(err, MBS_FATAL, "point '%s': initial velocity along this "
+                                 "direction given twice", p->name);
+    GROW(m, initial, ninitial, cap_initial, err);
+    MbsInitialCondition *c = &m->initial[m->ninitial];
+    *c = (MbsInitialCondition){.joint = -1, .is_velocity = 1, .value = value, .point = point};
+    memcpy(c->direction, u, sizeof u);
+    return m->ninitial++;
+}
+
 int mbs_model_set_initial(MbsModel *m, int joint, int coordinate, int is_velocity, double value,
                           MbsError *err)
 {
@@ -398,7 +426,8 @@ int mbs_model_set_initial(MbsModel *m, int joint, int coordinate, int is_velocit
             return mbs_error_set(err, MBS_FATAL, "joint '%s': initial %s of coordinate %d given "
                                  "twice", j->name, is_velocity ? "velocity" : "position", coordinate);
     GROW(m, initial, ninitial, cap_initial, err);
-    m->initial[m->ninitial] = (MbsInitialCondition){joint, coordinate, is_velocity, value};
+    m->initial[m->ninitial] = (MbsInitialCondition){.joint = joint, .coordinate = coordinate,
+                                                    .is_velocity = is_velocity, .value = value};
     return m->ninitial++;
 }
 

@@ -77,10 +77,12 @@ typedef struct {
 } MbsForce;
 
 typedef struct {
-    int joint;
+    int joint;      /* -1: the velocity of a point (point, direction) */
     int coordinate; /* which coordinate of a multi-coordinate joint */
     int is_velocity; /* 1: initial velocity, 0: initial position (relative to the drawing) */
     double value;
+    int point;           /* joint -1: the point (index in points) whose velocity along */
+    double direction[3]; /* this unit direction is value */
 } MbsInitialCondition;
 
 typedef struct {
@@ -194,6 +196,10 @@ int mbs_model_add_rod(MbsModel *m, const char *name, int body1, const double poi
                       int body2, const double point2[3], double length, MbsError *err);
 int mbs_model_drive_joint(MbsModel *m, int joint, const MbsFunction *driver, MbsError *err);
 int mbs_model_add_force(MbsModel *m, const MbsForce *force, MbsError *err);
+/* Initial condition "point moves at value along direction" (direction need not be unit; it is
+ * normalized). The assembly's velocity problem adds it as one more equation. */
+int mbs_model_set_point_velocity(MbsModel *m, int point, const double direction[3], double value,
+                                 MbsError *err);
 int mbs_model_set_initial(MbsModel *m, int joint, int coordinate, int is_velocity, double value,
                           MbsError *err);
 int mbs_model_add_parameter(MbsModel *m, const char *name, double value, MbsError *err);

@@ -217,22 +217,17 @@ static double dof_value(const MbsFormulation *f, const MatrixR *R, int i)
  * a unit velocity of every node on its path to the root, b_k(1:3) + b_k(4:6) x r. */
 static void dof_row(const MbsFormulation *f, const MatrixR *R, int i, double *out, size_t ld)
 {
-    const MbsTopology *t = f->model->topo;
-    for (int k = 0; k < R->n; ++k)
-        out[(size_t)k * ld] = 0.0;
     if (R->dofnode[i] >= 0) {
+        for (int k = 0; k < R->n; ++k)
+            out[(size_t)k * ld] = 0.0;
         out[(size_t)R->dofnode[i] * ld] = 1.0;
         return;
     }
     const MbsPoint *pt = dof_point(f, i);
-    int axis = dof(f, i)->axis;
-    double r[3], v[3];
+    double r[3], axis[3] = {0.0, 0.0, 0.0};
+    axis[dof(f, i)->axis] = 1.0;
     mbs_kin_point(f->model, &R->kin, pt->body, pt->pos, r);
-    for (int k = t->body_node[pt->body]; k >= 0; k = t->nodes[k].parent) {
-        const double *b = R->kin.b + 6 * (size_t)k;
-        mbs_v3_cross(b + 3, r, v);
-        out[(size_t)k * ld] = b[axis] + v[axis];
-    }
+    mbs_kin_point_velocity_row(f->model, &R->kin, pt->body, r, axis, out, ld);
 }
 
 /* B_dot zd for DOF i (velocities current in R->kin). */

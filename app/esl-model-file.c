@@ -1181,7 +1181,8 @@ static gboolean load_header(Loader *L, JsonObject *root, const char *default_nam
 {
     static const char *const fields[] = {"format", "version", "name",   "description",
                                          "parameters", "gravity", "bodies", "joints",
-                                         "forces", "initial", "degrees_of_freedom", NULL};
+                                         "forces", "initial", "degrees_of_freedom", "planar",
+                                         NULL};
     const char *format, *name, *description;
     JsonNode *v;
     if (!json_object_has_member(root, "format"))
@@ -1263,6 +1264,18 @@ static MbsModel *load_data(const char *data, gsize len, const char *origin,
         ok = get_vec3(&L, o, "gravity", FALSE, gravity) >= 0;
         memcpy(L.m->gravity, gravity, sizeof gravity);
         ok = ok && bind(&L, MBS_ELEMENT_MODEL, 0, offsetof(MbsModel, gravity), gravity, 3);
+        const char *planar = NULL;
+        if (ok && json_object_has_member(o, "planar") &&
+            (ok = get_string(&L, o, "planar", TRUE, &planar) >= 0)) {
+            int axis = !strcmp(planar, "x") ? 0 : !strcmp(planar, "y") ? 1
+                                                : !strcmp(planar, "z") ? 2 : -1;
+            MbsError err = {0};
+            if (axis < 0)
+                ok = fail(&L, "'planar' names the axis normal to the plane: \"x\", \"y\" or "
+                          "\"z\", not '%s'", planar);
+            else if (mbs_model_set_planar(L.m, axis, &err))
+                ok = engine_fail(&L, &err);
+        }
     }
     ok = ok && load_list(&L, o, "bodies", TRUE, load_body);
     if (ok && L.m->ground < 0) {

@@ -33,6 +33,7 @@ MbsModel *mbs_model_new(const char *name)
         return NULL;
     snprintf(m->name, sizeof m->name, "%s", name ? name : "model");
     m->ground = -1;
+    m->planar_normal = -1;
     return m;
 }
 
@@ -374,6 +375,37 @@ int mbs_model_add_force(MbsModel *m, const MbsForce *f, MbsError *err)
     return m->nforces++;
 }
 
+int mbs_model_set_planar(MbsModel *m, int axis, MbsError *err)
+{
+    if (axis < -1 || axis > 2)
+        return mbs_error_set(err, MBS_FATAL, "planar: the normal must be X, Y or Z");
+    m->planar_normal = axis;
+    return 0;
+}
+
+/* A planar model's joints must keep its bodies in the plane (mbs_model_set_planar). */
+static int check_planar(const MbsModel *m, MbsError *err)
+{
+    static const char axes[] = "XYZ";
+    for (int j = 0; m->planar_normal >= 0 && j < m->njoints; ++j) {
+        const MbsJoint *J = &m->joints[j];
+        double along = fabs(J->axis1[m->planar_normal]);
+        if (J->type == MBS_JOINT_SPHERICAL || J->type == MBS_JOINT_UNIVERSAL)
+            return mbs_error_set(err, MBS_FATAL, "joint '%s': a %s joint in a planar model (use "
+                                 "a revolute joint about %c)", J->name,
+                                 mbs_joint_type_name(J->type), axes[m->planar_normal]);
+        if (J->type == MBS_JOINT_REVOLUTE && along < 1.0 - 1e-12)
+            return mbs_error_set(err, MBS_FATAL, "joint '%s': in a model planar about %c a "
+                                 "revolute axis must be along %c", J->name,
+                                 axes[m->planar_normal], axes[m->planar_normal]);
+        if (J->type == MBS_JOINT_PRISMATIC && along > 1e-12)
+            return mbs_error_set(err, MBS_FATAL, "joint '%s': in a model planar about %c a "
+                                 "prismatic axis must lie in the plane", J->name,
+                                 axes[m->planar_normal]);
+    }
+    return 0;
+}
+
 int mbs_model_set_point_velocity(MbsModel *m, int point, const double direction[3], double value,
                                  MbsError *err)
 {
@@ -560,6 +592,8 @@ int mbs_model_compile(MbsModel *m, MbsError *err)
         return 0;
     if (m->ground < 0)
         return mbs_error_set(err, MBS_FATAL, "model '%s' has no ground body", m->name);
+    if (check_planar(m, err))
+        return MBS_FATAL;
     m->topo = mbs_topology_build(m, err);
     return m->topo ? 0 : (err ? err->status : MBS_FATAL);
 }

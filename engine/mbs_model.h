@@ -150,6 +150,9 @@ typedef struct {
 typedef struct MbsModel {
     char name[MBS_NAME_MAX * 2];
     double gravity[3];
+    /* -1: spatial; 0, 1, 2: a planar mechanism moving in the plane normal to X, Y or Z (its
+     * cut joints keep only their in-plane equations: no redundant rows) */
+    int planar_normal;
 
     MbsBody *bodies;
     int nbodies;
@@ -198,6 +201,10 @@ int mbs_model_drive_joint(MbsModel *m, int joint, const MbsFunction *driver, Mbs
 int mbs_model_add_force(MbsModel *m, const MbsForce *force, MbsError *err);
 /* Initial condition "point moves at value along direction" (direction need not be unit; it is
  * normalized). The assembly's velocity problem adds it as one more equation. */
+/* Declare the mechanism planar, moving in the plane normal to axis (0, 1, 2 for X, Y, Z; -1:
+ * spatial). Checked at compile: revolute axes along the normal, prismatic axes in the plane, no
+ * spherical or universal joints. */
+int mbs_model_set_planar(MbsModel *m, int axis, MbsError *err);
 int mbs_model_set_point_velocity(MbsModel *m, int point, const double direction[3], double value,
                                  MbsError *err);
 int mbs_model_set_initial(MbsModel *m, int joint, int coordinate, int is_velocity, double value,

@@ -433,6 +433,35 @@ static void check_point_velocity(void)
     mbs_model_free(m);
 }
 
+/* "planar": the slider-crank above is planar about X: its one cut joint keeps 2 equations. */
+static void check_planar(void)
+{
+    GError *error = NULL;
+    char *text = g_strdup_printf("{\"planar\": \"x\", %s", point_velocity_model + 1);
+    MbsModel *m = esl_model_load_string(text, "planar.json", NULL, 0, &error);
+    tap_ok(m && m->planar_normal == 0 && m->topo->nrows == 2 && m->topo->ncut == 1,
+           "\"planar\": \"x\": one cut joint, %d equations %s", m ? m->topo->nrows : -1,
+           error ? error->message : "");
+    g_clear_error(&error);
+    mbs_model_free(m);
+    g_free(text);
+    text = g_strdup_printf("{\"planar\": \"w\", %s", point_velocity_model + 1);
+    m = esl_model_load_string(text, "planar.json", NULL, 0, &error);
+    tap_ok(!m && error && strstr(error->message, "'planar' names the axis normal to the plane"),
+           "a bad plane is refused: %s", error ? error->message : "");
+    g_clear_error(&error);
+    mbs_model_free(m);
+    g_free(text);
+    text = g_strdup_printf("{\"planar\": \"y\", %s", point_velocity_model + 1);
+    m = esl_model_load_string(text, "planar.json", NULL, 0, &error);
+    tap_ok(!m && error && strstr(error->message, "joint 'O'") &&
+               strstr(error->message, "revolute axis must be along Y"),
+           "joints that leave the plane are refused: %s", error ? error->message : "");
+    g_clear_error(&error);
+    mbs_model_free(m);
+    g_free(text);
+}
+
 static void check_misc_errors(void)
 {
     GError *error = NULL;
@@ -511,6 +540,7 @@ int main(void)
     check_parameters();
     check_rotated_box();
     check_point_velocity();
+    check_planar();
     check_misc_errors();
     check_mutations();
     return tap_done();

@@ -1,6 +1,8 @@
-/* Singular positions (issue 13): a parallelogram four-bar (a four-bar through a change point)
- * and a chain of two pass their flat position, where Phi_z loses rank whatever the partition,
- * about every 0.4 s. Every formulation runs 1.2 s through
+/* Singular positions (issue 13). An isosceles slider-crank passes its dead centres and the
+ * change point where the slider reaches the crank pivot (4 times in 1 s); a parallelogram
+ * four-bar (a four-bar through a change point) and a chain of two pass their flat position,
+ * where Phi_z loses rank whatever the partition, about every 0.4 s; a planar 40-loop chain has
+ * no redundant rows and moves like the spatial one. Every formulation runs 1.2 s through
  * the run driver at steps from 10 ms to 0.5 ms; the crank angle is compared with the exact
  * 1-DOF equation of the parallelogram branch (all cranks turn together, the couplers translate),
  * integrated with RK4 at 10 us.
@@ -233,8 +235,121 @@ static void planar_chain(void)
     mbs_model_free(planar);
 }
 
+/* An isosceles slider-crank (crank = rod = 0.5 m, 1 kg slender bars, a 1 kg slider on Y through
+ * the crank pivot): when the crank is vertical the slider reaches the pivot, a change point where
+ * Phi_z loses rank (the slider could stay while the crank turns). On the slider-crank branch
+ * B = (2 L cos th, 0), and with th the crank angle from +Y towards +Z
+ *   I(th) = 1/12 + 1/48 + (9/16 sin^2 + 1/16 cos^2) + sin^2,   V = g (L/2 + L/2) sin th,
+ *   th'' = -(V' + I'(th) th'^2 / 2) / I(th). */
+static double slider_crank_inertia(double th, double *slope)
+{
+    double s = sin(th), c = cos(th);
+    *slope = 2.0 * s * c * (9.0 / 16.0 - 1.0 / 16.0 + 1.0);
+    return 1.0 / 12.0 + 1.0 / 48.0 + 9.0 / 16.0 * s * s + 1.0 / 16.0 * c * c + s * s;
+}
+
+static double slider_crank_acceleration(double th, double w)
+{
+    double slope, inertia = slider_crank_inertia(th, &slope);
+    return -(9.81 * 0.5 * cos(th) + 0.5 * slope * w * w) / inertia;
+}
+
+static double slider_crank_reference(double th, double w, double T)
+{
+    const double h = 1e-5;
+    for (long i = 0, n = lround(T / h); i < n; ++i) {
+        double k1 = slider_crank_acceleration(th, w);
+        double k2 = slider_crank_acceleration(th + 0.5 * h * w, w + 0.5 * h * k1);
+        double k3 = slider_crank_acceleration(th + 0.5 * h * (w + 0.5 * h * k1), w + 0.5 * h * k2);
+        double k4 = slider_crank_acceleration(th + h * (w + 0.5 * h * k2), w + h * k3);
+        th += h * w + h * h / 6.0 * (k1 + k2 + k3);
+        w += h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4);
+    }
+    return th;
+}
+
+static MbsModel *build_isosceles_slider_crank(double th0, double w0)
+{
+    MbsError err;
+    MbsModel *m = mbs_model_new("isosceles-slider-crank");
+    m->gravity[2] = -9.81;
+    double O[3] = {0, 0, 0}, A[3] = {0, 0.5 * cos(th0), 0.5 * sin(th0)},
+           B[3] = {0, cos(th0), 0};
+    int g = mbs_model_add_ground(m, "ground", &err);
+    int crank = add_bar(m, "crank", O, A, 2.0, &err);
+    int rod = add_bar(m, "rod", A, B, 2.0, &err);
+    double none[9] = {0};
+    int slider = mbs_model_add_body(m, "slider", 1.0, B, none, &err);
+    die_on(slider, &err);
+    int jo = mbs_model_add_joint(m, "O", MBS_JOINT_REVOLUTE, g, crank, O, X_AXIS, &err);
+    die_on(jo, &err);
+    die_on(mbs_model_add_joint(m, "A", MBS_JOINT_REVOLUTE, crank, rod, A, X_AXIS, &err), &err);
+    die_on(mbs_model_add_joint(m, "B", MBS_JOINT_REVOLUTE, rod, slider, B, X_AXIS, &err), &err);
+    die_on(mbs_model_add_joint(m, "S", MBS_JOINT_PRISMATIC, g, slider, B, Y_AXIS, &err), &err);
+    die_on(mbs_model_set_initial(m, jo, 0, 1, w0, &err), &err);
+    if (mbs_model_compile(m, &err)) {
+        fprintf(stderr, "%s\n", err.message);
+        exit(2);
+    }
+    return m;
+}
+
+static void slider_crank_dead_centre(void)
+{
+    const double th0 = M_PI / 3.0, w0 = 8.0, T = 1.0;
+    const double reference = slider_crank_reference(th0, w0, T);
+    tap_diag("--- isosceles slider-crank, reference crank angle %.6f rad after %g s", reference, T);
+    MbsModel *m = build_isosceles_slider_crank(th0, w0);
+    const double steps[] = {1e-2, 5e-3, 2e-3, 1e-3, 5e-4};
+    static const char *const formulations[] = {"matrix-r", "matrix-r", "ali3p", "penalty"};
+    static const char *const labels[] = {"matrix-r RK4", "matrix-r trapezoidal", "ali3p",
+                                         "penalty"};
+    for (int k = 0; k < 4; ++k) {
+        double error[5], jump[5];
+        int all = 1;
+        for (int i = 0; i < 5; ++i) {
+            MbsSettings s;
+            mbs_settings_defaults(&s);
+            s.step = steps[i];
+            if (k < 2)
+                mbs_settings_set_number_for(&s, "matrix-r", "integrator", k, NULL);
+            MbsError err = {0};
+            MbsFormulation *f = mbs_formulation_new(formulations[k], m, &s, &err);
+            Watch w = {0};
+            MbsRunObserver observer = {.sample = on_sample, .data = &w, .every = 1};
+            MbsRun *run = f ? mbs_run_new(f, NULL, &observer, &err) : NULL;
+            int ok = run && mbs_run_advance(run, T) == MBS_RUN_REACHED;
+            double R[9] = {0}, p[3];
+            if (f)
+                mbs_formulation_body_pose(f, 1, R, p);
+            double angle = th0 + atan2(R[7], R[4]); /* the crank is drawn at th0 */
+            error[i] = ok ? fabs(remainder(angle - reference, 2 * M_PI)) : INFINITY;
+            jump[i] = w.jump_max;
+            all &= ok;
+            tap_diag("%s h = %g: %s error %.3g rad, largest energy change in a step %.3g J %s",
+                     labels[k], steps[i], ok ? "" : "FAILED", error[i], jump[i],
+                     run && !ok ? mbs_run_error(run)->message : err.message);
+            mbs_run_free(run);
+            mbs_formulation_free(f);
+        }
+        tap_ok(all, "slider-crank, %s: finishes through the dead centres at every step", labels[k]);
+        /* 2 ms -> 0.5 ms: 4^4 = 256 for RK4 (measured 800), 4^2 = 16 for the others */
+        double ratio = error[2] / error[4], order = k == 0 ? 256.0 : 16.0;
+        tap_ok(all && ratio > 0.6 * order && (k == 0 || ratio < 1.6 * order),
+               "slider-crank, %s: the error falls at the integrator's order (%.3g at 2 ms, %.3g "
+               "at 0.5 ms: %.3g times, order %g)", labels[k], error[2], error[4], ratio, order);
+        /* the largest energy change in one step is the integrator's local error, at least
+         * O(h^2) (measured O(h^3) and O(h^5)): no jump at the dead centres */
+        tap_ok(all && jump[3] / jump[4] > 4.0,
+               "slider-crank, %s: the largest energy change in a step falls with h (%.3g J at "
+               "1 ms, %.3g J at 0.5 ms)", labels[k], jump[3], jump[4]);
+    }
+    mbs_model_free(m);
+}
+
 int main(void)
 {
+    slider_crank_dead_centre();
     for (LOOPS = 1; LOOPS <= 2; ++LOOPS)
         run_chain();
     planar_chain();

@@ -242,6 +242,105 @@ static gboolean is_scalar_key(const char *key)
     return g_strv_contains(keys, key);
 }
 
+/* ---- shared points ------------------------------------------------------------------------- */
+
+/* The body object named name, or NULL. */
+static JsonObject *body_named(JsonObject *root, const char *name)
+{
+    JsonNode *n = json_object_get_member(root, "bodies");
+    guint count = n && JSON_NODE_HOLDS_ARRAY(n) ? json_array_get_length(json_node_get_array(n)) : 0;
+    for (guint i = 0; i < count; i++) {
+        JsonObject *b = array_object(root, "bodies", (int)i);
+        if (b && g_strcmp0(json_object_get_string_member_with_default(b, "name", ""), name) == 0)
+            return b;
+    }
+    return NULL;
+}
+
+/* Where a joint is: its "point" as written (coordinates), or the point it names (of body1, then
+ * body2); NULL for a rod. */
+static JsonNode *joint_location(JsonObject *joint, JsonObject *b1, JsonObject *b2)
+{
+    JsonNode *n = json_object_get_member(joint, "point");
+    if (!n || JSON_NODE_HOLDS_ARRAY(n) || !JSON_NODE_HOLDS_VALUE(n) ||
+        json_node_get_value_type(n) != G_TYPE_STRING)
+        return n;
+    const char *name = json_node_get_string(n);
+    JsonObject *p1 = object_member(b1, "points"), *p2 = object_member(b2, "points");
+    JsonNode *at = p1 ? json_object_get_member(p1, name) : NULL;
+    return at ? at : p2 ? json_object_get_member(p2, name) : NULL;
+}
+
+static const char *string_at(JsonArray *a, guint i)
+{
+    JsonNode *n = json_array_get_element(a, i);
+    return JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING
+               ? json_node_get_string(n)
+               : NULL;
+}
+
+static gboolean listed(GPtrArray *pairs, gpointer owner, const char *key)
+{
+    for (guint i = 0; i < pairs->len; i += 2)
+        if (pairs->pdata[i] == owner && g_str_equal(pairs->pdata[i + 1], key))
+            return TRUE;
+    return FALSE;
+}
+
+/* A point shared by the bodies of a joint is one point to the user: the point `name` of body
+ * (written as `was`) and, transitively, every point written alike of a body joined to it by a
+ * joint located there, and such joints' own coordinates. Returned as pairs (JsonObject owning
+ * the array, member name), found before anything is changed. */
+static GPtrArray *shared_points(JsonObject *root, JsonObject *body, const char *name,
+                                JsonNode *was)
+{
+    GPtrArray *pairs = g_ptr_array_new();
+    g_ptr_array_add(pairs, object_member(body, "points"));
+    g_ptr_array_add(pairs, (gpointer)name);
+    JsonNode *jn = json_object_get_member(root, "joints");
+    guint njoints =
+        jn && JSON_NODE_HOLDS_ARRAY(jn) ? json_array_get_length(json_node_get_array(jn)) : 0;
+    g_autoptr(GPtrArray) bodies = g_ptr_array_new(); /* bodies reached, to visit */
+    g_ptr_array_add(bodies, body);
+    for (guint visit = 0; visit < bodies->len; visit++) {
+        JsonObject *here = bodies->pdata[visit];
+        const char *here_name = json_object_get_string_member_with_default(here, "name", "");
+        for (guint j = 0; j < njoints; j++) {
+            JsonObject *joint = array_object(root, "joints", (int)j);
+            JsonNode *pair = joint ? json_object_get_member(joint, "bodies") : NULL;
+            if (!pair || !JSON_NODE_HOLDS_ARRAY(pair) ||
+                json_array_get_length(json_node_get_array(pair)) != 2)
+                continue;
+            JsonArray *a = json_node_get_array(pair);
+            const char *n1 = string_at(a, 0), *n2 = string_at(a, 1);
+            if (g_strcmp0(n1, here_name) != 0 && g_strcmp0(n2, here_name) != 0)
+                continue;
+            JsonObject *b1 = body_named(root, n1), *b2 = body_named(root, n2);
+            JsonNode *at = b1 && b2 ? joint_location(joint, b1, b2) : NULL;
+            if (!at || !json_node_equal(at, was))
+                continue;
+            JsonNode *own = json_object_get_member(joint, "point");
+            if (JSON_NODE_HOLDS_ARRAY(own) && !listed(pairs, joint, "point")) {
+                g_ptr_array_add(pairs, joint);
+                g_ptr_array_add(pairs, (gpointer)"point");
+            }
+            JsonObject *other = g_strcmp0(n1, here_name) == 0 ? b2 : b1;
+            JsonObject *points = object_member(other, "points");
+            g_autoptr(GList) names = points ? json_object_get_members(points) : NULL;
+            for (GList *l = names; l; l = l->next) {
+                if (!json_node_equal(json_object_get_member(points, l->data), was) ||
+                    listed(pairs, points, l->data))
+                    continue;
+                g_ptr_array_add(pairs, points);
+                g_ptr_array_add(pairs, l->data);
+                if (!g_ptr_array_find(bodies, other, NULL))
+                    g_ptr_array_add(bodies, other);
+            }
+        }
+    }
+    return pairs;
+}
+
 /* bodies/B/..., forces/F/... or joints/J/length */
 static gboolean set_in_element(JsonObject *root, const char *path, char **parts, double value,
                                GError **error)
@@ -268,9 +367,14 @@ static gboolean set_in_element(JsonObject *root, const char *path, char **parts,
         const char *slash = strrchr(rest, '/');
         g_autofree char *name = slash ? g_strndup(rest, (gsize)(slash - rest)) : NULL;
         JsonObject *points = object_member(o, "points");
-        if (!slash || !parse_index(slash + 1, &k) || k > 2 || !points ||
-            !set_component(points, name, k, value))
+        JsonNode *old = points && name ? json_object_get_member(points, name) : NULL;
+        if (!slash || !parse_index(slash + 1, &k) || k > 2 || !old ||
+            !JSON_NODE_HOLDS_ARRAY(old))
             return bad_path(path, "no such point coordinate in the file", error);
+        g_autoptr(JsonNode) before = json_node_copy(old);
+        g_autoptr(GPtrArray) shared = shared_points(root, o, name, before);
+        for (guint i = 0; i < shared->len; i += 2)
+            set_component(shared->pdata[i], shared->pdata[i + 1], k, value);
         return TRUE;
     }
     return bad_path(path, "not an editable number", error);
@@ -349,6 +453,28 @@ char *esl_model_edit_set_number(const char *json, const char *path, double value
 
 /* ---- rebuilding and assembling --------------------------------------------------------------- */
 
+gboolean esl_model_assemble(const MbsModel *model, const char *origin, const char *formulation,
+                            const MbsSettings *settings, double **poses, double **violations,
+                            GError **error)
+{
+    MbsError err = {0};
+    MbsFormulation *f = mbs_formulation_new(formulation, model, settings, &err);
+    if (!f) {
+        g_set_error(error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_INVALID,
+                    "%s: cannot assemble with %s: %s", origin ? origin : "model", formulation,
+                    err.message[0] ? err.message : "unknown error");
+        return FALSE;
+    }
+    *poses = g_new(double, (gsize)model->nbodies * 12);
+    *violations = g_new0(double, (gsize)MAX(model->njoints, 1));
+    for (int b = 0; b < model->nbodies; b++)
+        mbs_formulation_body_pose(f, b, *poses + 12 * b, *poses + 12 * b + 9);
+    for (int j = 0; j < model->njoints; j++)
+        (*violations)[j] = f->klass->joint_violation(f, j);
+    mbs_formulation_free(f);
+    return TRUE;
+}
+
 EslModelEdit *esl_model_edit_apply(const char *json, const char *origin, const char *path,
                                    double value, const char *formulation,
                                    const MbsSettings *settings, GError **error)
@@ -359,24 +485,14 @@ EslModelEdit *esl_model_edit_apply(const char *json, const char *origin, const c
     MbsModel *model = esl_model_load_string(text, origin, NULL, 0, error);
     if (!model)
         return NULL;
-    MbsError err = {0};
-    MbsFormulation *f = mbs_formulation_new(formulation, model, settings, &err);
-    if (!f) {
-        g_set_error(error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_INVALID,
-                    "%s: cannot assemble with %s: %s", origin ? origin : "model", formulation,
-                    err.message[0] ? err.message : "unknown error");
+    EslModelEdit *edit = g_new0(EslModelEdit, 1);
+    if (!esl_model_assemble(model, origin, formulation, settings, &edit->poses,
+                            &edit->violations, error)) {
         mbs_model_free(model);
+        g_free(edit);
         return NULL;
     }
-    EslModelEdit *edit = g_new0(EslModelEdit, 1);
     edit->json = g_steal_pointer(&text);
     edit->model = model;
-    edit->poses = g_new(double, (gsize)model->nbodies * 12);
-    edit->violations = g_new0(double, (gsize)MAX(model->njoints, 1));
-    for (int b = 0; b < model->nbodies; b++)
-        mbs_formulation_body_pose(f, b, edit->poses + 12 * b, edit->poses + 12 * b + 9);
-    for (int j = 0; j < model->njoints; j++)
-        edit->violations[j] = f->klass->joint_violation(f, j);
-    mbs_formulation_free(f);
     return edit;
 }

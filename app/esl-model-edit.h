@@ -5,7 +5,10 @@
  *
  * A field is addressed by a path into the file:
  *   bodies/B/mass                 mass of bodies[B]
- *   bodies/B/points/NAME/K        coordinate K (0 x, 1 y, 2 z) of point NAME of bodies[B]
+ *   bodies/B/points/NAME/K        coordinate K (0 x, 1 y, 2 z) of point NAME of bodies[B];
+ *                                 a point shared by the bodies of a joint (a joint located
+ *                                 there, the other body's point written alike) is one point:
+ *                                 it moves for every body, and the joint with it
  *   forces/F/KEY                  stiffness, damping, natural_length, preload, rest_angle
  *   forces/F/vector/K             component K of a constant force or torque
  *   joints/J/length               length of a rod joint
@@ -66,6 +69,13 @@ typedef struct {
 
 void esl_model_edit_free(EslModelEdit *edit);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(EslModelEdit, esl_model_edit_free)
+
+/* Assemble model with the formulation (by name) and settings: *poses (nbodies * 12: R
+ * row-major, p) and *violations (njoints) newly allocated; FALSE with error (origin names the
+ * model) when the formulation cannot assemble it. */
+gboolean esl_model_assemble(const MbsModel *model, const char *origin, const char *formulation,
+                            const MbsSettings *settings, double **poses, double **violations,
+                            GError **error);
 
 /* Set the number at path, rebuild the model (origin names the file in messages) and assemble it
  * with the formulation (by name) and settings. NULL with error when any step fails. */

@@ -1223,7 +1223,7 @@ static char *syntax_message(const char *raw)
 
 static MbsModel *load_data(const char *data, gsize len, const char *origin,
                            const char *default_name, const EslParameterOverride *overrides,
-                           int noverrides, GError **error)
+                           int noverrides, MbsModel **partial, GError **error)
 {
     Loader L = {origin, NULL, NULL, NULL, NULL, NULL, error, FALSE};
     JsonParser *parser = NULL;
@@ -1301,23 +1301,41 @@ static MbsModel *load_data(const char *data, gsize len, const char *origin,
     g_hash_table_destroy(L.sources);
     g_object_unref(parser);
     if (!ok) {
-        mbs_model_free(L.m);
+        if (partial) /* what was read before the problem, to draw */
+            *partial = L.m;
+        else
+            mbs_model_free(L.m);
         return NULL;
     }
     return L.m;
+}
+
+static MbsModel *load_string(const char *json, const char *origin_name,
+                             const EslParameterOverride *overrides, int noverrides,
+                             MbsModel **partial, GError **error)
+{
+    const char *origin = origin_name ? origin_name : "<string>";
+    char *stem = g_str_has_suffix(origin, ".json") ? g_strndup(origin, strlen(origin) - 5)
+                                                   : g_strdup(origin);
+    MbsModel *m = load_data(json ? json : "", json ? strlen(json) : 0, origin, stem, overrides,
+                            noverrides, partial, error);
+    g_free(stem);
+    return m;
 }
 
 MbsModel *esl_model_load_string(const char *json, const char *origin_name,
                                 const EslParameterOverride *overrides, int noverrides,
                                 GError **error)
 {
-    const char *origin = origin_name ? origin_name : "<string>";
-    char *stem = g_str_has_suffix(origin, ".json") ? g_strndup(origin, strlen(origin) - 5)
-                                                   : g_strdup(origin);
-    MbsModel *m = load_data(json ? json : "", json ? strlen(json) : 0, origin, stem, overrides,
-                            noverrides, error);
-    g_free(stem);
-    return m;
+    return load_string(json, origin_name, overrides, noverrides, NULL, error);
+}
+
+MbsModel *esl_model_load_string_partial(const char *json, const char *origin_name,
+                                        MbsModel **partial, GError **error)
+{
+    if (partial)
+        *partial = NULL;
+    return load_string(json, origin_name, NULL, 0, partial, error);
 }
 
 /* A model is a regular file of at most ESL_MODEL_FILE_SIZE_MAX bytes: a FIFO or a device
@@ -1358,7 +1376,7 @@ MbsModel *esl_model_load_file(const char *path, const EslParameterOverride *over
                     ioerr->message);
         g_error_free(ioerr);
     } else {
-        m = load_data(data, len, base, stem, overrides, noverrides, error);
+        m = load_data(data, len, base, stem, overrides, noverrides, NULL, error);
     }
     g_free(data);
     g_free(stem);

@@ -39,6 +39,12 @@ MbsModel *esl_model_load_string(const char *json, const char *origin_name,
                                 const EslParameterOverride *overrides, int noverrides,
                                 GError **error);
 
+/* The same without overrides; on failure *partial (when not NULL) receives the model as far as it
+ * was read before the problem, not compiled (NULL when nothing could be read), for drawing a
+ * mechanism under construction. */
+MbsModel *esl_model_load_string_partial(const char *json, const char *origin_name,
+                                        MbsModel **partial, GError **error);
+
 G_END_DECLS
 
 #endif

@@ -107,6 +107,9 @@ static void esl_application_startup(GApplication *app)
     } accels[] = {
         {"app.quit", {"<Primary>q", NULL}},
         {"win.open-model", {"<Primary>o", NULL}},
+        {"win.new-model", {"<Primary><Shift>n", NULL}},
+        {"win.undo", {"<Primary>z", NULL}},
+        {"win.redo", {"<Primary><Shift>z", "<Primary>y", NULL}},
         {"win.new-project", {"<Primary>n", NULL}},
         {"win.open-project", {"<Primary><Shift>o", NULL}},
         {"win.save-project", {"<Primary>s", NULL}},

@@ -226,7 +226,7 @@ static void save_project_path(EslWindow *self, const char *path)
     esl_recent_add(path);
 }
 
-static void save_model_path(EslWindow *self, const char *path)
+void esl_window_save_model_path(EslWindow *self, const char *path)
 {
     g_autoptr(GError) error = NULL;
     if (!self->model_json || !g_file_set_contents(path, self->model_json, -1, &error)) {
@@ -246,7 +246,7 @@ void esl_window_choose_model_file(EslWindow *self, EslWindowThen then, const cha
 {
     GtkFileChooserNative *chooser =
         choose_file(self, _("Save Model As"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"),
-                    _("Eslabón models (*.json)"), "*.json", save_model_path);
+                    _("Eslabón models (*.json)"), "*.json", esl_window_save_model_path);
     g_object_set_data(G_OBJECT(chooser), "then", (gpointer)then);
     g_object_set_data_full(G_OBJECT(chooser), "then-path", g_strdup(path), g_free);
 }
@@ -283,7 +283,7 @@ static const struct {
     {"win.open-model", N_("Open Model"), GTK_FILE_CHOOSER_ACTION_OPEN, N_("_Open"),
      N_("Eslabón models (*.json)"), "*.json", open_model_path},
     {"win.save-model", N_("Save Model As"), GTK_FILE_CHOOSER_ACTION_SAVE, N_("_Save"),
-     N_("Eslabón models (*.json)"), "*.json", save_model_path},
+     N_("Eslabón models (*.json)"), "*.json", esl_window_save_model_path},
     {"win.export-view", N_("Export 3D View"), GTK_FILE_CHOOSER_ACTION_SAVE, N_("_Export"),
      N_("PNG images (*.png)"), "*.png", export_view_path},
     {"win.new-project", N_("New Project"), GTK_FILE_CHOOSER_ACTION_SAVE, N_("_Create"),

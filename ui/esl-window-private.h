@@ -6,6 +6,7 @@
 #include "esl-window.h"
 
 #include "esl-frame-meter.h"
+#include "esl-model-build.h"
 #include "esl-model-panel.h"
 #include "esl-playback-bar.h"
 #include "esl-plot-board.h"
@@ -49,6 +50,18 @@ struct _EslWindow {
     GtkWidget *question;         /* a question to the user (stop the run? save the edits?) */
     gboolean close_when_stopped; /* the user chose to close: do it once the run is stored */
     gboolean edits_discarded;    /* the user chose to discard the edits: close without asking */
+
+    /* building the model (esl-window-assemble.c) */
+    GtkWidget *model_editor;
+    EslModelHistory *edits;          /* model_json and its undo/redo */
+    GCancellable *check_cancellable; /* the check of the text under way */
+    gboolean checking;
+    gboolean check_installs; /* the check under way is of an edit: its model replaces the one
+                                shown (FALSE: the model as opened, only counted) */
+    gboolean run_when_checked; /* Run was asked for during the check of an edit */
+    char *check_error; /* why the text does not load or assemble, or NULL */
+    MbsModel *draft;   /* drawn and listed while the text does not load */
+    int dof, redundant; /* of the text last checked (-1: unknown) */
 };
 
 /* esl-window.c */
@@ -93,10 +106,22 @@ void esl_window_ask_unsaved(EslWindow *self, EslWindowThen then, const char *pat
 void esl_window_class_install_actions(GtkWidgetClass *widget_class);
 void esl_window_init_actions(EslWindow *self);
 void esl_window_fill_recent_menu(EslWindow *self);
+/* Save the model's text to path (it becomes the model's file). */
+void esl_window_save_model_path(EslWindow *self, const char *path);
 /* Ask for a file to save the model in; once saved, call then(self, path). */
 void esl_window_choose_model_file(EslWindow *self, EslWindowThen then, const char *path);
 /* Leave the gallery for the workbench when a model is open; FALSE when there is none. */
 gboolean esl_window_leave_gallery(EslWindow *self);
+
+/* esl-window-assemble.c */
+void esl_window_class_install_assemble_actions(GtkWidgetClass *widget_class);
+/* The model just installed starts a new undo history. */
+void esl_window_begin_edits(EslWindow *self);
+/* json (taken) is the model's text after an edit named label: it can be undone, the model is
+ * marked modified and checked again on a worker. */
+void esl_window_commit_edit(EslWindow *self, char *json, const char *label);
+/* Cancel the check under way and forget the history (the window goes away). */
+void esl_window_end_edits(EslWindow *self);
 
 G_END_DECLS
 

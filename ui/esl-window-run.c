@@ -150,6 +150,16 @@ void esl_window_start_run(EslWindow *self)
 {
     if (self->controller || !self->model)
         return;
+    if (self->checking && self->check_installs) { /* the edited model is not there yet */
+        self->run_when_checked = TRUE;
+        esl_window_show_status(self, FALSE, _("Checking the edited model; the run starts once "
+                                              "it is checked."));
+        return;
+    }
+    if (self->check_error) {
+        esl_window_show_status(self, TRUE, _("The model cannot run: %s"), self->check_error);
+        return;
+    }
     g_autoptr(GError) error = NULL;
     if (!esl_run_settings_check(ESL_RUN_SETTINGS(self->run_settings), &error)) {
         esl_window_show_status(self, TRUE, "%s", error->message);
@@ -197,7 +207,10 @@ void esl_window_update_run_actions(EslWindow *self)
 {
     gboolean running = self->controller != NULL;
     GtkWidget *widget = GTK_WIDGET(self);
-    gtk_widget_action_set_enabled(widget, "win.run", !running && self->model);
+    /* A text that does not load cannot run; an edited one runs once checked
+     * (esl-window-assemble.c). */
+    gtk_widget_action_set_enabled(widget, "win.run",
+                                  !running && self->model && !self->check_error);
     gtk_widget_action_set_enabled(widget, "win.pause", running);
     gtk_widget_action_set_enabled(widget, "win.stop", running);
     gtk_widget_set_sensitive(self->run_settings, !running);

@@ -10,6 +10,7 @@
 
 #include "esl-color-scale.h"
 #include "esl-model-edit.h"
+#include "esl-model-editor.h"
 #include "esl-model-file.h"
 #include "esl-models-dir.h"
 #include "mbs_formulation.h"
@@ -214,7 +215,18 @@ static void on_element_selected(EslModelPanel *panel, int source, int index, Esl
 static void on_viewport_picked(EslViewport *viewport, int source, int index, EslWindow *self)
 {
     (void)viewport;
+    /* On the Build page a pick fills the form (its bodies or joint) and the page stays. */
+    GtkNotebook *sidebar = GTK_NOTEBOOK(gtk_widget_get_ancestor(self->model_editor,
+                                                                GTK_TYPE_NOTEBOOK));
+    int page = gtk_notebook_get_current_page(sidebar);
+    gboolean building = page == gtk_notebook_page_num(sidebar, self->model_editor);
     esl_model_panel_select(ESL_MODEL_PANEL(self->model_panel), source, index);
+    if (building) {
+        gtk_notebook_set_current_page(sidebar, page);
+        if (source == ESL_SOURCE_BODY || source == ESL_SOURCE_JOINT)
+            esl_model_editor_pick(ESL_MODEL_EDITOR(self->model_editor),
+                                  source == ESL_SOURCE_BODY, index);
+    }
 }
 
 void esl_window_read_settings(EslWindow *self, MbsSettings *settings)
@@ -222,7 +234,9 @@ void esl_window_read_settings(EslWindow *self, MbsSettings *settings)
     esl_run_settings_read(ESL_RUN_SETTINGS(self->run_settings), settings);
 }
 
-gboolean esl_window_edit_model(EslWindow *self, const char *path, double value, GError **error)
+/* The edit of the number at path, named label for Undo. */
+static gboolean edit_number(EslWindow *self, const char *path, double value, const char *label,
+                            GError **error)
 {
     if (self->controller) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
@@ -233,41 +247,31 @@ gboolean esl_window_edit_model(EslWindow *self, const char *path, double value, 
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("no model is open"));
         return FALSE;
     }
-    MbsSettings settings;
-    esl_window_read_settings(self, &settings);
-    const MbsFormulationClass *klass =
-        esl_run_settings_get_formulation(ESL_RUN_SETTINGS(self->run_settings));
-    const char *formulation = klass ? klass->name : "penalty";
-    g_autofree char *origin = g_path_get_basename(self->model_path);
-    g_autoptr(EslModelEdit) edit = esl_model_edit_apply(self->model_json, origin, path, value,
-                                                        formulation, &settings, error);
-    if (!edit)
+    g_autofree char *json = esl_model_edit_set_number(self->model_json, path, value, error);
+    if (!json)
         return FALSE;
-    /* The element shown in the inspector is shown again, with its new numbers. */
-    EslModelPanel *panel = ESL_MODEL_PANEL(self->model_panel);
-    int source, index;
-    esl_model_panel_get_selected(panel, &source, &index);
-    /* The run shown was of the model before the edit: it is no longer shown. */
-    esl_run_browser_unselect_all(ESL_RUN_BROWSER(self->run_browser));
-    esl_window_set_history(self, NULL, FALSE);
-    esl_plot_board_prepare_single(ESL_PLOT_BOARD(self->plot_board));
-    esl_playback_bar_set_label(ESL_PLAYBACK_BAR(self->playback_bar), _("t = 0 s"));
-    esl_viewport_set_model(ESL_VIEWPORT(self->viewport), NULL);
-    mbs_model_free(self->model);
-    self->model = g_steal_pointer(&edit->model);
-    esl_run_settings_set_model(ESL_RUN_SETTINGS(self->run_settings), self->model);
-    g_free(self->model_json);
-    self->model_json = g_steal_pointer(&edit->json);
-    self->model_modified = TRUE;
-    self->edits_discarded = FALSE;
-    esl_viewport_set_model(ESL_VIEWPORT(self->viewport), self->model);
-    esl_window_show_state(self, edit->poses, edit->violations);
-    gtk_label_set_text(GTK_LABEL(self->viewport_note),
-                       _("Model edited and re-assembled: run it to see the effect."));
-    esl_window_update_titles(self);
-    esl_model_panel_set_model(panel, self->model, self->model_json);
-    esl_model_panel_select(panel, source, index);
+    /* A number the loader refuses (a negative mass) is refused here, under its field; the
+     * assembly and the rank are computed on a worker (esl-window-assemble.c). */
+    g_autofree char *origin = g_path_get_basename(self->model_path);
+    g_autoptr(GError) load_error = NULL;
+    MbsModel *loaded = esl_model_load_string(json, origin, NULL, 0, &load_error);
+    gboolean loads = loaded != NULL;
+    mbs_model_free(loaded);
+    /* A model under construction (not yet connected) takes any number; the check says what
+     * is missing. */
+    if (!loads && !self->check_error &&
+        !g_error_matches(load_error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_TOPOLOGY)) {
+        g_propagate_error(error, g_steal_pointer(&load_error));
+        return FALSE;
+    }
+    esl_window_commit_edit(self, g_steal_pointer(&json), label);
     return TRUE;
+}
+
+gboolean esl_window_edit_model(EslWindow *self, const char *path, double value, GError **error)
+{
+    g_autofree char *label = g_strdup_printf(_("set %s"), path);
+    return edit_number(self, path, value, label, error);
 }
 
 /* A number entered in the inspector. */
@@ -275,7 +279,8 @@ static gboolean on_edit_field(EslModelPanel *panel, const char *path, const char
                               double value, GError **error, EslWindow *self)
 {
     (void)panel;
-    if (!esl_window_edit_model(self, path, value, error))
+    g_autofree char *what = g_strdup_printf(_("set %s"), label);
+    if (!edit_number(self, path, value, what, error))
         return FALSE;
     const MbsFormulationClass *klass =
         esl_run_settings_get_formulation(ESL_RUN_SETTINGS(self->run_settings));
@@ -504,6 +509,7 @@ void esl_window_install_model(EslWindow *self, MbsModel *model, char *json, char
     esl_window_show_status(self, FALSE, _("%s: %s, %s, %s, %s, %s."), model->name, bodies, joints,
                            forces, coords, constraints);
     gtk_stack_set_visible_child_name(GTK_STACK(self->stack), "workbench");
+    esl_window_begin_edits(self);
     esl_window_update_titles(self);
     esl_window_update_run_actions(self);
 }
@@ -603,6 +609,7 @@ static void on_stack_page_changed(GtkStack *stack, GParamSpec *pspec, EslWindow 
 static void esl_window_dispose(GObject *object)
 {
     EslWindow *self = ESL_WINDOW(object);
+    esl_window_end_edits(self);
     if (self->controller) {
         g_signal_handlers_disconnect_by_data(self->controller, self);
         esl_run_controller_join(self->controller);
@@ -669,6 +676,7 @@ static void esl_window_class_init(EslWindowClass *klass)
     g_type_ensure(ESL_TYPE_PLAYBACK_BAR);
     g_type_ensure(ESL_TYPE_PLOT_BOARD);
     g_type_ensure(ESL_TYPE_RUN_SETTINGS);
+    g_type_ensure(ESL_TYPE_MODEL_EDITOR);
     gtk_widget_class_set_template_from_resource(widget_class,
                                                 "/org/eslabon/Eslabon/ui/esl-window.ui");
 #define CHILD(name) gtk_widget_class_bind_template_child(widget_class, EslWindow, name)
@@ -691,6 +699,7 @@ static void esl_window_class_init(EslWindowClass *klass)
     CHILD(subtitle_label);
     CHILD(pause_button);
     CHILD(back_button);
+    CHILD(model_editor);
 #undef CHILD
     gtk_widget_class_bind_template_callback(widget_class, on_model_chosen);
     gtk_widget_class_bind_template_callback(widget_class, on_stack_page_changed);
@@ -703,6 +712,7 @@ static void esl_window_class_init(EslWindowClass *klass)
     gtk_widget_class_bind_template_callback(widget_class, on_playback_time_changed);
     gtk_widget_class_bind_template_callback(widget_class, on_plot_cursor_moved);
     esl_window_class_install_actions(widget_class);
+    esl_window_class_install_assemble_actions(widget_class);
     signals[SIGNAL_RUN_FINISHED] =
         g_signal_new("run-finished", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                      NULL, G_TYPE_NONE, 2, G_TYPE_INT, G_TYPE_INT64);

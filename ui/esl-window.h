@@ -51,6 +51,19 @@ GtkWidget *esl_window_get_question(EslWindow *self);
 /* The renderer's error, or NULL when the 3D view works. */
 const char *esl_window_get_viewport_error(EslWindow *self);
 
+/* Building (esl-window-assemble.c; the actions win.new-model, win.add-body, win.add-joint,
+ * win.add-force, win.set-driver, win.set-initial, win.set-parameter, win.set-gravity,
+ * win.remove-element take the a{sv} of app/esl-model-build.h; win.undo, win.redo;
+ * win.save-model-to (s) saves to a path): the model file's text as edited, */
+const char *esl_window_get_model_json(EslWindow *self);
+/* whether its check (load, assemble, rank on a worker) is under way, */
+gboolean esl_window_is_checking(EslWindow *self);
+/* why the text does not load or assemble (NULL: it does), */
+const char *esl_window_get_check_error(EslWindow *self);
+/* and its degrees of freedom and redundant constraints as `eslabon-cli info` counts them (-1:
+ * unknown). */
+void esl_window_get_mobility(EslWindow *self, int *dof, int *redundant);
+
 /* Signals:
  *   "run-finished" (int status, gint64 run_id) after a run has ended and been shown. */
 

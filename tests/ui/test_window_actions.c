@@ -28,6 +28,9 @@ static const struct {
     {"win.view::top", "<Control>4"},
     {"win.show-frames", "<Control>b"},
     {"win.export-view", "<Control>e"},
+    {"win.new-model", "<Shift><Control>n"},
+    {"win.undo", "<Control>z"},
+    {"win.redo", "<Shift><Control>z"},
 };
 
 /* Actions of the menus and buttons without a shortcut. */

@@ -78,6 +78,35 @@ static void check_cut_path(void)
     mbs_model_free(m);
 }
 
+/* matrix-r through the flat position of a parallelogram chain: the damped SVD solves near the
+ * rank loss (and the repartitions, dense) allocate nothing either. */
+static void check_matrix_r_singular_path(void)
+{
+    MbsModel *m = build_parallelogram_chain(2, 6.0);
+    MbsSettings s;
+    mbs_settings_defaults(&s);
+    s.step = 5e-4;
+    MbsError err;
+    MbsFormulation *f = mbs_formulation_new("matrix-r", m, &s, &err);
+    MbsRun *run = f ? mbs_run_new(f, NULL, NULL, &err) : NULL;
+    long before = alloc_count;
+    alloc_counting = 1;
+    MbsRunOutcome out = run ? mbs_run_advance(run, 1.2) : MBS_RUN_FAILED;
+    alloc_counting = 0;
+    double singular = 0.0;
+    MbsStatistic stats[32];
+    int count = f ? f->klass->statistics(f, stats, 32) : 0;
+    for (int i = 0; i < count && i < 32; ++i)
+        if (!strcmp(stats[i].name, "singular_evaluations"))
+            singular = stats[i].value;
+    tap_ok(out == MBS_RUN_REACHED && singular > 0 && alloc_count - before == 0,
+           "matrix-r through a singular position: %.0f damped evaluations, %ld allocations",
+           singular, alloc_count - before);
+    mbs_run_free(run);
+    mbs_formulation_free(f);
+    mbs_model_free(m);
+}
+
 int main(void)
 {
     for (int i = 0; i < mbs_formulation_count(); ++i) {
@@ -90,6 +119,7 @@ int main(void)
         mbs_model_free(m);
     }
     check_cut_path();
+    check_matrix_r_singular_path();
     /* the methods that use a structural pattern (nd-sparse: its colouring made at init) */
     static const char *const with_pattern[] = {"penalty", "ali3p"};
     for (int j = 0; j < MBS_JACOBIAN_COUNT; ++j)

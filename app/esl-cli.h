@@ -9,6 +9,8 @@ int esl_cli_run(int argc, char **argv);         /* esl-cli-run.c */
 int esl_cli_bench(int argc, char **argv);       /* esl-cli-bench.c */
 int esl_cli_render(int argc, char **argv);      /* esl-cli-render.c */
 int esl_cli_compare(int argc, char **argv);     /* esl-cli-compare.c */
+int esl_cli_sensitivity(int argc, char **argv);  /* esl-cli-sensitivity.c */
+int esl_cli_optimize(int argc, char **argv);     /* esl-cli-optimize.c */
 int esl_cli_formulations(int argc, char **argv); /* esl-cli-settings.c */
 
 #endif

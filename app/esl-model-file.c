@@ -15,6 +15,7 @@
 #include "esl-settings-json.h"
 #include "mbs_expr.h"
 #include "mbs_force.h"
+#include "mbs_objective.h"
 
 #define MAX_NESTING 200
 
@@ -1150,6 +1151,124 @@ static gboolean load_dof(Loader *L, JsonObject *o, int index)
     return TRUE;
 }
 
+/* ---- objectives (sensitivities, optimisation) ------------------------------------------ */
+
+/* One term of an objective's integrand or final value: a quantity of a point, joint or body
+ * and how it is measured (docs/model-format.md). */
+static gboolean load_objective_term(Loader *L, JsonObject *o, const char *where, int final)
+{
+    static const char *const fields[] = {"quantity", "body", "point", "joint", "measure",
+                                         "weight", "reference", NULL};
+    MbsObjectiveTerm t = {.point = -1, .body = -1, .joint = -1, .weight = 1.0, .final = final};
+    const char *quantity, *measure;
+    set_where(L, "%s", where);
+    int has_measure;
+    if (!check_members(L, o, fields) || get_string(L, o, "quantity", TRUE, &quantity) < 0 ||
+        (has_measure = get_string(L, o, "measure", FALSE, &measure)) < 0)
+        return FALSE;
+    if (!has_measure)
+        measure = "squared_norm";
+    t.quantity = mbs_quantity_from_name(quantity);
+    if (t.quantity == MBS_QUANTITY_COUNT)
+        return fail(L, "unknown quantity '%s' (expected position, displacement, velocity, "
+                    "acceleration, joint_coordinate, joint_rate or angular_velocity)", quantity);
+    if (t.quantity == MBS_QUANTITY_JOINT_COORDINATE || t.quantity == MBS_QUANTITY_JOINT_RATE) {
+        if (!get_joint(L, o, "joint", &t.joint))
+            return FALSE;
+    } else {
+        if (!get_body(L, o, "body", &t.body))
+            return FALSE;
+        if (t.quantity != MBS_QUANTITY_ANGULAR_VELOCITY) {
+            const char *point;
+            if (get_string(L, o, "point", TRUE, &point) < 0)
+                return FALSE;
+            t.point = mbs_model_find_point(L->m, t.body, point);
+            if (t.point < 0)
+                return fail(L, "'%s' is not a point of body '%s'", point,
+                            L->m->bodies[t.body].name);
+        }
+    }
+    if (!strcmp(measure, "squared_norm")) {
+        t.measure = MBS_MEASURE_SQUARED_NORM;
+    } else {
+        static const char *const components[] = {"x", "y", "z", "value"};
+        t.measure = MBS_MEASURE_COMPONENT;
+        t.component = -1;
+        for (int k = 0; k < 4; ++k)
+            if (!strcmp(measure, components[k]))
+                t.component = k % 3;
+        int scalar = mbs_quantity_size(t.quantity) == 1;
+        if (t.component < 0 || scalar != !strcmp(measure, "value"))
+            return fail(L, "'measure' of %s must be \"squared_norm\" or %s, not '%s'",
+                        quantity, scalar ? "\"value\"" : "\"x\", \"y\" or \"z\"", measure);
+    }
+    /* A plain number: a weight is not a bound field, so an expression could not follow a
+     * parameter's new value. */
+    JsonNode *w = json_object_get_member(o, "weight");
+    if (w) {
+        if (!JSON_NODE_HOLDS_VALUE(w) || (json_node_get_value_type(w) != G_TYPE_DOUBLE &&
+                                          json_node_get_value_type(w) != G_TYPE_INT64))
+            return fail(L, "'weight' must be a number, not %s", kind_of(w));
+        t.weight = json_node_get_double(w);
+    }
+    /* A fixed point or value (plain numbers, like the weight). */
+    JsonNode *ref = json_object_get_member(o, "reference");
+    int size = mbs_quantity_size(t.quantity);
+    if (ref) {
+        JsonArray *a = JSON_NODE_HOLDS_ARRAY(ref) ? json_node_get_array(ref) : NULL;
+        if (!a || (int)json_array_get_length(a) != size)
+            return fail(L, "'reference' must be an array of %d numbers", size);
+        for (int k = 0; k < size; ++k) {
+            JsonNode *e = json_array_get_element(a, (guint)k);
+            if (!JSON_NODE_HOLDS_VALUE(e) || (json_node_get_value_type(e) != G_TYPE_DOUBLE &&
+                                              json_node_get_value_type(e) != G_TYPE_INT64))
+                return fail(L, "'reference' must be an array of %d numbers", size);
+            t.reference[k] = json_node_get_double(e);
+        }
+    }
+    MbsError err = {0};
+    if (mbs_model_add_objective_term(L->m, &t, &err) < 0)
+        return engine_fail(L, &err);
+    return TRUE;
+}
+
+static gboolean load_objective(Loader *L, JsonObject *o, int index)
+{
+    static const char *const fields[] = {"name", "integrand", "final", NULL};
+    static const char *const parts[2] = {"integrand", "final"};
+    const char *name;
+    set_where(L, "objectives[%d]", index);
+    if (!check_members(L, o, fields) || get_string(L, o, "name", TRUE, &name) < 0 ||
+        !check_name(L, "objective", name))
+        return FALSE;
+    set_where(L, "objectives[%d] '%s'", index, name);
+    MbsError err = {0};
+    if (mbs_model_add_objective(L->m, name, &err) < 0)
+        return engine_fail(L, &err);
+    int nterms = 0;
+    for (int final = 0; final < 2; ++final) {
+        JsonArray *a;
+        set_where(L, "objectives[%d] '%s'", index, name);
+        int r = get_array(L, o, parts[final], FALSE, &a);
+        if (r < 0)
+            return FALSE;
+        for (guint i = 0; r > 0 && i < json_array_get_length(a); ++i, ++nterms) {
+            JsonNode *e = json_array_get_element(a, i);
+            char *where = g_strdup_printf("objectives[%d] '%s' %s[%u]", index, name,
+                                          parts[final], i);
+            gboolean ok = JSON_NODE_HOLDS_OBJECT(e)
+                              ? load_objective_term(L, json_node_get_object(e), where, final)
+                              : (set_where(L, "%s", where),
+                                 fail(L, "must be an object, not %s", kind_of(e)));
+            g_free(where);
+            if (!ok)
+                return FALSE;
+        }
+    }
+    set_where(L, "objectives[%d] '%s'", index, name);
+    return nterms > 0 || fail(L, "needs at least one term in 'integrand' or 'final'");
+}
+
 /* ---- document -------------------------------------------------------------------------- */
 
 typedef gboolean (*ElementLoader)(Loader *L, JsonObject *o, int index);
@@ -1181,8 +1300,8 @@ static gboolean load_header(Loader *L, JsonObject *root, const char *default_nam
 {
     static const char *const fields[] = {"format", "version", "name",   "description",
                                          "parameters", "gravity", "bodies", "joints",
-                                         "forces", "initial", "degrees_of_freedom", "planar",
-                                         NULL};
+                                         "forces", "initial", "degrees_of_freedom",
+                                         "objectives", "planar", NULL};
     const char *format, *name, *description;
     JsonNode *v;
     if (!json_object_has_member(root, "format"))
@@ -1285,7 +1404,8 @@ static MbsModel *load_data(const char *data, gsize len, const char *origin,
     ok = ok && load_list(&L, o, "joints", FALSE, load_joint) &&
          load_list(&L, o, "forces", FALSE, load_force) &&
          load_list(&L, o, "initial", FALSE, load_initial) &&
-         load_list(&L, o, "degrees_of_freedom", FALSE, load_dof);
+         load_list(&L, o, "degrees_of_freedom", FALSE, load_dof) &&
+         load_list(&L, o, "objectives", FALSE, load_objective);
     if (ok) {
         MbsError err = {0};
         set_where(&L, NULL);

@@ -16,6 +16,13 @@ static const Command commands[] = {
      "run MODEL [--formulation NAME] [--step H] [--duration T] [--SETTING VALUE]...\n"
      "            [--set PARAM=VALUE]... [--output history.csv] [--project FILE] [--json]\n"
      "            (settings: run --help, formulations)"},
+    {"sensitivity", esl_cli_sensitivity,
+     "sensitivity MODEL [--formulation NAME] [--method direct|adjoint|fd] [--objectives A,B]\n"
+     "            [--parameters A,B] [--step H] [--duration T] [--SETTING VALUE]... [--json]"},
+    {"optimize", esl_cli_optimize,
+     "optimize MODEL [--objective NAME] [--parameters A,B] [--lower A,B] [--upper A,B]\n"
+     "            [--algorithm lbfgs|slsqp] [--method direct|fd] [--max-evaluations N] [--step H]\n"
+     "            [--duration T] [--SETTING VALUE]..."},
     {"formulations", esl_cli_formulations, "formulations [--json]"},
     {"compare", esl_cli_compare,
      "compare MODEL [--formulations A,B,...] [--step H] [--duration T] [--reference-step H_REF]\n"

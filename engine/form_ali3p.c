@@ -1095,6 +1095,12 @@ static void ali3p_coordinates(const MbsFormulation *f, double *q, double *qd)
         memcpy(qd, a->qd, (size_t)a->n * sizeof(double));
 }
 
+static void ali3p_accelerations(const MbsFormulation *f, double *qdd)
+{
+    const Ali3p *a = f->impl;
+    memcpy(qdd, a->qdd, sizeof(double) * (size_t)a->n);
+}
+
 static double ali3p_joint_violation(const MbsFormulation *f, int joint)
 {
     const Ali3p *a = f->impl;
@@ -1229,6 +1235,8 @@ const MbsFormulationClass mbs_ali3p_class = {
     .body_pose = ali3p_body_pose,
     .ncoords = ali3p_ncoords,
     .coordinates = ali3p_coordinates,
+    .coordinate_kind = MBS_COORDINATES_NATURAL,
+    .accelerations = ali3p_accelerations,
     .joint_violation = ali3p_joint_violation,
     .state_size = ali3p_state_size,
     .state_get = ali3p_state_get,

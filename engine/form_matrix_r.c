@@ -1563,6 +1563,12 @@ static void matrix_r_coordinates(const MbsFormulation *f, double *q, double *qd)
         memcpy(qd, R->zd, sizeof(double) * (size_t)R->n);
 }
 
+static void matrix_r_accelerations(const MbsFormulation *f, double *qdd)
+{
+    const MatrixR *R = f->impl;
+    memcpy(qdd, R->zdd, sizeof(double) * (size_t)R->n);
+}
+
 static double matrix_r_joint_violation(const MbsFormulation *f, int joint)
 {
     const MatrixR *R = f->impl;
@@ -1953,6 +1959,7 @@ const MbsFormulationClass mbs_matrix_r_class = {
     .body_pose = matrix_r_body_pose,
     .ncoords = matrix_r_ncoords,
     .coordinates = matrix_r_coordinates,
+    .accelerations = matrix_r_accelerations,
     .joint_violation = matrix_r_joint_violation,
     .state_size = matrix_r_state_size,
     .state_get = matrix_r_state_get,

@@ -530,6 +530,12 @@ static void penalty_coordinates(const MbsFormulation *f, double *q, double *qd)
         memcpy(qd, P->zd, sizeof(double) * (size_t)P->n);
 }
 
+static void penalty_accelerations(const MbsFormulation *f, double *qdd)
+{
+    const Penalty *P = f->impl;
+    memcpy(qdd, P->zdd, sizeof(double) * (size_t)P->n);
+}
+
 static double penalty_joint_violation(const MbsFormulation *f, int joint)
 {
     const Penalty *P = f->impl;
@@ -576,6 +582,7 @@ const MbsFormulationClass mbs_penalty_class = {
     .body_pose = penalty_body_pose,
     .ncoords = penalty_ncoords,
     .coordinates = penalty_coordinates,
+    .accelerations = penalty_accelerations,
     .joint_violation = penalty_joint_violation,
     .state_size = penalty_state_size,
     .state_get = penalty_state_get,

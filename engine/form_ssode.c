@@ -876,6 +876,12 @@ static void ssode_coordinates(const MbsFormulation *f, double *q, double *qd)
         memcpy(qd, s->qd, (size_t)s->n * sizeof(double));
 }
 
+static void ssode_accelerations(const MbsFormulation *f, double *qdd)
+{
+    const Ssode *s = f->impl;
+    memcpy(qdd, s->qdd, sizeof(double) * (size_t)s->n);
+}
+
 static double ssode_joint_violation(const MbsFormulation *f, int joint)
 {
     const Ssode *s = f->impl;
@@ -1036,6 +1042,8 @@ const MbsFormulationClass mbs_ssode_class = {
     .body_pose = ssode_body_pose,
     .ncoords = ssode_ncoords,
     .coordinates = ssode_coordinates,
+    .coordinate_kind = MBS_COORDINATES_NATURAL,
+    .accelerations = ssode_accelerations,
     .joint_violation = ssode_joint_violation,
     .state_size = ssode_state_size,
     .state_get = ssode_state_get,

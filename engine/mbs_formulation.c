@@ -240,6 +240,16 @@ void mbs_formulation_body_pose(const MbsFormulation *f, int body, double R[9], d
     f->klass->body_pose(f, body, R, p);
 }
 
+void mbs_formulation_accelerations(const MbsFormulation *f, double *qdd)
+{
+    if (f->klass->accelerations) {
+        f->klass->accelerations(f, qdd);
+        return;
+    }
+    for (int i = 0, n = f->klass->ncoords(f); i < n; ++i)
+        qdd[i] = NAN;
+}
+
 void mbs_formulation_point_position(const MbsFormulation *f, int point, double out[3])
 {
     const MbsPoint *pt = &f->model->points[point];

@@ -53,6 +53,12 @@ typedef struct {
 
 typedef struct MbsFormulation MbsFormulation;
 
+/* The coordinates a formulation integrates (what `coordinates` and `accelerations` return). */
+typedef enum {
+    MBS_COORDINATES_RELATIVE, /* z of the spanning tree (mbs_kinematics.h) */
+    MBS_COORDINATES_NATURAL,  /* q of mbs_natural.h */
+} MbsCoordinateKind;
+
 /* A named counter or timer a formulation publishes (MbsFormulationClass.statistics), e.g. the
  * phase times of matrix-r; value accumulated since init or the last reset. */
 typedef struct {
@@ -81,6 +87,9 @@ typedef struct {
     /* Coordinates (relative z or natural q): count and values. */
     int (*ncoords)(const MbsFormulation *f);
     void (*coordinates)(const MbsFormulation *f, double *q, double *qd);
+    MbsCoordinateKind coordinate_kind;
+    /* Accelerations of the coordinates at the current time (ncoords entries). */
+    void (*accelerations)(const MbsFormulation *f, double *qdd);
     /* Max |violation| of the constraints that belong to one joint (0 for tree joints). */
     double (*joint_violation)(const MbsFormulation *f, int joint);
     /* Checkpoint of the formulation's own state (coordinates, velocities, accelerations,
@@ -146,6 +155,9 @@ int mbs_formulation_step_by(MbsFormulation *f, double h, MbsError *err);
 void mbs_formulation_free(MbsFormulation *f);
 
 void mbs_formulation_body_pose(const MbsFormulation *f, int body, double R[9], double p[3]);
+/* Accelerations of the coordinates (NaN when the class has no `accelerations`, so that nothing
+ * reads made-up zeros). */
+void mbs_formulation_accelerations(const MbsFormulation *f, double *qdd);
 /* Current position of a model point (index into m->points). */
 void mbs_formulation_point_position(const MbsFormulation *f, int point, double out[3]);
 

@@ -49,6 +49,8 @@ void mbs_model_free(MbsModel *m)
     free(m->initial);
     free(m->parameters);
     free(m->dofs);
+    free(m->objectives);
+    free(m->objective_terms);
     mbs_model_clear_bindings(m);
     free(m);
 }

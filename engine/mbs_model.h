@@ -98,6 +98,43 @@ typedef struct {
     int point, axis;
 } MbsDofChoice;
 
+/* ---- objectives: psi = w(t_F) + integral of g dt (mbs_objective.h evaluates them) ---- */
+
+/* What a term of an objective reads, at one instant. */
+typedef enum {
+    MBS_QUANTITY_POSITION,         /* 3: global position of a point of a body */
+    MBS_QUANTITY_DISPLACEMENT,     /* 3: that position minus its value at t = 0 */
+    MBS_QUANTITY_VELOCITY,         /* 3: velocity of a point */
+    MBS_QUANTITY_ACCELERATION,     /* 3: acceleration of a point */
+    MBS_QUANTITY_JOINT_COORDINATE, /* 1: coordinate of a tree or cut joint (revolute, prismatic) */
+    MBS_QUANTITY_JOINT_RATE,       /* 1: its time derivative */
+    MBS_QUANTITY_ANGULAR_VELOCITY, /* 3: angular velocity of a body */
+    MBS_QUANTITY_COUNT
+} MbsQuantityKind;
+
+typedef enum {
+    MBS_MEASURE_SQUARED_NORM, /* y.y (the square of a scalar quantity) */
+    MBS_MEASURE_COMPONENT,    /* y[component] (the value of a scalar quantity) */
+} MbsMeasure;
+
+/* One term weight * measure(quantity) of an objective's integrand g or final value w. */
+typedef struct {
+    MbsQuantityKind quantity;
+    int point;     /* index into m->points: position, displacement, velocity, acceleration */
+    int body;      /* angular velocity (for point quantities: the point's body) */
+    int joint;     /* joint quantities */
+    MbsMeasure measure;
+    int component; /* 0..2 (x, y, z) for a component of a vector quantity; 0 for scalars */
+    double weight;
+    double reference[3]; /* subtracted from a vector quantity (e.g. a fixed point r20) */
+    int final;     /* 0: a term of g (integrated over the run), 1: of w (at the final time) */
+} MbsObjectiveTerm;
+
+typedef struct {
+    char name[MBS_NAME_MAX];
+    int first_term, nterms; /* its terms: m->objective_terms[first_term ...] */
+} MbsObjective;
+
 typedef struct MbsTopology MbsTopology;
 
 /* ---- parameters: which fields are computed from which parameter (mbs_parameters.c) ---- */
@@ -170,13 +207,17 @@ typedef struct MbsModel {
     int ndofs;
     MbsBinding *bindings; /* fields that read a parameter, in evaluation order */
     int nbindings;
+    MbsObjective *objectives;
+    int nobjectives;
+    MbsObjectiveTerm *objective_terms; /* every objective's terms, one objective after another */
+    int nobjective_terms;
 
     int ground; /* index of the ground body */
     MbsTopology *topo; /* NULL until compiled */
 
     /* builder bookkeeping */
     int cap_bodies, cap_points, cap_joints, cap_forces, cap_initial, cap_parameters, cap_dofs,
-        cap_bindings;
+        cap_bindings, cap_objectives, cap_objective_terms;
 } MbsModel;
 
 MbsModel *mbs_model_new(const char *name);
@@ -214,6 +255,14 @@ int mbs_model_add_parameter(MbsModel *m, const char *name, double value, MbsErro
 int mbs_model_add_dof(MbsModel *m, int joint, int coordinate, int point, int axis,
                       MbsError *err);
 
+/* A new objective (no terms yet), and a term appended to the last objective added (checked
+ * against the model: the point, body or joint it reads, the component). Return the index, or
+ * -1 with err naming the objective. Objectives may be added after compile: they do not change
+ * the dynamics. */
+int mbs_model_add_objective(MbsModel *m, const char *name, MbsError *err);
+int mbs_model_add_objective_term(MbsModel *m, const MbsObjectiveTerm *term, MbsError *err);
+int mbs_model_find_objective(const MbsModel *m, const char *name);
+
 int mbs_model_find_body(const MbsModel *m, const char *name);
 int mbs_model_find_joint(const MbsModel *m, const char *name);
 int mbs_model_find_point(const MbsModel *m, int body, const char *name);
@@ -234,6 +283,10 @@ int mbs_model_compile(MbsModel *m, MbsError *err);
 /* ---- parameters ---------------------------------------------------------------------- */
 
 int mbs_model_find_parameter(const MbsModel *m, const char *name);
+/* 1 when parameter p is given a value of its own (a number, or an expression of constants),
+ * 0 when it is computed from other parameters: the parameters a sensitivity or an optimisation
+ * can vary, by default. */
+int mbs_model_parameter_is_free(const MbsModel *m, int p);
 
 /* Record that target (already set by a builder) is computed from inputs: expressions of the
  * model's parameters, all added before. The inputs must reproduce the target's value exactly

@@ -319,6 +319,14 @@ int mbs_model_parameter_dependents(const MbsModel *m, int p, MbsFieldRef *out, i
     return n;
 }
 
+int mbs_model_parameter_is_free(const MbsModel *m, int p)
+{
+    for (int i = 0; i < m->nbindings; ++i)
+        if (m->bindings[i].target.kind == MBS_ELEMENT_PARAMETER && m->bindings[i].target.index == p)
+            return 0;
+    return p >= 0 && p < m->nparameters;
+}
+
 /* ---- copies ----------------------------------------------------------------------------- */
 
 static int copy_array(void **dst, const void *src, int count, size_t elem)
@@ -342,6 +350,7 @@ static MbsModel *copy_elements(const MbsModel *m, MbsError *err)
     c->topo = NULL;
     c->bodies = NULL, c->points = NULL, c->joints = NULL, c->forces = NULL;
     c->initial = NULL, c->parameters = NULL, c->dofs = NULL, c->bindings = NULL;
+    c->objectives = NULL, c->objective_terms = NULL;
     c->nbindings = 0;
     int failed = copy_array((void **)&c->bodies, m->bodies, m->nbodies, sizeof *m->bodies) ||
                  copy_array((void **)&c->points, m->points, m->npoints, sizeof *m->points) ||
@@ -350,10 +359,15 @@ static MbsModel *copy_elements(const MbsModel *m, MbsError *err)
                  copy_array((void **)&c->initial, m->initial, m->ninitial, sizeof *m->initial) ||
                  copy_array((void **)&c->parameters, m->parameters, m->nparameters,
                             sizeof *m->parameters) ||
-                 copy_array((void **)&c->dofs, m->dofs, m->ndofs, sizeof *m->dofs);
+                 copy_array((void **)&c->dofs, m->dofs, m->ndofs, sizeof *m->dofs) ||
+                 copy_array((void **)&c->objectives, m->objectives, m->nobjectives,
+                            sizeof *m->objectives) ||
+                 copy_array((void **)&c->objective_terms, m->objective_terms,
+                            m->nobjective_terms, sizeof *m->objective_terms);
     c->cap_bodies = m->nbodies, c->cap_points = m->npoints, c->cap_joints = m->njoints;
     c->cap_forces = m->nforces, c->cap_initial = m->ninitial;
     c->cap_parameters = m->nparameters, c->cap_dofs = m->ndofs;
+    c->cap_objectives = m->nobjectives, c->cap_objective_terms = m->nobjective_terms;
     c->cap_bindings = m->nbindings;
     if (!failed && m->nbindings &&
         !(c->bindings = calloc((size_t)m->nbindings, sizeof *c->bindings)))

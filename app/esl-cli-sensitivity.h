@@ -1,0 +1,25 @@
+/* Shared by eslabon-cli sensitivity and optimize. */
+#ifndef ESL_CLI_SENSITIVITY_H
+#define ESL_CLI_SENSITIVITY_H
+
+#include <glib.h>
+
+#include "esl-cli-settings.h"
+#include "mbs_model.h"
+
+/* Objectives and parameters by comma-separated names (NULL: every objective; every parameter
+ * with a value of its own, mbs_model_parameter_is_free), as int indices appended to the
+ * arrays. FALSE with error naming an unknown one, or when none is left. */
+gboolean esl_sensitivity_select(const MbsModel *m, const char *objectives,
+                                const char *parameters, GArray *objective_index,
+                                GArray *parameter_index, GError **error);
+
+/* Load the model at path, choose objectives and parameters (as above), apply the setting
+ * flags for the formulation into s and check the run: the model, or NULL with a message on
+ * stderr ("eslabon-cli COMMAND: ...") and the exit status in *status. */
+MbsModel *esl_sensitivity_load(const char *command, const char *path, const char *formulation,
+                               const char *objectives, const char *parameters,
+                               const EslSettingFlags *flags, MbsSettings *s,
+                               GArray *objective_index, GArray *parameter_index, int *status);
+
+#endif

@@ -1,0 +1,78 @@
+/* Sensitivities of a model's objectives (mbs_objective.h) with respect to its parameters
+ * (mbs_model_with_parameter): psi and d psi / d rho after a run of settings->duration.
+ *
+ * Methods (`--method`):
+ *   fd       central differences of whole simulations, psi(rho + d) - psi(rho - d) / 2d, one
+ *            pair of runs per parameter, in parallel over the runs (OpenMP threads; the model
+ *            is immutable and every run has its own formulation object). Any formulation.
+ *   direct   the formulation's tangent linear model stepped along the run (registry below).
+ *   adjoint  a forward run and a backward sweep of the adjoint equations (registry below).
+ * A method a formulation does not have is refused with a message saying what it has.
+ *
+ * Runs for sensitivities never cut their step (max_halvings 0): the derivative of a run is that
+ * of its step sequence; a step that fails ends the computation with the formulation's error.
+ */
+#ifndef MBS_SENSITIVITY_H
+#define MBS_SENSITIVITY_H
+
+#include "mbs_formulation.h"
+#include "mbs_objective.h"
+
+typedef enum {
+    MBS_SENSITIVITY_DIRECT,
+    MBS_SENSITIVITY_ADJOINT,
+    MBS_SENSITIVITY_FD,
+    MBS_SENSITIVITY_METHOD_COUNT
+} MbsSensitivityMethod;
+
+const char *mbs_sensitivity_method_name(MbsSensitivityMethod method);
+int mbs_sensitivity_method_from_name(const char *name); /* -1 if unknown */
+
+/* A running value along a run (direct methods: at every grid time): psi(t) = integral of g up
+ * to t plus w(t), and its gradient, both for the problem's objectives and parameters. */
+typedef void (*MbsSensitivityHistory)(void *data, double time, const double *psi,
+                                      const double *gradient);
+
+typedef struct {
+    const MbsModel *model;          /* compiled, with objectives and parameters */
+    const char *formulation;
+    const MbsSettings *settings;    /* step, duration, the formulation's options */
+    const int *objectives;          /* indices into model->objectives */
+    int nobjectives;
+    const int *parameters;          /* indices into model->parameters */
+    int nparameters;
+    double fd_step;                 /* fd: relative increment (d = fd_step max(1, |rho|));
+                                       0: MBS_SENSITIVITY_FD_STEP */
+    int threads;                    /* fd: parallel runs; 0: as OpenMP offers */
+    MbsSensitivityHistory history;  /* optional */
+    void *history_data;
+    int history_every;              /* grid steps between history calls (< 1: 1) */
+} MbsSensitivityProblem;
+
+#define MBS_SENSITIVITY_FD_STEP 1e-5
+
+typedef struct {
+    double *psi;      /* nobjectives, filled by the caller-sized arrays */
+    double *gradient; /* nobjectives x nparameters, row per objective */
+    double time_dynamics;    /* wall s of the nominal run alone (the dynamics) */
+    double time_sensitivity; /* wall s of the sensitivity computation beyond it */
+    long steps;
+} MbsSensitivityResult;
+
+/* One run of problem's model and settings, accumulating every objective of the model
+ * (psi: model->nobjectives entries). steps (optional): formulation steps taken. */
+int mbs_objectives_run(const MbsModel *m, const char *formulation, const MbsSettings *settings,
+                       double *psi, long *steps, MbsError *err);
+
+/* 1 when the formulation has the method. */
+int mbs_sensitivity_available(const char *formulation, MbsSensitivityMethod method);
+
+/* psi and its gradient by method: 0, or < 0 with err (a method the formulation has not, a
+ * failed run, a parameter value the model refuses). */
+int mbs_sensitivity_compute(const MbsSensitivityProblem *p, MbsSensitivityMethod method,
+                            MbsSensitivityResult *r, MbsError *err);
+
+/* The implementations (registry in mbs_sensitivity.c). */
+int mbs_sensitivity_fd(const MbsSensitivityProblem *p, MbsSensitivityResult *r, MbsError *err);
+
+#endif

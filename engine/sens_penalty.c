@@ -1,0 +1,629 @@
+/* `penalty` direct sensitivities: the tangent linear model of its discrete scheme (trapezoidal
+ * rule, Newton on the dynamic equilibrium, velocity and acceleration projections; see
+ * form_penalty.c), stepped after each step of the dynamics so that it is the derivative of the
+ * run that fd differentiates (paper 004 eqs 14, 22-23 and their penalty counterpart; the
+ * projections as in eqs 15-16 with the penalty weight h^2/4 alpha).
+ *
+ * With R(z, zd, zdd, rho) = M zdd + Phi_z^T alpha Phi - Q and the trapezoidal rule
+ *   zd* = 2/h z1 - a_hat,  zdd* = 4/h^2 z1 - b_hat,
+ * a step's sensitivities s = dz/drho_k solve
+ *   A s_z1 = -dR(0, -a_hat_s, -b_hat_s, e_k),   A = R_z + 2/h R_zd + 4/h^2 M        (dynamics)
+ *   T (s_zd1 - s_zd*)  = -dG_v(z1, zd1; s_z1, s_zd*, e_k) + dM (zd* - zd1)            (velocities)
+ *   T (s_zdd1 - s_zdd*) = -dG_a(z1, zd1, zdd1; s_z1, s_zd1, s_zdd*, e_k) + dM (zdd* - zdd1)
+ * where G_v = h^2/4 alpha Phi_z^T (Phi_z zd + Phi_t), G_a = h^2/4 alpha Phi_z^T (Phi_z zdd + c)
+ * are the projections' right-hand sides (T (zd - zd*) = -G_v(z1, zd*), ...), T = h^2/4 A, and
+ * dF(...) is the derivative of F along a direction of its arguments and of parameter k.
+ *
+ * How each piece is obtained:
+ *  - [R_zd, R_z] by the tangent interface (mbs_tangent.h) with the run's `jacobian` method
+ *    (nd-forward, nd-central or nd-sparse without a pattern) on R with alpha Phi frozen, plus
+ *    alpha Phi_z^T Phi_z exactly (mbs_constraints_add_gram);
+ *  - derivatives along a direction and a parameter by central differences through the
+ *    parameter machinery: the models rho_k +- d_k (mbs_model_with_parameter) are built once,
+ *    and F is evaluated with them at the state +- d_k times the direction (so geometric
+ *    parameters are handled as fd handles them: by the model they build);
+ *  - the initial sensitivities by central differences of the initial assembly
+ *    (mbs_assemble, mbs_assemble_accelerations) of those models;
+ *  - the objectives' derivative the same way (mbs_objective.h evaluators of the models +- d).
+ * Left out: the derivatives of the projections' weight T other than its alpha part, i.e.
+ * (dC h/2 + dK h^2/4) times the projection corrections, and T differs from the formulation's
+ * by h^2/4 (M_z zdd + Phi_zz^T alpha Phi) and its reuse of K and C: second-order terms (a
+ * correction times a relative change of T).
+ * Accuracy: the parameter derivatives of the penalty term alpha Phi_z^T Phi (and of the
+ * projections' h^2/4 alpha terms) are differences of Phi at the models rho +- d, whose error
+ * (~eps^(2/3) of the coordinates) is multiplied by alpha; the large parts cancel against
+ * alpha Phi_z^T Phi_z s in the solve but the error stays in the tangential directions. So
+ * direct agrees with fd to ~1e-6 at alpha = 1e7 (the papers' value), 1e-5 at 1e9, 1e-4 at
+ * 1e10 on the five-bar, and only to 2 % at 1e9 on the spatial four-bar (2e-4 at 1e7).
+ * Analytical d Phi / d rho would remove this floor.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mbs_assembly.h"
+#include "mbs_clock.h"
+#include "mbs_constraints.h"
+#include "mbs_dynamics.h"
+#include "mbs_linalg.h"
+#include "mbs_run.h"
+#include "mbs_sensitivity.h"
+#include "mbs_tangent.h"
+#include "mbs_topology.h"
+
+int mbs_penalty_direct_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
+                                   MbsError *err);
+
+/* Evaluation workspace of one model (the nominal one or rho_k +- d_k). */
+typedef struct {
+    const MbsModel *m;
+    MbsKinematics kin;
+    MbsDynamics dyn;
+    double *M, *Q, *phi, *phiz, *phit, *bias, *tmp;
+    MbsObjectiveEval *objectives;
+    /* frozen for the tangent's residual */
+    const double *zdd, *lambda;
+    double t;
+} Eval;
+
+typedef struct {
+    int n, nr, np, no;
+    double h, alpha;
+    const MbsSensitivityProblem *p;
+    Eval base;
+    Eval *plus, *minus; /* np each */
+    MbsModel **models;  /* 2 np */
+    double *delta;      /* np: the parameters' increments */
+    MbsTangent tangent;
+    void *ctx[1];
+    double *J, *A, *lambda, *x;
+    int *ipiv;
+    double *z0, *zd0, *zdd0, *z1, *zd1, *zdd1, *zds, *zdds;
+    double *sz, *szd, *szdd;     /* n x np: sensitivities at the last state */
+    double *sz1, *szds, *szdds;  /* n x np: of the step being taken */
+    double *dir_z, *dir_zd, *dir_zdd, *xp_z, *xp_zd, *xp_zdd, *xm_z, *xm_zd, *xm_zdd;
+    double *fp, *fm, *rhs, *gp, *gm;
+    double *dg_last, *grad_integral, *dw_last; /* no x np */
+    double *psi_now, *grad_now;
+    MbsObjectiveAccumulator acc;
+    double t_last;
+    long steps;
+    int failed;
+    MbsError error;
+    double time_sensitivity;
+} Direct;
+
+static int eval_init(Eval *e, const MbsModel *m, MbsError *err)
+{
+    memset(e, 0, sizeof *e);
+    e->m = m;
+    int n = m->topo->nnodes, nr = m->topo->nrows;
+    size_t nn = (size_t)(n ? n : 1), nrn = (size_t)(nr ? nr : 1);
+    if (mbs_kinematics_init(&e->kin, m) || mbs_dynamics_init(&e->dyn, m))
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    e->M = calloc(nn * nn, sizeof(double));
+    e->Q = calloc(nn, sizeof(double));
+    e->tmp = calloc(nn + nrn, sizeof(double));
+    e->phi = calloc(nrn, sizeof(double));
+    e->phiz = calloc(nrn * nn, sizeof(double));
+    e->phit = calloc(nrn, sizeof(double));
+    e->bias = calloc(nrn, sizeof(double));
+    e->objectives = mbs_objective_eval_new(m, MBS_COORDINATES_RELATIVE, err);
+    if (!e->objectives)
+        return MBS_FATAL;
+    if (!e->M || !e->Q || !e->tmp || !e->phi || !e->phiz || !e->phit || !e->bias)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    return 0;
+}
+
+static void eval_free(Eval *e)
+{
+    if (!e->m)
+        return;
+    mbs_kinematics_free(&e->kin);
+    mbs_dynamics_free(&e->dyn);
+    mbs_objective_eval_free(e->objectives);
+    free(e->M), free(e->Q), free(e->tmp), free(e->phi), free(e->phiz), free(e->phit);
+    free(e->bias);
+    memset(e, 0, sizeof *e);
+}
+
+/* ---- the functions the scheme is made of ------------------------------------------------ */
+
+/* out = Phi_z^T v (n) from e->phiz. */
+static void phiz_t_mul(const Eval *e, const double *v, double s, double *out)
+{
+    int n = e->m->topo->nnodes, nr = e->m->topo->nrows;
+    for (int j = 0; j < n; ++j) {
+        double a = 0.0;
+        for (int i = 0; i < nr; ++i)
+            a += e->phiz[i + (size_t)nr * j] * v[i];
+        out[j] = s * a;
+    }
+}
+
+/* Phi_z x + add (nr) into out. */
+static void phiz_mul(const Eval *e, const double *x, const double *add, double *out)
+{
+    int n = e->m->topo->nnodes, nr = e->m->topo->nrows;
+    for (int i = 0; i < nr; ++i) {
+        double a = add[i];
+        for (int j = 0; j < n; ++j)
+            a += e->phiz[i + (size_t)nr * j] * x[j];
+        out[i] = a;
+    }
+}
+
+/* A function of the scheme: out (n) from z, zd, zdd with model e->m. */
+typedef void (*SchemeFn)(const Direct *D, Eval *e, const double *z, const double *zd,
+                         const double *zdd, double *out);
+
+/* R = M zdd + Phi_z^T alpha Phi - Q */
+static void dynamic_residual(const Direct *D, Eval *e, const double *z, const double *zd,
+                             const double *zdd, double *out)
+{
+    const MbsModel *m = e->m;
+    int n = D->n, nr = D->nr;
+    mbs_kinematics_positions(m, &e->kin, z);
+    mbs_kinematics_velocities(m, &e->kin, zd);
+    mbs_dynamics_mass(m, &e->kin, &e->dyn, e->M);
+    mbs_dynamics_forces(m, &e->kin, &e->dyn, z, zd, e->Q);
+    mbs_constraints_eval(m, &e->kin, e->t, z, e->phi, e->phiz, NULL);
+    for (int i = 0; i < nr; ++i)
+        e->tmp[i] = D->alpha * e->phi[i];
+    phiz_t_mul(e, e->tmp, 1.0, out);
+    for (int i = 0; i < n; ++i) {
+        double v = out[i] - e->Q[i];
+        for (int j = 0; j < n; ++j)
+            v += e->M[i + (size_t)n * j] * zdd[j];
+        out[i] = v;
+    }
+}
+
+/* G_v = h^2/4 alpha Phi_z^T (Phi_z zd + Phi_t) */
+static void velocity_projection_rhs(const Direct *D, Eval *e, const double *z, const double *zd,
+                                    const double *zdd, double *out)
+{
+    (void)zdd;
+    mbs_kinematics_positions(e->m, &e->kin, z);
+    mbs_constraints_eval(e->m, &e->kin, e->t, z, e->phi, e->phiz, e->phit);
+    phiz_mul(e, zd, e->phit, e->tmp);
+    phiz_t_mul(e, e->tmp, 0.25 * D->h * D->h * D->alpha, out);
+}
+
+/* G_a = h^2/4 alpha Phi_z^T (Phi_z zdd + c(z, zd)) */
+static void acceleration_projection_rhs(const Direct *D, Eval *e, const double *z,
+                                        const double *zd, const double *zdd, double *out)
+{
+    mbs_kinematics_positions(e->m, &e->kin, z);
+    mbs_kinematics_velocities(e->m, &e->kin, zd);
+    mbs_constraints_eval(e->m, &e->kin, e->t, z, e->phi, e->phiz, NULL);
+    mbs_constraints_bias(e->m, &e->kin, e->t, e->bias);
+    phiz_mul(e, zdd, e->bias, e->tmp);
+    phiz_t_mul(e, e->tmp, 0.25 * D->h * D->h * D->alpha, out);
+}
+
+/* M(z) v, v passed as zdd */
+static void mass_times(const Direct *D, Eval *e, const double *z, const double *zd,
+                       const double *v, double *out)
+{
+    (void)zd;
+    int n = D->n;
+    mbs_kinematics_positions(e->m, &e->kin, z);
+    mbs_dynamics_mass(e->m, &e->kin, &e->dyn, e->M);
+    for (int i = 0; i < n; ++i) {
+        double a = 0.0;
+        for (int j = 0; j < n; ++j)
+            a += e->M[i + (size_t)n * j] * v[j];
+        out[i] = a;
+    }
+}
+
+/* dF along (dz, dzd, dzdd) and parameter k at (z, zd, zdd): central differences with the
+ * models rho_k +- d_k and the state +- d_k times the direction. dzdd_fixed: the third argument
+ * is not moved (M(z) v). */
+static void directional(Direct *D, SchemeFn fn, int k, const double *z, const double *zd,
+                        const double *zdd, const double *dz, const double *dzd,
+                        const double *dzdd, double *out)
+{
+    int n = D->n;
+    double d = D->delta[k];
+    for (int i = 0; i < n; ++i) {
+        D->xp_z[i] = z[i] + d * (dz ? dz[i] : 0.0);
+        D->xm_z[i] = z[i] - d * (dz ? dz[i] : 0.0);
+        D->xp_zd[i] = zd[i] + d * (dzd ? dzd[i] : 0.0);
+        D->xm_zd[i] = zd[i] - d * (dzd ? dzd[i] : 0.0);
+        D->xp_zdd[i] = zdd[i] + d * (dzdd ? dzdd[i] : 0.0);
+        D->xm_zdd[i] = zdd[i] - d * (dzdd ? dzdd[i] : 0.0);
+    }
+    fn(D, &D->plus[k], D->xp_z, D->xp_zd, D->xp_zdd, D->fp);
+    fn(D, &D->minus[k], D->xm_z, D->xm_zd, D->xm_zdd, D->fm);
+    for (int i = 0; i < n; ++i)
+        out[i] = (D->fp[i] - D->fm[i]) / (2.0 * d);
+}
+
+/* The tangent's residual: R with zdd and alpha Phi frozen (x = [zd, z]). */
+static int frozen_residual(void *ctx, const double *x, int column, double step, double *r)
+{
+    Eval *e = ctx;
+    const MbsModel *m = e->m;
+    int n = m->topo->nnodes;
+    const double *zd = x, *z = x + n;
+    (void)column, (void)step;
+    mbs_kinematics_positions(m, &e->kin, z);
+    mbs_kinematics_velocities(m, &e->kin, zd);
+    mbs_dynamics_mass(m, &e->kin, &e->dyn, e->M);
+    mbs_dynamics_forces(m, &e->kin, &e->dyn, z, zd, e->Q);
+    mbs_constraints_eval(m, &e->kin, e->t, z, e->phi, e->phiz, NULL);
+    phiz_t_mul(e, e->lambda, 1.0, r);
+    for (int i = 0; i < n; ++i) {
+        double v = r[i] - e->Q[i];
+        for (int j = 0; j < n; ++j)
+            v += e->M[i + (size_t)n * j] * e->zdd[j];
+        r[i] = v;
+    }
+    return 0;
+}
+
+/* ---- set-up ---------------------------------------------------------------------------- */
+
+static double *dalloc(size_t n, int *fail)
+{
+    double *p = calloc(n ? n : 1, sizeof(double));
+    if (!p)
+        *fail = 1;
+    return p;
+}
+
+static void direct_free(Direct *D)
+{
+    eval_free(&D->base);
+    for (int k = 0; D->plus && k < D->np; ++k) {
+        eval_free(&D->plus[k]);
+        eval_free(&D->minus[k]);
+    }
+    for (int k = 0; D->models && k < 2 * D->np; ++k)
+        mbs_model_free(D->models[k]);
+    free(D->plus), free(D->minus), free(D->models), free(D->delta), free(D->ipiv);
+    mbs_tangent_free(&D->tangent);
+    double *arrays[] = {D->J, D->A, D->lambda, D->x, D->z0, D->zd0, D->zdd0, D->z1, D->zd1,
+                        D->zdd1, D->zds, D->zdds, D->sz, D->szd, D->szdd, D->sz1, D->szds,
+                        D->szdds, D->dir_z, D->dir_zd, D->dir_zdd, D->xp_z, D->xp_zd,
+                        D->xp_zdd, D->xm_z, D->xm_zd, D->xm_zdd, D->fp, D->fm, D->rhs, D->gp,
+                        D->gm, D->dg_last, D->grad_integral, D->dw_last, D->psi_now,
+                        D->grad_now};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
+        free(arrays[i]);
+    mbs_objective_accumulator_free(&D->acc);
+}
+
+static int direct_init(Direct *D, const MbsSensitivityProblem *p, MbsError *err)
+{
+    const MbsModel *m = p->model;
+    memset(D, 0, sizeof *D);
+    D->p = p;
+    D->n = m->topo->nnodes;
+    D->nr = m->topo->nrows;
+    D->np = p->nparameters;
+    D->no = m->nobjectives;
+    D->h = p->settings->step;
+    D->alpha = mbs_settings_number(p->settings, "alpha");
+    if (!isfinite(D->alpha))
+        D->alpha = 1e9; /* the settings hold no penalty options: the formulation's default */
+    int n = D->n, np = D->np, fail = 0;
+    size_t nn = (size_t)(n ? n : 1), npn = nn * (size_t)(np ? np : 1);
+    size_t nonp = (size_t)(D->no ? D->no : 1) * (size_t)(np ? np : 1);
+    if (eval_init(&D->base, m, err))
+        return MBS_FATAL;
+    D->plus = calloc((size_t)np + 1, sizeof *D->plus);
+    D->minus = calloc((size_t)np + 1, sizeof *D->minus);
+    D->models = calloc(2 * (size_t)np + 1, sizeof *D->models);
+    D->delta = calloc((size_t)np + 1, sizeof *D->delta);
+    D->ipiv = calloc(nn, sizeof *D->ipiv);
+    if (!D->plus || !D->minus || !D->models || !D->delta || !D->ipiv)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    for (int k = 0; k < np; ++k) {
+        int pi = p->parameters[k];
+        double rho = m->parameters[pi].value;
+        volatile double up = rho + cbrt(DBL_EPSILON) * fmax(1.0, fabs(rho));
+        D->delta[k] = up - rho;
+        for (int s = 0; s < 2; ++s) {
+            MbsModel *mk = mbs_model_with_parameter(m, pi, s ? rho - D->delta[k] : up, err);
+            if (!mk)
+                return MBS_FATAL;
+            D->models[2 * k + s] = mk;
+            if (mk->topo->nnodes != n || mk->topo->nrows != D->nr)
+                return mbs_error_set(err, MBS_FATAL, "parameter '%s' changes the topology",
+                                     m->parameters[pi].name);
+            if (eval_init(s ? &D->minus[k] : &D->plus[k], mk, err))
+                return MBS_FATAL;
+        }
+    }
+    D->J = dalloc(2 * nn * nn, &fail);
+    D->A = dalloc(nn * nn, &fail);
+    D->lambda = dalloc((size_t)D->nr + 1, &fail);
+    D->x = dalloc(2 * nn, &fail);
+    double **vec[] = {&D->z0, &D->zd0, &D->zdd0, &D->z1, &D->zd1, &D->zdd1, &D->zds, &D->zdds,
+                      &D->dir_z, &D->dir_zd, &D->dir_zdd, &D->xp_z, &D->xp_zd, &D->xp_zdd,
+                      &D->xm_z, &D->xm_zd, &D->xm_zdd, &D->fp, &D->fm, &D->rhs};
+    for (size_t i = 0; i < sizeof vec / sizeof vec[0]; ++i)
+        *vec[i] = dalloc(nn, &fail);
+    double **mat[] = {&D->sz, &D->szd, &D->szdd, &D->sz1, &D->szds, &D->szdds};
+    for (size_t i = 0; i < sizeof mat / sizeof mat[0]; ++i)
+        *mat[i] = dalloc(npn, &fail);
+    D->gp = dalloc((size_t)D->no + 1, &fail);
+    D->gm = dalloc((size_t)D->no + 1, &fail);
+    D->dg_last = dalloc(nonp, &fail);
+    D->grad_integral = dalloc(nonp, &fail);
+    D->dw_last = dalloc(nonp, &fail);
+    D->psi_now = dalloc((size_t)D->no + 1, &fail);
+    D->grad_now = dalloc(nonp, &fail);
+    if (fail)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    /* the run's numerical-differences method on the frozen residual; other methods (written
+     * for penalty's Q alone) are replaced by central differences */
+    double method = mbs_settings_number(p->settings, "jacobian");
+    MbsJacobianMethod jm = MBS_JACOBIAN_ND_CENTRAL;
+    if (method == MBS_JACOBIAN_ND_FORWARD || method == MBS_JACOBIAN_ND_SPARSE)
+        jm = (MbsJacobianMethod)method;
+    D->ctx[0] = &D->base;
+    MbsTangentProblem tp = {.nx = 2 * n, .nr = n, .residual = frozen_residual,
+                            .contexts = D->ctx, .nthreads = 1, .negate = 0};
+    if (mbs_tangent_init(&D->tangent, &tp, jm, err))
+        return MBS_FATAL;
+    return mbs_objective_accumulator_init(&D->acc, m, MBS_COORDINATES_RELATIVE, err);
+}
+
+/* ---- the sensitivity step --------------------------------------------------------------- */
+
+#define COL(a, k) ((a) + (size_t)D->n * (size_t)(k))
+
+static void set_time(Direct *D, double t)
+{
+    D->base.t = t;
+    for (int k = 0; k < D->np; ++k)
+        D->plus[k].t = D->minus[k].t = t;
+}
+
+/* d g / d rho_k at the current state and sensitivities, every objective: gp - gm over 2 d. */
+static void objective_derivatives(Direct *D, int initial, double *dg, double *dw)
+{
+    int n = D->n, no = D->no, np = D->np;
+    for (int k = 0; k < np; ++k) {
+        double d = D->delta[k];
+        for (int i = 0; i < n; ++i) {
+            D->xp_z[i] = D->z1[i] + d * COL(D->sz, k)[i];
+            D->xm_z[i] = D->z1[i] - d * COL(D->sz, k)[i];
+            D->xp_zd[i] = D->zd1[i] + d * COL(D->szd, k)[i];
+            D->xm_zd[i] = D->zd1[i] - d * COL(D->szd, k)[i];
+            D->xp_zdd[i] = D->zdd1[i] + d * COL(D->szdd, k)[i];
+            D->xm_zdd[i] = D->zdd1[i] - d * COL(D->szdd, k)[i];
+        }
+        if (initial) {
+            mbs_objective_eval_set_initial(D->plus[k].objectives, D->xp_z, D->xp_zd, D->xp_zdd);
+            mbs_objective_eval_set_initial(D->minus[k].objectives, D->xm_z, D->xm_zd,
+                                           D->xm_zdd);
+        }
+        mbs_objective_eval_values(D->plus[k].objectives, D->xp_z, D->xp_zd, D->xp_zdd, D->gp,
+                                  NULL);
+        mbs_objective_eval_values(D->minus[k].objectives, D->xm_z, D->xm_zd, D->xm_zdd, D->gm,
+                                  NULL);
+        for (int o = 0; o < no; ++o)
+            dg[(size_t)o * np + k] = (D->gp[o] - D->gm[o]) / (2.0 * d);
+        mbs_objective_eval_values(D->plus[k].objectives, D->xp_z, D->xp_zd, D->xp_zdd, NULL,
+                                  D->gp);
+        mbs_objective_eval_values(D->minus[k].objectives, D->xm_z, D->xm_zd, D->xm_zdd, NULL,
+                                  D->gm);
+        for (int o = 0; o < no; ++o)
+            dw[(size_t)o * np + k] = (D->gp[o] - D->gm[o]) / (2.0 * d);
+    }
+}
+
+/* Initial sensitivities by central differences of the assembly of the models rho_k +- d_k. */
+static int initial_sensitivities(Direct *D, MbsError *err)
+{
+    int n = D->n;
+    const MbsSettings *s = D->p->settings;
+    for (int k = 0; k < D->np; ++k) {
+        for (int side = 0; side < 2; ++side) {
+            const MbsModel *mk = D->models[2 * k + side];
+            double *z = side ? D->xm_z : D->xp_z, *zd = side ? D->xm_zd : D->xp_zd;
+            double *zdd = side ? D->xm_zdd : D->xp_zdd;
+            if (mbs_assemble(mk, s, 0.0, z, zd, NULL, err) ||
+                mbs_assemble_accelerations(mk, s, 0.0, z, zd, zdd, err))
+                return MBS_FATAL;
+        }
+        for (int i = 0; i < n; ++i) {
+            double d2 = 2.0 * D->delta[k];
+            COL(D->sz, k)[i] = (D->xp_z[i] - D->xm_z[i]) / d2;
+            COL(D->szd, k)[i] = (D->xp_zd[i] - D->xm_zd[i]) / d2;
+            COL(D->szdd, k)[i] = (D->xp_zdd[i] - D->xm_zdd[i]) / d2;
+        }
+    }
+    return 0;
+}
+
+/* psi and gradient so far, for the problem's objectives */
+static void current(Direct *D, double *psi, double *grad)
+{
+    const MbsSensitivityProblem *p = D->p;
+    double *all = D->psi_now;
+    mbs_objective_accumulator_psi(&D->acc, all);
+    for (int i = 0; i < p->nobjectives; ++i) {
+        int o = p->objectives[i];
+        psi[i] = all[o];
+        for (int k = 0; k < D->np; ++k)
+            grad[(size_t)i * D->np + k] = D->grad_integral[(size_t)o * D->np + k] +
+                                          D->dw_last[(size_t)o * D->np + k];
+    }
+}
+
+static int sensitivity_step(Direct *D, const MbsFormulation *f)
+{
+    int n = D->n, np = D->np, no = D->no;
+    double h = D->h, t1 = f->time;
+    size_t bytes = sizeof(double) * (size_t)n;
+    memcpy(D->z0, D->z1, bytes);
+    memcpy(D->zd0, D->zd1, bytes);
+    memcpy(D->zdd0, D->zdd1, bytes);
+    f->klass->coordinates(f, D->z1, D->zd1);
+    mbs_formulation_accelerations(f, D->zdd1);
+    set_time(D, t1);
+    for (int i = 0; i < n; ++i) { /* the trapezoidal values before the projections */
+        double dz = D->z1[i] - D->z0[i];
+        D->zds[i] = 2.0 / h * dz - D->zd0[i];
+        D->zdds[i] = 4.0 / (h * h) * dz - 4.0 / h * D->zd0[i] - D->zdd0[i];
+    }
+    /* A = R_z + 2/h R_zd + 4/h^2 M at (z1, zd*, zdd*) */
+    Eval *e = &D->base;
+    mbs_kinematics_positions(e->m, &e->kin, D->z1);
+    mbs_constraints_eval(e->m, &e->kin, t1, D->z1, e->phi, e->phiz, NULL);
+    for (int i = 0; i < D->nr; ++i)
+        D->lambda[i] = D->alpha * e->phi[i];
+    e->lambda = D->lambda;
+    e->zdd = D->zdds;
+    memcpy(D->x, D->zds, bytes);
+    memcpy(D->x + n, D->z1, bytes);
+    frozen_residual(e, D->x, -1, 0.0, D->rhs);
+    if (mbs_tangent_eval(&D->tangent, D->x, D->rhs, D->J))
+        return mbs_error_set(&D->error, MBS_FATAL, "penalty direct: the tangent failed at "
+                             "t = %g s", t1);
+    frozen_residual(e, D->x, -1, 0.0, D->rhs); /* M and phi_z at (z1, zd*) again */
+    for (size_t i = 0; i < (size_t)n * n; ++i)
+        D->A[i] = D->J[(size_t)n * n + i] + 2.0 / h * D->J[i] + 4.0 / (h * h) * e->M[i];
+    mbs_constraints_add_gram(e->m, e->phiz, D->alpha, D->A);
+    if (mbs_lu_factor(n, D->A, D->ipiv))
+        return mbs_error_set(&D->error, MBS_FATAL, "penalty direct: singular tangent at "
+                             "t = %g s", t1);
+    double to_T = 4.0 / (h * h); /* T^-1 = 4/h^2 A^-1 */
+    for (int k = 0; k < np; ++k) {
+        double *sz0 = COL(D->sz, k), *szd0 = COL(D->szd, k), *szdd0 = COL(D->szdd, k);
+        double *sz1 = COL(D->sz1, k), *szds = COL(D->szds, k), *szdds = COL(D->szdds, k);
+        /* dynamics: A s_z1 = -dR(0, -a_hat, -b_hat, e_k) */
+        for (int i = 0; i < n; ++i) {
+            D->dir_zd[i] = -(2.0 / h * sz0[i] + szd0[i]);
+            D->dir_zdd[i] = -(4.0 / (h * h) * sz0[i] + 4.0 / h * szd0[i] + szdd0[i]);
+        }
+        directional(D, dynamic_residual, k, D->z1, D->zds, D->zdds, NULL, D->dir_zd,
+                    D->dir_zdd, sz1);
+        for (int i = 0; i < n; ++i)
+            sz1[i] = -sz1[i];
+        mbs_lu_solve(n, D->A, D->ipiv, sz1, 1);
+        for (int i = 0; i < n; ++i) {
+            szds[i] = 2.0 / h * sz1[i] + D->dir_zd[i];
+            szdds[i] = 4.0 / (h * h) * sz1[i] + D->dir_zdd[i];
+        }
+    }
+    for (int k = 0; k < np; ++k) {
+        double *sz1 = COL(D->sz1, k), *szds = COL(D->szds, k), *szdds = COL(D->szdds, k);
+        double *szd = COL(D->szd, k), *szdd = COL(D->szdd, k);
+        /* velocity projection */
+        directional(D, velocity_projection_rhs, k, D->z1, D->zd1, D->zdd1, sz1, szds, NULL,
+                    D->rhs);
+        for (int i = 0; i < n; ++i)
+            D->dir_zd[i] = D->zds[i] - D->zd1[i];
+        directional(D, mass_times, k, D->z1, D->zd1, D->dir_zd, sz1, NULL, NULL, D->fp);
+        for (int i = 0; i < n; ++i)
+            D->rhs[i] = to_T * (D->fp[i] - D->rhs[i]);
+        mbs_lu_solve(n, D->A, D->ipiv, D->rhs, 1);
+        for (int i = 0; i < n; ++i)
+            szd[i] = szds[i] + D->rhs[i];
+        /* acceleration projection */
+        directional(D, acceleration_projection_rhs, k, D->z1, D->zd1, D->zdd1, sz1, szd, szdds,
+                    D->rhs);
+        for (int i = 0; i < n; ++i)
+            D->dir_zdd[i] = D->zdds[i] - D->zdd1[i];
+        directional(D, mass_times, k, D->z1, D->zd1, D->dir_zdd, sz1, NULL, NULL, D->fp);
+        for (int i = 0; i < n; ++i)
+            D->rhs[i] = to_T * (D->fp[i] - D->rhs[i]);
+        mbs_lu_solve(n, D->A, D->ipiv, D->rhs, 1);
+        for (int i = 0; i < n; ++i)
+            szdd[i] = szdds[i] + D->rhs[i];
+        memcpy(COL(D->sz, k), sz1, bytes);
+    }
+    /* objectives: trapezoidal rule on d g / d rho, as on g */
+    double dt = t1 - D->t_last;
+    size_t nonp = (size_t)no * (size_t)np;
+    memcpy(D->grad_now, D->dg_last, sizeof(double) * nonp);
+    objective_derivatives(D, 0, D->dg_last, D->dw_last);
+    for (size_t i = 0; i < nonp; ++i)
+        D->grad_integral[i] += 0.5 * dt * (D->grad_now[i] + D->dg_last[i]);
+    D->t_last = t1;
+    return 0;
+}
+
+typedef struct {
+    Direct *D;
+    double *psi, *grad; /* history scratch */
+} Observer;
+
+static int observe(void *data, const MbsRun *run)
+{
+    Observer *o = data;
+    Direct *D = o->D;
+    const MbsFormulation *f = mbs_run_formulation(run);
+    if (D->failed)
+        return 1;
+    double t0 = mbs_clock_now();
+    mbs_objective_accumulator_add(&D->acc, f);
+    if (D->steps == 0 && D->t_last == 0.0 && f->steps == 0) {
+        f->klass->coordinates(f, D->z1, D->zd1);
+        mbs_formulation_accelerations(f, D->zdd1);
+        set_time(D, f->time);
+        if (initial_sensitivities(D, &D->error)) {
+            D->failed = 1;
+            return 1;
+        }
+        objective_derivatives(D, 1, D->dg_last, D->dw_last);
+    } else if (f->steps > D->steps) {
+        if (sensitivity_step(D, f)) {
+            D->failed = 1;
+            return 1;
+        }
+    }
+    D->steps = f->steps;
+    const MbsSensitivityProblem *p = D->p;
+    int every = p->history_every > 0 ? p->history_every : 1;
+    if (p->history && mbs_run_grid_steps(run) % every == 0) {
+        current(D, o->psi, o->grad);
+        p->history(p->history_data, f->time, o->psi, o->grad);
+    }
+    D->time_sensitivity += mbs_clock_now() - t0;
+    return 0;
+}
+
+int mbs_penalty_direct_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
+                                   MbsError *err)
+{
+    Direct D;
+    double t_start = mbs_clock_now();
+    if (direct_init(&D, p, err)) {
+        direct_free(&D);
+        return MBS_FATAL;
+    }
+    MbsFormulation *f = mbs_formulation_new("penalty", p->model, p->settings, err);
+    if (!f) {
+        direct_free(&D);
+        return MBS_FATAL;
+    }
+    Observer o = {.D = &D, .psi = r->psi, .grad = r->gradient};
+    MbsRunOptions options = {.max_halvings = 0};
+    MbsRunObserver observer = {.sample = observe, .data = &o, .every = 1};
+    MbsRun *run = mbs_run_new(f, &options, &observer, err);
+    int status = run ? 0 : MBS_FATAL;
+    if (run && mbs_run_advance(run, p->settings->duration) != MBS_RUN_REACHED) {
+        *err = D.failed ? D.error : *mbs_run_error(run);
+        status = MBS_FATAL;
+    }
+    if (status == 0) {
+        current(&D, r->psi, r->gradient);
+        r->steps = mbs_run_summary(run)->steps;
+        r->time_sensitivity = D.time_sensitivity;
+        r->time_dynamics = mbs_clock_now() - t_start - D.time_sensitivity;
+    }
+    mbs_run_free(run);
+    mbs_formulation_free(f);
+    direct_free(&D);
+    return status;
+}

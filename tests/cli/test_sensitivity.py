@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""eslabon-cli sensitivity end to end: paper 001 Table 1 by fd, penalty direct against fd on
+every bundled model with objectives and parameters, --json keys, clear refusals. Prints TAP."""
+import json, os, subprocess, sys
+
+cli, source = sys.argv[1], sys.argv[2]
+models = os.path.join(source, "models")
+count = failed = 0
+env = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")
+
+
+def ok(cond, what):
+    global count, failed
+    count += 1
+    failed += not cond
+    print(("ok" if cond else "not ok") + f" {count} - {what}", flush=True)
+    return cond
+
+
+def sens(model, *args):
+    r = subprocess.run([cli, "sensitivity", os.path.join(models, model), "--json", *args],
+                       capture_output=True, text=True, timeout=900, env=env)
+    return r, (json.loads(r.stdout) if r.returncode == 0 else {})
+
+
+def worst_relative(a, b, floor):
+    """Largest |a - b| / max(|b|, floor) over two gradients (rows of equal shape)."""
+    return max(abs(x - y) / max(abs(y), floor) for ra, rb in zip(a, b) for x, y in zip(ra, rb))
+
+
+# Paper 001 Table 1, reference column (IFToMM benchmark): rows psi1..3, columns Ls1, Ls2, m_A1,
+# xG_A1, L_A1.
+table1 = [[-4.2288, 3.2116, 0.31866, 0.44235, 3.3598],
+          [-15.452, 50.309, 0.97012, 0.74560, -27.359],
+          [221.64, 2436.6, -32.497, -85.657, -2546.6]]
+r, fd = sens("five-bar.json", "--formulation", "penalty", "--method", "fd", "--step", "0.0005",
+             "--duration", "5", "--newton-tolerance", "1e-12")
+ok(r.returncode == 0, "five-bar fd runs " + r.stderr.strip())
+ok(fd.get("objectives") == ["psi1", "psi2", "psi3"] and
+   fd.get("parameters") == ["Ls1", "Ls2", "m_A1", "xG_A1", "L_A1"],
+   f"objectives and parameters in the file's order: {fd.get('objectives')} {fd.get('parameters')}")
+ok(all(k in fd for k in ["psi", "gradient", "time_dynamics", "time_sensitivity", "steps"]),
+   "--json has psi, gradient, the wall times and the steps")
+if fd:
+    # The table prints 5 significant digits; h = 0.5 ms is within 1e-4 of the converged values
+    # (the table's two m_A1/xG_A1 entries of psi2 differ by 5e-5 and 1.2e-4 between its own
+    # columns, which bounds how well any integration reproduces them).
+    err = worst_relative(fd["gradient"], table1, 1e-9)
+    ok(err < 1.5e-4, f"fd at h = 0.5 ms reproduces paper 001 Table 1 (worst relative {err:.2e})")
+
+# penalty direct against fd of the same discrete simulation.
+# Tolerances: direct's parameter derivatives of the alpha-weighted terms are differences whose
+# error grows with alpha (engine/sens_penalty.c): five-bar at alpha = 1e9 and h = 10 ms 1.1e-4
+# worst (L_A1), the spatial four-bar needs alpha = 1e7 (2 % at 1e9).
+cases = [("five-bar.json", ["--step", "0.01", "--duration", "5"], 2e-4),
+         ("slider-crank.json", ["--step", "0.002", "--duration", "1"], 1e-4),
+         ("four-bar-spatial.json", ["--step", "0.002", "--duration", "1", "--alpha", "1e7"], 1e-3)]
+for model, args, tol in cases:
+    rd, direct = sens(model, "--formulation", "penalty", "--method", "direct", *args)
+    rf, fdiff = sens(model, "--formulation", "penalty", "--method", "fd", *args)
+    ok(rd.returncode == 0 and rf.returncode == 0, f"{model}: direct and fd run " + rd.stderr + rf.stderr)
+    if direct and fdiff:
+        ok(direct["psi"] == fdiff["psi"], f"{model}: the same psi (the same nominal run)")
+        scale = max(abs(x) for row in fdiff["gradient"] for x in row)
+        err = worst_relative(direct["gradient"], fdiff["gradient"], 1e-3 * scale)
+        ok(err < tol, f"{model}: penalty direct = fd within {tol:g} (worst relative {err:.2e})")
+
+# The running gradient (--history): one row per step, the last equal to the final gradient.
+hist = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"esl-sens-{os.getpid()}.csv")
+r, d = sens("five-bar.json", "--method", "direct", "--step", "0.01", "--duration", "1",
+            "--objectives", "psi1", "--parameters", "Ls1,Ls2", "--history", hist)
+rows = open(hist).read().splitlines() if r.returncode == 0 else []
+ok(len(rows) == 102 and rows[0] == "time,psi1,dpsi1/dLs1,dpsi1/dLs2",
+   f"--history: header and 101 rows ({len(rows)})")
+if rows and d:
+    last = [float(x) for x in rows[-1].split(",")]
+    ok(last[1] == d["psi"][0] and last[2:] == d["gradient"][0], "its last row is psi and the gradient")
+    os.remove(hist)
+
+r, _ = sens("five-bar.json", "--formulation", "ssode", "--method", "direct", "--duration", "0.1")
+ok(r.returncode != 0 and "has no direct sensitivity method" in r.stderr,
+   "a method the formulation lacks is refused: " + r.stderr.strip())
+r, _ = sens("five-bar.json", "--parameters", "Lx", "--duration", "0.1")
+ok(r.returncode != 0 and "'Lx' is not a parameter" in r.stderr, "unknown parameter refused")
+r, _ = sens("double-pendulum.json", "--duration", "0.1")
+ok(r.returncode != 0 and "declares no objectives" in r.stderr, "a model without objectives refused")
+
+# Optimisation (NLopt L-BFGS with bounds, penalty direct gradients): the spring natural lengths
+# that keep the five-bar still, psi1 -> 0, within a bounded number of evaluations.
+r = subprocess.run([cli, "optimize", os.path.join(models, "five-bar.json"), "--objective", "psi1",
+                    "--parameters", "Ls1,Ls2", "--lower", "1.5,1.5", "--upper", "3,3",
+                    "--step", "0.01", "--duration", "5", "--max-evaluations", "25"],
+                   capture_output=True, text=True, timeout=900, env=env)
+last = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
+ok(r.returncode == 0 and last.startswith("converged"), "optimize converges: " + last + r.stderr)
+try:
+    psi_end = float(last.split("psi = ")[1].split()[0])
+    ls1 = float(last.split("Ls1 = ")[1].split()[0])
+    ls2 = float(last.split("Ls2 = ")[1].split()[0])
+except (IndexError, ValueError):
+    psi_end, ls1, ls2 = 1.0, 0.0, 0.0
+ok(psi_end < 1e-10, f"psi1 from 0.727 down to {psi_end:g}")
+ok(abs(ls1 - 2.4319) < 1e-3 and abs(ls2 - 1.8449) < 1e-3,
+   f"natural lengths of the still mechanism: Ls1 = {ls1}, Ls2 = {ls2}")
+
+print(f"1..{count}")
+sys.exit(1 if failed else 0)

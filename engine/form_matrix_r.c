@@ -1996,3 +1996,103 @@ int mbs_matrix_r_stats(const MbsFormulation *f, MbsMatrixRStats *out)
     return 0;
 }
 
+
+/* --- sensitivity analysis (sens_matrix_r.c) ------------------------------------------- */
+
+static MatrixR *matrix_r_impl(const MbsFormulation *f)
+{
+    return f && f->klass == &mbs_matrix_r_class ? f->impl : NULL;
+}
+
+int mbs_matrix_r_independent_state(const MbsFormulation *f, double *zi, double *zdi,
+                                   double *zddi)
+{
+    MatrixR *R = matrix_r_impl(f);
+    if (!R)
+        return -1;
+    independent_state(f, R, R->zi0, R->zdi0, R->zddi0);
+    size_t bytes = sizeof(double) * (size_t)R->d;
+    if (zi)
+        memcpy(zi, R->zi0, bytes);
+    if (zdi)
+        memcpy(zdi, R->zdi0, bytes);
+    if (zddi)
+        memcpy(zddi, R->zddi0, bytes);
+    return R->d;
+}
+
+long mbs_matrix_r_partitions(const MbsFormulation *f)
+{
+    const MatrixR *R = matrix_r_impl(f);
+    return R ? R->partitions : -1;
+}
+
+int mbs_matrix_r_constant_b(const MbsFormulation *f)
+{
+    const MatrixR *R = matrix_r_impl(f);
+    return R && !R->general;
+}
+
+int mbs_matrix_r_trapezoidal(const MbsFormulation *f)
+{
+    const MatrixR *R = matrix_r_impl(f);
+    return R && R->integrator == INTEGRATOR_TRAPEZOIDAL;
+}
+
+const int *mbs_matrix_r_independent_nodes(const MbsFormulation *f)
+{
+    const MatrixR *R = matrix_r_impl(f);
+    return R ? R->ind : NULL;
+}
+
+int mbs_matrix_r_reduced_residual(MbsFormulation *f, double t, const double *z_guess,
+                                  const double *zi, const double *zdi, const double *zddi,
+                                  double *F, MbsError *err)
+{
+    MatrixR *R = matrix_r_impl(f);
+    if (!R)
+        return mbs_error_set(err, MBS_FATAL, "not a matrix-r formulation");
+    int d = R->d, status;
+    memcpy(R->z, z_guess, sizeof(double) * (size_t)R->n);
+    if ((status = evaluate(f, R, t, zi, zdi, err)))
+        return status;
+    for (int i = 0; i < d; ++i) {
+        double v = -R->rh[i];
+        for (int j = 0; j < d; ++j)
+            v += R->Mh[i + (size_t)d * j] * zddi[j];
+        F[i] = v;
+    }
+    full_accelerations(R, zddi);
+    return 0;
+}
+
+void mbs_matrix_r_checkpoint_coordinates(const MbsCheckpoint *c, int n, const double **z,
+                                         const double **zd, const double **zdd)
+{
+    *z = c->state; /* matrix_r_state_get's layout */
+    *zd = c->state + n;
+    *zdd = c->state + 2 * (size_t)n;
+}
+
+int mbs_matrix_r_checkpoint_independent(const MbsCheckpoint *c, int n, int *ind)
+{
+    const double *x = c->state + 3 * (size_t)n; /* matrix_r_state_get's layout */
+    int r = (int)x[5], d = (int)x[6];
+    for (int k = 0; k < d; ++k)
+        ind[k] = (int)x[STATE_SCALARS + r + k];
+    return d;
+}
+
+const double *mbs_matrix_r_checkpoint_partition(const MbsCheckpoint *c, int n, int nr,
+                                                int *count)
+{
+    *count = STATE_SCALARS - 4 + n + nr;
+    return c->state + 3 * (size_t)n + 4;
+}
+
+void mbs_matrix_r_view(const MbsFormulation *f, MbsMatrixRView *view)
+{
+    const MatrixR *R = matrix_r_impl(f);
+    *view = (MbsMatrixRView){.n = R->n, .d = R->d, .z = R->z, .zd = R->zd, .zdd = R->zdd,
+                             .Rz = R->Rz, .Sc = R->s, .Mh = R->Mh, .kin = &R->kin};
+}

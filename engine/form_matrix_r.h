@@ -5,6 +5,7 @@
 #define FORM_MATRIX_R_H
 
 #include "mbs_formulation.h"
+#include "mbs_kinematics.h"
 
 #define MBS_MATRIX_R_MAX_DOFS 16
 #define MBS_MATRIX_R_AUTOMATIC (-1) /* MbsDofList.count: the automatic partition */
@@ -54,3 +55,52 @@ int mbs_matrix_r_degrees_of_freedom(const MbsModel *m, const MbsSettings *s);
 int mbs_matrix_r_stats(const MbsFormulation *f, MbsMatrixRStats *out);
 
 #endif
+
+/* --- what the sensitivity analysis (sens_matrix_r.c) reads and evaluates ----------------- */
+
+/* Degrees of freedom d, and the independent positions, velocities and accelerations of the
+ * current state (each d values; any may be NULL). Returns -1 when f is not matrix-r. */
+int mbs_matrix_r_independent_state(const MbsFormulation *f, double *zi, double *zdi,
+                                   double *zddi);
+/* Partitions chosen so far (the initial one included): a change means the independent
+ * coordinates changed. */
+long mbs_matrix_r_partitions(const MbsFormulation *f);
+/* 1 when the independent coordinates are relative coordinates (constant B, paper 001 sec
+ * 2.2.2), 0 with natural coordinates as degrees of freedom. */
+int mbs_matrix_r_constant_b(const MbsFormulation *f);
+/* 1 when f integrates with the implicit trapezoidal rule. */
+int mbs_matrix_r_trapezoidal(const MbsFormulation *f);
+/* Node index of each independent coordinate (d values; constant B only). */
+const int *mbs_matrix_r_independent_nodes(const MbsFormulation *f);
+
+/* The reduced equations of motion at time t for the independent state (zi, zdi, zddi):
+ * F = (R^T M R) zdd_i - R^T (Q - M (S c - R B_dot zd)) (paper 001 eq 29 as a residual, d
+ * values). z_guess (n values) starts the position problem's Newton iteration on the dependent
+ * coordinates. On return the formulation's coordinates are those of the evaluation: z, zd and
+ * zdd = R zdd_i + S c (mbs_matrix_r_view), kinematics current. Returns 0 or an MbsError
+ * status. Does not advance time; the formulation must be set to a checkpoint before stepping
+ * on. */
+int mbs_matrix_r_reduced_residual(MbsFormulation *f, double t, const double *z_guess,
+                                  const double *zi, const double *zdi, const double *zddi,
+                                  double *F, MbsError *err);
+
+/* The coordinates stored in a checkpoint of a matrix-r formulation (mbs_formulation_save): z,
+ * zd, zdd (n each), pointers into c->state. */
+void mbs_matrix_r_checkpoint_coordinates(const MbsCheckpoint *c, int n, const double **z,
+                                         const double **zd, const double **zdd);
+
+/* The partition stored in such a checkpoint: its independent coordinates (node indices into
+ * ind, d of them; returns d), and the whole partition record (mode, rank, d, dependent and
+ * independent nodes, kept rows: *count doubles) to compare two checkpoints' partitions. */
+int mbs_matrix_r_checkpoint_independent(const MbsCheckpoint *c, int n, int *ind);
+const double *mbs_matrix_r_checkpoint_partition(const MbsCheckpoint *c, int n, int nr,
+                                                int *count);
+
+/* The current full coordinates (n each), the kinematics (positions and velocities) they give,
+ * R^Phi (n x d), S c (n) and R^T M R (d x d) of the last evaluation. */
+typedef struct {
+    int n, d;
+    const double *z, *zd, *zdd, *Rz, *Sc, *Mh;
+    const MbsKinematics *kin;
+} MbsMatrixRView;
+void mbs_matrix_r_view(const MbsFormulation *f, MbsMatrixRView *view);

@@ -30,12 +30,20 @@ typedef int (*SensitivityFn)(const MbsSensitivityProblem *p, MbsSensitivityResul
 int mbs_penalty_direct_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
                                    MbsError *err);
 
+/* matrix-r: sens_matrix_r.c (paper 001 sec 3) */
+int mbs_matrix_r_direct_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
+                                    MbsError *err);
+int mbs_matrix_r_adjoint_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
+                                     MbsError *err);
+
 static const struct {
     const char *formulation;
     MbsSensitivityMethod method;
     SensitivityFn run;
 } registry[] = {
     {"penalty", MBS_SENSITIVITY_DIRECT, mbs_penalty_direct_sensitivity},
+    {"matrix-r", MBS_SENSITIVITY_DIRECT, mbs_matrix_r_direct_sensitivity},
+    {"matrix-r", MBS_SENSITIVITY_ADJOINT, mbs_matrix_r_adjoint_sensitivity},
 };
 
 static SensitivityFn find_method(const char *formulation, MbsSensitivityMethod method)

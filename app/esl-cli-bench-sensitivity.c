@@ -1,0 +1,164 @@
+/* eslabon-cli bench sensitivity: cost of matrix-r sensitivities on the five-bar (paper 001
+ * sec 4.1): the dynamics alone, the direct method with 1, 5 and 20 parameters, the adjoint
+ * method with 1, 5 and 20 parameters, and the adjoint's stored trajectory with and without
+ * checkpointing. Trapezoidal rule, h = 1 ms, the model's objectives (psi1..3); 20 parameters
+ * are the model's five repeated four times (each differentiated on its own, the cost of 20
+ * distinct ones). All cases interleaved in one process, median of --runs. */
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "eslabon-config.h"
+#include "esl-cli-bench.h"
+#include "esl-model-file.h"
+#include "mbs_clock.h"
+#include "mbs_run.h"
+#include "sens_matrix_r.h"
+
+/* the dynamics, then three parameter counts for each of direct, adjoint, checkpointed adjoint */
+enum {
+    CASE_DYNAMICS,
+    CASE_DIRECT,
+    CASE_ADJOINT = CASE_DIRECT + 3,
+    CASE_CHECKPOINTED = CASE_ADJOINT + 3,
+    NCASES = CASE_CHECKPOINTED + 3
+};
+static const int counts[3] = {1, 5, 20};
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double dynamics_alone(const MbsModel *m, const MbsSettings *s, double duration)
+{
+    MbsError err = {0};
+    MbsFormulation *f = mbs_formulation_new("matrix-r", m, s, &err);
+    MbsRun *run = f ? mbs_run_new(f, NULL, NULL, &err) : NULL;
+    double t0 = mbs_clock_now();
+    int ok = run && mbs_run_advance(run, duration) == MBS_RUN_REACHED;
+    double t = mbs_clock_now() - t0;
+    if (!ok)
+        fprintf(stderr, "eslabon-cli bench: %s\n", run ? mbs_run_error(run)->message : err.message);
+    mbs_run_free(run);
+    mbs_formulation_free(f);
+    return ok ? t : -1.0;
+}
+
+static int jacobian = -1; /* the sensitivity's state derivatives; -1: the table's default */
+
+static double sensitivity(const MbsModel *m, const MbsSettings *s, double duration,
+                          const int *params, int np, MbsSensMethod method, double memory,
+                          MbsSensResult *keep)
+{
+    MbsMatrixRSensOptions o;
+    mbs_setting_table_defaults(&mbs_matrix_r_sens_settings, &o);
+    if (jacobian >= 0)
+        o.jacobian = jacobian;
+    if (memory > 0)
+        o.memory = memory;
+    MbsError err = {0};
+    MbsSensResult r;
+    double t0 = mbs_clock_now();
+    if (mbs_matrix_r_model_sensitivity(m, s, params, np, method, &o, duration, NULL, NULL, &r,
+                                       &err)) {
+        fprintf(stderr, "eslabon-cli bench: %s\n", err.message);
+        return -1.0;
+    }
+    double t = mbs_clock_now() - t0;
+    mbs_sens_result_free(&r);
+    *keep = r;
+    return t;
+}
+
+int esl_bench_sensitivity(const char *models_dir, int runs, double duration, const char *jac)
+{
+    jacobian = jac ? mbs_jacobian_method_from_name(jac) : -1;
+    g_autofree char *path = g_build_filename(models_dir, "five-bar.json", NULL);
+    g_autoptr(GError) error = NULL;
+    MbsModel *m = esl_model_load_file(path, NULL, 0, &error);
+    if (!m) {
+        fprintf(stderr, "eslabon-cli bench: %s\n", error->message);
+        return 1;
+    }
+    static const char *const names[5] = {"Ls1", "Ls2", "m_A1", "xG_A1", "L_A1"};
+    int params[20];
+    for (int j = 0; j < 20; ++j)
+        if ((params[j] = mbs_model_find_parameter(m, names[j % 5])) < 0) {
+            fprintf(stderr, "eslabon-cli bench: %s has no parameter %s\n", path, names[j % 5]);
+            mbs_model_free(m);
+            return 1;
+        }
+    MbsSettings s;
+    mbs_settings_defaults(&s);
+    s.step = 1e-3;
+    MbsError err = {0};
+    if (mbs_settings_set_for(&s, "matrix-r", "integrator", "trapezoidal", &err)) {
+        fprintf(stderr, "eslabon-cli bench: %s\n", err.message);
+        mbs_model_free(m);
+        return 1;
+    }
+    double *samples = calloc((size_t)NCASES * runs, sizeof *samples);
+    MbsSensResult info[NCASES] = {{0}};
+    double small = 0.0;
+    int failed = 0;
+    for (int r = 0; r < runs && !failed; ++r)
+        for (int c = 0; c < NCASES && !failed; ++c) {
+            double t;
+            if (c == CASE_DYNAMICS) {
+                t = dynamics_alone(m, &s, duration);
+            } else if (c < CASE_ADJOINT) {
+                t = sensitivity(m, &s, duration, params, counts[c - CASE_DIRECT], MBS_SENS_DIRECT,
+                                0, &info[c]);
+            } else if (c < CASE_CHECKPOINTED) {
+                t = sensitivity(m, &s, duration, params, counts[c - CASE_ADJOINT],
+                                MBS_SENS_ADJOINT, 0, &info[c]);
+                /* the checkpointed runs get a tenth of the full trajectory */
+                small = 0.1 * (double)info[c].full_bytes / (1024.0 * 1024.0);
+            } else {
+                t = sensitivity(m, &s, duration, params, counts[c - CASE_CHECKPOINTED],
+                                MBS_SENS_ADJOINT, small, &info[c]);
+            }
+            failed = t < 0;
+            samples[(size_t)c * runs + r] = t;
+        }
+    if (failed) {
+        free(samples);
+        mbs_model_free(m);
+        return 1;
+    }
+    double med[NCASES];
+    for (int c = 0; c < NCASES; ++c) {
+        qsort(samples + (size_t)c * runs, (size_t)runs, sizeof *samples, cmp);
+        med[c] = samples[(size_t)c * runs + runs / 2];
+    }
+    printf("# eslabon-cli bench sensitivity: five-bar (paper 001 sec 4.1), matrix-r trapezoidal "
+           "h = 1 ms, %g s, objectives psi1..3, state derivatives by %s (tangent interface), "
+           "parameters by central differences of rebuilt models (of M and Q alone for Ls1, Ls2, "
+           "m_A1, xG_A1), median of %d runs, cases interleaved; Eslabón %s\n\n",
+           duration, jac ? jac : "nd-central", runs, ESLABON_VERSION);
+    printf("| case | parameters | wall time, s | / dynamics alone | / its own forward steps | "
+           "full evaluations of F | stored trajectory |\n|---|---:|---:|---:|---:|---:|---|\n");
+    printf("| dynamics alone | - | %.3f | 1.00 | - | - | - |\n", med[CASE_DYNAMICS]);
+    for (int c = CASE_DIRECT; c < NCASES; ++c) {
+        const MbsSensResult *r = &info[c];
+        int np = counts[(c - CASE_DIRECT) % 3];
+        const char *what = c < CASE_ADJOINT ? "direct" : c < CASE_CHECKPOINTED
+                                                             ? "adjoint, every state stored"
+                                                             : "adjoint, checkpointed";
+        printf("| %s | %d | %.3f | %.2f | %.2f | %ld | ", what, np, med[c],
+               med[c] / med[CASE_DYNAMICS],
+               (r->time_dynamics + r->time_sensitivity) / r->time_dynamics,
+               r->derivative_evaluations);
+        if (c < CASE_ADJOINT)
+            printf("- |\n");
+        else
+            printf("%.1f kB of %.1f kB (K = %ld; recomputation %.3f s) |\n",
+                   (double)r->stored_bytes / 1024.0, (double)r->full_bytes / 1024.0,
+                   r->checkpoint_interval, r->time_recompute);
+    }
+    free(samples);
+    mbs_model_free(m);
+    return 0;
+}

@@ -1,0 +1,1145 @@
+/* Direct and adjoint sensitivities of matrix-r runs (paper 001 sec 3); see sens_matrix_r.h.
+ *
+ * One trapezoidal step n-1 -> n of the independent coordinates (step h) is
+ *   v_n = 2/h (z_n - z_{n-1}) - v_{n-1},  a_n = 4/h^2 (z_n - z_{n-1}) - 4/h v_{n-1} - a_{n-1},
+ *   F(z_n, v_n, a_n; rho) = 0                  (z: z_i, v: zd_i, a: zdd_i; F: 001 eq 29)
+ * Differentiating it w.r.t. rho with u = [z'; v'; a'] (3d x p) gives the tangent linear model
+ * (001 eq 48 discretized as paper 001 sec 4 does, by the same trapezoidal rule):
+ *   T z'_n = L u_{n-1} - F_rho,   T = F_z + 2/h F_v + 4/h^2 F_a,
+ *   L = [2/h F_v + 4/h^2 F_a,  F_v + 4/h F_a,  F_a],
+ * i.e. u_n = A_n u_{n-1} + B_n with A_n = c T^-1 L + N, B_n = -c T^-1 F_rho,
+ * c = [I; 2/h I; 4/h^2 I], N = -[0 0 0; 2/h I, I, 0; 4/h^2 I, 4/h I, I].
+ * psi = sum_n w_n g_n (trapezoidal weights), psi' = sum_n w_n (g_x u_n + g_rho).
+ * The adjoint is the transpose, backwards (001 eqs 67-69 for this discretization):
+ *   lambda_N = w_N g_x^T;  mu = T_n^-T c^T lambda_n,  psi' -= F_rho,n^T mu,
+ *   lambda_{n-1} = L_n^T mu + N^T lambda_n + w_{n-1} g_x,{n-1}^T;  psi' += u_0^T lambda_0
+ * (plus sum w_n g_rho,n). F_a = Mh, F_v = -dQbar/dzd_i = Cbar, F_z = Kbar + Mh_z zdd_i (001
+ * eqs 50-52); T is the matrix the dynamics' Newton iteration uses.
+ */
+#include "sens_matrix_r.h"
+
+#include <cblas.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mbs_clock.h"
+#include "mbs_dynamics.h"
+#include "mbs_linalg.h"
+#include "mbs_objective.h"
+#include "mbs_run.h"
+#include "mbs_sensitivity.h"
+#include "mbs_tangent.h"
+#include "mbs_topology.h"
+
+typedef struct {
+    const MbsModel *model;
+    int n, nr, d, k, p, nx, nout; /* nx = 3d variables [z_i, zd_i, zdd_i]; nout = d + 2k outputs
+                                 [F; g; w] */
+    const int *params;
+    MbsSensObjectives obj;
+    MbsSensMethod method;
+    MbsMatrixRSensOptions opt;
+    MbsFormulation *stepper; /* the run */
+    MbsFormulation *probe;   /* derivatives w.r.t. the state, on the run's model */
+    MbsModel **pmodel;       /* 2p models: rho_j + delta_j, rho_j - delta_j */
+    MbsFormulation **pform;  /* 2p */
+    double *delta;           /* p */
+    int *dynamic_only;       /* p: 1 when the parameter changes only masses, centres of mass,
+                                inertias, force elements or gravity (not the kinematics) */
+    MbsDynamics dyn;         /* their derivatives: M and Q of the rebuilt models */
+    double *M, *Q, *Mzdd;    /* n x n, n, n */
+    MbsCheckpoint state;     /* the state derivatives are taken at */
+    MbsCheckpoint previous;  /* direct: the state of the previous grid time */
+    MbsTangent tangent;
+    void *tangent_ctx[1];
+    MbsError *err;
+    int *ind;       /* independent coordinates (node indices) of the aligned partition */
+    int *ind_new;   /* those of the next partition, when it changes */
+    int *mapind;    /* scratch */
+    double *aligned_partition; /* the partition record the evaluation formulations hold */
+    int partition_size, aligned;
+    /* a change of partition (paper 001 eq 37a-c with a new selection of z_i): the new
+     * independent state [z, zd, zdd][ind_new] as a function of the old one and rho */
+    MbsTangent map_tangent;
+    void *map_ctx[1];
+    double *Mx, *Mp, *mtmp; /* 3d x 3d, 3d x p, 3d x max(p, k) */
+    /* base point of the derivatives */
+    double t;
+    double *zbase, *Rbase, *guess; /* n, n x d, max(n, d + k) */
+    double *x0, *xfull, *r0, *rp, *rm; /* 3d, 3d, d + k each */
+    double *J; /* (d + k) x 3d: d[F; g]/d[z_i, zd_i, zdd_i] */
+    double *P; /* (d + k) x p: d[F; g]/drho */
+    /* sensitivity equations */
+    double *T, *L, *Fa; /* d x d, d x 3d, d x d */
+    int *ipiv;
+    double *u, *unew; /* 3d x p */
+    double *U0;       /* 3d x p: sensitivities of the initial state */
+    double *lam, *lamnew, *mu; /* 3d x k, 3d x k, d x k */
+    double *g;        /* k */
+    long N;
+    double h;
+    /* adjoint storage */
+    long K, nstored;
+    MbsCheckpoint *stored, *segment; /* nstored checkpoints; K + 1 states of a segment */
+    double *stored_values, *segment_values;
+    long segment_start;
+    /* results and timing */
+    MbsSensResult *res;
+    MbsSensObserver observer;
+    void *observer_data;
+    double clock, t_sens;
+    int status;
+} Sens;
+
+/* --- settings ----------------------------------------------------------------------------- */
+
+static const MbsSetting sens_items[] = {
+    {.name = "jacobian", .type = MBS_SETTING_CHOICE,
+     .offset = offsetof(MbsMatrixRSensOptions, jacobian), .default_value = MBS_JACOBIAN_ND_CENTRAL,
+     .choices = mbs_jacobian_method_names, .choice_labels = mbs_jacobian_method_labels,
+     .label = MBS_N_("State derivatives"),
+     .description = MBS_N_("How the derivatives of the reduced equations and the objectives "
+                           "w.r.t. the independent positions, velocities and accelerations are "
+                           "computed")},
+    {.name = "adjoint-memory", .type = MBS_SETTING_NUMBER,
+     .offset = offsetof(MbsMatrixRSensOptions, memory), .default_value = 512.0, .min = 0.0,
+     .max = 1e6, .unit = "MiB", .flags = MBS_SETTING_ABOVE_MIN | MBS_SETTING_DECADES,
+     .label = MBS_N_("Adjoint memory"),
+     .description = MBS_N_("Bound on the trajectory the adjoint method stores; above it the "
+                           "states are checkpointed and recomputed segment by segment")},
+    {.name = "parameter-step", .type = MBS_SETTING_NUMBER,
+     .offset = offsetof(MbsMatrixRSensOptions, parameter_step), .default_value = 6e-6,
+     .min = 1e-12, .max = 1e-2, .flags = MBS_SETTING_DECADES,
+     .label = MBS_N_("Parameter increment"),
+     .description = MBS_N_("Relative increment of the central differences in the parameters "
+                           "(times max(1, |value|))")},
+};
+
+const MbsSettingTable mbs_matrix_r_sens_settings = {
+    .name = "sensitivity", .items = sens_items, .count = 3,
+    .size = sizeof(MbsMatrixRSensOptions)};
+
+/* --- points ------------------------------------------------------------------------------- */
+
+void mbs_sens_point_motion(const MbsModel *m, const MbsKinematics *kin, const double *zdd,
+                           int point, double r[3], double v[3], double a[3])
+{
+    const MbsPoint *pt = &m->points[point];
+    double rr[3];
+    mbs_kin_point(m, kin, pt->body, pt->pos, rr);
+    if (r)
+        memcpy(r, rr, sizeof rr);
+    if (!v && !a)
+        return;
+    double aa[3];
+    mbs_kin_point_motion(m, kin, pt->body, rr, v, aa);
+    if (!a)
+        return;
+    /* the part of the acceleration from zdd: (b_k(1:3) + b_k(4:6) x r) zdd_k on the path */
+    const MbsTopology *t = m->topo;
+    for (int k = t->body_node[pt->body]; k >= 0; k = t->nodes[k].parent) {
+        const double *b = kin->b + 6 * (size_t)k;
+        double w[3];
+        mbs_v3_cross(b + 3, rr, w);
+        for (int c = 0; c < 3; ++c)
+            aa[c] += (b[c] + w[c]) * zdd[k];
+    }
+    memcpy(a, aa, sizeof aa);
+}
+
+/* --- derivatives (the one source: swap for analytical ones here) ------------------------- */
+
+/* [F; g] at the base point's time for the state x = [z_i, zd_i, zdd_i] of formulation f on
+ * model m, the dependent coordinates starting from guess. */
+static int eval_outputs(Sens *S, MbsFormulation *f, const MbsModel *m, const double *guess,
+                        const double *x, double *out)
+{
+    int d = S->d;
+    int status = mbs_matrix_r_reduced_residual(f, S->t, guess, x, x + d, x + 2 * d, out, S->err);
+    if (status)
+        return status;
+    MbsMatrixRView v;
+    mbs_matrix_r_view(f, &v);
+    return S->obj.values(S->obj.ctx, m, v.kin, S->t, v.z, v.zd, v.zdd, out + d, out + d + S->k);
+}
+
+/* Tangent callback: a moved independent position also moves the dependent guess by R^Phi
+ * (first-order prediction, as matrix-r's own tangent does). */
+static void moved_state(Sens *S, const double *x, int column, double step)
+{
+    int n = S->n, d = S->d;
+    memcpy(S->guess, S->zbase, sizeof(double) * (size_t)n);
+    if (column >= 0 && column < d)
+        for (int i = 0; i < n; ++i)
+            S->guess[i] += step * S->Rbase[i + (size_t)n * column];
+    memcpy(S->xfull, x, sizeof(double) * 2 * (size_t)d); /* x = [z_i, zd_i]; zdd_i held */
+    memcpy(S->xfull + 2 * d, S->x0 + 2 * d, sizeof(double) * (size_t)d);
+}
+
+static int state_residual(void *ctx, const double *x, int column, double step, double *out)
+{
+    Sens *S = ctx;
+    moved_state(S, x, column, step);
+    return eval_outputs(S, S->probe, S->model, S->guess, S->xfull, out);
+}
+
+/* Columns of zdd_i: F is linear in it (F_a = R^T M R, 001 eq 29) and g reads it through
+ * zdd = R^Phi zdd_i + S c, so no kinematic problem is solved again: F_a is copied, g_a taken
+ * by central differences of g alone (exact for g quadratic in zdd). The probe holds the base
+ * evaluation. */
+static int acceleration_columns(Sens *S)
+{
+    int n = S->n, d = S->d, no = S->nout, status;
+    MbsMatrixRView v;
+    mbs_matrix_r_view(S->probe, &v);
+    for (int j = 0; j < d; ++j) {
+        double *col = S->J + (size_t)no * (2 * d + j);
+        for (int i = 0; i < d; ++i)
+            col[i] = v.Mh[i + (size_t)d * j];
+        double step = 6e-6 * fmax(1.0, fabs(S->x0[2 * d + j]));
+        for (int sgn = 0; sgn < 2; ++sgn) {
+            double dz = sgn ? -step : step;
+            for (int i = 0; i < n; ++i)
+                S->guess[i] = v.zdd[i] + dz * v.Rz[i + (size_t)n * j];
+            double *o = sgn ? S->rm : S->rp;
+            if ((status = S->obj.values(S->obj.ctx, S->model, v.kin, S->t, v.z, v.zd, S->guess,
+                                        o, o + S->k)))
+                return status;
+        }
+        for (int i = 0; i < 2 * S->k; ++i)
+            col[d + i] = (S->rp[i] - S->rm[i]) / (2.0 * step);
+    }
+    return 0;
+}
+
+/* F = R^T (M zdd - Q) (001 eq 29) of model m at the probe's evaluation (kinematics, R^Phi,
+ * zdd = R^Phi zdd_i + S c current). */
+static void dynamic_residual(Sens *S, const MbsModel *m, double *F)
+{
+    int n = S->n, d = S->d;
+    MbsMatrixRView v;
+    mbs_matrix_r_view(S->probe, &v);
+    mbs_dynamics_mass(m, v.kin, &S->dyn, S->M);
+    mbs_dynamics_forces(m, v.kin, &S->dyn, v.z, v.zd, S->Q);
+    memcpy(S->Mzdd, S->Q, sizeof(double) * (size_t)n);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, S->M, n, v.zdd, 1, -1.0, S->Mzdd, 1);
+    if (d > 0)
+        cblas_dgemv(CblasColMajor, CblasTrans, n, d, 1.0, v.Rz, n, S->Mzdd, 1, 0.0, F, 1);
+}
+
+/* Columns of P for parameters that change only the dynamics: the kinematic problems, R^Phi and
+ * S c do not depend on them, so F_rho = R^T (M_rho zdd - Q_rho) by central differences of M
+ * and Q of the rebuilt models at the same kinematics, and the objectives (points, joints,
+ * angular velocities) do not read them: g_rho = w_rho = 0. */
+static void dynamic_parameter_columns(Sens *S)
+{
+    int no = S->nout;
+    for (int j = 0; j < S->p; ++j) {
+        if (!S->dynamic_only[j])
+            continue;
+        dynamic_residual(S, S->pmodel[2 * j], S->rp);
+        dynamic_residual(S, S->pmodel[2 * j + 1], S->rm);
+        double *col = S->P + (size_t)no * j;
+        for (int i = 0; i < no; ++i)
+            col[i] = i < S->d ? (S->rp[i] - S->rm[i]) / (2.0 * S->delta[j]) : 0.0;
+    }
+}
+
+/* The evaluation formulations take the partition of checkpoint `at` when it is not the one
+ * they hold (the first time, and after a change of partition); otherwise an evaluation needs
+ * only the coordinates. */
+static int align(Sens *S, const MbsCheckpoint *at)
+{
+    int count, status;
+    const double *part = mbs_matrix_r_checkpoint_partition(at, S->n, S->nr, &count);
+    if (S->aligned && !memcmp(part, S->aligned_partition, sizeof(double) * (size_t)count))
+        return 0;
+    for (int j = 0; j < 2 * S->p; ++j)
+        if ((status = mbs_formulation_restore(S->pform[j], at, S->err)))
+            return status;
+    if ((status = mbs_formulation_restore(S->probe, at, S->err)))
+        return status;
+    memcpy(S->aligned_partition, part, sizeof(double) * (size_t)count);
+    if (mbs_matrix_r_checkpoint_independent(at, S->n, S->ind) != S->d)
+        return mbs_error_set(S->err, MBS_FATAL, "matrix-r sensitivities: the number of degrees "
+                             "of freedom changed at t = %.6g s", at->time);
+    S->aligned = 1;
+    return 0;
+}
+
+/* J = d[F; g]/d[z_i, zd_i, zdd_i] and P = d[F; g]/drho at the checkpointed state `at`
+ * (tangent interface; central differences of the models rebuilt with rho_j +- delta_j). On
+ * return S->x0 is the state and S->r0 = [F; g] there. */
+static int sens_derivatives(Sens *S, const MbsCheckpoint *at)
+{
+    int n = S->n, d = S->d, status;
+    if ((status = align(S, at)))
+        return status;
+    S->t = at->time;
+    const double *z, *zd, *zdd;
+    mbs_matrix_r_checkpoint_coordinates(at, n, &z, &zd, &zdd);
+    for (int i = 0; i < d; ++i) { /* constant B: the independent ones are entries of z */
+        S->x0[i] = z[S->ind[i]];
+        S->x0[d + i] = zd[S->ind[i]];
+        S->x0[2 * d + i] = zdd[S->ind[i]];
+    }
+    if ((status = eval_outputs(S, S->probe, S->model, z, S->x0, S->r0)))
+        return status;
+    MbsMatrixRView v;
+    mbs_matrix_r_view(S->probe, &v);
+    memcpy(S->zbase, v.z, sizeof(double) * (size_t)n);
+    memcpy(S->Rbase, v.Rz, sizeof(double) * (size_t)n * d);
+    dynamic_parameter_columns(S);
+    if ((status = acceleration_columns(S)) ||
+        (status = mbs_tangent_eval(&S->tangent, S->x0, S->r0, S->J)))
+        return status;
+    S->res->derivative_evaluations += S->tangent.evaluations + 1;
+    for (int j = 0; j < S->p; ++j) {
+        if (S->dynamic_only[j])
+            continue;
+        for (int s = 0; s < 2; ++s) {
+            if ((status = eval_outputs(S, S->pform[2 * j + s], S->pmodel[2 * j + s], S->zbase,
+                                       S->x0, s ? S->rm : S->rp)))
+                return status;
+        }
+        for (int i = 0; i < S->nout; ++i)
+            S->P[i + (size_t)S->nout * j] = (S->rp[i] - S->rm[i]) / (2.0 * S->delta[j]);
+        S->res->derivative_evaluations += 2;
+    }
+    return 0;
+}
+
+/* --- the sensitivity equations ------------------------------------------------------------ */
+
+/* F's blocks of J: F_z, F_v, F_a are rows 0..d-1, columns [0, d), [d, 2d), [2d, 3d). */
+static double Fblock(const Sens *S, int block, int i, int j)
+{
+    return S->J[i + (size_t)S->nout * ((size_t)block * S->d + j)];
+}
+
+/* T (LU-factorized) and L of a step of size h at the current derivatives. */
+static int step_matrices(Sens *S, double h)
+{
+    int d = S->d;
+    double c1 = 2.0 / h, c2 = 4.0 / (h * h), c3 = 4.0 / h;
+    for (int j = 0; j < d; ++j)
+        for (int i = 0; i < d; ++i) {
+            double fz = Fblock(S, 0, i, j), fv = Fblock(S, 1, i, j), fa = Fblock(S, 2, i, j);
+            S->T[i + (size_t)d * j] = fz + c1 * fv + c2 * fa;
+            S->L[i + (size_t)d * j] = c1 * fv + c2 * fa;
+            S->L[i + (size_t)d * (d + j)] = fv + c3 * fa;
+            S->L[i + (size_t)d * (2 * d + j)] = fa;
+        }
+    if (d > 0 && LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, d, d, S->T, d, S->ipiv) != 0)
+        return mbs_error_set(S->err, MBS_FATAL,
+                             "matrix-r sensitivities: singular step matrix at t = %.6g s", S->t);
+    return 0;
+}
+
+/* u_0: z_i', zd_i' of the initial state from the perturbed models' assembly, zdd_i' from the
+ * derivative of F = 0 at t = 0 (F_a a' = -(F_z z' + F_v v' + F_rho)). Needs J, P at t = 0. */
+static int initial_sensitivities(Sens *S, const double *zi_plus_minus)
+{
+    int d = S->d, p = S->p, nx = S->nx;
+    for (int j = 0; j < p; ++j) {
+        double *u = S->U0 + (size_t)nx * j;
+        const double *plus = zi_plus_minus + (size_t)4 * d * j, *minus = plus + 2 * d;
+        for (int i = 0; i < 2 * d; ++i)
+            u[i] = (plus[i] - minus[i]) / (2.0 * S->delta[j]);
+        for (int i = 0; i < d; ++i) {
+            double v = -S->P[i + (size_t)S->nout * j];
+            for (int c = 0; c < 2 * d; ++c)
+                v -= S->J[i + (size_t)S->nout * c] * u[c];
+            u[2 * d + i] = v;
+        }
+    }
+    for (int j = 0; j < d; ++j)
+        for (int i = 0; i < d; ++i)
+            S->Fa[i + (size_t)d * j] = Fblock(S, 2, i, j);
+    if (d > 0 && p > 0 &&
+        (LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, d, d, S->Fa, d, S->ipiv) != 0 ||
+         LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', d, p, S->Fa, d, S->ipiv, S->U0 + 2 * d, nx)))
+        return mbs_error_set(S->err, MBS_FATAL,
+                             "matrix-r sensitivities: singular reduced mass matrix at t = 0");
+    return 0;
+}
+
+/* Trapezoidal weight of grid point n of 0..N. */
+static double weight(const Sens *S, long n)
+{
+    return n == 0 || n == S->N ? 0.5 * S->h : S->h;
+}
+
+/* psi' += w (g_x u + g_rho), plus (w_x u + w_rho) at the last point (direct), or only the
+ * rho parts (adjoint, u NULL). */
+static void add_objective_terms(Sens *S, long n, const double *u)
+{
+    int d = S->d, k = S->k, p = S->p, nx = S->nx, no = S->nout;
+    for (int term = 0; term < (n == S->N ? 2 : 1); ++term) {
+        double w = term ? 1.0 : weight(S, n);
+        int row0 = d + term * k;
+        for (int i = 0; i < k; ++i)
+            for (int j = 0; j < p; ++j) {
+                double v = S->P[row0 + i + (size_t)no * j];
+                for (int c = 0; u && c < nx; ++c)
+                    v += S->J[row0 + i + (size_t)no * c] * u[c + (size_t)nx * j];
+                S->res->gradient[(size_t)i * p + j] += w * v;
+            }
+    }
+}
+
+/* Direct method at grid point n (derivatives current). */
+static int direct_visit(Sens *S, long n)
+{
+    int d = S->d, p = S->p, nx = S->nx, status;
+    if (n == 0) {
+        memcpy(S->u, S->U0, sizeof(double) * (size_t)nx * p);
+    } else {
+        double h = S->h, c1 = 2.0 / h, c2 = 4.0 / (h * h), c3 = 4.0 / h;
+        if ((status = step_matrices(S, h)))
+            return status;
+        for (int j = 0; j < p; ++j) { /* rhs = L u - F_rho */
+            double *z = S->unew + (size_t)nx * j;
+            for (int i = 0; i < d; ++i)
+                z[i] = -S->P[i + (size_t)S->nout * j];
+        }
+        if (d > 0 && p > 0) {
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, d, p, nx, 1.0, S->L, d, S->u,
+                        nx, 1.0, S->unew, nx);
+            LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', d, p, S->T, d, S->ipiv, S->unew, nx);
+        }
+        for (int j = 0; j < p; ++j) {
+            const double *o = S->u + (size_t)nx * j;
+            double *u = S->unew + (size_t)nx * j;
+            for (int i = 0; i < d; ++i) {
+                double dz = u[i] - o[i];
+                u[d + i] = c1 * dz - o[d + i];
+                u[2 * d + i] = c2 * dz - c3 * o[d + i] - o[2 * d + i];
+            }
+        }
+        double *swap = S->u;
+        S->u = S->unew;
+        S->unew = swap;
+    }
+    add_objective_terms(S, n, S->u);
+    return 0;
+}
+
+/* Adjoint method at grid point n, visited from N down to 0 (derivatives current). */
+static int adjoint_visit(Sens *S, long n)
+{
+    int d = S->d, k = S->k, p = S->p, nx = S->nx, no = S->nout, status;
+    double w = weight(S, n);
+    for (int i = 0; i < k; ++i) /* lambda_n += w g_x^T (+ w_x^T at the end) */
+        for (int c = 0; c < nx; ++c)
+            S->lam[c + (size_t)nx * i] +=
+                w * S->J[d + i + (size_t)no * c] + (n == S->N ? S->J[d + k + i + (size_t)no * c] : 0.0);
+    add_objective_terms(S, n, NULL);
+    if (n == 0) { /* psi' += u_0^T lambda_0 */
+        for (int i = 0; i < k; ++i)
+            for (int j = 0; j < p; ++j) {
+                double v = 0.0;
+                for (int c = 0; c < nx; ++c)
+                    v += S->U0[c + (size_t)nx * j] * S->lam[c + (size_t)nx * i];
+                S->res->gradient[(size_t)i * p + j] += v;
+            }
+        return 0;
+    }
+    double h = S->h, c1 = 2.0 / h, c2 = 4.0 / (h * h), c3 = 4.0 / h;
+    if ((status = step_matrices(S, h)))
+        return status;
+    for (int i = 0; i < k; ++i) { /* mu = T^-T c^T lambda */
+        const double *l = S->lam + (size_t)nx * i;
+        for (int r = 0; r < d; ++r)
+            S->mu[r + (size_t)d * i] = l[r] + c1 * l[d + r] + c2 * l[2 * d + r];
+    }
+    if (d > 0 && k > 0)
+        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', d, k, S->T, d, S->ipiv, S->mu, d);
+    for (int i = 0; i < k; ++i) /* psi' -= F_rho^T mu */
+        for (int j = 0; j < p; ++j) {
+            double v = 0.0;
+            for (int r = 0; r < d; ++r)
+                v += S->P[r + (size_t)no * j] * S->mu[r + (size_t)d * i];
+            S->res->gradient[(size_t)i * p + j] -= v;
+        }
+    for (int i = 0; i < k; ++i) { /* lambda_{n-1} = L^T mu + N^T lambda_n */
+        const double *l = S->lam + (size_t)nx * i;
+        double *o = S->lamnew + (size_t)nx * i;
+        for (int r = 0; r < d; ++r) {
+            o[r] = -c1 * l[d + r] - c2 * l[2 * d + r];
+            o[d + r] = -l[d + r] - c3 * l[2 * d + r];
+            o[2 * d + r] = -l[2 * d + r];
+        }
+    }
+    if (d > 0 && k > 0)
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nx, k, d, 1.0, S->L, d, S->mu, d,
+                    1.0, S->lamnew, nx);
+    double *swap = S->lam;
+    S->lam = S->lamnew;
+    S->lamnew = swap;
+    return 0;
+}
+
+/* --- changes of partition ---------------------------------------------------------------- */
+
+/* [z; zd; zdd][ind_new] of an evaluation of f at x = [z_i, zd_i, zdd_i] (aligned partition). */
+static int eval_map(Sens *S, MbsFormulation *f, const double *guess, const double *x,
+                    double *out)
+{
+    int d = S->d;
+    int status = mbs_matrix_r_reduced_residual(f, S->t, guess, x, x + d, x + 2 * d, S->mtmp,
+                                               S->err);
+    if (status)
+        return status;
+    MbsMatrixRView v;
+    mbs_matrix_r_view(f, &v);
+    for (int i = 0; i < d; ++i) {
+        out[i] = v.z[S->ind_new[i]];
+        out[d + i] = v.zd[S->ind_new[i]];
+        out[2 * d + i] = v.zdd[S->ind_new[i]];
+    }
+    return 0;
+}
+
+static int map_residual(void *ctx, const double *x, int column, double step, double *out)
+{
+    Sens *S = ctx;
+    moved_state(S, x, column, step);
+    return eval_map(S, S->probe, S->guess, S->xfull, out);
+}
+
+/* Mx = d y/d x and Mp = d y/d rho of y = [z; zd; zdd][ind_new] at checkpoint `at` (its own
+ * partition, the old one): the independent state the next step starts from (matrix-r
+ * re-chooses the partition at a consistent state and reads z_i, zd_i, zdd_i from z, zd, zdd).
+ * Columns of zdd_i: zdd = R^Phi zdd_i + S c, so d zdd / d zdd_i = R^Phi; rho: central
+ * differences of the rebuilt models (parameters of the dynamics alone change nothing here). */
+static int partition_map(Sens *S, const MbsCheckpoint *at)
+{
+    int n = S->n, d = S->d, nx = S->nx, status;
+    if ((status = align(S, at)))
+        return status;
+    S->t = at->time;
+    const double *z, *zd, *zdd;
+    mbs_matrix_r_checkpoint_coordinates(at, n, &z, &zd, &zdd);
+    for (int i = 0; i < d; ++i) {
+        S->x0[i] = z[S->ind[i]];
+        S->x0[d + i] = zd[S->ind[i]];
+        S->x0[2 * d + i] = zdd[S->ind[i]];
+    }
+    if ((status = eval_map(S, S->probe, z, S->x0, S->r0)))
+        return status;
+    MbsMatrixRView v;
+    mbs_matrix_r_view(S->probe, &v);
+    memcpy(S->zbase, v.z, sizeof(double) * (size_t)n);
+    memcpy(S->Rbase, v.Rz, sizeof(double) * (size_t)n * d);
+    for (int j = 0; j < d; ++j)
+        for (int i = 0; i < nx; ++i)
+            S->Mx[i + (size_t)nx * (2 * d + j)] =
+                i < 2 * d ? 0.0 : v.Rz[S->ind_new[i - 2 * d] + (size_t)n * j];
+    if ((status = mbs_tangent_eval(&S->map_tangent, S->x0, S->r0, S->Mx)))
+        return status;
+    for (int j = 0; j < S->p; ++j) {
+        double *col = S->Mp + (size_t)nx * j;
+        if (S->dynamic_only[j]) {
+            memset(col, 0, sizeof(double) * (size_t)nx);
+            continue;
+        }
+        if ((status = eval_map(S, S->pform[2 * j], S->zbase, S->x0, S->rp)) ||
+            (status = eval_map(S, S->pform[2 * j + 1], S->zbase, S->x0, S->rm)))
+            return status;
+        for (int i = 0; i < nx; ++i)
+            col[i] = (S->rp[i] - S->rm[i]) / (2.0 * S->delta[j]);
+    }
+    return 0;
+}
+
+/* 1 when checkpoints a and b have different independent coordinates (ind_new: b's). */
+static int partition_changed(Sens *S, const MbsCheckpoint *a, const MbsCheckpoint *b)
+{
+    int ca, cb;
+    const double *pa = mbs_matrix_r_checkpoint_partition(a, S->n, S->nr, &ca);
+    const double *pb = mbs_matrix_r_checkpoint_partition(b, S->n, S->nr, &cb);
+    if (!memcmp(pa, pb, sizeof(double) * (size_t)ca))
+        return 0;
+    int da = mbs_matrix_r_checkpoint_independent(a, S->n, S->mapind);
+    int db = mbs_matrix_r_checkpoint_independent(b, S->n, S->ind_new);
+    return da != db || memcmp(S->mapind, S->ind_new, sizeof(int) * (size_t)db) != 0;
+}
+
+/* Direct: u (old independent coordinates, at `before`) -> Mx u + Mp (new ones). */
+static int direct_partition_change(Sens *S, const MbsCheckpoint *before)
+{
+    int nx = S->nx, p = S->p, status;
+    if ((status = partition_map(S, before)))
+        return status;
+    memcpy(S->unew, S->Mp, sizeof(double) * (size_t)nx * p);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nx, p, nx, 1.0, S->Mx, nx, S->u, nx,
+                1.0, S->unew, nx);
+    double *swap = S->u;
+    S->u = S->unew;
+    S->unew = swap;
+    S->res->partition_changes++;
+    return 0;
+}
+
+/* Adjoint: lambda (new coordinates) -> Mx^T lambda (old ones at `before`), psi' += Mp^T lambda. */
+static int adjoint_partition_change(Sens *S, const MbsCheckpoint *before)
+{
+    int nx = S->nx, p = S->p, k = S->k, status;
+    if ((status = partition_map(S, before)))
+        return status;
+    for (int i = 0; i < k; ++i)
+        for (int j = 0; j < p; ++j) {
+            double v = 0.0;
+            for (int c = 0; c < nx; ++c)
+                v += S->Mp[c + (size_t)nx * j] * S->lam[c + (size_t)nx * i];
+            S->res->gradient[(size_t)i * p + j] += v;
+        }
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nx, k, nx, 1.0, S->Mx, nx, S->lam, nx,
+                0.0, S->lamnew, nx);
+    double *swap = S->lam;
+    S->lam = S->lamnew;
+    S->lamnew = swap;
+    S->res->partition_changes++;
+    return 0;
+}
+
+/* --- runs --------------------------------------------------------------------------------- */
+
+static void notify(Sens *S, double t)
+{
+    if (!S->observer)
+        return;
+    S->res->time = t;
+    S->res->state_sensitivity = S->method == MBS_SENS_DIRECT ? S->u : NULL;
+    S->observer(S->observer_data, S->res);
+    S->res->state_sensitivity = NULL;
+}
+
+static int forward_sample(void *data, const MbsRun *run)
+{
+    Sens *S = data;
+    MbsFormulation *f = mbs_run_formulation(run);
+    long n = mbs_run_grid_steps(run);
+    double tc = mbs_clock_now();
+    S->res->time_dynamics += tc - S->clock;
+    MbsMatrixRView v;
+    mbs_matrix_r_view(f, &v);
+    if ((S->status = S->obj.values(S->obj.ctx, S->model, v.kin, f->time, v.z, v.zd, v.zdd, S->g,
+                                   S->g + S->k)))
+        return 1;
+    for (int i = 0; i < S->k; ++i)
+        S->res->psi[i] += weight(S, n) * S->g[i] + (n == S->N ? S->g[S->k + i] : 0.0);
+    if (S->method == MBS_SENS_DIRECT) {
+        MbsCheckpoint *now = &S->state, *before = &S->previous;
+        mbs_formulation_save(f, now);
+        if (n > 0 && partition_changed(S, before, now) &&
+            (S->status = direct_partition_change(S, before)))
+            return 1;
+        if ((S->status = sens_derivatives(S, now)))
+            return 1;
+        /* the state is the previous one of the next step (swap the checkpoints' arrays) */
+        double *values = S->previous.state;
+        S->previous = S->state;
+        S->state.state = values;
+        if (n == 0 && (S->status = initial_sensitivities(S, S->U0 + (size_t)S->nx * S->p)))
+            return 1;
+        if ((S->status = direct_visit(S, n)))
+            return 1;
+        notify(S, f->time);
+    } else if (n % S->K == 0) {
+        mbs_formulation_save(f, &S->stored[n / S->K]);
+    }
+    S->res->steps = n;
+    S->clock = mbs_clock_now();
+    S->t_sens += S->clock - tc;
+    return 0;
+}
+
+static int segment_sample(void *data, const MbsRun *run)
+{
+    Sens *S = data;
+    MbsFormulation *f = mbs_run_formulation(run);
+    mbs_formulation_save(f, &S->segment[mbs_run_grid_steps(run) - S->segment_start]);
+    return 0;
+}
+
+static int run_to(Sens *S, double t_end, int (*sample)(void *, const MbsRun *))
+{
+    MbsRunOptions ro = {.max_halvings = 0}; /* the sensitivity equations follow grid steps */
+    MbsRunObserver obs = {.sample = sample, .data = S, .every = 1};
+    MbsRun *run = mbs_run_new(S->stepper, &ro, &obs, S->err);
+    if (!run)
+        return MBS_FATAL;
+    MbsRunOutcome out = mbs_run_advance(run, t_end);
+    int status = 0;
+    if (out == MBS_RUN_FAILED) {
+        *S->err = *mbs_run_error(run);
+        status = S->err->status ? S->err->status : MBS_FATAL;
+    } else if (S->status) {
+        status = S->status;
+    }
+    mbs_run_free(run);
+    return status;
+}
+
+/* States visited backwards: from storage, or segment by segment from checkpoints. */
+static int adjoint_backward(Sens *S)
+{
+    int status;
+    long nseg = S->K == 1 ? 0 : (S->N + S->K - 1) / S->K;
+    if (S->K == 1) {
+        for (long n = S->N; n >= 0; --n) {
+            if ((status = sens_derivatives(S, &S->stored[n])) ||
+                (n == 0 && (status = initial_sensitivities(S, S->U0 + (size_t)S->nx * S->p))) ||
+                (status = adjoint_visit(S, n)) ||
+                (n > 0 && partition_changed(S, &S->stored[n - 1], &S->stored[n]) &&
+                 (status = adjoint_partition_change(S, &S->stored[n - 1]))))
+                return status;
+            notify(S, S->t);
+        }
+        return 0;
+    }
+    for (long seg = nseg - 1; seg >= 0; --seg) {
+        long start = seg * S->K, end = start + S->K < S->N ? start + S->K : S->N;
+        double tc = mbs_clock_now();
+        if ((status = mbs_formulation_restore(S->stepper, &S->stored[seg], S->err)))
+            return status;
+        S->segment_start = start;
+        if ((status = run_to(S, (double)end * S->h, segment_sample)))
+            return status;
+        S->res->time_recompute += mbs_clock_now() - tc;
+        /* the replay must be the forward run bit for bit */
+        if (end == (seg + 1) * S->K &&
+            memcmp(S->segment[end - start].state, S->stored[seg + 1].state,
+                   sizeof(double) * (size_t)S->stored[seg + 1].size) != 0)
+            return mbs_error_set(S->err, MBS_FATAL,
+                                 "matrix-r adjoint: the recomputed segment [%.6g, %.6g] s does "
+                                 "not repeat the forward run",
+                                 (double)start * S->h, (double)end * S->h);
+        for (long n = end; n >= (seg == 0 ? 0 : start + 1); --n) {
+            const MbsCheckpoint *before = n > 0 ? &S->segment[n - 1 - start] : NULL;
+            if ((status = sens_derivatives(S, &S->segment[n - start])) ||
+                (n == 0 && (status = initial_sensitivities(S, S->U0 + (size_t)S->nx * S->p))) ||
+                (status = adjoint_visit(S, n)) ||
+                (before && partition_changed(S, before, &S->segment[n - start]) &&
+                 (status = adjoint_partition_change(S, before))))
+                return status;
+            notify(S, (double)n * S->h);
+        }
+    }
+    return 0;
+}
+
+/* Checkpoint interval K: 1 when every state fits the bound, else the smallest K for which
+ * ceil(N / K) + 1 checkpoints and one segment of K + 1 states fit. */
+static int plan_storage(Sens *S, size_t bytes_per_state)
+{
+    double bound = S->opt.memory * 1024.0 * 1024.0;
+    long states = S->N + 1;
+    S->res->full_bytes = (size_t)states * bytes_per_state;
+    if ((double)S->res->full_bytes <= bound) {
+        S->K = 1;
+        S->nstored = states;
+    } else {
+        long K = 2;
+        while (K < states && (double)((S->N + K - 1) / K + 1 + K + 1) * bytes_per_state > bound)
+            ++K;
+        if (K >= states)
+            return mbs_error_set(S->err, MBS_FATAL,
+                                 "matrix-r adjoint: %.3g MiB cannot hold the checkpoints of %ld "
+                                 "steps (%zu bytes a state); raise adjoint-memory",
+                                 S->opt.memory, S->N, bytes_per_state);
+        S->K = K;
+        S->nstored = (S->N + K - 1) / K + 1;
+    }
+    S->res->checkpoint_interval = S->K;
+    return 0;
+}
+
+static int alloc_checkpoints(MbsCheckpoint **list, double **values, long count,
+                             const MbsCheckpoint *like)
+{
+    *list = calloc((size_t)count, sizeof **list);
+    *values = calloc((size_t)count * (size_t)like->size + 1, sizeof(double));
+    if (!*list || !*values)
+        return -1;
+    for (long i = 0; i < count; ++i) {
+        (*list)[i] = *like;
+        (*list)[i].state = *values + (size_t)i * like->size;
+    }
+    return 0;
+}
+
+static void sens_free(Sens *S)
+{
+    mbs_formulation_free(S->stepper);
+    mbs_formulation_free(S->probe);
+    for (int j = 0; j < 2 * S->p; ++j) {
+        if (S->pform)
+            mbs_formulation_free(S->pform[j]);
+        if (S->pmodel)
+            mbs_model_free(S->pmodel[j]);
+    }
+    free(S->pform);
+    free(S->pmodel);
+    mbs_checkpoint_free(&S->state);
+    mbs_checkpoint_free(&S->previous);
+    mbs_tangent_free(&S->tangent);
+    mbs_tangent_free(&S->map_tangent);
+    free(S->ind);
+    free(S->ind_new);
+    free(S->mapind);
+    mbs_dynamics_free(&S->dyn);
+    free(S->dynamic_only);
+    double *arrays[] = {S->delta, S->zbase, S->Rbase, S->guess, S->x0,  S->xfull, S->r0,
+                        S->rp,    S->rm,    S->J,     S->P,     S->T,   S->L,
+                        S->Fa,    S->u,     S->unew,  S->U0,    S->lam, S->lamnew,
+                        S->mu,    S->g,     S->stored_values, S->segment_values,
+                        S->M,     S->Q,     S->Mzdd,  S->aligned_partition, S->Mx, S->Mp,
+                        S->mtmp};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
+        free(arrays[i]);
+    free(S->ipiv);
+    free(S->stored);
+    free(S->segment);
+}
+
+void mbs_sens_result_free(MbsSensResult *r)
+{
+    free(r->psi);
+    free(r->gradient);
+    r->psi = r->gradient = NULL;
+}
+
+/* 1 when every field parameter q changes is a mass, centre of mass or inertia, a field of a
+ * force element or gravity (directly or through parameters computed from it). */
+static int dynamic_only(const MbsModel *m, int q)
+{
+    int count = mbs_model_parameter_dependents(m, q, NULL, 0);
+    MbsFieldRef *refs = calloc((size_t)count + 1, sizeof *refs);
+    if (!refs)
+        return 0;
+    mbs_model_parameter_dependents(m, q, refs, count);
+    int only = 1;
+    for (int i = 0; i < count; ++i)
+        only &= refs[i].kind == MBS_ELEMENT_BODY || refs[i].kind == MBS_ELEMENT_FORCE ||
+                refs[i].kind == MBS_ELEMENT_MODEL || refs[i].kind == MBS_ELEMENT_PARAMETER;
+    free(refs);
+    return only;
+}
+
+/* Formulations, perturbed models, workspaces; u_0's position and velocity parts. */
+static int sens_setup(Sens *S, const MbsSettings *s)
+{
+    const MbsModel *m = S->model;
+    MbsError *err = S->err;
+    int p = S->p;
+    if (!(S->stepper = mbs_formulation_new("matrix-r", m, s, err)))
+        return MBS_FATAL;
+    if (!mbs_matrix_r_trapezoidal(S->stepper))
+        return mbs_error_set(err, MBS_FATAL, "matrix-r sensitivities differentiate the "
+                             "trapezoidal rule: set matrix-r's integrator to trapezoidal (paper "
+                             "001 sec 4)");
+    if (!mbs_matrix_r_constant_b(S->stepper))
+        return mbs_error_set(err, MBS_FATAL, "matrix-r sensitivities with natural coordinates "
+                             "as degrees of freedom are not implemented");
+    int status;
+    if (S->obj.prepare && (status = S->obj.prepare(S->obj.ctx, m, S->stepper, err)))
+        return status;
+    /* the evaluations for derivatives solve the position problem tighter than the run, so
+     * that its error stays far below the difference increments */
+    MbsSettings es = *s;
+    double *tol = mbs_settings_value_for(&es, "matrix-r", "newton-tolerance");
+    if (tol && *tol > 1e-13)
+        *tol = 1e-13;
+    if (!(S->probe = mbs_formulation_new("matrix-r", m, &es, err)))
+        return MBS_FATAL;
+    int n = S->n = mbs_model_ncoords(m);
+    int d = S->d = mbs_matrix_r_independent_state(S->stepper, NULL, NULL, NULL);
+    int k = S->k = S->obj.count;
+    S->nx = 3 * d;
+    S->nout = d + 2 * k;
+    size_t nx = (size_t)S->nx, no = (size_t)S->nout;
+    S->pmodel = calloc(2 * (size_t)p + 1, sizeof *S->pmodel);
+    S->pform = calloc(2 * (size_t)p + 1, sizeof *S->pform);
+    S->delta = calloc((size_t)p + 1, sizeof(double));
+    S->dynamic_only = calloc((size_t)p + 1, sizeof(int));
+    S->M = calloc((size_t)n * n + 1, sizeof(double));
+    S->Q = calloc((size_t)n + 1, sizeof(double));
+    S->Mzdd = calloc((size_t)n + 1, sizeof(double));
+    if (!S->dynamic_only || !S->M || !S->Q || !S->Mzdd || mbs_dynamics_init(&S->dyn, m))
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    double **vecs[] = {&S->zbase, &S->guess, &S->x0, &S->xfull, &S->r0, &S->rp, &S->rm, &S->g};
+    size_t sizes[] = {(size_t)n, (size_t)n + no, nx, nx, no, no, no, 2 * (size_t)k};
+    for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; ++i)
+        *vecs[i] = calloc(sizes[i] + 1, sizeof(double));
+    S->Rbase = calloc((size_t)n * d + 1, sizeof(double));
+    S->J = calloc(no * nx + 1, sizeof(double));
+    S->P = calloc(no * p + 1, sizeof(double));
+    S->T = calloc((size_t)d * d + 1, sizeof(double));
+    S->Fa = calloc((size_t)d * d + 1, sizeof(double));
+    S->L = calloc((size_t)d * nx + 1, sizeof(double));
+    S->ipiv = calloc((size_t)d + 1, sizeof(int));
+    S->u = calloc(nx * p + 1, sizeof(double));
+    S->unew = calloc(nx * p + 1, sizeof(double));
+    S->U0 = calloc(nx * p + 4 * (size_t)d * p + 1, sizeof(double)); /* + the +- states */
+    S->lam = calloc(nx * k + 1, sizeof(double));
+    S->lamnew = calloc(nx * k + 1, sizeof(double));
+    S->mu = calloc((size_t)d * k + 1, sizeof(double));
+    if (!S->pmodel || !S->pform || !S->delta || !S->zbase || !S->guess || !S->x0 || !S->xfull || !S->r0 ||
+        !S->rp || !S->rm || !S->g || !S->Rbase || !S->J || !S->P || !S->T || !S->Fa || !S->L ||
+        !S->ipiv || !S->u || !S->unew || !S->U0 || !S->lam || !S->lamnew || !S->mu)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    if (mbs_checkpoint_init(&S->state, S->stepper, err) ||
+        mbs_checkpoint_init(&S->previous, S->stepper, err))
+        return MBS_FATAL;
+    S->nr = mbs_model_nconstraints(m);
+    int count;
+    mbs_matrix_r_checkpoint_partition(&S->state, n, S->nr, &count);
+    S->ind = calloc((size_t)d + 1, sizeof(int));
+    S->ind_new = calloc((size_t)d + 1, sizeof(int));
+    S->mapind = calloc((size_t)d + 1, sizeof(int));
+    S->aligned_partition = calloc((size_t)count + 1, sizeof(double));
+    S->Mx = calloc(nx * nx + 1, sizeof(double));
+    S->Mp = calloc(nx * p + 1, sizeof(double));
+    S->mtmp = calloc(nx * (size_t)(p > k ? p : k) + no + 1, sizeof(double));
+    if (!S->ind || !S->ind_new || !S->mapind || !S->aligned_partition || !S->Mx || !S->Mp ||
+        !S->mtmp)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    const int *ind = mbs_matrix_r_independent_nodes(S->stepper); /* the initial partition */
+    for (int j = 0; j < p; ++j) {
+        int q = S->params[j];
+        if (q < 0 || q >= m->nparameters)
+            return mbs_error_set(err, MBS_FATAL, "matrix-r sensitivities: no parameter %d", q);
+        double rho = m->parameters[q].value;
+        S->dynamic_only[j] = dynamic_only(m, q);
+        S->delta[j] = S->opt.parameter_step * fmax(1.0, fabs(rho));
+        for (int s2 = 0; s2 < 2; ++s2) {
+            double value = rho + (s2 ? -S->delta[j] : S->delta[j]);
+            if (!(S->pmodel[2 * j + s2] = mbs_model_with_parameter(m, q, value, err)) ||
+                !(S->pform[2 * j + s2] =
+                      mbs_formulation_new("matrix-r", S->pmodel[2 * j + s2], &es, err)))
+                return MBS_FATAL;
+            if (S->obj.prepare &&
+                (status = S->obj.prepare(S->obj.ctx, S->pmodel[2 * j + s2],
+                                         S->pform[2 * j + s2], err)))
+                return status;
+            /* the perturbed model's initial state, in the run's independent coordinates */
+            MbsMatrixRView v;
+            mbs_matrix_r_view(S->pform[2 * j + s2], &v);
+            double *st = S->U0 + nx * p + (size_t)4 * d * j + (size_t)2 * d * s2;
+            for (int i = 0; i < d; ++i) {
+                st[i] = v.z[ind[i]];
+                st[d + i] = v.zd[ind[i]];
+            }
+        }
+    }
+    S->tangent_ctx[0] = S;
+    const MbsTangentProblem tp = {.nx = 2 * d, .nr = S->nout, .residual = state_residual,
+                                  .contexts = S->tangent_ctx, .nthreads = 1};
+    S->map_ctx[0] = S;
+    const MbsTangentProblem mp = {.nx = 2 * d, .nr = S->nx, .residual = map_residual,
+                                  .contexts = S->map_ctx, .nthreads = 1};
+    if (mbs_tangent_init(&S->tangent, &tp, (MbsJacobianMethod)S->opt.jacobian, err) ||
+        mbs_tangent_init(&S->map_tangent, &mp, (MbsJacobianMethod)S->opt.jacobian, err))
+        return MBS_FATAL;
+    return 0;
+}
+
+int mbs_matrix_r_sensitivity(const MbsModel *m, const MbsSettings *s, const int *params, int np,
+                             const MbsSensObjectives *objectives, MbsSensMethod method,
+                             const MbsMatrixRSensOptions *options, double t_end,
+                             MbsSensObserver observer, void *observer_data, MbsSensResult *out,
+                             MbsError *err)
+{
+    memset(out, 0, sizeof *out);
+    Sens S = {.model = m, .p = np, .params = params, .obj = *objectives, .method = method,
+              .err = err, .res = out, .observer = observer, .observer_data = observer_data};
+    if (options)
+        S.opt = *options;
+    else
+        mbs_setting_table_defaults(&mbs_matrix_r_sens_settings, &S.opt);
+    out->nobjectives = objectives->count;
+    out->nparameters = np;
+    out->psi = calloc((size_t)objectives->count + 1, sizeof(double));
+    out->gradient = calloc((size_t)objectives->count * np + 1, sizeof(double));
+    int status = !out->psi || !out->gradient ? mbs_error_set(err, MBS_FATAL, "out of memory")
+                                             : sens_setup(&S, s);
+    out->dofs = S.d;
+    S.h = s->step;
+    S.N = mbs_run_step_count(t_end, S.h);
+    if (!status && method == MBS_SENS_ADJOINT) {
+        size_t per_state = sizeof(MbsCheckpoint) + sizeof(double) * (size_t)S.state.size;
+        if (!(status = plan_storage(&S, per_state)) &&
+            (alloc_checkpoints(&S.stored, &S.stored_values, S.nstored, &S.state) ||
+             (S.K > 1 &&
+              alloc_checkpoints(&S.segment, &S.segment_values, S.K + 1, &S.state))))
+            status = mbs_error_set(err, MBS_FATAL, "out of memory");
+        out->stored_bytes = per_state * (size_t)(S.nstored + (S.K > 1 ? S.K + 1 : 0));
+    }
+    double t0 = mbs_clock_now();
+    S.clock = t0;
+    if (!status)
+        status = run_to(&S, t_end, forward_sample);
+    if (!status && method == MBS_SENS_ADJOINT) {
+        double tb = mbs_clock_now();
+        status = adjoint_backward(&S);
+        S.t_sens += mbs_clock_now() - tb;
+    }
+    out->time_sensitivity = S.t_sens;
+    sens_free(&S);
+    if (status)
+        mbs_sens_result_free(out);
+    return status;
+}
+
+/* --- the model's objectives (mbs_objective.h) ---------------------------------------------- */
+
+/* One evaluator of the model's objectives per model (the run's and the 2p with a changed
+ * parameter), each with its own initial state as the reference of displacements, as a whole
+ * simulation of that model measures them (fd); a reference that must not move with a
+ * parameter is a fixed "reference" of the term (five-bar's r20). select (count of them) picks
+ * the objectives reported; NULL: all. */
+typedef struct {
+    int count, capacity;
+    const MbsModel **models;
+    MbsObjectiveEval **evals;
+    const int *select;
+    int nselect;
+    double *g, *w; /* every objective of the model */
+} ModelObjectives;
+
+static int model_objectives_prepare(void *ctx, const MbsModel *m, const MbsFormulation *initial,
+                                    MbsError *err)
+{
+    ModelObjectives *o = ctx;
+    if (o->count >= o->capacity)
+        return mbs_error_set(err, MBS_FATAL, "matrix-r sensitivities: too many models");
+    MbsObjectiveEval *e = mbs_objective_eval_new(m, MBS_COORDINATES_RELATIVE, err);
+    if (!e)
+        return MBS_FATAL;
+    MbsMatrixRView v;
+    mbs_matrix_r_view(initial, &v);
+    mbs_objective_eval_set_initial(e, v.z, v.zd, v.zdd);
+    o->models[o->count] = m;
+    o->evals[o->count++] = e;
+    return 0;
+}
+
+static int model_objectives_values(void *ctx, const MbsModel *m, const MbsKinematics *kin,
+                                   double t, const double *z, const double *zd,
+                                   const double *zdd, double *g, double *w)
+{
+    (void)kin, (void)t;
+    ModelObjectives *o = ctx;
+    for (int i = 0; i < o->count; ++i)
+        if (o->models[i] == m) {
+            mbs_objective_eval_values(o->evals[i], z, zd, zdd, o->g, o->w);
+            for (int j = 0; j < o->nselect; ++j) {
+                int k = o->select ? o->select[j] : j;
+                g[j] = o->g[k];
+                w[j] = o->w[k];
+            }
+            return 0;
+        }
+    return MBS_FATAL;
+}
+
+static int objectives_sensitivity(const MbsModel *m, const MbsSettings *s, const int *objectives,
+                                  int nobjectives, const int *params, int np,
+                                  MbsSensMethod method, const MbsMatrixRSensOptions *options,
+                                  double t_end, MbsSensObserver observer, void *observer_data,
+                                  MbsSensResult *out, MbsError *err)
+{
+    memset(out, 0, sizeof *out);
+    if (m->nobjectives < 1 || nobjectives < 1)
+        return mbs_error_set(err, MBS_FATAL, "model '%s': no objectives to differentiate",
+                             m->name);
+    ModelObjectives o = {.capacity = 2 * np + 1, .select = objectives, .nselect = nobjectives};
+    o.models = calloc((size_t)o.capacity, sizeof *o.models);
+    o.evals = calloc((size_t)o.capacity, sizeof *o.evals);
+    o.g = calloc(2 * (size_t)m->nobjectives, sizeof(double));
+    o.w = o.g ? o.g + m->nobjectives : NULL;
+    int status;
+    if (!o.models || !o.evals || !o.g) {
+        status = mbs_error_set(err, MBS_FATAL, "out of memory");
+    } else {
+        MbsSensObjectives obj = {.count = nobjectives, .values = model_objectives_values,
+                                 .prepare = model_objectives_prepare, .ctx = &o};
+        status = mbs_matrix_r_sensitivity(m, s, params, np, &obj, method, options, t_end,
+                                          observer, observer_data, out, err);
+    }
+    for (int i = 0; i < o.count; ++i)
+        mbs_objective_eval_free(o.evals[i]);
+    free(o.models);
+    free(o.evals);
+    free(o.g);
+    return status;
+}
+
+int mbs_matrix_r_model_sensitivity(const MbsModel *m, const MbsSettings *s, const int *params,
+                                   int np, MbsSensMethod method,
+                                   const MbsMatrixRSensOptions *options, double t_end,
+                                   MbsSensObserver observer, void *observer_data,
+                                   MbsSensResult *out, MbsError *err)
+{
+    return objectives_sensitivity(m, s, NULL, m->nobjectives, params, np, method, options, t_end,
+                                  observer, observer_data, out, err);
+}
+
+/* --- eslabon-cli sensitivity's registry (mbs_sensitivity.h) -------------------------------- */
+
+typedef struct {
+    const MbsSensitivityProblem *p;
+    long calls;
+} History;
+
+static void history_sample(void *data, const MbsSensResult *r)
+{
+    History *h = data;
+    int every = h->p->history_every > 1 ? h->p->history_every : 1;
+    if (h->calls++ % every == 0)
+        h->p->history(h->p->history_data, r->time, r->psi, r->gradient);
+}
+
+static int registry_sensitivity(const MbsSensitivityProblem *p, MbsSensMethod method,
+                                MbsSensitivityResult *r, MbsError *err)
+{
+    if (strcmp(p->formulation, "matrix-r"))
+        return mbs_error_set(err, MBS_FATAL, "matrix-r sensitivities for formulation '%s'",
+                             p->formulation);
+    History h = {.p = p};
+    MbsSensResult out;
+    int status = objectives_sensitivity(p->model, p->settings, p->objectives, p->nobjectives,
+                                        p->parameters, p->nparameters, method, NULL,
+                                        p->settings->duration,
+                                        /* histories run forward in time: direct only */
+                                        p->history && method == MBS_SENS_DIRECT ? history_sample
+                                                                                : NULL,
+                                        &h, &out, err);
+    if (status)
+        return status;
+    memcpy(r->psi, out.psi, sizeof(double) * (size_t)p->nobjectives);
+    memcpy(r->gradient, out.gradient, sizeof(double) * (size_t)p->nobjectives * p->nparameters);
+    r->time_dynamics = out.time_dynamics;
+    r->time_sensitivity = out.time_sensitivity;
+    r->steps = out.steps;
+    mbs_sens_result_free(&out);
+    return 0;
+}
+
+int mbs_matrix_r_direct_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
+                                    MbsError *err)
+{
+    return registry_sensitivity(p, MBS_SENS_DIRECT, r, err);
+}
+
+int mbs_matrix_r_adjoint_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
+                                     MbsError *err)
+{
+    return registry_sensitivity(p, MBS_SENS_ADJOINT, r, err);
+}

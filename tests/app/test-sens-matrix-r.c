@@ -1,0 +1,258 @@
+/* matrix-r direct and adjoint sensitivities on every bundled model with parameters (issue 10):
+ * the gradient of the model's objectives (or, for a model that declares none, of
+ * psi = int |displacement|^2 + |velocity|^2 of its last point) with respect to every parameter
+ * that is not computed from others, by the direct and adjoint methods, against central
+ * differences of whole simulations of the same discrete scheme.
+ *
+ * Tolerances, relative to the largest entry of the objective's gradient row: adjoint = direct
+ * to 1e-10 (one is the transpose of the other: round-off); direct = fd to 1e-5: fd's error is
+ * its truncation, O(delta^2) with delta = 1e-4 rho (about 1e-8 relative), plus the noise of
+ * whole simulations that solve their Newton iterations to 1e-10, divided by delta (measured on
+ * four-bar-spatial's cos_t, whose gradient is small: fd with delta 1e-3, 1e-4, 1e-5, 1e-6
+ * differs from direct by 3.9e-5, 3.1e-7, 1.3e-6, 8.6e-6 relative: truncation then noise, the
+ * direct value being the limit). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../tap.h"
+#include "app/esl-model-file.h"
+#include "app/esl-models-dir.h"
+#include "mbs_objective.h"
+#include "mbs_run.h"
+#include "sens_matrix_r.h"
+
+static const double step = 1e-3, duration = 0.5;
+
+typedef struct {
+    MbsObjectiveEval *eval;
+    double *psi, *g, *w, *q, *qd, *qdd;
+    double t_last;
+    int k;
+} Quadrature;
+
+/* The trapezoidal rule of the run's grid, plus w at the end: what the sensitivity methods
+ * differentiate. */
+static int accumulate(void *data, const MbsRun *run)
+{
+    Quadrature *a = data;
+    MbsFormulation *f = mbs_run_formulation(run);
+    f->klass->coordinates(f, a->q, a->qd);
+    mbs_formulation_accelerations(f, a->qdd);
+    double h = f->time - a->t_last;
+    for (int i = 0; i < a->k; ++i)
+        a->psi[i] += 0.5 * h * a->g[i];
+    mbs_objective_eval_values(a->eval, a->q, a->qd, a->qdd, a->g, a->w);
+    for (int i = 0; i < a->k; ++i)
+        a->psi[i] += 0.5 * h * a->g[i];
+    a->t_last = f->time;
+    return 0;
+}
+
+/* psi of a whole simulation of m, displacements measured from its own initial positions. */
+static int simulate(const MbsModel *m, const MbsSettings *s, double *psi)
+{
+    MbsError err = {0};
+    int n = mbs_model_ncoords(m), k = m->nobjectives;
+    MbsFormulation *f = mbs_formulation_new("matrix-r", m, s, &err);
+    MbsObjectiveEval *e = mbs_objective_eval_new(m, MBS_COORDINATES_RELATIVE, &err);
+    double *buf = g_new0(double, 3 * (size_t)n + 2 * (size_t)k + 1);
+    Quadrature a = {.eval = e, .psi = psi, .g = buf, .w = buf + k, .q = buf + 2 * k,
+                    .qd = buf + 2 * k + n, .qdd = buf + 2 * k + 2 * n, .k = k};
+    int ok = f && e;
+    if (ok) {
+        f->klass->coordinates(f, a.q, a.qd);
+        mbs_formulation_accelerations(f, a.qdd);
+        mbs_objective_eval_set_initial(e, a.q, a.qd, a.qdd);
+        mbs_objective_eval_values(e, a.q, a.qd, a.qdd, a.g, a.w);
+        memset(psi, 0, sizeof(double) * (size_t)k);
+    }
+    MbsRunOptions ro = {.max_halvings = 0};
+    MbsRunObserver obs = {.sample = accumulate, .data = &a, .every = 1};
+    MbsRun *run = ok ? mbs_run_new(f, &ro, &obs, &err) : NULL;
+    ok = run && mbs_run_advance(run, duration) == MBS_RUN_REACHED;
+    if (!ok)
+        tap_diag("%s", run ? mbs_run_error(run)->message : err.message);
+    for (int i = 0; i < k; ++i)
+        psi[i] += a.w[i];
+    mbs_run_free(run);
+    mbs_formulation_free(f);
+    g_free(buf);
+    mbs_objective_eval_free(e);
+    return ok ? 0 : -1;
+}
+
+/* Parameters no binding computes from others (the ones a user sets). */
+static int free_parameters(const MbsModel *m, int *out)
+{
+    int n = 0;
+    for (int p = 0; p < m->nparameters; ++p) {
+        int derived = 0;
+        for (int b = 0; b < m->nbindings; ++b)
+            derived |= m->bindings[b].target.kind == MBS_ELEMENT_PARAMETER &&
+                       m->bindings[b].target.index == p;
+        if (!derived)
+            out[n++] = p;
+    }
+    return n;
+}
+
+static void check_model(const char *dir, const char *file)
+{
+    g_autofree char *path = g_build_filename(dir, file, NULL);
+    g_autoptr(GError) error = NULL;
+    MbsModel *m = esl_model_load_file(path, NULL, 0, &error);
+    if (!m) {
+        tap_ok(0, "%s loads: %s", file, error->message);
+        return;
+    }
+    int params[64];
+    int np = m->nparameters <= 64 ? free_parameters(m, params) : 0;
+    if (np == 0) {
+        mbs_model_free(m);
+        return;
+    }
+    MbsError err = {0};
+    if (m->nobjectives == 0) { /* a generic objective of the last point */
+        MbsObjectiveTerm terms[2] = {
+            {.quantity = MBS_QUANTITY_DISPLACEMENT, .point = m->npoints - 1,
+             .body = m->points[m->npoints - 1].body, .measure = MBS_MEASURE_SQUARED_NORM,
+             .weight = 1.0},
+            {.quantity = MBS_QUANTITY_VELOCITY, .point = m->npoints - 1,
+             .body = m->points[m->npoints - 1].body, .measure = MBS_MEASURE_SQUARED_NORM,
+             .weight = 1.0}};
+        if (mbs_model_add_objective(m, "psi", &err) < 0 ||
+            mbs_model_add_objective_term(m, &terms[0], &err) < 0 ||
+            mbs_model_add_objective_term(m, &terms[1], &err) < 0) {
+            tap_ok(0, "%s: objective: %s", file, err.message);
+            mbs_model_free(m);
+            return;
+        }
+    }
+    int k = m->nobjectives;
+    MbsSettings s;
+    mbs_settings_defaults(&s);
+    s.step = step;
+    mbs_settings_set_for(&s, "matrix-r", "integrator", "trapezoidal", &err);
+    MbsSensResult direct, adjoint;
+    int st1 = mbs_matrix_r_model_sensitivity(m, &s, params, np, MBS_SENS_DIRECT, NULL, duration,
+                                             NULL, NULL, &direct, &err);
+    if (!tap_ok(st1 == 0, "%s: direct (%d parameters, %d objectives)", file, np, k)) {
+        tap_diag("%s", err.message);
+        mbs_model_free(m);
+        return;
+    }
+    int st2 = mbs_matrix_r_model_sensitivity(m, &s, params, np, MBS_SENS_ADJOINT, NULL,
+                                             duration, NULL, NULL, &adjoint, &err);
+    if (!tap_ok(st2 == 0, "%s: adjoint", file)) {
+        tap_diag("%s", err.message);
+        mbs_sens_result_free(&direct);
+        mbs_model_free(m);
+        return;
+    }
+    double worst_fd = 0.0, worst_adj = 0.0;
+    double psi0[16], pp[16], pm[16];
+    int sim_ok = k <= 16 && simulate(m, &s, psi0) == 0;
+    for (int j = 0; j < np && sim_ok; ++j) {
+        int q = params[j];
+        double rho = m->parameters[q].value, dl = 1e-4 * fmax(1.0, fabs(rho));
+        MbsModel *mp = mbs_model_with_parameter(m, q, rho + dl, &err);
+        MbsModel *mm = mp ? mbs_model_with_parameter(m, q, rho - dl, &err) : NULL;
+        sim_ok = mm && simulate(mp, &s, pp) == 0 && simulate(mm, &s, pm) == 0;
+        for (int i = 0; i < k && sim_ok; ++i) {
+            double scale = 1e-300;
+            for (int c = 0; c < np; ++c)
+                scale = fmax(scale, fabs(direct.gradient[i * np + c]));
+            double fd = (pp[i] - pm[i]) / (2.0 * dl), dg = direct.gradient[i * np + j];
+            worst_fd = fmax(worst_fd, fabs(dg - fd) / scale);
+            worst_adj = fmax(worst_adj, fabs(adjoint.gradient[i * np + j] - dg) / scale);
+            tap_diag("%s %s / %s: direct %.10g adjoint %.10g fd %.10g", file,
+                     m->objectives[i].name, m->parameters[q].name, dg,
+                     adjoint.gradient[i * np + j], fd);
+        }
+        mbs_model_free(mp);
+        mbs_model_free(mm);
+    }
+    if (tap_ok(sim_ok, "%s: whole simulations for fd", file)) {
+        tap_ok(worst_adj < 1e-10, "%s: adjoint = direct (worst %.3g of the row's largest entry)",
+               file, worst_adj);
+        tap_ok(worst_fd < 1e-5, "%s: direct = fd of whole simulations (worst %.3g)", file,
+               worst_fd);
+    }
+    mbs_sens_result_free(&direct);
+    mbs_sens_result_free(&adjoint);
+    mbs_model_free(m);
+}
+
+/* Paper 001 Table 1: the 15 gradient entries on models/five-bar.json (its five parameters,
+ * psi1..3), direct and adjoint, h = 1 ms, 5 s (tests/engine/test_sens_matrix_r.c says why
+ * 1 ms). Tolerance: one unit of the last printed digit of the paper's direct column (its own
+ * direct and adjoint columns differ by that much). */
+static void table1(const char *dir)
+{
+    static const double paper[3][5] = {{-4.2288, 3.2116, 0.31866, 0.44235, 3.3598},
+                                       {-15.452, 50.309, 0.97017, 0.74569, -27.359},
+                                       {221.64, 2436.6, -32.497, -85.658, -2546.6}};
+    static const double unit[3][5] = {{1e-4, 1e-4, 1e-5, 1e-5, 1e-4},
+                                      {1e-3, 1e-3, 1e-5, 1e-5, 1e-3},
+                                      {1e-2, 1e-1, 1e-3, 1e-3, 1e-1}};
+    g_autofree char *path = g_build_filename(dir, "five-bar.json", NULL);
+    g_autoptr(GError) error = NULL;
+    MbsModel *m = esl_model_load_file(path, NULL, 0, &error);
+    if (!tap_ok(m != NULL, "five-bar.json loads"))
+        return;
+    static const char *const names[5] = {"Ls1", "Ls2", "m_A1", "xG_A1", "L_A1"};
+    int params[5];
+    for (int j = 0; j < 5; ++j)
+        params[j] = mbs_model_find_parameter(m, names[j]);
+    MbsSettings s;
+    mbs_settings_defaults(&s);
+    s.step = 1e-3;
+    MbsError err = {0};
+    mbs_settings_set_for(&s, "matrix-r", "integrator", "trapezoidal", &err);
+    for (int method = 0; method < 2; ++method) {
+        MbsSensResult r;
+        if (!tap_ok(mbs_matrix_r_model_sensitivity(m, &s, params, 5,
+                                                   method ? MBS_SENS_ADJOINT : MBS_SENS_DIRECT,
+                                                   NULL, 5.0, NULL, NULL, &r, &err) == 0,
+                    "Table 1 run (%s)", method ? "adjoint" : "direct")) {
+            tap_diag("%s", err.message);
+            continue;
+        }
+        int matched = 0;
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 5; ++j) {
+                double got = r.gradient[i * 5 + j];
+                int good = fabs(got - paper[i][j]) <= unit[i][j] * (1 + 1e-9);
+                matched += good;
+                tap_diag("%s psi%d / %s: %.8g, Table 1 %.5g%s", method ? "adjoint" : "direct",
+                         i + 1, names[j], got, paper[i][j], good ? "" : "  <-- off");
+            }
+        tap_ok(matched == 15, "paper 001 Table 1 by the %s method: %d of 15 values",
+               method ? "adjoint" : "direct", matched);
+        mbs_sens_result_free(&r);
+    }
+    mbs_model_free(m);
+}
+
+static gint by_name(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int main(void)
+{
+    const char *dir = esl_models_dir();
+    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+    const char *name;
+    GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
+    while (d && (name = g_dir_read_name(d)))
+        if (g_str_has_suffix(name, ".json"))
+            g_ptr_array_add(files, g_strdup(name));
+    g_ptr_array_sort(files, by_name);
+    for (guint i = 0; i < files->len; ++i)
+        check_model(dir, g_ptr_array_index(files, i));
+    g_ptr_array_unref(files);
+    table1(dir);
+    return tap_done();
+}

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""eslabon-cli sensitivity --formulation matrix-r (issue 10): direct and adjoint on the five-bar
+against fd of whole runs, a chosen subset of objectives and parameters, a partition chosen again at
+every step, and the refusal of RK4. Prints TAP."""
+import json, os, subprocess, sys
+
+cli, source = sys.argv[1], sys.argv[2]
+five_bar = os.path.join(source, "models", "five-bar.json")
+count = failed = 0
+
+
+def ok(cond, what):
+    global count, failed
+    count += 1
+    failed += not cond
+    print(("ok" if cond else "not ok") + f" {count} - {what}", flush=True)
+    return cond
+
+
+def sensitivity(*args):
+    r = subprocess.run([cli, "sensitivity", five_bar, "--formulation", "matrix-r", "--json",
+                        *args], capture_output=True, text=True, timeout=600)
+    return r, (json.loads(r.stdout) if r.returncode == 0 else {})
+
+
+common = ["--integrator", "trapezoidal", "--step", "0.002", "--duration", "1"]
+results = {}
+for method in ("direct", "adjoint", "fd"):
+    r, out = sensitivity(*common, "--method", method)
+    ok(r.returncode == 0 and len(out.get("gradient", [])) == 3, f"matrix-r {method} runs "
+       + r.stderr.strip())
+    results[method] = out.get("gradient", [[0] * 5] * 3)
+
+
+def worst(a, b):
+    """Largest difference relative to the largest entry of its objective's row."""
+    return max(max(abs(x - y) for x, y in zip(ra, rb)) / max(abs(x) for x in rb)
+               for ra, rb in zip(a, b))
+
+
+# adjoint is the transpose of direct (round-off); fd of whole runs: truncation O(1e-10) and the
+# runs' Newton tolerance (1e-10) divided by the increment 1e-5 (see tests/app/test-sens-matrix-r.c)
+w = worst(results["adjoint"], results["direct"])
+ok(w < 1e-10, f"adjoint = direct ({w:.2g} of the row's largest entry)")
+w = worst(results["direct"], results["fd"])
+ok(w < 1e-5, f"direct = fd of whole runs ({w:.2g} of the row's largest entry)")
+
+r, sub = sensitivity(*common, "--method", "adjoint", "--objectives", "psi3", "--parameters",
+                     "L_A1,Ls2")
+ok(r.returncode == 0 and sub.get("objectives") == ["psi3"] and
+   sub.get("parameters") == ["L_A1", "Ls2"], "a subset of objectives and parameters")
+if sub:
+    want = [results["direct"][2][4], results["direct"][2][1]]
+    got = sub["gradient"][0]
+    ok(all(abs(g - x) <= 1e-10 * abs(x) for g, x in zip(got, want)),
+       f"the subset's gradient is the full one's entries ({got} vs {want})")
+
+r, _ = sensitivity("--integrator", "rk4", "--duration", "0.1", "--method", "direct")
+ok(r.returncode != 0 and "trapezoidal" in r.stderr, "RK4 is refused: " + r.stderr.strip())
+r, again = sensitivity(*common, "--rcond", "1", "--method", "adjoint")
+w = worst(again.get("gradient", [[1e9] * 5] * 3), results["direct"])
+ok(r.returncode == 0 and w < 1e-8, f"a new choice of partition at every step (rcond 1): the "
+   f"same gradient ({w:.2g}) " + r.stderr.strip())
+
+print(f"1..{count}")
+sys.exit(1 if failed else 0)

@@ -7,6 +7,10 @@
  *   f(z) = h^2/4 (M zdd + Phi_z^T alpha Phi - Q) = 0                           (000: 17)
  *   tangent  T = M + h/2 C + h^2/4 (Phi_z^T alpha Phi_z + K)                   (000: 20)
  *   projections with P = T - h^2/4 Phi_z^T alpha Phi_z                         (000: 24-26)
+ * With "multipliers" = iterated (augmented Lagrangian, as ALI3-P does, paper 004 eqs 8-9) the
+ * constraint force is Phi_z^T (alpha Phi + lambda*) and every Newton iteration updates
+ * lambda* += alpha Phi, carried from step to step: the constraint error no longer sits at
+ * ~|reaction| / alpha, so the accuracy follows the step (docs/benchmarks.md, penalty accuracy).
  * K and C (-dQ/dz, -dQ/dzd) by the tangent interface (mbs_tangent.h), reused for `jacobian_reuse`
  * Newton iterations; the tangent is refactorized every iteration and its last factorization
  * serves both projections: dense LU, or KLU on a pattern fixed at init (`algebra`).
@@ -38,9 +42,12 @@
 enum { ALGEBRA_AUTOMATIC, ALGEBRA_DENSE, ALGEBRA_SPARSE };
 
 /* The settings it reads (penalty_settings). */
+enum { MULTIPLIERS_NONE, MULTIPLIERS_ITERATED };
+
 typedef struct {
     double alpha;
     int algebra;
+    int multipliers; /* MULTIPLIERS_NONE (paper 000) or MULTIPLIERS_ITERATED (augmented) */
     MbsNewtonOptions newton;
     MbsTangentOptions tangent;
 } PenaltyOptions;
@@ -75,6 +82,7 @@ typedef struct {
     double *z0, *zd0, *zdd0;  /* state at the start of the (sub)step */
     double *M, *K, *C, *T, *Q, *f;
     double *phi, *phiz, *phit, *bias, *rv, *tmp;
+    double *lambda, *lambda0; /* iterated multipliers lambda* (zero without them), at step start */
     double *x;       /* [zd, z]: the variables of the tangent */
     int *KC_colptr, *KC_rowind; /* structural pattern of [C, K] (n x 2n) from the topology */
     MbsSparsity KC_pattern;
@@ -192,14 +200,15 @@ static void phiz_transpose_add(const Penalty *P, double factor, const double *w,
         }
 }
 
-/* Power of the driver reactions: the penalty force -alpha Phi_k acts on a driven coordinate. */
+/* Power of the driver reactions: the force -(alpha Phi_k + lambda*_k) acts on a driven
+ * coordinate. */
 static double driver_power(const MbsModel *m, const Penalty *P, double alpha)
 {
     double power = 0.0;
     for (int i = 0; i < P->nr; ++i) {
         const MbsRow *r = &m->topo->rows[i];
         if (r->type == MBS_ROW_DRIVER)
-            power += -alpha * P->phi[i] * P->zd[r->node];
+            power += -(alpha * P->phi[i] + P->lambda[i]) * P->zd[r->node];
     }
     return power;
 }
@@ -250,7 +259,7 @@ static void penalty_finalize(MbsFormulation *f)
     double *arrays[] = {P->z, P->zd, P->zdd, P->z0, P->zd0, P->zdd0,
                         P->M, P->C, P->T,
                         P->Q, P->f, P->phi, P->phiz, P->phit, P->bias, P->rv, P->tmp,
-                        P->x};
+                        P->x, P->lambda, P->lambda0};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     free(P->ipiv);
@@ -419,6 +428,8 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
     P->phit = alloc_doubles(nr, &fail);
     P->bias = alloc_doubles(nr, &fail);
     P->rv = alloc_doubles(nr, &fail);
+    P->lambda = alloc_doubles(nr, &fail);
+    P->lambda0 = alloc_doubles(nr, &fail);
     P->tmp = alloc_doubles(n, &fail);
     P->x = alloc_doubles(2 * (size_t)n, &fail);
     P->ipiv = calloc((size_t)n + 1, sizeof(int));
@@ -513,6 +524,7 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
     memcpy(P->z0, P->z, bytes);
     memcpy(P->zd0, P->zd, bytes);
     memcpy(P->zdd0, P->zdd, bytes);
+    memcpy(P->lambda0, P->lambda, sizeof(double) * (size_t)nr);
     double power0 = P->power_nc;
     for (int i = 0; i < n; ++i) /* predictor */
         P->z[i] = P->z0[i] + h * P->zd0[i] + 0.5 * h * h * P->zdd0[i];
@@ -528,7 +540,10 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
         mbs_dynamics_mass(m, &P->kin, &P->dyn, P->M);
         mbs_dynamics_forces(m, &P->kin, &P->dyn, P->z, P->zd, P->Q);
         mbs_constraints_eval(m, &P->kin, t1, P->z, P->phi, P->phiz, NULL);
-        /* f = h^2/4 (M zdd + Phi_z^T alpha Phi - Q) */
+        if (s->multipliers == MULTIPLIERS_ITERATED && it > 0)
+            for (int r = 0; r < nr; ++r) /* lambda*_{i+1} = lambda*_i + alpha Phi (004: 9) */
+                P->lambda[r] += alpha * P->phi[r];
+        /* f = h^2/4 (M zdd + Phi_z^T (alpha Phi + lambda*) - Q) */
         for (int i = 0; i < n; ++i) {
             double v = -P->Q[i];
             for (int j = 0; j < n; ++j)
@@ -536,6 +551,8 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
             P->f[i] = v;
         }
         phiz_transpose_add(P, alpha, P->phi, P->f);
+        if (options(f)->multipliers == MULTIPLIERS_ITERATED)
+            phiz_transpose_add(P, 1.0, P->lambda, P->f);
         for (int i = 0; i < n; ++i)
             P->f[i] = -0.25 * h * h * P->f[i];
         mo->time_dynamics += mbs_clock_now() - tc;
@@ -571,6 +588,7 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
         memcpy(P->z, P->z0, bytes);
         memcpy(P->zd, P->zd0, bytes);
         memcpy(P->zdd, P->zdd0, bytes);
+        memcpy(P->lambda, P->lambda0, sizeof(double) * (size_t)nr);
         mbs_kinematics_positions(m, &P->kin, P->z);
         mbs_kinematics_velocities(m, &P->kin, P->zd);
         return mbs_error_set(err, MBS_RECOVERABLE,
@@ -616,10 +634,12 @@ static int penalty_step(MbsFormulation *f, double h, MbsError *err)
     return status;
 }
 
-/* State: z, zd, zdd, then the accumulated work and the power of non-conservative forces. */
+/* State: z, zd, zdd, then the accumulated work and the power of non-conservative forces, then
+ * the iterated multipliers. */
 static int penalty_state_size(const MbsFormulation *f)
 {
-    return 3 * ((const Penalty *)f->impl)->n + 2;
+    const Penalty *P = f->impl;
+    return 3 * P->n + 2 + P->nr;
 }
 
 static void penalty_state_get(const MbsFormulation *f, double *state)
@@ -631,6 +651,7 @@ static void penalty_state_get(const MbsFormulation *f, double *state)
     memcpy(state + 2 * P->n, P->zdd, bytes);
     state[3 * P->n] = P->work_nc;
     state[3 * P->n + 1] = P->power_nc;
+    memcpy(state + 3 * P->n + 2, P->lambda, sizeof(double) * (size_t)P->nr);
 }
 
 static int penalty_state_set(MbsFormulation *f, const double *state, MbsError *err)
@@ -644,6 +665,7 @@ static int penalty_state_set(MbsFormulation *f, const double *state, MbsError *e
     memcpy(P->zdd, state + 2 * P->n, bytes);
     P->work_nc = state[3 * P->n];
     P->power_nc = state[3 * P->n + 1];
+    memcpy(P->lambda, state + 3 * P->n + 2, sizeof(double) * (size_t)P->nr);
     /* what the end of a step leaves current: kinematics and constraints at the state */
     mbs_kinematics_positions(m, &P->kin, P->z);
     mbs_kinematics_velocities(m, &P->kin, P->zd);
@@ -725,6 +747,10 @@ static double penalty_joint_violation(const MbsFormulation *f, int joint)
     return v;
 }
 
+static const char *const multipliers_choices[] = {"none", "iterated", NULL};
+static const char *const multipliers_labels[] = {MBS_N_("none (penalty)"),
+                                                 MBS_N_("iterated (augmented Lagrangian)"), NULL};
+
 static const MbsSetting penalty_items[] = {
     {.name = "alpha", .type = MBS_SETTING_NUMBER, .offset = offsetof(PenaltyOptions, alpha),
      .default_value = 1e9, .min = 0.0, .max = 1e300,
@@ -735,6 +761,13 @@ static const MbsSetting penalty_items[] = {
      .choice_labels = mbs_algebra_labels, .label = MBS_N_("Linear algebra"),
      .description = MBS_N_("Leading matrix by dense LAPACK or sparse KLU factorizations; "
                            "automatic: sparse from 40 coordinates")}, /* PENALTY_SPARSE_FROM */
+    {.name = "multipliers", .type = MBS_SETTING_CHOICE,
+     .offset = offsetof(PenaltyOptions, multipliers), .default_value = MULTIPLIERS_NONE,
+     .choices = multipliers_choices, .choice_labels = multipliers_labels,
+     .label = MBS_N_("Multipliers"),
+     .description = MBS_N_("Plain penalty (constraint error ~ reaction / α) or multipliers "
+                           "iterated in every Newton iteration (augmented Lagrangian, as ali3p): "
+                           "the constraint error falls to the Newton tolerance")},
     {.name = "newton", .type = MBS_SETTING_GROUP, .offset = offsetof(PenaltyOptions, newton),
      .group = &mbs_newton_settings},
     {.name = "tangent", .type = MBS_SETTING_GROUP, .offset = offsetof(PenaltyOptions, tangent),

@@ -37,6 +37,23 @@ void mbs_kin_vector(const MbsModel *m, const MbsKinematics *k, int body, const d
         mbs_m3_mulv(&k->R[9 * nd], u0, u);
 }
 
+void mbs_kin_point_velocity_row(const MbsModel *m, const MbsKinematics *k, int body,
+                                const double r[3], const double direction[3], double *out,
+                                size_t ld)
+{
+    const MbsTopology *t = m->topo;
+    for (int j = 0; j < t->nnodes; ++j)
+        out[(size_t)j * ld] = 0.0;
+    /* a unit rate of node j moves the point by b_j(1:3) + b_j(4:6) x r */
+    for (int j = t->body_node[body]; j >= 0; j = t->nodes[j].parent) {
+        const double *b = k->b + 6 * (size_t)j;
+        double v[3];
+        mbs_v3_cross(b + 3, r, v);
+        out[(size_t)j * ld] = direction[0] * (b[0] + v[0]) + direction[1] * (b[1] + v[1]) +
+                              direction[2] * (b[2] + v[2]);
+    }
+}
+
 void mbs_kin_point_motion(const MbsModel *m, const MbsKinematics *k, int body, const double r[3],
                           double v[3], double a_bias[3])
 {

@@ -45,6 +45,11 @@ void mbs_kin_vector_motion(const MbsModel *m, const MbsKinematics *k, int body,
 /* Velocity of the body point at r (zero for ground). */
 void mbs_kin_point_velocity(const MbsModel *m, const MbsKinematics *k, int body,
                             const double r[3], double v[3]);
+/* Row of the Jacobian of direction . v (v the velocity of the body point at r) with respect to
+ * zd: out[j * ld] for every coordinate j (zero off the body's path to the root). */
+void mbs_kin_point_velocity_row(const MbsModel *m, const MbsKinematics *k, int body,
+                                const double r[3], const double direction[3], double *out,
+                                size_t ld);
 /* Angular velocity of a body (zero for ground). */
 void mbs_kin_body_omega(const MbsModel *m, const MbsKinematics *k, int body, double w[3]);
 

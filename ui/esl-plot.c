@@ -892,6 +892,11 @@ void esl_plot_set_title(EslPlot *self, const char *title)
     invalidate(self);
 }
 
+const char *esl_plot_get_title(EslPlot *self)
+{
+    return self->title;
+}
+
 void esl_plot_set_labels(EslPlot *self, const char *x_label, const char *y_label)
 {
     g_free(self->x_label);

@@ -16,6 +16,7 @@ G_DECLARE_FINAL_TYPE(EslPlot, esl_plot, ESL, PLOT, GtkWidget)
 GtkWidget *esl_plot_new(void);
 
 void esl_plot_set_title(EslPlot *self, const char *title);
+const char *esl_plot_get_title(EslPlot *self);
 /* Axis labels with their units, e.g. "t (s)" and "energy (J)". */
 void esl_plot_set_labels(EslPlot *self, const char *x_label, const char *y_label);
 void esl_plot_set_log_y(EslPlot *self, gboolean log_y);

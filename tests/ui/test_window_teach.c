@@ -73,7 +73,7 @@ static void check_worst_and_plots(Teach *t)
     GtkWidget *panel = find_nth(window, ESL_TYPE_MODEL_PANEL, 0);
     esl_model_panel_get_selected(ESL_MODEL_PANEL(panel), &source, &index);
     tap_ok(source == ESL_SOURCE_JOINT && index == 2, "selects joint C in the model panel");
-    GtkWidget *variables = find_nth(window, ESL_TYPE_PLOT, 5);
+    GtkWidget *variables = find_plot(window, "Variables");
     tap_ok(variables && gtk_widget_get_parent(variables) &&
                esl_plot_get_n_series(ESL_PLOT(variables)) == 1 &&
                esl_plot_series_length(ESL_PLOT(variables), 0) == 101,
@@ -193,7 +193,7 @@ static gboolean step(gpointer data)
         return G_SOURCE_CONTINUE;
     case 3: {
         GtkWidget *sidebar = find_nth(window, GTK_TYPE_NOTEBOOK, 0);
-        GtkWidget *plot = find_nth(window, ESL_TYPE_PLOT, 4);
+        GtkWidget *plot = find_plot(window, "Newton iterations per step");
         tap_ok(sidebar && gtk_widget_get_mapped(sidebar) && plot && gtk_widget_get_mapped(plot) &&
                    esl_plot_get_zoom(ESL_PLOT(plot)) == 1.0,
                "after Escape the side panel and every plot are back, at their normal size");

@@ -48,4 +48,17 @@ static inline GtkWidget *find_nth(GtkWidget *root, GType type, int nth)
     return root ? find_counting(root, type, nth, &seen) : NULL;
 }
 
+#ifdef ESL_TYPE_PLOT
+/* The plot with this title under root (the board's plots by name, whatever their order); NULL
+ * when none. */
+static inline GtkWidget *find_plot(GtkWidget *root, const char *title)
+{
+    for (int i = 0;; i++) {
+        GtkWidget *plot = find_nth(root, ESL_TYPE_PLOT, i);
+        if (!plot || g_strcmp0(esl_plot_get_title(ESL_PLOT(plot)), title) == 0)
+            return plot;
+    }
+}
+#endif
+
 #endif

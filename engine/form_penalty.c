@@ -775,7 +775,8 @@ static const MbsSetting penalty_items[] = {
 };
 
 static const MbsSettingTable penalty_settings = {
-    .name = "penalty", .items = penalty_items, .count = 4, .size = sizeof(PenaltyOptions)};
+    .name = "penalty", .items = penalty_items,
+    .count = (int)(sizeof penalty_items / sizeof penalty_items[0]), .size = sizeof(PenaltyOptions)};
 
 const MbsFormulationClass mbs_penalty_class = {
     .name = "penalty",

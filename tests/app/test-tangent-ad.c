@@ -1,5 +1,6 @@
 /* The AD tangent methods (issue 9) on every bundled model (the .json files of models/), penalty's
- * J = -dQ/d[zd, z]: ad against ad-sparse to 1e-12 and against nd-central to its truncation error,
+ * J = -dQ/d[zd, z]: ad against ad-sparse to 1e-12, against the analytical method to 1e-10 (both
+ * exact but for round-off) and against nd-central to its truncation error,
  * column by column at several random states, so that a wrong column names itself; and runs with
  * ad and ad-sparse that follow nd-forward's trajectory on the four-bar and the 1x15 lattice. */
 #include <glib.h>
@@ -61,36 +62,37 @@ static double worst_column(int nr, int nx, const double *A, const double *B, int
 
 static void test_model_columns(const char *name, const MbsModel *m)
 {
-    static const char *const methods[3] = {"ad", "ad-sparse", "nd-central"};
-    MbsFormulation *f[3];
+    static const char *const methods[4] = {"ad", "ad-sparse", "nd-central", "analytical"};
+    MbsFormulation *f[4];
     MbsError err = {0};
-    for (int k = 0; k < 3; ++k)
+    for (int k = 0; k < 4; ++k)
         f[k] = penalty_with_jacobian(m, methods[k], 1e-3, &err);
     if (!f[0] && strstr(err.message, "needs the dual law of force kind")) {
         /* a force kind whose law is not written over MBS_S yet (the tyre): refused, named */
         tap_ok(!f[1] && f[2], "%s: penalty refuses ad, naming the force kind: %s", name,
                err.message);
-        for (int k = 0; k < 3; ++k)
+        for (int k = 0; k < 4; ++k)
             mbs_formulation_free(f[k]);
         return;
     }
-    if (!f[0] || !f[1] || !f[2]) {
-        tap_ok(0, "%s: penalty with ad, ad-sparse and nd-central: %s", name, err.message);
-        for (int k = 0; k < 3; ++k)
+    if (!f[0] || !f[1] || !f[2] || !f[3]) {
+        tap_ok(0, "%s: penalty with ad, ad-sparse, nd-central and analytical: %s", name,
+               err.message);
+        for (int k = 0; k < 4; ++k)
             mbs_formulation_free(f[k]);
         return;
     }
     int n = f[0]->klass->ncoords(f[0]), nx = 2 * n;
     double *state = calloc((size_t)f[0]->klass->state_size(f[0]), sizeof(double));
-    double *J[3];
-    for (int k = 0; k < 3; ++k)
+    double *J[4];
+    for (int k = 0; k < 4; ++k)
         J[k] = calloc((size_t)n * nx + 1, sizeof(double));
-    double worst_sparse = 0.0, worst_central = 0.0;
-    int col_sparse = -1, col_central = -1, status = 0;
-    long evaluations[3] = {0, 0, 0};
+    double worst_sparse = 0.0, worst_central = 0.0, worst_analytical = 0.0;
+    int col_sparse = -1, col_central = -1, col_analytical = -1, status = 0;
+    long evaluations[4] = {0, 0, 0, 0};
     for (int trial = 0; trial < 4 && !status; ++trial) {
         tangent_cases_random_state(f[0], state);
-        for (int k = 0; k < 3 && !status; ++k)
+        for (int k = 0; k < 4 && !status; ++k)
             status = dense_jacobian(f[k], state, J[k], &evaluations[k], &err);
         int c;
         double e = worst_column(n, nx, J[1], J[0], &c);
@@ -103,7 +105,16 @@ static void test_model_columns(const char *name, const MbsModel *m)
             worst_central = e;
             col_central = c;
         }
+        e = worst_column(n, nx, J[3], J[0], &c);
+        if (e >= worst_analytical) {
+            worst_analytical = e;
+            col_analytical = c;
+        }
     }
+    tap_ok(!status && worst_analytical <= 1e-10,
+           "%s: analytical vs ad at 4 random states, column by column: worst %.1e of the largest "
+           "entry, in column %d (%s %d; -1: none differs) (bound 1e-10)", name, worst_analytical,
+           col_analytical, col_analytical < n ? "zd" : "z", col_analytical % n);
     tap_ok(!status && worst_sparse <= 1e-12,
            "%s: ad-sparse vs ad at 4 random states, column by column: worst %.1e of the largest "
            "entry, in column %d (%s %d; -1: none differs) (bound 1e-12) %s", name, worst_sparse,
@@ -120,7 +131,7 @@ static void test_model_columns(const char *name, const MbsModel *m)
            "%s: ad took %ld dual evaluations for %d columns, ad-sparse %ld for %d colours "
            "(%d directions each)", name, evaluations[0], nx, evaluations[1], colours, width);
     free(state);
-    for (int k = 0; k < 3; ++k) {
+    for (int k = 0; k < 4; ++k) {
         free(J[k]);
         mbs_formulation_free(f[k]);
     }

@@ -11,7 +11,10 @@
 #include "esl-cli-sensitivity.h"
 #include "esl-model-file.h"
 #include "esl-models-dir.h"
+#include "esl-project.h"
+#include "esl-sensitivity-recorder.h"
 #include "esl-settings-json.h"
+#include "mbs_run.h"
 #include "mbs_sensitivity.h"
 
 gboolean esl_sensitivity_select(const MbsModel *m, const char *objectives,
@@ -58,15 +61,25 @@ gboolean esl_sensitivity_select(const MbsModel *m, const char *objectives,
     return TRUE;
 }
 
-/* --history: one CSV row per grid time with the running psi and gradient (direct methods). */
+/* --history: one CSV row per grid time with the running psi and gradient (direct methods);
+ * --project: the same rows into the project (thinned to PROJECT_HISTORY_ROWS). */
 typedef struct {
     FILE *out;
+    EslSensitivityRecorder *recorder;
+    long every, calls; /* the project stores every `every`-th row */
     guint nobjectives, nparameters;
 } History;
+
+/* History rows stored in a project per run: enough to re-plot, as for `run` samples. */
+#define PROJECT_HISTORY_ROWS 4000
 
 static void write_history(void *data, double time, const double *psi, const double *gradient)
 {
     History *h = data;
+    if (h->recorder && h->calls++ % h->every == 0)
+        esl_sensitivity_recorder_history(h->recorder, time, psi, gradient);
+    if (!h->out)
+        return;
     fprintf(h->out, "%.17g", time);
     for (guint i = 0; i < h->nobjectives; ++i)
         fprintf(h->out, ",%.17g", psi[i]);
@@ -104,7 +117,7 @@ MbsModel *esl_sensitivity_load(const char *command, const char *path, const char
 
 static char *result_json(const MbsModel *m, const char *path, const char *formulation,
                          const char *method, const MbsSettings *s, GArray *obj, GArray *par,
-                         const MbsSensitivityResult *r)
+                         const MbsSensitivityResult *r, gboolean pretty)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
     json_builder_begin_object(b);
@@ -155,7 +168,65 @@ static char *result_json(const MbsModel *m, const char *path, const char *formul
     json_builder_add_double_value(b, r->time_sensitivity);
     json_builder_end_object(b);
     g_autoptr(JsonNode) root = json_builder_get_root(b);
-    return esl_json_generate(root, TRUE);
+    return esl_json_generate(root, pretty);
+}
+
+/* --project: the run (model, formulation, settings), what is differentiated, and a recorder. */
+typedef struct {
+    EslProject *project;
+    EslSensitivityRecorder *recorder;
+} Store;
+
+static void store_free(Store *store)
+{
+    if (!store)
+        return;
+    esl_sensitivity_recorder_free(store->recorder);
+    esl_project_close(store->project);
+    g_free(store);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Store, store_free)
+
+static Store *open_store(const char *path, const char *model_path, const MbsModel *m,
+                         const char *formulation, int method, const MbsSettings *s, GArray *obj,
+                         GArray *par, GError **error)
+{
+    g_autoptr(Store) store = g_new0(Store, 1);
+    g_autofree char *model_text = NULL;
+    store->project = esl_project_open(path, TRUE, error);
+    if (!store->project || !g_file_get_contents(model_path, &model_text, NULL, error))
+        return NULL;
+    gint64 model_id = esl_project_add_model(store->project, m->name, model_path, model_text,
+                                            error);
+    EslRunRequest req = {.model_name = m->name, .model_id = model_id,
+                         .formulation = formulation, .settings = *s};
+    gint64 run_id = model_id ? esl_project_begin_run(store->project, &req, error) : 0;
+    if (!run_id)
+        return NULL;
+    g_autoptr(GPtrArray) objectives = g_ptr_array_new();
+    g_autoptr(GPtrArray) parameters = g_ptr_array_new();
+    g_autoptr(GArray) values = g_array_new(FALSE, FALSE, sizeof(double));
+    for (guint i = 0; i < obj->len; ++i)
+        g_ptr_array_add(objectives, m->objectives[g_array_index(obj, int, i)].name);
+    for (guint k = 0; k < par->len; ++k) {
+        g_ptr_array_add(parameters, m->parameters[g_array_index(par, int, k)].name);
+        g_array_append_val(values, m->parameters[g_array_index(par, int, k)].value);
+    }
+    EslSensitivityRequest sreq = {
+        .method = mbs_sensitivity_method_name((MbsSensitivityMethod)method),
+        .nobjectives = (int)obj->len, .nparameters = (int)par->len,
+        .objectives = (const char *const *)objectives->pdata,
+        .parameters = (const char *const *)parameters->pdata,
+        .parameter_values = (const double *)(void *)values->data,
+    };
+    if (!esl_project_begin_sensitivity(store->project, run_id, &sreq, error)) {
+        esl_project_finish_run(store->project, run_id, ESL_RUN_FAILED, (*error)->message, NULL,
+                               0.0, NULL);
+        return NULL;
+    }
+    store->recorder = esl_sensitivity_recorder_new(store->project, run_id, (int)obj->len,
+                                                   (int)par->len);
+    return g_steal_pointer(&store);
 }
 
 int esl_cli_sensitivity(int argc, char **argv)
@@ -193,6 +264,7 @@ int esl_cli_sensitivity(int argc, char **argv)
     g_autofree double *psi = NULL;
     g_autofree double *gradient = NULL;
     MbsModel *m = NULL;
+    g_autoptr(Store) store = NULL;
     int status = 2, imethod = -1;
     MbsSettings s;
     mbs_settings_defaults(&s);
@@ -217,11 +289,6 @@ int esl_cli_sensitivity(int argc, char **argv)
                 method);
         goto out;
     }
-    if (project) {
-        fprintf(stderr, "eslabon-cli sensitivity: --project: storing sensitivities in a project "
-                        "is not implemented yet\n");
-        goto out;
-    }
     resolved = esl_resolve_model_path(argv[1]);
     m = esl_sensitivity_load("sensitivity", resolved, formulation, objectives, parameters, &flags,
                              &s, obj, par, &status);
@@ -238,7 +305,7 @@ int esl_cli_sensitivity(int argc, char **argv)
         .fd_step = fd_step, .threads = threads,
     };
     MbsSensitivityResult r = {.psi = psi, .gradient = gradient};
-    History hist = {.nobjectives = obj->len, .nparameters = par->len};
+    History hist = {.nobjectives = obj->len, .nparameters = par->len, .every = 1};
     if (history) {
         if (imethod != MBS_SENSITIVITY_DIRECT) {
             fprintf(stderr, "eslabon-cli sensitivity: --history: only the direct method gives "
@@ -259,19 +326,42 @@ int esl_cli_sensitivity(int argc, char **argv)
                 fprintf(hist.out, ",d%s/d%s", m->objectives[g_array_index(obj, int, i)].name,
                         m->parameters[g_array_index(par, int, k)].name);
         fprintf(hist.out, "\n");
+    }
+    if (project) {
+        store = open_store(project, resolved, m, formulation, imethod, &s, obj, par, &error);
+        if (!store) {
+            fprintf(stderr, "eslabon-cli sensitivity: %s\n", error->message);
+            goto out;
+        }
+        hist.recorder = store->recorder;
+        hist.every = mbs_run_step_count(s.duration, s.step) / PROJECT_HISTORY_ROWS + 1;
+    }
+    if (hist.out || (hist.recorder && imethod == MBS_SENSITIVITY_DIRECT)) {
         p.history = write_history;
         p.history_data = &hist;
     }
+    double wall0 = g_get_monotonic_time() * 1e-6;
     int failed = mbs_sensitivity_compute(&p, (MbsSensitivityMethod)imethod, &r, &err);
     if (hist.out)
         fclose(hist.out);
-    if (failed) {
+    if (failed)
         fprintf(stderr, "eslabon-cli sensitivity: %s: %s\n", resolved, err.message);
+    js = failed ? NULL
+                : result_json(m, resolved, formulation, mbs_sensitivity_method_name(imethod), &s,
+                              obj, par, &r, FALSE);
+    if (store && !esl_sensitivity_recorder_finish(
+                     store->recorder, failed ? ESL_RUN_FAILED : ESL_RUN_FINISHED,
+                     failed ? NULL : psi, failed ? NULL : gradient, failed ? err.message : NULL,
+                     js, g_get_monotonic_time() * 1e-6 - wall0, &error)) {
+        fprintf(stderr, "eslabon-cli sensitivity: %s: %s\n", project, error->message);
         goto out;
     }
+    if (failed)
+        goto out;
     if (json) {
+        g_free(js);
         js = result_json(m, resolved, formulation, mbs_sensitivity_method_name(imethod), &s, obj,
-                         par, &r);
+                         par, &r, TRUE);
         printf("%s\n", js);
     } else {
         printf("%s: %s, %s sensitivities, h = %g s, %g s (%ld steps)\n", resolved, formulation,

@@ -154,6 +154,26 @@ static const char *const migrations[ESL_PROJECT_SCHEMA_VERSION + 1] = {
           "  size REAL NOT NULL,"
           "  step_order INTEGER NOT NULL,"
           "  PRIMARY KEY (run_id, seq)) WITHOUT ROWID;",
+    /* 7: sensitivity runs (issue 10): what was differentiated (names as JSON arrays), psi and
+     * the gradient (little-endian double BLOBs, NULL until finished), and the history of the
+     * running psi and gradient, one row per reported time. */
+    [7] = "CREATE TABLE sensitivities ("
+          "  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
+          "  method TEXT NOT NULL,"
+          "  nobjectives INTEGER NOT NULL,"
+          "  nparameters INTEGER NOT NULL,"
+          "  objectives TEXT NOT NULL,"
+          "  parameters TEXT NOT NULL,"
+          "  parameter_values BLOB NOT NULL,"
+          "  psi BLOB,"
+          "  gradient BLOB);"
+          "CREATE TABLE sensitivity_history ("
+          "  run_id INTEGER NOT NULL REFERENCES sensitivities(run_id) ON DELETE CASCADE,"
+          "  seq INTEGER NOT NULL,"
+          "  time REAL NOT NULL,"
+          "  psi BLOB NOT NULL,"
+          "  gradient BLOB NOT NULL,"
+          "  PRIMARY KEY (run_id, seq)) WITHOUT ROWID;",
 };
 
 /* The double-valued monitors, with the column each is stored in. */
@@ -1109,6 +1129,7 @@ void esl_run_info_free(EslRunInfo *info)
     g_free(info->message);
     g_free(info->name);
     g_free(info->summary_json);
+    g_free(info->sensitivity_method);
     g_free(info);
 }
 
@@ -1116,7 +1137,8 @@ void esl_run_info_free(EslRunInfo *info)
     "r.id, r.model_id, r.model_name, r.formulation, r.step, r.duration, r.assembly_tolerance,"   \
     " r.parameters, r.eslabon_version, r.hostname, r.started_at, r.finished_at, r.wall_time,"    \
     " r.status, r.message, s.json, r.nbodies, r.njoints,"                                        \
-    " (SELECT count(*) FROM samples WHERE run_id = r.id), r.options, r.name"                     \
+    " (SELECT count(*) FROM samples WHERE run_id = r.id), r.options, r.name,"                    \
+    " (SELECT method FROM sensitivities WHERE run_id = r.id)"                                    \
     " FROM runs r LEFT JOIN summaries s ON s.run_id = r.id"
 
 static EslRunInfo *run_info_from_row(sqlite3_stmt *st)
@@ -1176,6 +1198,7 @@ static EslRunInfo *run_info_from_row(sqlite3_stmt *st)
         g_warning("run %" G_GINT64_FORMAT ": %s", info->id, local->message);
     }
     info->name = column_text(st, c++);
+    info->sensitivity_method = column_text(st, c++);
     return info;
 }
 
@@ -1304,6 +1327,22 @@ EslRunHistory *esl_project_load_run(EslProject *project, gint64 run_id, GError *
     return g_steal_pointer(&h);
 }
 
+/* The rows a run already has in a table (count_sql: "SELECT count(*) ... WHERE run_id = ?"),
+ * the next sequence number of what is appended. */
+static gboolean rows_of_run(sqlite3 *db, const char *count_sql, gint64 run_id, gint64 *count,
+                            const char *what, GError **error)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, count_sql, -1, &st, NULL) != SQLITE_OK)
+        return db_error(db, what, error);
+    sqlite3_bind_int64(st, 1, run_id);
+    gboolean ok = sqlite3_step(st) == SQLITE_ROW;
+    if (ok)
+        *count = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return ok || db_error(db, what, error);
+}
+
 gboolean esl_project_append_internal_steps(EslProject *project, gint64 run_id,
                                            const EslInternalStep *steps, int n, GError **error)
 {
@@ -1325,18 +1364,8 @@ gboolean esl_project_append_internal_steps(EslProject *project, gint64 run_id,
     sqlite3_stmt *st = NULL;
     gint64 seq = 0;
     gboolean ok = exec_sql(db, "BEGIN IMMEDIATE", "cannot store internal steps", error);
-    if (ok && sqlite3_prepare_v2(db, "SELECT count(*) FROM internal_steps WHERE run_id = ?", -1,
-                                 &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, run_id);
-        if (sqlite3_step(st) == SQLITE_ROW)
-            seq = sqlite3_column_int64(st, 0);
-        else
-            ok = db_error(db, "cannot store internal steps", error);
-        sqlite3_finalize(st);
-        st = NULL;
-    } else if (ok) {
-        ok = db_error(db, "cannot store internal steps", error);
-    }
+    ok = ok && rows_of_run(db, "SELECT count(*) FROM internal_steps WHERE run_id = ?", run_id,
+                           &seq, "cannot store internal steps", error);
     if (ok && sqlite3_prepare_v2(db, "INSERT INTO internal_steps (run_id, seq, time, size, "
                                      "step_order) VALUES (?,?,?,?,?)",
                                  -1, &st, NULL) != SQLITE_OK)
@@ -1473,4 +1502,336 @@ gboolean esl_project_save_copy(EslProject *project, const char *path, GError **e
         ok = exec_sql(dest, "PRAGMA journal_mode = WAL", "cannot configure the copy", error);
     sqlite3_close(dest);
     return ok;
+}
+
+/* ---- sensitivity runs ------------------------------------------------------------------------ */
+
+/* Objectives and parameters per sensitivity run: far above any model, small enough that
+ * nobjectives x nparameters doubles fit a BLOB. */
+#define MAX_SENSITIVITY_NAMES (1 << 16)
+
+void esl_sensitivity_run_free(EslSensitivityRun *run)
+{
+    if (!run)
+        return;
+    g_free(run->method);
+    g_strfreev(run->objectives);
+    g_strfreev(run->parameters);
+    g_free(run->parameter_values);
+    g_free(run->psi);
+    g_free(run->gradient);
+    g_free(run->times);
+    g_free(run->history_psi);
+    g_free(run->history_gradient);
+    g_free(run);
+}
+
+static char *names_json(const char *const *names, int count)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    json_builder_begin_array(b);
+    for (int i = 0; i < count; i++)
+        json_builder_add_string_value(b, names[i]);
+    json_builder_end_array(b);
+    g_autoptr(JsonNode) root = json_builder_get_root(b);
+    return esl_json_generate(root, FALSE);
+}
+
+/* A stored JSON array of count strings, or NULL. */
+static GStrv names_from_json(const char *text, int count)
+{
+    if (!text || !json_nesting_ok(text))
+        return NULL;
+    g_autoptr(JsonParser) parser = json_parser_new();
+    if (!json_parser_load_from_data(parser, text, -1, NULL) ||
+        !JSON_NODE_HOLDS_ARRAY(json_parser_get_root(parser)))
+        return NULL;
+    JsonArray *a = json_node_get_array(json_parser_get_root(parser));
+    if ((int)json_array_get_length(a) != count)
+        return NULL;
+    GStrv names = g_new0(char *, count + 1);
+    for (int i = 0; i < count; i++) {
+        JsonNode *n = json_array_get_element(a, i);
+        if (!JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_STRING) {
+            g_strfreev(names);
+            return NULL;
+        }
+        names[i] = g_strdup(json_node_get_string(n));
+    }
+    return names;
+}
+
+/* Refuse (naming the field) the first non-finite number of values. */
+static gboolean check_all_finite(const double *values, int count, const char *field,
+                                 GError **error)
+{
+    int bad = first_non_finite(values, count);
+    if (bad >= 0) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "refusing to store %s: entry %d is %g", field, bad, values[bad]);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* The run is running and a sensitivity run; its sizes in *nobjectives, *nparameters. */
+static gboolean sensitivity_sizes(EslProject *project, gint64 run_id, const char *what,
+                                  int *nobjectives, int *nparameters, GError **error)
+{
+    RunState run;
+    if (!run_state(project, run_id, &run, error))
+        return FALSE;
+    if (run.status != ESL_RUN_RUNNING) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "run %" G_GINT64_FORMAT " is %s, not running: %s refused", run_id,
+                    esl_run_status_name(run.status), what);
+        return FALSE;
+    }
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(project->db,
+                           "SELECT nobjectives, nparameters FROM sensitivities WHERE run_id = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_error(project->db, "cannot read the sensitivity run", error);
+    sqlite3_bind_int64(st, 1, run_id);
+    gboolean found = sqlite3_step(st) == SQLITE_ROW;
+    gint64 no = found ? sqlite3_column_int64(st, 0) : 0, np = found ? sqlite3_column_int64(st, 1) : 0;
+    sqlite3_finalize(st);
+    if (!found || no < 1 || np < 1 || no > MAX_SENSITIVITY_NAMES || np > MAX_SENSITIVITY_NAMES) {
+        g_set_error(error, ESL_PROJECT_ERROR, found ? ESL_PROJECT_ERROR_CORRUPT :
+                                                      ESL_PROJECT_ERROR_INVALID,
+                    "run %" G_GINT64_FORMAT " %s: %s refused", run_id,
+                    found ? "stores sensitivity sizes out of range" : "is not a sensitivity run",
+                    what);
+        return FALSE;
+    }
+    *nobjectives = (int)no;
+    *nparameters = (int)np;
+    return TRUE;
+}
+
+/* Run a prepared write statement once and finalize it. */
+static gboolean step_and_finalize(sqlite3 *db, sqlite3_stmt *st, const char *what,
+                                  GError **error)
+{
+    gboolean ok = sqlite3_step(st) == SQLITE_DONE || db_error(db, what, error);
+    sqlite3_finalize(st);
+    return ok;
+}
+
+gboolean esl_project_begin_sensitivity(EslProject *project, gint64 run_id,
+                                       const EslSensitivityRequest *r, GError **error)
+{
+    g_return_val_if_fail(project && r && r->method, FALSE);
+    if (r->nobjectives < 1 || r->nparameters < 1 || r->nobjectives > MAX_SENSITIVITY_NAMES ||
+        r->nparameters > MAX_SENSITIVITY_NAMES || !r->objectives || !r->parameters ||
+        !r->parameter_values) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "a sensitivity run needs 1 to %d objectives and parameters (%d and %d given)",
+                    MAX_SENSITIVITY_NAMES, r->nobjectives, r->nparameters);
+        return FALSE;
+    }
+    if (!check_all_finite(r->parameter_values, r->nparameters, "the parameter values", error))
+        return FALSE;
+    RunState run;
+    if (!run_state(project, run_id, &run, error))
+        return FALSE;
+    if (run.status != ESL_RUN_RUNNING) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "run %" G_GINT64_FORMAT " is %s, not running", run_id,
+                    esl_run_status_name(run.status));
+        return FALSE;
+    }
+    g_autofree char *objectives = names_json(r->objectives, r->nobjectives);
+    g_autofree char *parameters = names_json(r->parameters, r->nparameters);
+    g_autofree guint64 *scratch = g_new(guint64, r->nparameters);
+    /* One statement: its own transaction. */
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(project->db,
+                           "INSERT INTO sensitivities (run_id, method, nobjectives, nparameters,"
+                           " objectives, parameters, parameter_values) VALUES (?,?,?,?,?,?,?)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_error(project->db, "cannot store the sensitivity run", error);
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_text(st, 2, r->method, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, r->nobjectives);
+    sqlite3_bind_int(st, 4, r->nparameters);
+    sqlite3_bind_text(st, 5, objectives, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, parameters, -1, SQLITE_STATIC);
+    bind_doubles(st, 7, r->parameter_values, r->nparameters, scratch);
+    return step_and_finalize(project->db, st, "cannot store the sensitivity run", error);
+}
+
+gboolean esl_project_append_sensitivity_history(EslProject *project, gint64 run_id,
+                                                const double *times, const double *psi,
+                                                const double *gradient, int n, GError **error)
+{
+    g_return_val_if_fail(project && n >= 0 && (n == 0 || (times && psi && gradient)), FALSE);
+    int no, np;
+    if (!sensitivity_sizes(project, run_id, "sensitivity history", &no, &np, error))
+        return FALSE;
+    int ng = no * np;
+    /* Validate everything before writing anything. */
+    for (int i = 0; i < n; i++) {
+        g_autofree char *field = g_strdup_printf("sensitivity history row %d (t = %g s)", i,
+                                                 times[i]);
+        if (!check_all_finite(&times[i], 1, field, error) ||
+            !check_all_finite(psi + (gsize)i * no, no, field, error) ||
+            !check_all_finite(gradient + (gsize)i * ng, ng, field, error))
+            return FALSE;
+    }
+    sqlite3 *db = project->db;
+    sqlite3_stmt *st = NULL;
+    gint64 seq = 0;
+    gboolean ok = exec_sql(db, "BEGIN IMMEDIATE", "cannot store sensitivity history", error);
+    ok = ok && rows_of_run(db, "SELECT count(*) FROM sensitivity_history WHERE run_id = ?",
+                           run_id, &seq, "cannot store sensitivity history", error);
+    if (ok && sqlite3_prepare_v2(db, "INSERT INTO sensitivity_history (run_id, seq, time, psi,"
+                                     " gradient) VALUES (?,?,?,?,?)",
+                                 -1, &st, NULL) != SQLITE_OK)
+        ok = db_error(db, "cannot store sensitivity history", error);
+    g_autofree guint64 *scratch_psi = g_new(guint64, no);
+    g_autofree guint64 *scratch_gradient = g_new(guint64, ng);
+    for (int i = 0; ok && i < n; i++) {
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_int64(st, 2, seq + i);
+        sqlite3_bind_double(st, 3, times[i]);
+        bind_doubles(st, 4, psi + (gsize)i * no, no, scratch_psi);
+        bind_doubles(st, 5, gradient + (gsize)i * ng, ng, scratch_gradient);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            ok = db_error(db, "cannot store sensitivity history", error);
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    if (ok)
+        ok = exec_sql(db, "COMMIT", "cannot store sensitivity history", error);
+    if (!ok)
+        rollback(db);
+    return ok;
+}
+
+gboolean esl_project_set_sensitivity_result(EslProject *project, gint64 run_id,
+                                            const double *psi, const double *gradient,
+                                            GError **error)
+{
+    g_return_val_if_fail(project && psi && gradient, FALSE);
+    int no, np;
+    if (!sensitivity_sizes(project, run_id, "sensitivity result", &no, &np, error) ||
+        !check_all_finite(psi, no, "psi", error) ||
+        !check_all_finite(gradient, no * np, "the gradient", error))
+        return FALSE;
+    g_autofree guint64 *scratch_psi = g_new(guint64, no);
+    g_autofree guint64 *scratch_gradient = g_new(guint64, no * np);
+    sqlite3_stmt *st = NULL; /* one statement: its own transaction */
+    if (sqlite3_prepare_v2(project->db,
+                           "UPDATE sensitivities SET psi = ?, gradient = ? WHERE run_id = ?", -1,
+                           &st, NULL) != SQLITE_OK)
+        return db_error(project->db, "cannot store the gradient", error);
+    bind_doubles(st, 1, psi, no, scratch_psi);
+    bind_doubles(st, 2, gradient, no * np, scratch_gradient);
+    sqlite3_bind_int64(st, 3, run_id);
+    return step_and_finalize(project->db, st, "cannot store the gradient", error);
+}
+
+gboolean esl_project_run_is_sensitivity(EslProject *project, gint64 run_id)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(project->db, "SELECT 1 FROM sensitivities WHERE run_id = ?", -1, &st,
+                           NULL) != SQLITE_OK)
+        return FALSE;
+    sqlite3_bind_int64(st, 1, run_id);
+    gboolean found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return found;
+}
+
+static EslSensitivityRun *sensitivity_corrupt(EslSensitivityRun *run, gint64 run_id,
+                                              const char *what, GError **error)
+{
+    g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
+                "sensitivity run %" G_GINT64_FORMAT " is corrupt: %s", run_id, what);
+    esl_sensitivity_run_free(run);
+    return NULL;
+}
+
+EslSensitivityRun *esl_project_load_sensitivity(EslProject *project, gint64 run_id,
+                                                GError **error)
+{
+    RunState state;
+    if (!run_state(project, run_id, &state, error))
+        return NULL;
+    sqlite3 *db = project->db;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT method, nobjectives, nparameters, objectives, parameters,"
+                               " parameter_values, psi, gradient,"
+                               " (SELECT count(*) FROM sensitivity_history WHERE run_id = ?1)"
+                               " FROM sensitivities WHERE run_id = ?1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_error(db, "cannot read the sensitivity run", error), NULL;
+    sqlite3_bind_int64(st, 1, run_id);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "run %" G_GINT64_FORMAT " is not a sensitivity run", run_id);
+        return NULL;
+    }
+    EslSensitivityRun *r = g_new0(EslSensitivityRun, 1);
+    r->method = column_text(st, 0);
+    gint64 no = sqlite3_column_int64(st, 1), np = sqlite3_column_int64(st, 2);
+    gint64 rows = sqlite3_column_int64(st, 8);
+    if (no < 1 || np < 1 || no > MAX_SENSITIVITY_NAMES || np > MAX_SENSITIVITY_NAMES ||
+        no * np > G_MAXINT / 8) {
+        sqlite3_finalize(st);
+        return sensitivity_corrupt(r, run_id, "objective or parameter count out of range", error);
+    }
+    r->nobjectives = (int)no;
+    r->nparameters = (int)np;
+    int ng = r->nobjectives * r->nparameters;
+    /* Each history row's BLOBs are checked below; the total must fit what the file holds. */
+    gint64 file_bytes = esl_project_disk_size(project);
+    if (rows < 0 || rows > G_MAXINT || (gint64)rows * (1 + no + ng) * 8 > file_bytes) {
+        sqlite3_finalize(st);
+        return sensitivity_corrupt(r, run_id, "more history than the file holds", error);
+    }
+    r->objectives = names_from_json((const char *)sqlite3_column_text(st, 3), r->nobjectives);
+    r->parameters = names_from_json((const char *)sqlite3_column_text(st, 4), r->nparameters);
+    r->parameter_values = g_new(double, r->nparameters);
+    gboolean ok = r->objectives && r->parameters &&
+                  column_doubles(st, 5, r->parameter_values, r->nparameters);
+    if (ok && sqlite3_column_type(st, 6) != SQLITE_NULL) {
+        r->psi = g_new(double, r->nobjectives);
+        r->gradient = g_new(double, ng);
+        ok = column_doubles(st, 6, r->psi, r->nobjectives) &&
+             column_doubles(st, 7, r->gradient, ng);
+    }
+    sqlite3_finalize(st);
+    if (!ok)
+        return sensitivity_corrupt(r, run_id, "names, values, psi or gradient of the wrong size",
+                                   error);
+    r->times = g_new(double, rows);
+    r->history_psi = g_new(double, (gsize)rows * no);
+    r->history_gradient = g_new(double, (gsize)rows * ng);
+    if (sqlite3_prepare_v2(db, "SELECT time, psi, gradient FROM sensitivity_history "
+                               "WHERE run_id = ? ORDER BY seq",
+                           -1, &st, NULL) != SQLITE_OK) {
+        esl_sensitivity_run_free(r);
+        return db_error(db, "cannot read the sensitivity history", error), NULL;
+    }
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && r->n < rows) {
+        r->times[r->n] = sqlite3_column_double(st, 0);
+        if (!column_doubles(st, 1, r->history_psi + (gsize)r->n * no, r->nobjectives) ||
+            !column_doubles(st, 2, r->history_gradient + (gsize)r->n * ng, ng)) {
+            sqlite3_finalize(st);
+            g_autofree char *what = g_strdup_printf("history row %d has the wrong size", r->n);
+            return sensitivity_corrupt(r, run_id, what, error);
+        }
+        r->n++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        esl_sensitivity_run_free(r);
+        return db_error(db, "cannot read the sensitivity history", error), NULL;
+    }
+    return r;
 }

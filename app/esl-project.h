@@ -43,7 +43,7 @@ typedef enum {
 
 /* "ESLB": PRAGMA application_id of every Eslabón project. */
 #define ESL_PROJECT_APPLICATION_ID 0x45534C42
-#define ESL_PROJECT_SCHEMA_VERSION 6
+#define ESL_PROJECT_SCHEMA_VERSION 7
 
 typedef enum {
     ESL_RUN_RUNNING,
@@ -88,6 +88,7 @@ typedef struct {
     int nbodies;
     int njoints;
     gint64 nsamples;
+    char *sensitivity_method; /* a sensitivity run's method, NULL for other runs */
 } EslRunInfo;
 
 void esl_run_info_free(EslRunInfo *info);
@@ -171,6 +172,57 @@ gboolean esl_project_compact(EslProject *project, GError **error);
 
 /* Write a consistent copy of the whole project to another file (File ▸ Save As). */
 gboolean esl_project_save_copy(EslProject *project, const char *path, GError **error);
+
+/* ---- sensitivity runs (schema 7) -------------------------------------------------------------
+ * A sensitivity run is a run (esl_project_begin_run: model, formulation, settings; no poses)
+ * with what was differentiated, psi and the gradient, and the history of the running psi and
+ * gradient over time (the direct method's MbsSensitivityHistory). Gradients are stored row per
+ * objective (nobjectives x nparameters), as in MbsSensitivityResult. */
+typedef struct {
+    const char *method;                 /* mbs_sensitivity_method_name */
+    int nobjectives, nparameters;       /* 1 .. 2^16 each */
+    const char *const *objectives;      /* names */
+    const char *const *parameters;      /* names */
+    const double *parameter_values;     /* nparameters, the values differentiated at */
+} EslSensitivityRequest;
+
+/* A sensitivity run as stored (esl_sensitivity_run_free). psi and gradient are NULL until
+ * the run is finished with them (an interrupted or failed run has its history only). */
+typedef struct {
+    char *method;
+    int nobjectives, nparameters;
+    GStrv objectives, parameters;
+    double *parameter_values;
+    double *psi;      /* nobjectives, or NULL */
+    double *gradient; /* nobjectives x nparameters, or NULL */
+    int n;            /* history rows */
+    double *times;            /* n */
+    double *history_psi;      /* n x nobjectives */
+    double *history_gradient; /* n x nobjectives x nparameters */
+} EslSensitivityRun;
+
+void esl_sensitivity_run_free(EslSensitivityRun *run);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(EslSensitivityRun, esl_sensitivity_run_free)
+
+/* Mark a running run as a sensitivity run (once, before any history). */
+gboolean esl_project_begin_sensitivity(EslProject *project, gint64 run_id,
+                                       const EslSensitivityRequest *request, GError **error);
+/* Append n history rows (times n, psi n x nobjectives, gradient n x nobjectives x
+ * nparameters) in one transaction; refuses non-finite numbers and runs not running. */
+gboolean esl_project_append_sensitivity_history(EslProject *project, gint64 run_id,
+                                                const double *times, const double *psi,
+                                                const double *gradient, int n,
+                                                GError **error);
+/* Store the final psi and gradient (before esl_project_finish_run); refuses non-finite. */
+gboolean esl_project_set_sensitivity_result(EslProject *project, gint64 run_id,
+                                            const double *psi, const double *gradient,
+                                            GError **error);
+/* TRUE when the run is a sensitivity run. */
+gboolean esl_project_run_is_sensitivity(EslProject *project, gint64 run_id);
+/* The run's sensitivity record and history, or NULL with error (not a sensitivity run, or
+ * stored sizes that do not match: ESL_PROJECT_ERROR_CORRUPT). */
+EslSensitivityRun *esl_project_load_sensitivity(EslProject *project, gint64 run_id,
+                                                GError **error);
 
 G_END_DECLS
 

@@ -5,6 +5,7 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
+#include "esl-gradient-table.h"
 #include "esl-plot.h"
 
 struct _EslPlotBoard {
@@ -14,6 +15,8 @@ struct _EslPlotBoard {
     EslPlot *plot_step_size; /* internal steps of error-controlled integrators (ssode) */
     EslPlot *plot_variables; /* variables the user chose (esl_plot_board_add_variable) */
     double energy0; /* total energy of the single run's first sample */
+    GPtrArray *sensitivity_plots; /* EslPlot per objective of a sensitivity run (borrowed) */
+    GtkWidget *gradient_table;    /* or NULL */
 };
 
 G_DEFINE_FINAL_TYPE(EslPlotBoard, esl_plot_board, GTK_TYPE_WIDGET)
@@ -25,6 +28,31 @@ static const GdkRGBA palette[] = {
     {0.16, 0.42, 0.80, 1}, {0.90, 0.45, 0.10, 1}, {0.20, 0.63, 0.30, 1}, {0.75, 0.20, 0.25, 1},
     {0.50, 0.35, 0.75, 1}, {0.10, 0.60, 0.65, 1}, {0.55, 0.45, 0.30, 1}, {0.35, 0.35, 0.38, 1},
 };
+
+static EslPlot **monitor_plots(EslPlotBoard *self, EslPlot *plots[6])
+{
+    plots[0] = self->plot_energy;
+    plots[1] = self->plot_drift;
+    plots[2] = self->plot_constraints;
+    plots[3] = self->plot_timing;
+    plots[4] = self->plot_step_size;
+    plots[5] = self->plot_newton;
+    return plots;
+}
+
+/* Remove a sensitivity run's plots and table; the monitor plots come back. */
+static void hide_sensitivity(EslPlotBoard *self)
+{
+    for (guint i = 0; i < self->sensitivity_plots->len; i++)
+        gtk_grid_remove(GTK_GRID(self->plot_grid), self->sensitivity_plots->pdata[i]);
+    g_ptr_array_set_size(self->sensitivity_plots, 0);
+    if (self->gradient_table)
+        gtk_grid_remove(GTK_GRID(self->plot_grid), self->gradient_table);
+    self->gradient_table = NULL;
+    EslPlot *plots[6];
+    for (int i = 0; i < 6; i++)
+        gtk_widget_set_visible(GTK_WIDGET(monitor_plots(self, plots)[i]), TRUE);
+}
 
 /* The Variables plot takes the place of the timing and step-size plots while it is shown: a third row would
  * not fit at 1280x720 (and a hidden child would keep its share of the homogeneous rows). */
@@ -40,6 +68,7 @@ static void show_variables(EslPlotBoard *self, gboolean show)
 
 void esl_plot_board_clear(EslPlotBoard *self)
 {
+    hide_sensitivity(self);
     esl_plot_clear(self->plot_variables);
     show_variables(self, FALSE);
     gtk_widget_set_visible(GTK_WIDGET(self->plot_timing), TRUE);
@@ -130,6 +159,57 @@ void esl_plot_board_add_run(EslPlotBoard *self, int k, const char *name,
     }
 }
 
+static EslPlot *make_plot(EslPlotBoard *self, const char *title, const char *y_label,
+                          gboolean log_y, int column, int row, int width);
+
+void esl_plot_board_show_sensitivity(EslPlotBoard *self, const EslSensitivityRun *run)
+{
+    hide_sensitivity(self);
+    show_variables(self, FALSE);
+    EslPlot *plots[6];
+    for (int i = 0; i < 6; i++)
+        gtk_widget_set_visible(GTK_WIDGET(monitor_plots(self, plots)[i]), FALSE);
+    int shown = MIN(run->nobjectives, ESL_PLOT_BOARD_MAX_OBJECTIVE_PLOTS);
+    int ng = run->nobjectives * run->nparameters;
+    g_autofree double *y = g_new(double, MAX(run->n, 1));
+    for (int i = 0; i < shown; i++) {
+        g_autofree char *title = g_strdup_printf(_("Running gradient of %s"), run->objectives[i]);
+        g_autofree char *label = g_strdup_printf("∂%s/∂ρ", run->objectives[i]);
+        /* In the cells of the hidden monitor plots (3 columns): the plots, then the table. */
+        EslPlot *plot = make_plot(self, title, label, FALSE, i % 3, i / 3, 1);
+        g_ptr_array_add(self->sensitivity_plots, plot);
+        for (int k = 0; k < run->nparameters; k++) {
+            g_autofree char *name = g_strdup_printf("∂/∂%s", run->parameters[k]);
+            int series = esl_plot_add_series(plot, name, &palette[k % G_N_ELEMENTS(palette)],
+                                             k >= (int)G_N_ELEMENTS(palette));
+            for (int r = 0; r < run->n; r++)
+                y[r] = run->history_gradient[(gsize)r * ng + i * run->nparameters + k];
+            esl_plot_append_many(plot, series, run->times, y, run->n);
+        }
+        esl_plot_fit(plot);
+    }
+    self->gradient_table = esl_gradient_table_new();
+    esl_gradient_table_set_run(ESL_GRADIENT_TABLE(self->gradient_table), run);
+    gtk_grid_attach(GTK_GRID(self->plot_grid), self->gradient_table, shown % 3, shown / 3,
+                    shown % 3 == 0 ? 3 : 3 - shown % 3, 1);
+}
+
+int esl_plot_board_sensitivity_points(EslPlotBoard *self)
+{
+    int points = 0;
+    for (guint i = 0; i < self->sensitivity_plots->len; i++) {
+        EslPlot *plot = self->sensitivity_plots->pdata[i];
+        for (int k = 0; k < esl_plot_get_n_series(plot); k++)
+            points += esl_plot_series_length(plot, k);
+    }
+    return points;
+}
+
+GtkWidget *esl_plot_board_gradient_table(EslPlotBoard *self)
+{
+    return self->gradient_table;
+}
+
 /* The plots by the names esl_plot_board_present takes. */
 static EslPlot *plot_named(EslPlotBoard *self, const char *name)
 {
@@ -187,6 +267,8 @@ int esl_plot_board_add_variable(EslPlotBoard *self, const char *name, gboolean l
 
 void esl_plot_board_set_cursor(EslPlotBoard *self, double t)
 {
+    for (guint i = 0; i < self->sensitivity_plots->len; i++)
+        esl_plot_set_cursor(self->sensitivity_plots->pdata[i], t);
     esl_plot_set_cursor(self->plot_variables, t);
     esl_plot_set_cursor(self->plot_energy, t);
     esl_plot_set_cursor(self->plot_drift, t);
@@ -230,7 +312,9 @@ static EslPlot *make_plot(EslPlotBoard *self, const char *title, const char *y_l
 
 static void esl_plot_board_dispose(GObject *object)
 {
-    g_clear_object(&ESL_PLOT_BOARD(object)->plot_variables);
+    EslPlotBoard *self = ESL_PLOT_BOARD(object);
+    g_clear_pointer(&self->sensitivity_plots, g_ptr_array_unref);
+    g_clear_object(&self->plot_variables);
     gtk_widget_dispose_template(GTK_WIDGET(object), ESL_TYPE_PLOT_BOARD);
     esl_template_unparent_children(GTK_WIDGET(object));
     G_OBJECT_CLASS(esl_plot_board_parent_class)->dispose(object);
@@ -253,6 +337,7 @@ static void esl_plot_board_class_init(EslPlotBoardClass *klass)
 static void esl_plot_board_init(EslPlotBoard *self)
 {
     gtk_widget_init_template(GTK_WIDGET(self));
+    self->sensitivity_plots = g_ptr_array_new();
     self->plot_energy = make_plot(self, _("Energy"), _("energy (J)"), FALSE, 0, 0, 1);
     self->plot_drift = make_plot(self, _("Energy drift"), _("|E − E₀| (J)"), TRUE, 1, 0, 1);
     self->plot_constraints =

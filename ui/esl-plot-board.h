@@ -1,6 +1,6 @@
 /* EslPlotBoard: the live plots of the workbench (energy, energy drift, constraint violation,
  * time per step by phase, integrator step size, Newton iterations), for one run or for several
- * runs compared. */
+ * runs compared; or a sensitivity run's running gradients and gradient table. */
 #ifndef ESL_PLOT_BOARD_H
 #define ESL_PLOT_BOARD_H
 
@@ -26,6 +26,15 @@ void esl_plot_board_add_run(EslPlotBoard *self, int k, const char *name,
 /* The step-size history of the single run (error-controlled integrators; after
  * esl_plot_board_prepare_single): one point per internal step, at the time it ended. */
 void esl_plot_board_set_step_sizes(EslPlotBoard *self, const EslInternalStep *steps, int n);
+/* A sensitivity run (replacing the monitor plots until the next clear or prepare_single): per
+ * objective a plot of the running gradient, one series per parameter, and the gradient table.
+ * Shows at most ESL_PLOT_BOARD_MAX_OBJECTIVE_PLOTS objectives' plots (the table has all). */
+#define ESL_PLOT_BOARD_MAX_OBJECTIVE_PLOTS 5
+void esl_plot_board_show_sensitivity(EslPlotBoard *self, const EslSensitivityRun *run);
+/* Points plotted in the sensitivity plots (for tests; 0 when none are shown). */
+int esl_plot_board_sensitivity_points(EslPlotBoard *self);
+/* The gradient table shown with the sensitivity plots, or NULL. */
+GtkWidget *esl_plot_board_gradient_table(EslPlotBoard *self);
 /* Presentation: show only the plot of this name ("energy", "drift", "constraints", "timing",
  * "step-size", "newton", "variables"), drawn zoom times larger; NULL: every plot at its normal size. FALSE for an
  * unknown name (nothing changes). */

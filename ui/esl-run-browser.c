@@ -34,13 +34,16 @@ static GtkWidget *run_row(const EslRunInfo *r)
     g_autofree char *started = g_strndup(r->started_at ? r->started_at : "", 16);
     g_strdelimit(started, "T", ' ');
     g_autofree char *id = g_strdup_printf("#%" G_GINT64_FORMAT, r->id);
-    g_autofree char *count = g_strdup_printf("%" G_GINT64_FORMAT, r->nsamples);
+    g_autofree char *nsamples = g_strdup_printf("%" G_GINT64_FORMAT, r->nsamples);
+    g_autofree char *count = r->sensitivity_method
+                                 ? g_strdup_printf(_("sensitivities (%s)"), r->sensitivity_method)
+                                 : g_strdup_printf(_("%s samples"), nsamples);
     /* A named run shows its name where the model's would be, and the model after it. */
     g_autofree char *title = r->name ? g_strdup_printf("%s · %s", r->name, r->model_name)
                                      : g_strdup(r->model_name);
     g_autofree char *markup = g_markup_printf_escaped(
-        _("<b>%s %s</b> · %s\nh = %g s, %g s · %s\n<span alpha=\"60%%\">%s UTC · %s "
-          "samples</span>"),
+        _("<b>%s %s</b> · %s\nh = %g s, %g s · %s\n<span alpha=\"60%%\">%s UTC · "
+          "%s</span>"),
         id, title, r->formulation, r->settings.step, r->settings.duration,
         esl_run_status_label(r->status), started, count);
     GtkWidget *label = gtk_label_new(NULL);
@@ -197,6 +200,8 @@ const char *esl_run_browser_get_size_text(EslRunBrowser *self)
 static void on_selected_rows_changed(GtkListBox *list, EslRunBrowser *self)
 {
     (void)list;
+    if (!self->runs_list) /* the list unselects its rows as it goes, during dispose */
+        return;
     g_autoptr(GArray) ids = esl_run_browser_get_selected(self);
     gtk_widget_set_sensitive(self->rename_button, ids->len == 1);
     gtk_widget_set_sensitive(self->delete_button, ids->len > 0);
@@ -206,6 +211,7 @@ static void on_selected_rows_changed(GtkListBox *list, EslRunBrowser *self)
 
 static void esl_run_browser_dispose(GObject *object)
 {
+    ESL_RUN_BROWSER(object)->rebuilding = TRUE; /* nobody hears of a selection it loses here */
     gtk_widget_dispose_template(GTK_WIDGET(object), ESL_TYPE_RUN_BROWSER);
     esl_template_unparent_children(GTK_WIDGET(object));
     G_OBJECT_CLASS(esl_run_browser_parent_class)->dispose(object);

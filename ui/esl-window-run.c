@@ -324,19 +324,35 @@ static void load_single_run(EslWindow *self, gint64 run_id)
         esl_plot_board_set_step_sizes(ESL_PLOT_BOARD(self->plot_board),
                                       (const EslInternalStep *)(void *)steps->data,
                                       (int)steps->len);
+    g_autoptr(GError) sensitivity_error = NULL;
+    g_autoptr(EslSensitivityRun) sensitivity =
+        esl_project_run_is_sensitivity(self->project, run_id)
+            ? esl_project_load_sensitivity(self->project, run_id, &sensitivity_error)
+            : NULL;
+    if (sensitivity)
+        esl_plot_board_show_sensitivity(ESL_PLOT_BOARD(self->plot_board), sensitivity);
     esl_window_set_history(self, history_from_store(h), matches);
     esl_window_fit_history(self);
     esl_run_settings_show(ESL_RUN_SETTINGS(self->run_settings), info->formulation,
                           &info->settings);
     gtk_label_set_text(GTK_LABEL(self->viewport_note),
-                       note      ? note
-                       : matches ? ""
+                       note          ? note
+                       : sensitivity ? _("A sensitivity run stores its gradients (plotted "
+                                         "below), not the motion: run the model to replay it.")
+                       : matches     ? ""
                                  : _("This run belongs to another model: open that model to "
                                      "replay it in 3D."));
-    esl_window_show_status(
-        self, info->status == ESL_RUN_FAILED || info->status == ESL_RUN_INTERRUPTED,
-        _("Run %s (%s): %s%s%s"), id, info->formulation, esl_run_status_label(info->status),
-        info->message ? " — " : "", info->message ? info->message : "");
+    g_autofree char *what = sensitivity ? g_strdup_printf(_("%s, %s sensitivities"),
+                                                          info->formulation, sensitivity->method)
+                                        : g_strdup(info->formulation);
+    if (sensitivity_error)
+        esl_window_show_status(self, TRUE, _("Cannot load the sensitivities of run %s: %s"), id,
+                               sensitivity_error->message);
+    else
+        esl_window_show_status(
+            self, info->status == ESL_RUN_FAILED || info->status == ESL_RUN_INTERRUPTED,
+            _("Run %s (%s): %s%s%s"), id, what, esl_run_status_label(info->status),
+            info->message ? " — " : "", info->message ? info->message : "");
 }
 
 static void load_overlay(EslWindow *self, GArray *ids)

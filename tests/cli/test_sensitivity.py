@@ -77,6 +77,45 @@ if rows and d:
     ok(last[1] == d["psi"][0] and last[2:] == d["gradient"][0], "its last row is psi and the gradient")
     os.remove(hist)
 
+# --project: the run, psi, the gradient and the running history stored (schema 7) exactly as
+# printed; the stored history's last row is the final gradient; fd stores no history.
+import sqlite3, struct
+proj = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"esl-sens-{os.getpid()}.eslabon")
+r, d = sens("five-bar.json", "--method", "direct", "--step", "0.01", "--duration", "1",
+            "--parameters", "Ls1,Ls2", "--project", proj)
+rf, dfd = sens("five-bar.json", "--method", "fd", "--step", "0.01", "--duration", "1",
+               "--objectives", "psi1", "--parameters", "Ls1", "--project", proj)
+ok(r.returncode == 0 and rf.returncode == 0, "--project: direct and fd runs stored " + r.stderr + rf.stderr)
+
+
+def doubles(blob):
+    return list(struct.unpack(f"<{len(blob) // 8}d", blob)) if blob is not None else None
+
+
+if d and dfd:
+    db = sqlite3.connect(proj)
+    rows = db.execute("SELECT r.status, r.formulation, r.step, s.method, s.objectives, s.parameters,"
+                      " s.psi, s.gradient, (SELECT count(*) FROM sensitivity_history h"
+                      " WHERE h.run_id = r.id) FROM runs r JOIN sensitivities s ON s.run_id = r.id"
+                      " ORDER BY r.id").fetchall()
+    ok(len(rows) == 2 and rows[0][:6] == ("finished", "penalty", 0.01, "direct",
+                                          '["psi1","psi2","psi3"]', '["Ls1","Ls2"]'),
+       f"--project: the direct run with its names and settings ({rows[0][:6] if rows else None})")
+    flat = [x for row in d["gradient"] for x in row]
+    ok(rows and doubles(rows[0][6]) == d["psi"] and doubles(rows[0][7]) == flat,
+       "--project: stored psi and gradient = printed, bit for bit")
+    last = db.execute("SELECT time, psi, gradient FROM sensitivity_history WHERE run_id ="
+                      " (SELECT min(run_id) FROM sensitivities) ORDER BY seq DESC LIMIT 1").fetchone()
+    ok(rows and rows[0][8] == 101 and last and abs(last[0] - 1.0) < 1e-12 and
+       doubles(last[1]) == d["psi"] and doubles(last[2]) == flat,
+       f"--project: 101 history rows, the last at t = 1 s equal to the result ({rows[0][8] if rows else 0})")
+    ok(len(rows) == 2 and rows[1][3] == "fd" and doubles(rows[1][7]) == dfd["gradient"][0] and
+       rows[1][8] == 0, "--project: the fd run stores its gradient and no history")
+    db.close()
+    for suffix in ["", "-wal", "-shm"]:
+        if os.path.exists(proj + suffix):
+            os.remove(proj + suffix)
+
 r, _ = sens("five-bar.json", "--formulation", "ssode", "--method", "direct", "--duration", "0.1")
 ok(r.returncode != 0 and "has no direct sensitivity method" in r.stderr,
    "a method the formulation lacks is refused: " + r.stderr.strip())

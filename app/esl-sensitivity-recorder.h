@@ -1,0 +1,38 @@
+/* EslSensitivityRecorder: stores a sensitivity computation (mbs_sensitivity.h) in a project:
+ * its running psi and gradient as they come (MbsSensitivityHistory), committed in batches so a
+ * killed run keeps what was reported, then psi, the gradient and the run's end. Used by
+ * `eslabon-cli sensitivity --project`; GLib-only, one thread.
+ */
+#ifndef ESL_SENSITIVITY_RECORDER_H
+#define ESL_SENSITIVITY_RECORDER_H
+
+#include <glib.h>
+
+#include "esl-project.h"
+
+G_BEGIN_DECLS
+
+typedef struct _EslSensitivityRecorder EslSensitivityRecorder;
+
+/* run_id: a running run of project (both borrowed) already marked with
+ * esl_project_begin_sensitivity for nobjectives x nparameters. */
+EslSensitivityRecorder *esl_sensitivity_recorder_new(EslProject *project, gint64 run_id,
+                                                     int nobjectives, int nparameters);
+void esl_sensitivity_recorder_free(EslSensitivityRecorder *recorder);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(EslSensitivityRecorder, esl_sensitivity_recorder_free)
+
+/* An MbsSensitivityHistory: data is the recorder. After a storage error it stores nothing more
+ * (the error is returned by esl_sensitivity_recorder_finish). */
+void esl_sensitivity_recorder_history(void *data, double time, const double *psi,
+                                      const double *gradient);
+
+/* Store the rows still buffered, psi and gradient (NULL when the computation failed), and end
+ * the run with status, message, summary (JSON object text or NULL) and wall time. */
+gboolean esl_sensitivity_recorder_finish(EslSensitivityRecorder *recorder, EslRunStatus status,
+                                         const double *psi, const double *gradient,
+                                         const char *message, const char *summary_json,
+                                         double wall_time, GError **error);
+
+G_END_DECLS
+
+#endif

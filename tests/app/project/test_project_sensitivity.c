@@ -1,0 +1,322 @@
+/* Sensitivity runs in a project (schema 7): exact round trip of psi, gradient and history,
+ * refusal of non-finite numbers, a killed run readable as "interrupted" with its committed
+ * history, migration from schema 6, and stored sizes that do not match refused on load. */
+#include <glib/gstdio.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "esl-project.h"
+#include "esl-sensitivity-recorder.h"
+#include "tap.h"
+
+static char *tmpdir;
+enum { NO = 2, NP = 3 };
+static const char *const objective_names[NO] = {"psi1", "psi2"};
+static const char *const parameter_names[NP] = {"Ls1", "Ls2", "m_A1"};
+static const double parameter_values[NP] = {2.23606797749979, 2.0615528128088303, 1.0 / 3.0};
+
+static char *tmp_path(const char *name)
+{
+    return g_build_filename(tmpdir, name, NULL);
+}
+
+/* Row i of a history: awkward numbers so that any rounding shows. */
+static void make_row(int i, double *t, double psi[NO], double gradient[NO * NP])
+{
+    *t = i * 0.01 + 1e-9 / 3.0;
+    for (int o = 0; o < NO; o++)
+        psi[o] = sin(0.1 * i + o) / 7.0;
+    for (int k = 0; k < NO * NP; k++)
+        gradient[k] = exp(-0.01 * i) * cos(k + 0.3 * i) / 3.0;
+}
+
+static gint64 begin_sensitivity_run(EslProject *p, GError **error)
+{
+    EslRunRequest req = {.model_name = "five-bar", .formulation = "penalty"};
+    mbs_settings_defaults(&req.settings);
+    req.settings.step = 0.01;
+    req.settings.duration = 5.0;
+    gint64 run = esl_project_begin_run(p, &req, error);
+    EslSensitivityRequest sreq = {.method = "direct", .nobjectives = NO, .nparameters = NP,
+                                  .objectives = objective_names, .parameters = parameter_names,
+                                  .parameter_values = parameter_values};
+    return run && esl_project_begin_sensitivity(p, run, &sreq, error) ? run : 0;
+}
+
+static gboolean history_matches(const EslSensitivityRun *s, int n)
+{
+    if (!s || s->n != n)
+        return FALSE;
+    for (int i = 0; i < n; i++) {
+        double t, psi[NO], gradient[NO * NP];
+        make_row(i, &t, psi, gradient);
+        if (s->times[i] != t || memcmp(s->history_psi + i * NO, psi, sizeof psi) != 0 ||
+            memcmp(s->history_gradient + i * NO * NP, gradient, sizeof gradient) != 0)
+            return FALSE;
+    }
+    return TRUE;
+}
+
+static void test_round_trip(void)
+{
+    g_autofree char *path = tmp_path("sens.eslabon");
+    g_autoptr(GError) error = NULL;
+    EslProject *p = esl_project_open(path, TRUE, &error);
+    gint64 run = p ? begin_sensitivity_run(p, &error) : 0;
+    if (!tap_ok(run > 0, "a sensitivity run begins%s%s", error ? ": " : "",
+                error ? error->message : ""))
+        return;
+    /* 600 rows through the recorder: two full batches and a partial one at finish. */
+    EslSensitivityRecorder *rec = esl_sensitivity_recorder_new(p, run, NO, NP);
+    double t, psi[NO], gradient[NO * NP];
+    for (int i = 0; i < 600; i++) {
+        make_row(i, &t, psi, gradient);
+        esl_sensitivity_recorder_history(rec, t, psi, gradient);
+    }
+    tap_ok(esl_sensitivity_recorder_finish(rec, ESL_RUN_FINISHED, psi, gradient, NULL,
+                                           "{\"psi\": [1, 2]}", 1.25, &error),
+           "history, psi and gradient stored, run finished%s%s", error ? ": " : "",
+           error ? error->message : "");
+    esl_sensitivity_recorder_free(rec);
+    esl_project_close(p);
+
+    p = esl_project_open(path, FALSE, &error);
+    g_autoptr(EslRunInfo) info = p ? esl_project_get_run(p, run, &error) : NULL;
+    tap_ok(info && info->status == ESL_RUN_FINISHED && info->nbodies == 0 &&
+               g_strcmp0(info->formulation, "penalty") == 0 && info->settings.step == 0.01,
+           "the run reads as a finished penalty run with its settings");
+    tap_ok(p && esl_project_run_is_sensitivity(p, run), "it is a sensitivity run");
+    g_autoptr(EslSensitivityRun) s = p ? esl_project_load_sensitivity(p, run, &error) : NULL;
+    tap_ok(s && g_strcmp0(s->method, "direct") == 0 && s->nobjectives == NO &&
+               s->nparameters == NP && g_strv_length(s->objectives) == NO &&
+               g_strcmp0(s->objectives[1], "psi2") == 0 &&
+               g_strcmp0(s->parameters[2], "m_A1") == 0 &&
+               memcmp(s->parameter_values, parameter_values, sizeof parameter_values) == 0,
+           "method, names and parameter values round trip%s%s", error ? ": " : "",
+           error ? error->message : "");
+    tap_ok(s && s->psi && s->gradient && memcmp(s->psi, psi, sizeof psi) == 0 &&
+               memcmp(s->gradient, gradient, sizeof gradient) == 0,
+           "psi and the gradient round trip bit for bit");
+    tap_ok(history_matches(s, 600), "the 600 history rows round trip bit for bit (%d)",
+           s ? s->n : -1);
+
+    /* A plain run is not a sensitivity run. */
+    EslRunRequest req = {.model_name = "m", .formulation = "penalty"};
+    mbs_settings_defaults(&req.settings);
+    gint64 plain = p ? esl_project_begin_run(p, &req, NULL) : 0;
+    g_clear_error(&error);
+    g_autoptr(EslSensitivityRun) none = p ? esl_project_load_sensitivity(p, plain, &error) : NULL;
+    tap_ok(plain && !esl_project_run_is_sensitivity(p, plain) && !none && error &&
+               error->code == ESL_PROJECT_ERROR_INVALID,
+           "a plain run has no sensitivities: %s", error ? error->message : "");
+    g_clear_error(&error);
+    gboolean refused = !esl_project_append_sensitivity_history(p, plain, &t, psi, gradient, 1,
+                                                               &error);
+    tap_ok(refused && error, "history for a plain run refused: %s", error ? error->message : "");
+    g_clear_error(&error);
+    refused = !esl_project_append_sensitivity_history(p, run, &t, psi, gradient, 1, &error);
+    tap_ok(refused && error, "history for a finished run refused: %s",
+           error ? error->message : "");
+    g_clear_error(&error);
+    tap_ok(esl_project_delete_run(p, run, &error) && !esl_project_run_is_sensitivity(p, run),
+           "deleting the run deletes its sensitivities");
+    esl_project_close(p);
+}
+
+static void test_refuses_non_finite(void)
+{
+    g_autofree char *path = tmp_path("nan.eslabon");
+    g_autoptr(GError) error = NULL;
+    EslProject *p = esl_project_open(path, TRUE, &error);
+    gint64 run = p ? begin_sensitivity_run(p, &error) : 0;
+    double t[2], psi[2 * NO], gradient[2 * NO * NP];
+    make_row(0, &t[0], psi, gradient);
+    make_row(1, &t[1], psi + NO, gradient + NO * NP);
+    gradient[NO * NP + 4] = NAN;
+    gboolean refused = run && !esl_project_append_sensitivity_history(p, run, t, psi, gradient,
+                                                                      2, &error);
+    tap_ok(refused && error && strstr(error->message, "row 1"),
+           "a NaN in the second row's gradient refuses both rows: %s",
+           error ? error->message : "");
+    g_clear_error(&error);
+    psi[1] = INFINITY;
+    refused = !esl_project_set_sensitivity_result(p, run, psi, gradient, &error);
+    tap_ok(refused && error,
+           "an infinite psi refused: %s", error ? error->message : "");
+    g_clear_error(&error);
+    double values[NP] = {1.0, NAN, 2.0};
+    EslRunRequest req = {.model_name = "m", .formulation = "penalty"};
+    mbs_settings_defaults(&req.settings);
+    gint64 other = esl_project_begin_run(p, &req, NULL);
+    EslSensitivityRequest sreq = {.method = "fd", .nobjectives = NO, .nparameters = NP,
+                                  .objectives = objective_names, .parameters = parameter_names,
+                                  .parameter_values = values};
+    refused = !esl_project_begin_sensitivity(p, other, &sreq, &error);
+    tap_ok(refused && error,
+           "a NaN parameter value refused: %s", error ? error->message : "");
+    g_clear_error(&error);
+    g_autoptr(EslSensitivityRun) s = esl_project_load_sensitivity(p, run, &error);
+    tap_ok(s && s->n == 0 && !s->psi && !s->gradient && !esl_project_run_is_sensitivity(p, other),
+           "nothing of the refused numbers was stored");
+    esl_project_close(p);
+}
+
+/* A process killed mid-run: the batches it committed are read back, the run is interrupted. */
+static void test_killed_run(void)
+{
+    g_autofree char *path = tmp_path("killed.eslabon");
+    EslProject *p = esl_project_open(path, TRUE, NULL);
+    esl_project_close(p);
+    pid_t child = fork();
+    if (child == 0) {
+        EslProject *cp = esl_project_open(path, FALSE, NULL);
+        gint64 run = cp ? begin_sensitivity_run(cp, NULL) : 0;
+        EslSensitivityRecorder *rec = esl_sensitivity_recorder_new(cp, run, NO, NP);
+        for (int i = 0; i < 300; i++) { /* one batch of 256 committed, 44 buffered */
+            double t, psi[NO], gradient[NO * NP];
+            make_row(i, &t, psi, gradient);
+            esl_sensitivity_recorder_history(rec, t, psi, gradient);
+        }
+        _exit(run > 0 ? 0 : 3);
+    }
+    int wstatus = 0;
+    waitpid(child, &wstatus, 0);
+    tap_ok(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0, "child wrote 300 rows and died");
+    g_autoptr(GError) error = NULL;
+    p = esl_project_open(path, FALSE, &error);
+    g_autoptr(GPtrArray) runs = p ? esl_project_list_runs(p, &error) : NULL;
+    EslRunInfo *info = runs && runs->len == 1 ? runs->pdata[0] : NULL;
+    tap_ok(info && info->status == ESL_RUN_INTERRUPTED && esl_project_interrupted_on_open(p) == 1,
+           "the killed sensitivity run is listed as interrupted");
+    g_autoptr(EslSensitivityRun) s = info ? esl_project_load_sensitivity(p, info->id, &error)
+                                          : NULL;
+    tap_ok(s && history_matches(s, 256) && !s->psi && !s->gradient,
+           "its committed 256 history rows read back, without psi or gradient (%d)%s%s",
+           s ? s->n : -1, error ? ": " : "", error ? error->message : "");
+    esl_project_close(p);
+}
+
+static gboolean sql(const char *path, const char *statements)
+{
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open(path, &db);
+    rc = rc == SQLITE_OK ? sqlite3_exec(db, statements, NULL, NULL, NULL) : rc;
+    sqlite3_close(db);
+    return rc == SQLITE_OK;
+}
+
+/* A schema-6 project (made by removing what migration 7 adds) migrates on open. */
+static void test_migration_from_6(void)
+{
+    g_autofree char *path = tmp_path("schema6.eslabon");
+    g_autoptr(GError) error = NULL;
+    EslProject *p = esl_project_open(path, TRUE, &error);
+    EslRunRequest req = {.model_name = "m", .formulation = "penalty"};
+    mbs_settings_defaults(&req.settings);
+    gint64 old = p ? esl_project_begin_run(p, &req, &error) : 0;
+    esl_project_finish_run(p, old, ESL_RUN_FINISHED, NULL, NULL, 1.0, NULL);
+    esl_project_close(p);
+    tap_ok(old && sql(path, "DROP TABLE sensitivity_history; DROP TABLE sensitivities;"
+                            "DELETE FROM schema_migrations WHERE version = 7;"
+                            "PRAGMA user_version = 6; PRAGMA journal_mode = DELETE"),
+           "a schema-6 project made");
+    p = esl_project_open(path, FALSE, &error);
+    g_autoptr(EslRunInfo) info = p ? esl_project_get_run(p, old, &error) : NULL;
+    tap_ok(info && info->status == ESL_RUN_FINISHED && !esl_project_run_is_sensitivity(p, old),
+           "migrated to schema %d: the old run reads as before%s%s", ESL_PROJECT_SCHEMA_VERSION,
+           error ? ": " : "", error ? error->message : "");
+    gint64 run = p ? begin_sensitivity_run(p, &error) : 0;
+    tap_ok(run > 0, "and the migrated project stores sensitivity runs%s%s", error ? ": " : "",
+           error ? error->message : "");
+    esl_project_close(p);
+}
+
+static gboolean same_file(const char *path, const char *bytes, gsize len)
+{
+    g_autofree char *now = NULL;
+    gsize now_len = 0;
+    return g_file_get_contents(path, &now, &now_len, NULL) && now_len == len &&
+           memcmp(now, bytes, len) == 0;
+}
+
+/* Stored sizes that do not match what is stored: the file opens, that run is refused. A file
+ * claiming schema 6 with the tables of 7 is refused byte-identical. */
+static void test_bad_files(void)
+{
+    g_autofree char *path = tmp_path("bad-sens.eslabon");
+    g_autoptr(GError) error = NULL;
+    EslProject *p = esl_project_open(path, TRUE, &error);
+    gint64 a = p ? begin_sensitivity_run(p, &error) : 0;
+    gint64 b = p ? begin_sensitivity_run(p, &error) : 0;
+    gint64 c = p ? begin_sensitivity_run(p, &error) : 0;
+    double t, psi[NO], gradient[NO * NP];
+    make_row(3, &t, psi, gradient);
+    for (gint64 r = a; r && r <= c; r++) {
+        esl_project_append_sensitivity_history(p, r, &t, psi, gradient, 1, NULL);
+        esl_project_set_sensitivity_result(p, r, psi, gradient, NULL);
+        esl_project_finish_run(p, r, ESL_RUN_FINISHED, NULL, NULL, 1.0, NULL);
+    }
+    esl_project_close(p);
+    g_autofree char *edits = g_strdup_printf(
+        "UPDATE sensitivities SET gradient = zeroblob(40) WHERE run_id = %" G_GINT64_FORMAT ";"
+        "UPDATE sensitivities SET nobjectives = 100000000 WHERE run_id = %" G_GINT64_FORMAT ";"
+        "UPDATE sensitivity_history SET psi = zeroblob(8) WHERE run_id = %" G_GINT64_FORMAT ";"
+        "PRAGMA journal_mode = DELETE", a, b, c);
+    gboolean refused = FALSE;
+    tap_ok(c && sql(path, edits), "three runs with wrong stored sizes made");
+    p = esl_project_open(path, FALSE, &error);
+    tap_ok(p != NULL, "the file still opens%s%s", error ? ": " : "", error ? error->message : "");
+    const gint64 bad[] = {a, b, c};
+    const char *what[] = {"gradient of 5 doubles", "1e8 objectives", "history psi of 1 double"};
+    for (int i = 0; i < 3; i++) {
+        g_clear_error(&error);
+        g_autoptr(EslSensitivityRun) s = p ? esl_project_load_sensitivity(p, bad[i], &error)
+                                           : NULL;
+        tap_ok(!s && error && error->code == ESL_PROJECT_ERROR_CORRUPT,
+               "%s refused on load: %s", what[i], error ? error->message : "");
+    }
+    esl_project_close(p);
+
+    /* The tables of schema 7 in a file that says 6: not what migrations 1..6 create. */
+    g_autofree char *lying = tmp_path("lying.eslabon");
+    p = esl_project_open(lying, TRUE, NULL);
+    esl_project_close(p);
+    sql(lying, "PRAGMA journal_mode = DELETE; DELETE FROM schema_migrations WHERE version = 7;"
+               "PRAGMA user_version = 6");
+    g_autofree char *bytes = NULL;
+    gsize len = 0;
+    g_file_get_contents(lying, &bytes, &len, NULL);
+    g_clear_error(&error);
+    p = esl_project_open(lying, FALSE, &error);
+    refused = p == NULL;
+    g_autofree char *wal = g_strconcat(lying, "-wal", NULL);
+    tap_ok(refused && error && error->code == ESL_PROJECT_ERROR_NOT_PROJECT &&
+               same_file(lying, bytes, len) &&
+               !g_file_test(wal, G_FILE_TEST_EXISTS),
+           "schema 6 with the sensitivity tables refused, byte-identical: %s",
+           error ? error->message : "");
+    esl_project_close(p);
+}
+
+int main(void)
+{
+    tmpdir = g_dir_make_tmp("esl-project-sens-XXXXXX", NULL);
+    test_round_trip();
+    test_refuses_non_finite();
+    test_killed_run();
+    test_migration_from_6();
+    test_bad_files();
+    GDir *dir = g_dir_open(tmpdir, 0, NULL);
+    const char *name;
+    while (dir && (name = g_dir_read_name(dir))) {
+        g_autofree char *f = g_build_filename(tmpdir, name, NULL);
+        g_unlink(f);
+    }
+    if (dir)
+        g_dir_close(dir);
+    g_rmdir(tmpdir);
+    return tap_done();
+}

@@ -1,0 +1,152 @@
+/* A stored sensitivity run in the window (issue 10): made by `eslabon-cli sensitivity
+ * --project`, it is listed as a sensitivity run; selecting it plots the running gradient per
+ * objective (one series per parameter, every stored history row) in the plot board and shows
+ * the gradient as printed by the command; selecting a plain run brings the monitor plots back.
+ * usage: test_window_sensitivity ESLABON_CLI MODELS_DIR. Needs a display (xvfb-run).
+ * ESL_SCREENSHOT=FILE.png also saves the screen with the sensitivity run shown. */
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+#include <json-glib/json-glib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "esl-application.h"
+#include "esl-gradient-table.h"
+#include "esl-number.h"
+#include "esl-plot-board.h"
+#include "esl-run-browser.h"
+#include "esl-window.h"
+#include "tap.h"
+
+#define TIMEOUT_S 60
+
+static char *project_path;
+static JsonObject *printed; /* the --json of the sensitivity command */
+
+static GtkWidget *find_type(GtkWidget *widget, GType type)
+{
+    if (G_TYPE_CHECK_INSTANCE_TYPE(widget, type))
+        return widget;
+    for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c)) {
+        GtkWidget *found = find_type(c, type);
+        if (found)
+            return found;
+    }
+    return NULL;
+}
+
+static gboolean run_cli(const char *const *argv, char **out)
+{
+    int status = 0;
+    g_autoptr(GError) error = NULL;
+    gboolean ok = g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                               out, NULL, &status, &error) &&
+                  g_spawn_check_wait_status(status, NULL);
+    return ok;
+}
+
+/* ESL_SCREENSHOT=FILE.png: the screen as the user sees it (ImageMagick's import). */
+static void save_screenshot(void)
+{
+    const char *path = g_getenv("ESL_SCREENSHOT");
+    if (!path)
+        return;
+    while (g_main_context_iteration(NULL, FALSE))
+        ;
+    const char *argv[] = {"import", "-window", "root", path, NULL};
+    g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL,
+                 NULL);
+}
+
+static gboolean check(gpointer data)
+{
+    EslWindow *window = data;
+    EslRunBrowser *browser = ESL_RUN_BROWSER(find_type(GTK_WIDGET(window), ESL_TYPE_RUN_BROWSER));
+    EslPlotBoard *board = ESL_PLOT_BOARD(find_type(GTK_WIDGET(window), ESL_TYPE_PLOT_BOARD));
+    /* Newest first: row 0 is the plain run, row 1 the sensitivity run. */
+    esl_run_browser_click_row(browser, 1, 0);
+    int points = esl_plot_board_sensitivity_points(board);
+    JsonArray *objectives = json_object_get_array_member(printed, "objectives");
+    JsonArray *parameters = json_object_get_array_member(printed, "parameters");
+    int no = (int)json_array_get_length(objectives), np = (int)json_array_get_length(parameters);
+    tap_ok(points == no * np * 101,
+           "the sensitivity run plots %d objectives x %d parameters x 101 history rows (%d points)",
+           no, np, points);
+    GtkWidget *table = esl_plot_board_gradient_table(board);
+    gboolean same = table != NULL;
+    JsonArray *gradient = json_object_get_array_member(printed, "gradient");
+    for (int i = 0; same && i < no; i++)
+        for (int k = 0; same && k < np; k++) {
+            double d = json_array_get_double_element(json_array_get_array_element(gradient, i), k);
+            g_autofree char *want = esl_number_to_text(d, 6, NULL);
+            const char *got = esl_gradient_table_cell_text(ESL_GRADIENT_TABLE(table), k, i);
+            same = g_strcmp0(got, want) == 0;
+            if (!same)
+                tap_diag("cell %d,%d: %s, printed %s", k, i, got ? got : "(none)", want);
+        }
+    tap_ok(same, "the gradient table shows the printed gradient (%d x %d cells)", np, no);
+    save_screenshot();
+    esl_run_browser_click_row(browser, 0, 0);
+    tap_ok(esl_plot_board_sensitivity_points(board) == 0 &&
+               esl_plot_board_gradient_table(board) == NULL,
+           "selecting the plain run removes the sensitivity plots and table");
+    gtk_window_destroy(GTK_WINDOW(window));
+    return G_SOURCE_REMOVE;
+}
+
+static gboolean timed_out(gpointer data)
+{
+    (void)data;
+    tap_ok(FALSE, "checked within %d s", TIMEOUT_S);
+    exit(tap_done());
+}
+
+static void activate(GtkApplication *app, gpointer data)
+{
+    (void)data;
+    GtkWidget *window = GTK_WIDGET(gtk_application_get_active_window(app));
+    g_autoptr(GError) error = NULL;
+    tap_ok(esl_window_open_project(ESL_WINDOW(window), project_path, FALSE, &error) &&
+               esl_window_load_model(ESL_WINDOW(window), "five-bar", &error),
+           "the project with a sensitivity run and its model open%s%s", error ? ": " : "",
+           error ? error->message : "");
+    g_timeout_add(1500, check, window);
+    g_timeout_add_seconds(TIMEOUT_S, timed_out, NULL);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3)
+        return 2;
+    g_autofree char *dir = g_dir_make_tmp("esl-window-sens-XXXXXX", NULL);
+    project_path = g_build_filename(dir, "sens.eslabon", NULL);
+    g_autofree char *model = g_build_filename(argv[2], "five-bar.json", NULL);
+    const char *sens[] = {argv[1], "sensitivity", model, "--step", "0.01", "--duration", "1",
+                          "--parameters", "Ls1,Ls2", "--json", "--project", project_path, NULL};
+    const char *run[] = {argv[1], "run", model, "--step", "0.01", "--duration", "0.1",
+                         "--project", project_path, NULL};
+    g_autofree char *out = NULL;
+    g_autofree char *ignored = NULL;
+    g_autoptr(JsonParser) parser = json_parser_new();
+    gboolean made = run_cli(sens, &out) && json_parser_load_from_data(parser, out, -1, NULL) &&
+                    run_cli(run, &ignored);
+    if (!tap_ok(made, "a sensitivity run and a plain run stored by eslabon-cli"))
+        return tap_done();
+    printed = json_node_get_object(json_parser_get_root(parser));
+
+    g_autoptr(EslApplication) app = esl_application_new();
+    g_application_set_flags(G_APPLICATION(app),
+                            g_application_get_flags(G_APPLICATION(app)) |
+                                G_APPLICATION_NON_UNIQUE);
+    g_signal_connect_after(app, "activate", G_CALLBACK(activate), NULL);
+    char *app_argv[] = {"test_window_sensitivity", NULL};
+    g_application_run(G_APPLICATION(app), 1, app_argv);
+    const char *suffixes[] = {"", "-wal", "-shm"};
+    for (size_t i = 0; i < G_N_ELEMENTS(suffixes); i++) {
+        g_autofree char *f = g_strconcat(project_path, suffixes[i], NULL);
+        g_unlink(f);
+    }
+    g_rmdir(dir);
+    g_free(project_path);
+    return tap_done();
+}

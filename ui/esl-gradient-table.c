@@ -1,0 +1,103 @@
+/* The gradient table; see esl-gradient-table.h. */
+#include "esl-gradient-table.h"
+
+#include <glib/gi18n.h>
+
+#include "esl-number.h"
+
+struct _EslGradientTable {
+    GtkWidget parent_instance;
+    GtkWidget *scroller, *grid;
+};
+
+G_DEFINE_FINAL_TYPE(EslGradientTable, esl_gradient_table, GTK_TYPE_WIDGET)
+
+static GtkWidget *cell(EslGradientTable *self, const char *text, int column, int row,
+                       gboolean heading)
+{
+    GtkWidget *label = gtk_label_new(text);
+    gtk_label_set_xalign(GTK_LABEL(label), heading && column == 0 ? 0.0f : 1.0f);
+    gtk_label_set_selectable(GTK_LABEL(label), !heading);
+    if (heading)
+        gtk_widget_add_css_class(label, "heading");
+    else
+        gtk_widget_add_css_class(label, "numeric");
+    gtk_grid_attach(GTK_GRID(self->grid), label, column, row, 1, 1);
+    return label;
+}
+
+void esl_gradient_table_set_run(EslGradientTable *self, const EslSensitivityRun *run)
+{
+    GtkWidget *child;
+    while ((child = gtk_widget_get_first_child(self->grid)))
+        gtk_grid_remove(GTK_GRID(self->grid), child);
+    if (!run)
+        return;
+    g_autofree char *corner = g_strdup_printf(_("∂ψ/∂ρ (%s)"), run->method);
+    cell(self, corner, 0, 0, TRUE);
+    cell(self, _("ρ"), 1, 0, TRUE);
+    for (int i = 0; i < run->nobjectives; i++) {
+        g_autofree char *psi = run->psi ? esl_number_to_text(run->psi[i], 6, NULL) : NULL;
+        g_autofree char *head = psi ? g_strdup_printf("%s = %s", run->objectives[i], psi)
+                                    : g_strdup(run->objectives[i]);
+        cell(self, head, 2 + i, 0, TRUE);
+    }
+    for (int k = 0; k < run->nparameters; k++) {
+        cell(self, run->parameters[k], 0, 1 + k, TRUE);
+        g_autofree char *value = esl_number_to_text(run->parameter_values[k], 6, NULL);
+        cell(self, value, 1, 1 + k, FALSE);
+        for (int i = 0; i < run->nobjectives; i++) {
+            g_autofree char *d =
+                run->gradient ? esl_number_to_text(run->gradient[i * run->nparameters + k], 6,
+                                                   NULL)
+                              : g_strdup("—");
+            cell(self, d, 2 + i, 1 + k, FALSE);
+        }
+    }
+    if (!run->gradient) {
+        GtkWidget *note = gtk_label_new(_("No gradient stored: the run did not finish (its "
+                                          "history up to where it stopped is plotted)."));
+        gtk_label_set_wrap(GTK_LABEL(note), TRUE);
+        gtk_label_set_xalign(GTK_LABEL(note), 0.0f);
+        gtk_grid_attach(GTK_GRID(self->grid), note, 0, 1 + run->nparameters,
+                        2 + run->nobjectives, 1);
+    }
+}
+
+const char *esl_gradient_table_cell_text(EslGradientTable *self, int k, int i)
+{
+    GtkWidget *c = gtk_grid_get_child_at(GTK_GRID(self->grid), 2 + i, 1 + k);
+    return GTK_IS_LABEL(c) ? gtk_label_get_text(GTK_LABEL(c)) : NULL;
+}
+
+static void esl_gradient_table_dispose(GObject *object)
+{
+    EslGradientTable *self = ESL_GRADIENT_TABLE(object);
+    g_clear_pointer(&self->scroller, gtk_widget_unparent);
+    G_OBJECT_CLASS(esl_gradient_table_parent_class)->dispose(object);
+}
+
+static void esl_gradient_table_class_init(EslGradientTableClass *klass)
+{
+    G_OBJECT_CLASS(klass)->dispose = esl_gradient_table_dispose;
+    gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
+    gtk_widget_class_set_css_name(GTK_WIDGET_CLASS(klass), "eslgradienttable");
+}
+
+static void esl_gradient_table_init(EslGradientTable *self)
+{
+    self->scroller = gtk_scrolled_window_new();
+    self->grid = gtk_grid_new();
+    gtk_grid_set_column_spacing(GTK_GRID(self->grid), 12);
+    gtk_grid_set_row_spacing(GTK_GRID(self->grid), 4);
+    gtk_widget_set_margin_start(self->grid, 8);
+    gtk_widget_set_margin_end(self->grid, 8);
+    gtk_widget_set_margin_top(self->grid, 8);
+    gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroller), self->grid);
+    gtk_widget_set_parent(self->scroller, GTK_WIDGET(self));
+}
+
+GtkWidget *esl_gradient_table_new(void)
+{
+    return g_object_new(ESL_TYPE_GRADIENT_TABLE, NULL);
+}

@@ -1,0 +1,23 @@
+/* EslGradientTable: a sensitivity run's gradient as a table, one row per parameter (with its
+ * value) and one column per objective (with psi in the header). */
+#ifndef ESL_GRADIENT_TABLE_H
+#define ESL_GRADIENT_TABLE_H
+
+#include <gtk/gtk.h>
+
+#include "esl-project.h" /* EslSensitivityRun */
+
+G_BEGIN_DECLS
+
+#define ESL_TYPE_GRADIENT_TABLE (esl_gradient_table_get_type())
+G_DECLARE_FINAL_TYPE(EslGradientTable, esl_gradient_table, ESL, GRADIENT_TABLE, GtkWidget)
+
+GtkWidget *esl_gradient_table_new(void);
+/* Show run's gradient (a run without one, interrupted or failed, says so). */
+void esl_gradient_table_set_run(EslGradientTable *self, const EslSensitivityRun *run);
+/* The text of the cell of parameter k and objective i (for tests), NULL outside. */
+const char *esl_gradient_table_cell_text(EslGradientTable *self, int k, int i);
+
+G_END_DECLS
+
+#endif

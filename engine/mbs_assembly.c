@@ -236,8 +236,8 @@ int mbs_assemble(const MbsModel *m, const MbsSettings *s, double t, double *z, d
     mark_imposed(m, &w, t, z, zd);
     for (int i = 0; i < m->ninitial; ++i) {
         const MbsInitialCondition *ic = &m->initial[i];
-        int nd = tp->joint_node[ic->joint];
-        if (ic->is_velocity || nd < 0)
+        /* a point's velocity (joint -1) and joint rates are not positions */
+        if (ic->is_velocity || ic->joint < 0 || tp->joint_node[ic->joint] < 0)
             continue;
         /* joint_node is coordinate 0; other coordinates of the joint are its neighbours */
         for (int k = 0; k < tp->nnodes; ++k)

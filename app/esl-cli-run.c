@@ -197,7 +197,10 @@ int esl_cli_run(int argc, char **argv)
         esl_run_recorder_set_project(recorder, project, run_id);
     }
 
-    MbsRunObserver observer = {.sample = esl_run_recorder_sample, .data = recorder, .every = 1};
+    MbsRunObserver observer = {.sample = esl_run_recorder_sample,
+                               .internal_step = esl_run_recorder_internal_step,
+                               .data = recorder,
+                               .every = 1};
     run = mbs_run_new(f, NULL, &observer, &err);
     if (!run) {
         fprintf(stderr, "eslabon-cli run: %s: %s\n", path, err.message);

@@ -145,6 +145,15 @@ static const char *const migrations[ESL_PROJECT_SCHEMA_VERSION + 1] = {
         "ALTER TABLE runs DROP COLUMN matrix_r_dofs;",
     /* 5: the name the user gives a run (NULL: none; the list shows its number). */
     [5] = "ALTER TABLE runs ADD COLUMN name TEXT;",
+    /* 6: the step-size history of error-controlled integrators (ssode), one row per internal
+     * step. */
+    [6] = "CREATE TABLE internal_steps ("
+          "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+          "  seq INTEGER NOT NULL,"
+          "  time REAL NOT NULL,"
+          "  size REAL NOT NULL,"
+          "  step_order INTEGER NOT NULL,"
+          "  PRIMARY KEY (run_id, seq)) WITHOUT ROWID;",
 };
 
 /* The double-valued monitors, with the column each is stored in. */
@@ -1293,6 +1302,87 @@ EslRunHistory *esl_project_load_run(EslProject *project, gint64 run_id, GError *
     if (rc != SQLITE_DONE && rc != SQLITE_ROW)
         return db_error(project->db, "cannot read the run's samples", error), NULL;
     return g_steal_pointer(&h);
+}
+
+gboolean esl_project_append_internal_steps(EslProject *project, gint64 run_id,
+                                           const EslInternalStep *steps, int n, GError **error)
+{
+    g_return_val_if_fail(project && (steps || n == 0) && n >= 0, FALSE);
+    RunState run;
+    if (!run_state(project, run_id, &run, error))
+        return FALSE;
+    if (run.status != ESL_RUN_RUNNING) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "run %" G_GINT64_FORMAT " is %s, not running: internal steps refused",
+                    run_id, esl_run_status_name(run.status));
+        return FALSE;
+    }
+    for (int i = 0; i < n; i++)
+        if (!check_finite(steps[i].time, "internal step time", error) ||
+            !check_finite(steps[i].size, "internal step size", error))
+            return FALSE;
+    sqlite3 *db = project->db;
+    sqlite3_stmt *st = NULL;
+    gint64 seq = 0;
+    gboolean ok = exec_sql(db, "BEGIN IMMEDIATE", "cannot store internal steps", error);
+    if (ok && sqlite3_prepare_v2(db, "SELECT count(*) FROM internal_steps WHERE run_id = ?", -1,
+                                 &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, run_id);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            seq = sqlite3_column_int64(st, 0);
+        else
+            ok = db_error(db, "cannot store internal steps", error);
+        sqlite3_finalize(st);
+        st = NULL;
+    } else if (ok) {
+        ok = db_error(db, "cannot store internal steps", error);
+    }
+    if (ok && sqlite3_prepare_v2(db, "INSERT INTO internal_steps (run_id, seq, time, size, "
+                                     "step_order) VALUES (?,?,?,?,?)",
+                                 -1, &st, NULL) != SQLITE_OK)
+        ok = db_error(db, "cannot store internal steps", error);
+    for (int i = 0; ok && i < n; i++) {
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_int64(st, 2, seq + i);
+        sqlite3_bind_double(st, 3, steps[i].time);
+        sqlite3_bind_double(st, 4, steps[i].size);
+        sqlite3_bind_int(st, 5, steps[i].order);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            ok = db_error(db, "cannot store internal steps", error);
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    if (ok)
+        ok = exec_sql(db, "COMMIT", "cannot store internal steps", error);
+    if (!ok)
+        rollback(db);
+    return ok;
+}
+
+GArray *esl_project_load_internal_steps(EslProject *project, gint64 run_id, GError **error)
+{
+    RunState run;
+    if (!run_state(project, run_id, &run, error))
+        return NULL;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(project->db, "SELECT time, size, step_order FROM internal_steps "
+                                        "WHERE run_id = ? ORDER BY seq",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_error(project->db, "cannot read the run's internal steps", error), NULL;
+    sqlite3_bind_int64(st, 1, run_id);
+    GArray *steps = g_array_new(FALSE, FALSE, sizeof(EslInternalStep));
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        EslInternalStep s = {sqlite3_column_double(st, 0), sqlite3_column_double(st, 1),
+                             sqlite3_column_int(st, 2)};
+        g_array_append_val(steps, s);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        g_array_unref(steps);
+        return db_error(project->db, "cannot read the run's internal steps", error), NULL;
+    }
+    return steps;
 }
 
 gboolean esl_project_delete_run(EslProject *project, gint64 run_id, GError **error)

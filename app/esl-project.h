@@ -43,7 +43,7 @@ typedef enum {
 
 /* "ESLB": PRAGMA application_id of every Eslabón project. */
 #define ESL_PROJECT_APPLICATION_ID 0x45534C42
-#define ESL_PROJECT_SCHEMA_VERSION 5
+#define ESL_PROJECT_SCHEMA_VERSION 6
 
 typedef enum {
     ESL_RUN_RUNNING,
@@ -134,6 +134,21 @@ gint64 esl_project_begin_run(EslProject *project, const EslRunRequest *request, 
 gboolean esl_project_append_samples(EslProject *project, gint64 run_id,
                                     const MbsMonitors *monitors, const double *poses,
                                     const double *violations, int n, GError **error);
+
+/* One accepted internal step of an error-controlled integrator (formulations with their own
+ * steps, MbsFormulationClass.own_steps): it ended at time, had size and order. */
+typedef struct {
+    double time, size;
+    int order;
+} EslInternalStep;
+
+/* Append n internal steps (the step-size history) in one transaction; refuses non-finite
+ * numbers and runs that are not running. */
+gboolean esl_project_append_internal_steps(EslProject *project, gint64 run_id,
+                                           const EslInternalStep *steps, int n, GError **error);
+/* A run's internal steps in order (a GArray of EslInternalStep, empty for formulations with
+ * fixed steps), or NULL with error. */
+GArray *esl_project_load_internal_steps(EslProject *project, gint64 run_id, GError **error);
 
 /* Close a run: status, message (may be NULL), summary as a JSON object text (may be NULL),
  * wall time in seconds. */

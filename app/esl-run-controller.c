@@ -181,6 +181,14 @@ typedef struct {
     char *message;
 } Worker;
 
+/* Observer of every internal step of formulations with their own steps: the recorder keeps
+ * the step-size history. */
+static void observe_internal_step(void *data, double t, double h, int order)
+{
+    Worker *w = data;
+    esl_run_recorder_internal_step(w->recorder, t, h, order);
+}
+
 /* Observer on every grid step: progress, samples, then pause and stop (before the next step). */
 static int observe(void *data, const MbsRun *run)
 {
@@ -259,7 +267,8 @@ static gpointer worker(gpointer data)
     MbsFormulation *f = mbs_settings_check_run(&self->settings, &err)
                             ? NULL
                             : mbs_formulation_new(self->formulation, m, &self->settings, &err);
-    MbsRunObserver observer = {.sample = observe, .data = &w, .every = 1};
+    MbsRunObserver observer = {
+        .sample = observe, .internal_step = observe_internal_step, .data = &w, .every = 1};
     run = f ? mbs_run_new(f, NULL, &observer, &err) : NULL;
     if (!run) {
         w.status = ESL_RUN_FAILED;

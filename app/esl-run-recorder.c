@@ -47,6 +47,7 @@ struct _EslRunRecorder {
     EslProject *project;
     gint64 run_id;
     GArray *monitors, *poses, *violations; /* samples not yet stored */
+    GArray *internal_steps;                /* EslInternalStep not yet stored */
     GTimer *since_flush;
     char *error; /* first storage error; storing stops after it */
     EslRunSampleFunc func;
@@ -63,6 +64,7 @@ EslRunRecorder *esl_run_recorder_new(const MbsModel *model)
     r->monitors = g_array_new(FALSE, FALSE, sizeof(MbsMonitors));
     r->poses = g_array_new(FALSE, FALSE, sizeof(double));
     r->violations = g_array_new(FALSE, FALSE, sizeof(double));
+    r->internal_steps = g_array_new(FALSE, FALSE, sizeof(EslInternalStep));
     r->since_flush = g_timer_new();
     return r;
 }
@@ -74,6 +76,7 @@ void esl_run_recorder_free(EslRunRecorder *r)
     g_array_unref(r->monitors);
     g_array_unref(r->poses);
     g_array_unref(r->violations);
+    g_array_unref(r->internal_steps);
     g_timer_destroy(r->since_flush);
     g_free(r->error);
     g_free(r);
@@ -131,6 +134,14 @@ gboolean esl_run_recorder_flush(EslRunRecorder *r)
                                         (int)r->monitors->len, &error))
             r->error = g_strdup(error->message);
     }
+    if (r->project && !r->error && r->internal_steps->len > 0) {
+        g_autoptr(GError) error = NULL;
+        if (!esl_project_append_internal_steps(
+                r->project, r->run_id, (const EslInternalStep *)(void *)r->internal_steps->data,
+                (int)r->internal_steps->len, &error))
+            r->error = g_strdup(error->message);
+    }
+    g_array_set_size(r->internal_steps, 0);
     g_array_set_size(r->monitors, 0);
     g_array_set_size(r->poses, 0);
     g_array_set_size(r->violations, 0);
@@ -207,6 +218,15 @@ void esl_run_recorder_observe(EslRunRecorder *r, const MbsRun *run)
         esl_run_sample_free(s);
 }
 
+void esl_run_recorder_internal_step(void *recorder, double t, double h, int order)
+{
+    EslRunRecorder *r = recorder;
+    if (!r->project || r->error)
+        return;
+    EslInternalStep step = {t, h, order};
+    g_array_append_val(r->internal_steps, step);
+}
+
 int esl_run_recorder_sample(void *recorder, const MbsRun *run)
 {
     esl_run_recorder_observe(recorder, run);
@@ -273,6 +293,15 @@ char *esl_run_summary_json(const EslRunSummaryInfo *info, const MbsRun *run, gbo
     I("step_cuts", s->step_cuts);
     I("steps_rejected", s->steps_rejected);
     D("step_min", s->step_min);
+    /* every counter and timer the formulation publishes (MbsFormulationClass.statistics) */
+    MbsStatistic statistics[64];
+    int nstat = MIN(mbs_formulation_statistics(f, statistics, G_N_ELEMENTS(statistics)),
+                    (int)G_N_ELEMENTS(statistics));
+    json_builder_set_member_name(b, "statistics");
+    json_builder_begin_object(b);
+    for (int i = 0; i < nstat; ++i)
+        D(statistics[i].name, statistics[i].value);
+    json_builder_end_object(b);
     json_builder_set_member_name(b, "phase_seconds");
     json_builder_begin_object(b);
     D("dynamics", s->time_dynamics);

@@ -55,6 +55,11 @@ void esl_run_recorder_observe(EslRunRecorder *recorder, const MbsRun *run);
 /* An MbsRunObserver.sample that only records (data: the recorder). */
 int esl_run_recorder_sample(void *recorder, const MbsRun *run);
 
+/* An MbsRunObserver.internal_step / MbsInternalStepFunc (data: the recorder): keeps the
+ * step-size history of formulations with their own steps for the project (stored with the
+ * samples; nothing is kept without a project). */
+void esl_run_recorder_internal_step(void *recorder, double t, double h, int order);
+
 /* Store what is buffered. FALSE when a storage error happened (then storing stopped). */
 gboolean esl_run_recorder_flush(EslRunRecorder *recorder);
 /* The first storage error, or NULL. */

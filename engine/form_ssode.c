@@ -103,6 +103,12 @@ typedef struct {
     double *q, *qd, *qdd, *lambda; /* lambda: m (the independent rows' entries, 0 elsewhere) */
     double *angle_ref;
     double work, power, h_next;
+    /* the integrator: its internal time (at or past f->time), the work at its last restart,
+     * the end of the run (stop time) and whether it must restart at the output state */
+    double t_int, work_base, t_stop;
+    int restart;
+    long seen[5]; /* its counters already collected: steps, error tests, iterations,
+                     convergence failures, Jacobians */
     /* partition */
     int *rows, *ucol, *vcol;   /* r, r, nv */
     double cond0, cond;
@@ -122,11 +128,12 @@ typedef struct {
     double *Q, *grad, *x, *lwork;
     int *iwork;
     double *q_start, *qd_start; /* for a failed step */
+    double *q_recovered;        /* the last q recovered: the start of the next recovery */
     double t_stage_guess;
     int rhs_failed;             /* the last rhs could not recover u */
     /* SUNDIALS */
     SUNContext ctx;
-    N_Vector y, abstol;
+    N_Vector y, y_out, abstol;
     SUNMatrix J;
     SUNLinearSolver LS;
     SUNNonlinearSolver NLS;
@@ -174,13 +181,15 @@ static void ssode_finalize(MbsFormulation *f)
         N_VDestroy(s->y);
     if (s->abstol)
         N_VDestroy(s->abstol);
+    if (s->y_out)
+        N_VDestroy(s->y_out);
     if (s->ctx)
         SUNContext_Free(&s->ctx);
     mbs_natural_free(s->nat);
     void *bufs[] = {s->q, s->qd, s->qdd, s->lambda, s->angle_ref, s->rows, s->ucol, s->vcol,
                     s->M, s->Phi, s->phi, s->phit, s->cb, s->W, s->rp, s->cp, s->Pu0, s->ip0,
                     s->Pu, s->ip, s->K, s->rhs, s->ipk, s->tcol, s->gacc, s->Q, s->grad, s->x, s->lwork,
-                    s->iwork, s->q_start, s->qd_start};
+                    s->iwork, s->q_start, s->qd_start, s->q_recovered};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
         free(bufs[i]);
     free(s);
@@ -356,8 +365,13 @@ static int evaluate(Ssode *s, double t, const double *y, double *ydot)
     const double *v = y, *vd = y + nv;
     for (int j = 0; j < nv; ++j)
         s->q[s->vcol[j]] = v[j];
-    if (recover_positions(s, t) != 0)
+    if (recover_positions(s, t) != 0) {
+        /* the next recovery (a smaller step) starts from the last good q, not from the
+         * diverged iterate */
+        memcpy(s->q, s->q_recovered, (size_t)n * sizeof(double));
         return 1;
+    }
+    memcpy(s->q_recovered, s->q, (size_t)n * sizeof(double));
     /* velocities: Phi_u ud = -(Phi_v vd + Phi_t)_R at the recovered q */
     mbs_natural_constraints(s->nat, s->q, NULL, t, NULL, s->Phi, s->phit, NULL);
     for (int j = 0; j < nv; ++j)
@@ -520,19 +534,24 @@ static void fill_monitors(MbsFormulation *f, Ssode *s)
     mo->ddphi_norm = sqrt(ddsum);
 }
 
-/* (Re)start the integrator at (t, y) with the first internal step h0 (0: its own guess). */
-static int integrator_restart(Ssode *s, double t, double h0, double t_stop)
+/* (Re)start the integrator at (t, s->y) with the first internal step h0 (0: its own guess);
+ * it stops at the end of the run, or never when restarted past it. */
+static int integrator_restart(const MbsFormulation *f, Ssode *s, double t, double h0)
 {
     int st;
+    s->t_stop = t < f->settings.duration ? f->settings.duration : INFINITY;
     if (s->o->integrator == INTEGRATOR_SDIRK4) {
         st = ARKStepReInit(s->mem, NULL, rhs, t, s->y);
         st |= ARKStepSetInitStep(s->mem, h0);
-        st |= ARKStepSetStopTime(s->mem, t_stop);
+        if (isfinite(s->t_stop))
+            st |= ARKStepSetStopTime(s->mem, s->t_stop);
     } else {
         st = CVodeReInit(s->mem, t, s->y);
         st |= CVodeSetInitStep(s->mem, h0);
-        st |= CVodeSetStopTime(s->mem, t_stop);
+        if (isfinite(s->t_stop))
+            st |= CVodeSetStopTime(s->mem, s->t_stop);
     }
+    memset(s->seen, 0, sizeof s->seen);
     return st;
 }
 
@@ -543,8 +562,9 @@ static int integrator_create(MbsFormulation *f, Ssode *s, MbsError *err)
     if (SUNContext_Create(NULL, &s->ctx) != 0)
         return mbs_error_set(err, MBS_FATAL, "ssode: could not create the SUNDIALS context");
     s->y = N_VNew_Serial(N, s->ctx);
+    s->y_out = N_VNew_Serial(N, s->ctx);
     s->abstol = N_VNew_Serial(N, s->ctx);
-    if (!s->y || !s->abstol)
+    if (!s->y || !s->y_out || !s->abstol)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     pack(s, N_VGetArrayPointer(s->y), 0.0);
     /* Error control on v and vd (paper 002 Table I, step 2); W only follows (its equation is
@@ -573,6 +593,13 @@ static int integrator_create(MbsFormulation *f, Ssode *s, MbsError *err)
         st |= ARKStepSetTables(s->mem, 4, 2, s->table, NULL);
         st |= ARKStepSetLinearSolver(s->mem, s->LS, s->J);
         st |= ARKStepSetMaxNumSteps(s->mem, o->max_internal_steps);
+        /* Hairer's SDIRK4 allows 7 Newton iterations (ARKODE: 3): on the stiff double
+         * pendulum this halves the convergence failures and their step cuts (docs/formulations.md) */
+        st |= ARKStepSetMaxNonlinIters(s->mem, 7);
+        /* Outputs come from the interpolant: Lagrange (past solutions only), as SUNDIALS
+         * advises for stiff problems; the default Hermite one, fed the stiff derivatives,
+         * doubled the max error of theta1' on the stiff double pendulum. */
+        st |= ARKStepSetInterpolantType(s->mem, ARK_INTERP_LAGRANGE);
     } else {
         s->mem = CVodeCreate(newton ? CV_BDF : CV_ADAMS, s->ctx);
         if (!s->mem)
@@ -590,6 +617,11 @@ static int integrator_create(MbsFormulation *f, Ssode *s, MbsError *err)
         }
         st |= CVodeSetMaxNumSteps(s->mem, o->max_internal_steps);
     }
+    /* No independent coordinates (a fully driven mechanism): the error control sees nothing
+     * (W is excluded) and would grow the step without bound; the output step caps it. */
+    if (s->nv == 0)
+        st |= o->integrator == INTEGRATOR_SDIRK4 ? ARKStepSetMaxStep(s->mem, f->settings.step)
+                                                 : CVodeSetMaxStep(s->mem, f->settings.step);
     if (st != 0)
         return mbs_error_set(err, MBS_FATAL, "ssode: could not configure the integrator");
     return 0;
@@ -642,6 +674,7 @@ static int ssode_init(MbsFormulation *f, MbsError *err)
     s->iwork = xcalloc(R, sizeof(int), &fail);
     s->q_start = xcalloc(N, sizeof(double), &fail);
     s->qd_start = xcalloc(N, sizeof(double), &fail);
+    s->q_recovered = xcalloc(N, sizeof(double), &fail);
     int nz = mbs_model_ncoords(m);
     double *z = calloc((size_t)nz + 1, sizeof(double)), *zd = calloc((size_t)nz + 1, sizeof(double));
     MbsBodyState *bodies = calloc((size_t)m->nbodies + 1, sizeof *bodies);
@@ -686,6 +719,7 @@ static int ssode_init(MbsFormulation *f, MbsError *err)
     s->work = 0.0;
     s->h_next = 0.0;
     s->h_min = INFINITY;
+    s->restart = 1;
     if (integrator_create(f, s, err) != 0)
         return MBS_FATAL;
     fill_monitors(f, s);
@@ -698,19 +732,17 @@ static void restore_start(Ssode *s)
     memcpy(s->qd, s->qd_start, (size_t)s->n * sizeof(double));
 }
 
-/* Integrator counters since its last restart, added to the statistics and to the step's. */
-static void collect_counters(Ssode *s, long *steps, long *nli, long *jevals)
+/* Integrator counters since the last collection (SUNDIALS counts since its last (re)start),
+ * added to the statistics and to the output step's. */
+static void collect_counters(Ssode *s, long *nli, long *jevals)
 {
     long nst = 0, netf = 0, nni = 0, nncf = 0, nje = 0;
-    double hlast = 0.0;
     if (s->o->integrator == INTEGRATOR_SDIRK4) {
         ARKStepGetNumSteps(s->mem, &nst);
         ARKStepGetNumErrTestFails(s->mem, &netf);
         ARKStepGetNumNonlinSolvIters(s->mem, &nni);
         ARKStepGetNumNonlinSolvConvFails(s->mem, &nncf);
         ARKStepGetNumJacEvals(s->mem, &nje);
-        ARKStepGetLastStep(s->mem, &hlast);
-        ARKStepGetCurrentStep(s->mem, &s->h_next);
     } else {
         CVodeGetNumSteps(s->mem, &nst);
         CVodeGetNumErrTestFails(s->mem, &netf);
@@ -718,43 +750,73 @@ static void collect_counters(Ssode *s, long *steps, long *nli, long *jevals)
         CVodeGetNumNonlinSolvConvFails(s->mem, &nncf);
         if (s->o->integrator == INTEGRATOR_BDF)
             CVodeGetNumJacEvals(s->mem, &nje);
-        CVodeGetLastStep(s->mem, &hlast);
-        CVodeGetCurrentStep(s->mem, &s->h_next);
     }
-    s->internal_steps += nst;
-    s->error_test_failures += netf;
-    s->nonlinear_iterations += nni;
-    s->nonlinear_failures += nncf;
-    s->jac_evals += nje;
-    if (nst > 0) {
-        s->h_last = hlast;
-        s->h_max = fmax(s->h_max, hlast);
-        s->h_min = fmin(s->h_min, hlast);
-    }
-    *steps += nst;
-    *nli += nni;
-    *jevals += nje;
+    long *seen = s->seen;
+    s->internal_steps += nst - seen[0];
+    s->error_test_failures += netf - seen[1];
+    s->nonlinear_iterations += nni - seen[2];
+    s->nonlinear_failures += nncf - seen[3];
+    s->jac_evals += nje - seen[4];
+    *nli += nni - seen[2];
+    *jevals += nje - seen[4];
+    seen[0] = nst;
+    seen[1] = netf;
+    seen[2] = nni;
+    seen[3] = nncf;
+    seen[4] = nje;
 }
 
-/* Keep the partition while cond(Phi_u) at the current q (s->Phi current) has grown less than
- * 25 % over its value at partition time, else choose a new one; Phi_u, factorized in Pu0, is
- * the Newton matrix of the position recovery until the next check. 1 when it repartitioned,
- * 0 when not, -1 when no regular partition exists. */
-static int check_partition(Ssode *s)
+/* The step the integrator will try next (the checkpoint's first step after a restart). */
+static double proposed_step(const Ssode *s)
+{
+    double h = 0.0;
+    if (s->o->integrator == INTEGRATOR_SDIRK4)
+        ARKStepGetCurrentStep(s->mem, &h);
+    else
+        CVodeGetCurrentStep(s->mem, &h);
+    return h;
+}
+
+/* One accepted internal step that ended at t: statistics and the step-size history. */
+static void internal_step_taken(MbsFormulation *f, Ssode *s, double t)
+{
+    double h = 0.0;
+    int order = 4;
+    if (s->o->integrator == INTEGRATOR_SDIRK4) {
+        ARKStepGetLastStep(s->mem, &h);
+    } else {
+        CVodeGetLastStep(s->mem, &h);
+        CVodeGetLastOrder(s->mem, &order);
+    }
+    s->h_last = h;
+    s->h_max = fmax(s->h_max, h);
+    s->h_min = fmin(s->h_min, h);
+    if (f->internal_step)
+        f->internal_step(f->internal_step_data, t, h, order);
+}
+
+/* cond(Phi_u) at the current q (s->Phi current) has grown 25 % over its value when the
+ * partition was chosen (paper 002 Table I, step 7). Phi_u, factorized in Pu0, is the Newton
+ * matrix of the position recovery until the next check. */
+static int partition_degraded(Ssode *s)
 {
     int info = factor_phi_u(s, s->Pu0, s->ip0, &s->cond);
-    if (info == 0 && s->cond < REPARTITION_GROWTH * s->cond0)
-        return 0;
+    return info != 0 || !(s->cond < REPARTITION_GROWTH * s->cond0);
+}
+
+/* A new partition at the current q (s->Phi current): 0, or -1 when none is regular. */
+static int repartition(Ssode *s)
+{
     if (choose_partition(s) != 0)
         return -1;
     s->repartitions++;
-    return 1;
+    return 0;
 }
 
 static int integrator_failed(Ssode *s, double t, int flag, MbsError *err)
 {
     restore_start(s);
-    s->h_next = 0.0;
+    s->restart = 1;
     const char *name = s->o->integrator == INTEGRATOR_SDIRK4 ? ARKStepGetReturnFlagName(flag)
                                                              : CVodeGetReturnFlagName(flag);
     /* the name is allocated by SUNDIALS */
@@ -767,83 +829,112 @@ static int integrator_failed(Ssode *s, double t, int flag, MbsError *err)
     return e;
 }
 
-/* Integrates to f->time + h in the integrator's own steps. After every internal step the
- * partition is checked (paper 002 Table I, step 7); a new one restarts the integrator there
- * in the new independent coordinates. */
+static int step_failed(Ssode *s, MbsError *err, const char *what, double t)
+{
+    restore_start(s);
+    s->restart = 1;
+    return mbs_error_set(err, MBS_RECOVERABLE, "ssode: %s at t = %.6g s", what, t);
+}
+
+/* Restart the integrator at the output state (f->time, q, qd) when it has none to continue:
+ * after init, a restored checkpoint, a failure or a repartition at an output time. */
+static int restart_at_output(MbsFormulation *f, Ssode *s)
+{
+    mbs_natural_constraints(s->nat, s->q, NULL, f->time, NULL, s->Phi, NULL, NULL);
+    if (partition_degraded(s) && repartition(s) != 0)
+        return -1;
+    s->work_base = s->work;
+    memcpy(s->q_recovered, s->q, (size_t)s->n * sizeof(double));
+    pack(s, N_VGetArrayPointer(s->y), 0.0);
+    if (integrator_restart(f, s, f->time, s->h_next) != 0)
+        return -2;
+    s->t_int = f->time;
+    s->restart = 0;
+    return 0;
+}
+
+/* Advances to the output time f->time + h. The integrator continues from where the previous
+ * output step left it (its internal time t_int may already lie past this output time): it
+ * steps one internal step at a time (ONE_STEP), the partition is checked after each (paper 002
+ * Table I, step 7) and the output comes from its interpolant at the output time, where u, ud
+ * are recovered. A partition that degrades inside the output interval restarts the integrator
+ * at that internal step in the new coordinates; one that degrades past it, at the output time
+ * (its interpolant is in the old coordinates). Only the last internal step reaches the end of
+ * the run (stop time: settings.duration), so the step sizes sum to the duration. */
 static int ssode_step(MbsFormulation *f, double h, MbsError *err)
 {
     Ssode *s = f->impl;
     MbsMonitors *mo = &f->monitors;
-    double t_start = mbs_clock_now(), c0;
+    double t_start = mbs_clock_now(), c0 = t_start;
     double t0 = f->time, t1 = t0 + h;
     int sdirk = s->o->integrator == INTEGRATOR_SDIRK4;
     memcpy(s->q_start, s->q, (size_t)s->n * sizeof(double));
     memcpy(s->qd_start, s->qd, (size_t)s->n * sizeof(double));
-    c0 = mbs_clock_now();
-    mbs_natural_constraints(s->nat, s->q, NULL, t0, NULL, s->Phi, NULL, NULL);
-    if (check_partition(s) < 0)
-        return mbs_error_set(err, MBS_RECOVERABLE,
-                             "ssode: no regular partition at t = %.6g s (the constraint "
-                             "Jacobian changed rank: a singular configuration?)", t0);
+    if (s->restart || t1 > s->t_stop + 1e-9 * h) {
+        int st = restart_at_output(f, s);
+        if (st == -2)
+            return mbs_error_set(err, MBS_FATAL, "ssode: could not restart the integrator");
+        if (st != 0)
+            return step_failed(s, err, "no regular partition (the constraint Jacobian changed "
+                                       "rank: a singular configuration?)", t0);
+    }
     double t_fac = mbs_clock_now() - c0;
     c0 = mbs_clock_now();
     double *y = N_VGetArrayPointer(s->y);
-    pack(s, y, 0.0);
-    if (integrator_restart(s, t0, s->h_next, t1) != 0)
-        return mbs_error_set(err, MBS_FATAL, "ssode: could not restart the integrator");
-    double tret = t0, h_full = 0.0;
-    long nst = 0, nni = 0, nje = 0;
-    for (;;) {
+    long nni = 0, nje = 0;
+    int degraded_past_output = 0;
+    /* the output time counts as reached within round-off of the grid (t1 = t0 + h) */
+    const double reach = t1 - 1e-9 * h;
+    while (s->t_int < reach) {
+        double tret = s->t_int;
         int flag = sdirk ? ARKStepEvolve(s->mem, t1, s->y, &tret, ARK_ONE_STEP)
                          : CVode(s->mem, t1, s->y, &tret, CV_ONE_STEP);
         if (flag < 0) {
-            collect_counters(s, &nst, &nni, &nje);
+            collect_counters(s, &nni, &nje);
             return integrator_failed(s, tret, flag, err);
         }
-        if (flag == (sdirk ? ARK_TSTOP_RETURN : CV_TSTOP_RETURN) || tret >= t1)
-            break;
-        /* the last step not cut short by the stop time */
-        if (sdirk)
-            ARKStepGetLastStep(s->mem, &h_full);
-        else
-            CVodeGetLastStep(s->mem, &h_full);
+        s->t_int = tret;
+        internal_step_taken(f, s, tret);
         if (evaluate(s, tret, y, NULL) != 0) {
-            collect_counters(s, &nst, &nni, &nje);
-            restore_start(s);
-            return mbs_error_set(err, MBS_RECOVERABLE,
-                                 "ssode: the dependent coordinates could not be recovered at "
-                                 "t = %.6g s", tret);
+            collect_counters(s, &nni, &nje);
+            return step_failed(s, err, "the dependent coordinates could not be recovered",
+                               tret);
         }
-        int changed = check_partition(s);
-        if (changed < 0) {
-            collect_counters(s, &nst, &nni, &nje);
-            restore_start(s);
-            return mbs_error_set(err, MBS_RECOVERABLE,
-                                 "ssode: no regular partition at t = %.6g s (a singular "
-                                 "configuration?)", tret);
+        update_angle_refs(s, f->model);
+        if (!partition_degraded(s))
+            continue;
+        if (tret >= reach) {
+            degraded_past_output = 1;
+            break;
         }
-        if (changed) {
-            collect_counters(s, &nst, &nni, &nje);
-            pack(s, y, y[2 * s->nv]);
-            if (integrator_restart(s, tret, s->h_next, t1) != 0)
-                return mbs_error_set(err, MBS_FATAL, "ssode: could not restart the integrator");
-        }
+        collect_counters(s, &nni, &nje);
+        if (repartition(s) != 0)
+            return step_failed(s, err, "no regular partition (a singular configuration?)", tret);
+        pack(s, y, y[2 * s->nv]);
+        if (integrator_restart(f, s, tret, proposed_step(s)) != 0)
+            return mbs_error_set(err, MBS_FATAL, "ssode: could not restart the integrator");
     }
-    collect_counters(s, &nst, &nni, &nje);
-    /* The next output step starts with the step the controller proposes, or with the last one
-     * the stop time did not cut, when larger (a cut step proposes a step of its own size). */
-    s->h_next = fmax(s->h_next, h_full);
-    /* The state at t1 (the integrator stopped there), consistent q, qd, qdd, lambda. */
-    if (evaluate(s, t1, y, NULL) != 0) {
-        restore_start(s);
-        return mbs_error_set(err, MBS_RECOVERABLE,
-                             "ssode: the dependent coordinates could not be recovered at "
-                             "t = %.6g s", t1);
-    }
+    collect_counters(s, &nni, &nje);
+    /* The output: the integrator's interpolant at t1 (its last step ends at or after t1). */
+    double *yo = N_VGetArrayPointer(s->y_out);
+    double t_out = fmin(t1, s->t_int);
+    int flag = sdirk ? ARKStepGetDky(s->mem, t_out, 0, s->y_out)
+                     : CVodeGetDky(s->mem, t_out, 0, s->y_out);
+    if (flag < 0)
+        return step_failed(s, err, "no interpolant at the output time", t1);
+    if (evaluate(s, t1, yo, NULL) != 0)
+        return step_failed(s, err, "the dependent coordinates could not be recovered", t1);
     double t_dyn = mbs_clock_now() - c0;
-    s->work += y[2 * s->nv];
+    s->work = s->work_base + yo[2 * s->nv];
+    s->h_next = proposed_step(s);
     f->time = t1;
     update_angle_refs(s, f->model);
+    if (degraded_past_output) {
+        /* choose at the output state (s->Phi is at its q) and restart there next step */
+        if (repartition(s) != 0)
+            return step_failed(s, err, "no regular partition (a singular configuration?)", t1);
+        s->restart = 1;
+    }
     fill_monitors(f, s);
     mo->newton_iterations = (int)nni;
     mo->jacobian_evaluations = (int)nje;
@@ -951,6 +1042,7 @@ static int ssode_state_set(MbsFormulation *f, const double *state, MbsError *err
     s->work = x[0];
     s->power = x[1];
     s->h_next = x[2];
+    s->restart = 1; /* the integrator's history is not in the checkpoint: see own_steps */
     fill_monitors(f, s);
     return 0;
 }
@@ -1050,4 +1142,5 @@ const MbsFormulationClass mbs_ssode_class = {
     .state_set = ssode_state_set,
     .statistics = ssode_statistics,
     .reset_statistics = ssode_reset_statistics,
+    .own_steps = 1,
 };

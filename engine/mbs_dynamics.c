@@ -158,6 +158,7 @@ int mbs_dynamics_force_input(const MbsModel *m, const MbsKinematics *k, const do
     case MBS_FORCE_AT_POINT:
         mbs_kin_point(m, k, F->body1, F->point1, r[0]);
         mbs_kin_point_motion(m, k, F->body1, r[0], in->v, NULL);
+        memcpy(in->r, r[0], sizeof r[0]);
         if (at)
             memcpy(at[0], r[0], sizeof r[0]);
         return 1;

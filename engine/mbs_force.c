@@ -3,7 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-extern const MbsForceClass mbs_force_tsda, mbs_force_rsda, mbs_force_constant, mbs_force_torque;
+extern const MbsForceClass mbs_force_tsda, mbs_force_rsda, mbs_force_constant, mbs_force_torque,
+    mbs_force_tyre;
 
 /* The registry: one line per kind, in the order messages list them. */
 static const MbsForceClass *const classes[] = {
@@ -11,6 +12,7 @@ static const MbsForceClass *const classes[] = {
     &mbs_force_rsda,
     &mbs_force_constant,
     &mbs_force_torque,
+    &mbs_force_tyre,
 };
 
 #define NCLASSES ((int)(sizeof classes / sizeof classes[0]))

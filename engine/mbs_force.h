@@ -52,7 +52,7 @@ typedef struct {
 /* Kinematics of the geometry (only the part for the class's geometry is set). */
 typedef struct {
     double value, rate; /* line: distance and its rate; joint: coordinate and its rate */
-    double v[3];        /* point: velocity of the point */
+    double r[3], v[3];  /* point: position and velocity of the point */
     double omega[3];    /* body: angular velocity */
 } MbsForceInput;
 

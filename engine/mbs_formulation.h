@@ -53,6 +53,10 @@ typedef struct {
 
 typedef struct MbsFormulation MbsFormulation;
 
+/* One accepted internal step of an error-controlled integrator (MbsFormulation.internal_step):
+ * it ended at time t, had size h and order (the method's order for one-step methods). */
+typedef void (*MbsInternalStepFunc)(void *data, double t, double h, int order);
+
 /* The coordinates a formulation integrates (what `coordinates` and `accelerations` return). */
 typedef enum {
     MBS_COORDINATES_RELATIVE, /* z of the spanning tree (mbs_kinematics.h) */
@@ -104,6 +108,14 @@ typedef struct {
      * (names and units are static strings). reset_statistics zeroes them. */
     int (*statistics)(const MbsFormulation *f, MbsStatistic *out, int capacity);
     void (*reset_statistics)(MbsFormulation *f);
+    /* Nonzero: step(h) advances an error-controlled integrator with its own internal steps and
+     * history to the output time f->time + h, continuing it from the previous step (no
+     * restart) and stepping past the output time when its step is longer (the output comes
+     * from its dense output). Each accepted internal step is reported to f->internal_step.
+     * Its checkpoint holds the state at the output time: state_set restarts the integrator
+     * there, so stepping from a restored checkpoint repeats a run restarted there bit for bit
+     * (same object or a fresh one), and the uninterrupted run only within the tolerance. */
+    int own_steps;
 } MbsFormulationClass;
 
 struct MbsFormulation {
@@ -115,6 +127,9 @@ struct MbsFormulation {
     double energy0;  /* total energy at t = 0 */
     MbsMonitors monitors;
     void *impl;      /* formulation-specific state and workspaces */
+    /* Formulations with own_steps call this after each accepted internal step (NULL: none). */
+    MbsInternalStepFunc internal_step;
+    void *internal_step_data;
 };
 
 /* The formulation's own options struct (described by f->klass->settings). */

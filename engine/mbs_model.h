@@ -61,6 +61,7 @@ typedef enum {
     MBS_FORCE_RSDA,     /* rotational spring-damper on a revolute joint coordinate */
     MBS_FORCE_CONSTANT, /* constant global force at a point of a body */
     MBS_FORCE_TORQUE,   /* constant global torque on a body */
+    MBS_FORCE_TYRE,     /* vertical tyre spring-damper of a wheel centre against a road */
 } MbsForceType;
 
 typedef struct {
@@ -74,6 +75,7 @@ typedef struct {
     double rest_angle;           /* RSDA, relative to the drawing */
     int joint;                   /* RSDA */
     double vector[3];            /* CONSTANT: force, TORQUE: torque */
+    double bump[3];              /* TYRE: road bump centre x, bump radius, road height (m) */
 } MbsForce;
 
 typedef struct {

@@ -595,6 +595,7 @@ static void add_element(const MbsNatural *nat, const MbsForce *F, const double *
     case MBS_FORCE_AT_POINT: {
         MbsNatLin x;
         mbs_natural_point_lin(nat, F->body1, F->point1, &x);
+        mbs_natlin_eval(&x, q, in.r);
         mbs_natlin_rate(&x, qd, in.v);
         c->evaluate(F, &in, &out);
         mbs_natlin_add_transpose(&x, 1.0, out.vector, Q);

@@ -91,6 +91,10 @@ MbsRun *mbs_run_new(MbsFormulation *f, const MbsRunOptions *options,
         run->observer = *observer;
     if (run->observer.every < 1)
         run->observer.every = 1;
+    if (run->observer.internal_step) {
+        f->internal_step = run->observer.internal_step;
+        f->internal_step_data = run->observer.data;
+    }
     run->h = f->settings.step;
     run->grid = mbs_run_step_count(f->time + 0.5 * run->h, run->h);
     mbs_run_summary_init(&run->summary, f);
@@ -101,6 +105,8 @@ void mbs_run_free(MbsRun *run)
 {
     if (!run)
         return;
+    if (run->observer.internal_step)
+        run->f->internal_step = NULL;
     mbs_checkpoint_free(&run->start);
     free(run);
 }

@@ -53,10 +53,14 @@ typedef struct {
 
 /* Observer (every member optional). sample is called at t = 0 (the first mbs_run_advance), on
  * every `every`-th grid time and on the last grid time of each mbs_run_advance; it returns
- * nonzero to stop the run (a pause is a sample that waits). cut is called for every cut. */
+ * nonzero to stop the run (a pause is a sample that waits). cut is called for every cut.
+ * internal_step is called for every accepted internal step of a formulation with its own
+ * steps (MbsFormulationClass.own_steps: the step-size history); the run installs it in the
+ * formulation (f->internal_step) until mbs_run_free. */
 typedef struct {
     int (*sample)(void *data, const MbsRun *run);
     void (*cut)(void *data, const MbsRun *run, const MbsRunCut *cut);
+    MbsInternalStepFunc internal_step;
     void *data;
     int every; /* grid steps between samples; < 1 means 1 */
 } MbsRunObserver;

@@ -11,6 +11,7 @@ struct _EslPlotBoard {
     GtkWidget parent_instance;
     GtkWidget *plot_grid; /* template */
     EslPlot *plot_energy, *plot_drift, *plot_constraints, *plot_timing, *plot_newton;
+    EslPlot *plot_step_size; /* internal steps of error-controlled integrators (ssode) */
     double energy0; /* total energy of the single run's first sample */
 };
 
@@ -31,6 +32,7 @@ void esl_plot_board_clear(EslPlotBoard *self)
     esl_plot_clear(self->plot_constraints);
     esl_plot_clear(self->plot_timing);
     esl_plot_clear(self->plot_newton);
+    esl_plot_clear(self->plot_step_size);
 }
 
 /* Series of one run, in the order esl_plot_board_append uses them. */
@@ -54,6 +56,13 @@ void esl_plot_board_prepare_single(EslPlotBoard *self)
     esl_plot_add_series(self->plot_timing, _("whole step"), &palette[7], FALSE);
     esl_plot_add_series(self->plot_newton, _("Newton iterations"), &palette[0], FALSE);
     esl_plot_add_series(self->plot_newton, _("Jacobian evaluations"), &palette[1], FALSE);
+    esl_plot_add_series(self->plot_step_size, _("internal step"), &palette[5], FALSE);
+}
+
+void esl_plot_board_set_step_sizes(EslPlotBoard *self, const EslInternalStep *steps, int n)
+{
+    for (int i = 0; i < n; i++)
+        esl_plot_append(self->plot_step_size, 0, steps[i].time, steps[i].size);
 }
 
 void esl_plot_board_append(EslPlotBoard *self, const MbsMonitors *m)
@@ -111,6 +120,7 @@ void esl_plot_board_set_cursor(EslPlotBoard *self, double t)
     esl_plot_set_cursor(self->plot_constraints, t);
     esl_plot_set_cursor(self->plot_timing, t);
     esl_plot_set_cursor(self->plot_newton, t);
+    esl_plot_set_cursor(self->plot_step_size, t);
 }
 
 static void on_plot_cursor_moved(EslPlot *plot, double t, EslPlotBoard *self)
@@ -160,7 +170,9 @@ static void esl_plot_board_init(EslPlotBoard *self)
     self->plot_constraints =
         make_plot(self, _("Constraint violation"), _("norm (m, m/s, m/s²)"), TRUE, 2, 0, 1);
     self->plot_timing = make_plot(self, _("Time per step by phase"), _("time (ms)"), FALSE, 0,
-                                  1, 2);
+                                  1, 1);
+    self->plot_step_size = make_plot(self, _("Integrator step size"), _("step (s)"), TRUE, 1, 1,
+                                     1);
     self->plot_newton = make_plot(self, _("Newton iterations per step"), _("count"), FALSE, 2,
                                   1, 1);
     esl_plot_board_prepare_single(self);

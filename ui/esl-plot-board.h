@@ -1,10 +1,12 @@
 /* EslPlotBoard: the live plots of the workbench (energy, energy drift, constraint violation,
- * time per step by phase, Newton iterations), for one run or for several runs compared. */
+ * time per step by phase, integrator step size, Newton iterations), for one run or for several
+ * runs compared. */
 #ifndef ESL_PLOT_BOARD_H
 #define ESL_PLOT_BOARD_H
 
 #include <gtk/gtk.h>
 
+#include "esl-project.h" /* EslInternalStep */
 #include "mbs_formulation.h"
 
 G_BEGIN_DECLS
@@ -21,6 +23,9 @@ void esl_plot_board_append(EslPlotBoard *self, const MbsMonitors *m);
 /* Add run number k of a comparison as one series per plot (its colour from k). */
 void esl_plot_board_add_run(EslPlotBoard *self, int k, const char *name,
                             const MbsMonitors *monitors, int n);
+/* The step-size history of the single run (error-controlled integrators; after
+ * esl_plot_board_prepare_single): one point per internal step, at the time it ended. */
+void esl_plot_board_set_step_sizes(EslPlotBoard *self, const EslInternalStep *steps, int n);
 /* Time cursor of every plot (NAN: none). */
 void esl_plot_board_set_cursor(EslPlotBoard *self, double t);
 

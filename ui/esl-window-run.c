@@ -299,6 +299,11 @@ static void load_single_run(EslWindow *self, gint64 run_id)
     esl_plot_board_prepare_single(ESL_PLOT_BOARD(self->plot_board));
     for (int i = 0; i < h->n; i++)
         esl_plot_board_append(ESL_PLOT_BOARD(self->plot_board), &h->monitors[i]);
+    g_autoptr(GArray) steps = esl_project_load_internal_steps(self->project, run_id, NULL);
+    if (steps)
+        esl_plot_board_set_step_sizes(ESL_PLOT_BOARD(self->plot_board),
+                                      (const EslInternalStep *)(void *)steps->data,
+                                      (int)steps->len);
     esl_window_set_history(self, history_from_store(h), matches);
     esl_window_fit_history(self);
     esl_run_settings_show(ESL_RUN_SETTINGS(self->run_settings), info->formulation,

@@ -16,12 +16,12 @@
 
 static void check_registry(void)
 {
-    static const char *const names[] = {"tsda", "rsda", "force", "torque"};
+    static const char *const names[] = {"tsda", "rsda", "force", "torque", "tyre"};
     static const MbsForceType types[] = {MBS_FORCE_TSDA, MBS_FORCE_RSDA, MBS_FORCE_CONSTANT,
-                                         MBS_FORCE_TORQUE};
-    tap_ok(mbs_force_class_count() == 4, "four force classes");
+                                         MBS_FORCE_TORQUE, MBS_FORCE_TYRE};
+    tap_ok(mbs_force_class_count() == 5, "five force classes");
     int consistent = 1;
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < 5; ++i) {
         const MbsForceClass *c = mbs_force_class_at(i);
         consistent &= c && !strcmp(c->name, names[i]) && c->type == types[i] &&
                       mbs_force_class(types[i]) == c && mbs_force_class_by_name(names[i]) == c &&
@@ -31,11 +31,12 @@ static void check_registry(void)
                           (f->count == 1 || f->count == 3) && f->unit && *f->unit;
     }
     tap_ok(consistent, "classes found by index, type and name; fields inside MbsForce with units");
-    tap_ok(!mbs_force_class_by_name("impulse") && !mbs_force_class_at(4),
+    tap_ok(!mbs_force_class_by_name("impulse") && !mbs_force_class_at(5),
            "no class for an unknown kind");
     char list[128];
     mbs_force_class_list(list, sizeof list);
-    tap_ok(!strcmp(list, "tsda, rsda, force or torque"), "kinds listed for messages: %s", list);
+    tap_ok(!strcmp(list, "tsda, rsda, force, torque or tyre"), "kinds listed for messages: %s",
+           list);
 }
 
 /* Law level: line and joint outputs are -dV/dx for the conservative part, the power is the
@@ -79,6 +80,37 @@ static void check_laws(void)
     ct->evaluate(&turn, &in, &out);
     tap_ok(!memcmp(out.vector, turn.vector, sizeof out.vector), "torque: the vector");
     tap_close(ct->power(&turn, &in), -0.3 + 0.35 - 2.2, 1e-15, "torque: power n.w");
+    /* tyre on the slope of the bump (x = 0.33, bump at 0.3 of radius 0.05 on a road at 0.1):
+     * without damping the force is -dV/dz, the power f.v + dV/dt; off the road nothing */
+    MbsForce tyre = {.type = MBS_FORCE_TYRE, .stiffness = 2e3, .damping = 0.0,
+                     .natural_length = 0.4, .bump = {0.3, 0.05, 0.1}};
+    const MbsForceClass *cy = mbs_force_class(tyre.type);
+    MbsForceInput on = {.r = {0.33, 0.0, 0.45}, .v = {4.0, 0.0, -0.3}};
+    cy->evaluate(&tyre, &on, &out);
+    double h = 1e-7, dVdz, dVdt;
+    MbsForceInput up = on, down = on;
+    up.r[2] += h;
+    down.r[2] -= h;
+    dVdz = (cy->energy(&tyre, &up) - cy->energy(&tyre, &down)) / (2 * h);
+    for (int k = 0; k < 3; ++k) {
+        up.r[k] = on.r[k] + h * on.v[k];
+        down.r[k] = on.r[k] - h * on.v[k];
+    }
+    dVdt = (cy->energy(&tyre, &up) - cy->energy(&tyre, &down)) / (2 * h);
+    tap_ok(out.vector[2] > 0 && out.vector[0] == 0 && out.vector[1] == 0,
+           "tyre: vertical force %.4g N in contact on the bump", out.vector[2]);
+    tap_close(out.vector[2], -dVdz, 1e-5 * out.vector[2], "tyre: force = -dV/dz");
+    tap_close(cy->power(&tyre, &on), out.vector[2] * on.v[2] + dVdt, 1e-5 * fabs(dVdt),
+              "tyre: power = f.v + dV/dt (%.4g W: the bump's slope does work)",
+              cy->power(&tyre, &on));
+    tyre.damping = 50.0;
+    MbsForceInput off = {.r = {0.33, 0.0, 0.7}, .v = {4.0, 0.0, -0.3}};
+    cy->evaluate(&tyre, &off, &out);
+    tap_ok(out.vector[2] == 0 && cy->energy(&tyre, &off) == 0 && cy->power(&tyre, &off) == 0,
+           "tyre: off the road (centre above radius + road) no force, energy or power");
+    MbsForceInput lifting = {.r = {1.0, 0.0, 0.499}, .v = {0.0, 0.0, 5.0}};
+    cy->evaluate(&tyre, &lifting, &out);
+    tap_ok(out.vector[2] == 0, "tyre: never pulls (damping would, lifting off fast)");
 }
 
 /* ---- one element on an open chain, relative coordinates ---------------------------------- */
@@ -185,6 +217,10 @@ int main(void)
         {.type = MBS_FORCE_RSDA, .stiffness = 7, .damping = 0.4, .rest_angle = -0.25},
         {.type = MBS_FORCE_CONSTANT, .point1 = {0.3, 0.9, 1.4}, .vector = {1.0, -2.0, 0.5}},
         {.type = MBS_FORCE_TORQUE, .vector = {0.3, 0.7, -1.1}},
+        /* a tyre of radius 10 on a bump of radius 5 around x = 0: point B stays in contact
+         * on the bump's slope wherever the chain moves it */
+        {.type = MBS_FORCE_TYRE, .stiffness = 50, .damping = 2, .natural_length = 10,
+         .point1 = {0.3, 0.9, 1.4}, .bump = {0.0, 5.0, 0.1}},
     };
     for (size_t i = 0; i < sizeof elements / sizeof elements[0]; ++i)
         check_element_on_chain(&elements[i]);

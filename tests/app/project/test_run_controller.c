@@ -8,6 +8,7 @@
 #include "esl-model-file.h"
 #include "esl-project.h"
 #include "esl-run-controller.h"
+#include "esl-run-recorder.h"
 #include "tap.h"
 
 typedef struct {
@@ -106,6 +107,61 @@ static void cli_and_application_store_the_same_summary(const char *cli, const ch
         esl_project_close(p);
 }
 
+/* ssode (own steps): the run stores its step-size history, one row per accepted internal step
+ * of the integrator; they add up to the duration (the stop time lands on it). */
+static void ssode_run_stores_its_step_sizes(const char *path)
+{
+    g_autoptr(GError) error = NULL;
+    MbsModel *m = esl_model_load_file(ESLABON_SOURCE_DIR "/models/double-pendulum-stiff.json",
+                                      NULL, 0, &error);
+    MbsSettings s;
+    mbs_settings_defaults(&s);
+    s.step = 0.01;
+    s.duration = 2.0;
+    mbs_settings_set_for(&s, "ssode", "rtol", "1e-4", NULL);
+    mbs_settings_set_for(&s, "ssode", "atol", "1e-4", NULL);
+    MbsError err = {0};
+    MbsFormulation *f = m ? mbs_formulation_new("ssode", m, &s, &err) : NULL;
+    EslProject *p = f ? esl_project_open(path, FALSE, &error) : NULL;
+    EslRunRequest request = {.model_name = "double-pendulum-stiff", .formulation = "ssode",
+                             .settings = s, .nbodies = m ? m->nbodies : 0,
+                             .njoints = m ? m->njoints : 0};
+    gint64 run_id = p ? esl_project_begin_run(p, &request, &error) : 0;
+    EslRunRecorder *recorder = m ? esl_run_recorder_new(m) : NULL;
+    if (run_id)
+        esl_run_recorder_set_project(recorder, p, run_id);
+    MbsRunObserver observer = {.sample = esl_run_recorder_sample,
+                               .internal_step = esl_run_recorder_internal_step,
+                               .data = recorder};
+    MbsRun *run = run_id ? mbs_run_new(f, NULL, &observer, &err) : NULL;
+    gboolean ran = run && mbs_run_advance(run, s.duration) == MBS_RUN_REACHED &&
+                   esl_run_recorder_finish(recorder, ESL_RUN_FINISHED, NULL, NULL, 0.0, &error);
+    double statistic = f ? mbs_formulation_statistic(f, "internal_steps", -1) : -1;
+    g_autoptr(GArray) steps = ran ? esl_project_load_internal_steps(p, run_id, &error) : NULL;
+    double sum = 0.0, largest = 0.0, previous = 0.0;
+    gboolean ordered = steps != NULL;
+    for (guint i = 0; steps && i < steps->len; i++) {
+        const EslInternalStep *st = &g_array_index(steps, EslInternalStep, i);
+        sum += st->size;
+        largest = MAX(largest, st->size);
+        /* each step ends where the previous one ended plus its size, order 4 (SDIRK) */
+        ordered &= fabs(st->time - (previous + st->size)) < 1e-12 && st->order == 4;
+        previous = st->time;
+    }
+    tap_ok(ran && steps && steps->len == statistic && statistic > 10 && ordered &&
+               fabs(sum - s.duration) < 1e-9 && largest > s.step,
+           "ssode on the stiff double pendulum, stored: %u internal steps (statistic %.0f), "
+           "sizes sum to %.12f s of %g s, the largest %.3g s exceeds the output step (%s)",
+           steps ? steps->len : 0, statistic, sum, s.duration, largest,
+           error ? error->message : err.message);
+    mbs_run_free(run);
+    esl_run_recorder_free(recorder);
+    if (p)
+        esl_project_close(p);
+    mbs_formulation_free(f);
+    mbs_model_free(m);
+}
+
 int main(int argc, char **argv)
 {
     g_autoptr(GError) error = NULL;
@@ -170,6 +226,7 @@ int main(int argc, char **argv)
     else
         tap_ok(0, "the path of eslabon-cli is given as the first argument");
     received_clear(&r);
+    ssode_run_stores_its_step_sizes(path);
 
     /* Stop: immediate, stored as stopped. */
     received_init(&r);

@@ -2,32 +2,10 @@
 """eslabon-cli sensitivity --formulation ali3p --method direct (engine/sens_ali3p.c) against fd of
 the same discrete simulation on every bundled model with objectives and parameters, and the
 paper 004 gradient. Prints TAP."""
-import json, os, subprocess, sys
+import os, sys
 
-cli, source = sys.argv[1], sys.argv[2]
-models = os.path.join(source, "models")
-count = failed = 0
-env = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")
-
-
-def ok(cond, what):
-    global count, failed
-    count += 1
-    failed += not cond
-    print(("ok" if cond else "not ok") + f" {count} - {what}", flush=True)
-    return cond
-
-
-def sens(model, *args):
-    r = subprocess.run([cli, "sensitivity", os.path.join(models, model), "--json",
-                        "--formulation", "ali3p", *args],
-                       capture_output=True, text=True, timeout=900, env=env)
-    return r, (json.loads(r.stdout) if r.returncode == 0 else {})
-
-
-def worst_relative(a, b, floor):
-    """Largest |a - b| / max(|b|, floor) over two gradients (rows of equal shape)."""
-    return max(abs(x - y) / max(abs(y), floor) for ra, rb in zip(a, b) for x, y in zip(ra, rb))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sens_tap import ok, sens, worst_relative, done  # noqa: E402
 
 
 # Tolerances (measured worst relative difference, floor 1e-3 of the largest entry): direct's
@@ -42,8 +20,8 @@ cases = [("five-bar.json", ["--step", "0.01", "--duration", "5"], 3e-4),
          ("four-bar-spatial.json", ["--step", "0.002", "--duration", "1"], 5e-5)]
 five_bar = None
 for model, args, tol in cases:
-    rd, direct = sens(model, "--method", "direct", *args)
-    rf, fdiff = sens(model, "--method", "fd", *args)
+    rd, direct = sens(model, "--formulation", "ali3p", "--method", "direct", *args)
+    rf, fdiff = sens(model, "--formulation", "ali3p", "--method", "fd", *args)
     ok(rd.returncode == 0 and rf.returncode == 0, f"{model} {args}: direct and fd run " + rd.stderr + rf.stderr)
     if direct and fdiff:
         ok(direct["psi"] == fdiff["psi"], f"{model}: the same psi (the same nominal run)")
@@ -68,9 +46,9 @@ if five_bar:
     ok(abs(g[0] + 4.229361) < 5e-6 and abs(g[1] - 3.211021) < 5e-6,
        f"and our measured [-4.229361, 3.211021] (fd of the same run: -4.229361, 3.211022)")
 
-r, _ = sens("five-bar.json", "--method", "direct", "--duration", "0.1", "--projection", "mdk")
+r, _ = sens("five-bar.json", "--formulation", "ali3p", "--method", "direct", "--duration", "0.1",
+            "--projection", "mdk")
 ok(r.returncode != 0 and "projection 'mdk' is not differentiated" in r.stderr,
    "projection mdk refused with a reason: " + r.stderr.strip())
 
-print(f"1..{count}")
-sys.exit(1 if failed else 0)
+done()

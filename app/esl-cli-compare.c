@@ -10,39 +10,14 @@
 #include "esl-model-file.h"
 #include "esl-settings-json.h"
 #include "esl-models-dir.h"
+#include "esl-points.h"
 #include "mbs_trajectory.h"
 
 typedef struct {
-    char *formulations, *reference, *points;
+    char *formulations, *reference, *points, *jacobian;
     double step, duration, reference_step, alpha;
     gboolean json;
 } CompareOptions;
-
-/* "body:point" names, or every point of a moving body when spec is NULL. */
-static GArray *select_points(const MbsModel *m, const char *spec, GError **error)
-{
-    GArray *pts = g_array_new(FALSE, FALSE, sizeof(int));
-    if (!spec) {
-        for (int i = 0; i < m->npoints; ++i)
-            if (m->points[i].body != m->ground)
-                g_array_append_val(pts, i);
-        return pts;
-    }
-    g_auto(GStrv) names = g_strsplit(spec, ",", -1);
-    for (int k = 0; names[k]; ++k) {
-        g_auto(GStrv) bp = g_strsplit(names[k], ":", 2);
-        int body = bp[0] ? mbs_model_find_body(m, bp[0]) : -1;
-        int p = body >= 0 && bp[1] ? mbs_model_find_point(m, body, bp[1]) : -1;
-        if (p < 0) {
-            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                        "--points: '%s' is not BODY:POINT of this model", names[k]);
-            g_array_free(pts, TRUE);
-            return NULL;
-        }
-        g_array_append_val(pts, p);
-    }
-    return pts;
-}
 
 static void print_table(const CompareOptions *o, const char *path, char **forms,
                         MbsTrajectory *runs, const double *dev, const MbsTrajectory *ref)
@@ -122,12 +97,24 @@ static void print_json(const CompareOptions *o, const char *path, char **forms,
     printf("%s\n", text);
 }
 
-/* --alpha reaches every formulation with a penalty factor (the others have none to set). */
-static MbsSettings with_alpha(const MbsSettings *common, const char *formulation, double alpha)
+/* --alpha reaches every formulation with a penalty factor (the others have none to set);
+ * --jacobian every formulation with a tangent that offers the method: one that refuses it (ad on
+ * ali3p) keeps its default, and stderr says so. */
+static MbsSettings with_options(const MbsSettings *common, const char *formulation,
+                                const CompareOptions *o, const MbsModel *m)
 {
     MbsSettings s = *common;
-    if (alpha > 0)
-        mbs_settings_set_number_for(&s, formulation, "alpha", alpha, NULL);
+    if (o->alpha > 0)
+        mbs_settings_set_number_for(&s, formulation, "alpha", o->alpha, NULL);
+    MbsSettings chosen = s;
+    MbsError err = {0};
+    if (o->jacobian && !mbs_settings_set_for(&chosen, formulation, "jacobian", o->jacobian, NULL)) {
+        if (mbs_formulation_check_settings(mbs_formulation_find(formulation), m, &chosen, &err))
+            fprintf(stderr, "eslabon-cli compare: %s keeps its default Jacobian method: %s\n",
+                    formulation, err.message);
+        else
+            s = chosen;
+    }
     return s;
 }
 
@@ -142,6 +129,7 @@ int esl_cli_compare(int argc, char **argv)
         {"reference-formulation", 0, 0, G_OPTION_ARG_STRING, &o.reference, "Formulation of the reference run (default matrix-r, the 4th-order RK4, when available)", "NAME"},
         {"points", 0, 0, G_OPTION_ARG_STRING, &o.points, "Points compared (default: all points of moving bodies)", "BODY:POINT,..."},
         {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &o.alpha, "Penalty factor for every run", "A"},
+        {"jacobian", 0, 0, G_OPTION_ARG_STRING, &o.jacobian, "Jacobian method (the jacobian setting) of every run that offers it", "METHOD"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print JSON", NULL},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
@@ -183,6 +171,10 @@ int esl_cli_compare(int argc, char **argv)
         fprintf(stderr, "eslabon-cli compare: unknown reference formulation '%s'\n", o.reference);
         goto out;
     }
+    if (o.jacobian && mbs_jacobian_method_from_name(o.jacobian) < 0) {
+        fprintf(stderr, "eslabon-cli compare: unknown Jacobian method '%s'\n", o.jacobian);
+        goto out;
+    }
     if (o.reference_step <= 0)
         o.reference_step = o.step / 10.0;
     double ratio = o.step / o.reference_step;
@@ -194,7 +186,7 @@ int esl_cli_compare(int argc, char **argv)
     status = 1;
     path = esl_resolve_model_path(argv[1]);
     m = esl_model_load_file(path, NULL, 0, &error);
-    if (!m || !(pts = select_points(m, o.points, &error))) {
+    if (!m || !(pts = esl_points_parse(m, o.points, &error))) {
         fprintf(stderr, "eslabon-cli compare: %s\n", error->message);
         goto out;
     }
@@ -203,7 +195,7 @@ int esl_cli_compare(int argc, char **argv)
     s.duration = o.duration;
     MbsError err = {0};
     s.step = o.reference_step;
-    MbsSettings sr = with_alpha(&s, o.reference, o.alpha);
+    MbsSettings sr = with_options(&s, o.reference, &o, m);
     if (mbs_trajectory_record(m, o.reference, &sr, (int)round(ratio), (int *)(void *)pts->data,
                               (int)pts->len, &ref, &err) != 0 || ref.failed) {
         fprintf(stderr, "eslabon-cli compare: %s: reference run (%s, h = %g s) failed: %s\n",
@@ -214,7 +206,7 @@ int esl_cli_compare(int argc, char **argv)
     dev = g_new0(double, n);
     s.step = o.step;
     for (int i = 0; i < n; ++i) {
-        MbsSettings si = with_alpha(&s, forms[i], o.alpha);
+        MbsSettings si = with_options(&s, forms[i], &o, m);
         if (mbs_trajectory_record(m, forms[i], &si, 1, (int *)(void *)pts->data, (int)pts->len,
                                   &runs[i], &err) != 0) {
             runs[i].error = err;
@@ -242,5 +234,6 @@ out:
     g_free(o.formulations);
     g_free(o.reference);
     g_free(o.points);
+    g_free(o.jacobian);
     return status;
 }

@@ -12,6 +12,7 @@
 #include "esl-cli-settings.h"
 #include "esl-model-file.h"
 #include "esl-models-dir.h"
+#include "esl-points.h"
 #include "esl-project.h"
 #include "esl-run-recorder.h"
 #include "esl-settings-json.h"
@@ -23,7 +24,8 @@
 typedef struct {
     char *formulation;
     char **set;
-    char *output, *project;
+    char *output, *project, *points;
+    double output_step;
     gboolean json;
 } RunOptions;
 
@@ -97,6 +99,8 @@ int esl_cli_run(int argc, char **argv)
         {"formulation", 'f', 0, G_OPTION_ARG_STRING, &o.formulation, "Formulation (penalty, ...)", "NAME"},
         {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.set, "Override a model parameter", "NAME=VALUE"},
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "Write the history as CSV", "FILE"},
+        {"points", 0, 0, G_OPTION_ARG_STRING, &o.points, "Add each point's position and velocity to the CSV history", "BODY:POINT,..."},
+        {"output-step", 0, 0, G_OPTION_ARG_DOUBLE, &o.output_step, "Write a CSV row every DT seconds (a multiple of the step)", "DT"},
         {"project", 'p', 0, G_OPTION_ARG_FILENAME, &o.project, "Store the run in a project", "FILE"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print the summary as JSON", NULL},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
@@ -110,6 +114,7 @@ int esl_cli_run(int argc, char **argv)
     g_option_context_set_description(ctx, settings_help);
     g_autoptr(GError) error = NULL;
     g_autoptr(GArray) overrides = g_array_new(FALSE, FALSE, sizeof(EslParameterOverride));
+    g_autoptr(GArray) points = NULL;
     int status = 1;
     MbsModel *m = NULL;
     MbsFormulation *f = NULL;
@@ -126,6 +131,11 @@ int esl_cli_run(int argc, char **argv)
 
     if (!g_option_context_parse(ctx, &argc, &argv, &error) || !parse_overrides(o.set, overrides, &error)) {
         fprintf(stderr, "eslabon-cli run: %s\n", error->message);
+        status = 2;
+        goto out;
+    }
+    if ((o.points || o.output_step != 0.0) && !o.output) {
+        fprintf(stderr, "eslabon-cli run: --points and --output-step need --output FILE\n");
         status = 2;
         goto out;
     }
@@ -166,6 +176,23 @@ int esl_cli_run(int argc, char **argv)
         fprintf(stderr, "eslabon-cli run: %s: %s\n", path, err.message);
         goto out;
     }
+    long nsteps = mbs_run_step_count(s.duration, s.step);
+    long csv_every = 1;
+    if (o.output_step != 0.0) {
+        double ratio = o.output_step / s.step;
+        csv_every = isfinite(ratio) ? lround(ratio) : 0;
+        if (csv_every < 1 || fabs(ratio - (double)csv_every) > 1e-9 * ratio) {
+            fprintf(stderr, "eslabon-cli run: --output-step %g is not a positive multiple of the "
+                            "step %g s\n", o.output_step, s.step);
+            status = 2;
+            goto out;
+        }
+    }
+    if (o.points && !(points = esl_points_parse(m, o.points, &error))) {
+        fprintf(stderr, "eslabon-cli run: %s\n", error->message);
+        status = 2;
+        goto out;
+    }
     if (o.output) {
         csv = fopen(o.output, "w");
         if (!csv) {
@@ -173,9 +200,13 @@ int esl_cli_run(int argc, char **argv)
             goto out;
         }
     }
-    long nsteps = mbs_run_step_count(s.duration, s.step);
     recorder = esl_run_recorder_new(m);
     esl_run_recorder_set_sample_every(recorder, nsteps / SAMPLES_MAX + 1, nsteps);
+    if (points)
+        esl_run_recorder_set_csv_points(recorder, (const int *)(void *)points->data,
+                                        (int)points->len, csv_every);
+    else
+        esl_run_recorder_set_csv_points(recorder, NULL, 0, csv_every);
     esl_run_recorder_set_csv(recorder, csv);
     if (o.project) {
         project = esl_project_open(o.project, TRUE, &error);
@@ -246,6 +277,7 @@ out:
     g_free(o.formulation);
     g_free(o.output);
     g_free(o.project);
+    g_free(o.points);
     g_strfreev(o.set);
     esl_setting_flags_clear(&flags);
     return status;

@@ -623,17 +623,42 @@ static gboolean read_inertia(Loader *L, JsonObject *o, GArray *points, double *m
     JsonObject *shape = json_node_get_object(n);
     JsonNode *rod = json_object_get_member(shape, "slender_rod");
     JsonNode *box = json_object_get_member(shape, "box");
-    if (json_object_get_size(shape) != 1 || (!rod && !box))
-        return fail(L, "'inertia' object must have exactly one field, slender_rod or box");
+    JsonNode *along = json_object_get_member(shape, "along");
+    if (along && !box)
+        return fail(L, "'along' belongs to a box: {\"box\": [a, b, c], \"along\": [u, v]}");
+    if (json_object_get_size(shape) != (along ? 2u : 1u) || (!rod && !box))
+        return fail(L, "'inertia' object must have exactly one field, slender_rod or box (with "
+                    "'along' for a box drawn along other axes)");
     if (box) {
         double size[3];
         if (!node_vec(L, box, "'box'", 3, size))
             return FALSE;
         if (size[0] < 0 || size[1] < 0 || size[2] < 0)
             return fail(L, "'box' sizes must not be negative");
-        mbs_inertia_box(mass, size, I);
-        note_derived(L, I, MBS_DERIVE_BOX_INERTIA,
-                     (const double *const[]){&mass, &size[0], &size[1], &size[2]}, 4);
+        if (!along) {
+            mbs_inertia_box(mass, size, I);
+            note_derived(L, I, MBS_DERIVE_BOX_INERTIA,
+                         (const double *const[]){&mass, &size[0], &size[1], &size[2]}, 4);
+            return com_given || fail(L, "missing required field 'com'");
+        }
+        double dir[2][3];
+        if (!JSON_NODE_HOLDS_ARRAY(along) || json_array_get_length(json_node_get_array(along)) != 2)
+            return fail(L, "'along' must be two vectors [u, v]: edge a along u, edge b along v");
+        for (guint i = 0; i < 2; ++i) {
+            char *what = g_strdup_printf("'along'[%u]", i);
+            gboolean ok = node_vec(L, json_array_get_element(json_node_get_array(along), i), what,
+                                   3, dir[i]);
+            g_free(what);
+            if (!ok)
+                return FALSE;
+        }
+        if (mbs_inertia_box_along(mass, size, dir[0], dir[1], I))
+            return fail(L, "'along': the edge directions must be nonzero and not parallel");
+        note_derived(L, I, MBS_DERIVE_BOX_INERTIA_ALONG,
+                     (const double *const[]){&mass, &size[0], &size[1], &size[2], &dir[0][0],
+                                             &dir[0][1], &dir[0][2], &dir[1][0], &dir[1][1],
+                                             &dir[1][2]},
+                     10);
         return com_given || fail(L, "missing required field 'com'");
     }
     if (!JSON_NODE_HOLDS_ARRAY(rod) || json_array_get_length(json_node_get_array(rod)) != 2)
@@ -1020,9 +1045,42 @@ static gboolean load_force(Loader *L, JsonObject *o, int index)
 
 /* ---- initial conditions ---------------------------------------------------------------- */
 
+/* {"body": B, "point": P, "direction": [x, y, z], "velocity": v}: point P of body B moves at
+ * v along the direction (issue 13). */
+static gboolean load_point_velocity(Loader *L, JsonObject *o, int index)
+{
+    static const char *const fields[] = {"body", "point", "direction", "velocity", NULL};
+    int body;
+    const char *point;
+    double dir[3], value;
+    if (!check_members(L, o, fields) || !get_body(L, o, "body", &body) ||
+        get_string(L, o, "point", TRUE, &point) < 0)
+        return FALSE;
+    set_where(L, "initial[%d] (point '%s' of '%s')", index, point, L->m->bodies[body].name);
+    int p = mbs_model_find_point(L->m, body, point);
+    if (p < 0)
+        return fail(L, "'%s' is not a point of body '%s'", point, L->m->bodies[body].name);
+    JsonNode *d = member(L, o, "direction", TRUE);
+    if (!d || !node_vec(L, d, "'direction'", 3, dir) ||
+        get_number(L, o, "velocity", TRUE, &value) < 0)
+        return FALSE;
+    MbsError err = {0};
+    int added = mbs_model_set_point_velocity(L->m, p, dir, value, &err);
+    if (added < 0)
+        return engine_fail(L, &err);
+    double unit[3];
+    memcpy(unit, L->m->initial[added].direction, sizeof unit);
+    note_derived(L, unit, MBS_DERIVE_UNIT_VECTOR, (const double *const[]){&dir[0], &dir[1], &dir[2]},
+                 3);
+    return bind(L, MBS_ELEMENT_INITIAL, added, offsetof(MbsInitialCondition, value), &value, 1) &&
+           bind(L, MBS_ELEMENT_INITIAL, added, offsetof(MbsInitialCondition, direction), unit, 3);
+}
+
 static gboolean load_initial(Loader *L, JsonObject *o, int index)
 {
     static const char *const fields[] = {"joint", "coordinate", "position", "velocity", NULL};
+    if (!json_object_has_member(o, "joint") && json_object_has_member(o, "point"))
+        return load_point_velocity(L, o, index);
     int joint;
     double coord = 0.0, value;
     set_where(L, "initial[%d]", index);
@@ -1243,7 +1301,7 @@ static gboolean load_header(Loader *L, JsonObject *root, const char *default_nam
     static const char *const fields[] = {"format", "version", "name",   "description",
                                          "parameters", "gravity", "bodies", "joints",
                                          "forces", "initial", "degrees_of_freedom",
-                                         "objectives", NULL};
+                                         "objectives", "planar", NULL};
     const char *format, *name, *description;
     JsonNode *v;
     if (!json_object_has_member(root, "format"))
@@ -1325,6 +1383,18 @@ static MbsModel *load_data(const char *data, gsize len, const char *origin,
         ok = get_vec3(&L, o, "gravity", FALSE, gravity) >= 0;
         memcpy(L.m->gravity, gravity, sizeof gravity);
         ok = ok && bind(&L, MBS_ELEMENT_MODEL, 0, offsetof(MbsModel, gravity), gravity, 3);
+        const char *planar = NULL;
+        if (ok && json_object_has_member(o, "planar") &&
+            (ok = get_string(&L, o, "planar", TRUE, &planar) >= 0)) {
+            int axis = !strcmp(planar, "x") ? 0 : !strcmp(planar, "y") ? 1
+                                                : !strcmp(planar, "z") ? 2 : -1;
+            MbsError err = {0};
+            if (axis < 0)
+                ok = fail(&L, "'planar' names the axis normal to the plane: \"x\", \"y\" or "
+                          "\"z\", not '%s'", planar);
+            else if (mbs_model_set_planar(L.m, axis, &err))
+                ok = engine_fail(&L, &err);
+        }
     }
     ok = ok && load_list(&L, o, "bodies", TRUE, load_body);
     if (ok && L.m->ground < 0) {

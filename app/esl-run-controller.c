@@ -32,6 +32,9 @@ struct _EslRunController {
     GMutex lock; /* protects everything below */
     GCond cond;
     gboolean paused, stop_requested, running;
+    double pace_speed;     /* simulated s per wall s; 0: as fast as it computes */
+    gint64 pace_origin_us; /* monotonic time at which simulated time 0 would have been shown; 0:
+                              anchor at the next step (after a start, resume or new speed) */
     double sim_time, wall_time;
     long steps;
     gint64 run_id;
@@ -189,6 +192,24 @@ static void observe_internal_step(void *data, double t, double h, int order)
     esl_run_recorder_internal_step(w->recorder, t, h, order);
 }
 
+/* Real-time pacing (lock held): wait until the wall time since the anchor is the simulated time
+ * over the speed, or until a pause, stop or new speed. A step slower than that is not waited
+ * for: the run then goes as fast as it computes. */
+static void pace(EslRunController *self, double sim_time)
+{
+    if (!(self->pace_speed > 0))
+        return;
+    gint64 now = g_get_monotonic_time();
+    gint64 ahead_us = (gint64)(sim_time / self->pace_speed * 1e6);
+    if (self->pace_origin_us == 0 || now - self->pace_origin_us > ahead_us)
+        self->pace_origin_us = now - ahead_us; /* (re)anchor: behind is not caught up later */
+    gint64 until = self->pace_origin_us + ahead_us;
+    double speed = self->pace_speed;
+    while (!self->stop_requested && !self->paused && self->pace_speed == speed &&
+           g_get_monotonic_time() < until)
+        g_cond_wait_until(&self->cond, &self->lock, until);
+}
+
 /* Observer on every grid step: progress, samples, then pause and stop (before the next step). */
 static int observe(void *data, const MbsRun *run)
 {
@@ -209,6 +230,7 @@ static int observe(void *data, const MbsRun *run)
     g_mutex_unlock(&self->lock);
     esl_run_recorder_observe(w->recorder, run);
     g_mutex_lock(&self->lock);
+    pace(self, f->time);
     while (self->paused && !self->stop_requested)
         g_cond_wait(&self->cond, &self->lock);
     gboolean stop = self->stop_requested;
@@ -348,10 +370,20 @@ gboolean esl_run_controller_start(EslRunController *self, GError **error)
     return TRUE;
 }
 
+void esl_run_controller_set_pacing(EslRunController *self, double speed)
+{
+    g_mutex_lock(&self->lock);
+    self->pace_speed = speed > 0 && isfinite(speed) ? speed : 0.0;
+    self->pace_origin_us = 0;
+    g_cond_broadcast(&self->cond);
+    g_mutex_unlock(&self->lock);
+}
+
 void esl_run_controller_pause(EslRunController *self)
 {
     g_mutex_lock(&self->lock);
     self->paused = TRUE;
+    g_cond_broadcast(&self->cond); /* out of a pacing wait */
     g_mutex_unlock(&self->lock);
 }
 
@@ -359,6 +391,7 @@ void esl_run_controller_resume(EslRunController *self)
 {
     g_mutex_lock(&self->lock);
     self->paused = FALSE;
+    self->pace_origin_us = 0;
     g_cond_broadcast(&self->cond);
     g_mutex_unlock(&self->lock);
 }

@@ -36,6 +36,11 @@ EslRunController *esl_run_controller_new(const MbsModel *model, const char *mode
 /* Record one sample every this many steps (default: about 2000 samples per run). */
 void esl_run_controller_set_sample_every(EslRunController *self, int steps);
 
+/* Real-time pacing: the worker waits after each step so that simulated time advances at most
+ * `speed` simulated seconds per wall second (a model that computes faster can be watched moving
+ * while it is computed); 0: as fast as it computes (default). Any time, from the main thread. */
+void esl_run_controller_set_pacing(EslRunController *self, double speed);
+
 gboolean esl_run_controller_start(EslRunController *self, GError **error);
 void esl_run_controller_pause(EslRunController *self);
 void esl_run_controller_resume(EslRunController *self);

@@ -1,6 +1,7 @@
 /* One recorder for every run the application keeps; see esl-run-recorder.h. */
 #include "esl-run-recorder.h"
 #include "esl-settings-json.h"
+#include "esl-points.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -44,6 +45,10 @@ struct _EslRunRecorder {
     long every, last;
     FILE *csv;
     double csv_energy0;
+    long csv_every;
+    const MbsModel *model;
+    int *csv_points, ncsv_points;
+    double *csv_xyz, *csv_v; /* 3 per point */
     EslProject *project;
     gint64 run_id;
     GArray *monitors, *poses, *violations; /* samples not yet stored */
@@ -59,7 +64,9 @@ EslRunRecorder *esl_run_recorder_new(const MbsModel *model)
     EslRunRecorder *r = g_new0(EslRunRecorder, 1);
     r->nbodies = model->nbodies;
     r->njoints = model->njoints;
+    r->model = model;
     r->every = 1;
+    r->csv_every = 1;
     r->last = -1;
     r->monitors = g_array_new(FALSE, FALSE, sizeof(MbsMonitors));
     r->poses = g_array_new(FALSE, FALSE, sizeof(double));
@@ -79,6 +86,9 @@ void esl_run_recorder_free(EslRunRecorder *r)
     g_array_unref(r->internal_steps);
     g_timer_destroy(r->since_flush);
     g_free(r->error);
+    g_free(r->csv_points);
+    g_free(r->csv_xyz);
+    g_free(r->csv_v);
     g_free(r);
 }
 
@@ -92,12 +102,12 @@ static void csv_header(FILE *f)
 {
     fprintf(f, "time,kinetic,potential_gravity,potential_elastic,work_nonconservative,total,"
                "energy_drift,phi,dphi,ddphi,newton_iterations,jacobian_evaluations,"
-               "time_dynamics,time_jacobian,time_factorization,time_projection,time_step\n");
+               "time_dynamics,time_jacobian,time_factorization,time_projection,time_step");
 }
 
 static void csv_row(FILE *f, const MbsMonitors *m, double e0)
 {
-    fprintf(f, "%.9g,%.12g,%.12g,%.12g,%.12g,%.12g,%.6e,%.6e,%.6e,%.6e,%d,%d,%.3e,%.3e,%.3e,%.3e,%.3e\n",
+    fprintf(f, "%.9g,%.12g,%.12g,%.12g,%.12g,%.12g,%.6e,%.6e,%.6e,%.6e,%d,%d,%.3e,%.3e,%.3e,%.3e,%.3e",
             m->time, m->kinetic, m->potential_gravity, m->potential_elastic,
             m->work_nonconservative, m->total, m->total - e0, m->phi_norm, m->dphi_norm,
             m->ddphi_norm, m->newton_iterations, m->jacobian_evaluations, m->time_dynamics,
@@ -107,8 +117,34 @@ static void csv_row(FILE *f, const MbsMonitors *m, double e0)
 void esl_run_recorder_set_csv(EslRunRecorder *r, FILE *csv)
 {
     r->csv = csv;
-    if (csv)
-        csv_header(csv);
+    if (!csv)
+        return;
+    csv_header(csv);
+    esl_points_write_header(csv, r->model, r->csv_points, r->ncsv_points);
+    fputc('\n', csv);
+}
+
+void esl_run_recorder_set_csv_points(EslRunRecorder *r, const int *points, int npoints,
+                                     long every)
+{
+    g_free(r->csv_points);
+    g_free(r->csv_xyz);
+    g_free(r->csv_v);
+    r->csv_points = g_memdup2(points, sizeof(int) * (gsize)MAX(npoints, 0));
+    r->ncsv_points = MAX(npoints, 0);
+    r->csv_xyz = g_new0(double, 3 * (gsize)r->ncsv_points + 1);
+    r->csv_v = g_new0(double, 3 * (gsize)r->ncsv_points + 1);
+    r->csv_every = MAX(1, every);
+}
+
+static void csv_points_row(EslRunRecorder *r, const MbsFormulation *f)
+{
+    for (int i = 0; i < r->ncsv_points; ++i) {
+        mbs_formulation_point_position(f, r->csv_points[i], r->csv_xyz + 3 * i);
+        mbs_formulation_point_velocity(f, r->csv_points[i], r->csv_v + 3 * i);
+    }
+    esl_points_write_values(r->csv, r->csv_xyz, r->csv_v, r->ncsv_points);
+    fputc('\n', r->csv);
 }
 
 void esl_run_recorder_set_project(EslRunRecorder *r, EslProject *project, gint64 run_id)
@@ -194,10 +230,11 @@ void esl_run_recorder_observe(EslRunRecorder *r, const MbsRun *run)
 {
     const MbsFormulation *f = mbs_run_formulation(run);
     long grid = mbs_run_grid_steps(run);
-    if (r->csv) {
-        if (grid == 0)
-            r->csv_energy0 = f->monitors.total;
+    if (grid == 0)
+        r->csv_energy0 = f->monitors.total;
+    if (r->csv && (grid % r->csv_every == 0 || grid == r->last)) {
         csv_row(r->csv, &f->monitors, r->csv_energy0);
+        csv_points_row(r, f);
     }
     if (grid % r->every != 0 && grid != r->last)
         return;

@@ -45,6 +45,11 @@ void esl_run_recorder_set_sample_every(EslRunRecorder *recorder, long every, lon
 /* Write the history (a header now, then a row at t = 0 and one per grid step) to csv
  * (borrowed). */
 void esl_run_recorder_set_csv(EslRunRecorder *recorder, FILE *csv);
+/* Before set_csv: add to each CSV row the position and velocity of these model points (six
+ * columns each, esl-points.h), and write a row every `every` grid steps only (1: every one;
+ * the last grid step `last` of set_sample_every always has one). */
+void esl_run_recorder_set_csv_points(EslRunRecorder *recorder, const int *points, int npoints,
+                                     long every);
 /* Store the samples in run_id of project (borrowed), in batches. */
 void esl_run_recorder_set_project(EslRunRecorder *recorder, EslProject *project, gint64 run_id);
 void esl_run_recorder_set_sample_func(EslRunRecorder *recorder, EslRunSampleFunc func,

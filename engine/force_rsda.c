@@ -10,9 +10,16 @@ static const MbsForceField fields[] = {
     {0},
 };
 
-static void evaluate(const MbsForce *f, const MbsForceInput *in, MbsForceOutput *out)
+MBS_FORCE_LAW(evaluate,
+    out->generalized = MBS_NEG(MBS_ADD(MBS_SCALE(f->stiffness, MBS_SUBC(in->value, f->rest_angle)),
+                                       MBS_SCALE(f->damping, in->rate)));
+)
+
+static void derivative(const MbsForce *f, const MbsForceInput *in, MbsForceDerivative *d)
 {
-    out->generalized = -(f->stiffness * (in->value - f->rest_angle) + f->damping * in->rate);
+    (void)in;
+    d->d_value = -f->stiffness;
+    d->d_rate = -f->damping;
 }
 
 static double energy(const MbsForce *f, const MbsForceInput *in)
@@ -35,6 +42,8 @@ const MbsForceClass mbs_force_rsda = {
     .state_dependent = 1,
     .drawing = MBS_FORCE_DRAW_NONE,
     .evaluate = evaluate,
+    .evaluate_dual = evaluate_dual,
     .energy = energy,
     .power = power,
+    .derivative = derivative,
 };

@@ -22,6 +22,8 @@ const MbsForceClass mbs_force_torque = {
     .state_dependent = 0,
     .drawing = MBS_FORCE_DRAW_NONE,
     .evaluate = mbs_force_constant_vector,
+    .evaluate_dual = mbs_force_constant_vector_dual,
     .energy = mbs_force_no_energy,
     .power = power,
+    .derivative = mbs_force_constant_derivative,
 };

@@ -12,10 +12,17 @@ static const MbsForceField fields[] = {
     {0},
 };
 
-static void evaluate(const MbsForce *f, const MbsForceInput *in, MbsForceOutput *out)
+MBS_FORCE_LAW(evaluate,
+    out->tension = MBS_ADDC(MBS_ADD(MBS_SCALE(f->stiffness, MBS_SUBC(in->value, f->natural_length)),
+                                    MBS_SCALE(f->damping, in->rate)),
+                            f->preload);
+)
+
+static void derivative(const MbsForce *f, const MbsForceInput *in, MbsForceDerivative *d)
 {
-    out->tension = f->stiffness * (in->value - f->natural_length) + f->damping * in->rate +
-                   f->preload;
+    (void)in;
+    d->d_value = f->stiffness;
+    d->d_rate = f->damping;
 }
 
 static double energy(const MbsForce *f, const MbsForceInput *in)
@@ -38,6 +45,8 @@ const MbsForceClass mbs_force_tsda = {
     .state_dependent = 1,
     .drawing = MBS_FORCE_DRAW_SPRING,
     .evaluate = evaluate,
+    .evaluate_dual = evaluate_dual,
     .energy = energy,
     .power = power,
+    .derivative = derivative,
 };

@@ -39,13 +39,14 @@
 #include "mbs_formulation.h"
 #include "mbs_linalg.h"
 #include "mbs_natural.h"
+#include "mbs_sparse_lu.h"
 #include "mbs_tangent.h"
 #include "mbs_tangent_probe.h"
 #include "mbs_topology.h"
 
 /* Projection kinds (ali3p_settings' "projection"). */
 enum { PROJECTION_MASS, PROJECTION_MDK, PROJECTION_MASS_UNIT_ZETA };
-/* Linear algebra ("algebra"). */
+/* Linear algebra ("algebra": mbs_algebra_choices). */
 enum { ALGEBRA_AUTOMATIC, ALGEBRA_DENSE, ALGEBRA_SPARSE };
 
 /* The settings it reads (ali3p_settings). */
@@ -609,17 +610,8 @@ static int factor(Ali3p *a, int sym)
             sp->block_choleskys += 1.0;
             return 0;
         }
-        if (*num) {
-            if (klu_refactor(sp->Ap, sp->Ai, sp->Tx, sp->sym, *num, &sp->common) &&
-                klu_rcond(sp->sym, *num, &sp->common) && sp->common.rcond > 1e-13) {
-                sp->refactorizations += 1.0;
-                return 0;
-            }
-            klu_free_numeric(num, &sp->common);
-        }
-        sp->full_factorizations += 1.0;
-        *num = klu_factor(sp->Ap, sp->Ai, sp->Tx, sp->sym, &sp->common);
-        return *num && sp->common.status == KLU_OK ? 0 : 1;
+        return mbs_sparse_lu_factor(sp->Ap, sp->Ai, sp->Tx, sp->sym, num, &sp->common,
+                                    &sp->refactorizations, &sp->full_factorizations);
     }
     if (sym)
         return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', a->n, a->T, a->n);
@@ -1080,6 +1072,13 @@ static void ali3p_body_pose(const MbsFormulation *f, int body, double R[9], doub
     mbs_natural_body_pose(a->nat, a->q, body, R, p);
 }
 
+static void ali3p_point_velocity(const MbsFormulation *f, int body, const double r[3],
+                                  double v[3])
+{
+    const Ali3p *a = f->impl;
+    mbs_natural_point_velocity(a->nat, a->q, a->qd, body, r, v);
+}
+
 static int ali3p_ncoords(const MbsFormulation *f)
 {
     const Ali3p *a = f->impl;
@@ -1188,9 +1187,6 @@ static const char *const projection_choices[] = {"mass", "mdk", "mass-unit-zeta"
 static const char *const projection_labels[] = {
     MBS_N_("mass-orthogonal"), MBS_N_("mass-damping-stiffness-orthogonal"),
     MBS_N_("mass-orthogonal, ζ = 1"), NULL};
-static const char *const algebra_choices[] = {"automatic", "dense", "sparse", NULL};
-static const char *const algebra_labels[] = {MBS_N_("automatic"), MBS_N_("dense (LAPACK)"),
-                                             MBS_N_("sparse (KLU)"), NULL};
 
 static const MbsSetting ali3p_items[] = {
     {.name = "alpha", .type = MBS_SETTING_NUMBER, .offset = offsetof(Ali3pOptions, alpha),
@@ -1210,8 +1206,8 @@ static const MbsSetting ali3p_items[] = {
      .description = MBS_N_("Velocity and acceleration projections: onto the mass metric, "
                            "or onto mass, damping and stiffness (paper 004)")},
     {.name = "algebra", .type = MBS_SETTING_CHOICE, .offset = offsetof(Ali3pOptions, algebra),
-     .default_value = ALGEBRA_AUTOMATIC, .choices = algebra_choices,
-     .choice_labels = algebra_labels, .label = MBS_N_("Linear algebra"),
+     .default_value = ALGEBRA_AUTOMATIC, .choices = mbs_algebra_choices,
+     .choice_labels = mbs_algebra_labels, .label = MBS_N_("Linear algebra"),
      .description = MBS_N_("Dense LAPACK or sparse KLU factorizations; automatic: sparse from "
                            "20 moving bodies")},
     {.name = "newton", .type = MBS_SETTING_GROUP, .offset = offsetof(Ali3pOptions, newton),
@@ -1233,6 +1229,7 @@ const MbsFormulationClass mbs_ali3p_class = {
     .step = ali3p_step,
     .finalize = ali3p_finalize,
     .body_pose = ali3p_body_pose,
+    .point_velocity = ali3p_point_velocity,
     .ncoords = ali3p_ncoords,
     .coordinates = ali3p_coordinates,
     .coordinate_kind = MBS_COORDINATES_NATURAL,

@@ -68,6 +68,8 @@ typedef struct {
     int sparse;     /* 0: dense LAPACK LU of the dependent block, 1: sparse KLU */
     double rcond;   /* new partition when the dependent block's reciprocal condition estimate
                        falls below this fraction of its value just after the last partition */
+    double damping; /* near-singular blocks: singular values below damping * sigma_max give way
+                       to the prediction (damped least squares); 0: plain LU solves */
     MbsDofList dofs;
     MbsNewtonOptions newton;
     MbsTangentOptions tangent;
@@ -112,6 +114,18 @@ typedef struct {
     int *ipiv, *iconwork;
     double rcond, rcond_ref, rcond_ratio; /* current, just after the partition, trigger */
     double anorm; /* 1-norm of the dense block before factorization */
+    /* near-singular block (damped least squares, see damped_solve) */
+    int singular;                   /* this evaluation solves through the SVD */
+    double *Ad, *U, *Vt, *sv, *svdwork, *svtmp; /* r*r, r*r, r*r, r, lsvdwork, 2r */
+    int lsvdwork;
+    double mu;                      /* damping * rcond_initial * sigma_max */
+    double rcond_initial;           /* of the block of the first partition */
+    double gap_initial;             /* rank gap of Phi_z at init (constraints_rank_gap) */
+    double *zpred, *zdpred;         /* predicted z, zd of the evaluation (n) */
+    double *Rprior, *sprior;        /* R^Phi and S c of the previous evaluation (n*d, n) */
+    int *indprior, *ipiv_prior;     /* its independent coordinates (d), pivots (d) */
+    int dprior;                     /* its d; 0: none yet */
+    long singular_evaluations;
     /* sparse */
     int *Ap, *Ai;
     double *Ax;
@@ -203,22 +217,17 @@ static double dof_value(const MbsFormulation *f, const MatrixR *R, int i)
  * a unit velocity of every node on its path to the root, b_k(1:3) + b_k(4:6) x r. */
 static void dof_row(const MbsFormulation *f, const MatrixR *R, int i, double *out, size_t ld)
 {
-    const MbsTopology *t = f->model->topo;
-    for (int k = 0; k < R->n; ++k)
-        out[(size_t)k * ld] = 0.0;
     if (R->dofnode[i] >= 0) {
+        for (int k = 0; k < R->n; ++k)
+            out[(size_t)k * ld] = 0.0;
         out[(size_t)R->dofnode[i] * ld] = 1.0;
         return;
     }
     const MbsPoint *pt = dof_point(f, i);
-    int axis = dof(f, i)->axis;
-    double r[3], v[3];
+    double r[3], axis[3] = {0.0, 0.0, 0.0};
+    axis[dof(f, i)->axis] = 1.0;
     mbs_kin_point(f->model, &R->kin, pt->body, pt->pos, r);
-    for (int k = t->body_node[pt->body]; k >= 0; k = t->nodes[k].parent) {
-        const double *b = R->kin.b + 6 * (size_t)k;
-        mbs_v3_cross(b + 3, r, v);
-        out[(size_t)k * ld] = b[axis] + v[axis];
-    }
+    mbs_kin_point_velocity_row(f->model, &R->kin, pt->body, r, axis, out, ld);
 }
 
 /* B_dot zd for DOF i (velocities current in R->kin). */
@@ -568,6 +577,126 @@ static void solve_block(MatrixR *R, double *B, int nrhs)
         klu_solve(R->Sym, R->Num, r, nrhs, B, &R->common);
 }
 
+/* --- dependent coordinates near singular positions --------------------------------------
+ * At a singular position (a parallelogram's flat position, a change point) Phi_z loses rank
+ * whatever the partition, so repartitioning cannot help; near it the dependent block A has
+ * singular values sigma -> 0. Solving A x = b then amplifies the position error left by Newton
+ * (and round-off) by 1/sigma in zd and by 1/sigma^2 in S c, whose right side holds those
+ * velocities (issue 13: one parallelogram at h = 0.5 ms, sigma/sigma_max ~ 1e-6 at a stage, gave
+ * zdd_i = 3700 instead of -11.8 rad/s^2 and an energy jump of 18 J; the smaller the step, the
+ * closer some stage comes to the singular position, so the error grew as h shrank).
+ * There every solve with A is a damped least-squares problem (Levenberg-Marquardt, Tikhonov)
+ * anchored on a prior x_p, through the SVD A = U S V^T:
+ *   min |A x - b|^2 + mu^2 |x - x_p|^2  =>  x = x_p + V diag(s / (s^2 + mu^2)) U^T (b - A x_p),
+ * mu = damping * sigma_max: directions with sigma >> mu are solved exactly (relative change
+ * (mu/sigma)^2), those with sigma << mu keep the prior, which is what a rank-revealing
+ * least-squares solution does with redundant equations (paper 001 sec 2.2) and what the penalty
+ * and augmented-Lagrangian projections of papers 000/004 do implicitly (they minimise
+ * |x - x*|_M^2 + alpha |Phi_z x - b|^2, well posed at a rank loss). Priors: the predicted
+ * dependent positions and velocities of the step (Taylor from the last step), R^Phi and S c of
+ * the previous evaluation (moved to the current partition when it changed). */
+
+/* |R_rr| / |R_11| of the pivoted QR of Phi_z (r its rank): how far Phi_z itself is from losing
+ * rank, whatever the partition. */
+static double constraints_rank_gap(MatrixR *R)
+{
+    int nr = R->nr, n = R->n, r = R->r;
+    if (r == 0)
+        return 1.0;
+    memcpy(R->qr, R->phiz, sizeof(double) * (size_t)nr * n);
+    memset(R->jpvt, 0, sizeof(int) * (size_t)n);
+    LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, nr, n, R->qr, nr, R->jpvt, R->tau, R->qrwork,
+                        R->lqrwork);
+    double r11 = fabs(R->qr[0]);
+    return r11 > 0.0 ? fabs(R->qr[(r - 1) + (size_t)nr * (r - 1)]) / r11 : 0.0;
+}
+
+/* Whether this evaluation's block is near-singular because Phi_z nears a rank loss (LU factors
+ * current; estimates rcond). Both are measured against their initial values: a lattice's
+ * blocks are ill-conditioned by nature (rcond ~ 1e-3 on the 7x15) and keep their plain solves;
+ * a block that degrades while Phi_z keeps its rank (a poor partition: the four-bar with the
+ * follower angle as DOF near its dead point) is left to the repartition at the next step. */
+static int block_is_near_singular(MatrixR *R, double damping)
+{
+    if (damping <= 0.0 || R->general || R->r == 0)
+        return 0;
+    estimate_rcond(R);
+    return R->rcond < damping * R->rcond_initial &&
+           constraints_rank_gap(R) < damping * R->gap_initial;
+}
+
+/* SVD of A = Phi_z[rows, dep] (dense, whatever the algebra): Ad keeps A, U and Vt its factors. */
+static int svd_block(MatrixR *R, double damping)
+{
+    int r = R->r, nr = R->nr;
+    for (int j = 0; j < r; ++j)
+        for (int i = 0; i < r; ++i)
+            R->Ad[i + (size_t)r * j] = R->phiz[R->rows[i] + (size_t)nr * R->dep[j]];
+    memcpy(R->U, R->Ad, sizeof(double) * (size_t)r * r);
+    int info = LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'O', 'S', r, r, R->U, r, R->sv, NULL, 1,
+                                   R->Vt, r, R->svdwork, R->lsvdwork);
+    if (info != 0 || !(R->sv[0] > 0.0) || !isfinite(R->sv[0]))
+        return -1;
+    R->mu = damping * R->rcond_initial * R->sv[0];
+    R->rcond = R->sv[r - 1] / R->sv[0];
+    return 0;
+}
+
+/* b := argmin |A x - b|^2 + mu^2 |x - xp|^2 (xp NULL: 0), from the SVD of svd_block. */
+static void damped_solve(MatrixR *R, double *b, const double *xp)
+{
+    int r = R->r;
+    double *c = R->svtmp, *res = R->svtmp + r;
+    memcpy(res, b, sizeof(double) * (size_t)r);
+    if (xp)
+        cblas_dgemv(CblasColMajor, CblasNoTrans, r, r, -1.0, R->Ad, r, xp, 1, 1.0, res, 1);
+    cblas_dgemv(CblasColMajor, CblasTrans, r, r, 1.0, R->U, r, res, 1, 0.0, c, 1);
+    for (int k = 0; k < r; ++k)
+        c[k] *= R->sv[k] / (R->sv[k] * R->sv[k] + R->mu * R->mu);
+    if (xp)
+        memcpy(b, xp, sizeof(double) * (size_t)r);
+    else
+        memset(b, 0, sizeof(double) * (size_t)r);
+    cblas_dgemv(CblasColMajor, CblasTrans, r, r, 1.0, R->Vt, r, c, 1, 1.0, b, 1);
+}
+
+/* The previous evaluation's R^Phi and S c moved to the current independent coordinates:
+ * R' = R P^{-1}, S c' = S c - R' (S c)[ind] with P = R[ind, :] (the same velocities expressed
+ * in the new independent ones). No prior (dprior = 0) when P is singular. */
+static void priors_to_partition(MatrixR *R)
+{
+    int n = R->n, d = R->d;
+    if (R->dprior != d) {
+        R->dprior = 0;
+        return;
+    }
+    int same = 1;
+    for (int k = 0; k < d && same; ++k)
+        same = R->indprior[k] == R->ind[k];
+    if (same || d == 0)
+        return;
+    double *P = R->Lh, *Yt = R->MR; /* scratch: d x d, d x n */
+    for (int j = 0; j < d; ++j)
+        for (int k = 0; k < d; ++k)
+            P[k + (size_t)d * j] = R->Rprior[R->ind[k] + (size_t)n * j];
+    if (LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, d, d, P, d, R->ipiv_prior) != 0) {
+        R->dprior = 0;
+        return;
+    }
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < d; ++j)
+            Yt[j + (size_t)d * i] = R->Rprior[i + (size_t)n * j];
+    LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', d, n, P, d, R->ipiv_prior, Yt, d);
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < d; ++j)
+            R->Rprior[i + (size_t)n * j] = Yt[j + (size_t)d * i];
+    for (int k = 0; k < d; ++k)
+        R->svtmp[k] = R->sprior[R->ind[k]];
+    cblas_dgemv(CblasColMajor, CblasNoTrans, n, d, -1.0, R->Rprior, n, R->svtmp, 1, 1.0,
+                R->sprior, 1);
+    memcpy(R->indprior, R->ind, sizeof(int) * (size_t)d);
+}
+
 /* The sparse path refactorizes with the pivot order of the last full factorization; if that
  * order has become poor, factorize again with pivoting (KLU allocates here: rare). */
 static void check_pivots(MatrixR *R)
@@ -597,7 +726,7 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
     double tc = mbs_clock_now();
     double res = 0.0;
     int it;
-    double corr = INFINITY;
+    double corr = INFINITY, corr_prev = INFINITY;
     int converged = 0;
     for (it = 0;; ++it) {
         mbs_kinematics_positions(m, &R->kin, R->z);
@@ -606,6 +735,19 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
         if (!isfinite(res))
             break;
         factor_block(R); /* the condition is estimated once, at the converged state */
+        if (it == 0 && !R->singular && block_is_near_singular(R, o->damping)) {
+            /* start again from the prediction anchored on the evaluated independent
+             * coordinates (anchor_prediction): near the singular position the other branch is
+             * close, the Newton start decides which one is found */
+            R->singular = 1;
+            memcpy(R->z, R->zpred, sizeof(double) * (size_t)R->n);
+            it = -1;
+            continue;
+        }
+        if (R->singular && svd_block(R, o->damping)) {
+            R->rcond = 0.0;
+            break;
+        }
         if (R->rcond == 0.0)
             break;
         if (r == 0 && !R->general) {
@@ -619,7 +761,15 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
             for (int k = 0; k < R->d; ++k)
                 R->rhs[r + k] = R->tzi[k] - dof_value(f, R, k);
         int nu = R->general ? R->n : r; /* unknowns */
-        solve_block(R, R->rhs, 1);
+        if (R->singular) { /* minimum-norm Newton step: only exactly singular directions
+                              * (below round-off) keep the start */
+            double mu = R->mu;
+            R->mu = 64.0 * DBL_EPSILON * R->sv[0];
+            damped_solve(R, R->rhs, NULL);
+            R->mu = mu;
+        } else {
+            solve_block(R, R->rhs, 1);
+        }
         corr = mbs_vec_norminf(nu, R->rhs);
         double zmax = 0.0;
         for (int i = 0; i < nu; ++i)
@@ -632,11 +782,17 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
          * (7x15 lattice, t = 1.85 s, h = 1 ms: |Phi| 1.4e-14, corrections 1e-9). Such a
          * residual is converged too (not with point-coordinate DOFs, whose equations are not
          * in Phi). */
-        if ((corr <= o->newton.tolerance * (1.0 + zmax) &&
-             res <= o->newton.tolerance * (1.0 + zmax)) ||
+        /* Near a singular position zd and S c amplify the position error by 1/sigma and
+         * 1/sigma^2: there the iteration goes on to round-off, or until the corrections stop
+         * falling (one or two more iterations: the solved directions converge quadratically). */
+        const double tol = o->newton.tolerance * (1.0 + zmax);
+        int tight_enough = !R->singular || corr > 0.5 * corr_prev;
+        corr_prev = corr;
+        if ((corr <= tol && res <= tol && tight_enough) ||
             (!R->general && res <= 64.0 * DBL_EPSILON * (1.0 + zmax))) {
             converged = 1;
-            check_pivots(R);
+            if (!R->singular)
+                check_pivots(R);
             break;
         }
         if (it >= o->newton.max_iterations || !isfinite(corr))
@@ -693,14 +849,27 @@ static void velocity_problem(const MbsModel *m, MatrixR *R, double t)
             v -= R->phiz[row + (size_t)nr * R->ind[k]] * R->zd[R->ind[k]];
         R->rhs[i] = v;
     }
-    solve_block(R, R->rhs, 1);
+    double *xp = R->svtmp + 2 * r;
+    if (R->singular) {
+        for (int i = 0; i < r; ++i)
+            xp[i] = R->zdpred[R->dep[i]];
+        damped_solve(R, R->rhs, xp);
+    } else {
+        solve_block(R, R->rhs, 1);
+    }
     for (int i = 0; i < r; ++i)
         R->zd[R->dep[i]] = R->rhs[i];
     mbs_kinematics_velocities(m, &R->kin, R->zd);
     mbs_constraints_bias(m, &R->kin, t, R->bias);
     for (int i = 0; i < r; ++i)
         R->rhs[i] = -R->bias[R->rows[i]];
-    solve_block(R, R->rhs, 1);
+    if (R->singular) {
+        for (int i = 0; i < r; ++i)
+            xp[i] = R->dprior ? R->sprior[R->dep[i]] : 0.0;
+        damped_solve(R, R->rhs, xp);
+    } else {
+        solve_block(R, R->rhs, 1);
+    }
     for (int k = 0; k < R->n; ++k)
         R->s[k] = 0.0;
     for (int i = 0; i < r; ++i)
@@ -724,7 +893,16 @@ static void compute_rz(MatrixR *R)
     for (int j = 0; j < d; ++j)
         for (int i = 0; i < r; ++i)
             R->X[i + (size_t)r * j] = -R->phiz[R->rows[i] + (size_t)nr * R->ind[j]];
-    solve_block(R, R->X, d);
+    if (R->singular) {
+        double *xp = R->svtmp + 2 * r;
+        for (int j = 0; j < d; ++j) {
+            for (int i = 0; i < r; ++i)
+                xp[i] = R->dprior ? R->Rprior[R->dep[i] + (size_t)n * j] : 0.0;
+            damped_solve(R, R->X + (size_t)r * j, xp);
+        }
+    } else {
+        solve_block(R, R->X, d);
+    }
     memset(R->Rz, 0, sizeof(double) * (size_t)n * d);
     for (int j = 0; j < d; ++j) {
         double *col = R->Rz + (size_t)n * j;
@@ -756,6 +934,30 @@ static void reduced_dynamics(const MbsModel *m, MatrixR *R)
     R->t_reduced += mbs_clock_now() - t1;
 }
 
+static int solve_reduced(MatrixR *R, double *zddi);
+
+/* The priors of the damped solves for an evaluation at zi, zdi (R->z holds the step's
+ * prediction): the prediction moved onto the evaluated independent coordinates along the
+ * previous R^Phi, z_p = z + R^Phi (zi - z[ind]) and likewise zd_p, so that the directions the
+ * damping keeps agree with the independent coordinates to second order (an RK4 stage's zi
+ * differs from the Taylor prediction by O(h^2): left out, one parallelogram at h = 1 ms kept a
+ * 1.3e-6 rad error across the branch and jumped 0.3 J). */
+static void anchor_prediction(MatrixR *R, const double *zi, const double *zdi)
+{
+    int n = R->n, d = R->d;
+    memcpy(R->zpred, R->z, sizeof(double) * (size_t)n);
+    priors_to_partition(R);
+    if (!R->dprior)
+        return;
+    double *dz = R->svtmp, *dv = R->svtmp + d;
+    for (int k = 0; k < d; ++k) {
+        dz[k] = zi[k] - R->zpred[R->ind[k]];
+        dv[k] = zdi[k] - R->zdpred[R->ind[k]];
+    }
+    cblas_dgemv(CblasColMajor, CblasNoTrans, n, d, 1.0, R->Rprior, n, dz, 1, 1.0, R->zpred, 1);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, n, d, 1.0, R->Rprior, n, dv, 1, 1.0, R->zdpred, 1);
+}
+
 /* Full evaluation at t for zi, zdi (R->z holds the initial guess of the dependent
  * coordinates): position and velocity problems, R^Phi, reduced dynamics. */
 static int evaluate(MbsFormulation *f, MatrixR *R, double t, const double *zi, const double *zdi,
@@ -763,6 +965,9 @@ static int evaluate(MbsFormulation *f, MatrixR *R, double t, const double *zi, c
 {
     R->tzi = zi;
     R->tzdi = zdi;
+    R->singular = 0;
+    if (!R->general && options(f)->damping > 0.0)
+        anchor_prediction(R, zi, zdi);
     for (int k = 0; k < R->d && !R->general; ++k) {
         R->z[R->ind[k]] = zi[k];
         R->zd[R->ind[k]] = zdi[k];
@@ -773,6 +978,13 @@ static int evaluate(MbsFormulation *f, MatrixR *R, double t, const double *zi, c
     velocity_problem(f->model, R, t);
     compute_rz(R);
     reduced_dynamics(f->model, R);
+    if (!R->general && options(f)->damping > 0.0) { /* priors of the next evaluation */
+        memcpy(R->Rprior, R->Rz, sizeof(double) * (size_t)R->n * R->d);
+        memcpy(R->sprior, R->s, sizeof(double) * (size_t)R->n);
+        memcpy(R->indprior, R->ind, sizeof(int) * (size_t)R->d);
+        R->dprior = R->d;
+        R->singular_evaluations += R->singular;
+    }
     return 0;
 }
 
@@ -852,7 +1064,9 @@ static void matrix_r_finalize(MbsFormulation *f)
                         R->qr,  R->tau,  R->qrwork, R->A,     R->rhs,  R->X,    R->conwork,
                         R->Ax,  R->phi,  R->phiz,  R->phit,   R->bias, R->M,    R->Q,
                         R->Rz,  R->MR,   R->s,     R->w,      R->Mh,   R->Lh,   R->rh,
-                        R->T,   R->zdip,  R->zddip,  R->zsave, R->zdsave, R->Rsave};
+                        R->T,   R->zdip,  R->zddip,  R->zsave, R->zdsave, R->Rsave,
+                        R->Ad,  R->U,    R->Vt,    R->sv,     R->svdwork, R->svtmp,
+                        R->zpred, R->zdpred, R->Rprior, R->sprior};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     for (int k = 0; k < 4; ++k) {
@@ -863,7 +1077,8 @@ static void matrix_r_finalize(MbsFormulation *f)
     free(R->dofnode);
     free(R->Brow);
     int *iarrays[] = {R->dep,  R->ind,  R->rows, R->depidx,   R->rowidx,
-                      R->jpvt, R->ipiv, R->Ap,   R->Ai,       R->iconwork, R->ipiv_d};
+                      R->jpvt, R->ipiv, R->Ap,   R->Ai,       R->iconwork, R->ipiv_d,
+                      R->ipiv_prior, R->indprior};
     for (size_t i = 0; i < sizeof iarrays / sizeof iarrays[0]; ++i)
         free(iarrays[i]);
     free(R);
@@ -918,7 +1133,8 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
         fail = 1;
     double **vecs_n[] = {&R->z, &R->zd, &R->zdd, &R->z0, &R->zd0, &R->zdd0, &R->zi0, &R->zdi0,
                          &R->zddi0, &R->zi, &R->zdi, &R->zddi, &R->g, &R->delta, &R->Q, &R->s,
-                         &R->w, &R->rh, &R->zdip, &R->zddip, &R->zsave, &R->zdsave};
+                         &R->w, &R->rh, &R->zdip, &R->zddip, &R->zsave, &R->zdsave,
+                         &R->sv, &R->zpred, &R->zdpred, &R->sprior};
     for (size_t i = 0; i < sizeof vecs_n / sizeof vecs_n[0]; ++i)
         *vecs_n[i] = alloc_doubles((size_t)n, &fail);
     for (int k = 0; k < 4; ++k) {
@@ -942,6 +1158,9 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
     R->iconwork = alloc_ints((size_t)n, &fail);
     R->ipiv = alloc_ints((size_t)n, &fail);
     R->ipiv_d = alloc_ints((size_t)n, &fail);
+    R->ipiv_prior = alloc_ints((size_t)n, &fail);
+    R->indprior = alloc_ints((size_t)n, &fail);
+    R->svtmp = alloc_doubles(3 * (size_t)n, &fail);
     int nnz = m->topo->row_ptr[nr];
     R->Ap = alloc_ints((size_t)n + 1, &fail);
     R->Ai = alloc_ints((size_t)nnz, &fail);
@@ -950,7 +1169,8 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
     R->phiz = alloc_doubles((size_t)nr * n, &fail);
     R->phit = alloc_doubles((size_t)nr, &fail);
     R->bias = alloc_doubles((size_t)nr, &fail);
-    double **mats[] = {&R->M, &R->Rz, &R->MR, &R->Mh, &R->Lh, &R->T, &R->Rsave};
+    double **mats[] = {&R->M,  &R->Rz, &R->MR, &R->Mh, &R->Lh,    &R->T,
+                       &R->Rsave, &R->Ad, &R->U, &R->Vt, &R->Rprior};
     for (size_t i = 0; i < sizeof mats / sizeof mats[0]; ++i)
         *mats[i] = alloc_doubles(nn, &fail);
     if (fail)
@@ -982,6 +1202,12 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
         }
         R->lqrwork = (int)fmax(fmax(q1, q2), 3.0 * mx + 1.0) + 1;
         R->qrwork = alloc_doubles((size_t)R->lqrwork, &fail);
+        double q4 = 0.0; /* dgesvd of the dependent block (r <= n) */
+        if (n > 0)
+            LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'O', 'S', n, n, R->U, n, R->sv, NULL, 1, R->Vt,
+                                n, &q4, -1);
+        R->lsvdwork = (int)fmax(q4, 5.0 * n) + 1;
+        R->svdwork = alloc_doubles((size_t)R->lsvdwork, &fail);
         if (fail)
             return mbs_error_set(err, MBS_FATAL, "out of memory");
     }
@@ -1024,11 +1250,13 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
         return status;
     factor_block(R);
     estimate_rcond(R);
-    R->rcond_ref = R->rcond;
+    R->rcond_ref = R->rcond_initial = R->rcond;
+    R->gap_initial = R->general ? 1.0 : constraints_rank_gap(R);
     if (R->rcond == 0.0)
         return mbs_error_set(err, MBS_FATAL, "matrix-r: the dependent block is singular (%s)",
                              R->event);
     memset(R->zdd, 0, sizeof(double) * (size_t)n); /* zdd_i is not needed here */
+    memcpy(R->zdpred, R->zd, sizeof(double) * (size_t)n);
     independent_state(f, R, R->zi, R->zdi, R->zddi);
     if ((status = evaluate(f, R, 0.0, R->zi, R->zdi, err)))
         return status;
@@ -1055,8 +1283,10 @@ static void restore(MbsFormulation *f, MatrixR *R)
 /* Dependent-coordinate guess for an evaluation at t0 + c h. */
 static void predict(MatrixR *R, double ch)
 {
-    for (int k = 0; k < R->n; ++k) /* the independent ones are then overwritten */
+    for (int k = 0; k < R->n; ++k) { /* the independent ones are then overwritten */
         R->z[k] = R->z0[k] + ch * R->zd0[k] + 0.5 * ch * ch * R->zdd0[k];
+        R->zdpred[k] = R->zd0[k] + ch * R->zdd0[k];
+    }
 }
 
 static int step_rk4(MbsFormulation *f, MatrixR *R, double h, MbsError *err)
@@ -1319,6 +1549,13 @@ static void matrix_r_body_pose(const MbsFormulation *f, int body, double Rm[9], 
     mbs_kin_body_pose(f->model, &R->kin, body, Rm, p);
 }
 
+static void matrix_r_point_velocity(const MbsFormulation *f, int body, const double r[3],
+                                  double v[3])
+{
+    const MatrixR *R = f->impl;
+    mbs_kin_point_motion(f->model, &R->kin, body, r, v, NULL);
+}
+
 static int matrix_r_ncoords(const MbsFormulation *f)
 {
     return ((const MatrixR *)f->impl)->n;
@@ -1458,6 +1695,7 @@ static int matrix_r_statistics(const MbsFormulation *f, MbsStatistic *out, int c
         {"partitions", (double)R->partitions, ""},
         {"independent_coordinates", (double)R->d, ""},
         {"dependent_block_rcond", R->rcond, ""},
+        {"singular_evaluations", (double)R->singular_evaluations, ""},
     };
     int count = (int)(sizeof all / sizeof all[0]);
     for (int i = 0; i < count && i < capacity; ++i)
@@ -1660,6 +1898,14 @@ static const MbsSetting matrix_r_items[] = {
      .description = MBS_N_("A new choice of independent coordinates when the condition estimate "
                            "of the dependent block falls below this fraction of its value "
                            "after the last choice (1: every step)")},
+    {.name = "damping", .type = MBS_SETTING_NUMBER, .offset = offsetof(MatrixROptions, damping),
+     .default_value = 1e-1, .min = 0.0, .max = 0.5,
+     .label = MBS_N_("Damping near singular positions"),
+     .description = MBS_N_("Near a singular position (the dependent block's reciprocal "
+                           "condition below this fraction of its initial value) the dependent "
+                           "coordinates are solved by damped least squares: directions whose "
+                           "singular value is below that fraction follow the step's prediction "
+                           "(0: plain solves)")},
     {.name = "dof", .type = MBS_SETTING_LIST, .offset = offsetof(MatrixROptions, dofs),
      .list = &dofs_list, .label = MBS_N_("Independent coordinates"),
      .description = MBS_N_("The coordinates matrix-r integrates; the others follow from the "
@@ -1674,7 +1920,7 @@ static const MbsSetting matrix_r_items[] = {
 };
 
 static const MbsSettingTable matrix_r_settings = {
-    .name = "matrix-r", .items = matrix_r_items, .count = 6, .size = sizeof(MatrixROptions)};
+    .name = "matrix-r", .items = matrix_r_items, .count = 7, .size = sizeof(MatrixROptions)};
 
 int mbs_matrix_r_degrees_of_freedom(const MbsModel *m, const MbsSettings *s)
 {
@@ -1718,6 +1964,7 @@ const MbsFormulationClass mbs_matrix_r_class = {
     .step = matrix_r_step,
     .finalize = matrix_r_finalize,
     .body_pose = matrix_r_body_pose,
+    .point_velocity = matrix_r_point_velocity,
     .ncoords = matrix_r_ncoords,
     .coordinates = matrix_r_coordinates,
     .accelerations = matrix_r_accelerations,

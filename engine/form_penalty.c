@@ -7,9 +7,13 @@
  *   f(z) = h^2/4 (M zdd + Phi_z^T alpha Phi - Q) = 0                           (000: 17)
  *   tangent  T = M + h/2 C + h^2/4 (Phi_z^T alpha Phi_z + K)                   (000: 20)
  *   projections with P = T - h^2/4 Phi_z^T alpha Phi_z                         (000: 24-26)
+ * With "multipliers" = iterated (augmented Lagrangian, as ALI3-P does, paper 004 eqs 8-9) the
+ * constraint force is Phi_z^T (alpha Phi + lambda*) and every Newton iteration updates
+ * lambda* += alpha Phi, carried from step to step: the constraint error no longer sits at
+ * ~|reaction| / alpha, so the accuracy follows the step (docs/benchmarks.md, penalty accuracy).
  * K and C (-dQ/dz, -dQ/dzd) by the tangent interface (mbs_tangent.h), reused for `jacobian_reuse`
  * Newton iterations; the tangent is refactorized every iteration and its last factorization
- * serves both projections.
+ * serves both projections: dense LU, or KLU on a pattern fixed at init (`algebra`).
  */
 #include <math.h>
 #include <stddef.h>
@@ -20,16 +24,30 @@
 #include "mbs_assembly.h"
 #include "mbs_clock.h"
 #include "mbs_constraints.h"
+#include "mbs_dual.h"
 #include "mbs_dynamics.h"
+#include "mbs_dynamics_derivatives.h"
 #include "mbs_energy.h"
 #include "mbs_linalg.h"
+#include "mbs_sparse_lu.h"
 #include "mbs_tangent.h"
 #include "mbs_tangent_probe.h"
 #include "mbs_topology.h"
 
+/* Coordinates from which the automatic algebra factorizes the leading matrix sparse (measured
+ * crossover, docs/benchmarks.md). */
+#define PENALTY_SPARSE_FROM 40 /* and in the algebra setting's description */
+
+/* Linear algebra of the leading matrix ("algebra": mbs_algebra_choices). */
+enum { ALGEBRA_AUTOMATIC, ALGEBRA_DENSE, ALGEBRA_SPARSE };
+
 /* The settings it reads (penalty_settings). */
+enum { MULTIPLIERS_NONE, MULTIPLIERS_ITERATED };
+
 typedef struct {
     double alpha;
+    int algebra;
+    int multipliers; /* MULTIPLIERS_NONE (paper 000) or MULTIPLIERS_ITERATED (augmented) */
     MbsNewtonOptions newton;
     MbsTangentOptions tangent;
 } PenaltyOptions;
@@ -45,10 +63,16 @@ typedef struct {
     MbsKinematics kin;
     MbsDynamics dyn;
     int positions_at_base; /* kin holds the position kinematics of the unperturbed z */
+    MbsDynamicsDerivatives derivatives; /* the analytical method's workspace (thread 0 only) */
+    /* the same over dual numbers, for the methods ad and ad-sparse only */
+    MbsKinematicsDual kin_dual;
+    MbsDynamicsDual dyn_dual;
+    int dual_positions_at_base; /* kin_dual: of z with no direction seeded */
 } ForceContext;
 
 typedef struct {
     int n, nr;
+    const MbsTopology *topo; /* its row_ptr, row_cols: the structural nonzeros of Phi_z */
     MbsKinematics kin;
     MbsDynamics dyn;
     int nthreads;    /* threads for the numerical derivatives, each with its workspaces */
@@ -58,12 +82,24 @@ typedef struct {
     double *z0, *zd0, *zdd0;  /* state at the start of the (sub)step */
     double *M, *K, *C, *T, *Q, *f;
     double *phi, *phiz, *phit, *bias, *rv, *tmp;
+    double *lambda, *lambda0; /* iterated multipliers lambda* (zero without them), at step start */
     double *x;       /* [zd, z]: the variables of the tangent */
     int *KC_colptr, *KC_rowind; /* structural pattern of [C, K] (n x 2n) from the topology */
     MbsSparsity KC_pattern;
     double *KC_values;  /* the pattern's values, for methods that use it (then scattered) */
     MbsTangent tangent;
     int *ipiv;
+    /* Sparse leading matrix (algebra): T's structural pattern (that of M, [C, K] and
+     * Phi_z^T Phi_z) in compressed columns, its values gathered from the dense T, KLU factors on
+     * the symbolic analysis of init. */
+    int sparse;
+    int *T_colptr, *T_rowind;
+    double *T_values;
+    klu_common klu;
+    klu_symbolic *klu_symbolic;
+    klu_numeric *klu_numeric;
+    double refactorizations, full_factorizations;
+    int jacobian_fallback; /* analytical asked, central differences used (an element's law) */
     double work_nc;     /* accumulated work of non-conservative forces and drivers */
     double power_nc;    /* their power at the current time */
 } Penalty;
@@ -84,9 +120,40 @@ static int eval_forces(void *ctx, const double *x, int column, double step, doub
     return 0;
 }
 
+/* Q and its derivatives along the seeded directions of x = [zd, z] (mbs_dual.h: the same
+ * source as eval_forces). A pass that seeds velocities only keeps the position kinematics of
+ * the unseeded z, as eval_forces does for its velocity columns. */
+static int eval_forces_dual(void *ctx, const MbsDual *x, int largest, MbsDual *Q)
+{
+    ForceContext *c = ctx;
+    int n = c->m->topo->nnodes, moves_positions = largest >= n;
+    const MbsDual *zd = x, *z = x + n;
+    if (moves_positions || !c->dual_positions_at_base)
+        mbs_kinematics_positions_dual(c->m, &c->kin_dual, z);
+    c->dual_positions_at_base = !moves_positions;
+    mbs_kinematics_velocities_dual(c->m, &c->kin_dual, zd);
+    mbs_dynamics_forces_dual(c->m, &c->kin_dual, &c->dyn_dual, z, zd, Q);
+    return 0;
+}
+
 static void begin_forces(void *ctx)
 {
     ((ForceContext *)ctx)->positions_at_base = 0;
+    ((ForceContext *)ctx)->dual_positions_at_base = 0;
+}
+
+/* [C, K] = -dQ/d[zd, z] analytically (mbs_dynamics_derivatives.c), for the `analytical` method. */
+static int analytical_forces_jacobian(void *ctx, const double *x, double *J)
+{
+    ForceContext *c = ctx;
+    int n = c->m->topo->nnodes;
+    const double *zd = x, *z = x + n;
+    mbs_kinematics_positions(c->m, &c->kin, z);
+    mbs_kinematics_velocities(c->m, &c->kin, zd);
+    c->positions_at_base = 0;
+    mbs_dynamics_forces_derivatives(c->m, &c->kin, &c->derivatives, z, zd, -1.0, J,
+                                    J + (size_t)n * (size_t)n, (size_t)n);
+    return 0;
 }
 
 int mbs_penalty_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err)
@@ -110,14 +177,38 @@ static double *alloc_doubles(size_t n, int *fail)
     return p;
 }
 
-/* Power of the driver reactions: the penalty force -alpha Phi_k acts on a driven coordinate. */
+/* start + (Phi_z x)_i over the structural nonzeros of row i, in the order of the columns (the
+ * dense sum's terms and order, without its exact zeros). */
+static double phiz_row_times(const Penalty *P, int i, const double *x, double start)
+{
+    const MbsTopology *t = P->topo;
+    double v = start;
+    for (int k = t->row_ptr[i]; k < t->row_ptr[i + 1]; ++k)
+        v += P->phiz[i + (size_t)P->nr * t->row_cols[k]] * x[t->row_cols[k]];
+    return v;
+}
+
+/* acc_j += Phi_z(i, j) * factor * w_i for the rows i in increasing order: each acc_j receives the
+ * terms of its dense column sum in the same order. */
+static void phiz_transpose_add(const Penalty *P, double factor, const double *w, double *acc)
+{
+    const MbsTopology *t = P->topo;
+    for (int i = 0; i < P->nr; ++i)
+        for (int k = t->row_ptr[i]; k < t->row_ptr[i + 1]; ++k) {
+            int j = t->row_cols[k];
+            acc[j] += P->phiz[i + (size_t)P->nr * j] * factor * w[i];
+        }
+}
+
+/* Power of the driver reactions: the force -(alpha Phi_k + lambda*_k) acts on a driven
+ * coordinate. */
 static double driver_power(const MbsModel *m, const Penalty *P, double alpha)
 {
     double power = 0.0;
     for (int i = 0; i < P->nr; ++i) {
         const MbsRow *r = &m->topo->rows[i];
         if (r->type == MBS_ROW_DRIVER)
-            power += -alpha * P->phi[i] * P->zd[r->node];
+            power += -(alpha * P->phi[i] + P->lambda[i]) * P->zd[r->node];
     }
     return power;
 }
@@ -139,11 +230,8 @@ static void fill_monitors(MbsFormulation *f, Penalty *P)
     mo->phi_norm = mbs_vec_norm2(P->nr, P->phi);
     double dphi = 0.0, ddphi = 0.0;
     for (int i = 0; i < P->nr; ++i) {
-        double v = P->phit[i], a = P->bias[i];
-        for (int j = 0; j < P->n; ++j) {
-            v += P->phiz[i + (size_t)P->nr * j] * P->zd[j];
-            a += P->phiz[i + (size_t)P->nr * j] * P->zdd[j];
-        }
+        double v = phiz_row_times(P, i, P->zd, P->phit[i]);
+        double a = phiz_row_times(P, i, P->zdd, P->bias[i]);
         dphi += v * v;
         ddphi += a * a;
     }
@@ -161,6 +249,9 @@ static void penalty_finalize(MbsFormulation *f)
     for (int t = 0; P->nd && t < P->nthreads; ++t) {
         mbs_kinematics_free(&P->nd[t].kin);
         mbs_dynamics_free(&P->nd[t].dyn);
+        mbs_dynamics_derivatives_free(&P->nd[t].derivatives);
+        mbs_kinematics_free_dual(&P->nd[t].kin_dual);
+        mbs_dynamics_free_dual(&P->nd[t].dyn_dual);
     }
     free(P->nd);
     free(P->nd_ctx);
@@ -168,13 +259,20 @@ static void penalty_finalize(MbsFormulation *f)
     double *arrays[] = {P->z, P->zd, P->zdd, P->z0, P->zd0, P->zdd0,
                         P->M, P->C, P->T,
                         P->Q, P->f, P->phi, P->phiz, P->phit, P->bias, P->rv, P->tmp,
-                        P->x};
+                        P->x, P->lambda, P->lambda0};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     free(P->ipiv);
     free(P->KC_colptr);
     free(P->KC_rowind);
     free(P->KC_values);
+    if (P->klu_numeric)
+        klu_free_numeric(&P->klu_numeric, &P->klu);
+    if (P->klu_symbolic)
+        klu_free_symbolic(&P->klu_symbolic, &P->klu);
+    free(P->T_colptr);
+    free(P->T_rowind);
+    free(P->T_values);
     free(P);
     f->impl = NULL;
 }
@@ -195,6 +293,72 @@ static int build_pattern(const MbsModel *m, Penalty *P)
     memcpy(P->KC_rowind + nnz, P->KC_rowind, sizeof(int) * (size_t)nnz);
     P->KC_pattern = (MbsSparsity){.colptr = P->KC_colptr, .rowind = P->KC_rowind};
     return 0;
+}
+
+/* T's pattern: M and [C, K] couple the coordinates that mbs_dynamics_forces_pattern finds (a
+ * node with its ancestors and descendants, and the paths of bodies joined by a force), the
+ * penalty term those of each constraint row. */
+static int build_leading_pattern(const MbsModel *m, Penalty *P)
+{
+    const MbsTopology *t = m->topo;
+    int n = P->n, nnz = 0;
+    unsigned char *filled = calloc((size_t)n * (size_t)n + 1, 1);
+    P->T_colptr = calloc((size_t)n + 1, sizeof(int));
+    if (!filled || !P->T_colptr) {
+        free(filled);
+        return MBS_FATAL;
+    }
+    for (int j = 0; j < n; ++j) {
+        filled[j + (size_t)n * j] = 1;
+        for (int k = P->KC_colptr[j]; k < P->KC_colptr[j + 1]; ++k)
+            filled[P->KC_rowind[k] + (size_t)n * j] = 1;
+    }
+    for (int r = 0; r < t->nrows; ++r)
+        for (int a = t->row_ptr[r]; a < t->row_ptr[r + 1]; ++a)
+            for (int b = t->row_ptr[r]; b < t->row_ptr[r + 1]; ++b)
+                filled[t->row_cols[a] + (size_t)n * t->row_cols[b]] = 1;
+    for (size_t k = 0; k < (size_t)n * (size_t)n; ++k)
+        nnz += filled[k];
+    P->T_rowind = calloc((size_t)nnz + 1, sizeof(int));
+    P->T_values = calloc((size_t)nnz + 1, sizeof(double));
+    if (P->T_rowind && P->T_values) {
+        nnz = 0;
+        for (int j = 0; j < n; ++j) {
+            P->T_colptr[j] = nnz;
+            for (int i = 0; i < n; ++i)
+                if (filled[i + (size_t)n * j])
+                    P->T_rowind[nnz++] = i;
+        }
+        P->T_colptr[n] = nnz;
+    }
+    free(filled);
+    if (!P->T_rowind || !P->T_values)
+        return MBS_FATAL;
+    klu_defaults(&P->klu);
+    P->klu_symbolic = klu_analyze(n, P->T_colptr, P->T_rowind, &P->klu);
+    return P->klu_symbolic ? 0 : MBS_FATAL;
+}
+
+/* Factorize T (dense LU, or its pattern's values by KLU). Returns 0, or non-zero when singular. */
+static int factor_leading(Penalty *P)
+{
+    if (!P->sparse)
+        return mbs_lu_factor(P->n, P->T, P->ipiv);
+    for (int j = 0; j < P->n; ++j)
+        for (int k = P->T_colptr[j]; k < P->T_colptr[j + 1]; ++k)
+            P->T_values[k] = P->T[P->T_rowind[k] + (size_t)P->n * j];
+    return mbs_sparse_lu_factor(P->T_colptr, P->T_rowind, P->T_values, P->klu_symbolic,
+                                &P->klu_numeric, &P->klu, &P->refactorizations,
+                                &P->full_factorizations);
+}
+
+/* x = T^-1 x with the factors of factor_leading. */
+static void solve_leading(Penalty *P, double *x)
+{
+    if (P->sparse)
+        klu_solve(P->klu_symbolic, P->klu_numeric, P->n, 1, x, &P->klu);
+    else
+        mbs_lu_solve(P->n, P->T, P->ipiv, x, 1);
 }
 
 /* [C, K] from the tangent: dense already, or the pattern's values into the dense block (its
@@ -219,6 +383,7 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     f->impl = P;
     int n = P->n = m->topo->nnodes, nr = P->nr = m->topo->nrows, fail = 0;
+    P->topo = m->topo;
     size_t nn = (size_t)n * (size_t)n, nrn = (size_t)nr * (size_t)n;
     /* More threads than columns / 8 do not pay (measured on the four-bar). */
     P->nthreads = mbs_tangent_threads(options(f)->tangent.threads, n / 8 > 1 ? n / 8 : 1);
@@ -226,12 +391,24 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
     P->nd_ctx = calloc((size_t)P->nthreads, sizeof *P->nd_ctx);
     if (!P->nd || !P->nd_ctx)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
+    MbsJacobianMethod method = options(f)->tangent.method;
+    int dual = mbs_jacobian_method_needs_dual(method);
+    for (int e = 0; dual && e < m->nforces; ++e)
+        if (!mbs_force_class(m->forces[e].type)->evaluate_dual)
+            return mbs_error_set(err, MBS_FATAL,
+                                 "penalty: the Jacobian method '%s' needs the dual law of force "
+                                 "kind '%s', which it does not define (MBS_FORCE_LAW)",
+                                 mbs_jacobian_method_name(method),
+                                 mbs_force_class(m->forces[e].type)->name);
     if (mbs_kinematics_init(&P->kin, m) || mbs_dynamics_init(&P->dyn, m))
         fail = 1;
     for (int t = 0; t < P->nthreads; ++t) {
         P->nd[t].m = m;
         P->nd_ctx[t] = &P->nd[t];
         if (mbs_kinematics_init(&P->nd[t].kin, m) || mbs_dynamics_init(&P->nd[t].dyn, m))
+            fail = 1;
+        if (dual && (mbs_kinematics_init_dual(&P->nd[t].kin_dual, m) ||
+                     mbs_dynamics_init_dual(&P->nd[t].dyn_dual, m)))
             fail = 1;
     }
     P->z = alloc_doubles(n, &fail);
@@ -251,19 +428,39 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
     P->phit = alloc_doubles(nr, &fail);
     P->bias = alloc_doubles(nr, &fail);
     P->rv = alloc_doubles(nr, &fail);
+    P->lambda = alloc_doubles(nr, &fail);
+    P->lambda0 = alloc_doubles(nr, &fail);
     P->tmp = alloc_doubles(n, &fail);
     P->x = alloc_doubles(2 * (size_t)n, &fail);
     P->ipiv = calloc((size_t)n + 1, sizeof(int));
     if (fail || !P->ipiv || build_pattern(m, P))
         return mbs_error_set(err, MBS_FATAL, "out of memory");
-    MbsJacobianMethod method = options(f)->tangent.method;
+    int analytical = method == MBS_JACOBIAN_ANALYTICAL;
+    char why[256];
+    if (analytical && !mbs_dynamics_derivatives_supported(m, why, sizeof why)) {
+        /* analytical is the default: a model with an element whose law has no derivative (the
+         * tyre) runs with central differences instead (statistic jacobian_fallback) */
+        method = MBS_JACOBIAN_ND_CENTRAL;
+        analytical = 0;
+        P->jacobian_fallback = 1;
+    }
+    if (analytical && mbs_dynamics_derivatives_init(&P->nd[0].derivatives, m))
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
     const MbsTangentProblem tangent = {
         .nx = 2 * n, .nr = n, .residual = eval_forces, .begin = begin_forces,
         .contexts = P->nd_ctx, .nthreads = P->nthreads, .negate = 1,
         .pattern = mbs_jacobian_method_uses_pattern(method) ? &P->KC_pattern : NULL,
+        .analytical_jacobian = analytical ? analytical_forces_jacobian : NULL,
+        .residual_dual = eval_forces_dual,
     };
     if (mbs_tangent_init(&P->tangent, &tangent, method, err))
         return MBS_FATAL;
+    int algebra = options(f)->algebra;
+    P->sparse = algebra == ALGEBRA_SPARSE ||
+                (algebra == ALGEBRA_AUTOMATIC && n >= PENALTY_SPARSE_FROM);
+    if (P->sparse && build_leading_pattern(m, P))
+        return mbs_error_set(err, MBS_FATAL, "penalty: out of memory or KLU could not analyse "
+                             "the leading matrix (status %d)", P->klu.status);
 
     int status = mbs_assemble(m, &f->settings, 0.0, P->z, P->zd, NULL, err);
     if (status == 0)
@@ -274,6 +471,15 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
     mbs_kinematics_velocities(m, &P->kin, P->zd);
     mbs_constraints_eval(m, &P->kin, 0.0, P->z, P->phi, P->phiz, P->phit);
     mbs_constraints_bias(m, &P->kin, 0.0, P->bias);
+    if (P->sparse) {
+        /* KLU's first (allocating) factorization here, on M + h^2/4 Phi_z^T alpha Phi_z: the
+         * steps then refactorize with its pivot order (a failure is left to the first step) */
+        double h = f->settings.step;
+        mbs_dynamics_mass(m, &P->kin, &P->dyn, P->M);
+        memcpy(P->T, P->M, sizeof(double) * nn);
+        mbs_constraints_add_gram(m, P->phiz, 0.25 * h * h * options(f)->alpha, P->T);
+        factor_leading(P);
+    }
     fill_monitors(f, P);
     return 0;
 }
@@ -291,15 +497,13 @@ static void trapezoidal_derivatives(Penalty *P, double h)
 /* x -= T^{-1} (h^2/4 Phi_z^T alpha r): the projection correction with the tangent factors. */
 static void project(Penalty *P, double h, double alpha, const double *r, double *x)
 {
-    int n = P->n, nr = P->nr;
+    int n = P->n;
     double s = 0.25 * h * h * alpha;
-    for (int j = 0; j < n; ++j) {
-        double v = 0.0;
-        for (int i = 0; i < nr; ++i)
-            v += P->phiz[i + (size_t)nr * j] * r[i];
-        P->tmp[j] = s * v;
-    }
-    mbs_lu_solve(n, P->T, P->ipiv, P->tmp, 1);
+    memset(P->tmp, 0, sizeof(double) * (size_t)n);
+    phiz_transpose_add(P, 1.0, r, P->tmp);
+    for (int j = 0; j < n; ++j)
+        P->tmp[j] *= s;
+    solve_leading(P, P->tmp);
     for (int j = 0; j < n; ++j)
         x[j] -= P->tmp[j];
 }
@@ -320,6 +524,7 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
     memcpy(P->z0, P->z, bytes);
     memcpy(P->zd0, P->zd, bytes);
     memcpy(P->zdd0, P->zdd, bytes);
+    memcpy(P->lambda0, P->lambda, sizeof(double) * (size_t)nr);
     double power0 = P->power_nc;
     for (int i = 0; i < n; ++i) /* predictor */
         P->z[i] = P->z0[i] + h * P->zd0[i] + 0.5 * h * h * P->zdd0[i];
@@ -335,15 +540,21 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
         mbs_dynamics_mass(m, &P->kin, &P->dyn, P->M);
         mbs_dynamics_forces(m, &P->kin, &P->dyn, P->z, P->zd, P->Q);
         mbs_constraints_eval(m, &P->kin, t1, P->z, P->phi, P->phiz, NULL);
-        /* f = h^2/4 (M zdd + Phi_z^T alpha Phi - Q) */
+        if (s->multipliers == MULTIPLIERS_ITERATED && it > 0)
+            for (int r = 0; r < nr; ++r) /* lambda*_{i+1} = lambda*_i + alpha Phi (004: 9) */
+                P->lambda[r] += alpha * P->phi[r];
+        /* f = h^2/4 (M zdd + Phi_z^T (alpha Phi + lambda*) - Q) */
         for (int i = 0; i < n; ++i) {
             double v = -P->Q[i];
             for (int j = 0; j < n; ++j)
                 v += P->M[i + (size_t)n * j] * P->zdd[j];
-            for (int r = 0; r < nr; ++r)
-                v += P->phiz[r + (size_t)nr * i] * alpha * P->phi[r];
-            P->f[i] = -0.25 * h * h * v;
+            P->f[i] = v;
         }
+        phiz_transpose_add(P, alpha, P->phi, P->f);
+        if (options(f)->multipliers == MULTIPLIERS_ITERATED)
+            phiz_transpose_add(P, 1.0, P->lambda, P->f);
+        for (int i = 0; i < n; ++i)
+            P->f[i] = -0.25 * h * h * P->f[i];
         mo->time_dynamics += mbs_clock_now() - tc;
 
         if (it % reuse == 0) {
@@ -359,11 +570,11 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
         for (size_t i = 0; i < (size_t)n * n; ++i)
             P->T[i] = P->M[i] + 0.5 * h * P->C[i] + 0.25 * h * h * P->K[i];
         mbs_constraints_add_gram(m, P->phiz, 0.25 * h * h * alpha, P->T);
-        if (mbs_lu_factor(n, P->T, P->ipiv) != 0) {
+        if (factor_leading(P) != 0) {
             mo->time_factorization += mbs_clock_now() - tc;
             break;
         }
-        mbs_lu_solve(n, P->T, P->ipiv, P->f, 1);
+        solve_leading(P, P->f);
         corr = mbs_vec_norminf(n, P->f);
         for (int i = 0; i < n; ++i)
             P->z[i] += P->f[i];
@@ -377,6 +588,7 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
         memcpy(P->z, P->z0, bytes);
         memcpy(P->zd, P->zd0, bytes);
         memcpy(P->zdd, P->zdd0, bytes);
+        memcpy(P->lambda, P->lambda0, sizeof(double) * (size_t)nr);
         mbs_kinematics_positions(m, &P->kin, P->z);
         mbs_kinematics_velocities(m, &P->kin, P->zd);
         return mbs_error_set(err, MBS_RECOVERABLE,
@@ -390,21 +602,13 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
     trapezoidal_derivatives(P, h);
     mbs_kinematics_positions(m, &P->kin, P->z);
     mbs_constraints_eval(m, &P->kin, t1, P->z, P->phi, P->phiz, P->phit);
-    for (int i = 0; i < nr; ++i) {
-        double v = P->phit[i];
-        for (int j = 0; j < n; ++j)
-            v += P->phiz[i + (size_t)nr * j] * P->zd[j];
-        P->rv[i] = v;
-    }
+    for (int i = 0; i < nr; ++i)
+        P->rv[i] = phiz_row_times(P, i, P->zd, P->phit[i]);
     project(P, h, alpha, P->rv, P->zd);
     mbs_kinematics_velocities(m, &P->kin, P->zd);
     mbs_constraints_bias(m, &P->kin, t1, P->bias);
-    for (int i = 0; i < nr; ++i) {
-        double a = P->bias[i];
-        for (int j = 0; j < n; ++j)
-            a += P->phiz[i + (size_t)nr * j] * P->zdd[j];
-        P->rv[i] = a;
-    }
+    for (int i = 0; i < nr; ++i)
+        P->rv[i] = phiz_row_times(P, i, P->zdd, P->bias[i]);
     project(P, h, alpha, P->rv, P->zdd);
     mo->time_projection = mbs_clock_now() - tc;
 
@@ -430,10 +634,12 @@ static int penalty_step(MbsFormulation *f, double h, MbsError *err)
     return status;
 }
 
-/* State: z, zd, zdd, then the accumulated work and the power of non-conservative forces. */
+/* State: z, zd, zdd, then the accumulated work and the power of non-conservative forces, then
+ * the iterated multipliers. */
 static int penalty_state_size(const MbsFormulation *f)
 {
-    return 3 * ((const Penalty *)f->impl)->n + 2;
+    const Penalty *P = f->impl;
+    return 3 * P->n + 2 + P->nr;
 }
 
 static void penalty_state_get(const MbsFormulation *f, double *state)
@@ -445,6 +651,7 @@ static void penalty_state_get(const MbsFormulation *f, double *state)
     memcpy(state + 2 * P->n, P->zdd, bytes);
     state[3 * P->n] = P->work_nc;
     state[3 * P->n + 1] = P->power_nc;
+    memcpy(state + 3 * P->n + 2, P->lambda, sizeof(double) * (size_t)P->nr);
 }
 
 static int penalty_state_set(MbsFormulation *f, const double *state, MbsError *err)
@@ -458,6 +665,7 @@ static int penalty_state_set(MbsFormulation *f, const double *state, MbsError *e
     memcpy(P->zdd, state + 2 * P->n, bytes);
     P->work_nc = state[3 * P->n];
     P->power_nc = state[3 * P->n + 1];
+    memcpy(P->lambda, state + 3 * P->n + 2, sizeof(double) * (size_t)P->nr);
     /* what the end of a step leaves current: kinematics and constraints at the state */
     mbs_kinematics_positions(m, &P->kin, P->z);
     mbs_kinematics_velocities(m, &P->kin, P->zd);
@@ -478,6 +686,11 @@ static int penalty_statistics(const MbsFormulation *f, MbsStatistic *out, int ca
         {"jacobian_nonzeros", P->KC_colptr[t->problem.nx], ""},
         {"jacobian_colours", t->colours, ""},
         {"jacobian_residuals", (double)t->evaluations, ""},
+        {"jacobian_fallback", P->jacobian_fallback, ""},
+        {"leading_sparse", P->sparse, ""},
+        {"leading_nonzeros", P->sparse ? P->T_colptr[P->n] : (double)P->n * P->n, ""},
+        {"sparse_refactorizations", P->refactorizations, ""},
+        {"sparse_full_factorizations", P->full_factorizations, ""},
     };
     int count = (int)(sizeof stats / sizeof stats[0]);
     for (int i = 0; i < count && i < capacity; ++i)
@@ -487,13 +700,21 @@ static int penalty_statistics(const MbsFormulation *f, MbsStatistic *out, int ca
 
 static void penalty_reset_statistics(MbsFormulation *f)
 {
-    (void)f;
+    Penalty *P = f->impl;
+    P->refactorizations = P->full_factorizations = 0.0;
 }
 
 static void penalty_body_pose(const MbsFormulation *f, int body, double R[9], double p[3])
 {
     const Penalty *P = f->impl;
     mbs_kin_body_pose(f->model, &P->kin, body, R, p);
+}
+
+static void penalty_point_velocity(const MbsFormulation *f, int body, const double r[3],
+                                  double v[3])
+{
+    const Penalty *P = f->impl;
+    mbs_kin_point_motion(f->model, &P->kin, body, r, v, NULL);
 }
 
 static int penalty_ncoords(const MbsFormulation *f)
@@ -526,29 +747,47 @@ static double penalty_joint_violation(const MbsFormulation *f, int joint)
     return v;
 }
 
+static const char *const multipliers_choices[] = {"none", "iterated", NULL};
+static const char *const multipliers_labels[] = {MBS_N_("none (penalty)"),
+                                                 MBS_N_("iterated (augmented Lagrangian)"), NULL};
+
 static const MbsSetting penalty_items[] = {
     {.name = "alpha", .type = MBS_SETTING_NUMBER, .offset = offsetof(PenaltyOptions, alpha),
      .default_value = 1e9, .min = 0.0, .max = 1e300,
      .flags = MBS_SETTING_ABOVE_MIN | MBS_SETTING_DECADES, .label = MBS_N_("Penalty α"),
      .description = MBS_N_("Penalty factor of the constraints")},
+    {.name = "algebra", .type = MBS_SETTING_CHOICE, .offset = offsetof(PenaltyOptions, algebra),
+     .default_value = ALGEBRA_AUTOMATIC, .choices = mbs_algebra_choices,
+     .choice_labels = mbs_algebra_labels, .label = MBS_N_("Linear algebra"),
+     .description = MBS_N_("Leading matrix by dense LAPACK or sparse KLU factorizations; "
+                           "automatic: sparse from 40 coordinates")}, /* PENALTY_SPARSE_FROM */
+    {.name = "multipliers", .type = MBS_SETTING_CHOICE,
+     .offset = offsetof(PenaltyOptions, multipliers), .default_value = MULTIPLIERS_NONE,
+     .choices = multipliers_choices, .choice_labels = multipliers_labels,
+     .label = MBS_N_("Multipliers"),
+     .description = MBS_N_("Plain penalty (constraint error ~ reaction / α) or multipliers "
+                           "iterated in every Newton iteration (augmented Lagrangian, as ali3p): "
+                           "the constraint error falls to the Newton tolerance")},
     {.name = "newton", .type = MBS_SETTING_GROUP, .offset = offsetof(PenaltyOptions, newton),
      .group = &mbs_newton_settings},
     {.name = "tangent", .type = MBS_SETTING_GROUP, .offset = offsetof(PenaltyOptions, tangent),
-     .group = &mbs_tangent_settings},
+     .group = &mbs_tangent_analytical_settings},
 };
 
 static const MbsSettingTable penalty_settings = {
-    .name = "penalty", .items = penalty_items, .count = 3, .size = sizeof(PenaltyOptions)};
+    .name = "penalty", .items = penalty_items, .count = 4, .size = sizeof(PenaltyOptions)};
 
 const MbsFormulationClass mbs_penalty_class = {
     .name = "penalty",
     .description = MBS_N_("Semi-recursive penalty formulation, trapezoidal rule, velocity and "
                           "acceleration projections (papers 000, 003)"),
     .settings = &penalty_settings,
+    .tangent_offers_dual = 1,
     .init = penalty_init,
     .step = penalty_step,
     .finalize = penalty_finalize,
     .body_pose = penalty_body_pose,
+    .point_velocity = penalty_point_velocity,
     .ncoords = penalty_ncoords,
     .coordinates = penalty_coordinates,
     .accelerations = penalty_accelerations,

@@ -952,6 +952,13 @@ static void ssode_body_pose(const MbsFormulation *f, int body, double R[9], doub
     mbs_natural_body_pose(s->nat, s->q, body, R, p);
 }
 
+static void ssode_point_velocity(const MbsFormulation *f, int body, const double r[3],
+                                  double v[3])
+{
+    const Ssode *s = f->impl;
+    mbs_natural_point_velocity(s->nat, s->q, s->qd, body, r, v);
+}
+
 static int ssode_ncoords(const MbsFormulation *f)
 {
     const Ssode *s = f->impl;
@@ -1132,6 +1139,7 @@ const MbsFormulationClass mbs_ssode_class = {
     .step = ssode_step,
     .finalize = ssode_finalize,
     .body_pose = ssode_body_pose,
+    .point_velocity = ssode_point_velocity,
     .ncoords = ssode_ncoords,
     .coordinates = ssode_coordinates,
     .coordinate_kind = MBS_COORDINATES_NATURAL,

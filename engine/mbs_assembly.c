@@ -11,6 +11,7 @@
 
 typedef struct {
     int n, nr;
+    int npv; /* initial conditions on point velocities: rows below Phi_z in the velocity problem */
     MbsKinematics kin;
     MbsDynamics dyn;
     MbsLeastSquares *lsq;
@@ -38,7 +39,10 @@ static int work_init(Work *w, const MbsModel *m, MbsError *err)
     memset(w, 0, sizeof *w);
     w->n = m->topo->nnodes;
     w->nr = m->topo->nrows;
-    size_t n = (size_t)w->n + 1, nr = (size_t)w->nr + 1, big = n > nr ? n : nr;
+    for (int i = 0; i < m->ninitial; ++i)
+        w->npv += m->initial[i].joint < 0;
+    size_t n = (size_t)w->n + 1, nr = (size_t)w->nr + (size_t)w->npv + 1,
+           big = n > nr ? n : nr;
     w->phi = calloc(nr, sizeof(double));
     w->phiz = calloc(nr * n, sizeof(double));
     w->phit = calloc(nr, sizeof(double));
@@ -46,7 +50,7 @@ static int work_init(Work *w, const MbsModel *m, MbsError *err)
     w->rhs = calloc(big + n, sizeof(double));
     w->imposed = calloc(n, sizeof(int));
     w->free_cols = calloc(n, sizeof(int));
-    w->lsq = mbs_lsq_new(w->nr, w->n);
+    w->lsq = mbs_lsq_new(w->nr + w->npv, w->n);
     if (mbs_kinematics_init(&w->kin, m) || mbs_dynamics_init(&w->dyn, m) || !w->phi ||
         !w->phiz || !w->phit || !w->A || !w->rhs || !w->imposed || !w->free_cols || !w->lsq) {
         work_free(w);
@@ -113,12 +117,37 @@ static int solve_positions(const MbsModel *m, const MbsSettings *s, Work *w, dou
                          worst, joint);
 }
 
+/* The velocity problem's rows below Phi_z: u . v_P(zd) = value for each point velocity given
+ * (into w->A's rows nr.. of leading dimension nr + npv, free columns only; w->rhs likewise).
+ * Imposed coordinates move to the right side. */
+static void point_velocity_rows(const MbsModel *m, Work *w, int nf, const double *zd)
+{
+    int ld = w->nr + w->npv, row = w->nr;
+    double *full = w->phit; /* scratch: n entries of one row, phit no longer needed */
+    for (int i = 0; i < m->ninitial; ++i) {
+        const MbsInitialCondition *ic = &m->initial[i];
+        if (ic->joint >= 0)
+            continue;
+        const MbsPoint *p = &m->points[ic->point];
+        double r[3];
+        mbs_kin_point(m, &w->kin, p->body, p->pos, r);
+        mbs_kin_point_velocity_row(m, &w->kin, p->body, r, ic->direction, full, 1);
+        double rhs = ic->value;
+        for (int j = 0; j < w->n; ++j)
+            if (w->imposed[j])
+                rhs -= full[j] * zd[j];
+        for (int c = 0; c < nf; ++c)
+            w->A[row + (size_t)ld * c] = full[w->free_cols[c]];
+        w->rhs[row++] = rhs;
+    }
+}
+
 static int solve_velocities(const MbsModel *m, Work *w, double t, const double *z, double *zd,
                             MbsError *err)
 {
     mbs_kinematics_positions(m, &w->kin, z);
     mbs_constraints_eval(m, &w->kin, t, z, w->phi, w->phiz, w->phit);
-    int nf = gather_free(w);
+    int nf = gather_free(w), rows = w->nr + w->npv;
     /* Phi_z(free) zd_free = -Phi_t - Phi_z(imposed) zd_imposed */
     for (int i = 0; i < w->nr; ++i) {
         double r = -w->phit[i];
@@ -127,10 +156,41 @@ static int solve_velocities(const MbsModel *m, Work *w, double t, const double *
                 r -= w->phiz[i + (size_t)w->nr * j] * zd[j];
         w->rhs[i] = r;
     }
-    if (mbs_lsq_solve(w->lsq, w->nr, nf, w->A, w->rhs, 1e-10) < 0)
+    if (w->npv) {
+        /* re-lay Phi_z's free columns with the longer leading dimension, from the last */
+        for (int c = nf - 1; c >= 0; --c)
+            memmove(&w->A[(size_t)rows * c], &w->A[(size_t)w->nr * c],
+                    sizeof(double) * (size_t)w->nr);
+        point_velocity_rows(m, w, nf, zd);
+    }
+    if (mbs_lsq_solve(w->lsq, rows, nf, w->A, w->rhs, 1e-10) < 0)
         return mbs_error_set(err, MBS_FATAL, "velocity problem: least-squares solver failed");
     for (int c = 0; c < nf; ++c)
         zd[w->free_cols[c]] = w->rhs[c];
+    /* the point velocities given must be met exactly, else they contradict the constraints or
+     * each other */
+    if (w->npv) {
+        /* Phi_t again (point_velocity_rows used it as scratch) */
+        mbs_constraints_eval(m, &w->kin, t, z, w->phi, w->phiz, w->phit);
+        mbs_kinematics_velocities(m, &w->kin, zd);
+        for (int i = 0; i < m->ninitial; ++i) {
+            const MbsInitialCondition *ic = &m->initial[i];
+            if (ic->joint >= 0)
+                continue;
+            const MbsPoint *p = &m->points[ic->point];
+            double r[3], v[3];
+            mbs_kin_point(m, &w->kin, p->body, p->pos, r);
+            mbs_kin_point_motion(m, &w->kin, p->body, r, v, NULL);
+            double got = mbs_v3_dot(v, ic->direction);
+            if (fabs(got - ic->value) > 1e-8 * (1.0 + fabs(ic->value)))
+                return mbs_error_set(err, MBS_FATAL,
+                                     "the initial velocity of point '%s' (%.6g along [%.3g, "
+                                     "%.3g, %.3g]) cannot be met: the mechanism allows %.6g "
+                                     "there (too many or contradictory initial velocities?)",
+                                     p->name, ic->value, ic->direction[0], ic->direction[1],
+                                     ic->direction[2], got);
+        }
+    }
     /* Check the imposed velocities were compatible. */
     double scale = 1.0 + mbs_vec_norminf(w->n, zd);
     for (int i = 0; i < w->nr; ++i) {

@@ -16,6 +16,9 @@ typedef struct {
 int mbs_dynamics_init(MbsDynamics *d, const MbsModel *m);
 void mbs_dynamics_free(MbsDynamics *d);
 
+/* Mbar (6x6 column-major) of the body carried by node (zero without one): its spatial inertia
+ * about the origin, [m I, -m g~; m g~, J - m g~ g~] (paper 000 eq 7). */
+void mbs_dynamics_body_mbar(const MbsModel *m, const MbsKinematics *k, int node, double Mbar[36]);
 /* M (n x n, column-major, full symmetric) from the positions in k. */
 void mbs_dynamics_mass(const MbsModel *m, const MbsKinematics *k, MbsDynamics *d, double *M);
 /* Q (n) from positions and velocities in k, at coordinates z, zd (for joint forces). */

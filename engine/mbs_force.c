@@ -51,16 +51,33 @@ void mbs_force_class_list(char *text, size_t size)
     }
 }
 
+MBS_FORCE_LAW(constant_vector,
+    for (int i = 0; i < 3; ++i)
+        out->vector[i] = MBS_LIKE(in->value, f->vector[i]);
+)
+
 void mbs_force_constant_vector(const MbsForce *f, const MbsForceInput *in, MbsForceOutput *out)
 {
-    (void)in;
-    memcpy(out->vector, f->vector, sizeof out->vector);
+    constant_vector(f, in, out);
+}
+
+void mbs_force_constant_vector_dual(const MbsForce *f, const MbsForceInputDual *in,
+                                    MbsForceOutputDual *out)
+{
+    constant_vector_dual(f, in, out);
 }
 
 double mbs_force_no_energy(const MbsForce *f, const MbsForceInput *in)
 {
     (void)f, (void)in;
     return 0.0;
+}
+
+void mbs_force_constant_derivative(const MbsForce *f, const MbsForceInput *in,
+                                   MbsForceDerivative *d)
+{
+    (void)f, (void)in;
+    d->d_value = d->d_rate = 0.0;
 }
 
 int mbs_force_varies_in_natural(const MbsForce *f)

@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "mbs_model.h"
+#include "mbs_scalar.h"
 
 typedef enum {
     MBS_FORCE_ON_LINE,  /* body1/point1 to body2/point2 */
@@ -62,6 +63,42 @@ typedef struct {
     double vector[3];   /* point: force; body: torque (global axes) */
 } MbsForceOutput;
 
+/* Partial derivatives of a law's scalar output (line: tension, joint: generalized force) with
+ * respect to the scalar input's value and rate, for the analytical tangent
+ * (engine/mbs_dynamics_derivatives.c). */
+typedef struct {
+    double d_value, d_rate;
+} MbsForceDerivative;
+/* The same over dual numbers (mbs_scalar.h), for automatic differentiation. */
+typedef struct {
+    MbsDual value, rate;
+    MbsDual r[3], v[3];
+    MbsDual omega[3];
+} MbsForceInputDual;
+
+typedef struct {
+    MbsDual tension;
+    MbsDual generalized;
+    MbsDual vector[3];
+} MbsForceOutputDual;
+
+/* A law written once over the scalar type: defines the static functions name (double) and
+ * name_dual (dual numbers) from one body that reads f and in and sets out with the operations
+ * of mbs_scalar.h (MBS_ADD, MBS_SCALE...), so the forward-mode derivative of a law is never
+ * written by hand. */
+#define MBS_FORCE_LAW(name, ...)                                                                 \
+    static void name(const MbsForce *f, const MbsForceInput *in, MbsForceOutput *out)          \
+    {                                                                                          \
+        (void)f, (void)in, (void)out;                                                          \
+        __VA_ARGS__                                                                            \
+    }                                                                                          \
+    static void name##_dual(const MbsForce *f, const MbsForceInputDual *in,                    \
+                            MbsForceOutputDual *out)                                           \
+    {                                                                                          \
+        (void)f, (void)in, (void)out;                                                          \
+        __VA_ARGS__                                                                            \
+    }
+
 typedef struct {
     const char *name;        /* the kind in model files: "tsda" */
     const char *description; /* for people: "spring-damper" (the inspector's words) */
@@ -72,10 +109,18 @@ typedef struct {
     int state_dependent;     /* the law reads the kinematics (0: a constant output) */
     MbsForceDrawing drawing;
     void (*evaluate)(const MbsForce *f, const MbsForceInput *in, MbsForceOutput *out);
+    /* the same law over dual numbers (MBS_FORCE_LAW defines both) */
+    void (*evaluate_dual)(const MbsForce *f, const MbsForceInputDual *in,
+                          MbsForceOutputDual *out);
     /* Potential of the conservative part, and power of the rest (for the energy balance:
      * d(T + V)/dt = power). */
     double (*energy)(const MbsForce *f, const MbsForceInput *in);
     double (*power)(const MbsForce *f, const MbsForceInput *in);
+    /* Optional: the law's derivative (d tension/d(l, l'), d generalized/d(q, q')); a constant
+     * law (state_dependent 0) gives zeros. Without it the analytical tangent refuses models with
+     * the element. Laws of points and bodies that read the kinematics would need d vector/d v
+     * and d vector/d omega, which this does not carry (none exists today). */
+    void (*derivative)(const MbsForce *f, const MbsForceInput *in, MbsForceDerivative *d);
 } MbsForceClass;
 
 /* The numbers of field in element f (count of them). */
@@ -95,7 +140,11 @@ void mbs_force_class_list(char *text, size_t size);
 /* Parts that classes share: the law of a constant vector (f->vector, whatever the
  * kinematics) and no potential. */
 void mbs_force_constant_vector(const MbsForce *f, const MbsForceInput *in, MbsForceOutput *out);
+void mbs_force_constant_vector_dual(const MbsForce *f, const MbsForceInputDual *in,
+                                    MbsForceOutputDual *out);
 double mbs_force_no_energy(const MbsForce *f, const MbsForceInput *in);
+void mbs_force_constant_derivative(const MbsForce *f, const MbsForceInput *in,
+                                   MbsForceDerivative *d);
 
 /* The element's generalized forces in natural coordinates depend on q (all but a constant
  * force at a point, whose point is linear in q). */

@@ -45,22 +45,43 @@ const MbsSettingTable mbs_newton_settings = {
      .default_value = (default_method), .choices = mbs_jacobian_method_names,                    \
      .choice_labels = mbs_jacobian_method_labels, .label = MBS_N_("Jacobian"),                   \
      .description = MBS_N_("How the tangent matrix is computed: forward or central "             \
-                           "differences, or forward ones compressed by a column colouring")}
+                           "differences, forward ones compressed by a column colouring, "        \
+                           "automatic differentiation, dense or compressed, or analytical "      \
+                           "derivatives (the last three: penalty only)")}
 
-/* penalty and ali3p: columns in parallel, central differences by default */
+/* All cores (capped by the formulation for small models): 1.9-2x on the lattices with 2 idle
+ * cores; slower when the cores are busy with other work (docs/benchmarks.md). */
+#define TANGENT_THREADS_ITEM                                                                     \
+    {.name = "threads", .type = MBS_SETTING_INTEGER,                                             \
+     .offset = offsetof(MbsTangentOptions, threads), .default_value = 0, .min = 0, .max = 1024,  \
+     .flags = MBS_SETTING_AUTO_ZERO, .label = MBS_N_("Jacobian threads"),                        \
+     .description = MBS_N_("Threads computing the columns of the Jacobian; 0: automatic")}
+
+/* ali3p: columns in parallel, central differences by default */
 static const MbsSetting tangent_items[] = {
     TANGENT_REUSE_ITEM,
     TANGENT_METHOD_ITEM(MBS_JACOBIAN_ND_CENTRAL),
-    /* All cores (capped by the formulation for small models): 1.9-2x on the lattices with
-     * 2 idle cores; slower when the cores are busy with other work (docs/benchmarks.md). */
-    {.name = "threads", .type = MBS_SETTING_INTEGER,
-     .offset = offsetof(MbsTangentOptions, threads), .default_value = 0, .min = 0, .max = 1024,
-     .flags = MBS_SETTING_AUTO_ZERO, .label = MBS_N_("Jacobian threads"),
-     .description = MBS_N_("Threads computing the columns of the Jacobian; 0: automatic")},
+    TANGENT_THREADS_ITEM,
 };
 
 const MbsSettingTable mbs_tangent_settings = {
     .name = "tangent", .items = tangent_items, .count = 3, .size = sizeof(MbsTangentOptions)};
+
+const char *const mbs_algebra_choices[] = {"automatic", "dense", "sparse", NULL};
+const char *const mbs_algebra_labels[] = {MBS_N_("automatic"), MBS_N_("dense (LAPACK)"),
+                                          MBS_N_("sparse (KLU)"), NULL};
+
+/* penalty: the same, analytical derivatives by default (the fastest: one J costs about 10
+ * evaluations of Q on the lattices against 2n for nd-central; docs/benchmarks.md). */
+static const MbsSetting tangent_analytical_items[] = {
+    TANGENT_REUSE_ITEM,
+    TANGENT_METHOD_ITEM(MBS_JACOBIAN_ANALYTICAL),
+    TANGENT_THREADS_ITEM,
+};
+
+const MbsSettingTable mbs_tangent_analytical_settings = {
+    .name = "tangent", .items = tangent_analytical_items, .count = 3,
+    .size = sizeof(MbsTangentOptions)};
 
 /* matrix-r's trapezoidal tangent: serial, and forward differences by default — the increment its
  * Newton iteration was tuned and tested with (central differences stall on the 1x15 lattice at
@@ -133,6 +154,25 @@ int mbs_formulation_check_settings(const MbsFormulationClass *k, const MbsModel 
     mbs_settings_for(&own, k);
     if (mbs_settings_validate(&own, err))
         return MBS_FATAL;
+    MbsSettingRef jacobian;
+    /* refused even where the setting does not apply (matrix-r's rk4 still makes its tangent) */
+    if (!k->tangent_offers_dual && !mbs_settings_find(k->settings, "jacobian", &jacobian)) {
+        MbsJacobianMethod method = (MbsJacobianMethod)mbs_setting_get_number(&own, &jacobian);
+        if (mbs_jacobian_method_needs_dual(method)) {
+            char offering[128] = "";
+            for (int i = 0; i < mbs_formulation_count(); ++i)
+                if (registry[i]->tangent_offers_dual) {
+                    if (offering[0])
+                        strncat(offering, ", ", sizeof offering - strlen(offering) - 1);
+                    strncat(offering, registry[i]->name, sizeof offering - strlen(offering) - 1);
+                }
+            return mbs_error_set(err, MBS_FATAL,
+                                 "%s does not offer the Jacobian method '%s': it differentiates "
+                                 "a dual-number evaluation of the formulation's residual, which "
+                                 "%s has not (%s has); choose a method of differences",
+                                 k->name, mbs_jacobian_method_name(method), k->name, offering);
+        }
+    }
     return k->check_settings ? k->check_settings(m, &own, err) : 0;
 }
 
@@ -257,6 +297,18 @@ void mbs_formulation_point_position(const MbsFormulation *f, int point, double o
     mbs_formulation_body_pose(f, pt->body, R, p);
     mbs_m3_mulv(R, pt->pos, out);
     mbs_v3_add(out, p, out);
+}
+
+void mbs_formulation_point_velocity(const MbsFormulation *f, int point, double out[3])
+{
+    const MbsPoint *pt = &f->model->points[point];
+    double r[3];
+    mbs_formulation_point_position(f, point, r);
+    if (pt->body == f->model->ground) {
+        out[0] = out[1] = out[2] = 0.0;
+        return;
+    }
+    f->klass->point_velocity(f, pt->body, r, out);
 }
 
 int mbs_checkpoint_init(MbsCheckpoint *c, const MbsFormulation *f, MbsError *err)

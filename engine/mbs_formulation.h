@@ -32,6 +32,11 @@ typedef struct {
 
 extern const MbsSettingTable mbs_newton_settings;  /* newton-tolerance, newton-iterations */
 extern const MbsSettingTable mbs_tangent_settings; /* jacobian-reuse, jacobian, threads */
+/* Choices of the "algebra" setting of ali3p and penalty: automatic, dense, sparse. */
+extern const char *const mbs_algebra_choices[];
+extern const char *const mbs_algebra_labels[];
+/* The same with the analytical method by default (penalty). */
+extern const MbsSettingTable mbs_tangent_analytical_settings;
 /* The first items of mbs_tangent_settings, for formulations that read only those. */
 extern const MbsSettingTable mbs_tangent_serial_settings; /* jacobian-reuse, jacobian (forward by default) */
 
@@ -80,6 +85,10 @@ typedef struct {
     /* Whether these settings can run this model, beyond the tables' ranges (checked before):
      * 0, or -1 with err saying why. NULL: nothing more to check. */
     int (*check_settings)(const MbsModel *m, const MbsSettings *s, MbsError *err);
+    /* 1 when its tangent problem offers residual_dual (mbs_tangent.h), so that the Jacobian
+     * methods that need it (ad, ad-sparse) apply; 0: mbs_formulation_check_settings refuses
+     * them, naming the formulation. */
+    int tangent_offers_dual;
     int (*init)(MbsFormulation *f, MbsError *err);      /* allocate workspaces, assemble */
     /* Advance one step of size h (the run driver's; it may be below settings.step when the
      * driver cuts the step). On a recoverable failure the state may be anywhere: the driver
@@ -88,6 +97,8 @@ typedef struct {
     void (*finalize)(MbsFormulation *f);                /* release workspaces */
     /* Pose of a body: x = R x_drawn + p maps drawn coordinates to current ones. */
     void (*body_pose)(const MbsFormulation *f, int body, double R[9], double p[3]);
+    /* Velocity v of the material point of a body that is now at r (global). */
+    void (*point_velocity)(const MbsFormulation *f, int body, const double r[3], double v[3]);
     /* Coordinates (relative z or natural q): count and values. */
     int (*ncoords)(const MbsFormulation *f);
     void (*coordinates)(const MbsFormulation *f, double *q, double *qd);
@@ -175,6 +186,8 @@ void mbs_formulation_body_pose(const MbsFormulation *f, int body, double R[9], d
 void mbs_formulation_accelerations(const MbsFormulation *f, double *qdd);
 /* Current position of a model point (index into m->points). */
 void mbs_formulation_point_position(const MbsFormulation *f, int point, double out[3]);
+/* Current velocity of a model point (index into m->points); zero on the ground. */
+void mbs_formulation_point_velocity(const MbsFormulation *f, int point, double out[3]);
 
 /* Everything needed to restart a formulation exactly: sized for one formulation object by
  * mbs_checkpoint_init (allocates), filled by mbs_formulation_save and applied by

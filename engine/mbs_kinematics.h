@@ -1,4 +1,6 @@
-/* Semi-recursive open-chain kinematics in relative coordinates (paper 000 eqs 2-5).
+/* Semi-recursive open-chain kinematics in relative coordinates (paper 000 eqs 2-5): positions,
+ * velocities and point queries are the double instance of mbs_kinematics_kernel.h (mbs_dual.h
+ * has the dual-number one, for automatic differentiation).
  *
  * All bodies share the global origin as reference point: Z_k = [s_dot; omega] is the velocity
  * of the point of node k that coincides with the origin, and its angular velocity.
@@ -40,6 +42,14 @@ void mbs_kin_point_motion(const MbsModel *m, const MbsKinematics *k, int body, c
 /* Time derivative of the body vector u and its second derivative when zdd = 0. */
 void mbs_kin_vector_motion(const MbsModel *m, const MbsKinematics *k, int body,
                            const double u[3], double ud[3], double udd_bias[3]);
+/* Velocity of the body point at r (zero for ground). */
+void mbs_kin_point_velocity(const MbsModel *m, const MbsKinematics *k, int body,
+                            const double r[3], double v[3]);
+/* Row of the Jacobian of direction . v (v the velocity of the body point at r) with respect to
+ * zd: out[j * ld] for every coordinate j (zero off the body's path to the root). */
+void mbs_kin_point_velocity_row(const MbsModel *m, const MbsKinematics *k, int body,
+                                const double r[3], const double direction[3], double *out,
+                                size_t ld);
 /* Angular velocity of a body (zero for ground). */
 void mbs_kin_body_omega(const MbsModel *m, const MbsKinematics *k, int body, double w[3]);
 

@@ -9,21 +9,6 @@ void mbs_linalg_single_threaded(void)
     openblas_set_num_threads(1);
 }
 
-void mbs_m3_rotation(const double u[3], double angle, double R[9])
-{
-    double c = cos(angle), s = sin(angle), t = 1.0 - c;
-    double x = u[0], y = u[1], z = u[2];
-    R[0] = t * x * x + c;
-    R[1] = t * x * y - s * z;
-    R[2] = t * x * z + s * y;
-    R[3] = t * x * y + s * z;
-    R[4] = t * y * y + c;
-    R[5] = t * y * z - s * x;
-    R[6] = t * x * z - s * y;
-    R[7] = t * y * z + s * x;
-    R[8] = t * z * z + c;
-}
-
 void mbs_v3_basis(const double u[3], double w1[3], double w2[3])
 {
     /* Cross with the global axis least aligned with u. */

@@ -77,7 +77,8 @@ static inline void mbs_m3_identity(double R[9])
     memset(R, 0, 9 * sizeof *R);
     R[0] = R[4] = R[8] = 1.0;
 }
-/* Rotation by angle about unit axis u (Rodrigues). */
+/* Rotation by angle about unit axis u (Rodrigues; defined with the kinematics kernel,
+ * mbs_kinematics_kernel.h, which differentiates it). */
 void mbs_m3_rotation(const double u[3], double angle, double R[9]);
 /* Two unit vectors completing u to a right-handed orthonormal basis (u, w1, w2). */
 void mbs_v3_basis(const double u[3], double w1[3], double w2[3]);

@@ -33,6 +33,7 @@ MbsModel *mbs_model_new(const char *name)
         return NULL;
     snprintf(m->name, sizeof m->name, "%s", name ? name : "model");
     m->ground = -1;
+    m->planar_normal = -1;
     return m;
 }
 
@@ -376,6 +377,65 @@ int mbs_model_add_force(MbsModel *m, const MbsForce *f, MbsError *err)
     return m->nforces++;
 }
 
+int mbs_model_set_planar(MbsModel *m, int axis, MbsError *err)
+{
+    if (axis < -1 || axis > 2)
+        return mbs_error_set(err, MBS_FATAL, "planar: the normal must be X, Y or Z");
+    m->planar_normal = axis;
+    return 0;
+}
+
+/* A planar model's joints must keep its bodies in the plane (mbs_model_set_planar). */
+static int check_planar(const MbsModel *m, MbsError *err)
+{
+    static const char axes[] = "XYZ";
+    for (int j = 0; m->planar_normal >= 0 && j < m->njoints; ++j) {
+        const MbsJoint *J = &m->joints[j];
+        double along = fabs(J->axis1[m->planar_normal]);
+        if (J->type == MBS_JOINT_SPHERICAL || J->type == MBS_JOINT_UNIVERSAL)
+            return mbs_error_set(err, MBS_FATAL, "joint '%s': a %s joint in a planar model (use "
+                                 "a revolute joint about %c)", J->name,
+                                 mbs_joint_type_name(J->type), axes[m->planar_normal]);
+        if (J->type == MBS_JOINT_REVOLUTE && along < 1.0 - 1e-12)
+            return mbs_error_set(err, MBS_FATAL, "joint '%s': in a model planar about %c a "
+                                 "revolute axis must be along %c", J->name,
+                                 axes[m->planar_normal], axes[m->planar_normal]);
+        if (J->type == MBS_JOINT_PRISMATIC && along > 1e-12)
+            return mbs_error_set(err, MBS_FATAL, "joint '%s': in a model planar about %c a "
+                                 "prismatic axis must lie in the plane", J->name,
+                                 axes[m->planar_normal]);
+    }
+    return 0;
+}
+
+int mbs_model_set_point_velocity(MbsModel *m, int point, const double direction[3], double value,
+                                 MbsError *err)
+{
+    if (point < 0 || point >= m->npoints)
+        return mbs_error_set(err, MBS_FATAL, "initial velocity: point index out of range");
+    const MbsPoint *p = &m->points[point];
+    double u[3];
+    if (!isfinite(value) || !isfinite(direction[0] + direction[1] + direction[2]))
+        return mbs_error_set(err, MBS_FATAL, "initial velocity of point '%s' is not finite",
+                             p->name);
+    if (mbs_v3_unit(direction, u) == 0.0 || !isfinite(u[0] + u[1] + u[2]))
+        return mbs_error_set(err, MBS_FATAL, "initial velocity of point '%s': the direction is "
+                             "zero", p->name);
+    if (m->bodies[p->body].is_ground)
+        return mbs_error_set(err, MBS_FATAL, "initial velocity of point '%s': it is a point of "
+                             "the ground", p->name);
+    for (int i = 0; i < m->ninitial; ++i)
+        if (m->initial[i].joint < 0 && m->initial[i].point == point &&
+            fabs(mbs_v3_dot(m->initial[i].direction, u)) > 1.0 - 1e-12)
+            return mbs_error_set(err, MBS_FATAL, "point '%s': initial velocity along this "
+                                 "direction given twice", p->name);
+    GROW(m, initial, ninitial, cap_initial, err);
+    MbsInitialCondition *c = &m->initial[m->ninitial];
+    *c = (MbsInitialCondition){.joint = -1, .is_velocity = 1, .value = value, .point = point};
+    memcpy(c->direction, u, sizeof u);
+    return m->ninitial++;
+}
+
 int mbs_model_set_initial(MbsModel *m, int joint, int coordinate, int is_velocity, double value,
                           MbsError *err)
 {
@@ -400,7 +460,8 @@ int mbs_model_set_initial(MbsModel *m, int joint, int coordinate, int is_velocit
             return mbs_error_set(err, MBS_FATAL, "joint '%s': initial %s of coordinate %d given "
                                  "twice", j->name, is_velocity ? "velocity" : "position", coordinate);
     GROW(m, initial, ninitial, cap_initial, err);
-    m->initial[m->ninitial] = (MbsInitialCondition){joint, coordinate, is_velocity, value};
+    m->initial[m->ninitial] = (MbsInitialCondition){.joint = joint, .coordinate = coordinate,
+                                                    .is_velocity = is_velocity, .value = value};
     return m->ninitial++;
 }
 
@@ -499,12 +560,42 @@ void mbs_inertia_box(double mass, const double size[3], double inertia[9])
     inertia[8] = mass * (a2 + b2) / 12.0;
 }
 
+int mbs_inertia_box_along(double mass, const double size[3], const double u[3],
+                          const double v[3], double inertia[9])
+{
+    double q[3][3], principal[9], vn[3];
+    if (mbs_v3_unit(u, q[0]) == 0.0 || !isfinite(q[0][0] + q[0][1] + q[0][2]))
+        goto bad;
+    double along = mbs_v3_dot(v, q[0]);
+    for (int k = 0; k < 3; ++k)
+        vn[k] = v[k] - along * q[0][k];
+    /* v within 1e-9 rad of u is taken as parallel: the box's orientation would be noise */
+    if (!(mbs_v3_norm(vn) > 1e-9 * mbs_v3_norm(v)) || mbs_v3_unit(vn, q[1]) == 0.0)
+        goto bad;
+    mbs_v3_cross(q[0], q[1], q[2]);
+    mbs_inertia_box(mass, size, principal);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            double s = 0.0;
+            for (int k = 0; k < 3; ++k)
+                s += q[k][i] * principal[4 * k] * q[k][j];
+            inertia[3 * i + j] = s;
+        }
+    return 0;
+bad:
+    for (int k = 0; k < 9; ++k)
+        inertia[k] = NAN;
+    return -1;
+}
+
 int mbs_model_compile(MbsModel *m, MbsError *err)
 {
     if (m->topo)
         return 0;
     if (m->ground < 0)
         return mbs_error_set(err, MBS_FATAL, "model '%s' has no ground body", m->name);
+    if (check_planar(m, err))
+        return MBS_FATAL;
     m->topo = mbs_topology_build(m, err);
     return m->topo ? 0 : (err ? err->status : MBS_FATAL);
 }

@@ -79,10 +79,12 @@ typedef struct {
 } MbsForce;
 
 typedef struct {
-    int joint;
+    int joint;      /* -1: the velocity of a point (point, direction) */
     int coordinate; /* which coordinate of a multi-coordinate joint */
     int is_velocity; /* 1: initial velocity, 0: initial position (relative to the drawing) */
     double value;
+    int point;           /* joint -1: the point (index in points) whose velocity along */
+    double direction[3]; /* this unit direction is value */
 } MbsInitialCondition;
 
 typedef struct {
@@ -168,10 +170,12 @@ typedef enum {
     MBS_DERIVE_MIDPOINT,    /* 6 inputs a, b -> (a + b) / 2 (3 numbers) */
     MBS_DERIVE_BOX_INERTIA, /* mass, 3 sizes -> inertia (9 numbers, mbs_inertia_box) */
     MBS_DERIVE_ROD_INERTIA, /* mass, 6 end coordinates -> inertia (mbs_inertia_slender_rod) */
+    MBS_DERIVE_BOX_INERTIA_ALONG, /* mass, 3 sizes, 2 edge directions -> inertia (9 numbers,
+                                     mbs_inertia_box_along) */
     MBS_DERIVE_COUNT
 } MbsDerivation;
 
-#define MBS_BINDING_INPUTS_MAX 7
+#define MBS_BINDING_INPUTS_MAX 10
 
 typedef struct {
     MbsFieldRef target;  /* first number written */
@@ -185,6 +189,9 @@ typedef struct {
 typedef struct MbsModel {
     char name[MBS_NAME_MAX * 2];
     double gravity[3];
+    /* -1: spatial; 0, 1, 2: a planar mechanism moving in the plane normal to X, Y or Z (its
+     * cut joints keep only their in-plane equations: no redundant rows) */
+    int planar_normal;
 
     MbsBody *bodies;
     int nbodies;
@@ -235,6 +242,14 @@ int mbs_model_add_rod(MbsModel *m, const char *name, int body1, const double poi
                       int body2, const double point2[3], double length, MbsError *err);
 int mbs_model_drive_joint(MbsModel *m, int joint, const MbsFunction *driver, MbsError *err);
 int mbs_model_add_force(MbsModel *m, const MbsForce *force, MbsError *err);
+/* Initial condition "point moves at value along direction" (direction need not be unit; it is
+ * normalized). The assembly's velocity problem adds it as one more equation. */
+/* Declare the mechanism planar, moving in the plane normal to axis (0, 1, 2 for X, Y, Z; -1:
+ * spatial). Checked at compile: revolute axes along the normal, prismatic axes in the plane, no
+ * spherical or universal joints. */
+int mbs_model_set_planar(MbsModel *m, int axis, MbsError *err);
+int mbs_model_set_point_velocity(MbsModel *m, int point, const double direction[3], double value,
+                                 MbsError *err);
 int mbs_model_set_initial(MbsModel *m, int joint, int coordinate, int is_velocity, double value,
                           MbsError *err);
 int mbs_model_add_parameter(MbsModel *m, const char *name, double value, MbsError *err);
@@ -258,6 +273,11 @@ int mbs_model_find_point(const MbsModel *m, int body, const char *name);
 void mbs_inertia_slender_rod(double mass, const double end1[3], const double end2[3],
                              double inertia[9]);
 void mbs_inertia_box(double mass, const double size[3], double inertia[9]);
+/* A uniform box whose edge size[0] lies along u, size[1] along the part of v normal to u and
+ * size[2] along u x v: I = Q diag Q^T with Q = [u, v', u x v'] (unit columns). -1 (inertia
+ * NaN) when u is zero or v is parallel to u. */
+int mbs_inertia_box_along(double mass, const double size[3], const double u[3],
+                          const double v[3], double inertia[9]);
 
 /* Spanning tree, coordinates, constraints. After this the model is read-only. */
 int mbs_model_compile(MbsModel *m, MbsError *err);

@@ -354,6 +354,22 @@ void mbs_natural_body_pose(const MbsNatural *nat, const double *q, int body, dou
     mbs_v3_sub(&q[off], rc, p);
 }
 
+void mbs_natural_point_velocity(const MbsNatural *nat, const double *q, const double *qd,
+                                int body, const double r[3], double v[3])
+{
+    int off = body >= 0 && body < nat->model->nbodies ? nat->body_off[body] : -1;
+    v[0] = v[1] = v[2] = 0.0;
+    if (off < 0)
+        return;
+    double d[3], s[3];
+    mbs_v3_sub(r, &q[off], d);
+    for (int k = 0; k < 3; ++k) /* s_k = (u, v, w)_k . d */
+        s[k] = q[off + 3 + 3 * k] * d[0] + q[off + 4 + 3 * k] * d[1] + q[off + 5 + 3 * k] * d[2];
+    for (int i = 0; i < 3; ++i)
+        v[i] = qd[off + i] + s[0] * qd[off + 3 + i] + s[1] * qd[off + 6 + i] +
+               s[2] * qd[off + 9 + i];
+}
+
 /* One row: value, sparse gradient, Phi_t and bias (any may be NULL). */
 static void row_eval(const MbsNatRow *r, const double *q, const double *qd, double t,
                      double *phi, MbsNatJacRow *J, double *phit, double *c)

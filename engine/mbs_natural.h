@@ -91,6 +91,10 @@ void mbs_natural_from_bodies(const MbsNatural *nat, const MbsBodyState *bodies, 
 double mbs_natural_joint_violation(const MbsNatural *nat, const double *phi, int joint);
 void mbs_natural_body_pose(const MbsNatural *nat, const double *q, int body, double R[9],
                            double p[3]);
+/* Velocity of the material point of a body now at r: the rate of x = r_c + s_x u + s_y v +
+ * s_z w with s = R^T (r - r_c) (zero for ground). */
+void mbs_natural_point_velocity(const MbsNatural *nat, const double *q, const double *qd,
+                                int body, const double r[3], double v[3]);
 /* Linear expressions of a drawn point / vector of a body. */
 void mbs_natural_point_lin(const MbsNatural *nat, int body, const double x0[3], MbsNatLin *L);
 void mbs_natural_vector_lin(const MbsNatural *nat, int body, const double a0[3], MbsNatLin *L);

@@ -54,6 +54,11 @@ static void derive_rod_inertia(const double *in, double *out)
     mbs_inertia_slender_rod(in[0], in + 1, in + 4, out);
 }
 
+static void derive_box_inertia_along(const double *in, double *out)
+{
+    mbs_inertia_box_along(in[0], in + 1, in + 4, in + 7, out);
+}
+
 static const struct {
     int ninputs, noutputs;
     DeriveFn fn;
@@ -64,6 +69,7 @@ static const struct {
     [MBS_DERIVE_MIDPOINT] = {6, 3, derive_midpoint},
     [MBS_DERIVE_BOX_INERTIA] = {4, 9, derive_box_inertia},
     [MBS_DERIVE_ROD_INERTIA] = {7, 9, derive_rod_inertia},
+    [MBS_DERIVE_BOX_INERTIA_ALONG] = {10, 9, derive_box_inertia_along},
 };
 
 int mbs_derivation_outputs(MbsDerivation derivation)
@@ -94,7 +100,8 @@ static const FieldName joint_fields[] = {
 /* Where a force acts; its numbers are named by its class (mbs_force.h). */
 static const FieldName force_fields[] = {FIELD(MbsForce, point1, 3), FIELD(MbsForce, point2, 3),
                                          {0}};
-static const FieldName initial_fields[] = {FIELD(MbsInitialCondition, value, 1), {0}};
+static const FieldName initial_fields[] = {FIELD(MbsInitialCondition, value, 1),
+                                           FIELD(MbsInitialCondition, direction, 3), {0}};
 #undef FIELD
 
 static const FieldName *const field_names[] = {
@@ -144,7 +151,10 @@ void mbs_field_ref_describe(const MbsModel *m, MbsFieldRef ref, char *text, size
     case MBS_ELEMENT_POINT: element = m->points[ref.index].name; break;
     case MBS_ELEMENT_JOINT: element = m->joints[ref.index].name; break;
     case MBS_ELEMENT_FORCE: element = m->forces[ref.index].name; break;
-    case MBS_ELEMENT_INITIAL: element = m->joints[m->initial[ref.index].joint].name; break;
+    case MBS_ELEMENT_INITIAL:
+        element = m->initial[ref.index].joint >= 0 ? m->joints[m->initial[ref.index].joint].name
+                                                   : m->points[m->initial[ref.index].point].name;
+        break;
     }
     FieldName found = {"?", 0, 1};
     for (const FieldName *f = field_names[ref.kind]; f->name; ++f)
@@ -416,7 +426,10 @@ static int check_with_builders(const MbsModel *m, MbsError *err)
         bad = mbs_model_add_force(s, &m->forces[i], err) < 0;
     for (int i = 0; !bad && i < m->ninitial; ++i) {
         const MbsInitialCondition *c = &m->initial[i];
-        bad = mbs_model_set_initial(s, c->joint, c->coordinate, c->is_velocity, c->value, err) < 0;
+        bad = (c->joint >= 0 ? mbs_model_set_initial(s, c->joint, c->coordinate, c->is_velocity,
+                                                     c->value, err)
+                             : mbs_model_set_point_velocity(s, c->point, c->direction, c->value,
+                                                            err)) < 0;
     }
     mbs_model_free(s);
     return bad ? MBS_FATAL : 0;

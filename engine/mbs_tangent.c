@@ -14,23 +14,35 @@
 extern const MbsTangentMethodClass mbs_tangent_nd_forward;
 extern const MbsTangentMethodClass mbs_tangent_nd_central;
 extern const MbsTangentMethodClass mbs_tangent_nd_sparse;
+extern const MbsTangentMethodClass mbs_tangent_ad;
+extern const MbsTangentMethodClass mbs_tangent_ad_sparse;
+extern const MbsTangentMethodClass mbs_tangent_analytical;
 
 static const MbsTangentMethodClass *const registry[MBS_JACOBIAN_COUNT] = {
     [MBS_JACOBIAN_ND_FORWARD] = &mbs_tangent_nd_forward,
     [MBS_JACOBIAN_ND_CENTRAL] = &mbs_tangent_nd_central,
     [MBS_JACOBIAN_ND_SPARSE] = &mbs_tangent_nd_sparse,
+    [MBS_JACOBIAN_AD] = &mbs_tangent_ad,
+    [MBS_JACOBIAN_AD_SPARSE] = &mbs_tangent_ad_sparse,
+    [MBS_JACOBIAN_ANALYTICAL] = &mbs_tangent_analytical,
 };
 
 const char *const mbs_jacobian_method_names[MBS_JACOBIAN_COUNT + 1] = {
     [MBS_JACOBIAN_ND_FORWARD] = "nd-forward",
     [MBS_JACOBIAN_ND_CENTRAL] = "nd-central",
     [MBS_JACOBIAN_ND_SPARSE] = "nd-sparse",
+    [MBS_JACOBIAN_AD] = "ad",
+    [MBS_JACOBIAN_AD_SPARSE] = "ad-sparse",
+    [MBS_JACOBIAN_ANALYTICAL] = "analytical",
 };
 
 const char *const mbs_jacobian_method_labels[MBS_JACOBIAN_COUNT + 1] = {
     [MBS_JACOBIAN_ND_FORWARD] = MBS_N_("forward differences"),
     [MBS_JACOBIAN_ND_CENTRAL] = MBS_N_("central differences"),
     [MBS_JACOBIAN_ND_SPARSE] = MBS_N_("compressed forward differences"),
+    [MBS_JACOBIAN_AD] = MBS_N_("automatic differentiation (penalty)"),
+    [MBS_JACOBIAN_AD_SPARSE] = MBS_N_("compressed automatic differentiation (penalty)"),
+    [MBS_JACOBIAN_ANALYTICAL] = MBS_N_("analytical derivatives"),
 };
 
 const char *mbs_jacobian_method_name(MbsJacobianMethod method)
@@ -41,6 +53,11 @@ const char *mbs_jacobian_method_name(MbsJacobianMethod method)
 int mbs_jacobian_method_uses_pattern(MbsJacobianMethod method)
 {
     return (unsigned)method < MBS_JACOBIAN_COUNT && registry[method]->uses_pattern;
+}
+
+int mbs_jacobian_method_needs_dual(MbsJacobianMethod method)
+{
+    return (unsigned)method < MBS_JACOBIAN_COUNT && registry[method]->needs_dual;
 }
 
 int mbs_jacobian_method_from_name(const char *name)
@@ -71,6 +88,11 @@ int mbs_tangent_init(MbsTangent *t, const MbsTangentProblem *problem, MbsJacobia
     if (problem->nx < 0 || problem->nr < 0 || problem->nthreads < 1 || !problem->residual ||
         !problem->contexts)
         return mbs_error_set(err, MBS_FATAL, "tangent: incomplete problem description");
+    if (registry[method]->needs_dual && !problem->residual_dual)
+        return mbs_error_set(err, MBS_FATAL,
+                             "tangent: the Jacobian method '%s' differentiates a dual-number "
+                             "evaluation of the residual, which this problem does not offer",
+                             mbs_jacobian_method_names[method]);
     t->problem = *problem;
     t->capacity_nx = problem->nx;
     t->capacity_nr = problem->nr;

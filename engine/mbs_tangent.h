@@ -4,8 +4,9 @@
  *
  * A tangent object is made at a formulation's init for one problem and one method; it sizes its
  * workspace then, so evaluating it allocates nothing. Methods are a registry of classes
- * (mbs_tangent.c): finite differences live in tangent_nd.c; an automatic or analytical method
- * is another file with its class and one registry line (see mbs_tangent_method.h).
+ * (mbs_tangent.c): finite differences live in tangent_nd.c and tangent_sparse.c, forward-mode
+ * automatic differentiation over dual numbers in tangent_ad.c; another method is another file
+ * with its class and one registry line (see mbs_tangent_method.h).
  *
  * Threads: columns are shared among the problem's threads (OpenMP), thread t evaluating the
  * residual only with contexts[t] and its own slice of the workspace, so no locks are taken and
@@ -17,11 +18,15 @@
 #include <stddef.h>
 
 #include "mbs_error.h"
+#include "mbs_scalar.h" /* MbsDual */
 
 typedef enum {
     MBS_JACOBIAN_ND_FORWARD, /* forward differences */
     MBS_JACOBIAN_ND_CENTRAL, /* central differences */
     MBS_JACOBIAN_ND_SPARSE,  /* forward differences compressed by a column colouring */
+    MBS_JACOBIAN_AD,         /* forward-mode automatic differentiation, 2n directions */
+    MBS_JACOBIAN_AD_SPARSE,  /* the same compressed by the colouring: p directions */
+    MBS_JACOBIAN_ANALYTICAL, /* the problem's own analytical_jacobian (penalty) */
     MBS_JACOBIAN_COUNT
 } MbsJacobianMethod;
 
@@ -34,6 +39,9 @@ const char *mbs_jacobian_method_name(MbsJacobianMethod method);
 /* 1 when the method gains from the problem's sparsity pattern (a formulation whose J is dense
  * in memory gives the pattern to those methods only, and scatters their values). */
 int mbs_jacobian_method_uses_pattern(MbsJacobianMethod method);
+/* 1 when the method differentiates the problem's residual_dual (a problem without one, and a
+ * formulation that offers none, refuses it). */
+int mbs_jacobian_method_needs_dual(MbsJacobianMethod method);
 /* Returns -1 when the name is unknown. */
 int mbs_jacobian_method_from_name(const char *name);
 
@@ -45,6 +53,13 @@ int mbs_jacobian_method_from_name(const char *name);
  * time). Calls on different contexts run concurrently. Returns 0, or an MbsError status
  * (> 0 recoverable, < 0 fatal; the message is the context's business). */
 typedef int (*MbsResidualFn)(void *ctx, const double *x, int column, double step, double *r);
+
+/* r(x) over dual numbers (mbs_scalar.h) from the same source as the problem's residual: x holds
+ * the values with up to MBS_DUAL_WIDTH seeded directions, r receives the values and their
+ * derivatives along those directions (forward-mode automatic differentiation). largest is the
+ * largest variable seeded (as `column` of MbsResidualFn, so a context may keep the work of the
+ * variables no direction moves). Returns as MbsResidualFn. */
+typedef int (*MbsResidualDualFn)(void *ctx, const MbsDual *x, int largest, MbsDual *r);
 
 /* Structural sparsity of J, compressed columns (nr x nx): entries of column j are rows
  * rowind[colptr[j] .. colptr[j + 1] - 1]; every other entry is known to be zero. */
@@ -74,6 +89,14 @@ typedef struct {
     const MbsSparsity *pattern; /* NULL: dense */
     int negate;                 /* 1: J = -dr/dx (the tangent of forces), 0: J = dr/dx */
     MbsTangentStep step;
+    /* optional: the formulation's own evaluation of r over dual numbers, which the methods ad
+     * and ad-sparse differentiate (with contexts[t] on thread t, like residual); NULL: those
+     * methods refuse the problem */
+    MbsResidualDualFn residual_dual;
+    /* Optional: J at x computed analytically by the formulation (with the sign that negate
+     * asks for; nr x nx column-major, every entry written), on contexts[0]; the `analytical`
+     * method calls it and refuses problems without it. Returns 0 or an MbsError status. */
+    int (*analytical_jacobian)(void *ctx, const double *x, double *J);
 } MbsTangentProblem;
 
 typedef struct MbsTangentMethodClass MbsTangentMethodClass;
@@ -85,7 +108,8 @@ typedef struct {
     double *work;          /* nthreads slices of work_stride doubles */
     size_t work_stride;
     int *status;           /* per thread */
-    long evaluations;      /* residual evaluations made by the last mbs_tangent_eval */
+    long evaluations;      /* residual evaluations made by the last mbs_tangent_eval (ad,
+                            * ad-sparse: dual evaluations, MBS_DUAL_WIDTH directions each) */
     int colours;           /* groups of columns perturbed together: nx, or p when compressed */
     void *method_data;     /* what the method prepared at init (nd-sparse: its colouring) */
 } MbsTangent;

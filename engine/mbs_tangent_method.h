@@ -11,6 +11,7 @@
 struct MbsTangentMethodClass {
     int needs_base_residual;   /* uses r(x); mbs_tangent_eval provides it when not given */
     int uses_pattern;          /* see mbs_jacobian_method_uses_pattern */
+    int needs_dual;            /* differentiates residual_dual (mbs_jacobian_method_needs_dual) */
     /* doubles of workspace each thread needs for the problem */
     size_t (*thread_work)(const MbsTangentProblem *p);
     /* J at x (see mbs_tangent_eval): sets t->evaluations and t->status[thread], returns 0 or
@@ -47,6 +48,18 @@ static inline int mbs_tangent_row(const MbsTangentProblem *p, size_t k, size_t l
 {
     return p->pattern ? p->pattern->rowind[k] : (int)(k - lo);
 }
+
+/* Groups of columns that share no row of the problem's pattern (each column its own group
+ * without a pattern): nd-sparse perturbs a group at once, ad-sparse seeds it as one direction. */
+typedef struct {
+    int *start;   /* groups + 1: the columns of group c are columns[start[c] .. start[c + 1]) */
+    int *columns; /* nx, grouped, increasing within a group */
+} MbsColumnGroups;
+
+/* A method's prepare/release that makes the groups (t->method_data) by
+ * mbs_tangent_colour_columns and sets t->colours to their count. */
+int mbs_tangent_groups_prepare(MbsTangent *t, MbsError *err);
+void mbs_tangent_groups_release(MbsTangent *t);
 
 /* The worst of the threads' statuses: a fatal one before a recoverable one. */
 int mbs_tangent_worst_status(const MbsTangent *t);

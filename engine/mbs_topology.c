@@ -131,6 +131,10 @@ static int count_rows(const MbsModel *m, const int *in_tree)
             rows += J->driven;
             continue;
         }
+        if (m->planar_normal >= 0 && J->type != MBS_JOINT_ROD) {
+            rows += 2; /* in-plane equations only (add_cut_rows) */
+            continue;
+        }
         switch (J->type) {
         case MBS_JOINT_REVOLUTE: rows += 5; break;
         case MBS_JOINT_PRISMATIC: rows += 5; break;
@@ -165,8 +169,34 @@ static void add_dot_row(MbsTopology *t, int j, const MbsJoint *J, const double u
     r->c = mbs_v3_dot(u1, v2);
 }
 
-static void add_cut_rows(MbsTopology *t, int j, const MbsJoint *J)
+/* A planar model's cut joint (normal e_n): a revolute joint keeps the two in-plane components of
+ * the point coincidence; a prismatic joint the relative rotation about e_n (axis on body1 . its
+ * in-plane normal on body2) and the in-plane offset across the axis. The three equations a
+ * spatial joint adds beyond these are identically satisfied by planar motion: as rows they
+ * would only be redundant (a 40-loop chain: 200 rows of rank 80 become 80). */
+static void add_planar_cut_rows(MbsTopology *t, int j, const MbsJoint *J, int normal)
 {
+    if (J->type == MBS_JOINT_REVOLUTE) {
+        for (int k = 0; k < 3; ++k)
+            if (k != normal)
+                add_row(t, MBS_ROW_POINTS, j, J)->axis = k;
+        return;
+    }
+    double e[3] = {0.0, 0.0, 0.0}, across[3];
+    e[normal] = 1.0;
+    mbs_v3_cross(e, J->axis1, across);
+    mbs_v3_unit(across, across);
+    add_dot_row(t, j, J, J->axis1, across);
+    MbsRow *r = add_row(t, MBS_ROW_LINE, j, J);
+    memcpy(r->u1, across, sizeof r->u1);
+}
+
+static void add_cut_rows(MbsTopology *t, int j, const MbsJoint *J, int planar_normal)
+{
+    if (planar_normal >= 0 && J->type != MBS_JOINT_ROD) {
+        add_planar_cut_rows(t, j, J, planar_normal);
+        return;
+    }
     double w1[3], w2[3];
     mbs_v3_basis(J->axis1, w1, w2);
     if (J->type == MBS_JOINT_ROD) {
@@ -320,7 +350,7 @@ MbsTopology *mbs_topology_build(const MbsModel *m, MbsError *err)
         int first = t->nrows;
         if (!in_tree[j]) {
             t->ncut++;
-            add_cut_rows(t, j, J);
+            add_cut_rows(t, j, J, m->planar_normal);
         } else if (J->driven) {
             add_row(t, MBS_ROW_DRIVER, j, J)->node = t->joint_node[j];
         }

@@ -147,6 +147,71 @@ static void camera_matrices(const EslCamera *c, float aspect, const EslScene *sc
     glm_mat4_mul(proj, view, vp);
 }
 
+void esl_camera_fit_box(EslCamera *c, const float lo[3], const float hi[3], float aspect)
+{
+    if (c->fov <= 0)
+        c->fov = glm_rad(35.0f);
+    if (!(aspect > 0) || !isfinite(aspect))
+        aspect = 1.0f;
+    vec3 dir, right, cam_up, e1, e2, u;
+    view_direction(c, dir);
+    up_basis(c->up, e1, e2, u);
+    glm_vec3_cross(u, dir, right); /* as glm_lookat builds the view */
+    glm_vec3_normalize(right);
+    glm_vec3_cross(dir, right, cam_up);
+    for (int k = 0; k < 3; k++)
+        c->target[k] = 0.5f * (lo[k] + hi[k]);
+    /* A corner at offsets (x, y) across and z towards the eye is seen at depth D - z, at
+     * x / ((D - z) tan(fov_h / 2)) of the half-width (y likewise with fov): in view when both
+     * are within [-1, 1]. Perspective shifts the picture of the box off-centre, so the target is
+     * moved across the view until the picture is centred, then D is the smallest that fits. */
+    float tan_v = tanf(0.5f * c->fov), tan_h = aspect * tan_v;
+    for (int pass = 0;; pass++) {
+        float need = 0.0f, nearest = 0.0f;
+        vec3 d[8];
+        for (int corner = 0; corner < 8; corner++) {
+            for (int k = 0; k < 3; k++)
+                d[corner][k] = ((corner >> k) & 1 ? hi[k] : lo[k]) - c->target[k];
+            float x = glm_vec3_dot(d[corner], right), y = glm_vec3_dot(d[corner], cam_up);
+            float z = glm_vec3_dot(d[corner], dir);
+            need = fmaxf(need, fmaxf(fabsf(x) / tan_h, fabsf(y) / tan_v) + z);
+            nearest = fmaxf(nearest, z);
+        }
+        /* a little margin; never inside the box; a point still gets a distance */
+        c->distance = fmaxf(fmaxf(1.08f * need, 1.1f * nearest), 1e-3f);
+        if (pass == 6)
+            return;
+        float x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+        for (int corner = 0; corner < 8; corner++) {
+            float depth = c->distance - glm_vec3_dot(d[corner], dir);
+            float nx = glm_vec3_dot(d[corner], right) / (depth * tan_h);
+            float ny = glm_vec3_dot(d[corner], cam_up) / (depth * tan_v);
+            x0 = fminf(x0, nx);
+            x1 = fmaxf(x1, nx);
+            y0 = fminf(y0, ny);
+            y1 = fmaxf(y1, ny);
+        }
+        float sx = 0.5f * (x0 + x1) * c->distance * tan_h;
+        float sy = 0.5f * (y0 + y1) * c->distance * tan_v;
+        for (int k = 0; k < 3; k++)
+            c->target[k] += sx * right[k] + sy * cam_up[k];
+    }
+}
+
+gboolean esl_camera_project(const EslCamera *c, int width, int height, const float p[3],
+                            float px[2])
+{
+    mat4 vp;
+    camera_matrices(c, (float)width / (float)MAX(height, 1), NULL, vp);
+    vec4 point = {p[0], p[1], p[2], 1}, clip;
+    glm_mat4_mulv(vp, point, clip);
+    if (!(clip[3] > 0))
+        return FALSE;
+    px[0] = (clip[0] / clip[3] + 1.0f) * 0.5f * (float)width;
+    px[1] = (1.0f - clip[1] / clip[3]) * 0.5f * (float)height;
+    return TRUE;
+}
+
 void esl_camera_ray(const EslCamera *c, int width, int height, float x, float y, float origin[3],
                     float dir[3])
 {

@@ -38,6 +38,13 @@ typedef enum {
 
 /* Frame the whole scene, keeping the camera's direction. */
 void esl_camera_fit(EslCamera *c, const EslScene *scene);
+/* Frame the box [lo, hi] in a viewport of this aspect ratio (width / height), keeping the
+ * camera's direction: the target at the box's centre, the distance the smallest (plus a margin)
+ * at which every corner is inside both the vertical and the horizontal field of view. */
+void esl_camera_fit_box(EslCamera *c, const float lo[3], const float hi[3], float aspect);
+/* Pixel (origin top-left) of point p in a width x height viewport; FALSE behind the eye. */
+gboolean esl_camera_project(const EslCamera *c, int width, int height, const float p[3],
+                            float px[2]);
 void esl_camera_set_view(EslCamera *c, EslStandardView view, const EslScene *scene);
 void esl_camera_orbit(EslCamera *c, float dyaw, float dpitch);
 /* Move the target in the view plane by (dx, dy) fractions of the viewport height. */

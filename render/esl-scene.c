@@ -177,9 +177,10 @@ static int compare_doubles(const void *a, const void *b)
 
 /* Bar radius: 1.2 % of the model's size, but at most 5 % of the median body length, so that
  * models made of many short bars stay readable. */
-static float bar_radius(const EslScene *s, const MbsModel *m)
+static float bar_radius(const EslScene *s, const MbsModel *m, float *median_length)
 {
     float r = 0.012f * s->size;
+    *median_length = 0.0f;
     double *lengths = malloc(sizeof(double) * (size_t)(m->nbodies + 1));
     int n = 0;
     for (int b = 0; lengths && b < m->nbodies; b++) {
@@ -195,6 +196,7 @@ static float bar_radius(const EslScene *s, const MbsModel *m)
     }
     if (n > 0) {
         qsort(lengths, (size_t)n, sizeof *lengths, compare_doubles);
+        *median_length = (float)lengths[n / 2];
         float limit = (float)(0.05 * lengths[n / 2]);
         if (limit < r)
             r = limit;
@@ -451,8 +453,15 @@ int esl_scene_build(EslScene *s, const MbsModel *m, const double *poses,
     }
     s->n = 0;
     measure(s, m);
-    float r = bar_radius(s, m);
+    float median_length;
+    float r = bar_radius(s, m, &median_length);
     s->bar_radius = r;
+    /* Joint markers: in a model of many short bars (the 225-body lattice) bars are thin next to
+     * the whole, and markers sized from them are too small to read their colour; they grow
+     * to 1.2 % of the model's size, without overlapping a neighbour (0.3 of the median bar). */
+    float joint_r = r;
+    if (median_length > 0)
+        joint_r = fmaxf(r, fminf(0.012f * s->size, 0.3f * median_length) / JOINT_RADIUS);
 
     for (int b = 0; b < m->nbodies; b++) {
         if (m->bodies[b].is_ground)
@@ -467,7 +476,8 @@ int esl_scene_build(EslScene *s, const MbsModel *m, const double *poses,
         float color[4];
         esl_scene_violation_color(violations ? violations[i] : 0.0, options->violation_low,
                                   options->violation_high, color);
-        if (add_joint(s, m, i, poses, r, pick_color(options, ESL_SOURCE_JOINT, i, color)))
+        if (add_joint(s, m, i, poses, joint_r,
+                      pick_color(options, ESL_SOURCE_JOINT, i, color)))
             return -1;
     }
     for (int i = 0; i < m->nforces; i++)

@@ -13,7 +13,13 @@
 struct _EslColorScale {
     GtkWidget parent_instance;
     double low, high, value;
+    char *worst; /* name of the joint with the largest violation, or NULL */
 };
+
+enum { SIGNAL_WORST_ACTIVATED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+#define WORST_LINE_Y 44.0 /* the line naming the worst joint, under the ramp's labels */
 
 G_DEFINE_FINAL_TYPE(EslColorScale, esl_color_scale, GTK_TYPE_WIDGET)
 
@@ -104,6 +110,17 @@ static void esl_color_scale_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
         g_snprintf(value, sizeof value, "%.2g", self->value);
         show_text(cr, layout, value, PAD + RAMP_WIDTH + 6, ramp_y - 3, 0.0);
     }
+    if (self->worst) { /* a link: clicking it goes to the joint */
+        g_autofree char *line = g_strdup_printf(_("largest at joint %s — click to go to it"),
+                                                self->worst);
+        cairo_set_source_rgb(cr, 0.10, 0.35, 0.75);
+        PangoAttrList *attrs = pango_attr_list_new();
+        pango_attr_list_insert(attrs, pango_attr_underline_new(PANGO_UNDERLINE_SINGLE));
+        pango_layout_set_attributes(layout, attrs);
+        show_text(cr, layout, line, PAD, WORST_LINE_Y, 0.0);
+        pango_layout_set_attributes(layout, NULL);
+        pango_attr_list_unref(attrs);
+    }
     pango_font_description_free(font);
     g_object_unref(layout);
     cairo_destroy(cr);
@@ -117,13 +134,33 @@ static void esl_color_scale_measure(GtkWidget *widget, GtkOrientation orientatio
     *minimum = *natural = orientation == GTK_ORIENTATION_HORIZONTAL
                               ? MAX((int)(RAMP_WIDTH + 2 * PAD + 52),
                                     heading_width(widget) + (int)(2 * PAD))
-                              : 46;
+                              : 46 + 16; /* the worst joint's line */
     *minimum_baseline = *natural_baseline = -1;
+}
+
+static void esl_color_scale_finalize(GObject *object)
+{
+    g_free(ESL_COLOR_SCALE(object)->worst);
+    G_OBJECT_CLASS(esl_color_scale_parent_class)->finalize(object);
+}
+
+static void on_pressed(GtkGestureClick *gesture, int n_press, double x, double y,
+                       EslColorScale *self)
+{
+    (void)gesture;
+    (void)n_press;
+    (void)x;
+    if (self->worst && y >= WORST_LINE_Y - 2)
+        g_signal_emit(self, signals[SIGNAL_WORST_ACTIVATED], 0);
 }
 
 static void esl_color_scale_class_init(EslColorScaleClass *klass)
 {
     GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+    G_OBJECT_CLASS(klass)->finalize = esl_color_scale_finalize;
+    signals[SIGNAL_WORST_ACTIVATED] =
+        g_signal_new("worst-activated", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                     NULL, NULL, G_TYPE_NONE, 0);
     widget_class->snapshot = esl_color_scale_snapshot;
     widget_class->measure = esl_color_scale_measure;
     gtk_widget_class_set_css_name(widget_class, "eslcolorscale");
@@ -136,6 +173,9 @@ static void esl_color_scale_init(EslColorScale *self)
     self->low = defaults.violation_low;
     self->high = defaults.violation_high;
     self->value = NAN;
+    GtkGesture *click = gtk_gesture_click_new();
+    g_signal_connect(click, "pressed", G_CALLBACK(on_pressed), self);
+    gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(click));
     gtk_widget_set_tooltip_text(
         GTK_WIDGET(self),
         _("Joints are coloured by the largest residual of their constraint equations in the "
@@ -161,6 +201,21 @@ void esl_color_scale_set_value(EslColorScale *self, double value)
         return;
     self->value = value;
     gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+void esl_color_scale_set_worst(EslColorScale *self, const char *joint)
+{
+    if (g_strcmp0(joint, self->worst) == 0)
+        return;
+    g_free(self->worst);
+    self->worst = g_strdup(joint);
+    gtk_widget_set_cursor_from_name(GTK_WIDGET(self), joint ? "pointer" : NULL);
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+const char *esl_color_scale_get_worst(EslColorScale *self)
+{
+    return self->worst;
 }
 
 double esl_color_scale_get_value(EslColorScale *self)

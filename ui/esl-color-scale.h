@@ -17,6 +17,11 @@ void esl_color_scale_set_range(EslColorScale *self, double low, double high);
 /* Largest violation of the state shown (NAN: no state, no marker). */
 void esl_color_scale_set_value(EslColorScale *self, double value);
 double esl_color_scale_get_value(EslColorScale *self);
+/* The joint with the largest violation (NULL: none), named on the legend as a link. */
+void esl_color_scale_set_worst(EslColorScale *self, const char *joint);
+const char *esl_color_scale_get_worst(EslColorScale *self);
+
+/* Signals: "worst-activated" () when the user clicks the worst joint's name. */
 
 G_END_DECLS
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "esl-model-edit.h"
+#include "esl-variables.h"
 #include "esl-scene.h"
 #include "mbs_force.h"
 
@@ -18,6 +19,9 @@ struct _EslModelPanel {
 
     const MbsModel *model; /* borrowed from the window */
     const char *model_json;
+    GtkWidget *violation_label; /* the selected joint's violation in the state shown */
+    GtkWidget *plot_menu;       /* right-click on an element: what of it can be plotted */
+    GArray *violations;         /* of the state shown (double per joint), empty: none */
 };
 
 G_DEFINE_FINAL_TYPE(EslModelPanel, esl_model_panel, GTK_TYPE_WIDGET)
@@ -365,6 +369,100 @@ static void fill_inspector_fields(EslModelPanel *self, int source, int index)
     }
 }
 
+/* "Violation now" of the selected joint, in the state shown. */
+static void show_violation(EslModelPanel *self)
+{
+    int source = -1, index = -1;
+    esl_model_panel_get_selected(self, &source, &index);
+    gboolean known = source == ESL_SOURCE_JOINT && index >= 0 &&
+                     (guint)index < self->violations->len;
+    gtk_widget_set_visible(self->violation_label, known);
+    if (!known)
+        return;
+    double v = g_array_index(self->violations, double, index);
+    g_autofree char *text = g_strdup_printf(
+        _("Violation now: %.3g (largest |Φ| of its constraints; 0 for a joint of the spanning "
+          "tree)"),
+        v);
+    gtk_label_set_text(GTK_LABEL(self->violation_label), text);
+}
+
+/* The element's variables (app/esl-variables.h) as "Plot …" items of win.plot-variable, whose
+ * target is a comma-separated list of variable names. */
+static GMenu *plot_menu_for(const MbsModel *m, int source, int index)
+{
+    GMenu *menu = g_menu_new();
+    static const char *const groups[] = {N_("Plot %s: Position"), N_("Plot %s: Velocity"),
+                                         N_("Plot %s: Acceleration")};
+    for (int k = 0; k < esl_variable_kind_count; k++) {
+        const EslVariableKind *kind = &esl_variable_kinds[k];
+        if (source == ESL_SOURCE_JOINT && kind->element == ESL_VARIABLE_JOINT) {
+            EslVariable v = {kind, index};
+            g_autofree char *name = esl_variable_name(m, &v);
+            g_autofree char *label = g_strdup_printf(_("Plot %s: %s"), m->joints[index].name,
+                                                     _(kind->description));
+            g_autoptr(GMenuItem) item = g_menu_item_new(label, NULL);
+            g_menu_item_set_action_and_target_value(item, "win.plot-variable",
+                                                    g_variant_new_string(name));
+            g_menu_append_item(menu, item);
+        }
+        /* a point's three components in one plot: position, velocity, acceleration */
+        if (source != ESL_SOURCE_BODY || kind->element != ESL_VARIABLE_POINT ||
+            kind->component % 3 != 0)
+            continue;
+        for (int p = 0; p < m->npoints; p++) {
+            if (m->points[p].body != index)
+                continue;
+            GString *names = g_string_new(NULL);
+            for (int c = 0; c < 3 && k + c < esl_variable_kind_count; c++) {
+                EslVariable v = {&esl_variable_kinds[k + c], p};
+                g_autofree char *name = esl_variable_name(m, &v);
+                g_string_append_printf(names, "%s%s", c ? "," : "", name);
+            }
+            g_autofree char *label = g_strdup_printf(_(groups[kind->component / 3 % 3]),
+                                                     m->points[p].name);
+            g_autoptr(GMenuItem) item = g_menu_item_new(label, NULL);
+            g_menu_item_set_action_and_target_value(item, "win.plot-variable",
+                                                    g_variant_new_string(names->str));
+            g_menu_append_item(menu, item);
+            g_string_free(names, TRUE);
+        }
+    }
+    return menu;
+}
+
+static void on_list_right_click(GtkGestureClick *gesture, int n_press, double x, double y,
+                                EslModelPanel *self)
+{
+    (void)n_press;
+    GtkListBoxRow *row = gtk_list_box_get_row_at_y(GTK_LIST_BOX(self->model_list), (int)y);
+    if (!row || !self->model || !gtk_list_box_row_get_selectable(row))
+        return;
+    gtk_list_box_select_row(GTK_LIST_BOX(self->model_list), row);
+    int source = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(row), "source"));
+    int index = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(row), "index"));
+    g_autoptr(GMenu) menu = plot_menu_for(self->model, source, index);
+    if (g_menu_model_get_n_items(G_MENU_MODEL(menu)) == 0)
+        return;
+    gtk_popover_menu_set_menu_model(GTK_POPOVER_MENU(self->plot_menu), G_MENU_MODEL(menu));
+    graphene_point_t at;
+    if (!gtk_widget_compute_point(self->model_list, GTK_WIDGET(self),
+                                  &GRAPHENE_POINT_INIT((float)x, (float)y), &at))
+        return;
+    gtk_popover_set_pointing_to(GTK_POPOVER(self->plot_menu),
+                                &(GdkRectangle){(int)at.x, (int)at.y, 1, 1});
+    gtk_popover_popup(GTK_POPOVER(self->plot_menu));
+    gtk_gesture_set_state(GTK_GESTURE(gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+}
+
+void esl_model_panel_set_violations(EslModelPanel *self, const double *violations, int n)
+{
+    g_array_set_size(self->violations, 0);
+    if (violations && n > 0)
+        g_array_append_vals(self->violations, violations, (guint)n);
+    show_violation(self);
+}
+
 static void on_model_row_selected(GtkListBox *list, GtkListBoxRow *row, EslModelPanel *self)
 {
     (void)list;
@@ -380,6 +478,7 @@ static void on_model_row_selected(GtkListBox *list, GtkListBoxRow *row, EslModel
     g_autofree char *text = describe_element(self->model, source, index);
     gtk_label_set_text(GTK_LABEL(self->inspector_label), text);
     fill_inspector_fields(self, source, index);
+    show_violation(self);
     g_signal_emit(self, signals[SIGNAL_ELEMENT_SELECTED], 0, source, index);
 }
 
@@ -427,8 +526,20 @@ void esl_model_panel_set_editable(EslModelPanel *self, gboolean editable)
     gtk_widget_set_sensitive(self->inspector_fields, editable);
 }
 
+static void esl_model_panel_size_allocate(GtkWidget *widget, int width, int height,
+                                          int baseline)
+{
+    GTK_WIDGET_CLASS(esl_model_panel_parent_class)->size_allocate(widget, width, height, baseline);
+    EslModelPanel *self = ESL_MODEL_PANEL(widget);
+    if (self->plot_menu)
+        gtk_popover_present(GTK_POPOVER(self->plot_menu));
+}
+
 static void esl_model_panel_dispose(GObject *object)
 {
+    EslModelPanel *self = ESL_MODEL_PANEL(object);
+    g_clear_pointer(&self->violations, g_array_unref);
+    g_clear_pointer(&self->plot_menu, gtk_widget_unparent);
     gtk_widget_dispose_template(GTK_WIDGET(object), ESL_TYPE_MODEL_PANEL);
     esl_template_unparent_children(GTK_WIDGET(object));
     G_OBJECT_CLASS(esl_model_panel_parent_class)->dispose(object);
@@ -436,6 +547,7 @@ static void esl_model_panel_dispose(GObject *object)
 
 static void esl_model_panel_class_init(EslModelPanelClass *klass)
 {
+    GTK_WIDGET_CLASS(klass)->size_allocate = esl_model_panel_size_allocate;
     GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
     G_OBJECT_CLASS(klass)->dispose = esl_model_panel_dispose;
     gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
@@ -463,4 +575,23 @@ static void esl_model_panel_init(EslModelPanel *self)
 {
     gtk_widget_init_template(GTK_WIDGET(self));
     gtk_list_box_set_filter_func(GTK_LIST_BOX(self->model_list), model_row_visible, self, NULL);
+    self->violations = g_array_new(FALSE, FALSE, sizeof(double));
+    self->violation_label = gtk_label_new(NULL);
+    gtk_label_set_wrap(GTK_LABEL(self->violation_label), TRUE);
+    gtk_label_set_xalign(GTK_LABEL(self->violation_label), 0);
+    gtk_widget_set_margin_start(self->violation_label, 10);
+    gtk_widget_set_margin_end(self->violation_label, 10);
+    gtk_widget_set_margin_bottom(self->violation_label, 8);
+    gtk_widget_add_css_class(self->violation_label, "numeric");
+    gtk_widget_set_visible(self->violation_label, FALSE);
+    gtk_box_insert_child_after(GTK_BOX(gtk_widget_get_parent(self->inspector_label)),
+                               self->violation_label, self->inspector_label);
+    /* right-click on an element: plot its variables (a point's position, a joint's violation) */
+    self->plot_menu = gtk_popover_menu_new_from_model(NULL);
+    gtk_popover_set_has_arrow(GTK_POPOVER(self->plot_menu), FALSE);
+    gtk_widget_set_parent(self->plot_menu, GTK_WIDGET(self));
+    GtkGesture *right = gtk_gesture_click_new();
+    gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(right), GDK_BUTTON_SECONDARY);
+    g_signal_connect(right, "pressed", G_CALLBACK(on_list_right_click), self);
+    gtk_widget_add_controller(self->model_list, GTK_EVENT_CONTROLLER(right));
 }

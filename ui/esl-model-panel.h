@@ -23,6 +23,9 @@ void esl_model_panel_set_model(EslModelPanel *self, const MbsModel *model, const
 void esl_model_panel_select(EslModelPanel *self, int source, int index);
 /* The selected element; FALSE (and -1, -1) when none. */
 gboolean esl_model_panel_get_selected(EslModelPanel *self, int *source, int *index);
+/* Joint violations of the state shown (n: the model's joints; NULL: none), copied: a selected
+ * joint's inspector shows its violation now. */
+void esl_model_panel_set_violations(EslModelPanel *self, const double *violations, int n);
 /* Whether the inspector's numbers can be edited (not while a run goes on). */
 void esl_model_panel_set_editable(EslModelPanel *self, gboolean editable);
 

@@ -17,7 +17,7 @@ struct _EslPlaybackBar {
 
 G_DEFINE_FINAL_TYPE(EslPlaybackBar, esl_playback_bar, GTK_TYPE_WIDGET)
 
-enum { PROP_0, PROP_PLAYING, N_PROPS };
+enum { PROP_0, PROP_PLAYING, PROP_SPEED, N_PROPS };
 static GParamSpec *props[N_PROPS];
 enum { SIGNAL_TIME_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];
@@ -121,6 +121,12 @@ void esl_playback_bar_set_label(EslPlaybackBar *self, const char *text)
     gtk_label_set_text(GTK_LABEL(self->time_label), text);
 }
 
+double esl_playback_bar_get_speed(EslPlaybackBar *self)
+{
+    guint i = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->speed_dropdown));
+    return i < G_N_ELEMENTS(playback_speeds) ? playback_speeds[i] : NAN;
+}
+
 gboolean esl_playback_bar_set_speed(EslPlaybackBar *self, double speed)
 {
     for (guint i = 0; i < G_N_ELEMENTS(playback_speeds); i++)
@@ -143,6 +149,8 @@ static void esl_playback_bar_get_property(GObject *object, guint id, GValue *val
     EslPlaybackBar *self = ESL_PLAYBACK_BAR(object);
     if (id == PROP_PLAYING)
         g_value_set_boolean(value, esl_playback_bar_get_playing(self));
+    else if (id == PROP_SPEED)
+        g_value_set_double(value, esl_playback_bar_get_speed(self));
     else
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
 }
@@ -179,6 +187,8 @@ static void esl_playback_bar_class_init(EslPlaybackBarClass *klass)
     props[PROP_PLAYING] = g_param_spec_boolean(
         "playing", NULL, NULL, FALSE,
         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+    props[PROP_SPEED] = g_param_spec_double("speed", NULL, NULL, 0, G_MAXDOUBLE, 1,
+                                            G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
     g_object_class_install_properties(object_class, N_PROPS, props);
     signals[SIGNAL_TIME_CHANGED] =
         g_signal_new("time-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
@@ -195,9 +205,18 @@ static void esl_playback_bar_class_init(EslPlaybackBarClass *klass)
 #undef CHILD
 }
 
+static void on_speed_selected(GObject *dropdown, GParamSpec *pspec, EslPlaybackBar *self)
+{
+    (void)dropdown;
+    (void)pspec;
+    g_object_notify_by_pspec(G_OBJECT(self), props[PROP_SPEED]);
+}
+
 static void esl_playback_bar_init(EslPlaybackBar *self)
 {
     gtk_widget_init_template(GTK_WIDGET(self));
+    g_signal_connect(self->speed_dropdown, "notify::selected", G_CALLBACK(on_speed_selected),
+                     self);
     g_signal_connect(self->time_adjustment, "value-changed", G_CALLBACK(on_time_changed), self);
     gtk_widget_set_sensitive(self->time_scale, FALSE);
 }

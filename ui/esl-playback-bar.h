@@ -27,8 +27,9 @@ void esl_playback_bar_set_seekable(EslPlaybackBar *self, gboolean seekable);
 void esl_playback_bar_set_label(EslPlaybackBar *self, const char *text);
 /* Simulated seconds per second; FALSE when the speed menu does not offer it. */
 gboolean esl_playback_bar_set_speed(EslPlaybackBar *self, double speed);
+double esl_playback_bar_get_speed(EslPlaybackBar *self);
 
-/* Properties: "playing" (boolean).
+/* Properties: "playing" (boolean), "speed" (double, read-only: the speed menu's choice).
  * Signals: "time-changed" (double time) when the user or the playback moves the slider. */
 
 G_END_DECLS

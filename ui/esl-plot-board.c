@@ -12,6 +12,7 @@ struct _EslPlotBoard {
     GtkWidget *plot_grid; /* template */
     EslPlot *plot_energy, *plot_drift, *plot_constraints, *plot_timing, *plot_newton;
     EslPlot *plot_step_size; /* internal steps of error-controlled integrators (ssode) */
+    EslPlot *plot_variables; /* variables the user chose (esl_plot_board_add_variable) */
     double energy0; /* total energy of the single run's first sample */
 };
 
@@ -25,8 +26,24 @@ static const GdkRGBA palette[] = {
     {0.50, 0.35, 0.75, 1}, {0.10, 0.60, 0.65, 1}, {0.55, 0.45, 0.30, 1}, {0.35, 0.35, 0.38, 1},
 };
 
+/* The Variables plot takes the place of the timing and step-size plots while it is shown: a third row would
+ * not fit at 1280x720 (and a hidden child would keep its share of the homogeneous rows). */
+static void show_variables(EslPlotBoard *self, gboolean show)
+{
+    GtkWidget *plot = GTK_WIDGET(self->plot_variables);
+    gboolean attached = gtk_widget_get_parent(plot) != NULL;
+    if (show && !attached)
+        gtk_grid_attach(GTK_GRID(self->plot_grid), plot, 0, 1, 2, 1);
+    else if (!show && attached)
+        gtk_grid_remove(GTK_GRID(self->plot_grid), plot);
+}
+
 void esl_plot_board_clear(EslPlotBoard *self)
 {
+    esl_plot_clear(self->plot_variables);
+    show_variables(self, FALSE);
+    gtk_widget_set_visible(GTK_WIDGET(self->plot_timing), TRUE);
+    gtk_widget_set_visible(GTK_WIDGET(self->plot_step_size), TRUE);
     esl_plot_clear(self->plot_energy);
     esl_plot_clear(self->plot_drift);
     esl_plot_clear(self->plot_constraints);
@@ -113,14 +130,81 @@ void esl_plot_board_add_run(EslPlotBoard *self, int k, const char *name,
     }
 }
 
+/* The plots by the names esl_plot_board_present takes. */
+static EslPlot *plot_named(EslPlotBoard *self, const char *name)
+{
+    const struct {
+        const char *name;
+        EslPlot *plot;
+    } plots[] = {{"energy", self->plot_energy},           {"drift", self->plot_drift},
+                 {"constraints", self->plot_constraints}, {"timing", self->plot_timing},
+                 {"newton", self->plot_newton},           {"step-size", self->plot_step_size},
+                 {"variables", self->plot_variables}};
+    for (size_t i = 0; i < G_N_ELEMENTS(plots); i++)
+        if (g_strcmp0(plots[i].name, name) == 0)
+            return plots[i].plot;
+    return NULL;
+}
+
+gboolean esl_plot_board_present(EslPlotBoard *self, const char *name, double zoom)
+{
+    EslPlot *chosen = name ? plot_named(self, name) : NULL;
+    if (name && !chosen)
+        return FALSE;
+    EslPlot *all[] = {self->plot_energy, self->plot_drift,  self->plot_constraints,
+                      self->plot_timing, self->plot_newton, self->plot_step_size};
+    gboolean variables = esl_plot_get_n_series(self->plot_variables) > 0;
+    show_variables(self, chosen ? chosen == self->plot_variables : variables);
+    esl_plot_set_zoom(self->plot_variables, chosen ? zoom : 1.0);
+    /* homogeneous rows would keep the hidden row's share */
+    gtk_grid_set_row_homogeneous(GTK_GRID(self->plot_grid), !chosen);
+    gtk_grid_set_column_homogeneous(GTK_GRID(self->plot_grid), !chosen);
+    for (size_t i = 0; i < G_N_ELEMENTS(all); i++) {
+        gtk_widget_set_visible(GTK_WIDGET(all[i]),
+                               chosen ? all[i] == chosen
+                                      : !(variables && (all[i] == self->plot_timing ||
+                                                        all[i] == self->plot_step_size)));
+        esl_plot_set_zoom(all[i], chosen ? zoom : 1.0);
+    }
+    return TRUE;
+}
+
+int esl_plot_board_add_variable(EslPlotBoard *self, const char *name, gboolean log_y,
+                                const double *t, const double *y, int n)
+{
+    EslPlot *plot = self->plot_variables;
+    int k = esl_plot_get_n_series(plot);
+    if (k == 0)
+        esl_plot_set_log_y(plot, log_y);
+    int series = esl_plot_add_series(plot, name, &palette[k % G_N_ELEMENTS(palette)],
+                                     k >= (int)G_N_ELEMENTS(palette));
+    esl_plot_append_many(plot, series, t, y, n);
+    show_variables(self, TRUE);
+    gtk_widget_set_visible(GTK_WIDGET(self->plot_timing), FALSE);
+    gtk_widget_set_visible(GTK_WIDGET(self->plot_step_size), FALSE);
+    return series;
+}
+
 void esl_plot_board_set_cursor(EslPlotBoard *self, double t)
 {
+    esl_plot_set_cursor(self->plot_variables, t);
     esl_plot_set_cursor(self->plot_energy, t);
     esl_plot_set_cursor(self->plot_drift, t);
     esl_plot_set_cursor(self->plot_constraints, t);
     esl_plot_set_cursor(self->plot_timing, t);
     esl_plot_set_cursor(self->plot_newton, t);
     esl_plot_set_cursor(self->plot_step_size, t);
+}
+
+/* Zoom and pan are linked across the plots in time. */
+static void on_plot_time_range(EslPlot *plot, double x0, double x1, EslPlotBoard *self)
+{
+    EslPlot *all[] = {self->plot_energy, self->plot_drift,    self->plot_constraints,
+                      self->plot_timing, self->plot_newton,   self->plot_step_size,
+                      self->plot_variables};
+    for (size_t i = 0; i < G_N_ELEMENTS(all); i++)
+        if (all[i] && all[i] != plot)
+            esl_plot_set_time_range(all[i], x0, x1);
 }
 
 static void on_plot_cursor_moved(EslPlot *plot, double t, EslPlotBoard *self)
@@ -137,12 +221,16 @@ static EslPlot *make_plot(EslPlotBoard *self, const char *title, const char *y_l
     esl_plot_set_labels(plot, _("t (s)"), y_label);
     esl_plot_set_log_y(plot, log_y);
     g_signal_connect(plot, "cursor-moved", G_CALLBACK(on_plot_cursor_moved), self);
+    g_signal_connect(plot, "time-range-changed", G_CALLBACK(on_plot_time_range), self);
+    gtk_widget_set_hexpand(GTK_WIDGET(plot), TRUE);
+    gtk_widget_set_vexpand(GTK_WIDGET(plot), TRUE);
     gtk_grid_attach(GTK_GRID(self->plot_grid), GTK_WIDGET(plot), column, row, width, 1);
     return plot;
 }
 
 static void esl_plot_board_dispose(GObject *object)
 {
+    g_clear_object(&ESL_PLOT_BOARD(object)->plot_variables);
     gtk_widget_dispose_template(GTK_WIDGET(object), ESL_TYPE_PLOT_BOARD);
     esl_template_unparent_children(GTK_WIDGET(object));
     G_OBJECT_CLASS(esl_plot_board_parent_class)->dispose(object);
@@ -175,5 +263,8 @@ static void esl_plot_board_init(EslPlotBoard *self)
                                      1);
     self->plot_newton = make_plot(self, _("Newton iterations per step"), _("count"), FALSE, 2,
                                   1, 1);
+    self->plot_variables = g_object_ref(
+        make_plot(self, _("Variables"), _("value (SI units)"), FALSE, 0, 1, 2));
+    show_variables(self, FALSE);
     esl_plot_board_prepare_single(self);
 }

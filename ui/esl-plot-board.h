@@ -26,6 +26,15 @@ void esl_plot_board_add_run(EslPlotBoard *self, int k, const char *name,
 /* The step-size history of the single run (error-controlled integrators; after
  * esl_plot_board_prepare_single): one point per internal step, at the time it ended. */
 void esl_plot_board_set_step_sizes(EslPlotBoard *self, const EslInternalStep *steps, int n);
+/* Presentation: show only the plot of this name ("energy", "drift", "constraints", "timing",
+ * "step-size", "newton", "variables"), drawn zoom times larger; NULL: every plot at its normal size. FALSE for an
+ * unknown name (nothing changes). */
+gboolean esl_plot_board_present(EslPlotBoard *self, const char *name, double zoom);
+/* Plot a variable of the run shown (n samples) in the Variables plot, shown from then on, with
+ * the other variables added since the last clear; log_y for the first decides the scale.
+ * Returns its series. */
+int esl_plot_board_add_variable(EslPlotBoard *self, const char *name, gboolean log_y,
+                                const double *t, const double *y, int n);
 /* Time cursor of every plot (NAN: none). */
 void esl_plot_board_set_cursor(EslPlotBoard *self, double t);
 

@@ -36,6 +36,9 @@ struct _EslPlot {
     GdkTexture *body; /* PLOT_LAYER_BODY as last drawn, or NULL when it must be redrawn */
     int body_width, body_height, body_scale;
     guint refresh_tick; /* data were appended: the body is redrawn at a later frame */
+    double link_x0, link_x1; /* time range set by a linked plot (NAN: follow the data) */
+    double zoom; /* text, lines and margins drawn this many times larger (presentation mode);
+                    the plot is drawn in units of widget pixels / zoom */
 };
 
 /* Frame (of the frame clock) in which a plot last redrew its body for appended data: live plots
@@ -44,7 +47,7 @@ static gint64 live_refresh_frame = -1;
 
 G_DEFINE_FINAL_TYPE(EslPlot, esl_plot, GTK_TYPE_WIDGET)
 
-enum { SIGNAL_CURSOR_MOVED, N_SIGNALS };
+enum { SIGNAL_CURSOR_MOVED, SIGNAL_TIME_RANGE_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static void series_free(Series *s)
@@ -138,6 +141,10 @@ static void current_view(const EslPlot *self, double *x0, double *x1, double *y0
             pad = fabs(*y0) > 0 ? 0.1 * fabs(*y0) : 1.0;
         *y0 -= pad;
         *y1 += pad;
+    }
+    if (isfinite(self->link_x0)) { /* the time range of the linked plots */
+        *x0 = self->link_x0;
+        *x1 = self->link_x1;
     }
 }
 
@@ -512,7 +519,8 @@ static GdkTexture *render_body(EslPlot *self, int width, int height, int scale)
         cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width * scale, height * scale);
     cairo_surface_set_device_scale(surface, scale, scale);
     cairo_t *cr = cairo_create(surface);
-    draw_plot(self, cr, width, height, PLOT_LAYER_BODY);
+    cairo_scale(cr, self->zoom, self->zoom);
+    draw_plot(self, cr, width / self->zoom, height / self->zoom, PLOT_LAYER_BODY);
     cairo_destroy(cr);
     cairo_surface_flush(surface);
     int stride = cairo_image_surface_get_stride(surface);
@@ -581,7 +589,8 @@ static void esl_plot_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
     gtk_snapshot_append_texture(snapshot, self->body, &bounds);
     if (isfinite(self->cursor) || self->hovering) {
         cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &bounds);
-        draw_plot(self, cr, w, h, PLOT_LAYER_CURSOR | PLOT_LAYER_HOVER);
+        cairo_scale(cr, self->zoom, self->zoom);
+        draw_plot(self, cr, w / self->zoom, h / self->zoom, PLOT_LAYER_CURSOR | PLOT_LAYER_HOVER);
         cairo_destroy(cr);
     }
 }
@@ -599,6 +608,13 @@ static void esl_plot_measure(GtkWidget *widget, GtkOrientation orientation, int 
 }
 
 /* ---- interaction ------------------------------------------------------------------------------ */
+
+/* The data area in drawing units (widget pixels / zoom), as last drawn. */
+static Area view_area(EslPlot *self)
+{
+    return plot_area(gtk_widget_get_width(GTK_WIDGET(self)) / self->zoom,
+                     gtk_widget_get_height(GTK_WIDGET(self)) / self->zoom, self->legend_rows);
+}
 
 static void freeze_view(EslPlot *self)
 {
@@ -621,8 +637,9 @@ static void on_drag_update(GtkGestureDrag *gesture, double dx, double dy, EslPlo
     (void)gesture;
     if (fabs(dx) < 3 && fabs(dy) < 3)
         return;
-    Area a = plot_area(gtk_widget_get_width(GTK_WIDGET(self)),
-                       gtk_widget_get_height(GTK_WIDGET(self)), self->legend_rows);
+    dx /= self->zoom;
+    dy /= self->zoom;
+    Area a = view_area(self);
     double sx = dx / a.width * (self->drag_x1 - self->drag_x0);
     double sy = dy / a.height * (self->drag_y1 - self->drag_y0);
     self->auto_range = FALSE;
@@ -631,6 +648,7 @@ static void on_drag_update(GtkGestureDrag *gesture, double dx, double dy, EslPlo
     self->y0 = self->drag_y0 + sy;
     self->y1 = self->drag_y1 + sy;
     invalidate(self);
+    g_signal_emit(self, signals[SIGNAL_TIME_RANGE_CHANGED], 0, self->x0, self->x1);
 }
 
 static void on_click_released(GtkGestureClick *gesture, int n_press, double x, double y,
@@ -640,10 +658,11 @@ static void on_click_released(GtkGestureClick *gesture, int n_press, double x, d
     (void)y;
     if (n_press == 2) {
         esl_plot_fit(self);
+        g_signal_emit(self, signals[SIGNAL_TIME_RANGE_CHANGED], 0, NAN, NAN);
         return;
     }
-    Area a = plot_area(gtk_widget_get_width(GTK_WIDGET(self)),
-                       gtk_widget_get_height(GTK_WIDGET(self)), self->legend_rows);
+    x /= self->zoom;
+    Area a = view_area(self);
     if (x < a.left || x > a.left + a.width)
         return;
     double x0, x1, y0, y1;
@@ -659,8 +678,7 @@ static gboolean on_scroll(GtkEventControllerScroll *controller, double dx, doubl
     (void)dx;
     GdkModifierType mods =
         gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(controller));
-    Area a = plot_area(gtk_widget_get_width(GTK_WIDGET(self)),
-                       gtk_widget_get_height(GTK_WIDGET(self)), self->legend_rows);
+    Area a = view_area(self);
     freeze_view(self);
     double factor = pow(1.2, dy);
     if (mods & GDK_CONTROL_MASK) {
@@ -675,6 +693,7 @@ static gboolean on_scroll(GtkEventControllerScroll *controller, double dx, doubl
         self->x1 = centre + (self->x1 - centre) * factor;
     }
     invalidate(self);
+    g_signal_emit(self, signals[SIGNAL_TIME_RANGE_CHANGED], 0, self->x0, self->x1);
     return TRUE;
 }
 
@@ -682,8 +701,8 @@ static void on_motion(GtkEventControllerMotion *controller, double x, double y, 
 {
     (void)controller;
     self->hovering = TRUE;
-    self->hover_px = x;
-    self->hover_py = y;
+    self->hover_px = x / self->zoom;
+    self->hover_py = y / self->zoom;
     gtk_widget_queue_draw(GTK_WIDGET(self));
 }
 
@@ -820,6 +839,9 @@ static void esl_plot_class_init(EslPlotClass *klass)
     signals[SIGNAL_CURSOR_MOVED] =
         g_signal_new("cursor-moved", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                      NULL, G_TYPE_NONE, 1, G_TYPE_DOUBLE);
+    signals[SIGNAL_TIME_RANGE_CHANGED] =
+        g_signal_new("time-range-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                     NULL, NULL, G_TYPE_NONE, 2, G_TYPE_DOUBLE, G_TYPE_DOUBLE);
 }
 
 static void esl_plot_init(EslPlot *self)
@@ -827,6 +849,8 @@ static void esl_plot_init(EslPlot *self)
     self->series = g_ptr_array_new_with_free_func((GDestroyNotify)series_free);
     self->cursor = NAN;
     self->auto_range = TRUE;
+    self->zoom = 1.0;
+    self->link_x0 = self->link_x1 = NAN;
     GtkWidget *w = GTK_WIDGET(self);
     gtk_widget_set_focusable(w, FALSE);
 
@@ -868,6 +892,11 @@ void esl_plot_set_title(EslPlot *self, const char *title)
     invalidate(self);
 }
 
+const char *esl_plot_get_title(EslPlot *self)
+{
+    return self->title;
+}
+
 void esl_plot_set_labels(EslPlot *self, const char *x_label, const char *y_label)
 {
     g_free(self->x_label);
@@ -882,6 +911,38 @@ void esl_plot_set_log_y(EslPlot *self, gboolean log_y)
     self->log_y = log_y;
     self->auto_range = TRUE;
     invalidate(self);
+}
+
+void esl_plot_set_time_range(EslPlot *self, double x0, double x1)
+{
+    if (!(isfinite(x0) && isfinite(x1) && x1 > x0)) {
+        self->link_x0 = self->link_x1 = NAN;
+        self->auto_range = TRUE;
+    } else if (self->auto_range) {
+        self->link_x0 = x0;
+        self->link_x1 = x1;
+    } else {
+        self->x0 = x0;
+        self->x1 = x1;
+    }
+    invalidate(self);
+}
+
+void esl_plot_get_time_range(EslPlot *self, double *x0, double *x1)
+{
+    double y0, y1;
+    current_view(self, x0, x1, &y0, &y1);
+}
+
+void esl_plot_set_zoom(EslPlot *self, double zoom)
+{
+    self->zoom = isfinite(zoom) ? CLAMP(zoom, 0.5, 4.0) : 1.0;
+    invalidate(self);
+}
+
+double esl_plot_get_zoom(EslPlot *self)
+{
+    return self->zoom;
 }
 
 gboolean esl_plot_get_log_y(EslPlot *self)

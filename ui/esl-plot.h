@@ -1,7 +1,8 @@
 /* EslPlot: a Cairo plot widget. Several series (x, y), axes with nice ticks and units, a legend,
  * linear or log10 y axis, live append, zoom (scroll, Ctrl+scroll for y) and pan (drag),
  * double-click to fit, hover read-out, a time cursor (click to move it, "cursor-moved"), and
- * export to PNG, SVG or CSV. */
+ * export to PNG, SVG or CSV. A zoom or pan by the user emits "time-range-changed" (double x0,
+ * double x1; NAN, NAN after a double-click fit), for plots linked in time. */
 #ifndef ESL_PLOT_H
 #define ESL_PLOT_H
 
@@ -15,10 +16,19 @@ G_DECLARE_FINAL_TYPE(EslPlot, esl_plot, ESL, PLOT, GtkWidget)
 GtkWidget *esl_plot_new(void);
 
 void esl_plot_set_title(EslPlot *self, const char *title);
+const char *esl_plot_get_title(EslPlot *self);
 /* Axis labels with their units, e.g. "t (s)" and "energy (J)". */
 void esl_plot_set_labels(EslPlot *self, const char *x_label, const char *y_label);
 void esl_plot_set_log_y(EslPlot *self, gboolean log_y);
 gboolean esl_plot_get_log_y(EslPlot *self);
+/* Show x (time) from x0 to x1, as a linked plot's zoom or pan asks (x1 <= x0 or NAN: follow the
+ * data again); the y axis keeps its own range. */
+void esl_plot_set_time_range(EslPlot *self, double x0, double x1);
+/* The x range shown. */
+void esl_plot_get_time_range(EslPlot *self, double *x0, double *x1);
+/* Draw text, lines and margins zoom times larger (presentation mode; 0.5 to 4, default 1). */
+void esl_plot_set_zoom(EslPlot *self, double zoom);
+double esl_plot_get_zoom(EslPlot *self);
 
 /* Returns the new series' index. dashed: drawn with a dash pattern (overlaid runs). */
 int esl_plot_add_series(EslPlot *self, const char *name, const GdkRGBA *color, gboolean dashed);

@@ -333,9 +333,32 @@ void esl_viewport_set_trail(EslViewport *self, const float *points, int n, int b
     rebuild_scene(self);
 }
 
+/* Width / height of the view (1 before it has a size). */
+static float viewport_aspect(EslViewport *self)
+{
+    int w = gtk_widget_get_width(GTK_WIDGET(self)), h = gtk_widget_get_height(GTK_WIDGET(self));
+    return w > 0 && h > 0 ? (float)w / (float)h : 1.0f;
+}
+
 void esl_viewport_fit(EslViewport *self)
 {
-    esl_camera_fit(&self->camera, self->scene);
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    esl_scene_grow_bounds(self->scene, lo, hi);
+    if (lo[0] <= hi[0]) /* the mechanism as it is now */
+        esl_camera_fit_box(&self->camera, lo, hi, viewport_aspect(self));
+    else
+        esl_camera_fit(&self->camera, self->scene);
+    gtk_gl_area_queue_render(GTK_GL_AREA(self));
+}
+
+void esl_viewport_fit_element(EslViewport *self, const float center[3], float radius)
+{
+    float lo[3], hi[3];
+    for (int k = 0; k < 3; k++) {
+        lo[k] = center[k] - radius;
+        hi[k] = center[k] + radius;
+    }
+    esl_camera_fit_box(&self->camera, lo, hi, viewport_aspect(self));
     gtk_gl_area_queue_render(GTK_GL_AREA(self));
 }
 
@@ -353,12 +376,10 @@ void esl_viewport_fit_states(EslViewport *self, const double *const *poses, int 
     if (!(lo[0] <= hi[0]))
         return;
     float size = 0;
-    for (int k = 0; k < 3; k++) {
-        self->camera.target[k] = 0.5f * (lo[k] + hi[k]);
+    for (int k = 0; k < 3; k++)
         size += (hi[k] - lo[k]) * (hi[k] - lo[k]);
-    }
     float radius = fmaxf(0.5f * sqrtf(size), 1e-3f);
-    self->camera.distance = 1.05f * radius / sinf(0.5f * self->camera.fov);
+    esl_camera_fit_box(&self->camera, lo, hi, viewport_aspect(self));
     /* the floor goes under the lowest corner of the motion's box */
     const float *up = self->scene->up;
     float lowest = INFINITY;

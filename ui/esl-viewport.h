@@ -27,7 +27,10 @@ void esl_viewport_set_show_grid(EslViewport *self, gboolean show);
 void esl_viewport_set_highlight(EslViewport *self, int source, int index);
 /* Path drawn as a trail (n points, x y z each; copied), or n = 0 for none. */
 void esl_viewport_set_trail(EslViewport *self, const float *points, int n, int body);
+/* Frame the mechanism as it is drawn now, in the view's aspect ratio. */
 void esl_viewport_fit(EslViewport *self);
+/* Frame the ball of this radius around center (an element: a joint). */
+void esl_viewport_fit_element(EslViewport *self, const float center[3], float radius);
 /* Frame every one of n states (poses[i]: nbodies * 12 numbers), keeping the view direction:
  * the whole motion of a run stays in view. */
 void esl_viewport_fit_states(EslViewport *self, const double *const *poses, int n);

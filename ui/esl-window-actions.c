@@ -6,6 +6,7 @@
 #include <glib/gstdio.h>
 
 #include "esl-models-dir.h"
+#include "esl-points.h"
 #include "esl-recent.h"
 
 #define RECENT_MAX 8
@@ -39,6 +40,35 @@ static void action_fit(GtkWidget *widget, const char *name, GVariant *parameter)
     esl_viewport_fit(ESL_VIEWPORT(ESL_WINDOW(widget)->viewport));
 }
 
+static void action_fit_motion(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)name;
+    (void)parameter;
+    esl_window_fit_history(ESL_WINDOW(widget));
+}
+
+/* Target: variable names separated by commas, plotted together. */
+static void action_plot_variable(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)name;
+    EslWindow *self = ESL_WINDOW(widget);
+    g_auto(GStrv) names = g_strsplit(g_variant_get_string(parameter, NULL), ",", -1);
+    for (int i = 0; names[i]; i++) {
+        g_autoptr(GError) error = NULL;
+        if (!esl_window_plot_variable(self, names[i], &error)) {
+            esl_window_show_status(self, TRUE, _("Cannot plot %s: %s"), names[i],
+                                   error->message);
+            return;
+        }
+    }
+}
+
+static void action_step(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)parameter;
+    esl_window_step_sample(ESL_WINDOW(widget), g_str_equal(name, "win.step-backward") ? -1 : 1);
+}
+
 static void action_view(GtkWidget *widget, const char *action, GVariant *parameter)
 {
     (void)action;
@@ -65,6 +95,58 @@ static void grid_state_changed(GSimpleAction *a, GVariant *state, gpointer data)
                                g_variant_get_boolean(state));
 }
 
+static void real_time_state_changed(GSimpleAction *a, GVariant *state, gpointer data)
+{
+    g_simple_action_set_state(a, state);
+    esl_window_update_pacing(ESL_WINDOW(data));
+}
+
+#define PRESENTATION_ZOOM 1.8 /* plots' text and lines; the window's text: style.css */
+
+void esl_window_update_presentation(EslWindow *self)
+{
+    g_autoptr(GVariant) on_state = g_action_group_get_action_state(G_ACTION_GROUP(self),
+                                                                    "presentation");
+    g_autoptr(GVariant) plot_state = g_action_group_get_action_state(G_ACTION_GROUP(self),
+                                                                      "presentation-plot");
+    gboolean on = on_state && g_variant_get_boolean(on_state);
+    const char *plot = plot_state ? g_variant_get_string(plot_state, NULL) : "energy";
+    gboolean was_on = gtk_widget_has_css_class(GTK_WIDGET(self), "presentation");
+    /* the panes that hold the side panels (hiding a pane's child moves its split) */
+    GtkPaned *sidebar_pane = GTK_PANED(gtk_widget_get_parent(self->sidebar));
+    GtkPaned *run_panel_pane = GTK_PANED(gtk_widget_get_parent(self->run_panel_scroller));
+    if (on && !was_on) {
+        self->sidebar_position_before = gtk_paned_get_position(sidebar_pane);
+        self->run_panel_position_before = gtk_paned_get_position(run_panel_pane);
+    }
+    /* the gallery's larger text must not make the workbench taller than the screen */
+    gtk_stack_set_vhomogeneous(GTK_STACK(self->stack), !on);
+    gtk_widget_set_visible(self->sidebar, !on);
+    gtk_widget_set_visible(self->run_panel_scroller, !on);
+    esl_plot_board_present(ESL_PLOT_BOARD(self->plot_board), on ? plot : NULL,
+                           PRESENTATION_ZOOM);
+    if (on && !was_on) {
+        gtk_widget_add_css_class(GTK_WIDGET(self), "presentation");
+        gtk_window_fullscreen(GTK_WINDOW(self));
+        /* the 3D view takes two thirds of the height, the plot the rest */
+        self->paned_position_before = gtk_paned_get_position(GTK_PANED(self->view_paned));
+        int height = gtk_widget_get_height(self->view_paned);
+        gtk_paned_set_position(GTK_PANED(self->view_paned), height > 0 ? 2 * height / 3 : 420);
+    } else if (!on && was_on) {
+        gtk_widget_remove_css_class(GTK_WIDGET(self), "presentation");
+        gtk_window_unfullscreen(GTK_WINDOW(self));
+        gtk_paned_set_position(GTK_PANED(self->view_paned), self->paned_position_before);
+        gtk_paned_set_position(sidebar_pane, self->sidebar_position_before);
+        gtk_paned_set_position(run_panel_pane, self->run_panel_position_before);
+    }
+}
+
+static void presentation_state_changed(GSimpleAction *a, GVariant *state, gpointer data)
+{
+    g_simple_action_set_state(a, state);
+    esl_window_update_presentation(ESL_WINDOW(data));
+}
+
 static void action_gallery(GtkWidget *widget, const char *name, GVariant *parameter)
 {
     (void)name;
@@ -85,6 +167,18 @@ static void action_show_workbench(GtkWidget *widget, const char *name, GVariant 
     (void)name;
     (void)parameter;
     esl_window_leave_gallery(ESL_WINDOW(widget));
+}
+
+/* Escape leaves presentation mode, before the focused widget sees it (a pane would take it). */
+static gboolean escape_from_presentation(GtkWidget *widget, GVariant *args, gpointer data)
+{
+    (void)args;
+    (void)data;
+    if (!gtk_widget_has_css_class(widget, "presentation"))
+        return FALSE;
+    g_action_group_change_action_state(G_ACTION_GROUP(widget), "presentation",
+                                       g_variant_new_boolean(FALSE));
+    return TRUE;
 }
 
 /* Escape on the gallery goes back; elsewhere it goes on to the other handlers. */
@@ -140,6 +234,10 @@ static GtkFileChooserNative *choose_file(EslWindow *self, const char *title, Gtk
     } else if (action == GTK_FILE_CHOOSER_ACTION_SAVE && g_str_equal(pattern, "*.png")) {
         g_autofree char *name =
             g_strdup_printf("%s.png", self->model ? self->model->name : "view");
+        gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), name);
+    } else if (action == GTK_FILE_CHOOSER_ACTION_SAVE && g_str_equal(pattern, "*.csv")) {
+        g_autofree char *name =
+            g_strdup_printf(_("%s-points.csv"), self->model ? self->model->name : "run");
         gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), name);
     } else if (action == GTK_FILE_CHOOSER_ACTION_SAVE) {
         gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), _("runs.eslabon"));
@@ -273,6 +371,51 @@ static void export_view_path(EslWindow *self, const char *path)
         esl_window_show_status(self, TRUE, _("Cannot export the 3D view: %s"), error->message);
 }
 
+gboolean esl_window_export_points(EslWindow *self, const char *points, const char *path,
+                                  GError **error)
+{
+    if (!self->model || !self->history || self->history->len == 0 ||
+        !self->history_matches_model) {
+        g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                            _("no run of this model is shown"));
+        return FALSE;
+    }
+    const MbsModel *m = self->model;
+    g_autoptr(GArray) selected = NULL;
+    if (points) {
+        selected = esl_points_parse(m, points, error);
+        if (!selected)
+            return FALSE;
+    } else {
+        selected = g_array_new(FALSE, FALSE, sizeof(int));
+        for (int i = 0; i < m->npoints; ++i) /* the selected body's, else every moving one's */
+            if (self->selected_body >= 0 ? m->points[i].body == self->selected_body
+                                         : m->points[i].body != m->ground)
+                g_array_append_val(selected, i);
+    }
+    guint n = self->history->len;
+    g_autofree double *time = g_new(double, n);
+    g_autofree double *poses = g_new(double, (gsize)n * 12 * m->nbodies + 1);
+    for (guint k = 0; k < n; ++k) {
+        const EslRunSample *s = self->history->pdata[k];
+        time[k] = s->monitors.time;
+        memcpy(poses + (gsize)k * 12 * m->nbodies, s->poses, sizeof(double) * 12 * m->nbodies);
+    }
+    return esl_points_write_history(path, m, time, poses, (int)n,
+                                    (const int *)(void *)selected->data, (int)selected->len,
+                                    error);
+}
+
+static void export_points_path(EslWindow *self, const char *path)
+{
+    g_autoptr(GError) error = NULL;
+    if (esl_window_export_points(self, NULL, path, &error))
+        esl_window_show_status(self, FALSE, _("Point history exported to %s."), path);
+    else
+        esl_window_show_status(self, TRUE, _("Cannot export the point history: %s"),
+                               error->message);
+}
+
 /* The actions that ask for a file, then hand its path to a handler. */
 static const struct {
     const char *action, *title;
@@ -286,6 +429,8 @@ static const struct {
      N_("Eslabón models (*.json)"), "*.json", esl_window_save_model_path},
     {"win.export-view", N_("Export 3D View"), GTK_FILE_CHOOSER_ACTION_SAVE, N_("_Export"),
      N_("PNG images (*.png)"), "*.png", export_view_path},
+    {"win.export-points", N_("Export Point History"), GTK_FILE_CHOOSER_ACTION_SAVE, N_("_Export"),
+     N_("CSV files (*.csv)"), "*.csv", export_points_path},
     {"win.new-project", N_("New Project"), GTK_FILE_CHOOSER_ACTION_SAVE, N_("_Create"),
      N_("Eslabón projects (*.eslabon)"), "*.eslabon", new_project_path},
     {"win.open-project", N_("Open Project"), GTK_FILE_CHOOSER_ACTION_OPEN, N_("_Open"),
@@ -348,6 +493,10 @@ static const struct {
     {"win.pause", NULL, action_pause},
     {"win.stop", NULL, action_stop},
     {"win.fit-view", NULL, action_fit},
+    {"win.fit-motion", NULL, action_fit_motion},
+    {"win.plot-variable", "s", action_plot_variable},
+    {"win.step-forward", NULL, action_step},
+    {"win.step-backward", NULL, action_step},
     {"win.view", "s", action_view},
     {"win.show-gallery", NULL, action_gallery},
     {"win.show-workbench", NULL, action_show_workbench},
@@ -358,6 +507,9 @@ static const struct {
 static const GActionEntry window_toggles[] = {
     {"show-frames", NULL, NULL, "false", frames_state_changed, {0}},
     {"show-grid", NULL, NULL, "true", grid_state_changed, {0}},
+    {"real-time", NULL, NULL, "false", real_time_state_changed, {0}},
+    {"presentation", NULL, NULL, "false", presentation_state_changed, {0}},
+    {"presentation-plot", NULL, "s", "'energy'", presentation_state_changed, {0}},
 };
 
 void esl_window_class_install_actions(GtkWidgetClass *widget_class)
@@ -380,6 +532,16 @@ void esl_window_init_actions(EslWindow *self)
     g_autoptr(GPropertyAction) playback =
         g_property_action_new("playback", self->playback_bar, "playing");
     g_action_map_add_action(G_ACTION_MAP(self), G_ACTION(playback));
+    /* a paced run follows the playback speed */
+    g_signal_connect_swapped(self->playback_bar, "notify::speed",
+                             G_CALLBACK(esl_window_update_pacing), self);
+    GtkEventController *escape = gtk_shortcut_controller_new();
+    gtk_event_controller_set_propagation_phase(escape, GTK_PHASE_CAPTURE);
+    gtk_shortcut_controller_add_shortcut(
+        GTK_SHORTCUT_CONTROLLER(escape),
+        gtk_shortcut_new(gtk_keyval_trigger_new(GDK_KEY_Escape, 0),
+                         gtk_callback_action_new(escape_from_presentation, NULL, NULL)));
+    gtk_widget_add_controller(GTK_WIDGET(self), escape);
     esl_window_fill_recent_menu(self);
     g_signal_connect(gtk_recent_manager_get_default(), "changed", G_CALLBACK(on_recent_changed),
                      self);

@@ -25,6 +25,7 @@ struct _EslWindow {
     /* template: the parts */
     GtkWidget *stack, *start_page, *model_panel, *run_browser, *viewport, *playback_bar;
     GtkWidget *plot_board, *run_settings, *color_scale;
+    GtkWidget *sidebar, *run_panel_scroller, *view_paned;
     /* template: what the window itself writes to */
     GMenu *recent_menu;
     GtkWidget *viewport_note, *progress_bar, *progress_label, *status_label, *project_label;
@@ -50,6 +51,8 @@ struct _EslWindow {
     GtkWidget *question;         /* a question to the user (stop the run? save the edits?) */
     gboolean close_when_stopped; /* the user chose to close: do it once the run is stored */
     gboolean edits_discarded;    /* the user chose to discard the edits: close without asking */
+    /* before presentation mode: the 3D view's height, the side panels' split positions */
+    int paned_position_before, sidebar_position_before, run_panel_position_before;
 
     /* building the model (esl-window-assemble.c) */
     GtkWidget *model_editor;
@@ -93,6 +96,8 @@ void esl_window_stop_run(EslWindow *self);
 gboolean esl_window_ask_close(EslWindow *self);
 /* Replay or compare the runs selected in the run browser. */
 void esl_window_show_selected_runs(EslWindow *self);
+/* Pace the run going on as win.real-time and the playback speed say. */
+void esl_window_update_pacing(EslWindow *self);
 /* Enable the actions and parts that depend on a model and on a run going on. */
 void esl_window_update_run_actions(EslWindow *self);
 
@@ -103,6 +108,8 @@ typedef void (*EslWindowThen)(EslWindow *self, const char *path);
 void esl_window_ask_unsaved(EslWindow *self, EslWindowThen then, const char *path);
 
 /* esl-window-actions.c */
+/* Presentation mode on or off as win.presentation and win.presentation-plot say. */
+void esl_window_update_presentation(EslWindow *self);
 void esl_window_class_install_actions(GtkWidgetClass *widget_class);
 void esl_window_init_actions(EslWindow *self);
 void esl_window_fill_recent_menu(EslWindow *self);

@@ -192,6 +192,7 @@ void esl_window_start_run(EslWindow *self)
                                               stored_model_id(self));
     g_signal_connect(self->controller, "samples", G_CALLBACK(on_run_samples), self);
     g_signal_connect(self->controller, "finished", G_CALLBACK(on_run_finished), self);
+    esl_window_update_pacing(self);
     if (!esl_run_controller_start(self->controller, &error)) {
         g_clear_object(&self->controller);
         esl_window_show_status(self, TRUE, _("Cannot start the run: %s"), error->message);
@@ -201,6 +202,18 @@ void esl_window_start_run(EslWindow *self)
     self->progress_timer = g_timeout_add(100, progress_timeout, self);
     self->frame_meter = esl_frame_meter_start(GTK_WIDGET(self));
     esl_window_update_run_actions(self);
+}
+
+void esl_window_update_pacing(EslWindow *self)
+{
+    if (!self->controller)
+        return;
+    GAction *pace = g_action_map_lookup_action(G_ACTION_MAP(self), "real-time");
+    g_autoptr(GVariant) on = pace ? g_action_get_state(pace) : NULL;
+    esl_run_controller_set_pacing(
+        self->controller, on && g_variant_get_boolean(on)
+                              ? esl_playback_bar_get_speed(ESL_PLAYBACK_BAR(self->playback_bar))
+                              : 0.0);
 }
 
 void esl_window_update_run_actions(EslWindow *self)
@@ -213,6 +226,13 @@ void esl_window_update_run_actions(EslWindow *self)
                                   !running && self->model && !self->check_error);
     gtk_widget_action_set_enabled(widget, "win.pause", running);
     gtk_widget_action_set_enabled(widget, "win.stop", running);
+    /* stepping goes through stored samples: of a run shown, not of one going on */
+    gboolean steppable = !running && self->history && self->history->len > 1;
+    gtk_widget_action_set_enabled(widget, "win.step-forward", steppable);
+    gtk_widget_action_set_enabled(widget, "win.step-backward", steppable);
+    gtk_widget_action_set_enabled(widget, "win.export-points",
+                                  self->history && self->history->len > 0 &&
+                                      self->history_matches_model);
     gtk_widget_set_sensitive(self->run_settings, !running);
     esl_model_panel_set_editable(ESL_MODEL_PANEL(self->model_panel), !running);
     gtk_widget_action_set_enabled(widget, "win.save-model", self->model != NULL);

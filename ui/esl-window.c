@@ -13,6 +13,7 @@
 #include "esl-model-editor.h"
 #include "esl-model-file.h"
 #include "esl-models-dir.h"
+#include "esl-variables.h"
 #include "mbs_formulation.h"
 
 G_DEFINE_FINAL_TYPE(EslWindow, esl_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -127,9 +128,102 @@ void esl_window_show_state(EslWindow *self, const double *poses, const double *v
 {
     esl_viewport_set_state(ESL_VIEWPORT(self->viewport), poses, violations);
     double largest = violations ? 0.0 : NAN;
-    for (int j = 0; violations && self->model && j < self->model->njoints; j++)
-        largest = isnan(violations[j]) ? INFINITY : fmax(largest, violations[j]);
-    esl_color_scale_set_value(ESL_COLOR_SCALE(self->color_scale), largest);
+    int worst = -1;
+    for (int j = 0; violations && self->model && j < self->model->njoints; j++) {
+        double v = isnan(violations[j]) ? INFINITY : violations[j];
+        if (v > largest || (worst < 0 && v >= largest)) {
+            largest = v;
+            worst = j;
+        }
+    }
+    EslColorScale *legend = ESL_COLOR_SCALE(self->color_scale);
+    esl_color_scale_set_value(legend, largest);
+    /* a tree joint's violation is 0: name a joint only when one is violated */
+    esl_color_scale_set_worst(legend, worst >= 0 && largest > 0 ? self->model->joints[worst].name
+                                                                : NULL);
+    esl_model_panel_set_violations(ESL_MODEL_PANEL(self->model_panel), violations,
+                                   violations && self->model ? self->model->njoints : 0);
+}
+
+gboolean esl_window_plot_variable(EslWindow *self, const char *name, GError **error)
+{
+    EslVariable v;
+    if (!self->model || !self->history || self->history->len == 0 ||
+        !self->history_matches_model) {
+        g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                            _("no run of this model is shown"));
+        return FALSE;
+    }
+    if (!esl_variable_parse(self->model, name, &v, error))
+        return FALSE;
+    const MbsModel *m = self->model;
+    guint n = self->history->len;
+    g_autofree double *t = g_new(double, n);
+    g_autofree double *y = g_new(double, n);
+    g_autofree double *poses = g_new(double, (gsize)n * 12 * m->nbodies + 1);
+    g_autofree double *violations = g_new(double, (gsize)n * m->njoints + 1);
+    for (guint k = 0; k < n; k++) {
+        const EslRunSample *s = self->history->pdata[k];
+        t[k] = s->monitors.time;
+        memcpy(poses + (gsize)k * 12 * m->nbodies, s->poses, sizeof(double) * 12 * m->nbodies);
+        memcpy(violations + (gsize)k * m->njoints, s->violations, sizeof(double) * m->njoints);
+    }
+    esl_variable_series(m, &v, t, poses, violations, (int)n, y);
+    g_autofree char *label = esl_variable_name(m, &v);
+    esl_plot_board_add_variable(ESL_PLOT_BOARD(self->plot_board), label,
+                                v.kind->element == ESL_VARIABLE_JOINT, t, y, (int)n);
+    return TRUE;
+}
+
+/* Diagonal of the box of the model's points as drawn (m). */
+static double model_extent(const MbsModel *m)
+{
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = 0; i < m->npoints; i++)
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fmin(lo[k], m->points[i].pos[k]);
+            hi[k] = fmax(hi[k], m->points[i].pos[k]);
+        }
+    return m->npoints ? hypot(hypot(hi[0] - lo[0], hi[1] - lo[1]), hi[2] - lo[2]) : 1.0;
+}
+
+gboolean esl_window_go_to_worst_joint(EslWindow *self)
+{
+    const char *name = esl_color_scale_get_worst(ESL_COLOR_SCALE(self->color_scale));
+    int j = name && self->model ? mbs_model_find_joint(self->model, name) : -1;
+    if (j < 0)
+        return FALSE;
+    const MbsModel *m = self->model;
+    esl_model_panel_select(ESL_MODEL_PANEL(self->model_panel), ESL_SOURCE_JOINT, j);
+    /* frame the joint where it is now: its point on the first body, in the state shown */
+    const MbsJoint *joint = &m->joints[j];
+    double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, p[3] = {0, 0, 0};
+    int i = self->history ? history_index_at(self, esl_window_get_time(self)) : -1;
+    if (i >= 0 && self->history_matches_model) {
+        const double *pose = ((EslRunSample *)self->history->pdata[i])->poses + 12 * joint->body1;
+        memcpy(R, pose, sizeof R);
+        memcpy(p, pose + 9, sizeof p);
+    }
+    float center[3];
+    for (int k = 0; k < 3; k++)
+        center[k] = (float)(R[3 * k] * joint->point1[0] + R[3 * k + 1] * joint->point1[1] +
+                            R[3 * k + 2] * joint->point1[2] + p[k]);
+    esl_viewport_fit_element(ESL_VIEWPORT(self->viewport), center,
+                             (float)fmax(0.2 * model_extent(m), 1e-3));
+    g_autofree char *variable = g_strdup_printf("%s:violation", name);
+    esl_window_plot_variable(self, variable, NULL);
+    return TRUE;
+}
+
+const char *esl_window_get_worst_joint(EslWindow *self)
+{
+    return esl_color_scale_get_worst(ESL_COLOR_SCALE(self->color_scale));
+}
+
+static void on_worst_activated(EslColorScale *legend, EslWindow *self)
+{
+    (void)legend;
+    esl_window_go_to_worst_joint(self);
 }
 
 static void show_time(EslWindow *self, double t)
@@ -186,6 +280,7 @@ void esl_window_set_history(EslWindow *self, GPtrArray *history, gboolean matche
     esl_playback_bar_set_range(bar, end, end);
     esl_playback_bar_set_seekable(bar, history && history->len > 1);
     esl_playback_bar_set_playable(bar, history && history->len > 1 && !self->controller);
+    esl_window_update_run_actions(self);
     if (history && history->len)
         show_time(self, end);
 }
@@ -489,6 +584,7 @@ void esl_window_install_model(EslWindow *self, MbsModel *model, char *json, char
     esl_run_settings_set_model(ESL_RUN_SETTINGS(self->run_settings), model);
     esl_viewport_set_model(ESL_VIEWPORT(self->viewport), model);
     esl_color_scale_set_value(ESL_COLOR_SCALE(self->color_scale), NAN);
+    esl_color_scale_set_worst(ESL_COLOR_SCALE(self->color_scale), NULL);
     self->selected_body = -1;
     esl_model_panel_set_model(ESL_MODEL_PANEL(self->model_panel), model, json);
     esl_plot_board_prepare_single(ESL_PLOT_BOARD(self->plot_board));
@@ -686,6 +782,9 @@ static void esl_window_class_init(EslWindowClass *klass)
     CHILD(run_browser);
     CHILD(viewport);
     CHILD(playback_bar);
+    CHILD(sidebar);
+    CHILD(run_panel_scroller);
+    CHILD(view_paned);
     CHILD(plot_board);
     CHILD(run_settings);
     CHILD(color_scale);
@@ -724,6 +823,7 @@ static void esl_window_init(EslWindow *self)
     self->model_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     self->selected_body = -1;
     esl_window_init_actions(self);
+    g_signal_connect(self->color_scale, "worst-activated", G_CALLBACK(on_worst_activated), self);
     esl_playback_bar_set_label(ESL_PLAYBACK_BAR(self->playback_bar), _("t = 0 s"));
     esl_window_update_titles(self);
     esl_window_update_run_actions(self);
@@ -772,6 +872,20 @@ const char *esl_window_get_page(EslWindow *self)
 double esl_window_get_largest_violation(EslWindow *self)
 {
     return esl_color_scale_get_value(ESL_COLOR_SCALE(self->color_scale));
+}
+
+gboolean esl_window_step_sample(EslWindow *self, int direction)
+{
+    if (self->controller || !self->history || self->history->len < 2)
+        return FALSE;
+    EslPlaybackBar *bar = ESL_PLAYBACK_BAR(self->playback_bar);
+    esl_playback_bar_set_playing(bar, FALSE);
+    int i = history_index_at(self, esl_playback_bar_get_time(bar));
+    int next = CLAMP(i + (direction < 0 ? -1 : 1), 0, (int)self->history->len - 1);
+    if (next == i)
+        return FALSE;
+    esl_playback_bar_seek(bar, ((EslRunSample *)self->history->pdata[next])->monitors.time);
+    return TRUE;
 }
 
 double esl_window_get_time(EslWindow *self)

@@ -27,10 +27,26 @@ gboolean esl_window_set_formulation(EslWindow *self, const char *name);
 gboolean esl_window_edit_model(EslWindow *self, const char *path, double value, GError **error);
 /* Write the 3D view as it is now to a PNG file. */
 gboolean esl_window_export_view(EslWindow *self, const char *path, GError **error);
+/* Write the positions and velocities of model points over the run shown to a CSV file
+ * (app/esl-points.h: velocities are differences of the stored positions). points: "BODY:POINT,..."
+ * or NULL for the selected body's points (every moving body's when none is selected). */
+gboolean esl_window_export_points(EslWindow *self, const char *points, const char *path,
+                                  GError **error);
+/* Plot a variable of the run shown ("BODY:POINT:x" ... "JOINT:violation", app/esl-variables.h)
+ * in the Variables plot; FALSE with error for a name that is not one, or no run shown. */
+gboolean esl_window_plot_variable(EslWindow *self, const char *name, GError **error);
+/* What clicking the legend's worst joint does: select that joint, frame it in the 3D view and
+ * plot its violation over the run; FALSE when no joint is violated in the state shown. */
+gboolean esl_window_go_to_worst_joint(EslWindow *self);
+/* The joint the legend names as the most violated in the state shown, or NULL. */
+const char *esl_window_get_worst_joint(EslWindow *self);
 /* Select a body in the model list and the 3D view (its trail is drawn during playback). */
 void esl_window_select_body(EslWindow *self, int body);
 /* Move the playback to this time (clamped to the shown history). */
 void esl_window_seek(EslWindow *self, double time);
+/* Show the stored sample after (direction > 0) or before (< 0) the one shown, pausing the
+ * playback; FALSE when there is none (or a run goes on). */
+gboolean esl_window_step_sample(EslWindow *self, int direction);
 /* Time shown by the playback slider. */
 double esl_window_get_time(EslWindow *self);
 /* Playback speed (simulated seconds per second); FALSE when the speed menu does not offer it. */

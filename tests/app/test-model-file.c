@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "esl-model-file.h"
+#include "mbs_assembly.h"
 #include "mbs_topology.h"
 #include "tap.h"
 
@@ -300,6 +301,167 @@ static void check_parameters(void)
     mbs_model_free(m);
 }
 
+/* A box drawn along other axes (issue 13): edges a, b along u = (1, 1, 0) and v = (-1, 1, 0)
+ * (45 degrees about Z): Ixx = Iyy = (Ia + Ib)/2, Ixy = (Ia - Ib)/2, Izz = Ic; a parameter in a
+ * direction is re-evaluated by mbs_model_with_parameter. */
+static const char *rotated_box_model =
+    "{\"format\": \"eslabon-model\", \"version\": 1, \"parameters\": {\"k\": 1},\n"
+    " \"bodies\": [{\"name\": \"ground\", \"ground\": true},\n"
+    "  {\"name\": \"plate\", \"mass\": 12, \"com\": [0, 0, 0],\n"
+    "   \"inertia\": {\"box\": [1, 2, 3], \"along\": [[1, \"k\", 0], [-1, 1, 0]]}}],\n"
+    " \"joints\": [{\"name\": \"O\", \"type\": \"revolute\", \"bodies\": [\"ground\", "
+    "\"plate\"], \"point\": [0, 0, 0], \"axis\": [0, 0, 1]}]}\n";
+
+static void check_rotated_box(void)
+{
+    GError *error = NULL;
+    MbsModel *m = esl_model_load_string(rotated_box_model, "box.json", NULL, 0, &error);
+    if (!tap_ok(m != NULL, "a box with 'along' loads%s%s", error ? ": " : "",
+                error ? error->message : "")) {
+        g_clear_error(&error);
+        return;
+    }
+    /* m = 12: Ia = b^2 + c^2 = 13, Ib = a^2 + c^2 = 10, Ic = a^2 + b^2 = 5 */
+    const double *I = m->bodies[1].inertia;
+    tap_close(I[0], 11.5, 1e-13, "rotated box Ixx = (Ia + Ib)/2");
+    tap_close(I[4], 11.5, 1e-13, "rotated box Iyy = (Ia + Ib)/2");
+    tap_close(I[1], 1.5, 1e-13, "rotated box Ixy = (Ia - Ib)/2");
+    tap_close(I[3], I[1], 0, "symmetric");
+    tap_close(I[8], 5.0, 1e-13, "rotated box Izz = Ic");
+    tap_ok(fabs(I[2]) + fabs(I[5]) < 1e-15, "no coupling with Z");
+    /* k = 0: u along X, v's normal part along Y: the axis-aligned box */
+    MbsError err = {0};
+    MbsModel *aligned = mbs_model_with_parameter(m, 0, 0.0, &err);
+    tap_ok(aligned && fabs(aligned->bodies[1].inertia[0] - 13.0) < 1e-13 &&
+               fabs(aligned->bodies[1].inertia[4] - 10.0) < 1e-13 &&
+               fabs(aligned->bodies[1].inertia[1]) < 1e-15,
+           "a direction's parameter is re-evaluated: k = 0 gives the axis-aligned box %s",
+           aligned ? "" : err.message);
+    mbs_model_free(aligned);
+    mbs_model_free(m);
+
+    char *bad = g_strdup(rotated_box_model);
+    char *at = strstr(bad, "[-1, 1, 0]");
+    memcpy(at, "[ 2, 2, 0]", 10); /* parallel to u */
+    m = esl_model_load_string(bad, "box.json", NULL, 0, &error);
+    tap_ok(!m && error && strstr(error->message, "not parallel"),
+           "parallel edge directions are refused: %s", error ? error->message : "");
+    g_clear_error(&error);
+    mbs_model_free(m);
+    g_free(bad);
+}
+
+/* An initial condition given as a point's velocity (issue 13): a slider-crank drawn with the crank
+ * vertical (O-A, 0.3 m) and the rod A-B to the slider at B (0, 1, 0): the rod translates at that
+ * instant, so "B moves at 1 m/s along +Y" makes the crank turn at -1/0.3 rad/s about X. */
+static const char *point_velocity_model =
+    "{\"format\": \"eslabon-model\", \"version\": 1, \"parameters\": {\"v\": 1},\n"
+    " \"bodies\": [{\"name\": \"ground\", \"ground\": true, \"points\": {\"O\": [0, 0, 0]}},\n"
+    "  {\"name\": \"crank\", \"mass\": 1, \"inertia\": {\"slender_rod\": [\"O\", \"A\"]},\n"
+    "   \"points\": {\"O\": [0, 0, 0], \"A\": [0, 0, 0.3]}},\n"
+    "  {\"name\": \"rod\", \"mass\": 1, \"inertia\": {\"slender_rod\": [\"A\", \"B\"]},\n"
+    "   \"points\": {\"A\": [0, 0, 0.3], \"B\": [0, 1, 0]}},\n"
+    "  {\"name\": \"slider\", \"mass\": 1, \"com\": [0, 1, 0], \"inertia\": \"point\",\n"
+    "   \"points\": {\"B\": [0, 1, 0]}}],\n"
+    " \"joints\": [\n"
+    "  {\"name\": \"O\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"crank\"], "
+    "\"point\": \"O\", \"axis\": [1, 0, 0]},\n"
+    "  {\"name\": \"A\", \"type\": \"revolute\", \"bodies\": [\"crank\", \"rod\"], "
+    "\"point\": [0, 0, 0.3], \"axis\": [1, 0, 0]},\n"
+    "  {\"name\": \"B\", \"type\": \"revolute\", \"bodies\": [\"rod\", \"slider\"], "
+    "\"point\": [0, 1, 0], \"axis\": [1, 0, 0]},\n"
+    "  {\"name\": \"S\", \"type\": \"prismatic\", \"bodies\": [\"ground\", \"slider\"], "
+    "\"point\": [0, 1, 0], \"axis\": [0, 1, 0]}],\n"
+    " \"initial\": [{\"body\": \"slider\", \"point\": \"B\", \"direction\": [0, 2, 0], "
+    "\"velocity\": \"v\"}]}\n";
+
+static void check_point_velocity(void)
+{
+    GError *error = NULL;
+    MbsModel *m = esl_model_load_string(point_velocity_model, "pv.json", NULL, 0, &error);
+    if (!tap_ok(m != NULL, "an initial point velocity loads%s%s", error ? ": " : "",
+                error ? error->message : "")) {
+        g_clear_error(&error);
+        return;
+    }
+    tap_ok(m->ninitial == 1 && m->initial[0].joint == -1 && m->initial[0].direction[1] == 1.0,
+           "stored as a point condition with a unit direction");
+    MbsSettings s;
+    mbs_settings_defaults(&s);
+    int n = m->topo->nnodes, slider = mbs_model_find_body(m, "slider");
+    double z[16] = {0}, zd[16] = {0};
+    MbsBodyState bodies[8];
+    MbsError err = {0};
+    int st = n <= 16 ? mbs_assemble(m, &s, 0.0, z, zd, bodies, &err) : -1;
+    tap_ok(st == 0 && fabs(bodies[slider].v_com[1] - 1.0) < 1e-12,
+           "assembled: the slider moves at %.15g m/s along Y %s", st == 0 ? bodies[slider].v_com[1] : 0.0,
+           st ? err.message : "");
+    double crank_rate = 0.0;
+    for (int k = 0; k < n; ++k)
+        if (m->topo->nodes[k].joint == mbs_model_find_joint(m, "O"))
+            crank_rate = zd[k];
+    tap_close(crank_rate, -1.0 / 0.3, 1e-12, "the crank turns at -1/0.3 rad/s (the rod translates)");
+    /* the value is a parameter: v = 2 doubles every rate */
+    MbsModel *twice = mbs_model_with_parameter(m, 0, 2.0, &err);
+    st = twice ? mbs_assemble(twice, &s, 0.0, z, zd, bodies, &err) : -1;
+    tap_ok(st == 0 && fabs(bodies[slider].v_com[1] - 2.0) < 1e-12,
+           "the velocity given as a parameter follows it (v = 2: %.15g m/s) %s",
+           st == 0 ? bodies[slider].v_com[1] : 0.0, st ? err.message : "");
+    mbs_model_free(twice);
+    mbs_model_free(m);
+
+    /* a second condition that contradicts the first: A along Y at 2 m/s (it must equal B's) */
+    char *bad = g_strdup_printf("%.*s, {\"body\": \"crank\", \"point\": \"A\", \"direction\": "
+                                "[0, 1, 0], \"velocity\": 2}]}\n",
+                                (int)(strrchr(point_velocity_model, ']') - point_velocity_model),
+                                point_velocity_model);
+    m = esl_model_load_string(bad, "pv.json", NULL, 0, &error);
+    st = m ? mbs_assemble(m, &s, 0.0, z, zd, NULL, &err) : -1;
+    tap_ok(m && st < 0 && strstr(err.message, "initial velocity of point '") &&
+               strstr(err.message, "cannot be met"),
+           "contradictory point velocities are refused: %s", m ? err.message : error->message);
+    g_clear_error(&error);
+    mbs_model_free(m);
+    g_free(bad);
+    m = esl_model_load_string("{\"format\": \"eslabon-model\", \"version\": 1, \"bodies\": "
+                              "[{\"name\": \"g\", \"ground\": true, \"points\": {\"P\": [0, 0, 0]}}], "
+                              "\"initial\": [{\"body\": \"g\", \"point\": \"Q\", \"direction\": "
+                              "[1, 0, 0], \"velocity\": 1}]}", "pv.json", NULL, 0, &error);
+    tap_ok(!m && error && strstr(error->message, "'Q' is not a point of body 'g'"),
+           "an unknown point is named: %s", error ? error->message : "");
+    g_clear_error(&error);
+    mbs_model_free(m);
+}
+
+/* "planar": the slider-crank above is planar about X: its one cut joint keeps 2 equations. */
+static void check_planar(void)
+{
+    GError *error = NULL;
+    char *text = g_strdup_printf("{\"planar\": \"x\", %s", point_velocity_model + 1);
+    MbsModel *m = esl_model_load_string(text, "planar.json", NULL, 0, &error);
+    tap_ok(m && m->planar_normal == 0 && m->topo->nrows == 2 && m->topo->ncut == 1,
+           "\"planar\": \"x\": one cut joint, %d equations %s", m ? m->topo->nrows : -1,
+           error ? error->message : "");
+    g_clear_error(&error);
+    mbs_model_free(m);
+    g_free(text);
+    text = g_strdup_printf("{\"planar\": \"w\", %s", point_velocity_model + 1);
+    m = esl_model_load_string(text, "planar.json", NULL, 0, &error);
+    tap_ok(!m && error && strstr(error->message, "'planar' names the axis normal to the plane"),
+           "a bad plane is refused: %s", error ? error->message : "");
+    g_clear_error(&error);
+    mbs_model_free(m);
+    g_free(text);
+    text = g_strdup_printf("{\"planar\": \"y\", %s", point_velocity_model + 1);
+    m = esl_model_load_string(text, "planar.json", NULL, 0, &error);
+    tap_ok(!m && error && strstr(error->message, "joint 'O'") &&
+               strstr(error->message, "revolute axis must be along Y"),
+           "joints that leave the plane are refused: %s", error ? error->message : "");
+    g_clear_error(&error);
+    mbs_model_free(m);
+    g_free(text);
+}
+
 static void check_misc_errors(void)
 {
     GError *error = NULL;
@@ -376,6 +538,9 @@ int main(void)
     check_slider_crank();
     check_bundled();
     check_parameters();
+    check_rotated_box();
+    check_point_velocity();
+    check_planar();
     check_misc_errors();
     check_mutations();
     return tap_done();

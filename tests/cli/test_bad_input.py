@@ -192,8 +192,11 @@ ok(r.returncode == 0 and summary is not None and summary["options"]["alpha"] == 
 param = model("param", lambda m: (m.update(parameters={"m2": 1}),
                                   m["bodies"][2].update(mass="m2")))
 for value in ("1e17", "1e30", "1e-100"):
+    # m2 = 1e-100 leaves the second bar massless: its spin diverges (1e28 rad/s by 0.07 s) and
+    # whether Newton still converges up to 0.1 s depends on the tangent's rounding; central
+    # differences do, and the point here is the parameters stored, not that motion.
     r = run("run", param, "--set", "m2=" + value, "--duration", "0.1", "--json",
-            "--project", project)
+            "--project", project, "--jacobian", "nd-central")
     db = sqlite3.connect(project)
     params = db.execute("select parameters from runs order by id desc limit 1").fetchone()[0]
     db.close()

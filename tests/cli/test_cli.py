@@ -205,7 +205,7 @@ ok(r.returncode == 0 and "stiffness 500 N/m" in r.stdout and "(17 dependent fiel
 # the run follows nd-central's within the Newton tolerance.
 lattice = os.path.join(models, "multi-four-bar-1x15.json")
 ends = {}
-for method in ("nd-central", "nd-sparse"):
+for method in ("nd-central", "nd-sparse", "analytical"):
     r = run("run", lattice, "--step", "0.01", "--duration", "0.3", "--jacobian", method,
             "--threads", "1", "--json")
     ends[method] = json.loads(r.stdout) if r.returncode == 0 else {}
@@ -218,7 +218,42 @@ ok(sp.get("status") == "finished" and sp.get("jacobian") == "nd-sparse"
 zc, zs = ends["nd-central"].get("final_coordinates", []), sp.get("final_coordinates", [])
 gap = max((abs(a - b) for a, b in zip(zc, zs)), default=1.0) if len(zc) == len(zs) == 45 else 1.0
 ok(gap < 1e-8, f"1x15, 30 steps: nd-sparse ends within {gap:.1e} of nd-central (bound 1e-8)")
+an = ends["analytical"]
+za = an.get("final_coordinates", [])
+gap = max((abs(a - b) for a, b in zip(zc, za)), default=1.0) if len(zc) == len(za) == 45 else 1.0
+ok(an.get("status") == "finished" and an.get("jacobian") == "analytical" and gap < 1e-8,
+   f"run 1x15 --jacobian analytical: in the summary ({an.get('jacobian')}) and ends within "
+   f"{gap:.1e} of nd-central (bound 1e-8)")
 
+# --jacobian ad, ad-sparse (issue 9): run reports the method and follows nd-central's run within
+# the Newton tolerance; compare passes the method to the formulations that offer it (penalty)
+# and says which keep their default.
+for method in ("ad", "ad-sparse"):
+    r = run("run", lattice, "--step", "0.01", "--duration", "0.3", "--jacobian", method,
+            "--threads", "1", "--json")
+    ends[method] = json.loads(r.stdout) if r.returncode == 0 else {}
+    e = ends[method]
+    za = e.get("final_coordinates", [])
+    gap = max((abs(a - b) for a, b in zip(zc, za)), default=1.0) if len(za) == 45 else 1.0
+    ok(e.get("status") == "finished" and e.get("jacobian") == method
+       and e.get("jacobian_columns") == 90
+       and e.get("jacobian_colours") == (60 if method == "ad-sparse" else 90) and gap < 1e-8,
+       f"run 1x15 --jacobian {method}: method, n = 90, p in the summary, ends within {gap:.1e} "
+       f"of nd-central (bound 1e-8) {r.stderr.strip()}".replace("\n", " | "))
+r = run("compare", four_bar, "--step", "0.01", "--duration", "0.2", "--formulations",
+        "penalty,ali3p", "--jacobian", "ad-sparse", "--json")
+cmp = json.loads(r.stdout) if r.returncode == 0 else {"runs": []}
+ok(r.returncode == 0 and all(x["status"] == "finished" for x in cmp["runs"])
+   and len(cmp["runs"]) == 2 and "ali3p keeps its default Jacobian method" in r.stderr
+   and "penalty keeps" not in r.stderr,
+   "compare --jacobian ad-sparse: penalty uses it, ali3p says it keeps its default: "
+   + r.stderr.strip().replace("\n", " | "))
+r = run("compare", four_bar, "--jacobian", "automatic")
+ok(r.returncode == 2 and "unknown Jacobian method 'automatic'" in r.stderr,
+   "compare refuses an unknown Jacobian method: " + r.stderr.strip())
+r = run("run", four_bar, "--formulation", "ali3p", "--jacobian", "ad")
+ok(r.returncode != 0 and "ali3p does not offer the Jacobian method 'ad'" in r.stderr,
+   "run ali3p --jacobian ad is refused naming the formulation: " + r.stderr.strip())
 # ssode (issue 11): the summary carries the formulation's statistics; with the integrator
 # continued across output steps, stored runs keep one internal_steps row per internal step.
 stiff = os.path.join(models, "double-pendulum-stiff.json")

@@ -207,9 +207,62 @@ static void check_element_on_chain(const MbsForce *element)
     mbs_model_free(without.m);
 }
 
+/* Every law has its dual-number twin from the same source (MBS_FORCE_LAW): the same values, and
+ * derivatives along value and rate (directions 0, 1) that match central differences of the law. */
+static void check_dual_laws(void)
+{
+    MbsForce forces[] = {
+        {.type = MBS_FORCE_TSDA, .stiffness = 30, .damping = 1.5, .natural_length = 0.8,
+         .preload = 2.0},
+        {.type = MBS_FORCE_RSDA, .stiffness = 7, .damping = 0.4, .rest_angle = 0.3},
+        {.type = MBS_FORCE_CONSTANT, .vector = {1.0, -2.0, 0.5}},
+        {.type = MBS_FORCE_TORQUE, .vector = {0.3, 0.7, -1.1}},
+    };
+    int all = 1;
+    for (size_t e = 0; e < sizeof forces / sizeof forces[0]; ++e) {
+        const MbsForce *f = &forces[e];
+        const MbsForceClass *c = mbs_force_class(f->type);
+        MbsForceInput in = {.value = 1.37, .rate = -0.6};
+        MbsForceInputDual ind = {.value = mbs_dual_constant(1.37), .rate = mbs_dual_constant(-0.6)};
+        ind.value.d[0] = ind.rate.d[1] = 1.0;
+        MbsForceOutput out, plus, minus;
+        MbsForceOutputDual outd;
+        all &= c->evaluate_dual != NULL;
+        if (!c->evaluate_dual)
+            continue;
+        c->evaluate(f, &in, &out);
+        c->evaluate_dual(f, &ind, &outd);
+        /* the scalar output of the class's geometry and its dual */
+        int line = c->geometry == MBS_FORCE_ON_LINE, joint = c->geometry == MBS_FORCE_ON_JOINT;
+        double value = line ? out.tension : joint ? out.generalized : out.vector[0];
+        MbsDual dual = line ? outd.tension : joint ? outd.generalized : outd.vector[0];
+        double h = 1e-6, error = fabs(dual.v - value);
+        for (int k = 0; k < 2; ++k) {
+            MbsForceInput p = in, m = in;
+            *(k ? &p.rate : &p.value) += h;
+            *(k ? &m.rate : &m.value) -= h;
+            c->evaluate(f, &p, &plus);
+            c->evaluate(f, &m, &minus);
+            double dp = line ? plus.tension : joint ? plus.generalized : plus.vector[0];
+            double dm = line ? minus.tension : joint ? minus.generalized : minus.vector[0];
+            error = fmax(error, fabs(dual.d[k] - (dp - dm) / (2 * h)));
+        }
+        tap_below(error, 1e-8, "%s: the dual law gives the law's value and its derivatives in "
+                  "value and rate (error %.1e)", c->name, error);
+    }
+    /* the tyre (issue 11) is not written over MBS_S yet: a known gap, listed here so that any
+     * other class without a dual law fails */
+    for (int i = 0; i < mbs_force_class_count(); ++i) {
+        const MbsForceClass *c = mbs_force_class_at(i);
+        all &= c->evaluate_dual != NULL || !strcmp(c->name, "tyre");
+    }
+    tap_ok(all, "every force class but the tyre has its dual law (evaluate_dual)");
+}
+
 int main(void)
 {
     check_registry();
+    check_dual_laws();
     check_laws();
     const MbsForce elements[] = {
         {.type = MBS_FORCE_TSDA, .stiffness = 30, .damping = 1.5, .natural_length = 0.8,

@@ -149,10 +149,12 @@ __attribute__((unused)) static MbsModel *build_slider_crank(int driven)
  * every link 1 m long, cranks hinged on the ground along Y and turning about X, the first one
  * started at omega rad/s. It passes the flat position (cranks along the ground) where every
  * loop is singular at once. */
-__attribute__((unused)) static MbsModel *build_parallelogram_chain(int n, double omega)
+__attribute__((unused)) static MbsModel *build_parallelogram_chain_planar(int n, double omega,
+                                                                         int planar_normal)
 {
     MbsError err;
     MbsModel *m = mbs_model_new("parallelogram-chain");
+    die_on(mbs_model_set_planar(m, planar_normal, &err), &err);
     m->gravity[2] = -9.81;
     int g = mbs_model_add_ground(m, "ground", &err);
     int previous = -1, first = -1;
@@ -185,6 +187,11 @@ __attribute__((unused)) static MbsModel *build_parallelogram_chain(int n, double
         exit(2);
     }
     return m;
+}
+
+__attribute__((unused)) static MbsModel *build_parallelogram_chain(int n, double omega)
+{
+    return build_parallelogram_chain_planar(n, omega, -1);
 }
 
 /* Multiple four-bar lattice of paper 000 (as written by `eslabon-cli generate`).

@@ -3,7 +3,8 @@
  * scaled by the coordinates), bit-identical results on 1 and 2 threads, evaluation counts, a
  * sparsity pattern restricting the computed entries, a failing residual, and the tangents of
  * penalty, ali3p (dense and sparse) and matrix-r against an independent difference of each
- * formulation's own residual. */
+ * formulation's own residual; ad and ad-sparse on the same problems through their dual
+ * evaluation (banded_dual), and refused by a problem or a formulation without one. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@ typedef struct {
     int n;
     int fail_column; /* the residual fails when this column is perturbed (-2: never) */
     long calls;
+    int negate;      /* what the problem asks of the analytical Jacobian */
 } Banded;
 
 static int banded(void *ctx, const double *x, int column, double step, double *r)
@@ -39,6 +41,26 @@ static int banded(void *ctx, const double *x, int column, double step, double *r
     return 0;
 }
 
+/* The same over dual numbers (the AD methods' residual_dual), in the same order. A pass that
+ * seeds the failing column fails. */
+static int banded_dual(void *ctx, const MbsDual *x, int largest, MbsDual *r)
+{
+    Banded *b = ctx;
+    b->calls++;
+    for (int j = 0; b->fail_column >= 0 && j <= largest; ++j)
+        for (int k = 0; k < MBS_DUAL_WIDTH; ++k)
+            if (j == b->fail_column && x[j].d[k] != 0.0)
+                return MBS_RECOVERABLE;
+    for (int i = 0; i < b->n; ++i) {
+        r[i] = mbs_dual_scale(1.0 / 3.0, mbs_dual_mul(mbs_dual_mul(x[i], x[i]), x[i]));
+        if (i + 1 < b->n)
+            r[i] = mbs_dual_add(r[i], mbs_dual_mul(mbs_dual_sin(x[i]), x[i + 1]));
+        if (i > 0)
+            r[i] = mbs_dual_add(r[i], mbs_dual_atan(x[i - 1]));
+    }
+    return 0;
+}
+
 static double banded_derivative(int n, const double *x, int i, int j)
 {
     if (j == i - 1)
@@ -48,6 +70,18 @@ static double banded_derivative(int n, const double *x, int i, int j)
     if (j == i + 1)
         return sin(x[i]);
     return 0.0;
+}
+
+static double banded_derivative(int n, const double *x, int i, int j);
+
+/* The `analytical` method's hook: the exact Jacobian (with the problem's sign). */
+static int banded_analytical(void *ctx, const double *x, double *J)
+{
+    Banded *b = ctx;
+    for (int j = 0; j < b->n; ++j)
+        for (int i = 0; i < b->n; ++i)
+            J[i + (size_t)b->n * j] = (b->negate ? -1.0 : 1.0) * banded_derivative(b->n, x, i, j);
+    return 0;
 }
 
 /* Coordinates of moderate size, or (large) of very different magnitudes, where an increment
@@ -66,11 +100,13 @@ static MbsTangent make(MbsJacobianMethod method, int n, Banded *ctx, int nthread
 {
     void **contexts = malloc(sizeof(void *) * (size_t)nthreads);
     for (int t = 0; t < nthreads; ++t) {
-        ctx[t] = (Banded){.n = n, .fail_column = -2};
+        ctx[t] = (Banded){.n = n, .fail_column = -2, .negate = negate};
         contexts[t] = &ctx[t];
     }
     MbsTangentProblem p = {.nx = n, .nr = n, .residual = banded, .contexts = contexts,
-                           .nthreads = nthreads, .pattern = pattern, .negate = negate};
+                           .nthreads = nthreads, .pattern = pattern, .negate = negate,
+                           .analytical_jacobian = banded_analytical,
+                           .residual_dual = banded_dual};
     MbsTangent t;
     MbsError err = {0};
     if (mbs_tangent_init(&t, &p, method, &err))
@@ -105,6 +141,9 @@ static void test_accuracy(void)
         [MBS_JACOBIAN_ND_FORWARD] = 20.0 * sqrt(DBL_EPSILON),
         [MBS_JACOBIAN_ND_CENTRAL] = 20.0 * pow(DBL_EPSILON, 2.0 / 3.0),
         [MBS_JACOBIAN_ND_SPARSE] = 20.0 * sqrt(DBL_EPSILON), /* forward; no pattern here */
+        [MBS_JACOBIAN_AD] = 4.0 * DBL_EPSILON,        /* exact but for round-off */
+        [MBS_JACOBIAN_AD_SPARSE] = 4.0 * DBL_EPSILON,
+        [MBS_JACOBIAN_ANALYTICAL] = 4.0 * DBL_EPSILON, /* the hook's own exact values */
     };
     double error[MBS_JACOBIAN_COUNT];
     for (int m = 0; m < MBS_JACOBIAN_COUNT; ++m) {
@@ -123,7 +162,12 @@ static void test_accuracy(void)
         tap_ok(status == 0, "%s: evaluated", name);
         tap_below(error[m], bound[m], "%s: error %.2e against the analytic Jacobian (bound %.1e)",
                   name, error[m], bound[m]);
-        long want = m == MBS_JACOBIAN_ND_CENTRAL ? 2 * N : N; /* one colour a column here */
+        /* one colour a column here; AD: MBS_DUAL_WIDTH columns an evaluation; the analytical
+         * hook evaluates no residual */
+        long want = m == MBS_JACOBIAN_ND_CENTRAL             ? 2 * N
+                    : m == MBS_JACOBIAN_ANALYTICAL           ? 0
+                    : mbs_jacobian_method_needs_dual(m) ? (N + MBS_DUAL_WIDTH - 1) / MBS_DUAL_WIDTH
+                                                        : N;
         tap_ok(t.evaluations == want, "%s: %ld residual evaluations for %d columns (want %ld)",
                name, t.evaluations, N, want);
         release(&t);
@@ -238,17 +282,30 @@ static void test_failure(void)
     enum { N = 10 };
     double x[N], r0[N], J[N * N];
     banded_point(N, 1, x);
-    for (int threads = 1; threads <= 2; ++threads) {
-        Banded ctx[2];
-        MbsTangent t = make(MBS_JACOBIAN_ND_FORWARD, N, ctx, threads, NULL, 0);
-        banded(&ctx[0], x, -1, 0.0, r0);
-        for (int k = 0; k < threads; ++k)
-            ctx[k].fail_column = 3;
-        int status = mbs_tangent_eval(&t, x, r0, J);
-        tap_ok(status == MBS_RECOVERABLE, "%d thread(s): a failing residual's status is "
-               "returned (%d)", threads, status);
-        release(&t);
-    }
+    static const MbsJacobianMethod methods[] = {MBS_JACOBIAN_ND_FORWARD, MBS_JACOBIAN_AD};
+    for (size_t m = 0; m < sizeof methods / sizeof methods[0]; ++m)
+        for (int threads = 1; threads <= 2; ++threads) {
+            Banded ctx[2];
+            MbsTangent t = make(methods[m], N, ctx, threads, NULL, 0);
+            banded(&ctx[0], x, -1, 0.0, r0);
+            for (int k = 0; k < threads; ++k)
+                ctx[k].fail_column = 3;
+            int status = mbs_tangent_eval(&t, x, r0, J);
+            tap_ok(status == MBS_RECOVERABLE, "%s, %d thread(s): a failing residual's status "
+                   "is returned (%d)", mbs_jacobian_method_name(methods[m]), threads, status);
+            release(&t);
+        }
+    /* a problem without a dual evaluation refuses the AD methods */
+    Banded ctx[1] = {{.n = N, .fail_column = -2}};
+    void *contexts[1] = {ctx};
+    MbsTangentProblem p = {.nx = N, .nr = N, .residual = banded, .contexts = contexts,
+                           .nthreads = 1};
+    MbsTangent t;
+    MbsError err = {0};
+    int status = mbs_tangent_init(&t, &p, MBS_JACOBIAN_AD_SPARSE, &err);
+    tap_ok(status == MBS_FATAL && strstr(err.message, "'ad-sparse'") &&
+               strstr(err.message, "dual-number"),
+           "ad-sparse without residual_dual is refused: %s", err.message);
 }
 
 /* An independent derivative of the formulation's residual: Richardson-extrapolated central
@@ -321,7 +378,10 @@ static void test_formulations(void)
      * problem) to the Newton tolerance, which bounds what differences can resolve. */
     double bound[MBS_JACOBIAN_COUNT] = {[MBS_JACOBIAN_ND_FORWARD] = 1e-5,
                                         [MBS_JACOBIAN_ND_CENTRAL] = 1e-7,
-                                        [MBS_JACOBIAN_ND_SPARSE] = 1e-5};
+                                        [MBS_JACOBIAN_ND_SPARSE] = 1e-5,
+                                        [MBS_JACOBIAN_AD] = 1e-7,
+                                        [MBS_JACOBIAN_AD_SPARSE] = 1e-7,
+                                        [MBS_JACOBIAN_ANALYTICAL] = 1e-7};
     MbsModel *m = build_slider_crank(0);
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
         for (int method = 0; method < MBS_JACOBIAN_COUNT; ++method) {
@@ -337,6 +397,21 @@ static void test_formulations(void)
                                               cases[c].value, &err);
             MbsFormulation *f =
                 status ? NULL : mbs_formulation_new(cases[c].formulation, m, &s, &err);
+            if (method == MBS_JACOBIAN_ANALYTICAL && strcmp(cases[c].formulation, "penalty")) {
+                tap_ok(!f && strstr(err.message, "analytical Jacobian is not available"),
+                       "%s, analytical: refused (%s)", cases[c].label, err.message);
+                mbs_formulation_free(f);
+                continue;
+            }
+            if (mbs_jacobian_method_needs_dual((MbsJacobianMethod)method) &&
+                strcmp(cases[c].formulation, "penalty")) {
+                tap_ok(!f && strstr(err.message, cases[c].formulation) &&
+                           strstr(err.message, mbs_jacobian_method_name(method)),
+                       "%s, %s: refused, naming the formulation: %s", cases[c].label,
+                       mbs_jacobian_method_name(method), err.message);
+                mbs_formulation_free(f);
+                continue;
+            }
             status = f ? 0 : MBS_FATAL;
             for (int k = 0; k < 50 && !status; ++k)
                 status = mbs_formulation_step(f, &err);
@@ -351,6 +426,20 @@ static void test_formulations(void)
             mbs_formulation_free(f);
         }
     mbs_model_free(m);
+}
+
+/* The analytical method needs the problem's hook. */
+static void test_analytical_refusal(void)
+{
+    Banded ctx = {.n = 3, .fail_column = -2};
+    void *contexts[1] = {&ctx};
+    MbsTangentProblem p = {.nx = 3, .nr = 3, .residual = banded, .contexts = contexts,
+                           .nthreads = 1};
+    MbsTangent t;
+    MbsError err = {0};
+    int status = mbs_tangent_init(&t, &p, MBS_JACOBIAN_ANALYTICAL, &err);
+    tap_ok(status == MBS_FATAL && strstr(err.message, "analytical Jacobian is not available"),
+           "analytical without the problem's analytical_jacobian: refused (%s)", err.message);
 }
 
 /* ali3p's columns on 1 and 2 threads: the same trajectory to the last bit. */
@@ -388,6 +477,7 @@ int main(void)
     test_size();
     test_failure();
     test_formulations();
+    test_analytical_refusal();
     test_ali3p_threads();
     return tap_done();
 }

@@ -1,6 +1,7 @@
 /* nd-sparse (issue 9): penalty's structural pattern of [C, K] = -dQ/d[zd, z] from the topology
  * against dense evaluations, the column colouring, compressed differences against nd-forward
- * and nd-central column by column, and trajectories with nd-sparse against nd-central. */
+ * and nd-central column by column, and trajectories with nd-sparse against nd-central (and
+ * analytical against nd-forward). */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "mbs_tangent_probe.h"
 #include "mbs_topology.h"
 #include "tap.h"
+#include "tangent_cases.h"
 #include "test_models.h"
 
 typedef struct {
@@ -33,36 +35,6 @@ static const ModelCase models[] = {
     {"4x15 lattice", lattice_4x15}, {"7x15 lattice", lattice_7x15},
 };
 
-static MbsFormulation *penalty(MbsModel *m, const char *method, double step, MbsError *err)
-{
-    MbsSettings s;
-    mbs_settings_defaults(&s);
-    s.step = step;
-    if (mbs_settings_set_for(&s, "penalty", "jacobian", method, err))
-        return NULL;
-    return mbs_formulation_new("penalty", m, &s, err);
-}
-
-static unsigned long long rng = 88172645463325252ull;
-static double uniform(double lo, double hi)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return lo + (hi - lo) * (double)(rng >> 11) / 9007199254740992.0;
-}
-
-/* A random state near the assembled one: z moved by up to 0.3, zd in [-2, 2]. */
-static void random_state(MbsFormulation *f, double *state)
-{
-    int n = f->klass->ncoords(f);
-    f->klass->state_get(f, state);
-    for (int i = 0; i < n; ++i) {
-        state[i] += uniform(-0.3, 0.3);
-        state[n + i] = uniform(-2.0, 2.0);
-    }
-}
-
 /* Dense J of a probe whose tangent has no pattern (nr x nx, column-major). */
 static int dense_jacobian(MbsFormulation *f, double *J, MbsError *err)
 {
@@ -77,7 +49,7 @@ static void test_pattern_covers(void)
     for (size_t c = 0; c < sizeof models / sizeof models[0]; ++c) {
         MbsModel *m = models[c].build();
         MbsError err = {0};
-        MbsFormulation *f = penalty(m, "nd-central", 1e-3, &err);
+        MbsFormulation *f = penalty_with_jacobian(m, "nd-central", 1e-3, &err);
         int n = f ? f->klass->ncoords(f) : 0, missed = 0, first_row = -1, first_col = -1;
         int *colptr = calloc((size_t)n + 1, sizeof(int));
         int nnz = f ? mbs_dynamics_forces_pattern(m, colptr, NULL) : -1;
@@ -92,7 +64,7 @@ static void test_pattern_covers(void)
             for (int k = colptr[j]; k < colptr[j + 1]; ++k)
                 in[(size_t)n * j + rowind[k]] = 1;
         for (int trial = 0; trial < 3 && !status; ++trial) {
-            random_state(f, state);
+            tangent_cases_random_state(f, state);
             status = f->klass->state_set(f, state, &err);
             if (!status)
                 status = dense_jacobian(f, J, &err);
@@ -150,7 +122,7 @@ static void test_colours(void)
     for (size_t c = 0; c < sizeof models / sizeof models[0]; ++c) {
         MbsModel *m = models[c].build();
         MbsError err = {0};
-        MbsFormulation *f = penalty(m, "nd-sparse", 1e-3, &err);
+        MbsFormulation *f = penalty_with_jacobian(m, "nd-sparse", 1e-3, &err);
         MbsTangentProbe probe;
         int status = f ? mbs_penalty_tangent_probe(f, &probe, &err) : MBS_FATAL;
         if (status) {
@@ -192,9 +164,9 @@ static void test_columns(void)
         const ModelCase *mc = &models[cases[c]];
         MbsModel *m = mc->build();
         MbsError err = {0};
-        MbsFormulation *fs = penalty(m, "nd-sparse", 1e-3, &err);
-        MbsFormulation *ff = penalty(m, "nd-forward", 1e-3, &err);
-        MbsFormulation *fc = penalty(m, "nd-central", 1e-3, &err);
+        MbsFormulation *fs = penalty_with_jacobian(m, "nd-sparse", 1e-3, &err);
+        MbsFormulation *ff = penalty_with_jacobian(m, "nd-forward", 1e-3, &err);
+        MbsFormulation *fc = penalty_with_jacobian(m, "nd-central", 1e-3, &err);
         if (!fs || !ff || !fc) {
             tap_ok(0, "%s: penalty: %s", mc->name, err.message);
             continue;
@@ -202,7 +174,7 @@ static void test_columns(void)
         int n = fs->klass->ncoords(fs), nx = 2 * n;
         double *state = calloc((size_t)fs->klass->state_size(fs), sizeof(double));
         double *Jf = calloc((size_t)n * nx, sizeof(double)), *Jc = calloc((size_t)n * nx, 8);
-        random_state(fs, state);
+        tangent_cases_random_state(fs, state);
         int status = fs->klass->state_set(fs, state, &err) |
                      ff->klass->state_set(ff, state, &err) |
                      fc->klass->state_set(fc, state, &err);
@@ -254,47 +226,30 @@ static void test_columns(void)
     }
 }
 
-/* A run with nd-sparse follows nd-central's trajectory: both Newton iterations stop within the
- * tolerance, so the coordinates differ by the order of the tolerance times the steps. */
-static void test_trajectory(void)
+/* A run with nd-sparse follows nd-central's trajectory, and one with analytical follows
+ * nd-forward's: both Newton iterations stop within the tolerance, so the coordinates differ by
+ * the order of the tolerance times the steps. */
+static void test_trajectory(const char *reference, const char *method)
 {
     static const size_t cases[] = {0, 3}; /* four-bar, 1x15 lattice */
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         const ModelCase *mc = &models[cases[c]];
         MbsModel *m = mc->build();
         MbsError err = {0};
-        const char *methods[2] = {"nd-central", "nd-sparse"};
-        double *z[2] = {NULL, NULL};
-        int n = 0, steps = 100, status = 0;
+        const char *methods[2] = {reference, method};
+        double *z[2] = {NULL, NULL}, tolerance = 1e-10, bound = 0.0, diff = INFINITY;
+        int n = 0, steps = 100;
         long newton[2] = {0, 0};
-        double tolerance = 1e-10;
-        for (int k = 0; k < 2; ++k) {
-            MbsFormulation *f = penalty(m, methods[k], 1e-2, &err);
-            status |= f ? 0 : MBS_FATAL;
-            if (!f)
-                break;
-            tolerance = mbs_settings_number(&f->settings, "newton-tolerance");
-            n = f->klass->ncoords(f);
-            z[k] = calloc((size_t)n, sizeof(double));
-            for (int s = 0; s < steps && !status; ++s) {
-                status = mbs_formulation_step(f, &err);
-                newton[k] += f->monitors.newton_iterations;
-            }
-            f->klass->coordinates(f, z[k], NULL);
-            mbs_formulation_free(f);
-        }
-        double diff = 0.0, size = 0.0;
-        for (int i = 0; i < n && !status; ++i) {
-            diff = fmax(diff, fabs(z[0][i] - z[1][i]));
-            size = fmax(size, fabs(z[0][i]));
-        }
-        /* each step's result is within tolerance (1 + |z|) of the exact solution of its
-         * equations; allow that much per step */
-        double bound = steps * tolerance * (1.0 + size);
-        tap_ok(!status && diff <= bound,
-               "%s, h = 10 ms, 1 s: nd-sparse and nd-central end within %.1e of each other "
+        for (int k = 0; k < 2 && (k == 0 || z[0]); ++k)
+            z[k] = tangent_cases_run(m, methods[k], 1e-2, steps, &n, &newton[k], &tolerance,
+                                     &err);
+        if (z[0] && z[1])
+            diff = tangent_cases_gap(n, z[0], z[1], steps, tolerance, &bound);
+        tap_ok(diff <= bound,
+               "%s, h = 10 ms, 1 s: %s and %s end within %.1e of each other "
                "(bound %.1e = steps x Newton tolerance x (1 + |z|)); Newton iterations %ld vs "
-               "%ld %s", mc->name, diff, bound, newton[1], newton[0], status ? err.message : "");
+               "%ld %s", mc->name, method, reference, diff, bound, newton[1], newton[0],
+               z[0] && z[1] ? "" : err.message);
         free(z[0]);
         free(z[1]);
         mbs_model_free(m);
@@ -356,7 +311,8 @@ int main(void)
     test_pattern_covers();
     test_colours();
     test_columns();
-    test_trajectory();
+    test_trajectory("nd-central", "nd-sparse");
+    test_trajectory("nd-forward", "analytical");
     test_ali3p();
     return tap_done();
 }

@@ -1,6 +1,7 @@
 /* Scene builder: the drawables of a small model built with the engine builder API, moved by
  * given poses, coloured by given violations; colour scale; picking. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "esl-scene.h"
@@ -58,8 +59,40 @@ static MbsModel *small_model(int *ja, int *jb, int *spring)
     return m;
 }
 
+/* A chain of 40 bars of 0.1 m joined by ball joints (many short bars, as the lattices): its
+ * joint markers are large enough to read their colour next to the whole (1.2 % of its size is
+ * the aim; at least 0.8 % asked) and still do not overlap their neighbours (below half a bar). */
+static void check_marker_scale(void)
+{
+    MbsError err = {0};
+    MbsModel *m = mbs_model_new("chain");
+    int prev = mbs_model_add_ground(m, "ground", &err);
+    double I[9] = {1e-4, 0, 0, 0, 1e-4, 0, 0, 0, 1e-4}, z[3] = {0, 0, 1};
+    for (int i = 0; i < 40; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "b%d", i);
+        double com[3] = {0.1 * i + 0.05, 0, 0}, a[3] = {0.1 * i, 0, 0}, b[3] = {0.1 * i + 0.1, 0, 0};
+        int body = mbs_model_add_body(m, name, 0.1, com, I, &err);
+        mbs_model_add_point(m, body, "end", b, &err);
+        snprintf(name, sizeof name, "j%d", i);
+        mbs_model_add_joint(m, name, MBS_JOINT_SPHERICAL, prev, body, a, z, &err);
+        prev = body;
+    }
+    EslScene *s = esl_scene_new();
+    int built = err.status == 0 ? esl_scene_build(s, m, NULL, NULL, NULL) : -1;
+    const EslDrawable *ball = built == 0 ? find(s, ESL_DRAW_SPHERE, ESL_SOURCE_JOINT, 20) : NULL;
+    double size = s->size;
+    tap_ok(ball && ball->radius >= 0.008 * size && ball->radius <= 0.05,
+           "a 40-bar chain's joint markers: radius %.4f m, %.2f %% of its %.1f m, half a bar at "
+           "most", ball ? ball->radius : 0.0, ball ? 100 * ball->radius / size : 0.0, size);
+    tap_ok(s->bar_radius < 0.5 * (ball ? ball->radius : 0), "and thicker than its bars");
+    esl_scene_free(s);
+    mbs_model_free(m);
+}
+
 int main(void)
 {
+    check_marker_scale();
     int ja, jb, spring;
     MbsModel *m = small_model(&ja, &jb, &spring);
     tap_ok(m->nbodies == 3 && m->njoints == 2 && m->nforces == 1, "model built");

@@ -43,6 +43,8 @@ int main(void)
     g_signal_connect(bar, "time-changed", G_CALLBACK(on_time_changed), &seen);
     g_signal_connect(bar, "notify::playing", G_CALLBACK(on_playing), &seen);
 
+    tap_close(esl_playback_bar_get_speed(bar), 1.0, 0,
+              "playback starts at 1x (issue 12: the template selected 0.1x)");
     esl_playback_bar_set_range(bar, 2.0, 2.0);
     tap_ok(seen.time_changes == 0, "setting the range emits no time-changed");
     tap_close(esl_playback_bar_get_end(bar), 2.0, 0, "end of the range");

@@ -7,6 +7,7 @@
 
 #include "esl-run-browser.h"
 #include "tap.h"
+#include "ui-test.h"
 
 static GtkWidget *find_list(GtkWidget *widget)
 {
@@ -54,26 +55,6 @@ static gint64 add_run(EslProject *project, EslRunStatus status, const char *mess
     gint64 id = esl_project_begin_run(project, &request, NULL);
     esl_project_finish_run(project, id, status, message, NULL, 0.5, NULL);
     return id;
-}
-
-/* Activate the browser's shortcut for this key as a key press would (the class shortcuts). */
-static gboolean press(GtkWidget *widget, const char *accel)
-{
-    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers(widget);
-    for (guint i = 0; i < g_list_model_get_n_items(controllers); i++) {
-        g_autoptr(GObject) controller = g_list_model_get_item(controllers, i);
-        if (!GTK_IS_SHORTCUT_CONTROLLER(controller))
-            continue;
-        for (guint k = 0; k < g_list_model_get_n_items(G_LIST_MODEL(controller)); k++) {
-            g_autoptr(GtkShortcut) shortcut = g_list_model_get_item(G_LIST_MODEL(controller), k);
-            g_autofree char *trigger =
-                gtk_shortcut_trigger_to_string(gtk_shortcut_get_trigger(shortcut));
-            if (g_str_equal(trigger, accel))
-                return gtk_shortcut_action_activate(gtk_shortcut_get_action(shortcut), 0, widget,
-                                                    gtk_shortcut_get_arguments(shortcut));
-        }
-    }
-    return FALSE;
 }
 
 static void on_rename_run(EslRunBrowser *browser, gint64 id, const char *name, gint64 *renamed)

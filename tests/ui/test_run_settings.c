@@ -350,6 +350,18 @@ int main(int argc, char **argv)
     esl_run_settings_show(panel, "penalty", &automatic);
     tap_ok(g_str_equal(row_text(panel, "Jacobian threads"), "automatic"),
            "0 Jacobian threads is shown as automatic: '%s'", row_text(panel, "Jacobian threads"));
+    /* The AD methods are choices of the Jacobian row (generated from the table), and a run gets
+     * them from the panel. */
+    for (int method = MBS_JACOBIAN_AD; method <= MBS_JACOBIAN_AD_SPARSE; ++method) {
+        MbsSettings ad;
+        mbs_settings_defaults(&ad);
+        mbs_settings_set_for(&ad, "penalty", "jacobian", mbs_jacobian_method_name(method), NULL);
+        esl_run_settings_show(panel, "penalty", &ad);
+        esl_run_settings_read(panel, &read);
+        tap_ok(mbs_settings_number(&read, "jacobian") == method,
+               "penalty: the Jacobian row offers %s and a run reads it (%g)",
+               mbs_jacobian_method_name(method), mbs_settings_number(&read, "jacobian"));
+    }
     test_dofs(panel, argv[1]);
     test_uses_for_model(panel, argv[1]);
     g_object_unref(panel);

@@ -7,6 +7,7 @@
 #include "esl-application.h"
 #include "esl-window.h"
 #include "tap.h"
+#include "ui-test.h"
 
 static const struct {
     const char *action, *accel;
@@ -21,7 +22,11 @@ static const struct {
     {"win.pause", "F6"},
     {"win.stop", "<Shift>F5"},
     {"win.playback", "<Control>p"},
+    {"win.step-forward", "<Alt>Right"},
+    {"win.step-backward", "<Alt>Left"},
     {"win.fit-view", "<Control>f"},
+    {"win.fit-motion", "<Shift><Control>f"},
+    {"win.presentation", "F11"},
     {"win.view::iso", "<Control>1"},
     {"win.view::front", "<Control>2"},
     {"win.view::side", "<Control>3"},
@@ -35,6 +40,8 @@ static const struct {
 
 /* Actions of the menus and buttons without a shortcut. */
 static const char *const other_actions[] = {"win.save-model", "win.open-recent", "win.show-grid",
+                                            "win.export-points", "win.real-time", "win.presentation-plot",
+                                            "win.plot-variable",
                                             "app.about"};
 
 static gboolean window_has_action(GtkWidget *window, const char *name)
@@ -62,28 +69,6 @@ static gboolean has_action(GtkApplication *app, GtkWidget *window, const char *d
     if (g_str_has_prefix(name, "app."))
         return g_action_group_has_action(G_ACTION_GROUP(app), name + 4);
     return g_str_has_prefix(name, "win.") && window_has_action(window, name + 4);
-}
-
-/* Activate the window's shortcut for this key as a key press would; FALSE when there is none or
- * its action is not found. */
-static gboolean press(GtkWidget *window, const char *accel)
-{
-    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers(window);
-    for (guint i = 0; i < g_list_model_get_n_items(controllers); i++) {
-        g_autoptr(GObject) controller = g_list_model_get_item(controllers, i);
-        if (!GTK_IS_SHORTCUT_CONTROLLER(controller))
-            continue;
-        GListModel *shortcuts = G_LIST_MODEL(controller);
-        for (guint k = 0; k < g_list_model_get_n_items(shortcuts); k++) {
-            g_autoptr(GtkShortcut) shortcut = g_list_model_get_item(shortcuts, k);
-            g_autofree char *trigger =
-                gtk_shortcut_trigger_to_string(gtk_shortcut_get_trigger(shortcut));
-            if (g_str_equal(trigger, accel))
-                return gtk_shortcut_action_activate(gtk_shortcut_get_action(shortcut), 0, window,
-                                                    gtk_shortcut_get_arguments(shortcut));
-        }
-    }
-    return FALSE;
 }
 
 static void check(GtkApplication *app, gpointer data)

@@ -8,26 +8,15 @@
 #include "esl-application.h"
 #include "esl-window.h"
 #include "tap.h"
+#include "ui-test.h"
 
 #define LAYOUT_TIMEOUT_S 30
-
-static GtkWidget *find_type(GtkWidget *widget, GType type, int nth, int *seen)
-{
-    if (G_TYPE_CHECK_INSTANCE_TYPE(widget, type) && (*seen)++ == nth)
-        return widget;
-    for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c)) {
-        GtkWidget *found = find_type(c, type, nth, seen);
-        if (found)
-            return found;
-    }
-    return NULL;
-}
 
 static GtkWidget *find(GtkWidget *root, const char *type_name, int nth)
 {
     GType type = g_type_from_name(type_name);
     int seen = 0;
-    return type ? find_type(root, type, nth, &seen) : NULL;
+    return type ? find_counting(root, type, nth, &seen) : NULL;
 }
 
 /* The widget's bounds in the window; FALSE when it has none. */

@@ -12,6 +12,7 @@
 #include "esl-recent.h"
 #include "esl-window.h"
 #include "tap.h"
+#include "ui-test.h"
 
 #define WORKFLOW_TIMEOUT_S 60
 
@@ -65,26 +66,6 @@ static gboolean in_recent(const char *path)
     for (guint i = 0; i < paths->len; i++)
         if (g_str_equal(paths->pdata[i], path))
             return TRUE;
-    return FALSE;
-}
-
-/* Activate the window's shortcut for this key as a key press would. */
-static gboolean press(GtkWidget *window, const char *accel)
-{
-    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers(window);
-    for (guint i = 0; i < g_list_model_get_n_items(controllers); i++) {
-        g_autoptr(GObject) controller = g_list_model_get_item(controllers, i);
-        if (!GTK_IS_SHORTCUT_CONTROLLER(controller))
-            continue;
-        for (guint k = 0; k < g_list_model_get_n_items(G_LIST_MODEL(controller)); k++) {
-            g_autoptr(GtkShortcut) shortcut = g_list_model_get_item(G_LIST_MODEL(controller), k);
-            g_autofree char *trigger =
-                gtk_shortcut_trigger_to_string(gtk_shortcut_get_trigger(shortcut));
-            if (g_str_equal(trigger, accel))
-                return gtk_shortcut_action_activate(gtk_shortcut_get_action(shortcut), 0, window,
-                                                    gtk_shortcut_get_arguments(shortcut));
-        }
-    }
     return FALSE;
 }
 

@@ -1,0 +1,34 @@
+/* The semi-recursive kinematics and forces over dual numbers (mbs_scalar.h): the second
+ * instance of mbs_kinematics_kernel.h and mbs_dynamics_kernel.h, the same source as the double
+ * functions of mbs_kinematics.h and mbs_dynamics.h. Q and its derivatives along
+ * MBS_DUAL_WIDTH directions in one evaluation: forward-mode automatic differentiation for the
+ * tangent methods ad and ad-sparse (docs/architecture.md § Automatic differentiation). */
+#ifndef MBS_DUAL_H
+#define MBS_DUAL_H
+
+#include "mbs_force.h"
+#include "mbs_model.h"
+#include "mbs_scalar.h"
+
+typedef struct {
+    int n;
+    MbsDual *R, *p, *b, *Z, *D; /* as MbsKinematics */
+} MbsKinematicsDual;
+
+typedef struct {
+    int n;
+    MbsDual *Wacc; /* as MbsDynamics (its forces part) */
+} MbsDynamicsDual;
+
+/* Workspaces for model m (sized at init, as the double ones). Return 0 or -1. */
+int mbs_kinematics_init_dual(MbsKinematicsDual *k, const MbsModel *m);
+void mbs_kinematics_free_dual(MbsKinematicsDual *k);
+int mbs_dynamics_init_dual(MbsDynamicsDual *d, const MbsModel *m);
+void mbs_dynamics_free_dual(MbsDynamicsDual *d);
+
+void mbs_kinematics_positions_dual(const MbsModel *m, MbsKinematicsDual *k, const MbsDual *z);
+void mbs_kinematics_velocities_dual(const MbsModel *m, MbsKinematicsDual *k, const MbsDual *zd);
+void mbs_dynamics_forces_dual(const MbsModel *m, const MbsKinematicsDual *k, MbsDynamicsDual *d,
+                              const MbsDual *z, const MbsDual *zd, MbsDual *Q);
+
+#endif

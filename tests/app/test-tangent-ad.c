@@ -1,0 +1,196 @@
+/* The AD tangent methods (issue 9) on every bundled model (the .json files of models/), penalty's
+ * J = -dQ/d[zd, z]: ad against ad-sparse to 1e-12 and against nd-central to its truncation error,
+ * column by column at several random states, so that a wrong column names itself; and runs with
+ * ad and ad-sparse that follow nd-forward's trajectory on the four-bar and the 1x15 lattice. */
+#include <glib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "esl-model-file.h"
+#include "mbs_formulation.h"
+#include "mbs_tangent_probe.h"
+#include "engine/tangent_cases.h"
+#include "tap.h"
+
+#define MODELS ESLABON_SOURCE_DIR "/models/"
+
+/* J of f's tangent at the state, dense (nr x nx, column-major) whatever the method. */
+static int dense_jacobian(MbsFormulation *f, const double *state, double *J, long *evaluations,
+                          MbsError *err)
+{
+    MbsTangentProbe probe;
+    int status = f->klass->state_set(f, state, err);
+    if (!status)
+        status = mbs_penalty_tangent_probe(f, &probe, err);
+    if (status)
+        return status;
+    const MbsTangentProblem *p = &probe.tangent->problem;
+    if (!p->pattern) {
+        status = mbs_tangent_eval(probe.tangent, probe.x, probe.r0, J);
+    } else {
+        double *values = calloc((size_t)p->pattern->colptr[p->nx] + 1, sizeof(double));
+        status = mbs_tangent_eval(probe.tangent, probe.x, probe.r0, values);
+        memset(J, 0, sizeof(double) * (size_t)p->nx * (size_t)p->nr);
+        for (int j = 0; j < p->nx; ++j)
+            for (int k = p->pattern->colptr[j]; k < p->pattern->colptr[j + 1]; ++k)
+                J[p->pattern->rowind[k] + (size_t)p->nr * j] = values[k];
+        free(values);
+    }
+    *evaluations = probe.tangent->evaluations;
+    return status;
+}
+
+/* Worst difference of a column of A and B relative to the largest entry of B, and its column. */
+static double worst_column(int nr, int nx, const double *A, const double *B, int *column)
+{
+    double scale = 1e-300, worst = 0.0;
+    for (size_t k = 0; k < (size_t)nr * nx; ++k)
+        scale = fmax(scale, fabs(B[k]));
+    *column = -1;
+    for (int j = 0; j < nx; ++j)
+        for (int i = 0; i < nr; ++i) {
+            double e = fabs(A[i + (size_t)nr * j] - B[i + (size_t)nr * j]) / scale;
+            if (e > worst || isnan(e)) {
+                worst = isnan(e) ? INFINITY : e;
+                *column = j;
+            }
+        }
+    return worst;
+}
+
+static void test_model_columns(const char *name, const MbsModel *m)
+{
+    static const char *const methods[3] = {"ad", "ad-sparse", "nd-central"};
+    MbsFormulation *f[3];
+    MbsError err = {0};
+    for (int k = 0; k < 3; ++k)
+        f[k] = penalty_with_jacobian(m, methods[k], 1e-3, &err);
+    if (!f[0] && strstr(err.message, "needs the dual law of force kind")) {
+        /* a force kind whose law is not written over MBS_S yet (the tyre): refused, named */
+        tap_ok(!f[1] && f[2], "%s: penalty refuses ad, naming the force kind: %s", name,
+               err.message);
+        for (int k = 0; k < 3; ++k)
+            mbs_formulation_free(f[k]);
+        return;
+    }
+    if (!f[0] || !f[1] || !f[2]) {
+        tap_ok(0, "%s: penalty with ad, ad-sparse and nd-central: %s", name, err.message);
+        for (int k = 0; k < 3; ++k)
+            mbs_formulation_free(f[k]);
+        return;
+    }
+    int n = f[0]->klass->ncoords(f[0]), nx = 2 * n;
+    double *state = calloc((size_t)f[0]->klass->state_size(f[0]), sizeof(double));
+    double *J[3];
+    for (int k = 0; k < 3; ++k)
+        J[k] = calloc((size_t)n * nx + 1, sizeof(double));
+    double worst_sparse = 0.0, worst_central = 0.0;
+    int col_sparse = -1, col_central = -1, status = 0;
+    long evaluations[3] = {0, 0, 0};
+    for (int trial = 0; trial < 4 && !status; ++trial) {
+        tangent_cases_random_state(f[0], state);
+        for (int k = 0; k < 3 && !status; ++k)
+            status = dense_jacobian(f[k], state, J[k], &evaluations[k], &err);
+        int c;
+        double e = worst_column(n, nx, J[1], J[0], &c);
+        if (e >= worst_sparse) {
+            worst_sparse = e;
+            col_sparse = c;
+        }
+        e = worst_column(n, nx, J[0], J[2], &c);
+        if (e >= worst_central) {
+            worst_central = e;
+            col_central = c;
+        }
+    }
+    tap_ok(!status && worst_sparse <= 1e-12,
+           "%s: ad-sparse vs ad at 4 random states, column by column: worst %.1e of the largest "
+           "entry, in column %d (%s %d; -1: none differs) (bound 1e-12) %s", name, worst_sparse,
+           col_sparse, col_sparse < n ? "zd" : "z", col_sparse % n, status ? err.message : "");
+    /* nd-central: error O(eps^(2/3)) relative to the entries (test_tangent.c bounds it by 1e-7
+     * against Richardson differences on the slider-crank) */
+    tap_ok(!status && worst_central <= 1e-7 && worst_central > 0.0,
+           "%s: ad vs nd-central, column by column: worst %.1e of the largest entry, in column "
+           "%d (%s %d) (bound 1e-7: central differences' truncation)", name, worst_central,
+           col_central, col_central < n ? "zd" : "z", col_central % n);
+    int width = MBS_DUAL_WIDTH, colours = (int)mbs_formulation_statistic(f[1], "jacobian_colours", 0);
+    tap_ok(!status && evaluations[0] == (nx + width - 1) / width &&
+               evaluations[1] == (colours + width - 1) / width && colours <= nx,
+           "%s: ad took %ld dual evaluations for %d columns, ad-sparse %ld for %d colours "
+           "(%d directions each)", name, evaluations[0], nx, evaluations[1], colours, width);
+    free(state);
+    for (int k = 0; k < 3; ++k) {
+        free(J[k]);
+        mbs_formulation_free(f[k]);
+    }
+}
+
+/* A run with ad or ad-sparse follows nd-forward's: each step's Newton iteration stops within
+ * tolerance (1 + |z|) of the solution of the same equations. */
+static void test_trajectory(const char *file)
+{
+    g_autoptr(GError) error = NULL;
+    g_autofree char *path = g_strconcat(MODELS, file, NULL);
+    MbsModel *m = esl_model_load_file(path, NULL, 0, &error);
+    if (!m) {
+        tap_ok(0, "%s: %s", file, error->message);
+        return;
+    }
+    static const char *const methods[3] = {"nd-forward", "ad", "ad-sparse"};
+    enum { STEPS = 100 };
+    double *z[3] = {NULL, NULL, NULL}, tolerance = 1e-10;
+    long newton[3] = {0, 0, 0};
+    int n = 0;
+    MbsError err = {0};
+    for (int k = 0; k < 3; ++k)
+        z[k] = tangent_cases_run(m, methods[k], 1e-2, STEPS, &n, &newton[k], &tolerance, &err);
+    for (int k = 1; k < 3; ++k) {
+        double bound = 0.0, diff = z[0] && z[k] ? tangent_cases_gap(n, z[0], z[k], STEPS,
+                                                                    tolerance, &bound)
+                                                : INFINITY;
+        tap_ok(diff <= bound,
+               "%s, penalty, h = 10 ms, 1 s: %s ends within %.1e of nd-forward (bound %.1e = "
+               "steps x Newton tolerance x (1 + |z|)); Newton iterations %ld vs %ld %s", file,
+               methods[k], diff, bound, newton[k], newton[0], z[0] && z[k] ? "" : err.message);
+    }
+    for (int k = 0; k < 3; ++k)
+        free(z[k]);
+    mbs_model_free(m);
+}
+
+static gint by_name(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int main(void)
+{
+    g_autoptr(GError) error = NULL;
+    GDir *dir = g_dir_open(MODELS, 0, &error);
+    tap_ok(dir != NULL, "models folder: %s", dir ? MODELS : error->message);
+    GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
+    for (const char *e; dir && (e = g_dir_read_name(dir));)
+        if (g_str_has_suffix(e, ".json"))
+            g_ptr_array_add(files, g_strdup(e));
+    if (dir)
+        g_dir_close(dir);
+    g_ptr_array_sort(files, by_name);
+    tap_ok(files->len >= 7, "%u bundled models", files->len);
+    for (guint i = 0; i < files->len; ++i) {
+        const char *file = g_ptr_array_index(files, i);
+        g_autofree char *path = g_strconcat(MODELS, file, NULL);
+        g_autoptr(GError) load_error = NULL;
+        MbsModel *m = esl_model_load_file(path, NULL, 0, &load_error);
+        if (!m) {
+            tap_ok(0, "%s: %s", file, load_error->message);
+            continue;
+        }
+        test_model_columns(file, m);
+        mbs_model_free(m);
+    }
+    g_ptr_array_free(files, TRUE);
+    test_trajectory("four-bar-spatial.json");
+    test_trajectory("multi-four-bar-1x15.json");
+    return tap_done();
+}

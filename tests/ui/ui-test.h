@@ -1,0 +1,64 @@
+/* Helpers the window tests share: key presses through the shortcut controllers, and widgets
+ * found by type. Header-only (static functions), included by tests/ui/test_*.c. */
+#ifndef ESL_UI_TEST_H
+#define ESL_UI_TEST_H
+
+#include <gtk/gtk.h>
+
+/* Activate widget's shortcut for this key (as gtk_accelerator_name writes it, e.g.
+ * "<Control>p") as a key press would; FALSE when none takes it. */
+static inline gboolean press(GtkWidget *widget, const char *accel)
+{
+    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers(widget);
+    for (guint i = 0; i < g_list_model_get_n_items(controllers); i++) {
+        g_autoptr(GObject) controller = g_list_model_get_item(controllers, i);
+        if (!GTK_IS_SHORTCUT_CONTROLLER(controller))
+            continue;
+        for (guint k = 0; k < g_list_model_get_n_items(G_LIST_MODEL(controller)); k++) {
+            g_autoptr(GtkShortcut) shortcut = g_list_model_get_item(G_LIST_MODEL(controller), k);
+            g_autofree char *trigger =
+                gtk_shortcut_trigger_to_string(gtk_shortcut_get_trigger(shortcut));
+            /* a shortcut that declines (returns FALSE) lets the key go on to the next, as GTK
+             * does with a real key press */
+            if (g_str_equal(trigger, accel) &&
+                gtk_shortcut_action_activate(gtk_shortcut_get_action(shortcut), 0, widget,
+                                             gtk_shortcut_get_arguments(shortcut)))
+                return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+static inline GtkWidget *find_counting(GtkWidget *widget, GType type, int nth, int *seen)
+{
+    if (G_TYPE_CHECK_INSTANCE_TYPE(widget, type) && (*seen)++ == nth)
+        return widget;
+    for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c)) {
+        GtkWidget *found = find_counting(c, type, nth, seen);
+        if (found)
+            return found;
+    }
+    return NULL;
+}
+
+/* The nth widget of this type under root (itself included), depth first; NULL when none. */
+static inline GtkWidget *find_nth(GtkWidget *root, GType type, int nth)
+{
+    int seen = 0;
+    return root ? find_counting(root, type, nth, &seen) : NULL;
+}
+
+#ifdef ESL_TYPE_PLOT
+/* The plot with this title under root (the board's plots by name, whatever their order); NULL
+ * when none. */
+static inline GtkWidget *find_plot(GtkWidget *root, const char *title)
+{
+    for (int i = 0;; i++) {
+        GtkWidget *plot = find_nth(root, ESL_TYPE_PLOT, i);
+        if (!plot || g_strcmp0(esl_plot_get_title(ESL_PLOT(plot)), title) == 0)
+            return plot;
+    }
+}
+#endif
+
+#endif

@@ -29,6 +29,9 @@ typedef int (*SensitivityFn)(const MbsSensitivityProblem *p, MbsSensitivityResul
 /* Direct and adjoint methods, by formulation (fd works for every formulation). */
 int mbs_penalty_direct_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
                                    MbsError *err);
+/* ali3p: sens_ali3p.c (paper 004 sec 3) */
+int mbs_ali3p_direct_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
+                                 MbsError *err);
 
 /* matrix-r: sens_matrix_r.c (paper 001 sec 3) */
 int mbs_matrix_r_direct_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
@@ -42,6 +45,7 @@ static const struct {
     SensitivityFn run;
 } registry[] = {
     {"penalty", MBS_SENSITIVITY_DIRECT, mbs_penalty_direct_sensitivity},
+    {"ali3p", MBS_SENSITIVITY_DIRECT, mbs_ali3p_direct_sensitivity},
     {"matrix-r", MBS_SENSITIVITY_DIRECT, mbs_matrix_r_direct_sensitivity},
     {"matrix-r", MBS_SENSITIVITY_ADJOINT, mbs_matrix_r_adjoint_sensitivity},
 };

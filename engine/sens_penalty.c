@@ -51,52 +51,46 @@
 #include "mbs_sensitivity.h"
 #include "mbs_tangent.h"
 #include "mbs_topology.h"
+#include "sens_direct.h"
 
 int mbs_penalty_direct_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
                                    MbsError *err);
 
+typedef struct Direct Direct;
+
 /* Evaluation workspace of one model (the nominal one or rho_k +- d_k). */
 typedef struct {
+    const Direct *D;
     const MbsModel *m;
     MbsKinematics kin;
     MbsDynamics dyn;
     double *M, *Q, *phi, *phiz, *phit, *bias, *tmp;
-    MbsObjectiveEval *objectives;
     /* frozen for the tangent's residual */
     const double *zdd, *lambda;
     double t;
 } Eval;
 
-typedef struct {
-    int n, nr, np, no;
+/* The state z1, zd1, zdd1 after the last step and its sensitivities are S's q, qd, qdd and
+ * sq, sqd, sqdd (sens_direct.h). */
+struct Direct {
+    SensDirect S;
+    int n, nr, np;
     double h, alpha;
-    const MbsSensitivityProblem *p;
     Eval base;
     Eval *plus, *minus; /* np each */
-    MbsModel **models;  /* 2 np */
-    double *delta;      /* np: the parameters' increments */
     MbsTangent tangent;
     void *ctx[1];
     double *J, *A, *lambda, *x;
     int *ipiv;
-    double *z0, *zd0, *zdd0, *z1, *zd1, *zdd1, *zds, *zdds;
-    double *sz, *szd, *szdd;     /* n x np: sensitivities at the last state */
+    double *z0, *zd0, *zdd0, *zds, *zdds;
     double *sz1, *szds, *szdds;  /* n x np: of the step being taken */
-    double *dir_z, *dir_zd, *dir_zdd, *xp_z, *xp_zd, *xp_zdd, *xm_z, *xm_zd, *xm_zdd;
-    double *fp, *fm, *rhs, *gp, *gm;
-    double *dg_last, *grad_integral, *dw_last; /* no x np */
-    double *psi_now, *grad_now;
-    MbsObjectiveAccumulator acc;
-    double t_last;
-    long steps;
-    int failed;
-    MbsError error;
-    double time_sensitivity;
-} Direct;
+    double *dir_zd, *dir_zdd, *mz, *rhs;
+};
 
-static int eval_init(Eval *e, const MbsModel *m, MbsError *err)
+static int eval_init(Eval *e, const Direct *D, const MbsModel *m, MbsError *err)
 {
     memset(e, 0, sizeof *e);
+    e->D = D;
     e->m = m;
     int n = m->topo->nnodes, nr = m->topo->nrows;
     size_t nn = (size_t)(n ? n : 1), nrn = (size_t)(nr ? nr : 1);
@@ -109,9 +103,6 @@ static int eval_init(Eval *e, const MbsModel *m, MbsError *err)
     e->phiz = calloc(nrn * nn, sizeof(double));
     e->phit = calloc(nrn, sizeof(double));
     e->bias = calloc(nrn, sizeof(double));
-    e->objectives = mbs_objective_eval_new(m, MBS_COORDINATES_RELATIVE, err);
-    if (!e->objectives)
-        return MBS_FATAL;
     if (!e->M || !e->Q || !e->tmp || !e->phi || !e->phiz || !e->phit || !e->bias)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     return 0;
@@ -123,7 +114,6 @@ static void eval_free(Eval *e)
         return;
     mbs_kinematics_free(&e->kin);
     mbs_dynamics_free(&e->dyn);
-    mbs_objective_eval_free(e->objectives);
     free(e->M), free(e->Q), free(e->tmp), free(e->phi), free(e->phiz), free(e->phit);
     free(e->bias);
     memset(e, 0, sizeof *e);
@@ -155,14 +145,12 @@ static void phiz_mul(const Eval *e, const double *x, const double *add, double *
     }
 }
 
-/* A function of the scheme: out (n) from z, zd, zdd with model e->m. */
-typedef void (*SchemeFn)(const Direct *D, Eval *e, const double *z, const double *zd,
-                         const double *zdd, double *out);
-
 /* R = M zdd + Phi_z^T alpha Phi - Q */
-static void dynamic_residual(const Direct *D, Eval *e, const double *z, const double *zd,
+static void dynamic_residual(void *ctx, const double *z, const double *zd,
                              const double *zdd, double *out)
 {
+    Eval *e = ctx;
+    const Direct *D = e->D;
     const MbsModel *m = e->m;
     int n = D->n, nr = D->nr;
     mbs_kinematics_positions(m, &e->kin, z);
@@ -182,9 +170,11 @@ static void dynamic_residual(const Direct *D, Eval *e, const double *z, const do
 }
 
 /* G_v = h^2/4 alpha Phi_z^T (Phi_z zd + Phi_t) */
-static void velocity_projection_rhs(const Direct *D, Eval *e, const double *z, const double *zd,
+static void velocity_projection_rhs(void *ctx, const double *z, const double *zd,
                                     const double *zdd, double *out)
 {
+    Eval *e = ctx;
+    const Direct *D = e->D;
     (void)zdd;
     mbs_kinematics_positions(e->m, &e->kin, z);
     mbs_constraints_eval(e->m, &e->kin, e->t, z, e->phi, e->phiz, e->phit);
@@ -193,9 +183,11 @@ static void velocity_projection_rhs(const Direct *D, Eval *e, const double *z, c
 }
 
 /* G_a = h^2/4 alpha Phi_z^T (Phi_z zdd + c(z, zd)) */
-static void acceleration_projection_rhs(const Direct *D, Eval *e, const double *z,
+static void acceleration_projection_rhs(void *ctx, const double *z,
                                         const double *zd, const double *zdd, double *out)
 {
+    Eval *e = ctx;
+    const Direct *D = e->D;
     mbs_kinematics_positions(e->m, &e->kin, z);
     mbs_kinematics_velocities(e->m, &e->kin, zd);
     mbs_constraints_eval(e->m, &e->kin, e->t, z, e->phi, e->phiz, NULL);
@@ -205,9 +197,11 @@ static void acceleration_projection_rhs(const Direct *D, Eval *e, const double *
 }
 
 /* M(z) v, v passed as zdd */
-static void mass_times(const Direct *D, Eval *e, const double *z, const double *zd,
+static void mass_times(void *ctx, const double *z, const double *zd,
                        const double *v, double *out)
 {
+    Eval *e = ctx;
+    const Direct *D = e->D;
     (void)zd;
     int n = D->n;
     mbs_kinematics_positions(e->m, &e->kin, z);
@@ -218,29 +212,6 @@ static void mass_times(const Direct *D, Eval *e, const double *z, const double *
             a += e->M[i + (size_t)n * j] * v[j];
         out[i] = a;
     }
-}
-
-/* dF along (dz, dzd, dzdd) and parameter k at (z, zd, zdd): central differences with the
- * models rho_k +- d_k and the state +- d_k times the direction. dzdd_fixed: the third argument
- * is not moved (M(z) v). */
-static void directional(Direct *D, SchemeFn fn, int k, const double *z, const double *zd,
-                        const double *zdd, const double *dz, const double *dzd,
-                        const double *dzdd, double *out)
-{
-    int n = D->n;
-    double d = D->delta[k];
-    for (int i = 0; i < n; ++i) {
-        D->xp_z[i] = z[i] + d * (dz ? dz[i] : 0.0);
-        D->xm_z[i] = z[i] - d * (dz ? dz[i] : 0.0);
-        D->xp_zd[i] = zd[i] + d * (dzd ? dzd[i] : 0.0);
-        D->xm_zd[i] = zd[i] - d * (dzd ? dzd[i] : 0.0);
-        D->xp_zdd[i] = zdd[i] + d * (dzdd ? dzdd[i] : 0.0);
-        D->xm_zdd[i] = zdd[i] - d * (dzdd ? dzdd[i] : 0.0);
-    }
-    fn(D, &D->plus[k], D->xp_z, D->xp_zd, D->xp_zdd, D->fp);
-    fn(D, &D->minus[k], D->xm_z, D->xm_zd, D->xm_zdd, D->fm);
-    for (int i = 0; i < n; ++i)
-        out[i] = (D->fp[i] - D->fm[i]) / (2.0 * d);
 }
 
 /* The tangent's residual: R with zdd and alpha Phi frozen (x = [zd, z]). */
@@ -283,82 +254,52 @@ static void direct_free(Direct *D)
         eval_free(&D->plus[k]);
         eval_free(&D->minus[k]);
     }
-    for (int k = 0; D->models && k < 2 * D->np; ++k)
-        mbs_model_free(D->models[k]);
-    free(D->plus), free(D->minus), free(D->models), free(D->delta), free(D->ipiv);
+    free(D->plus), free(D->minus), free(D->ipiv);
     mbs_tangent_free(&D->tangent);
-    double *arrays[] = {D->J, D->A, D->lambda, D->x, D->z0, D->zd0, D->zdd0, D->z1, D->zd1,
-                        D->zdd1, D->zds, D->zdds, D->sz, D->szd, D->szdd, D->sz1, D->szds,
-                        D->szdds, D->dir_z, D->dir_zd, D->dir_zdd, D->xp_z, D->xp_zd,
-                        D->xp_zdd, D->xm_z, D->xm_zd, D->xm_zdd, D->fp, D->fm, D->rhs, D->gp,
-                        D->gm, D->dg_last, D->grad_integral, D->dw_last, D->psi_now,
-                        D->grad_now};
+    double *arrays[] = {D->J, D->A, D->lambda, D->x, D->z0, D->zd0, D->zdd0, D->zds, D->zdds,
+                        D->sz1, D->szds, D->szdds, D->dir_zd, D->dir_zdd, D->mz, D->rhs};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
-    mbs_objective_accumulator_free(&D->acc);
+    sens_direct_free(&D->S);
 }
 
 static int direct_init(Direct *D, const MbsSensitivityProblem *p, MbsError *err)
 {
     const MbsModel *m = p->model;
     memset(D, 0, sizeof *D);
-    D->p = p;
     D->n = m->topo->nnodes;
     D->nr = m->topo->nrows;
     D->np = p->nparameters;
-    D->no = m->nobjectives;
     D->h = p->settings->step;
     D->alpha = mbs_settings_number(p->settings, "alpha");
     if (!isfinite(D->alpha))
         D->alpha = 1e9; /* the settings hold no penalty options: the formulation's default */
     int n = D->n, np = D->np, fail = 0;
     size_t nn = (size_t)(n ? n : 1), npn = nn * (size_t)(np ? np : 1);
-    size_t nonp = (size_t)(D->no ? D->no : 1) * (size_t)(np ? np : 1);
-    if (eval_init(&D->base, m, err))
+    if (sens_direct_init(&D->S, p, n, n, MBS_COORDINATES_RELATIVE, err))
+        return MBS_FATAL;
+    if (eval_init(&D->base, D, m, err))
         return MBS_FATAL;
     D->plus = calloc((size_t)np + 1, sizeof *D->plus);
     D->minus = calloc((size_t)np + 1, sizeof *D->minus);
-    D->models = calloc(2 * (size_t)np + 1, sizeof *D->models);
-    D->delta = calloc((size_t)np + 1, sizeof *D->delta);
     D->ipiv = calloc(nn, sizeof *D->ipiv);
-    if (!D->plus || !D->minus || !D->models || !D->delta || !D->ipiv)
+    if (!D->plus || !D->minus || !D->ipiv)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
-    for (int k = 0; k < np; ++k) {
-        int pi = p->parameters[k];
-        double rho = m->parameters[pi].value;
-        volatile double up = rho + cbrt(DBL_EPSILON) * fmax(1.0, fabs(rho));
-        D->delta[k] = up - rho;
-        for (int s = 0; s < 2; ++s) {
-            MbsModel *mk = mbs_model_with_parameter(m, pi, s ? rho - D->delta[k] : up, err);
-            if (!mk)
-                return MBS_FATAL;
-            D->models[2 * k + s] = mk;
-            if (mk->topo->nnodes != n || mk->topo->nrows != D->nr)
-                return mbs_error_set(err, MBS_FATAL, "parameter '%s' changes the topology",
-                                     m->parameters[pi].name);
-            if (eval_init(s ? &D->minus[k] : &D->plus[k], mk, err))
-                return MBS_FATAL;
-        }
-    }
+    for (int k = 0; k < np; ++k)
+        if (eval_init(&D->plus[k], D, D->S.models[2 * k], err) ||
+            eval_init(&D->minus[k], D, D->S.models[2 * k + 1], err))
+            return MBS_FATAL;
     D->J = dalloc(2 * nn * nn, &fail);
     D->A = dalloc(nn * nn, &fail);
     D->lambda = dalloc((size_t)D->nr + 1, &fail);
     D->x = dalloc(2 * nn, &fail);
-    double **vec[] = {&D->z0, &D->zd0, &D->zdd0, &D->z1, &D->zd1, &D->zdd1, &D->zds, &D->zdds,
-                      &D->dir_z, &D->dir_zd, &D->dir_zdd, &D->xp_z, &D->xp_zd, &D->xp_zdd,
-                      &D->xm_z, &D->xm_zd, &D->xm_zdd, &D->fp, &D->fm, &D->rhs};
+    double **vec[] = {&D->z0, &D->zd0, &D->zdd0, &D->zds, &D->zdds, &D->dir_zd, &D->dir_zdd,
+                      &D->mz, &D->rhs};
     for (size_t i = 0; i < sizeof vec / sizeof vec[0]; ++i)
         *vec[i] = dalloc(nn, &fail);
-    double **mat[] = {&D->sz, &D->szd, &D->szdd, &D->sz1, &D->szds, &D->szdds};
+    double **mat[] = {&D->sz1, &D->szds, &D->szdds};
     for (size_t i = 0; i < sizeof mat / sizeof mat[0]; ++i)
         *mat[i] = dalloc(npn, &fail);
-    D->gp = dalloc((size_t)D->no + 1, &fail);
-    D->gm = dalloc((size_t)D->no + 1, &fail);
-    D->dg_last = dalloc(nonp, &fail);
-    D->grad_integral = dalloc(nonp, &fail);
-    D->dw_last = dalloc(nonp, &fail);
-    D->psi_now = dalloc((size_t)D->no + 1, &fail);
-    D->grad_now = dalloc(nonp, &fail);
     if (fail)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     /* the run's numerical-differences method on the frozen residual; other methods (written
@@ -370,14 +311,12 @@ static int direct_init(Direct *D, const MbsSensitivityProblem *p, MbsError *err)
     D->ctx[0] = &D->base;
     MbsTangentProblem tp = {.nx = 2 * n, .nr = n, .residual = frozen_residual,
                             .contexts = D->ctx, .nthreads = 1, .negate = 0};
-    if (mbs_tangent_init(&D->tangent, &tp, jm, err))
-        return MBS_FATAL;
-    return mbs_objective_accumulator_init(&D->acc, m, MBS_COORDINATES_RELATIVE, err);
+    return mbs_tangent_init(&D->tangent, &tp, jm, err);
 }
 
 /* ---- the sensitivity step --------------------------------------------------------------- */
 
-#define COL(a, k) ((a) + (size_t)D->n * (size_t)(k))
+#define COL(a, k) SENS_COL(&D->S, a, k)
 
 static void set_time(Direct *D, double t)
 {
@@ -386,127 +325,93 @@ static void set_time(Direct *D, double t)
         D->plus[k].t = D->minus[k].t = t;
 }
 
-/* d g / d rho_k at the current state and sensitivities, every objective: gp - gm over 2 d. */
-static void objective_derivatives(Direct *D, int initial, double *dg, double *dw)
+/* d fn along (dz, dzd, dzdd) and parameter k (sens_direct.h) */
+static void directional(Direct *D, SensDirectFn fn, int k, const double *z, const double *zd,
+                        const double *zdd, const double *dz, const double *dzd,
+                        const double *dzdd, double *out)
 {
-    int n = D->n, no = D->no, np = D->np;
-    for (int k = 0; k < np; ++k) {
-        double d = D->delta[k];
-        for (int i = 0; i < n; ++i) {
-            D->xp_z[i] = D->z1[i] + d * COL(D->sz, k)[i];
-            D->xm_z[i] = D->z1[i] - d * COL(D->sz, k)[i];
-            D->xp_zd[i] = D->zd1[i] + d * COL(D->szd, k)[i];
-            D->xm_zd[i] = D->zd1[i] - d * COL(D->szd, k)[i];
-            D->xp_zdd[i] = D->zdd1[i] + d * COL(D->szdd, k)[i];
-            D->xm_zdd[i] = D->zdd1[i] - d * COL(D->szdd, k)[i];
-        }
-        if (initial) {
-            mbs_objective_eval_set_initial(D->plus[k].objectives, D->xp_z, D->xp_zd, D->xp_zdd);
-            mbs_objective_eval_set_initial(D->minus[k].objectives, D->xm_z, D->xm_zd,
-                                           D->xm_zdd);
-        }
-        mbs_objective_eval_values(D->plus[k].objectives, D->xp_z, D->xp_zd, D->xp_zdd, D->gp,
-                                  NULL);
-        mbs_objective_eval_values(D->minus[k].objectives, D->xm_z, D->xm_zd, D->xm_zdd, D->gm,
-                                  NULL);
-        for (int o = 0; o < no; ++o)
-            dg[(size_t)o * np + k] = (D->gp[o] - D->gm[o]) / (2.0 * d);
-        mbs_objective_eval_values(D->plus[k].objectives, D->xp_z, D->xp_zd, D->xp_zdd, NULL,
-                                  D->gp);
-        mbs_objective_eval_values(D->minus[k].objectives, D->xm_z, D->xm_zd, D->xm_zdd, NULL,
-                                  D->gm);
-        for (int o = 0; o < no; ++o)
-            dw[(size_t)o * np + k] = (D->gp[o] - D->gm[o]) / (2.0 * d);
-    }
+    sens_direct_directional(&D->S, fn, &D->plus[k], &D->minus[k], k, D->n, z, zd, zdd, dz, dzd,
+                            dzdd, out);
 }
 
 /* Initial sensitivities by central differences of the assembly of the models rho_k +- d_k. */
-static int initial_sensitivities(Direct *D, MbsError *err)
+static int start(void *method, SensDirect *S, const MbsFormulation *f, MbsError *err)
 {
+    Direct *D = method;
     int n = D->n;
-    const MbsSettings *s = D->p->settings;
+    const MbsSettings *s = S->p->settings;
+    f->klass->coordinates(f, S->q, S->qd);
+    mbs_formulation_accelerations(f, S->qdd);
+    set_time(D, f->time);
     for (int k = 0; k < D->np; ++k) {
         for (int side = 0; side < 2; ++side) {
-            const MbsModel *mk = D->models[2 * k + side];
-            double *z = side ? D->xm_z : D->xp_z, *zd = side ? D->xm_zd : D->xp_zd;
-            double *zdd = side ? D->xm_zdd : D->xp_zdd;
+            const MbsModel *mk = S->models[2 * k + side];
+            double *z = side ? S->xm_q : S->xp_q, *zd = side ? S->xm_qd : S->xp_qd;
+            double *zdd = side ? S->xm_qdd : S->xp_qdd;
             if (mbs_assemble(mk, s, 0.0, z, zd, NULL, err) ||
                 mbs_assemble_accelerations(mk, s, 0.0, z, zd, zdd, err))
                 return MBS_FATAL;
         }
         for (int i = 0; i < n; ++i) {
-            double d2 = 2.0 * D->delta[k];
-            COL(D->sz, k)[i] = (D->xp_z[i] - D->xm_z[i]) / d2;
-            COL(D->szd, k)[i] = (D->xp_zd[i] - D->xm_zd[i]) / d2;
-            COL(D->szdd, k)[i] = (D->xp_zdd[i] - D->xm_zdd[i]) / d2;
+            double d2 = 2.0 * S->delta[k];
+            COL(S->sq, k)[i] = (S->xp_q[i] - S->xm_q[i]) / d2;
+            COL(S->sqd, k)[i] = (S->xp_qd[i] - S->xm_qd[i]) / d2;
+            COL(S->sqdd, k)[i] = (S->xp_qdd[i] - S->xm_qdd[i]) / d2;
         }
     }
     return 0;
 }
 
-/* psi and gradient so far, for the problem's objectives */
-static void current(Direct *D, double *psi, double *grad)
+static int step(void *method, SensDirect *S, const MbsFormulation *f, MbsError *err)
 {
-    const MbsSensitivityProblem *p = D->p;
-    double *all = D->psi_now;
-    mbs_objective_accumulator_psi(&D->acc, all);
-    for (int i = 0; i < p->nobjectives; ++i) {
-        int o = p->objectives[i];
-        psi[i] = all[o];
-        for (int k = 0; k < D->np; ++k)
-            grad[(size_t)i * D->np + k] = D->grad_integral[(size_t)o * D->np + k] +
-                                          D->dw_last[(size_t)o * D->np + k];
-    }
-}
-
-static int sensitivity_step(Direct *D, const MbsFormulation *f)
-{
-    int n = D->n, np = D->np, no = D->no;
+    Direct *D = method;
+    int n = D->n, np = D->np;
     double h = D->h, t1 = f->time;
     size_t bytes = sizeof(double) * (size_t)n;
-    memcpy(D->z0, D->z1, bytes);
-    memcpy(D->zd0, D->zd1, bytes);
-    memcpy(D->zdd0, D->zdd1, bytes);
-    f->klass->coordinates(f, D->z1, D->zd1);
-    mbs_formulation_accelerations(f, D->zdd1);
+    double *z1 = S->q, *zd1 = S->qd, *zdd1 = S->qdd;
+    memcpy(D->z0, z1, bytes);
+    memcpy(D->zd0, zd1, bytes);
+    memcpy(D->zdd0, zdd1, bytes);
+    f->klass->coordinates(f, z1, zd1);
+    mbs_formulation_accelerations(f, zdd1);
     set_time(D, t1);
     for (int i = 0; i < n; ++i) { /* the trapezoidal values before the projections */
-        double dz = D->z1[i] - D->z0[i];
+        double dz = z1[i] - D->z0[i];
         D->zds[i] = 2.0 / h * dz - D->zd0[i];
         D->zdds[i] = 4.0 / (h * h) * dz - 4.0 / h * D->zd0[i] - D->zdd0[i];
     }
     /* A = R_z + 2/h R_zd + 4/h^2 M at (z1, zd*, zdd*) */
     Eval *e = &D->base;
-    mbs_kinematics_positions(e->m, &e->kin, D->z1);
-    mbs_constraints_eval(e->m, &e->kin, t1, D->z1, e->phi, e->phiz, NULL);
+    mbs_kinematics_positions(e->m, &e->kin, z1);
+    mbs_constraints_eval(e->m, &e->kin, t1, z1, e->phi, e->phiz, NULL);
     for (int i = 0; i < D->nr; ++i)
         D->lambda[i] = D->alpha * e->phi[i];
     e->lambda = D->lambda;
     e->zdd = D->zdds;
     memcpy(D->x, D->zds, bytes);
-    memcpy(D->x + n, D->z1, bytes);
+    memcpy(D->x + n, z1, bytes);
     frozen_residual(e, D->x, -1, 0.0, D->rhs);
     if (mbs_tangent_eval(&D->tangent, D->x, D->rhs, D->J))
-        return mbs_error_set(&D->error, MBS_FATAL, "penalty direct: the tangent failed at "
+        return mbs_error_set(err, MBS_FATAL, "penalty direct: the tangent failed at "
                              "t = %g s", t1);
     frozen_residual(e, D->x, -1, 0.0, D->rhs); /* M and phi_z at (z1, zd*) again */
     for (size_t i = 0; i < (size_t)n * n; ++i)
         D->A[i] = D->J[(size_t)n * n + i] + 2.0 / h * D->J[i] + 4.0 / (h * h) * e->M[i];
     mbs_constraints_add_gram(e->m, e->phiz, D->alpha, D->A);
     if (mbs_lu_factor(n, D->A, D->ipiv))
-        return mbs_error_set(&D->error, MBS_FATAL, "penalty direct: singular tangent at "
+        return mbs_error_set(err, MBS_FATAL, "penalty direct: singular tangent at "
                              "t = %g s", t1);
     double to_T = 4.0 / (h * h); /* T^-1 = 4/h^2 A^-1 */
     for (int k = 0; k < np; ++k) {
-        double *sz0 = COL(D->sz, k), *szd0 = COL(D->szd, k), *szdd0 = COL(D->szdd, k);
+        double *sz0 = COL(S->sq, k), *szd0 = COL(S->sqd, k), *szdd0 = COL(S->sqdd, k);
         double *sz1 = COL(D->sz1, k), *szds = COL(D->szds, k), *szdds = COL(D->szdds, k);
         /* dynamics: A s_z1 = -dR(0, -a_hat, -b_hat, e_k) */
         for (int i = 0; i < n; ++i) {
             D->dir_zd[i] = -(2.0 / h * sz0[i] + szd0[i]);
             D->dir_zdd[i] = -(4.0 / (h * h) * sz0[i] + 4.0 / h * szd0[i] + szdd0[i]);
         }
-        directional(D, dynamic_residual, k, D->z1, D->zds, D->zdds, NULL, D->dir_zd,
-                    D->dir_zdd, sz1);
+        directional(D, dynamic_residual, k, z1, D->zds, D->zdds, NULL, D->dir_zd, D->dir_zdd,
+                    sz1);
         for (int i = 0; i < n; ++i)
             sz1[i] = -sz1[i];
         mbs_lu_solve(n, D->A, D->ipiv, sz1, 1);
@@ -517,113 +422,45 @@ static int sensitivity_step(Direct *D, const MbsFormulation *f)
     }
     for (int k = 0; k < np; ++k) {
         double *sz1 = COL(D->sz1, k), *szds = COL(D->szds, k), *szdds = COL(D->szdds, k);
-        double *szd = COL(D->szd, k), *szdd = COL(D->szdd, k);
+        double *szd = COL(S->sqd, k), *szdd = COL(S->sqdd, k);
         /* velocity projection */
-        directional(D, velocity_projection_rhs, k, D->z1, D->zd1, D->zdd1, sz1, szds, NULL,
-                    D->rhs);
+        directional(D, velocity_projection_rhs, k, z1, zd1, zdd1, sz1, szds, NULL, D->rhs);
         for (int i = 0; i < n; ++i)
-            D->dir_zd[i] = D->zds[i] - D->zd1[i];
-        directional(D, mass_times, k, D->z1, D->zd1, D->dir_zd, sz1, NULL, NULL, D->fp);
+            D->dir_zd[i] = D->zds[i] - zd1[i];
+        directional(D, mass_times, k, z1, zd1, D->dir_zd, sz1, NULL, NULL, D->mz);
         for (int i = 0; i < n; ++i)
-            D->rhs[i] = to_T * (D->fp[i] - D->rhs[i]);
+            D->rhs[i] = to_T * (D->mz[i] - D->rhs[i]);
         mbs_lu_solve(n, D->A, D->ipiv, D->rhs, 1);
         for (int i = 0; i < n; ++i)
             szd[i] = szds[i] + D->rhs[i];
         /* acceleration projection */
-        directional(D, acceleration_projection_rhs, k, D->z1, D->zd1, D->zdd1, sz1, szd, szdds,
-                    D->rhs);
+        directional(D, acceleration_projection_rhs, k, z1, zd1, zdd1, sz1, szd, szdds, D->rhs);
         for (int i = 0; i < n; ++i)
-            D->dir_zdd[i] = D->zdds[i] - D->zdd1[i];
-        directional(D, mass_times, k, D->z1, D->zd1, D->dir_zdd, sz1, NULL, NULL, D->fp);
+            D->dir_zdd[i] = D->zdds[i] - zdd1[i];
+        directional(D, mass_times, k, z1, zd1, D->dir_zdd, sz1, NULL, NULL, D->mz);
         for (int i = 0; i < n; ++i)
-            D->rhs[i] = to_T * (D->fp[i] - D->rhs[i]);
+            D->rhs[i] = to_T * (D->mz[i] - D->rhs[i]);
         mbs_lu_solve(n, D->A, D->ipiv, D->rhs, 1);
         for (int i = 0; i < n; ++i)
             szdd[i] = szdds[i] + D->rhs[i];
-        memcpy(COL(D->sz, k), sz1, bytes);
+        memcpy(COL(S->sq, k), sz1, bytes);
     }
-    /* objectives: trapezoidal rule on d g / d rho, as on g */
-    double dt = t1 - D->t_last;
-    size_t nonp = (size_t)no * (size_t)np;
-    memcpy(D->grad_now, D->dg_last, sizeof(double) * nonp);
-    objective_derivatives(D, 0, D->dg_last, D->dw_last);
-    for (size_t i = 0; i < nonp; ++i)
-        D->grad_integral[i] += 0.5 * dt * (D->grad_now[i] + D->dg_last[i]);
-    D->t_last = t1;
-    return 0;
-}
-
-typedef struct {
-    Direct *D;
-    double *psi, *grad; /* history scratch */
-} Observer;
-
-static int observe(void *data, const MbsRun *run)
-{
-    Observer *o = data;
-    Direct *D = o->D;
-    const MbsFormulation *f = mbs_run_formulation(run);
-    if (D->failed)
-        return 1;
-    double t0 = mbs_clock_now();
-    mbs_objective_accumulator_add(&D->acc, f);
-    if (D->steps == 0 && D->t_last == 0.0 && f->steps == 0) {
-        f->klass->coordinates(f, D->z1, D->zd1);
-        mbs_formulation_accelerations(f, D->zdd1);
-        set_time(D, f->time);
-        if (initial_sensitivities(D, &D->error)) {
-            D->failed = 1;
-            return 1;
-        }
-        objective_derivatives(D, 1, D->dg_last, D->dw_last);
-    } else if (f->steps > D->steps) {
-        if (sensitivity_step(D, f)) {
-            D->failed = 1;
-            return 1;
-        }
-    }
-    D->steps = f->steps;
-    const MbsSensitivityProblem *p = D->p;
-    int every = p->history_every > 0 ? p->history_every : 1;
-    if (p->history && mbs_run_grid_steps(run) % every == 0) {
-        current(D, o->psi, o->grad);
-        p->history(p->history_data, f->time, o->psi, o->grad);
-    }
-    D->time_sensitivity += mbs_clock_now() - t0;
     return 0;
 }
 
 int mbs_penalty_direct_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
                                    MbsError *err)
 {
-    Direct D;
-    double t_start = mbs_clock_now();
-    if (direct_init(&D, p, err)) {
-        direct_free(&D);
-        return MBS_FATAL;
-    }
-    MbsFormulation *f = mbs_formulation_new("penalty", p->model, p->settings, err);
-    if (!f) {
-        direct_free(&D);
-        return MBS_FATAL;
-    }
-    Observer o = {.D = &D, .psi = r->psi, .grad = r->gradient};
-    MbsRunOptions options = {.max_halvings = 0};
-    MbsRunObserver observer = {.sample = observe, .data = &o, .every = 1};
-    MbsRun *run = mbs_run_new(f, &options, &observer, err);
-    int status = run ? 0 : MBS_FATAL;
-    if (run && mbs_run_advance(run, p->settings->duration) != MBS_RUN_REACHED) {
-        *err = D.failed ? D.error : *mbs_run_error(run);
-        status = MBS_FATAL;
-    }
+    Direct *D = calloc(1, sizeof *D);
+    if (!D)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    int status = direct_init(D, p, err);
     if (status == 0) {
-        current(&D, r->psi, r->gradient);
-        r->steps = mbs_run_summary(run)->steps;
-        r->time_sensitivity = D.time_sensitivity;
-        r->time_dynamics = mbs_clock_now() - t_start - D.time_sensitivity;
+        SensDirectScheme scheme = {.formulation = "penalty", .start = start, .step = step,
+                                   .method = D};
+        status = sens_direct_run(&D->S, &scheme, r, err);
     }
-    mbs_run_free(run);
-    mbs_formulation_free(f);
-    direct_free(&D);
-    return status;
+    direct_free(D);
+    free(D);
+    return status ? MBS_FATAL : 0;
 }

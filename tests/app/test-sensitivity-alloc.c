@@ -1,4 +1,4 @@
-/* penalty direct sensitivities allocate nothing per step: between two history calls (one grid
+/* penalty and ali3p direct sensitivities allocate nothing per step: between two history calls (one grid
  * step of the dynamics and of the tangent linear model) no malloc, calloc or realloc. */
 #include "esl-model-file.h"
 #include "mbs_sensitivity.h"
@@ -37,22 +37,25 @@ int main(void)
     for (int i = 0; i < m->nparameters; ++i)
         if (mbs_model_parameter_is_free(m, i))
             parameters[np++] = i;
-    Count c = {0};
-    MbsSensitivityProblem p = {.model = m, .formulation = "penalty", .settings = &s,
-                               .objectives = objectives, .nobjectives = 3,
-                               .parameters = parameters, .nparameters = np,
-                               .history = history, .history_data = &c};
-    double psi[3], gradient[15];
-    MbsSensitivityResult r = {.psi = psi, .gradient = gradient};
-    MbsError err = {0};
-    alloc_count = 0;
-    int status = mbs_sensitivity_compute(&p, MBS_SENSITIVITY_DIRECT, &r, &err);
-    alloc_counting = 0;
-    tap_ok(status == 0, "penalty direct runs %s", err.message);
-    tap_ok(c.counted_steps == 99, "99 steps counted (%ld)", c.counted_steps);
-    /* mbs_run_free and the workspaces' release come after the last call: free, not malloc */
-    tap_ok(alloc_count == 0, "%ld allocations in %ld steps with 5 parameters", alloc_count,
-           c.counted_steps);
+    const char *formulations[] = {"penalty", "ali3p"};
+    for (int fi = 0; fi < 2; ++fi) {
+        Count c = {0};
+        MbsSensitivityProblem p = {.model = m, .formulation = formulations[fi], .settings = &s,
+                                   .objectives = objectives, .nobjectives = 3,
+                                   .parameters = parameters, .nparameters = np,
+                                   .history = history, .history_data = &c};
+        double psi[3], gradient[15];
+        MbsSensitivityResult r = {.psi = psi, .gradient = gradient};
+        MbsError err = {0};
+        alloc_count = 0;
+        int status = mbs_sensitivity_compute(&p, MBS_SENSITIVITY_DIRECT, &r, &err);
+        alloc_counting = 0;
+        tap_ok(status == 0, "%s direct runs %s", formulations[fi], err.message);
+        tap_ok(c.counted_steps == 99, "99 steps counted (%ld)", c.counted_steps);
+        /* mbs_run_free and the workspaces' release come after the last call: free, not malloc */
+        tap_ok(alloc_count == 0, "%s: %ld allocations in %ld steps with 5 parameters",
+               formulations[fi], alloc_count, c.counted_steps);
+    }
     mbs_model_free(m);
     return tap_done();
 }

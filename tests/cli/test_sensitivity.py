@@ -1,31 +1,10 @@
 #!/usr/bin/env python3
 """eslabon-cli sensitivity end to end: paper 001 Table 1 by fd, penalty direct against fd on
 every bundled model with objectives and parameters, --json keys, clear refusals. Prints TAP."""
-import json, os, subprocess, sys
+import os, subprocess, sys
 
-cli, source = sys.argv[1], sys.argv[2]
-models = os.path.join(source, "models")
-count = failed = 0
-env = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")
-
-
-def ok(cond, what):
-    global count, failed
-    count += 1
-    failed += not cond
-    print(("ok" if cond else "not ok") + f" {count} - {what}", flush=True)
-    return cond
-
-
-def sens(model, *args):
-    r = subprocess.run([cli, "sensitivity", os.path.join(models, model), "--json", *args],
-                       capture_output=True, text=True, timeout=900, env=env)
-    return r, (json.loads(r.stdout) if r.returncode == 0 else {})
-
-
-def worst_relative(a, b, floor):
-    """Largest |a - b| / max(|b|, floor) over two gradients (rows of equal shape)."""
-    return max(abs(x - y) / max(abs(y), floor) for ra, rb in zip(a, b) for x, y in zip(ra, rb))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sens_tap import cli, models, env, ok, sens, worst_relative, done  # noqa: E402
 
 
 # Paper 001 Table 1, reference column (IFToMM benchmark): rows psi1..3, columns Ls1, Ls2, m_A1,
@@ -142,5 +121,4 @@ ok(psi_end < 1e-10, f"psi1 from 0.727 down to {psi_end:g}")
 ok(abs(ls1 - 2.4319) < 1e-3 and abs(ls2 - 1.8449) < 1e-3,
    f"natural lengths of the still mechanism: Ls1 = {ls1}, Ls2 = {ls2}")
 
-print(f"1..{count}")
-sys.exit(1 if failed else 0)
+done()

@@ -1,0 +1,520 @@
+/* `ali3p` direct sensitivities (paper 004 sec 3): the tangent linear model of the discrete
+ * scheme form_ali3p.c runs, stepped after each of its steps, so that it is the derivative of the
+ * run that fd differentiates. Three tangent linear models per step, each solved by the same
+ * augmented Lagrangian iteration the scheme uses (redundant constraints need no special care):
+ *
+ * Dynamics (eqs 1-5 at convergence: M qdd* + Phi_q^T lambda* = Q, Phi = 0, Newmark qd*, qdd*
+ * from q1): with W = R_q + gamma/(beta h) R_qd + 1/(beta h^2) M, R = M qdd + Phi_q^T lambda - Q,
+ *   (W + alpha Phi_q^T Phi_q) s_q = -dR(0, -s_qd_hat, -s_qdd_hat, e_k)
+ *                                   - Phi_q^T (s_lambda + alpha Phi_rho),
+ *   s_lambda += alpha (Phi_q s_q + Phi_rho)              (the lambda* iteration, eq 1b)
+ * until Phi_q s_q + Phi_rho = 0; s_qd* = gamma/(beta h) s_q - s_qd_hat, s_qdd* likewise.
+ * Velocity projection (eq 6 at convergence: M (qd - qd*) + Phi_q^T sigma = 0,
+ * Phi_q qd + Phi_t = 0), with P = M + zeta alpha Phi_q^T Phi_q, zeta = beta h^2:
+ *   P s_qd = M s_qd* - d[M (qd - qd*) + Phi_q^T sigma](s_q, e_k) - Phi_q^T (s_sigma + zeta alpha c1)
+ *   s_sigma += zeta alpha (Phi_q s_qd + c1),   c1 = d[Phi_q qd + Phi_t](s_q, e_k)
+ * Acceleration projection (eq 7): the same with qdd, kappa and c2 = d[Phi_q qdd + c](s_q,
+ * s_qd, e_k). sigma and kappa are the nominal projections' multipliers, recomputed here by the
+ * same iteration from zero (the formulation keeps only lambda* + kappa).
+ *
+ * How each piece is obtained, as sens_penalty.c: [R_qd, R_q] by the tangent interface with
+ * the run's `jacobian` method on R with qdd and lambda* frozen; derivatives along a direction
+ * and a parameter by central differences with the models rho_k +- d_k (sens_direct.h); the
+ * initial sensitivities by central differences of the formulation's own initial state (its
+ * assembly, velocity projection and consistent accelerations) for those models.
+ * What is not differentiated: the scheme stops its iterations at the Newton tolerance, so fd
+ * differentiates converged-to-tolerance values while this is the derivative of the converged
+ * solution (difference ~ tolerance / d); projection `mdk` (P with K and C: their derivatives
+ * would be second derivatives of Q) is refused.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mbs_linalg.h"
+#include "mbs_natural.h"
+#include "mbs_tangent.h"
+#include "sens_direct.h"
+
+int mbs_ali3p_direct_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
+                                 MbsError *err);
+
+typedef struct Ali3pDirect Ali3pDirect;
+
+/* Evaluation workspace of one model (the nominal one or rho_k +- d_k). */
+typedef struct {
+    const Ali3pDirect *D;
+    MbsNatural *nat;
+    double *M, *phi, *phiq, *phit, *cb, *Q, *grad;
+} Eval;
+
+struct Ali3pDirect {
+    SensDirect S;
+    int n, m, np;
+    double alpha, beta, gamma, h, zeta, tolerance, t;
+    int max_iterations;
+    Eval base, *plus, *minus;
+    MbsTangent tangent;
+    void *ctx[1];
+    double *J, *A, *P; /* tangent [R_qd, R_q]; dynamics and projection matrices (LU) */
+    int *ipiv_A, *ipiv_P;
+    double *state, *angle_ref, *lambda, *sigma, *kappa;
+    double *q0, *qd0, *qdd0, *qds, *qdds, *diff, *mult, *x;
+    double *sl; /* m x np: d lambda* / d rho */
+    double *sq1, *sqds, *sqdds, *dir_qd, *dir_qdd, *rhs, *dr, *c, *res, *mu;
+};
+
+/* ---- the functions the scheme is made of (natural coordinates, dense) --------------------- */
+
+/* Phi, Phi_q (m x n), Phi_t and, with qd, the bias c at q with e's model. */
+static void constraints(Eval *e, const double *q, const double *qd)
+{
+    mbs_natural_constraints(e->nat, q, qd, e->D->t, e->phi, e->phiq, e->phit,
+                            qd ? e->cb : NULL);
+}
+
+/* out (n) = Phi_q^T v + s out */
+static void phiq_t_mul(const Eval *e, const double *v, double s, double *out)
+{
+    int n = e->D->n, m = e->D->m;
+    for (int j = 0; j < n; ++j) {
+        double a = s * out[j];
+        for (int i = 0; i < m; ++i)
+            a += e->phiq[i + (size_t)m * j] * v[i];
+        out[j] = a;
+    }
+}
+
+/* out (m) = Phi_q x + add */
+static void phiq_mul(const Eval *e, const double *x, const double *add, double *out)
+{
+    int n = e->D->n, m = e->D->m;
+    for (int i = 0; i < m; ++i) {
+        double a = add ? add[i] : 0.0;
+        for (int j = 0; j < n; ++j)
+            a += e->phiq[i + (size_t)m * j] * x[j];
+        out[i] = a;
+    }
+}
+
+/* out (n) = M v + s out */
+static void mass_mul(const Eval *e, const double *v, double s, double *out)
+{
+    int n = e->D->n;
+    for (int i = 0; i < n; ++i) {
+        double a = s * out[i];
+        for (int j = 0; j < n; ++j)
+            a += e->M[i + (size_t)n * j] * v[j];
+        out[i] = a;
+    }
+}
+
+/* R = M qdd + Phi_q^T lambda* - Q(q, qd) */
+static void dynamic_residual(void *ctx, const double *q, const double *qd, const double *qdd,
+                             double *out)
+{
+    Eval *e = ctx;
+    const Ali3pDirect *D = e->D;
+    mbs_natural_forces(e->nat, q, qd, D->angle_ref, e->grad, e->Q, NULL);
+    constraints(e, q, NULL);
+    for (int i = 0; i < D->n; ++i)
+        out[i] = -e->Q[i];
+    mass_mul(e, qdd, 1.0, out);
+    phiq_t_mul(e, D->lambda, 1.0, out);
+}
+
+/* Phi(q) */
+static void constraint_values(void *ctx, const double *q, const double *qd, const double *qdd,
+                              double *out)
+{
+    Eval *e = ctx;
+    (void)qd, (void)qdd;
+    constraints(e, q, NULL);
+    memcpy(out, e->phi, sizeof(double) * (size_t)e->D->m);
+}
+
+/* The projections' stationarity: M(q) diff + Phi_q(q)^T mult (diff, mult: D's, fixed) */
+static void projection_residual(void *ctx, const double *q, const double *qd, const double *qdd,
+                                double *out)
+{
+    Eval *e = ctx;
+    (void)qd, (void)qdd;
+    constraints(e, q, NULL);
+    memset(out, 0, sizeof(double) * (size_t)e->D->n);
+    mass_mul(e, e->D->diff, 0.0, out);
+    phiq_t_mul(e, e->D->mult, 1.0, out);
+}
+
+/* Phi_dot = Phi_q qd + Phi_t */
+static void velocity_constraint(void *ctx, const double *q, const double *qd, const double *qdd,
+                                double *out)
+{
+    Eval *e = ctx;
+    (void)qdd;
+    constraints(e, q, NULL);
+    phiq_mul(e, qd, e->phit, out);
+}
+
+/* Phi_ddot = Phi_q qdd + c(q, qd) */
+static void acceleration_constraint(void *ctx, const double *q, const double *qd,
+                                    const double *qdd, double *out)
+{
+    Eval *e = ctx;
+    constraints(e, q, qd);
+    phiq_mul(e, qdd, e->cb, out);
+}
+
+/* The tangent's residual: R with qdd* and lambda* frozen, x = [qd, q]. */
+static int frozen_residual(void *ctx, const double *x, int column, double step, double *r)
+{
+    Eval *e = ctx;
+    (void)column, (void)step;
+    dynamic_residual(e, x + e->D->n, x, e->D->qdds, r);
+    return 0;
+}
+
+/* The augmented Lagrangian iteration of the scheme on linear equations: with LU = W + za
+ * Phi_q^T Phi_q factorized, x = LU^-1 (rhs0 - Phi_q^T (mu + za c)), mu += za (Phi_q x + c)
+ * until Phi_q x + c = 0 (to the tolerance relative to x). */
+static void al_solve(Ali3pDirect *D, const double *LU, const int *ipiv, double za,
+                     const double *rhs0, const double *c, double *mu, double *x)
+{
+    int n = D->n, m = D->m;
+    for (int it = 0; it < D->max_iterations; ++it) {
+        for (int i = 0; i < m; ++i)
+            D->res[i] = -(mu[i] + za * c[i]);
+        memcpy(x, rhs0, sizeof(double) * (size_t)n);
+        phiq_t_mul(&D->base, D->res, 1.0, x);
+        mbs_lu_solve(n, LU, ipiv, x, 1);
+        phiq_mul(&D->base, x, c, D->res);
+        for (int i = 0; i < m; ++i)
+            mu[i] += za * D->res[i];
+        if (mbs_vec_norminf(m, D->res) <= D->tolerance * fmax(1.0, mbs_vec_norminf(n, x)))
+            break;
+    }
+}
+
+/* ---- set-up ---------------------------------------------------------------------------- */
+
+static double *dalloc(size_t n, int *fail)
+{
+    double *p = calloc(n ? n : 1, sizeof(double));
+    if (!p)
+        *fail = 1;
+    return p;
+}
+
+static int eval_init(Eval *e, const Ali3pDirect *D, const MbsModel *m, MbsError *err)
+{
+    int fail = 0;
+    size_t n = (size_t)D->n, mm = (size_t)D->m;
+    e->D = D;
+    e->nat = mbs_natural_new(m, err);
+    if (!e->nat)
+        return MBS_FATAL;
+    e->M = dalloc(n * n, &fail);
+    e->phi = dalloc(mm, &fail);
+    e->phiq = dalloc(mm * n, &fail);
+    e->phit = dalloc(mm, &fail);
+    e->cb = dalloc(mm, &fail);
+    e->Q = dalloc(n, &fail);
+    e->grad = dalloc(n, &fail);
+    if (fail)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    mbs_natural_mass(e->nat, e->M);
+    return 0;
+}
+
+static void eval_free(Eval *e)
+{
+    if (e->nat)
+        mbs_natural_free(e->nat);
+    double *arrays[] = {e->M, e->phi, e->phiq, e->phit, e->cb, e->Q, e->grad};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
+        free(arrays[i]);
+    memset(e, 0, sizeof *e);
+}
+
+static void direct_free(Ali3pDirect *D)
+{
+    eval_free(&D->base);
+    for (int k = 0; D->plus && k < D->np; ++k) {
+        eval_free(&D->plus[k]);
+        eval_free(&D->minus[k]);
+    }
+    free(D->plus), free(D->minus), free(D->ipiv_A), free(D->ipiv_P);
+    mbs_tangent_free(&D->tangent);
+    double *arrays[] = {D->J, D->A, D->P, D->state, D->angle_ref, D->lambda, D->sigma,
+                        D->kappa, D->q0, D->qd0, D->qdd0, D->qds, D->qdds, D->diff, D->mult,
+                        D->x, D->sl, D->sq1, D->sqds, D->sqdds, D->dir_qd, D->dir_qdd, D->rhs,
+                        D->dr, D->c, D->res, D->mu};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
+        free(arrays[i]);
+    sens_direct_free(&D->S);
+}
+
+/* The scheme's settings, read from a formulation made with the problem's settings (its
+ * defaults when the settings hold another formulation's options). */
+static int read_settings(Ali3pDirect *D, const MbsFormulation *f, MbsError *err)
+{
+    const MbsSettings *s = &f->settings;
+    D->alpha = mbs_settings_number(s, "alpha");
+    D->beta = mbs_settings_number(s, "newmark-beta");
+    D->gamma = mbs_settings_number(s, "newmark-gamma");
+    D->tolerance = mbs_settings_number(s, "newton-tolerance");
+    double it = mbs_settings_number(s, "newton-iterations");
+    double projection = mbs_settings_number(s, "projection");
+    if (!isfinite(D->alpha) || !isfinite(D->beta) || !isfinite(D->gamma) ||
+        !isfinite(D->tolerance) || !isfinite(it) || !isfinite(projection))
+        return mbs_error_set(err, MBS_FATAL, "ali3p direct: the settings hold no ali3p options");
+    if (projection == 1.0)
+        return mbs_error_set(err, MBS_FATAL, "ali3p direct: projection 'mdk' is not "
+                             "differentiated (its matrix holds K and C; use 'mass' or fd)");
+    /* the linear iterations converge at the scheme's rate; a few more than its Newton's */
+    D->max_iterations = it > 50 ? (int)it : 50;
+    D->h = f->settings.step;
+    D->zeta = D->beta * D->h * D->h;
+    return 0;
+}
+
+/* The formulation's state after init or a step: q, qd, qdd into S, lambda* and the angle
+ * branches into D. */
+static void read_state(Ali3pDirect *D, const MbsFormulation *f, double *q, double *qd,
+                       double *qdd, double *lambda)
+{
+    size_t n = (size_t)D->n;
+    f->klass->state_get(f, D->state);
+    memcpy(q, D->state, n * sizeof(double));
+    memcpy(qd, D->state + n, n * sizeof(double));
+    memcpy(qdd, D->state + 2 * n, n * sizeof(double));
+    memcpy(lambda, D->state + 3 * n, (size_t)D->m * sizeof(double));
+    memcpy(D->angle_ref, D->state + 3 * n + D->m, sizeof(double) * (size_t)f->model->njoints);
+}
+
+/* Initial sensitivities: central differences of the formulation's initial state for the
+ * models rho_k +- d_k (its assembly and projections are what the runs fd compares start
+ * from). */
+static int initial_sensitivities(Ali3pDirect *D, const MbsSensitivityProblem *p, MbsError *err)
+{
+    SensDirect *S = &D->S;
+    int n = D->n, m = D->m;
+    for (int k = 0; k < D->np; ++k) {
+        double d2 = 2.0 * S->delta[k];
+        for (int side = 0; side < 2; ++side) {
+            MbsFormulation *f = mbs_formulation_new("ali3p", S->models[2 * k + side],
+                                                    p->settings, err);
+            if (!f)
+                return MBS_FATAL;
+            read_state(D, f, side ? S->xm_q : S->xp_q, side ? S->xm_qd : S->xp_qd,
+                       side ? S->xm_qdd : S->xp_qdd, side ? D->mu : D->sigma);
+            mbs_formulation_free(f);
+        }
+        for (int i = 0; i < n; ++i) {
+            SENS_COL(S, S->sq, k)[i] = (S->xp_q[i] - S->xm_q[i]) / d2;
+            SENS_COL(S, S->sqd, k)[i] = (S->xp_qd[i] - S->xm_qd[i]) / d2;
+            SENS_COL(S, S->sqdd, k)[i] = (S->xp_qdd[i] - S->xm_qdd[i]) / d2;
+        }
+        for (int i = 0; i < m; ++i)
+            D->sl[(size_t)m * k + i] = (D->sigma[i] - D->mu[i]) / d2;
+    }
+    return 0;
+}
+
+static int direct_init(Ali3pDirect *D, const MbsSensitivityProblem *p, MbsError *err)
+{
+    memset(D, 0, sizeof *D);
+    MbsFormulation *f = mbs_formulation_new("ali3p", p->model, p->settings, err);
+    if (!f)
+        return MBS_FATAL;
+    int status = read_settings(D, f, err);
+    D->n = f->klass->ncoords(f);
+    int state_size = f->klass->state_size(f);
+    mbs_formulation_free(f);
+    if (status)
+        return status;
+    MbsNatural *nat = mbs_natural_new(p->model, err);
+    if (!nat)
+        return MBS_FATAL;
+    D->m = nat->m;
+    mbs_natural_free(nat);
+    int n = D->n, m = D->m, np = D->np = p->nparameters, fail = 0;
+    size_t nn = (size_t)n, mm = (size_t)m;
+    if (sens_direct_init(&D->S, p, n, n > m ? n : m, MBS_COORDINATES_NATURAL, err))
+        return MBS_FATAL;
+    D->plus = calloc((size_t)np + 1, sizeof *D->plus);
+    D->minus = calloc((size_t)np + 1, sizeof *D->minus);
+    D->ipiv_A = calloc(nn + 1, sizeof(int));
+    D->ipiv_P = calloc(nn + 1, sizeof(int));
+    if (!D->plus || !D->minus || !D->ipiv_A || !D->ipiv_P)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    D->J = dalloc(2 * nn * nn, &fail);
+    D->A = dalloc(nn * nn, &fail);
+    D->P = dalloc(nn * nn, &fail);
+    D->state = dalloc((size_t)state_size, &fail);
+    D->angle_ref = dalloc((size_t)p->model->njoints, &fail);
+    D->sl = dalloc(mm * (size_t)(np ? np : 1), &fail);
+    double **vm[] = {&D->lambda, &D->sigma, &D->kappa, &D->mult, &D->c, &D->res, &D->mu};
+    for (size_t i = 0; i < sizeof vm / sizeof vm[0]; ++i)
+        *vm[i] = dalloc(mm, &fail);
+    double **vn[] = {&D->q0, &D->qd0, &D->qdd0, &D->qds, &D->qdds, &D->diff, &D->x, &D->sq1,
+                     &D->sqds, &D->sqdds, &D->dir_qd, &D->dir_qdd, &D->rhs, &D->dr};
+    for (size_t i = 0; i < sizeof vn / sizeof vn[0]; ++i)
+        *vn[i] = dalloc(2 * nn, &fail); /* x: [qd, q] for the tangent */
+    if (fail)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    if (eval_init(&D->base, D, p->model, err))
+        return MBS_FATAL;
+    for (int k = 0; k < np; ++k)
+        if (eval_init(&D->plus[k], D, D->S.models[2 * k], err) ||
+            eval_init(&D->minus[k], D, D->S.models[2 * k + 1], err))
+            return MBS_FATAL;
+    if (D->base.nat->n != n || D->base.nat->m != m)
+        return mbs_error_set(err, MBS_FATAL, "ali3p direct: unexpected natural coordinates");
+    /* the run's numerical-differences method on the frozen residual (other methods are
+     * written for the formulations' Q alone): central differences unless it asks forward */
+    double method = mbs_settings_number(p->settings, "jacobian");
+    MbsJacobianMethod jm = method == MBS_JACOBIAN_ND_FORWARD ? MBS_JACOBIAN_ND_FORWARD
+                                                              : MBS_JACOBIAN_ND_CENTRAL;
+    D->ctx[0] = &D->base;
+    MbsTangentProblem tp = {.nx = 2 * n, .nr = n, .residual = frozen_residual,
+                            .contexts = D->ctx, .nthreads = 1, .negate = 0};
+    if (mbs_tangent_init(&D->tangent, &tp, jm, err))
+        return MBS_FATAL;
+    return initial_sensitivities(D, p, err);
+}
+
+/* ---- the sensitivity step --------------------------------------------------------------- */
+
+static int start(void *method, SensDirect *S, const MbsFormulation *f, MbsError *err)
+{
+    Ali3pDirect *D = method;
+    (void)err;
+    D->t = f->time;
+    read_state(D, f, S->q, S->qd, S->qdd, D->lambda);
+    return 0;
+}
+
+static int step(void *method, SensDirect *S, const MbsFormulation *f, MbsError *err)
+{
+    Ali3pDirect *D = method;
+    int n = D->n, m = D->m;
+    double h = D->h, beta = D->beta, gamma = D->gamma, alpha = D->alpha;
+    double a1 = gamma / (beta * h), a2 = 1.0 / (beta * h * h);
+    size_t bytes = sizeof(double) * (size_t)n;
+    Eval *e = &D->base;
+    if (fabs(f->time - D->t - h) > 1e-9 * h)
+        return mbs_error_set(err, MBS_FATAL, "ali3p direct: a step of %g s, not the step %g s",
+                             f->time - D->t, h);
+    memcpy(D->q0, S->q, bytes);
+    memcpy(D->qd0, S->qd, bytes);
+    memcpy(D->qdd0, S->qdd, bytes);
+    D->t = f->time;
+    read_state(D, f, S->q, S->qd, S->qdd, D->lambda);
+    /* Newmark values before the projections (eq 2) */
+    for (int i = 0; i < n; ++i) {
+        double qd_hat = a1 * D->q0[i] + (gamma / beta - 1.0) * D->qd0[i] +
+                        h * (gamma / (2.0 * beta) - 1.0) * D->qdd0[i];
+        double qdd_hat = a2 * D->q0[i] + D->qd0[i] / (beta * h) +
+                         (1.0 / (2.0 * beta) - 1.0) * D->qdd0[i];
+        D->qds[i] = a1 * S->q[i] - qd_hat;
+        D->qdds[i] = a2 * S->q[i] - qdd_hat;
+    }
+    /* dynamics matrix W + alpha Phi_q^T Phi_q at (q1, qd*, qdd*) */
+    memcpy(D->x, D->qds, bytes);
+    memcpy(D->x + n, S->q, bytes);
+    frozen_residual(e, D->x, -1, 0.0, D->rhs);
+    if (mbs_tangent_eval(&D->tangent, D->x, D->rhs, D->J))
+        return mbs_error_set(err, MBS_FATAL, "ali3p direct: the tangent failed at t = %g s",
+                             D->t);
+    constraints(e, S->q, S->qd); /* Phi_q, Phi_t at q1, c at (q1, qd1) */
+    for (size_t i = 0; i < (size_t)n * n; ++i) {
+        D->A[i] = D->J[(size_t)n * n + i] + a1 * D->J[i] + a2 * e->M[i];
+        D->P[i] = e->M[i];
+    }
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) {
+            double g = 0.0;
+            for (int r = 0; r < m; ++r)
+                g += e->phiq[r + (size_t)m * i] * e->phiq[r + (size_t)m * j];
+            D->A[i + (size_t)n * j] += alpha * g;
+            D->P[i + (size_t)n * j] += D->zeta * alpha * g;
+        }
+    if (mbs_lu_factor(n, D->A, D->ipiv_A) || mbs_lu_factor(n, D->P, D->ipiv_P))
+        return mbs_error_set(err, MBS_FATAL, "ali3p direct: singular tangent at t = %g s", D->t);
+    /* the projections' multipliers sigma, kappa (the nominal projections, from zero) */
+    double za = D->zeta * alpha;
+    mass_mul(e, D->qds, 0.0, D->rhs);
+    memset(D->sigma, 0, sizeof(double) * (size_t)m);
+    al_solve(D, D->P, D->ipiv_P, za, D->rhs, e->phit, D->sigma, D->x);
+    mass_mul(e, D->qdds, 0.0, D->rhs);
+    memset(D->kappa, 0, sizeof(double) * (size_t)m);
+    al_solve(D, D->P, D->ipiv_P, za, D->rhs, e->cb, D->kappa, D->x);
+    for (int k = 0; k < D->np; ++k) {
+        double *sq = SENS_COL(S, S->sq, k), *sqd = SENS_COL(S, S->sqd, k);
+        double *sqdd = SENS_COL(S, S->sqdd, k), *sl = D->sl + (size_t)m * k;
+        void *plus = &D->plus[k], *minus = &D->minus[k];
+        /* dynamics with the lambda* iteration */
+        for (int i = 0; i < n; ++i) {
+            D->dir_qd[i] = -(a1 * sq[i] + (gamma / beta - 1.0) * sqd[i] +
+                             h * (gamma / (2.0 * beta) - 1.0) * sqdd[i]);
+            D->dir_qdd[i] = -(a2 * sq[i] + sqd[i] / (beta * h) +
+                              (1.0 / (2.0 * beta) - 1.0) * sqdd[i]);
+        }
+        sens_direct_directional(S, dynamic_residual, plus, minus, k, n, S->q, D->qds, D->qdds,
+                                NULL, D->dir_qd, D->dir_qdd, D->dr);
+        sens_direct_directional(S, constraint_values, plus, minus, k, m, S->q, S->qd, S->qdd,
+                                NULL, NULL, NULL, D->c);
+        for (int i = 0; i < n; ++i)
+            D->dr[i] = -D->dr[i];
+        al_solve(D, D->A, D->ipiv_A, alpha, D->dr, D->c, sl, D->sq1);
+        for (int i = 0; i < n; ++i) {
+            D->sqds[i] = a1 * D->sq1[i] + D->dir_qd[i];
+            D->sqdds[i] = a2 * D->sq1[i] + D->dir_qdd[i];
+        }
+        /* velocity projection */
+        for (int i = 0; i < n; ++i)
+            D->diff[i] = S->qd[i] - D->qds[i];
+        memcpy(D->mult, D->sigma, sizeof(double) * (size_t)m);
+        sens_direct_directional(S, projection_residual, plus, minus, k, n, S->q, S->qd, S->qdd,
+                                D->sq1, NULL, NULL, D->dr);
+        sens_direct_directional(S, velocity_constraint, plus, minus, k, m, S->q, S->qd, S->qdd,
+                                D->sq1, NULL, NULL, D->c);
+        mass_mul(e, D->sqds, 0.0, D->rhs);
+        for (int i = 0; i < n; ++i)
+            D->rhs[i] -= D->dr[i];
+        memset(D->mu, 0, sizeof(double) * (size_t)m);
+        al_solve(D, D->P, D->ipiv_P, za, D->rhs, D->c, D->mu, sqd);
+        /* acceleration projection */
+        for (int i = 0; i < n; ++i)
+            D->diff[i] = S->qdd[i] - D->qdds[i];
+        memcpy(D->mult, D->kappa, sizeof(double) * (size_t)m);
+        sens_direct_directional(S, projection_residual, plus, minus, k, n, S->q, S->qd, S->qdd,
+                                D->sq1, NULL, NULL, D->dr);
+        sens_direct_directional(S, acceleration_constraint, plus, minus, k, m, S->q, S->qd,
+                                S->qdd, D->sq1, sqd, NULL, D->c);
+        mass_mul(e, D->sqdds, 0.0, D->rhs);
+        for (int i = 0; i < n; ++i)
+            D->rhs[i] -= D->dr[i];
+        memset(D->mu, 0, sizeof(double) * (size_t)m);
+        al_solve(D, D->P, D->ipiv_P, za, D->rhs, D->c, D->mu, sqdd);
+        memcpy(sq, D->sq1, bytes);
+    }
+    return 0;
+}
+
+int mbs_ali3p_direct_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
+                                 MbsError *err)
+{
+    Ali3pDirect *D = calloc(1, sizeof *D);
+    if (!D)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    int status = direct_init(D, p, err);
+    if (status == 0) {
+        SensDirectScheme scheme = {.formulation = "ali3p", .start = start, .step = step,
+                                   .method = D};
+        status = sens_direct_run(&D->S, &scheme, r, err);
+    }
+    direct_free(D);
+    free(D);
+    return status ? MBS_FATAL : 0;
+}

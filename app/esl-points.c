@@ -1,5 +1,8 @@
 /* Named model points and their histories; see esl-points.h. */
 #include "esl-points.h"
+#include "eslabon-config.h"
+
+#include <glib/gi18n-lib.h>
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -23,7 +26,7 @@ GArray *esl_points_parse(const MbsModel *m, const char *spec, GError **error)
         int p = body >= 0 && bp[1] ? mbs_model_find_point(m, body, bp[1]) : -1;
         if (p < 0) {
             g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                        "--points: '%s' is not BODY:POINT of this model", names[k]);
+                        _("--points: '%s' is not BODY:POINT of this model"), names[k]);
             g_array_free(pts, TRUE);
             return NULL;
         }
@@ -87,7 +90,7 @@ gboolean esl_points_write_history(const char *path, const MbsModel *m, const dou
     FILE *csv = g_fopen(path, "w");
     if (!csv) {
         int code = errno;
-        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(code), "cannot write %s: %s",
+        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(code), _("cannot write %s: %s"),
                     path, g_strerror(code));
         return FALSE;
     }
@@ -105,7 +108,7 @@ gboolean esl_points_write_history(const char *path, const MbsModel *m, const dou
     }
     gboolean ok = !ferror(csv);
     if (fclose(csv) != 0 || !ok) {
-        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write %s", path);
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_IO, _("cannot write %s"), path);
         return FALSE;
     }
     return TRUE;

@@ -45,11 +45,20 @@ void esl_points_write_header(FILE *csv, const MbsModel *m, const int *points, in
     }
 }
 
+/* A file's number: a decimal point whatever the locale (the window runs under the user's). */
+static void write_number(FILE *csv, const char *format, double value)
+{
+    char text[G_ASCII_DTOSTR_BUF_SIZE];
+    fputs(g_ascii_formatd(text, sizeof text, format, value), csv);
+}
+
 void esl_points_write_values(FILE *csv, const double *xyz, const double *v, int npoints)
 {
-    for (int i = 0; i < npoints; ++i)
-        fprintf(csv, ",%.12g,%.12g,%.12g,%.12g,%.12g,%.12g", xyz[3 * i], xyz[3 * i + 1],
-                xyz[3 * i + 2], v[3 * i], v[3 * i + 1], v[3 * i + 2]);
+    for (int i = 0; i < 3 * npoints; i += 3)
+        for (int c = 0; c < 6; ++c) {
+            fputc(',', csv);
+            write_number(csv, "%.12g", c < 3 ? xyz[i + c] : v[i + c - 3]);
+        }
 }
 
 void esl_points_from_poses(const MbsModel *m, const double *poses, const int *points,
@@ -102,7 +111,7 @@ gboolean esl_points_write_history(const char *path, const MbsModel *m, const dou
     esl_points_write_header(csv, m, points, npoints);
     fputc('\n', csv);
     for (int k = 0; k < n; ++k) {
-        fprintf(csv, "%.9g", time[k]);
+        write_number(csv, "%.9g", time[k]);
         esl_points_write_values(csv, xyz + k * row, v + k * row, npoints);
         fputc('\n', csv);
     }

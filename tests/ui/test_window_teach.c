@@ -176,14 +176,16 @@ static void check_presentation(Teach *t, const char *plot_name, int plot_index)
            "the model panel and the run settings are hidden");
 }
 
-/* Index among the plots of the one titled "Integrator step size…", or -1. */
+/* Index among the plots of the step-size plot ("Integrator step size" or "Fixed step h = …"),
+ * or -1. */
 static int step_size_plot(GtkWidget *window)
 {
     for (int i = 0;; i++) {
         GtkWidget *plot = find_nth(window, ESL_TYPE_PLOT, i);
         if (!plot)
             return -1;
-        if (g_str_has_prefix(esl_plot_get_title(ESL_PLOT(plot)), "Integrator step size"))
+        const char *title = esl_plot_get_title(ESL_PLOT(plot));
+        if (g_str_has_prefix(title, "Integrator step size") || g_str_has_prefix(title, "Fixed step"))
             return i;
     }
 }
@@ -211,9 +213,12 @@ static gboolean step(gpointer data)
         int index = step_size_plot(window);
         check_presentation(t, "the step-size plot (chosen)", index);
         const char *title = index >= 0 ? esl_plot_get_title(ESL_PLOT(find_nth(window, ESL_TYPE_PLOT, index))) : "";
-        const char *prefix = "Integrator step size: fixed, h = ";
+        const char *prefix = "Fixed step h = ";
+        EslPlot *plot = index >= 0 ? ESL_PLOT(find_nth(window, ESL_TYPE_PLOT, index)) : NULL;
         tap_ok(g_str_has_prefix(title, prefix) && g_ascii_strtod(title + strlen(prefix), NULL) == 0.01,
                "the penalty run's step-size plot is titled with its fixed step (%s)", title);
+        tap_ok(plot && esl_plot_series_length(plot, 0) == 2,
+               "and draws it as a line over the run, not an empty plot");
         tap_ok(press(window, "Escape"), "Escape is taken in presentation mode");
         return G_SOURCE_CONTINUE;
     }

@@ -963,6 +963,27 @@ int esl_plot_add_series(EslPlot *self, const char *name, const GdkRGBA *color, g
     return (int)self->series->len - 1;
 }
 
+void esl_plot_remove_series(EslPlot *self, int series)
+{
+    g_return_if_fail(series >= 0 && (guint)series < self->series->len);
+    g_ptr_array_remove_index(self->series, (guint)series);
+    invalidate(self);
+}
+
+int esl_plot_find_series(EslPlot *self, const char *name)
+{
+    for (guint i = 0; i < self->series->len; i++)
+        if (g_strcmp0(((Series *)self->series->pdata[i])->name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+const char *esl_plot_series_name(EslPlot *self, int series)
+{
+    g_return_val_if_fail(series >= 0 && (guint)series < self->series->len, NULL);
+    return ((Series *)self->series->pdata[series])->name;
+}
+
 int esl_plot_get_n_series(EslPlot *self)
 {
     return (int)self->series->len;

@@ -304,7 +304,7 @@ static void retitle_variable_plots(EslPlotBoard *self)
 {
     for (guint i = 0; i < self->variable_plots->len; i++) {
         g_autofree char *title = i == 0 ? g_strdup(_("Variables"))
-                                        : g_strdup_printf(_("Variables %u"), i + 1);
+                                        : g_strdup_printf(_("Variables %d"), (int)i + 1);
         g_autofree char *marked =
             self->variable_plots->len > 1 && (int)i == self->current_plot
                 ? g_strdup_printf(_("%s (current)"), title)

@@ -100,11 +100,16 @@ G_DEFINE_FINAL_TYPE(EslVariableBrowser, esl_variable_browser, GTK_TYPE_WINDOW)
 enum { SIGNAL_VARIABLE_TOGGLED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
+static void sync_from_board(EslVariableBrowser *self);
+
 static void on_node_checked(EslVariableNode *node, GParamSpec *pspec, EslVariableBrowser *self)
 {
     (void)pspec;
-    if (!self->syncing)
-        g_signal_emit(self, signals[SIGNAL_VARIABLE_TOGGLED], 0, node->name, node->checked);
+    if (self->syncing)
+        return;
+    g_signal_emit(self, signals[SIGNAL_VARIABLE_TOGGLED], 0, node->name, node->checked);
+    /* a variable that could not be plotted (no run shown) does not stay checked */
+    sync_from_board(self);
 }
 
 static void add_variable_node(EslVariableBrowser *self, GListStore *parent, const MbsModel *m,

@@ -105,14 +105,23 @@ static double series_mismatch(const MbsModel *m, const EslVariable *v, const dou
     return worst / fmax(scale, 1e-300);
 }
 
-static void pendulum(const MbsModel *m, const char *form)
+/* A formulation of m with steps of STEP, or NULL (reported). */
+static MbsFormulation *start(const MbsModel *m, const char *form)
 {
     MbsSettings s;
     mbs_settings_defaults(&s);
     s.step = STEP;
     MbsError err = {0};
     MbsFormulation *f = mbs_formulation_new(form, m, &s, &err);
-    if (!tap_ok(f != NULL, "%s: the double pendulum assembles %s", form, err.message))
+    tap_ok(f != NULL, "%s: %s assembles %s", form, m->name, err.message);
+    return f;
+}
+
+static void pendulum(const MbsModel *m, const char *form)
+{
+    MbsFormulation *f = start(m, form);
+    MbsError err = {0};
+    if (!f)
         return;
     EslVariable angle_o = variable(m, "O:angle"), rate_o = variable(m, "O:angle_rate");
     EslVariable angle_p = variable(m, "P:angle"), kinetic2 = variable(m, "bar2:kinetic");
@@ -167,12 +176,9 @@ static void pendulum(const MbsModel *m, const char *form)
 
 static void slider_crank(const MbsModel *m, const char *form)
 {
-    MbsSettings s;
-    mbs_settings_defaults(&s);
-    s.step = STEP;
+    MbsFormulation *f = start(m, form);
     MbsError err = {0};
-    MbsFormulation *f = mbs_formulation_new(form, m, &s, &err);
-    if (!tap_ok(f != NULL, "%s: the slider-crank assembles %s", form, err.message))
+    if (!f)
         return;
     EslVariable crank = variable(m, "O:angle"), crank_rate = variable(m, "O:angle_rate");
     EslVariable slide = variable(m, "S:slide"), slide_rate = variable(m, "S:slide_rate");

@@ -63,8 +63,7 @@ static EslPlot *current_variable_plot(EslPlotBoard *self)
 
 /* The variable plots take the place of the second row's plots while they are shown (a third
  * row would not fit at 1280x720; a hidden child would keep its share of the homogeneous rows):
- * one plot spans the timing and step-size cells, two take one each, a third the Newton cell;
- * from the fourth on they fill a third row. */
+ * one plot spans the timing and step-size cells, two take one each, a third the Newton cell. */
 static void show_variables(EslPlotBoard *self, gboolean show)
 {
     guint n = show ? self->variable_plots->len : 0;
@@ -73,8 +72,7 @@ static void show_variables(EslPlotBoard *self, gboolean show)
         if (gtk_widget_get_parent(plot))
             gtk_grid_remove(GTK_GRID(self->plot_grid), plot);
         if (i < n)
-            gtk_grid_attach(GTK_GRID(self->plot_grid), plot, (int)i % 3, 1 + (int)i / 3,
-                            n == 1 ? 2 : 1, 1);
+            gtk_grid_attach(GTK_GRID(self->plot_grid), plot, (int)i, 1, n == 1 ? 2 : 1, 1);
     }
     gtk_widget_set_visible(GTK_WIDGET(self->plot_timing), n == 0);
     gtk_widget_set_visible(GTK_WIDGET(self->plot_step_size), n == 0);
@@ -299,7 +297,8 @@ static void on_variable_plot_pressed(GtkGestureClick *gesture, int n_press, doub
         esl_plot_board_set_current_plot(self, (int)index);
 }
 
-/* Titles name the plots in order: "Variables", "Variables 2"...; the current one is marked. */
+/* Titles name the plots in order: "Variables", "Variables 2"...; the current one is marked
+ * with a dot when there are several. */
 static void retitle_variable_plots(EslPlotBoard *self)
 {
     for (guint i = 0; i < self->variable_plots->len; i++) {
@@ -307,7 +306,7 @@ static void retitle_variable_plots(EslPlotBoard *self)
                                         : g_strdup_printf(_("Variables %d"), (int)i + 1);
         g_autofree char *marked =
             self->variable_plots->len > 1 && (int)i == self->current_plot
-                ? g_strdup_printf(_("%s (current)"), title)
+                ? g_strdup_printf("● %s", title) /* short: a third of the row at 1280x720 */
                 : g_strdup(title);
         esl_plot_set_title(self->variable_plots->pdata[i], marked);
     }

@@ -49,7 +49,8 @@ int esl_plot_board_add_variable(EslPlotBoard *self, const char *name, gboolean l
 /* Several variable plots ("Variables", "Variables 2"...), each with its own variables, linked
  * in time with the monitor plots; pressing in one makes it the current one. Cleared with the
  * rest. "plots-changed" is emitted when plots or their variables change. */
-#define ESL_PLOT_BOARD_MAX_VARIABLE_PLOTS 6
+/* Three: they share the second row with no third row, which would not fit at 1280x720. */
+#define ESL_PLOT_BOARD_MAX_VARIABLE_PLOTS 3
 /* A new empty variable plot, made current: its index, or -1 when there are as many as allowed. */
 int esl_plot_board_add_plot(EslPlotBoard *self);
 void esl_plot_board_remove_plot(EslPlotBoard *self, int index);

@@ -93,6 +93,8 @@ struct _EslVariableBrowser {
     GPtrArray *variables;  /* every variable node of the tree (borrowed from it) */
     gboolean syncing;      /* checks are being set from the board: no "variable-toggled" */
     gulong plots_changed_id;
+    guint resync_id;       /* idle source that re-reads the checks after a toggle */
+    int plots_listed;      /* plots in the chooser's list (-1: none yet) */
 };
 
 G_DEFINE_FINAL_TYPE(EslVariableBrowser, esl_variable_browser, GTK_TYPE_WINDOW)
@@ -102,14 +104,23 @@ static guint signals[N_SIGNALS];
 
 static void sync_from_board(EslVariableBrowser *self);
 
+static void resync(gpointer data)
+{
+    EslVariableBrowser *self = data;
+    self->resync_id = 0;
+    sync_from_board(self);
+}
+
 static void on_node_checked(EslVariableNode *node, GParamSpec *pspec, EslVariableBrowser *self)
 {
     (void)pspec;
     if (self->syncing)
         return;
     g_signal_emit(self, signals[SIGNAL_VARIABLE_TOGGLED], 0, node->name, node->checked);
-    /* a variable that could not be plotted (no run shown) does not stay checked */
-    sync_from_board(self);
+    /* a variable that could not be plotted (no run shown) does not stay checked: read the
+     * board again once the toggle is over (not inside the check's own notification) */
+    if (!self->resync_id)
+        self->resync_id = g_idle_add_once(resync, self);
 }
 
 static void add_variable_node(EslVariableBrowser *self, GListStore *parent, const MbsModel *m,
@@ -239,16 +250,19 @@ static void sync_from_board(EslVariableBrowser *self)
                      NULL);
     }
     int n = esl_plot_board_get_n_plots(self->board);
-    g_autoptr(GtkStringList) names = gtk_string_list_new(NULL);
-    for (int i = 0; i < n; i++) {
-        /* the plot's own title without the "current" mark */
-        g_autofree char *title = i == 0 ? g_strdup(_("Variables"))
-                                        : g_strdup_printf(_("Variables %d"), i + 1);
-        gtk_string_list_append(names, title);
+    if (n != self->plots_listed) {
+        g_autoptr(GtkStringList) names = gtk_string_list_new(NULL);
+        for (int i = 0; i < n; i++) {
+            /* the plot's own title without the "current" mark */
+            g_autofree char *title = i == 0 ? g_strdup(_("Variables"))
+                                            : g_strdup_printf(_("Variables %d"), i + 1);
+            gtk_string_list_append(names, title);
+        }
+        if (n == 0)
+            gtk_string_list_append(names, _("Variables (new)"));
+        gtk_drop_down_set_model(GTK_DROP_DOWN(self->plot_choice), G_LIST_MODEL(names));
+        self->plots_listed = n;
     }
-    if (n == 0)
-        gtk_string_list_append(names, _("Variables (new)"));
-    gtk_drop_down_set_model(GTK_DROP_DOWN(self->plot_choice), G_LIST_MODEL(names));
     int current = esl_plot_board_get_current_plot(self->board);
     gtk_drop_down_set_selected(GTK_DROP_DOWN(self->plot_choice), current >= 0 ? (guint)current : 0);
     gtk_widget_set_sensitive(self->remove_plot_button, n > 0);
@@ -374,6 +388,7 @@ static void esl_variable_browser_dispose(GObject *object)
         g_signal_handler_disconnect(self->board, self->plots_changed_id);
     self->plots_changed_id = 0;
     self->board = NULL;
+    g_clear_handle_id(&self->resync_id, g_source_remove);
     gtk_widget_dispose_template(GTK_WIDGET(object), ESL_TYPE_VARIABLE_BROWSER);
     G_OBJECT_CLASS(esl_variable_browser_parent_class)->dispose(object);
 }
@@ -413,6 +428,7 @@ static void esl_variable_browser_init(EslVariableBrowser *self)
     gtk_widget_init_template(GTK_WIDGET(self));
     self->tree = g_list_store_new(ESL_TYPE_VARIABLE_NODE);
     self->variables = g_ptr_array_new();
+    self->plots_listed = -1;
     GtkListItemFactory *factory = gtk_signal_list_item_factory_new();
     g_signal_connect(factory, "setup", G_CALLBACK(setup_row), NULL);
     g_signal_connect(factory, "bind", G_CALLBACK(bind_row), NULL);

@@ -4,7 +4,8 @@
  * variables (the tree narrows to them) and check them: they go into the second plot only, with
  * a point per stored sample; unchecking takes one out; a zoom in the second plot moves the time
  * range of the first and of the monitor plots; the playback cursor is drawn in every plot;
- * removing the second plot leaves the first. With ESLABON_SCREENSHOT (a PNG path prefix) the
+ * a third plot takes the Newton plot's place and is the last (all shown inside the window);
+ * removing plots leaves the first. With ESLABON_SCREENSHOT (a PNG path prefix) the
  * screen is saved with the browser open (docs/user-guide.md). Runs at 1280x720 and, in the
  * meson test list, 1920x1080. */
 #include <glib/gi18n.h>
@@ -123,9 +124,10 @@ static gboolean step(gpointer data)
                    esl_plot_board_get_current_plot(v->board) == 1,
                "Add plot makes a second variable plot, the current one");
         g_autofree char *name = g_strdup_printf(_("Variables %d"), 2);
-        g_autofree char *title = g_strdup_printf(_("%s (current)"), name);
+        g_autofree char *title = g_strdup_printf("● %s", name);
         GtkWidget *second = find_plot(window, title);
-        tap_ok(second && gtk_widget_get_mapped(second), "it is shown, titled as current");
+        tap_ok(second && gtk_widget_get_mapped(second),
+               "it is shown, marked as the current one (● %s)", name);
         search(v, "crank:kinetic");
         return G_SOURCE_CONTINUE;
     }
@@ -185,6 +187,30 @@ static gboolean step(gpointer data)
         save_screen("browser");
         return G_SOURCE_CONTINUE;
     case 5: {
+        /* a third plot takes the Newton plot's place; that is as many as fit at 1280x720 */
+        gtk_widget_activate_action(window, "win.add-plot", NULL);
+        gtk_widget_activate_action(window, "win.add-plot", NULL);
+        tap_ok(esl_plot_board_get_n_plots(v->board) == 3,
+               "win.add-plot makes a third plot, and no more");
+        return G_SOURCE_CONTINUE;
+    }
+    case 6: {
+        int w = gtk_widget_get_width(window), h = gtk_widget_get_height(window), shown = 0;
+        for (int i = 0; i < esl_plot_board_get_n_plots(v->board); i++) {
+            graphene_rect_t r;
+            GtkWidget *plot = GTK_WIDGET(esl_plot_board_get_plot(v->board, i));
+            shown += gtk_widget_get_mapped(plot) && gtk_widget_compute_bounds(plot, window, &r) &&
+                     r.size.width >= 150 && r.size.height >= 60 && r.origin.x >= 0 &&
+                     r.origin.y >= 0 && r.origin.x + r.size.width <= w + 0.5 &&
+                     r.origin.y + r.size.height <= h + 0.5;
+        }
+        GtkWidget *newton = find_plot(window, _("Newton iterations per step"));
+        tap_ok(shown == 3 && !gtk_widget_get_mapped(newton),
+               "the three variable plots are shown inside the window, at least 150x60 (%d), in "
+               "the Newton plot's place", shown);
+        save_screen("three-plots");
+        gtk_widget_activate_action(window, "win.remove-plot", NULL);
+        esl_plot_board_set_current_plot(v->board, 1);
         GtkWidget *remove = find_button_with_icon(GTK_WIDGET(v->browser), "list-remove-symbolic");
         if (remove)
             g_signal_emit_by_name(remove, "clicked");

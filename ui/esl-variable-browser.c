@@ -418,6 +418,7 @@ static void esl_variable_browser_class_init(EslVariableBrowserClass *klass)
     gtk_widget_class_bind_template_callback(widget_class, on_plot_chosen);
     gtk_widget_class_bind_template_callback(widget_class, on_add_plot_clicked);
     gtk_widget_class_bind_template_callback(widget_class, on_remove_plot_clicked);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
     signals[SIGNAL_VARIABLE_TOGGLED] =
         g_signal_new("variable-toggled", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
                      NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_BOOLEAN);

@@ -217,6 +217,9 @@ static gboolean step(gpointer data)
         tap_ok(esl_plot_board_get_n_plots(v->board) == 1 &&
                    series_of(esl_plot_board_get_plot(v->board, 0), "crank:kinetic") == 0,
                "Remove plot takes the second plot away and leaves the first");
+        tap_ok(press(GTK_WIDGET(v->browser), "Escape") &&
+                   !gtk_widget_get_visible(GTK_WIDGET(v->browser)),
+               "Escape closes the browser");
         gtk_window_destroy(GTK_WINDOW(window));
         return G_SOURCE_REMOVE;
     }

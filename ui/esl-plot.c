@@ -121,8 +121,10 @@ static void current_view(const EslPlot *self, double *x0, double *x1, double *y0
         return;
     }
     if (!data_extent(self, x0, x1, y0, y1)) {
-        *x0 = 0;
-        *x1 = 1;
+        /* an empty plot (a new variable plot) shows the linked time range all the same */
+        gboolean linked = isfinite(self->link_x0);
+        *x0 = linked ? self->link_x0 : 0;
+        *x1 = linked ? self->link_x1 : 1;
         *y0 = self->log_y ? -1 : 0;
         *y1 = self->log_y ? 0 : 1;
         return;

@@ -5,6 +5,7 @@
  * a point per stored sample; unchecking takes one out; a zoom in the second plot moves the time
  * range of the first and of the monitor plots; the playback cursor is drawn in every plot;
  * a third plot takes the Newton plot's place and is the last (all shown inside the window);
+ * pressing in a plot makes it the current one; Escape closes the browser;
  * removing plots leaves the first. With ESLABON_SCREENSHOT (a PNG path prefix) the
  * screen is saved with the browser open (docs/user-guide.md). Runs at 1280x720 and, in the
  * meson test list, 1920x1080. */
@@ -209,6 +210,21 @@ static gboolean step(gpointer data)
                "the three variable plots are shown inside the window, at least 150x60 (%d), in "
                "the Newton plot's place", shown);
         save_screen("three-plots");
+        /* a press in the first plot (its click gesture, as a button press reports it) */
+        GtkWidget *first = GTK_WIDGET(esl_plot_board_get_plot(v->board, 0));
+        g_autoptr(GListModel) controllers = gtk_widget_observe_controllers(first);
+        for (guint i = 0; i < g_list_model_get_n_items(controllers); i++) {
+            g_autoptr(GObject) c = g_list_model_get_item(controllers, i);
+            if (GTK_IS_GESTURE_CLICK(c) &&
+                gtk_event_controller_get_propagation_phase(GTK_EVENT_CONTROLLER(c)) ==
+                    GTK_PHASE_CAPTURE)
+                g_signal_emit_by_name(c, "pressed", 1, 40.0, 40.0);
+        }
+        tap_ok(esl_plot_board_get_current_plot(v->board) == 0 &&
+                   g_str_equal(esl_plot_get_title(ESL_PLOT(first)), "● Variables"),
+               "pressing in the first plot makes it the current one (%s)",
+               esl_plot_get_title(ESL_PLOT(first)));
+        esl_plot_board_set_current_plot(v->board, 2);
         gtk_widget_activate_action(window, "win.remove-plot", NULL);
         esl_plot_board_set_current_plot(v->board, 1);
         GtkWidget *remove = find_button_with_icon(GTK_WIDGET(v->browser), "list-remove-symbolic");

@@ -27,7 +27,7 @@ typedef struct {
     double *sq, *sqd, *sqdd;  /* n x np: its sensitivities, column k for parameter k */
     double *xp_q, *xp_qd, *xp_qdd, *xm_q, *xm_qd, *xm_qdd; /* n: perturbed states */
     double *fp, *fm;          /* nout: perturbed values */
-    double *gp, *gm, *dg_last, *grad_integral, *dw_last, *psi_now, *grad_now;
+    double *gp, *gm, *wp, *wm, *dg_last, *grad_integral, *dw_last, *psi_now, *grad_now;
     MbsObjectiveAccumulator acc;
     double t_last;
     long steps;

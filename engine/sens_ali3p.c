@@ -65,6 +65,9 @@ struct Ali3pDirect {
     double *sl; /* m x np: d lambda* / d rho */
     double *sq1, *sqds, *sqdds, *dir_qd, *dir_qdd, *rhs, *dr, *c, *res, *mu;
     double *xpert, *Qp, *Qm, *rc; /* the tangent by parts: 2n, n, n, n */
+    /* d(Phi_q)_{row,col}/dq_j, constant without drivers (Phi_q affine in q): nhess entries */
+    int nhess, *hess_row, *hess_col, *hess_j;
+    double *hess_val;
 };
 
 /* ---- the functions the scheme is made of (natural coordinates, dense) --------------------- */
@@ -198,6 +201,12 @@ static void tangent_by_parts(Ali3pDirect *D, const double *x, double *J)
             J[i + nn * (size_t)j] = -(D->Qp[i] - D->Qm[i]) / (2.0 * d);
     }
     const double *q = x + n;
+    if (D->hess_val) { /* sum_i lambda*_i d^2 Phi_i / dq dq from the stored entries */
+        for (int t = 0; t < D->nhess; ++t)
+            J[nn * nn + (size_t)D->hess_col[t] + nn * (size_t)D->hess_j[t]] +=
+                D->lambda[D->hess_row[t]] * D->hess_val[t];
+        return;
+    }
     constraints(e, q, NULL);
     memset(D->rc, 0, sizeof(double) * nn);
     phiq_t_mul(e, D->lambda, 0.0, D->rc);
@@ -211,6 +220,57 @@ static void tangent_by_parts(Ali3pDirect *D, const double *x, double *J)
         for (int i = 0; i < n; ++i)
             column[i] += D->Qp[i] - D->rc[i];
     }
+}
+
+/* The constant second derivatives of Phi when no joint is driven (a driver's rows depend on t):
+ * Phi_q(e_j) - Phi_q(0), exact for an affine Phi_q, kept where not zero. 0 or -1 (memory). */
+static int store_constraint_hessian(Ali3pDirect *D, const MbsModel *model)
+{
+    for (int j = 0; j < model->njoints; ++j)
+        if (model->joints[j].driven)
+            return 0;
+    Eval *e = &D->base;
+    int n = D->n, m = D->m;
+    size_t mn = (size_t)m * (size_t)n;
+    double *phiq0 = malloc(sizeof(double) * (mn ? mn : 1)); /* Phi_q(0), made before the run */
+    if (!phiq0)
+        return -1;
+    memset(D->xpert, 0, sizeof(double) * (size_t)n);
+    constraints(e, D->xpert, NULL);
+    memcpy(phiq0, e->phiq, sizeof(double) * mn);
+    for (int pass = 0; pass < 2; ++pass) {
+        int count = 0;
+        for (int j = 0; j < n; ++j) {
+            D->xpert[j] = 1.0;
+            constraints(e, D->xpert, NULL);
+            D->xpert[j] = 0.0;
+            for (size_t a = 0; a < mn; ++a) {
+                double v = e->phiq[a] - phiq0[a];
+                if (v == 0.0)
+                    continue;
+                if (pass == 1) {
+                    D->hess_row[count] = (int)(a % (size_t)m);
+                    D->hess_col[count] = (int)(a / (size_t)m);
+                    D->hess_j[count] = j;
+                    D->hess_val[count] = v;
+                }
+                ++count;
+            }
+        }
+        if (pass == 0) {
+            D->nhess = count;
+            D->hess_row = calloc((size_t)count + 1, sizeof(int));
+            D->hess_col = calloc((size_t)count + 1, sizeof(int));
+            D->hess_j = calloc((size_t)count + 1, sizeof(int));
+            D->hess_val = calloc((size_t)count + 1, sizeof(double));
+            if (!D->hess_row || !D->hess_col || !D->hess_j || !D->hess_val) {
+                free(phiq0);
+                return -1;
+            }
+        }
+    }
+    free(phiq0);
+    return 0;
 }
 
 /* The augmented Lagrangian iteration of the scheme on linear equations: with LU = W + za
@@ -283,6 +343,7 @@ static void direct_free(Ali3pDirect *D)
         eval_free(&D->minus[k]);
     }
     free(D->plus), free(D->minus), free(D->ipiv_A), free(D->ipiv_P);
+    free(D->hess_row), free(D->hess_col), free(D->hess_j), free(D->hess_val);
     mbs_tangent_free(&D->tangent);
     double *arrays[] = {D->J, D->A, D->P, D->state, D->angle_ref, D->lambda, D->sigma,
                         D->kappa, D->q0, D->qd0, D->qdd0, D->qds, D->qdds, D->diff, D->mult,
@@ -419,6 +480,8 @@ static int direct_init(Ali3pDirect *D, const MbsSensitivityProblem *p, MbsError 
      * differences: then forward differences of the whole frozen residual */
     double method = mbs_settings_number(p->settings, "jacobian");
     D->by_parts = method != MBS_JACOBIAN_ND_FORWARD;
+    if (D->by_parts && store_constraint_hessian(D, p->model))
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
     MbsJacobianMethod jm = method == MBS_JACOBIAN_ND_FORWARD ? MBS_JACOBIAN_ND_FORWARD
                                                               : MBS_JACOBIAN_ND_CENTRAL;
     D->ctx[0] = &D->base;

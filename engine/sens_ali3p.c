@@ -17,10 +17,10 @@
  * s_qd, e_k). sigma and kappa are the nominal projections' multipliers, recomputed here by the
  * same iteration from zero (the formulation keeps only lambda* + kappa).
  *
- * How each piece is obtained, as sens_penalty.c: [R_qd, R_q] by the tangent interface with
- * the run's `jacobian` method on R with qdd and lambda* frozen; derivatives along a direction
- * and a parameter by central differences with the models rho_k +- d_k (sens_direct.h); the
- * initial sensitivities by central differences of the formulation's own initial state (its
+ * How each piece is obtained, as sens_penalty.c: [R_qd, R_q] with qdd and lambda* frozen by
+ * parts (tangent_by_parts; the whole residual by forward differences if the run's `jacobian`
+ * is nd-forward); derivatives along a direction and a parameter by central differences with
+ * the models rho_k +- d_k (sens_direct.h); the initial sensitivities by central differences of the formulation's own initial state (its
  * assembly, velocity projection and consistent accelerations) for those models.
  * What is not differentiated: the scheme stops its iterations at the Newton tolerance, so fd
  * differentiates converged-to-tolerance values while this is the derivative of the converged

@@ -15,11 +15,14 @@
  * dF(...) is the derivative of F along a direction of its arguments and of parameter k.
  *
  * How each piece is obtained:
- *  - [R_zd, R_z] by the tangent interface (mbs_tangent.h) with the run's `jacobian` method
- *    (nd-forward, nd-central or nd-sparse without a pattern) on R with alpha Phi frozen, plus
- *    alpha Phi_z^T Phi_z exactly (mbs_constraints_add_gram);
+ *  - [R_zd, R_z] with alpha Phi frozen: with `jacobian` analytical (the default) -Q_zd, -Q_z
+ *    analytically (mbs_dynamics_derivatives.h) plus central differences over z of
+ *    M(z) zdd* + Phi_z(z)^T lambda; with an nd method, or a force law without a derivative,
+ *    that method on the whole frozen residual (mbs_tangent.h); then alpha Phi_z^T Phi_z
+ *    exactly (mbs_constraints_add_gram);
  *  - derivatives along a direction and a parameter by central differences through the
- *    parameter machinery: the models rho_k +- d_k (mbs_model_with_parameter) are built once,
+ *    parameter machinery (each projection's right-hand side and its mass product as one
+ *    function, so one evaluation per side): the models rho_k +- d_k (mbs_model_with_parameter) are built once,
  *    and F is evaluated with them at the state +- d_k times the direction (so geometric
  *    parameters are handled as fd handles them: by the model they build);
  *  - the initial sensitivities by central differences of the initial assembly

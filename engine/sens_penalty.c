@@ -93,6 +93,7 @@ struct Direct {
     double *dir_zd, *dir_zdd, *rhs;
     double *v_corr, *a_corr;        /* zd* - zd1, zdd* - zdd1: the projections' corrections */
     double *zpert, *ff_plus, *ff_minus;
+    double *node_acc, *node_D; /* 6 per node: sum of b_j zdd_j along the path; D + that */
 };
 
 static int eval_init(Eval *e, const Direct *D, const MbsModel *m, MbsError *err)
@@ -244,38 +245,48 @@ static int frozen_residual(void *ctx, const double *x, int column, double step, 
     return 0;
 }
 
-/* M(z) zdd + Phi_z(z)^T lambda with zdd and lambda frozen: the part of the tangent's residual
- * without forces, whose z-derivative (M_z zdd + Phi_zz^T lambda) has no analytical form here. */
-static void inertia_and_constraint_part(Eval *e, const double *z, double *out)
+/* Phi_z(z)^T lambda with lambda frozen: the part of the tangent's residual whose z-derivative
+ * (Phi_zz^T lambda) has no analytical form here. */
+static void constraint_part(Eval *e, const double *z, double *out)
 {
-    const MbsModel *m = e->m;
-    int n = m->topo->nnodes;
-    mbs_kinematics_positions(m, &e->kin, z);
-    mbs_dynamics_mass(m, &e->kin, &e->dyn, e->M);
-    mbs_constraints_eval(m, &e->kin, e->t, z, e->phi, e->phiz, NULL);
+    mbs_kinematics_positions(e->m, &e->kin, z);
+    mbs_constraints_eval(e->m, &e->kin, e->t, z, e->phi, e->phiz, NULL);
     phiz_t_mul(e, e->lambda, 1.0, out);
-    for (int i = 0; i < n; ++i)
-        for (int j = 0; j < n; ++j)
-            out[i] += e->M[i + (size_t)n * j] * e->zdd[j];
 }
 
-/* J = [R_zd, R_z] at x = [zd, z] (kinematics of e at x): -Q_zd and -Q_z analytically
- * (mbs_dynamics_derivatives.c) and the z-columns of inertia_and_constraint_part by central
- * differences (2n evaluations of positions, M and Phi_z instead of 4n whole residuals). */
+/* J = [R_zd, R_z] at x = [zd, z] (kinematics of e at x). M zdd - Q is Q with the node
+ * accelerations D_k replaced by D_k + sum_{j on the path of k} b_j zdd_j (paper 000 eqs 5-6:
+ * the inverse dynamics), and those obey the derivative rules of D_k (d(b_j zdd_j)/dz_i =
+ * crm(b_i) b_j zdd_j below node i, crm(b_i) b_i = 0; no zd in them), so
+ * mbs_dynamics_forces_derivatives on that kinematics gives -(Q - M zdd)_zd, -(Q - M zdd)_z
+ * exactly, as Pinocchio's RNEA derivatives do. Phi_zz^T lambda by central differences over z
+ * (2n evaluations of positions and Phi_z instead of 4n whole residuals). */
 static void analytical_tangent(Direct *D, Eval *e, const double *x, double *J)
 {
     int n = D->n;
     const double *zd = x, *z = x + n;
-    mbs_dynamics_forces_derivatives(e->m, &e->kin, &D->derivatives, z, zd, -1.0, J,
+    const MbsTopology *topo = e->m->topo;
+    for (int i = n - 1; i >= 0; --i) { /* parents first */
+        int parent = topo->nodes[i].parent;
+        for (int c = 0; c < 6; ++c) {
+            double acc = (parent < 0 ? 0.0 : D->node_acc[6 * parent + c]) +
+                         e->kin.b[6 * i + c] * e->zdd[i];
+            D->node_acc[6 * i + c] = acc;
+            D->node_D[6 * i + c] = e->kin.D[6 * i + c] + acc;
+        }
+    }
+    MbsKinematics with_zdd = e->kin;
+    with_zdd.D = D->node_D;
+    mbs_dynamics_forces_derivatives(e->m, &with_zdd, &D->derivatives, z, zd, -1.0, J,
                                     J + (size_t)n * n, (size_t)n);
     memcpy(D->zpert, z, sizeof(double) * (size_t)n);
     for (int j = 0; j < n; ++j) {
         volatile double up = z[j] + cbrt(DBL_EPSILON) * fmax(1.0, fabs(z[j]));
         double d = up - z[j];
         D->zpert[j] = up;
-        inertia_and_constraint_part(e, D->zpert, D->ff_plus);
+        constraint_part(e, D->zpert, D->ff_plus);
         D->zpert[j] = z[j] - d;
-        inertia_and_constraint_part(e, D->zpert, D->ff_minus);
+        constraint_part(e, D->zpert, D->ff_minus);
         D->zpert[j] = z[j];
         double *column = J + (size_t)n * n + (size_t)n * j;
         for (int i = 0; i < n; ++i)
@@ -305,7 +316,8 @@ static void direct_free(Direct *D)
     mbs_dynamics_derivatives_free(&D->derivatives);
     double *arrays[] = {D->J, D->A, D->lambda, D->x, D->z0, D->zd0, D->zdd0, D->zds, D->zdds,
                         D->sz1, D->szds, D->szdds, D->dir_zd, D->dir_zdd, D->rhs,
-                        D->v_corr, D->a_corr, D->zpert, D->ff_plus, D->ff_minus};
+                        D->v_corr, D->a_corr, D->zpert, D->ff_plus, D->ff_minus,
+                        D->node_acc, D->node_D};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     sens_direct_free(&D->S);
@@ -341,6 +353,8 @@ static int direct_init(Direct *D, const MbsSensitivityProblem *p, MbsError *err)
     D->A = dalloc(nn * nn, &fail);
     D->lambda = dalloc((size_t)D->nr + 1, &fail);
     D->x = dalloc(2 * nn, &fail);
+    D->node_acc = dalloc(6 * nn, &fail);
+    D->node_D = dalloc(6 * nn, &fail);
     double **vec[] = {&D->z0, &D->zd0, &D->zdd0, &D->zds, &D->zdds, &D->dir_zd, &D->dir_zdd,
                       &D->rhs, &D->v_corr, &D->a_corr, &D->zpert, &D->ff_plus,
                       &D->ff_minus};

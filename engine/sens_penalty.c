@@ -15,9 +15,9 @@
  * dF(...) is the derivative of F along a direction of its arguments and of parameter k.
  *
  * How each piece is obtained:
- *  - [R_zd, R_z] with alpha Phi frozen: with `jacobian` analytical (the default) -Q_zd, -Q_z
- *    analytically (mbs_dynamics_derivatives.h) plus central differences over z of
- *    M(z) zdd* + Phi_z(z)^T lambda; with an nd method, or a force law without a derivative,
+ *  - [R_zd, R_z] with alpha Phi frozen: with `jacobian` analytical (the default) the
+ *    derivatives of M zdd* - Q analytically (analytical_tangent) plus central differences
+ *    over z of Phi_z(z)^T lambda; with an nd method, or a force law without a derivative,
  *    that method on the whole frozen residual (mbs_tangent.h); then alpha Phi_z^T Phi_z
  *    exactly (mbs_constraints_add_gram);
  *  - derivatives along a direction and a parameter by central differences through the

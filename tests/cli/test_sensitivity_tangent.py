@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The direct methods' cheaper state tangents against the whole-residual differences they
-replace (issue 10): penalty's analytical Q_z, Q_zd plus differences of M zdd + Phi_z^T lambda
-(engine/sens_penalty.c) against central differences of the whole frozen residual
+replace (issue 10): penalty's analytical derivatives of Q - M zdd plus differences of
+Phi_z^T lambda (engine/sens_penalty.c) against central differences of the whole frozen residual
 (--jacobian nd-central); ali3p's tangent by parts (engine/sens_ali3p.c) against forward
 differences of the whole residual (--jacobian nd-forward). A missing or wrong term of the
 tangent changes the gradients at order one; the bounds are the differences' own error

@@ -3,7 +3,8 @@
 replace (issue 10): penalty's analytical derivatives of Q - M zdd plus differences of
 Phi_z^T lambda (engine/sens_penalty.c) against central differences of the whole frozen residual
 (--jacobian nd-central); ali3p's tangent by parts (engine/sens_ali3p.c) against forward
-differences of the whole residual (--jacobian nd-forward). A missing or wrong term of the
+differences of the whole residual (--jacobian nd-forward); the slider-crank's driver takes
+ali3p's per-step path for the constraints' second derivatives, the other two the stored one. A missing or wrong term of the
 tangent changes the gradients at order one; the bounds are the differences' own error
 (measured: penalty 3.7e-8 five-bar, 8e-12 slider-crank, 1.6e-6 spatial four-bar at
 alpha = 1e7; ali3p 2.0e-7, 1.7e-11, 1.8e-10) times a margin. Prints TAP."""

@@ -114,6 +114,21 @@ void sens_direct_directional(SensDirect *S, SensDirectFn fn, void *plus, void *m
         out[i] = (S->fp[i] - S->fm[i]) / (2.0 * d);
 }
 
+int sens_parameter_dynamic_only(const MbsModel *m, int q)
+{
+    int count = mbs_model_parameter_dependents(m, q, NULL, 0);
+    MbsFieldRef *refs = calloc((size_t)count + 1, sizeof *refs);
+    if (!refs)
+        return 0;
+    mbs_model_parameter_dependents(m, q, refs, count);
+    int only = 1;
+    for (int i = 0; i < count; ++i)
+        only &= refs[i].kind == MBS_ELEMENT_BODY || refs[i].kind == MBS_ELEMENT_FORCE ||
+                refs[i].kind == MBS_ELEMENT_MODEL || refs[i].kind == MBS_ELEMENT_PARAMETER;
+    free(refs);
+    return only;
+}
+
 /* d g / d rho_k and d w / d rho_k at the state and its sensitivities, every objective. */
 static void objective_derivatives(SensDirect *S, int initial, double *dg, double *dw)
 {

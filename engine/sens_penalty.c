@@ -82,6 +82,7 @@ struct Direct {
     double h, alpha;
     Eval base;
     Eval *plus, *minus; /* np each */
+    int *dynamic_only;  /* np: sens_parameter_dynamic_only */
     int analytical;                 /* the state tangent: analytical Q_z, Q_zd (below) */
     MbsDynamicsDerivatives derivatives;
     MbsTangent tangent;             /* otherwise: numerical differences of the residual */
@@ -311,7 +312,7 @@ static void direct_free(Direct *D)
         eval_free(&D->plus[k]);
         eval_free(&D->minus[k]);
     }
-    free(D->plus), free(D->minus), free(D->ipiv);
+    free(D->plus), free(D->minus), free(D->ipiv), free(D->dynamic_only);
     mbs_tangent_free(&D->tangent);
     mbs_dynamics_derivatives_free(&D->derivatives);
     double *arrays[] = {D->J, D->A, D->lambda, D->x, D->z0, D->zd0, D->zdd0, D->zds, D->zdds,
@@ -343,8 +344,11 @@ static int direct_init(Direct *D, const MbsSensitivityProblem *p, MbsError *err)
     D->plus = calloc((size_t)np + 1, sizeof *D->plus);
     D->minus = calloc((size_t)np + 1, sizeof *D->minus);
     D->ipiv = calloc(nn, sizeof *D->ipiv);
-    if (!D->plus || !D->minus || !D->ipiv)
+    D->dynamic_only = calloc((size_t)np + 1, sizeof *D->dynamic_only);
+    if (!D->plus || !D->minus || !D->ipiv || !D->dynamic_only)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
+    for (int k = 0; k < np; ++k)
+        D->dynamic_only[k] = sens_parameter_dynamic_only(m, p->parameters[k]);
     for (int k = 0; k < np; ++k)
         if (eval_init(&D->plus[k], D, D->S.models[2 * k], err) ||
             eval_init(&D->minus[k], D, D->S.models[2 * k + 1], err))
@@ -404,6 +408,33 @@ static void directional(Direct *D, SensDirectFn fn, int k, const double *z, cons
 {
     sens_direct_directional(&D->S, fn, &D->plus[k], &D->minus[k], k, D->n, z, zd, zdd, dz, dzd,
                             dzdd, out);
+}
+
+/* dR along (0, dzd, dzdd) and a parameter that only changes M and Q (the models share the
+ * kinematics, and Phi): R_zd dzd + M dzdd from the step's tangent, plus
+ * (M_+ zdd* - Q_+) - (M_- zdd* - Q_-) over 2d on the nominal kinematics at (z1, zd*), which
+ * skips the kinematics and the constraints of the two evaluations. */
+static void dynamic_only_directional(Direct *D, int k, const double *z, const double *dzd,
+                                     const double *dzdd, double *out)
+{
+    int n = D->n;
+    const Eval *e = &D->base;
+    double d = D->S.delta[k];
+    for (int side = 0; side < 2; ++side) {
+        Eval *ek = side ? &D->minus[k] : &D->plus[k];
+        mbs_dynamics_mass(ek->m, &e->kin, &ek->dyn, ek->M);
+        mbs_dynamics_forces(ek->m, &e->kin, &ek->dyn, z, D->zds, ek->Q);
+    }
+    const Eval *ep = &D->plus[k], *em = &D->minus[k];
+    for (int i = 0; i < n; ++i) {
+        double v = -(ep->Q[i] - em->Q[i]) / (2.0 * d);
+        for (int j = 0; j < n; ++j) {
+            size_t ij = i + (size_t)n * j;
+            v += (ep->M[ij] - em->M[ij]) / (2.0 * d) * D->zdds[j] + D->J[ij] * dzd[j] +
+                 e->M[ij] * dzdd[j];
+        }
+        out[i] = v;
+    }
 }
 
 /* Initial sensitivities by central differences of the assembly of the models rho_k +- d_k. */
@@ -484,8 +515,11 @@ static int step(void *method, SensDirect *S, const MbsFormulation *f, MbsError *
             D->dir_zd[i] = -(2.0 / h * sz0[i] + szd0[i]);
             D->dir_zdd[i] = -(4.0 / (h * h) * sz0[i] + 4.0 / h * szd0[i] + szdd0[i]);
         }
-        directional(D, dynamic_residual, k, z1, D->zds, D->zdds, NULL, D->dir_zd, D->dir_zdd,
-                    sz1);
+        if (D->dynamic_only[k])
+            dynamic_only_directional(D, k, z1, D->dir_zd, D->dir_zdd, sz1);
+        else
+            directional(D, dynamic_residual, k, z1, D->zds, D->zdds, NULL, D->dir_zd,
+                        D->dir_zdd, sz1);
         for (int i = 0; i < n; ++i)
             sz1[i] = -sz1[i];
         mbs_lu_solve(n, D->A, D->ipiv, sz1, 1);

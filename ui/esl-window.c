@@ -333,7 +333,7 @@ void esl_window_read_settings(EslWindow *self, MbsSettings *settings)
 static gboolean edit_number(EslWindow *self, const char *path, double value, const char *label,
                             GError **error)
 {
-    if (self->controller) {
+    if (esl_window_is_running(self)) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
                     _("Stop the running simulation before editing the model."));
         return FALSE;
@@ -404,7 +404,7 @@ static void close_project(EslWindow *self)
 gboolean esl_window_open_project(EslWindow *self, const char *path, gboolean create,
                                  GError **error)
 {
-    if (self->controller) {
+    if (esl_window_is_running(self)) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
                     _("Stop the running simulation before changing the project."));
         return FALSE;
@@ -474,7 +474,7 @@ gboolean esl_window_rename_run(EslWindow *self, gint64 run_id, const char *name,
 
 gboolean esl_window_delete_runs(EslWindow *self, GArray *ids, GError **error)
 {
-    if (self->controller) {
+    if (esl_window_is_running(self)) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
                     _("Stop the running simulation before deleting runs."));
         return FALSE;
@@ -551,7 +551,7 @@ static void on_runs_selection_changed(EslRunBrowser *browser, EslWindow *self)
 
 gboolean esl_window_load_model(EslWindow *self, const char *path_or_name, GError **error)
 {
-    if (self->controller) {
+    if (esl_window_is_running(self)) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
                     _("Stop the running simulation before opening another model."));
         return FALSE;
@@ -706,6 +706,11 @@ static void esl_window_dispose(GObject *object)
 {
     EslWindow *self = ESL_WINDOW(object);
     esl_window_end_edits(self);
+    if (self->sensitivity) {
+        g_signal_handlers_disconnect_by_data(self->sensitivity, self);
+        esl_sensitivity_controller_join(self->sensitivity);
+        g_clear_object(&self->sensitivity);
+    }
     if (self->controller) {
         g_signal_handlers_disconnect_by_data(self->controller, self);
         esl_run_controller_join(self->controller);

@@ -233,8 +233,7 @@ void esl_plot_board_begin_sensitivity(EslPlotBoard *self, const char *const *obj
     /* per parameter a plot of the coordinates' sensitivities, in the cells left but one (the
      * table's, at the end) */
     for (int k = 0; ncoordinates > 0 && k < np && shown + k < 5; k++) {
-        g_autofree char *title = g_strdup_printf(_("Sensitivity of the coordinates to %s"),
-                                                 parameters[k]);
+        g_autofree char *title = g_strdup_printf(_("Sensitivity to %s"), parameters[k]);
         g_autofree char *label = g_strdup_printf("∂q/∂%s", parameters[k]);
         int cell = shown + k;
         EslPlot *plot = make_plot(self, title, label, FALSE, cell % 3, cell / 3, 1);

@@ -162,10 +162,11 @@ static int state_coordinates(const MbsModel *m, MbsCoordinateKind kind, GArray *
     if (kind == MBS_COORDINATES_RELATIVE) {
         for (int i = 0; i < m->topo->nnodes; i++) {
             const MbsNode *node = &m->topo->nodes[i];
+            const char *joint = m->joints[node->joint].name;
             g_ptr_array_add(names, node->joint_coord > 0
-                                       ? g_strdup_printf("%s[%d]", m->joints[node->joint].name,
+                                       ? g_strdup_printf(_("joint %s[%d]"), joint,
                                                          node->joint_coord)
-                                       : g_strdup(m->joints[node->joint].name));
+                                       : g_strdup_printf(_("joint %s"), joint));
             g_array_append_val(index, i);
         }
     } else {

@@ -218,9 +218,11 @@ static void on_sensitivity_finished(EslSensitivityController *controller, int st
                            esl_run_status_label((EslRunStatus)status), message ? ": " : ".",
                            message ? message : "");
     esl_window_update_run_actions(self);
+    g_object_ref(self); /* a handler may destroy the window */
     g_signal_emit_by_name(self, "run-finished", status, run_id);
     if (self->close_when_stopped)
         g_idle_add_full(G_PRIORITY_DEFAULT, close_window, g_object_ref(self), g_object_unref);
+    g_object_unref(self);
 }
 
 static void start_sensitivity_run(EslWindow *self, const MbsFormulationClass *klass,

@@ -849,6 +849,20 @@ gboolean esl_window_set_formulation(EslWindow *self, const char *name)
     return esl_run_settings_set_formulation(ESL_RUN_SETTINGS(self->run_settings), name);
 }
 
+gboolean esl_window_set_sensitivity_method(EslWindow *self, const char *name)
+{
+    return esl_sensitivity_chooser_set_method(
+        esl_run_settings_get_sensitivity(ESL_RUN_SETTINGS(self->run_settings)), name);
+}
+
+int esl_window_sensitivity_points(EslWindow *self, int *state_points)
+{
+    EslPlotBoard *board = ESL_PLOT_BOARD(self->plot_board);
+    if (state_points)
+        *state_points = esl_plot_board_state_sensitivity_points(board);
+    return esl_plot_board_sensitivity_points(board);
+}
+
 const char *esl_window_get_viewport_error(EslWindow *self)
 {
     return esl_viewport_get_error(ESL_VIEWPORT(self->viewport));

@@ -261,6 +261,21 @@ void esl_plot_board_append_sensitivity(EslPlotBoard *self, const EslSensitivityR
     }
 }
 
+gboolean esl_plot_board_show_agreement(EslPlotBoard *self, EslSensitivityRun *const *runs,
+                                       int n)
+{
+    GtkWidget *table = esl_gradient_table_new();
+    g_object_ref_sink(table);
+    gboolean same = esl_gradient_table_set_runs(ESL_GRADIENT_TABLE(table), runs, n);
+    if (same) {
+        begin_gradient_plots(self, NULL, 0, NULL, 0); /* the monitor plots give their cells */
+        self->gradient_table = table;
+        gtk_grid_attach(GTK_GRID(self->plot_grid), table, 0, 0, 3, 2);
+    }
+    g_object_unref(table);
+    return same;
+}
+
 void esl_plot_board_end_sensitivity(EslPlotBoard *self, const EslSensitivityRun *run)
 {
     if (!self->gradient_table)

@@ -42,6 +42,11 @@ void esl_plot_board_begin_sensitivity(EslPlotBoard *self, const char *const *obj
                                       int ncoordinates);
 void esl_plot_board_append_sensitivity(EslPlotBoard *self, const EslSensitivityRow *row);
 void esl_plot_board_end_sensitivity(EslPlotBoard *self, const EslSensitivityRun *run);
+/* The agreement of stored sensitivity runs of the same objectives and parameters (e.g. one
+ * direct, one adjoint, one fd): their gradients side by side with the largest relative
+ * difference (esl_gradient_table_set_runs), in place of the plots; FALSE when they differ. */
+gboolean esl_plot_board_show_agreement(EslPlotBoard *self, EslSensitivityRun *const *runs,
+                                       int n);
 /* Points plotted in the d q / d rho plots (for tests). */
 int esl_plot_board_state_sensitivity_points(EslPlotBoard *self);
 /* Points plotted in the sensitivity plots (for tests; 0 when none are shown). */

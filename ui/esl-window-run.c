@@ -518,6 +518,32 @@ static void load_overlay(EslWindow *self, GArray *ids)
                            k);
 }
 
+/* Several sensitivity runs of the same objectives and parameters: their gradients side by side.
+ * FALSE when the selection is not such (then it is compared as runs are). */
+static gboolean show_agreement(EslWindow *self, GArray *ids)
+{
+    g_autoptr(GPtrArray) runs =
+        g_ptr_array_new_with_free_func((GDestroyNotify)esl_sensitivity_run_free);
+    for (guint i = 0; i < ids->len; i++) {
+        gint64 id = g_array_index(ids, gint64, i);
+        EslSensitivityRun *run = esl_project_run_is_sensitivity(self->project, id)
+                                     ? esl_project_load_sensitivity(self->project, id, NULL)
+                                     : NULL;
+        if (!run)
+            return FALSE;
+        g_ptr_array_add(runs, run);
+    }
+    esl_window_set_history(self, NULL, TRUE);
+    if (!esl_plot_board_show_agreement(ESL_PLOT_BOARD(self->plot_board),
+                                       (EslSensitivityRun *const *)runs->pdata, (int)runs->len)) {
+        esl_window_show_status(self, TRUE, _("These sensitivity runs differentiate different "
+                                             "objectives or parameters: nothing to compare."));
+        return TRUE;
+    }
+    esl_window_show_status(self, FALSE, _("%u sensitivity runs side by side."), runs->len);
+    return TRUE;
+}
+
 void esl_window_show_selected_runs(EslWindow *self)
 {
     if (self->controller)
@@ -525,6 +551,6 @@ void esl_window_show_selected_runs(EslWindow *self)
     g_autoptr(GArray) ids = esl_run_browser_get_selected(ESL_RUN_BROWSER(self->run_browser));
     if (ids->len == 1)
         load_single_run(self, g_array_index(ids, gint64, 0));
-    else if (ids->len > 1)
+    else if (ids->len > 1 && !show_agreement(self, ids))
         load_overlay(self, ids);
 }

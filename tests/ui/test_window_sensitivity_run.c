@@ -5,17 +5,22 @@
  *    objective and parameter, the d q / d rho plots (the first two parameters: the cells the
  *    board has left) 101 per coordinate; at the
  *    end the gradient table shows the gradient stored in the project;
- *  - ali3p direct stopped at once ends as a stopped run.
+ *  - ali3p direct stopped at once ends as a stopped run;
+ *  - penalty fd, then the fd and direct runs selected together: the agreement table shows both
+ *    gradients (the direct column as stored) and every relative difference below 1e-4.
  * usage: test_window_sensitivity_run. Needs a display (xvfb-run).
- * ESL_SCREENSHOT=FILE.png saves the screen after the direct run. */
+ * ESL_SCREENSHOT=FILE.png saves the screen after the direct run, ESL_SCREENSHOT_AGREEMENT=FILE.png
+ * with the agreement table. */
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "esl-application.h"
 #include "esl-gradient-table.h"
 #include "esl-number.h"
 #include "esl-plot-board.h"
+#include "esl-run-browser.h"
 #include "esl-run-settings.h"
 #include "esl-window.h"
 #include "tap.h"
@@ -37,9 +42,9 @@ static GtkWidget *find_type(GtkWidget *widget, GType type)
     return NULL;
 }
 
-static void save_screenshot(void)
+static void save_screenshot_as(const char *variable)
 {
-    const char *path = g_getenv("ESL_SCREENSHOT");
+    const char *path = g_getenv(variable);
     if (!path)
         return;
     while (g_main_context_iteration(NULL, FALSE))
@@ -63,6 +68,39 @@ static gboolean start_stopped_run(gpointer data)
            "ali3p offers direct sensitivities");
     gtk_widget_activate_action(GTK_WIDGET(window), "win.run", NULL);
     gtk_widget_activate_action(GTK_WIDGET(window), "win.stop", NULL);
+    return G_SOURCE_REMOVE;
+}
+
+static gboolean start_fd_run(gpointer data)
+{
+    EslWindow *window = data;
+    esl_window_set_formulation(window, "penalty");
+    esl_window_set_sensitivity_method(window, "fd");
+    gtk_widget_activate_action(GTK_WIDGET(window), "win.run", NULL);
+    return G_SOURCE_REMOVE;
+}
+
+/* Rows newest first: fd (0), the stopped ali3p run (1), direct (2). */
+static gboolean check_agreement(gpointer data)
+{
+    EslWindow *window = data;
+    EslRunBrowser *browser = ESL_RUN_BROWSER(find_type(GTK_WIDGET(window), ESL_TYPE_RUN_BROWSER));
+    EslPlotBoard *board = ESL_PLOT_BOARD(find_type(GTK_WIDGET(window), ESL_TYPE_PLOT_BOARD));
+    esl_run_browser_click_row(browser, 0, 0);
+    esl_run_browser_click_row(browser, 2, GDK_CONTROL_MASK);
+    GtkWidget *table = esl_plot_board_gradient_table(board);
+    EslGradientTable *t = table ? ESL_GRADIENT_TABLE(table) : NULL;
+    tap_ok(t && !g_strcmp0(esl_gradient_table_grid_text(t, 1, 0), "fd") &&
+               !g_strcmp0(esl_gradient_table_grid_text(t, 2, 0), "direct"),
+           "selecting the fd and direct runs shows their gradients side by side");
+    double worst = 0.0;
+    int rows = 0;
+    for (int row = 1; t && esl_gradient_table_grid_text(t, 3, row); row++, rows++)
+        worst = fmax(worst, g_ascii_strtod(esl_gradient_table_grid_text(t, 3, row), NULL));
+    tap_ok(rows == 3 * 5 && worst < 1e-4,
+           "%d derivatives, largest relative difference fd / direct %.1e (< 1e-4)", rows, worst);
+    save_screenshot_as("ESL_SCREENSHOT_AGREEMENT");
+    gtk_window_destroy(GTK_WINDOW(window));
     return G_SOURCE_REMOVE;
 }
 
@@ -100,13 +138,18 @@ static void on_finished(EslWindow *window, int status, gint64 run_id, gpointer d
                error ? ": " : "", error ? error->message : "");
         if (project)
             esl_project_close(project);
-        save_screenshot();
+        save_screenshot_as("ESL_SCREENSHOT");
         g_idle_add(start_stopped_run, window);
         return;
     }
-    tap_ok(status == ESL_RUN_STOPPED, "the ali3p run stopped at once ends as stopped (%d)",
-           status);
-    gtk_window_destroy(GTK_WINDOW(window));
+    if (phase == 2) {
+        tap_ok(status == ESL_RUN_STOPPED, "the ali3p run stopped at once ends as stopped (%d)",
+               status);
+        g_idle_add(start_fd_run, window);
+        return;
+    }
+    tap_ok(status == ESL_RUN_FINISHED, "the penalty fd run finishes");
+    g_idle_add(check_agreement, window);
 }
 
 static gboolean timed_out(gpointer data)
@@ -155,7 +198,7 @@ int main(int argc, char **argv)
     g_signal_connect_after(app, "activate", G_CALLBACK(activate), NULL);
     char *app_argv[] = {"test_window_sensitivity_run", NULL};
     g_application_run(G_APPLICATION(app), 1, app_argv);
-    tap_ok(phase == 2, "both runs finished");
+    tap_ok(phase == 3, "the three runs finished");
     const char *suffixes[] = {"", "-wal", "-shm"};
     for (size_t i = 0; i < G_N_ELEMENTS(suffixes); i++) {
         g_autofree char *f = g_strconcat(project_path, suffixes[i], NULL);

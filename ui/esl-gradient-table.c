@@ -82,8 +82,8 @@ gboolean esl_gradient_table_set_runs(EslGradientTable *self, EslSensitivityRun *
     cell(self, _("Derivative"), 0, 0, TRUE);
     for (int r = 0; r < n; r++)
         cell(self, runs[r]->method, 1 + r, 0, TRUE);
-    GtkWidget *head = cell(self, _("largest relative difference"), 1 + n, 0, TRUE);
-    gtk_widget_set_tooltip_text(head, _("max |a − b| / max |a| over the runs' values of the row"));
+    GtkWidget *head = cell(self, _("rel. difference"), 1 + n, 0, TRUE);
+    gtk_widget_set_tooltip_text(head, _("Largest relative difference: max |a − b| / max |a| over the runs' values of the row"));
     int row = 1;
     for (int i = 0; i < a->nobjectives; i++)
         for (int k = 0; k < a->nparameters; k++, row++) {

@@ -12,7 +12,9 @@
  * ESL_SCREENSHOT=FILE.png saves the screen after the direct run, ESL_SCREENSHOT_AGREEMENT=FILE.png
  * with the agreement table. */
 #include <glib/gstdio.h>
+#include <glib/gi18n.h>
 #include <gtk/gtk.h>
+#include <locale.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -95,8 +97,11 @@ static gboolean check_agreement(gpointer data)
            "selecting the fd and direct runs shows their gradients side by side");
     double worst = 0.0;
     int rows = 0;
-    for (int row = 1; t && esl_gradient_table_grid_text(t, 3, row); row++, rows++)
-        worst = fmax(worst, g_ascii_strtod(esl_gradient_table_grid_text(t, 3, row), NULL));
+    for (int row = 1; t && esl_gradient_table_grid_text(t, 3, row); row++, rows++) {
+        /* printed in the locale's numbers: 4,5e-05 in Spanish */
+        g_autofree char *text = g_strdup(esl_gradient_table_grid_text(t, 3, row));
+        worst = fmax(worst, g_ascii_strtod(g_strdelimit(text, ",", '.'), NULL));
+    }
     tap_ok(rows == 3 * 5 && worst < 1e-4,
            "%d derivatives, largest relative difference fd / direct %.1e (< 1e-4)", rows, worst);
     save_screenshot_as("ESL_SCREENSHOT_AGREEMENT");
@@ -189,6 +194,13 @@ int main(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
+    /* ESLABON_LOCALEDIR=build/po LANGUAGE=es: the screens in Spanish (for screenshots) */
+    setlocale(LC_ALL, "");
+    if (g_getenv("ESLABON_LOCALEDIR")) {
+        bindtextdomain("eslabon", g_getenv("ESLABON_LOCALEDIR"));
+        bind_textdomain_codeset("eslabon", "UTF-8");
+        textdomain("eslabon");
+    }
     g_autofree char *dir = g_dir_make_tmp("esl-window-sens-run-XXXXXX", NULL);
     project_path = g_build_filename(dir, "sens.eslabon", NULL);
     g_autoptr(EslApplication) app = esl_application_new();

@@ -78,6 +78,24 @@ static gboolean close_window(gpointer window)
     return G_SOURCE_REMOVE;
 }
 
+/* The end of a run or a sensitivity run: the list, the status line (format: id, status,
+ * separator, message), the actions, "run-finished", and the close the user asked for. */
+static void announce_run_end(EslWindow *self, const char *format, int status,
+                             const char *message, gint64 run_id)
+{
+    esl_window_fill_runs(self);
+    g_autofree char *id = g_strdup_printf("#%" G_GINT64_FORMAT, run_id);
+    esl_window_show_status(self, status == ESL_RUN_FAILED, format, id,
+                           esl_run_status_label((EslRunStatus)status), message ? ": " : ".",
+                           message ? message : "");
+    esl_window_update_run_actions(self);
+    g_object_ref(self); /* a handler may destroy the window */
+    g_signal_emit_by_name(self, "run-finished", status, run_id);
+    if (self->close_when_stopped) /* not from inside the controller's signal */
+        g_idle_add_full(G_PRIORITY_DEFAULT, close_window, g_object_ref(self), g_object_unref);
+    g_object_unref(self);
+}
+
 static void on_run_finished(EslRunController *controller, int status, const char *message,
                             EslWindow *self)
 {
@@ -91,15 +109,7 @@ static void on_run_finished(EslRunController *controller, int status, const char
     GPtrArray *history = g_steal_pointer(&self->history);
     esl_window_set_history(self, history, TRUE);
     esl_window_fit_history(self);
-    esl_window_fill_runs(self);
-    g_autofree char *id = g_strdup_printf("#%" G_GINT64_FORMAT, run_id);
-    esl_window_show_status(self, status == ESL_RUN_FAILED, _("Run %s %s%s%s"), id,
-                           esl_run_status_label((EslRunStatus)status), message ? ": " : ".",
-                           message ? message : "");
-    esl_window_update_run_actions(self);
-    g_signal_emit_by_name(self, "run-finished", status, run_id);
-    if (self->close_when_stopped) /* not from inside the controller's signal */
-        g_idle_add_full(G_PRIORITY_DEFAULT, close_window, g_object_ref(self), g_object_unref);
+    announce_run_end(self, _("Run %s %s%s%s"), status, message, run_id);
 }
 
 static void on_question_response(GtkDialog *dialog, int response, EslWindow *self)
@@ -212,17 +222,7 @@ static void on_sensitivity_finished(EslSensitivityController *controller, int st
     if (run && run->gradient)
         esl_plot_board_end_sensitivity(ESL_PLOT_BOARD(self->plot_board), run);
     g_clear_object(&self->sensitivity);
-    esl_window_fill_runs(self);
-    g_autofree char *id = g_strdup_printf("#%" G_GINT64_FORMAT, run_id);
-    esl_window_show_status(self, status == ESL_RUN_FAILED, _("Sensitivity run %s %s%s%s"), id,
-                           esl_run_status_label((EslRunStatus)status), message ? ": " : ".",
-                           message ? message : "");
-    esl_window_update_run_actions(self);
-    g_object_ref(self); /* a handler may destroy the window */
-    g_signal_emit_by_name(self, "run-finished", status, run_id);
-    if (self->close_when_stopped)
-        g_idle_add_full(G_PRIORITY_DEFAULT, close_window, g_object_ref(self), g_object_unref);
-    g_object_unref(self);
+    announce_run_end(self, _("Sensitivity run %s %s%s%s"), status, message, run_id);
 }
 
 static void start_sensitivity_run(EslWindow *self, const MbsFormulationClass *klass,

@@ -26,6 +26,7 @@
 #include "esl-run-settings.h"
 #include "esl-window.h"
 #include "tap.h"
+#include "ui-test.h"
 
 #define TIMEOUT_S 120
 
@@ -34,14 +35,7 @@ static int phase;
 
 static GtkWidget *find_type(GtkWidget *widget, GType type)
 {
-    if (G_TYPE_CHECK_INSTANCE_TYPE(widget, type))
-        return widget;
-    for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c)) {
-        GtkWidget *found = find_type(c, type);
-        if (found)
-            return found;
-    }
-    return NULL;
+    return find_nth(widget, type, 0);
 }
 
 static void save_screenshot_as(const char *variable)

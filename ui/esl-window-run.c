@@ -546,7 +546,7 @@ static gboolean show_agreement(EslWindow *self, GArray *ids)
 
 void esl_window_show_selected_runs(EslWindow *self)
 {
-    if (self->controller)
+    if (esl_window_is_running(self))
         return;
     g_autoptr(GArray) ids = esl_run_browser_get_selected(ESL_RUN_BROWSER(self->run_browser));
     if (ids->len == 1)

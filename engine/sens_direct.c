@@ -185,6 +185,11 @@ static int observe(void *data, const MbsRun *run)
     const MbsFormulation *f = mbs_run_formulation(run);
     if (S->failed)
         return 1;
+    if (S->p->stop && *S->p->stop) {
+        S->failed = 1;
+        mbs_error_set(&S->error, MBS_FATAL, MBS_SENSITIVITY_STOPPED);
+        return 1;
+    }
     double t0 = mbs_clock_now();
     mbs_objective_accumulator_add(&S->acc, f);
     if (S->steps == 0 && S->t_last == 0.0 && f->steps == 0) {
@@ -210,9 +215,13 @@ static int observe(void *data, const MbsRun *run)
     S->steps = f->steps;
     const MbsSensitivityProblem *p = S->p;
     int every = p->history_every > 0 ? p->history_every : 1;
-    if (p->history && mbs_run_grid_steps(run) % every == 0) {
-        current(S, o->psi, o->grad);
-        p->history(p->history_data, f->time, o->psi, o->grad);
+    if (mbs_run_grid_steps(run) % every == 0) {
+        if (p->history) {
+            current(S, o->psi, o->grad);
+            p->history(p->history_data, f->time, o->psi, o->grad);
+        }
+        if (p->state_history)
+            p->state_history(p->state_history_data, f->time, S->n, S->q, S->sq);
     }
     S->time_sensitivity += mbs_clock_now() - t0;
     return 0;

@@ -335,7 +335,7 @@ void esl_window_read_settings(EslWindow *self, MbsSettings *settings)
  * no model, no such number). */
 static char *edited_json(EslWindow *self, const char *path, double value, GError **error)
 {
-    if (self->controller) {
+    if (esl_window_is_running(self)) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
                     _("Stop the running simulation before editing the model."));
         return NULL;
@@ -478,7 +478,7 @@ static void close_project(EslWindow *self)
 gboolean esl_window_open_project(EslWindow *self, const char *path, gboolean create,
                                  GError **error)
 {
-    if (self->controller) {
+    if (esl_window_is_running(self)) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
                     _("Stop the running simulation before changing the project."));
         return FALSE;
@@ -548,7 +548,7 @@ gboolean esl_window_rename_run(EslWindow *self, gint64 run_id, const char *name,
 
 gboolean esl_window_delete_runs(EslWindow *self, GArray *ids, GError **error)
 {
-    if (self->controller) {
+    if (esl_window_is_running(self)) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
                     _("Stop the running simulation before deleting runs."));
         return FALSE;
@@ -625,7 +625,7 @@ static void on_runs_selection_changed(EslRunBrowser *browser, EslWindow *self)
 
 gboolean esl_window_load_model(EslWindow *self, const char *path_or_name, GError **error)
 {
-    if (self->controller) {
+    if (esl_window_is_running(self)) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
                     _("Stop the running simulation before opening another model."));
         return FALSE;
@@ -781,6 +781,11 @@ static void esl_window_dispose(GObject *object)
 {
     EslWindow *self = ESL_WINDOW(object);
     esl_window_end_edits(self);
+    if (self->sensitivity) {
+        g_signal_handlers_disconnect_by_data(self->sensitivity, self);
+        esl_sensitivity_controller_join(self->sensitivity);
+        g_clear_object(&self->sensitivity);
+    }
     if (self->variable_browser) /* it listens to the plot board, which goes with the template */
         gtk_window_destroy(GTK_WINDOW(self->variable_browser));
     if (self->controller) {
@@ -922,6 +927,20 @@ void esl_window_set_duration(EslWindow *self, double duration)
 gboolean esl_window_set_formulation(EslWindow *self, const char *name)
 {
     return esl_run_settings_set_formulation(ESL_RUN_SETTINGS(self->run_settings), name);
+}
+
+gboolean esl_window_set_sensitivity_method(EslWindow *self, const char *name)
+{
+    return esl_sensitivity_chooser_set_method(
+        esl_run_settings_get_sensitivity(ESL_RUN_SETTINGS(self->run_settings)), name);
+}
+
+int esl_window_sensitivity_points(EslWindow *self, int *state_points)
+{
+    EslPlotBoard *board = ESL_PLOT_BOARD(self->plot_board);
+    if (state_points)
+        *state_points = esl_plot_board_state_sensitivity_points(board);
+    return esl_plot_board_sensitivity_points(board);
 }
 
 const char *esl_window_get_viewport_error(EslWindow *self)

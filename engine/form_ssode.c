@@ -106,6 +106,8 @@ typedef struct {
     int *iwork;
     double *q_start, *qd_start; /* for a failed step */
     double *q_recovered;        /* the last q recovered: the start of the next recovery */
+    double *q_step, *q_step_prev; /* q at the last two internal step ends: the start of the
+                                     recovery of a retried SDIRK step, or of an output */
     double t_stage_guess;
     int rhs_failed;             /* the last rhs could not recover u */
     /* SUNDIALS */
@@ -166,7 +168,7 @@ static void ssode_finalize(MbsFormulation *f)
     void *bufs[] = {s->q, s->qd, s->qdd, s->lambda, s->angle_ref, s->rows, s->ucol, s->vcol,
                     s->M, s->Phi, s->phi, s->phit, s->cb, s->W, s->rp, s->cp, s->Pu0, s->ip0,
                     s->Pu, s->ip, s->K, s->rhs, s->ipk, s->tcol, s->gacc, s->Q, s->grad, s->x, s->lwork,
-                    s->iwork, s->q_start, s->qd_start, s->q_recovered, s->ydot0, s->hist_y};
+                    s->iwork, s->q_start, s->qd_start, s->q_recovered, s->q_step, s->q_step_prev, s->ydot0, s->hist_y};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
         free(bufs[i]);
     free(s);
@@ -472,6 +474,12 @@ static int sdirk_rhs(void *data, double t, const double *y, double *ydot)
     s->rhs_evals++;
     int st = evaluate(s, t, y, ydot);
     s->rhs_failed = st;
+    /* the SDIRK retries a smaller step: its recoveries start from the step start, not from
+     * the last stage that converged (possibly far along the abandoned step) */
+    if (st != 0) {
+        memcpy(s->q_recovered, s->q_step, (size_t)s->n * sizeof(double));
+        memcpy(s->q, s->q_step, (size_t)s->n * sizeof(double));
+    }
     return st;
 }
 
@@ -629,6 +637,8 @@ static int integrator_restart(const MbsFormulation *f, Ssode *s, double t, doubl
     if (!s->sdirk) /* SUNDIALS counts since its last (re)start, ours since creation */
         memset(s->seen, 0, sizeof s->seen);
     history_reset(s, t, y);
+    memcpy(s->q_step, s->q, (size_t)s->n * sizeof(double));
+    memcpy(s->q_step_prev, s->q, (size_t)s->n * sizeof(double));
     return st;
 }
 
@@ -740,6 +750,8 @@ static int ssode_init(MbsFormulation *f, MbsError *err)
     s->q_start = xcalloc(N, sizeof(double), &fail);
     s->qd_start = xcalloc(N, sizeof(double), &fail);
     s->q_recovered = xcalloc(N, sizeof(double), &fail);
+    s->q_step = xcalloc(N, sizeof(double), &fail);
+    s->q_step_prev = xcalloc(N, sizeof(double), &fail);
     s->ydot0 = xcalloc(2 * N + 1, sizeof(double), &fail);
     s->hist_y = xcalloc(HISTORY * (2 * N + 1), sizeof(double), &fail);
     int nz = mbs_model_ncoords(m);
@@ -981,6 +993,8 @@ static int ssode_step(MbsFormulation *f, double h, MbsError *err)
         s->t_int = tret;
         internal_step_taken(f, s, tret);
         history_push(s, tret, yi);
+        memcpy(s->q_step_prev, s->q_step, (size_t)s->n * sizeof(double));
+        memcpy(s->q_step, s->q, (size_t)s->n * sizeof(double));
         if (++steps_here > s->o->max_internal_steps) {
             collect_counters(s, &nni, &nje);
             return step_failed(s, err, "more internal steps than max-internal-steps in one "
@@ -1004,6 +1018,10 @@ static int ssode_step(MbsFormulation *f, double h, MbsError *err)
     /* The output at t1, inside the last internal step (or at its end, within round-off). */
     double *yo = N_VGetArrayPointer(s->y_out);
     dense_output(s, t1, yo);
+    /* u recovered from the nearer end of the internal step (a long step may turn the
+     * mechanism too far for the chord iteration from its end) */
+    if (s->nhist >= 2 && t1 - s->hist_t[s->nhist - 2] < s->t_int - t1)
+        memcpy(s->q, s->q_step_prev, (size_t)s->n * sizeof(double));
     if (evaluate(s, t1, yo, NULL) != 0)
         return step_failed(s, err, "the dependent coordinates could not be recovered", t1);
     double t_dyn = mbs_clock_now() - c0;

@@ -1,0 +1,139 @@
+#include "esl-step-trace.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "mbs_run.h"
+
+MbsTrace *esl_step_trace_at(const MbsModel *m, const char *formulation, const MbsSettings *s,
+                            double at, GError **error)
+{
+    MbsError err = {0};
+    MbsFormulation *f = mbs_formulation_new(formulation, m, s, &err);
+    if (!f) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", err.message);
+        return NULL;
+    }
+    MbsRun *run = mbs_run_new(f, NULL, NULL, &err);
+    if (!run || mbs_run_advance(run, fmax(at, 0.0)) == MBS_RUN_FAILED) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                    _("The run failed at t = %g s before the step to trace: %s"), f->time,
+                    run ? mbs_run_error(run)->message : err.message);
+        mbs_run_free(run);
+        mbs_formulation_free(f);
+        return NULL;
+    }
+    mbs_run_free(run);
+    MbsTrace *t = mbs_trace_new(f, &err);
+    if (t && mbs_formulation_trace_step(f, t, &err) < 0 && t->nphases == 0 && !t->status) {
+        mbs_trace_free(t);
+        t = NULL;
+    }
+    if (!t)
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", err.message);
+    mbs_formulation_free(f);
+    return t;
+}
+
+static void add_number(JsonBuilder *b, const char *key, double v)
+{
+    json_builder_set_member_name(b, key);
+    if (isfinite(v))
+        json_builder_add_double_value(b, v);
+    else
+        json_builder_add_null_value(b);
+}
+
+void esl_step_trace_to_json(const MbsTrace *t, JsonBuilder *b)
+{
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "formulation");
+    json_builder_add_string_value(b, t->formulation);
+    add_number(b, "time", t->time);
+    add_number(b, "step", t->step);
+    json_builder_set_member_name(b, "status");
+    json_builder_add_int_value(b, t->status);
+    json_builder_set_member_name(b, "message");
+    json_builder_add_string_value(b, t->message);
+    json_builder_set_member_name(b, "truncated");
+    json_builder_add_boolean_value(b, t->truncated);
+    json_builder_set_member_name(b, "phases");
+    json_builder_begin_array(b);
+    for (int i = 0; i < t->nphases; ++i) {
+        const MbsTracePhase *p = &t->phases[i];
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "kind");
+        json_builder_add_string_value(b, mbs_trace_phase_kind_name(p->kind));
+        json_builder_set_member_name(b, "iteration");
+        json_builder_add_int_value(b, p->iteration);
+        add_number(b, "residual", p->residual);
+        add_number(b, "correction", p->correction);
+        add_number(b, "bound", p->bound);
+        add_number(b, "residual_after", p->residual_after);
+        add_number(b, "constraint", p->constraint);
+        json_builder_set_member_name(b, "tangent_evaluated");
+        json_builder_add_boolean_value(b, p->tangent_evaluated);
+        json_builder_set_member_name(b, "converged");
+        json_builder_add_boolean_value(b, p->converged);
+        json_builder_set_member_name(b, "matrices");
+        json_builder_begin_array(b);
+        for (int k = 0; k < p->matrix_count; ++k)
+            json_builder_add_int_value(b, p->matrix_first + k);
+        json_builder_end_array(b);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "matrices");
+    json_builder_begin_array(b);
+    for (int i = 0; i < t->nmatrices; ++i) {
+        const MbsTraceMatrix *x = &t->matrices[i];
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "name");
+        json_builder_add_string_value(b, x->name);
+        json_builder_set_member_name(b, "formula");
+        json_builder_add_string_value(b, x->formula);
+        json_builder_set_member_name(b, "phase");
+        json_builder_add_int_value(b, x->phase);
+        json_builder_set_member_name(b, "rows");
+        json_builder_add_int_value(b, x->rows);
+        json_builder_set_member_name(b, "cols");
+        json_builder_add_int_value(b, x->cols);
+        json_builder_set_member_name(b, "nonzeros");
+        json_builder_add_int_value(b, x->nonzeros);
+        json_builder_set_member_name(b, "stored");
+        json_builder_add_boolean_value(b, x->stored);
+        /* the pattern as index lists, with the values */
+        static const char *const keys[] = {"row_index", "col_index", "values"};
+        for (int list = 0; list < 3 && x->stored; ++list) {
+            json_builder_set_member_name(b, keys[list]);
+            json_builder_begin_array(b);
+            for (long k = 0; k < x->nonzeros; ++k) {
+                size_t at = x->first + (size_t)k;
+                if (list == 2)
+                    json_builder_add_double_value(b, t->value[at]);
+                else
+                    json_builder_add_int_value(b, list == 0 ? t->row[at] : t->col[at]);
+            }
+            json_builder_end_array(b);
+        }
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+}
+
+char *esl_step_trace_phase_label(const MbsTracePhase *p)
+{
+    switch (p->kind) {
+    case MBS_TRACE_PREDICTOR:
+        return g_strdup(_("Predictor"));
+    case MBS_TRACE_NEWTON:
+        return g_strdup_printf(_("Newton %d"), p->iteration);
+    case MBS_TRACE_PROJECTION_VELOCITY:
+        return g_strdup(_("Velocity projection"));
+    case MBS_TRACE_PROJECTION_ACCELERATION:
+        return g_strdup(_("Acceleration projection"));
+    default:
+        return g_strdup("?");
+    }
+}

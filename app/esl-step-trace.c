@@ -133,6 +133,10 @@ char *esl_step_trace_phase_label(const MbsTracePhase *p)
         return g_strdup(_("Velocity projection"));
     case MBS_TRACE_PROJECTION_ACCELERATION:
         return g_strdup(_("Acceleration projection"));
+    case MBS_TRACE_POSITION_NEWTON:
+        return g_strdup_printf(_("Position Newton %d"), p->iteration);
+    case MBS_TRACE_EVALUATION:
+        return g_strdup_printf(_("Evaluation %d"), p->iteration);
     default:
         return g_strdup("?");
     }

@@ -18,7 +18,8 @@
 const char *mbs_trace_phase_kind_name(MbsTracePhaseKind kind)
 {
     static const char *const names[MBS_TRACE_PHASE_KINDS] = {
-        "predictor", "newton", "projection-velocity", "projection-acceleration"};
+        "predictor", "newton", "projection-velocity", "projection-acceleration",
+        "position-newton", "evaluation"};
     return kind >= 0 && kind < MBS_TRACE_PHASE_KINDS ? names[kind] : "?";
 }
 

@@ -21,18 +21,22 @@ typedef enum {
     MBS_TRACE_NEWTON,                 /* one Newton-Raphson iteration */
     MBS_TRACE_PROJECTION_VELOCITY,    /* velocity projection onto Phi_q qd + Phi_t = 0 */
     MBS_TRACE_PROJECTION_ACCELERATION,/* acceleration projection */
+    MBS_TRACE_POSITION_NEWTON,        /* matrix-r: a Newton iteration of the position problem */
+    MBS_TRACE_EVALUATION,             /* matrix-r: velocity problem, R, reduced dynamics */
     MBS_TRACE_PHASE_KINDS
 } MbsTracePhaseKind;
 
 /* Stable identifiers of the phase kinds ("predictor", "newton", "projection-velocity",
- * "projection-acceleration"), as in eslabon-cli step --json. */
+ * "projection-acceleration", "position-newton", "evaluation"), as in eslabon-cli step --json. */
 const char *mbs_trace_phase_kind_name(MbsTracePhaseKind kind);
 
 typedef struct {
     MbsTracePhaseKind kind;
-    int iteration;         /* Newton: 1, 2, ...; projection: its iterations; predictor: 0 */
+    int iteration;         /* Newton: 1, 2, ...; projection: its iterations; predictor: 0;
+                              evaluation: 1, 2, ... in the step */
     /* Newton: max-norm of the residual (the right-hand side solved), of the correction, and the
      * bound the correction is tested against (tolerance scaled as the formulation does).
+     * Position Newton: residual = max |Phi| (also tested against the bound).
      * Projection: 2-norms of the velocity/acceleration constraint residual before and after,
      * correction = max-norm of the change of the projected vector. NaN: not measured. */
     double residual, correction, bound, residual_after;

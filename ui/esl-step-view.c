@@ -117,6 +117,17 @@ static void show_matrices(EslStepView *self)
                                name, res, cor, bound, p->converged ? _("yes") : _("no"), phi,
                                p->tangent_evaluated ? _("yes") : _("no"));
         break;
+    case MBS_TRACE_POSITION_NEWTON:
+        text = g_strdup_printf(_("%s: position problem, dependent coordinates from the "
+                                 "independent ones: max |Φ| = %s, correction ‖Δ‖∞ = %s "
+                                 "(converged below %s: %s)."),
+                               name, res, cor, bound, p->converged ? _("yes") : _("no"));
+        break;
+    case MBS_TRACE_EVALUATION:
+        text = g_strdup_printf(_("%s: velocity problem solved, R and the reduced mass matrix "
+                                 "Rᵀ M R of the independent accelerations built."),
+                               name);
+        break;
     default:
         text = g_strdup_printf(_("%s (%d iterations): constraint residual %s before, %s after; "
                                  "largest change %s."),
@@ -171,8 +182,8 @@ static GtkWidget *phase_row(const MbsTracePhase *p)
     gtk_widget_set_size_request(label, 150, -1);
     gtk_grid_attach(GTK_GRID(grid), label, 0, 0, 1, 1);
     /* Newton: residual -> correction; projections: before -> after */
-    double first = p->residual, second =
-        p->kind == MBS_TRACE_NEWTON ? p->correction : p->residual_after;
+    int newton = p->kind == MBS_TRACE_NEWTON || p->kind == MBS_TRACE_POSITION_NEWTON;
+    double first = p->residual, second = newton ? p->correction : p->residual_after;
     if (p->kind == MBS_TRACE_PREDICTOR)
         first = p->correction, second = NAN;
     g_autofree char *a = number(first), *b = number(second);
@@ -234,9 +245,10 @@ static void show_trace(EslStepView *self, MbsTrace *t, const char *failure)
     gtk_label_set_text(GTK_LABEL(self->summary_label), summary);
     for (int i = 0; i < t->nphases; ++i)
         gtk_list_box_append(GTK_LIST_BOX(self->phase_list), phase_row(&t->phases[i]));
-    /* the first Newton iteration: it builds M, Phi and the leading matrix */
+    /* the first phase that builds matrices (penalty, ali3p: the first Newton iteration, with
+     * M, Phi and the leading matrix) */
     for (int i = 0; i < t->nphases; ++i)
-        if (t->phases[i].kind == MBS_TRACE_NEWTON) {
+        if (t->phases[i].matrix_count > 0) {
             esl_step_view_select_phase(self, i);
             break;
         }

@@ -61,6 +61,13 @@ for form, jname in (("penalty", "Phi_z"), ("ali3p", "Phi_q")):
 r = run("step", four_bar, "--formulation", "penalty", "--at", "0.5")
 ok(r.returncode == 0 and "newton" in r.stdout and "Phi_z" in r.stdout and "3x4" in r.stdout,
    "the table lists the Newton iterations and Phi_z 3x4")
+r = run("step", four_bar, "--formulation", "matrix-r", "--at", "0.5", "--json")
+t = json.loads(r.stdout) if r.returncode == 0 else {"phases": [], "matrices": []}
+kinds = [p["kind"] for p in t["phases"]]
+ok(kinds.count("evaluation") == 4 and kinds[0] == "position-newton",
+   "matrix-r (RK4): four evaluations, each after its position Newton iterations")
+ok(any(m["name"] == "leading" and m["rows"] == 1 and m["formula"] == "R^T M R"
+       for m in t["matrices"]), "matrix-r: the leading matrix is R^T M R, d x d = 1 x 1")
 r = run("step", four_bar, "--formulation", "ssode")
 ok(r.returncode == 0 and "not traced" in r.stdout, "ssode: says it is not traced")
 r = run("step", four_bar, "--at", "-1")

@@ -216,11 +216,69 @@ static void check_untraced(const MbsModel *m)
     mbs_formulation_free(f);
 }
 
+/* matrix-r (RK4): four evaluations, each after its position Newton iterations; the monitors
+ * count the corrections applied (the converged iteration's is not), and the step is unmoved. */
+static void check_matrix_r(const MbsModel *m)
+{
+    MbsSettings s;
+    MbsError err;
+    mbs_settings_defaults(&s);
+    s.step = 2e-3;
+    MbsFormulation *f = mbs_formulation_new("matrix-r", m, &s, &err);
+    if (!tap_ok(f != NULL, "matrix-r: created"))
+        return;
+    for (int k = 0; k < 100; ++k)
+        mbs_formulation_step(f, &err);
+    int size = f->klass->state_size(f);
+    double *before = calloc((size_t)size, sizeof(double));
+    double *after = calloc((size_t)size, sizeof(double));
+    MbsCheckpoint c;
+    mbs_checkpoint_init(&c, f, &err);
+    mbs_formulation_save(f, &c);
+    MbsTrace *t = mbs_trace_new(f, &err);
+    mbs_formulation_trace_step(f, t, &err);
+    mbs_formulation_step(f, &err); /* untraced, from the same state */
+    f->klass->state_get(f, after);
+    mbs_formulation_restore(f, &c, &err);
+    mbs_checkpoint_free(&c);
+    f->trace = t;
+    mbs_trace_clear(t);
+    mbs_formulation_step(f, &err);
+    f->trace = NULL;
+    f->klass->state_get(f, before);
+    tap_ok(memcmp(before, after, sizeof(double) * (size_t)size) == 0,
+           "matrix-r: the traced step's state is bit-equal to the untraced step's");
+    int evaluations = 0, applied = 0, converged = 0;
+    for (int i = 0; i < t->nphases; ++i) {
+        const MbsTracePhase *p = &t->phases[i];
+        evaluations += p->kind == MBS_TRACE_EVALUATION;
+        if (p->kind == MBS_TRACE_POSITION_NEWTON) {
+            applied += !p->converged;
+            converged += p->converged;
+        }
+    }
+    tap_ok(evaluations == 4 && converged == 4,
+           "matrix-r: 4 evaluations of RK4, each after a converged position problem (%d, %d)",
+           evaluations, converged);
+    tap_ok(applied == f->monitors.newton_iterations,
+           "matrix-r: position corrections recorded %d = the monitors' %d", applied,
+           f->monitors.newton_iterations);
+    const MbsTraceMatrix *Rm = find_matrix(t, "R"), *L = find_matrix(t, "leading");
+    int n = f->klass->ncoords(f);
+    tap_ok(Rm && L && Rm->rows == n && Rm->cols == 1 && L->rows == 1 && L->cols == 1,
+           "matrix-r: R is n x d = %d x 1 and R^T M R is d x d = 1 x 1", n);
+    free(before);
+    free(after);
+    mbs_trace_free(t);
+    mbs_formulation_free(f);
+}
+
 int main(void)
 {
     MbsModel *m = build_four_bar();
     check("penalty", m);
     check("ali3p", m);
+    check_matrix_r(m);
     check_untraced(m);
     mbs_model_free(m);
     return tap_done();

@@ -136,7 +136,7 @@ static void show_matrices(EslStepView *self)
     }
     if (p->matrix_count == 0) {
         g_autofree char *more = g_strdup_printf(
-            "%s %s", text, _("This phase builds no matrix (it reuses the last factorization)."));
+            "%s %s", text, _("This phase builds no matrix."));
         gtk_label_set_text(GTK_LABEL(self->phase_label), more);
     } else {
         gtk_label_set_text(GTK_LABEL(self->phase_label), text);
@@ -233,7 +233,8 @@ static void show_trace(EslStepView *self, MbsTrace *t, const char *failure)
     g_autofree char *h = esl_number_to_text(t->step, 6, NULL);
     int newton = 0;
     for (int i = 0; i < t->nphases; ++i)
-        newton += t->phases[i].kind == MBS_TRACE_NEWTON;
+        newton += t->phases[i].kind == MBS_TRACE_NEWTON ||
+                  t->phases[i].kind == MBS_TRACE_POSITION_NEWTON;
     g_autofree char *summary = g_strdup_printf(
         _("%s: the step from t = %s s to %s s (h = %s s), %d Newton iterations"),
         t->formulation, t0, t1, h, newton);

@@ -4,8 +4,11 @@
  * Newton iterations, the two projections), the first Newton iteration selected with its three
  * spy plots (M 4 x 4, Phi_z 3 x 4, the leading matrix), the velocity projection with Phi_z; the
  * view fits the screen (1280x720 and 1920x1080: run under xvfb-run -s "-screen 0 WxHx24").
- * ESL_SCREENSHOT=FILE.png saves the screen. Needs a display. */
+ * ESL_SCREENSHOT=FILE.png saves the screen; ESLABON_LOCALEDIR=build/po with LANGUAGE=es shows
+ * it in Spanish (the checks of English captions are then skipped). Needs a display. */
+#include <glib/gi18n.h>
 #include <gtk/gtk.h>
+#include <locale.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +162,12 @@ static void activate(GtkApplication *app, StepTest *s)
 int main(void)
 {
     StepTest s = {0};
+    if (g_getenv("ESLABON_LOCALEDIR")) {
+        setlocale(LC_ALL, "");
+        bindtextdomain("eslabon", g_getenv("ESLABON_LOCALEDIR"));
+        bind_textdomain_codeset("eslabon", "UTF-8");
+        textdomain("eslabon");
+    }
     g_autofree char *dir = g_dir_make_tmp("eslabon-step-XXXXXX", NULL);
     g_setenv("XDG_DATA_HOME", dir, TRUE);
     g_autoptr(EslApplication) app = esl_application_new();

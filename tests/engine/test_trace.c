@@ -2,13 +2,15 @@
  * ali3p step on the spatial four-bar records the step's Newton iterations (as many as the
  * monitors count), converges below its bound, projects velocities (residual down 100x), leaves the formulation where it was (the traced
  * step's result is bit-equal to an untraced step from the same state), and its constraint
- * Jacobian snapshot has the nonzeros and values of Phi found by central differences. */
+ * Jacobian snapshot has the nonzeros and values of Phi found by central differences; the traced
+ * step allocates nothing (the buffers are the trace's, allocated by mbs_trace_new). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../tap.h"
+#include "alloc_counter.h"
 #include "mbs_constraints.h"
 #include "mbs_formulation.h"
 #include "mbs_kinematics.h"
@@ -78,7 +80,12 @@ static void check(const char *form, const MbsModel *m)
     /* the traced step again, untraced, from the same state */
     f->trace = t; /* recorded again into t, then compared with the untraced step */
     mbs_trace_clear(t);
+    long allocations = alloc_count;
+    alloc_counting = 1;
     mbs_formulation_step(f, &err);
+    alloc_counting = 0;
+    tap_ok(alloc_count == allocations, "%s: a traced step allocates nothing (%ld)", form,
+           alloc_count - allocations);
     f->klass->state_get(f, traced);
     MbsMonitors traced_monitors = f->monitors;
     f->trace = NULL;

@@ -80,13 +80,9 @@ int esl_cli_step(int argc, char **argv)
         {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the whole trace as JSON", NULL},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
-    g_autoptr(GOptionContext) ctx = g_option_context_new("MODEL - trace one time step");
-    g_option_context_add_main_entries(ctx, entries, NULL);
     EslSettingFlags flags;
-    esl_setting_flags_init(&flags);
-    g_option_context_add_main_entries(ctx, flags.entries, NULL);
-    g_autofree char *settings_help = esl_setting_flags_help();
-    g_option_context_set_description(ctx, settings_help);
+    g_autoptr(GOptionContext) ctx =
+        esl_setting_flags_context(&flags, "MODEL - trace one time step", entries);
     g_autoptr(GError) error = NULL;
     g_autofree char *path = NULL;
     g_autoptr(MbsModel) m = NULL;

@@ -35,6 +35,8 @@ MbsTrace *esl_step_trace_at(const MbsModel *m, const char *formulation, const Mb
     return t;
 }
 
+/* Members of the object being built: a number (null when not finite), an integer, a boolean,
+ * a string. */
 static void add_number(JsonBuilder *b, const char *key, double v)
 {
     json_builder_set_member_name(b, key);
@@ -44,37 +46,47 @@ static void add_number(JsonBuilder *b, const char *key, double v)
         json_builder_add_null_value(b);
 }
 
+static void add_int(JsonBuilder *b, const char *key, gint64 v)
+{
+    json_builder_set_member_name(b, key);
+    json_builder_add_int_value(b, v);
+}
+
+static void add_bool(JsonBuilder *b, const char *key, gboolean v)
+{
+    json_builder_set_member_name(b, key);
+    json_builder_add_boolean_value(b, v);
+}
+
+static void add_string(JsonBuilder *b, const char *key, const char *v)
+{
+    json_builder_set_member_name(b, key);
+    json_builder_add_string_value(b, v);
+}
+
 void esl_step_trace_to_json(const MbsTrace *t, JsonBuilder *b)
 {
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "formulation");
-    json_builder_add_string_value(b, t->formulation);
+    add_string(b, "formulation", t->formulation);
     add_number(b, "time", t->time);
     add_number(b, "step", t->step);
-    json_builder_set_member_name(b, "status");
-    json_builder_add_int_value(b, t->status);
-    json_builder_set_member_name(b, "message");
-    json_builder_add_string_value(b, t->message);
-    json_builder_set_member_name(b, "truncated");
-    json_builder_add_boolean_value(b, t->truncated);
+    add_int(b, "status", t->status);
+    add_string(b, "message", t->message);
+    add_bool(b, "truncated", t->truncated);
     json_builder_set_member_name(b, "phases");
     json_builder_begin_array(b);
     for (int i = 0; i < t->nphases; ++i) {
         const MbsTracePhase *p = &t->phases[i];
         json_builder_begin_object(b);
-        json_builder_set_member_name(b, "kind");
-        json_builder_add_string_value(b, mbs_trace_phase_kind_name(p->kind));
-        json_builder_set_member_name(b, "iteration");
-        json_builder_add_int_value(b, p->iteration);
+        add_string(b, "kind", mbs_trace_phase_kind_name(p->kind));
+        add_int(b, "iteration", p->iteration);
         add_number(b, "residual", p->residual);
         add_number(b, "correction", p->correction);
         add_number(b, "bound", p->bound);
         add_number(b, "residual_after", p->residual_after);
         add_number(b, "constraint", p->constraint);
-        json_builder_set_member_name(b, "tangent_evaluated");
-        json_builder_add_boolean_value(b, p->tangent_evaluated);
-        json_builder_set_member_name(b, "converged");
-        json_builder_add_boolean_value(b, p->converged);
+        add_bool(b, "tangent_evaluated", p->tangent_evaluated);
+        add_bool(b, "converged", p->converged);
         json_builder_set_member_name(b, "matrices");
         json_builder_begin_array(b);
         for (int k = 0; k < p->matrix_count; ++k)
@@ -88,20 +100,13 @@ void esl_step_trace_to_json(const MbsTrace *t, JsonBuilder *b)
     for (int i = 0; i < t->nmatrices; ++i) {
         const MbsTraceMatrix *x = &t->matrices[i];
         json_builder_begin_object(b);
-        json_builder_set_member_name(b, "name");
-        json_builder_add_string_value(b, x->name);
-        json_builder_set_member_name(b, "formula");
-        json_builder_add_string_value(b, x->formula);
-        json_builder_set_member_name(b, "phase");
-        json_builder_add_int_value(b, x->phase);
-        json_builder_set_member_name(b, "rows");
-        json_builder_add_int_value(b, x->rows);
-        json_builder_set_member_name(b, "cols");
-        json_builder_add_int_value(b, x->cols);
-        json_builder_set_member_name(b, "nonzeros");
-        json_builder_add_int_value(b, x->nonzeros);
-        json_builder_set_member_name(b, "stored");
-        json_builder_add_boolean_value(b, x->stored);
+        add_string(b, "name", x->name);
+        add_string(b, "formula", x->formula);
+        add_int(b, "phase", x->phase);
+        add_int(b, "rows", x->rows);
+        add_int(b, "cols", x->cols);
+        add_int(b, "nonzeros", x->nonzeros);
+        add_bool(b, "stored", x->stored);
         /* the pattern as index lists, with the values */
         static const char *const keys[] = {"row_index", "col_index", "values"};
         for (int list = 0; list < 3 && x->stored; ++list) {

@@ -1046,11 +1046,7 @@ static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
             if (!isfinite(dq_norm))
                 break;
             double bound = tol * fmax(1.0, mbs_vec_norminf(n, a->q));
-            if (phase) {
-                phase->correction = dq_norm;
-                phase->bound = bound;
-                phase->converged = dq_norm <= bound;
-            }
+            mbs_trace_newton_end(phase, dq_norm, bound, dq_norm <= bound);
             if (dq_norm <= bound) {
                 converged = 1;
                 ++it;

@@ -794,11 +794,9 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
             f->trace ? mbs_trace_phase(f->trace, MBS_TRACE_POSITION_NEWTON, it + 1) : NULL;
         if (phase) {
             phase->residual = res;
-            phase->correction = corr;
-            phase->bound = tol;
             phase->constraint = mbs_vec_norm2(nr, R->phi);
-            phase->converged = done;
         }
+        mbs_trace_newton_end(phase, corr, tol, done);
         if (done) {
             converged = 1;
             if (!R->singular)
@@ -1493,11 +1491,7 @@ static int step_trapezoidal(MbsFormulation *f, MatrixR *R, double h, MbsError *e
             break;
         double bound = o->newton.tolerance * (1.0 + mbs_vec_norminf(d, R->zi));
         converged = corr <= bound;
-        if (phase) {
-            phase->correction = corr;
-            phase->bound = bound;
-            phase->converged = converged;
-        }
+        mbs_trace_newton_end(phase, corr, bound, converged);
     }
     f->monitors.newton_iterations = it;
     if (!converged)

@@ -625,11 +625,7 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
             break;
         double bound = s->newton.tolerance * (1.0 + mbs_vec_norminf(n, P->z));
         converged = corr <= bound;
-        if (phase) {
-            phase->correction = corr;
-            phase->bound = bound;
-            phase->converged = converged;
-        }
+        mbs_trace_newton_end(phase, corr, bound, converged);
     }
     mo->newton_iterations += it;
     if (!converged) {

@@ -115,6 +115,15 @@ MbsTracePhase *mbs_trace_phase(MbsTrace *t, MbsTracePhaseKind kind, int iteratio
     return p;
 }
 
+void mbs_trace_newton_end(MbsTracePhase *p, double correction, double bound, int converged)
+{
+    if (!p)
+        return;
+    p->correction = correction;
+    p->bound = bound;
+    p->converged = converged;
+}
+
 void mbs_trace_matrix_begin(MbsTrace *t, const char *name, const char *formula, int rows,
                             int cols)
 {

@@ -92,6 +92,9 @@ int mbs_formulation_trace_step(struct MbsFormulation *f, MbsTrace *t, MbsError *
 
 /* Begin a phase: the new record (NaN norms), or NULL when the buffer is full. */
 MbsTracePhase *mbs_trace_phase(MbsTrace *t, MbsTracePhaseKind kind, int iteration);
+/* The end of a Newton phase p (NULL: not traced): its correction, the bound it is tested
+ * against, and whether it met it. */
+void mbs_trace_newton_end(MbsTracePhase *p, double correction, double bound, int converged);
 /* A dense column-major matrix (leading dimension ld) for the last phase. */
 void mbs_trace_dense(MbsTrace *t, const char *name, const char *formula, int rows, int cols,
                      const double *A, int ld);

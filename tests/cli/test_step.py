@@ -2,23 +2,15 @@
 """eslabon-cli step (issue 12, step through one time step): the table and the JSON trace of a
 penalty and an ali3p step on the four-bar, and a clear word for a formulation it does not
 trace. Prints TAP."""
-import json, os, subprocess, sys
+import json, os, subprocess
 
-cli, source = sys.argv[1], sys.argv[2]
-four_bar = os.path.join(source, "models", "four-bar-spatial.json")
-count = failed = 0
+from sens_tap import cli, done, env, models, ok
 
-
-def ok(cond, what):
-    global count, failed
-    count += 1
-    failed += not cond
-    print(("ok" if cond else "not ok") + f" {count} - {what}", flush=True)
-    return cond
+four_bar = os.path.join(models, "four-bar-spatial.json")
 
 
 def run(*args):
-    return subprocess.run([cli, *args], capture_output=True, text=True, timeout=600)
+    return subprocess.run([cli, *args], capture_output=True, text=True, timeout=600, env=env)
 
 
 for form, jname in (("penalty", "Phi_z"), ("ali3p", "Phi_q")):
@@ -72,5 +64,4 @@ r = run("step", four_bar, "--formulation", "ssode")
 ok(r.returncode == 0 and "not traced" in r.stdout, "ssode: says it is not traced")
 r = run("step", four_bar, "--at", "-1")
 ok(r.returncode == 2 and "--at" in r.stderr, "a negative --at is refused")
-print(f"1..{count}")
-sys.exit(1 if failed else 0)
+done()

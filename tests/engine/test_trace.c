@@ -44,17 +44,27 @@ static const MbsTraceMatrix *find_matrix(const MbsTrace *t, const char *name)
     return NULL;
 }
 
-static void check(const char *form, const MbsModel *m)
+#define STEP 2e-3
+
+/* form on m with steps of STEP, or NULL (said). */
+static MbsFormulation *make(const char *form, const MbsModel *m)
 {
     MbsSettings s;
     MbsError err;
     mbs_settings_defaults(&s);
-    s.step = 2e-3;
+    s.step = STEP;
     MbsFormulation *f = mbs_formulation_new(form, m, &s, &err);
-    if (!tap_ok(f != NULL, "%s: created", form)) {
+    if (!tap_ok(f != NULL, "%s: created", form))
         tap_diag("%s", err.message);
+    return f;
+}
+
+static void check(const char *form, const MbsModel *m)
+{
+    MbsError err;
+    MbsFormulation *f = make(form, m);
+    if (!f)
         return;
-    }
     for (int k = 0; k < 100; ++k) /* into the motion: t = 0.2 s */
         if (mbs_formulation_step(f, &err))
             tap_diag("%s", err.message);
@@ -150,7 +160,7 @@ static void check(const char *form, const MbsModel *m)
             e.nat = mbs_natural_new(m, &err);
             e.rows = e.nat->m;
         }
-        double h = s.step, t1 = t0 + h, eps = 1e-6;
+        double h = STEP, t1 = t0 + h, eps = 1e-6;
         double *xp = calloc((size_t)n, sizeof(double));
         double *dense = calloc((size_t)e.rows * n, sizeof(double));
         double *phi_plus = calloc((size_t)e.rows, sizeof(double));
@@ -208,11 +218,8 @@ static void check(const char *form, const MbsModel *m)
 /* ssode integrates inside ARKODE: the trace says it is not traced instead of showing nothing. */
 static void check_untraced(const MbsModel *m)
 {
-    MbsSettings s;
     MbsError err;
-    mbs_settings_defaults(&s);
-    s.step = 2e-3;
-    MbsFormulation *f = mbs_formulation_new("ssode", m, &s, &err);
+    MbsFormulation *f = make("ssode", m);
     if (!f)
         return;
     MbsTrace *t = mbs_trace_new(f, &err);
@@ -227,12 +234,9 @@ static void check_untraced(const MbsModel *m)
  * count the corrections applied (the converged iteration's is not), and the step is unmoved. */
 static void check_matrix_r(const MbsModel *m)
 {
-    MbsSettings s;
     MbsError err;
-    mbs_settings_defaults(&s);
-    s.step = 2e-3;
-    MbsFormulation *f = mbs_formulation_new("matrix-r", m, &s, &err);
-    if (!tap_ok(f != NULL, "matrix-r: created"))
+    MbsFormulation *f = make("matrix-r", m);
+    if (!f)
         return;
     for (int k = 0; k < 100; ++k)
         mbs_formulation_step(f, &err);

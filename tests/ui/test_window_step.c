@@ -39,23 +39,10 @@ static EslStepView *find_view(void)
     return NULL;
 }
 
-static void save_screenshot(void)
-{
-    const char *path = g_getenv("ESL_SCREENSHOT");
-    if (!path)
-        return;
-    for (int i = 0; i < 50; i++)
-        while (g_main_context_iteration(NULL, FALSE))
-            ;
-    const char *argv[] = {"import", "-window", "root", path, NULL};
-    g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL,
-                 NULL);
-}
-
 static gboolean finish(gpointer data)
 {
     StepTest *s = data;
-    save_screenshot();
+    save_screenshot_if_asked();
     GdkDisplay *display = gdk_display_get_default();
     GdkMonitor *monitor =
         GDK_MONITOR(g_list_model_get_item(gdk_display_get_monitors(display), 0));

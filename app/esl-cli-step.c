@@ -13,6 +13,7 @@
 #include "esl-cli.h"
 #include "esl-model-file.h"
 #include "esl-models-dir.h"
+#include "esl-settings-json.h"
 #include "esl-step-trace.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(MbsModel, mbs_model_free)
@@ -123,10 +124,8 @@ int esl_cli_step(int argc, char **argv)
     if (json) {
         g_autoptr(JsonBuilder) b = json_builder_new();
         esl_step_trace_to_json(t, b);
-        g_autoptr(JsonGenerator) gen = json_generator_new();
         g_autoptr(JsonNode) root = json_builder_get_root(b);
-        json_generator_set_root(gen, root);
-        g_autofree char *text = json_generator_to_data(gen, NULL);
+        g_autofree char *text = esl_json_generate(root, FALSE);
         printf("%s\n", text);
     } else {
         print_table(t, m->name);

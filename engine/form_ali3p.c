@@ -954,7 +954,6 @@ static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
     size_t N = (size_t)n;
     double beta = a->beta, gamma = a->gamma, alpha = a->alpha_eff;
     a->h = h;
-    a->trace = f->trace;
     const double alpha_start = alpha;
     double t = f->time + h;
     if (n == 0) {
@@ -962,6 +961,7 @@ static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
         mo->time = t;
         return 0;
     }
+    a->trace = f->trace; /* NULL again when the step returns */
     memcpy(a->q0, a->q, N * sizeof(double));
     memcpy(a->qd0, a->qd, N * sizeof(double));
     memcpy(a->qdd0, a->qdd, N * sizeof(double));

@@ -1,5 +1,6 @@
 /* The plot board; see esl-plot-board.h. */
 #include "esl-plot-board.h"
+#include "esl-number.h"
 #include "esl-template.h"
 
 #include <glib/gi18n.h>
@@ -116,6 +117,18 @@ void esl_plot_board_prepare_single(EslPlotBoard *self)
     esl_plot_add_series(self->plot_newton, _("Newton iterations"), &palette[0], FALSE);
     esl_plot_add_series(self->plot_newton, _("Jacobian evaluations"), &palette[1], FALSE);
     esl_plot_add_series(self->plot_step_size, _("internal step"), &palette[5], FALSE);
+    esl_plot_set_title(self->plot_step_size, _("Integrator step size"));
+}
+
+/* A fixed-step formulation has no step-size history: the plot says which step it took, as its
+ * title and a flat line over [0, duration], instead of staying empty (issue 12). */
+void esl_plot_board_set_fixed_step(EslPlotBoard *self, double step, double duration)
+{
+    g_autofree char *h = esl_number_to_text(step, 0, NULL);
+    g_autofree char *title = g_strdup_printf(_("Fixed step h = %s s"), h);
+    esl_plot_set_title(self->plot_step_size, title);
+    esl_plot_append(self->plot_step_size, 0, 0.0, step);
+    esl_plot_append(self->plot_step_size, 0, duration, step);
 }
 
 void esl_plot_board_set_step_sizes(EslPlotBoard *self, const EslInternalStep *steps, int n)

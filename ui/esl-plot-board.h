@@ -27,6 +27,9 @@ void esl_plot_board_add_run(EslPlotBoard *self, int k, const char *name,
 /* The step-size history of the single run (error-controlled integrators; after
  * esl_plot_board_prepare_single): one point per internal step, at the time it ended. */
 void esl_plot_board_set_step_sizes(EslPlotBoard *self, const EslInternalStep *steps, int n);
+/* Title the step-size plot "Fixed step h = step" and draw step over [0, duration]
+ * (formulations without internal steps). */
+void esl_plot_board_set_fixed_step(EslPlotBoard *self, double step, double duration);
 /* A sensitivity run (replacing the monitor plots until the next clear or prepare_single): per
  * objective a plot of the running gradient, one series per parameter, and the gradient table.
  * Shows at most ESL_PLOT_BOARD_MAX_OBJECTIVE_PLOTS objectives' plots (the table has all). */

@@ -181,6 +181,9 @@ void esl_window_start_run(EslWindow *self)
     self->run_duration = settings.duration;
     esl_run_browser_unselect_all(ESL_RUN_BROWSER(self->run_browser));
     esl_plot_board_prepare_single(ESL_PLOT_BOARD(self->plot_board));
+    if (!klass->own_steps)
+        esl_plot_board_set_fixed_step(ESL_PLOT_BOARD(self->plot_board), settings.step,
+                                      settings.duration);
     esl_window_set_history(self, NULL, TRUE);
     self->history = g_ptr_array_new_with_free_func((GDestroyNotify)esl_run_sample_free);
     esl_playback_bar_set_range(ESL_PLAYBACK_BAR(self->playback_bar), settings.duration, 0);
@@ -324,6 +327,10 @@ static void load_single_run(EslWindow *self, gint64 run_id)
         esl_plot_board_set_step_sizes(ESL_PLOT_BOARD(self->plot_board),
                                       (const EslInternalStep *)(void *)steps->data,
                                       (int)steps->len);
+    const MbsFormulationClass *run_class = mbs_formulation_find(info->formulation);
+    if (run_class && !run_class->own_steps)
+        esl_plot_board_set_fixed_step(ESL_PLOT_BOARD(self->plot_board), info->settings.step,
+                                      h->n > 0 ? h->monitors[h->n - 1].time : 0.0);
     g_autoptr(GError) sensitivity_error = NULL;
     g_autoptr(EslSensitivityRun) sensitivity =
         esl_project_run_is_sensitivity(self->project, run_id)

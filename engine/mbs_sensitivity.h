@@ -56,8 +56,8 @@ typedef struct {
     int history_every;              /* grid steps between history calls (< 1: 1) */
     MbsSensitivityStateHistory state_history; /* optional; with history_every */
     void *state_history_data;
-    /* optional, read between steps (direct methods of penalty and ali3p) and between runs
-     * (fd): nonzero ends the computation with MBS_FATAL and "stopped" (another thread sets it) */
+    /* optional, read between steps (direct methods of penalty and ali3p; matrix-r's forward
+     * run, recomputed segments and backward sweep) and between runs (fd): nonzero ends the computation with MBS_FATAL and "stopped" (another thread sets it) */
     const volatile int *stop;
 } MbsSensitivityProblem;
 

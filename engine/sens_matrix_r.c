@@ -1121,7 +1121,8 @@ static int registry_sensitivity(const MbsSensitivityProblem *p, MbsSensMethod me
     History h = {.p = p};
     MbsSensResult out;
     int status = objectives_sensitivity(p->model, p->settings, p->objectives, p->nobjectives,
-                                        p->parameters, p->nparameters, method, NULL,
+                                        p->parameters, p->nparameters, method,
+                                        p->method_options,
                                         p->settings->duration,
                                         /* histories run forward in time: direct only */
                                         p->history && method == MBS_SENS_DIRECT ? history_sample

@@ -2,27 +2,15 @@
 """eslabon-cli sensitivity's flags of the methods' own settings tables (issue 10): matrix-r's
 --sensitivity-adjoint-memory and --sensitivity-parameter-step reach the engine, other
 formulations refuse them. Prints TAP."""
-import json, os, subprocess, sys
+import subprocess
 
-cli, source = sys.argv[1], sys.argv[2]
-five_bar = os.path.join(source, "models", "five-bar.json")
-count = failed = 0
-
-
-def ok(cond, what):
-    global count, failed
-    count += 1
-    failed += not cond
-    print(("ok" if cond else "not ok") + f" {count} - {what}", flush=True)
-    return cond
+from sens_tap import cli, done, ok, sens
 
 
 def sensitivity(formulation, *args):
-    r = subprocess.run([cli, "sensitivity", five_bar, "--formulation", formulation, "--json",
-                        "--step", "0.01", "--duration", "0.5", "--objectives", "psi1",
-                        "--parameters", "Ls1", *args], capture_output=True, text=True,
-                       timeout=300)
-    return r, (json.loads(r.stdout)["gradient"][0][0] if r.returncode == 0 else None)
+    r, out = sens("five-bar.json", "--formulation", formulation, "--step", "0.01", "--duration",
+                  "0.5", "--objectives", "psi1", "--parameters", "Ls1", *args)
+    return r, (out["gradient"][0][0] if out else None)
 
 
 help_text = subprocess.run([cli, "sensitivity", "--help"], capture_output=True, text=True).stdout
@@ -47,5 +35,4 @@ ok(r.returncode == 2, "a value that does not parse: exit 2 " + r.stderr.strip())
 r, _ = sensitivity("penalty", "--method", "direct", "--sensitivity-adjoint-memory", "4")
 ok(r.returncode == 2 and "not a setting of penalty" in r.stderr,
    "penalty refuses it: " + r.stderr.strip())
-print(f"1..{count}")
-sys.exit(1 if failed else 0)
+done()

@@ -1265,6 +1265,7 @@ const MbsFormulationClass mbs_ali3p_class = {
     .description = MBS_N_("Index-3 augmented Lagrangian with velocity and acceleration "
                           "projections in natural coordinates (paper 004)"),
     .settings = &ali3p_settings,
+    .tangent_offers_analytical = 1,
     .init = ali3p_init,
     .step = ali3p_step,
     .finalize = ali3p_finalize,

@@ -782,6 +782,7 @@ const MbsFormulationClass mbs_penalty_class = {
                           "acceleration projections (papers 000, 003)"),
     .settings = &penalty_settings,
     .tangent_offers_dual = 1,
+    .tangent_offers_analytical = 1,
     .init = penalty_init,
     .step = penalty_step,
     .finalize = penalty_finalize,

@@ -154,6 +154,13 @@ int mbs_formulation_offers_jacobian(const MbsFormulationClass *k, MbsJacobianMet
     return !mbs_jacobian_method_needs_dual(method) || k->tangent_offers_dual;
 }
 
+int mbs_formulation_offers_choice(const MbsFormulationClass *k, const MbsSetting *d, int choice)
+{
+    if (k && d->choices == mbs_jacobian_method_names)
+        return mbs_formulation_offers_jacobian(k, (MbsJacobianMethod)choice);
+    return 1;
+}
+
 int mbs_formulation_check_settings(const MbsFormulationClass *k, const MbsModel *m,
                                    const MbsSettings *s, MbsError *err)
 {

@@ -174,6 +174,9 @@ void *mbs_settings_value_for(MbsSettings *s, const char *formulation, const char
  * ad-sparse where tangent_offers_dual, analytical where tangent_offers_analytical): the one
  * table the run panel, compare and run --jacobian read. */
 int mbs_formulation_offers_jacobian(const MbsFormulationClass *k, MbsJacobianMethod method);
+/* Whether choice `choice` of setting d is one formulation k offers (the jacobian setting's
+ * methods by mbs_formulation_offers_jacobian; every other choice is offered). */
+int mbs_formulation_offers_choice(const MbsFormulationClass *k, const MbsSetting *d, int choice);
 int mbs_formulation_check_settings(const MbsFormulationClass *k, const MbsModel *m,
                                    const MbsSettings *s, MbsError *err);
 

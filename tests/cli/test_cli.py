@@ -248,6 +248,20 @@ ok(r.returncode == 0 and all(x["status"] == "finished" for x in cmp["runs"])
    and "penalty keeps" not in r.stderr,
    "compare --jacobian ad-sparse: penalty uses it, ali3p says it keeps its default: "
    + r.stderr.strip().replace("\n", " | "))
+# matrix-r runs twice (the reference and itself) and refuses analytical once
+r = run("compare", four_bar, "--step", "0.01", "--duration", "0.1", "--formulations",
+        "matrix-r,ali3p", "--jacobian", "analytical")
+ok(r.returncode == 0 and r.stderr.count("matrix-r keeps its default Jacobian method") == 1
+   and "does not offer the Jacobian method 'analytical'" in r.stderr
+   and "ali3p keeps" not in r.stderr,
+   "compare --jacobian analytical: matrix-r's refusal printed once, ali3p uses it: "
+   + r.stderr.strip().replace("\n", " | "))
+stiff_vehicle = os.path.join(models, "stiff-vehicle.json")
+r = run("run", stiff_vehicle, "--formulation", "ali3p", "--jacobian", "analytical",
+        "--duration", "0.05", "--json")
+ok(r.returncode == 0 and json.loads(r.stdout).get("status", "finished") == "finished",
+   "run stiff-vehicle ali3p --jacobian analytical (tyres, springs) finishes: "
+   + r.stderr.strip())
 r = run("compare", four_bar, "--jacobian", "automatic")
 ok(r.returncode == 2 and "unknown Jacobian method 'automatic'" in r.stderr,
    "compare refuses an unknown Jacobian method: " + r.stderr.strip())

@@ -262,6 +262,11 @@ r = run("run", stiff_vehicle, "--formulation", "ali3p", "--jacobian", "analytica
 ok(r.returncode == 0 and json.loads(r.stdout).get("status", "finished") == "finished",
    "run stiff-vehicle ali3p --jacobian analytical (tyres, springs) finishes: "
    + r.stderr.strip())
+r = run("run", "--help")
+ali3p_help = next((line for line in r.stdout.splitlines() if line.strip().startswith("ali3p:")), "")
+ok("--jacobian nd-forward|nd-central|nd-sparse|analytical (" in ali3p_help
+   and "|ad|" not in ali3p_help,
+   "run --help lists for ali3p only the Jacobian methods it offers: " + ali3p_help.strip()[:160])
 r = run("compare", four_bar, "--jacobian", "automatic")
 ok(r.returncode == 2 and "unknown Jacobian method 'automatic'" in r.stderr,
    "compare refuses an unknown Jacobian method: " + r.stderr.strip())

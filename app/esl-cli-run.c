@@ -24,7 +24,7 @@
 typedef struct {
     char *formulation;
     char **set;
-    char *output, *project, *points;
+    char *output, *project, *points, *variables;
     double output_step;
     gboolean json;
 } RunOptions;
@@ -100,6 +100,7 @@ int esl_cli_run(int argc, char **argv)
         {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.set, "Override a model parameter", "NAME=VALUE"},
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "Write the history as CSV", "FILE"},
         {"points", 0, 0, G_OPTION_ARG_STRING, &o.points, "Add each point's position and velocity to the CSV history", "BODY:POINT,..."},
+        {"variables", 0, 0, G_OPTION_ARG_STRING, &o.variables, "Add these variables (joint angles and rates, body energies...) to the CSV history", "NAME,..."},
         {"output-step", 0, 0, G_OPTION_ARG_DOUBLE, &o.output_step, "Write a CSV row every DT seconds (a multiple of the step)", "DT"},
         {"project", 'p', 0, G_OPTION_ARG_FILENAME, &o.project, "Store the run in a project", "FILE"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print the summary as JSON", NULL},
@@ -115,6 +116,7 @@ int esl_cli_run(int argc, char **argv)
     g_autoptr(GError) error = NULL;
     g_autoptr(GArray) overrides = g_array_new(FALSE, FALSE, sizeof(EslParameterOverride));
     g_autoptr(GArray) points = NULL;
+    g_autoptr(GArray) variables = NULL;
     int status = 1;
     MbsModel *m = NULL;
     MbsFormulation *f = NULL;
@@ -134,8 +136,9 @@ int esl_cli_run(int argc, char **argv)
         status = 2;
         goto out;
     }
-    if ((o.points || o.output_step != 0.0) && !o.output) {
-        fprintf(stderr, "eslabon-cli run: --points and --output-step need --output FILE\n");
+    if ((o.points || o.variables || o.output_step != 0.0) && !o.output) {
+        fprintf(stderr,
+                "eslabon-cli run: --points, --variables and --output-step need --output FILE\n");
         status = 2;
         goto out;
     }
@@ -193,6 +196,21 @@ int esl_cli_run(int argc, char **argv)
         status = 2;
         goto out;
     }
+    if (o.variables && !(variables = esl_variables_parse(m, o.variables, &error))) {
+        fprintf(stderr, "eslabon-cli run: --variables: %s\n", error->message);
+        status = 2;
+        goto out;
+    }
+    for (guint i = 0; variables && i < variables->len; i++) {
+        const EslVariable *v = &g_array_index(variables, EslVariable, i);
+        if (!esl_variable_is_instantaneous(v)) {
+            g_autofree char *name = esl_variable_name(m, v);
+            fprintf(stderr, "eslabon-cli run: --variables: '%s' is an acceleration, which the "
+                            "history does not have at a single state\n", name);
+            status = 2;
+            goto out;
+        }
+    }
     if (o.output) {
         csv = fopen(o.output, "w");
         if (!csv) {
@@ -207,6 +225,9 @@ int esl_cli_run(int argc, char **argv)
                                         (int)points->len, csv_every);
     else
         esl_run_recorder_set_csv_points(recorder, NULL, 0, csv_every);
+    if (variables)
+        esl_run_recorder_set_csv_variables(recorder, (const EslVariable *)(void *)variables->data,
+                                           (int)variables->len);
     esl_run_recorder_set_csv(recorder, csv);
     if (o.project) {
         project = esl_project_open(o.project, TRUE, &error);
@@ -278,6 +299,7 @@ out:
     g_free(o.output);
     g_free(o.project);
     g_free(o.points);
+    g_free(o.variables);
     g_strfreev(o.set);
     esl_setting_flags_clear(&flags);
     return status;

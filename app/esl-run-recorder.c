@@ -49,6 +49,10 @@ struct _EslRunRecorder {
     const MbsModel *model;
     int *csv_points, ncsv_points;
     double *csv_xyz, *csv_v; /* 3 per point */
+    EslVariable *csv_variables;
+    int ncsv_variables;
+    double *csv_previous;                   /* last value of each variable (angle unwrapping) */
+    double *csv_poses, *csv_body_velocities, *csv_violations; /* the state at a row */
     EslProject *project;
     gint64 run_id;
     GArray *monitors, *poses, *violations; /* samples not yet stored */
@@ -89,6 +93,11 @@ void esl_run_recorder_free(EslRunRecorder *r)
     g_free(r->csv_points);
     g_free(r->csv_xyz);
     g_free(r->csv_v);
+    g_free(r->csv_variables);
+    g_free(r->csv_previous);
+    g_free(r->csv_poses);
+    g_free(r->csv_body_velocities);
+    g_free(r->csv_violations);
     g_free(r);
 }
 
@@ -121,7 +130,29 @@ void esl_run_recorder_set_csv(EslRunRecorder *r, FILE *csv)
         return;
     csv_header(csv);
     esl_points_write_header(csv, r->model, r->csv_points, r->ncsv_points);
+    for (int i = 0; i < r->ncsv_variables; i++) {
+        g_autofree char *name = esl_variable_name(r->model, &r->csv_variables[i]);
+        fprintf(csv, ",%s", name);
+    }
     fputc('\n', csv);
+}
+
+void esl_run_recorder_set_csv_variables(EslRunRecorder *r, const EslVariable *variables,
+                                        int nvariables)
+{
+    const MbsModel *m = r->model;
+    g_free(r->csv_variables);
+    g_free(r->csv_previous);
+    r->ncsv_variables = MAX(nvariables, 0);
+    r->csv_variables = g_memdup2(variables, sizeof(EslVariable) * (gsize)r->ncsv_variables);
+    r->csv_previous = g_new(double, (gsize)r->ncsv_variables + 1);
+    for (int i = 0; i < r->ncsv_variables; i++)
+        r->csv_previous[i] = NAN;
+    if (!r->csv_poses) {
+        r->csv_poses = g_new0(double, 12 * (gsize)m->nbodies + 1);
+        r->csv_body_velocities = g_new0(double, 6 * (gsize)m->nbodies + 1);
+        r->csv_violations = g_new0(double, (gsize)m->njoints + 1);
+    }
 }
 
 void esl_run_recorder_set_csv_points(EslRunRecorder *r, const int *points, int npoints,
@@ -144,6 +175,21 @@ static void csv_points_row(EslRunRecorder *r, const MbsFormulation *f)
         mbs_formulation_point_velocity(f, r->csv_points[i], r->csv_v + 3 * i);
     }
     esl_points_write_values(r->csv, r->csv_xyz, r->csv_v, r->ncsv_points);
+    if (r->ncsv_variables > 0) {
+        const MbsModel *m = r->model;
+        for (int b = 0; b < m->nbodies; b++)
+            mbs_formulation_body_pose(f, b, r->csv_poses + 12 * b, r->csv_poses + 12 * b + 9);
+        esl_body_velocities_from_formulation(f, r->csv_body_velocities);
+        for (int j = 0; j < m->njoints; j++)
+            r->csv_violations[j] = f->klass->joint_violation(f, j);
+    }
+    for (int i = 0; i < r->ncsv_variables; i++) {
+        const EslVariable *v = &r->csv_variables[i];
+        double value = esl_variable_value(r->model, v, r->csv_poses, r->csv_body_velocities,
+                                          r->csv_violations);
+        r->csv_previous[i] = esl_variable_unwrap(v, r->csv_previous[i], value);
+        fprintf(r->csv, ",%.12g", r->csv_previous[i]);
+    }
     fputc('\n', r->csv);
 }
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "esl-project.h"
+#include "esl-variables.h"
 #include "mbs_run.h"
 
 G_BEGIN_DECLS
@@ -50,6 +51,10 @@ void esl_run_recorder_set_csv(EslRunRecorder *recorder, FILE *csv);
  * the last grid step `last` of set_sample_every always has one). */
 void esl_run_recorder_set_csv_points(EslRunRecorder *recorder, const int *points, int npoints,
                                      long every);
+/* Before set_csv: add after the point columns one column per variable (esl-variables.h, named
+ * as esl_variable_name), computed from the formulation's exact state at every CSV row. */
+void esl_run_recorder_set_csv_variables(EslRunRecorder *recorder, const EslVariable *variables,
+                                        int nvariables);
 /* Store the samples in run_id of project (borrowed), in batches. */
 void esl_run_recorder_set_project(EslRunRecorder *recorder, EslProject *project, gint64 run_id);
 void esl_run_recorder_set_sample_func(EslRunRecorder *recorder, EslRunSampleFunc func,

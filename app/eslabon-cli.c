@@ -14,7 +14,8 @@ typedef struct {
 static const Command commands[] = {
     {"run", esl_cli_run,
      "run MODEL [--formulation NAME] [--step H] [--duration T] [--SETTING VALUE]...\n"
-     "            [--set PARAM=VALUE]... [--output history.csv [--points BODY:POINT,...] [--output-step DT]] [--project FILE] [--json]\n"
+     "            [--set PARAM=VALUE]... [--output history.csv [--points BODY:POINT,...]\n"
+     "            [--variables NAME,...] [--output-step DT]] [--project FILE] [--json]\n"
      "            (settings: run --help, formulations)"},
     {"sensitivity", esl_cli_sensitivity,
      "sensitivity MODEL [--formulation NAME] [--method direct|adjoint|fd] [--objectives A,B]\n"

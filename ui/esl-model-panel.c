@@ -396,11 +396,14 @@ static GMenu *plot_menu_for(const MbsModel *m, int source, int index)
                                          N_("Plot %s: Acceleration")};
     for (int k = 0; k < esl_variable_kind_count; k++) {
         const EslVariableKind *kind = &esl_variable_kinds[k];
-        if (source == ESL_SOURCE_JOINT && kind->element == ESL_VARIABLE_JOINT) {
+        gboolean joint = source == ESL_SOURCE_JOINT && kind->element == ESL_VARIABLE_JOINT;
+        gboolean body = source == ESL_SOURCE_BODY && kind->element == ESL_VARIABLE_BODY;
+        if ((joint || body) && esl_variable_applies(m, kind, index)) {
             EslVariable v = {kind, index};
             g_autofree char *name = esl_variable_name(m, &v);
-            g_autofree char *label = g_strdup_printf(_("Plot %s: %s"), m->joints[index].name,
-                                                     _(kind->description));
+            g_autofree char *label = g_strdup_printf(
+                _("Plot %s: %s"), joint ? m->joints[index].name : m->bodies[index].name,
+                _(kind->description));
             g_autoptr(GMenuItem) item = g_menu_item_new(label, NULL);
             g_menu_item_set_action_and_target_value(item, "win.plot-variable",
                                                     g_variant_new_string(name));

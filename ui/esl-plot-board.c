@@ -13,7 +13,9 @@ struct _EslPlotBoard {
     GtkWidget *plot_grid; /* template */
     EslPlot *plot_energy, *plot_drift, *plot_constraints, *plot_timing, *plot_newton;
     EslPlot *plot_step_size; /* internal steps of error-controlled integrators (ssode) */
-    EslPlot *plot_variables; /* variables the user chose (esl_plot_board_add_variable) */
+    GPtrArray *variable_plots; /* EslPlot (owned) of the variables the user chose, in order */
+    int current_plot;          /* the one variables go to, or -1 */
+    double link_x0, link_x1;   /* the time range of the last zoom or pan (NAN: none) */
     double energy0; /* total energy of the single run's first sample */
     GPtrArray *sensitivity_plots; /* EslPlot per objective of a sensitivity run (borrowed) */
     GtkWidget *gradient_table;    /* or NULL */
@@ -21,7 +23,7 @@ struct _EslPlotBoard {
 
 G_DEFINE_FINAL_TYPE(EslPlotBoard, esl_plot_board, GTK_TYPE_WIDGET)
 
-enum { SIGNAL_CURSOR_MOVED, N_SIGNALS };
+enum { SIGNAL_CURSOR_MOVED, SIGNAL_PLOTS_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static const GdkRGBA palette[] = {
@@ -54,25 +56,36 @@ static void hide_sensitivity(EslPlotBoard *self)
         gtk_widget_set_visible(GTK_WIDGET(monitor_plots(self, plots)[i]), TRUE);
 }
 
-/* The Variables plot takes the place of the timing and step-size plots while it is shown: a third row would
- * not fit at 1280x720 (and a hidden child would keep its share of the homogeneous rows). */
+static EslPlot *current_variable_plot(EslPlotBoard *self)
+{
+    return self->current_plot >= 0 ? self->variable_plots->pdata[self->current_plot] : NULL;
+}
+
+/* The variable plots take the place of the second row's plots while they are shown (a third
+ * row would not fit at 1280x720; a hidden child would keep its share of the homogeneous rows):
+ * one plot spans the timing and step-size cells, two take one each, a third the Newton cell. */
 static void show_variables(EslPlotBoard *self, gboolean show)
 {
-    GtkWidget *plot = GTK_WIDGET(self->plot_variables);
-    gboolean attached = gtk_widget_get_parent(plot) != NULL;
-    if (show && !attached)
-        gtk_grid_attach(GTK_GRID(self->plot_grid), plot, 0, 1, 2, 1);
-    else if (!show && attached)
-        gtk_grid_remove(GTK_GRID(self->plot_grid), plot);
+    guint n = show ? self->variable_plots->len : 0;
+    for (guint i = 0; i < self->variable_plots->len; i++) {
+        GtkWidget *plot = self->variable_plots->pdata[i];
+        if (gtk_widget_get_parent(plot))
+            gtk_grid_remove(GTK_GRID(self->plot_grid), plot);
+        if (i < n)
+            gtk_grid_attach(GTK_GRID(self->plot_grid), plot, (int)i, 1, n == 1 ? 2 : 1, 1);
+    }
+    gtk_widget_set_visible(GTK_WIDGET(self->plot_timing), n == 0);
+    gtk_widget_set_visible(GTK_WIDGET(self->plot_step_size), n == 0);
+    gtk_widget_set_visible(GTK_WIDGET(self->plot_newton), n < 3);
 }
 
 void esl_plot_board_clear(EslPlotBoard *self)
 {
     hide_sensitivity(self);
-    esl_plot_clear(self->plot_variables);
     show_variables(self, FALSE);
-    gtk_widget_set_visible(GTK_WIDGET(self->plot_timing), TRUE);
-    gtk_widget_set_visible(GTK_WIDGET(self->plot_step_size), TRUE);
+    g_ptr_array_set_size(self->variable_plots, 0);
+    self->current_plot = -1;
+    g_signal_emit(self, signals[SIGNAL_PLOTS_CHANGED], 0);
     esl_plot_clear(self->plot_energy);
     esl_plot_clear(self->plot_drift);
     esl_plot_clear(self->plot_constraints);
@@ -210,7 +223,7 @@ GtkWidget *esl_plot_board_gradient_table(EslPlotBoard *self)
     return self->gradient_table;
 }
 
-/* The plots by the names esl_plot_board_present takes. */
+/* The plots by the names esl_plot_board_present takes ("variables": the current one). */
 static EslPlot *plot_named(EslPlotBoard *self, const char *name)
 {
     const struct {
@@ -219,7 +232,7 @@ static EslPlot *plot_named(EslPlotBoard *self, const char *name)
     } plots[] = {{"energy", self->plot_energy},           {"drift", self->plot_drift},
                  {"constraints", self->plot_constraints}, {"timing", self->plot_timing},
                  {"newton", self->plot_newton},           {"step-size", self->plot_step_size},
-                 {"variables", self->plot_variables}};
+                 {"variables", current_variable_plot(self)}};
     for (size_t i = 0; i < G_N_ELEMENTS(plots); i++)
         if (g_strcmp0(plots[i].name, name) == 0)
             return plots[i].plot;
@@ -228,48 +241,163 @@ static EslPlot *plot_named(EslPlotBoard *self, const char *name)
 
 gboolean esl_plot_board_present(EslPlotBoard *self, const char *name, double zoom)
 {
+    if (g_strcmp0(name, "variables") == 0 && self->current_plot < 0)
+        esl_plot_board_add_plot(self);
     EslPlot *chosen = name ? plot_named(self, name) : NULL;
     if (name && !chosen)
         return FALSE;
     EslPlot *all[] = {self->plot_energy, self->plot_drift,  self->plot_constraints,
                       self->plot_timing, self->plot_newton, self->plot_step_size};
-    gboolean variables = esl_plot_get_n_series(self->plot_variables) > 0;
-    show_variables(self, chosen ? chosen == self->plot_variables : variables);
-    esl_plot_set_zoom(self->plot_variables, chosen ? zoom : 1.0);
+    EslPlot *variables = current_variable_plot(self);
     /* homogeneous rows would keep the hidden row's share */
     gtk_grid_set_row_homogeneous(GTK_GRID(self->plot_grid), !chosen);
     gtk_grid_set_column_homogeneous(GTK_GRID(self->plot_grid), !chosen);
+    show_variables(self, FALSE);
     for (size_t i = 0; i < G_N_ELEMENTS(all); i++) {
-        gtk_widget_set_visible(GTK_WIDGET(all[i]),
-                               chosen ? all[i] == chosen
-                                      : !(variables && (all[i] == self->plot_timing ||
-                                                        all[i] == self->plot_step_size)));
+        gtk_widget_set_visible(GTK_WIDGET(all[i]), !chosen || all[i] == chosen);
         esl_plot_set_zoom(all[i], chosen ? zoom : 1.0);
     }
+    if (!chosen)
+        show_variables(self, TRUE);
+    else if (chosen == variables)
+        gtk_grid_attach(GTK_GRID(self->plot_grid), GTK_WIDGET(variables), 0, 1, 2, 1);
+    for (guint i = 0; i < self->variable_plots->len; i++)
+        esl_plot_set_zoom(self->variable_plots->pdata[i], chosen ? zoom : 1.0);
     return TRUE;
 }
 
 int esl_plot_board_add_variable(EslPlotBoard *self, const char *name, gboolean log_y,
                                 const double *t, const double *y, int n)
 {
-    EslPlot *plot = self->plot_variables;
+    if (self->current_plot < 0)
+        esl_plot_board_add_plot(self);
+    EslPlot *plot = current_variable_plot(self);
+    int series = esl_plot_find_series(plot, name);
+    if (series >= 0)
+        return series;
     int k = esl_plot_get_n_series(plot);
     if (k == 0)
         esl_plot_set_log_y(plot, log_y);
-    int series = esl_plot_add_series(plot, name, &palette[k % G_N_ELEMENTS(palette)],
-                                     k >= (int)G_N_ELEMENTS(palette));
+    series = esl_plot_add_series(plot, name, &palette[k % G_N_ELEMENTS(palette)],
+                                 k >= (int)G_N_ELEMENTS(palette));
     esl_plot_append_many(plot, series, t, y, n);
-    show_variables(self, TRUE);
-    gtk_widget_set_visible(GTK_WIDGET(self->plot_timing), FALSE);
-    gtk_widget_set_visible(GTK_WIDGET(self->plot_step_size), FALSE);
+    g_signal_emit(self, signals[SIGNAL_PLOTS_CHANGED], 0);
     return series;
+}
+
+static void on_variable_plot_pressed(GtkGestureClick *gesture, int n_press, double x, double y,
+                                     EslPlotBoard *self)
+{
+    (void)n_press;
+    (void)x;
+    (void)y;
+    GtkWidget *plot = gtk_event_controller_get_widget(GTK_EVENT_CONTROLLER(gesture));
+    guint index;
+    if (g_ptr_array_find(self->variable_plots, plot, &index))
+        esl_plot_board_set_current_plot(self, (int)index);
+}
+
+/* Titles name the plots in order: "Variables", "Variables 2"...; the current one is marked
+ * with a dot when there are several. */
+static void retitle_variable_plots(EslPlotBoard *self)
+{
+    for (guint i = 0; i < self->variable_plots->len; i++) {
+        g_autofree char *title = i == 0 ? g_strdup(_("Variables"))
+                                        : g_strdup_printf(_("Variables %d"), (int)i + 1);
+        g_autofree char *marked =
+            self->variable_plots->len > 1 && (int)i == self->current_plot
+                ? g_strdup_printf("● %s", title) /* short: a third of the row at 1280x720 */
+                : g_strdup(title);
+        esl_plot_set_title(self->variable_plots->pdata[i], marked);
+    }
+}
+
+int esl_plot_board_add_plot(EslPlotBoard *self)
+{
+    if (self->variable_plots->len >= ESL_PLOT_BOARD_MAX_VARIABLE_PLOTS)
+        return -1;
+    EslPlot *plot =
+        g_object_ref(make_plot(self, _("Variables"), _("value (SI units)"), FALSE, 0, 1, 1));
+    gtk_grid_remove(GTK_GRID(self->plot_grid), GTK_WIDGET(plot)); /* placed by show_variables */
+    GtkGesture *press = gtk_gesture_click_new();
+    gtk_event_controller_set_propagation_phase(GTK_EVENT_CONTROLLER(press), GTK_PHASE_CAPTURE);
+    g_signal_connect(press, "pressed", G_CALLBACK(on_variable_plot_pressed), self);
+    gtk_widget_add_controller(GTK_WIDGET(plot), GTK_EVENT_CONTROLLER(press));
+    if (isfinite(self->link_x0))
+        esl_plot_set_time_range(plot, self->link_x0, self->link_x1);
+    if (!isnan(esl_plot_get_cursor(self->plot_energy)))
+        esl_plot_set_cursor(plot, esl_plot_get_cursor(self->plot_energy));
+    g_ptr_array_add(self->variable_plots, plot);
+    self->current_plot = (int)self->variable_plots->len - 1;
+    retitle_variable_plots(self);
+    show_variables(self, TRUE);
+    g_signal_emit(self, signals[SIGNAL_PLOTS_CHANGED], 0);
+    return self->current_plot;
+}
+
+void esl_plot_board_remove_plot(EslPlotBoard *self, int index)
+{
+    g_return_if_fail(index >= 0 && (guint)index < self->variable_plots->len);
+    show_variables(self, FALSE);
+    g_ptr_array_remove_index(self->variable_plots, (guint)index);
+    int n = (int)self->variable_plots->len;
+    if (self->current_plot >= n || self->current_plot > index)
+        self->current_plot--;
+    if (n > 0 && self->current_plot < 0)
+        self->current_plot = 0;
+    retitle_variable_plots(self);
+    show_variables(self, TRUE);
+    g_signal_emit(self, signals[SIGNAL_PLOTS_CHANGED], 0);
+}
+
+int esl_plot_board_get_n_plots(EslPlotBoard *self)
+{
+    return (int)self->variable_plots->len;
+}
+
+EslPlot *esl_plot_board_get_plot(EslPlotBoard *self, int index)
+{
+    g_return_val_if_fail(index >= 0 && (guint)index < self->variable_plots->len, NULL);
+    return self->variable_plots->pdata[index];
+}
+
+int esl_plot_board_get_current_plot(EslPlotBoard *self)
+{
+    return self->current_plot;
+}
+
+void esl_plot_board_set_current_plot(EslPlotBoard *self, int index)
+{
+    g_return_if_fail(index >= 0 && (guint)index < self->variable_plots->len);
+    if (index == self->current_plot)
+        return;
+    self->current_plot = index;
+    retitle_variable_plots(self);
+    g_signal_emit(self, signals[SIGNAL_PLOTS_CHANGED], 0);
+}
+
+gboolean esl_plot_board_has_variable(EslPlotBoard *self, const char *name)
+{
+    EslPlot *plot = current_variable_plot(self);
+    return plot && esl_plot_find_series(plot, name) >= 0;
+}
+
+void esl_plot_board_remove_variable(EslPlotBoard *self, const char *name)
+{
+    EslPlot *plot = current_variable_plot(self);
+    int series = plot ? esl_plot_find_series(plot, name) : -1;
+    if (series < 0)
+        return;
+    esl_plot_remove_series(plot, series);
+    g_signal_emit(self, signals[SIGNAL_PLOTS_CHANGED], 0);
 }
 
 void esl_plot_board_set_cursor(EslPlotBoard *self, double t)
 {
     for (guint i = 0; i < self->sensitivity_plots->len; i++)
         esl_plot_set_cursor(self->sensitivity_plots->pdata[i], t);
-    esl_plot_set_cursor(self->plot_variables, t);
+    for (guint i = 0; i < self->variable_plots->len; i++)
+        esl_plot_set_cursor(self->variable_plots->pdata[i], t);
     esl_plot_set_cursor(self->plot_energy, t);
     esl_plot_set_cursor(self->plot_drift, t);
     esl_plot_set_cursor(self->plot_constraints, t);
@@ -281,12 +409,16 @@ void esl_plot_board_set_cursor(EslPlotBoard *self, double t)
 /* Zoom and pan are linked across the plots in time. */
 static void on_plot_time_range(EslPlot *plot, double x0, double x1, EslPlotBoard *self)
 {
-    EslPlot *all[] = {self->plot_energy, self->plot_drift,    self->plot_constraints,
-                      self->plot_timing, self->plot_newton,   self->plot_step_size,
-                      self->plot_variables};
+    EslPlot *all[] = {self->plot_energy, self->plot_drift,  self->plot_constraints,
+                      self->plot_timing, self->plot_newton, self->plot_step_size};
+    self->link_x0 = x0;
+    self->link_x1 = x1;
     for (size_t i = 0; i < G_N_ELEMENTS(all); i++)
-        if (all[i] && all[i] != plot)
+        if (all[i] != plot)
             esl_plot_set_time_range(all[i], x0, x1);
+    for (guint i = 0; i < self->variable_plots->len; i++)
+        if (self->variable_plots->pdata[i] != plot)
+            esl_plot_set_time_range(self->variable_plots->pdata[i], x0, x1);
 }
 
 static void on_plot_cursor_moved(EslPlot *plot, double t, EslPlotBoard *self)
@@ -314,7 +446,7 @@ static void esl_plot_board_dispose(GObject *object)
 {
     EslPlotBoard *self = ESL_PLOT_BOARD(object);
     g_clear_pointer(&self->sensitivity_plots, g_ptr_array_unref);
-    g_clear_object(&self->plot_variables);
+    g_clear_pointer(&self->variable_plots, g_ptr_array_unref);
     gtk_widget_dispose_template(GTK_WIDGET(object), ESL_TYPE_PLOT_BOARD);
     esl_template_unparent_children(GTK_WIDGET(object));
     G_OBJECT_CLASS(esl_plot_board_parent_class)->dispose(object);
@@ -332,6 +464,9 @@ static void esl_plot_board_class_init(EslPlotBoardClass *klass)
     signals[SIGNAL_CURSOR_MOVED] =
         g_signal_new("cursor-moved", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                      NULL, G_TYPE_NONE, 1, G_TYPE_DOUBLE);
+    signals[SIGNAL_PLOTS_CHANGED] =
+        g_signal_new("plots-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                     NULL, G_TYPE_NONE, 0);
 }
 
 static void esl_plot_board_init(EslPlotBoard *self)
@@ -348,8 +483,9 @@ static void esl_plot_board_init(EslPlotBoard *self)
                                      1);
     self->plot_newton = make_plot(self, _("Newton iterations per step"), _("count"), FALSE, 2,
                                   1, 1);
-    self->plot_variables = g_object_ref(
-        make_plot(self, _("Variables"), _("value (SI units)"), FALSE, 0, 1, 2));
-    show_variables(self, FALSE);
+    /* a variable plot is referenced here: show_variables takes it out of the grid and back */
+    self->variable_plots = g_ptr_array_new_with_free_func(g_object_unref);
+    self->current_plot = -1;
+    self->link_x0 = self->link_x1 = NAN;
     esl_plot_board_prepare_single(self);
 }

@@ -6,6 +6,7 @@
 
 #include <gtk/gtk.h>
 
+#include "esl-plot.h"
 #include "esl-project.h" /* EslInternalStep */
 #include "mbs_formulation.h"
 
@@ -39,16 +40,34 @@ GtkWidget *esl_plot_board_gradient_table(EslPlotBoard *self);
  * "step-size", "newton", "variables"), drawn zoom times larger; NULL: every plot at its normal size. FALSE for an
  * unknown name (nothing changes). */
 gboolean esl_plot_board_present(EslPlotBoard *self, const char *name, double zoom);
-/* Plot a variable of the run shown (n samples) in the Variables plot, shown from then on, with
- * the other variables added since the last clear; log_y for the first decides the scale.
- * Returns its series. */
+/* Plot a variable of the run shown (n samples) in the current variable plot (the first is made
+ * when there is none), with the other variables added to it since the last clear; log_y for
+ * the first decides the scale. A name already there is not added twice. Returns its series. */
 int esl_plot_board_add_variable(EslPlotBoard *self, const char *name, gboolean log_y,
                                 const double *t, const double *y, int n);
+
+/* Several variable plots ("Variables", "Variables 2"...), each with its own variables, linked
+ * in time with the monitor plots; pressing in one makes it the current one. Cleared with the
+ * rest. "plots-changed" is emitted when plots or their variables change. */
+/* Three: they share the second row with no third row, which would not fit at 1280x720. */
+#define ESL_PLOT_BOARD_MAX_VARIABLE_PLOTS 3
+/* A new empty variable plot, made current: its index, or -1 when there are as many as allowed. */
+int esl_plot_board_add_plot(EslPlotBoard *self);
+void esl_plot_board_remove_plot(EslPlotBoard *self, int index);
+int esl_plot_board_get_n_plots(EslPlotBoard *self);
+EslPlot *esl_plot_board_get_plot(EslPlotBoard *self, int index);
+/* -1 when there is no variable plot. */
+int esl_plot_board_get_current_plot(EslPlotBoard *self);
+void esl_plot_board_set_current_plot(EslPlotBoard *self, int index);
+/* Whether the current variable plot shows that variable; remove it from there. */
+gboolean esl_plot_board_has_variable(EslPlotBoard *self, const char *name);
+void esl_plot_board_remove_variable(EslPlotBoard *self, const char *name);
 /* Time cursor of every plot (NAN: none). */
 void esl_plot_board_set_cursor(EslPlotBoard *self, double t);
 
 /* Signals:
- *   "cursor-moved" (double t) when the user moves the time cursor of a plot. */
+ *   "cursor-moved" (double t) when the user moves the time cursor of a plot;
+ *   "plots-changed" when variable plots are added, removed, made current or change variables. */
 
 G_END_DECLS
 

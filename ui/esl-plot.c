@@ -121,8 +121,10 @@ static void current_view(const EslPlot *self, double *x0, double *x1, double *y0
         return;
     }
     if (!data_extent(self, x0, x1, y0, y1)) {
-        *x0 = 0;
-        *x1 = 1;
+        /* an empty plot (a new variable plot) shows the linked time range all the same */
+        gboolean linked = isfinite(self->link_x0);
+        *x0 = linked ? self->link_x0 : 0;
+        *x1 = linked ? self->link_x1 : 1;
         *y0 = self->log_y ? -1 : 0;
         *y1 = self->log_y ? 0 : 1;
         return;
@@ -961,6 +963,27 @@ int esl_plot_add_series(EslPlot *self, const char *name, const GdkRGBA *color, g
     g_ptr_array_add(self->series, s);
     invalidate(self);
     return (int)self->series->len - 1;
+}
+
+void esl_plot_remove_series(EslPlot *self, int series)
+{
+    g_return_if_fail(series >= 0 && (guint)series < self->series->len);
+    g_ptr_array_remove_index(self->series, (guint)series);
+    invalidate(self);
+}
+
+int esl_plot_find_series(EslPlot *self, const char *name)
+{
+    for (guint i = 0; i < self->series->len; i++)
+        if (g_strcmp0(((Series *)self->series->pdata[i])->name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+const char *esl_plot_series_name(EslPlot *self, int series)
+{
+    g_return_val_if_fail(series >= 0 && (guint)series < self->series->len, NULL);
+    return ((Series *)self->series->pdata[series])->name;
 }
 
 int esl_plot_get_n_series(EslPlot *self)

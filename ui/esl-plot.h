@@ -33,6 +33,11 @@ double esl_plot_get_zoom(EslPlot *self);
 /* Returns the new series' index. dashed: drawn with a dash pattern (overlaid runs). */
 int esl_plot_add_series(EslPlot *self, const char *name, const GdkRGBA *color, gboolean dashed);
 int esl_plot_get_n_series(EslPlot *self);
+/* Remove one series (the later ones move down by one). */
+void esl_plot_remove_series(EslPlot *self, int series);
+/* The index of the series of that name, or -1. */
+int esl_plot_find_series(EslPlot *self, const char *name);
+const char *esl_plot_series_name(EslPlot *self, int series);
 void esl_plot_append(EslPlot *self, int series, double x, double y);
 void esl_plot_append_many(EslPlot *self, int series, const double *x, const double *y, int n);
 /* Number of points of a series. */

@@ -25,6 +25,7 @@ struct _EslWindow {
     /* template: the parts */
     GtkWidget *stack, *start_page, *model_panel, *run_browser, *viewport, *playback_bar;
     GtkWidget *plot_board, *run_settings, *color_scale;
+    GtkWidget *variable_browser; /* EslVariableBrowser, made when first asked for, or NULL */
     GtkWidget *sidebar, *run_panel_scroller, *view_paned;
     /* template: what the window itself writes to */
     GMenu *recent_menu;
@@ -119,6 +120,13 @@ void esl_window_save_model_path(EslWindow *self, const char *path);
 void esl_window_choose_model_file(EslWindow *self, EslWindowThen then, const char *path);
 /* Leave the gallery for the workbench when a model is open; FALSE when there is none. */
 gboolean esl_window_leave_gallery(EslWindow *self);
+
+/* esl-window-variables.c */
+void esl_window_class_install_variable_actions(GtkWidgetClass *widget_class);
+/* The model shown changed: the variable browser lists its variables. */
+void esl_window_variables_model_changed(EslWindow *self);
+/* Enable the plot actions as the plot board is now. */
+void esl_window_update_plot_actions(EslWindow *self);
 
 /* esl-window-assemble.c */
 void esl_window_class_install_assemble_actions(GtkWidgetClass *widget_class);

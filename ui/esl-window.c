@@ -171,7 +171,9 @@ gboolean esl_window_plot_variable(EslWindow *self, const char *name, GError **er
     esl_variable_series(m, &v, t, poses, violations, (int)n, y);
     g_autofree char *label = esl_variable_name(m, &v);
     esl_plot_board_add_variable(ESL_PLOT_BOARD(self->plot_board), label,
-                                v.kind->element == ESL_VARIABLE_JOINT, t, y, (int)n);
+                                v.kind->element == ESL_VARIABLE_JOINT &&
+                                    v.kind->component == ESL_JOINT_VIOLATION,
+                                t, y, (int)n);
     return TRUE;
 }
 
@@ -588,6 +590,7 @@ void esl_window_install_model(EslWindow *self, MbsModel *model, char *json, char
     self->selected_body = -1;
     esl_model_panel_set_model(ESL_MODEL_PANEL(self->model_panel), model, json);
     esl_plot_board_prepare_single(ESL_PLOT_BOARD(self->plot_board));
+    esl_window_variables_model_changed(self);
     gtk_label_set_text(GTK_LABEL(self->viewport_note), "");
     /* Each count with its own plural form ("1 fuerza", not "1 fuerzas"). */
     int ncoords = mbs_model_ncoords(model), nconstraints = mbs_model_nconstraints(model);
@@ -706,6 +709,8 @@ static void esl_window_dispose(GObject *object)
 {
     EslWindow *self = ESL_WINDOW(object);
     esl_window_end_edits(self);
+    if (self->variable_browser) /* it listens to the plot board, which goes with the template */
+        gtk_window_destroy(GTK_WINDOW(self->variable_browser));
     if (self->controller) {
         g_signal_handlers_disconnect_by_data(self->controller, self);
         esl_run_controller_join(self->controller);
@@ -812,6 +817,7 @@ static void esl_window_class_init(EslWindowClass *klass)
     gtk_widget_class_bind_template_callback(widget_class, on_plot_cursor_moved);
     esl_window_class_install_actions(widget_class);
     esl_window_class_install_assemble_actions(widget_class);
+    esl_window_class_install_variable_actions(widget_class);
     signals[SIGNAL_RUN_FINISHED] =
         g_signal_new("run-finished", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                      NULL, G_TYPE_NONE, 2, G_TYPE_INT, G_TYPE_INT64);
@@ -823,6 +829,8 @@ static void esl_window_init(EslWindow *self)
     self->model_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     self->selected_body = -1;
     esl_window_init_actions(self);
+    g_signal_connect_swapped(self->plot_board, "plots-changed",
+                             G_CALLBACK(esl_window_update_plot_actions), self);
     g_signal_connect(self->color_scale, "worst-activated", G_CALLBACK(on_worst_activated), self);
     esl_playback_bar_set_label(ESL_PLAYBACK_BAR(self->playback_bar), _("t = 0 s"));
     esl_window_update_titles(self);

@@ -2,7 +2,8 @@
 """eslabon-cli run --points: each named point's position and velocity in the CSV history, checked
 against the four-bar's kinematics for every formulation (the crank tip B stays on its circle of
 radius 1.5 m about the X axis, its velocity is tangent to it and equals the time derivative of
-its position), --output-step, and refusals. Prints TAP."""
+its position), --output-step, and refusals; --variables: the double pendulum's joint angle and
+body energies against its bar's angle and the energy columns. Prints TAP."""
 import csv, math, os, subprocess, sys, tempfile
 
 cli, source = sys.argv[1], sys.argv[2]
@@ -87,6 +88,45 @@ r = run("run", four_bar, "--points", "crank:B")
 ok(r.returncode == 2 and "--output" in r.stderr, "--points without --output is refused")
 r = run("run", four_bar, "--step", "0.01", "--output-step", "0.015", "--output", os.path.join(tmp, "bad.csv"))
 ok(r.returncode == 2 and "multiple" in r.stderr, "--output-step not a multiple of the step is refused")
+
+# --variables: joint angles and body energies, exact from the formulation's state, in every
+# formulation: O:angle is the angle of bar1's axis OP (atan2, unwrapped), the bodies' energies
+# sum to the energy monitors of the same row.
+pendulum = os.path.join(source, "models", "double-pendulum.json")
+names = ["O:angle", "O:angle_rate", "bar1:kinetic", "bar1:potential", "bar2:kinetic", "bar2:potential"]
+for form in ["penalty", "matrix-r", "ali3p", "ssode"]:
+    out = os.path.join(tmp, f"vars-{form}.csv")
+    r = run("run", pendulum, "--formulation", form, "--step", "0.005", "--duration", "2",
+            "--points", "bar1:P", "--variables", ",".join(names), "--output", out)
+    if not ok(r.returncode == 0, f"{form}: run --variables exits 0 {r.stderr.strip()}"):
+        continue
+    with open(out) as f:
+        header = f.readline().strip().split(",")
+    ok(header[-len(names):] == names, f"{form}: the variables' columns end the header, in order")
+    rows = [{k: float(v) for k, v in row.items()} for row in csv.DictReader(open(out))]
+    angle_err, energy_err, turned, previous = 0.0, 0.0, 0.0, None
+    for row in rows:
+        theta = math.atan2(row["bar1:P:z"], row["bar1:P:y"])
+        if previous is not None:  # unwrap as the column does
+            theta += 2 * math.pi * round((previous - theta) / (2 * math.pi))
+        previous = theta
+        angle_err = max(angle_err, abs(row["O:angle"] - theta))
+        turned = max(turned, abs(row["O:angle"]))
+        kinetic = row["bar1:kinetic"] + row["bar2:kinetic"]
+        potential = row["bar1:potential"] + row["bar2:potential"]
+        scale = abs(row["kinetic"]) + abs(row["potential_gravity"])
+        energy_err = max(energy_err, (abs(kinetic - row["kinetic"]) +
+                                      abs(potential - row["potential_gravity"])) / max(scale, 1e-300))
+    # the CSV keeps 12 significant digits
+    ok(angle_err < 1e-9 and turned > 1, f"{form}: O:angle is bar1's angle atan2(P) ({angle_err:.1e} rad; up to {turned:.2f} rad)")
+    ok(energy_err < 1e-9, f"{form}: the bodies' energies sum to the kinetic and gravity columns ({energy_err:.1e} relative)")
+
+r = run("run", pendulum, "--variables", "O:slide", "--output", os.path.join(tmp, "bad.csv"))
+ok(r.returncode == 2 and "O:slide" in r.stderr, f"a kind the joint has not is refused naming it: {r.stderr.strip()}")
+r = run("run", pendulum, "--variables", "bar1:P:ax", "--output", os.path.join(tmp, "bad.csv"))
+ok(r.returncode == 2 and "acceleration" in r.stderr, f"an acceleration is refused: {r.stderr.strip()}")
+r = run("run", pendulum, "--variables", "O:angle")
+ok(r.returncode == 2 and "--output" in r.stderr, "--variables without --output is refused")
 
 print(f"1..{count}")
 sys.exit(1 if failed else 0)

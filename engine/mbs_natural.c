@@ -503,6 +503,22 @@ void mbs_natural_mass(const MbsNatural *nat, double *M)
     }
 }
 
+/* A revolute's vectors w2, w1 of body1 (A, A2) and w1 of body2 (B), as linear expressions and
+ * at q: sin theta = a.b, cos theta = a2.b. */
+static void revolute_vectors(const MbsNatural *nat, const MbsJoint *J, const double *q,
+                             MbsNatLin *A, MbsNatLin *A2, MbsNatLin *B, double a[3],
+                             double a2[3], double b[3])
+{
+    double w1[3], w2[3];
+    mbs_v3_basis(J->axis1, w1, w2);
+    mbs_natural_vector_lin(nat, J->body1, w2, A);
+    mbs_natural_vector_lin(nat, J->body1, w1, A2);
+    mbs_natural_vector_lin(nat, J->body2, w1, B);
+    mbs_natlin_eval(A, q, a);
+    mbs_natlin_eval(A2, q, a2);
+    mbs_natlin_eval(B, q, b);
+}
+
 /* Revolute: sin theta = w2.w1', cos theta = w1.w1' (see header). Prismatic: (x2 - x1).a1. */
 double mbs_natural_joint_coordinate(const MbsNatural *nat, const double *q, int joint,
                                     double ref, double *grad)
@@ -527,16 +543,9 @@ double mbs_natural_joint_coordinate(const MbsNatural *nat, const double *q, int 
     }
     if (J->type != MBS_JOINT_REVOLUTE)
         return 0.0;
-    double w1[3], w2[3];
-    mbs_v3_basis(J->axis1, w1, w2);
     MbsNatLin A, A2, B;
     double a[3], a2[3], b[3];
-    mbs_natural_vector_lin(nat, J->body1, w2, &A);
-    mbs_natural_vector_lin(nat, J->body1, w1, &A2);
-    mbs_natural_vector_lin(nat, J->body2, w1, &B);
-    mbs_natlin_eval(&A, q, a);
-    mbs_natlin_eval(&A2, q, a2);
-    mbs_natlin_eval(&B, q, b);
+    revolute_vectors(nat, J, q, &A, &A2, &B, a, a2, b);
     double s = mbs_v3_dot(a, b), co = mbs_v3_dot(a2, b);
     double th = atan2(s, co);
     double k = round((ref - th) / (2.0 * M_PI));
@@ -774,15 +783,9 @@ static void joint_hessian(const MbsNatural *nat, const MbsJoint *J, const double
     }
     if (J->type != MBS_JOINT_REVOLUTE)
         return;
-    double w1[3], w2[3], a[3], a2[3], b[3];
-    mbs_v3_basis(J->axis1, w1, w2);
     MbsNatLin A, A2, B;
-    mbs_natural_vector_lin(nat, J->body1, w2, &A);
-    mbs_natural_vector_lin(nat, J->body1, w1, &A2);
-    mbs_natural_vector_lin(nat, J->body2, w1, &B);
-    mbs_natlin_eval(&A, q, a);
-    mbs_natlin_eval(&A2, q, a2);
-    mbs_natlin_eval(&B, q, b);
+    double a[3], a2[3], b[3];
+    revolute_vectors(nat, J, q, &A, &A2, &B, a, a2, b);
     double s = mbs_v3_dot(a, b), co = mbs_v3_dot(a2, b), r2 = s * s + co * co;
     if (!(r2 > 1e-300))
         return;

@@ -147,7 +147,7 @@ int esl_bench_stiff(const char *models_dir, int runs, double duration, double ad
     printf("# eslabon-cli bench stiff: models/stiff-vehicle.json, ssode (state-space ODE, dense "
            "algebra, difference-quotient Jacobians), outputs every 10 ms, rtol = atol = tol; "
            "CPU time of this process, median of %d runs; Eslabón %s\n\n", runs, ESLABON_VERSION);
-    print_table("Implicit SDIRK 4/15 (ARKODE; paper 002 Table V)", sdirk, seconds, "s", seconds);
+    print_table("Implicit SDIRK 4/15 (paper 002 Table V)", sdirk, seconds, "s", seconds);
     printf("Explicit Adams (CVODE, variable order, fixed-point iteration; paper 002 Table VI): "
            "capped at %g s of simulated time (it takes of the order of 1e4 steps per second).\n\n",
            adams_duration);

@@ -200,30 +200,13 @@ static Store *open_store(const char *path, const char *model_path, const MbsMode
                                             error);
     EslRunRequest req = {.model_name = m->name, .model_id = model_id,
                          .formulation = formulation, .settings = *s};
-    gint64 run_id = model_id ? esl_project_begin_run(store->project, &req, error) : 0;
+    gint64 run_id = model_id ? esl_sensitivity_recorder_begin(
+                                   store->project, &req, m, (MbsSensitivityMethod)method,
+                                   (const int *)(void *)obj->data, (int)obj->len,
+                                   (const int *)(void *)par->data, (int)par->len, error)
+                             : 0;
     if (!run_id)
         return NULL;
-    g_autoptr(GPtrArray) objectives = g_ptr_array_new();
-    g_autoptr(GPtrArray) parameters = g_ptr_array_new();
-    g_autoptr(GArray) values = g_array_new(FALSE, FALSE, sizeof(double));
-    for (guint i = 0; i < obj->len; ++i)
-        g_ptr_array_add(objectives, m->objectives[g_array_index(obj, int, i)].name);
-    for (guint k = 0; k < par->len; ++k) {
-        g_ptr_array_add(parameters, m->parameters[g_array_index(par, int, k)].name);
-        g_array_append_val(values, m->parameters[g_array_index(par, int, k)].value);
-    }
-    EslSensitivityRequest sreq = {
-        .method = mbs_sensitivity_method_name((MbsSensitivityMethod)method),
-        .nobjectives = (int)obj->len, .nparameters = (int)par->len,
-        .objectives = (const char *const *)objectives->pdata,
-        .parameters = (const char *const *)parameters->pdata,
-        .parameter_values = (const double *)(void *)values->data,
-    };
-    if (!esl_project_begin_sensitivity(store->project, run_id, &sreq, error)) {
-        esl_project_finish_run(store->project, run_id, ESL_RUN_FAILED, (*error)->message, NULL,
-                               0.0, NULL);
-        return NULL;
-    }
     store->recorder = esl_sensitivity_recorder_new(store->project, run_id, (int)obj->len,
                                                    (int)par->len);
     return g_steal_pointer(&store);

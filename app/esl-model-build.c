@@ -1,5 +1,8 @@
 /* Building a mechanism; see esl-model-build.h. */
 #include "esl-model-build.h"
+#include "eslabon-config.h"
+
+#include <glib/gi18n-lib.h>
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -183,12 +186,12 @@ static gboolean check_new_name(JsonObject *root, const char *key, const char *wh
                                const char *name, GError **error)
 {
     if (!name || !*name)
-        return fail(error, "the %s needs a name", what);
+        return fail(error, _("the %s needs a name"), what);
     if (strlen(name) >= MBS_NAME_MAX)
-        return fail(error, "the %s name '%s' is longer than %d characters", what, name,
+        return fail(error, _("the %s name '%s' is longer than %d characters"), what, name,
                     MBS_NAME_MAX - 1);
     if (find_named(root, key, name) >= 0)
-        return fail(error, "a %s named '%s' is already defined", what, name);
+        return fail(error, _("a %s named '%s' is already defined"), what, name);
     return TRUE;
 }
 
@@ -197,15 +200,15 @@ static gboolean check_new_name(JsonObject *root, const char *key, const char *wh
 static gboolean add_body(JsonObject *root, GVariant *spec, GError **error)
 {
     const char *name = spec_string(spec, "name"), *shape = spec_string(spec, "shape");
-    if (!check_new_name(root, "bodies", "body", name, error))
+    if (!check_new_name(root, "bodies", _("body"), name, error))
         return FALSE;
     double mass = 0, density = 0, ends[6], centre[3], size[3];
     gboolean has_mass = spec_double(spec, "mass", &mass);
     gboolean has_density = spec_double(spec, "density", &density);
     if (has_mass == has_density)
-        return fail(error, "body '%s': give its mass or its density (one of them)", name);
+        return fail(error, _("body '%s': give its mass or its density (one of them)"), name);
     if (mass < 0 || density < 0)
-        return fail(error, "body '%s': the mass and the density must not be negative", name);
+        return fail(error, _("body '%s': the mass and the density must not be negative"), name);
     JsonObject *body = json_object_new();
     json_object_set_string_member(body, "name", name);
     JsonObject *points = json_object_new();
@@ -216,13 +219,13 @@ static gboolean add_body(JsonObject *root, GVariant *spec, GError **error)
         if (!spec_doubles(spec, "ends", 6, ends)) {
             json_object_unref(body);
             json_object_unref(points);
-            return fail(error, "body '%s': a bar needs its two ends (6 numbers)", name);
+            return fail(error, _("body '%s': a bar needs its two ends (6 numbers)"), name);
         }
         spec_pair(spec, "end-names", names);
         if (!*names[0] || !*names[1] || g_str_equal(names[0], names[1])) {
             json_object_unref(body);
             json_object_unref(points);
-            return fail(error, "body '%s': the two ends need two different names", name);
+            return fail(error, _("body '%s': the two ends need two different names"), name);
         }
         measure = sqrt((ends[3] - ends[0]) * (ends[3] - ends[0]) +
                        (ends[4] - ends[1]) * (ends[4] - ends[1]) +
@@ -243,8 +246,8 @@ static gboolean add_body(JsonObject *root, GVariant *spec, GError **error)
                      size[2] < 0))) {
             json_object_unref(body);
             json_object_unref(points);
-            return fail(error, box ? "body '%s': a box needs its centre and its three edges"
-                                   : "body '%s': a point mass needs its position", name);
+            return fail(error, box ? _("body '%s': a box needs its centre and its three edges")
+                                   : _("body '%s': a point mass needs its position"), name);
         }
         json_object_set_array_member(body, "com", vector_array(centre));
         json_object_set_array_member(points, "G", vector_array(centre));
@@ -260,14 +263,14 @@ static gboolean add_body(JsonObject *root, GVariant *spec, GError **error)
     } else {
         json_object_unref(body);
         json_object_unref(points);
-        return fail(error, "body '%s': unknown shape '%s' (expected bar, box or point-mass)",
+        return fail(error, _("body '%s': unknown shape '%s' (expected bar, box or point-mass)"),
                     name, shape ? shape : "");
     }
     if (has_density && g_str_equal(shape, "point-mass")) {
         json_node_unref(inertia);
         json_object_unref(body);
         json_object_unref(points);
-        return fail(error, "body '%s': a point mass is given by its mass", name);
+        return fail(error, _("body '%s': a point mass is given by its mass"), name);
     }
     json_object_set_double_member(body, "mass", has_mass ? mass : density * measure);
     json_object_set_member(body, "inertia", inertia);
@@ -318,7 +321,7 @@ static char *shared_point(JsonObject *b1, JsonObject *b2, GVariant *spec, const 
         for (int i = 0; i < 2 && !value; i++)
             value = json_object_get_member(points_of(bodies[i]), named);
         if (!value) {
-            fail(error, "joint '%s': '%s' is not a point of '%s' or '%s'", joint, named,
+            fail(error, _("joint '%s': '%s' is not a point of '%s' or '%s'"), joint, named,
                  name_of(b1), name_of(b2));
             return NULL;
         }
@@ -329,7 +332,7 @@ static char *shared_point(JsonObject *b1, JsonObject *b2, GVariant *spec, const 
             found = point_at(b2, at);
         name = found ? g_strdup(found) : free_point_name(b1, b2, joint);
     } else {
-        fail(error, "joint '%s': give its location (a point of its bodies or 3 numbers)", joint);
+        fail(error, _("joint '%s': give its location (a point of its bodies or 3 numbers)"), joint);
         return NULL;
     }
     /* Both bodies carry the point, written alike: it is one point of the mechanism. */
@@ -337,7 +340,7 @@ static char *shared_point(JsonObject *b1, JsonObject *b2, GVariant *spec, const 
         JsonObject *points = points_of(bodies[i]);
         JsonNode *mine = json_object_get_member(points, name);
         if (mine && value && !json_node_equal(mine, value)) {
-            fail(error, "joint '%s': '%s' and '%s' have points '%s' at different places", joint,
+            fail(error, _("joint '%s': '%s' and '%s' have points '%s' at different places"), joint,
                  name_of(b1), name_of(b2), name);
             g_free(name);
             return NULL;
@@ -362,7 +365,7 @@ static gboolean set_direction(JsonObject *joint, GVariant *spec, const char *key
     else if (spec_doubles(spec, key, 3, v))
         json_object_set_array_member(joint, key, vector_array(v));
     else
-        return fail(error, "joint '%s': give its %s (x, y, z, a vector name or 3 numbers)",
+        return fail(error, _("joint '%s': give its %s (x, y, z, a vector name or 3 numbers)"),
                     name_of(joint), key);
     return TRUE;
 }
@@ -375,18 +378,18 @@ static gboolean add_joint(JsonObject *root, GVariant *spec, GError **error)
                                         NULL};
     const char *name = spec_string(spec, "name"), *type = spec_string(spec, "type");
     const char *bodies[2];
-    if (!check_new_name(root, "joints", "joint", name, error))
+    if (!check_new_name(root, "joints", _("joint"), name, error))
         return FALSE;
     if (!type || !g_strv_contains(types, type))
-        return fail(error, "joint '%s': unknown type '%s' (expected revolute, prismatic, "
-                    "spherical, universal or rod)", name, type ? type : "");
+        return fail(error, _("joint '%s': unknown type '%s' (expected revolute, prismatic, "
+                    "spherical, universal or rod)"), name, type ? type : "");
     if (!spec_pair(spec, "bodies", bodies))
-        return fail(error, "joint '%s': pick its two bodies", name);
+        return fail(error, _("joint '%s': pick its two bodies"), name);
     JsonObject *b1 = find_body(root, bodies[0]), *b2 = find_body(root, bodies[1]);
     if (!b1 || !b2)
-        return fail(error, "joint '%s': no body named '%s'", name, b1 ? bodies[1] : bodies[0]);
+        return fail(error, _("joint '%s': no body named '%s'"), name, b1 ? bodies[1] : bodies[0]);
     if (b1 == b2)
-        return fail(error, "joint '%s': its two bodies must differ", name);
+        return fail(error, _("joint '%s': its two bodies must differ"), name);
     JsonObject *joint = json_object_new();
     json_object_set_string_member(joint, "name", name);
     json_object_set_string_member(joint, "type", type);
@@ -406,7 +409,7 @@ static gboolean add_joint(JsonObject *root, GVariant *spec, GError **error)
             json_array_add_array_element(points, vector_array(ends));
             json_array_add_array_element(points, vector_array(ends + 3));
         } else {
-            ok = fail(error, "joint '%s': a rod needs its two end points", name);
+            ok = fail(error, _("joint '%s': a rod needs its two end points"), name);
         }
         json_object_set_array_member(joint, "points", points);
         if (spec_double(spec, "length", &length))
@@ -435,7 +438,7 @@ static gboolean set_driver(JsonObject *root, GVariant *spec, GError **error)
     const char *name = spec_string(spec, "joint"), *type = spec_string(spec, "type");
     int j = name ? find_named(root, "joints", name) : -1;
     if (j < 0)
-        return fail(error, "driver: no joint named '%s'", name ? name : "");
+        return fail(error, _("driver: no joint named '%s'"), name ? name : "");
     JsonObject *joint = element_at(section(root, "joints"), (guint)j);
     if (g_strcmp0(type, "none") == 0) {
         json_object_remove_member(joint, "driver");
@@ -448,7 +451,7 @@ static gboolean set_driver(JsonObject *root, GVariant *spec, GError **error)
         const double *c = v ? g_variant_get_fixed_array(v, &n, sizeof(double)) : NULL;
         if (n < 1 || n > MBS_POLY_MAX) {
             json_object_unref(driver);
-            return fail(error, "driver of '%s': a polynomial has 1 to %d coefficients", name,
+            return fail(error, _("driver of '%s': a polynomial has 1 to %d coefficients"), name,
                         MBS_POLY_MAX);
         }
         json_object_set_string_member(driver, "type", "polynomial");
@@ -463,14 +466,14 @@ static gboolean set_driver(JsonObject *root, GVariant *spec, GError **error)
             double x = 0;
             if (!spec_double(spec, keys[i], &x) && (i == 1 || i == 2)) {
                 json_object_unref(driver);
-                return fail(error, "driver of '%s': a sine needs its %s", name, keys[i]);
+                return fail(error, _("driver of '%s': a sine needs its %s"), name, keys[i]);
             }
             json_object_set_double_member(driver, keys[i], x);
         }
     } else {
         json_object_unref(driver);
-        return fail(error, "driver of '%s': unknown type '%s' (expected polynomial, sine or "
-                    "none)", name, type ? type : "");
+        return fail(error, _("driver of '%s': unknown type '%s' (expected polynomial, sine or "
+                    "none)"), name, type ? type : "");
     }
     json_object_set_object_member(joint, "driver", driver);
     return TRUE;
@@ -492,11 +495,11 @@ static gboolean set_initial(JsonObject *root, GVariant *spec, GError **error)
 {
     const char *joint = spec_string(spec, "joint");
     if (!joint || find_named(root, "joints", joint) < 0)
-        return fail(error, "initial condition: no joint named '%s'", joint ? joint : "");
+        return fail(error, _("initial condition: no joint named '%s'"), joint ? joint : "");
     gint32 c = 0;
     g_variant_lookup(spec, "coordinate", "i", &c);
     if (c < 0 || c > 2)
-        return fail(error, "initial condition of '%s': coordinate %d does not exist", joint, c);
+        return fail(error, _("initial condition of '%s': coordinate %d does not exist"), joint, c);
     remove_initial(root, joint, c);
     double position, velocity;
     gboolean has_position = spec_double(spec, "position", &position);
@@ -525,7 +528,7 @@ static gboolean set_force_place(JsonObject *root, JsonObject *force, const MbsFo
     case MBS_FORCE_ON_LINE: {
         if (!spec_pair(spec, "bodies", pair) || !find_body(root, pair[0]) ||
             !find_body(root, pair[1]))
-            return fail(error, "%s: pick its two bodies", c->name);
+            return fail(error, _("%s: pick its two bodies"), c->name);
         JsonArray *a = json_array_new();
         json_array_add_string_element(a, pair[0]);
         json_array_add_string_element(a, pair[1]);
@@ -539,20 +542,20 @@ static gboolean set_force_place(JsonObject *root, JsonObject *force, const MbsFo
             json_array_add_array_element(points, vector_array(v + 3));
         } else {
             json_array_unref(points);
-            return fail(error, "%s: give its two points", c->name);
+            return fail(error, _("%s: give its two points"), c->name);
         }
         json_object_set_array_member(force, "points", points);
         return TRUE;
     }
     case MBS_FORCE_ON_JOINT:
         if (!joint || find_named(root, "joints", joint) < 0)
-            return fail(error, "%s: pick its joint", c->name);
+            return fail(error, _("%s: pick its joint"), c->name);
         json_object_set_string_member(force, "joint", joint);
         return TRUE;
     case MBS_FORCE_AT_POINT:
     case MBS_FORCE_ON_BODY:
         if (!body || !find_body(root, body))
-            return fail(error, "%s: pick its body", c->name);
+            return fail(error, _("%s: pick its body"), c->name);
         json_object_set_string_member(force, "body", body);
         if (c->geometry == MBS_FORCE_ON_BODY)
             return TRUE;
@@ -561,7 +564,7 @@ static gboolean set_force_place(JsonObject *root, JsonObject *force, const MbsFo
         else if (spec_doubles(spec, "location", 3, v))
             json_object_set_array_member(force, "point", vector_array(v));
         else
-            return fail(error, "%s: give the point it acts at", c->name);
+            return fail(error, _("%s: give the point it acts at"), c->name);
         return TRUE;
     }
     return FALSE;
@@ -574,9 +577,9 @@ static gboolean add_force(JsonObject *root, GVariant *spec, GError **error)
     if (!c) {
         char kinds[256];
         mbs_force_class_list(kinds, sizeof kinds);
-        return fail(error, "unknown force type '%s' (expected %s)", type ? type : "", kinds);
+        return fail(error, _("unknown force type '%s' (expected %s)"), type ? type : "", kinds);
     }
-    if (name && *name && !check_new_name(root, "forces", "force", name, error))
+    if (name && *name && !check_new_name(root, "forces", _("force"), name, error))
         return FALSE;
     JsonObject *force = json_object_new();
     if (name && *name)
@@ -595,7 +598,7 @@ static gboolean add_force(JsonObject *root, GVariant *spec, GError **error)
             json_object_set_double_member(force, fd->name, v[0]);
         else if (fd->flags & MBS_FIELD_REQUIRED) {
             json_object_unref(force);
-            return fail(error, "%s: give its %s", c->name, fd->name);
+            return fail(error, _("%s: give its %s"), c->name, fd->name);
         }
     }
     json_array_add_object_element(section(root, "forces"), force);
@@ -609,7 +612,7 @@ static gboolean set_parameter(JsonObject *root, GVariant *spec, GError **error)
     const char *name = spec_string(spec, "name"), *expression = spec_string(spec, "value");
     double value;
     if (!name || !*name)
-        return fail(error, "the parameter needs a name");
+        return fail(error, _("the parameter needs a name"));
     JsonNode *n = json_object_get_member(root, "parameters");
     if (!n || !JSON_NODE_HOLDS_OBJECT(n)) {
         json_object_set_object_member(root, "parameters", json_object_new());
@@ -621,7 +624,7 @@ static gboolean set_parameter(JsonObject *root, GVariant *spec, GError **error)
     else if (spec_double(spec, "value", &value))
         json_object_set_double_member(params, name, value);
     else
-        return fail(error, "parameter '%s': give its value (a number or an expression)", name);
+        return fail(error, _("parameter '%s': give its value (a number or an expression)"), name);
     return TRUE;
 }
 
@@ -629,7 +632,7 @@ static gboolean set_gravity(JsonObject *root, GVariant *spec, GError **error)
 {
     double g[3];
     if (!spec_doubles(spec, "vector", 3, g))
-        return fail(error, "gravity: give its three components");
+        return fail(error, _("gravity: give its three components"));
     json_object_set_array_member(root, "gravity", vector_array(g));
     return TRUE;
 }
@@ -684,21 +687,21 @@ static gboolean remove_element(JsonObject *root, GVariant *spec, GError **error)
 {
     const char *key = spec_string(spec, "section"), *name = spec_string(spec, "name");
     if (!name)
-        return fail(error, "remove: which element?");
+        return fail(error, _("remove: which element?"));
     if (g_strcmp0(key, "parameters") == 0) {
         JsonNode *n = json_object_get_member(root, "parameters");
         if (!n || !JSON_NODE_HOLDS_OBJECT(n) ||
             !json_object_has_member(json_node_get_object(n), name))
-            return fail(error, "no parameter named '%s'", name);
+            return fail(error, _("no parameter named '%s'"), name);
         json_object_remove_member(json_node_get_object(n), name);
         return TRUE;
     }
     if (!key || (!g_str_equal(key, "bodies") && !g_str_equal(key, "joints") &&
                  !g_str_equal(key, "forces")))
-        return fail(error, "remove: unknown section '%s'", key ? key : "");
+        return fail(error, _("remove: unknown section '%s'"), key ? key : "");
     int i = find_named(root, key, name);
     if (i < 0)
-        return fail(error, "no element named '%s' in %s", name, key);
+        return fail(error, _("no element named '%s' in %s"), name, key);
     if (g_str_equal(key, "joints")) {
         remove_joint_named(root, name);
         return TRUE;
@@ -706,7 +709,7 @@ static gboolean remove_element(JsonObject *root, GVariant *spec, GError **error)
     if (g_str_equal(key, "bodies")) {
         JsonObject *body = element_at(section(root, key), (guint)i);
         if (json_object_get_boolean_member_with_default(body, "ground", FALSE))
-            return fail(error, "the ground '%s' cannot be removed", name);
+            return fail(error, _("the ground '%s' cannot be removed"), name);
         g_autoptr(GPtrArray) joints = g_ptr_array_new_with_free_func(g_free);
         JsonArray *a = section(root, "joints");
         for (guint k = 0; k < json_array_get_length(a); k++)
@@ -736,7 +739,7 @@ char *esl_model_build_edit(const char *json, const char *kind, GVariant *spec, G
     };
     g_return_val_if_fail(json && kind && spec, NULL);
     if (!g_variant_is_of_type(spec, G_VARIANT_TYPE_VARDICT)) {
-        fail(error, "the inputs of an edit are a dictionary (a{sv})");
+        fail(error, _("the inputs of an edit are a dictionary (a{sv})"));
         return NULL;
     }
     g_autoptr(JsonParser) parser = json_parser_new();
@@ -744,14 +747,14 @@ char *esl_model_build_edit(const char *json, const char *kind, GVariant *spec, G
         return NULL;
     JsonNode *root = json_parser_get_root(parser);
     if (!JSON_NODE_HOLDS_OBJECT(root)) {
-        fail(error, "the model file is not a JSON object");
+        fail(error, _("the model file is not a JSON object"));
         return NULL;
     }
     for (size_t i = 0; i < G_N_ELEMENTS(edits); i++)
         if (g_str_equal(edits[i].kind, kind))
             return edits[i].edit(json_node_get_object(root), spec, error) ? generate(root)
                                                                            : NULL;
-    fail(error, "unknown edit '%s'", kind);
+    fail(error, _("unknown edit '%s'"), kind);
     return NULL;
 }
 

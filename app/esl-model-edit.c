@@ -1,5 +1,8 @@
 /* Editing the numbers of a model file; see esl-model-edit.h. */
 #include "esl-model-edit.h"
+#include "eslabon-config.h"
+
+#include <glib/gi18n-lib.h>
 
 #include <json-glib/json-glib.h>
 #include <stdlib.h>
@@ -202,7 +205,7 @@ GPtrArray *esl_model_edit_fields(const MbsModel *m, const char *json, EslElement
 static gboolean bad_path(const char *path, const char *why, GError **error)
 {
     g_set_error(error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_INVALID,
-                "cannot edit '%s': %s", path, why);
+                _("cannot edit '%s': %s"), path, why);
     return FALSE;
 }
 
@@ -461,8 +464,8 @@ gboolean esl_model_assemble(const MbsModel *model, const char *origin, const cha
     MbsFormulation *f = mbs_formulation_new(formulation, model, settings, &err);
     if (!f) {
         g_set_error(error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_INVALID,
-                    "%s: cannot assemble with %s: %s", origin ? origin : "model", formulation,
-                    err.message[0] ? err.message : "unknown error");
+                    _("%s: cannot assemble with %s: %s"), origin ? origin : _("model"), formulation,
+                    err.message[0] ? err.message : _("unknown error"));
         return FALSE;
     }
     *poses = g_new(double, (gsize)model->nbodies * 12);

@@ -3,6 +3,9 @@
  * Every value is type-checked before it is read, so no input can crash the loader; the first
  * problem found is reported as "<file>: <element>: <problem>". */
 #include "esl-model-file.h"
+#include "eslabon-config.h"
+
+#include <glib/gi18n-lib.h>
 
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
@@ -100,17 +103,17 @@ static void set_where(Loader *L, const char *fmt, ...)
 static const char *kind_of(JsonNode *n)
 {
     switch (json_node_get_node_type(n)) {
-    case JSON_NODE_OBJECT: return "an object";
-    case JSON_NODE_ARRAY: return "an array";
+    case JSON_NODE_OBJECT: return _("an object");
+    case JSON_NODE_ARRAY: return _("an array");
     case JSON_NODE_NULL: return "null";
     case JSON_NODE_VALUE: break;
     }
     GType t = json_node_get_value_type(n);
     if (t == G_TYPE_STRING)
-        return "a string";
+        return _("a string");
     if (t == G_TYPE_BOOLEAN)
-        return "a boolean";
-    return "a number";
+        return _("a boolean");
+    return _("a number");
 }
 
 static gboolean is_type(JsonNode *n, GType t)
@@ -217,7 +220,7 @@ static gboolean check_members(Loader *L, JsonObject *o, const char *const *allow
             ok = !strcmp(key, allowed[i]);
         if (!ok) {
             char *list = g_strjoinv(", ", (char **)allowed);
-            fail(L, "unknown field '%s' (expected %s or comment)", key, list);
+            fail(L, _("unknown field '%s' (expected %s or comment)"), key, list);
             g_free(list);
             break;
         }
@@ -231,7 +234,7 @@ static JsonNode *member(Loader *L, JsonObject *o, const char *key, gboolean requ
 {
     JsonNode *n = json_object_get_member(o, key);
     if (!n && required)
-        fail(L, "missing required field '%s'", key);
+        fail(L, _("missing required field '%s'"), key);
     return n;
 }
 
@@ -241,7 +244,7 @@ static gboolean node_number(Loader *L, JsonNode *n, const char *what, double *ou
     if (is_type(n, G_TYPE_INT64) || is_type(n, G_TYPE_DOUBLE)) {
         *out = json_node_get_double(n);
         if (!isfinite(*out))
-            return fail(L, "%s is not a finite number", what);
+            return fail(L, _("%s is not a finite number"), what);
         note_value(L, out, NULL);
         return TRUE;
     }
@@ -253,9 +256,9 @@ static gboolean node_number(Loader *L, JsonNode *n, const char *what, double *ou
             note_value(L, out, text);
             return TRUE;
         }
-        return fail(L, "%s: in expression \"%s\": %s", what, text, msg);
+        return fail(L, _("%s: in expression \"%s\": %s"), what, text, msg);
     }
-    return fail(L, "%s must be a number or an expression string, not %s", what, kind_of(n));
+    return fail(L, _("%s must be a number or an expression string, not %s"), what, kind_of(n));
 }
 
 /* 1: read, 0: absent (optional), -1: error. */
@@ -273,7 +276,7 @@ static int get_number(Loader *L, JsonObject *o, const char *key, gboolean requir
 static gboolean node_vec(Loader *L, JsonNode *n, const char *what, int len, double *out)
 {
     if (!JSON_NODE_HOLDS_ARRAY(n) || (int)json_array_get_length(json_node_get_array(n)) != len)
-        return fail(L, "%s must be an array of %d numbers", what, len);
+        return fail(L, _("%s must be an array of %d numbers"), what, len);
     JsonArray *a = json_node_get_array(n);
     for (int i = 0; i < len; ++i) {
         char *w = g_strdup_printf("%s[%d]", what, i);
@@ -305,7 +308,7 @@ static int get_string(Loader *L, JsonObject *o, const char *key, gboolean requir
     if (!n)
         return L->failed ? -1 : 0;
     if (!is_type(n, G_TYPE_STRING))
-        return fail(L, "'%s' must be a string, not %s", key, kind_of(n)), -1;
+        return fail(L, _("'%s' must be a string, not %s"), key, kind_of(n)), -1;
     *out = json_node_get_string(n);
     return 1;
 }
@@ -318,7 +321,7 @@ static int get_array(Loader *L, JsonObject *o, const char *key, gboolean require
     if (!n)
         return L->failed ? -1 : 0;
     if (!JSON_NODE_HOLDS_ARRAY(n))
-        return fail(L, "'%s' must be an array, not %s", key, kind_of(n)), -1;
+        return fail(L, _("'%s' must be an array, not %s"), key, kind_of(n)), -1;
     *out = json_node_get_array(n);
     return 1;
 }
@@ -331,7 +334,7 @@ static int get_object(Loader *L, JsonObject *o, const char *key, gboolean requir
     if (!n)
         return L->failed ? -1 : 0;
     if (!JSON_NODE_HOLDS_OBJECT(n))
-        return fail(L, "'%s' must be an object, not %s", key, kind_of(n)), -1;
+        return fail(L, _("'%s' must be an object, not %s"), key, kind_of(n)), -1;
     *out = json_node_get_object(n);
     return 1;
 }
@@ -340,9 +343,9 @@ static int get_object(Loader *L, JsonObject *o, const char *key, gboolean requir
 static gboolean check_name(Loader *L, const char *kind, const char *name)
 {
     if (!*name)
-        return fail(L, "%s name is empty", kind);
+        return fail(L, _("%s name is empty"), kind);
     if (strlen(name) >= MBS_NAME_MAX)
-        return fail(L, "%s name '%.20s...' is longer than %d characters", kind, name,
+        return fail(L, _("%s name '%.20s...' is longer than %d characters"), kind, name,
                     MBS_NAME_MAX - 1);
     return TRUE;
 }
@@ -354,14 +357,14 @@ static gboolean get_two_bodies(Loader *L, JsonObject *o, const char *key, int b[
     if (get_array(L, o, key, TRUE, &a) < 0)
         return FALSE;
     if (json_array_get_length(a) != 2)
-        return fail(L, "'%s' must name exactly two bodies", key);
+        return fail(L, _("'%s' must name exactly two bodies"), key);
     for (guint i = 0; i < 2; ++i) {
         JsonNode *n = json_array_get_element(a, i);
         if (!is_type(n, G_TYPE_STRING))
-            return fail(L, "'%s'[%u] must be a body name, not %s", key, i, kind_of(n));
+            return fail(L, _("'%s'[%u] must be a body name, not %s"), key, i, kind_of(n));
         const char *name = json_node_get_string(n);
         if ((b[i] = mbs_model_find_body(L->m, name)) < 0)
-            return fail(L, "unknown body '%s'", name);
+            return fail(L, _("unknown body '%s'"), name);
     }
     return TRUE;
 }
@@ -372,7 +375,7 @@ static gboolean get_body(Loader *L, JsonObject *o, const char *key, int *body)
     if (get_string(L, o, key, TRUE, &name) < 0)
         return FALSE;
     if ((*body = mbs_model_find_body(L->m, name)) < 0)
-        return fail(L, "unknown body '%s'", name);
+        return fail(L, _("unknown body '%s'"), name);
     return TRUE;
 }
 
@@ -383,7 +386,7 @@ static gboolean node_point(Loader *L, JsonNode *n, const char *what, int body1, 
     if (!is_type(n, G_TYPE_STRING))
         return JSON_NODE_HOLDS_ARRAY(n)
                    ? node_vec(L, n, what, 3, out)
-                   : fail(L, "%s must be a point name or an array of 3 numbers, not %s", what,
+                   : fail(L, _("%s must be a point name or an array of 3 numbers, not %s"), what,
                           kind_of(n));
     const char *name = json_node_get_string(n);
     int p = mbs_model_find_point(L->m, body1, name);
@@ -396,9 +399,9 @@ static gboolean node_point(Loader *L, JsonNode *n, const char *what, int body1, 
         return TRUE;
     }
     if (body2 >= 0)
-        return fail(L, "point '%s' is not a point of '%s' or '%s'", name,
+        return fail(L, _("point '%s' is not a point of '%s' or '%s'"), name,
                     L->m->bodies[body1].name, L->m->bodies[body2].name);
-    return fail(L, "point '%s' is not a point of '%s'", name, L->m->bodies[body1].name);
+    return fail(L, _("point '%s' is not a point of '%s'"), name, L->m->bodies[body1].name);
 }
 
 static gboolean find_vector(Loader *L, int body, const char *name, double out[3])
@@ -438,16 +441,16 @@ static gboolean get_axis(Loader *L, JsonObject *o, const char *key, int body1, i
                 ok = TRUE;
             }
         if (!ok)
-            fail(L, "%s: '%s' is not a vector of '%s' or '%s' (nor x, y or z)", what, name,
+            fail(L, _("%s: '%s' is not a vector of '%s' or '%s' (nor x, y or z)"), what, name,
                  L->m->bodies[body1].name, L->m->bodies[body2].name);
     } else if (JSON_NODE_HOLDS_ARRAY(n)) {
         ok = node_vec(L, n, what, 3, out);
     } else {
-        ok = fail(L, "%s must be a vector name or an array of 3 numbers, not %s", what,
+        ok = fail(L, _("%s must be a vector name or an array of 3 numbers, not %s"), what,
                   kind_of(n));
     }
     if (ok && sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2]) < 1e-12)
-        ok = fail(L, "%s has zero length", what);
+        ok = fail(L, _("%s has zero length"), what);
     g_free(what);
     return ok;
 }
@@ -467,11 +470,11 @@ static gboolean load_parameters(Loader *L, JsonObject *root,
     if (get_object(L, root, "parameters", FALSE, &params) < 0)
         return FALSE;
     for (int i = 0; i < noverrides; ++i) {
-        set_where(L, "parameter override '%s'", overrides[i].name ? overrides[i].name : "");
+        set_where(L, _("parameter override '%s'"), overrides[i].name ? overrides[i].name : "");
         if (!overrides[i].name || !params || !json_object_has_member(params, overrides[i].name))
-            return fail(L, "the file has no such parameter");
+            return fail(L, _("the file has no such parameter"));
         if (!isfinite(overrides[i].value))
-            return fail(L, "value is not a finite number");
+            return fail(L, _("value is not a finite number"));
     }
     if (!params)
         return TRUE;
@@ -479,9 +482,9 @@ static gboolean load_parameters(Loader *L, JsonObject *root,
     for (GList *l = names; l && !L->failed; l = l->next) {
         const char *name = l->data;
         char msg[MBS_EXPR_MESSAGE_MAX];
-        set_where(L, "parameters '%s'", name);
+        set_where(L, _("parameters '%s'"), name);
         if (!mbs_expr_valid_name(name, msg)) {
-            fail(L, "parameter name %s", msg);
+            fail(L, _("parameter name %s"), msg);
             break;
         }
         MbsExprVariable var = {name, 0.0};
@@ -527,8 +530,8 @@ static gboolean read_points(Loader *L, JsonObject *o, GArray *points)
     for (GList *l = names; l; l = l->next, ++i) {
         PendingPoint *p = &g_array_index(points, PendingPoint, i);
         p->name = l->data;
-        char *what = g_strdup_printf("point '%s'", p->name);
-        gboolean ok = check_name(L, "point", p->name) &&
+        char *what = g_strdup_printf(_("point '%s'"), p->name);
+        gboolean ok = check_name(L, _("point"), p->name) &&
                       node_vec(L, json_object_get_member(pts, p->name), what, 3, p->pos);
         g_free(what);
         if (!ok)
@@ -547,11 +550,11 @@ static gboolean read_vectors(Loader *L, JsonObject *o, int body)
     for (GList *l = names; l; l = l->next) {
         NamedVector v = {.body = body};
         const char *name = l->data;
-        char *what = g_strdup_printf("vector '%s'", name);
-        gboolean ok = check_name(L, "vector", name) &&
+        char *what = g_strdup_printf(_("vector '%s'"), name);
+        gboolean ok = check_name(L, _("vector"), name) &&
                       node_vec(L, json_object_get_member(vecs, name), what, 3, v.v);
         if (ok && sqrt(v.v[0] * v.v[0] + v.v[1] * v.v[1] + v.v[2] * v.v[2]) < 1e-12)
-            ok = fail(L, "%s has zero length", what);
+            ok = fail(L, _("%s has zero length"), what);
         g_free(what);
         if (!ok)
             break;
@@ -578,11 +581,11 @@ static gboolean pending_point(Loader *L, GArray *points, JsonNode *n, const char
                 return TRUE;
             }
         }
-        return fail(L, "%s: '%s' is not a point of this body", what, name);
+        return fail(L, _("%s: '%s' is not a point of this body"), what, name);
     }
     if (JSON_NODE_HOLDS_ARRAY(n))
         return node_vec(L, n, what, 3, out);
-    return fail(L, "%s must be a point name or an array of 3 numbers, not %s", what,
+    return fail(L, _("%s must be a point name or an array of 3 numbers, not %s"), what,
                 kind_of(n));
 }
 
@@ -599,15 +602,15 @@ static gboolean read_inertia(Loader *L, JsonObject *o, GArray *points, double *m
     note_value(L, &mass, text_of(L, mass_read));
     if (is_type(n, G_TYPE_STRING)) {
         if (strcmp(json_node_get_string(n), "point"))
-            return fail(L, "'inertia' \"%s\" is not a known shape (expected \"point\", a 3x3 "
-                        "array, {\"slender_rod\": [p1, p2]} or {\"box\": [a, b, c]})",
+            return fail(L, _("'inertia' \"%s\" is not a known shape (expected \"point\", a 3x3 "
+                        "array, {\"slender_rod\": [p1, p2]} or {\"box\": [a, b, c]})"),
                         json_node_get_string(n));
-        return com_given || fail(L, "missing required field 'com'");
+        return com_given || fail(L, _("missing required field 'com'"));
     }
     if (JSON_NODE_HOLDS_ARRAY(n)) {
         JsonArray *rows = json_node_get_array(n);
         if (json_array_get_length(rows) != 3)
-            return fail(L, "'inertia' must be an array of 3 rows of 3 numbers");
+            return fail(L, _("'inertia' must be an array of 3 rows of 3 numbers"));
         for (guint i = 0; i < 3; ++i) {
             char *what = g_strdup_printf("'inertia'[%u]", i);
             gboolean ok = node_vec(L, json_array_get_element(rows, i), what, 3, &I[3 * i]);
@@ -615,35 +618,35 @@ static gboolean read_inertia(Loader *L, JsonObject *o, GArray *points, double *m
             if (!ok)
                 return FALSE;
         }
-        return com_given || fail(L, "missing required field 'com'");
+        return com_given || fail(L, _("missing required field 'com'"));
     }
     if (!JSON_NODE_HOLDS_OBJECT(n))
-        return fail(L, "'inertia' must be \"point\", a 3x3 array or an object, not %s",
+        return fail(L, _("'inertia' must be \"point\", a 3x3 array or an object, not %s"),
                     kind_of(n));
     JsonObject *shape = json_node_get_object(n);
     JsonNode *rod = json_object_get_member(shape, "slender_rod");
     JsonNode *box = json_object_get_member(shape, "box");
     JsonNode *along = json_object_get_member(shape, "along");
     if (along && !box)
-        return fail(L, "'along' belongs to a box: {\"box\": [a, b, c], \"along\": [u, v]}");
+        return fail(L, _("'along' belongs to a box: {\"box\": [a, b, c], \"along\": [u, v]}"));
     if (json_object_get_size(shape) != (along ? 2u : 1u) || (!rod && !box))
-        return fail(L, "'inertia' object must have exactly one field, slender_rod or box (with "
-                    "'along' for a box drawn along other axes)");
+        return fail(L, _("'inertia' object must have exactly one field, slender_rod or box (with "
+                    "'along' for a box drawn along other axes)"));
     if (box) {
         double size[3];
         if (!node_vec(L, box, "'box'", 3, size))
             return FALSE;
         if (size[0] < 0 || size[1] < 0 || size[2] < 0)
-            return fail(L, "'box' sizes must not be negative");
+            return fail(L, _("'box' sizes must not be negative"));
         if (!along) {
             mbs_inertia_box(mass, size, I);
             note_derived(L, I, MBS_DERIVE_BOX_INERTIA,
                          (const double *const[]){&mass, &size[0], &size[1], &size[2]}, 4);
-            return com_given || fail(L, "missing required field 'com'");
+            return com_given || fail(L, _("missing required field 'com'"));
         }
         double dir[2][3];
         if (!JSON_NODE_HOLDS_ARRAY(along) || json_array_get_length(json_node_get_array(along)) != 2)
-            return fail(L, "'along' must be two vectors [u, v]: edge a along u, edge b along v");
+            return fail(L, _("'along' must be two vectors [u, v]: edge a along u, edge b along v"));
         for (guint i = 0; i < 2; ++i) {
             char *what = g_strdup_printf("'along'[%u]", i);
             gboolean ok = node_vec(L, json_array_get_element(json_node_get_array(along), i), what,
@@ -653,16 +656,16 @@ static gboolean read_inertia(Loader *L, JsonObject *o, GArray *points, double *m
                 return FALSE;
         }
         if (mbs_inertia_box_along(mass, size, dir[0], dir[1], I))
-            return fail(L, "'along': the edge directions must be nonzero and not parallel");
+            return fail(L, _("'along': the edge directions must be nonzero and not parallel"));
         note_derived(L, I, MBS_DERIVE_BOX_INERTIA_ALONG,
                      (const double *const[]){&mass, &size[0], &size[1], &size[2], &dir[0][0],
                                              &dir[0][1], &dir[0][2], &dir[1][0], &dir[1][1],
                                              &dir[1][2]},
                      10);
-        return com_given || fail(L, "missing required field 'com'");
+        return com_given || fail(L, _("missing required field 'com'"));
     }
     if (!JSON_NODE_HOLDS_ARRAY(rod) || json_array_get_length(json_node_get_array(rod)) != 2)
-        return fail(L, "'slender_rod' must be an array of two points (its ends)");
+        return fail(L, _("'slender_rod' must be an array of two points (its ends)"));
     double ends[2][3];
     JsonArray *a = json_node_get_array(rod);
     for (guint i = 0; i < 2; ++i) {
@@ -692,16 +695,16 @@ static gboolean load_body(Loader *L, JsonObject *o, int index)
     static const char *const body_fields[] = {"name",   "ground", "mass",    "com",
                                               "inertia", "points", "vectors", NULL};
     const char *name;
-    if (get_string(L, o, "name", TRUE, &name) < 0 || !check_name(L, "body", name))
+    if (get_string(L, o, "name", TRUE, &name) < 0 || !check_name(L, _("body"), name))
         return FALSE;
-    set_where(L, "bodies[%d] '%s'", index, name);
+    set_where(L, _("bodies[%d] '%s'"), index, name);
     if (mbs_model_find_body(L->m, name) >= 0)
-        return fail(L, "a body named '%s' is already defined", name);
+        return fail(L, _("a body named '%s' is already defined"), name);
 
     gboolean is_ground = FALSE;
     JsonNode *g = member(L, o, "ground", FALSE);
     if (g && !is_type(g, G_TYPE_BOOLEAN))
-        return fail(L, "'ground' must be true or false, not %s", kind_of(g));
+        return fail(L, _("'ground' must be true or false, not %s"), kind_of(g));
     is_ground = g && json_node_get_boolean(g);
     if (!check_members(L, o, is_ground ? ground_fields : body_fields))
         return FALSE;
@@ -713,7 +716,7 @@ static gboolean load_body(Loader *L, JsonObject *o, int index)
         goto out;
     if (is_ground) {
         if (L->m->ground >= 0) {
-            fail(L, "a second ground body (the ground is already '%s'); a model has exactly one",
+            fail(L, _("a second ground body (the ground is already '%s'); a model has exactly one"),
                  L->m->bodies[L->m->ground].name);
             goto out;
         }
@@ -724,7 +727,7 @@ static gboolean load_body(Loader *L, JsonObject *o, int index)
         if (get_number(L, o, "mass", TRUE, &mass) < 0)
             goto out;
         if (mass < 0.0) {
-            fail(L, "mass %g must be zero or positive", mass);
+            fail(L, _("mass %g must be zero or positive"), mass);
             goto out;
         }
         if ((has_com = get_vec3(L, o, "com", FALSE, com)) < 0 ||
@@ -767,7 +770,7 @@ static gboolean read_driver(Loader *L, JsonNode *n, MbsFunction *f)
     static const char *const sine_fields[] = {"type", "offset", "amplitude", "omega", "phase",
                                               NULL};
     if (!JSON_NODE_HOLDS_OBJECT(n))
-        return fail(L, "'driver' must be an object, not %s", kind_of(n));
+        return fail(L, _("'driver' must be an object, not %s"), kind_of(n));
     JsonObject *o = json_node_get_object(n);
     const char *type;
     memset(f, 0, sizeof *f);
@@ -779,11 +782,11 @@ static gboolean read_driver(Loader *L, JsonNode *n, MbsFunction *f)
             return FALSE;
         int nc = (int)json_array_get_length(c);
         if (nc < 1 || nc > MBS_POLY_MAX)
-            return fail(L, "driver 'coefficients' must have 1 to %d numbers", MBS_POLY_MAX);
+            return fail(L, _("driver 'coefficients' must have 1 to %d numbers"), MBS_POLY_MAX);
         f->kind = MBS_FUNCTION_POLYNOMIAL;
         f->ncoef = nc;
         for (int i = 0; i < nc; ++i) {
-            char *what = g_strdup_printf("driver 'coefficients'[%d]", i);
+            char *what = g_strdup_printf(_("driver 'coefficients'[%d]"), i);
             gboolean ok = node_number(L, json_array_get_element(c, (guint)i), what, &f->coef[i]);
             g_free(what);
             if (!ok)
@@ -799,7 +802,7 @@ static gboolean read_driver(Loader *L, JsonNode *n, MbsFunction *f)
                get_number(L, o, "omega", TRUE, &f->omega) > 0 &&
                get_number(L, o, "phase", FALSE, &f->phase) >= 0;
     }
-    return fail(L, "unknown driver type '%s' (expected polynomial or sine)", type);
+    return fail(L, _("unknown driver type '%s' (expected polynomial or sine)"), type);
 }
 
 /* The joint builders store unit axes: record them as derived from the axes read. */
@@ -832,24 +835,24 @@ static gboolean load_joint(Loader *L, JsonObject *o, int index)
     static const char *const fields[] = {"name", "type",  "bodies", "point",  "points",
                                          "axis", "axis1", "axis2",  "length", "driver", NULL};
     const char *name, *type_name;
-    if (get_string(L, o, "name", TRUE, &name) < 0 || !check_name(L, "joint", name))
+    if (get_string(L, o, "name", TRUE, &name) < 0 || !check_name(L, _("joint"), name))
         return FALSE;
-    set_where(L, "joints[%d] '%s'", index, name);
+    set_where(L, _("joints[%d] '%s'"), index, name);
     if (!check_members(L, o, fields) || get_string(L, o, "type", TRUE, &type_name) < 0)
         return FALSE;
     int type = 0;
     while (type < MBS_JOINT_TYPE_COUNT && strcmp(type_name, joint_types[type]))
         type++;
     if (type == MBS_JOINT_TYPE_COUNT)
-        return fail(L, "unknown joint type '%s' (expected revolute, prismatic, spherical, "
-                    "universal or rod)", type_name);
+        return fail(L, _("unknown joint type '%s' (expected revolute, prismatic, spherical, "
+                    "universal or rod)"), type_name);
     if (mbs_model_find_joint(L->m, name) >= 0)
-        return fail(L, "a joint named '%s' is already defined", name);
+        return fail(L, _("a joint named '%s' is already defined"), name);
     int b[2];
     if (!get_two_bodies(L, o, "bodies", b))
         return FALSE;
     if (b[0] == b[1])
-        return fail(L, "connects body '%s' to itself", L->m->bodies[b[0]].name);
+        return fail(L, _("connects body '%s' to itself"), L->m->bodies[b[0]].name);
 
     MbsError err = {0};
     double p[3], p2[3], a1[3], a2[3], length = -1.0;
@@ -860,7 +863,7 @@ static gboolean load_joint(Loader *L, JsonObject *o, int index)
         if (get_array(L, o, "points", TRUE, &pts) < 0)
             return FALSE;
         if (json_array_get_length(pts) != 2)
-            return fail(L, "'points' must have two points (on the first and second body)");
+            return fail(L, _("'points' must have two points (on the first and second body)"));
         if (!node_point(L, json_array_get_element(pts, 0), "'points'[0]", b[0], -1, p) ||
             !node_point(L, json_array_get_element(pts, 1), "'points'[1]", b[1], -1, p2))
             return FALSE;
@@ -868,7 +871,7 @@ static gboolean load_joint(Loader *L, JsonObject *o, int index)
         if (has_length < 0)
             return FALSE;
         if (has_length && !(length > 0.0))
-            return fail(L, "'length' %g must be positive", length);
+            return fail(L, _("'length' %g must be positive"), length);
         j = mbs_model_add_rod(L->m, name, b[0], p, b[1], p2, length, &err);
         if (!has_length && j >= 0) {
             length = L->m->joints[j].length;
@@ -898,7 +901,7 @@ static gboolean load_joint(Loader *L, JsonObject *o, int index)
     if ((n = member(L, o, "driver", FALSE))) {
         MbsFunction f;
         if (type != MBS_JOINT_REVOLUTE && type != MBS_JOINT_PRISMATIC)
-            return fail(L, "only revolute and prismatic joints can be driven (this is %s)",
+            return fail(L, _("only revolute and prismatic joints can be driven (this is %s)"),
                         type_name);
         if (!read_driver(L, n, &f))
             return FALSE;
@@ -918,7 +921,7 @@ static gboolean get_joint(Loader *L, JsonObject *o, const char *key, int *joint)
     if (get_string(L, o, key, TRUE, &name) < 0)
         return FALSE;
     if ((*joint = mbs_model_find_joint(L->m, name)) < 0)
-        return fail(L, "unknown joint '%s'", name);
+        return fail(L, _("unknown joint '%s'"), name);
     return TRUE;
 }
 
@@ -965,7 +968,7 @@ static gboolean read_force_geometry(Loader *L, JsonObject *o, const MbsForceClas
         if (!get_two_bodies(L, o, "bodies", b) || get_array(L, o, "points", TRUE, &pts) < 0)
             return FALSE;
         if (json_array_get_length(pts) != 2)
-            return fail(L, "'points' must have two points (on the first and second body)");
+            return fail(L, _("'points' must have two points (on the first and second body)"));
         f->body1 = b[0];
         f->body2 = b[1];
         return node_point(L, json_array_get_element(pts, 0), "'points'[0]", b[0], -1, f->point1) &&
@@ -1000,7 +1003,7 @@ static gboolean read_force_fields(Loader *L, JsonObject *o, const MbsForceClass 
         if (r < 0 || (required && r == 0))
             return FALSE;
         if ((fd->flags & MBS_FIELD_NONNEGATIVE) && fd->count == 1 && *x < 0.0)
-            return fail(L, "'%s' %g must not be negative", fd->name, *x);
+            return fail(L, _("'%s' %g must not be negative"), fd->name, *x);
     }
     return TRUE;
 }
@@ -1008,12 +1011,12 @@ static gboolean read_force_fields(Loader *L, JsonObject *o, const MbsForceClass 
 static gboolean load_force(Loader *L, JsonObject *o, int index)
 {
     const char *name, *type;
-    set_where(L, "forces[%d]", index);
+    set_where(L, _("forces[%d]"), index);
     int has_name = get_string(L, o, "name", FALSE, &name);
-    if (has_name < 0 || (has_name && !check_name(L, "force", name)))
+    if (has_name < 0 || (has_name && !check_name(L, _("force"), name)))
         return FALSE;
     if (has_name)
-        set_where(L, "forces[%d] '%s'", index, name);
+        set_where(L, _("forces[%d] '%s'"), index, name);
     if (get_string(L, o, "type", TRUE, &type) < 0)
         return FALSE;
 
@@ -1023,14 +1026,14 @@ static gboolean load_force(Loader *L, JsonObject *o, int index)
     if (has_name) {
         for (int i = 0; i < L->m->nforces; ++i)
             if (!strcmp(L->m->forces[i].name, name))
-                return fail(L, "a force named '%s' is already defined", name);
+                return fail(L, _("a force named '%s' is already defined"), name);
         g_strlcpy(f.name, name, sizeof f.name);
     }
     const MbsForceClass *c = mbs_force_class_by_name(type);
     if (!c) {
         char kinds[256];
         mbs_force_class_list(kinds, sizeof kinds);
-        return fail(L, "unknown force type '%s' (expected %s)", type, kinds);
+        return fail(L, _("unknown force type '%s' (expected %s)"), type, kinds);
     }
     f.type = c->type;
     if (!check_force_members(L, o, c) || !read_force_geometry(L, o, c, &f) ||
@@ -1056,10 +1059,10 @@ static gboolean load_point_velocity(Loader *L, JsonObject *o, int index)
     if (!check_members(L, o, fields) || !get_body(L, o, "body", &body) ||
         get_string(L, o, "point", TRUE, &point) < 0)
         return FALSE;
-    set_where(L, "initial[%d] (point '%s' of '%s')", index, point, L->m->bodies[body].name);
+    set_where(L, _("initial[%d] (point '%s' of '%s')"), index, point, L->m->bodies[body].name);
     int p = mbs_model_find_point(L->m, body, point);
     if (p < 0)
-        return fail(L, "'%s' is not a point of body '%s'", point, L->m->bodies[body].name);
+        return fail(L, _("'%s' is not a point of body '%s'"), point, L->m->bodies[body].name);
     JsonNode *d = member(L, o, "direction", TRUE);
     if (!d || !node_vec(L, d, "'direction'", 3, dir) ||
         get_number(L, o, "velocity", TRUE, &value) < 0)
@@ -1083,15 +1086,15 @@ static gboolean load_initial(Loader *L, JsonObject *o, int index)
         return load_point_velocity(L, o, index);
     int joint;
     double coord = 0.0, value;
-    set_where(L, "initial[%d]", index);
+    set_where(L, _("initial[%d]"), index);
     if (!check_members(L, o, fields) || !get_joint(L, o, "joint", &joint))
         return FALSE;
-    set_where(L, "initial[%d] (joint '%s')", index, L->m->joints[joint].name);
+    set_where(L, _("initial[%d] (joint '%s')"), index, L->m->joints[joint].name);
     if (get_number(L, o, "coordinate", FALSE, &coord) < 0)
         return FALSE;
     int ndofs = mbs_joint_type_dofs(L->m->joints[joint].type);
     if (coord != floor(coord) || coord < 0 || coord >= ndofs)
-        return fail(L, "'coordinate' %g is not a coordinate of this %s joint (it has %d)", coord,
+        return fail(L, _("'coordinate' %g is not a coordinate of this %s joint (it has %d)"), coord,
                     mbs_joint_type_name(L->m->joints[joint].type), ndofs);
     int found = 0;
     static const char *const kinds[2] = {"position", "velocity"};
@@ -1109,7 +1112,7 @@ static gboolean load_initial(Loader *L, JsonObject *o, int index)
             return FALSE;
         found += r;
     }
-    return found || fail(L, "needs 'position', 'velocity' or both");
+    return found || fail(L, _("needs 'position', 'velocity' or both"));
 }
 
 /* ---- user-chosen degrees of freedom (matrix-r) ----------------------------------------- */
@@ -1117,7 +1120,7 @@ static gboolean load_initial(Loader *L, JsonObject *o, int index)
 static gboolean load_dof(Loader *L, JsonObject *o, int index)
 {
     static const char *const fields[] = {"joint", "coordinate", "body", "point", "axis", NULL};
-    set_where(L, "degrees_of_freedom[%d]", index);
+    set_where(L, _("degrees_of_freedom[%d]"), index);
     if (!check_members(L, o, fields))
         return FALSE;
     MbsError err = {0};
@@ -1129,7 +1132,7 @@ static gboolean load_dof(Loader *L, JsonObject *o, int index)
         int ndofs = mbs_joint_type_dofs(L->m->joints[joint].type);
         /* checked as a double: (int)coord is undefined beyond INT_MAX (1e308, 2^32) */
         if (coord != floor(coord) || coord < 0 || coord >= ndofs)
-            return fail(L, "'coordinate' %g is not a coordinate of this %s joint (it has %d)",
+            return fail(L, _("'coordinate' %g is not a coordinate of this %s joint (it has %d)"),
                         coord, mbs_joint_type_name(L->m->joints[joint].type), ndofs);
         if (mbs_model_add_dof(L->m, joint, (int)coord, -1, -1, &err) < 0)
             return engine_fail(L, &err);
@@ -1142,10 +1145,10 @@ static gboolean load_dof(Loader *L, JsonObject *o, int index)
         return FALSE;
     int p = mbs_model_find_point(L->m, body, point);
     if (p < 0)
-        return fail(L, "'%s' is not a point of body '%s'", point, L->m->bodies[body].name);
+        return fail(L, _("'%s' is not a point of body '%s'"), point, L->m->bodies[body].name);
     int a = !strcmp(axis, "x") ? 0 : !strcmp(axis, "y") ? 1 : !strcmp(axis, "z") ? 2 : -1;
     if (a < 0)
-        return fail(L, "'axis' must be \"x\", \"y\" or \"z\", not '%s'", axis);
+        return fail(L, _("'axis' must be \"x\", \"y\" or \"z\", not '%s'"), axis);
     if (mbs_model_add_dof(L->m, -1, -1, p, a, &err) < 0)
         return engine_fail(L, &err);
     return TRUE;
@@ -1170,8 +1173,8 @@ static gboolean load_objective_term(Loader *L, JsonObject *o, const char *where,
         measure = "squared_norm";
     t.quantity = mbs_quantity_from_name(quantity);
     if (t.quantity == MBS_QUANTITY_COUNT)
-        return fail(L, "unknown quantity '%s' (expected position, displacement, velocity, "
-                    "acceleration, joint_coordinate, joint_rate or angular_velocity)", quantity);
+        return fail(L, _("unknown quantity '%s' (expected position, displacement, velocity, "
+                    "acceleration, joint_coordinate, joint_rate or angular_velocity)"), quantity);
     if (t.quantity == MBS_QUANTITY_JOINT_COORDINATE || t.quantity == MBS_QUANTITY_JOINT_RATE) {
         if (!get_joint(L, o, "joint", &t.joint))
             return FALSE;
@@ -1184,7 +1187,7 @@ static gboolean load_objective_term(Loader *L, JsonObject *o, const char *where,
                 return FALSE;
             t.point = mbs_model_find_point(L->m, t.body, point);
             if (t.point < 0)
-                return fail(L, "'%s' is not a point of body '%s'", point,
+                return fail(L, _("'%s' is not a point of body '%s'"), point,
                             L->m->bodies[t.body].name);
         }
     }
@@ -1199,8 +1202,8 @@ static gboolean load_objective_term(Loader *L, JsonObject *o, const char *where,
                 t.component = k % 3;
         int scalar = mbs_quantity_size(t.quantity) == 1;
         if (t.component < 0 || scalar != !strcmp(measure, "value"))
-            return fail(L, "'measure' of %s must be \"squared_norm\" or %s, not '%s'",
-                        quantity, scalar ? "\"value\"" : "\"x\", \"y\" or \"z\"", measure);
+            return fail(L, _("'measure' of %s must be \"squared_norm\" or %s, not '%s'"),
+                        quantity, scalar ? "\"value\"" : _("\"x\", \"y\" or \"z\""), measure);
     }
     /* A plain number: a weight is not a bound field, so an expression could not follow a
      * parameter's new value. */
@@ -1208,7 +1211,7 @@ static gboolean load_objective_term(Loader *L, JsonObject *o, const char *where,
     if (w) {
         if (!JSON_NODE_HOLDS_VALUE(w) || (json_node_get_value_type(w) != G_TYPE_DOUBLE &&
                                           json_node_get_value_type(w) != G_TYPE_INT64))
-            return fail(L, "'weight' must be a number, not %s", kind_of(w));
+            return fail(L, _("'weight' must be a number, not %s"), kind_of(w));
         t.weight = json_node_get_double(w);
     }
     /* A fixed point or value (plain numbers, like the weight). */
@@ -1217,12 +1220,12 @@ static gboolean load_objective_term(Loader *L, JsonObject *o, const char *where,
     if (ref) {
         JsonArray *a = JSON_NODE_HOLDS_ARRAY(ref) ? json_node_get_array(ref) : NULL;
         if (!a || (int)json_array_get_length(a) != size)
-            return fail(L, "'reference' must be an array of %d numbers", size);
+            return fail(L, _("'reference' must be an array of %d numbers"), size);
         for (int k = 0; k < size; ++k) {
             JsonNode *e = json_array_get_element(a, (guint)k);
             if (!JSON_NODE_HOLDS_VALUE(e) || (json_node_get_value_type(e) != G_TYPE_DOUBLE &&
                                               json_node_get_value_type(e) != G_TYPE_INT64))
-                return fail(L, "'reference' must be an array of %d numbers", size);
+                return fail(L, _("'reference' must be an array of %d numbers"), size);
             t.reference[k] = json_node_get_double(e);
         }
     }
@@ -1237,36 +1240,36 @@ static gboolean load_objective(Loader *L, JsonObject *o, int index)
     static const char *const fields[] = {"name", "integrand", "final", NULL};
     static const char *const parts[2] = {"integrand", "final"};
     const char *name;
-    set_where(L, "objectives[%d]", index);
+    set_where(L, _("objectives[%d]"), index);
     if (!check_members(L, o, fields) || get_string(L, o, "name", TRUE, &name) < 0 ||
-        !check_name(L, "objective", name))
+        !check_name(L, _("objective"), name))
         return FALSE;
-    set_where(L, "objectives[%d] '%s'", index, name);
+    set_where(L, _("objectives[%d] '%s'"), index, name);
     MbsError err = {0};
     if (mbs_model_add_objective(L->m, name, &err) < 0)
         return engine_fail(L, &err);
     int nterms = 0;
     for (int final = 0; final < 2; ++final) {
         JsonArray *a;
-        set_where(L, "objectives[%d] '%s'", index, name);
+        set_where(L, _("objectives[%d] '%s'"), index, name);
         int r = get_array(L, o, parts[final], FALSE, &a);
         if (r < 0)
             return FALSE;
         for (guint i = 0; r > 0 && i < json_array_get_length(a); ++i, ++nterms) {
             JsonNode *e = json_array_get_element(a, i);
-            char *where = g_strdup_printf("objectives[%d] '%s' %s[%u]", index, name,
+            char *where = g_strdup_printf(_("objectives[%d] '%s' %s[%u]"), index, name,
                                           parts[final], i);
             gboolean ok = JSON_NODE_HOLDS_OBJECT(e)
                               ? load_objective_term(L, json_node_get_object(e), where, final)
                               : (set_where(L, "%s", where),
-                                 fail(L, "must be an object, not %s", kind_of(e)));
+                                 fail(L, _("must be an object, not %s"), kind_of(e)));
             g_free(where);
             if (!ok)
                 return FALSE;
         }
     }
-    set_where(L, "objectives[%d] '%s'", index, name);
-    return nterms > 0 || fail(L, "needs at least one term in 'integrand' or 'final'");
+    set_where(L, _("objectives[%d] '%s'"), index, name);
+    return nterms > 0 || fail(L, _("needs at least one term in 'integrand' or 'final'"));
 }
 
 /* ---- document -------------------------------------------------------------------------- */
@@ -1283,13 +1286,13 @@ static gboolean load_list(Loader *L, JsonObject *root, const char *key, gboolean
         return r == 0;
     guint n = json_array_get_length(a);
     if (required && n == 0)
-        return fail(L, "'%s' is empty", key);
+        return fail(L, _("'%s' is empty"), key);
     for (guint i = 0; i < n; ++i) {
         JsonNode *e = json_array_get_element(a, i);
         set_where(L, "%s[%u]", key, i);
         g_hash_table_remove_all(L->sources);
         if (!JSON_NODE_HOLDS_OBJECT(e))
-            return fail(L, "must be an object, not %s", kind_of(e));
+            return fail(L, _("must be an object, not %s"), kind_of(e));
         if (!load(L, json_node_get_object(e), (int)i))
             return FALSE;
     }
@@ -1306,12 +1309,12 @@ static gboolean load_header(Loader *L, JsonObject *root, const char *default_nam
     JsonNode *v;
     if (!json_object_has_member(root, "format"))
         return fail_code(L, ESL_MODEL_FILE_ERROR_FORMAT,
-                         "not an eslabon-model file (missing required field 'format')");
+                         _("not an eslabon-model file (missing required field 'format')"));
     if (get_string(L, root, "format", TRUE, &format) < 0)
         return FALSE;
     if (strcmp(format, "eslabon-model"))
         return fail_code(L, ESL_MODEL_FILE_ERROR_FORMAT,
-                         "unsupported format '%s' (expected \"eslabon-model\")", format);
+                         _("unsupported format '%s' (expected \"eslabon-model\")"), format);
     if (!(v = member(L, root, "version", TRUE)))
         return FALSE;
     gboolean number = is_type(v, G_TYPE_INT64) || is_type(v, G_TYPE_DOUBLE);
@@ -1320,7 +1323,7 @@ static gboolean load_header(Loader *L, JsonObject *root, const char *default_nam
                       : is_type(v, G_TYPE_STRING) ? g_strdup_printf("\"%s\"", json_node_get_string(v))
                                                   : g_strdup(kind_of(v));
         fail_code(L, ESL_MODEL_FILE_ERROR_FORMAT,
-                  "unsupported version %s (this program reads version 1)", shown);
+                  _("unsupported version %s (this program reads version 1)"), shown);
         g_free(shown);
         return FALSE;
     }
@@ -1336,7 +1339,7 @@ static char *syntax_message(const char *raw)
 {
     int line, col, used = 0;
     if (sscanf(raw, "<data>:%d:%d: Parse error: %n", &line, &col, &used) >= 2 && used > 0)
-        return g_strdup_printf("line %d, column %d: %s", line, col, raw + used);
+        return g_strdup_printf(_("line %d, column %d: %s"), line, col, raw + used);
     return g_strdup(raw);
 }
 
@@ -1347,8 +1350,8 @@ static MbsModel *load_data(const char *data, gsize len, const char *origin,
     Loader L = {origin, NULL, NULL, NULL, NULL, NULL, error, FALSE};
     JsonParser *parser = NULL;
     if (esl_json_nesting_depth(data, len) > MAX_NESTING) {
-        fail_code(&L, ESL_MODEL_FILE_ERROR_SYNTAX, "arrays and objects nested deeper than %d "
-                  "levels", MAX_NESTING);
+        fail_code(&L, ESL_MODEL_FILE_ERROR_SYNTAX, _("arrays and objects nested deeper than %d "
+                  "levels"), MAX_NESTING);
         return NULL;
     }
     parser = json_parser_new();
@@ -1363,8 +1366,8 @@ static MbsModel *load_data(const char *data, gsize len, const char *origin,
     }
     JsonNode *root = json_parser_get_root(parser);
     if (!root || !JSON_NODE_HOLDS_OBJECT(root)) {
-        fail_code(&L, ESL_MODEL_FILE_ERROR_FORMAT, "the top level must be a JSON object, not %s",
-                  root ? kind_of(root) : "empty");
+        fail_code(&L, ESL_MODEL_FILE_ERROR_FORMAT, _("the top level must be a JSON object, not %s"),
+                  root ? kind_of(root) : _("empty"));
         g_object_unref(parser);
         return NULL;
     }
@@ -1390,16 +1393,16 @@ static MbsModel *load_data(const char *data, gsize len, const char *origin,
                                                 : !strcmp(planar, "z") ? 2 : -1;
             MbsError err = {0};
             if (axis < 0)
-                ok = fail(&L, "'planar' names the axis normal to the plane: \"x\", \"y\" or "
-                          "\"z\", not '%s'", planar);
+                ok = fail(&L, _("'planar' names the axis normal to the plane: \"x\", \"y\" or "
+                          "\"z\", not '%s'"), planar);
             else if (mbs_model_set_planar(L.m, axis, &err))
                 ok = engine_fail(&L, &err);
         }
     }
     ok = ok && load_list(&L, o, "bodies", TRUE, load_body);
     if (ok && L.m->ground < 0) {
-        set_where(&L, "bodies");
-        ok = fail(&L, "no ground body (mark exactly one body with \"ground\": true)");
+        set_where(&L, _("bodies"));
+        ok = fail(&L, _("no ground body (mark exactly one body with \"ground\": true)"));
     }
     ok = ok && load_list(&L, o, "joints", FALSE, load_joint) &&
          load_list(&L, o, "forces", FALSE, load_force) &&
@@ -1467,12 +1470,12 @@ static gboolean check_model_file(const char *path, const char *base, GError **er
         return TRUE; /* g_file_get_contents reports the reason */
     if (!S_ISREG(st.st_mode)) {
         g_set_error(error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_READ,
-                    "%s: not a regular file (a model must be a JSON file)", base);
+                    _("%s: not a regular file (a model must be a JSON file)"), base);
         return FALSE;
     }
     if ((guint64)st.st_size > ESL_MODEL_FILE_SIZE_MAX) {
         g_set_error(error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_READ,
-                    "%s: the file is %.0f MB; a model file may be at most %d MB", base,
+                    _("%s: the file is %.0f MB; a model file may be at most %d MB"), base,
                     (double)st.st_size / 1e6, ESL_MODEL_FILE_SIZE_MAX / 1000000);
         return FALSE;
     }

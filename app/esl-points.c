@@ -1,5 +1,8 @@
 /* Named model points and their histories; see esl-points.h. */
 #include "esl-points.h"
+#include "eslabon-config.h"
+
+#include <glib/gi18n-lib.h>
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -23,7 +26,7 @@ GArray *esl_points_parse(const MbsModel *m, const char *spec, GError **error)
         int p = body >= 0 && bp[1] ? mbs_model_find_point(m, body, bp[1]) : -1;
         if (p < 0) {
             g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                        "--points: '%s' is not BODY:POINT of this model", names[k]);
+                        _("--points: '%s' is not BODY:POINT of this model"), names[k]);
             g_array_free(pts, TRUE);
             return NULL;
         }
@@ -42,11 +45,20 @@ void esl_points_write_header(FILE *csv, const MbsModel *m, const int *points, in
     }
 }
 
+/* A file's number: a decimal point whatever the locale (the window runs under the user's). */
+static void write_number(FILE *csv, const char *format, double value)
+{
+    char text[G_ASCII_DTOSTR_BUF_SIZE];
+    fputs(g_ascii_formatd(text, sizeof text, format, value), csv);
+}
+
 void esl_points_write_values(FILE *csv, const double *xyz, const double *v, int npoints)
 {
-    for (int i = 0; i < npoints; ++i)
-        fprintf(csv, ",%.12g,%.12g,%.12g,%.12g,%.12g,%.12g", xyz[3 * i], xyz[3 * i + 1],
-                xyz[3 * i + 2], v[3 * i], v[3 * i + 1], v[3 * i + 2]);
+    for (int i = 0; i < 3 * npoints; i += 3)
+        for (int c = 0; c < 6; ++c) {
+            fputc(',', csv);
+            write_number(csv, "%.12g", c < 3 ? xyz[i + c] : v[i + c - 3]);
+        }
 }
 
 void esl_points_from_poses(const MbsModel *m, const double *poses, const int *points,
@@ -87,7 +99,7 @@ gboolean esl_points_write_history(const char *path, const MbsModel *m, const dou
     FILE *csv = g_fopen(path, "w");
     if (!csv) {
         int code = errno;
-        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(code), "cannot write %s: %s",
+        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(code), _("cannot write %s: %s"),
                     path, g_strerror(code));
         return FALSE;
     }
@@ -99,13 +111,13 @@ gboolean esl_points_write_history(const char *path, const MbsModel *m, const dou
     esl_points_write_header(csv, m, points, npoints);
     fputc('\n', csv);
     for (int k = 0; k < n; ++k) {
-        fprintf(csv, "%.9g", time[k]);
+        write_number(csv, "%.9g", time[k]);
         esl_points_write_values(csv, xyz + k * row, v + k * row, npoints);
         fputc('\n', csv);
     }
     gboolean ok = !ferror(csv);
     if (fclose(csv) != 0 || !ok) {
-        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write %s", path);
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_IO, _("cannot write %s"), path);
         return FALSE;
     }
     return TRUE;

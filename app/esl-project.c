@@ -1,5 +1,8 @@
 /* SQLite project store: see esl-project.h for the rules it keeps. */
 #include "esl-project.h"
+#include "eslabon-config.h"
+
+#include <glib/gi18n-lib.h>
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -283,7 +286,7 @@ static gboolean check_finite(double value, const char *field, GError **error)
     if (isfinite(value))
         return TRUE;
     g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                "refusing to store a non-finite %s (%g)", field, value);
+                _("refusing to store a non-finite %s (%g)"), field, value);
     return FALSE;
 }
 
@@ -316,7 +319,7 @@ static gboolean make_defensive(sqlite3 *db, GError **error)
         if (sqlite3_db_config(db, flags[i][0], flags[i][1], &set) != SQLITE_OK ||
             set != flags[i][1]) {
             g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_SQLITE,
-                        "cannot make the database connection defensive (SQLite %s)",
+                        _("cannot make the database connection defensive (SQLite %s)"),
                         sqlite3_libversion());
             return FALSE;
         }
@@ -370,7 +373,7 @@ static char *expected_schema(gint64 version, GError **error)
         if (ok)
             text = schema_text(mem, error);
     } else {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_SQLITE, "out of memory");
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_SQLITE, _("out of memory"));
     }
     sqlite3_close(mem);
     return text;
@@ -382,10 +385,10 @@ static char *first_schema_difference(const char *found, const char *expected)
     g_auto(GStrv) have = g_strsplit(found, "\n", -1), want = g_strsplit(expected, "\n", -1);
     for (int i = 0; have[i]; i++)
         if (*have[i] && !g_strv_contains((const char *const *)want, have[i]))
-            return g_strdup_printf("it holds %s", have[i]);
+            return g_strdup_printf(_("it holds %s"), have[i]);
     for (int i = 0; want[i]; i++)
         if (*want[i] && !g_strv_contains((const char *const *)have, want[i]))
-            return g_strdup_printf("it lacks %s", want[i]);
+            return g_strdup_printf(_("it lacks %s"), want[i]);
     return g_strdup("the schema differs");
 }
 
@@ -400,7 +403,7 @@ static gboolean check_schema(sqlite3 *db, const char *path, gint64 version, GErr
     g_autofree char *found = schema_text(db, &local);
     if (!found) {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
-                    "%s is corrupt or unreadable: %s", path, local->message);
+                    _("%s is corrupt or unreadable: %s"), path, local->message);
         return FALSE;
     }
     if (strcmp(found, expected) == 0)
@@ -410,7 +413,7 @@ static gboolean check_schema(sqlite3 *db, const char *path, gint64 version, GErr
     if (strlen(difference) > 200)
         strcpy(difference + 197, "...");
     g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_NOT_PROJECT,
-                "%s holds database objects Eslabón did not create (%s); refusing to open it", path,
+                _("%s holds database objects Eslabón did not create (%s); refusing to open it"), path,
                 difference);
     return FALSE;
 }
@@ -419,7 +422,7 @@ static gboolean check_integrity(sqlite3 *db, const char *path, GError **error)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, "PRAGMA integrity_check(1)", -1, &st, NULL) != SQLITE_OK) {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT, "%s is corrupt: %s",
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT, _("%s is corrupt: %s"),
                     path, sqlite3_errmsg(db));
         return FALSE;
     }
@@ -430,7 +433,7 @@ static gboolean check_integrity(sqlite3 *db, const char *path, GError **error)
     if (!ok) {
         g_autofree char *one_line = g_strdup(verdict ? verdict : "integrity check failed");
         g_strdelimit(one_line, "\n", ' ');
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT, "%s is corrupt: %s",
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT, _("%s is corrupt: %s"),
                     path, one_line);
     }
     sqlite3_finalize(st);
@@ -444,7 +447,7 @@ static gboolean check_integrity(sqlite3 *db, const char *path, GError **error)
                    "SELECT count(*) FROM runs WHERE status IS NULL OR status NOT IN"
                    " ('running','finished','stopped','failed','interrupted')",
                    &bad_status, &local)) {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT, "%s is corrupt: %s",
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT, _("%s is corrupt: %s"),
                     path, local->message);
         return FALSE;
     }
@@ -479,7 +482,7 @@ static sqlite3 *open_for_inspection(const char *path, gboolean has_side_files, G
                        : SQLITE_CANTOPEN;
     }
     if (rc != SQLITE_OK) {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT, "cannot open %s: %s",
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT, _("cannot open %s: %s"),
                     path, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
         sqlite3_close(db);
         return NULL;
@@ -500,7 +503,7 @@ static gboolean check_existing_file(const char *path, GError **error)
     char header[16] = {0};
     FILE *fp = fopen(path, "rb");
     if (!fp) {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_NOT_FOUND, "cannot read %s: %s",
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_NOT_FOUND, _("cannot read %s: %s"),
                     path, g_strerror(errno));
         return FALSE;
     }
@@ -508,7 +511,7 @@ static gboolean check_existing_file(const char *path, GError **error)
     fclose(fp);
     if (got < sizeof header || memcmp(header, sqlite_magic, sizeof header) != 0) {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_NOT_PROJECT,
-                    "%s is not an Eslabón project (not an SQLite database)", path);
+                    _("%s is not an Eslabón project (not an SQLite database)"), path);
         return FALSE;
     }
 
@@ -527,26 +530,25 @@ static gboolean check_existing_file(const char *path, GError **error)
                   query_int(db, "PRAGMA user_version", &user_version, &local);
     if (!ok) {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
-                    "%s is corrupt or unreadable: %s", path, local->message);
+                    _("%s is corrupt or unreadable: %s"), path, local->message);
     } else if (application_id != ESL_PROJECT_APPLICATION_ID) {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_NOT_PROJECT,
-                    "%s is an SQLite database of another application, not an Eslabón project "
-                    "(application_id 0x%08" G_GINT64_MODIFIER "x)",
-                    path, application_id);
+                    _("%s is an SQLite database of another application, not an Eslabón project "
+                      "(application_id 0x%08llx)"),
+                    path, (unsigned long long) application_id);
         ok = FALSE;
     } else if (user_version > ESL_PROJECT_SCHEMA_VERSION) {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_TOO_NEW,
-                    "%s was written by a newer Eslabón (project schema %" G_GINT64_FORMAT
-                    ", this program knows up to %d)",
-                    path, user_version, ESL_PROJECT_SCHEMA_VERSION);
+                    _("%s was written by a newer Eslabón (project schema %lld, this program knows "
+                      "up to %d)"),
+                    path, (long long) user_version, ESL_PROJECT_SCHEMA_VERSION);
         ok = FALSE;
     } else if (user_version < 1) {
         /* SQLite reads the header's version as a signed 32-bit number: a byte of 0x80 or
          * more there is a negative version; 0 is a database no migration has touched. */
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
-                    "%s is corrupt: its project schema version is %" G_GINT64_FORMAT
-                    " (Eslabón writes 1 to %d)",
-                    path, user_version, ESL_PROJECT_SCHEMA_VERSION);
+                    _("%s is corrupt: its project schema version is %lld (Eslabón writes 1 to %d)"),
+                    path, (long long) user_version, ESL_PROJECT_SCHEMA_VERSION);
         ok = FALSE;
     } else {
         ok = check_schema(db, path, user_version, error) && check_integrity(db, path, error);
@@ -661,12 +663,12 @@ static gboolean check_location(const char *path, gboolean exists, GError **error
     GStatBuf st;
     if (exists && (g_stat(path, &st) != 0 || !S_ISREG(st.st_mode))) {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_NOT_PROJECT,
-                    "%s is not a regular file, so not an Eslabón project", path);
+                    _("%s is not a regular file, so not an Eslabón project"), path);
         return FALSE;
     }
     if (exists && g_access(path, R_OK | W_OK) != 0) {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "the project %s cannot be written (%s); copy it somewhere writable",
+                    _("the project %s cannot be written (%s); copy it somewhere writable"),
                     path, g_strerror(errno));
         return FALSE;
     }
@@ -688,7 +690,7 @@ EslProject *esl_project_open(const char *path, gboolean create, GError **error)
     gboolean exists = g_file_test(path, G_FILE_TEST_EXISTS);
     if (!exists && !create) {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_NOT_FOUND,
-                    "no project file %s", path);
+                    _("no project file %s"), path);
         return NULL;
     }
     if (!check_location(path, exists, error))
@@ -700,7 +702,7 @@ EslProject *esl_project_open(const char *path, gboolean create, GError **error)
     project->path = g_strdup(path);
     int flags = SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
     if (sqlite3_open_v2(path, &project->db, flags, NULL) != SQLITE_OK) {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_SQLITE, "cannot open %s: %s",
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_SQLITE, _("cannot open %s: %s"),
                     path, project->db ? sqlite3_errmsg(project->db) : "out of memory");
         esl_project_close(project);
         return NULL;
@@ -804,7 +806,7 @@ static gboolean check_json_object(const char *text, const char *what, GError **e
         return TRUE;
     if (!json_nesting_ok(text)) {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "the %s nests arrays and objects deeper than %d levels", what,
+                    _("the %s nests arrays and objects deeper than %d levels"), what,
                     ESL_JSON_MAX_NESTING);
         return FALSE;
     }
@@ -813,7 +815,7 @@ static gboolean check_json_object(const char *text, const char *what, GError **e
     if (!json_parser_load_from_data(parser, text, -1, &local) ||
         !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(parser))) {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "the %s is not a JSON object%s%s", what, local ? ": " : "",
+                    _("the %s is not a JSON object%s%s"), what, local ? ": " : "",
                     local ? local->message : "");
         return FALSE;
     }
@@ -828,7 +830,7 @@ gint64 esl_project_begin_run(EslProject *project, const EslRunRequest *request, 
         return 0;
     if (!stored_counts_valid(request->nbodies, request->njoints)) {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "body or joint count out of range (%d, %d; 0 to %d)", request->nbodies,
+                    _("body or joint count out of range (%d, %d; 0 to %d)"), request->nbodies,
                     request->njoints, MAX_STORED_COUNT - 1);
         return 0;
     }
@@ -1061,7 +1063,7 @@ gboolean esl_project_finish_run(EslProject *project, gint64 run_id, EslRunStatus
     g_return_val_if_fail(project, FALSE);
     if (status == ESL_RUN_RUNNING || esl_run_status_from_name(esl_run_status_name(status)) < 0) {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "a run cannot finish with status %s", esl_run_status_name(status));
+                    _("a run cannot finish with status %s"), esl_run_status_name(status));
         return FALSE;
     }
     if (!check_finite(wall_time, "wall time", error) ||
@@ -1482,13 +1484,13 @@ gboolean esl_project_save_copy(EslProject *project, const char *path, GError **e
 {
     if (g_strcmp0(path, project->path) == 0) {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "cannot copy the project onto itself");
+                    _("cannot copy the project onto itself"));
         return FALSE;
     }
     sqlite3 *dest = NULL;
     if (sqlite3_open_v2(path, &dest, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
         SQLITE_OK) {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_SQLITE, "cannot create %s: %s",
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_SQLITE, _("cannot create %s: %s"),
                     path, dest ? sqlite3_errmsg(dest) : "out of memory");
         sqlite3_close(dest);
         return FALSE;
@@ -1568,7 +1570,7 @@ static gboolean check_all_finite(const double *values, int count, const char *fi
     int bad = first_non_finite(values, count);
     if (bad >= 0) {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "refusing to store %s: entry %d is %g", field, bad, values[bad]);
+                    _("refusing to store %s: entry %d is %g"), field, bad, values[bad]);
         return FALSE;
     }
     return TRUE;
@@ -1626,7 +1628,7 @@ gboolean esl_project_begin_sensitivity(EslProject *project, gint64 run_id,
         r->nparameters > MAX_SENSITIVITY_NAMES || !r->objectives || !r->parameters ||
         !r->parameter_values) {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "a sensitivity run needs 1 to %d objectives and parameters (%d and %d given)",
+                    _("a sensitivity run needs 1 to %d objectives and parameters (%d and %d given)"),
                     MAX_SENSITIVITY_NAMES, r->nobjectives, r->nparameters);
         return FALSE;
     }
@@ -1672,7 +1674,7 @@ gboolean esl_project_append_sensitivity_history(EslProject *project, gint64 run_
     int ng = no * np;
     /* Validate everything before writing anything. */
     for (int i = 0; i < n; i++) {
-        g_autofree char *field = g_strdup_printf("sensitivity history row %d (t = %g s)", i,
+        g_autofree char *field = g_strdup_printf(_("sensitivity history row %d (t = %g s)"), i,
                                                  times[i]);
         if (!check_all_finite(&times[i], 1, field, error) ||
             !check_all_finite(psi + (gsize)i * no, no, field, error) ||
@@ -1823,7 +1825,7 @@ EslSensitivityRun *esl_project_load_sensitivity(EslProject *project, gint64 run_
         if (!column_doubles(st, 1, r->history_psi + (gsize)r->n * no, r->nobjectives) ||
             !column_doubles(st, 2, r->history_gradient + (gsize)r->n * ng, ng)) {
             sqlite3_finalize(st);
-            g_autofree char *what = g_strdup_printf("history row %d has the wrong size", r->n);
+            g_autofree char *what = g_strdup_printf(_("history row %d has the wrong size"), r->n);
             return sensitivity_corrupt(r, run_id, what, error);
         }
         r->n++;

@@ -27,6 +27,35 @@ EslSensitivityRecorder *esl_sensitivity_recorder_new(EslProject *project, gint64
     return r;
 }
 
+gint64 esl_sensitivity_recorder_begin(EslProject *project, const EslRunRequest *request,
+                                      const MbsModel *m, MbsSensitivityMethod method,
+                                      const int *objectives, int nobjectives,
+                                      const int *parameters, int nparameters, GError **error)
+{
+    gint64 run_id = esl_project_begin_run(project, request, error);
+    if (!run_id)
+        return 0;
+    g_autofree const char **objective_names = g_new0(const char *, nobjectives + 1);
+    g_autofree const char **parameter_names = g_new0(const char *, nparameters + 1);
+    g_autofree double *values = g_new0(double, nparameters + 1);
+    for (int i = 0; i < nobjectives; ++i)
+        objective_names[i] = m->objectives[objectives[i]].name;
+    for (int k = 0; k < nparameters; ++k) {
+        parameter_names[k] = m->parameters[parameters[k]].name;
+        values[k] = m->parameters[parameters[k]].value;
+    }
+    EslSensitivityRequest sreq = {
+        .method = mbs_sensitivity_method_name(method), .nobjectives = nobjectives,
+        .nparameters = nparameters, .objectives = objective_names,
+        .parameters = parameter_names, .parameter_values = values};
+    if (!esl_project_begin_sensitivity(project, run_id, &sreq, error)) {
+        esl_project_finish_run(project, run_id, ESL_RUN_FAILED, (*error)->message, NULL, 0.0,
+                               NULL);
+        return 0;
+    }
+    return run_id;
+}
+
 void esl_sensitivity_recorder_free(EslSensitivityRecorder *r)
 {
     if (!r)

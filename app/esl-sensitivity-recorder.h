@@ -9,10 +9,19 @@
 #include <glib.h>
 
 #include "esl-project.h"
+#include "mbs_sensitivity.h"
 
 G_BEGIN_DECLS
 
 typedef struct _EslSensitivityRecorder EslSensitivityRecorder;
+
+/* Begin a run of request in project and mark it as a sensitivity run of model's objectives
+ * and parameters (indices) by method; the run id, or 0 with error (a run refused as a
+ * sensitivity run is ended as failed). */
+gint64 esl_sensitivity_recorder_begin(EslProject *project, const EslRunRequest *request,
+                                      const MbsModel *model, MbsSensitivityMethod method,
+                                      const int *objectives, int nobjectives,
+                                      const int *parameters, int nparameters, GError **error);
 
 /* run_id: a running run of project (both borrowed) already marked with
  * esl_project_begin_sensitivity for nobjectives x nparameters. */

@@ -14,25 +14,24 @@
  *     [Phi_R   0 ] [lambda] = [-c_R]     (c = dPhi_q/dt qd + dPhi_t/dt)
  *   solved in its partitioned form (see evaluate), vdd = qdd(v);
  *   W' = non-conservative power + lambda^T Phi_t (drivers).
- * Integrators: ARKODE ARKStep with the Hairer–Wanner SDIRK of order 4, 5 stages, gamma = 4/15
- * (the SDIRK4/15 of the paper, sdirk_table below) and an embedded order-2 formula; CVODE BDF
- * (Newton, dense) or CVODE Adams (fixed-point iteration: the explicit comparison, the modern
- * counterpart of DEABM). The iteration matrix is the dense difference-quotient Jacobian of the
- * integrator (paper 002's J1, J2 of eqs 27-40 are not derived here; mbs_tangent.h could supply
- * them).
+ * Integrators: our SDIRK 4/15 (engine/ssode_sdirk.c: Hairer and Wanner's SDIRK of order 4, 5
+ * stages, gamma = 4/15, the one paper 002 embeds, with its filtered order-3 error estimate and
+ * Newton convergence forecast), CVODE BDF (Newton, dense) or CVODE Adams (fixed-point iteration:
+ * the explicit comparison, the modern counterpart of DEABM). The iteration matrices are
+ * difference quotients (paper 002's J1, J2 of eqs 27-40 are not derived here; mbs_tangent.h
+ * could supply them).
  *
  * One formulation step of h integrates to f->time + h with the integrator's own internal steps
  * (stop time at the output time, so that it lands there without interpolation). They are
  * taken one at a time (ONE_STEP mode rather than NORMAL) because the partition is checked
  * after each (paper 002 Table I, step 7): a bar turning through a quarter of a revolution
- * within one output step makes the partition of the step start singular.
- * Every step restarts the integrator from the state at its start (ReInit) with the internal
- * step size it had proposed: then a restored checkpoint repeats the trajectory bit for bit.
- * For SDIRK (one-step) that costs nothing but the controller history; BDF and Adams restart at
- * order 1 at every output time (see docs/formulations.md §ssode).
+ * within one output step makes the partition of the step start singular. The integrator is
+ * restarted only at a new partition, after a failure and at a restored checkpoint.
+ * Outputs: positions v from the Hermite polynomial through (v, vd) at the last two or three
+ * internal step ends, velocities vd its derivative, u and ud recovered there: the output
+ * velocities are the derivative of the output positions (see dense_output).
  * SUNDIALS objects and every workspace are allocated in init.
  */
-#include <arkode/arkode_arkstep.h>
 #include <cvode/cvode.h>
 #include <lapacke.h>
 #include <math.h>
@@ -52,8 +51,11 @@
 #include "mbs_linalg.h"
 #include "mbs_natural.h"
 #include "mbs_topology.h"
+#include "ssode_sdirk.h"
 
 enum { INTEGRATOR_SDIRK4, INTEGRATOR_BDF, INTEGRATOR_ADAMS };
+/* Internal step ends the dense output interpolates (Hermite in v with vd): 3, degree 5. */
+enum { HISTORY = 3 };
 
 typedef struct {
     int integrator;
@@ -69,31 +71,6 @@ _Static_assert(sizeof(SsodeOptions) <= MBS_OPTIONS_BYTES, "ssode options fit Mbs
 /* Dependent coordinates: Newton stops when the correction is below this (relative). */
 #define RECOVERY_TOLERANCE 1e-13
 #define RECOVERY_ITERATIONS 50
-
-/* Hairer & Wanner, Solving ODEs II, §IV.6, SDIRK order 4 with gamma = 4/15 (their code SDIRK4,
- * the one paper 002 embeds): c = (4/15, 23/30, 17/30, 707/1931, 1), stiffly accurate and
- * L-stable. The entries are the exact rationals (tests/engine/test_ssode.c checks the eight
- * order-4 conditions and the stability function). The embedded weights d are ours: Hairer's
- * code filters its order-3 estimate through (I - gamma h J)^-1, which ARKODE cannot; an
- * unfiltered estimate must vanish on the stiff components by itself, i.e. R_hat(inf) = 1 -
- * d^T A^-1 1 = 0 (with the order-3 estimate, d5 = 0, the stiff double pendulum took 5-7 times
- * more steps at tol 1e-2..1e-4). With 5 stages that and order 3 leave only d = b, so d is of
- * order 2 plus sum d c^2 = 1/3, with R_hat(inf) = 0 and d5 = 0. */
-const double mbs_ssode_sdirk_c[5] = {4.0 / 15.0, 23.0 / 30.0, 17.0 / 30.0, 707.0 / 1931.0, 1.0};
-const double mbs_ssode_sdirk_A[25] = {
-    4.0 / 15.0, 0, 0, 0, 0,
-    1.0 / 2.0, 4.0 / 15.0, 0, 0, 0,
-    51069.0 / 144200.0, -7809.0 / 144200.0, 4.0 / 15.0, 0, 0,
-    12047244770625658.0 / 141474406359725325.0, -3057890203562191.0 / 47158135453241775.0,
-    2239631894905804.0 / 28294881271945065.0, 4.0 / 15.0, 0,
-    181513.0 / 86430.0, -89074.0 / 116015.0, 83636.0 / 34851.0,
-    -69863904375173.0 / 23297141763930.0, 4.0 / 15.0};
-const double mbs_ssode_sdirk_b[5] = {181513.0 / 86430.0, -89074.0 / 116015.0, 83636.0 / 34851.0,
-                                     -69863904375173.0 / 23297141763930.0, 4.0 / 15.0};
-const double mbs_ssode_sdirk_d[5] = {31048953311591.0 / 47245544640900.0,
-                                     86764259794159.0 / 126835401168900.0,
-                                     -14204111747959.0 / 38101457278260.0,
-                                     2975713279051743589.0 / 94333342007715992340.0, 0.0};
 
 typedef struct {
     MbsNatural *nat;
@@ -129,6 +106,8 @@ typedef struct {
     int *iwork;
     double *q_start, *qd_start; /* for a failed step */
     double *q_recovered;        /* the last q recovered: the start of the next recovery */
+    double *q_step, *q_step_prev; /* q at the last two internal step ends: the start of the
+                                     recovery of a retried SDIRK step, or of an output */
     double t_stage_guess;
     int rhs_failed;             /* the last rhs could not recover u */
     /* SUNDIALS */
@@ -137,8 +116,13 @@ typedef struct {
     SUNMatrix J;
     SUNLinearSolver LS;
     SUNNonlinearSolver NLS;
-    ARKodeButcherTable table;
-    void *mem;
+    void *mem;                  /* CVODE */
+    SsodeSdirk *sdirk;
+    double *ydot0;              /* f at a restart (SDIRK) */
+    /* dense output: the last (up to HISTORY) internal step ends since the last restart, oldest
+     * first: time, y = (v, vd, W) and W' (power) */
+    double hist_t[HISTORY], hist_power[HISTORY], *hist_y;
+    int nhist;
     /* statistics (since init or reset) */
     long internal_steps, rhs_evals, jac_evals, nonlinear_iterations, error_test_failures,
         nonlinear_failures, repartitions, recovery_iterations, recovery_refactorizations;
@@ -163,14 +147,9 @@ static void ssode_finalize(MbsFormulation *f)
     Ssode *s = f->impl;
     if (!s)
         return;
-    if (s->mem) {
-        if (s->o->integrator == INTEGRATOR_SDIRK4)
-            ARKStepFree(&s->mem);
-        else
-            CVodeFree(&s->mem);
-    }
-    if (s->table)
-        ARKodeButcherTable_Free(s->table);
+    if (s->mem)
+        CVodeFree(&s->mem);
+    ssode_sdirk_free(s->sdirk);
     if (s->NLS)
         SUNNonlinSolFree(s->NLS);
     if (s->LS)
@@ -189,7 +168,7 @@ static void ssode_finalize(MbsFormulation *f)
     void *bufs[] = {s->q, s->qd, s->qdd, s->lambda, s->angle_ref, s->rows, s->ucol, s->vcol,
                     s->M, s->Phi, s->phi, s->phit, s->cb, s->W, s->rp, s->cp, s->Pu0, s->ip0,
                     s->Pu, s->ip, s->K, s->rhs, s->ipk, s->tcol, s->gacc, s->Q, s->grad, s->x, s->lwork,
-                    s->iwork, s->q_start, s->qd_start, s->q_recovered};
+                    s->iwork, s->q_start, s->qd_start, s->q_recovered, s->q_step, s->q_step_prev, s->ydot0, s->hist_y};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
         free(bufs[i]);
     free(s);
@@ -489,6 +468,21 @@ static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *data)
     return st;
 }
 
+static int sdirk_rhs(void *data, double t, const double *y, double *ydot)
+{
+    Ssode *s = data;
+    s->rhs_evals++;
+    int st = evaluate(s, t, y, ydot);
+    s->rhs_failed = st;
+    /* the SDIRK retries a smaller step: its recoveries start from the step start, not from
+     * the last stage that converged (possibly far along the abandoned step) */
+    if (st != 0) {
+        memcpy(s->q_recovered, s->q_step, (size_t)s->n * sizeof(double));
+        memcpy(s->q, s->q_step, (size_t)s->n * sizeof(double));
+    }
+    return st;
+}
+
 static void pack(const Ssode *s, double *y, double work)
 {
     for (int j = 0; j < s->nv; ++j) {
@@ -496,6 +490,88 @@ static void pack(const Ssode *s, double *y, double work)
         y[s->nv + j] = s->qd[s->vcol[j]];
     }
     y[2 * s->nv] = work;
+}
+
+/* ydot = f at the current state (q, qd, qdd, power consistent), in the current partition. */
+static void pack_derivative(const Ssode *s, double *ydot)
+{
+    for (int j = 0; j < s->nv; ++j) {
+        ydot[j] = s->qd[s->vcol[j]];
+        ydot[s->nv + j] = s->qdd[s->vcol[j]];
+    }
+    ydot[2 * s->nv] = s->power;
+}
+
+/* An internal step ended at (t, y), where W' = s->power. */
+static void history_push(Ssode *s, double t, const double *y)
+{
+    size_t N = 2 * (size_t)s->nv + 1;
+    if (s->nhist == HISTORY) {
+        memmove(s->hist_y, s->hist_y + N, (HISTORY - 1) * N * sizeof(double));
+        memmove(s->hist_t, s->hist_t + 1, (HISTORY - 1) * sizeof(double));
+        memmove(s->hist_power, s->hist_power + 1, (HISTORY - 1) * sizeof(double));
+        s->nhist--;
+    }
+    memcpy(s->hist_y + N * (size_t)s->nhist, y, N * sizeof(double));
+    s->hist_t[s->nhist] = t;
+    s->hist_power[s->nhist] = s->power;
+    s->nhist++;
+}
+
+/* The output y = (v, vd, W) at t, inside the last internal step (or at the restart point).
+ * v is the Hermite polynomial through v and its derivative vd at the last two internal step
+ * ends (cubic), or three (quintic) when the step before is not much shorter than the last
+ * (near-confluent nodes would amplify the integration error); the output vd is that
+ * polynomial's derivative, so that the output velocities are the derivative of the output
+ * positions (u, ud recovered from them follow: ud = -Phi_u^-1 Phi_v vd is du/dt). No stiff
+ * data enter (a polynomial fed vdd at the ends, e.g. ARKODE's Hermite interpolant, picked up
+ * the stiff accelerations' error, 1e5 tol on the stiff double pendulum). W the same way, with
+ * W' = power. */
+static void dense_output(const Ssode *s, double t, double *yo)
+{
+    int nv = s->nv, first = 0, last = s->nhist - 1;
+    size_t N = 2 * (size_t)nv + 1;
+    if (last >= 2 && s->hist_t[last - 1] - s->hist_t[last - 2] <
+                         0.25 * (s->hist_t[last] - s->hist_t[last - 1]))
+        first = last - 1;
+    else if (last >= 2)
+        first = last - 2;
+    else if (last == 1)
+        first = 0;
+    int npts = last - first + 1, m = 2 * npts;
+    double z[2 * HISTORY], dd[2 * HISTORY];
+    for (int p = 0; p < npts; ++p)
+        z[2 * p] = z[2 * p + 1] = s->hist_t[first + p];
+    for (int j = 0; j <= nv; ++j) {
+        /* component j < nv: v_j (derivative vd_j); j = nv: W (derivative power) */
+        for (int p = 0; p < npts; ++p) {
+            const double *y = s->hist_y + N * (size_t)(first + p);
+            dd[2 * p] = dd[2 * p + 1] = j < nv ? y[j] : y[2 * nv];
+        }
+        /* Newton divided differences on the doubled nodes */
+        for (int k = m - 1; k >= 1; --k) {
+            if (k % 2 == 1) {
+                const double *y = s->hist_y + N * (size_t)(first + k / 2);
+                dd[k] = j < nv ? y[nv + j] : s->hist_power[first + k / 2];
+            } else {
+                dd[k] = (dd[k] - dd[k - 1]) / (z[k] - z[k - 1]);
+            }
+        }
+        for (int l = 2; l < m; ++l)
+            for (int k = m - 1; k >= l; --k)
+                dd[k] = (dd[k] - dd[k - 1]) / (z[k] - z[k - l]);
+        double p = dd[m - 1], dp = 0.0;
+        for (int k = m - 2; k >= 0; --k) {
+            dp = dp * (t - z[k]) + p;
+            p = p * (t - z[k]) + dd[k];
+        }
+        if (j < nv) {
+            yo[j] = p;
+            yo[nv + j] = dp;
+        } else {
+            yo[2 * nv] = p;
+        }
+    }
 }
 
 static void update_angle_refs(Ssode *s, const MbsModel *m)
@@ -534,24 +610,35 @@ static void fill_monitors(MbsFormulation *f, Ssode *s)
     mo->ddphi_norm = sqrt(ddsum);
 }
 
-/* (Re)start the integrator at (t, s->y) with the first internal step h0 (0: its own guess);
- * it stops at the end of the run, or never when restarted past it. */
+/* The dense output restarts at (t, y) (s->power: W' there). */
+static void history_reset(Ssode *s, double t, const double *y)
+{
+    s->nhist = 0;
+    history_push(s, t, y);
+}
+
+/* (Re)start the integrator at (t, s->y), where the state (q, qd, qdd, power) is consistent,
+ * with the first internal step h0 (0: its own guess); it stops at the end of the run, or never
+ * when restarted past it. */
 static int integrator_restart(const MbsFormulation *f, Ssode *s, double t, double h0)
 {
-    int st;
+    int st = 0;
+    const double *y = N_VGetArrayPointer(s->y);
     s->t_stop = t < f->settings.duration ? f->settings.duration : INFINITY;
     if (s->o->integrator == INTEGRATOR_SDIRK4) {
-        st = ARKStepReInit(s->mem, NULL, rhs, t, s->y);
-        st |= ARKStepSetInitStep(s->mem, h0);
-        if (isfinite(s->t_stop))
-            st |= ARKStepSetStopTime(s->mem, s->t_stop);
+        pack_derivative(s, s->ydot0);
+        ssode_sdirk_restart(s->sdirk, t, y, s->ydot0, h0);
     } else {
         st = CVodeReInit(s->mem, t, s->y);
         st |= CVodeSetInitStep(s->mem, h0);
         if (isfinite(s->t_stop))
             st |= CVodeSetStopTime(s->mem, s->t_stop);
     }
-    memset(s->seen, 0, sizeof s->seen);
+    if (!s->sdirk) /* SUNDIALS counts since its last (re)start, ours since creation */
+        memset(s->seen, 0, sizeof s->seen);
+    history_reset(s, t, y);
+    memcpy(s->q_step, s->q, (size_t)s->n * sizeof(double));
+    memcpy(s->q_step_prev, s->q, (size_t)s->n * sizeof(double));
     return st;
 }
 
@@ -573,7 +660,7 @@ static int integrator_create(MbsFormulation *f, Ssode *s, MbsError *err)
     for (int i = 0; i < N - 1; ++i)
         at[i] = o->atol;
     at[N - 1] = 1e30;
-    int newton = o->integrator != INTEGRATOR_ADAMS;
+    int newton = o->integrator == INTEGRATOR_BDF;
     if (newton) {
         s->J = SUNDenseMatrix(N, N, s->ctx);
         s->LS = s->J ? SUNLinSol_Dense(s->y, s->J, s->ctx) : NULL;
@@ -581,25 +668,10 @@ static int integrator_create(MbsFormulation *f, Ssode *s, MbsError *err)
             return mbs_error_set(err, MBS_FATAL, "out of memory");
     }
     if (o->integrator == INTEGRATOR_SDIRK4) {
-        s->mem = ARKStepCreate(NULL, rhs, f->time, s->y, s->ctx);
-        s->table = ARKodeButcherTable_Create(5, 4, 2, (double *)mbs_ssode_sdirk_c,
-                                             (double *)mbs_ssode_sdirk_A,
-                                             (double *)mbs_ssode_sdirk_b,
-                                             (double *)mbs_ssode_sdirk_d);
-        if (!s->mem || !s->table)
-            return mbs_error_set(err, MBS_FATAL, "ssode: could not create ARKStep");
-        st |= ARKStepSetUserData(s->mem, s);
-        st |= ARKStepSVtolerances(s->mem, o->rtol, s->abstol);
-        st |= ARKStepSetTables(s->mem, 4, 2, s->table, NULL);
-        st |= ARKStepSetLinearSolver(s->mem, s->LS, s->J);
-        st |= ARKStepSetMaxNumSteps(s->mem, o->max_internal_steps);
-        /* Hairer's SDIRK4 allows 7 Newton iterations (ARKODE: 3): on the stiff double
-         * pendulum this halves the convergence failures and their step cuts (docs/formulations.md) */
-        st |= ARKStepSetMaxNonlinIters(s->mem, 7);
-        /* Outputs come from the interpolant: Lagrange (past solutions only), as SUNDIALS
-         * advises for stiff problems; the default Hermite one, fed the stiff derivatives,
-         * doubled the max error of theta1' on the stiff double pendulum. */
-        st |= ARKStepSetInterpolantType(s->mem, ARK_INTERP_LAGRANGE);
+        s->sdirk = ssode_sdirk_new(s->nv, 1, sdirk_rhs, s);
+        if (!s->sdirk)
+            return mbs_error_set(err, MBS_FATAL, "out of memory");
+        ssode_sdirk_set_tolerances(s->sdirk, o->rtol, o->atol);
     } else {
         s->mem = CVodeCreate(newton ? CV_BDF : CV_ADAMS, s->ctx);
         if (!s->mem)
@@ -619,9 +691,12 @@ static int integrator_create(MbsFormulation *f, Ssode *s, MbsError *err)
     }
     /* No independent coordinates (a fully driven mechanism): the error control sees nothing
      * (W is excluded) and would grow the step without bound; the output step caps it. */
-    if (s->nv == 0)
-        st |= o->integrator == INTEGRATOR_SDIRK4 ? ARKStepSetMaxStep(s->mem, f->settings.step)
-                                                 : CVodeSetMaxStep(s->mem, f->settings.step);
+    if (s->nv == 0) {
+        if (s->sdirk)
+            ssode_sdirk_set_max_step(s->sdirk, f->settings.step);
+        else
+            st |= CVodeSetMaxStep(s->mem, f->settings.step);
+    }
     if (st != 0)
         return mbs_error_set(err, MBS_FATAL, "ssode: could not configure the integrator");
     return 0;
@@ -675,6 +750,10 @@ static int ssode_init(MbsFormulation *f, MbsError *err)
     s->q_start = xcalloc(N, sizeof(double), &fail);
     s->qd_start = xcalloc(N, sizeof(double), &fail);
     s->q_recovered = xcalloc(N, sizeof(double), &fail);
+    s->q_step = xcalloc(N, sizeof(double), &fail);
+    s->q_step_prev = xcalloc(N, sizeof(double), &fail);
+    s->ydot0 = xcalloc(2 * N + 1, sizeof(double), &fail);
+    s->hist_y = xcalloc(HISTORY * (2 * N + 1), sizeof(double), &fail);
     int nz = mbs_model_ncoords(m);
     double *z = calloc((size_t)nz + 1, sizeof(double)), *zd = calloc((size_t)nz + 1, sizeof(double));
     MbsBodyState *bodies = calloc((size_t)m->nbodies + 1, sizeof *bodies);
@@ -737,12 +816,13 @@ static void restore_start(Ssode *s)
 static void collect_counters(Ssode *s, long *nli, long *jevals)
 {
     long nst = 0, netf = 0, nni = 0, nncf = 0, nje = 0;
-    if (s->o->integrator == INTEGRATOR_SDIRK4) {
-        ARKStepGetNumSteps(s->mem, &nst);
-        ARKStepGetNumErrTestFails(s->mem, &netf);
-        ARKStepGetNumNonlinSolvIters(s->mem, &nni);
-        ARKStepGetNumNonlinSolvConvFails(s->mem, &nncf);
-        ARKStepGetNumJacEvals(s->mem, &nje);
+    if (s->sdirk) {
+        const SsodeSdirkCounters *c = ssode_sdirk_counters(s->sdirk);
+        nst = c->steps;
+        netf = c->error_test_failures;
+        nni = c->newton_iterations;
+        nncf = c->newton_failures;
+        nje = c->jacobians;
     } else {
         CVodeGetNumSteps(s->mem, &nst);
         CVodeGetNumErrTestFails(s->mem, &netf);
@@ -770,8 +850,8 @@ static void collect_counters(Ssode *s, long *nli, long *jevals)
 static double proposed_step(const Ssode *s)
 {
     double h = 0.0;
-    if (s->o->integrator == INTEGRATOR_SDIRK4)
-        ARKStepGetCurrentStep(s->mem, &h);
+    if (s->sdirk)
+        h = ssode_sdirk_next_step(s->sdirk);
     else
         CVodeGetCurrentStep(s->mem, &h);
     return h;
@@ -782,8 +862,8 @@ static void internal_step_taken(MbsFormulation *f, Ssode *s, double t)
 {
     double h = 0.0;
     int order = 4;
-    if (s->o->integrator == INTEGRATOR_SDIRK4) {
-        ARKStepGetLastStep(s->mem, &h);
+    if (s->sdirk) {
+        h = ssode_sdirk_last_step(s->sdirk);
     } else {
         CVodeGetLastStep(s->mem, &h);
         CVodeGetLastOrder(s->mem, &order);
@@ -817,12 +897,12 @@ static int integrator_failed(Ssode *s, double t, int flag, MbsError *err)
 {
     restore_start(s);
     s->restart = 1;
-    const char *name = s->o->integrator == INTEGRATOR_SDIRK4 ? ARKStepGetReturnFlagName(flag)
-                                                             : CVodeGetReturnFlagName(flag);
+    const char *name = s->sdirk ? NULL : CVodeGetReturnFlagName(flag);
     /* the name is allocated by SUNDIALS */
     int e = mbs_error_set(err, MBS_RECOVERABLE,
                           "ssode: the integrator failed at t = %.6g s (%s, internal step %.3g s)%s",
-                          t, name ? name : "?", s->h_last,
+                          t, name ? name : "SDIRK: no step accepted in 60 tries",
+                          s->sdirk ? ssode_sdirk_next_step(s->sdirk) : s->h_last,
                           s->rhs_failed ? ": the dependent coordinates could not be recovered"
                                         : "");
     free((void *)name);
@@ -885,20 +965,40 @@ static int ssode_step(MbsFormulation *f, double h, MbsError *err)
     int degraded_past_output = 0;
     /* the output time counts as reached within round-off of the grid (t1 = t0 + h) */
     const double reach = t1 - 1e-9 * h;
+    int steps_here = 0;
     while (s->t_int < reach) {
         double tret = s->t_int;
-        int flag = sdirk ? ARKStepEvolve(s->mem, t1, s->y, &tret, ARK_ONE_STEP)
-                         : CVode(s->mem, t1, s->y, &tret, CV_ONE_STEP);
-        if (flag < 0) {
-            collect_counters(s, &nni, &nje);
-            return integrator_failed(s, tret, flag, err);
+        const double *yi = y;
+        if (sdirk) {
+            /* a step whose stages or end have no position solution is retried with a smaller
+             * one inside (a rejected step, not a failure) */
+            if (ssode_sdirk_step(s->sdirk, s->t_stop) != 0) {
+                collect_counters(s, &nni, &nje);
+                return integrator_failed(s, tret, 0, err);
+            }
+            tret = ssode_sdirk_time(s->sdirk);
+            yi = ssode_sdirk_state(s->sdirk); /* its last evaluation: the state is there */
+        } else {
+            int flag = CVode(s->mem, t1, s->y, &tret, CV_ONE_STEP);
+            if (flag < 0) {
+                collect_counters(s, &nni, &nje);
+                return integrator_failed(s, tret, flag, err);
+            }
+            if (evaluate(s, tret, y, NULL) != 0) {
+                collect_counters(s, &nni, &nje);
+                return step_failed(s, err, "the dependent coordinates could not be recovered",
+                                   tret);
+            }
         }
         s->t_int = tret;
         internal_step_taken(f, s, tret);
-        if (evaluate(s, tret, y, NULL) != 0) {
+        history_push(s, tret, yi);
+        memcpy(s->q_step_prev, s->q_step, (size_t)s->n * sizeof(double));
+        memcpy(s->q_step, s->q, (size_t)s->n * sizeof(double));
+        if (++steps_here > s->o->max_internal_steps) {
             collect_counters(s, &nni, &nje);
-            return step_failed(s, err, "the dependent coordinates could not be recovered",
-                               tret);
+            return step_failed(s, err, "more internal steps than max-internal-steps in one "
+                                       "output step", tret);
         }
         update_angle_refs(s, f->model);
         if (!partition_degraded(s))
@@ -910,18 +1010,18 @@ static int ssode_step(MbsFormulation *f, double h, MbsError *err)
         collect_counters(s, &nni, &nje);
         if (repartition(s) != 0)
             return step_failed(s, err, "no regular partition (a singular configuration?)", tret);
-        pack(s, y, y[2 * s->nv]);
+        pack(s, y, yi[2 * s->nv]);
         if (integrator_restart(f, s, tret, proposed_step(s)) != 0)
             return mbs_error_set(err, MBS_FATAL, "ssode: could not restart the integrator");
     }
     collect_counters(s, &nni, &nje);
-    /* The output: the integrator's interpolant at t1 (its last step ends at or after t1). */
+    /* The output at t1, inside the last internal step (or at its end, within round-off). */
     double *yo = N_VGetArrayPointer(s->y_out);
-    double t_out = fmin(t1, s->t_int);
-    int flag = sdirk ? ARKStepGetDky(s->mem, t_out, 0, s->y_out)
-                     : CVodeGetDky(s->mem, t_out, 0, s->y_out);
-    if (flag < 0)
-        return step_failed(s, err, "no interpolant at the output time", t1);
+    dense_output(s, t1, yo);
+    /* u recovered from the nearer end of the internal step (a long step may turn the
+     * mechanism too far for the chord iteration from its end) */
+    if (s->nhist >= 2 && t1 - s->hist_t[s->nhist - 2] < s->t_int - t1)
+        memcpy(s->q, s->q_step_prev, (size_t)s->n * sizeof(double));
     if (evaluate(s, t1, yo, NULL) != 0)
         return step_failed(s, err, "the dependent coordinates could not be recovered", t1);
     double t_dyn = mbs_clock_now() - c0;
@@ -1099,7 +1199,7 @@ static int ssode_check_settings(const MbsModel *m, const MbsSettings *set, MbsEr
 
 static const char *const integrator_choices[] = {"sdirk4", "bdf", "adams", NULL};
 static const char *const integrator_labels[] = {
-    MBS_N_("SDIRK 4/15 (ARKODE)"), MBS_N_("BDF (CVODE)"), MBS_N_("Adams, explicit (CVODE)"),
+    MBS_N_("SDIRK 4/15 (paper 002)"), MBS_N_("BDF (CVODE)"), MBS_N_("Adams, explicit (CVODE)"),
     NULL};
 
 static const MbsSetting ssode_items[] = {

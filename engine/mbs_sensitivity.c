@@ -65,6 +65,14 @@ int mbs_sensitivity_available(const char *formulation, MbsSensitivityMethod meth
     return find_method(formulation, method) != NULL;
 }
 
+int mbs_sensitivity_has_state_history(const char *formulation, MbsSensitivityMethod method)
+{
+    /* the methods stepped by sens_direct.c (matrix-r's direct method steps the independent
+     * coordinates only, whose choice changes along a run) */
+    SensitivityFn run = find_method(formulation, method);
+    return run == mbs_penalty_direct_sensitivity || run == mbs_ali3p_direct_sensitivity;
+}
+
 int mbs_sensitivity_compute(const MbsSensitivityProblem *p, MbsSensitivityMethod method,
                             MbsSensitivityResult *r, MbsError *err)
 {
@@ -95,20 +103,35 @@ int mbs_sensitivity_compute(const MbsSensitivityProblem *p, MbsSensitivityMethod
 
 /* ---- runs with objectives --------------------------------------------------------------- */
 
+typedef struct {
+    MbsObjectiveAccumulator acc;
+    const volatile int *stop;
+} ObjectivesRun;
+
 static int accumulate(void *data, const MbsRun *run)
 {
-    mbs_objective_accumulator_add(data, mbs_run_formulation(run));
-    return 0;
+    ObjectivesRun *o = data;
+    mbs_objective_accumulator_add(&o->acc, mbs_run_formulation(run));
+    return o->stop && *o->stop; /* nonzero stops the run */
 }
+
+static int objectives_run(const MbsModel *m, const char *formulation, const MbsSettings *settings,
+                          const volatile int *stop, double *psi, long *steps, MbsError *err);
 
 int mbs_objectives_run(const MbsModel *m, const char *formulation, const MbsSettings *settings,
                        double *psi, long *steps, MbsError *err)
 {
+    return objectives_run(m, formulation, settings, NULL, psi, steps, err);
+}
+
+static int objectives_run(const MbsModel *m, const char *formulation, const MbsSettings *settings,
+                          const volatile int *stop, double *psi, long *steps, MbsError *err)
+{
     MbsFormulation *f = mbs_formulation_new(formulation, m, settings, err);
     if (!f)
         return err->status ? err->status : MBS_FATAL;
-    MbsObjectiveAccumulator acc;
-    if (mbs_objective_accumulator_init(&acc, m, f->klass->coordinate_kind, err)) {
+    ObjectivesRun acc = {.stop = stop};
+    if (mbs_objective_accumulator_init(&acc.acc, m, f->klass->coordinate_kind, err)) {
         mbs_formulation_free(f);
         return MBS_FATAL;
     }
@@ -116,17 +139,20 @@ int mbs_objectives_run(const MbsModel *m, const char *formulation, const MbsSett
     MbsRunObserver observer = {.sample = accumulate, .data = &acc, .every = 1};
     MbsRun *run = mbs_run_new(f, &options, &observer, err);
     int status = run ? 0 : MBS_FATAL;
-    if (run && mbs_run_advance(run, settings->duration) != MBS_RUN_REACHED) {
+    MbsRunOutcome outcome = run ? mbs_run_advance(run, settings->duration) : MBS_RUN_REACHED;
+    if (outcome == MBS_RUN_STOPPED) {
+        status = mbs_error_set(err, MBS_FATAL, MBS_SENSITIVITY_STOPPED);
+    } else if (outcome != MBS_RUN_REACHED) {
         *err = *mbs_run_error(run);
         status = err->status < 0 ? err->status : MBS_FATAL;
     }
     if (status == 0) {
-        mbs_objective_accumulator_psi(&acc, psi);
+        mbs_objective_accumulator_psi(&acc.acc, psi);
         if (steps)
             *steps = mbs_run_summary(run)->steps;
     }
     mbs_run_free(run);
-    mbs_objective_accumulator_free(&acc);
+    mbs_objective_accumulator_free(&acc.acc);
     mbs_formulation_free(f);
     return status;
 }
@@ -151,7 +177,7 @@ static int fd_task(const MbsSensitivityProblem *p, int task, double *psi, MbsErr
                                             m->parameters[p->parameters[k]].value + sign * d, err);
     if (!mp)
         return MBS_FATAL;
-    int status = mbs_objectives_run(mp, p->formulation, p->settings, psi, NULL, err);
+    int status = objectives_run(mp, p->formulation, p->settings, p->stop, psi, NULL, err);
     mbs_model_free(mp);
     return status;
 }
@@ -168,7 +194,7 @@ int mbs_sensitivity_fd(const MbsSensitivityProblem *p, MbsSensitivityResult *r, 
         free(psi_all), free(errors), free(status);
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     }
-    int failed = mbs_objectives_run(m, p->formulation, p->settings, psi_all, &r->steps, err);
+    int failed = objectives_run(m, p->formulation, p->settings, p->stop, psi_all, &r->steps, err);
     double t1 = mbs_clock_now();
     int nthreads = mbs_tangent_threads(p->threads, ntasks > 0 ? ntasks : 1);
     if (!failed) {
@@ -177,7 +203,9 @@ int mbs_sensitivity_fd(const MbsSensitivityProblem *p, MbsSensitivityResult *r, 
             status[task] = fd_task(p, task, psi_all + (size_t)no * (size_t)(task + 1),
                                    &errors[task]);
         for (int task = 0; task < ntasks && !failed; ++task)
-            if (status[task]) {
+            if (status[task] && p->stop && *p->stop) {
+                failed = mbs_error_set(err, MBS_FATAL, MBS_SENSITIVITY_STOPPED);
+            } else if (status[task]) {
                 int k = task / 2;
                 failed = mbs_error_set(err, MBS_FATAL, "fd: the run with %s %s d failed: %s",
                                        m->parameters[p->parameters[k]].name,

@@ -33,6 +33,13 @@ int mbs_sensitivity_method_from_name(const char *name); /* -1 if unknown */
 typedef void (*MbsSensitivityHistory)(void *data, double time, const double *psi,
                                       const double *gradient);
 
+/* The state and its sensitivities at the same times (direct methods of penalty and ali3p, which
+ * step d q / d rho: paper 004 sec 3): q (n coordinates of the formulation's kind, as
+ * mbs_formulation_coordinate_kind) and sq = d q / d rho (n x nparameters, column k for
+ * parameter k). Pointers valid during the call only. */
+typedef void (*MbsSensitivityStateHistory)(void *data, double time, int n, const double *q,
+                                           const double *sq);
+
 typedef struct {
     const MbsModel *model;          /* compiled, with objectives and parameters */
     const char *formulation;
@@ -47,7 +54,18 @@ typedef struct {
     MbsSensitivityHistory history;  /* optional */
     void *history_data;
     int history_every;              /* grid steps between history calls (< 1: 1) */
+    MbsSensitivityStateHistory state_history; /* optional; with history_every */
+    void *state_history_data;
+    /* optional, read between steps (direct methods of penalty and ali3p) and between runs
+     * (fd): nonzero ends the computation with MBS_FATAL and "stopped" (another thread sets it) */
+    const volatile int *stop;
 } MbsSensitivityProblem;
+
+/* 1 when the method gives state histories (state_history) for the formulation. */
+int mbs_sensitivity_has_state_history(const char *formulation, MbsSensitivityMethod method);
+/* The message of a computation ended by problem->stop. */
+#define MBS_SENSITIVITY_STOPPED "stopped"
+
 
 #define MBS_SENSITIVITY_FD_STEP 1e-5
 

@@ -17,16 +17,17 @@
  * s_qd, e_k). sigma and kappa are the nominal projections' multipliers, recomputed here by the
  * same iteration from zero (the formulation keeps only lambda* + kappa).
  *
- * How each piece is obtained, as sens_penalty.c: [R_qd, R_q] by the tangent interface with
- * the run's `jacobian` method on R with qdd and lambda* frozen; derivatives along a direction
- * and a parameter by central differences with the models rho_k +- d_k (sens_direct.h); the
- * initial sensitivities by central differences of the formulation's own initial state (its
+ * How each piece is obtained, as sens_penalty.c: [R_qd, R_q] with qdd and lambda* frozen by
+ * parts (tangent_by_parts; the whole residual by forward differences if the run's `jacobian`
+ * is nd-forward); derivatives along a direction and a parameter by central differences with
+ * the models rho_k +- d_k (sens_direct.h); the initial sensitivities by central differences of the formulation's own initial state (its
  * assembly, velocity projection and consistent accelerations) for those models.
  * What is not differentiated: the scheme stops its iterations at the Newton tolerance, so fd
  * differentiates converged-to-tolerance values while this is the derivative of the converged
  * solution (difference ~ tolerance / d); projection `mdk` (P with K and C: their derivatives
  * would be second derivatives of Q) is refused.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,7 @@ struct Ali3pDirect {
     double alpha, beta, gamma, h, zeta, tolerance, t;
     int max_iterations;
     Eval base, *plus, *minus;
+    int by_parts;     /* the tangent as tangent_by_parts; else the tangent interface's */
     MbsTangent tangent;
     void *ctx[1];
     double *J, *A, *P; /* tangent [R_qd, R_q]; dynamics and projection matrices (LU) */
@@ -62,6 +64,10 @@ struct Ali3pDirect {
     double *q0, *qd0, *qdd0, *qds, *qdds, *diff, *mult, *x;
     double *sl; /* m x np: d lambda* / d rho */
     double *sq1, *sqds, *sqdds, *dir_qd, *dir_qdd, *rhs, *dr, *c, *res, *mu;
+    double *xpert, *Qp, *Qm, *rc; /* the tangent by parts: 2n, n, n, n */
+    /* d(Phi_q)_{row,col}/dq_j, constant without drivers (Phi_q affine in q): nhess entries */
+    int nhess, *hess_row, *hess_col, *hess_j;
+    double *hess_val;
 };
 
 /* ---- the functions the scheme is made of (natural coordinates, dense) --------------------- */
@@ -123,45 +129,45 @@ static void dynamic_residual(void *ctx, const double *q, const double *qd, const
     phiq_t_mul(e, D->lambda, 1.0, out);
 }
 
-/* Phi(q) */
-static void constraint_values(void *ctx, const double *q, const double *qd, const double *qdd,
-                              double *out)
+/* The functions below return two blocks from one evaluation of the constraints, so that a
+ * directional derivative of both costs one evaluation per side: out = [n entries; m entries]. */
+
+/* [R = M qdd + Phi_q^T lambda* - Q(q, qd); Phi(q)] */
+static void dynamics_and_constraints(void *ctx, const double *q, const double *qd,
+                                     const double *qdd, double *out)
 {
     Eval *e = ctx;
-    (void)qd, (void)qdd;
-    constraints(e, q, NULL);
-    memcpy(out, e->phi, sizeof(double) * (size_t)e->D->m);
+    dynamic_residual(e, q, qd, qdd, out);
+    memcpy(out + e->D->n, e->phi, sizeof(double) * (size_t)e->D->m);
 }
 
-/* The projections' stationarity: M(q) diff + Phi_q(q)^T mult (diff, mult: D's, fixed) */
-static void projection_residual(void *ctx, const double *q, const double *qd, const double *qdd,
-                                double *out)
+/* The projections' stationarity M(q) diff + Phi_q(q)^T mult (diff, mult: D's, fixed) */
+static void projection_residual(Eval *e, double *out)
 {
-    Eval *e = ctx;
-    (void)qd, (void)qdd;
-    constraints(e, q, NULL);
     memset(out, 0, sizeof(double) * (size_t)e->D->n);
     mass_mul(e, e->D->diff, 0.0, out);
     phiq_t_mul(e, e->D->mult, 1.0, out);
 }
 
-/* Phi_dot = Phi_q qd + Phi_t */
-static void velocity_constraint(void *ctx, const double *q, const double *qd, const double *qdd,
+/* [M diff + Phi_q^T mult; Phi_dot = Phi_q qd + Phi_t] */
+static void velocity_projection(void *ctx, const double *q, const double *qd, const double *qdd,
                                 double *out)
 {
     Eval *e = ctx;
     (void)qdd;
     constraints(e, q, NULL);
-    phiq_mul(e, qd, e->phit, out);
+    projection_residual(e, out);
+    phiq_mul(e, qd, e->phit, out + e->D->n);
 }
 
-/* Phi_ddot = Phi_q qdd + c(q, qd) */
-static void acceleration_constraint(void *ctx, const double *q, const double *qd,
+/* [M diff + Phi_q^T mult; Phi_ddot = Phi_q qdd + c(q, qd)] */
+static void acceleration_projection(void *ctx, const double *q, const double *qd,
                                     const double *qdd, double *out)
 {
     Eval *e = ctx;
     constraints(e, q, qd);
-    phiq_mul(e, qdd, e->cb, out);
+    projection_residual(e, out);
+    phiq_mul(e, qdd, e->cb, out + e->D->n);
 }
 
 /* The tangent's residual: R with qdd* and lambda* frozen, x = [qd, q]. */
@@ -170,6 +176,100 @@ static int frozen_residual(void *ctx, const double *x, int column, double step, 
     Eval *e = ctx;
     (void)column, (void)step;
     dynamic_residual(e, x + e->D->n, x, e->D->qdds, r);
+    return 0;
+}
+
+/* J = [R_qd, R_q] at x = [qd, q] by parts: -Q_qd, -Q_q by central differences of the forces
+ * alone (mbs_natural_forces: no constraints, no mass product), and d(Phi_q^T lambda*)/dq by a
+ * unit forward difference, exact because every constraint is at most quadratic in natural
+ * coordinates (mbs_natural.h), so Phi_q is affine in q. M is constant. */
+static void tangent_by_parts(Ali3pDirect *D, const double *x, double *J)
+{
+    Eval *e = &D->base;
+    int n = D->n;
+    size_t nn = (size_t)n;
+    memcpy(D->xpert, x, sizeof(double) * 2 * nn);
+    for (int j = 0; j < 2 * n; ++j) {
+        volatile double up = x[j] + cbrt(DBL_EPSILON) * fmax(1.0, fabs(x[j]));
+        double d = up - x[j];
+        D->xpert[j] = up;
+        mbs_natural_forces(e->nat, D->xpert + n, D->xpert, D->angle_ref, e->grad, D->Qp, NULL);
+        D->xpert[j] = x[j] - d;
+        mbs_natural_forces(e->nat, D->xpert + n, D->xpert, D->angle_ref, e->grad, D->Qm, NULL);
+        D->xpert[j] = x[j];
+        for (int i = 0; i < n; ++i)
+            J[i + nn * (size_t)j] = -(D->Qp[i] - D->Qm[i]) / (2.0 * d);
+    }
+    const double *q = x + n;
+    if (D->hess_val) { /* sum_i lambda*_i d^2 Phi_i / dq dq from the stored entries */
+        for (int t = 0; t < D->nhess; ++t)
+            J[nn * nn + (size_t)D->hess_col[t] + nn * (size_t)D->hess_j[t]] +=
+                D->lambda[D->hess_row[t]] * D->hess_val[t];
+        return;
+    }
+    constraints(e, q, NULL);
+    memset(D->rc, 0, sizeof(double) * nn);
+    phiq_t_mul(e, D->lambda, 0.0, D->rc);
+    for (int j = 0; j < n; ++j) {
+        D->xpert[n + j] = q[j] + 1.0;
+        constraints(e, D->xpert + n, NULL);
+        D->xpert[n + j] = q[j];
+        memset(D->Qp, 0, sizeof(double) * nn);
+        phiq_t_mul(e, D->lambda, 0.0, D->Qp);
+        double *column = J + nn * nn + nn * (size_t)j;
+        for (int i = 0; i < n; ++i)
+            column[i] += D->Qp[i] - D->rc[i];
+    }
+}
+
+/* The constant second derivatives of Phi when no joint is driven (a driver's rows depend on t):
+ * Phi_q(e_j) - Phi_q(0), exact for an affine Phi_q, kept where not zero. 0 or -1 (memory). */
+static int store_constraint_hessian(Ali3pDirect *D, const MbsModel *model)
+{
+    for (int j = 0; j < model->njoints; ++j)
+        if (model->joints[j].driven)
+            return 0;
+    Eval *e = &D->base;
+    int n = D->n, m = D->m;
+    size_t mn = (size_t)m * (size_t)n;
+    double *phiq0 = malloc(sizeof(double) * (mn ? mn : 1)); /* Phi_q(0), made before the run */
+    if (!phiq0)
+        return -1;
+    memset(D->xpert, 0, sizeof(double) * (size_t)n);
+    constraints(e, D->xpert, NULL);
+    memcpy(phiq0, e->phiq, sizeof(double) * mn);
+    for (int pass = 0; pass < 2; ++pass) {
+        int count = 0;
+        for (int j = 0; j < n; ++j) {
+            D->xpert[j] = 1.0;
+            constraints(e, D->xpert, NULL);
+            D->xpert[j] = 0.0;
+            for (size_t a = 0; a < mn; ++a) {
+                double v = e->phiq[a] - phiq0[a];
+                if (v == 0.0)
+                    continue;
+                if (pass == 1) {
+                    D->hess_row[count] = (int)(a % (size_t)m);
+                    D->hess_col[count] = (int)(a / (size_t)m);
+                    D->hess_j[count] = j;
+                    D->hess_val[count] = v;
+                }
+                ++count;
+            }
+        }
+        if (pass == 0) {
+            D->nhess = count;
+            D->hess_row = calloc((size_t)count + 1, sizeof(int));
+            D->hess_col = calloc((size_t)count + 1, sizeof(int));
+            D->hess_j = calloc((size_t)count + 1, sizeof(int));
+            D->hess_val = calloc((size_t)count + 1, sizeof(double));
+            if (!D->hess_row || !D->hess_col || !D->hess_j || !D->hess_val) {
+                free(phiq0);
+                return -1;
+            }
+        }
+    }
+    free(phiq0);
     return 0;
 }
 
@@ -243,11 +343,12 @@ static void direct_free(Ali3pDirect *D)
         eval_free(&D->minus[k]);
     }
     free(D->plus), free(D->minus), free(D->ipiv_A), free(D->ipiv_P);
+    free(D->hess_row), free(D->hess_col), free(D->hess_j), free(D->hess_val);
     mbs_tangent_free(&D->tangent);
     double *arrays[] = {D->J, D->A, D->P, D->state, D->angle_ref, D->lambda, D->sigma,
                         D->kappa, D->q0, D->qd0, D->qdd0, D->qds, D->qdds, D->diff, D->mult,
                         D->x, D->sl, D->sq1, D->sqds, D->sqdds, D->dir_qd, D->dir_qdd, D->rhs,
-                        D->dr, D->c, D->res, D->mu};
+                        D->dr, D->c, D->res, D->mu, D->xpert, D->Qp, D->Qm, D->rc};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     sens_direct_free(&D->S);
@@ -339,7 +440,7 @@ static int direct_init(Ali3pDirect *D, const MbsSensitivityProblem *p, MbsError 
     mbs_natural_free(nat);
     int n = D->n, m = D->m, np = D->np = p->nparameters, fail = 0;
     size_t nn = (size_t)n, mm = (size_t)m;
-    if (sens_direct_init(&D->S, p, n, n > m ? n : m, MBS_COORDINATES_NATURAL, err))
+    if (sens_direct_init(&D->S, p, n, n + m, MBS_COORDINATES_NATURAL, err))
         return MBS_FATAL;
     D->plus = calloc((size_t)np + 1, sizeof *D->plus);
     D->minus = calloc((size_t)np + 1, sizeof *D->minus);
@@ -354,10 +455,15 @@ static int direct_init(Ali3pDirect *D, const MbsSensitivityProblem *p, MbsError 
     D->angle_ref = dalloc((size_t)p->model->njoints, &fail);
     D->sl = dalloc(mm * (size_t)(np ? np : 1), &fail);
     double **vm[] = {&D->lambda, &D->sigma, &D->kappa, &D->mult, &D->c, &D->res, &D->mu};
+    D->xpert = dalloc(2 * nn, &fail);
+    D->Qp = dalloc(nn, &fail);
+    D->Qm = dalloc(nn, &fail);
+    D->rc = dalloc(nn, &fail);
+    D->dr = dalloc(nn + mm, &fail); /* [n; m]: the merged functions' directional derivatives */
     for (size_t i = 0; i < sizeof vm / sizeof vm[0]; ++i)
         *vm[i] = dalloc(mm, &fail);
     double **vn[] = {&D->q0, &D->qd0, &D->qdd0, &D->qds, &D->qdds, &D->diff, &D->x, &D->sq1,
-                     &D->sqds, &D->sqdds, &D->dir_qd, &D->dir_qdd, &D->rhs, &D->dr};
+                     &D->sqds, &D->sqdds, &D->dir_qd, &D->dir_qdd, &D->rhs};
     for (size_t i = 0; i < sizeof vn / sizeof vn[0]; ++i)
         *vn[i] = dalloc(2 * nn, &fail); /* x: [qd, q] for the tangent */
     if (fail)
@@ -370,9 +476,12 @@ static int direct_init(Ali3pDirect *D, const MbsSensitivityProblem *p, MbsError 
             return MBS_FATAL;
     if (D->base.nat->n != n || D->base.nat->m != m)
         return mbs_error_set(err, MBS_FATAL, "ali3p direct: unexpected natural coordinates");
-    /* the run's numerical-differences method on the frozen residual (other methods are
-     * written for the formulations' Q alone): central differences unless it asks forward */
+    /* the tangent by parts (central differences of the forces), unless the run asks forward
+     * differences: then forward differences of the whole frozen residual */
     double method = mbs_settings_number(p->settings, "jacobian");
+    D->by_parts = method != MBS_JACOBIAN_ND_FORWARD;
+    if (D->by_parts && store_constraint_hessian(D, p->model))
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
     MbsJacobianMethod jm = method == MBS_JACOBIAN_ND_FORWARD ? MBS_JACOBIAN_ND_FORWARD
                                                               : MBS_JACOBIAN_ND_CENTRAL;
     D->ctx[0] = &D->base;
@@ -422,8 +531,10 @@ static int step(void *method, SensDirect *S, const MbsFormulation *f, MbsError *
     /* dynamics matrix W + alpha Phi_q^T Phi_q at (q1, qd*, qdd*) */
     memcpy(D->x, D->qds, bytes);
     memcpy(D->x + n, S->q, bytes);
-    frozen_residual(e, D->x, -1, 0.0, D->rhs);
-    if (mbs_tangent_eval(&D->tangent, D->x, D->rhs, D->J))
+    if (D->by_parts)
+        tangent_by_parts(D, D->x, D->J);
+    else if (frozen_residual(e, D->x, -1, 0.0, D->rhs) ||
+             mbs_tangent_eval(&D->tangent, D->x, D->rhs, D->J))
         return mbs_error_set(err, MBS_FATAL, "ali3p direct: the tangent failed at t = %g s",
                              D->t);
     constraints(e, S->q, S->qd); /* Phi_q, Phi_t at q1, c at (q1, qd1) */
@@ -460,10 +571,10 @@ static int step(void *method, SensDirect *S, const MbsFormulation *f, MbsError *
             D->dir_qdd[i] = -(a2 * sq[i] + sqd[i] / (beta * h) +
                               (1.0 / (2.0 * beta) - 1.0) * sqdd[i]);
         }
-        sens_direct_directional(S, dynamic_residual, plus, minus, k, n, S->q, D->qds, D->qdds,
-                                NULL, D->dir_qd, D->dir_qdd, D->dr);
-        sens_direct_directional(S, constraint_values, plus, minus, k, m, S->q, S->qd, S->qdd,
-                                NULL, NULL, NULL, D->c);
+        /* Phi(q) does not read qd, qdd: its part is d Phi / d rho alone */
+        sens_direct_directional(S, dynamics_and_constraints, plus, minus, k, n + m, S->q,
+                                D->qds, D->qdds, NULL, D->dir_qd, D->dir_qdd, D->dr);
+        memcpy(D->c, D->dr + n, sizeof(double) * (size_t)m);
         for (int i = 0; i < n; ++i)
             D->dr[i] = -D->dr[i];
         al_solve(D, D->A, D->ipiv_A, alpha, D->dr, D->c, sl, D->sq1);
@@ -475,10 +586,9 @@ static int step(void *method, SensDirect *S, const MbsFormulation *f, MbsError *
         for (int i = 0; i < n; ++i)
             D->diff[i] = S->qd[i] - D->qds[i];
         memcpy(D->mult, D->sigma, sizeof(double) * (size_t)m);
-        sens_direct_directional(S, projection_residual, plus, minus, k, n, S->q, S->qd, S->qdd,
-                                D->sq1, NULL, NULL, D->dr);
-        sens_direct_directional(S, velocity_constraint, plus, minus, k, m, S->q, S->qd, S->qdd,
-                                D->sq1, NULL, NULL, D->c);
+        sens_direct_directional(S, velocity_projection, plus, minus, k, n + m, S->q, S->qd,
+                                S->qdd, D->sq1, NULL, NULL, D->dr);
+        memcpy(D->c, D->dr + n, sizeof(double) * (size_t)m);
         mass_mul(e, D->sqds, 0.0, D->rhs);
         for (int i = 0; i < n; ++i)
             D->rhs[i] -= D->dr[i];
@@ -488,10 +598,10 @@ static int step(void *method, SensDirect *S, const MbsFormulation *f, MbsError *
         for (int i = 0; i < n; ++i)
             D->diff[i] = S->qdd[i] - D->qdds[i];
         memcpy(D->mult, D->kappa, sizeof(double) * (size_t)m);
-        sens_direct_directional(S, projection_residual, plus, minus, k, n, S->q, S->qd, S->qdd,
-                                D->sq1, NULL, NULL, D->dr);
-        sens_direct_directional(S, acceleration_constraint, plus, minus, k, m, S->q, S->qd,
-                                S->qdd, D->sq1, sqd, NULL, D->c);
+        /* the stationarity part does not read qd: along (s_q1, s_qd) as before */
+        sens_direct_directional(S, acceleration_projection, plus, minus, k, n + m, S->q, S->qd,
+                                S->qdd, D->sq1, sqd, NULL, D->dr);
+        memcpy(D->c, D->dr + n, sizeof(double) * (size_t)m);
         mass_mul(e, D->sqdds, 0.0, D->rhs);
         for (int i = 0; i < n; ++i)
             D->rhs[i] -= D->dr[i];

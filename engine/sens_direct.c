@@ -25,7 +25,7 @@ void sens_direct_free(SensDirect *S)
         mbs_objective_eval_free(S->objectives[k]);
     free(S->models), free(S->objectives), free(S->delta);
     double *arrays[] = {S->q, S->qd, S->qdd, S->sq, S->sqd, S->sqdd, S->xp_q, S->xp_qd,
-                        S->xp_qdd, S->xm_q, S->xm_qd, S->xm_qdd, S->fp, S->fm, S->gp, S->gm,
+                        S->xp_qdd, S->xm_q, S->xm_qd, S->xm_qdd, S->fp, S->fm, S->gp, S->gm, S->wp, S->wm,
                         S->dg_last, S->grad_integral, S->dw_last, S->psi_now, S->grad_now};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
@@ -60,6 +60,8 @@ int sens_direct_init(SensDirect *S, const MbsSensitivityProblem *p, int n, int n
     S->sqdd = dalloc(npn, &fail);
     S->gp = dalloc((size_t)S->no, &fail);
     S->gm = dalloc((size_t)S->no, &fail);
+    S->wp = dalloc((size_t)S->no, &fail);
+    S->wm = dalloc((size_t)S->no, &fail);
     S->psi_now = dalloc((size_t)S->no, &fail);
     S->dg_last = dalloc(nonp, &fail);
     S->grad_integral = dalloc(nonp, &fail);
@@ -112,6 +114,21 @@ void sens_direct_directional(SensDirect *S, SensDirectFn fn, void *plus, void *m
         out[i] = (S->fp[i] - S->fm[i]) / (2.0 * d);
 }
 
+int sens_parameter_dynamic_only(const MbsModel *m, int q)
+{
+    int count = mbs_model_parameter_dependents(m, q, NULL, 0);
+    MbsFieldRef *refs = calloc((size_t)count + 1, sizeof *refs);
+    if (!refs)
+        return 0;
+    mbs_model_parameter_dependents(m, q, refs, count);
+    int only = 1;
+    for (int i = 0; i < count; ++i)
+        only &= refs[i].kind == MBS_ELEMENT_BODY || refs[i].kind == MBS_ELEMENT_FORCE ||
+                refs[i].kind == MBS_ELEMENT_MODEL || refs[i].kind == MBS_ELEMENT_PARAMETER;
+    free(refs);
+    return only;
+}
+
 /* d g / d rho_k and d w / d rho_k at the state and its sensitivities, every objective. */
 static void objective_derivatives(SensDirect *S, int initial, double *dg, double *dw)
 {
@@ -131,14 +148,13 @@ static void objective_derivatives(SensDirect *S, int initial, double *dg, double
             mbs_objective_eval_set_initial(plus, S->xp_q, S->xp_qd, S->xp_qdd);
             mbs_objective_eval_set_initial(minus, S->xm_q, S->xm_qd, S->xm_qdd);
         }
-        mbs_objective_eval_values(plus, S->xp_q, S->xp_qd, S->xp_qdd, S->gp, NULL);
-        mbs_objective_eval_values(minus, S->xm_q, S->xm_qd, S->xm_qdd, S->gm, NULL);
-        for (int o = 0; o < no; ++o)
+        /* g and w from one evaluation per side (gp/gm hold g, wp/wm w) */
+        mbs_objective_eval_values(plus, S->xp_q, S->xp_qd, S->xp_qdd, S->gp, S->wp);
+        mbs_objective_eval_values(minus, S->xm_q, S->xm_qd, S->xm_qdd, S->gm, S->wm);
+        for (int o = 0; o < no; ++o) {
             dg[(size_t)o * np + k] = (S->gp[o] - S->gm[o]) / (2.0 * d);
-        mbs_objective_eval_values(plus, S->xp_q, S->xp_qd, S->xp_qdd, NULL, S->gp);
-        mbs_objective_eval_values(minus, S->xm_q, S->xm_qd, S->xm_qdd, NULL, S->gm);
-        for (int o = 0; o < no; ++o)
-            dw[(size_t)o * np + k] = (S->gp[o] - S->gm[o]) / (2.0 * d);
+            dw[(size_t)o * np + k] = (S->wp[o] - S->wm[o]) / (2.0 * d);
+        }
     }
 }
 
@@ -169,6 +185,11 @@ static int observe(void *data, const MbsRun *run)
     const MbsFormulation *f = mbs_run_formulation(run);
     if (S->failed)
         return 1;
+    if (S->p->stop && *S->p->stop) {
+        S->failed = 1;
+        mbs_error_set(&S->error, MBS_FATAL, MBS_SENSITIVITY_STOPPED);
+        return 1;
+    }
     double t0 = mbs_clock_now();
     mbs_objective_accumulator_add(&S->acc, f);
     if (S->steps == 0 && S->t_last == 0.0 && f->steps == 0) {
@@ -194,9 +215,13 @@ static int observe(void *data, const MbsRun *run)
     S->steps = f->steps;
     const MbsSensitivityProblem *p = S->p;
     int every = p->history_every > 0 ? p->history_every : 1;
-    if (p->history && mbs_run_grid_steps(run) % every == 0) {
-        current(S, o->psi, o->grad);
-        p->history(p->history_data, f->time, o->psi, o->grad);
+    if (mbs_run_grid_steps(run) % every == 0) {
+        if (p->history) {
+            current(S, o->psi, o->grad);
+            p->history(p->history_data, f->time, o->psi, o->grad);
+        }
+        if (p->state_history)
+            p->state_history(p->state_history_data, f->time, S->n, S->q, S->sq);
     }
     S->time_sensitivity += mbs_clock_now() - t0;
     return 0;

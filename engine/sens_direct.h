@@ -27,7 +27,7 @@ typedef struct {
     double *sq, *sqd, *sqdd;  /* n x np: its sensitivities, column k for parameter k */
     double *xp_q, *xp_qd, *xp_qdd, *xm_q, *xm_qd, *xm_qdd; /* n: perturbed states */
     double *fp, *fm;          /* nout: perturbed values */
-    double *gp, *gm, *dg_last, *grad_integral, *dw_last, *psi_now, *grad_now;
+    double *gp, *gm, *wp, *wm, *dg_last, *grad_integral, *dw_last, *psi_now, *grad_now;
     MbsObjectiveAccumulator acc;
     double t_last;
     long steps;
@@ -65,6 +65,11 @@ typedef struct {
 } SensDirectScheme;
 
 /* The run of p with the scheme's tangent linear model: psi, gradient, times into r. */
+/* 1 when every field parameter q of m changes is a mass, centre of mass or inertia, a field of
+ * a force element or gravity (directly or through parameters computed from it): the models
+ * rho +- d then share the kinematics, and only M and Q differ. */
+int sens_parameter_dynamic_only(const MbsModel *m, int q);
+
 int sens_direct_run(SensDirect *S, const SensDirectScheme *scheme, MbsSensitivityResult *r,
                     MbsError *err);
 

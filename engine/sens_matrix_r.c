@@ -33,6 +33,7 @@
 #include "mbs_sensitivity.h"
 #include "mbs_tangent.h"
 #include "mbs_topology.h"
+#include "sens_direct.h"
 
 typedef struct {
     const MbsModel *model;
@@ -815,23 +816,6 @@ void mbs_sens_result_free(MbsSensResult *r)
     r->psi = r->gradient = NULL;
 }
 
-/* 1 when every field parameter q changes is a mass, centre of mass or inertia, a field of a
- * force element or gravity (directly or through parameters computed from it). */
-static int dynamic_only(const MbsModel *m, int q)
-{
-    int count = mbs_model_parameter_dependents(m, q, NULL, 0);
-    MbsFieldRef *refs = calloc((size_t)count + 1, sizeof *refs);
-    if (!refs)
-        return 0;
-    mbs_model_parameter_dependents(m, q, refs, count);
-    int only = 1;
-    for (int i = 0; i < count; ++i)
-        only &= refs[i].kind == MBS_ELEMENT_BODY || refs[i].kind == MBS_ELEMENT_FORCE ||
-                refs[i].kind == MBS_ELEMENT_MODEL || refs[i].kind == MBS_ELEMENT_PARAMETER;
-    free(refs);
-    return only;
-}
-
 /* Formulations, perturbed models, workspaces; u_0's position and velocity parts. */
 static int sens_setup(Sens *S, const MbsSettings *s)
 {
@@ -916,7 +900,7 @@ static int sens_setup(Sens *S, const MbsSettings *s)
         if (q < 0 || q >= m->nparameters)
             return mbs_error_set(err, MBS_FATAL, "matrix-r sensitivities: no parameter %d", q);
         double rho = m->parameters[q].value;
-        S->dynamic_only[j] = dynamic_only(m, q);
+        S->dynamic_only[j] = sens_parameter_dynamic_only(m, q);
         S->delta[j] = S->opt.parameter_step * fmax(1.0, fabs(rho));
         for (int s2 = 0; s2 < 2; ++s2) {
             double value = rho + (s2 ? -S->delta[j] : S->delta[j]);

@@ -15,11 +15,14 @@
  * dF(...) is the derivative of F along a direction of its arguments and of parameter k.
  *
  * How each piece is obtained:
- *  - [R_zd, R_z] by the tangent interface (mbs_tangent.h) with the run's `jacobian` method
- *    (nd-forward, nd-central or nd-sparse without a pattern) on R with alpha Phi frozen, plus
- *    alpha Phi_z^T Phi_z exactly (mbs_constraints_add_gram);
+ *  - [R_zd, R_z] with alpha Phi frozen: with `jacobian` analytical (the default) the
+ *    derivatives of M zdd* - Q analytically (analytical_tangent) plus central differences
+ *    over z of Phi_z(z)^T lambda; with an nd method, or a force law without a derivative,
+ *    that method on the whole frozen residual (mbs_tangent.h); then alpha Phi_z^T Phi_z
+ *    exactly (mbs_constraints_add_gram);
  *  - derivatives along a direction and a parameter by central differences through the
- *    parameter machinery: the models rho_k +- d_k (mbs_model_with_parameter) are built once,
+ *    parameter machinery (each projection's right-hand side and its mass product as one
+ *    function, so one evaluation per side): the models rho_k +- d_k (mbs_model_with_parameter) are built once,
  *    and F is evaluated with them at the state +- d_k times the direction (so geometric
  *    parameters are handled as fd handles them: by the model they build);
  *  - the initial sensitivities by central differences of the initial assembly
@@ -46,6 +49,7 @@
 #include "mbs_clock.h"
 #include "mbs_constraints.h"
 #include "mbs_dynamics.h"
+#include "mbs_dynamics_derivatives.h"
 #include "mbs_linalg.h"
 #include "mbs_run.h"
 #include "mbs_sensitivity.h"
@@ -78,13 +82,19 @@ struct Direct {
     double h, alpha;
     Eval base;
     Eval *plus, *minus; /* np each */
-    MbsTangent tangent;
+    int *dynamic_only;  /* np: sens_parameter_dynamic_only */
+    int analytical;                 /* the state tangent: analytical Q_z, Q_zd (below) */
+    MbsDynamicsDerivatives derivatives;
+    MbsTangent tangent;             /* otherwise: numerical differences of the residual */
     void *ctx[1];
     double *J, *A, *lambda, *x;
     int *ipiv;
     double *z0, *zd0, *zdd0, *zds, *zdds;
     double *sz1, *szds, *szdds;  /* n x np: of the step being taken */
-    double *dir_zd, *dir_zdd, *mz, *rhs;
+    double *dir_zd, *dir_zdd, *rhs;
+    double *v_corr, *a_corr;        /* zd* - zd1, zdd* - zdd1: the projections' corrections */
+    double *zpert, *ff_plus, *ff_minus;
+    double *node_acc, *node_D; /* 6 per node: sum of b_j zdd_j along the path; D + that */
 };
 
 static int eval_init(Eval *e, const Direct *D, const MbsModel *m, MbsError *err)
@@ -169,49 +179,48 @@ static void dynamic_residual(void *ctx, const double *z, const double *zd,
     }
 }
 
-/* G_v = h^2/4 alpha Phi_z^T (Phi_z zd + Phi_t) */
-static void velocity_projection_rhs(void *ctx, const double *z, const double *zd,
-                                    const double *zdd, double *out)
+/* out = M(z) v - h^2/4 alpha Phi_z^T w from e->M, e->phiz and w in e->tmp */
+static void mass_times_minus_projection(Eval *e, const double *v, double *out)
 {
-    Eval *e = ctx;
     const Direct *D = e->D;
-    (void)zdd;
-    mbs_kinematics_positions(e->m, &e->kin, z);
-    mbs_constraints_eval(e->m, &e->kin, e->t, z, e->phi, e->phiz, e->phit);
-    phiz_mul(e, zd, e->phit, e->tmp);
-    phiz_t_mul(e, e->tmp, 0.25 * D->h * D->h * D->alpha, out);
-}
-
-/* G_a = h^2/4 alpha Phi_z^T (Phi_z zdd + c(z, zd)) */
-static void acceleration_projection_rhs(void *ctx, const double *z,
-                                        const double *zd, const double *zdd, double *out)
-{
-    Eval *e = ctx;
-    const Direct *D = e->D;
-    mbs_kinematics_positions(e->m, &e->kin, z);
-    mbs_kinematics_velocities(e->m, &e->kin, zd);
-    mbs_constraints_eval(e->m, &e->kin, e->t, z, e->phi, e->phiz, NULL);
-    mbs_constraints_bias(e->m, &e->kin, e->t, e->bias);
-    phiz_mul(e, zdd, e->bias, e->tmp);
-    phiz_t_mul(e, e->tmp, 0.25 * D->h * D->h * D->alpha, out);
-}
-
-/* M(z) v, v passed as zdd */
-static void mass_times(void *ctx, const double *z, const double *zd,
-                       const double *v, double *out)
-{
-    Eval *e = ctx;
-    const Direct *D = e->D;
-    (void)zd;
     int n = D->n;
-    mbs_kinematics_positions(e->m, &e->kin, z);
-    mbs_dynamics_mass(e->m, &e->kin, &e->dyn, e->M);
+    phiz_t_mul(e, e->tmp, 0.25 * D->h * D->h * D->alpha, out);
     for (int i = 0; i < n; ++i) {
-        double a = 0.0;
+        double a = -out[i];
         for (int j = 0; j < n; ++j)
             a += e->M[i + (size_t)n * j] * v[j];
         out[i] = a;
     }
+}
+
+/* The velocity projection's right-hand side M(z) (zd* - zd1) - G_v(z, zd), with
+ * G_v = h^2/4 alpha Phi_z^T (Phi_z zd + Phi_t): one function so that a directional derivative
+ * costs one kinematics per side (zd* - zd1 is held fixed, as the formulation's correction). */
+static void velocity_projection_rhs(void *ctx, const double *z, const double *zd,
+                                    const double *zdd, double *out)
+{
+    Eval *e = ctx;
+    (void)zdd;
+    mbs_kinematics_positions(e->m, &e->kin, z);
+    mbs_dynamics_mass(e->m, &e->kin, &e->dyn, e->M);
+    mbs_constraints_eval(e->m, &e->kin, e->t, z, e->phi, e->phiz, e->phit);
+    phiz_mul(e, zd, e->phit, e->tmp);
+    mass_times_minus_projection(e, e->D->v_corr, out);
+}
+
+/* The acceleration projection's: M(z) (zdd* - zdd1) - G_a(z, zd, zdd), with
+ * G_a = h^2/4 alpha Phi_z^T (Phi_z zdd + c(z, zd)). */
+static void acceleration_projection_rhs(void *ctx, const double *z,
+                                        const double *zd, const double *zdd, double *out)
+{
+    Eval *e = ctx;
+    mbs_kinematics_positions(e->m, &e->kin, z);
+    mbs_kinematics_velocities(e->m, &e->kin, zd);
+    mbs_dynamics_mass(e->m, &e->kin, &e->dyn, e->M);
+    mbs_constraints_eval(e->m, &e->kin, e->t, z, e->phi, e->phiz, NULL);
+    mbs_constraints_bias(e->m, &e->kin, e->t, e->bias);
+    phiz_mul(e, zdd, e->bias, e->tmp);
+    mass_times_minus_projection(e, e->D->a_corr, out);
 }
 
 /* The tangent's residual: R with zdd and alpha Phi frozen (x = [zd, z]). */
@@ -237,6 +246,55 @@ static int frozen_residual(void *ctx, const double *x, int column, double step, 
     return 0;
 }
 
+/* Phi_z(z)^T lambda with lambda frozen: the part of the tangent's residual whose z-derivative
+ * (Phi_zz^T lambda) has no analytical form here. */
+static void constraint_part(Eval *e, const double *z, double *out)
+{
+    mbs_kinematics_positions(e->m, &e->kin, z);
+    mbs_constraints_eval(e->m, &e->kin, e->t, z, e->phi, e->phiz, NULL);
+    phiz_t_mul(e, e->lambda, 1.0, out);
+}
+
+/* J = [R_zd, R_z] at x = [zd, z] (kinematics of e at x). M zdd - Q is Q with the node
+ * accelerations D_k replaced by D_k + sum_{j on the path of k} b_j zdd_j (paper 000 eqs 5-6:
+ * the inverse dynamics), and those obey the derivative rules of D_k (d(b_j zdd_j)/dz_i =
+ * crm(b_i) b_j zdd_j below node i, crm(b_i) b_i = 0; no zd in them), so
+ * mbs_dynamics_forces_derivatives on that kinematics gives -(Q - M zdd)_zd, -(Q - M zdd)_z
+ * exactly, as Pinocchio's RNEA derivatives do. Phi_zz^T lambda by central differences over z
+ * (2n evaluations of positions and Phi_z instead of 4n whole residuals). */
+static void analytical_tangent(Direct *D, Eval *e, const double *x, double *J)
+{
+    int n = D->n;
+    const double *zd = x, *z = x + n;
+    const MbsTopology *topo = e->m->topo;
+    for (int i = n - 1; i >= 0; --i) { /* parents first */
+        int parent = topo->nodes[i].parent;
+        for (int c = 0; c < 6; ++c) {
+            double acc = (parent < 0 ? 0.0 : D->node_acc[6 * parent + c]) +
+                         e->kin.b[6 * i + c] * e->zdd[i];
+            D->node_acc[6 * i + c] = acc;
+            D->node_D[6 * i + c] = e->kin.D[6 * i + c] + acc;
+        }
+    }
+    MbsKinematics with_zdd = e->kin;
+    with_zdd.D = D->node_D;
+    mbs_dynamics_forces_derivatives(e->m, &with_zdd, &D->derivatives, z, zd, -1.0, J,
+                                    J + (size_t)n * n, (size_t)n);
+    memcpy(D->zpert, z, sizeof(double) * (size_t)n);
+    for (int j = 0; j < n; ++j) {
+        volatile double up = z[j] + cbrt(DBL_EPSILON) * fmax(1.0, fabs(z[j]));
+        double d = up - z[j];
+        D->zpert[j] = up;
+        constraint_part(e, D->zpert, D->ff_plus);
+        D->zpert[j] = z[j] - d;
+        constraint_part(e, D->zpert, D->ff_minus);
+        D->zpert[j] = z[j];
+        double *column = J + (size_t)n * n + (size_t)n * j;
+        for (int i = 0; i < n; ++i)
+            column[i] += (D->ff_plus[i] - D->ff_minus[i]) / (2.0 * d);
+    }
+}
+
 /* ---- set-up ---------------------------------------------------------------------------- */
 
 static double *dalloc(size_t n, int *fail)
@@ -254,10 +312,13 @@ static void direct_free(Direct *D)
         eval_free(&D->plus[k]);
         eval_free(&D->minus[k]);
     }
-    free(D->plus), free(D->minus), free(D->ipiv);
+    free(D->plus), free(D->minus), free(D->ipiv), free(D->dynamic_only);
     mbs_tangent_free(&D->tangent);
+    mbs_dynamics_derivatives_free(&D->derivatives);
     double *arrays[] = {D->J, D->A, D->lambda, D->x, D->z0, D->zd0, D->zdd0, D->zds, D->zdds,
-                        D->sz1, D->szds, D->szdds, D->dir_zd, D->dir_zdd, D->mz, D->rhs};
+                        D->sz1, D->szds, D->szdds, D->dir_zd, D->dir_zdd, D->rhs,
+                        D->v_corr, D->a_corr, D->zpert, D->ff_plus, D->ff_minus,
+                        D->node_acc, D->node_D};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     sens_direct_free(&D->S);
@@ -283,8 +344,11 @@ static int direct_init(Direct *D, const MbsSensitivityProblem *p, MbsError *err)
     D->plus = calloc((size_t)np + 1, sizeof *D->plus);
     D->minus = calloc((size_t)np + 1, sizeof *D->minus);
     D->ipiv = calloc(nn, sizeof *D->ipiv);
-    if (!D->plus || !D->minus || !D->ipiv)
+    D->dynamic_only = calloc((size_t)np + 1, sizeof *D->dynamic_only);
+    if (!D->plus || !D->minus || !D->ipiv || !D->dynamic_only)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
+    for (int k = 0; k < np; ++k)
+        D->dynamic_only[k] = sens_parameter_dynamic_only(m, p->parameters[k]);
     for (int k = 0; k < np; ++k)
         if (eval_init(&D->plus[k], D, D->S.models[2 * k], err) ||
             eval_init(&D->minus[k], D, D->S.models[2 * k + 1], err))
@@ -293,8 +357,11 @@ static int direct_init(Direct *D, const MbsSensitivityProblem *p, MbsError *err)
     D->A = dalloc(nn * nn, &fail);
     D->lambda = dalloc((size_t)D->nr + 1, &fail);
     D->x = dalloc(2 * nn, &fail);
+    D->node_acc = dalloc(6 * nn, &fail);
+    D->node_D = dalloc(6 * nn, &fail);
     double **vec[] = {&D->z0, &D->zd0, &D->zdd0, &D->zds, &D->zdds, &D->dir_zd, &D->dir_zdd,
-                      &D->mz, &D->rhs};
+                      &D->rhs, &D->v_corr, &D->a_corr, &D->zpert, &D->ff_plus,
+                      &D->ff_minus};
     for (size_t i = 0; i < sizeof vec / sizeof vec[0]; ++i)
         *vec[i] = dalloc(nn, &fail);
     double **mat[] = {&D->sz1, &D->szds, &D->szdds};
@@ -302,9 +369,18 @@ static int direct_init(Direct *D, const MbsSensitivityProblem *p, MbsError *err)
         *mat[i] = dalloc(npn, &fail);
     if (fail)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
-    /* the run's numerical-differences method on the frozen residual; other methods (written
-     * for penalty's Q alone) are replaced by central differences */
+    /* the run's `jacobian`: analytical (penalty's default) when every force law has its
+     * derivative; a numerical-differences method on the whole frozen residual otherwise (ad,
+     * written for penalty's Q alone, is replaced by central differences) */
     double method = mbs_settings_number(p->settings, "jacobian");
+    char why[160];
+    if ((!isfinite(method) || method == MBS_JACOBIAN_ANALYTICAL) &&
+        mbs_dynamics_derivatives_supported(m, why, sizeof why)) {
+        if (mbs_dynamics_derivatives_init(&D->derivatives, m))
+            return mbs_error_set(err, MBS_FATAL, "out of memory");
+        D->analytical = 1;
+        return 0;
+    }
     MbsJacobianMethod jm = MBS_JACOBIAN_ND_CENTRAL;
     if (method == MBS_JACOBIAN_ND_FORWARD || method == MBS_JACOBIAN_ND_SPARSE)
         jm = (MbsJacobianMethod)method;
@@ -332,6 +408,33 @@ static void directional(Direct *D, SensDirectFn fn, int k, const double *z, cons
 {
     sens_direct_directional(&D->S, fn, &D->plus[k], &D->minus[k], k, D->n, z, zd, zdd, dz, dzd,
                             dzdd, out);
+}
+
+/* dR along (0, dzd, dzdd) and a parameter that only changes M and Q (the models share the
+ * kinematics, and Phi): R_zd dzd + M dzdd from the step's tangent, plus
+ * (M_+ zdd* - Q_+) - (M_- zdd* - Q_-) over 2d on the nominal kinematics at (z1, zd*), which
+ * skips the kinematics and the constraints of the two evaluations. */
+static void dynamic_only_directional(Direct *D, int k, const double *z, const double *dzd,
+                                     const double *dzdd, double *out)
+{
+    int n = D->n;
+    const Eval *e = &D->base;
+    double d = D->S.delta[k];
+    for (int side = 0; side < 2; ++side) {
+        Eval *ek = side ? &D->minus[k] : &D->plus[k];
+        mbs_dynamics_mass(ek->m, &e->kin, &ek->dyn, ek->M);
+        mbs_dynamics_forces(ek->m, &e->kin, &ek->dyn, z, D->zds, ek->Q);
+    }
+    const Eval *ep = &D->plus[k], *em = &D->minus[k];
+    for (int i = 0; i < n; ++i) {
+        double v = -(ep->Q[i] - em->Q[i]) / (2.0 * d);
+        for (int j = 0; j < n; ++j) {
+            size_t ij = i + (size_t)n * j;
+            v += (ep->M[ij] - em->M[ij]) / (2.0 * d) * D->zdds[j] + D->J[ij] * dzd[j] +
+                 e->M[ij] * dzdd[j];
+        }
+        out[i] = v;
+    }
 }
 
 /* Initial sensitivities by central differences of the assembly of the models rho_k +- d_k. */
@@ -391,7 +494,9 @@ static int step(void *method, SensDirect *S, const MbsFormulation *f, MbsError *
     memcpy(D->x, D->zds, bytes);
     memcpy(D->x + n, z1, bytes);
     frozen_residual(e, D->x, -1, 0.0, D->rhs);
-    if (mbs_tangent_eval(&D->tangent, D->x, D->rhs, D->J))
+    if (D->analytical)
+        analytical_tangent(D, e, D->x, D->J);
+    else if (mbs_tangent_eval(&D->tangent, D->x, D->rhs, D->J))
         return mbs_error_set(err, MBS_FATAL, "penalty direct: the tangent failed at "
                              "t = %g s", t1);
     frozen_residual(e, D->x, -1, 0.0, D->rhs); /* M and phi_z at (z1, zd*) again */
@@ -410,8 +515,11 @@ static int step(void *method, SensDirect *S, const MbsFormulation *f, MbsError *
             D->dir_zd[i] = -(2.0 / h * sz0[i] + szd0[i]);
             D->dir_zdd[i] = -(4.0 / (h * h) * sz0[i] + 4.0 / h * szd0[i] + szdd0[i]);
         }
-        directional(D, dynamic_residual, k, z1, D->zds, D->zdds, NULL, D->dir_zd, D->dir_zdd,
-                    sz1);
+        if (D->dynamic_only[k])
+            dynamic_only_directional(D, k, z1, D->dir_zd, D->dir_zdd, sz1);
+        else
+            directional(D, dynamic_residual, k, z1, D->zds, D->zdds, NULL, D->dir_zd,
+                        D->dir_zdd, sz1);
         for (int i = 0; i < n; ++i)
             sz1[i] = -sz1[i];
         mbs_lu_solve(n, D->A, D->ipiv, sz1, 1);
@@ -420,26 +528,24 @@ static int step(void *method, SensDirect *S, const MbsFormulation *f, MbsError *
             szdds[i] = 4.0 / (h * h) * sz1[i] + D->dir_zdd[i];
         }
     }
+    for (int i = 0; i < n; ++i) {
+        D->v_corr[i] = D->zds[i] - zd1[i];
+        D->a_corr[i] = D->zdds[i] - zdd1[i];
+    }
     for (int k = 0; k < np; ++k) {
         double *sz1 = COL(D->sz1, k), *szds = COL(D->szds, k), *szdds = COL(D->szdds, k);
         double *szd = COL(S->sqd, k), *szdd = COL(S->sqdd, k);
-        /* velocity projection */
+        /* velocity projection: d(M v_corr - G_v) along (s_z1, s_zd*) and rho_k */
         directional(D, velocity_projection_rhs, k, z1, zd1, zdd1, sz1, szds, NULL, D->rhs);
         for (int i = 0; i < n; ++i)
-            D->dir_zd[i] = D->zds[i] - zd1[i];
-        directional(D, mass_times, k, z1, zd1, D->dir_zd, sz1, NULL, NULL, D->mz);
-        for (int i = 0; i < n; ++i)
-            D->rhs[i] = to_T * (D->mz[i] - D->rhs[i]);
+            D->rhs[i] *= to_T;
         mbs_lu_solve(n, D->A, D->ipiv, D->rhs, 1);
         for (int i = 0; i < n; ++i)
             szd[i] = szds[i] + D->rhs[i];
-        /* acceleration projection */
+        /* acceleration projection: d(M a_corr - G_a) along (s_z1, s_zd1, s_zdd*) and rho_k */
         directional(D, acceleration_projection_rhs, k, z1, zd1, zdd1, sz1, szd, szdds, D->rhs);
         for (int i = 0; i < n; ++i)
-            D->dir_zdd[i] = D->zdds[i] - zdd1[i];
-        directional(D, mass_times, k, z1, zd1, D->dir_zdd, sz1, NULL, NULL, D->mz);
-        for (int i = 0; i < n; ++i)
-            D->rhs[i] = to_T * (D->mz[i] - D->rhs[i]);
+            D->rhs[i] *= to_T;
         mbs_lu_solve(n, D->A, D->ipiv, D->rhs, 1);
         for (int i = 0; i < n; ++i)
             szdd[i] = szdds[i] + D->rhs[i];

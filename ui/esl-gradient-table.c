@@ -2,6 +2,7 @@
 #include "esl-gradient-table.h"
 
 #include <glib/gi18n.h>
+#include <math.h>
 
 #include "esl-number.h"
 
@@ -62,6 +63,57 @@ void esl_gradient_table_set_run(EslGradientTable *self, const EslSensitivityRun 
         gtk_grid_attach(GTK_GRID(self->grid), note, 0, 1 + run->nparameters,
                         2 + run->nobjectives, 1);
     }
+}
+
+gboolean esl_gradient_table_set_runs(EslGradientTable *self, EslSensitivityRun *const *runs,
+                                     int n)
+{
+    GtkWidget *child;
+    while ((child = gtk_widget_get_first_child(self->grid)))
+        gtk_grid_remove(GTK_GRID(self->grid), child);
+    const EslSensitivityRun *a = runs[0];
+    for (int r = 1; r < n; r++)
+        if (runs[r]->nobjectives != a->nobjectives || runs[r]->nparameters != a->nparameters ||
+            !g_strv_equal((const char *const *)runs[r]->objectives,
+                          (const char *const *)a->objectives) ||
+            !g_strv_equal((const char *const *)runs[r]->parameters,
+                          (const char *const *)a->parameters))
+            return FALSE;
+    cell(self, _("Derivative"), 0, 0, TRUE);
+    for (int r = 0; r < n; r++)
+        cell(self, runs[r]->method, 1 + r, 0, TRUE);
+    GtkWidget *head = cell(self, _("rel. difference"), 1 + n, 0, TRUE);
+    gtk_widget_set_tooltip_text(head, _("Largest relative difference: max |a − b| / max |a| over the runs' values of the row"));
+    int row = 1;
+    for (int i = 0; i < a->nobjectives; i++)
+        for (int k = 0; k < a->nparameters; k++, row++) {
+            g_autofree char *name = g_strdup_printf("∂%s/∂%s", a->objectives[i], a->parameters[k]);
+            cell(self, name, 0, row, TRUE);
+            double lo = INFINITY, hi = -INFINITY, scale = 0.0;
+            gboolean all = TRUE;
+            for (int r = 0; r < n; r++) {
+                const double *g = runs[r]->gradient;
+                double v = g ? g[i * a->nparameters + k] : NAN;
+                g_autofree char *text = g ? esl_number_to_text(v, 6, NULL) : g_strdup("—");
+                cell(self, text, 1 + r, row, FALSE);
+                all = all && g;
+                if (g) {
+                    lo = fmin(lo, v), hi = fmax(hi, v);
+                    scale = fmax(scale, fabs(v));
+                }
+            }
+            g_autofree char *diff = !all         ? g_strdup("—")
+                                    : scale == 0 ? g_strdup("0")
+                                                 : g_strdup_printf("%.1e", (hi - lo) / scale);
+            cell(self, diff, 1 + n, row, FALSE);
+        }
+    return TRUE;
+}
+
+const char *esl_gradient_table_grid_text(EslGradientTable *self, int column, int row)
+{
+    GtkWidget *c = gtk_grid_get_child_at(GTK_GRID(self->grid), column, row);
+    return GTK_IS_LABEL(c) ? gtk_label_get_text(GTK_LABEL(c)) : NULL;
 }
 
 const char *esl_gradient_table_cell_text(EslGradientTable *self, int k, int i)

@@ -15,6 +15,13 @@ G_DECLARE_FINAL_TYPE(EslGradientTable, esl_gradient_table, ESL, GRADIENT_TABLE, 
 GtkWidget *esl_gradient_table_new(void);
 /* Show run's gradient (a run without one, interrupted or failed, says so). */
 void esl_gradient_table_set_run(EslGradientTable *self, const EslSensitivityRun *run);
+/* The agreement of n runs' gradients (direct, adjoint, fd): a row per derivative, a column
+ * per run and the largest relative difference between them; FALSE (nothing shown) when the
+ * runs differentiate different objectives or parameters. */
+gboolean esl_gradient_table_set_runs(EslGradientTable *self, EslSensitivityRun *const *runs,
+                                     int n);
+/* The text of the cell at column and row of the grid (for tests), NULL outside. */
+const char *esl_gradient_table_grid_text(EslGradientTable *self, int column, int row);
 /* The text of the cell of parameter k and objective i (for tests), NULL outside. */
 const char *esl_gradient_table_cell_text(EslGradientTable *self, int k, int i);
 

@@ -279,10 +279,29 @@ static EslElementKind element_kind(int source)
                                         : ESL_ELEMENT_PARAMETER;
 }
 
+static void show_field_error(GtkWidget *entry, const char *message)
+{
+    GtkWidget *error_label = g_object_get_data(G_OBJECT(entry), "error-label");
+    gtk_label_set_text(GTK_LABEL(error_label), message ? message : "");
+    gtk_widget_set_visible(error_label, TRUE);
+    gtk_widget_add_css_class(entry, "error");
+}
+
+gboolean esl_model_panel_show_field_error(EslModelPanel *self, const char *path,
+                                          const char *message)
+{
+    for (GtkWidget *child = gtk_widget_get_first_child(self->inspector_fields); child;
+         child = gtk_widget_get_next_sibling(child))
+        if (GTK_IS_ENTRY(child) && g_strcmp0(g_object_get_data(G_OBJECT(child), "path"), path) == 0) {
+            show_field_error(child, message);
+            return TRUE;
+        }
+    return FALSE;
+}
+
 /* Enter in a field: the edit, or its error under the field (the model then stays as it was). */
 static void on_field_activate(GtkEntry *entry, EslModelPanel *self)
 {
-    GtkWidget *error_label = g_object_get_data(G_OBJECT(entry), "error-label");
     /* Copies: the entry is replaced when the inspector is rebuilt after the edit. */
     g_autofree char *path = g_strdup(g_object_get_data(G_OBJECT(entry), "path"));
     g_autofree char *label = g_strdup(g_object_get_data(G_OBJECT(entry), "label"));
@@ -297,11 +316,8 @@ static void on_field_activate(GtkEntry *entry, EslModelPanel *self)
     } else {
         g_signal_emit(self, signals[SIGNAL_EDIT_FIELD], 0, path, label, value, &error, &ok);
     }
-    if (!ok) {
-        gtk_label_set_text(GTK_LABEL(error_label), error ? error->message : "");
-        gtk_widget_set_visible(error_label, TRUE);
-        gtk_widget_add_css_class(GTK_WIDGET(entry), "error");
-    }
+    if (!ok)
+        show_field_error(GTK_WIDGET(entry), error ? error->message : "");
 }
 
 static void on_field_changed(GtkEditable *editable, gpointer data)

@@ -28,6 +28,10 @@ gboolean esl_model_panel_get_selected(EslModelPanel *self, int *source, int *ind
 void esl_model_panel_set_violations(EslModelPanel *self, const double *violations, int n);
 /* Whether the inspector's numbers can be edited (not while a run goes on). */
 void esl_model_panel_set_editable(EslModelPanel *self, gboolean editable);
+/* Show message under the inspector's field of path (an edit refused after the handler
+ * returned, by a check on a worker); FALSE when no such field is shown. */
+gboolean esl_model_panel_show_field_error(EslModelPanel *self, const char *path,
+                                          const char *message);
 
 /* Signals:
  *   "element-selected" (int source, int index): the selection changed (-1, -1: none).

@@ -1,5 +1,6 @@
 /* The plot board; see esl-plot-board.h. */
 #include "esl-plot-board.h"
+#include "esl-number.h"
 #include "esl-template.h"
 
 #include <glib/gi18n.h>
@@ -19,6 +20,8 @@ struct _EslPlotBoard {
     double energy0; /* total energy of the single run's first sample */
     GPtrArray *sensitivity_plots; /* EslPlot per objective of a sensitivity run (borrowed) */
     GtkWidget *gradient_table;    /* or NULL */
+    int gradient_plots, sensitivity_np; /* the first sensitivity_plots: running gradients */
+    int *state_coordinates, nstate_coordinates; /* the coordinates of the d q / d rho plots */
 };
 
 G_DEFINE_FINAL_TYPE(EslPlotBoard, esl_plot_board, GTK_TYPE_WIDGET)
@@ -48,6 +51,7 @@ static void hide_sensitivity(EslPlotBoard *self)
     for (guint i = 0; i < self->sensitivity_plots->len; i++)
         gtk_grid_remove(GTK_GRID(self->plot_grid), self->sensitivity_plots->pdata[i]);
     g_ptr_array_set_size(self->sensitivity_plots, 0);
+    self->gradient_plots = 0;
     if (self->gradient_table)
         gtk_grid_remove(GTK_GRID(self->plot_grid), self->gradient_table);
     self->gradient_table = NULL;
@@ -116,6 +120,18 @@ void esl_plot_board_prepare_single(EslPlotBoard *self)
     esl_plot_add_series(self->plot_newton, _("Newton iterations"), &palette[0], FALSE);
     esl_plot_add_series(self->plot_newton, _("Jacobian evaluations"), &palette[1], FALSE);
     esl_plot_add_series(self->plot_step_size, _("internal step"), &palette[5], FALSE);
+    esl_plot_set_title(self->plot_step_size, _("Integrator step size"));
+}
+
+/* A fixed-step formulation has no step-size history: the plot says which step it took, as its
+ * title and a flat line over [0, duration], instead of staying empty (issue 12). */
+void esl_plot_board_set_fixed_step(EslPlotBoard *self, double step, double duration)
+{
+    g_autofree char *h = esl_number_to_text(step, 0, NULL);
+    g_autofree char *title = g_strdup_printf(_("Fixed step h = %s s"), h);
+    esl_plot_set_title(self->plot_step_size, title);
+    esl_plot_append(self->plot_step_size, 0, 0.0, step);
+    esl_plot_append(self->plot_step_size, 0, duration, step);
 }
 
 void esl_plot_board_set_step_sizes(EslPlotBoard *self, const EslInternalStep *steps, int n)
@@ -175,36 +191,132 @@ void esl_plot_board_add_run(EslPlotBoard *self, int k, const char *name,
 static EslPlot *make_plot(EslPlotBoard *self, const char *title, const char *y_label,
                           gboolean log_y, int column, int row, int width);
 
-void esl_plot_board_show_sensitivity(EslPlotBoard *self, const EslSensitivityRun *run)
+/* The monitor plots give their cells (3 columns) to a sensitivity run's: per objective (at most
+ * ESL_PLOT_BOARD_MAX_OBJECTIVE_PLOTS) a running-gradient plot with a series per parameter. */
+static int begin_gradient_plots(EslPlotBoard *self, const char *const *objectives, int no,
+                                const char *const *parameters, int np)
 {
     hide_sensitivity(self);
     show_variables(self, FALSE);
     EslPlot *plots[6];
     for (int i = 0; i < 6; i++)
         gtk_widget_set_visible(GTK_WIDGET(monitor_plots(self, plots)[i]), FALSE);
-    int shown = MIN(run->nobjectives, ESL_PLOT_BOARD_MAX_OBJECTIVE_PLOTS);
+    int shown = MIN(no, ESL_PLOT_BOARD_MAX_OBJECTIVE_PLOTS);
+    for (int i = 0; i < shown; i++) {
+        g_autofree char *title = g_strdup_printf(_("Running gradient of %s"), objectives[i]);
+        g_autofree char *label = g_strdup_printf("∂%s/∂ρ", objectives[i]);
+        EslPlot *plot = make_plot(self, title, label, FALSE, i % 3, i / 3, 1);
+        g_ptr_array_add(self->sensitivity_plots, plot);
+        for (int k = 0; k < np; k++) {
+            g_autofree char *name = g_strdup_printf("∂/∂%s", parameters[k]);
+            esl_plot_add_series(plot, name, &palette[k % G_N_ELEMENTS(palette)],
+                                k >= (int)G_N_ELEMENTS(palette));
+        }
+    }
+    self->gradient_plots = shown;
+    self->sensitivity_np = np;
+    return shown;
+}
+
+/* The gradient table in the cells after the plots. */
+static void attach_gradient_table(EslPlotBoard *self, const EslSensitivityRun *run)
+{
+    int cell = (int)self->sensitivity_plots->len;
+    self->gradient_table = esl_gradient_table_new();
+    esl_gradient_table_set_run(ESL_GRADIENT_TABLE(self->gradient_table), run);
+    gtk_grid_attach(GTK_GRID(self->plot_grid), self->gradient_table, cell % 3, cell / 3,
+                    cell % 3 == 0 ? 3 : 3 - cell % 3, 1);
+}
+
+void esl_plot_board_show_sensitivity(EslPlotBoard *self, const EslSensitivityRun *run)
+{
+    int shown = begin_gradient_plots(self, (const char *const *)run->objectives,
+                                     run->nobjectives, (const char *const *)run->parameters,
+                                     run->nparameters);
     int ng = run->nobjectives * run->nparameters;
     g_autofree double *y = g_new(double, MAX(run->n, 1));
     for (int i = 0; i < shown; i++) {
-        g_autofree char *title = g_strdup_printf(_("Running gradient of %s"), run->objectives[i]);
-        g_autofree char *label = g_strdup_printf("∂%s/∂ρ", run->objectives[i]);
-        /* In the cells of the hidden monitor plots (3 columns): the plots, then the table. */
-        EslPlot *plot = make_plot(self, title, label, FALSE, i % 3, i / 3, 1);
-        g_ptr_array_add(self->sensitivity_plots, plot);
+        EslPlot *plot = self->sensitivity_plots->pdata[i];
         for (int k = 0; k < run->nparameters; k++) {
-            g_autofree char *name = g_strdup_printf("∂/∂%s", run->parameters[k]);
-            int series = esl_plot_add_series(plot, name, &palette[k % G_N_ELEMENTS(palette)],
-                                             k >= (int)G_N_ELEMENTS(palette));
             for (int r = 0; r < run->n; r++)
                 y[r] = run->history_gradient[(gsize)r * ng + i * run->nparameters + k];
-            esl_plot_append_many(plot, series, run->times, y, run->n);
+            esl_plot_append_many(plot, k, run->times, y, run->n);
         }
         esl_plot_fit(plot);
     }
-    self->gradient_table = esl_gradient_table_new();
-    esl_gradient_table_set_run(ESL_GRADIENT_TABLE(self->gradient_table), run);
-    gtk_grid_attach(GTK_GRID(self->plot_grid), self->gradient_table, shown % 3, shown / 3,
-                    shown % 3 == 0 ? 3 : 3 - shown % 3, 1);
+    attach_gradient_table(self, run);
+}
+
+void esl_plot_board_begin_sensitivity(EslPlotBoard *self, const char *const *objectives, int no,
+                                      const char *const *parameters, int np,
+                                      const int *coordinates, const char *const *names,
+                                      int ncoordinates)
+{
+    int shown = begin_gradient_plots(self, objectives, no, parameters, np);
+    g_free(self->state_coordinates);
+    self->state_coordinates = g_memdup2(coordinates, sizeof(int) * (gsize)MAX(ncoordinates, 0));
+    self->nstate_coordinates = ncoordinates;
+    /* per parameter a plot of the coordinates' sensitivities, in the cells left but one (the
+     * table's, at the end) */
+    for (int k = 0; ncoordinates > 0 && k < np && shown + k < 5; k++) {
+        g_autofree char *title = g_strdup_printf(_("Sensitivity to %s"), parameters[k]);
+        g_autofree char *label = g_strdup_printf("∂q/∂%s", parameters[k]);
+        int cell = shown + k;
+        EslPlot *plot = make_plot(self, title, label, FALSE, cell % 3, cell / 3, 1);
+        g_ptr_array_add(self->sensitivity_plots, plot);
+        for (int c = 0; c < ncoordinates; c++)
+            esl_plot_add_series(plot, names[c], &palette[c % G_N_ELEMENTS(palette)],
+                                c >= (int)G_N_ELEMENTS(palette));
+    }
+}
+
+void esl_plot_board_append_sensitivity(EslPlotBoard *self, const EslSensitivityRow *row)
+{
+    int np = self->sensitivity_np;
+    for (int i = 0; i < self->gradient_plots; i++)
+        for (int k = 0; k < np; k++)
+            esl_plot_append(self->sensitivity_plots->pdata[i], k, row->time,
+                            row->gradient[i * np + k]);
+    for (guint p = (guint)self->gradient_plots; row->state_sensitivity &&
+                                                p < self->sensitivity_plots->len; p++) {
+        const double *column = row->state_sensitivity + (gsize)row->n * (p - self->gradient_plots);
+        for (int c = 0; c < self->nstate_coordinates; c++)
+            if (self->state_coordinates[c] < row->n)
+                esl_plot_append(self->sensitivity_plots->pdata[p], c, row->time,
+                                column[self->state_coordinates[c]]);
+    }
+}
+
+gboolean esl_plot_board_show_agreement(EslPlotBoard *self, EslSensitivityRun *const *runs,
+                                       int n)
+{
+    GtkWidget *table = esl_gradient_table_new();
+    g_object_ref_sink(table);
+    gboolean same = esl_gradient_table_set_runs(ESL_GRADIENT_TABLE(table), runs, n);
+    if (same) {
+        begin_gradient_plots(self, NULL, 0, NULL, 0); /* the monitor plots give their cells */
+        self->gradient_table = table;
+        gtk_grid_attach(GTK_GRID(self->plot_grid), table, 0, 0, 3, 2);
+    }
+    g_object_unref(table);
+    return same;
+}
+
+void esl_plot_board_end_sensitivity(EslPlotBoard *self, const EslSensitivityRun *run)
+{
+    if (!self->gradient_table)
+        attach_gradient_table(self, run);
+}
+
+int esl_plot_board_state_sensitivity_points(EslPlotBoard *self)
+{
+    int points = 0;
+    for (guint i = (guint)self->gradient_plots; i < self->sensitivity_plots->len; i++) {
+        EslPlot *plot = self->sensitivity_plots->pdata[i];
+        for (int k = 0; k < esl_plot_get_n_series(plot); k++)
+            points += esl_plot_series_length(plot, k);
+    }
+    return points;
 }
 
 int esl_plot_board_sensitivity_points(EslPlotBoard *self)
@@ -446,6 +558,7 @@ static void esl_plot_board_dispose(GObject *object)
 {
     EslPlotBoard *self = ESL_PLOT_BOARD(object);
     g_clear_pointer(&self->sensitivity_plots, g_ptr_array_unref);
+    g_clear_pointer(&self->state_coordinates, g_free);
     g_clear_pointer(&self->variable_plots, g_ptr_array_unref);
     gtk_widget_dispose_template(GTK_WIDGET(object), ESL_TYPE_PLOT_BOARD);
     esl_template_unparent_children(GTK_WIDGET(object));

@@ -8,6 +8,7 @@
 
 #include "esl-plot.h"
 #include "esl-project.h" /* EslInternalStep */
+#include "esl-sensitivity-controller.h" /* EslSensitivityRow */
 #include "mbs_formulation.h"
 
 G_BEGIN_DECLS
@@ -27,11 +28,31 @@ void esl_plot_board_add_run(EslPlotBoard *self, int k, const char *name,
 /* The step-size history of the single run (error-controlled integrators; after
  * esl_plot_board_prepare_single): one point per internal step, at the time it ended. */
 void esl_plot_board_set_step_sizes(EslPlotBoard *self, const EslInternalStep *steps, int n);
+/* Title the step-size plot "Fixed step h = step" and draw step over [0, duration]
+ * (formulations without internal steps). */
+void esl_plot_board_set_fixed_step(EslPlotBoard *self, double step, double duration);
 /* A sensitivity run (replacing the monitor plots until the next clear or prepare_single): per
  * objective a plot of the running gradient, one series per parameter, and the gradient table.
  * Shows at most ESL_PLOT_BOARD_MAX_OBJECTIVE_PLOTS objectives' plots (the table has all). */
 #define ESL_PLOT_BOARD_MAX_OBJECTIVE_PLOTS 5
 void esl_plot_board_show_sensitivity(EslPlotBoard *self, const EslSensitivityRun *run);
+/* A sensitivity run going on (esl-sensitivity-controller.h): the running-gradient plots, and
+ * per parameter (as many as fit) a plot of the sensitivities of the coordinates given (indices
+ * into EslSensitivityRow.state_sensitivity's columns, with their names; none: no such plots);
+ * rows are appended as they come; end adds the gradient table of the finished run. */
+void esl_plot_board_begin_sensitivity(EslPlotBoard *self, const char *const *objectives, int no,
+                                      const char *const *parameters, int np,
+                                      const int *coordinates, const char *const *names,
+                                      int ncoordinates);
+void esl_plot_board_append_sensitivity(EslPlotBoard *self, const EslSensitivityRow *row);
+void esl_plot_board_end_sensitivity(EslPlotBoard *self, const EslSensitivityRun *run);
+/* The agreement of stored sensitivity runs of the same objectives and parameters (e.g. one
+ * direct, one adjoint, one fd): their gradients side by side with the largest relative
+ * difference (esl_gradient_table_set_runs), in place of the plots; FALSE when they differ. */
+gboolean esl_plot_board_show_agreement(EslPlotBoard *self, EslSensitivityRun *const *runs,
+                                       int n);
+/* Points plotted in the d q / d rho plots (for tests). */
+int esl_plot_board_state_sensitivity_points(EslPlotBoard *self);
 /* Points plotted in the sensitivity plots (for tests; 0 when none are shown). */
 int esl_plot_board_sensitivity_points(EslPlotBoard *self);
 /* The gradient table shown with the sensitivity plots, or NULL. */

@@ -23,6 +23,7 @@ struct _EslRunSettings {
     const MbsModel *model;     /* the last one set (esl_run_settings_set_model) */
     GPtrArray *rows; /* Row*: one per setting of the common table and of each formulation's */
     int nrows;
+    GtkWidget *sensitivity; /* EslSensitivityChooser */
 };
 
 /* A coordinate that can be chosen as independent, and its check button. */
@@ -341,6 +342,7 @@ static void update_rows(EslRunSettings *self);
 void esl_run_settings_set_model(EslRunSettings *self, const MbsModel *model)
 {
     self->model = model;
+    esl_sensitivity_chooser_set_model(ESL_SENSITIVITY_CHOOSER(self->sensitivity), model);
     for (guint r = 0; r < self->rows->len; r++) {
         Row *row = self->rows->pdata[r];
         row->model_ok = mbs_setting_applies(&row->ref, model, NULL);
@@ -398,7 +400,14 @@ static void on_formulation_selected(GObject *dropdown, GParamSpec *pspec, EslRun
     const MbsFormulationClass *k = esl_run_settings_get_formulation(self);
     gtk_label_set_text(GTK_LABEL(self->description),
                        k && k->description ? _(k->description) : "");
+    esl_sensitivity_chooser_set_formulation(ESL_SENSITIVITY_CHOOSER(self->sensitivity),
+                                            k ? k->name : NULL);
     update_rows(self);
+}
+
+EslSensitivityChooser *esl_run_settings_get_sensitivity(EslRunSettings *self)
+{
+    return ESL_SENSITIVITY_CHOOSER(self->sensitivity);
 }
 
 const MbsFormulationClass *esl_run_settings_get_formulation(EslRunSettings *self)
@@ -682,6 +691,9 @@ static void esl_run_settings_init(EslRunSettings *self)
     gtk_widget_add_css_class(self->description, "dim-label");
     gtk_widget_add_css_class(self->description, "caption");
     gtk_box_append(GTK_BOX(self), self->description);
+    self->sensitivity = esl_sensitivity_chooser_new();
+    gtk_box_append(GTK_BOX(self), gtk_separator_new(GTK_ORIENTATION_HORIZONTAL));
+    gtk_box_append(GTK_BOX(self), self->sensitivity);
 
     GtkStringList *names = gtk_string_list_new(NULL);
     for (int i = 0; i < mbs_formulation_count(); i++)

@@ -9,6 +9,7 @@
 
 #include <gtk/gtk.h>
 
+#include "esl-sensitivity-chooser.h"
 #include "mbs_formulation.h"
 
 G_BEGIN_DECLS
@@ -36,6 +37,8 @@ void esl_run_settings_set_model(EslRunSettings *self, const MbsModel *model);
  * coordinates checked, or the formulation's check_settings refuses them for the model (the
  * number chosen is not the model's degrees of freedom). */
 gboolean esl_run_settings_check(EslRunSettings *self, GError **error);
+/* What the next run differentiates (a plain run unless a method is chosen). */
+EslSensitivityChooser *esl_run_settings_get_sensitivity(EslRunSettings *self);
 
 G_END_DECLS
 

@@ -13,6 +13,7 @@
 #include "esl-project.h"
 #include "esl-run-browser.h"
 #include "esl-run-controller.h"
+#include "esl-sensitivity-controller.h"
 #include "esl-run-settings.h"
 #include "esl-start-page.h"
 #include "esl-viewport.h"
@@ -43,6 +44,7 @@ struct _EslWindow {
     GHashTable *model_ids; /* model path -> stored model id (in this project) */
 
     EslRunController *controller;
+    EslSensitivityController *sensitivity; /* a sensitivity run going on (esl-window-run.c) */
     GPtrArray *history; /* EslRunSample* of the run shown (live or loaded) */
     gboolean history_matches_model;
     guint progress_timer;
@@ -85,6 +87,8 @@ void esl_window_fit_history(EslWindow *self);
 /* Open a temporary project when none is open. */
 gboolean esl_window_ensure_project(EslWindow *self, GError **error);
 void esl_window_fill_runs(EslWindow *self);
+/* A run or a sensitivity run is going on. */
+gboolean esl_window_is_running(EslWindow *self);
 /* The run settings shown in the run panel. */
 void esl_window_read_settings(EslWindow *self, MbsSettings *settings);
 

@@ -8,6 +8,7 @@
 
 #include "esl-model-file.h"
 #include "mbs_formulation.h"
+#include "mbs_topology.h"
 
 /* ---- a run going on ----------------------------------------------------------------------- */
 
@@ -77,6 +78,24 @@ static gboolean close_window(gpointer window)
     return G_SOURCE_REMOVE;
 }
 
+/* The end of a run or a sensitivity run: the list, the status line (format: id, status,
+ * separator, message), the actions, "run-finished", and the close the user asked for. */
+static void announce_run_end(EslWindow *self, const char *format, int status,
+                             const char *message, gint64 run_id)
+{
+    esl_window_fill_runs(self);
+    g_autofree char *id = g_strdup_printf("#%" G_GINT64_FORMAT, run_id);
+    esl_window_show_status(self, status == ESL_RUN_FAILED, format, id,
+                           esl_run_status_label((EslRunStatus)status), message ? ": " : ".",
+                           message ? message : "");
+    esl_window_update_run_actions(self);
+    g_object_ref(self); /* a handler may destroy the window */
+    g_signal_emit_by_name(self, "run-finished", status, run_id);
+    if (self->close_when_stopped) /* not from inside the controller's signal */
+        g_idle_add_full(G_PRIORITY_DEFAULT, close_window, g_object_ref(self), g_object_unref);
+    g_object_unref(self);
+}
+
 static void on_run_finished(EslRunController *controller, int status, const char *message,
                             EslWindow *self)
 {
@@ -90,15 +109,7 @@ static void on_run_finished(EslRunController *controller, int status, const char
     GPtrArray *history = g_steal_pointer(&self->history);
     esl_window_set_history(self, history, TRUE);
     esl_window_fit_history(self);
-    esl_window_fill_runs(self);
-    g_autofree char *id = g_strdup_printf("#%" G_GINT64_FORMAT, run_id);
-    esl_window_show_status(self, status == ESL_RUN_FAILED, _("Run %s %s%s%s"), id,
-                           esl_run_status_label((EslRunStatus)status), message ? ": " : ".",
-                           message ? message : "");
-    esl_window_update_run_actions(self);
-    g_signal_emit_by_name(self, "run-finished", status, run_id);
-    if (self->close_when_stopped) /* not from inside the controller's signal */
-        g_idle_add_full(G_PRIORITY_DEFAULT, close_window, g_object_ref(self), g_object_unref);
+    announce_run_end(self, _("Run %s %s%s%s"), status, message, run_id);
 }
 
 static void on_question_response(GtkDialog *dialog, int response, EslWindow *self)
@@ -107,19 +118,19 @@ static void on_question_response(GtkDialog *dialog, int response, EslWindow *sel
     self->question = NULL;
     if (response != GTK_RESPONSE_ACCEPT)
         return;
-    if (!self->controller) { /* it ended while the question was asked */
+    if (!esl_window_is_running(self)) { /* it ended while the question was asked */
         gtk_window_close(GTK_WINDOW(self));
         return;
     }
     /* Closed once the worker has stored the run as "stopped" (on_run_finished). */
     self->close_when_stopped = TRUE;
     esl_window_show_status(self, FALSE, _("Stopping the run before closing…"));
-    esl_run_controller_stop(self->controller);
+    esl_window_stop_run(self);
 }
 
 gboolean esl_window_ask_close(EslWindow *self)
 {
-    if (!self->controller)
+    if (!esl_window_is_running(self))
         return FALSE;
     if (self->question || self->close_when_stopped)
         return TRUE;
@@ -146,9 +157,124 @@ GtkWidget *esl_window_get_question(EslWindow *self)
     return self->question;
 }
 
+gboolean esl_window_is_running(EslWindow *self)
+{
+    return self->controller || self->sensitivity;
+}
+
+/* ---- a sensitivity run going on (issue 10) --------------------------------------------------- */
+
+/* The coordinates whose sensitivities are plotted, with their names: of relative coordinates
+ * every joint coordinate, of natural ones every moving body's centre of mass (x, y, z). */
+static int state_coordinates(const MbsModel *m, MbsCoordinateKind kind, GArray *index,
+                             GPtrArray *names)
+{
+    if (kind == MBS_COORDINATES_RELATIVE) {
+        for (int i = 0; i < m->topo->nnodes; i++) {
+            const MbsNode *node = &m->topo->nodes[i];
+            const char *joint = m->joints[node->joint].name;
+            g_ptr_array_add(names, node->joint_coord > 0
+                                       ? g_strdup_printf(_("joint %s[%d]"), joint,
+                                                         node->joint_coord)
+                                       : g_strdup_printf(_("joint %s"), joint));
+            g_array_append_val(index, i);
+        }
+    } else {
+        static const char *const axes[] = {"x", "y", "z"};
+        for (int b = 0, off = 0; b < m->nbodies; b++) {
+            if (b == m->ground)
+                continue; /* 12 natural coordinates per moving body, r first (mbs_natural.h) */
+            for (int a = 0; a < 3; a++) {
+                int i = off + a;
+                g_array_append_val(index, i);
+                g_ptr_array_add(names, g_strdup_printf("%s.%s", m->bodies[b].name, axes[a]));
+            }
+            off += 12;
+        }
+    }
+    return (int)index->len;
+}
+
+static void on_sensitivity_rows(EslSensitivityController *controller, GPtrArray *rows,
+                                EslWindow *self)
+{
+    (void)controller;
+    for (guint i = 0; i < rows->len; i++)
+        esl_plot_board_append_sensitivity(ESL_PLOT_BOARD(self->plot_board), rows->pdata[i]);
+    const EslSensitivityRow *last = rows->pdata[rows->len - 1];
+    if (self->run_duration > 0) {
+        gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(self->progress_bar),
+                                      CLAMP(last->time / self->run_duration, 0, 1));
+        g_autofree char *percent = g_strdup_printf("%.0f %%", 100 * last->time / self->run_duration);
+        gtk_progress_bar_set_text(GTK_PROGRESS_BAR(self->progress_bar), percent);
+    }
+    g_autofree char *text = g_strdup_printf(_("t = %.4f s"), last->time);
+    esl_playback_bar_set_label(ESL_PLAYBACK_BAR(self->playback_bar), text);
+}
+
+static void on_sensitivity_finished(EslSensitivityController *controller, int status,
+                                    const char *message, EslWindow *self)
+{
+    gint64 run_id = esl_sensitivity_controller_get_run_id(controller);
+    g_signal_handlers_disconnect_by_data(controller, self);
+    g_autoptr(EslSensitivityRun) run =
+        self->project ? esl_project_load_sensitivity(self->project, run_id, NULL) : NULL;
+    if (run && run->gradient)
+        esl_plot_board_end_sensitivity(ESL_PLOT_BOARD(self->plot_board), run);
+    g_clear_object(&self->sensitivity);
+    announce_run_end(self, _("Sensitivity run %s %s%s%s"), status, message, run_id);
+}
+
+static void start_sensitivity_run(EslWindow *self, const MbsFormulationClass *klass,
+                                  const MbsSettings *settings, int method, GArray *objectives,
+                                  GArray *parameters)
+{
+    const MbsModel *m = self->model;
+    if (objectives->len == 0 || parameters->len == 0) {
+        esl_window_show_status(self, TRUE, _("Check at least one objective and one parameter "
+                                             "to differentiate."));
+        return;
+    }
+    g_autoptr(GPtrArray) onames = g_ptr_array_new();
+    g_autoptr(GPtrArray) pnames = g_ptr_array_new();
+    for (guint i = 0; i < objectives->len; i++)
+        g_ptr_array_add(onames, m->objectives[g_array_index(objectives, int, i)].name);
+    for (guint k = 0; k < parameters->len; k++)
+        g_ptr_array_add(pnames, m->parameters[g_array_index(parameters, int, k)].name);
+    g_autoptr(GArray) coords = g_array_new(FALSE, FALSE, sizeof(int));
+    g_autoptr(GPtrArray) cnames = g_ptr_array_new_with_free_func(g_free);
+    if (mbs_sensitivity_has_state_history(klass->name, method))
+        state_coordinates(m, klass->coordinate_kind, coords, cnames);
+    self->run_duration = settings->duration;
+    esl_playback_bar_set_playing(ESL_PLAYBACK_BAR(self->playback_bar), FALSE);
+    esl_run_browser_unselect_all(ESL_RUN_BROWSER(self->run_browser));
+    esl_window_set_history(self, NULL, TRUE);
+    esl_plot_board_begin_sensitivity(ESL_PLOT_BOARD(self->plot_board),
+                                     (const char *const *)onames->pdata, (int)onames->len,
+                                     (const char *const *)pnames->pdata, (int)pnames->len,
+                                     (const int *)(void *)coords->data,
+                                     (const char *const *)cnames->pdata, (int)coords->len);
+    self->sensitivity = esl_sensitivity_controller_new(
+        m, m->name, klass->name, settings, method, (const int *)(void *)objectives->data,
+        (int)objectives->len, (const int *)(void *)parameters->data, (int)parameters->len,
+        self->project_path, stored_model_id(self));
+    g_signal_connect(self->sensitivity, "rows", G_CALLBACK(on_sensitivity_rows), self);
+    g_signal_connect(self->sensitivity, "finished", G_CALLBACK(on_sensitivity_finished), self);
+    g_autoptr(GError) error = NULL;
+    if (!esl_sensitivity_controller_start(self->sensitivity, &error)) {
+        g_clear_object(&self->sensitivity);
+        esl_window_show_status(self, TRUE, _("Cannot start the sensitivity run: %s"),
+                               error->message);
+        return;
+    }
+    esl_window_show_status(self, FALSE, _("Running %s with %s and %s sensitivities…"), m->name,
+                           klass->name, mbs_sensitivity_method_name(method));
+    esl_window_update_run_actions(self);
+}
+
 void esl_window_start_run(EslWindow *self)
 {
-    if (self->controller || !self->model)
+    if (esl_window_is_running(self) || !self->model)
         return;
     if (self->checking && self->check_installs) { /* the edited model is not there yet */
         self->run_when_checked = TRUE;
@@ -177,10 +303,22 @@ void esl_window_start_run(EslWindow *self)
         esl_window_show_status(self, TRUE, _("No formulation is available in this build."));
         return;
     }
+    g_autoptr(GArray) objectives = g_array_new(FALSE, FALSE, sizeof(int));
+    g_autoptr(GArray) parameters = g_array_new(FALSE, FALSE, sizeof(int));
+    int method = esl_sensitivity_chooser_get(
+        esl_run_settings_get_sensitivity(ESL_RUN_SETTINGS(self->run_settings)), objectives,
+        parameters);
+    if (method >= 0) {
+        start_sensitivity_run(self, klass, &settings, method, objectives, parameters);
+        return;
+    }
     esl_playback_bar_set_playing(ESL_PLAYBACK_BAR(self->playback_bar), FALSE);
     self->run_duration = settings.duration;
     esl_run_browser_unselect_all(ESL_RUN_BROWSER(self->run_browser));
     esl_plot_board_prepare_single(ESL_PLOT_BOARD(self->plot_board));
+    if (!klass->own_steps)
+        esl_plot_board_set_fixed_step(ESL_PLOT_BOARD(self->plot_board), settings.step,
+                                      settings.duration);
     esl_window_set_history(self, NULL, TRUE);
     self->history = g_ptr_array_new_with_free_func((GDestroyNotify)esl_run_sample_free);
     esl_playback_bar_set_range(ESL_PLAYBACK_BAR(self->playback_bar), settings.duration, 0);
@@ -218,13 +356,13 @@ void esl_window_update_pacing(EslWindow *self)
 
 void esl_window_update_run_actions(EslWindow *self)
 {
-    gboolean running = self->controller != NULL;
+    gboolean running = esl_window_is_running(self);
     GtkWidget *widget = GTK_WIDGET(self);
     /* A text that does not load cannot run; an edited one runs once checked
      * (esl-window-assemble.c). */
     gtk_widget_action_set_enabled(widget, "win.run",
                                   !running && self->model && !self->check_error);
-    gtk_widget_action_set_enabled(widget, "win.pause", running);
+    gtk_widget_action_set_enabled(widget, "win.pause", self->controller != NULL);
     gtk_widget_action_set_enabled(widget, "win.stop", running);
     /* stepping goes through stored samples: of a run shown, not of one going on */
     gboolean steppable = !running && self->history && self->history->len > 1;
@@ -258,6 +396,8 @@ void esl_window_stop_run(EslWindow *self)
 {
     if (self->controller)
         esl_run_controller_stop(self->controller);
+    if (self->sensitivity)
+        esl_sensitivity_controller_stop(self->sensitivity);
 }
 
 /* ---- stored runs --------------------------------------------------------------------------- */
@@ -324,6 +464,10 @@ static void load_single_run(EslWindow *self, gint64 run_id)
         esl_plot_board_set_step_sizes(ESL_PLOT_BOARD(self->plot_board),
                                       (const EslInternalStep *)(void *)steps->data,
                                       (int)steps->len);
+    const MbsFormulationClass *run_class = mbs_formulation_find(info->formulation);
+    if (run_class && !run_class->own_steps)
+        esl_plot_board_set_fixed_step(ESL_PLOT_BOARD(self->plot_board), info->settings.step,
+                                      h->n > 0 ? h->monitors[h->n - 1].time : 0.0);
     g_autoptr(GError) sensitivity_error = NULL;
     g_autoptr(EslSensitivityRun) sensitivity =
         esl_project_run_is_sensitivity(self->project, run_id)
@@ -381,13 +525,39 @@ static void load_overlay(EslWindow *self, GArray *ids)
                            k);
 }
 
+/* Several sensitivity runs of the same objectives and parameters: their gradients side by side.
+ * FALSE when the selection is not such (then it is compared as runs are). */
+static gboolean show_agreement(EslWindow *self, GArray *ids)
+{
+    g_autoptr(GPtrArray) runs =
+        g_ptr_array_new_with_free_func((GDestroyNotify)esl_sensitivity_run_free);
+    for (guint i = 0; i < ids->len; i++) {
+        gint64 id = g_array_index(ids, gint64, i);
+        EslSensitivityRun *run = esl_project_run_is_sensitivity(self->project, id)
+                                     ? esl_project_load_sensitivity(self->project, id, NULL)
+                                     : NULL;
+        if (!run)
+            return FALSE;
+        g_ptr_array_add(runs, run);
+    }
+    esl_window_set_history(self, NULL, TRUE);
+    if (!esl_plot_board_show_agreement(ESL_PLOT_BOARD(self->plot_board),
+                                       (EslSensitivityRun *const *)runs->pdata, (int)runs->len)) {
+        esl_window_show_status(self, TRUE, _("These sensitivity runs differentiate different "
+                                             "objectives or parameters: nothing to compare."));
+        return TRUE;
+    }
+    esl_window_show_status(self, FALSE, _("%u sensitivity runs side by side."), runs->len);
+    return TRUE;
+}
+
 void esl_window_show_selected_runs(EslWindow *self)
 {
-    if (self->controller)
+    if (esl_window_is_running(self))
         return;
     g_autoptr(GArray) ids = esl_run_browser_get_selected(ESL_RUN_BROWSER(self->run_browser));
     if (ids->len == 1)
         load_single_run(self, g_array_index(ids, gint64, 0));
-    else if (ids->len > 1)
+    else if (ids->len > 1 && !show_agreement(self, ids))
         load_overlay(self, ids);
 }

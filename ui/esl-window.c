@@ -331,58 +331,130 @@ void esl_window_read_settings(EslWindow *self, MbsSettings *settings)
     esl_run_settings_read(ESL_RUN_SETTINGS(self->run_settings), settings);
 }
 
-/* The edit of the number at path, named label for Undo. */
-static gboolean edit_number(EslWindow *self, const char *path, double value, const char *label,
-                            GError **error)
+/* The model's text with the number at path set to value, or NULL with error (a run going on,
+ * no model, no such number). */
+static char *edited_json(EslWindow *self, const char *path, double value, GError **error)
 {
-    if (self->controller) {
+    if (esl_window_is_running(self)) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
                     _("Stop the running simulation before editing the model."));
-        return FALSE;
+        return NULL;
     }
     if (!self->model_json) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("no model is open"));
-        return FALSE;
+        return NULL;
     }
-    g_autofree char *json = esl_model_edit_set_number(self->model_json, path, value, error);
-    if (!json)
-        return FALSE;
-    /* A number the loader refuses (a negative mass) is refused here, under its field; the
-     * assembly and the rank are computed on a worker (esl-window-assemble.c). */
-    g_autofree char *origin = g_path_get_basename(self->model_path);
+    return esl_model_edit_set_number(self->model_json, path, value, error);
+}
+
+/* A number the loader refuses (a negative mass) is refused, with the loader's message; a model
+ * under construction (not yet connected, or already failing its check) takes any number: the
+ * check says what is missing. The assembly and the rank are computed on a worker
+ * (esl-window-assemble.c). */
+static gboolean edit_refused(const char *json, const char *origin, gboolean had_check_error,
+                             GError **error)
+{
     g_autoptr(GError) load_error = NULL;
     MbsModel *loaded = esl_model_load_string(json, origin, NULL, 0, &load_error);
     gboolean loads = loaded != NULL;
     mbs_model_free(loaded);
-    /* A model under construction (not yet connected) takes any number; the check says what
-     * is missing. */
-    if (!loads && !self->check_error &&
-        !g_error_matches(load_error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_TOPOLOGY)) {
-        g_propagate_error(error, g_steal_pointer(&load_error));
+    if (loads || had_check_error ||
+        g_error_matches(load_error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_TOPOLOGY))
         return FALSE;
-    }
-    esl_window_commit_edit(self, g_steal_pointer(&json), label);
+    g_propagate_error(error, g_steal_pointer(&load_error));
     return TRUE;
 }
 
 gboolean esl_window_edit_model(EslWindow *self, const char *path, double value, GError **error)
 {
     g_autofree char *label = g_strdup_printf(_("set %s"), path);
-    return edit_number(self, path, value, label, error);
+    g_autofree char *json = edited_json(self, path, value, error);
+    g_autofree char *origin = json ? g_path_get_basename(self->model_path) : NULL;
+    if (!json || edit_refused(json, origin, self->check_error != NULL, error))
+        return FALSE;
+    esl_window_commit_edit(self, g_steal_pointer(&json), label);
+    return TRUE;
 }
 
-/* A number entered in the inspector. */
+/* An inspector edit whose text is loaded on a worker before it is committed (loading the
+ * 225-body lattice takes 20-50 ms: not on the UI thread). */
+typedef struct {
+    EslWindow *window;
+    char *base_json; /* the model's text when the edit was entered: a later edit wins */
+    char *json, *origin, *path, *label;
+    double value;
+    gboolean had_check_error;
+} FieldEdit;
+
+static void field_edit_free(FieldEdit *e)
+{
+    g_object_unref(e->window);
+    g_free(e->base_json);
+    g_free(e->json);
+    g_free(e->origin);
+    g_free(e->path);
+    g_free(e->label);
+    g_free(e);
+}
+
+static void field_edit_load(GTask *task, gpointer source, gpointer data, GCancellable *cancel)
+{
+    (void)source;
+    (void)cancel;
+    FieldEdit *e = data;
+    GError *error = NULL;
+    if (edit_refused(e->json, e->origin, e->had_check_error, &error))
+        g_task_return_error(task, error);
+    else
+        g_task_return_boolean(task, TRUE);
+}
+
+static void field_edit_loaded(GObject *source, GAsyncResult *result, gpointer data)
+{
+    (void)source;
+    (void)data;
+    FieldEdit *e = g_task_get_task_data(G_TASK(result));
+    EslWindow *self = e->window;
+    g_autoptr(GError) error = NULL;
+    gboolean accepted = g_task_propagate_boolean(G_TASK(result), &error);
+    if (gtk_widget_in_destruction(GTK_WIDGET(self)) || !self->model_panel || self->controller ||
+        g_strcmp0(self->model_json, e->base_json) != 0)
+        return; /* closed, a run started or another edit came first: this one is dropped */
+    if (!accepted) {
+        esl_model_panel_show_field_error(ESL_MODEL_PANEL(self->model_panel), e->path,
+                                         error->message);
+        return;
+    }
+    g_autofree char *what = g_strdup_printf(_("set %s"), e->label);
+    esl_window_commit_edit(self, g_steal_pointer(&e->json), what);
+    const MbsFormulationClass *klass =
+        esl_run_settings_get_formulation(ESL_RUN_SETTINGS(self->run_settings));
+    esl_window_show_status(self, FALSE, _("%s set to %g; the model is re-assembled (%s)."),
+                           e->label, e->value, klass ? klass->name : "penalty");
+}
+
+/* A number entered in the inspector: refused at once when it cannot be written, else loaded on
+ * a worker (field_edit_loaded commits it or shows the loader's message under the field). */
 static gboolean on_edit_field(EslModelPanel *panel, const char *path, const char *label,
                               double value, GError **error, EslWindow *self)
 {
     (void)panel;
-    g_autofree char *what = g_strdup_printf(_("set %s"), label);
-    if (!edit_number(self, path, value, what, error))
+    char *json = edited_json(self, path, value, error);
+    if (!json)
         return FALSE;
-    const MbsFormulationClass *klass =
-        esl_run_settings_get_formulation(ESL_RUN_SETTINGS(self->run_settings));
-    esl_window_show_status(self, FALSE, _("%s set to %g; the model is re-assembled (%s)."),
-                           label, value, klass ? klass->name : "penalty");
+    FieldEdit *e = g_new0(FieldEdit, 1);
+    e->window = g_object_ref(self);
+    e->base_json = g_strdup(self->model_json);
+    e->json = json;
+    e->origin = g_path_get_basename(self->model_path);
+    e->path = g_strdup(path);
+    e->label = g_strdup(label);
+    e->value = value;
+    e->had_check_error = self->check_error != NULL;
+    GTask *task = g_task_new(NULL, NULL, field_edit_loaded, NULL);
+    g_task_set_task_data(task, e, (GDestroyNotify)field_edit_free);
+    g_task_run_in_thread(task, field_edit_load);
+    g_object_unref(task);
     return TRUE;
 }
 
@@ -406,7 +478,7 @@ static void close_project(EslWindow *self)
 gboolean esl_window_open_project(EslWindow *self, const char *path, gboolean create,
                                  GError **error)
 {
-    if (self->controller) {
+    if (esl_window_is_running(self)) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
                     _("Stop the running simulation before changing the project."));
         return FALSE;
@@ -476,7 +548,7 @@ gboolean esl_window_rename_run(EslWindow *self, gint64 run_id, const char *name,
 
 gboolean esl_window_delete_runs(EslWindow *self, GArray *ids, GError **error)
 {
-    if (self->controller) {
+    if (esl_window_is_running(self)) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
                     _("Stop the running simulation before deleting runs."));
         return FALSE;
@@ -553,7 +625,7 @@ static void on_runs_selection_changed(EslRunBrowser *browser, EslWindow *self)
 
 gboolean esl_window_load_model(EslWindow *self, const char *path_or_name, GError **error)
 {
-    if (self->controller) {
+    if (esl_window_is_running(self)) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
                     _("Stop the running simulation before opening another model."));
         return FALSE;
@@ -709,6 +781,11 @@ static void esl_window_dispose(GObject *object)
 {
     EslWindow *self = ESL_WINDOW(object);
     esl_window_end_edits(self);
+    if (self->sensitivity) {
+        g_signal_handlers_disconnect_by_data(self->sensitivity, self);
+        esl_sensitivity_controller_join(self->sensitivity);
+        g_clear_object(&self->sensitivity);
+    }
     if (self->variable_browser) /* it listens to the plot board, which goes with the template */
         gtk_window_destroy(GTK_WINDOW(self->variable_browser));
     if (self->controller) {
@@ -850,6 +927,20 @@ void esl_window_set_duration(EslWindow *self, double duration)
 gboolean esl_window_set_formulation(EslWindow *self, const char *name)
 {
     return esl_run_settings_set_formulation(ESL_RUN_SETTINGS(self->run_settings), name);
+}
+
+gboolean esl_window_set_sensitivity_method(EslWindow *self, const char *name)
+{
+    return esl_sensitivity_chooser_set_method(
+        esl_run_settings_get_sensitivity(ESL_RUN_SETTINGS(self->run_settings)), name);
+}
+
+int esl_window_sensitivity_points(EslWindow *self, int *state_points)
+{
+    EslPlotBoard *board = ESL_PLOT_BOARD(self->plot_board);
+    if (state_points)
+        *state_points = esl_plot_board_state_sensitivity_points(board);
+    return esl_plot_board_sensitivity_points(board);
 }
 
 const char *esl_window_get_viewport_error(EslWindow *self)

@@ -21,6 +21,11 @@ const char *esl_window_get_project_path(EslWindow *self);
 void esl_window_set_duration(EslWindow *self, double duration);
 /* Select a formulation of the registry by name; FALSE when there is none of that name. */
 gboolean esl_window_set_formulation(EslWindow *self, const char *name);
+/* Choose the sensitivity method of the next runs by name ("none" or NULL: plain runs, every
+ * objective and free parameter checked otherwise); FALSE when the formulation lacks it. */
+gboolean esl_window_set_sensitivity_method(EslWindow *self, const char *name);
+/* Points in the sensitivity plots: running gradients and d q / d rho (for tests). */
+int esl_window_sensitivity_points(EslWindow *self, int *state_points);
 /* Set the number at path of the model file (see app/esl-model-edit.h), rebuild the model and
  * re-assemble it with the selected formulation, as the inspector does; on failure nothing
  * changes. */

@@ -1,9 +1,11 @@
 /* The GUI smoke test (tests/ui/smoke-test.sh): starts the application, and once its window is
  * open loads a bundled model into a fresh project, edits it as the inspector does, runs it,
  * checks the stored run through a second connection, exports the 3D view, plays the run back
- * (also at 4x) and quits with 0 (passed), 1 (failed), 2 (timed out) or 3 (did not finish).
+ * (also at 4x); with --sensitivity METHOD it then runs the model with sensitivities and checks
+ * that the running-gradient (and, for the direct method, d q / d rho) plots were filled and
+ * the run stored. Quits with 0 (passed), 1 (failed), 2 (timed out) or 3 (did not finish).
  * usage: eslabon-smoke-test [--model NAME] [--duration SECONDS] [--project FILE]
- *                           [--formulation NAME] */
+ *                           [--formulation NAME] [--sensitivity METHOD] */
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <locale.h>
@@ -26,8 +28,9 @@ typedef struct {
     EslApplication *app;
     EslWindow *window;
     /* command line */
-    char *model, *project, *formulation;
+    char *model, *project, *formulation, *sensitivity;
     double duration;
+    gboolean sensitivity_started;
     /* state */
     int smoke_status;
     guint smoke_timeout;
@@ -111,11 +114,41 @@ static gboolean smoke_check_fast_playback(gpointer data)
     g_clear_pointer(&state, g_variant_unref);
     printf("playback at 4x: t = %.3f s of %.3f s after %d ms\n", reached, end,
            SMOKE_PLAYBACK_MS);
-    if (playing || fabs(reached - end) > 1e-6 * fmax(1.0, end))
+    if (playing || fabs(reached - end) > 1e-6 * fmax(1.0, end)) {
         smoke_finish(self, 1, "playback at 4x did not reach the end of the run and stop");
+    } else if (self->sensitivity) {
+        if (!esl_window_set_sensitivity_method(window, self->sensitivity)) {
+            smoke_finish(self, 1, "the formulation has not that sensitivity method");
+        } else {
+            self->sensitivity_started = TRUE;
+            gtk_widget_activate_action(GTK_WIDGET(window), "win.run", NULL);
+        }
+    } else {
+        smoke_finish(self, 0, self->smoke_message);
+    }
+    return G_SOURCE_REMOVE;
+}
+
+/* The sensitivity run after the plain one: its plots filled while it ran, and stored. */
+static void smoke_on_sensitivity_finished(EslWindow *window, int status, gint64 run_id,
+                                          SmokeTest *self)
+{
+    int state_points = 0, points = esl_window_sensitivity_points(window, &state_points);
+    g_autoptr(GError) error = NULL;
+    EslProject *project = esl_project_open(esl_window_get_project_path(window), FALSE, &error);
+    g_autoptr(EslSensitivityRun) run =
+        project ? esl_project_load_sensitivity(project, run_id, &error) : NULL;
+    esl_project_close(project);
+    printf("sensitivity run %" G_GINT64_FORMAT " (%s): %d points plotted (%d of d q / d rho), "
+           "%d history rows stored\n", run_id, self->sensitivity, points, state_points,
+           run ? run->n : -1);
+    gboolean direct = g_strcmp0(self->sensitivity, "direct") == 0;
+    if (status != ESL_RUN_FINISHED || !run || !run->gradient)
+        smoke_finish(self, 1, "the sensitivity run did not finish and store its gradient");
+    else if (direct && (points - state_points <= 0 || state_points <= 0 || run->n < 2))
+        smoke_finish(self, 1, "the sensitivity plots were not filled while it ran");
     else
         smoke_finish(self, 0, self->smoke_message);
-    return G_SOURCE_REMOVE;
 }
 
 static gboolean smoke_end_playback(gpointer data)
@@ -139,6 +172,10 @@ static gboolean smoke_end_playback(gpointer data)
 static void smoke_on_run_finished(EslWindow *window, int status, gint64 run_id,
                                   SmokeTest *self)
 {
+    if (self->sensitivity_started) {
+        smoke_on_sensitivity_finished(window, status, run_id, self);
+        return;
+    }
     printf("%s\n", esl_gsk_choose_renderer(NULL));
     guint frames = report_frames(self, "the run");
     if (status != ESL_RUN_FINISHED) {
@@ -278,6 +315,8 @@ int main(int argc, char **argv)
          "SECONDS"},
         {"formulation", 0, 0, G_OPTION_ARG_STRING, &smoke.formulation,
          "Formulation of the run (default penalty)", "NAME"},
+        {"sensitivity", 0, 0, G_OPTION_ARG_STRING, &smoke.sensitivity,
+         "Then run with this sensitivity method (direct, adjoint, fd)", "METHOD"},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
     g_autoptr(GOptionContext) context = g_option_context_new("- smoke test of the Eslabón window");
@@ -301,5 +340,6 @@ int main(int argc, char **argv)
     g_free(smoke.model);
     g_free(smoke.project);
     g_free(smoke.formulation);
+    g_free(smoke.sensitivity);
     return smoke.smoke_status;
 }

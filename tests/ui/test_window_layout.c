@@ -2,8 +2,12 @@
  * with a model open, the transport controls (play button, time slider), the 3D view and the
  * plots have non-zero allocations inside the window, none of them behind the side panels
  * (issue 12: below ~1400 px the Play button and the energy plot went behind the left panel). */
+#include <glib/gi18n.h>
 #include <gtk/gtk.h>
+#include <locale.h>
 #include <stdlib.h>
+
+#include "eslabon-config.h"
 
 #include "esl-application.h"
 #include "esl-window.h"
@@ -101,6 +105,15 @@ static void activate(GtkApplication *app, gpointer data)
 
 int main(void)
 {
+    /* The user's locale and the build's catalogue, as ui/main.c sets them (the Spanish run of
+     * this test, ESLABON_TEST_SPANISH, checks that the window really is in Spanish). */
+    setlocale(LC_ALL, "");
+    bindtextdomain(GETTEXT_PACKAGE, ESLABON_BUILD_ROOT G_DIR_SEPARATOR_S "po");
+    bind_textdomain_codeset(GETTEXT_PACKAGE, "UTF-8");
+    textdomain(GETTEXT_PACKAGE);
+    if (g_getenv("ESLABON_TEST_SPANISH"))
+        tap_ok(g_str_equal(_("Run Settings"), "Ajustes de la simulación"),
+               "the window is in Spanish (Run Settings: %s)", _("Run Settings"));
     g_autoptr(EslApplication) app = esl_application_new();
     g_application_set_flags(G_APPLICATION(app),
                             g_application_get_flags(G_APPLICATION(app)) |

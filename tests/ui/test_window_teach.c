@@ -17,6 +17,8 @@
 #include "esl-model-panel.h"
 #include "esl-scene.h"
 #include "esl-playback-bar.h"
+#include <string.h>
+
 #include "esl-plot.h"
 #include "esl-window.h"
 #include "tap.h"
@@ -174,6 +176,20 @@ static void check_presentation(Teach *t, const char *plot_name, int plot_index)
            "the model panel and the run settings are hidden");
 }
 
+/* Index among the plots of the step-size plot ("Integrator step size" or "Fixed step h = …"),
+ * or -1. */
+static int step_size_plot(GtkWidget *window)
+{
+    for (int i = 0;; i++) {
+        GtkWidget *plot = find_nth(window, ESL_TYPE_PLOT, i);
+        if (!plot)
+            return -1;
+        const char *title = esl_plot_get_title(ESL_PLOT(plot));
+        if (g_str_has_prefix(title, "Integrator step size") || g_str_has_prefix(title, "Fixed step"))
+            return i;
+    }
+}
+
 static gboolean step(gpointer data)
 {
     Teach *t = data;
@@ -189,9 +205,24 @@ static gboolean step(gpointer data)
         return G_SOURCE_CONTINUE;
     case 2:
         check_presentation(t, "the constraint plot (chosen)", 2);
-        tap_ok(press(window, "Escape"), "Escape is taken in presentation mode");
+        g_action_group_activate_action(G_ACTION_GROUP(window), "presentation-plot",
+                                       g_variant_new_string("step-size"));
         return G_SOURCE_CONTINUE;
     case 3: {
+        /* The menu offers the step-size plot; a fixed-step run's says its step, not nothing. */
+        int index = step_size_plot(window);
+        check_presentation(t, "the step-size plot (chosen)", index);
+        const char *title = index >= 0 ? esl_plot_get_title(ESL_PLOT(find_nth(window, ESL_TYPE_PLOT, index))) : "";
+        const char *prefix = "Fixed step h = ";
+        EslPlot *plot = index >= 0 ? ESL_PLOT(find_nth(window, ESL_TYPE_PLOT, index)) : NULL;
+        tap_ok(g_str_has_prefix(title, prefix) && g_ascii_strtod(title + strlen(prefix), NULL) == 0.01,
+               "the penalty run's step-size plot is titled with its fixed step (%s)", title);
+        tap_ok(plot && esl_plot_series_length(plot, 0) == 2,
+               "and draws it as a line over the run, not an empty plot");
+        tap_ok(press(window, "Escape"), "Escape is taken in presentation mode");
+        return G_SOURCE_CONTINUE;
+    }
+    case 4: {
         GtkWidget *sidebar = find_nth(window, GTK_TYPE_NOTEBOOK, 0);
         GtkWidget *plot = find_plot(window, "Newton iterations per step");
         tap_ok(sidebar && gtk_widget_get_mapped(sidebar) && plot && gtk_widget_get_mapped(plot) &&

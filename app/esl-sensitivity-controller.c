@@ -1,0 +1,326 @@
+/* EslSensitivityController: a sensitivity computation on a worker thread. */
+#include "esl-sensitivity-controller.h"
+
+#include <gio/gio.h>
+#include <math.h>
+#include <string.h>
+
+#include "esl-sensitivity-recorder.h"
+#include "mbs_run.h"
+
+struct _EslSensitivityController {
+    GObject parent_instance;
+    const MbsModel *model;
+    char *model_name, *formulation, *project_path;
+    MbsSettings settings;
+    MbsSensitivityMethod method;
+    int *objectives, *parameters;
+    int nobjectives, nparameters;
+    gint64 model_id;
+
+    GThread *thread;
+    GMainContext *context;
+    GAsyncQueue *queue; /* EslSensitivityRow*, then the finished marker */
+    GSource *poll;
+    volatile int stop;  /* MbsSensitivityProblem.stop */
+    gboolean running;
+    gint run_id;        /* atomic */
+    EslRunStatus status;
+    char *message;
+    double *psi, *gradient;
+};
+
+G_DEFINE_FINAL_TYPE(EslSensitivityController, esl_sensitivity_controller, G_TYPE_OBJECT)
+
+enum { SIGNAL_ROWS, SIGNAL_FINISHED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+/* The queue's last item: the worker has ended. */
+static EslSensitivityRow finished_marker;
+
+void esl_sensitivity_row_free(EslSensitivityRow *row)
+{
+    if (!row || row == &finished_marker)
+        return;
+    g_free(row->psi);
+    g_free(row->gradient);
+    g_free(row->state_sensitivity);
+    g_free(row);
+}
+
+static void esl_sensitivity_controller_finalize(GObject *object)
+{
+    EslSensitivityController *self = ESL_SENSITIVITY_CONTROLLER(object);
+    esl_sensitivity_controller_join(self);
+    EslSensitivityRow *row;
+    while ((row = g_async_queue_try_pop(self->queue)))
+        esl_sensitivity_row_free(row);
+    g_async_queue_unref(self->queue);
+    g_main_context_unref(self->context);
+    g_free(self->model_name);
+    g_free(self->formulation);
+    g_free(self->project_path);
+    g_free(self->objectives);
+    g_free(self->parameters);
+    g_free(self->message);
+    g_free(self->psi);
+    g_free(self->gradient);
+    G_OBJECT_CLASS(esl_sensitivity_controller_parent_class)->finalize(object);
+}
+
+static void esl_sensitivity_controller_class_init(EslSensitivityControllerClass *klass)
+{
+    G_OBJECT_CLASS(klass)->finalize = esl_sensitivity_controller_finalize;
+    signals[SIGNAL_ROWS] = g_signal_new("rows", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
+                                        NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_PTR_ARRAY);
+    signals[SIGNAL_FINISHED] =
+        g_signal_new("finished", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                     G_TYPE_NONE, 2, G_TYPE_INT, G_TYPE_STRING);
+}
+
+static void esl_sensitivity_controller_init(EslSensitivityController *self)
+{
+    self->queue = g_async_queue_new();
+    self->context = g_main_context_ref_thread_default();
+}
+
+EslSensitivityController *esl_sensitivity_controller_new(
+    const MbsModel *model, const char *model_name, const char *formulation,
+    const MbsSettings *settings, MbsSensitivityMethod method, const int *objectives,
+    int nobjectives, const int *parameters, int nparameters, const char *project_path,
+    gint64 model_id)
+{
+    EslSensitivityController *self = g_object_new(ESL_TYPE_SENSITIVITY_CONTROLLER, NULL);
+    self->model = model;
+    self->model_name = g_strdup(model_name ? model_name : model->name);
+    self->formulation = g_strdup(formulation);
+    self->settings = *settings;
+    self->method = method;
+    self->objectives = g_memdup2(objectives, sizeof(int) * (gsize)nobjectives);
+    self->parameters = g_memdup2(parameters, sizeof(int) * (gsize)nparameters);
+    self->nobjectives = nobjectives;
+    self->nparameters = nparameters;
+    self->project_path = g_strdup(project_path);
+    self->model_id = model_id;
+    return self;
+}
+
+/* ---- worker --------------------------------------------------------------------------------- */
+
+typedef struct {
+    EslSensitivityController *self;
+    EslSensitivityRecorder *recorder; /* or NULL */
+    EslSensitivityRow *pending;       /* a row waiting for its state sensitivities */
+    gboolean with_state;
+} Worker;
+
+static void on_history(void *data, double time, const double *psi, const double *gradient)
+{
+    Worker *w = data;
+    EslSensitivityController *self = w->self;
+    if (w->recorder)
+        esl_sensitivity_recorder_history(w->recorder, time, psi, gradient);
+    EslSensitivityRow *row = g_new0(EslSensitivityRow, 1);
+    row->time = time;
+    row->psi = g_memdup2(psi, sizeof(double) * (gsize)self->nobjectives);
+    row->gradient = g_memdup2(gradient,
+                              sizeof(double) * (gsize)self->nobjectives * self->nparameters);
+    if (w->with_state) /* state_history follows at the same time */
+        w->pending = row;
+    else
+        g_async_queue_push(self->queue, row);
+}
+
+static void on_state(void *data, double time, int n, const double *q, const double *sq)
+{
+    Worker *w = data;
+    (void)q;
+    EslSensitivityRow *row = w->pending;
+    w->pending = NULL;
+    if (!row || row->time != time) {
+        esl_sensitivity_row_free(row);
+        return;
+    }
+    row->n = n;
+    row->state_sensitivity = g_memdup2(sq, sizeof(double) * (gsize)n * w->self->nparameters);
+    g_async_queue_push(w->self->queue, row);
+}
+
+static gpointer worker(gpointer data)
+{
+    EslSensitivityController *self = data;
+    Worker w = {.self = self,
+                .with_state = mbs_sensitivity_has_state_history(self->formulation, self->method)};
+    EslProject *project = NULL;
+    g_autoptr(GError) error = NULL;
+    g_autofree char *store_error = NULL;
+    if (self->project_path) {
+        project = esl_project_open(self->project_path, TRUE, &error);
+        EslRunRequest req = {.model_name = self->model_name, .model_id = self->model_id,
+                             .formulation = self->formulation, .settings = self->settings};
+        gint64 run_id = project ? esl_sensitivity_recorder_begin(
+                                      project, &req, self->model, self->method, self->objectives,
+                                      self->nobjectives, self->parameters, self->nparameters,
+                                      &error)
+                                : 0;
+        if (run_id) {
+            w.recorder = esl_sensitivity_recorder_new(project, run_id, self->nobjectives,
+                                                      self->nparameters);
+            g_atomic_int_set(&self->run_id, (gint)run_id); /* row ids stay below 2^31 */
+        } else {
+            store_error = g_strdup(error->message);
+            g_clear_error(&error);
+        }
+    }
+    double *psi = g_new0(double, self->nobjectives);
+    double *gradient = g_new0(double, (gsize)self->nobjectives * self->nparameters);
+    long steps = mbs_run_step_count(self->settings.duration, self->settings.step);
+    MbsSensitivityProblem p = {
+        .model = self->model, .formulation = self->formulation, .settings = &self->settings,
+        .objectives = self->objectives, .nobjectives = self->nobjectives,
+        .parameters = self->parameters, .nparameters = self->nparameters,
+        .threads = MAX(1, (int)g_get_num_processors() - 1), /* one core for the window */
+        .history = on_history, .history_data = &w,
+        .history_every = (int)(steps / ESL_SENSITIVITY_ROWS + 1),
+        .state_history = w.with_state ? on_state : NULL, .state_history_data = &w,
+        .stop = &self->stop};
+    MbsSensitivityResult r = {.psi = psi, .gradient = gradient};
+    MbsError err = {0};
+    gint64 t0 = g_get_monotonic_time();
+    int failed = mbs_sensitivity_compute(&p, self->method, &r, &err);
+    double wall = (g_get_monotonic_time() - t0) * 1e-6;
+    esl_sensitivity_row_free(w.pending);
+    EslRunStatus status = !failed                                       ? ESL_RUN_FINISHED
+                          : !strcmp(err.message, MBS_SENSITIVITY_STOPPED) ? ESL_RUN_STOPPED
+                                                                          : ESL_RUN_FAILED;
+    char *message = failed ? g_strdup(err.message) : NULL;
+    if (w.recorder &&
+        !esl_sensitivity_recorder_finish(w.recorder, status, failed ? NULL : psi,
+                                         failed ? NULL : gradient, message, NULL, wall, &error))
+        store_error = g_strdup(error->message);
+    esl_sensitivity_recorder_free(w.recorder);
+    if (project)
+        esl_project_close(project);
+    if (store_error) {
+        char *joined = g_strdup_printf("%s%snot stored: %s", message ? message : "",
+                                       message ? "; " : "", store_error);
+        g_free(message);
+        message = joined;
+    }
+    self->status = status;
+    self->message = message;
+    if (!failed) {
+        self->psi = psi;
+        self->gradient = gradient;
+    } else {
+        g_free(psi);
+        g_free(gradient);
+    }
+    g_async_queue_push(self->queue, &finished_marker);
+    return NULL;
+}
+
+/* ---- main-context side ---------------------------------------------------------------------- */
+
+/* Every 50 ms: the rows so far, and "finished" after the worker's last. */
+static gboolean poll_queue(gpointer data)
+{
+    EslSensitivityController *self = data;
+    g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func((GDestroyNotify)esl_sensitivity_row_free);
+    gboolean finished = FALSE;
+    EslSensitivityRow *row;
+    while (!finished && (row = g_async_queue_try_pop(self->queue))) {
+        if (row == &finished_marker)
+            finished = TRUE;
+        else
+            g_ptr_array_add(rows, row);
+    }
+    if (rows->len > 0)
+        g_signal_emit(self, signals[SIGNAL_ROWS], 0, rows);
+    if (!finished)
+        return G_SOURCE_CONTINUE;
+    g_thread_join(self->thread);
+    self->thread = NULL;
+    self->running = FALSE;
+    g_clear_pointer(&self->poll, g_source_unref);
+    g_signal_emit(self, signals[SIGNAL_FINISHED], 0, (int)self->status, self->message);
+    g_object_unref(self); /* the start's reference */
+    return G_SOURCE_REMOVE;
+}
+
+gboolean esl_sensitivity_controller_start(EslSensitivityController *self, GError **error)
+{
+    if (self->thread || self->poll) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY, "this computation has already started");
+        return FALSE;
+    }
+    MbsError err = {0};
+    if (!mbs_sensitivity_available(self->formulation, self->method) ||
+        mbs_settings_check_run(&self->settings, &err)) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "%s",
+                    err.message[0] ? err.message : "the formulation has not this method");
+        return FALSE;
+    }
+    g_object_ref(self); /* until "finished" */
+    self->running = TRUE;
+    self->thread = g_thread_try_new("eslabon-sensitivity", worker, self, error);
+    if (!self->thread) {
+        self->running = FALSE;
+        g_object_unref(self);
+        return FALSE;
+    }
+    self->poll = g_timeout_source_new(50);
+    g_source_set_callback(self->poll, poll_queue, self, NULL);
+    g_source_attach(self->poll, self->context);
+    return TRUE;
+}
+
+void esl_sensitivity_controller_stop(EslSensitivityController *self)
+{
+    g_atomic_int_set(&self->stop, 1);
+}
+
+void esl_sensitivity_controller_join(EslSensitivityController *self)
+{
+    if (!self->thread)
+        return;
+    esl_sensitivity_controller_stop(self);
+    g_thread_join(self->thread);
+    self->thread = NULL;
+    self->running = FALSE;
+    if (self->poll) { /* "finished" will not come: the start's reference goes here */
+        g_source_destroy(self->poll);
+        g_clear_pointer(&self->poll, g_source_unref);
+        g_object_unref(self);
+    }
+}
+
+gboolean esl_sensitivity_controller_is_running(EslSensitivityController *self)
+{
+    return self->running;
+}
+
+gint64 esl_sensitivity_controller_get_run_id(EslSensitivityController *self)
+{
+    return g_atomic_int_get(&self->run_id);
+}
+
+EslRunStatus esl_sensitivity_controller_get_status(EslSensitivityController *self)
+{
+    return self->status;
+}
+
+const char *esl_sensitivity_controller_get_message(EslSensitivityController *self)
+{
+    return self->message;
+}
+
+const double *esl_sensitivity_controller_get_psi(EslSensitivityController *self)
+{
+    return self->psi;
+}
+
+const double *esl_sensitivity_controller_get_gradient(EslSensitivityController *self)
+{
+    return self->gradient;
+}

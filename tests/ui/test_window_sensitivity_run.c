@@ -1,0 +1,216 @@
+/* Sensitivity runs from the window (issue 10): the run panel's Sensitivities choice offers the
+ * formulation's methods (penalty: direct and fd; matrix-r: also adjoint), and Run computes them
+ * on the worker thread while the plot board fills:
+ *  - penalty direct on five-bar (h 0.01 s, 1 s): the running-gradient plots get 101 points per
+ *    objective and parameter, the d q / d rho plots (the first two parameters: the cells the
+ *    board has left) 101 per coordinate; at the
+ *    end the gradient table shows the gradient stored in the project;
+ *  - ali3p direct stopped at once ends as a stopped run;
+ *  - penalty fd, then the fd and direct runs selected together: the agreement table shows both
+ *    gradients (the direct column as stored) and every relative difference below 1e-4.
+ * usage: test_window_sensitivity_run. Needs a display (xvfb-run).
+ * ESL_SCREENSHOT=FILE.png saves the screen after the direct run, ESL_SCREENSHOT_AGREEMENT=FILE.png
+ * with the agreement table. */
+#include <glib/gstdio.h>
+#include <glib/gi18n.h>
+#include <gtk/gtk.h>
+#include <locale.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "esl-application.h"
+#include "esl-gradient-table.h"
+#include "esl-number.h"
+#include "esl-plot-board.h"
+#include "esl-run-browser.h"
+#include "esl-run-settings.h"
+#include "esl-window.h"
+#include "tap.h"
+#include "ui-test.h"
+
+#define TIMEOUT_S 120
+
+static char *project_path;
+static int phase;
+
+static GtkWidget *find_type(GtkWidget *widget, GType type)
+{
+    return find_nth(widget, type, 0);
+}
+
+static void save_screenshot_as(const char *variable)
+{
+    const char *path = g_getenv(variable);
+    if (!path)
+        return;
+    while (g_main_context_iteration(NULL, FALSE))
+        ;
+    const char *argv[] = {"import", "-window", "root", path, NULL};
+    g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL,
+                 NULL);
+}
+
+static EslSensitivityChooser *chooser(EslWindow *window)
+{
+    return esl_run_settings_get_sensitivity(
+        ESL_RUN_SETTINGS(find_type(GTK_WIDGET(window), ESL_TYPE_RUN_SETTINGS)));
+}
+
+static gboolean start_stopped_run(gpointer data)
+{
+    EslWindow *window = data;
+    tap_ok(esl_window_set_formulation(window, "ali3p") &&
+               esl_sensitivity_chooser_set_method(chooser(window), "direct"),
+           "ali3p offers direct sensitivities");
+    gtk_widget_activate_action(GTK_WIDGET(window), "win.run", NULL);
+    gtk_widget_activate_action(GTK_WIDGET(window), "win.stop", NULL);
+    return G_SOURCE_REMOVE;
+}
+
+static gboolean start_fd_run(gpointer data)
+{
+    EslWindow *window = data;
+    esl_window_set_formulation(window, "penalty");
+    esl_window_set_sensitivity_method(window, "fd");
+    gtk_widget_activate_action(GTK_WIDGET(window), "win.run", NULL);
+    return G_SOURCE_REMOVE;
+}
+
+/* Rows newest first: fd (0), the stopped ali3p run (1), direct (2). */
+static gboolean check_agreement(gpointer data)
+{
+    EslWindow *window = data;
+    EslRunBrowser *browser = ESL_RUN_BROWSER(find_type(GTK_WIDGET(window), ESL_TYPE_RUN_BROWSER));
+    EslPlotBoard *board = ESL_PLOT_BOARD(find_type(GTK_WIDGET(window), ESL_TYPE_PLOT_BOARD));
+    esl_run_browser_click_row(browser, 0, 0);
+    esl_run_browser_click_row(browser, 2, GDK_CONTROL_MASK);
+    GtkWidget *table = esl_plot_board_gradient_table(board);
+    EslGradientTable *t = table ? ESL_GRADIENT_TABLE(table) : NULL;
+    tap_ok(t && !g_strcmp0(esl_gradient_table_grid_text(t, 1, 0), "fd") &&
+               !g_strcmp0(esl_gradient_table_grid_text(t, 2, 0), "direct"),
+           "selecting the fd and direct runs shows their gradients side by side");
+    double worst = 0.0;
+    int rows = 0;
+    for (int row = 1; t && esl_gradient_table_grid_text(t, 3, row); row++, rows++) {
+        /* printed in the locale's numbers: 4,5e-05 in Spanish */
+        g_autofree char *text = g_strdup(esl_gradient_table_grid_text(t, 3, row));
+        worst = fmax(worst, g_ascii_strtod(g_strdelimit(text, ",", '.'), NULL));
+    }
+    tap_ok(rows == 3 * 5 && worst < 1e-4,
+           "%d derivatives, largest relative difference fd / direct %.1e (< 1e-4)", rows, worst);
+    save_screenshot_as("ESL_SCREENSHOT_AGREEMENT");
+    gtk_window_destroy(GTK_WINDOW(window));
+    return G_SOURCE_REMOVE;
+}
+
+static void on_finished(EslWindow *window, int status, gint64 run_id, gpointer data)
+{
+    (void)data;
+    EslPlotBoard *board = ESL_PLOT_BOARD(find_type(GTK_WIDGET(window), ESL_TYPE_PLOT_BOARD));
+    if (phase++ == 0) {
+        tap_ok(status == ESL_RUN_FINISHED, "the penalty direct sensitivity run finishes");
+        int gradient_points = esl_plot_board_sensitivity_points(board) -
+                              esl_plot_board_state_sensitivity_points(board);
+        /* five-bar: 3 objectives, 5 free parameters, 4 joint coordinates (penalty: relative);
+         * 3 gradient plots leave room for the d q / d rho plots of the first 2 parameters */
+        tap_ok(gradient_points == 3 * 5 * 101,
+               "the running-gradient plots were filled live: %d points (3 x 5 x 101)",
+               gradient_points);
+        int state_points = esl_plot_board_state_sensitivity_points(board);
+        tap_ok(state_points == 2 * 4 * 101,
+               "the d q / d rho plots were filled live: %d points (2 parameters x 4 "
+               "coordinates x 101)", state_points);
+        g_autoptr(GError) error = NULL;
+        EslProject *project = esl_project_open(project_path, FALSE, &error);
+        g_autoptr(EslSensitivityRun) run =
+            project ? esl_project_load_sensitivity(project, run_id, &error) : NULL;
+        GtkWidget *table = esl_plot_board_gradient_table(board);
+        gboolean same = run && run->gradient && table && run->n == 101;
+        for (int i = 0; same && i < run->nobjectives; i++)
+            for (int k = 0; same && k < run->nparameters; k++) {
+                g_autofree char *want =
+                    esl_number_to_text(run->gradient[i * run->nparameters + k], 6, NULL);
+                same = !g_strcmp0(esl_gradient_table_cell_text(ESL_GRADIENT_TABLE(table), k, i),
+                                  want);
+            }
+        tap_ok(same, "the gradient table shows the stored gradient (101 stored rows)%s%s",
+               error ? ": " : "", error ? error->message : "");
+        if (project)
+            esl_project_close(project);
+        save_screenshot_as("ESL_SCREENSHOT");
+        g_idle_add(start_stopped_run, window);
+        return;
+    }
+    if (phase == 2) {
+        tap_ok(status == ESL_RUN_STOPPED, "the ali3p run stopped at once ends as stopped (%d)",
+               status);
+        g_idle_add(start_fd_run, window);
+        return;
+    }
+    tap_ok(status == ESL_RUN_FINISHED, "the penalty fd run finishes");
+    g_idle_add(check_agreement, window);
+}
+
+static gboolean timed_out(gpointer data)
+{
+    (void)data;
+    tap_ok(FALSE, "checked within %d s", TIMEOUT_S);
+    exit(tap_done());
+}
+
+static void activate(GtkApplication *app, gpointer data)
+{
+    (void)data;
+    EslWindow *window = ESL_WINDOW(gtk_application_get_active_window(app));
+    g_autoptr(GError) error = NULL;
+    tap_ok(esl_window_open_project(window, project_path, TRUE, &error) &&
+               esl_window_load_model(window, "five-bar", &error),
+           "a new project and five-bar open%s%s", error ? ": " : "",
+           error ? error->message : "");
+    EslSensitivityChooser *c = chooser(window);
+    tap_ok(esl_window_set_formulation(window, "penalty") &&
+               esl_sensitivity_chooser_set_method(c, "direct") &&
+               esl_sensitivity_chooser_set_method(c, "fd") &&
+               !esl_sensitivity_chooser_set_method(c, "adjoint"),
+           "penalty offers direct and fd, not adjoint");
+    tap_ok(esl_window_set_formulation(window, "matrix-r") &&
+               esl_sensitivity_chooser_set_method(c, "adjoint"),
+           "matrix-r offers adjoint");
+    esl_window_set_formulation(window, "penalty");
+    esl_sensitivity_chooser_set_method(c, "direct");
+    esl_window_set_duration(window, 1.0);
+    g_signal_connect(window, "run-finished", G_CALLBACK(on_finished), NULL);
+    gtk_widget_activate_action(GTK_WIDGET(window), "win.run", NULL);
+    g_timeout_add_seconds(TIMEOUT_S, timed_out, NULL);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    /* ESLABON_LOCALEDIR=build/po LANGUAGE=es: the screens in Spanish (for screenshots) */
+    setlocale(LC_ALL, "");
+    if (g_getenv("ESLABON_LOCALEDIR")) {
+        bindtextdomain("eslabon", g_getenv("ESLABON_LOCALEDIR"));
+        bind_textdomain_codeset("eslabon", "UTF-8");
+        textdomain("eslabon");
+    }
+    g_autofree char *dir = g_dir_make_tmp("esl-window-sens-run-XXXXXX", NULL);
+    project_path = g_build_filename(dir, "sens.eslabon", NULL);
+    g_autoptr(EslApplication) app = esl_application_new();
+    g_application_set_flags(G_APPLICATION(app),
+                            g_application_get_flags(G_APPLICATION(app)) |
+                                G_APPLICATION_NON_UNIQUE);
+    g_signal_connect_after(app, "activate", G_CALLBACK(activate), NULL);
+    char *app_argv[] = {"test_window_sensitivity_run", NULL};
+    g_application_run(G_APPLICATION(app), 1, app_argv);
+    tap_ok(phase == 3, "the three runs finished");
+    const char *suffixes[] = {"", "-wal", "-shm"};
+    for (size_t i = 0; i < G_N_ELEMENTS(suffixes); i++) {
+        g_autofree char *f = g_strconcat(project_path, suffixes[i], NULL);
+        g_unlink(f);
+    }
+    g_rmdir(dir);
+    g_free(project_path);
+    return tap_done();
+}

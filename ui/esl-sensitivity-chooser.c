@@ -1,0 +1,175 @@
+/* The sensitivity chooser; see esl-sensitivity-chooser.h. */
+#include "esl-sensitivity-chooser.h"
+
+#include <glib/gi18n.h>
+
+struct _EslSensitivityChooser {
+    GtkBox parent_instance;
+    GtkWidget *method;      /* drop-down: "none", then the formulation's methods */
+    GtkStringList *methods; /* its items */
+    int offered[MBS_SENSITIVITY_METHOD_COUNT + 1]; /* item -> method (-1: none) */
+    GtkWidget *lists, *objectives, *parameters, *note;
+    const MbsModel *model;
+    char *formulation;
+};
+
+G_DEFINE_FINAL_TYPE(EslSensitivityChooser, esl_sensitivity_chooser, GTK_TYPE_BOX)
+
+static void update_sensitivity(EslSensitivityChooser *self)
+{
+    guint i = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->method));
+    gboolean on = i != GTK_INVALID_LIST_POSITION && self->offered[i] >= 0;
+    gtk_widget_set_visible(self->lists, on && self->model);
+    const char *note = "";
+    if (on && self->model && (self->model->nobjectives == 0 || self->model->nparameters == 0))
+        note = _("The model declares no objectives or parameters to differentiate.");
+    else if (on && !mbs_sensitivity_has_state_history(self->formulation, self->offered[i]))
+        note = self->offered[i] == MBS_SENSITIVITY_DIRECT
+                   ? _("This method plots the running gradient; the coordinates' sensitivities "
+                       "are plotted for penalty and ali3p.")
+                   : _("This method gives the final gradient only: nothing is plotted while it "
+                       "runs.");
+    gtk_label_set_text(GTK_LABEL(self->note), note);
+    gtk_widget_set_visible(self->note, *note != '\0');
+}
+
+void esl_sensitivity_chooser_set_formulation(EslSensitivityChooser *self, const char *name)
+{
+    guint was = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->method));
+    int kept = was != GTK_INVALID_LIST_POSITION ? self->offered[was] : -1;
+    g_free(self->formulation);
+    self->formulation = g_strdup(name);
+    guint n = 0, select = 0;
+    const char *items[MBS_SENSITIVITY_METHOD_COUNT + 2] = {_("none (plain run)")};
+    self->offered[n++] = -1;
+    for (int m = 0; m < MBS_SENSITIVITY_METHOD_COUNT; m++)
+        if (name && mbs_sensitivity_available(name, m)) {
+            if (m == kept)
+                select = n;
+            self->offered[n] = m;
+            items[n++] = mbs_sensitivity_method_name(m);
+        }
+    items[n] = NULL;
+    gtk_string_list_splice(self->methods, 0,
+                           g_list_model_get_n_items(G_LIST_MODEL(self->methods)), items);
+    gtk_drop_down_set_selected(GTK_DROP_DOWN(self->method), select);
+    update_sensitivity(self);
+}
+
+gboolean esl_sensitivity_chooser_set_method(EslSensitivityChooser *self, const char *name)
+{
+    int method = name && g_strcmp0(name, "none") ? mbs_sensitivity_method_from_name(name) : -1;
+    guint n = g_list_model_get_n_items(G_LIST_MODEL(self->methods));
+    for (guint i = 0; i < n; i++)
+        if (self->offered[i] == method) {
+            gtk_drop_down_set_selected(GTK_DROP_DOWN(self->method), i);
+            return TRUE;
+        }
+    return FALSE;
+}
+
+static void remove_children(GtkWidget *box)
+{
+    GtkWidget *c;
+    while ((c = gtk_widget_get_first_child(box)))
+        gtk_box_remove(GTK_BOX(box), c);
+}
+
+void esl_sensitivity_chooser_set_model(EslSensitivityChooser *self, const MbsModel *model)
+{
+    self->model = model;
+    remove_children(self->objectives);
+    remove_children(self->parameters);
+    for (int i = 0; model && i < model->nobjectives; i++) {
+        GtkWidget *check = gtk_check_button_new_with_label(model->objectives[i].name);
+        gtk_check_button_set_active(GTK_CHECK_BUTTON(check), TRUE);
+        g_object_set_data(G_OBJECT(check), "index", GINT_TO_POINTER(i));
+        gtk_box_append(GTK_BOX(self->objectives), check);
+    }
+    for (int i = 0; model && i < model->nparameters; i++)
+        if (mbs_model_parameter_is_free(model, i)) {
+            GtkWidget *check = gtk_check_button_new_with_label(model->parameters[i].name);
+            gtk_check_button_set_active(GTK_CHECK_BUTTON(check), TRUE);
+            g_object_set_data(G_OBJECT(check), "index", GINT_TO_POINTER(i));
+            gtk_box_append(GTK_BOX(self->parameters), check);
+        }
+    update_sensitivity(self);
+}
+
+static void checked(GtkWidget *box, GArray *out)
+{
+    for (GtkWidget *c = gtk_widget_get_first_child(box); c; c = gtk_widget_get_next_sibling(c))
+        if (gtk_check_button_get_active(GTK_CHECK_BUTTON(c))) {
+            int index = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(c), "index"));
+            g_array_append_val(out, index);
+        }
+}
+
+int esl_sensitivity_chooser_get(EslSensitivityChooser *self, GArray *objectives,
+                                GArray *parameters)
+{
+    guint i = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->method));
+    if (i == GTK_INVALID_LIST_POSITION || self->offered[i] < 0)
+        return -1;
+    checked(self->objectives, objectives);
+    checked(self->parameters, parameters);
+    return self->offered[i];
+}
+
+static void esl_sensitivity_chooser_finalize(GObject *object)
+{
+    g_free(ESL_SENSITIVITY_CHOOSER(object)->formulation);
+    G_OBJECT_CLASS(esl_sensitivity_chooser_parent_class)->finalize(object);
+}
+
+static void esl_sensitivity_chooser_class_init(EslSensitivityChooserClass *klass)
+{
+    G_OBJECT_CLASS(klass)->finalize = esl_sensitivity_chooser_finalize;
+}
+
+static GtkWidget *titled_list(GtkWidget *parent, const char *title)
+{
+    GtkWidget *label = gtk_label_new(title);
+    gtk_label_set_xalign(GTK_LABEL(label), 0);
+    gtk_widget_add_css_class(label, "caption-heading");
+    gtk_box_append(GTK_BOX(parent), label);
+    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+    gtk_box_append(GTK_BOX(parent), box);
+    return box;
+}
+
+static void esl_sensitivity_chooser_init(EslSensitivityChooser *self)
+{
+    gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_VERTICAL);
+    gtk_box_set_spacing(GTK_BOX(self), 4);
+    GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
+    GtkWidget *label = gtk_label_new(_("Sensitivities"));
+    gtk_widget_set_tooltip_text(label, _("Run with the gradient of the model's objectives with "
+                                         "respect to its parameters, plotted while it runs"));
+    gtk_widget_set_hexpand(label, TRUE);
+    gtk_label_set_xalign(GTK_LABEL(label), 0);
+    self->methods = gtk_string_list_new(NULL);
+    self->method = gtk_drop_down_new(G_LIST_MODEL(self->methods), NULL);
+    gtk_box_append(GTK_BOX(row), label);
+    gtk_box_append(GTK_BOX(row), self->method);
+    gtk_box_append(GTK_BOX(self), row);
+    self->note = gtk_label_new(NULL);
+    gtk_label_set_wrap(GTK_LABEL(self->note), TRUE);
+    gtk_label_set_xalign(GTK_LABEL(self->note), 0);
+    gtk_label_set_max_width_chars(GTK_LABEL(self->note), 30);
+    gtk_widget_add_css_class(self->note, "dim-label");
+    gtk_widget_add_css_class(self->note, "caption");
+    gtk_box_append(GTK_BOX(self), self->note);
+    self->lists = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
+    self->objectives = titled_list(self->lists, _("Objectives"));
+    self->parameters = titled_list(self->lists, _("Parameters"));
+    gtk_box_append(GTK_BOX(self), self->lists);
+    g_signal_connect_swapped(self->method, "notify::selected", G_CALLBACK(update_sensitivity),
+                             self);
+    esl_sensitivity_chooser_set_formulation(self, NULL);
+}
+
+GtkWidget *esl_sensitivity_chooser_new(void)
+{
+    return g_object_new(ESL_TYPE_SENSITIVITY_CHOOSER, NULL);
+}

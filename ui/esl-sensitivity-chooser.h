@@ -1,0 +1,31 @@
+/* EslSensitivityChooser: what a run differentiates (issue 10), in the run panel: the method
+ * (none, or those the formulation offers: mbs_sensitivity_available, nothing re-listed here),
+ * the model's objectives and its free parameters as check buttons (all checked by default). */
+#ifndef ESL_SENSITIVITY_CHOOSER_H
+#define ESL_SENSITIVITY_CHOOSER_H
+
+#include <gtk/gtk.h>
+
+#include "mbs_sensitivity.h"
+
+G_BEGIN_DECLS
+
+#define ESL_TYPE_SENSITIVITY_CHOOSER (esl_sensitivity_chooser_get_type())
+G_DECLARE_FINAL_TYPE(EslSensitivityChooser, esl_sensitivity_chooser, ESL, SENSITIVITY_CHOOSER,
+                     GtkBox)
+
+GtkWidget *esl_sensitivity_chooser_new(void);
+/* The formulation whose methods are offered (the choice is kept when it has it). */
+void esl_sensitivity_chooser_set_formulation(EslSensitivityChooser *self, const char *name);
+/* The model whose objectives and parameters are offered (NULL: none); kept until the next. */
+void esl_sensitivity_chooser_set_model(EslSensitivityChooser *self, const MbsModel *model);
+/* Choose a method by name (NULL or "none": plain runs); FALSE when the formulation lacks it. */
+gboolean esl_sensitivity_chooser_set_method(EslSensitivityChooser *self, const char *name);
+/* The method chosen, or -1 for a plain run; objectives and parameters (int indices) are
+ * filled with the checked ones. */
+int esl_sensitivity_chooser_get(EslSensitivityChooser *self, GArray *objectives,
+                                GArray *parameters);
+
+G_END_DECLS
+
+#endif

@@ -247,3 +247,15 @@ int esl_cli_formulations(int argc, char **argv)
     printf("%s\n", text);
     return 0;
 }
+
+GOptionContext *esl_setting_flags_context(EslSettingFlags *f, const char *parameter_string,
+                                          const GOptionEntry *entries)
+{
+    GOptionContext *ctx = g_option_context_new(parameter_string);
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    esl_setting_flags_init(f);
+    g_option_context_add_main_entries(ctx, f->entries, NULL);
+    g_autofree char *help = esl_setting_flags_help();
+    g_option_context_set_description(ctx, help);
+    return ctx;
+}

@@ -20,6 +20,10 @@ typedef struct {
 
 void esl_setting_flags_init(EslSettingFlags *f);
 void esl_setting_flags_clear(EslSettingFlags *f);
+/* An option context for a command: its own entries, then the settings flags (f initialised
+ * here), the settings with their defaults in --help. */
+GOptionContext *esl_setting_flags_context(EslSettingFlags *f, const char *parameter_string,
+                                          const GOptionEntry *entries);
 /* The settings of each formulation with their defaults, for --help. */
 char *esl_setting_flags_help(void);
 /* The flags given, into s (made to hold k's options); list items are read against model m.

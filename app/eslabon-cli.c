@@ -24,6 +24,8 @@ static const Command commands[] = {
      "optimize MODEL [--objective NAME] [--parameters A,B] [--lower A,B] [--upper A,B]\n"
      "            [--algorithm lbfgs|slsqp] [--method direct|fd] [--max-evaluations N] [--step H]\n"
      "            [--duration T] [--SETTING VALUE]..."},
+    {"step", esl_cli_step,
+     "step MODEL [--formulation NAME] [--at T] [--SETTING VALUE]... [--json]   (trace one time step)"},
     {"formulations", esl_cli_formulations, "formulations [--json]"},
     {"compare", esl_cli_compare,
      "compare MODEL [--formulations A,B,...] [--step H] [--duration T] [--reference-step H_REF]\n"

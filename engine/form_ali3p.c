@@ -134,6 +134,7 @@ typedef struct {
     void **nd_ctx;
     int nthreads;
     MbsTangent tangent;
+    MbsTrace *trace;                     /* the step trace of this step (f->trace), or NULL */
 } Ali3p;
 
 /* A thread's evaluation of Q(q, qd): the model data are shared read-only, the gradient
@@ -690,6 +691,41 @@ static void p_mul(const Ali3p *a, const MbsFormulation *f, int kind, const doubl
     }
 }
 
+/* What the step trace calls the matrices of build_and_factor. */
+static const char leading_formula[] = "M + gamma h C + beta h^2 (Phi_q^T alpha Phi_q + K)";
+static const char projection_formula[] = "P + zeta alpha Phi_q^T Phi_q";
+
+/* The mass matrix and Phi_q for the step trace (M assembled in the trace's scratch). */
+static void trace_mass_and_jacobian(const Ali3p *a, MbsTrace *t)
+{
+    size_t n = (size_t)a->n;
+    memset(t->scratch, 0, n * n * sizeof(double));
+    add_mass(a, t->scratch, 1.0);
+    mbs_trace_dense(t, "M", "M (constant)", a->n, a->n, t->scratch, a->n);
+    mbs_trace_matrix_begin(t, "Phi_q", "Phi_q", a->m, a->n);
+    for (int i = 0; i < a->m; ++i)
+        for (int p = 0; p < 2; ++p)
+            if (a->J[i].off[p] >= 0)
+                for (int k = 0; k < 12; ++k)
+                    mbs_trace_matrix_entry(t, i, a->J[i].off[p] + k, a->J[i].v[p][k]);
+    mbs_trace_matrix_end(t);
+}
+
+/* A projection phase of the step trace: residual before, after (the last one al_project
+ * computed, in a->res), iterations and the change from old to x. */
+static void trace_projection(const Ali3p *a, MbsTracePhase *p, double before, int iterations,
+                             const double *old, const double *x)
+{
+    if (!p)
+        return;
+    p->iteration = iterations;
+    p->residual = before;
+    p->residual_after = mbs_vec_norm2(a->m, a->res);
+    p->correction = 0.0;
+    for (int i = 0; i < a->n; ++i)
+        p->correction = fmax(p->correction, fabs(x[i] - old[i]));
+}
+
 /* T = M + c_C C + c_K K + s Phi_q^T Phi_q, factorized (slot 0: tangent, 1: projection). */
 static int build_and_factor(Ali3p *a, double cC, double cK, double s, int slot)
 {
@@ -705,6 +741,10 @@ static int build_and_factor(Ali3p *a, double cC, double cK, double s, int slot)
         sp_add_mass(a, 1.0);
         add_gram(a, NULL, s);
         sp->cur = slot;
+        if (a->trace)
+            mbs_trace_csc(a->trace, slot ? "projection" : "leading",
+                          slot ? projection_formula : leading_formula, a->n, a->n, sp->Ap, sp->Ai,
+                          sp->Tx);
         return factor(a, !use_KC);
     }
     if (use_KC)
@@ -714,6 +754,9 @@ static int build_and_factor(Ali3p *a, double cC, double cK, double s, int slot)
         memset(a->T, 0, nn * sizeof(double));
     add_mass(a, a->T, 1.0);
     add_gram(a, a->T, s);
+    if (a->trace)
+        mbs_trace_dense(a->trace, slot ? "projection" : "leading",
+                        slot ? projection_formula : leading_formula, a->n, a->n, a->T, a->n);
     return factor(a, !use_KC);
 }
 
@@ -733,12 +776,12 @@ static int projection_matrix(const MbsFormulation *f, Ali3p *a, int kind, double
 /* Augmented Lagrangian projection (eqs 6, 7): with A = P + zeta Phi_q^T alpha Phi_q factorized
  * in a->T, solve A x = rhs0 - Phi_q^T (mult + zeta alpha b) and update mult += zeta alpha
  * (Phi_q x + b) until ||Phi_q x + b||_inf <= tol max(1, ||x||_inf). */
-static void al_project(Ali3p *a, const double *rhs0, const double *b, double zeta, double *mult,
-                       double *x, double tol, int max_it)
+static int al_project(Ali3p *a, const double *rhs0, const double *b, double zeta, double *mult,
+                      double *x, double tol, int max_it)
 {
-    int n = a->n, m = a->m;
+    int n = a->n, m = a->m, it;
     double za = zeta * a->alpha_eff;
-    for (int it = 0; it < max_it; ++it) {
+    for (it = 0; it < max_it; ++it) {
         for (int i = 0; i < m; ++i)
             a->res[i] = mult[i] + za * b[i];
         memcpy(x, rhs0, (size_t)n * sizeof(double));
@@ -748,8 +791,9 @@ static void al_project(Ali3p *a, const double *rhs0, const double *b, double zet
         for (int i = 0; i < m; ++i)
             mult[i] += za * a->res[i];
         if (mbs_vec_norminf(m, a->res) <= tol * fmax(1.0, mbs_vec_norminf(n, x)))
-            break;
+            return it + 1;
     }
+    return it;
 }
 
 /* Power of the drivers: constraint force -Phi_q^T lambda on the driver rows, power
@@ -957,6 +1001,7 @@ static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
         mo->time = t;
         return 0;
     }
+    a->trace = f->trace; /* NULL again when the step returns */
     memcpy(a->q0, a->q, N * sizeof(double));
     memcpy(a->qd0, a->qd, N * sizeof(double));
     memcpy(a->qdd0, a->qdd, N * sizeof(double));
@@ -969,6 +1014,10 @@ static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
         a->qdd_hat[i] = q / (beta * h * h) + qd / (beta * h) + (1.0 / (2.0 * beta) - 1.0) * qdd;
         a->q[i] = q + h * qd + 0.5 * h * h * qdd;
     }
+    MbsTracePhase *phase = a->trace ? mbs_trace_phase(a->trace, MBS_TRACE_PREDICTOR, 0) : NULL;
+    if (phase) /* the predictor's move h qd + h^2/2 qdd */
+        for (size_t i = 0; i < N; ++i)
+            phase->correction = fmax(i ? phase->correction : 0.0, fabs(a->q[i] - a->q0[i]));
     int reuse = o->tangent.reuse > 0 ? o->tangent.reuse : 1;
     int it = 0, converged = 0, jac_evals = 0, total_it = 0;
     double dq_norm = 0.0, tol = o->newton.tolerance;
@@ -1013,6 +1062,15 @@ static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
                 jac_evals++;
             }
             t_jac += mbs_clock_now() - c0;
+            phase = a->trace ? mbs_trace_phase(a->trace, MBS_TRACE_NEWTON, total_it + it + 1)
+                             : NULL;
+            if (phase) {
+                phase->residual = mbs_vec_norminf(n, a->g);
+                phase->constraint = mbs_vec_norm2(m, a->phi);
+                phase->tangent_evaluated = a->has_KC && it % reuse == 0;
+                if (total_it + it == 0)
+                    trace_mass_and_jacobian(a, a->trace);
+            }
             c0 = mbs_clock_now();
             /* eq 5: M + gamma h C + beta h^2 (Phi_q^T alpha Phi_q + K) */
             int info = build_and_factor(a, gamma * h, bh2, bh2 * alpha, 0);
@@ -1027,7 +1085,9 @@ static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
                 a->q[i] += a->g[i];
             if (!isfinite(dq_norm))
                 break;
-            if (dq_norm <= tol * fmax(1.0, mbs_vec_norminf(n, a->q))) {
+            double bound = tol * fmax(1.0, mbs_vec_norminf(n, a->q));
+            mbs_trace_newton_end(phase, dq_norm, bound, dq_norm <= bound);
+            if (dq_norm <= bound) {
                 converged = 1;
                 ++it;
                 break;
@@ -1041,6 +1101,7 @@ static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
     }
     if (!converged) {
         a->alpha_eff = alpha_start;
+        a->trace = NULL;
         restore(a, f->time);
         return mbs_error_set(err, MBS_RECOVERABLE,
                              "ali3p: Newton-Raphson did not converge at t = %.6g s after %d "
@@ -1071,7 +1132,10 @@ static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
     c0 = mbs_clock_now();
     double zeta;
     int kind = o->projection;
+    /* begun before the projection matrix is built, so that the matrix is shown with it */
+    phase = a->trace ? mbs_trace_phase(a->trace, MBS_TRACE_PROJECTION_VELOCITY, 0) : NULL;
     if (projection_matrix(f, a, kind, &zeta) != 0) {
+        a->trace = NULL;
         restore(a, f->time);
         return mbs_error_set(err, MBS_RECOVERABLE,
                              "ali3p: singular projection matrix at t = %.6g s", t);
@@ -1080,13 +1144,28 @@ static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
     /* velocities: P qd* - Phi_q^T (sigma + zeta alpha Phi_t) */
     p_mul(a, f, kind, a->qd, a->rhs);
     memset(a->mult, 0, (size_t)m * sizeof(double));
-    al_project(a, a->rhs, a->phit, zeta, a->mult, a->x, tol, pmax);
+    double before = 0.0;
+    if (a->trace) { /* a->res: al_project's scratch, overwritten first */
+        j_mul(a, a->qd, a->phit, a->res);
+        before = mbs_vec_norm2(m, a->res);
+    }
+    int pits = al_project(a, a->rhs, a->phit, zeta, a->mult, a->x, tol, pmax);
+    if (a->trace)
+        trace_projection(a, phase, before, pits, a->qd, a->x);
     memcpy(a->qd, a->x, N * sizeof(double));
     /* accelerations: P qdd* - Phi_q^T (kappa + zeta alpha (Phi_q_dot qd + Phi_t_dot)) */
     mbs_natural_constraint_rows(a->nat, a->q, a->qd, t, NULL, NULL, NULL, a->cb);
     p_mul(a, f, kind, a->qdd, a->rhs);
     memset(a->mult, 0, (size_t)m * sizeof(double));
-    al_project(a, a->rhs, a->cb, zeta, a->mult, a->x, tol, pmax);
+    if (a->trace) {
+        j_mul(a, a->qdd, a->cb, a->res);
+        before = mbs_vec_norm2(m, a->res);
+    }
+    pits = al_project(a, a->rhs, a->cb, zeta, a->mult, a->x, tol, pmax);
+    if (a->trace)
+        trace_projection(a, mbs_trace_phase(a->trace, MBS_TRACE_PROJECTION_ACCELERATION, 0),
+                         before, pits, a->qdd, a->x);
+    a->trace = NULL;
     memcpy(a->qdd, a->x, N * sizeof(double));
     t_proj = mbs_clock_now() - c0;
 

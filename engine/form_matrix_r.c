@@ -788,8 +788,16 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
         const double tol = o->newton.tolerance * (1.0 + zmax);
         int tight_enough = !R->singular || corr > 0.5 * corr_prev;
         corr_prev = corr;
-        if ((corr <= tol && res <= tol && tight_enough) ||
-            (!R->general && res <= 64.0 * DBL_EPSILON * (1.0 + zmax))) {
+        int done = (corr <= tol && res <= tol && tight_enough) ||
+                   (!R->general && res <= 64.0 * DBL_EPSILON * (1.0 + zmax));
+        MbsTracePhase *phase =
+            f->trace ? mbs_trace_phase(f->trace, MBS_TRACE_POSITION_NEWTON, it + 1) : NULL;
+        if (phase) {
+            phase->residual = res;
+            phase->constraint = mbs_vec_norm2(nr, R->phi);
+        }
+        mbs_trace_newton_end(phase, corr, tol, done);
+        if (done) {
             converged = 1;
             if (!R->singular)
                 check_pivots(R);
@@ -936,6 +944,20 @@ static void reduced_dynamics(const MbsModel *m, MatrixR *R)
 
 static int solve_reduced(MatrixR *R, double *zddi);
 
+/* The step trace's record of an evaluation: Phi_z, M, R^Phi and R^T M R (paper 001 eq 29). */
+static void trace_evaluation(MbsTrace *t, const MatrixR *R)
+{
+    int n = R->n, d = R->d, count = 0;
+    for (int i = 0; i < t->nphases; ++i)
+        count += t->phases[i].kind == MBS_TRACE_EVALUATION;
+    if (!mbs_trace_phase(t, MBS_TRACE_EVALUATION, count + 1))
+        return;
+    mbs_trace_dense(t, "Phi_z", "Phi_z", R->nr, n, R->phiz, R->nr);
+    mbs_trace_dense(t, "M", "M(z)", n, n, R->M, n);
+    mbs_trace_dense(t, "R", "R^Phi: zd = R zd_i + S b", n, d, R->Rz, n);
+    mbs_trace_dense(t, "leading", "R^T M R", d, d, R->Mh, d);
+}
+
 /* The priors of the damped solves for an evaluation at zi, zdi (R->z holds the step's
  * prediction): the prediction moved onto the evaluated independent coordinates along the
  * previous R^Phi, z_p = z + R^Phi (zi - z[ind]) and likewise zd_p, so that the directions the
@@ -978,6 +1000,8 @@ static int evaluate(MbsFormulation *f, MatrixR *R, double t, const double *zi, c
     velocity_problem(f->model, R, t);
     compute_rz(R);
     reduced_dynamics(f->model, R);
+    if (f->trace)
+        trace_evaluation(f->trace, R);
     if (!R->general && options(f)->damping > 0.0) { /* priors of the next evaluation */
         memcpy(R->Rprior, R->Rz, sizeof(double) * (size_t)R->n * R->d);
         memcpy(R->sprior, R->s, sizeof(double) * (size_t)R->n);
@@ -1442,7 +1466,18 @@ static int step_trapezoidal(MbsFormulation *f, MatrixR *R, double h, MbsError *e
                 v += R->Mh[i + (size_t)d * j] * R->zddi[j];
             R->g[i] = v;
         }
-        if (it % reuse == 0 && (status = reduced_tangent(f, R, h, err)))
+        MbsTracePhase *phase = f->trace ? mbs_trace_phase(f->trace, MBS_TRACE_NEWTON, it + 1)
+                                        : NULL;
+        if (phase) {
+            phase->residual = mbs_vec_norminf(d, R->g);
+            phase->tangent_evaluated = it % reuse == 0;
+        }
+        /* the tangent's d or 2 d evaluations are not traced (they would bury the step) */
+        MbsTrace *trace = f->trace;
+        f->trace = NULL;
+        status = it % reuse == 0 ? reduced_tangent(f, R, h, err) : 0;
+        f->trace = trace;
+        if (status)
             return status;
         double tc = mbs_clock_now();
         for (int i = 0; i < d; ++i)
@@ -1454,7 +1489,9 @@ static int step_trapezoidal(MbsFormulation *f, MatrixR *R, double h, MbsError *e
             R->zi[k] += R->delta[k];
         if (!isfinite(corr))
             break;
-        converged = corr <= o->newton.tolerance * (1.0 + mbs_vec_norminf(d, R->zi));
+        double bound = o->newton.tolerance * (1.0 + mbs_vec_norminf(d, R->zi));
+        converged = corr <= bound;
+        mbs_trace_newton_end(phase, corr, bound, converged);
     }
     f->monitors.newton_iterations = it;
     if (!converged)

@@ -493,6 +493,30 @@ static void trapezoidal_derivatives(Penalty *P, double h)
     }
 }
 
+/* 2-norm of Phi_z x + b (b per row): the velocity or acceleration constraint residual. */
+static double rows_residual_norm(const Penalty *P, const double *x, const double *b)
+{
+    double sum = 0.0;
+    for (int i = 0; i < P->nr; ++i) {
+        double v = phiz_row_times(P, i, x, b[i]);
+        sum += v * v;
+    }
+    return sqrt(sum);
+}
+
+/* A projection phase of the step trace: residuals before and after, the correction (in tmp
+ * after project()). */
+static void trace_projection(MbsTrace *t, const Penalty *P, MbsTracePhaseKind kind,
+                             double before, const double *x, const double *b)
+{
+    MbsTracePhase *p = mbs_trace_phase(t, kind, 1);
+    if (!p)
+        return;
+    p->residual = before;
+    p->residual_after = rows_residual_norm(P, x, b);
+    p->correction = mbs_vec_norminf(P->n, P->tmp);
+}
+
 /* x -= T^{-1} (h^2/4 Phi_z^T alpha r): the projection correction with the tangent factors. */
 static void project(Penalty *P, double h, double alpha, const double *r, double *x)
 {
@@ -527,6 +551,11 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
     double power0 = P->power_nc;
     for (int i = 0; i < n; ++i) /* predictor */
         P->z[i] = P->z0[i] + h * P->zd0[i] + 0.5 * h * h * P->zdd0[i];
+    MbsTrace *trace = f->trace;
+    MbsTracePhase *phase = trace ? mbs_trace_phase(trace, MBS_TRACE_PREDICTOR, 0) : NULL;
+    if (phase) /* the predictor's move h zd + h^2/2 zdd */
+        for (int i = 0; i < n; ++i)
+            phase->correction = fmax(i ? phase->correction : 0.0, fabs(P->z[i] - P->z0[i]));
 
     int converged = 0, it;
     double corr = INFINITY;
@@ -555,6 +584,16 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
         for (int i = 0; i < n; ++i)
             P->f[i] = -0.25 * h * h * P->f[i];
         mo->time_dynamics += mbs_clock_now() - tc;
+        phase = trace ? mbs_trace_phase(trace, MBS_TRACE_NEWTON, it + 1) : NULL;
+        if (phase) {
+            phase->residual = mbs_vec_norminf(n, P->f);
+            phase->constraint = mbs_vec_norm2(nr, P->phi);
+            phase->tangent_evaluated = it % reuse == 0;
+            if (it == 0) {
+                mbs_trace_dense(trace, "M", "M(z)", n, n, P->M, n);
+                mbs_trace_dense(trace, "Phi_z", "Phi_z", nr, n, P->phiz, nr);
+            }
+        }
 
         if (it % reuse == 0) {
             tc = mbs_clock_now();
@@ -569,6 +608,9 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
         for (size_t i = 0; i < (size_t)n * n; ++i)
             P->T[i] = P->M[i] + 0.5 * h * P->C[i] + 0.25 * h * h * P->K[i];
         mbs_constraints_add_gram(m, P->phiz, 0.25 * h * h * alpha, P->T);
+        if (phase)
+            mbs_trace_dense(trace, "leading", "M + h/2 C + h^2/4 (Phi_z^T alpha Phi_z + K)", n, n,
+                            P->T, n);
         if (factor_leading(P) != 0) {
             mo->time_factorization += mbs_clock_now() - tc;
             break;
@@ -580,7 +622,9 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
         mo->time_factorization += mbs_clock_now() - tc;
         if (!isfinite(corr))
             break;
-        converged = corr <= s->newton.tolerance * (1.0 + mbs_vec_norminf(n, P->z));
+        double bound = s->newton.tolerance * (1.0 + mbs_vec_norminf(n, P->z));
+        converged = corr <= bound;
+        mbs_trace_newton_end(phase, corr, bound, converged);
     }
     mo->newton_iterations += it;
     if (!converged) {
@@ -603,12 +647,20 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
     mbs_constraints_eval(m, &P->kin, t1, P->z, P->phi, P->phiz, P->phit);
     for (int i = 0; i < nr; ++i)
         P->rv[i] = phiz_row_times(P, i, P->zd, P->phit[i]);
+    double before = trace ? mbs_vec_norm2(nr, P->rv) : 0.0;
     project(P, h, alpha, P->rv, P->zd);
+    if (trace) {
+        trace_projection(trace, P, MBS_TRACE_PROJECTION_VELOCITY, before, P->zd, P->phit);
+        mbs_trace_dense(trace, "Phi_z", "Phi_z at the new positions", nr, n, P->phiz, nr);
+    }
     mbs_kinematics_velocities(m, &P->kin, P->zd);
     mbs_constraints_bias(m, &P->kin, t1, P->bias);
     for (int i = 0; i < nr; ++i)
         P->rv[i] = phiz_row_times(P, i, P->zdd, P->bias[i]);
+    before = trace ? mbs_vec_norm2(nr, P->rv) : 0.0;
     project(P, h, alpha, P->rv, P->zdd);
+    if (trace)
+        trace_projection(trace, P, MBS_TRACE_PROJECTION_ACCELERATION, before, P->zdd, P->bias);
     mo->time_projection = mbs_clock_now() - tc;
 
     f->time = t1;

@@ -17,6 +17,7 @@
 #include "mbs_model.h"
 #include "mbs_settings.h"
 #include "mbs_tangent.h" /* MbsJacobianMethod, its names and labels */
+#include "mbs_trace.h"
 
 /* Settings groups shared by several formulations (sub-tables of their settings tables). */
 typedef struct {
@@ -144,6 +145,9 @@ struct MbsFormulation {
     /* Formulations with own_steps call this after each accepted internal step (NULL: none). */
     MbsInternalStepFunc internal_step;
     void *internal_step_data;
+    /* Step trace being recorded (mbs_formulation_trace_step), NULL otherwise: the formulation
+     * reports its phases and matrices to it (mbs_trace.h). */
+    MbsTrace *trace;
 };
 
 /* The formulation's own options struct (described by f->klass->settings). */

@@ -117,6 +117,7 @@ static void esl_application_startup(GApplication *app)
         {"win.run", {"F5", "<Primary>r", NULL}},
         {"win.pause", {"F6", NULL}},
         {"win.stop", {"<Shift>F5", NULL}},
+        {"win.step-through", {"<Primary>t", NULL}},
         {"win.playback", {"<Primary>p", NULL}},
         {"win.step-forward", {"<Alt>Right", NULL}},
         {"win.step-backward", {"<Alt>Left", NULL}},

@@ -8,6 +8,7 @@
 #include "esl-models-dir.h"
 #include "esl-points.h"
 #include "esl-recent.h"
+#include "esl-step-view.h"
 
 #define RECENT_MAX 8
 
@@ -45,6 +46,34 @@ static void action_fit_motion(GtkWidget *widget, const char *name, GVariant *par
     (void)name;
     (void)parameter;
     esl_window_fit_history(ESL_WINDOW(widget));
+}
+
+/* Step Through: the step after the time shown, of the model with the run panel's formulation
+ * and settings (those of the run shown), re-created on a worker; a run going on is left alone
+ * but must be paused, so that the time shown stays where the step is traced. */
+static void action_step_through(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)name;
+    (void)parameter;
+    EslWindow *self = ESL_WINDOW(widget);
+    if (!self->model || !self->model_json || self->check_error) {
+        esl_window_show_status(self, TRUE, _("Step Through needs a model that runs."));
+        return;
+    }
+    if (self->controller && !esl_run_controller_is_paused(self->controller)) {
+        esl_window_show_status(self, TRUE, _("Pause the run first: Step Through traces the step "
+                                             "after the time shown."));
+        return;
+    }
+    const MbsFormulationClass *klass =
+        esl_run_settings_get_formulation(ESL_RUN_SETTINGS(self->run_settings));
+    if (!klass)
+        return;
+    MbsSettings settings;
+    esl_window_read_settings(self, &settings);
+    EslStepView *view = esl_step_view_new(GTK_WINDOW(self));
+    esl_step_view_trace(view, self->model_json, klass->name, &settings, esl_window_get_time(self));
+    gtk_window_present(GTK_WINDOW(view));
 }
 
 /* Target: variable names separated by commas, plotted together. */
@@ -494,6 +523,7 @@ static const struct {
     {"win.stop", NULL, action_stop},
     {"win.fit-view", NULL, action_fit},
     {"win.fit-motion", NULL, action_fit_motion},
+    {"win.step-through", NULL, action_step_through},
     {"win.plot-variable", "s", action_plot_variable},
     {"win.step-forward", NULL, action_step},
     {"win.step-backward", NULL, action_step},

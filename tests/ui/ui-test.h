@@ -61,4 +61,19 @@ static inline GtkWidget *find_plot(GtkWidget *root, const char *title)
 }
 #endif
 
+/* ESL_SCREENSHOT=FILE.png: the screen as the user sees it (ImageMagick's import), after the
+ * pending redraws. */
+static inline void save_screenshot_if_asked(void)
+{
+    const char *path = g_getenv("ESL_SCREENSHOT");
+    if (!path)
+        return;
+    for (int i = 0; i < 50; i++)
+        while (g_main_context_iteration(NULL, FALSE))
+            ;
+    const char *argv[] = {"import", "-window", "root", path, NULL};
+    g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL,
+                 NULL);
+}
+
 #endif

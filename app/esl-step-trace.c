@@ -1,0 +1,148 @@
+#include "esl-step-trace.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "mbs_run.h"
+
+MbsTrace *esl_step_trace_at(const MbsModel *m, const char *formulation, const MbsSettings *s,
+                            double at, GError **error)
+{
+    MbsError err = {0};
+    MbsFormulation *f = mbs_formulation_new(formulation, m, s, &err);
+    if (!f) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", err.message);
+        return NULL;
+    }
+    MbsRun *run = mbs_run_new(f, NULL, NULL, &err);
+    if (!run || mbs_run_advance(run, fmax(at, 0.0)) == MBS_RUN_FAILED) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                    _("The run failed at t = %g s before the step to trace: %s"), f->time,
+                    run ? mbs_run_error(run)->message : err.message);
+        mbs_run_free(run);
+        mbs_formulation_free(f);
+        return NULL;
+    }
+    mbs_run_free(run);
+    MbsTrace *t = mbs_trace_new(f, &err);
+    if (t && mbs_formulation_trace_step(f, t, &err) < 0 && t->nphases == 0 && !t->status) {
+        mbs_trace_free(t);
+        t = NULL;
+    }
+    if (!t)
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", err.message);
+    mbs_formulation_free(f);
+    return t;
+}
+
+/* Members of the object being built: a number (null when not finite), an integer, a boolean,
+ * a string. */
+static void add_number(JsonBuilder *b, const char *key, double v)
+{
+    json_builder_set_member_name(b, key);
+    if (isfinite(v))
+        json_builder_add_double_value(b, v);
+    else
+        json_builder_add_null_value(b);
+}
+
+static void add_int(JsonBuilder *b, const char *key, gint64 v)
+{
+    json_builder_set_member_name(b, key);
+    json_builder_add_int_value(b, v);
+}
+
+static void add_bool(JsonBuilder *b, const char *key, gboolean v)
+{
+    json_builder_set_member_name(b, key);
+    json_builder_add_boolean_value(b, v);
+}
+
+static void add_string(JsonBuilder *b, const char *key, const char *v)
+{
+    json_builder_set_member_name(b, key);
+    json_builder_add_string_value(b, v);
+}
+
+void esl_step_trace_to_json(const MbsTrace *t, JsonBuilder *b)
+{
+    json_builder_begin_object(b);
+    add_string(b, "formulation", t->formulation);
+    add_number(b, "time", t->time);
+    add_number(b, "step", t->step);
+    add_int(b, "status", t->status);
+    add_string(b, "message", t->message);
+    add_bool(b, "truncated", t->truncated);
+    json_builder_set_member_name(b, "phases");
+    json_builder_begin_array(b);
+    for (int i = 0; i < t->nphases; ++i) {
+        const MbsTracePhase *p = &t->phases[i];
+        json_builder_begin_object(b);
+        add_string(b, "kind", mbs_trace_phase_kind_name(p->kind));
+        add_int(b, "iteration", p->iteration);
+        add_number(b, "residual", p->residual);
+        add_number(b, "correction", p->correction);
+        add_number(b, "bound", p->bound);
+        add_number(b, "residual_after", p->residual_after);
+        add_number(b, "constraint", p->constraint);
+        add_bool(b, "tangent_evaluated", p->tangent_evaluated);
+        add_bool(b, "converged", p->converged);
+        json_builder_set_member_name(b, "matrices");
+        json_builder_begin_array(b);
+        for (int k = 0; k < p->matrix_count; ++k)
+            json_builder_add_int_value(b, p->matrix_first + k);
+        json_builder_end_array(b);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "matrices");
+    json_builder_begin_array(b);
+    for (int i = 0; i < t->nmatrices; ++i) {
+        const MbsTraceMatrix *x = &t->matrices[i];
+        json_builder_begin_object(b);
+        add_string(b, "name", x->name);
+        add_string(b, "formula", x->formula);
+        add_int(b, "phase", x->phase);
+        add_int(b, "rows", x->rows);
+        add_int(b, "cols", x->cols);
+        add_int(b, "nonzeros", x->nonzeros);
+        add_bool(b, "stored", x->stored);
+        /* the pattern as index lists, with the values */
+        static const char *const keys[] = {"row_index", "col_index", "values"};
+        for (int list = 0; list < 3 && x->stored; ++list) {
+            json_builder_set_member_name(b, keys[list]);
+            json_builder_begin_array(b);
+            for (long k = 0; k < x->nonzeros; ++k) {
+                size_t at = x->first + (size_t)k;
+                if (list == 2)
+                    json_builder_add_double_value(b, t->value[at]);
+                else
+                    json_builder_add_int_value(b, list == 0 ? t->row[at] : t->col[at]);
+            }
+            json_builder_end_array(b);
+        }
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+}
+
+char *esl_step_trace_phase_label(const MbsTracePhase *p)
+{
+    switch (p->kind) {
+    case MBS_TRACE_PREDICTOR:
+        return g_strdup(_("Predictor"));
+    case MBS_TRACE_NEWTON:
+        return g_strdup_printf(_("Newton %d"), p->iteration);
+    case MBS_TRACE_PROJECTION_VELOCITY:
+        return g_strdup(_("Velocity projection"));
+    case MBS_TRACE_PROJECTION_ACCELERATION:
+        return g_strdup(_("Acceleration projection"));
+    case MBS_TRACE_POSITION_NEWTON:
+        return g_strdup_printf(_("Position Newton %d"), p->iteration);
+    case MBS_TRACE_EVALUATION:
+        return g_strdup_printf(_("Evaluation %d"), p->iteration);
+    default:
+        return g_strdup("?");
+    }
+}

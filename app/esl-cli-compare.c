@@ -101,7 +101,7 @@ static void print_json(const CompareOptions *o, const char *path, char **forms,
  * --jacobian every formulation with a tangent that offers the method: one that refuses it (ad on
  * ali3p) keeps its default, and stderr says so. */
 static MbsSettings with_options(const MbsSettings *common, const char *formulation,
-                                const CompareOptions *o, const MbsModel *m)
+                                const CompareOptions *o, const MbsModel *m, GHashTable *told)
 {
     MbsSettings s = *common;
     if (o->alpha > 0)
@@ -109,10 +109,12 @@ static MbsSettings with_options(const MbsSettings *common, const char *formulati
     MbsSettings chosen = s;
     MbsError err = {0};
     if (o->jacobian && !mbs_settings_set_for(&chosen, formulation, "jacobian", o->jacobian, NULL)) {
-        if (mbs_formulation_check_settings(mbs_formulation_find(formulation), m, &chosen, &err))
-            fprintf(stderr, "eslabon-cli compare: %s keeps its default Jacobian method: %s\n",
-                    formulation, err.message);
-        else
+        if (mbs_formulation_check_settings(mbs_formulation_find(formulation), m, &chosen, &err)) {
+            /* once per formulation, though the reference may run it too */
+            if (g_hash_table_add(told, (gpointer)formulation))
+                fprintf(stderr, "eslabon-cli compare: %s keeps its default Jacobian method: %s\n",
+                        formulation, err.message);
+        } else
             s = chosen;
     }
     return s;
@@ -143,6 +145,7 @@ int esl_cli_compare(int argc, char **argv)
     MbsTrajectory *runs = NULL, ref = {0};
     double *dev = NULL;
     int status = 2, n = 0;
+    GHashTable *told = NULL; /* formulations whose refusal of --jacobian was printed */
 
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
         fprintf(stderr, "eslabon-cli compare: %s\n", error->message);
@@ -195,7 +198,8 @@ int esl_cli_compare(int argc, char **argv)
     s.duration = o.duration;
     MbsError err = {0};
     s.step = o.reference_step;
-    MbsSettings sr = with_options(&s, o.reference, &o, m);
+    told = g_hash_table_new(g_str_hash, g_str_equal);
+    MbsSettings sr = with_options(&s, o.reference, &o, m, told);
     if (mbs_trajectory_record(m, o.reference, &sr, (int)round(ratio), (int *)(void *)pts->data,
                               (int)pts->len, &ref, &err) != 0 || ref.failed) {
         fprintf(stderr, "eslabon-cli compare: %s: reference run (%s, h = %g s) failed: %s\n",
@@ -206,7 +210,7 @@ int esl_cli_compare(int argc, char **argv)
     dev = g_new0(double, n);
     s.step = o.step;
     for (int i = 0; i < n; ++i) {
-        MbsSettings si = with_options(&s, forms[i], &o, m);
+        MbsSettings si = with_options(&s, forms[i], &o, m, told);
         if (mbs_trajectory_record(m, forms[i], &si, 1, (int *)(void *)pts->data, (int)pts->len,
                                   &runs[i], &err) != 0) {
             runs[i].error = err;
@@ -225,6 +229,8 @@ int esl_cli_compare(int argc, char **argv)
             status = 1;
 
 out:
+    if (told)
+        g_hash_table_unref(told);
     for (int i = 0; runs && i < n; ++i)
         mbs_trajectory_free(&runs[i]);
     g_free(runs);

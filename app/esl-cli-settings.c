@@ -141,8 +141,13 @@ char *esl_setting_flags_help(void)
             const MbsSetting *d = all[i].setting;
             g_string_append_printf(out, " --%s ", d->name);
             if (d->type == MBS_SETTING_CHOICE) {
-                g_autofree char *choices = g_strjoinv("|", (char **)d->choices);
-                g_string_append_printf(out, "%s (", choices);
+                /* only the choices the formulation offers (its Jacobian methods) */
+                for (int c = 0, first = 1; d->choices[c]; c++)
+                    if (mbs_formulation_offers_choice(klass, d, c)) {
+                        g_string_append_printf(out, "%s%s", first ? "" : "|", d->choices[c]);
+                        first = 0;
+                    }
+                g_string_append(out, " (");
             } else {
                 g_string_append(out, "(");
             }

@@ -452,6 +452,38 @@ static int eval_forces(void *ctx, const double *x, int column, double step, doub
     return 0;
 }
 
+/* [K, C] = -dQ/d[q, qd] analytically (mbs_natural_forces_derivatives), into J as the tangent
+ * stores it: dense n x 2n, or the values of KC_pattern. */
+typedef struct {
+    const Ali3p *a;
+    double *J;
+} JacobianSink;
+
+static void subtract_entry(void *ctx, int row, int column, double value)
+{
+    const JacobianSink *s = ctx;
+    const Ali3p *a = s->a;
+    int n = a->n;
+    if (!a->sp) {
+        s->J[row + (size_t)n * (size_t)column] -= value;
+        return;
+    }
+    int pos = sp_pos(a->sp, row, column < n ? column : column - n);
+    s->J[(column < n ? 0 : (size_t)a->sp->nnz) + (size_t)pos] -= value;
+}
+
+static int analytical_forces_jacobian(void *ctx, const double *x, double *J)
+{
+    const ForceContext *c = ctx;
+    const Ali3p *a = c->a;
+    size_t entries = a->sp ? 2 * (size_t)a->sp->nnz : 2 * (size_t)a->n * (size_t)a->n;
+    memset(J, 0, sizeof(double) * entries);
+    JacobianSink sink = {.a = a, .J = J};
+    mbs_natural_forces_derivatives(a->nat, x, x + a->n, a->angle_ref, c->grad, subtract_entry,
+                                   &sink);
+    return 0;
+}
+
 /* The tangent of Q over x = [q, qd] into the block [K, C] (dense or the sparse pattern's
  * values); made once Q's pattern is known. */
 static int stiffness_damping_init(Ali3p *a, const MbsTangentOptions *o, MbsError *err)
@@ -469,9 +501,17 @@ static int stiffness_damping_init(Ali3p *a, const MbsTangentOptions *o, MbsError
     }
     if (fail)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
+    char why[256];
+    if (o->method == MBS_JACOBIAN_ANALYTICAL &&
+        !mbs_natural_forces_derivatives_supported(a->nat->model, why, sizeof why))
+        return mbs_error_set(err, MBS_FATAL,
+                             "ali3p: the Jacobian method '%s' cannot be used on this model: %s; "
+                             "choose nd-central",
+                             mbs_jacobian_method_name(o->method), why);
     const MbsTangentProblem tangent = {
         .nx = 2 * n, .nr = n, .residual = eval_forces, .contexts = a->nd_ctx,
         .nthreads = a->nthreads, .pattern = a->sp ? &a->sp->KC_pattern : NULL, .negate = 1,
+        .analytical_jacobian = analytical_forces_jacobian,
     };
     return mbs_tangent_init(&a->tangent, &tangent, o->method, err);
 }
@@ -1304,6 +1344,7 @@ const MbsFormulationClass mbs_ali3p_class = {
     .description = MBS_N_("Index-3 augmented Lagrangian with velocity and acceleration "
                           "projections in natural coordinates (paper 004)"),
     .settings = &ali3p_settings,
+    .tangent_offers_analytical = 1,
     .init = ali3p_init,
     .step = ali3p_step,
     .finalize = ali3p_finalize,

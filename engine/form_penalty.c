@@ -99,7 +99,6 @@ typedef struct {
     klu_symbolic *klu_symbolic;
     klu_numeric *klu_numeric;
     double refactorizations, full_factorizations;
-    int jacobian_fallback; /* analytical asked, central differences used (an element's law) */
     double work_nc;     /* accumulated work of non-conservative forces and drivers */
     double power_nc;    /* their power at the current time */
 } Penalty;
@@ -437,13 +436,13 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     int analytical = method == MBS_JACOBIAN_ANALYTICAL;
     char why[256];
-    if (analytical && !mbs_dynamics_derivatives_supported(m, why, sizeof why)) {
-        /* analytical is the default: a model with an element whose law has no derivative (the
-         * tyre) runs with central differences instead (statistic jacobian_fallback) */
-        method = MBS_JACOBIAN_ND_CENTRAL;
-        analytical = 0;
-        P->jacobian_fallback = 1;
-    }
+    /* every force kind has its derivative; one without would be refused here, not replaced
+     * silently by differences */
+    if (analytical && !mbs_dynamics_derivatives_supported(m, why, sizeof why))
+        return mbs_error_set(err, MBS_FATAL,
+                             "penalty: the Jacobian method '%s' cannot be used on this model: %s; "
+                             "choose nd-central or ad",
+                             mbs_jacobian_method_name(method), why);
     if (analytical && mbs_dynamics_derivatives_init(&P->nd[0].derivatives, m))
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     const MbsTangentProblem tangent = {
@@ -738,7 +737,6 @@ static int penalty_statistics(const MbsFormulation *f, MbsStatistic *out, int ca
         {"jacobian_nonzeros", P->KC_colptr[t->problem.nx], ""},
         {"jacobian_colours", t->colours, ""},
         {"jacobian_residuals", (double)t->evaluations, ""},
-        {"jacobian_fallback", P->jacobian_fallback, ""},
         {"leading_sparse", P->sparse, ""},
         {"leading_nonzeros", P->sparse ? P->T_colptr[P->n] : (double)P->n * P->n, ""},
         {"sparse_refactorizations", P->refactorizations, ""},
@@ -836,6 +834,7 @@ const MbsFormulationClass mbs_penalty_class = {
                           "acceleration projections (papers 000, 003)"),
     .settings = &penalty_settings,
     .tangent_offers_dual = 1,
+    .tangent_offers_analytical = 1,
     .init = penalty_init,
     .step = penalty_step,
     .finalize = penalty_finalize,

@@ -24,7 +24,8 @@
  * f . (b_a_w x v_d(r)) at (d, a) and (a, d); a torque n adds n . b_i_w and n . (b_a_w x b_d_w)
  * at (d, a). The law's own change (tsda: tension with l and l') is chained through the points'
  * motions: dr/dz_j = v_j(r), d rdot/dz_j = b_j_w x (rdot - u_p(r)) + w_p x v_j(r) with u_p(r)
- * the velocity of r carried by node p, d rdot/dzd_j = v_j(r).
+ * the velocity of r carried by node p, d rdot/dzd_j = v_j(r); a point law's own change (the
+ * tyre's force with the wheel centre's height, x and their rates) likewise.
  */
 #include "mbs_dynamics_derivatives.h"
 
@@ -61,9 +62,9 @@ int mbs_dynamics_derivatives_supported(const MbsModel *m, char *why, size_t size
     for (int f = 0; f < m->nforces; ++f) {
         const MbsForce *F = &m->forces[f];
         const MbsForceClass *c = mbs_force_class(F->type);
-        int point_law = c && (c->geometry == MBS_FORCE_AT_POINT ||
-                              c->geometry == MBS_FORCE_ON_BODY);
-        if (!c || !c->derivative || (point_law && c->state_dependent)) {
+        /* MbsForceDerivative carries no d torque/d omega */
+        int body_law = c && c->geometry == MBS_FORCE_ON_BODY;
+        if (!c || !c->derivative || (body_law && c->state_dependent)) {
             snprintf(why, size, "force element '%s' (%s) has no analytical derivative of its law",
                      F->name, c ? c->name : "unknown kind");
             return 0;
@@ -304,6 +305,23 @@ static void line_column(const MbsTopology *t, const MbsKinematics *k, const int 
     add_force_change(t, k, nodes[1], at[1], df, -scale, Czd, ld, j);
 }
 
+/* The change of a point law's force with column j: df = D_r dr + D_v drdot (position column)
+ * and D_v v_j(r) (velocity column: drdot/dzd_j = v_j(r) = dr/dz_j). */
+static void point_law_column(const MbsTopology *t, const MbsKinematics *k, int node,
+                             const double r[3], const double rdot[3],
+                             const MbsForceDerivative *dF, int j, double scale, double *Czd,
+                             double *Kz, size_t ld)
+{
+    double dr[3], drd[3], dfz[3], dfzd[3];
+    point_motion_derivative(t, k, node, j, r, rdot, dr, drd);
+    for (int a = 0; a < 3; ++a) {
+        dfz[a] = mbs_v3_dot(dF->d_vector_r[a], dr) + mbs_v3_dot(dF->d_vector_v[a], drd);
+        dfzd[a] = mbs_v3_dot(dF->d_vector_v[a], dr);
+    }
+    add_force_change(t, k, node, r, dfz, scale, Kz, ld, j);
+    add_force_change(t, k, node, r, dfzd, scale, Czd, ld, j);
+}
+
 static void element_terms(const MbsModel *m, const MbsKinematics *k, const double *z,
                           const double *zd, const MbsForce *F, double scale, double *Czd,
                           double *Kz, size_t ld)
@@ -312,7 +330,7 @@ static void element_terms(const MbsModel *m, const MbsKinematics *k, const doubl
     const MbsForceClass *c = mbs_force_class(F->type);
     MbsForceInput in;
     MbsForceOutput out;
-    MbsForceDerivative dT;
+    MbsForceDerivative dT = {0};
     double at[2][3], e[3];
     if (!mbs_dynamics_force_input(m, k, z, zd, F, &in, at, e))
         return;
@@ -347,8 +365,12 @@ static void element_terms(const MbsModel *m, const MbsKinematics *k, const doubl
     }
     case MBS_FORCE_AT_POINT: {
         int nd = t->body_node[F->body1];
-        if (nd >= 0)
-            point_force_turning(t, k, nd, at[0], out.vector, scale, Kz, ld);
+        if (nd < 0)
+            break;
+        point_force_turning(t, k, nd, at[0], out.vector, scale, Kz, ld);
+        if (c->state_dependent)
+            for (int j = nd; j >= 0; j = t->nodes[j].parent)
+                point_law_column(t, k, nd, at[0], in.v, &dT, j, scale, Czd, Kz, ld);
         break;
     }
     case MBS_FORCE_ON_BODY: {

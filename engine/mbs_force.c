@@ -77,7 +77,7 @@ void mbs_force_constant_derivative(const MbsForce *f, const MbsForceInput *in,
                                    MbsForceDerivative *d)
 {
     (void)f, (void)in;
-    d->d_value = d->d_rate = 0.0;
+    memset(d, 0, sizeof *d);
 }
 
 int mbs_force_varies_in_natural(const MbsForce *f)

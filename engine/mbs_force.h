@@ -63,11 +63,14 @@ typedef struct {
     double vector[3];   /* point: force; body: torque (global axes) */
 } MbsForceOutput;
 
-/* Partial derivatives of a law's scalar output (line: tension, joint: generalized force) with
- * respect to the scalar input's value and rate, for the analytical tangent
- * (engine/mbs_dynamics_derivatives.c). */
+/* Partial derivatives of a law's output for the analytical tangent
+ * (engine/mbs_dynamics_derivatives.c): line and joint laws, of the scalar output (tension,
+ * generalized force) with respect to the scalar input's value and rate; point laws, of the force
+ * vector with respect to the point's position and velocity (d_vector_r[a][b] = d vector_a/d r_b;
+ * a constant law leaves them zero). */
 typedef struct {
     double d_value, d_rate;
+    double d_vector_r[3][3], d_vector_v[3][3];
 } MbsForceDerivative;
 /* The same over dual numbers (mbs_scalar.h), for automatic differentiation. */
 typedef struct {
@@ -85,17 +88,19 @@ typedef struct {
 /* A law written once over the scalar type: defines the static functions name (double) and
  * name_dual (dual numbers) from one body that reads f and in and sets out with the operations
  * of mbs_scalar.h (MBS_ADD, MBS_SCALE...), so the forward-mode derivative of a law is never
- * written by hand. */
+ * written by hand. Its locals are of type MbsLawScalar (double or MbsDual). */
 #define MBS_FORCE_LAW(name, ...)                                                                 \
     static void name(const MbsForce *f, const MbsForceInput *in, MbsForceOutput *out)          \
     {                                                                                          \
-        (void)f, (void)in, (void)out;                                                          \
+        typedef double MbsLawScalar;                                                           \
+        (void)f, (void)in, (void)out, (void)sizeof(MbsLawScalar);                              \
         __VA_ARGS__                                                                            \
     }                                                                                          \
     static void name##_dual(const MbsForce *f, const MbsForceInputDual *in,                    \
                             MbsForceOutputDual *out)                                           \
     {                                                                                          \
-        (void)f, (void)in, (void)out;                                                          \
+        typedef MbsDual MbsLawScalar;                                                          \
+        (void)f, (void)in, (void)out, (void)sizeof(MbsLawScalar);                              \
         __VA_ARGS__                                                                            \
     }
 
@@ -116,10 +121,10 @@ typedef struct {
      * d(T + V)/dt = power). */
     double (*energy)(const MbsForce *f, const MbsForceInput *in);
     double (*power)(const MbsForce *f, const MbsForceInput *in);
-    /* Optional: the law's derivative (d tension/d(l, l'), d generalized/d(q, q')); a constant
-     * law (state_dependent 0) gives zeros. Without it the analytical tangent refuses models with
-     * the element. Laws of points and bodies that read the kinematics would need d vector/d v
-     * and d vector/d omega, which this does not carry (none exists today). */
+    /* Optional: the law's derivative (d tension/d(l, l'), d generalized/d(q, q'), d vector/
+     * d(r, v)); a constant law (state_dependent 0) gives zeros. Without it the analytical
+     * tangent refuses models with the element. A body law that read the kinematics would need
+     * d torque/d omega, which this does not carry (none exists today). */
     void (*derivative)(const MbsForce *f, const MbsForceInput *in, MbsForceDerivative *d);
 } MbsForceClass;
 

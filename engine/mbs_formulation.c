@@ -46,8 +46,8 @@ const MbsSettingTable mbs_newton_settings = {
      .choice_labels = mbs_jacobian_method_labels, .label = MBS_N_("Jacobian"),                   \
      .description = MBS_N_("How the tangent matrix is computed: forward or central "             \
                            "differences, forward ones compressed by a column colouring, "        \
-                           "automatic differentiation, dense or compressed, or analytical "      \
-                           "derivatives (the last three: penalty only)")}
+                           "automatic differentiation, dense or compressed (penalty), or "       \
+                           "analytical derivatives (penalty, ali3p)")}
 
 /* All cores (capped by the formulation for small models): 1.9-2x on the lattices with 2 idle
  * cores; slower when the cores are busy with other work (docs/benchmarks.md). */
@@ -147,6 +147,20 @@ void *mbs_settings_value_for(MbsSettings *s, const char *formulation, const char
     return mbs_setting_value(s, &r);
 }
 
+int mbs_formulation_offers_jacobian(const MbsFormulationClass *k, MbsJacobianMethod method)
+{
+    if (method == MBS_JACOBIAN_ANALYTICAL)
+        return k->tangent_offers_analytical;
+    return !mbs_jacobian_method_needs_dual(method) || k->tangent_offers_dual;
+}
+
+int mbs_formulation_offers_choice(const MbsFormulationClass *k, const MbsSetting *d, int choice)
+{
+    if (k && d->choices == mbs_jacobian_method_names)
+        return mbs_formulation_offers_jacobian(k, (MbsJacobianMethod)choice);
+    return 1;
+}
+
 int mbs_formulation_check_settings(const MbsFormulationClass *k, const MbsModel *m,
                                    const MbsSettings *s, MbsError *err)
 {
@@ -156,21 +170,20 @@ int mbs_formulation_check_settings(const MbsFormulationClass *k, const MbsModel 
         return MBS_FATAL;
     MbsSettingRef jacobian;
     /* refused even where the setting does not apply (matrix-r's rk4 still makes its tangent) */
-    if (!k->tangent_offers_dual && !mbs_settings_find(k->settings, "jacobian", &jacobian)) {
+    if (!mbs_settings_find(k->settings, "jacobian", &jacobian)) {
         MbsJacobianMethod method = (MbsJacobianMethod)mbs_setting_get_number(&own, &jacobian);
-        if (mbs_jacobian_method_needs_dual(method)) {
+        if (!mbs_formulation_offers_jacobian(k, method)) {
             char offering[128] = "";
             for (int i = 0; i < mbs_formulation_count(); ++i)
-                if (registry[i]->tangent_offers_dual) {
+                if (mbs_formulation_offers_jacobian(registry[i], method)) {
                     if (offering[0])
                         strncat(offering, ", ", sizeof offering - strlen(offering) - 1);
                     strncat(offering, registry[i]->name, sizeof offering - strlen(offering) - 1);
                 }
             return mbs_error_set(err, MBS_FATAL,
-                                 "%s does not offer the Jacobian method '%s': it differentiates "
-                                 "a dual-number evaluation of the formulation's residual, which "
-                                 "%s has not (%s has); choose a method of differences",
-                                 k->name, mbs_jacobian_method_name(method), k->name, offering);
+                                 "%s does not offer the Jacobian method '%s' (%s does); "
+                                 "choose a method of differences",
+                                 k->name, mbs_jacobian_method_name(method), offering);
         }
     }
     return k->check_settings ? k->check_settings(m, &own, err) : 0;

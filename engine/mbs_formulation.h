@@ -90,6 +90,9 @@ typedef struct {
      * methods that need it (ad, ad-sparse) apply; 0: mbs_formulation_check_settings refuses
      * them, naming the formulation. */
     int tangent_offers_dual;
+    /* 1 when its tangent problem offers analytical_jacobian (the `analytical` method); 0:
+     * mbs_formulation_check_settings refuses it, naming the formulation. */
+    int tangent_offers_analytical;
     int (*init)(MbsFormulation *f, MbsError *err);      /* allocate workspaces, assemble */
     /* Advance one step of size h (the run driver's; it may be below settings.step when the
      * driver cuts the step). On a recoverable failure the state may be anywhere: the driver
@@ -171,6 +174,13 @@ void *mbs_settings_value_for(MbsSettings *s, const char *formulation, const char
 /* The table ranges, then k->check_settings for model m: 0, or -1 with err. When s holds no
  * options or another formulation's, k's defaults are checked (and used by mbs_formulation_new:
  * one formulation's options mean nothing to another). */
+/* 1 when formulation k computes its tangent by method (every method of differences; ad and
+ * ad-sparse where tangent_offers_dual, analytical where tangent_offers_analytical): the one
+ * table the run panel, compare and run --jacobian read. */
+int mbs_formulation_offers_jacobian(const MbsFormulationClass *k, MbsJacobianMethod method);
+/* Whether choice `choice` of setting d is one formulation k offers (the jacobian setting's
+ * methods by mbs_formulation_offers_jacobian; every other choice is offered). */
+int mbs_formulation_offers_choice(const MbsFormulationClass *k, const MbsSetting *d, int choice);
 int mbs_formulation_check_settings(const MbsFormulationClass *k, const MbsModel *m,
                                    const MbsSettings *s, MbsError *err);
 

@@ -3,6 +3,7 @@
 #include "mbs_natural.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -502,6 +503,22 @@ void mbs_natural_mass(const MbsNatural *nat, double *M)
     }
 }
 
+/* A revolute's vectors w2, w1 of body1 (A, A2) and w1 of body2 (B), as linear expressions and
+ * at q: sin theta = a.b, cos theta = a2.b. */
+static void revolute_vectors(const MbsNatural *nat, const MbsJoint *J, const double *q,
+                             MbsNatLin *A, MbsNatLin *A2, MbsNatLin *B, double a[3],
+                             double a2[3], double b[3])
+{
+    double w1[3], w2[3];
+    mbs_v3_basis(J->axis1, w1, w2);
+    mbs_natural_vector_lin(nat, J->body1, w2, A);
+    mbs_natural_vector_lin(nat, J->body1, w1, A2);
+    mbs_natural_vector_lin(nat, J->body2, w1, B);
+    mbs_natlin_eval(A, q, a);
+    mbs_natlin_eval(A2, q, a2);
+    mbs_natlin_eval(B, q, b);
+}
+
 /* Revolute: sin theta = w2.w1', cos theta = w1.w1' (see header). Prismatic: (x2 - x1).a1. */
 double mbs_natural_joint_coordinate(const MbsNatural *nat, const double *q, int joint,
                                     double ref, double *grad)
@@ -526,16 +543,9 @@ double mbs_natural_joint_coordinate(const MbsNatural *nat, const double *q, int 
     }
     if (J->type != MBS_JOINT_REVOLUTE)
         return 0.0;
-    double w1[3], w2[3];
-    mbs_v3_basis(J->axis1, w1, w2);
     MbsNatLin A, A2, B;
     double a[3], a2[3], b[3];
-    mbs_natural_vector_lin(nat, J->body1, w2, &A);
-    mbs_natural_vector_lin(nat, J->body1, w1, &A2);
-    mbs_natural_vector_lin(nat, J->body2, w1, &B);
-    mbs_natlin_eval(&A, q, a);
-    mbs_natlin_eval(&A2, q, a2);
-    mbs_natlin_eval(&B, q, b);
+    revolute_vectors(nat, J, q, &A, &A2, &B, a, a2, b);
     double s = mbs_v3_dot(a, b), co = mbs_v3_dot(a2, b);
     double th = atan2(s, co);
     double k = round((ref - th) / (2.0 * M_PI));
@@ -676,4 +686,249 @@ void mbs_natural_forces(const MbsNatural *nat, const double *q, const double *qd
     }
     for (int f = 0; f < m->nforces; ++f)
         add_element(nat, &m->forces[f], q, qd, angle_ref, grad, Q, e);
+}
+
+/* ---- dQ/d[q, qd] of the force elements, analytically (ali3p's `analytical` tangent) ------ */
+
+int mbs_natural_forces_derivatives_supported(const MbsModel *m, char *why, size_t size)
+{
+    for (int f = 0; f < m->nforces; ++f) {
+        const MbsForce *F = &m->forces[f];
+        const MbsForceClass *c = mbs_force_class(F->type);
+        /* MbsForceDerivative carries no d torque/d omega */
+        if (!c || !c->derivative || (c->geometry == MBS_FORCE_ON_BODY && c->state_dependent)) {
+            snprintf(why, size, "force element '%s' (%s) has no analytical derivative of its law",
+                     F->name, c ? c->name : "unknown kind");
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* s A^T G B into the columns col0 + (B's coordinates). */
+static void add_sandwich(const MbsNatLin *A, const double G[3][3], const MbsNatLin *B, double s,
+                         int col0, MbsNatAddFn add, void *ctx)
+{
+    for (int t = 0; t < A->nt; ++t)
+        for (int k = 0; k < 4; ++k)
+            for (int u = 0; u < B->nt; ++u)
+                for (int l = 0; l < 4; ++l) {
+                    double w = s * A->w[t][k] * B->w[u][l];
+                    if (w == 0.0)
+                        continue;
+                    for (int a = 0; a < 3; ++a)
+                        for (int b = 0; b < 3; ++b)
+                            if (G[a][b] != 0.0)
+                                add(ctx, A->off[t] + 3 * k + a, col0 + B->off[u] + 3 * l + b,
+                                    w * G[a][b]);
+                }
+}
+
+static const double identity3[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+
+/* The joint's coordinates: the 12 of body1 then the 12 of body2 (-1: ground's). */
+enum { JOINT_LOCAL = 24 };
+static void joint_locals(const MbsNatural *nat, const MbsJoint *J, int idx[JOINT_LOCAL])
+{
+    int off[2] = {nat->body_off[J->body1], nat->body_off[J->body2]};
+    for (int p = 0; p < 2; ++p)
+        for (int i = 0; i < 12; ++i)
+            idx[12 * p + i] = off[p] >= 0 ? off[p] + i : -1;
+}
+
+/* Hessian sink: H (24 x 24, column-major) of the joint's local coordinates. */
+typedef struct {
+    const int *idx;
+    double *H;
+    double scale;
+} LocalHessian;
+
+static void local_add(void *ctx, int row, int column, double value)
+{
+    LocalHessian *L = ctx;
+    int i = -1, j = -1;
+    for (int k = 0; k < JOINT_LOCAL; ++k) {
+        if (L->idx[k] == row)
+            i = k;
+        if (L->idx[k] == column)
+            j = k;
+    }
+    if (i >= 0 && j >= 0)
+        L->H[i + JOINT_LOCAL * j] += L->scale * value;
+}
+
+/* theta's gradient g and Hessian H on the joint's coordinates (mbs_natural_joint_coordinate:
+ * prismatic theta = d.a1, H = D^T A1 + A1^T D; revolute theta = atan2(s, co), s = a.b,
+ * co = a2.b, g = (co gs - s gc)/r2, H = (gs gc^T - gc gs^T + co Hs - s Hc - g dr2^T)/r2 with
+ * r2 = s^2 + co^2, dr2 = 2 (s gs + co gc), Hs = A^T B + B^T A, Hc = A2^T B + B^T A2). */
+static void joint_hessian(const MbsNatural *nat, const MbsJoint *J, const double *q,
+                          const int idx[JOINT_LOCAL], double g[JOINT_LOCAL],
+                          double H[JOINT_LOCAL * JOINT_LOCAL], double *grad)
+{
+    memset(H, 0, sizeof(double) * JOINT_LOCAL * JOINT_LOCAL);
+    memset(g, 0, sizeof(double) * JOINT_LOCAL);
+    LocalHessian L = {.idx = idx, .H = H, .scale = 1.0};
+    if (J->type == MBS_JOINT_PRISMATIC) {
+        MbsNatLin x1, x2, D, A1;
+        mbs_natural_point_lin(nat, J->body1, J->point1, &x1);
+        mbs_natural_point_lin(nat, J->body2, J->point2, &x2);
+        lin_sub(&x2, &x1, &D);
+        mbs_natural_vector_lin(nat, J->body1, J->axis1, &A1);
+        add_sandwich(&D, identity3, &A1, 1.0, 0, local_add, &L);
+        add_sandwich(&A1, identity3, &D, 1.0, 0, local_add, &L);
+        mbs_natural_joint_coordinate(nat, q, (int)(J - nat->model->joints), 0.0, grad);
+        for (int k = 0; k < JOINT_LOCAL; ++k)
+            g[k] = idx[k] >= 0 ? grad[idx[k]] : 0.0;
+        return;
+    }
+    if (J->type != MBS_JOINT_REVOLUTE)
+        return;
+    MbsNatLin A, A2, B;
+    double a[3], a2[3], b[3];
+    revolute_vectors(nat, J, q, &A, &A2, &B, a, a2, b);
+    double s = mbs_v3_dot(a, b), co = mbs_v3_dot(a2, b), r2 = s * s + co * co;
+    if (!(r2 > 1e-300))
+        return;
+    double gs[JOINT_LOCAL], gc[JOINT_LOCAL];
+    int n = nat->n;
+    memset(grad, 0, sizeof(double) * (size_t)n);
+    mbs_natlin_add_transpose(&A, 1.0, b, grad);
+    mbs_natlin_add_transpose(&B, 1.0, a, grad);
+    for (int k = 0; k < JOINT_LOCAL; ++k)
+        gs[k] = idx[k] >= 0 ? grad[idx[k]] : 0.0;
+    memset(grad, 0, sizeof(double) * (size_t)n);
+    mbs_natlin_add_transpose(&A2, 1.0, b, grad);
+    mbs_natlin_add_transpose(&B, 1.0, a2, grad);
+    for (int k = 0; k < JOINT_LOCAL; ++k)
+        gc[k] = idx[k] >= 0 ? grad[idx[k]] : 0.0;
+    L.scale = co / r2;
+    add_sandwich(&A, identity3, &B, 1.0, 0, local_add, &L);
+    add_sandwich(&B, identity3, &A, 1.0, 0, local_add, &L);
+    L.scale = -s / r2;
+    add_sandwich(&A2, identity3, &B, 1.0, 0, local_add, &L);
+    add_sandwich(&B, identity3, &A2, 1.0, 0, local_add, &L);
+    for (int k = 0; k < JOINT_LOCAL; ++k)
+        g[k] = (co * gs[k] - s * gc[k]) / r2;
+    for (int j = 0; j < JOINT_LOCAL; ++j)
+        for (int i = 0; i < JOINT_LOCAL; ++i)
+            H[i + JOINT_LOCAL * j] += (gs[i] * gc[j] - gc[i] * gs[j] -
+                                       2.0 * g[i] * (s * gs[j] + co * gc[j])) / r2;
+}
+
+/* A line element: Q += A^T f2, f2 = -T e (d = A q + c, e = d/l, l' = e.A qd):
+ * df2/dd = -(e dT/dd^T + T (I - e e^T)/l), dT/dd = T_l e + T_l' (I - e e^T) d'/l,
+ * df2/dd' = -T_l' e e^T. */
+static void line_derivatives(const MbsNatural *nat, const MbsForce *F, const double *q,
+                             const double *qd, MbsNatAddFn add, void *ctx)
+{
+    const MbsForceClass *c = mbs_force_class(F->type);
+    MbsNatLin x1, x2, D;
+    mbs_natural_point_lin(nat, F->body1, F->point1, &x1);
+    mbs_natural_point_lin(nat, F->body2, F->point2, &x2);
+    lin_sub(&x2, &x1, &D);
+    double d[3], dd[3], e[3], Pdd[3];
+    mbs_natlin_eval(&D, q, d);
+    mbs_natlin_rate(&D, qd, dd);
+    double l = mbs_v3_norm(d);
+    if (l < 1e-12)
+        return;
+    for (int k = 0; k < 3; ++k)
+        e[k] = d[k] / l;
+    MbsForceInput in = {.value = l, .rate = mbs_v3_dot(d, dd) / l};
+    MbsForceOutput out;
+    MbsForceDerivative dT = {0};
+    c->evaluate(F, &in, &out);
+    c->derivative(F, &in, &dT);
+    double ed = mbs_v3_dot(e, dd), Gq[3][3], Gv[3][3];
+    for (int k = 0; k < 3; ++k)
+        Pdd[k] = (dd[k] - e[k] * ed) / l;
+    for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) {
+            double P = (a == b) - e[a] * e[b];
+            Gq[a][b] = -(e[a] * (dT.d_value * e[b] + dT.d_rate * Pdd[b]) +
+                              out.tension * P / l);
+            Gv[a][b] = -dT.d_rate * e[a] * e[b];
+        }
+    add_sandwich(&D, Gq, &D, 1.0, 0, add, ctx);
+    add_sandwich(&D, Gv, &D, 1.0, nat->n, add, ctx);
+}
+
+void mbs_natural_forces_derivatives(const MbsNatural *nat, const double *q, const double *qd,
+                                    const double *angle_ref, double *grad, MbsNatAddFn add,
+                                    void *ctx)
+{
+    const MbsModel *m = nat->model;
+    int n = nat->n;
+    for (int f = 0; f < m->nforces; ++f) {
+        const MbsForce *F = &m->forces[f];
+        const MbsForceClass *c = mbs_force_class(F->type);
+        if (!c->state_dependent && c->geometry != MBS_FORCE_ON_BODY)
+            continue; /* a constant force at a point: constant in natural coordinates */
+        switch (c->geometry) {
+        case MBS_FORCE_ON_LINE:
+            line_derivatives(nat, F, q, qd, add, ctx);
+            break;
+        case MBS_FORCE_ON_JOINT: {
+            /* Q += g(theta, theta') grad theta, theta' = grad theta . qd:
+             * dQ/dq = g_theta gg^T + g_rate g (H qd)^T + g H, dQ/dqd = g_rate g g^T */
+            const MbsJoint *J = &m->joints[F->joint];
+            int idx[JOINT_LOCAL];
+            double g[JOINT_LOCAL], H[JOINT_LOCAL * JOINT_LOCAL], Hqd[JOINT_LOCAL] = {0};
+            joint_locals(nat, J, idx);
+            joint_hessian(nat, J, q, idx, g, H, grad);
+            double ref = angle_ref ? angle_ref[F->joint] : 0.0;
+            MbsForceInput in = {.value = mbs_natural_joint_coordinate(nat, q, F->joint, ref,
+                                                                       grad)};
+            in.rate = vdot(n, grad, qd);
+            MbsForceOutput out;
+            MbsForceDerivative dT = {0};
+            c->evaluate(F, &in, &out);
+            c->derivative(F, &in, &dT);
+            for (int j = 0; j < JOINT_LOCAL; ++j)
+                for (int i = 0; i < JOINT_LOCAL; ++i)
+                    if (idx[i] >= 0)
+                        Hqd[j] += H[i + JOINT_LOCAL * j] * qd[idx[i]];
+            for (int j = 0; j < JOINT_LOCAL; ++j)
+                for (int i = 0; i < JOINT_LOCAL && idx[j] >= 0; ++i) {
+                    if (idx[i] < 0)
+                        continue;
+                    double h = H[i + JOINT_LOCAL * j];
+                    add(ctx, idx[i], idx[j], dT.d_value * g[i] * g[j] +
+                                                 dT.d_rate * g[i] * Hqd[j] + out.generalized * h);
+                    add(ctx, idx[i], n + idx[j], dT.d_rate * g[i] * g[j]);
+                }
+            break;
+        }
+        case MBS_FORCE_AT_POINT: {
+            MbsNatLin x;
+            MbsForceInput in = {0};
+            MbsForceDerivative dF = {0};
+            mbs_natural_point_lin(nat, F->body1, F->point1, &x);
+            mbs_natlin_eval(&x, q, in.r);
+            mbs_natlin_rate(&x, qd, in.v);
+            c->derivative(F, &in, &dF);
+            add_sandwich(&x, (const double(*)[3])dF.d_vector_r, &x, 1.0, 0, add, ctx);
+            add_sandwich(&x, (const double(*)[3])dF.d_vector_v, &x, 1.0, n, add, ctx);
+            break;
+        }
+        case MBS_FORCE_ON_BODY: {
+            /* constant torque T: Q_{e_k} = (T x e_k)/2, d/de_k = [T]x / 2 */
+            int off = nat->body_off[F->body1];
+            MbsForceInput in = {0};
+            MbsForceOutput out;
+            if (off < 0)
+                break;
+            c->evaluate(F, &in, &out);
+            const double *T = out.vector;
+            double X[9] = {0, -T[2], T[1], T[2], 0, -T[0], -T[1], T[0], 0};
+            for (int k = 0; k < 3; ++k)
+                for (int a = 0; a < 3; ++a)
+                    for (int b = 0; b < 3; ++b)
+                        if (X[3 * a + b] != 0.0)
+                            add(ctx, off + 3 + 3 * k + a, off + 3 + 3 * k + b,
+                                0.5 * X[3 * a + b]);
+            break;
+        }
+        }
+    }
 }

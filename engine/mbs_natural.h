@@ -135,4 +135,16 @@ double mbs_natural_joint_coordinate(const MbsNatural *nat, const double *q, int 
 void mbs_natural_forces(const MbsNatural *nat, const double *q, const double *qd,
                         const double *angle_ref, double *grad, double *Q, MbsNatEnergy *e);
 
+/* dQ/d[q, qd] of the force elements (gravity is constant), analytically from the laws'
+ * derivatives (MbsForceClass.derivative) chained through the natural-coordinate kinematics:
+ * add(ctx, row, column, value) is called for each contribution (entries may repeat: the sink
+ * sums them), column < n for dQ/dq, n + j for dQ/dqd_j. Only rows and columns of the bodies an
+ * element couples (ali3p's pattern) are touched. grad: n-entry scratch. */
+typedef void (*MbsNatAddFn)(void *ctx, int row, int column, double value);
+void mbs_natural_forces_derivatives(const MbsNatural *nat, const double *q, const double *qd,
+                                    const double *angle_ref, double *grad, MbsNatAddFn add,
+                                    void *ctx);
+/* 1 when every element's law has its derivative; else 0 with why naming the element. */
+int mbs_natural_forces_derivatives_supported(const MbsModel *m, char *why, size_t size);
+
 #endif

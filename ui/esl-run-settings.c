@@ -41,7 +41,21 @@ typedef struct {
     MbsSettingRef ref;
     GtkWidget *label, *widget;
     gboolean model_ok;
+    /* a choice row: the choice at each position of its drop-down (only those the formulation
+     * offers: mbs_formulation_offers_choice) */
+    int choice_at[32];
+    int nchoices;
 } Row;
+
+/* The position of choice value in the row's drop-down, GTK_INVALID_LIST_POSITION when it is
+ * not offered there. */
+static guint choice_position(const Row *row, int value)
+{
+    for (int i = 0; i < row->nchoices; i++)
+        if (row->choice_at[i] == value)
+            return (guint)i;
+    return GTK_INVALID_LIST_POSITION;
+}
 
 static void attach_row(EslRunSettings *self, Row *row, const char *tooltip, gboolean section)
 {
@@ -431,9 +445,14 @@ static void read_row(EslRunSettings *self, const Row *row, MbsSettings *s)
 {
     const MbsSetting *d = row->ref.setting;
     switch (d->type) {
-    case MBS_SETTING_CHOICE:
-        mbs_setting_set_number(s, &row->ref, selected(row->widget), NULL);
+    case MBS_SETTING_CHOICE: {
+        /* a value not offered (from a project) shows no choice and stays, for the engine to
+         * refuse naming the formulation */
+        guint position = (guint)selected(row->widget);
+        if (position != GTK_INVALID_LIST_POSITION && (int)position < row->nchoices)
+            mbs_setting_set_number(s, &row->ref, row->choice_at[position], NULL);
         break;
+    }
     case MBS_SETTING_LIST: {
         MbsDofList *l = mbs_setting_value(s, &row->ref);
         l->count = 0;
@@ -462,7 +481,7 @@ static void show_row(EslRunSettings *self, const Row *row, const MbsSettings *s)
     switch (d->type) {
     case MBS_SETTING_CHOICE:
         gtk_drop_down_set_selected(GTK_DROP_DOWN(row->widget),
-                                   (guint)mbs_setting_get_number(s, &row->ref));
+                                   choice_position(row, (int)mbs_setting_get_number(s, &row->ref)));
         break;
     case MBS_SETTING_LIST:
         show_dofs(self, mbs_setting_value_const(s, &row->ref));
@@ -596,14 +615,18 @@ static void update_rows(EslRunSettings *self)
 }
 
 /* The control for a setting, from its descriptor. */
-static GtkWidget *setting_widget(EslRunSettings *self, const MbsSetting *d)
+static GtkWidget *setting_widget(EslRunSettings *self, Row *row)
 {
+    const MbsSetting *d = row->ref.setting;
     switch (d->type) {
     case MBS_SETTING_CHOICE: {
         GtkStringList *list = gtk_string_list_new(NULL);
         const char *const *labels = d->choice_labels ? d->choice_labels : d->choices;
-        for (int i = 0; labels[i]; i++)
-            gtk_string_list_append(list, d->choice_labels ? _(labels[i]) : labels[i]);
+        for (int i = 0; labels[i] && row->nchoices < (int)G_N_ELEMENTS(row->choice_at); i++)
+            if (mbs_formulation_offers_choice(row->klass, d, i)) {
+                row->choice_at[row->nchoices++] = i;
+                gtk_string_list_append(list, d->choice_labels ? _(labels[i]) : labels[i]);
+            }
         GtkWidget *w = gtk_drop_down_new(G_LIST_MODEL(list), NULL);
         g_signal_connect_swapped(w, "notify::selected", G_CALLBACK(update_rows), self);
         return w;
@@ -644,7 +667,7 @@ static void add_setting_rows(EslRunSettings *self, const MbsFormulationClass *k)
         g_autofree char *label = d->unit ? g_strdup_printf("%s (%s)", _(d->label), d->unit)
                                          : g_strdup(_(d->label));
         row->label = gtk_label_new(label);
-        row->widget = setting_widget(self, d);
+        row->widget = setting_widget(self, row);
         attach_row(self, row, d->description ? _(d->description) : NULL,
                    d->type == MBS_SETTING_LIST);
     }

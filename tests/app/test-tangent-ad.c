@@ -68,7 +68,7 @@ static void test_model_columns(const char *name, const MbsModel *m)
     for (int k = 0; k < 4; ++k)
         f[k] = penalty_with_jacobian(m, methods[k], 1e-3, &err);
     if (!f[0] && strstr(err.message, "needs the dual law of force kind")) {
-        /* a force kind whose law is not written over MBS_S yet (the tyre): refused, named */
+        /* a force kind whose law is not written over MBS_S (none today): refused, named */
         tap_ok(!f[1] && f[2], "%s: penalty refuses ad, naming the force kind: %s", name,
                err.message);
         for (int k = 0; k < 4; ++k)

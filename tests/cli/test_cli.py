@@ -248,6 +248,33 @@ ok(r.returncode == 0 and all(x["status"] == "finished" for x in cmp["runs"])
    and "penalty keeps" not in r.stderr,
    "compare --jacobian ad-sparse: penalty uses it, ali3p says it keeps its default: "
    + r.stderr.strip().replace("\n", " | "))
+# matrix-r runs twice (the reference and itself) and refuses analytical once
+r = run("compare", four_bar, "--step", "0.01", "--duration", "0.1", "--formulations",
+        "matrix-r,ali3p", "--jacobian", "analytical")
+ok(r.returncode == 0 and r.stderr.count("matrix-r keeps its default Jacobian method") == 1
+   and "does not offer the Jacobian method 'analytical'" in r.stderr
+   and "ali3p keeps" not in r.stderr,
+   "compare --jacobian analytical: matrix-r's refusal printed once, ali3p uses it: "
+   + r.stderr.strip().replace("\n", " | "))
+stiff_vehicle = os.path.join(models, "stiff-vehicle.json")
+ends = {}
+for method in ("analytical", "nd-central"):
+    r = run("run", stiff_vehicle, "--formulation", "ali3p", "--jacobian", method,
+            "--duration", "0.3", "--json")
+    ends[method] = json.loads(r.stdout) if r.returncode == 0 else {}
+a, c = ends["analytical"], ends["nd-central"]
+gap = max((abs(x - y) for x, y in zip(a.get("final_coordinates", []),
+                                       c.get("final_coordinates", []))), default=1.0)
+ok(a.get("status") == "finished" and c.get("status") == "finished" and gap < 1e-8
+   and a.get("newton_iterations") == c.get("newton_iterations"),
+   f"run stiff-vehicle ali3p 0.3 s (tyres, springs): analytical ends within {gap:.1e} of "
+   f"nd-central (bound 1e-8), same Newton iterations "
+   f"({a.get('newton_iterations')}, {c.get('newton_iterations')})")
+r = run("run", "--help")
+ali3p_help = next((line for line in r.stdout.splitlines() if line.strip().startswith("ali3p:")), "")
+ok("--jacobian nd-forward|nd-central|nd-sparse|analytical (" in ali3p_help
+   and "|ad|" not in ali3p_help,
+   "run --help lists for ali3p only the Jacobian methods it offers: " + ali3p_help.strip()[:160])
 r = run("compare", four_bar, "--jacobian", "automatic")
 ok(r.returncode == 2 and "unknown Jacobian method 'automatic'" in r.stderr,
    "compare refuses an unknown Jacobian method: " + r.stderr.strip())

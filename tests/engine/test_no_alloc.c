@@ -136,6 +136,7 @@ int main(void)
     /* penalty's default is analytical; with the springs of the slider-crank too */
     MbsModel *springs = build_slider_crank(0);
     check_with("penalty", "analytical", "slider-crank with springs, analytical", springs, 1e-3, 100);
+    check_with("ali3p", "analytical", "slider-crank with springs, analytical", springs, 1e-3, 100);
     mbs_model_free(springs);
     return tap_done();
 }

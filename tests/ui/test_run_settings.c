@@ -362,6 +362,39 @@ int main(int argc, char **argv)
                "penalty: the Jacobian row offers %s and a run reads it (%g)",
                mbs_jacobian_method_name(method), mbs_settings_number(&read, "jacobian"));
     }
+    /* Each formulation's Jacobian row offers only the methods it computes, from the engine's
+     * table (mbs_formulation_offers_jacobian), and a chosen one reaches the run. */
+    for (int i = 0; i < mbs_formulation_count(); i++) {
+        const MbsFormulationClass *k = mbs_formulation_class(i);
+        MbsSettings mine;
+        mbs_settings_defaults(&mine);
+        mbs_settings_for(&mine, k);
+        if (!mbs_settings_value_for(&mine, k->name, "jacobian"))
+            continue; /* ssode has no Jacobian row */
+        if (!strcmp(k->name, "matrix-r")) /* its row is shown for the trapezoidal rule */
+            mbs_settings_set_for(&mine, k->name, "integrator", "trapezoidal", NULL);
+        esl_run_settings_show(panel, k->name, &mine);
+        GtkWidget *label = row_label(panel, "Jacobian");
+        GListModel *offered = label ? gtk_drop_down_get_model(GTK_DROP_DOWN(
+                                          gtk_widget_get_next_sibling(label)))
+                                    : NULL;
+        int want = 0, reads = 1;
+        for (int method = 0; method < MBS_JACOBIAN_COUNT; ++method) {
+            if (!mbs_formulation_offers_jacobian(k, method))
+                continue;
+            want++;
+            MbsSettings chosen = mine;
+            mbs_settings_set_for(&chosen, k->name, "jacobian", mbs_jacobian_method_name(method),
+                                 NULL);
+            esl_run_settings_show(panel, k->name, &chosen);
+            esl_run_settings_read(panel, &read);
+            reads &= mbs_settings_number(&read, "jacobian") == method;
+        }
+        guint shown = offered ? g_list_model_get_n_items(offered) : 0;
+        tap_ok(shown == (guint)want && reads && want >= 3,
+               "%s: the Jacobian row offers its %d methods (%u shown), each read back", k->name,
+               want, shown);
+    }
     test_dofs(panel, argv[1]);
     test_uses_for_model(panel, argv[1]);
     g_object_unref(panel);

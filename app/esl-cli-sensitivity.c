@@ -239,6 +239,12 @@ int esl_cli_sensitivity(int argc, char **argv)
     EslSettingFlags flags;
     esl_setting_flags_init(&flags);
     g_option_context_add_main_entries(ctx, flags.entries, NULL);
+    EslMethodFlags method_flags;
+    esl_method_flags_init(&method_flags);
+    g_option_context_add_main_entries(ctx, method_flags.entries, NULL);
+    MbsSettings method_options; /* holds the method's own options, when it has a table */
+    mbs_settings_defaults(&method_options);
+    const MbsSettingTable *method_table = NULL;
     g_autoptr(GError) error = NULL;
     g_autoptr(GArray) obj = g_array_new(FALSE, FALSE, sizeof(int));
     g_autoptr(GArray) par = g_array_new(FALSE, FALSE, sizeof(int));
@@ -272,6 +278,14 @@ int esl_cli_sensitivity(int argc, char **argv)
                 method);
         goto out;
     }
+    method_table = mbs_sensitivity_settings(formulation, imethod);
+    {
+        g_autofree char *owner = g_strdup_printf("%s %s", formulation,
+                                                 mbs_sensitivity_method_name(imethod));
+        if ((status = esl_method_flags_apply(&method_flags, method_table, owner,
+                                             &method_options)))
+            goto out;
+    }
     resolved = esl_resolve_model_path(argv[1]);
     m = esl_sensitivity_load("sensitivity", resolved, formulation, objectives, parameters, &flags,
                              &s, obj, par, &status);
@@ -286,6 +300,7 @@ int esl_cli_sensitivity(int argc, char **argv)
         .objectives = (const int *)(void *)obj->data, .nobjectives = (int)obj->len,
         .parameters = (const int *)(void *)par->data, .nparameters = (int)par->len,
         .fd_step = fd_step, .threads = threads,
+        .method_options = method_table ? (const void *)method_options.options.bytes : NULL,
     };
     MbsSensitivityResult r = {.psi = psi, .gradient = gradient};
     History hist = {.nobjectives = obj->len, .nparameters = par->len, .every = 1};
@@ -372,5 +387,6 @@ out:
     g_free(project);
     g_free(history);
     esl_setting_flags_clear(&flags);
+    esl_method_flags_clear(&method_flags);
     return status;
 }

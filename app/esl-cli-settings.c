@@ -8,6 +8,7 @@
 
 #include "esl-cli.h"
 #include "esl-settings-json.h"
+#include "mbs_sensitivity.h"
 
 /* Presentation only: the short forms `run` has always had. */
 static char short_name(const char *name)
@@ -199,6 +200,71 @@ int esl_setting_flags_apply(const EslSettingFlags *f, const MbsFormulationClass 
                 *(double *)mbs_setting_value(s, &r) = v;
             else
                 *(int *)mbs_setting_value(s, &r) = (int)CLAMP(v, -1e9, 1e9);
+        }
+    }
+    return 0;
+}
+
+void esl_method_flags_init(EslMethodFlags *f)
+{
+    memset(f, 0, sizeof *f);
+    f->strings = g_ptr_array_new_with_free_func(g_free);
+    for (int k = 0; k < mbs_formulation_count(); k++)
+        for (int method = 0; method < MBS_SENSITIVITY_METHOD_COUNT; method++) {
+            const MbsSettingTable *t =
+                mbs_sensitivity_settings(mbs_formulation_class(k)->name, method);
+            for (int i = 0; t && i < t->count && f->count < ESL_SETTING_FLAGS_MAX; i++) {
+                gboolean seen = FALSE;
+                for (int j = 0; j < f->count; j++)
+                    seen |= f->settings[j] == &t->items[i];
+                if (seen)
+                    continue;
+                const MbsSetting *d = &t->items[i];
+                int n = f->count++;
+                f->tables[n] = t;
+                f->settings[n] = d;
+                char *name = g_strdup_printf("%s-%s", t->name, d->name);
+                char *help = g_strdup_printf("%s%s%s; %s sensitivities", d->label,
+                                             d->unit ? ", " : "",
+                                             d->unit ? d->unit : "",
+                                             mbs_formulation_class(k)->name);
+                char *arg = d->type == MBS_SETTING_CHOICE ? g_strjoinv("|", (char **)d->choices)
+                                                          : arg_description(d->name, d);
+                g_ptr_array_add(f->strings, name);
+                g_ptr_array_add(f->strings, help);
+                g_ptr_array_add(f->strings, arg);
+                f->entries[n] = (GOptionEntry){.long_name = name, .arg = G_OPTION_ARG_STRING,
+                                               .arg_data = &f->values[n], .description = help,
+                                               .arg_description = arg};
+            }
+        }
+}
+
+void esl_method_flags_clear(EslMethodFlags *f)
+{
+    for (int i = 0; i < f->count; i++)
+        g_free(f->values[i]);
+    g_ptr_array_unref(f->strings);
+    memset(f, 0, sizeof *f);
+}
+
+int esl_method_flags_apply(const EslMethodFlags *f, const MbsSettingTable *t,
+                           const char *owner, MbsSettings *options)
+{
+    if (t)
+        mbs_settings_use_options(options, t);
+    for (int i = 0; i < f->count; i++) {
+        if (!f->values[i])
+            continue;
+        MbsError err = {0};
+        if (f->tables[i] != t) {
+            fprintf(stderr, "eslabon-cli: --%s is not a setting of %s\n",
+                    f->entries[i].long_name, owner);
+            return 2;
+        }
+        if (mbs_settings_set(options, t, f->settings[i]->name, f->values[i], &err)) {
+            fprintf(stderr, "eslabon-cli: --%s: %s\n", f->entries[i].long_name, err.message);
+            return 2;
         }
     }
     return 0;

@@ -32,4 +32,24 @@ char *esl_setting_flags_help(void);
 int esl_setting_flags_apply(const EslSettingFlags *f, const MbsFormulationClass *k,
                             const MbsModel *m, MbsSettings *s);
 
+/* Flags of the sensitivity methods' own tables (mbs_sensitivity_settings): one per setting,
+ * named "<table name>-<setting name>" (--sensitivity-adjoint-memory) so that none shadows a
+ * formulation's setting of the same name (jacobian). */
+typedef struct {
+    int count;
+    const MbsSettingTable *tables[ESL_SETTING_FLAGS_MAX];
+    const MbsSetting *settings[ESL_SETTING_FLAGS_MAX];
+    char *values[ESL_SETTING_FLAGS_MAX]; /* as given, NULL when absent */
+    GOptionEntry entries[ESL_SETTING_FLAGS_MAX + 1];
+    GPtrArray *strings;
+} EslMethodFlags;
+
+void esl_method_flags_init(EslMethodFlags *f);
+void esl_method_flags_clear(EslMethodFlags *f);
+/* The flags given, into `options` (MbsSettings holding table t's options, bound here; t NULL:
+ * the method has no table). 0, or the exit status 2 with a message on stderr (a flag of
+ * another table, a value that does not parse). */
+int esl_method_flags_apply(const EslMethodFlags *f, const MbsSettingTable *t,
+                           const char *owner, MbsSettings *options);
+
 #endif

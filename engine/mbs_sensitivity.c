@@ -7,6 +7,7 @@
 #include "mbs_clock.h"
 #include "mbs_run.h"
 #include "mbs_tangent.h"
+#include "sens_matrix_r.h"
 
 static const char *const method_names[MBS_SENSITIVITY_METHOD_COUNT] = {"direct", "adjoint", "fd"};
 
@@ -43,12 +44,24 @@ static const struct {
     const char *formulation;
     MbsSensitivityMethod method;
     SensitivityFn run;
+    const MbsSettingTable *settings; /* the method's own options (problem->method_options) */
 } registry[] = {
-    {"penalty", MBS_SENSITIVITY_DIRECT, mbs_penalty_direct_sensitivity},
-    {"ali3p", MBS_SENSITIVITY_DIRECT, mbs_ali3p_direct_sensitivity},
-    {"matrix-r", MBS_SENSITIVITY_DIRECT, mbs_matrix_r_direct_sensitivity},
-    {"matrix-r", MBS_SENSITIVITY_ADJOINT, mbs_matrix_r_adjoint_sensitivity},
+    {"penalty", MBS_SENSITIVITY_DIRECT, mbs_penalty_direct_sensitivity, NULL},
+    {"ali3p", MBS_SENSITIVITY_DIRECT, mbs_ali3p_direct_sensitivity, NULL},
+    {"matrix-r", MBS_SENSITIVITY_DIRECT, mbs_matrix_r_direct_sensitivity,
+     &mbs_matrix_r_sens_settings},
+    {"matrix-r", MBS_SENSITIVITY_ADJOINT, mbs_matrix_r_adjoint_sensitivity,
+     &mbs_matrix_r_sens_settings},
 };
+
+const MbsSettingTable *mbs_sensitivity_settings(const char *formulation,
+                                                MbsSensitivityMethod method)
+{
+    for (size_t i = 0; formulation && i < sizeof registry / sizeof registry[0]; ++i)
+        if (registry[i].method == method && !strcmp(registry[i].formulation, formulation))
+            return registry[i].settings;
+    return NULL;
+}
 
 static SensitivityFn find_method(const char *formulation, MbsSensitivityMethod method)
 {

@@ -56,10 +56,18 @@ typedef struct {
     int history_every;              /* grid steps between history calls (< 1: 1) */
     MbsSensitivityStateHistory state_history; /* optional; with history_every */
     void *state_history_data;
-    /* optional, read between steps (direct methods of penalty and ali3p) and between runs
-     * (fd): nonzero ends the computation with MBS_FATAL and "stopped" (another thread sets it) */
+    /* optional, read between steps (direct methods of penalty and ali3p; matrix-r's forward
+     * run, recomputed segments and backward sweep) and between runs (fd): nonzero ends the computation with MBS_FATAL and "stopped" (another thread sets it) */
     const volatile int *stop;
+    /* optional: the method's own options, the struct mbs_sensitivity_settings describes (NULL:
+     * its defaults) */
+    const void *method_options;
 } MbsSensitivityProblem;
+
+/* The table of the method's own options for the formulation (matrix-r direct and adjoint:
+ * adjoint-memory, ...), or NULL when it has none. */
+const MbsSettingTable *mbs_sensitivity_settings(const char *formulation,
+                                                MbsSensitivityMethod method);
 
 /* 1 when the method gives state histories (state_history) for the formulation. */
 int mbs_sensitivity_has_state_history(const char *formulation, MbsSensitivityMethod method);

@@ -93,6 +93,7 @@ typedef struct {
     void *observer_data;
     double clock, t_sens;
     int status;
+    const volatile int *stop; /* MbsSensitivityProblem.stop, read between steps of every sweep */
 } Sens;
 
 /* --- settings ----------------------------------------------------------------------------- */
@@ -610,6 +611,12 @@ static int adjoint_partition_change(Sens *S, const MbsCheckpoint *before)
 
 /* --- runs --------------------------------------------------------------------------------- */
 
+/* MBS_FATAL with "stopped" (as the other methods end on problem->stop), else 0. */
+static int stopped(Sens *S)
+{
+    return S->stop && *S->stop ? mbs_error_set(S->err, MBS_FATAL, MBS_SENSITIVITY_STOPPED) : 0;
+}
+
 static void notify(Sens *S, double t)
 {
     if (!S->observer)
@@ -623,6 +630,8 @@ static void notify(Sens *S, double t)
 static int forward_sample(void *data, const MbsRun *run)
 {
     Sens *S = data;
+    if ((S->status = stopped(S)))
+        return 1;
     MbsFormulation *f = mbs_run_formulation(run);
     long n = mbs_run_grid_steps(run);
     double tc = mbs_clock_now();
@@ -663,6 +672,8 @@ static int forward_sample(void *data, const MbsRun *run)
 static int segment_sample(void *data, const MbsRun *run)
 {
     Sens *S = data;
+    if ((S->status = stopped(S)))
+        return 1;
     MbsFormulation *f = mbs_run_formulation(run);
     mbs_formulation_save(f, &S->segment[mbs_run_grid_steps(run) - S->segment_start]);
     return 0;
@@ -694,7 +705,7 @@ static int adjoint_backward(Sens *S)
     long nseg = S->K == 1 ? 0 : (S->N + S->K - 1) / S->K;
     if (S->K == 1) {
         for (long n = S->N; n >= 0; --n) {
-            if ((status = sens_derivatives(S, &S->stored[n])) ||
+            if ((status = stopped(S)) || (status = sens_derivatives(S, &S->stored[n])) ||
                 (n == 0 && (status = initial_sensitivities(S, S->U0 + (size_t)S->nx * S->p))) ||
                 (status = adjoint_visit(S, n)) ||
                 (n > 0 && partition_changed(S, &S->stored[n - 1], &S->stored[n]) &&
@@ -723,7 +734,7 @@ static int adjoint_backward(Sens *S)
                                  (double)start * S->h, (double)end * S->h);
         for (long n = end; n >= (seg == 0 ? 0 : start + 1); --n) {
             const MbsCheckpoint *before = n > 0 ? &S->segment[n - 1 - start] : NULL;
-            if ((status = sens_derivatives(S, &S->segment[n - start])) ||
+            if ((status = stopped(S)) || (status = sens_derivatives(S, &S->segment[n - start])) ||
                 (n == 0 && (status = initial_sensitivities(S, S->U0 + (size_t)S->nx * S->p))) ||
                 (status = adjoint_visit(S, n)) ||
                 (before && partition_changed(S, before, &S->segment[n - start]) &&
@@ -934,15 +945,16 @@ static int sens_setup(Sens *S, const MbsSettings *s)
     return 0;
 }
 
-int mbs_matrix_r_sensitivity(const MbsModel *m, const MbsSettings *s, const int *params, int np,
-                             const MbsSensObjectives *objectives, MbsSensMethod method,
-                             const MbsMatrixRSensOptions *options, double t_end,
-                             MbsSensObserver observer, void *observer_data, MbsSensResult *out,
-                             MbsError *err)
+static int stoppable_sensitivity(const MbsModel *m, const MbsSettings *s, const int *params,
+                                 int np, const MbsSensObjectives *objectives,
+                                 MbsSensMethod method, const MbsMatrixRSensOptions *options,
+                                 double t_end, MbsSensObserver observer, void *observer_data,
+                                 const volatile int *stop, MbsSensResult *out, MbsError *err)
 {
     memset(out, 0, sizeof *out);
     Sens S = {.model = m, .p = np, .params = params, .obj = *objectives, .method = method,
-              .err = err, .res = out, .observer = observer, .observer_data = observer_data};
+              .err = err, .res = out, .observer = observer, .observer_data = observer_data,
+              .stop = stop};
     if (options)
         S.opt = *options;
     else
@@ -979,6 +991,16 @@ int mbs_matrix_r_sensitivity(const MbsModel *m, const MbsSettings *s, const int 
     if (status)
         mbs_sens_result_free(out);
     return status;
+}
+
+int mbs_matrix_r_sensitivity(const MbsModel *m, const MbsSettings *s, const int *params, int np,
+                             const MbsSensObjectives *objectives, MbsSensMethod method,
+                             const MbsMatrixRSensOptions *options, double t_end,
+                             MbsSensObserver observer, void *observer_data, MbsSensResult *out,
+                             MbsError *err)
+{
+    return stoppable_sensitivity(m, s, params, np, objectives, method, options, t_end, observer,
+                                 observer_data, NULL, out, err);
 }
 
 /* --- the model's objectives (mbs_objective.h) ---------------------------------------------- */
@@ -1037,7 +1059,7 @@ static int objectives_sensitivity(const MbsModel *m, const MbsSettings *s, const
                                   int nobjectives, const int *params, int np,
                                   MbsSensMethod method, const MbsMatrixRSensOptions *options,
                                   double t_end, MbsSensObserver observer, void *observer_data,
-                                  MbsSensResult *out, MbsError *err)
+                                  const volatile int *stop, MbsSensResult *out, MbsError *err)
 {
     memset(out, 0, sizeof *out);
     if (m->nobjectives < 1 || nobjectives < 1)
@@ -1054,8 +1076,8 @@ static int objectives_sensitivity(const MbsModel *m, const MbsSettings *s, const
     } else {
         MbsSensObjectives obj = {.count = nobjectives, .values = model_objectives_values,
                                  .prepare = model_objectives_prepare, .ctx = &o};
-        status = mbs_matrix_r_sensitivity(m, s, params, np, &obj, method, options, t_end,
-                                          observer, observer_data, out, err);
+        status = stoppable_sensitivity(m, s, params, np, &obj, method, options, t_end,
+                                       observer, observer_data, stop, out, err);
     }
     for (int i = 0; i < o.count; ++i)
         mbs_objective_eval_free(o.evals[i]);
@@ -1072,7 +1094,7 @@ int mbs_matrix_r_model_sensitivity(const MbsModel *m, const MbsSettings *s, cons
                                    MbsSensResult *out, MbsError *err)
 {
     return objectives_sensitivity(m, s, NULL, m->nobjectives, params, np, method, options, t_end,
-                                  observer, observer_data, out, err);
+                                  observer, observer_data, NULL, out, err);
 }
 
 /* --- eslabon-cli sensitivity's registry (mbs_sensitivity.h) -------------------------------- */
@@ -1099,12 +1121,13 @@ static int registry_sensitivity(const MbsSensitivityProblem *p, MbsSensMethod me
     History h = {.p = p};
     MbsSensResult out;
     int status = objectives_sensitivity(p->model, p->settings, p->objectives, p->nobjectives,
-                                        p->parameters, p->nparameters, method, NULL,
+                                        p->parameters, p->nparameters, method,
+                                        p->method_options,
                                         p->settings->duration,
                                         /* histories run forward in time: direct only */
                                         p->history && method == MBS_SENS_DIRECT ? history_sample
                                                                                 : NULL,
-                                        &h, &out, err);
+                                        &h, p->stop, &out, err);
     if (status)
         return status;
     memcpy(r->psi, out.psi, sizeof(double) * (size_t)p->nobjectives);

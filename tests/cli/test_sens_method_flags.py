@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""eslabon-cli sensitivity's flags of the methods' own settings tables (issue 10): matrix-r's
+--sensitivity-adjoint-memory and --sensitivity-parameter-step reach the engine, other
+formulations refuse them. Prints TAP."""
+import subprocess
+
+from sens_tap import cli, done, ok, sens
+
+
+def sensitivity(formulation, *args):
+    r, out = sens("five-bar.json", "--formulation", formulation, "--step", "0.01", "--duration",
+                  "0.5", "--objectives", "psi1", "--parameters", "Ls1", *args)
+    return r, (out["gradient"][0][0] if out else None)
+
+
+help_text = subprocess.run([cli, "sensitivity", "--help"], capture_output=True, text=True).stdout
+ok(all(f"--sensitivity-{n}" in help_text for n in ("adjoint-memory", "parameter-step")),
+   "--help lists matrix-r's sensitivity settings")
+
+mr = ["--integrator", "trapezoidal", "--method", "adjoint"]
+r, default = sensitivity("matrix-r", *mr)
+ok(r.returncode == 0, "matrix-r adjoint with the table's defaults " + r.stderr.strip())
+# 4 KiB cannot hold the checkpoints of 50 steps: the engine refuses, naming the setting
+r, _ = sensitivity("matrix-r", *mr, "--sensitivity-adjoint-memory", "0.004")
+ok(r.returncode == 1 and "adjoint-memory" in r.stderr,
+   "a bound too small for the checkpoints is refused: " + r.stderr.strip())
+# a 100 times larger increment of the parameters' central differences changes the gradient
+# at the level of its truncation error (not 0, far below the gradient)
+r, coarse = sensitivity("matrix-r", *mr, "--sensitivity-parameter-step", "6e-4")
+ok(r.returncode == 0 and default is not None and coarse != default and
+   abs(coarse - default) < 1e-4 * abs(default),
+   f"--sensitivity-parameter-step reaches the engine ({coarse!r} vs {default!r})")
+r, _ = sensitivity("matrix-r", *mr, "--sensitivity-adjoint-memory", "lots")
+ok(r.returncode == 2, "a value that does not parse: exit 2 " + r.stderr.strip())
+r, _ = sensitivity("penalty", "--method", "direct", "--sensitivity-adjoint-memory", "4")
+ok(r.returncode == 2 and "not a setting of penalty" in r.stderr,
+   "penalty refuses it: " + r.stderr.strip())
+done()

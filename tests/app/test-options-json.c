@@ -12,7 +12,9 @@ static void check_refused(const MbsFormulationClass *k, const char *text, const 
     mbs_settings_defaults(&s);
     GError *error = NULL;
     gboolean ok = esl_settings_options_from_json(&s, k, text, &error);
-    tap_ok(!ok && error && strstr(error->message, expect), "options '%s' refused: %s", text,
+    /* escaped: a raw newline in the test's name would be read as a line of TAP */
+    g_autofree char *shown = g_strescape(text, NULL);
+    tap_ok(!ok && error && strstr(error->message, expect), "options '%s' refused: %s", shown,
            error ? error->message : "(no error set)");
     g_clear_error(&error);
 }

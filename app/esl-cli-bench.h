@@ -2,6 +2,28 @@
 #ifndef ESL_CLI_BENCH_H
 #define ESL_CLI_BENCH_H
 
+#include "mbs_run.h"
+
+/* One run of a benchmark case (esl-cli-bench.c): wall and process CPU seconds, its summary. */
+typedef struct {
+    double wall, cpu, thread_cpu; /* cpu: every thread of the process (an idle OpenMP or
+                                     OpenBLAS pool spinning counts); thread_cpu: the caller's */
+    MbsRunSummary summary;
+    int failed;
+    char message[512];
+} EslBenchRun;
+
+EslBenchRun esl_bench_once(const MbsModel *m, const char *formulation, const MbsSettings *s);
+/* The median of v (sorted in place). */
+double esl_bench_median(double *v, int n);
+/* CPU seconds of the process (every thread). */
+double esl_bench_process_cpu(void);
+/* CPU seconds of the calling thread. */
+double esl_bench_thread_cpu(void);
+
+/* Paper 000 Tables 1-4 for every formulation with a tangent (esl-cli-bench-jacobian.c). */
+int esl_bench_jacobian(const char *models_dir, const char *formulation, const char *models,
+                       int runs, double duration, double step);
 int esl_bench_matrix_r(const char *models_dir, int runs, int evaluations);
 /* matrix-r direct and adjoint sensitivities on the five-bar (esl-cli-bench-sensitivity.c);
  * jac: the state derivatives' method (NULL: the default). */

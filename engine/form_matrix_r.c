@@ -1957,7 +1957,8 @@ static const MbsSetting matrix_r_items[] = {
 };
 
 static const MbsSettingTable matrix_r_settings = {
-    .name = "matrix-r", .items = matrix_r_items, .count = 7, .size = sizeof(MatrixROptions)};
+    .name = "matrix-r",
+    .items = matrix_r_items, .count = 7, .size = sizeof(MatrixROptions)};
 
 int mbs_matrix_r_degrees_of_freedom(const MbsModel *m, const MbsSettings *s)
 {
@@ -1992,6 +1993,7 @@ static int matrix_r_check_settings(const MbsModel *m, const MbsSettings *s, MbsE
 
 const MbsFormulationClass mbs_matrix_r_class = {
     .name = "matrix-r",
+    .tangent_dense_only = 1,
     .description = MBS_N_("Semi-recursive Matrix R (double velocity transformation), "
                           "coordinate partitioning by pivoted QR, RK4 or trapezoidal rule, "
                           "dense LAPACK or sparse KLU (papers 001, 003)"),

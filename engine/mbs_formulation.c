@@ -151,6 +151,8 @@ int mbs_formulation_offers_jacobian(const MbsFormulationClass *k, MbsJacobianMet
 {
     if (method == MBS_JACOBIAN_ANALYTICAL)
         return k->tangent_offers_analytical;
+    if (k->tangent_dense_only && mbs_jacobian_method_uses_pattern(method))
+        return 0;
     return !mbs_jacobian_method_needs_dual(method) || k->tangent_offers_dual;
 }
 
@@ -174,16 +176,26 @@ int mbs_formulation_check_settings(const MbsFormulationClass *k, const MbsModel 
         MbsJacobianMethod method = (MbsJacobianMethod)mbs_setting_get_number(&own, &jacobian);
         if (!mbs_formulation_offers_jacobian(k, method)) {
             char offering[128] = "";
+            MbsSettingRef other;
             for (int i = 0; i < mbs_formulation_count(); ++i)
-                if (mbs_formulation_offers_jacobian(registry[i], method)) {
+                if (!mbs_settings_find(registry[i]->settings, "jacobian", &other) &&
+                    mbs_formulation_offers_jacobian(registry[i], method)) {
                     if (offering[0])
                         strncat(offering, ", ", sizeof offering - strlen(offering) - 1);
                     strncat(offering, registry[i]->name, sizeof offering - strlen(offering) - 1);
                 }
+            char own[128] = "";
+            for (int i = 0; i < MBS_JACOBIAN_COUNT; ++i)
+                if (mbs_formulation_offers_jacobian(k, (MbsJacobianMethod)i)) {
+                    if (own[0])
+                        strncat(own, ", ", sizeof own - strlen(own) - 1);
+                    strncat(own, mbs_jacobian_method_name((MbsJacobianMethod)i),
+                            sizeof own - strlen(own) - 1);
+                }
             return mbs_error_set(err, MBS_FATAL,
-                                 "%s does not offer the Jacobian method '%s' (%s does); "
-                                 "choose a method of differences",
-                                 k->name, mbs_jacobian_method_name(method), offering);
+                                 "%s does not offer the Jacobian method '%s' (offered by %s); "
+                                 "choose one of %s",
+                                 k->name, mbs_jacobian_method_name(method), offering, own);
         }
     }
     return k->check_settings ? k->check_settings(m, &own, err) : 0;

@@ -93,6 +93,11 @@ typedef struct {
     /* 1 when its tangent problem offers analytical_jacobian (the `analytical` method); 0:
      * mbs_formulation_check_settings refuses it, naming the formulation. */
     int tangent_offers_analytical;
+    /* 1 when its tangent has no structural pattern to compress (matrix-r: the reduced tangent in
+     * the independent coordinates is dense, and its size follows the partition, so a colouring
+     * made at init would not fit): the methods that use a pattern (nd-sparse, ad-sparse) are
+     * refused. */
+    int tangent_dense_only;
     int (*init)(MbsFormulation *f, MbsError *err);      /* allocate workspaces, assemble */
     /* Advance one step of size h (the run driver's; it may be below settings.step when the
      * driver cuts the step). On a recoverable failure the state may be anywhere: the driver

@@ -320,5 +320,42 @@ ok(loose.get("status") == "finished" and abs(loose.get("time_reached", 0) - 1) <
    f"internal steps, {loose.get('statistics', {}).get('nonlinear_failures')} rejected by Newton or "
    f"the position recovery) {r.stderr.strip()[-200:]}")
 
+# matrix-r's reduced tangent is dense (its size follows the partition): the compressed methods are
+# refused, naming what it offers (nd-sparse used to run with a colouring made for n coordinates
+# and failed every step of the five-bar)
+five_bar = os.path.join(models, "five-bar.json")
+r = run("run", five_bar, "--formulation", "matrix-r", "--integrator", "trapezoidal",
+        "--jacobian", "nd-sparse", "--duration", "0.05")
+ok(r.returncode != 0 and "matrix-r does not offer the Jacobian method 'nd-sparse'" in r.stderr
+   and "choose one of nd-forward, nd-central" in r.stderr,
+   "matrix-r refuses nd-sparse and says what it offers: " + r.stderr.strip()[-200:])
+
+# bench jacobian: a table per formulation with a tangent, a row per method it offers, the same
+# Newton iterations and Jacobians for every method (they differ by truncation error only)
+r = run("bench", "jacobian", "--runs", "1", "--duration", "0.05", "--models", "five-bar")
+ok(r.returncode == 0, "bench jacobian on the five-bar exits 0 " + r.stderr.strip()[-200:])
+tables = {}
+section = None
+for line in r.stdout.splitlines():
+    if line.startswith("## "):
+        section = line.split()[1].rstrip(":")
+        tables[section] = []
+    elif section and line.startswith("| five-bar |"):
+        tables[section].append([c.strip() for c in line.strip("|").split("|")])
+expect = {"penalty": ["nd-forward", "nd-central", "nd-sparse", "ad", "ad-sparse", "analytical"],
+          "ali3p": ["nd-forward", "nd-central", "nd-sparse", "analytical"],
+          "matrix-r": ["nd-forward", "nd-central"]}
+for form, methods in expect.items():
+    rows = tables.get(form, [])
+    ok([row[1] for row in rows] == methods,
+       f"bench jacobian {form}: a row per offered method {[row[1] for row in rows]}")
+    newton = {row[12] for row in rows}
+    jacobians = {row[11] for row in rows}
+    ok(len(rows) > 0 and len(newton) == 1 and len(jacobians) == 1,
+       f"bench jacobian {form}: same Newton iterations {newton} and Jacobians {jacobians}")
+    analytical = [row for row in rows if row[1] == "analytical"]
+    ok(not analytical or (analytical[0][5] == "0" and analytical[0][6] == "0"),
+       f"bench jacobian {form}: analytical perturbs nothing and evaluates no residual")
+
 print(f"1..{count}")
 sys.exit(1 if failed else 0)

@@ -1333,7 +1333,7 @@ static const MbsSetting ali3p_items[] = {
      .group = &mbs_newton_settings},
     /* K and C: columns on threads (stiffness_damping) */
     {.name = "tangent", .type = MBS_SETTING_GROUP, .offset = offsetof(Ali3pOptions, tangent),
-     .group = &mbs_tangent_settings, .applies = forces_vary},
+     .group = &mbs_tangent_analytical_settings, .applies = forces_vary},
 };
 
 static const MbsSettingTable ali3p_settings = {

@@ -57,22 +57,13 @@ const MbsSettingTable mbs_newton_settings = {
      .flags = MBS_SETTING_AUTO_ZERO, .label = MBS_N_("Jacobian threads"),                        \
      .description = MBS_N_("Threads computing the columns of the Jacobian; 0: automatic")}
 
-/* ali3p: columns in parallel, central differences by default */
-static const MbsSetting tangent_items[] = {
-    TANGENT_REUSE_ITEM,
-    TANGENT_METHOD_ITEM(MBS_JACOBIAN_ND_CENTRAL),
-    TANGENT_THREADS_ITEM,
-};
-
-const MbsSettingTable mbs_tangent_settings = {
-    .name = "tangent", .items = tangent_items, .count = 3, .size = sizeof(MbsTangentOptions)};
-
 const char *const mbs_algebra_choices[] = {"automatic", "dense", "sparse", NULL};
 const char *const mbs_algebra_labels[] = {MBS_N_("automatic"), MBS_N_("dense (LAPACK)"),
                                           MBS_N_("sparse (KLU)"), NULL};
 
-/* penalty: the same, analytical derivatives by default (the fastest: one J costs about 10
- * evaluations of Q on the lattices against 2n for nd-central; docs/benchmarks.md). */
+/* penalty and ali3p: columns in parallel, analytical derivatives by default (the fastest: one J
+ * costs about 10 evaluations of Q on penalty's lattices against 2n for nd-central; ali3p 17-27
+ * residuals against 88-927, whole runs 1.6-1.9x less CPU; docs/benchmarks.md). */
 static const MbsSetting tangent_analytical_items[] = {
     TANGENT_REUSE_ITEM,
     TANGENT_METHOD_ITEM(MBS_JACOBIAN_ANALYTICAL),

@@ -32,13 +32,12 @@ typedef struct {
 } MbsTangentOptions;
 
 extern const MbsSettingTable mbs_newton_settings;  /* newton-tolerance, newton-iterations */
-extern const MbsSettingTable mbs_tangent_settings; /* jacobian-reuse, jacobian, threads */
 /* Choices of the "algebra" setting of ali3p and penalty: automatic, dense, sparse. */
 extern const char *const mbs_algebra_choices[];
 extern const char *const mbs_algebra_labels[];
-/* The same with the analytical method by default (penalty). */
+/* jacobian-reuse, jacobian (analytical by default), threads: penalty and ali3p. */
 extern const MbsSettingTable mbs_tangent_analytical_settings;
-/* The first items of mbs_tangent_settings, for formulations that read only those. */
+/* Its first two items, forward differences by default, for a serial tangent (matrix-r). */
 extern const MbsSettingTable mbs_tangent_serial_settings; /* jacobian-reuse, jacobian (forward by default) */
 
 /* What every formulation reports after every step. Energies in J, times in s. */

@@ -83,8 +83,10 @@ static void on_traced(EslStepView *view, StepTest *s)
            esl_step_view_count_pictures(view));
     const char *c0 = esl_step_view_picture_caption(view, 0);
     const char *c1 = esl_step_view_picture_caption(view, 1);
+    /* escaped: the captions have two lines, and a raw newline would be read as a line of TAP */
+    g_autofree char *e0 = g_strescape(c0 ? c0 : "", NULL), *e1 = g_strescape(c1 ? c1 : "", NULL);
     tap_ok(c0 && g_str_has_prefix(c0, "M: 4 × 4") && c1 && g_str_has_prefix(c1, "Phi_z: 3 × 4"),
-           "captions give sizes and nonzeros: '%s', '%s'", c0 ? c0 : "", c1 ? c1 : "");
+           "captions give sizes and nonzeros: '%s', '%s'", e0, e1);
     esl_step_view_select_phase(view, t->nphases - 2);
     tap_ok(esl_step_view_count_pictures(view) == 1,
            "selecting the velocity projection shows its one matrix (Phi_z at the new positions)");

@@ -338,6 +338,12 @@ int esl_cli_sensitivity(int argc, char **argv)
         p.history = write_history;
         p.history_data = &hist;
     }
+    /* the coordinates' sensitivities of the stored rows, replayed by the window */
+    if (hist.recorder &&
+        mbs_sensitivity_has_state_history(formulation, (MbsSensitivityMethod)imethod)) {
+        p.state_history = esl_sensitivity_recorder_state;
+        p.state_history_data = hist.recorder;
+    }
     double wall0 = g_get_monotonic_time() * 1e-6;
     int failed = mbs_sensitivity_compute(&p, (MbsSensitivityMethod)imethod, &r, &err);
     if (hist.out)

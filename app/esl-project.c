@@ -177,6 +177,10 @@ static const char *const migrations[ESL_PROJECT_SCHEMA_VERSION + 1] = {
           "  psi BLOB NOT NULL,"
           "  gradient BLOB NOT NULL,"
           "  PRIMARY KEY (run_id, seq)) WITHOUT ROWID;",
+    /* 8: the coordinates' sensitivities d q / d rho at each history row (n x nparameters
+     * doubles, column per parameter; NULL for methods that step none), so that stored runs
+     * replay them. */
+    [8] = "ALTER TABLE sensitivity_history ADD COLUMN state_sensitivity BLOB;",
 };
 
 /* The double-valued monitors, with the column each is stored in. */
@@ -1525,6 +1529,7 @@ void esl_sensitivity_run_free(EslSensitivityRun *run)
     g_free(run->times);
     g_free(run->history_psi);
     g_free(run->history_gradient);
+    g_free(run->history_state);
     g_free(run);
 }
 
@@ -1667,18 +1672,36 @@ gboolean esl_project_append_sensitivity_history(EslProject *project, gint64 run_
                                                 const double *times, const double *psi,
                                                 const double *gradient, int n, GError **error)
 {
+    return esl_project_append_sensitivity_rows(project, run_id, times, psi, gradient, NULL, 0, n,
+                                               error);
+}
+
+gboolean esl_project_append_sensitivity_rows(EslProject *project, gint64 run_id,
+                                             const double *times, const double *psi,
+                                             const double *gradient, const double *state,
+                                             int nstate, int n, GError **error)
+{
     g_return_val_if_fail(project && n >= 0 && (n == 0 || (times && psi && gradient)), FALSE);
+    g_return_val_if_fail(nstate >= 0 && (nstate == 0 || state), FALSE);
     int no, np;
     if (!sensitivity_sizes(project, run_id, "sensitivity history", &no, &np, error))
         return FALSE;
     int ng = no * np;
+    gsize ns = (gsize)nstate * np;
+    if (nstate > ESL_PROJECT_MAX_STATE_SENSITIVITIES) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    _("sensitivity history: %d coordinates, at most %d are stored"), nstate,
+                    ESL_PROJECT_MAX_STATE_SENSITIVITIES);
+        return FALSE;
+    }
     /* Validate everything before writing anything. */
     for (int i = 0; i < n; i++) {
         g_autofree char *field = g_strdup_printf(_("sensitivity history row %d (t = %g s)"), i,
                                                  times[i]);
         if (!check_all_finite(&times[i], 1, field, error) ||
             !check_all_finite(psi + (gsize)i * no, no, field, error) ||
-            !check_all_finite(gradient + (gsize)i * ng, ng, field, error))
+            !check_all_finite(gradient + (gsize)i * ng, ng, field, error) ||
+            (ns && !check_all_finite(state + i * ns, (int)ns, field, error)))
             return FALSE;
     }
     sqlite3 *db = project->db;
@@ -1688,17 +1711,22 @@ gboolean esl_project_append_sensitivity_history(EslProject *project, gint64 run_
     ok = ok && rows_of_run(db, "SELECT count(*) FROM sensitivity_history WHERE run_id = ?",
                            run_id, &seq, "cannot store sensitivity history", error);
     if (ok && sqlite3_prepare_v2(db, "INSERT INTO sensitivity_history (run_id, seq, time, psi,"
-                                     " gradient) VALUES (?,?,?,?,?)",
+                                     " gradient, state_sensitivity) VALUES (?,?,?,?,?,?)",
                                  -1, &st, NULL) != SQLITE_OK)
         ok = db_error(db, "cannot store sensitivity history", error);
     g_autofree guint64 *scratch_psi = g_new(guint64, no);
     g_autofree guint64 *scratch_gradient = g_new(guint64, ng);
+    g_autofree guint64 *scratch_state = g_new(guint64, MAX(ns, 1));
     for (int i = 0; ok && i < n; i++) {
         sqlite3_bind_int64(st, 1, run_id);
         sqlite3_bind_int64(st, 2, seq + i);
         sqlite3_bind_double(st, 3, times[i]);
         bind_doubles(st, 4, psi + (gsize)i * no, no, scratch_psi);
         bind_doubles(st, 5, gradient + (gsize)i * ng, ng, scratch_gradient);
+        if (ns)
+            bind_doubles(st, 6, state + i * ns, (int)ns, scratch_state);
+        else
+            sqlite3_bind_null(st, 6);
         if (sqlite3_step(st) != SQLITE_DONE)
             ok = db_error(db, "cannot store sensitivity history", error);
         sqlite3_reset(st);
@@ -1753,6 +1781,33 @@ static EslSensitivityRun *sensitivity_corrupt(EslSensitivityRun *run, gint64 run
                 "sensitivity run %" G_GINT64_FORMAT " is corrupt: %s", run_id, what);
     esl_sensitivity_run_free(run);
     return NULL;
+}
+
+/* Row r->n's d q / d rho (column col) into r->history_state: the first row that has them sets
+ * r->nstate and allocates for every row; FALSE when a BLOB is not a whole number of coordinates, differs
+ * from the first, or the whole would not fit the file. */
+static gboolean state_sensitivity_row(sqlite3_stmt *st, int col, EslSensitivityRun *r,
+                                      gint64 rows, gint64 file_bytes)
+{
+    if (sqlite3_column_type(st, col) == SQLITE_NULL)
+        return TRUE;
+    gint64 bytes = sqlite3_column_bytes(st, col), per_coordinate = 8 * (gint64)r->nparameters;
+    if (bytes <= 0 || bytes % per_coordinate)
+        return FALSE;
+    gint64 nstate = bytes / per_coordinate;
+    if (!r->nstate) {
+        if (nstate > ESL_PROJECT_MAX_STATE_SENSITIVITIES || rows * bytes > file_bytes)
+            return FALSE; /* a row count the file cannot hold would allocate for nothing */
+        r->nstate = (int)nstate;
+        r->history_state = g_new0(double, (gsize)rows * nstate * r->nparameters);
+    }
+    if (nstate != r->nstate)
+        return FALSE;
+    gsize ns = (gsize)r->nstate * r->nparameters;
+    if (!column_doubles(st, col, r->history_state + (gsize)r->n * ns, (int)ns))
+        return FALSE;
+    r->state_rows++;
+    return TRUE;
 }
 
 EslSensitivityRun *esl_project_load_sensitivity(EslProject *project, gint64 run_id,
@@ -1812,8 +1867,8 @@ EslSensitivityRun *esl_project_load_sensitivity(EslProject *project, gint64 run_
     r->times = g_new(double, rows);
     r->history_psi = g_new(double, (gsize)rows * no);
     r->history_gradient = g_new(double, (gsize)rows * ng);
-    if (sqlite3_prepare_v2(db, "SELECT time, psi, gradient FROM sensitivity_history "
-                               "WHERE run_id = ? ORDER BY seq",
+    if (sqlite3_prepare_v2(db, "SELECT time, psi, gradient, state_sensitivity "
+                               "FROM sensitivity_history WHERE run_id = ? ORDER BY seq",
                            -1, &st, NULL) != SQLITE_OK) {
         esl_sensitivity_run_free(r);
         return db_error(db, "cannot read the sensitivity history", error), NULL;
@@ -1823,12 +1878,17 @@ EslSensitivityRun *esl_project_load_sensitivity(EslProject *project, gint64 run_
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && r->n < rows) {
         r->times[r->n] = sqlite3_column_double(st, 0);
         if (!column_doubles(st, 1, r->history_psi + (gsize)r->n * no, r->nobjectives) ||
-            !column_doubles(st, 2, r->history_gradient + (gsize)r->n * ng, ng)) {
+            !column_doubles(st, 2, r->history_gradient + (gsize)r->n * ng, ng) ||
+            !state_sensitivity_row(st, 3, r, rows, file_bytes)) {
             sqlite3_finalize(st);
             g_autofree char *what = g_strdup_printf(_("history row %d has the wrong size"), r->n);
             return sensitivity_corrupt(r, run_id, what, error);
         }
         r->n++;
+    }
+    if (r->nstate && r->state_rows < r->n) { /* some rows without: none is replayed */
+        g_clear_pointer(&r->history_state, g_free);
+        r->nstate = 0;
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE && rc != SQLITE_ROW) {

@@ -43,7 +43,7 @@ typedef enum {
 
 /* "ESLB": PRAGMA application_id of every Eslabón project. */
 #define ESL_PROJECT_APPLICATION_ID 0x45534C42
-#define ESL_PROJECT_SCHEMA_VERSION 7
+#define ESL_PROJECT_SCHEMA_VERSION 8
 
 typedef enum {
     ESL_RUN_RUNNING,
@@ -199,6 +199,9 @@ typedef struct {
     double *times;            /* n */
     double *history_psi;      /* n x nobjectives */
     double *history_gradient; /* n x nobjectives x nparameters */
+    int nstate;               /* coordinates of history_state; 0 when none was stored */
+    double *history_state;    /* n x nstate x nparameters (d q / d rho, column per parameter) */
+    int state_rows;           /* rows that had them (all, or history_state is NULL) */
 } EslSensitivityRun;
 
 void esl_sensitivity_run_free(EslSensitivityRun *run);
@@ -213,6 +216,13 @@ gboolean esl_project_append_sensitivity_history(EslProject *project, gint64 run_
                                                 const double *times, const double *psi,
                                                 const double *gradient, int n,
                                                 GError **error);
+/* The same with the coordinates' sensitivities of each row (state: n x nstate x nparameters,
+ * column per parameter; nstate 0 and state NULL for none). */
+#define ESL_PROJECT_MAX_STATE_SENSITIVITIES 100000
+gboolean esl_project_append_sensitivity_rows(EslProject *project, gint64 run_id,
+                                             const double *times, const double *psi,
+                                             const double *gradient, const double *state,
+                                             int nstate, int n, GError **error);
 /* Store the final psi and gradient (before esl_project_finish_run); refuses non-finite. */
 gboolean esl_project_set_sensitivity_result(EslProject *project, gint64 run_id,
                                             const double *psi, const double *gradient,

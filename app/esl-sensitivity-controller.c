@@ -134,7 +134,8 @@ static void on_history(void *data, double time, const double *psi, const double 
 static void on_state(void *data, double time, int n, const double *q, const double *sq)
 {
     Worker *w = data;
-    (void)q;
+    if (w->recorder)
+        esl_sensitivity_recorder_state(w->recorder, time, n, q, sq);
     EslSensitivityRow *row = w->pending;
     w->pending = NULL;
     if (!row || row->time != time) {

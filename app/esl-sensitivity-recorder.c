@@ -10,6 +10,8 @@ struct _EslSensitivityRecorder {
     gint64 run_id;
     int nobjectives, nparameters;
     GArray *times, *psi, *gradient; /* buffered rows */
+    GArray *state;                  /* their d q / d rho, nstate x nparameters each */
+    int nstate;                     /* coordinates, from the first state reported; 0: none */
     GError *error;                  /* first storage error */
 };
 
@@ -24,6 +26,7 @@ EslSensitivityRecorder *esl_sensitivity_recorder_new(EslProject *project, gint64
     r->times = g_array_new(FALSE, FALSE, sizeof(double));
     r->psi = g_array_new(FALSE, FALSE, sizeof(double));
     r->gradient = g_array_new(FALSE, FALSE, sizeof(double));
+    r->state = g_array_new(FALSE, FALSE, sizeof(double));
     return r;
 }
 
@@ -63,20 +66,26 @@ void esl_sensitivity_recorder_free(EslSensitivityRecorder *r)
     g_array_unref(r->times);
     g_array_unref(r->psi);
     g_array_unref(r->gradient);
+    g_array_unref(r->state);
     g_clear_error(&r->error);
     g_free(r);
 }
 
+/* The buffered rows, with their state sensitivities when every row has them. */
 static void flush(EslSensitivityRecorder *r)
 {
+    gboolean with_state =
+        r->nstate > 0 && r->state->len == r->times->len * (guint)(r->nstate * r->nparameters);
     if (!r->error && r->times->len > 0)
-        esl_project_append_sensitivity_history(r->project, r->run_id, (double *)(void *)r->times->data,
-                                               (double *)(void *)r->psi->data,
-                                               (double *)(void *)r->gradient->data,
-                                               (int)r->times->len, &r->error);
+        esl_project_append_sensitivity_rows(
+            r->project, r->run_id, (double *)(void *)r->times->data,
+            (double *)(void *)r->psi->data, (double *)(void *)r->gradient->data,
+            with_state ? (double *)(void *)r->state->data : NULL, with_state ? r->nstate : 0,
+            (int)r->times->len, &r->error);
     g_array_set_size(r->times, 0);
     g_array_set_size(r->psi, 0);
     g_array_set_size(r->gradient, 0);
+    g_array_set_size(r->state, 0);
 }
 
 void esl_sensitivity_recorder_history(void *data, double time, const double *psi,
@@ -85,11 +94,28 @@ void esl_sensitivity_recorder_history(void *data, double time, const double *psi
     EslSensitivityRecorder *r = data;
     if (r->error)
         return;
+    if (r->times->len >= BATCH_ROWS) /* before the new row: its state may follow */
+        flush(r);
     g_array_append_val(r->times, time);
     g_array_append_vals(r->psi, psi, r->nobjectives);
     g_array_append_vals(r->gradient, gradient, (guint)(r->nobjectives * r->nparameters));
-    if (r->times->len >= BATCH_ROWS)
-        flush(r);
+}
+
+void esl_sensitivity_recorder_state(void *data, double time, int n, const double *q,
+                                    const double *sq)
+{
+    EslSensitivityRecorder *r = data;
+    (void)q;
+    guint rows = r->times->len;
+    /* only for the row just recorded (a caller that thins rows reports states it skipped) */
+    if (r->error || rows == 0 || g_array_index(r->times, double, rows - 1) != time || n < 1 ||
+        (r->nstate && n != r->nstate))
+        return;
+    r->nstate = n;
+    guint ns = (guint)(n * r->nparameters);
+    if (r->state->len != (rows - 1) * ns) /* an earlier row of the batch had none */
+        return;
+    g_array_append_vals(r->state, sq, ns);
 }
 
 gboolean esl_sensitivity_recorder_finish(EslSensitivityRecorder *r, EslRunStatus status,

@@ -37,6 +37,10 @@ void esl_sensitivity_recorder_history(void *data, double time, const double *psi
 
 /* Store the rows still buffered, psi and gradient (NULL when the computation failed), and end
  * the run with status, message, summary (JSON object text or NULL) and wall time. */
+/* An MbsSensitivityStateHistory: d q / d rho of the row just recorded (same time), stored with
+ * it; states of rows the caller did not record are ignored. */
+void esl_sensitivity_recorder_state(void *data, double time, int n, const double *q,
+                                    const double *sq);
 gboolean esl_sensitivity_recorder_finish(EslSensitivityRecorder *recorder, EslRunStatus status,
                                          const double *psi, const double *gradient,
                                          const char *message, const char *summary_json,

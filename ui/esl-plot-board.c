@@ -228,22 +228,28 @@ static void attach_gradient_table(EslPlotBoard *self, const EslSensitivityRun *r
                     cell % 3 == 0 ? 3 : 3 - cell % 3, 1);
 }
 
-void esl_plot_board_show_sensitivity(EslPlotBoard *self, const EslSensitivityRun *run)
+void esl_plot_board_show_sensitivity(EslPlotBoard *self, const EslSensitivityRun *run,
+                                     const int *coordinates, const char *const *names,
+                                     int ncoordinates)
 {
-    int shown = begin_gradient_plots(self, (const char *const *)run->objectives,
+    /* the live path's plots, filled with the stored rows */
+    if (!run->history_state)
+        ncoordinates = 0;
+    esl_plot_board_begin_sensitivity(self, (const char *const *)run->objectives,
                                      run->nobjectives, (const char *const *)run->parameters,
-                                     run->nparameters);
+                                     run->nparameters, coordinates, names, ncoordinates);
     int ng = run->nobjectives * run->nparameters;
-    g_autofree double *y = g_new(double, MAX(run->n, 1));
-    for (int i = 0; i < shown; i++) {
-        EslPlot *plot = self->sensitivity_plots->pdata[i];
-        for (int k = 0; k < run->nparameters; k++) {
-            for (int r = 0; r < run->n; r++)
-                y[r] = run->history_gradient[(gsize)r * ng + i * run->nparameters + k];
-            esl_plot_append_many(plot, k, run->times, y, run->n);
-        }
-        esl_plot_fit(plot);
+    gsize ns = (gsize)run->nstate * run->nparameters;
+    for (int r = 0; r < run->n; r++) {
+        EslSensitivityRow row = {
+            .time = run->times[r], .psi = run->history_psi + (gsize)r * run->nobjectives,
+            .gradient = run->history_gradient + (gsize)r * ng,
+            .n = ncoordinates ? run->nstate : 0,
+            .state_sensitivity = ncoordinates ? run->history_state + r * ns : NULL};
+        esl_plot_board_append_sensitivity(self, &row);
     }
+    for (guint i = 0; i < self->sensitivity_plots->len; i++)
+        esl_plot_fit(self->sensitivity_plots->pdata[i]);
     attach_gradient_table(self, run);
 }
 

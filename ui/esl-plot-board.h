@@ -31,11 +31,14 @@ void esl_plot_board_set_step_sizes(EslPlotBoard *self, const EslInternalStep *st
 /* Title the step-size plot "Fixed step h = step" and draw step over [0, duration]
  * (formulations without internal steps). */
 void esl_plot_board_set_fixed_step(EslPlotBoard *self, double step, double duration);
-/* A sensitivity run (replacing the monitor plots until the next clear or prepare_single): per
- * objective a plot of the running gradient, one series per parameter, and the gradient table.
+/* A stored sensitivity run (replacing the monitor plots until the next clear or prepare_single):
+ * per objective a plot of the running gradient, one series per parameter, the gradient table,
+ * and when the run stored them the plots of the coordinates given (as begin_sensitivity's).
  * Shows at most ESL_PLOT_BOARD_MAX_OBJECTIVE_PLOTS objectives' plots (the table has all). */
 #define ESL_PLOT_BOARD_MAX_OBJECTIVE_PLOTS 5
-void esl_plot_board_show_sensitivity(EslPlotBoard *self, const EslSensitivityRun *run);
+void esl_plot_board_show_sensitivity(EslPlotBoard *self, const EslSensitivityRun *run,
+                                     const int *coordinates, const char *const *names,
+                                     int ncoordinates);
 /* A sensitivity run going on (esl-sensitivity-controller.h): the running-gradient plots, and
  * per parameter (as many as fit) a plot of the sensitivities of the coordinates given (indices
  * into EslSensitivityRow.state_sensitivity's columns, with their names; none: no such plots);

@@ -195,6 +195,27 @@ static int state_coordinates(const MbsModel *m, MbsCoordinateKind kind, GArray *
     return (int)index->len;
 }
 
+/* The coordinates of a stored run's d q / d rho (nstate of them): as a live run's when the model
+ * shown has the run's name and its coordinates fit, otherwise the first few by number. */
+static void stored_state_coordinates(const MbsModel *m, const MbsFormulationClass *klass,
+                                     int nstate, GArray *index, GPtrArray *names)
+{
+    if (m && klass) {
+        state_coordinates(m, klass->coordinate_kind, index, names);
+        gboolean fits = TRUE;
+        for (guint i = 0; i < index->len; i++)
+            fits &= g_array_index(index, int, i) < nstate;
+        if (fits)
+            return;
+        g_array_set_size(index, 0);
+        g_ptr_array_set_size(names, 0);
+    }
+    for (int i = 0; i < MIN(nstate, 12); i++) {
+        g_array_append_val(index, i);
+        g_ptr_array_add(names, g_strdup_printf("q%d", i + 1));
+    }
+}
+
 static void on_sensitivity_rows(EslSensitivityController *controller, GPtrArray *rows,
                                 EslWindow *self)
 {
@@ -473,8 +494,21 @@ static void load_single_run(EslWindow *self, gint64 run_id)
         esl_project_run_is_sensitivity(self->project, run_id)
             ? esl_project_load_sensitivity(self->project, run_id, &sensitivity_error)
             : NULL;
-    if (sensitivity)
-        esl_plot_board_show_sensitivity(ESL_PLOT_BOARD(self->plot_board), sensitivity);
+    if (sensitivity) {
+        /* the stored d q / d rho, named from the model when the run is of the one shown */
+        g_autoptr(GArray) coords = g_array_new(FALSE, FALSE, sizeof(int));
+        g_autoptr(GPtrArray) cnames = g_ptr_array_new_with_free_func(g_free);
+        if (sensitivity->nstate > 0)
+            stored_state_coordinates(self->model && g_strcmp0(info->model_name,
+                                                              self->model->name) == 0
+                                         ? self->model
+                                         : NULL,
+                                     run_class,
+                                     sensitivity->nstate, coords, cnames);
+        esl_plot_board_show_sensitivity(ESL_PLOT_BOARD(self->plot_board), sensitivity,
+                                        (const int *)(void *)coords->data,
+                                        (const char *const *)cnames->pdata, (int)coords->len);
+    }
     esl_window_set_history(self, history_from_store(h), matches);
     esl_window_fit_history(self);
     esl_run_settings_show(ESL_RUN_SETTINGS(self->run_settings), info->formulation,

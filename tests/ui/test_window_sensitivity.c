@@ -1,7 +1,8 @@
 /* A stored sensitivity run in the window (issue 10): made by `eslabon-cli sensitivity
  * --project`, it is listed as a sensitivity run; selecting it plots the running gradient per
  * objective (one series per parameter, every stored history row) in the plot board and shows
- * the gradient as printed by the command; selecting a plain run brings the monitor plots back.
+ * the gradient as printed by the command, and per parameter the stored sensitivities of the joint
+ * coordinates (schema 8); selecting a plain run brings the monitor plots back.
  * usage: test_window_sensitivity ESLABON_CLI MODELS_DIR. Needs a display (xvfb-run).
  * ESL_SCREENSHOT=FILE.png also saves the screen with the sensitivity run shown. */
 #include <glib/gstdio.h>
@@ -65,13 +66,19 @@ static gboolean check(gpointer data)
     EslPlotBoard *board = ESL_PLOT_BOARD(find_type(GTK_WIDGET(window), ESL_TYPE_PLOT_BOARD));
     /* Newest first: row 0 is the plain run, row 1 the sensitivity run. */
     esl_run_browser_click_row(browser, 1, 0);
-    int points = esl_plot_board_sensitivity_points(board);
+    int state_points = esl_plot_board_state_sensitivity_points(board);
+    int points = esl_plot_board_sensitivity_points(board) - state_points;
     JsonArray *objectives = json_object_get_array_member(printed, "objectives");
     JsonArray *parameters = json_object_get_array_member(printed, "parameters");
     int no = (int)json_array_get_length(objectives), np = (int)json_array_get_length(parameters);
     tap_ok(points == no * np * 101,
            "the sensitivity run plots %d objectives x %d parameters x 101 history rows (%d points)",
            no, np, points);
+    /* the stored d q / d rho replayed: per parameter a plot of the five-bar's 4 joint
+     * coordinates (penalty, relative coordinates), every stored row */
+    tap_ok(state_points == np * 4 * 101,
+           "and the stored coordinates' sensitivities: %d parameters x 4 joint coordinates x 101 "
+           "rows (%d points)", np, state_points);
     GtkWidget *table = esl_plot_board_gradient_table(board);
     gboolean same = table != NULL;
     JsonArray *gradient = json_object_get_array_member(printed, "gradient");

@@ -1,6 +1,7 @@
-/* Sensitivity runs in a project (schema 7): exact round trip of psi, gradient and history,
- * refusal of non-finite numbers, a killed run readable as "interrupted" with its committed
- * history, migration from schema 6, and stored sizes that do not match refused on load. */
+/* Sensitivity runs in a project (schemas 7 and 8): exact round trip of psi, gradient, history and
+ * the coordinates' sensitivities, refusal of non-finite numbers, a killed run readable as
+ * "interrupted" with its committed history, migrations from schemas 6 and 7, and stored sizes
+ * that do not match refused on load. */
 #include <glib/gstdio.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -220,7 +221,7 @@ static void test_migration_from_6(void)
     esl_project_finish_run(p, old, ESL_RUN_FINISHED, NULL, NULL, 1.0, NULL);
     esl_project_close(p);
     tap_ok(old && sql(path, "DROP TABLE sensitivity_history; DROP TABLE sensitivities;"
-                            "DELETE FROM schema_migrations WHERE version = 7;"
+                            "DELETE FROM schema_migrations WHERE version >= 7;"
                             "PRAGMA user_version = 6; PRAGMA journal_mode = DELETE"),
            "a schema-6 project made");
     p = esl_project_open(path, FALSE, &error);
@@ -231,6 +232,100 @@ static void test_migration_from_6(void)
     gint64 run = p ? begin_sensitivity_run(p, &error) : 0;
     tap_ok(run > 0, "and the migrated project stores sensitivity runs%s%s", error ? ": " : "",
            error ? error->message : "");
+    esl_project_close(p);
+}
+
+/* Row i's d q / d rho (NSTATE coordinates x NP parameters). */
+enum { NSTATE = 5 };
+static void make_state(int i, double sq[NSTATE * NP])
+{
+    for (int k = 0; k < NSTATE * NP; k++)
+        sq[k] = tan(0.01 * i + 0.1 * k) / 11.0;
+}
+
+/* Schema 8: the recorder stores each recorded row's d q / d rho (a state for a row it did not
+ * record is ignored, as the CLI thins rows), bit for bit; a corrupt BLOB is refused on load;
+ * rows without them load with nstate 0. */
+static void test_state_round_trip(void)
+{
+    g_autofree char *path = tmp_path("state.eslabon");
+    g_autoptr(GError) error = NULL;
+    EslProject *p = esl_project_open(path, TRUE, &error);
+    gint64 run = p ? begin_sensitivity_run(p, &error) : 0;
+    EslSensitivityRecorder *rec = run ? esl_sensitivity_recorder_new(p, run, NO, NP) : NULL;
+    double t, psi[NO], gradient[NO * NP], sq[NSTATE * NP], q[NSTATE] = {0};
+    for (int i = 0; rec && i < 600; i++) {
+        make_row(i, &t, psi, gradient);
+        make_state(i, sq);
+        esl_sensitivity_recorder_history(rec, t, psi, gradient);
+        esl_sensitivity_recorder_state(rec, t, NSTATE, q, sq);
+        esl_sensitivity_recorder_state(rec, t + 0.005, NSTATE, q, sq); /* not recorded */
+    }
+    tap_ok(rec && esl_sensitivity_recorder_finish(rec, ESL_RUN_FINISHED, psi, gradient, NULL,
+                                                  NULL, 1.0, &error),
+           "600 rows with their state sensitivities stored%s%s", error ? ": " : "",
+           error ? error->message : "");
+    esl_sensitivity_recorder_free(rec);
+    gint64 plain = p ? begin_sensitivity_run(p, &error) : 0;
+    make_row(0, &t, psi, gradient);
+    esl_project_append_sensitivity_history(p, plain, &t, psi, gradient, 1, NULL);
+    esl_project_finish_run(p, plain, ESL_RUN_FINISHED, NULL, NULL, 1.0, NULL);
+    esl_project_close(p);
+
+    p = esl_project_open(path, FALSE, &error);
+    g_autoptr(EslSensitivityRun) s = p ? esl_project_load_sensitivity(p, run, &error) : NULL;
+    gboolean same = s && history_matches(s, 600) && s->nstate == NSTATE && s->history_state;
+    for (int i = 0; same && i < 600; i++) {
+        make_state(i, sq);
+        same = memcmp(s->history_state + (gsize)i * NSTATE * NP, sq, sizeof sq) == 0;
+    }
+    tap_ok(same, "they round trip bit for bit (%d coordinates x %d parameters, %d rows)%s%s",
+           s ? s->nstate : -1, NP, s ? s->n : -1, error ? ": " : "",
+           error ? error->message : "");
+    g_autoptr(EslSensitivityRun) none = p ? esl_project_load_sensitivity(p, plain, NULL) : NULL;
+    tap_ok(none && none->n == 1 && none->nstate == 0 && !none->history_state,
+           "a run stored without them loads with none");
+    esl_project_close(p);
+    g_autofree char *edit = g_strdup_printf(
+        "UPDATE sensitivity_history SET state_sensitivity = zeroblob(20) WHERE run_id = %"
+        G_GINT64_FORMAT " AND seq = 7; PRAGMA journal_mode = DELETE", run);
+    sql(path, edit);
+    p = esl_project_open(path, FALSE, NULL);
+    g_clear_error(&error);
+    g_autoptr(EslSensitivityRun) bad = p ? esl_project_load_sensitivity(p, run, &error) : NULL;
+    tap_ok(!bad && error && error->code == ESL_PROJECT_ERROR_CORRUPT,
+           "a state BLOB of 20 bytes (not whole coordinates) refused on load: %s",
+           error ? error->message : "");
+    esl_project_close(p);
+}
+
+/* A schema-7 project (made by removing what migration 8 adds) migrates on open: its sensitivity
+ * run reads as before (no state sensitivities), and new rows store them. */
+static void test_migration_from_7(void)
+{
+    g_autofree char *path = tmp_path("schema7.eslabon");
+    g_autoptr(GError) error = NULL;
+    EslProject *p = esl_project_open(path, TRUE, &error);
+    gint64 old = p ? begin_sensitivity_run(p, &error) : 0;
+    double t, psi[NO], gradient[NO * NP], sq[NSTATE * NP];
+    make_row(0, &t, psi, gradient);
+    esl_project_append_sensitivity_history(p, old, &t, psi, gradient, 1, NULL);
+    esl_project_finish_run(p, old, ESL_RUN_FINISHED, NULL, NULL, 1.0, NULL);
+    esl_project_close(p);
+    tap_ok(old && sql(path, "ALTER TABLE sensitivity_history DROP COLUMN state_sensitivity;"
+                            "DELETE FROM schema_migrations WHERE version = 8;"
+                            "PRAGMA user_version = 7; PRAGMA journal_mode = DELETE"),
+           "a schema-7 project made");
+    p = esl_project_open(path, FALSE, &error);
+    g_autoptr(EslSensitivityRun) s = p ? esl_project_load_sensitivity(p, old, &error) : NULL;
+    tap_ok(s && history_matches(s, 1) && s->nstate == 0,
+           "migrated to schema %d: the old sensitivity run reads as before%s%s",
+           ESL_PROJECT_SCHEMA_VERSION, error ? ": " : "", error ? error->message : "");
+    gint64 run = p ? begin_sensitivity_run(p, &error) : 0;
+    make_state(0, sq);
+    tap_ok(run && esl_project_append_sensitivity_rows(p, run, &t, psi, gradient, sq, NSTATE, 1,
+                                                      &error),
+           "and stores state sensitivities%s%s", error ? ": " : "", error ? error->message : "");
     esl_project_close(p);
 }
 
@@ -284,7 +379,7 @@ static void test_bad_files(void)
     g_autofree char *lying = tmp_path("lying.eslabon");
     p = esl_project_open(lying, TRUE, NULL);
     esl_project_close(p);
-    sql(lying, "PRAGMA journal_mode = DELETE; DELETE FROM schema_migrations WHERE version = 7;"
+    sql(lying, "PRAGMA journal_mode = DELETE; DELETE FROM schema_migrations WHERE version >= 7;"
                "PRAGMA user_version = 6");
     g_autofree char *bytes = NULL;
     gsize len = 0;
@@ -308,6 +403,8 @@ int main(void)
     test_refuses_non_finite();
     test_killed_run();
     test_migration_from_6();
+    test_state_round_trip();
+    test_migration_from_7();
     test_bad_files();
     GDir *dir = g_dir_open(tmpdir, 0, NULL);
     const char *name;

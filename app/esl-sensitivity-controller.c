@@ -2,6 +2,10 @@
 #include "esl-sensitivity-controller.h"
 
 #include <gio/gio.h>
+#include "eslabon-config.h"
+#include "mbs_topology.h"
+
+#include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
 
@@ -324,4 +328,33 @@ const double *esl_sensitivity_controller_get_psi(EslSensitivityController *self)
 const double *esl_sensitivity_controller_get_gradient(EslSensitivityController *self)
 {
     return self->gradient;
+}
+
+int esl_sensitivity_state_coordinates(const MbsModel *m, MbsCoordinateKind kind, GArray *index,
+                                      GPtrArray *names)
+{
+    if (kind == MBS_COORDINATES_RELATIVE) {
+        for (int i = 0; i < m->topo->nnodes; i++) {
+            const MbsNode *node = &m->topo->nodes[i];
+            const char *joint = m->joints[node->joint].name;
+            g_ptr_array_add(names, node->joint_coord > 0
+                                       ? g_strdup_printf(_("joint %s[%d]"), joint,
+                                                         node->joint_coord)
+                                       : g_strdup_printf(_("joint %s"), joint));
+            g_array_append_val(index, i);
+        }
+    } else {
+        static const char *const axes[] = {"x", "y", "z"};
+        for (int b = 0, off = 0; b < m->nbodies; b++) {
+            if (b == m->ground)
+                continue; /* 12 natural coordinates per moving body, r first (mbs_natural.h) */
+            for (int a = 0; a < 3; a++) {
+                int i = off + a;
+                g_array_append_val(index, i);
+                g_ptr_array_add(names, g_strdup_printf("%s.%s", m->bodies[b].name, axes[a]));
+            }
+            off += 12;
+        }
+    }
+    return (int)index->len;
 }

@@ -31,6 +31,13 @@ typedef struct {
 
 void esl_sensitivity_row_free(EslSensitivityRow *row);
 
+/* The coordinates whose sensitivities d q / d rho a run can plot, as indices into
+ * EslSensitivityRow.state_sensitivity's columns with their names (appended to index and names,
+ * which frees them): of relative coordinates every joint coordinate, of natural ones every
+ * moving body's centre of mass (x, y, z). Returns how many. */
+int esl_sensitivity_state_coordinates(const MbsModel *m, MbsCoordinateKind kind, GArray *index,
+                                      GPtrArray *names);
+
 #define ESL_TYPE_SENSITIVITY_CONTROLLER (esl_sensitivity_controller_get_type())
 G_DECLARE_FINAL_TYPE(EslSensitivityController, esl_sensitivity_controller, ESL,
                      SENSITIVITY_CONTROLLER, GObject)

@@ -3,12 +3,15 @@
 
 #include <glib/gi18n.h>
 
+#include "esl-sensitivity-controller.h"
+
 struct _EslSensitivityChooser {
     GtkBox parent_instance;
     GtkWidget *method;      /* drop-down: "none", then the formulation's methods */
     GtkStringList *methods; /* its items */
     int offered[MBS_SENSITIVITY_METHOD_COUNT + 1]; /* item -> method (-1: none) */
     GtkWidget *lists, *objectives, *parameters, *note;
+    GtkWidget *outputs_title, *outputs; /* the coordinates whose d q / d rho are plotted */
     const MbsModel *model;
     char *formulation;
 };
@@ -31,6 +34,31 @@ static void update_sensitivity(EslSensitivityChooser *self)
                        "runs.");
     gtk_label_set_text(GTK_LABEL(self->note), note);
     gtk_widget_set_visible(self->note, *note != '\0');
+    gboolean outputs = on && mbs_sensitivity_has_state_history(self->formulation, self->offered[i]) &&
+                       gtk_widget_get_first_child(self->outputs);
+    gtk_widget_set_visible(self->outputs_title, outputs);
+    gtk_widget_set_visible(self->outputs, outputs);
+}
+
+static void remove_children(GtkWidget *box);
+static GtkWidget *index_check(const char *label, int index, gboolean active);
+
+/* The coordinates of the formulation's kind for the model (esl_sensitivity_state_coordinates),
+ * the first DEFAULT_OUTPUTS checked: the plots stay readable on the lattices. */
+#define DEFAULT_OUTPUTS 6
+static void fill_outputs(EslSensitivityChooser *self)
+{
+    remove_children(self->outputs);
+    const MbsFormulationClass *k = self->formulation ? mbs_formulation_find(self->formulation)
+                                                     : NULL;
+    if (!self->model || !k)
+        return;
+    g_autoptr(GArray) index = g_array_new(FALSE, FALSE, sizeof(int));
+    g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+    int n = esl_sensitivity_state_coordinates(self->model, k->coordinate_kind, index, names);
+    for (int i = 0; i < n; i++)
+        gtk_box_append(GTK_BOX(self->outputs),
+                       index_check(names->pdata[i], i, i < DEFAULT_OUTPUTS));
 }
 
 void esl_sensitivity_chooser_set_formulation(EslSensitivityChooser *self, const char *name)
@@ -38,7 +66,12 @@ void esl_sensitivity_chooser_set_formulation(EslSensitivityChooser *self, const 
     guint was = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->method));
     int kept = was != GTK_INVALID_LIST_POSITION ? self->offered[was] : -1;
     g_free(self->formulation);
+    const MbsFormulationClass *old = self->formulation ? mbs_formulation_find(self->formulation)
+                                                       : NULL;
+    const MbsFormulationClass *now = name ? mbs_formulation_find(name) : NULL;
     self->formulation = g_strdup(name);
+    if (!old || !now || old->coordinate_kind != now->coordinate_kind)
+        fill_outputs(self); /* other coordinates: the choice cannot be kept */
     guint n = 0, select = 0;
     const char *items[MBS_SENSITIVITY_METHOD_COUNT + 2] = {_("none (plain run)")};
     self->offered[n++] = -1;
@@ -68,6 +101,14 @@ gboolean esl_sensitivity_chooser_set_method(EslSensitivityChooser *self, const c
     return FALSE;
 }
 
+static GtkWidget *index_check(const char *label, int index, gboolean active)
+{
+    GtkWidget *check = gtk_check_button_new_with_label(label);
+    gtk_check_button_set_active(GTK_CHECK_BUTTON(check), active);
+    g_object_set_data(G_OBJECT(check), "index", GINT_TO_POINTER(index));
+    return check;
+}
+
 static void remove_children(GtkWidget *box)
 {
     GtkWidget *c;
@@ -80,19 +121,14 @@ void esl_sensitivity_chooser_set_model(EslSensitivityChooser *self, const MbsMod
     self->model = model;
     remove_children(self->objectives);
     remove_children(self->parameters);
-    for (int i = 0; model && i < model->nobjectives; i++) {
-        GtkWidget *check = gtk_check_button_new_with_label(model->objectives[i].name);
-        gtk_check_button_set_active(GTK_CHECK_BUTTON(check), TRUE);
-        g_object_set_data(G_OBJECT(check), "index", GINT_TO_POINTER(i));
-        gtk_box_append(GTK_BOX(self->objectives), check);
-    }
+    for (int i = 0; model && i < model->nobjectives; i++)
+        gtk_box_append(GTK_BOX(self->objectives),
+                       index_check(model->objectives[i].name, i, TRUE));
     for (int i = 0; model && i < model->nparameters; i++)
-        if (mbs_model_parameter_is_free(model, i)) {
-            GtkWidget *check = gtk_check_button_new_with_label(model->parameters[i].name);
-            gtk_check_button_set_active(GTK_CHECK_BUTTON(check), TRUE);
-            g_object_set_data(G_OBJECT(check), "index", GINT_TO_POINTER(i));
-            gtk_box_append(GTK_BOX(self->parameters), check);
-        }
+        if (mbs_model_parameter_is_free(model, i))
+            gtk_box_append(GTK_BOX(self->parameters),
+                           index_check(model->parameters[i].name, i, TRUE));
+    fill_outputs(self);
     update_sensitivity(self);
 }
 
@@ -106,14 +142,29 @@ static void checked(GtkWidget *box, GArray *out)
 }
 
 int esl_sensitivity_chooser_get(EslSensitivityChooser *self, GArray *objectives,
-                                GArray *parameters)
+                                GArray *parameters, GArray *outputs)
 {
     guint i = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->method));
     if (i == GTK_INVALID_LIST_POSITION || self->offered[i] < 0)
         return -1;
     checked(self->objectives, objectives);
     checked(self->parameters, parameters);
+    if (outputs)
+        checked(self->outputs, outputs);
     return self->offered[i];
+}
+
+gboolean esl_sensitivity_chooser_set_output(EslSensitivityChooser *self, int index,
+                                            gboolean active)
+{
+    int i = 0;
+    for (GtkWidget *c = gtk_widget_get_first_child(self->outputs); c;
+         c = gtk_widget_get_next_sibling(c), i++)
+        if (i == index) {
+            gtk_check_button_set_active(GTK_CHECK_BUTTON(c), active);
+            return TRUE;
+        }
+    return FALSE;
 }
 
 static void esl_sensitivity_chooser_finalize(GObject *object)
@@ -163,6 +214,11 @@ static void esl_sensitivity_chooser_init(EslSensitivityChooser *self)
     self->lists = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
     self->objectives = titled_list(self->lists, _("Objectives"));
     self->parameters = titled_list(self->lists, _("Parameters"));
+    self->outputs = titled_list(self->lists, _("Plot the sensitivities of"));
+    self->outputs_title = gtk_widget_get_prev_sibling(self->outputs);
+    gtk_widget_set_tooltip_text(self->outputs_title,
+                                _("The coordinates whose sensitivities ∂q/∂ρ are plotted while "
+                                  "the run goes (one plot per parameter)"));
     gtk_box_append(GTK_BOX(self), self->lists);
     g_signal_connect_swapped(self->method, "notify::selected", G_CALLBACK(update_sensitivity),
                              self);

@@ -1,6 +1,7 @@
 /* EslSensitivityChooser: what a run differentiates (issue 10), in the run panel: the method
  * (none, or those the formulation offers: mbs_sensitivity_available, nothing re-listed here),
- * the model's objectives and its free parameters as check buttons (all checked by default). */
+ * the model's objectives and its free parameters as check buttons (all checked by default), and
+ * for the methods that step d q / d rho the coordinates to plot (the first six by default). */
 #ifndef ESL_SENSITIVITY_CHOOSER_H
 #define ESL_SENSITIVITY_CHOOSER_H
 
@@ -22,9 +23,14 @@ void esl_sensitivity_chooser_set_model(EslSensitivityChooser *self, const MbsMod
 /* Choose a method by name (NULL or "none": plain runs); FALSE when the formulation lacks it. */
 gboolean esl_sensitivity_chooser_set_method(EslSensitivityChooser *self, const char *name);
 /* The method chosen, or -1 for a plain run; objectives and parameters (int indices) are
- * filled with the checked ones. */
+ * filled with the checked ones, outputs (optional) with the checked coordinates, as indices
+ * into esl_sensitivity_state_coordinates' list for the model and formulation. */
 int esl_sensitivity_chooser_get(EslSensitivityChooser *self, GArray *objectives,
-                                GArray *parameters);
+                                GArray *parameters, GArray *outputs);
+/* Check or uncheck the output at index (esl_sensitivity_state_coordinates' order); FALSE when
+ * there is none. */
+gboolean esl_sensitivity_chooser_set_output(EslSensitivityChooser *self, int index,
+                                            gboolean active);
 
 G_END_DECLS
 

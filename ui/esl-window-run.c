@@ -164,44 +164,13 @@ gboolean esl_window_is_running(EslWindow *self)
 
 /* ---- a sensitivity run going on (issue 10) --------------------------------------------------- */
 
-/* The coordinates whose sensitivities are plotted, with their names: of relative coordinates
- * every joint coordinate, of natural ones every moving body's centre of mass (x, y, z). */
-static int state_coordinates(const MbsModel *m, MbsCoordinateKind kind, GArray *index,
-                             GPtrArray *names)
-{
-    if (kind == MBS_COORDINATES_RELATIVE) {
-        for (int i = 0; i < m->topo->nnodes; i++) {
-            const MbsNode *node = &m->topo->nodes[i];
-            const char *joint = m->joints[node->joint].name;
-            g_ptr_array_add(names, node->joint_coord > 0
-                                       ? g_strdup_printf(_("joint %s[%d]"), joint,
-                                                         node->joint_coord)
-                                       : g_strdup_printf(_("joint %s"), joint));
-            g_array_append_val(index, i);
-        }
-    } else {
-        static const char *const axes[] = {"x", "y", "z"};
-        for (int b = 0, off = 0; b < m->nbodies; b++) {
-            if (b == m->ground)
-                continue; /* 12 natural coordinates per moving body, r first (mbs_natural.h) */
-            for (int a = 0; a < 3; a++) {
-                int i = off + a;
-                g_array_append_val(index, i);
-                g_ptr_array_add(names, g_strdup_printf("%s.%s", m->bodies[b].name, axes[a]));
-            }
-            off += 12;
-        }
-    }
-    return (int)index->len;
-}
-
 /* The coordinates of a stored run's d q / d rho (nstate of them): as a live run's when the model
  * shown has the run's name and its coordinates fit, otherwise the first few by number. */
 static void stored_state_coordinates(const MbsModel *m, const MbsFormulationClass *klass,
                                      int nstate, GArray *index, GPtrArray *names)
 {
     if (m && klass) {
-        state_coordinates(m, klass->coordinate_kind, index, names);
+        esl_sensitivity_state_coordinates(m, klass->coordinate_kind, index, names);
         gboolean fits = TRUE;
         for (guint i = 0; i < index->len; i++)
             fits &= g_array_index(index, int, i) < nstate;
@@ -248,7 +217,7 @@ static void on_sensitivity_finished(EslSensitivityController *controller, int st
 
 static void start_sensitivity_run(EslWindow *self, const MbsFormulationClass *klass,
                                   const MbsSettings *settings, int method, GArray *objectives,
-                                  GArray *parameters)
+                                  GArray *parameters, GArray *outputs)
 {
     const MbsModel *m = self->model;
     if (objectives->len == 0 || parameters->len == 0) {
@@ -262,10 +231,20 @@ static void start_sensitivity_run(EslWindow *self, const MbsFormulationClass *kl
         g_ptr_array_add(onames, m->objectives[g_array_index(objectives, int, i)].name);
     for (guint k = 0; k < parameters->len; k++)
         g_ptr_array_add(pnames, m->parameters[g_array_index(parameters, int, k)].name);
+    /* the coordinates checked in the chooser, with their names */
+    g_autoptr(GArray) all = g_array_new(FALSE, FALSE, sizeof(int));
+    g_autoptr(GPtrArray) all_names = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GArray) coords = g_array_new(FALSE, FALSE, sizeof(int));
-    g_autoptr(GPtrArray) cnames = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) cnames = g_ptr_array_new();
     if (mbs_sensitivity_has_state_history(klass->name, method))
-        state_coordinates(m, klass->coordinate_kind, coords, cnames);
+        esl_sensitivity_state_coordinates(m, klass->coordinate_kind, all, all_names);
+    for (guint i = 0; i < outputs->len; i++) {
+        int k = g_array_index(outputs, int, i);
+        if (k < (int)all->len) {
+            g_array_append_val(coords, g_array_index(all, int, k));
+            g_ptr_array_add(cnames, all_names->pdata[k]);
+        }
+    }
     self->run_duration = settings->duration;
     esl_playback_bar_set_playing(ESL_PLAYBACK_BAR(self->playback_bar), FALSE);
     esl_run_browser_unselect_all(ESL_RUN_BROWSER(self->run_browser));
@@ -326,11 +305,12 @@ void esl_window_start_run(EslWindow *self)
     }
     g_autoptr(GArray) objectives = g_array_new(FALSE, FALSE, sizeof(int));
     g_autoptr(GArray) parameters = g_array_new(FALSE, FALSE, sizeof(int));
+    g_autoptr(GArray) outputs = g_array_new(FALSE, FALSE, sizeof(int));
     int method = esl_sensitivity_chooser_get(
         esl_run_settings_get_sensitivity(ESL_RUN_SETTINGS(self->run_settings)), objectives,
-        parameters);
+        parameters, outputs);
     if (method >= 0) {
-        start_sensitivity_run(self, klass, &settings, method, objectives, parameters);
+        start_sensitivity_run(self, klass, &settings, method, objectives, parameters, outputs);
         return;
     }
     esl_playback_bar_set_playing(ESL_PLAYBACK_BAR(self->playback_bar), FALSE);

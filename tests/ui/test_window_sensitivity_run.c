@@ -111,15 +111,16 @@ static void on_finished(EslWindow *window, int status, gint64 run_id, gpointer d
         tap_ok(status == ESL_RUN_FINISHED, "the penalty direct sensitivity run finishes");
         int gradient_points = esl_plot_board_sensitivity_points(board) -
                               esl_plot_board_state_sensitivity_points(board);
-        /* five-bar: 3 objectives, 5 free parameters, 4 joint coordinates (penalty: relative);
-         * 3 gradient plots leave room for the d q / d rho plots of the first 2 parameters */
+        /* five-bar: 3 objectives, 5 free parameters, 2 of its 4 joint coordinates chosen
+         * (penalty: relative); 3 gradient plots leave room for the d q / d rho plots of the
+         * first 2 parameters */
         tap_ok(gradient_points == 3 * 5 * 101,
                "the running-gradient plots were filled live: %d points (3 x 5 x 101)",
                gradient_points);
         int state_points = esl_plot_board_state_sensitivity_points(board);
-        tap_ok(state_points == 2 * 4 * 101,
-               "the d q / d rho plots were filled live: %d points (2 parameters x 4 "
-               "coordinates x 101)", state_points);
+        tap_ok(state_points == 2 * 2 * 101,
+               "the d q / d rho plots of the chosen outputs were filled live: %d points "
+               "(2 parameters x 2 coordinates x 101)", state_points);
         g_autoptr(GError) error = NULL;
         EslProject *project = esl_project_open(project_path, FALSE, &error);
         g_autoptr(EslSensitivityRun) run =
@@ -178,6 +179,11 @@ static void activate(GtkApplication *app, gpointer data)
            "matrix-r offers adjoint");
     esl_window_set_formulation(window, "penalty");
     esl_sensitivity_chooser_set_method(c, "direct");
+    /* two chosen outputs: the first and third joint coordinates of the four */
+    tap_ok(esl_sensitivity_chooser_set_output(c, 1, FALSE) &&
+               esl_sensitivity_chooser_set_output(c, 3, FALSE) &&
+               !esl_sensitivity_chooser_set_output(c, 4, TRUE),
+           "the chooser offers the five-bar's 4 joint coordinates as outputs; 2 unchecked");
     esl_window_set_duration(window, 1.0);
     g_signal_connect(window, "run-finished", G_CALLBACK(on_finished), NULL);
     gtk_widget_activate_action(GTK_WIDGET(window), "win.run", NULL);

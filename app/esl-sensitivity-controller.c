@@ -116,7 +116,25 @@ typedef struct {
     EslSensitivityRecorder *recorder; /* or NULL */
     EslSensitivityRow *pending;       /* a row waiting for its state sensitivities */
     gboolean with_state;
+    double reported; /* the last progress sent */
+    GMutex lock;     /* progress comes from fd's threads */
 } Worker;
+
+/* Methods without histories (fd, adjoint) report only how far they are: a row without psi and
+ * gradient each time it moved by half a per cent (a direct run's rows carry it already). */
+static void on_progress(void *data, double fraction)
+{
+    Worker *w = data;
+    g_mutex_lock(&w->lock);
+    if (fraction >= w->reported + 0.005 || (fraction >= 1.0 && w->reported < 1.0)) {
+        w->reported = fraction;
+        EslSensitivityRow *row = g_new0(EslSensitivityRow, 1);
+        row->time = fraction * w->self->settings.duration;
+        row->progress = fraction;
+        g_async_queue_push(w->self->queue, row);
+    }
+    g_mutex_unlock(&w->lock);
+}
 
 static void on_history(void *data, double time, const double *psi, const double *gradient)
 {
@@ -126,6 +144,8 @@ static void on_history(void *data, double time, const double *psi, const double 
         esl_sensitivity_recorder_history(w->recorder, time, psi, gradient);
     EslSensitivityRow *row = g_new0(EslSensitivityRow, 1);
     row->time = time;
+    row->progress = self->settings.duration > 0 ? MIN(time / self->settings.duration, 1.0) : 0.0;
+    w->reported = MAX(w->reported, row->progress);
     row->psi = g_memdup2(psi, sizeof(double) * (gsize)self->nobjectives);
     row->gradient = g_memdup2(gradient,
                               sizeof(double) * (gsize)self->nobjectives * self->nparameters);
@@ -156,6 +176,7 @@ static gpointer worker(gpointer data)
     EslSensitivityController *self = data;
     Worker w = {.self = self,
                 .with_state = mbs_sensitivity_has_state_history(self->formulation, self->method)};
+    g_mutex_init(&w.lock);
     EslProject *project = NULL;
     g_autoptr(GError) error = NULL;
     g_autofree char *store_error = NULL;
@@ -188,13 +209,16 @@ static gpointer worker(gpointer data)
         .history = on_history, .history_data = &w,
         .history_every = (int)(steps / ESL_SENSITIVITY_ROWS + 1),
         .state_history = w.with_state ? on_state : NULL, .state_history_data = &w,
-        .stop = &self->stop};
+        .stop = &self->stop,
+        .progress = self->method == MBS_SENSITIVITY_DIRECT ? NULL : on_progress,
+        .progress_data = &w};
     MbsSensitivityResult r = {.psi = psi, .gradient = gradient};
     MbsError err = {0};
     gint64 t0 = g_get_monotonic_time();
     int failed = mbs_sensitivity_compute(&p, self->method, &r, &err);
     double wall = (g_get_monotonic_time() - t0) * 1e-6;
     esl_sensitivity_row_free(w.pending);
+    g_mutex_clear(&w.lock);
     EslRunStatus status = !failed                                       ? ESL_RUN_FINISHED
                           : !strcmp(err.message, MBS_SENSITIVITY_STOPPED) ? ESL_RUN_STOPPED
                                                                           : ESL_RUN_FAILED;

@@ -23,6 +23,8 @@ G_BEGIN_DECLS
 
 typedef struct {
     double time;
+    double progress;  /* fraction of the computation done, in [0, 1] */
+    /* psi and gradient are NULL in a row that only reports progress (fd, adjoint) */
     double *psi;      /* nobjectives */
     double *gradient; /* nobjectives x nparameters, row per objective */
     int n;            /* coordinates in state_sensitivity, 0 when the method has none */

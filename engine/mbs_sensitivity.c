@@ -210,11 +210,19 @@ int mbs_sensitivity_fd(const MbsSensitivityProblem *p, MbsSensitivityResult *r, 
     int failed = objectives_run(m, p->formulation, p->settings, p->stop, psi_all, &r->steps, err);
     double t1 = mbs_clock_now();
     int nthreads = mbs_tangent_threads(p->threads, ntasks > 0 ? ntasks : 1);
+    int done = 1; /* runs finished, the nominal one included */
+    if (p->progress)
+        p->progress(p->progress_data, 1.0 / (ntasks + 1));
     if (!failed) {
 #pragma omp parallel for num_threads(nthreads) schedule(dynamic, 1) if (nthreads > 1)
-        for (int task = 0; task < ntasks; ++task)
+        for (int task = 0; task < ntasks; ++task) {
             status[task] = fd_task(p, task, psi_all + (size_t)no * (size_t)(task + 1),
                                    &errors[task]);
+            if (p->progress) {
+#pragma omp critical(fd_progress)
+                p->progress(p->progress_data, (double)++done / (ntasks + 1));
+            }
+        }
         for (int task = 0; task < ntasks && !failed; ++task)
             if (status[task] && p->stop && *p->stop) {
                 failed = mbs_error_set(err, MBS_FATAL, MBS_SENSITIVITY_STOPPED);

@@ -40,6 +40,11 @@ typedef void (*MbsSensitivityHistory)(void *data, double time, const double *psi
 typedef void (*MbsSensitivityStateHistory)(void *data, double time, int n, const double *q,
                                            const double *sq);
 
+/* How far a computation is, in [0, 1] (every method: direct after each grid step, fd after each
+ * whole run — called from the run's thread, so it must be thread-safe —, matrix-r's adjoint
+ * 0-0.5 for its forward run and 0.5-1 for the backward sweep). */
+typedef void (*MbsSensitivityProgress)(void *data, double fraction);
+
 typedef struct {
     const MbsModel *model;          /* compiled, with objectives and parameters */
     const char *formulation;
@@ -59,6 +64,8 @@ typedef struct {
     /* optional, read between steps (direct methods of penalty and ali3p; matrix-r's forward
      * run, recomputed segments and backward sweep) and between runs (fd): nonzero ends the computation with MBS_FATAL and "stopped" (another thread sets it) */
     const volatile int *stop;
+    MbsSensitivityProgress progress; /* optional */
+    void *progress_data;
     /* optional: the method's own options, the struct mbs_sensitivity_settings describes (NULL:
      * its defaults) */
     const void *method_options;

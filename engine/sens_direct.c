@@ -223,6 +223,8 @@ static int observe(void *data, const MbsRun *run)
         if (p->state_history)
             p->state_history(p->state_history_data, f->time, S->n, S->q, S->sq);
     }
+    if (p->progress && p->settings->duration > 0)
+        p->progress(p->progress_data, fmin(f->time / p->settings->duration, 1.0));
     S->time_sensitivity += mbs_clock_now() - t0;
     return 0;
 }

@@ -660,8 +660,10 @@ static int forward_sample(void *data, const MbsRun *run)
         if ((S->status = direct_visit(S, n)))
             return 1;
         notify(S, f->time);
-    } else if (n % S->K == 0) {
-        mbs_formulation_save(f, &S->stored[n / S->K]);
+    } else {
+        if (n % S->K == 0)
+            mbs_formulation_save(f, &S->stored[n / S->K]);
+        notify(S, f->time);
     }
     S->res->steps = n;
     S->clock = mbs_clock_now();
@@ -703,6 +705,7 @@ static int adjoint_backward(Sens *S)
 {
     int status;
     long nseg = S->K == 1 ? 0 : (S->N + S->K - 1) / S->K;
+    S->res->backward = 1;
     if (S->K == 1) {
         for (long n = S->N; n >= 0; --n) {
             if ((status = stopped(S)) || (status = sens_derivatives(S, &S->stored[n])) ||
@@ -1101,15 +1104,27 @@ int mbs_matrix_r_model_sensitivity(const MbsModel *m, const MbsSettings *s, cons
 
 typedef struct {
     const MbsSensitivityProblem *p;
+    MbsSensMethod method;
     long calls;
 } History;
 
+/* The direct method's history (forward in time), and every method's progress. */
 static void history_sample(void *data, const MbsSensResult *r)
 {
     History *h = data;
-    int every = h->p->history_every > 1 ? h->p->history_every : 1;
-    if (h->calls++ % every == 0)
-        h->p->history(h->p->history_data, r->time, r->psi, r->gradient);
+    const MbsSensitivityProblem *p = h->p;
+    if (h->method == MBS_SENS_DIRECT && p->history) {
+        int every = p->history_every > 1 ? p->history_every : 1;
+        if (h->calls++ % every == 0)
+            p->history(p->history_data, r->time, r->psi, r->gradient);
+    }
+    double T = p->settings->duration;
+    if (p->progress && T > 0) {
+        double f = fmin(fmax(r->time / T, 0.0), 1.0); /* the last grid time may pass T */
+        p->progress(p->progress_data, h->method == MBS_SENS_DIRECT ? f
+                                      : r->backward                ? 1.0 - 0.5 * f
+                                                                   : 0.5 * f);
+    }
 }
 
 static int registry_sensitivity(const MbsSensitivityProblem *p, MbsSensMethod method,
@@ -1118,15 +1133,16 @@ static int registry_sensitivity(const MbsSensitivityProblem *p, MbsSensMethod me
     if (strcmp(p->formulation, "matrix-r"))
         return mbs_error_set(err, MBS_FATAL, "matrix-r sensitivities for formulation '%s'",
                              p->formulation);
-    History h = {.p = p};
+    History h = {.p = p, .method = method};
     MbsSensResult out;
     int status = objectives_sensitivity(p->model, p->settings, p->objectives, p->nobjectives,
                                         p->parameters, p->nparameters, method,
                                         p->method_options,
                                         p->settings->duration,
                                         /* histories run forward in time: direct only */
-                                        p->history && method == MBS_SENS_DIRECT ? history_sample
-                                                                                : NULL,
+                                        (p->history && method == MBS_SENS_DIRECT) || p->progress
+                                            ? history_sample
+                                            : NULL,
                                         &h, p->stop, &out, err);
     if (status)
         return status;

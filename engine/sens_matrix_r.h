@@ -64,11 +64,12 @@ typedef struct {
 extern const MbsSettingTable mbs_matrix_r_sens_settings;
 
 /* Running results, given to the observer after every step (direct: t rises from 0; adjoint:
- * the forward run reports psi, then the backward sweep reports the gradient accumulated from
- * t_end down to t). */
+ * the forward run reports psi, then the backward sweep — backward = 1 — reports the gradient
+ * accumulated from t_end down to t). */
 typedef struct {
     int nobjectives, nparameters;
     double time;
+    int backward; /* adjoint: 1 during the backward sweep */
     double *psi;      /* nobjectives */
     double *gradient; /* nobjectives x nparameters, row-major: [i * nparameters + j] */
     const double *state_sensitivity; /* direct: dz_i/drho (d x nparameters, column-major) */

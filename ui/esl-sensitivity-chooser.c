@@ -30,8 +30,8 @@ static void update_sensitivity(EslSensitivityChooser *self)
         note = self->offered[i] == MBS_SENSITIVITY_DIRECT
                    ? _("This method plots the running gradient; the coordinates' sensitivities "
                        "are plotted for penalty and ali3p.")
-                   : _("This method gives the final gradient only: nothing is plotted while it "
-                       "runs.");
+                   : _("This method gives the final gradient only: the progress bar shows how "
+                       "far it is, the gradient table comes at the end.");
     gtk_label_set_text(GTK_LABEL(self->note), note);
     gtk_widget_set_visible(self->note, *note != '\0');
     gboolean outputs = on && mbs_sensitivity_has_state_history(self->formulation, self->offered[i]) &&

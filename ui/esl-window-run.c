@@ -190,16 +190,17 @@ static void on_sensitivity_rows(EslSensitivityController *controller, GPtrArray 
 {
     (void)controller;
     for (guint i = 0; i < rows->len; i++)
-        esl_plot_board_append_sensitivity(ESL_PLOT_BOARD(self->plot_board), rows->pdata[i]);
+        if (((EslSensitivityRow *)rows->pdata[i])->gradient)
+            esl_plot_board_append_sensitivity(ESL_PLOT_BOARD(self->plot_board), rows->pdata[i]);
     const EslSensitivityRow *last = rows->pdata[rows->len - 1];
-    if (self->run_duration > 0) {
-        gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(self->progress_bar),
-                                      CLAMP(last->time / self->run_duration, 0, 1));
-        g_autofree char *percent = g_strdup_printf("%.0f %%", 100 * last->time / self->run_duration);
-        gtk_progress_bar_set_text(GTK_PROGRESS_BAR(self->progress_bar), percent);
+    double fraction = CLAMP(last->progress, 0, 1);
+    gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(self->progress_bar), fraction);
+    g_autofree char *percent = g_strdup_printf("%.0f %%", 100 * fraction);
+    gtk_progress_bar_set_text(GTK_PROGRESS_BAR(self->progress_bar), percent);
+    if (last->gradient) { /* progress-only rows (fd, adjoint) have no simulated time to show */
+        g_autofree char *text = g_strdup_printf(_("t = %.4f s"), last->time);
+        esl_playback_bar_set_label(ESL_PLAYBACK_BAR(self->playback_bar), text);
     }
-    g_autofree char *text = g_strdup_printf(_("t = %.4f s"), last->time);
-    esl_playback_bar_set_label(ESL_PLAYBACK_BAR(self->playback_bar), text);
 }
 
 static void on_sensitivity_finished(EslSensitivityController *controller, int status,

@@ -3,7 +3,11 @@
  *  - adjoint, every state stored and with checkpoints: a stop set before the run ends it with
  *    "stopped"; with checkpoints and an unset flag, the gradient is that of every state stored;
  *  - a stop flag that stays 0 changes nothing: psi and the gradient are bit-identical to a run
- *    without the flag (direct and adjoint). */
+ *    without the flag (direct and adjoint);
+ *  - progress (problem->progress): the adjoint's fractions never fall, pass 0.5 between its
+ *    forward run and its backward sweep and end at 1, for every state stored and with
+ *    checkpoints, without changing the gradient; a stop set from it in the middle of the
+ *    backward sweep (recomputed segments) ends the run there. */
 #include <string.h>
 
 #include "esl-model-file.h"
@@ -26,6 +30,27 @@ static void history(void *data, double time, const double *psi, const double *gr
         s->stop = 1;
 }
 
+/* Fractions seen; stops the computation when one passes stop_at (0: never). */
+typedef struct {
+    double first, last, stop_at;
+    int calls, fell, crossed_half;
+    volatile int *stop;
+} Progress;
+
+static void progress(void *data, double fraction)
+{
+    Progress *pr = data;
+    if (pr->calls++ == 0)
+        pr->first = fraction;
+    pr->fell |= fraction < pr->last;
+    pr->crossed_half |= pr->last < 0.5 && fraction >= 0.5;
+    pr->last = fraction;
+    if (pr->stop_at > 0 && fraction > pr->stop_at && pr->stop)
+        *pr->stop = 1;
+}
+
+static Progress *watching; /* the next run reports to it */
+
 static int run(const MbsModel *m, MbsSensitivityMethod method, const MbsSettings *s,
                const MbsMatrixRSensOptions *options, Stopper *stopper, double psi[1],
                double gradient[2], MbsError *err)
@@ -36,7 +61,9 @@ static int run(const MbsModel *m, MbsSensitivityMethod method, const MbsSettings
                                .parameters = parameters, .nparameters = 2,
                                .history = stopper ? history : NULL, .history_data = stopper,
                                .stop = stopper ? &stopper->stop : NULL,
-                               .method_options = options};
+                               .method_options = options,
+                               .progress = watching ? progress : NULL,
+                               .progress_data = watching};
     MbsSensitivityResult r = {.psi = psi, .gradient = gradient};
     memset(err, 0, sizeof *err);
     return mbs_sensitivity_compute(&p, method, &r, err);
@@ -95,6 +122,34 @@ int main(void)
     status = run(m, MBS_SENSITIVITY_ADJOINT, &s, &checkpointed, &never, psi, gradient, &err);
     tap_ok(status != 0 && !strcmp(err.message, MBS_SENSITIVITY_STOPPED),
            "adjoint with checkpoints: a stop set before the run ends it as '%s'", err.message);
+
+    const MbsMatrixRSensOptions *storage[] = {NULL, &checkpointed};
+    const char *storage_name[] = {"every state stored", "checkpointed"};
+    for (int k = 0; k < 2; ++k) {
+        static Progress seen;
+        memset(&seen, 0, sizeof seen);
+        watching = &seen;
+        status = run(m, MBS_SENSITIVITY_ADJOINT, &s, storage[k], NULL, psi, gradient, &err);
+        watching = NULL;
+        tap_ok(status == 0 && seen.calls > 50 && !seen.fell && seen.first < 0.02 &&
+                   seen.crossed_half && seen.last == 1.0 &&
+                   !memcmp(gradient, gradient0, sizeof gradient),
+               "adjoint, %s: progress from %.3f to %g in %d calls, never falling, through 0.5; "
+               "gradient unchanged", storage_name[k], seen.first, seen.last, seen.calls);
+    }
+    static Stopper midway;
+    memset((void *)&midway, 0, sizeof midway);
+    static Progress half;
+    memset(&half, 0, sizeof half);
+    half.stop_at = 0.75;
+    half.stop = &midway.stop;
+    watching = &half;
+    status = run(m, MBS_SENSITIVITY_ADJOINT, &s, &checkpointed, &midway, psi, gradient, &err);
+    watching = NULL;
+    tap_ok(status != 0 && !strcmp(err.message, MBS_SENSITIVITY_STOPPED) && half.last > 0.75 &&
+               half.last < 0.8,
+           "adjoint with checkpoints: a stop set in the backward sweep (at %.3f) ends it as '%s'",
+           half.last, err.message);
     mbs_model_free(m);
     return tap_done();
 }

@@ -142,6 +142,7 @@ typedef struct {
 typedef struct ForceContext {
     const Ali3p *a;
     double *grad;
+    MbsDual *grad_dual; /* the same for ad and ad-sparse (NULL for the other methods) */
 } ForceContext;
 
 static void *xcalloc(size_t n, size_t size, int *fail)
@@ -164,8 +165,10 @@ static void ali3p_finalize(MbsFormulation *f)
                       a->angle_ref, a->qqd};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
         free(bufs[i]);
-    for (int t = 0; a->nd && t < a->nthreads; ++t)
+    for (int t = 0; a->nd && t < a->nthreads; ++t) {
         free(a->nd[t].grad);
+        free(a->nd[t].grad_dual);
+    }
     free(a->nd);
     free(a->nd_ctx);
     mbs_tangent_free(&a->tangent);
@@ -452,6 +455,16 @@ static int eval_forces(void *ctx, const double *x, int column, double step, doub
     return 0;
 }
 
+/* Q over dual numbers at x = [q, qd] (ad, ad-sparse): the same source as eval_forces
+ * (mbs_natural_forces_kernel.h). */
+static int eval_forces_dual(void *ctx, const MbsDual *x, int largest, MbsDual *Q)
+{
+    const ForceContext *c = ctx;
+    (void)largest;
+    mbs_natural_forces_dual(c->a->nat, x, x + c->a->n, c->a->angle_ref, c->grad_dual, Q, NULL);
+    return 0;
+}
+
 /* [K, C] = -dQ/d[q, qd] analytically (mbs_natural_forces_derivatives), into J as the tangent
  * stores it: dense n x 2n, or the values of KC_pattern. */
 typedef struct {
@@ -495,8 +508,11 @@ static int stiffness_damping_init(Ali3p *a, const MbsTangentOptions *o, MbsError
     a->nd = xcalloc((size_t)a->nthreads, sizeof *a->nd, &fail);
     a->nd_ctx = xcalloc((size_t)a->nthreads, sizeof *a->nd_ctx, &fail);
     a->qqd = xcalloc(2 * (size_t)n, sizeof(double), &fail);
+    int dual = mbs_jacobian_method_needs_dual(o->method);
     for (int t = 0; !fail && t < a->nthreads; ++t) {
         a->nd[t] = (ForceContext){.a = a, .grad = xcalloc((size_t)n, sizeof(double), &fail)};
+        if (dual)
+            a->nd[t].grad_dual = xcalloc((size_t)n, sizeof(MbsDual), &fail);
         a->nd_ctx[t] = &a->nd[t];
     }
     if (fail)
@@ -512,6 +528,7 @@ static int stiffness_damping_init(Ali3p *a, const MbsTangentOptions *o, MbsError
         .nx = 2 * n, .nr = n, .residual = eval_forces, .contexts = a->nd_ctx,
         .nthreads = a->nthreads, .pattern = a->sp ? &a->sp->KC_pattern : NULL, .negate = 1,
         .analytical_jacobian = analytical_forces_jacobian,
+        .residual_dual = eval_forces_dual,
     };
     return mbs_tangent_init(&a->tangent, &tangent, o->method, err);
 }
@@ -1345,6 +1362,7 @@ const MbsFormulationClass mbs_ali3p_class = {
                           "projections in natural coordinates (paper 004)"),
     .settings = &ali3p_settings,
     .tangent_offers_analytical = 1,
+    .tangent_offers_dual = 1,
     .init = ali3p_init,
     .step = ali3p_step,
     .finalize = ali3p_finalize,

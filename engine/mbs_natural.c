@@ -12,6 +12,42 @@
 
 static const double e_axis[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
 
+/* The double instance of the kernel: mbs_natural_joint_coordinate and mbs_natural_forces with
+ * the energies (mbs_natural_dual.c is the dual one). */
+#define MBS_S double
+#define MBS_K(name) name
+#define MBS_FORCE_IN MbsForceInput
+#define MBS_FORCE_OUT MbsForceOutput
+#define MBS_FORCE_EVALUATE(c) (c)->evaluate
+#define MBS_NAT_ACCOUNT(c, F, in, e)                                                             \
+    do {                                                                                       \
+        if (e) {                                                                               \
+            (e)->potential_elastic += (c)->energy(F, in);                                      \
+            (e)->power_nonconservative += (c)->power(F, in);                                   \
+        }                                                                                      \
+    } while (0)
+#define MBS_NAT_BODY_ENERGY(nat, b, q, qd, e) body_energy(nat, b, q, qd, e)
+
+/* Body b's kinetic energy and gravity potential added to e (when not NULL). */
+static void body_energy(const MbsNatural *nat, int b, const double *q, const double *qd,
+                        MbsNatEnergy *e)
+{
+    if (!e)
+        return;
+    const MbsModel *m = nat->model;
+    int off = nat->body_off[b];
+    double mass = m->bodies[b].mass;
+    const double *S = &nat->S[9 * b];
+    double T = 0.5 * mass * mbs_v3_dot(&qd[off], &qd[off]);
+    for (int j = 0; j < 3; ++j)
+        for (int k = 0; k < 3; ++k)
+            T += 0.5 * S[3 * j + k] * mbs_v3_dot(&qd[off + 3 + 3 * j], &qd[off + 3 + 3 * k]);
+    e->kinetic += T;
+    e->potential_gravity -= mass * mbs_v3_dot(m->gravity, &q[off]);
+}
+
+#include "mbs_natural_forces_kernel.h"
+
 void mbs_natural_point_lin(const MbsNatural *nat, int body, const double x0[3], MbsNatLin *L)
 {
     memset(L, 0, sizeof *L);
@@ -42,8 +78,7 @@ void mbs_natural_vector_lin(const MbsNatural *nat, int body, const double a0[3],
         L->w[0][1 + k] = a0[k];
 }
 
-/* out = A - B (both with at most one body term, on different bodies or ground). */
-static void lin_sub(const MbsNatLin *A, const MbsNatLin *B, MbsNatLin *out)
+void mbs_natlin_sub(const MbsNatLin *A, const MbsNatLin *B, MbsNatLin *out)
 {
     MbsNatLin r = *A;
     for (int k = 0; k < 3; ++k)
@@ -66,36 +101,17 @@ static void lin_sub(const MbsNatLin *A, const MbsNatLin *B, MbsNatLin *out)
 
 void mbs_natlin_eval(const MbsNatLin *L, const double *q, double x[3])
 {
-    x[0] = L->c[0];
-    x[1] = L->c[1];
-    x[2] = L->c[2];
-    for (int t = 0; t < L->nt; ++t)
-        for (int k = 0; k < 4; ++k) {
-            double s = L->w[t][k];
-            if (s != 0.0)
-                mbs_v3_axpy(s, &q[L->off[t] + 3 * k], x);
-        }
+    natlin_eval(L, q, x);
 }
 
 void mbs_natlin_rate(const MbsNatLin *L, const double *qd, double v[3])
 {
-    v[0] = v[1] = v[2] = 0.0;
-    for (int t = 0; t < L->nt; ++t)
-        for (int k = 0; k < 4; ++k) {
-            double s = L->w[t][k];
-            if (s != 0.0)
-                mbs_v3_axpy(s, &qd[L->off[t] + 3 * k], v);
-        }
+    natlin_rate(L, qd, v);
 }
 
 void mbs_natlin_add_transpose(const MbsNatLin *L, double s, const double f[3], double *g)
 {
-    for (int t = 0; t < L->nt; ++t)
-        for (int k = 0; k < 4; ++k) {
-            double c = s * L->w[t][k];
-            if (c != 0.0)
-                mbs_v3_axpy(c, f, &g[L->off[t] + 3 * k]);
-        }
+    natlin_add_transpose(L, s, f, g);
 }
 
 /* r += s * A^T f for the linear expression L (A = dL/dq). */
@@ -168,8 +184,8 @@ static void add_joint_rows(MbsNatural *nat, int j)
     MbsNatLin x1, x2, d12, d21, a1, L1, L2, L3;
     mbs_natural_point_lin(nat, b1, J->point1, &x1);
     mbs_natural_point_lin(nat, b2, J->point2, &x2);
-    lin_sub(&x1, &x2, &d12);
-    lin_sub(&x2, &x1, &d21);
+    mbs_natlin_sub(&x1, &x2, &d12);
+    mbs_natlin_sub(&x2, &x1, &d21);
     mbs_natural_vector_lin(nat, b1, J->axis1, &a1);
     if (J->type == MBS_JOINT_REVOLUTE || J->type == MBS_JOINT_SPHERICAL ||
         J->type == MBS_JOINT_UNIVERSAL)
@@ -519,174 +535,6 @@ static void revolute_vectors(const MbsNatural *nat, const MbsJoint *J, const dou
     mbs_natlin_eval(B, q, b);
 }
 
-/* Revolute: sin theta = w2.w1', cos theta = w1.w1' (see header). Prismatic: (x2 - x1).a1. */
-double mbs_natural_joint_coordinate(const MbsNatural *nat, const double *q, int joint,
-                                    double ref, double *grad)
-{
-    const MbsJoint *J = &nat->model->joints[joint];
-    if (grad)
-        memset(grad, 0, sizeof(double) * (size_t)nat->n);
-    if (J->type == MBS_JOINT_PRISMATIC) {
-        MbsNatLin x1, x2, d, a1;
-        double dv[3], av[3];
-        mbs_natural_point_lin(nat, J->body1, J->point1, &x1);
-        mbs_natural_point_lin(nat, J->body2, J->point2, &x2);
-        lin_sub(&x2, &x1, &d);
-        mbs_natural_vector_lin(nat, J->body1, J->axis1, &a1);
-        mbs_natlin_eval(&d, q, dv);
-        mbs_natlin_eval(&a1, q, av);
-        if (grad) {
-            mbs_natlin_add_transpose(&d, 1.0, av, grad);
-            mbs_natlin_add_transpose(&a1, 1.0, dv, grad);
-        }
-        return mbs_v3_dot(dv, av);
-    }
-    if (J->type != MBS_JOINT_REVOLUTE)
-        return 0.0;
-    MbsNatLin A, A2, B;
-    double a[3], a2[3], b[3];
-    revolute_vectors(nat, J, q, &A, &A2, &B, a, a2, b);
-    double s = mbs_v3_dot(a, b), co = mbs_v3_dot(a2, b);
-    double th = atan2(s, co);
-    double k = round((ref - th) / (2.0 * M_PI));
-    th += 2.0 * M_PI * k;
-    if (grad) {
-        double r2 = s * s + co * co;
-        if (r2 > 1e-300) {
-            /* dtheta = (co ds - s dco) / r2 */
-            mbs_natlin_add_transpose(&A, co / r2, b, grad);
-            mbs_natlin_add_transpose(&B, co / r2, a, grad);
-            mbs_natlin_add_transpose(&A2, -s / r2, b, grad);
-            mbs_natlin_add_transpose(&B, -s / r2, a2, grad);
-        }
-    }
-    return th;
-}
-
-static double vdot(int n, const double *a, const double *b)
-{
-    double s = 0.0;
-    for (int i = 0; i < n; ++i)
-        s += a[i] * b[i];
-    return s;
-}
-
-/* Force element F (mbs_force.h) in natural coordinates: its geometry's kinematics from q, qd,
- * its law's output as generalized forces added to Q, its energy and power to e (may be NULL). */
-static void add_element(const MbsNatural *nat, const MbsForce *F, const double *q,
-                        const double *qd, const double *angle_ref, double *grad, double *Q,
-                        MbsNatEnergy *e)
-{
-    const MbsForceClass *c = mbs_force_class(F->type);
-    int n = nat->n;
-    MbsForceInput in;
-    MbsForceOutput out;
-    memset(&in, 0, sizeof in);
-    switch (c->geometry) {
-    case MBS_FORCE_ON_LINE: {
-        MbsNatLin x1, x2, dl;
-        mbs_natural_point_lin(nat, F->body1, F->point1, &x1);
-        mbs_natural_point_lin(nat, F->body2, F->point2, &x2);
-        lin_sub(&x2, &x1, &dl);
-        double d[3], dd[3];
-        mbs_natlin_eval(&dl, q, d);
-        mbs_natlin_rate(&dl, qd, dd);
-        double l = mbs_v3_norm(d);
-        in.value = l;
-        in.rate = l > 1e-12 ? mbs_v3_dot(d, dd) / l : 0.0;
-        if (e) {
-            e->potential_elastic += c->energy(F, &in);
-            e->power_nonconservative += c->power(F, &in);
-        }
-        if (l < 1e-12)
-            break; /* direction undefined: no force */
-        c->evaluate(F, &in, &out);
-        /* Force on point 2: -tension d/l; on point 1 the opposite: Q += dl_q^T f2. */
-        mbs_natlin_add_transpose(&dl, -out.tension / l, d, Q);
-        break;
-    }
-    case MBS_FORCE_ON_JOINT: {
-        double ref = angle_ref ? angle_ref[F->joint] : 0.0;
-        in.value = mbs_natural_joint_coordinate(nat, q, F->joint, ref, grad);
-        in.rate = vdot(n, grad, qd);
-        c->evaluate(F, &in, &out);
-        for (int i = 0; i < n; ++i)
-            Q[i] += out.generalized * grad[i];
-        if (e) {
-            e->potential_elastic += c->energy(F, &in);
-            e->power_nonconservative += c->power(F, &in);
-        }
-        break;
-    }
-    case MBS_FORCE_AT_POINT: {
-        MbsNatLin x;
-        mbs_natural_point_lin(nat, F->body1, F->point1, &x);
-        mbs_natlin_eval(&x, q, in.r);
-        mbs_natlin_rate(&x, qd, in.v);
-        c->evaluate(F, &in, &out);
-        mbs_natlin_add_transpose(&x, 1.0, out.vector, Q);
-        if (e) {
-            e->potential_elastic += c->energy(F, &in);
-            e->power_nonconservative += c->power(F, &in);
-        }
-        break;
-    }
-    case MBS_FORCE_ON_BODY: {
-        /* Virtual work T.dtheta with de_k = dtheta x e_k: Q_{e_k} = (T x e_k)/2 (valid for
-         * orthonormal e_k); omega = sum_k e_k x de_k/2. */
-        int off = nat->body_off[F->body1];
-        if (off < 0)
-            break;
-        for (int k = 0; k < 3; ++k) {
-            double w[3];
-            mbs_v3_cross(&q[off + 3 + 3 * k], &qd[off + 3 + 3 * k], w);
-            for (int d = 0; d < 3; ++d)
-                in.omega[d] += 0.5 * w[d];
-        }
-        c->evaluate(F, &in, &out);
-        for (int k = 0; k < 3; ++k) {
-            double g[3];
-            mbs_v3_cross(out.vector, &q[off + 3 + 3 * k], g);
-            for (int d = 0; d < 3; ++d)
-                Q[off + 3 + 3 * k + d] += 0.5 * g[d];
-        }
-        if (e) {
-            e->potential_elastic += c->energy(F, &in);
-            e->power_nonconservative += c->power(F, &in);
-        }
-        break;
-    }
-    }
-}
-
-void mbs_natural_forces(const MbsNatural *nat, const double *q, const double *qd,
-                        const double *angle_ref, double *grad, double *Q, MbsNatEnergy *e)
-{
-    const MbsModel *m = nat->model;
-    int n = nat->n;
-    memset(Q, 0, sizeof(double) * (size_t)n);
-    if (e)
-        memset(e, 0, sizeof *e);
-    for (int b = 0; b < m->nbodies; ++b) {
-        int off = nat->body_off[b];
-        if (off < 0)
-            continue;
-        double mass = m->bodies[b].mass;
-        for (int d = 0; d < 3; ++d)
-            Q[off + d] += mass * m->gravity[d];
-        if (e) {
-            const double *S = &nat->S[9 * b];
-            double T = 0.5 * mass * mbs_v3_dot(&qd[off], &qd[off]);
-            for (int j = 0; j < 3; ++j)
-                for (int k = 0; k < 3; ++k)
-                    T += 0.5 * S[3 * j + k] * mbs_v3_dot(&qd[off + 3 + 3 * j], &qd[off + 3 + 3 * k]);
-            e->kinetic += T;
-            e->potential_gravity -= mass * mbs_v3_dot(m->gravity, &q[off]);
-        }
-    }
-    for (int f = 0; f < m->nforces; ++f)
-        add_element(nat, &m->forces[f], q, qd, angle_ref, grad, Q, e);
-}
 
 /* ---- dQ/d[q, qd] of the force elements, analytically (ali3p's `analytical` tangent) ------ */
 
@@ -772,7 +620,7 @@ static void joint_hessian(const MbsNatural *nat, const MbsJoint *J, const double
         MbsNatLin x1, x2, D, A1;
         mbs_natural_point_lin(nat, J->body1, J->point1, &x1);
         mbs_natural_point_lin(nat, J->body2, J->point2, &x2);
-        lin_sub(&x2, &x1, &D);
+        mbs_natlin_sub(&x2, &x1, &D);
         mbs_natural_vector_lin(nat, J->body1, J->axis1, &A1);
         add_sandwich(&D, identity3, &A1, 1.0, 0, local_add, &L);
         add_sandwich(&A1, identity3, &D, 1.0, 0, local_add, &L);
@@ -825,7 +673,7 @@ static void line_derivatives(const MbsNatural *nat, const MbsForce *F, const dou
     MbsNatLin x1, x2, D;
     mbs_natural_point_lin(nat, F->body1, F->point1, &x1);
     mbs_natural_point_lin(nat, F->body2, F->point2, &x2);
-    lin_sub(&x2, &x1, &D);
+    mbs_natlin_sub(&x2, &x1, &D);
     double d[3], dd[3], e[3], Pdd[3];
     mbs_natlin_eval(&D, q, d);
     mbs_natlin_rate(&D, qd, dd);
@@ -879,7 +727,7 @@ void mbs_natural_forces_derivatives(const MbsNatural *nat, const double *q, cons
             double ref = angle_ref ? angle_ref[F->joint] : 0.0;
             MbsForceInput in = {.value = mbs_natural_joint_coordinate(nat, q, F->joint, ref,
                                                                        grad)};
-            in.rate = vdot(n, grad, qd);
+            in.rate = dot(n, grad, qd);
             MbsForceOutput out;
             MbsForceDerivative dT = {0};
             c->evaluate(F, &in, &out);

@@ -33,6 +33,7 @@
 
 #include "mbs_assembly.h"
 #include "mbs_model.h"
+#include "mbs_scalar.h"
 
 /* A linear 3-vector expression x = c + sum_t sum_k w[t][k] q[off[t] + 3k .. 3k+2]. */
 typedef struct {
@@ -102,6 +103,8 @@ void mbs_natlin_eval(const MbsNatLin *L, const double *q, double x[3]);
 void mbs_natlin_rate(const MbsNatLin *L, const double *qd, double v[3]); /* no constant */
 /* g += s * A^T f (A = dx/dq, 3 x n) */
 void mbs_natlin_add_transpose(const MbsNatLin *L, double s, const double f[3], double *g);
+/* out = A - B (both with at most one body term, on different bodies or ground). */
+void mbs_natlin_sub(const MbsNatLin *A, const MbsNatLin *B, MbsNatLin *out);
 /* Current position of a drawn point of a body. */
 void mbs_natural_point(const MbsNatural *nat, const double *q, int body, const double x0[3],
                        double x[3]);
@@ -134,6 +137,12 @@ double mbs_natural_joint_coordinate(const MbsNatural *nat, const double *q, int 
  * grad: n-entry scratch. e (optional): energy terms. */
 void mbs_natural_forces(const MbsNatural *nat, const double *q, const double *qd,
                         const double *angle_ref, double *grad, double *Q, MbsNatEnergy *e);
+/* The same two over dual numbers (mbs_natural_dual.c: one source, mbs_natural_forces_kernel.h),
+ * for the tangent methods ad and ad-sparse; e must be NULL. */
+MbsDual mbs_natural_joint_coordinate_dual(const MbsNatural *nat, const MbsDual *q, int joint,
+                                          double ref, MbsDual *grad);
+void mbs_natural_forces_dual(const MbsNatural *nat, const MbsDual *q, const MbsDual *qd,
+                             const double *angle_ref, MbsDual *grad, MbsDual *Q, MbsNatEnergy *e);
 
 /* dQ/d[q, qd] of the force elements (gravity is constant), analytically from the laws'
  * derivatives (MbsForceClass.derivative) chained through the natural-coordinate kinematics:

@@ -112,6 +112,17 @@ static inline MbsDual mbs_dual_atan(MbsDual a)
     return mbs_dual_chain(a, atan(a.v), 1.0 / (1.0 + a.v * a.v));
 }
 
+/* atan2(y, x): d = (x dy - y dx) / (x^2 + y^2) */
+static inline MbsDual mbs_dual_atan2(MbsDual y, MbsDual x)
+{
+    MbsDual r;
+    r.v = atan2(y.v, x.v);
+    double r2 = x.v * x.v + y.v * y.v;
+    for (int k = 0; k < MBS_DUAL_WIDTH; ++k)
+        r.d[k] = (x.v * y.d[k] - y.v * x.d[k]) / r2;
+    return r;
+}
+
 /* The double versions: the plain operators. */
 static inline double mbs_real_add(double a, double b) { return a + b; }
 static inline double mbs_real_sub(double a, double b) { return a - b; }
@@ -150,6 +161,7 @@ static inline MbsDual mbs_dual_like(MbsDual like, double c)
 #define MBS_SIN(a) _Generic((a), MbsDual: mbs_dual_sin, default: sin)(a)
 #define MBS_COS(a) _Generic((a), MbsDual: mbs_dual_cos, default: cos)(a)
 #define MBS_ATAN(a) _Generic((a), MbsDual: mbs_dual_atan, default: atan)(a)
+#define MBS_ATAN2(y, x) _Generic((y), MbsDual: mbs_dual_atan2, default: atan2)(y, x)
 /* The value as a double (for comparisons: branches follow the value). */
 #define MBS_VALUE(a) MBS_SCALAR_PICK(a, value)(a)
 /* The constant c in the type of `like` (a dual constant has no derivatives). */

@@ -40,8 +40,8 @@ const char *const mbs_jacobian_method_labels[MBS_JACOBIAN_COUNT + 1] = {
     [MBS_JACOBIAN_ND_FORWARD] = MBS_N_("forward differences"),
     [MBS_JACOBIAN_ND_CENTRAL] = MBS_N_("central differences"),
     [MBS_JACOBIAN_ND_SPARSE] = MBS_N_("compressed forward differences"),
-    [MBS_JACOBIAN_AD] = MBS_N_("automatic differentiation (penalty)"),
-    [MBS_JACOBIAN_AD_SPARSE] = MBS_N_("compressed automatic differentiation (penalty)"),
+    [MBS_JACOBIAN_AD] = MBS_N_("automatic differentiation"),
+    [MBS_JACOBIAN_AD_SPARSE] = MBS_N_("compressed automatic differentiation"),
     [MBS_JACOBIAN_ANALYTICAL] = MBS_N_("analytical derivatives"),
 };
 

@@ -8,6 +8,7 @@
 
 #include "esl-model-file.h"
 #include "mbs_formulation.h"
+#include "mbs_tangent.h"
 #include "mbs_tangent_probe.h"
 #include "tap.h"
 
@@ -64,6 +65,63 @@ static int set_random_state(MbsFormulation *f, double amplitude, unsigned seed, 
     return status;
 }
 
+/* J (n x 2n) dense from a tangent's storage: the values of its pattern, or dense already. */
+static void to_dense(const MbsSparsity *pattern, int n, const double *values, double *dense)
+{
+    if (!pattern) {
+        memcpy(dense, values, sizeof(double) * 2 * (size_t)n * n);
+        return;
+    }
+    memset(dense, 0, sizeof(double) * 2 * (size_t)n * n);
+    for (int j = 0; j < 2 * n; ++j)
+        for (int k = pattern->colptr[j]; k < pattern->colptr[j + 1]; ++k)
+            dense[pattern->rowind[k] + (size_t)n * j] = values[k];
+}
+
+/* ad and ad-sparse (where the formulation offers them) against the analytical tangent at the
+ * same three random states: all three exact, so to round-off (1e-10 of the largest entry),
+ * entry by entry (each tangent's storage made dense: penalty gives its pattern to the
+ * compressed methods only). */
+static void check_ad(const Formulation *fm, const MbsModel *m, const char *file, int n,
+                     const double *const *Janalytical, const MbsSparsity *analytical_pattern,
+                     double largest)
+{
+    if (!mbs_formulation_offers_jacobian(mbs_formulation_find(fm->name), MBS_JACOBIAN_AD))
+        return;
+    static const char *const methods[] = {"ad", "ad-sparse"};
+    for (int k = 0; k < 2; ++k) {
+        MbsError err = {0};
+        MbsFormulation *f = formulation_with(fm, m, methods[k], &err);
+        double *J = g_new0(double, 2 * (size_t)n * n + 1), worst = 0.0;
+        double *D = g_new0(double, 2 * (size_t)n * n + 1), *A = g_new0(double, 2 * (size_t)n * n + 1);
+        int status = f ? 0 : MBS_FATAL, worst_column = -1;
+        for (unsigned sample = 0; sample < 3 && !status; ++sample) {
+            MbsTangentProbe p;
+            status = set_random_state(f, fm->amplitude, 17 + sample, &err) ||
+                     fm->probe(f, &p, &err) || mbs_tangent_eval(p.tangent, p.x, p.r0, J);
+            if (status)
+                break;
+            to_dense(p.tangent->problem.pattern, n, J, D);
+            to_dense(analytical_pattern, n, Janalytical[sample], A);
+            for (size_t e = 0; e < 2 * (size_t)n * n; ++e) {
+                double d = fabs(D[e] - A[e]) / fmax(largest, 1e-300);
+                if (d > worst || isnan(d)) {
+                    worst = isnan(d) ? INFINITY : d;
+                    worst_column = (int)(e / (size_t)n);
+                }
+            }
+        }
+        tap_ok(!status && worst <= 1e-10,
+               "%s, %s: %s agrees with the analytical tangent at 3 random states: worst %.1e of "
+               "the largest entry, column %d (bound 1e-10) %s", fm->name, file, methods[k], worst,
+               worst_column, status ? err.message : "");
+        g_free(J);
+        g_free(D);
+        g_free(A);
+        mbs_formulation_free(f);
+    }
+}
+
 /* Analytical against central differences at three random states: the worst column, relative to
  * the largest entry of J (central differences: truncation and round-off near 1e-9 of it). */
 static void check_model(const Formulation *fm, const char *dir, const char *file)
@@ -99,6 +157,7 @@ static void check_model(const Formulation *fm, const char *dir, const char *file
     int n = fa->klass->ncoords(fa), worst_column = -1;
     double worst = 0.0, largest = 0.0;
     double *Ja = g_new0(double, 2 * (size_t)n * n + 1), *Jn = g_new0(double, 2 * (size_t)n * n + 1);
+    double *Jsample[3]; /* analytical at each sample, for the AD methods below */
     const char *first_block = !strcmp(fm->name, "penalty") ? "C (zd)" : "K (q)";
     const char *second_block = !strcmp(fm->name, "penalty") ? "K (z)" : "C (qd)";
     int status = 0, wrong_count = 0;
@@ -111,6 +170,7 @@ static void check_model(const Formulation *fm, const char *dir, const char *file
             break;
         status = mbs_tangent_eval(pa.tangent, pa.x, pa.r0, Ja) ||
                  mbs_tangent_eval(pn.tangent, pn.x, pn.r0, Jn);
+        Jsample[sample] = g_memdup2(Ja, sizeof(double) * (2 * (size_t)n * n + 1));
         /* ali3p's sparse algebra stores the values of its pattern, both methods alike */
         const MbsSparsity *pattern = pa.tangent->problem.pattern;
         size_t entries = pattern ? (size_t)pattern->colptr[2 * n] : 2 * (size_t)n * n;
@@ -147,6 +207,11 @@ static void check_model(const Formulation *fm, const char *dir, const char *file
     tap_ok(wrong_count == 0, "%s, %s: every column of C and K within 1e-7 of the largest entry "
            "(%d entries beyond:%s)", fm->name, file, wrong_count, wrong->str);
     g_string_free(wrong, TRUE);
+    if (!status)
+        check_ad(fm, m, file, n, (const double *const *)Jsample, pa.tangent->problem.pattern,
+                 largest);
+    for (unsigned sample = 0; sample < 3 && !status; ++sample)
+        g_free(Jsample[sample]);
     g_free(Ja);
     g_free(Jn);
     mbs_formulation_free(fa);

@@ -241,12 +241,12 @@ for method in ("ad", "ad-sparse"):
        f"run 1x15 --jacobian {method}: method, n = 90, p in the summary, ends within {gap:.1e} "
        f"of nd-central (bound 1e-8) {r.stderr.strip()}".replace("\n", " | "))
 r = run("compare", four_bar, "--step", "0.01", "--duration", "0.2", "--formulations",
-        "penalty,ali3p", "--jacobian", "ad-sparse", "--json")
+        "penalty,ali3p,matrix-r", "--jacobian", "ad-sparse", "--json")
 cmp = json.loads(r.stdout) if r.returncode == 0 else {"runs": []}
 ok(r.returncode == 0 and all(x["status"] == "finished" for x in cmp["runs"])
-   and len(cmp["runs"]) == 2 and "ali3p keeps its default Jacobian method" in r.stderr
-   and "penalty keeps" not in r.stderr,
-   "compare --jacobian ad-sparse: penalty uses it, ali3p says it keeps its default: "
+   and len(cmp["runs"]) == 3 and "matrix-r keeps its default Jacobian method" in r.stderr
+   and "penalty keeps" not in r.stderr and "ali3p keeps" not in r.stderr,
+   "compare --jacobian ad-sparse: penalty and ali3p use it, matrix-r says it keeps its default: "
    + r.stderr.strip().replace("\n", " | "))
 # matrix-r runs twice (the reference and itself) and refuses analytical once
 r = run("compare", four_bar, "--step", "0.01", "--duration", "0.1", "--formulations",
@@ -272,15 +272,19 @@ ok(a.get("status") == "finished" and c.get("status") == "finished" and gap < 1e-
    f"({a.get('newton_iterations')}, {c.get('newton_iterations')})")
 r = run("run", "--help")
 ali3p_help = next((line for line in r.stdout.splitlines() if line.strip().startswith("ali3p:")), "")
-ok("--jacobian nd-forward|nd-central|nd-sparse|analytical (" in ali3p_help
-   and "|ad|" not in ali3p_help,
-   "run --help lists for ali3p only the Jacobian methods it offers: " + ali3p_help.strip()[:160])
+matrix_r_help = next((line for line in r.stdout.splitlines()
+                      if line.strip().startswith("matrix-r:")), "")
+ok("--jacobian nd-forward|nd-central|nd-sparse|ad|ad-sparse|analytical (analytical)" in ali3p_help
+   and "--jacobian nd-forward|nd-central (" in matrix_r_help,
+   "run --help lists for each formulation the Jacobian methods it offers: "
+   + ali3p_help.strip()[-80:] + " / " + matrix_r_help.strip()[-80:])
 r = run("compare", four_bar, "--jacobian", "automatic")
 ok(r.returncode == 2 and "unknown Jacobian method 'automatic'" in r.stderr,
    "compare refuses an unknown Jacobian method: " + r.stderr.strip())
-r = run("run", four_bar, "--formulation", "ali3p", "--jacobian", "ad")
-ok(r.returncode != 0 and "ali3p does not offer the Jacobian method 'ad'" in r.stderr,
-   "run ali3p --jacobian ad is refused naming the formulation: " + r.stderr.strip())
+r = run("run", four_bar, "--formulation", "matrix-r", "--integrator", "trapezoidal",
+        "--jacobian", "ad")
+ok(r.returncode != 0 and "matrix-r does not offer the Jacobian method 'ad'" in r.stderr,
+   "run matrix-r --jacobian ad is refused naming the formulation: " + r.stderr.strip())
 # ssode (issue 11): the summary carries the formulation's statistics; with the integrator
 # continued across output steps, stored runs keep one internal_steps row per internal step.
 stiff = os.path.join(models, "double-pendulum-stiff.json")
@@ -343,7 +347,7 @@ for line in r.stdout.splitlines():
     elif section and line.startswith("| five-bar |"):
         tables[section].append([c.strip() for c in line.strip("|").split("|")])
 expect = {"penalty": ["nd-forward", "nd-central", "nd-sparse", "ad", "ad-sparse", "analytical"],
-          "ali3p": ["nd-forward", "nd-central", "nd-sparse", "analytical"],
+          "ali3p": ["nd-forward", "nd-central", "nd-sparse", "ad", "ad-sparse", "analytical"],
           "matrix-r": ["nd-forward", "nd-central"]}
 for form, methods in expect.items():
     rows = tables.get(form, [])

@@ -235,8 +235,10 @@ void esl_plot_board_show_sensitivity(EslPlotBoard *self, const EslSensitivityRun
     /* the live path's plots, filled with the stored rows */
     if (!run->history_state)
         ncoordinates = 0;
+    /* a run without history (fd, adjoint) has only its table */
     esl_plot_board_begin_sensitivity(self, (const char *const *)run->objectives,
-                                     run->nobjectives, (const char *const *)run->parameters,
+                                     run->n > 0 ? run->nobjectives : 0,
+                                     (const char *const *)run->parameters,
                                      run->nparameters, coordinates, names, ncoordinates);
     int ng = run->nobjectives * run->nparameters;
     gsize ns = (gsize)run->nstate * run->nparameters;

@@ -250,8 +250,10 @@ static void start_sensitivity_run(EslWindow *self, const MbsFormulationClass *kl
     esl_playback_bar_set_playing(ESL_PLAYBACK_BAR(self->playback_bar), FALSE);
     esl_run_browser_unselect_all(ESL_RUN_BROWSER(self->run_browser));
     esl_window_set_history(self, NULL, TRUE);
+    /* fd and adjoint have no running gradient: no empty plots, the table comes at the end */
     esl_plot_board_begin_sensitivity(ESL_PLOT_BOARD(self->plot_board),
-                                     (const char *const *)onames->pdata, (int)onames->len,
+                                     (const char *const *)onames->pdata,
+                                     method == MBS_SENSITIVITY_DIRECT ? (int)onames->len : 0,
                                      (const char *const *)pnames->pdata, (int)pnames->len,
                                      (const int *)(void *)coords->data,
                                      (const char *const *)cnames->pdata, (int)coords->len);

@@ -24,11 +24,12 @@
 #include "mbs_natural.h"
 #include "mbs_scalar.h"
 
-/* x = A q + c */
-static void MBS_K(natlin_eval)(const MbsNatLin *L, const MBS_S *q, MBS_S x[3])
+/* x = A q + c (the rate of a point or vector is A qd: c = 0) */
+static void MBS_K(natlin_combine)(const MbsNatLin *L, const MBS_S *q, const double c[3],
+                                  MBS_S x[3])
 {
     for (int d = 0; d < 3; ++d)
-        x[d] = MBS_LIKE(q[0], L->c[d]);
+        x[d] = MBS_LIKE(q[0], c[d]);
     for (int t = 0; t < L->nt; ++t)
         for (int k = 0; k < 4; ++k) {
             double s = L->w[t][k];
@@ -38,18 +39,15 @@ static void MBS_K(natlin_eval)(const MbsNatLin *L, const MBS_S *q, MBS_S x[3])
         }
 }
 
-/* v = A qd */
+static void MBS_K(natlin_eval)(const MbsNatLin *L, const MBS_S *q, MBS_S x[3])
+{
+    MBS_K(natlin_combine)(L, q, L->c, x);
+}
+
 static void MBS_K(natlin_rate)(const MbsNatLin *L, const MBS_S *qd, MBS_S v[3])
 {
-    for (int d = 0; d < 3; ++d)
-        v[d] = MBS_LIKE(qd[0], 0.0);
-    for (int t = 0; t < L->nt; ++t)
-        for (int k = 0; k < 4; ++k) {
-            double s = L->w[t][k];
-            if (s != 0.0)
-                for (int d = 0; d < 3; ++d)
-                    v[d] = MBS_ADD(v[d], MBS_SCALE(s, qd[L->off[t] + 3 * k + d]));
-        }
+    static const double zero[3] = {0.0, 0.0, 0.0};
+    MBS_K(natlin_combine)(L, qd, zero, v);
 }
 
 /* g += s A^T f */

@@ -201,6 +201,11 @@ static void on_sensitivity_rows(EslSensitivityController *controller, GPtrArray 
         g_autofree char *text = g_strdup_printf(_("t = %.4f s"), last->time);
         esl_playback_bar_set_label(ESL_PLAYBACK_BAR(self->playback_bar), text);
     }
+    g_autofree char *status =
+        last->gradient ? g_strdup_printf(_("sensitivities: %.0f %% done\nsimulated time: %.4f s"),
+                                         100 * fraction, last->time)
+                       : g_strdup_printf(_("sensitivities: %.0f %% done"), 100 * fraction);
+    gtk_label_set_text(GTK_LABEL(self->progress_label), status);
 }
 
 static void on_sensitivity_finished(EslSensitivityController *controller, int status,

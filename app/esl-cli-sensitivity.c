@@ -88,6 +88,42 @@ static void write_history(void *data, double time, const double *psi, const doub
     fprintf(h->out, "\n");
 }
 
+/* --state-history: one CSV row per grid time with d q / d rho (penalty and ali3p direct: every
+ * coordinate of the formulation's kind, column per parameter); --project: the recorder's rows
+ * get them too. The header is written at the first row, when n is known. */
+typedef struct {
+    FILE *out;
+    EslSensitivityRecorder *recorder;
+    const MbsModel *model;
+    GArray *parameters;
+    gboolean header;
+} StateHistory;
+
+static void write_state_history(void *data, double time, int n, const double *q,
+                                const double *sq)
+{
+    StateHistory *h = data;
+    if (h->recorder)
+        esl_sensitivity_recorder_state(h->recorder, time, n, q, sq);
+    if (!h->out)
+        return;
+    guint np = h->parameters->len;
+    if (!h->header) {
+        fprintf(h->out, "time");
+        for (guint k = 0; k < np; ++k)
+            for (int i = 0; i < n; ++i)
+                fprintf(h->out, ",dq%d/d%s", i + 1,
+                        h->model->parameters[g_array_index(h->parameters, int, k)].name);
+        fprintf(h->out, "\n");
+        h->header = TRUE;
+    }
+    fprintf(h->out, "%.17g", time);
+    for (guint k = 0; k < np; ++k)
+        for (int i = 0; i < n; ++i)
+            fprintf(h->out, ",%.17g", sq[(size_t)n * k + (size_t)i]);
+    fprintf(h->out, "\n");
+}
+
 MbsModel *esl_sensitivity_load(const char *command, const char *path, const char *formulation,
                                const char *objectives, const char *parameters,
                                const EslSettingFlags *flags, MbsSettings *s,
@@ -215,7 +251,7 @@ static Store *open_store(const char *path, const char *model_path, const MbsMode
 int esl_cli_sensitivity(int argc, char **argv)
 {
     char *formulation = NULL, *method = NULL, *objectives = NULL, *parameters = NULL;
-    char *project = NULL, *history = NULL;
+    char *project = NULL, *history = NULL, *state_history = NULL;
     gboolean json = FALSE;
     double fd_step = 0.0;
     int threads = 0;
@@ -229,6 +265,9 @@ int esl_cli_sensitivity(int argc, char **argv)
         {"fd-threads", 0, 0, G_OPTION_ARG_INT, &threads, "fd: parallel runs (0: all cores)", "N"},
         {"history", 0, 0, G_OPTION_ARG_FILENAME, &history,
          "direct: write psi(t) and its gradient at every step as CSV", "FILE"},
+        {"state-history", 0, 0, G_OPTION_ARG_FILENAME, &state_history,
+         "penalty and ali3p direct: write d q / d rho of every coordinate at every step as CSV",
+         "FILE"},
         {"project", 'p', 0, G_OPTION_ARG_FILENAME, &project, "Store the result in a project", "FILE"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
@@ -304,6 +343,15 @@ int esl_cli_sensitivity(int argc, char **argv)
     };
     MbsSensitivityResult r = {.psi = psi, .gradient = gradient};
     History hist = {.nobjectives = obj->len, .nparameters = par->len, .every = 1};
+    StateHistory shist = {.model = m, .parameters = par};
+    gboolean with_state =
+        mbs_sensitivity_has_state_history(formulation, (MbsSensitivityMethod)imethod);
+    if (state_history && !with_state) { /* before any file is made */
+        fprintf(stderr, "eslabon-cli sensitivity: --state-history: only the direct method of "
+                        "penalty and ali3p steps d q / d rho\n");
+        status = 2;
+        goto out;
+    }
     if (history) {
         if (imethod != MBS_SENSITIVITY_DIRECT) {
             fprintf(stderr, "eslabon-cli sensitivity: --history: only the direct method gives "
@@ -325,6 +373,15 @@ int esl_cli_sensitivity(int argc, char **argv)
                         m->parameters[g_array_index(par, int, k)].name);
         fprintf(hist.out, "\n");
     }
+    /* the coordinates' sensitivities: into a CSV, and with the stored rows (the window
+     * replays them) */
+    if (state_history) {
+        shist.out = fopen(state_history, "w");
+        if (!shist.out) {
+            fprintf(stderr, "eslabon-cli sensitivity: cannot write '%s'\n", state_history);
+            goto out;
+        }
+    }
     if (project) {
         store = open_store(project, resolved, m, formulation, imethod, &s, obj, par, &error);
         if (!store) {
@@ -338,16 +395,17 @@ int esl_cli_sensitivity(int argc, char **argv)
         p.history = write_history;
         p.history_data = &hist;
     }
-    /* the coordinates' sensitivities of the stored rows, replayed by the window */
-    if (hist.recorder &&
-        mbs_sensitivity_has_state_history(formulation, (MbsSensitivityMethod)imethod)) {
-        p.state_history = esl_sensitivity_recorder_state;
-        p.state_history_data = hist.recorder;
+    shist.recorder = hist.recorder; /* the coordinates' sensitivities of the stored rows */
+    if (with_state && (shist.out || shist.recorder)) {
+        p.state_history = write_state_history;
+        p.state_history_data = &shist;
     }
     double wall0 = g_get_monotonic_time() * 1e-6;
     int failed = mbs_sensitivity_compute(&p, (MbsSensitivityMethod)imethod, &r, &err);
     if (hist.out)
         fclose(hist.out);
+    if (shist.out)
+        fclose(shist.out);
     if (failed)
         fprintf(stderr, "eslabon-cli sensitivity: %s: %s\n", resolved, err.message);
     js = failed ? NULL
@@ -392,6 +450,7 @@ out:
     g_free(parameters);
     g_free(project);
     g_free(history);
+    g_free(state_history);
     esl_setting_flags_clear(&flags);
     esl_method_flags_clear(&method_flags);
     return status;

@@ -121,4 +121,34 @@ ok(psi_end < 1e-10, f"psi1 from 0.727 down to {psi_end:g}")
 ok(abs(ls1 - 2.4319) < 1e-3 and abs(ls2 - 1.8449) < 1e-3,
    f"natural lengths of the still mechanism: Ls1 = {ls1}, Ls2 = {ls2}")
 
+# --state-history: d q / d rho of every coordinate at every step as CSV, the same numbers the
+# project stores for the window (schema 8, column per parameter), for penalty and ali3p direct;
+# refused (exit 2, nothing written) for a method that does not step them.
+import csv, sqlite3, struct, tempfile  # noqa: E402
+tmp = tempfile.mkdtemp(prefix="esl-state-history-")
+for formulation, n in (("penalty", 4), ("ali3p", 48)):
+    path, project = os.path.join(tmp, formulation + ".csv"), os.path.join(tmp, formulation + ".eslabon")
+    r, _ = sens("five-bar.json", "--formulation", formulation, "--method", "direct", "--step",
+                "0.01", "--duration", "1", "--parameters", "Ls1,Ls2", "--objectives", "psi1",
+                "--state-history", path, "--project", project)
+    rows = list(csv.reader(open(path))) if r.returncode == 0 else [[]]
+    header, body = rows[0], rows[1:]
+    ok(r.returncode == 0 and len(header) == 1 + 2 * n and header[1] == "dq1/dLs1"
+       and header[1 + n] == "dq1/dLs2" and len(body) == 101,
+       f"{formulation}: --state-history has time and {2 * n} columns (dq_i/drho_k), 101 rows "
+       f"({len(header)} columns, {len(body)} rows) {r.stderr.strip()}")
+    with sqlite3.connect(project) as db:
+        blobs = [b for (b,) in db.execute("SELECT state_sensitivity FROM sensitivity_history "
+                                          "ORDER BY seq")]
+    stored = [list(struct.unpack("<%dd" % (len(b) // 8), b)) for b in blobs if b]
+    same = len(stored) == len(body) and all(
+        [float(x) for x in row[1:]] == s for row, s in zip(body, stored))
+    ok(same, f"{formulation}: the CSV and the project's stored d q / d rho agree bit for bit "
+       f"({len(stored)} stored rows)")
+path = os.path.join(tmp, "refused.csv")
+r = subprocess.run([cli, "sensitivity", os.path.join(models, "five-bar.json"), "--method", "fd",
+                    "--state-history", path], capture_output=True, text=True, env=env)
+ok(r.returncode == 2 and "only the direct method" in r.stderr and not os.path.exists(path),
+   "--state-history with fd: refused with exit 2, no file made: " + r.stderr.strip())
+
 done()

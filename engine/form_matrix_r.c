@@ -53,6 +53,7 @@
 #include "mbs_assembly.h"
 #include "mbs_clock.h"
 #include "mbs_constraints.h"
+#include "mbs_dual.h"
 #include "mbs_dynamics.h"
 #include "mbs_energy.h"
 #include "mbs_linalg.h"
@@ -99,6 +100,12 @@ typedef struct {
     double *zi0, *zdi0, *zddi0, *zi, *zdi, *zddi, *acc[4], *vel[4], *g, *delta;
     double *zdip, *zddip, *zsave, *zdsave, *Rsave; /* trapezoidal tangent (reduced_tangent) */
     MbsTangent tangent;
+    /* its ad method (reduced_residual_dual): the kernels over dual numbers */
+    MbsKinematicsDual kd;
+    MbsDynamicsDual dd;
+    MbsDual *zD, *zdD, *zddD, *phizD, *biasD, *QD; /* n, n, n, nr x n, nr, n */
+    double *seed, *dirz, *dirv, *dira, *ydir;      /* d x W, n x W (three), n x W */
+    double *zdd_base, *mu_base;                    /* n, n */
     MbsFormulation *tangent_f; /* the call being differentiated: step and error record */
     double tangent_h;
     MbsError *tangent_err;
@@ -1090,9 +1097,15 @@ static void matrix_r_finalize(MbsFormulation *f)
                         R->Rz,  R->MR,   R->s,     R->w,      R->Mh,   R->Lh,   R->rh,
                         R->T,   R->zdip,  R->zddip,  R->zsave, R->zdsave, R->Rsave,
                         R->Ad,  R->U,    R->Vt,    R->sv,     R->svdwork, R->svtmp,
-                        R->zpred, R->zdpred, R->Rprior, R->sprior};
+                        R->zpred, R->zdpred, R->Rprior, R->sprior, R->seed, R->dirz,
+                        R->dirv, R->dira, R->ydir, R->zdd_base, R->mu_base};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
+    MbsDual *duals[] = {R->zD, R->zdD, R->zddD, R->phizD, R->biasD, R->QD};
+    for (size_t i = 0; i < sizeof duals / sizeof duals[0]; ++i)
+        free(duals[i]);
+    mbs_kinematics_free_dual(&R->kd);
+    mbs_dynamics_free_dual(&R->dd);
     for (int k = 0; k < 4; ++k) {
         free(R->acc[k]);
         free(R->vel[k]);
@@ -1131,6 +1144,8 @@ static int resolve_dofs(const MbsModel *m, const MbsDofList *chosen, MbsDofList 
 }
 
 static int reduced_residual(void *ctx, const double *zi, int column, double step, double *g);
+static int reduced_residual_dual(void *ctx, const MbsDual *x, int largest, MbsDual *g);
+static int dual_workspace(const MbsModel *m, MatrixR *R);
 
 static int matrix_r_init(MbsFormulation *f, MbsError *err)
 {
@@ -1206,12 +1221,18 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
     R->tangent_ctx[0] = R;
     const MbsTangentProblem tangent = {
         .nx = n, .nr = n, .residual = reduced_residual, .contexts = R->tangent_ctx, .nthreads = 1,
+        .residual_dual = reduced_residual_dual,
         .step = o->tangent.method == MBS_JACOBIAN_ND_FORWARD
                     ? (MbsTangentStep){.relative = 1e-7, .offset_one = 1, .unrounded = 1}
                     : (MbsTangentStep){0},
     };
     if (mbs_tangent_init(&R->tangent, &tangent, o->tangent.method, err))
         return MBS_FATAL;
+    if (R->integrator == INTEGRATOR_TRAPEZOIDAL &&
+        mbs_jacobian_method_needs_dual(o->tangent.method)) {
+        if (dual_workspace(m, R))
+            return mbs_error_set(err, MBS_FATAL, "out of memory");
+    }
     /* dgeqp3 workspace for (nr x n) and (r x nr), r <= min(n, nr) */
     {
         double q1 = 0.0, q2 = 0.0;
@@ -1254,6 +1275,12 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
         return mbs_error_set(err, MBS_FATAL,
                              "matrix-r: natural coordinates as degrees of freedom are implemented "
                              "with dense algebra only (set sparse off)");
+    if (R->general && R->integrator == INTEGRATOR_TRAPEZOIDAL &&
+        mbs_jacobian_method_needs_dual(o->tangent.method))
+        return mbs_error_set(err, MBS_FATAL,
+                             "matrix-r: the Jacobian method '%s' does not cover point coordinates "
+                             "as degrees of freedom; choose nd-forward or nd-central",
+                             mbs_jacobian_method_name(o->tangent.method));
     for (int i = 0; i < R->dofs.count && R->general; ++i) {
         int jt = R->dofs.items[i].joint;
         if (jt < 0)
@@ -1389,8 +1416,198 @@ static int reduced_residual(void *ctx, const double *zi, int column, double step
     return 0;
 }
 
+/* --- the tangent by automatic differentiation (method ad) --------------------------------
+ * The reduced residual g = R^T G, G = M zdd - Q (= Mh zdd_i - rh), differentiated along seeded
+ * directions dz_i (with dzd_i = 2/h dz_i, dzdd_i = 4/h^2 dz_i: the trapezoidal rule) without
+ * solving the position problem again: the evaluation's implicit functions have the derivatives
+ * (paper 001 eqs 24-25 and 50-52, A = Phi_z[rows, dep], S y = y solved by A on dep, 0 on ind)
+ *   dz   = R dz_i                                        (Phi(z) = 0 held)
+ *   dzd  = R dzd_i  + S (-dPhi_z zd)                      (Phi_z zd = -Phi_t)
+ *   dzdd = R dzdd_i + S (-dPhi_z zdd - dbias)             (Phi_z zdd = -bias)
+ *   dR   = S (-dPhi_z R),  so  dg = R^T (dG - dPhi_z^T mu),  mu = A^-T G[dep]
+ * where dPhi_z = Phi_zz[dz] and dbias, dG come from the constraint, kinematics and dynamics
+ * kernels compiled over dual numbers (mbs_dual.h: the same source as the evaluation; G by the
+ * forces with the accelerations in the kinematics, mbs_kinematics_motion). One dual pass gives
+ * MBS_DUAL_WIDTH columns: no difference increment, no position Newton per column. */
+
+static int dual_workspace(const MbsModel *m, MatrixR *R)
+{
+    int n = R->n, nr = R->nr, fail = 0;
+    size_t W = MBS_DUAL_WIDTH, nn = (size_t)(n > 0 ? n : 1);
+    if (mbs_kinematics_init_dual(&R->kd, m) || mbs_dynamics_init_dual(&R->dd, m))
+        return -1;
+    R->zD = calloc(nn, sizeof(MbsDual));
+    R->zdD = calloc(nn, sizeof(MbsDual));
+    R->zddD = calloc(nn, sizeof(MbsDual));
+    R->QD = calloc(nn, sizeof(MbsDual));
+    R->biasD = calloc((size_t)(nr > 0 ? nr : 1), sizeof(MbsDual));
+    R->phizD = calloc((size_t)(nr > 0 ? nr : 1) * nn, sizeof(MbsDual));
+    R->seed = alloc_doubles(nn * W, &fail);
+    R->dirz = alloc_doubles(nn * W, &fail);
+    R->dirv = alloc_doubles(nn * W, &fail);
+    R->dira = alloc_doubles(nn * W, &fail);
+    R->ydir = alloc_doubles(nn * W, &fail);
+    R->zdd_base = alloc_doubles(nn, &fail);
+    R->mu_base = alloc_doubles(nn, &fail);
+    return fail || !R->zD || !R->zdD || !R->zddD || !R->QD || !R->biasD || !R->phizD ? -1 : 0;
+}
+
+/* Y (r x W) := A^-1 Y, the directions' dependent parts (the evaluation's solve: damped near a
+ * singular position, as the values were). */
+static void solve_block_directions(MatrixR *R, double *Y)
+{
+    int r = R->r;
+    if (!R->singular) {
+        solve_block(R, Y, MBS_DUAL_WIDTH);
+        return;
+    }
+    for (int w = 0; w < MBS_DUAL_WIDTH; ++w)
+        damped_solve(R, Y + (size_t)r * w, NULL);
+}
+
+/* mu := A^-T mu (r). Near a singular position the damped transpose U diag(s / (s^2 + mu^2)) V^T
+ * of damped_solve's V diag(...) U^T. */
+static void solve_block_transposed(MatrixR *R, double *mu)
+{
+    int r = R->r;
+    if (r == 0)
+        return;
+    if (R->singular) {
+        double *c = R->svtmp;
+        cblas_dgemv(CblasColMajor, CblasNoTrans, r, r, 1.0, R->Vt, r, mu, 1, 0.0, c, 1);
+        for (int k = 0; k < r; ++k)
+            c[k] *= R->sv[k] / (R->sv[k] * R->sv[k] + R->mu * R->mu);
+        cblas_dgemv(CblasColMajor, CblasNoTrans, r, r, 1.0, R->U, r, c, 1, 0.0, mu, 1);
+    } else if (!R->sparse) {
+        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', r, 1, R->A, r, R->ipiv, mu, r);
+    } else {
+        klu_tsolve(R->Sym, R->Num, r, 1, mu, &R->common);
+    }
+}
+
+/* out[:, w] = R^Phi seed[:, w] * scale + S y[:, w] for the W directions (y: r x W of
+ * right-hand sides for A, solved here), out n x W. */
+static void directions(MatrixR *R, const double *seed, double scale, double *y, double *out)
+{
+    int n = R->n, d = R->d, r = R->r, W = MBS_DUAL_WIDTH;
+    if (d > 0)
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, W, d, scale, R->Rz, n, seed,
+                    d, 0.0, out, n);
+    else
+        memset(out, 0, sizeof(double) * (size_t)n * W);
+    if (!y || r == 0)
+        return;
+    solve_block_directions(R, y);
+    for (int w = 0; w < W; ++w)
+        for (int i = 0; i < r; ++i)
+            out[R->dep[i] + (size_t)n * w] += y[i + (size_t)r * w];
+}
+
+/* y[i, w] = -(dPhi_z[rows_i, :] along w) v (r x W), v real: the structural nonzeros only. */
+static void phizz_times(const MbsModel *m, const MatrixR *R, const double *v, double *y)
+{
+    const MbsTopology *tp = m->topo;
+    int r = R->r, nr = R->nr;
+    for (int i = 0; i < r; ++i) {
+        int row = R->rows[i];
+        double acc[MBS_DUAL_WIDTH] = {0};
+        for (int p = tp->row_ptr[row]; p < tp->row_ptr[row + 1]; ++p) {
+            int j = tp->row_cols[p];
+            const MbsDual *e = &R->phizD[row + (size_t)nr * j];
+            for (int w = 0; w < MBS_DUAL_WIDTH; ++w)
+                acc[w] += e->d[w] * v[j];
+        }
+        for (int w = 0; w < MBS_DUAL_WIDTH; ++w)
+            y[i + (size_t)r * w] = -acc[w];
+    }
+}
+
+static void to_dual(int n, const double *v, const double *dir, MbsDual *out)
+{
+    for (int i = 0; i < n; ++i) {
+        out[i].v = v[i];
+        for (int w = 0; w < MBS_DUAL_WIDTH; ++w)
+            out[i].d[w] = dir[i + (size_t)n * w];
+    }
+}
+
+/* The reduced trapezoidal residual over dual numbers at the base point of reduced_tangent (the
+ * evaluation at x's values is current: R->z, zd, R^Phi, S c, the factorized block). */
+static int reduced_residual_dual(void *ctx, const MbsDual *x, int largest, MbsDual *g)
+{
+    MatrixR *R = ctx;
+    const MbsModel *m = R->f->model;
+    const MbsTopology *tp = m->topo;
+    int n = R->n, d = R->d, r = R->r, nr = R->nr, W = MBS_DUAL_WIDTH;
+    double h = R->tangent_h, t = R->tangent_f->time + h;
+    (void)largest;
+    if (R->general) /* refused at init; a repartition only leaves the general mode */
+        return MBS_FATAL;
+    for (int k = 0; k < d; ++k)
+        for (int w = 0; w < W; ++w)
+            R->seed[k + (size_t)d * w] = x[k].d[w];
+    /* positions: Phi_z over duals along dz = R dz_i */
+    directions(R, R->seed, 1.0, NULL, R->dirz);
+    to_dual(n, R->z, R->dirz, R->zD);
+    mbs_kinematics_positions_dual(m, &R->kd, R->zD);
+    mbs_constraints_eval_dual(m, &R->kd, t, R->zD, NULL, R->phizD, NULL);
+    /* velocities and the bias */
+    phizz_times(m, R, R->zd, R->ydir);
+    directions(R, R->seed, 2.0 / h, R->ydir, R->dirv);
+    to_dual(n, R->zd, R->dirv, R->zdD);
+    mbs_kinematics_velocities_dual(m, &R->kd, R->zdD);
+    mbs_constraints_bias_dual(m, &R->kd, t, R->biasD);
+    /* accelerations zdd = R zdd_i + S c */
+    double *zdd = R->zdd_base;
+    memcpy(zdd, R->s, sizeof(double) * (size_t)n);
+    if (d > 0)
+        cblas_dgemv(CblasColMajor, CblasNoTrans, n, d, 1.0, R->Rz, n, R->zddi, 1, 1.0, zdd, 1);
+    phizz_times(m, R, zdd, R->ydir);
+    for (int i = 0; i < r; ++i)
+        for (int w = 0; w < W; ++w)
+            R->ydir[i + (size_t)r * w] -= R->biasD[R->rows[i]].d[w];
+    directions(R, R->seed, 4.0 / (h * h), R->ydir, R->dira);
+    to_dual(n, zdd, R->dira, R->zddD);
+    /* -G = Q - M zdd over duals */
+    mbs_kinematics_motion_dual(m, &R->kd, R->zdD, R->zddD);
+    mbs_dynamics_forces_dual(m, &R->kd, &R->dd, R->zD, R->zdD, R->QD);
+    /* mu = A^-T G[dep] */
+    double *mu = R->mu_base; /* r <= n */
+    for (int i = 0; i < r; ++i)
+        mu[i] = -R->QD[R->dep[i]].v;
+    solve_block_transposed(R, mu);
+    /* v = dG - dPhi_z^T mu (n x W, in ydir), G in zdd's place */
+    double *G = zdd;
+    for (int j = 0; j < n; ++j) {
+        G[j] = -R->QD[j].v;
+        for (int w = 0; w < W; ++w)
+            R->ydir[j + (size_t)n * w] = -R->QD[j].d[w];
+    }
+    for (int i = 0; i < r; ++i) {
+        int row = R->rows[i];
+        for (int p = tp->row_ptr[row]; p < tp->row_ptr[row + 1]; ++p) {
+            int j = tp->row_cols[p];
+            const MbsDual *e = &R->phizD[row + (size_t)nr * j];
+            for (int w = 0; w < W; ++w)
+                R->ydir[j + (size_t)n * w] -= e->d[w] * mu[i];
+        }
+    }
+    /* g = R^T G, dg = R^T v */
+    if (d > 0) {
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, d, W, n, 1.0, R->Rz, n, R->ydir,
+                    n, 0.0, R->seed, d);
+        cblas_dgemv(CblasColMajor, CblasTrans, n, d, 1.0, R->Rz, n, G, 1, 0.0, R->dirz, 1);
+    }
+    for (int k = 0; k < d; ++k) {
+        g[k].v = R->dirz[k];
+        for (int w = 0; w < W; ++w)
+            g[k].d[w] = R->seed[k + (size_t)d * w];
+    }
+    return 0;
+}
+
 /* The current evaluation becomes the base point of the tangent (for a step of size h). */
-static void reduced_tangent_base(MbsFormulation *f, MatrixR *R, double h, MbsError *err)
+static int reduced_tangent_base(MbsFormulation *f, MatrixR *R, double h, MbsError *err)
 {
     size_t bytes = sizeof(double) * (size_t)R->n;
     memcpy(R->zsave, R->z, bytes);
@@ -1399,7 +1616,10 @@ static void reduced_tangent_base(MbsFormulation *f, MatrixR *R, double h, MbsErr
     R->tangent_f = f;
     R->tangent_h = h;
     R->tangent_err = err;
-    mbs_tangent_set_size(&R->tangent, R->d, R->d); /* d <= n, the size it was made for */
+    if (mbs_tangent_set_size(&R->tangent, R->d, R->d)) /* d <= n, the size it was made for */
+        return mbs_error_set(err, MBS_FATAL, "matrix-r: the tangent cannot take %d degrees of "
+                             "freedom", R->d);
+    return 0;
 }
 
 /* Tangent dg/dz_i of the reduced trapezoidal residual through the tangent interface (forward
@@ -1410,8 +1630,9 @@ static int reduced_tangent(MbsFormulation *f, MatrixR *R, double h, MbsError *er
     int n = R->n, d = R->d;
     double tc = mbs_clock_now();
     size_t bytes = sizeof(double) * (size_t)n;
-    reduced_tangent_base(f, R, h, err);
-    int status = mbs_tangent_eval(&R->tangent, R->zi, R->g, R->T);
+    int status = reduced_tangent_base(f, R, h, err);
+    if (!status)
+        status = mbs_tangent_eval(&R->tangent, R->zi, R->g, R->T);
     if (status)
         return status;
     memcpy(R->z, R->zsave, bytes);
@@ -1428,8 +1649,8 @@ static int reduced_tangent(MbsFormulation *f, MatrixR *R, double h, MbsError *er
 int mbs_matrix_r_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err)
 {
     MatrixR *R = f->impl;
-    reduced_tangent_base(f, R, f->settings.step, err);
-    if (reduced_residual(R, R->zi, -1, 0.0, R->g))
+    if (reduced_tangent_base(f, R, f->settings.step, err) ||
+        reduced_residual(R, R->zi, -1, 0.0, R->g))
         return MBS_FATAL;
     *probe = (MbsTangentProbe){.tangent = &R->tangent, .x = R->zi, .r0 = R->g};
     return 0;
@@ -1994,6 +2215,7 @@ static int matrix_r_check_settings(const MbsModel *m, const MbsSettings *s, MbsE
 const MbsFormulationClass mbs_matrix_r_class = {
     .name = "matrix-r",
     .tangent_dense_only = 1,
+    .tangent_offers_dual = 1,
     .description = MBS_N_("Semi-recursive Matrix R (double velocity transformation), "
                           "coordinate partitioning by pivoted QR, RK4 or trapezoidal rule, "
                           "dense LAPACK or sparse KLU (papers 001, 003)"),

@@ -18,6 +18,7 @@
 
 #include "mbs_kinematics_kernel.h"
 #include "mbs_dynamics_kernel.h"
+#include "mbs_constraints_kernel.h"
 
 int mbs_dynamics_init_dual(MbsDynamicsDual *d, const MbsModel *m)
 {

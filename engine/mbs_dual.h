@@ -28,7 +28,19 @@ void mbs_dynamics_free_dual(MbsDynamicsDual *d);
 
 void mbs_kinematics_positions_dual(const MbsModel *m, MbsKinematicsDual *k, const MbsDual *z);
 void mbs_kinematics_velocities_dual(const MbsModel *m, MbsKinematicsDual *k, const MbsDual *zd);
+/* With accelerations zdd: D is the whole dZ/dt, and mbs_dynamics_forces_dual then gives
+ * Q - M zdd (mbs_kinematics_motion). */
+void mbs_kinematics_motion_dual(const MbsModel *m, MbsKinematicsDual *k, const MbsDual *zd,
+                                const MbsDual *zdd);
 void mbs_dynamics_forces_dual(const MbsModel *m, const MbsKinematicsDual *k, MbsDynamicsDual *d,
                               const MbsDual *z, const MbsDual *zd, MbsDual *Q);
+
+/* The constraints of mbs_constraints.h over dual numbers: Phi, Phi_z (nrows x n, column-major,
+ * overwritten) and the bias along the seeded directions (phit is real: Phi_t depends on t
+ * only). Outputs may be NULL. */
+void mbs_constraints_eval_dual(const MbsModel *m, const MbsKinematicsDual *k, double t,
+                               const MbsDual *z, MbsDual *phi, MbsDual *phiz, double *phit);
+void mbs_constraints_bias_dual(const MbsModel *m, const MbsKinematicsDual *k, double t,
+                               MbsDual *bias);
 
 #endif

@@ -27,16 +27,6 @@ void mbs_kin_body_pose(const MbsModel *m, const MbsKinematics *k, int body, doub
     memcpy(p, &k->p[3 * nd], 3 * sizeof(double));
 }
 
-void mbs_kin_vector(const MbsModel *m, const MbsKinematics *k, int body, const double u0[3],
-                    double u[3])
-{
-    int nd = m->topo->body_node[body];
-    if (nd < 0)
-        memcpy(u, u0, 3 * sizeof(double));
-    else
-        mbs_m3_mulv(&k->R[9 * nd], u0, u);
-}
-
 void mbs_kin_point_velocity_row(const MbsModel *m, const MbsKinematics *k, int body,
                                 const double r[3], const double direction[3], double *out,
                                 size_t ld)
@@ -51,49 +41,6 @@ void mbs_kin_point_velocity_row(const MbsModel *m, const MbsKinematics *k, int b
         mbs_v3_cross(b + 3, r, v);
         out[(size_t)j * ld] = direction[0] * (b[0] + v[0]) + direction[1] * (b[1] + v[1]) +
                               direction[2] * (b[2] + v[2]);
-    }
-}
-
-void mbs_kin_point_motion(const MbsModel *m, const MbsKinematics *k, int body, const double r[3],
-                          double v[3], double a_bias[3])
-{
-    int nd = m->topo->body_node[body];
-    double vv[3];
-    mbs_kin_point_velocity(m, k, body, r, vv);
-    if (v)
-        memcpy(v, vv, sizeof vv);
-    if (a_bias) {
-        if (nd < 0) {
-            a_bias[0] = a_bias[1] = a_bias[2] = 0.0;
-            return;
-        }
-        /* d/dt (s_dot + w x r) = D_s + D_w x r + w x r_dot */
-        const double *D = &k->D[6 * nd], *w = &k->Z[6 * nd + 3];
-        double t1[3], t2[3];
-        mbs_v3_cross(D + 3, r, t1);
-        mbs_v3_cross(w, vv, t2);
-        for (int c = 0; c < 3; ++c)
-            a_bias[c] = D[c] + t1[c] + t2[c];
-    }
-}
-
-void mbs_kin_vector_motion(const MbsModel *m, const MbsKinematics *k, int body,
-                           const double u[3], double ud[3], double udd_bias[3])
-{
-    int nd = m->topo->body_node[body];
-    if (nd < 0) {
-        ud[0] = ud[1] = ud[2] = 0.0;
-        if (udd_bias)
-            udd_bias[0] = udd_bias[1] = udd_bias[2] = 0.0;
-        return;
-    }
-    const double *w = &k->Z[6 * nd + 3], *Dw = &k->D[6 * nd + 3];
-    mbs_v3_cross(w, u, ud);
-    if (udd_bias) {
-        double t1[3], t2[3];
-        mbs_v3_cross(Dw, u, t1);
-        mbs_v3_cross(w, ud, t2);
-        mbs_v3_add(t1, t2, udd_bias);
     }
 }
 

@@ -26,6 +26,10 @@ void mbs_kinematics_free(MbsKinematics *k);
 void mbs_kinematics_positions(const MbsModel *m, MbsKinematics *k, const double *z);
 /* Z and D for velocities zd (after mbs_kinematics_positions). */
 void mbs_kinematics_velocities(const MbsModel *m, MbsKinematics *k, const double *zd);
+/* The same with accelerations zdd (NULL: as mbs_kinematics_velocities): D is then the whole
+ * dZ/dt, and the point and vector motions below give whole accelerations. */
+void mbs_kinematics_motion(const MbsModel *m, MbsKinematics *k, const double *zd,
+                           const double *zdd);
 
 /* Per-body queries (ground: fixed). */
 void mbs_kin_body_pose(const MbsModel *m, const MbsKinematics *k, int body, double R[9],

@@ -109,8 +109,11 @@ void MBS_K(mbs_kinematics_positions)(const MbsModel *m, MBS_KIN *k, const MBS_S 
     }
 }
 
-/* Z and D for velocities zd (after the positions). */
-void MBS_K(mbs_kinematics_velocities)(const MbsModel *m, MBS_KIN *k, const MBS_S *zd)
+/* Z and D for velocities zd (after the positions); with accelerations zdd (not NULL) D is the
+ * whole dZ/dt, D_k = D_parent + b_dot_k zd_k + b_k zdd_k, so the forces of the dynamics kernel
+ * become Q - M zdd (the inertia forces of the accelerations). */
+void MBS_K(mbs_kinematics_motion)(const MbsModel *m, MBS_KIN *k, const MBS_S *zd,
+                                  const MBS_S *zdd)
 {
     const MbsTopology *t = m->topo;
     for (int i = t->nnodes - 1; i >= 0; --i) {
@@ -137,8 +140,16 @@ void MBS_K(mbs_kinematics_velocities)(const MbsModel *m, MBS_KIN *k, const MBS_S
         for (int c = 0; c < 6; ++c) {
             Z[c] = MBS_ADD(Zp[c], MBS_MUL(b[c], zd[i]));
             D[c] = MBS_ADD(Dp[c], MBS_MUL(bd[c], zd[i]));
+            if (zdd)
+                D[c] = MBS_ADD(D[c], MBS_MUL(b[c], zdd[i]));
         }
     }
+}
+
+/* Z and D for velocities zd (after the positions). */
+void MBS_K(mbs_kinematics_velocities)(const MbsModel *m, MBS_KIN *k, const MBS_S *zd)
+{
+    MBS_K(mbs_kinematics_motion)(m, k, zd, NULL);
 }
 
 /* Current position of the drawn point x0 of body (ground: fixed). */
@@ -174,4 +185,63 @@ void MBS_K(mbs_kin_body_omega)(const MbsModel *m, const MBS_KIN *k, int body, MB
 {
     int nd = m->topo->body_node[body];
     memcpy(w, nd < 0 ? MBS_K(zero6) : &k->Z[6 * nd + 3], 3 * sizeof(MBS_S));
+}
+
+/* Current direction of the drawn vector u0 of body (ground: fixed). */
+void MBS_K(mbs_kin_vector)(const MbsModel *m, const MBS_KIN *k, int body, const double u0[3],
+                           MBS_S u[3])
+{
+    int nd = m->topo->body_node[body];
+    if (nd < 0) {
+        for (int c = 0; c < 3; ++c)
+            u[c] = MBS_LIKE(MBS_K(zero6)[0], u0[c]);
+        return;
+    }
+    MBS_M3_MULV_C(&k->R[9 * nd], u0, u);
+}
+
+/* Velocity of the body point at r, and its acceleration when zdd = 0 (with the zdd given to
+ * the velocities: the whole acceleration). Either may be NULL. */
+void MBS_K(mbs_kin_point_motion)(const MbsModel *m, const MBS_KIN *k, int body,
+                                 const MBS_S r[3], MBS_S v[3], MBS_S a_bias[3])
+{
+    int nd = m->topo->body_node[body];
+    MBS_S vv[3];
+    MBS_K(mbs_kin_point_velocity)(m, k, body, r, vv);
+    if (v)
+        memcpy(v, vv, sizeof vv);
+    if (a_bias) {
+        if (nd < 0) {
+            memcpy(a_bias, MBS_K(zero6), 3 * sizeof(MBS_S));
+            return;
+        }
+        /* d/dt (s_dot + w x r) = D_s + D_w x r + w x r_dot */
+        const MBS_S *D = &k->D[6 * nd], *w = &k->Z[6 * nd + 3];
+        MBS_S t1[3], t2[3];
+        MBS_V3_CROSS(D + 3, r, t1);
+        MBS_V3_CROSS(w, vv, t2);
+        for (int c = 0; c < 3; ++c)
+            a_bias[c] = MBS_ADD(MBS_ADD(D[c], t1[c]), t2[c]);
+    }
+}
+
+/* Time derivative of the body vector u and its second derivative when zdd = 0. */
+void MBS_K(mbs_kin_vector_motion)(const MbsModel *m, const MBS_KIN *k, int body,
+                                  const MBS_S u[3], MBS_S ud[3], MBS_S udd_bias[3])
+{
+    int nd = m->topo->body_node[body];
+    if (nd < 0) {
+        memcpy(ud, MBS_K(zero6), 3 * sizeof(MBS_S));
+        if (udd_bias)
+            memcpy(udd_bias, MBS_K(zero6), 3 * sizeof(MBS_S));
+        return;
+    }
+    const MBS_S *w = &k->Z[6 * nd + 3], *Dw = &k->D[6 * nd + 3];
+    MBS_V3_CROSS(w, u, ud);
+    if (udd_bias) {
+        MBS_S t1[3], t2[3];
+        MBS_V3_CROSS(Dw, u, t1);
+        MBS_V3_CROSS(w, ud, t2);
+        MBS_V3_ADD(t1, t2, udd_bias);
+    }
 }

@@ -1,0 +1,170 @@
+/* Loop-closure and driver constraints (mbs_constraints.h), written once over a scalar type and
+ * compiled twice like mbs_kinematics_kernel.h: over double by mbs_constraints.c and over dual
+ * numbers by mbs_dual.c, whose derivatives of Phi_z and of the bias along seeded directions are
+ * the second-derivative terms (Phi_zz [dz]) of matrix-r's tangent (paper 001 eqs 50-52). The
+ * includer defines MBS_S, MBS_K, MBS_KIN as for the kinematics kernel and includes it first. */
+#include <string.h>
+
+#include "mbs_function.h"
+#include "mbs_scalar.h"
+#include "mbs_topology.h"
+
+/* Add s * d(point r of body)/dz . e to row `row` of phiz, for every node on the body's path. */
+static void MBS_K(add_point_jacobian)(const MbsModel *m, const MBS_KIN *k, MBS_S *phiz, int row,
+                                      int body, const MBS_S r[3], const MBS_S e[3], double s)
+{
+    int nr = m->topo->nrows;
+    for (int j = m->topo->body_node[body]; j >= 0; j = m->topo->nodes[j].parent) {
+        const MBS_S *b = &k->b[6 * j];
+        MBS_S wr[3];
+        MBS_V3_CROSS(b + 3, r, wr); /* dr/dz_j = b_s + b_w x r */
+        MBS_S *out = &phiz[row + (size_t)nr * j];
+        *out = MBS_ADD(*out, MBS_SCALE(s, MBS_ADD(MBS_V3_DOT(b, e), MBS_V3_DOT(wr, e))));
+    }
+}
+
+/* Add s * d(vector u of body)/dz . e: du/dz_j = b_w x u. */
+static void MBS_K(add_vector_jacobian)(const MbsModel *m, const MBS_KIN *k, MBS_S *phiz,
+                                       int row, int body, const MBS_S u[3], const MBS_S e[3],
+                                       double s)
+{
+    int nr = m->topo->nrows;
+    for (int j = m->topo->body_node[body]; j >= 0; j = m->topo->nodes[j].parent) {
+        MBS_S wu[3];
+        MBS_V3_CROSS(&k->b[6 * j + 3], u, wu);
+        MBS_S *out = &phiz[row + (size_t)nr * j];
+        *out = MBS_ADD(*out, MBS_SCALE(s, MBS_V3_DOT(wu, e)));
+    }
+}
+
+void MBS_K(mbs_constraints_eval)(const MbsModel *m, const MBS_KIN *k, double t, const MBS_S *z,
+                                 MBS_S *phi, MBS_S *phiz, double *phit)
+{
+    const MbsTopology *tp = m->topo;
+    int nr = tp->nrows;
+    if (phiz)
+        memset(phiz, 0, sizeof(MBS_S) * (size_t)nr * (size_t)tp->nnodes);
+    for (int i = 0; i < nr; ++i) {
+        const MbsRow *w = &tp->rows[i];
+        MBS_S r1[3], r2[3], u1[3], v2[3], d[3], val = MBS_K(zero6)[0];
+        double dt = 0.0;
+        switch (w->type) {
+        case MBS_ROW_POINTS: {
+            MBS_S e[3] = {MBS_S_ZERO, MBS_S_ZERO, MBS_S_ZERO};
+            e[w->axis] = MBS_K(identity3)[0];
+            MBS_K(mbs_kin_point)(m, k, w->body1, w->r1, r1);
+            MBS_K(mbs_kin_point)(m, k, w->body2, w->r2, r2);
+            val = MBS_SUB(r1[w->axis], r2[w->axis]);
+            if (phiz) {
+                MBS_K(add_point_jacobian)(m, k, phiz, i, w->body1, r1, e, 1.0);
+                MBS_K(add_point_jacobian)(m, k, phiz, i, w->body2, r2, e, -1.0);
+            }
+            break;
+        }
+        case MBS_ROW_DOT:
+            MBS_K(mbs_kin_vector)(m, k, w->body1, w->u1, u1);
+            MBS_K(mbs_kin_vector)(m, k, w->body2, w->v2, v2);
+            val = MBS_SUBC(MBS_V3_DOT(u1, v2), w->c);
+            if (phiz) {
+                MBS_K(add_vector_jacobian)(m, k, phiz, i, w->body1, u1, v2, 1.0);
+                MBS_K(add_vector_jacobian)(m, k, phiz, i, w->body2, v2, u1, 1.0);
+            }
+            break;
+        case MBS_ROW_LINE:
+            MBS_K(mbs_kin_point)(m, k, w->body1, w->r1, r1);
+            MBS_K(mbs_kin_point)(m, k, w->body2, w->r2, r2);
+            MBS_K(mbs_kin_vector)(m, k, w->body1, w->u1, u1);
+            MBS_V3_SUB(r2, r1, d);
+            val = MBS_V3_DOT(d, u1);
+            if (phiz) {
+                MBS_K(add_point_jacobian)(m, k, phiz, i, w->body2, r2, u1, 1.0);
+                MBS_K(add_point_jacobian)(m, k, phiz, i, w->body1, r1, u1, -1.0);
+                MBS_K(add_vector_jacobian)(m, k, phiz, i, w->body1, u1, d, 1.0);
+            }
+            break;
+        case MBS_ROW_DISTANCE:
+            MBS_K(mbs_kin_point)(m, k, w->body1, w->r1, r1);
+            MBS_K(mbs_kin_point)(m, k, w->body2, w->r2, r2);
+            MBS_V3_SUB(r1, r2, d);
+            val = MBS_SUBC(MBS_V3_DOT(d, d), w->c);
+            if (phiz) {
+                MBS_K(add_point_jacobian)(m, k, phiz, i, w->body1, r1, d, 2.0);
+                MBS_K(add_point_jacobian)(m, k, phiz, i, w->body2, r2, d, -2.0);
+            }
+            break;
+        case MBS_ROW_DRIVER: {
+            double fd = 0.0;
+            val = MBS_SUBC(z[w->node], mbs_function_eval(&m->joints[w->joint].driver, t, &fd,
+                                                         NULL));
+            dt = -fd;
+            if (phiz)
+                phiz[i + (size_t)nr * w->node] = MBS_K(identity3)[0];
+            break;
+        }
+        }
+        if (phi)
+            phi[i] = val;
+        if (phit)
+            phit[i] = dt;
+    }
+}
+
+/* d2 Phi / dt2 at the accelerations of the motion in k (zdd = 0 after
+ * mbs_kinematics_velocities: the bias Phi_z_dot zd + Phi_t_dot). */
+void MBS_K(mbs_constraints_bias)(const MbsModel *m, const MBS_KIN *k, double t, MBS_S *bias)
+{
+    const MbsTopology *tp = m->topo;
+    for (int i = 0; i < tp->nrows; ++i) {
+        const MbsRow *w = &tp->rows[i];
+        MBS_S r1[3], r2[3], v1[3], v2[3], a1[3], a2[3], u[3], ud[3], udd[3], v[3], vd[3],
+            vdd[3], d[3], dd[3], da[3];
+        MBS_S val = MBS_K(zero6)[0];
+        switch (w->type) {
+        case MBS_ROW_POINTS:
+            MBS_K(mbs_kin_point)(m, k, w->body1, w->r1, r1);
+            MBS_K(mbs_kin_point)(m, k, w->body2, w->r2, r2);
+            MBS_K(mbs_kin_point_motion)(m, k, w->body1, r1, NULL, a1);
+            MBS_K(mbs_kin_point_motion)(m, k, w->body2, r2, NULL, a2);
+            val = MBS_SUB(a1[w->axis], a2[w->axis]);
+            break;
+        case MBS_ROW_DOT:
+            MBS_K(mbs_kin_vector)(m, k, w->body1, w->u1, u);
+            MBS_K(mbs_kin_vector)(m, k, w->body2, w->v2, v);
+            MBS_K(mbs_kin_vector_motion)(m, k, w->body1, u, ud, udd);
+            MBS_K(mbs_kin_vector_motion)(m, k, w->body2, v, vd, vdd);
+            val = MBS_ADD(MBS_ADD(MBS_V3_DOT(udd, v), MBS_SCALE(2.0, MBS_V3_DOT(ud, vd))),
+                          MBS_V3_DOT(u, vdd));
+            break;
+        case MBS_ROW_LINE:
+            MBS_K(mbs_kin_point)(m, k, w->body1, w->r1, r1);
+            MBS_K(mbs_kin_point)(m, k, w->body2, w->r2, r2);
+            MBS_K(mbs_kin_point_motion)(m, k, w->body1, r1, v1, a1);
+            MBS_K(mbs_kin_point_motion)(m, k, w->body2, r2, v2, a2);
+            MBS_K(mbs_kin_vector)(m, k, w->body1, w->u1, u);
+            MBS_K(mbs_kin_vector_motion)(m, k, w->body1, u, ud, udd);
+            MBS_V3_SUB(r2, r1, d);
+            MBS_V3_SUB(v2, v1, dd);
+            MBS_V3_SUB(a2, a1, da);
+            val = MBS_ADD(MBS_ADD(MBS_V3_DOT(da, u), MBS_SCALE(2.0, MBS_V3_DOT(dd, ud))),
+                          MBS_V3_DOT(d, udd));
+            break;
+        case MBS_ROW_DISTANCE:
+            MBS_K(mbs_kin_point)(m, k, w->body1, w->r1, r1);
+            MBS_K(mbs_kin_point)(m, k, w->body2, w->r2, r2);
+            MBS_K(mbs_kin_point_motion)(m, k, w->body1, r1, v1, a1);
+            MBS_K(mbs_kin_point_motion)(m, k, w->body2, r2, v2, a2);
+            MBS_V3_SUB(r1, r2, d);
+            MBS_V3_SUB(v1, v2, dd);
+            MBS_V3_SUB(a1, a2, da);
+            val = MBS_ADD(MBS_SCALE(2.0, MBS_V3_DOT(dd, dd)), MBS_SCALE(2.0, MBS_V3_DOT(d, da)));
+            break;
+        case MBS_ROW_DRIVER: {
+            double f2 = 0.0;
+            mbs_function_eval(&m->joints[w->joint].driver, t, NULL, &f2);
+            val = MBS_LIKE(val, -f2);
+            break;
+        }
+        }
+        bias[i] = val;
+    }
+}

@@ -2,7 +2,10 @@
  * J = -dQ/d[zd, z]: ad against ad-sparse to 1e-12, against the analytical method to 1e-10 (both
  * exact but for round-off) and against nd-central to its truncation error,
  * column by column at several random states, so that a wrong column names itself; and runs with
- * ad and ad-sparse that follow nd-forward's trajectory on the four-bar and the 1x15 lattice. */
+ * ad and ad-sparse that follow nd-forward's trajectory on the four-bar and the 1x15 lattice.
+ * matrix-r's trapezoidal tangent dg/dz_i (the reduced residual through the position, velocity
+ * and acceleration problems) by ad against nd-central and Richardson differences at states along
+ * a run of every bundled model, and ad runs against nd-forward ones. */
 #include <glib.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,6 +13,7 @@
 
 #include "esl-model-file.h"
 #include "mbs_formulation.h"
+#include "mbs_settings.h"
 #include "mbs_tangent_probe.h"
 #include "engine/tangent_cases.h"
 #include "tap.h"
@@ -170,6 +174,170 @@ static void test_trajectory(const char *file)
     mbs_model_free(m);
 }
 
+static MbsFormulation *matrix_r_with_jacobian(const MbsModel *m, const char *method, double step,
+                                              MbsError *err)
+{
+    MbsSettings s;
+    mbs_settings_defaults(&s);
+    s.step = step;
+    if (mbs_settings_set_for(&s, "matrix-r", "integrator", "trapezoidal", err) ||
+        mbs_settings_set_for(&s, "matrix-r", "jacobian", method, err))
+        return NULL;
+    return mbs_formulation_new("matrix-r", m, &s, err);
+}
+
+/* matrix-r's J = dg/dz_i at f's current state (d x d) by its own method, or (other not -1) by
+ * another method applied to the same residual at the same base point; d, or -1 on failure. */
+static int matrix_r_jacobian(MbsFormulation *f, int other, double *J, MbsError *err)
+{
+    MbsTangentProbe probe;
+    if (mbs_matrix_r_tangent_probe(f, &probe, err))
+        return -1;
+    if (other < 0)
+        return mbs_tangent_eval(probe.tangent, probe.x, probe.r0, J) ? -1
+                                                                     : probe.tangent->problem.nx;
+    MbsTangent t;
+    if (mbs_tangent_init(&t, &probe.tangent->problem, (MbsJacobianMethod)other, err))
+        return -1;
+    int status = mbs_tangent_eval(&t, probe.x, probe.r0, J);
+    int d = t.problem.nx;
+    mbs_tangent_free(&t);
+    return status ? -1 : d;
+}
+
+/* Richardson-extrapolated central differences (O(h^4)) of the reduced residual, with large
+ * increments (1e-4): independent of the interface's increments. */
+static int matrix_r_richardson(MbsFormulation *f, double *J, MbsError *err)
+{
+    MbsTangentProbe probe;
+    if (mbs_matrix_r_tangent_probe(f, &probe, err))
+        return -1;
+    const MbsTangentProblem *p = &probe.tangent->problem;
+    int d = p->nx;
+    double *x = malloc(sizeof(double) * (size_t)(d + 1)), *r = malloc(sizeof(double) * 4 * (d + 1));
+    memcpy(x, probe.x, sizeof(double) * (size_t)d);
+    int status = 0;
+    for (int j = 0; j < d && !status; ++j) {
+        static const double steps[4] = {1.0, -1.0, 0.5, -0.5};
+        double h = 1e-4 * fmax(1.0, fabs(x[j])), x0 = x[j];
+        for (int k = 0; k < 4 && !status; ++k) {
+            x[j] = x0 + steps[k] * h;
+            status = p->residual(p->contexts[0], x, j, steps[k] * h, r + (size_t)d * k);
+        }
+        x[j] = x0;
+        for (int i = 0; i < d; ++i) {
+            double d1 = (r[i] - r[i + d]) / (2.0 * h), d2 = (r[i + 2 * d] - r[i + 3 * d]) / h;
+            J[i + (size_t)d * j] = (4.0 * d2 - d1) / 3.0;
+        }
+    }
+    free(x);
+    free(r);
+    return status ? -1 : d;
+}
+
+/* J of a run with ad at three times against nd-central and Richardson differences of the same
+ * residual at the same state. A model the trapezoidal rule cannot take at 10 ms (the stiff
+ * double pendulum) is run at 1 ms. */
+static void test_matrix_r_columns(const char *name, const MbsModel *m)
+{
+    MbsError err = {0};
+    MbsFormulation *f = NULL;
+    double h = 1e-2;
+    int status = 0;
+    for (int attempt = 0; attempt < 2; ++attempt, h = 1e-3) {
+        mbs_formulation_free(f);
+        f = matrix_r_with_jacobian(m, "ad", h, &err);
+        status = f ? mbs_formulation_step(f, &err) : MBS_FATAL;
+        if (!status)
+            break;
+    }
+    int n = f ? f->klass->ncoords(f) : 0, d = 0;
+    double *J[3];
+    for (int k = 0; k < 3; ++k)
+        J[k] = calloc((size_t)n * n + 1, sizeof(double));
+    double worst_nd = 0.0, worst_rich = 0.0;
+    int col_nd = -1, col_rich = -1;
+    /* three states along the run: t = 0.1, 0.4, 0.9 s */
+    for (int trial = 0, steps = 1; trial < 3 && !status; ++trial) {
+        for (long target = lround(0.1 * (trial + 1) * (trial + 1) / h); steps < target && !status;
+             ++steps)
+            status = mbs_formulation_step(f, &err);
+        int dims[3] = {status ? -1 : matrix_r_jacobian(f, -1, J[0], &err),
+                       status ? -1 : matrix_r_jacobian(f, MBS_JACOBIAN_ND_CENTRAL, J[1], &err),
+                       status ? -1 : matrix_r_richardson(f, J[2], &err)};
+        d = dims[0];
+        status = status || dims[0] < 0 || dims[1] != d || dims[2] != d;
+        if (status)
+            break;
+        int c;
+        double e = worst_column(d, d, J[1], J[0], &c);
+        if (e >= worst_nd) {
+            worst_nd = e;
+            col_nd = c;
+        }
+        e = worst_column(d, d, J[0], J[2], &c);
+        if (e >= worst_rich) {
+            worst_rich = e;
+            col_rich = c;
+        }
+    }
+    /* ad is exact but for round-off; the differences' residuals solve the position problem to
+     * the Newton tolerance (1e-10 (1 + |z|)), divided by their increments: 1e-8 for the
+     * extrapolated ones (h = 1e-4, truncation O(h^4)), 1e-7 for nd-central (test_tangent.c) */
+    tap_ok(!status && worst_rich <= 1e-8 && worst_nd <= 1e-7,
+           "%s: matrix-r trapezoidal dg/dz_i (%d x %d, h = %g s) by ad at t = 0.1, 0.4, 0.9 s, "
+           "column by column: vs Richardson differences %.1e of the largest entry (column %d; "
+           "bound 1e-8), vs nd-central %.1e (column %d; bound 1e-7) %s",
+           name, d, d, h, worst_rich, col_rich, worst_nd, col_nd, status ? err.message : "");
+    for (int k = 0; k < 3; ++k)
+        free(J[k]);
+    mbs_formulation_free(f);
+}
+
+/* A matrix-r trapezoidal run with ad follows nd-forward's within the Newton tolerance. */
+static void test_matrix_r_trajectory(const char *file)
+{
+    g_autoptr(GError) error = NULL;
+    g_autofree char *path = g_strconcat(MODELS, file, NULL);
+    MbsModel *m = esl_model_load_file(path, NULL, 0, &error);
+    if (!m) {
+        tap_ok(0, "%s: %s", file, error->message);
+        return;
+    }
+    enum { STEPS = 200 };
+    static const char *const methods[2] = {"nd-forward", "ad"};
+    double *z[2] = {NULL, NULL}, size = 0.0;
+    long newton[2] = {0, 0};
+    int n = 0;
+    MbsError err = {0};
+    for (int k = 0; k < 2; ++k) {
+        MbsFormulation *f = matrix_r_with_jacobian(m, methods[k], 1e-2, &err);
+        int status = f ? 0 : MBS_FATAL;
+        for (int s = 0; s < STEPS && !status; ++s) {
+            status = mbs_formulation_step(f, &err);
+            newton[k] += f->monitors.newton_iterations;
+        }
+        n = f ? f->klass->ncoords(f) : 0;
+        z[k] = status ? NULL : calloc((size_t)n, sizeof(double));
+        if (z[k])
+            f->klass->coordinates(f, z[k], NULL);
+        mbs_formulation_free(f);
+    }
+    double diff = z[0] && z[1] ? 0.0 : INFINITY;
+    for (int i = 0; z[0] && z[1] && i < n; ++i) {
+        diff = fmax(diff, fabs(z[0][i] - z[1][i]));
+        size = fmax(size, fabs(z[0][i]));
+    }
+    double bound = STEPS * 1e-10 * (1.0 + size); /* the Newton tolerance per step */
+    tap_ok(diff <= bound && labs(newton[1] - newton[0]) <= newton[0] / 20,
+           "%s, matrix-r trapezoidal, h = 10 ms, 2 s: ad ends within %.1e of nd-forward (bound "
+           "%.1e = steps x Newton tolerance x (1 + |z|)); Newton iterations %ld vs %ld (5 %%) %s",
+           file, diff, bound, newton[1], newton[0], z[0] && z[1] ? "" : err.message);
+    free(z[0]);
+    free(z[1]);
+    mbs_model_free(m);
+}
+
 static gint by_name(gconstpointer a, gconstpointer b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -198,10 +366,13 @@ int main(void)
             continue;
         }
         test_model_columns(file, m);
+        test_matrix_r_columns(file, m);
         mbs_model_free(m);
     }
     g_ptr_array_free(files, TRUE);
     test_trajectory("four-bar-spatial.json");
     test_trajectory("multi-four-bar-1x15.json");
+    test_matrix_r_trajectory("four-bar-spatial.json");
+    test_matrix_r_trajectory("multi-four-bar-1x15.json");
     return tap_done();
 }

@@ -9,15 +9,18 @@
 #include "test_models.h"
 
 
-/* jacobian: a method for the formulation's jacobian setting, NULL: its default */
-static void check_with(const char *formulation, const char *jacobian, const char *name,
-                       MbsModel *m, double h, int steps)
+/* jacobian: a method for the formulation's jacobian setting, NULL: its default; setting: one
+ * more setting and its value, or NULL */
+static void check_with_setting(const char *formulation, const char *jacobian, const char *setting,
+                               const char *value, const char *name, MbsModel *m, double h,
+                               int steps)
 {
     MbsSettings s;
     mbs_settings_defaults(&s);
     s.step = h;
     MbsError err;
-    if (jacobian && mbs_settings_set_for(&s, formulation, "jacobian", jacobian, &err)) {
+    if ((jacobian && mbs_settings_set_for(&s, formulation, "jacobian", jacobian, &err)) ||
+        (setting && mbs_settings_set_for(&s, formulation, setting, value, &err))) {
         tap_ok(0, "%s on %s: %s", formulation, name, err.message);
         return;
     }
@@ -47,6 +50,12 @@ static void check_with(const char *formulation, const char *jacobian, const char
            alloc_count - before);
     mbs_run_free(run);
     mbs_formulation_free(f);
+}
+
+static void check_with(const char *formulation, const char *jacobian, const char *name,
+                       MbsModel *m, double h, int steps)
+{
+    check_with_setting(formulation, jacobian, NULL, NULL, name, m, h, steps);
 }
 
 static void check(const char *formulation, const char *name, MbsModel *m, double h, int steps)
@@ -133,6 +142,16 @@ int main(void)
             check_with(with_pattern[i], mbs_jacobian_method_name(j), name, m, 1e-3, 100);
             mbs_model_free(m);
         }
+    /* matrix-r's trapezoidal tangent by ad (its dual workspaces), on the four-bar and through
+     * the 1x15 lattice's repartition */
+    MbsModel *mr = build_four_bar();
+    check_with_setting("matrix-r", "ad", "integrator", "trapezoidal",
+                       "four-bar, trapezoidal, ad", mr, 1e-3, 200);
+    mbs_model_free(mr);
+    mr = build_lattice(1, 15);
+    check_with_setting("matrix-r", "ad", "integrator", "trapezoidal",
+                       "1x15 lattice, trapezoidal, ad", mr, 1e-2, 200);
+    mbs_model_free(mr);
     /* penalty's default is analytical; with the springs of the slider-crank too */
     MbsModel *springs = build_slider_crank(0);
     check_with("penalty", "analytical", "slider-crank with springs, analytical", springs, 1e-3, 100);

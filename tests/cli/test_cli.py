@@ -275,16 +275,20 @@ ali3p_help = next((line for line in r.stdout.splitlines() if line.strip().starts
 matrix_r_help = next((line for line in r.stdout.splitlines()
                       if line.strip().startswith("matrix-r:")), "")
 ok("--jacobian nd-forward|nd-central|nd-sparse|ad|ad-sparse|analytical (analytical)" in ali3p_help
-   and "--jacobian nd-forward|nd-central (" in matrix_r_help,
+   and "--jacobian nd-forward|nd-central|ad (" in matrix_r_help,
    "run --help lists for each formulation the Jacobian methods it offers: "
    + ali3p_help.strip()[-80:] + " / " + matrix_r_help.strip()[-80:])
 r = run("compare", four_bar, "--jacobian", "automatic")
 ok(r.returncode == 2 and "unknown Jacobian method 'automatic'" in r.stderr,
    "compare refuses an unknown Jacobian method: " + r.stderr.strip())
 r = run("run", four_bar, "--formulation", "matrix-r", "--integrator", "trapezoidal",
-        "--jacobian", "ad")
-ok(r.returncode != 0 and "matrix-r does not offer the Jacobian method 'ad'" in r.stderr,
-   "run matrix-r --jacobian ad is refused naming the formulation: " + r.stderr.strip())
+        "--jacobian", "ad-sparse")
+ok(r.returncode != 0 and "matrix-r does not offer the Jacobian method 'ad-sparse'" in r.stderr,
+   "run matrix-r --jacobian ad-sparse is refused naming the formulation: " + r.stderr.strip())
+r = run("run", four_bar, "--formulation", "matrix-r", "--integrator", "trapezoidal",
+        "--jacobian", "ad", "--json")
+ok(r.returncode == 0 and '"newton_iterations"' in r.stdout,
+   "run matrix-r trapezoidal --jacobian ad runs: " + r.stderr.strip()[-200:])
 # ssode (issue 11): the summary carries the formulation's statistics; with the integrator
 # continued across output steps, stored runs keep one internal_steps row per internal step.
 stiff = os.path.join(models, "double-pendulum-stiff.json")
@@ -348,7 +352,7 @@ for line in r.stdout.splitlines():
         tables[section].append([c.strip() for c in line.strip("|").split("|")])
 expect = {"penalty": ["nd-forward", "nd-central", "nd-sparse", "ad", "ad-sparse", "analytical"],
           "ali3p": ["nd-forward", "nd-central", "nd-sparse", "ad", "ad-sparse", "analytical"],
-          "matrix-r": ["nd-forward", "nd-central"]}
+          "matrix-r": ["nd-forward", "nd-central", "ad"]}
 for form, methods in expect.items():
     rows = tables.get(form, [])
     ok([row[1] for row in rows] == methods,

@@ -398,7 +398,7 @@ static void test_formulations(void)
             MbsFormulation *f =
                 status ? NULL : mbs_formulation_new(cases[c].formulation, m, &s, &err);
             /* what a formulation does not offer (mbs_formulation_offers_jacobian: matrix-r has
-             * no analytical, no dual and no compressed tangent) is refused, naming both */
+             * no analytical and no compressed tangent) is refused, naming both */
             const MbsFormulationClass *k = mbs_formulation_find(cases[c].formulation);
             if (!mbs_formulation_offers_jacobian(k, (MbsJacobianMethod)method)) {
                 tap_ok(!f && strstr(err.message, cases[c].formulation) &&

@@ -103,9 +103,9 @@ typedef struct {
     /* its ad method (reduced_residual_dual): the kernels over dual numbers */
     MbsKinematicsDual kd;
     MbsDynamicsDual dd;
-    MbsDual *zD, *zdD, *zddD, *phizD, *biasD, *QD; /* n, n, n, nr x n, nr, n */
+    MbsDual *zD, *zdD, *zddD, *rowD, *biasD, *QD; /* n, n, n, nr, nr, n */
     double *seed, *dirz, *dirv, *dira, *ydir;      /* d x W, n x W (three), n x W */
-    double *zdd_base, *mu_base;                    /* n, n */
+    double *zdd_base, *mu_base, *mu_rows;          /* n, n, nr */
     MbsFormulation *tangent_f; /* the call being differentiated: step and error record */
     double tangent_h;
     MbsError *tangent_err;
@@ -1098,10 +1098,10 @@ static void matrix_r_finalize(MbsFormulation *f)
                         R->T,   R->zdip,  R->zddip,  R->zsave, R->zdsave, R->Rsave,
                         R->Ad,  R->U,    R->Vt,    R->sv,     R->svdwork, R->svtmp,
                         R->zpred, R->zdpred, R->Rprior, R->sprior, R->seed, R->dirz,
-                        R->dirv, R->dira, R->ydir, R->zdd_base, R->mu_base};
+                        R->dirv, R->dira, R->ydir, R->zdd_base, R->mu_base, R->mu_rows};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
-    MbsDual *duals[] = {R->zD, R->zdD, R->zddD, R->phizD, R->biasD, R->QD};
+    MbsDual *duals[] = {R->zD, R->zdD, R->zddD, R->rowD, R->biasD, R->QD};
     for (size_t i = 0; i < sizeof duals / sizeof duals[0]; ++i)
         free(duals[i]);
     mbs_kinematics_free_dual(&R->kd);
@@ -1441,7 +1441,8 @@ static int dual_workspace(const MbsModel *m, MatrixR *R)
     R->zddD = calloc(nn, sizeof(MbsDual));
     R->QD = calloc(nn, sizeof(MbsDual));
     R->biasD = calloc((size_t)(nr > 0 ? nr : 1), sizeof(MbsDual));
-    R->phizD = calloc((size_t)(nr > 0 ? nr : 1) * nn, sizeof(MbsDual));
+    R->rowD = calloc((size_t)(nr > 0 ? nr : 1), sizeof(MbsDual));
+    R->mu_rows = alloc_doubles((size_t)(nr > 0 ? nr : 1), &fail);
     R->seed = alloc_doubles(nn * W, &fail);
     R->dirz = alloc_doubles(nn * W, &fail);
     R->dirv = alloc_doubles(nn * W, &fail);
@@ -1449,7 +1450,7 @@ static int dual_workspace(const MbsModel *m, MatrixR *R)
     R->ydir = alloc_doubles(nn * W, &fail);
     R->zdd_base = alloc_doubles(nn, &fail);
     R->mu_base = alloc_doubles(nn, &fail);
-    return fail || !R->zD || !R->zdD || !R->zddD || !R->QD || !R->biasD || !R->phizD ? -1 : 0;
+    return fail || !R->zD || !R->zdD || !R->zddD || !R->QD || !R->biasD || !R->rowD ? -1 : 0;
 }
 
 /* Y (r x W) := A^-1 Y, the directions' dependent parts (the evaluation's solve: damped near a
@@ -1503,23 +1504,19 @@ static void directions(MatrixR *R, const double *seed, double scale, double *y, 
             out[R->dep[i] + (size_t)n * w] += y[i + (size_t)r * w];
 }
 
-/* y[i, w] = -(dPhi_z[rows_i, :] along w) v (r x W), v real: the structural nonzeros only. */
-static void phizz_times(const MbsModel *m, const MatrixR *R, const double *v, double *y)
+/* y[i, w] = -(Phi_zz[dz_w] v)[rows_i] (r x W) for a real v: the velocity constraints with v
+ * as velocities at the seeded positions (mbs_constraints_velocity). Overwrites the dual
+ * velocities and R->zddD. */
+static void phizz_times(const MbsModel *m, MatrixR *R, const double *v, double *y)
 {
-    const MbsTopology *tp = m->topo;
-    int r = R->r, nr = R->nr;
-    for (int i = 0; i < r; ++i) {
-        int row = R->rows[i];
-        double acc[MBS_DUAL_WIDTH] = {0};
-        for (int p = tp->row_ptr[row]; p < tp->row_ptr[row + 1]; ++p) {
-            int j = tp->row_cols[p];
-            const MbsDual *e = &R->phizD[row + (size_t)nr * j];
-            for (int w = 0; w < MBS_DUAL_WIDTH; ++w)
-                acc[w] += e->d[w] * v[j];
-        }
+    int r = R->r;
+    for (int i = 0; i < R->n; ++i)
+        R->zddD[i] = mbs_dual_constant(v[i]);
+    mbs_kinematics_velocities_dual(m, &R->kd, R->zddD);
+    mbs_constraints_velocity_dual(m, &R->kd, R->zddD, R->rowD);
+    for (int i = 0; i < r; ++i)
         for (int w = 0; w < MBS_DUAL_WIDTH; ++w)
-            y[i + (size_t)r * w] = -acc[w];
-    }
+            y[i + (size_t)r * w] = -R->rowD[R->rows[i]].d[w];
 }
 
 static void to_dual(int n, const double *v, const double *dir, MbsDual *out)
@@ -1537,7 +1534,6 @@ static int reduced_residual_dual(void *ctx, const MbsDual *x, int largest, MbsDu
 {
     MatrixR *R = ctx;
     const MbsModel *m = R->f->model;
-    const MbsTopology *tp = m->topo;
     int n = R->n, d = R->d, r = R->r, nr = R->nr, W = MBS_DUAL_WIDTH;
     double h = R->tangent_h, t = R->tangent_f->time + h;
     (void)largest;
@@ -1546,18 +1542,18 @@ static int reduced_residual_dual(void *ctx, const MbsDual *x, int largest, MbsDu
     for (int k = 0; k < d; ++k)
         for (int w = 0; w < W; ++w)
             R->seed[k + (size_t)d * w] = x[k].d[w];
-    /* positions: Phi_z over duals along dz = R dz_i */
+    /* positions along dz = R dz_i */
     directions(R, R->seed, 1.0, NULL, R->dirz);
     to_dual(n, R->z, R->dirz, R->zD);
     mbs_kinematics_positions_dual(m, &R->kd, R->zD);
-    mbs_constraints_eval_dual(m, &R->kd, t, R->zD, NULL, R->phizD, NULL);
     /* velocities and the bias */
     phizz_times(m, R, R->zd, R->ydir);
     directions(R, R->seed, 2.0 / h, R->ydir, R->dirv);
     to_dual(n, R->zd, R->dirv, R->zdD);
     mbs_kinematics_velocities_dual(m, &R->kd, R->zdD);
     mbs_constraints_bias_dual(m, &R->kd, t, R->biasD);
-    /* accelerations zdd = R zdd_i + S c */
+    /* accelerations zdd = R zdd_i + S c (the bias is kept before phizz_times moves the
+     * velocities) */
     double *zdd = R->zdd_base;
     memcpy(zdd, R->s, sizeof(double) * (size_t)n);
     if (d > 0)
@@ -1576,21 +1572,17 @@ static int reduced_residual_dual(void *ctx, const MbsDual *x, int largest, MbsDu
     for (int i = 0; i < r; ++i)
         mu[i] = -R->QD[R->dep[i]].v;
     solve_block_transposed(R, mu);
-    /* v = dG - dPhi_z^T mu (n x W, in ydir), G in zdd's place */
+    /* v = dG - Phi_zz[dz]^T mu (n x W, in ydir), G in zdd's place; the reactions in zddD
+     * (the forces' wrench workspace is free again) */
+    memset(R->mu_rows, 0, sizeof(double) * (size_t)nr);
+    for (int i = 0; i < r; ++i)
+        R->mu_rows[R->rows[i]] = mu[i];
+    mbs_constraints_reactions_dual(m, &R->kd, R->mu_rows, R->dd.Wacc, R->zddD);
     double *G = zdd;
     for (int j = 0; j < n; ++j) {
         G[j] = -R->QD[j].v;
         for (int w = 0; w < W; ++w)
-            R->ydir[j + (size_t)n * w] = -R->QD[j].d[w];
-    }
-    for (int i = 0; i < r; ++i) {
-        int row = R->rows[i];
-        for (int p = tp->row_ptr[row]; p < tp->row_ptr[row + 1]; ++p) {
-            int j = tp->row_cols[p];
-            const MbsDual *e = &R->phizD[row + (size_t)nr * j];
-            for (int w = 0; w < W; ++w)
-                R->ydir[j + (size_t)n * w] -= e->d[w] * mu[i];
-        }
+            R->ydir[j + (size_t)n * w] = -R->QD[j].d[w] - R->zddD[j].d[w];
     }
     /* g = R^T G, dg = R^T v */
     if (d > 0) {

@@ -12,6 +12,12 @@
 void mbs_constraints_eval(const MbsModel *m, const MbsKinematics *k, double t, const double *z,
                           double *phi, double *phiz, double *phit);
 void mbs_constraints_bias(const MbsModel *m, const MbsKinematics *k, double t, double *bias);
+/* Phi_z v (nrows) with the motion in k computed from v (mbs_kinematics_velocities(v)), and
+ * Phi_z^T mu (n; mu one value per row, W 6 n of workspace), both without forming Phi_z. */
+void mbs_constraints_velocity(const MbsModel *m, const MbsKinematics *k, const double *v,
+                              double *out);
+void mbs_constraints_reactions(const MbsModel *m, const MbsKinematics *k, const double *mu,
+                               double *W, double *out);
 
 /* Numerical rank of Phi_z at time t and coordinates z (NULL: the drawn configuration, z = 0);
  * singular values below 1e-9 of the largest count as zero. -1 when out of memory. The model's

@@ -168,3 +168,150 @@ void MBS_K(mbs_constraints_bias)(const MbsModel *m, const MBS_KIN *k, double t, 
         bias[i] = val;
     }
 }
+
+/* Phi_z v (nrows) without Phi_z: the velocity constraints with the motion in k computed from v
+ * (mbs_kinematics_velocities(v)), row by row as their Jacobian rows read it. Over dual numbers
+ * with constant v and seeded positions it gives Phi_zz[dz] v in O(n + rows). */
+void MBS_K(mbs_constraints_velocity)(const MbsModel *m, const MBS_KIN *k, const MBS_S *v,
+                                     MBS_S *out)
+{
+    const MbsTopology *tp = m->topo;
+    for (int i = 0; i < tp->nrows; ++i) {
+        const MbsRow *w = &tp->rows[i];
+        MBS_S r1[3], r2[3], v1[3], v2[3], u[3], ud[3], u2[3], ud2[3], d[3], dv[3];
+        MBS_S val = MBS_K(zero6)[0];
+        switch (w->type) {
+        case MBS_ROW_POINTS:
+            MBS_K(mbs_kin_point)(m, k, w->body1, w->r1, r1);
+            MBS_K(mbs_kin_point)(m, k, w->body2, w->r2, r2);
+            MBS_K(mbs_kin_point_velocity)(m, k, w->body1, r1, v1);
+            MBS_K(mbs_kin_point_velocity)(m, k, w->body2, r2, v2);
+            val = MBS_SUB(v1[w->axis], v2[w->axis]);
+            break;
+        case MBS_ROW_DOT:
+            MBS_K(mbs_kin_vector)(m, k, w->body1, w->u1, u);
+            MBS_K(mbs_kin_vector)(m, k, w->body2, w->v2, u2);
+            MBS_K(mbs_kin_vector_motion)(m, k, w->body1, u, ud, NULL);
+            MBS_K(mbs_kin_vector_motion)(m, k, w->body2, u2, ud2, NULL);
+            val = MBS_ADD(MBS_V3_DOT(ud, u2), MBS_V3_DOT(u, ud2));
+            break;
+        case MBS_ROW_LINE:
+            MBS_K(mbs_kin_point)(m, k, w->body1, w->r1, r1);
+            MBS_K(mbs_kin_point)(m, k, w->body2, w->r2, r2);
+            MBS_K(mbs_kin_point_velocity)(m, k, w->body1, r1, v1);
+            MBS_K(mbs_kin_point_velocity)(m, k, w->body2, r2, v2);
+            MBS_K(mbs_kin_vector)(m, k, w->body1, w->u1, u);
+            MBS_K(mbs_kin_vector_motion)(m, k, w->body1, u, ud, NULL);
+            MBS_V3_SUB(r2, r1, d);
+            MBS_V3_SUB(v2, v1, dv);
+            val = MBS_ADD(MBS_V3_DOT(dv, u), MBS_V3_DOT(d, ud));
+            break;
+        case MBS_ROW_DISTANCE:
+            MBS_K(mbs_kin_point)(m, k, w->body1, w->r1, r1);
+            MBS_K(mbs_kin_point)(m, k, w->body2, w->r2, r2);
+            MBS_K(mbs_kin_point_velocity)(m, k, w->body1, r1, v1);
+            MBS_K(mbs_kin_point_velocity)(m, k, w->body2, r2, v2);
+            MBS_V3_SUB(r1, r2, d);
+            MBS_V3_SUB(v1, v2, dv);
+            val = MBS_SCALE(2.0, MBS_V3_DOT(d, dv));
+            break;
+        case MBS_ROW_DRIVER:
+            val = v[w->node];
+            break;
+        }
+        out[i] = val;
+    }
+}
+
+/* Add force f at point r of body (s times) to the node wrenches W (6 per node, about the
+ * origin), or torque n (f NULL). */
+static void MBS_K(reaction_wrench)(const MbsModel *m, MBS_S *W, int body, const MBS_S r[3],
+                                   const MBS_S f[3], const MBS_S n[3], double s)
+{
+    int nd = m->topo->body_node[body];
+    if (nd < 0)
+        return;
+    MBS_S *w = &W[6 * nd], mo[3];
+    if (f) {
+        MBS_V3_CROSS(r, f, mo);
+        for (int c = 0; c < 3; ++c) {
+            w[c] = MBS_ADD(w[c], MBS_SCALE(s, f[c]));
+            w[3 + c] = MBS_ADD(w[3 + c], MBS_SCALE(s, mo[c]));
+        }
+    } else {
+        for (int c = 0; c < 3; ++c)
+            w[3 + c] = MBS_ADD(w[3 + c], MBS_SCALE(s, n[c]));
+    }
+}
+
+/* Phi_z^T mu (n) without Phi_z: each row's gradient is the generalized force of a force or
+ * torque on its bodies (a point row: mu e at r1 and -mu e at r2), summed up the tree as the
+ * dynamics sums body wrenches (Q_j = b_j . sum of the subtree's wrenches). mu has a value per
+ * row (0: a row left out); W is 6 n of workspace. Over dual numbers with seeded positions it
+ * gives Phi_zz[dz]^T mu in O(n + rows). */
+void MBS_K(mbs_constraints_reactions)(const MbsModel *m, const MBS_KIN *k, const double *mu,
+                                      MBS_S *W, MBS_S *out)
+{
+    const MbsTopology *tp = m->topo;
+    int n = tp->nnodes;
+    memset(W, 0, sizeof(MBS_S) * 6 * (size_t)(n > 0 ? n : 1));
+    for (int j = 0; j < n; ++j)
+        out[j] = MBS_K(zero6)[0];
+    for (int i = 0; i < tp->nrows; ++i) {
+        const MbsRow *w = &tp->rows[i];
+        double s = mu[i];
+        if (s == 0.0)
+            continue;
+        MBS_S r1[3], r2[3], u[3], u2[3], d[3], t[3];
+        switch (w->type) {
+        case MBS_ROW_POINTS: {
+            MBS_S e[3] = {MBS_S_ZERO, MBS_S_ZERO, MBS_S_ZERO};
+            e[w->axis] = MBS_K(identity3)[0];
+            MBS_K(mbs_kin_point)(m, k, w->body1, w->r1, r1);
+            MBS_K(mbs_kin_point)(m, k, w->body2, w->r2, r2);
+            MBS_K(reaction_wrench)(m, W, w->body1, r1, e, NULL, s);
+            MBS_K(reaction_wrench)(m, W, w->body2, r2, e, NULL, -s);
+            break;
+        }
+        case MBS_ROW_DOT: /* d(u1 . v2)/dz_j = b_w,j . (u1 x v2) on body 1's path, and
+                           * b_w,j . (v2 x u1) on body 2's */
+            MBS_K(mbs_kin_vector)(m, k, w->body1, w->u1, u);
+            MBS_K(mbs_kin_vector)(m, k, w->body2, w->v2, u2);
+            MBS_V3_CROSS(u, u2, t);
+            MBS_K(reaction_wrench)(m, W, w->body1, NULL, NULL, t, s);
+            MBS_K(reaction_wrench)(m, W, w->body2, NULL, NULL, t, -s);
+            break;
+        case MBS_ROW_LINE: /* (r2 - r1) . u1 */
+            MBS_K(mbs_kin_point)(m, k, w->body1, w->r1, r1);
+            MBS_K(mbs_kin_point)(m, k, w->body2, w->r2, r2);
+            MBS_K(mbs_kin_vector)(m, k, w->body1, w->u1, u);
+            MBS_V3_SUB(r2, r1, d);
+            MBS_K(reaction_wrench)(m, W, w->body2, r2, u, NULL, s);
+            MBS_K(reaction_wrench)(m, W, w->body1, r1, u, NULL, -s);
+            MBS_V3_CROSS(u, d, t);
+            MBS_K(reaction_wrench)(m, W, w->body1, NULL, NULL, t, s);
+            break;
+        case MBS_ROW_DISTANCE:
+            MBS_K(mbs_kin_point)(m, k, w->body1, w->r1, r1);
+            MBS_K(mbs_kin_point)(m, k, w->body2, w->r2, r2);
+            MBS_V3_SUB(r1, r2, d);
+            MBS_K(reaction_wrench)(m, W, w->body1, r1, d, NULL, 2.0 * s);
+            MBS_K(reaction_wrench)(m, W, w->body2, r2, d, NULL, -2.0 * s);
+            break;
+        case MBS_ROW_DRIVER:
+            out[w->node] = MBS_ADDC(out[w->node], s);
+            break;
+        }
+    }
+    for (int j = 0; j < n; ++j) { /* parents have larger indices (mbs_kinematics_positions) */
+        int par = tp->nodes[j].parent;
+        const MBS_S *w = &W[6 * j], *b = &k->b[6 * j];
+        MBS_S q = out[j];
+        for (int c = 0; c < 6; ++c)
+            q = MBS_ADD(q, MBS_MUL(b[c], w[c]));
+        out[j] = q;
+        if (par >= 0)
+            for (int c = 0; c < 6; ++c)
+                W[6 * par + c] = MBS_ADD(W[6 * par + c], w[c]);
+    }
+}

@@ -42,5 +42,12 @@ void mbs_constraints_eval_dual(const MbsModel *m, const MbsKinematicsDual *k, do
                                const MbsDual *z, MbsDual *phi, MbsDual *phiz, double *phit);
 void mbs_constraints_bias_dual(const MbsModel *m, const MbsKinematicsDual *k, double t,
                                MbsDual *bias);
+/* Phi_z v (the motion in k computed from v) and Phi_z^T mu (W: 6 n of workspace) without
+ * Phi_z, O(n + rows): with seeded positions their derivatives are Phi_zz[dz] v and
+ * Phi_zz[dz]^T mu (mbs_constraints_kernel.h). */
+void mbs_constraints_velocity_dual(const MbsModel *m, const MbsKinematicsDual *k,
+                                   const MbsDual *v, MbsDual *out);
+void mbs_constraints_reactions_dual(const MbsModel *m, const MbsKinematicsDual *k,
+                                    const double *mu, MbsDual *W, MbsDual *out);
 
 #endif

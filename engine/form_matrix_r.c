@@ -106,6 +106,7 @@ typedef struct {
     MbsDual *zD, *zdD, *zddD, *rowD, *biasD, *QD; /* n, n, n, nr, nr, n */
     double *seed, *dirz, *dirv, *dira, *ydir;      /* d x W, n x W (three), n x W */
     double *zdd_base, *mu_base, *mu_rows;          /* n, n, nr */
+    double *dF, *Fval;                             /* d x W, n */
     MbsFormulation *tangent_f; /* the call being differentiated: step and error record */
     double tangent_h;
     MbsError *tangent_err;
@@ -1098,7 +1099,7 @@ static void matrix_r_finalize(MbsFormulation *f)
                         R->T,   R->zdip,  R->zddip,  R->zsave, R->zdsave, R->Rsave,
                         R->Ad,  R->U,    R->Vt,    R->sv,     R->svdwork, R->svtmp,
                         R->zpred, R->zdpred, R->Rprior, R->sprior, R->seed, R->dirz,
-                        R->dirv, R->dira, R->ydir, R->zdd_base, R->mu_base, R->mu_rows};
+                        R->dirv, R->dira, R->ydir, R->zdd_base, R->mu_base, R->mu_rows, R->dF, R->Fval};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     MbsDual *duals[] = {R->zD, R->zdD, R->zddD, R->rowD, R->biasD, R->QD};
@@ -1449,6 +1450,8 @@ static int dual_workspace(const MbsModel *m, MatrixR *R)
     R->dira = alloc_doubles(nn * W, &fail);
     R->ydir = alloc_doubles(nn * W, &fail);
     R->zdd_base = alloc_doubles(nn, &fail);
+    R->dF = alloc_doubles(nn * W, &fail);
+    R->Fval = alloc_doubles(nn, &fail);
     R->mu_base = alloc_doubles(nn, &fail);
     return fail || !R->zD || !R->zdD || !R->zddD || !R->QD || !R->biasD || !R->rowD ? -1 : 0;
 }
@@ -1486,12 +1489,12 @@ static void solve_block_transposed(MatrixR *R, double *mu)
     }
 }
 
-/* out[:, w] = R^Phi seed[:, w] * scale + S y[:, w] for the W directions (y: r x W of
- * right-hand sides for A, solved here), out n x W. */
+/* out[:, w] = R^Phi seed[:, w] * scale + S y[:, w] for the W directions (seed NULL: zero; y:
+ * r x W of right-hand sides for A, solved here, or NULL), out n x W. */
 static void directions(MatrixR *R, const double *seed, double scale, double *y, double *out)
 {
     int n = R->n, d = R->d, r = R->r, W = MBS_DUAL_WIDTH;
-    if (d > 0)
+    if (d > 0 && seed)
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, W, d, scale, R->Rz, n, seed,
                     d, 0.0, out, n);
     else
@@ -1528,27 +1531,23 @@ static void to_dual(int n, const double *v, const double *dir, MbsDual *out)
     }
 }
 
-/* The reduced trapezoidal residual over dual numbers at the base point of reduced_tangent (the
- * evaluation at x's values is current: R->z, zd, R^Phi, S c, the factorized block). */
-static int reduced_residual_dual(void *ctx, const MbsDual *x, int largest, MbsDual *g)
+/* dF (d x W) along the directions dz_i = cz sz, dzd_i = cv sv, dzdd_i = ca sa (d x W each,
+ * NULL: zero) of the reduced equations F = R^T (M zdd - Q) at the current evaluation (R->z,
+ * zd, R^Phi, S c, the factorized block) at time t with independent accelerations zddi; F in
+ * R->Fval, the full directions dz, dzd, dzdd in R->dirz, dirv, dira (n x W). */
+static void reduced_directions(MatrixR *R, double t, const double *zddi, const double *sz,
+                               double cz, const double *sv, double cv, const double *sa,
+                               double ca, double *dF)
 {
-    MatrixR *R = ctx;
     const MbsModel *m = R->f->model;
     int n = R->n, d = R->d, r = R->r, nr = R->nr, W = MBS_DUAL_WIDTH;
-    double h = R->tangent_h, t = R->tangent_f->time + h;
-    (void)largest;
-    if (R->general) /* refused at init; a repartition only leaves the general mode */
-        return MBS_FATAL;
-    for (int k = 0; k < d; ++k)
-        for (int w = 0; w < W; ++w)
-            R->seed[k + (size_t)d * w] = x[k].d[w];
     /* positions along dz = R dz_i */
-    directions(R, R->seed, 1.0, NULL, R->dirz);
+    directions(R, sz, cz, NULL, R->dirz);
     to_dual(n, R->z, R->dirz, R->zD);
     mbs_kinematics_positions_dual(m, &R->kd, R->zD);
     /* velocities and the bias */
     phizz_times(m, R, R->zd, R->ydir);
-    directions(R, R->seed, 2.0 / h, R->ydir, R->dirv);
+    directions(R, sv, cv, R->ydir, R->dirv);
     to_dual(n, R->zd, R->dirv, R->zdD);
     mbs_kinematics_velocities_dual(m, &R->kd, R->zdD);
     mbs_constraints_bias_dual(m, &R->kd, t, R->biasD);
@@ -1557,12 +1556,12 @@ static int reduced_residual_dual(void *ctx, const MbsDual *x, int largest, MbsDu
     double *zdd = R->zdd_base;
     memcpy(zdd, R->s, sizeof(double) * (size_t)n);
     if (d > 0)
-        cblas_dgemv(CblasColMajor, CblasNoTrans, n, d, 1.0, R->Rz, n, R->zddi, 1, 1.0, zdd, 1);
+        cblas_dgemv(CblasColMajor, CblasNoTrans, n, d, 1.0, R->Rz, n, zddi, 1, 1.0, zdd, 1);
     phizz_times(m, R, zdd, R->ydir);
     for (int i = 0; i < r; ++i)
         for (int w = 0; w < W; ++w)
             R->ydir[i + (size_t)r * w] -= R->biasD[R->rows[i]].d[w];
-    directions(R, R->seed, 4.0 / (h * h), R->ydir, R->dira);
+    directions(R, sa, ca, R->ydir, R->dira);
     to_dual(n, zdd, R->dira, R->zddD);
     /* -G = Q - M zdd over duals */
     mbs_kinematics_motion_dual(m, &R->kd, R->zdD, R->zddD);
@@ -1584,16 +1583,34 @@ static int reduced_residual_dual(void *ctx, const MbsDual *x, int largest, MbsDu
         for (int w = 0; w < W; ++w)
             R->ydir[j + (size_t)n * w] = -R->QD[j].d[w] - R->zddD[j].d[w];
     }
-    /* g = R^T G, dg = R^T v */
+    /* F = R^T G, dF = R^T v */
     if (d > 0) {
         cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, d, W, n, 1.0, R->Rz, n, R->ydir,
-                    n, 0.0, R->seed, d);
-        cblas_dgemv(CblasColMajor, CblasTrans, n, d, 1.0, R->Rz, n, G, 1, 0.0, R->dirz, 1);
+                    n, 0.0, dF, d);
+        cblas_dgemv(CblasColMajor, CblasTrans, n, d, 1.0, R->Rz, n, G, 1, 0.0, R->Fval, 1);
     }
-    for (int k = 0; k < d; ++k) {
-        g[k].v = R->dirz[k];
+}
+
+/* The reduced trapezoidal residual over dual numbers at the base point of reduced_tangent (the
+ * evaluation at x's values is current): directions dz_i seeded, dzd_i = 2/h dz_i,
+ * dzdd_i = 4/h^2 dz_i. */
+static int reduced_residual_dual(void *ctx, const MbsDual *x, int largest, MbsDual *g)
+{
+    MatrixR *R = ctx;
+    int d = R->d, W = MBS_DUAL_WIDTH;
+    double h = R->tangent_h;
+    (void)largest;
+    if (R->general) /* refused at init; a repartition only leaves the general mode */
+        return MBS_FATAL;
+    for (int k = 0; k < d; ++k)
         for (int w = 0; w < W; ++w)
-            g[k].d[w] = R->seed[k + (size_t)d * w];
+            R->seed[k + (size_t)d * w] = x[k].d[w];
+    reduced_directions(R, R->tangent_f->time + h, R->zddi, R->seed, 1.0, R->seed, 2.0 / h,
+                       R->seed, 4.0 / (h * h), R->dF);
+    for (int k = 0; k < d; ++k) {
+        g[k].v = R->Fval[k];
+        for (int w = 0; w < W; ++w)
+            g[k].d[w] = R->dF[k + (size_t)d * w];
     }
     return 0;
 }
@@ -2356,4 +2373,30 @@ void mbs_matrix_r_view(const MbsFormulation *f, MbsMatrixRView *view)
     const MatrixR *R = matrix_r_impl(f);
     *view = (MbsMatrixRView){.n = R->n, .d = R->d, .z = R->z, .zd = R->zd, .zdd = R->zdd,
                              .Rz = R->Rz, .Sc = R->s, .Mh = R->Mh, .kin = &R->kin};
+}
+
+int mbs_matrix_r_prepare_directions(MbsFormulation *f, MbsError *err)
+{
+    MatrixR *R = matrix_r_impl(f);
+    if (!R)
+        return mbs_error_set(err, MBS_FATAL, "not a matrix-r formulation");
+    if (R->general)
+        return mbs_error_set(err, MBS_FATAL, "matrix-r: directional derivatives do not cover "
+                             "point coordinates as degrees of freedom");
+    if (!R->zD && dual_workspace(f->model, R))
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    return 0;
+}
+
+int mbs_matrix_r_reduced_directions(MbsFormulation *f, double t, const double *zddi,
+                                    const double *sz, const double *sv, const double *sa,
+                                    double *dF, MbsMatrixRDirections *out)
+{
+    MatrixR *R = matrix_r_impl(f);
+    if (!R || !R->zD || R->general)
+        return MBS_FATAL;
+    reduced_directions(R, t, zddi, sz, 1.0, sv, 1.0, sa, 1.0, dF);
+    if (out)
+        *out = (MbsMatrixRDirections){.dz = R->dirz, .dzd = R->dirv, .dzdd = R->dira};
+    return 0;
 }

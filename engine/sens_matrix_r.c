@@ -56,6 +56,9 @@ typedef struct {
     MbsCheckpoint previous;  /* direct: the state of the previous grid time */
     MbsTangent tangent;
     void *tangent_ctx[1];
+    int ad;              /* state derivatives by mbs_matrix_r_reduced_directions */
+    double *gx, *wx;     /* k x 3n: the objectives' partials (ad) */
+    double *sz, *sv, *dF; /* d x W each (ad) */
     MbsError *err;
     int *ind;       /* independent coordinates (node indices) of the aligned partition */
     int *ind_new;   /* those of the next partition, when it changes */
@@ -272,6 +275,54 @@ static int align(Sens *S, const MbsCheckpoint *at)
     return 0;
 }
 
+/* Columns z_i, zd_i of J by matrix-r's directional derivatives (ad): W directions per dual
+ * pass give dF exactly and the directions of z, zd, zdd, which the objectives' partials turn
+ * into dg, dw. The probe holds the base evaluation. Returns the dual passes made, or -1. */
+static long ad_state_columns(Sens *S)
+{
+    int n = S->n, d = S->d, k = S->k, no = S->nout, W = MBS_DUAL_WIDTH;
+    size_t n3 = 3 * (size_t)n;
+    MbsMatrixRView v;
+    mbs_matrix_r_view(S->probe, &v);
+    if (S->obj.partials(S->obj.ctx, S->model, v.z, v.zd, v.zdd, S->gx, S->wx))
+        return -1;
+    long passes = 0;
+    for (int first = 0; first < 2 * d; first += W, ++passes) {
+        memset(S->sz, 0, sizeof(double) * (size_t)d * W);
+        memset(S->sv, 0, sizeof(double) * (size_t)d * W);
+        int count = 2 * d - first < W ? 2 * d - first : W;
+        for (int w = 0; w < count; ++w) {
+            int j = first + w;
+            if (j < d)
+                S->sz[j + (size_t)d * w] = 1.0;
+            else
+                S->sv[j - d + (size_t)d * w] = 1.0;
+        }
+        MbsMatrixRDirections dir;
+        if (mbs_matrix_r_reduced_directions(S->probe, S->t, S->x0 + 2 * d, S->sz, S->sv, NULL,
+                                            S->dF, &dir))
+            return -1;
+        for (int w = 0; w < count; ++w) {
+            double *col = S->J + (size_t)no * (first + w);
+            for (int i = 0; i < d; ++i)
+                col[i] = S->dF[i + (size_t)d * w];
+            const double *dx[3] = {dir.dz + (size_t)n * w, dir.dzd + (size_t)n * w,
+                                   dir.dzdd + (size_t)n * w};
+            for (int o = 0; o < k; ++o) {
+                double dg = 0.0, dw = 0.0;
+                for (int level = 0; level < 3; ++level)
+                    for (int l = 0; l < n; ++l) {
+                        dg += S->gx[n3 * o + (size_t)n * level + l] * dx[level][l];
+                        dw += S->wx[n3 * o + (size_t)n * level + l] * dx[level][l];
+                    }
+                col[d + o] = dg;
+                col[d + k + o] = dw;
+            }
+        }
+    }
+    return passes;
+}
+
 /* J = d[F; g]/d[z_i, zd_i, zdd_i] and P = d[F; g]/drho at the checkpointed state `at`
  * (tangent interface; central differences of the models rebuilt with rho_j +- delta_j). On
  * return S->x0 is the state and S->r0 = [F; g] there. */
@@ -295,10 +346,19 @@ static int sens_derivatives(Sens *S, const MbsCheckpoint *at)
     memcpy(S->zbase, v.z, sizeof(double) * (size_t)n);
     memcpy(S->Rbase, v.Rz, sizeof(double) * (size_t)n * d);
     dynamic_parameter_columns(S);
-    if ((status = acceleration_columns(S)) ||
-        (status = mbs_tangent_eval(&S->tangent, S->x0, S->r0, S->J)))
+    if ((status = acceleration_columns(S)))
         return status;
-    S->res->derivative_evaluations += S->tangent.evaluations + 1;
+    if (S->ad) {
+        long passes = ad_state_columns(S);
+        if (passes < 0)
+            return mbs_error_set(S->err, MBS_FATAL, "matrix-r sensitivities: the directional "
+                                 "derivatives failed at t = %.6g s", S->t);
+        S->res->derivative_evaluations += passes + 1; /* a dual pass counts as one */
+    } else {
+        if ((status = mbs_tangent_eval(&S->tangent, S->x0, S->r0, S->J)))
+            return status;
+        S->res->derivative_evaluations += S->tangent.evaluations + 1;
+    }
     for (int j = 0; j < S->p; ++j) {
         if (S->dynamic_only[j])
             continue;
@@ -815,7 +875,7 @@ static void sens_free(Sens *S)
                         S->Fa,    S->u,     S->unew,  S->U0,    S->lam, S->lamnew,
                         S->mu,    S->g,     S->stored_values, S->segment_values,
                         S->M,     S->Q,     S->Mzdd,  S->aligned_partition, S->Mx, S->Mp,
-                        S->mtmp};
+                        S->mtmp,  S->gx,    S->wx,    S->sz,    S->sv,  S->dF};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     free(S->ipiv);
@@ -942,8 +1002,28 @@ static int sens_setup(Sens *S, const MbsSettings *s)
     S->map_ctx[0] = S;
     const MbsTangentProblem mp = {.nx = 2 * d, .nr = S->nx, .residual = map_residual,
                                   .contexts = S->map_ctx, .nthreads = 1};
-    if (mbs_tangent_init(&S->tangent, &tp, (MbsJacobianMethod)S->opt.jacobian, err) ||
-        mbs_tangent_init(&S->map_tangent, &mp, (MbsJacobianMethod)S->opt.jacobian, err))
+    /* ad: the state columns by matrix-r's directional derivatives; the rare change of
+     * partition's map (eval_map) keeps central differences */
+    S->ad = S->opt.jacobian == MBS_JACOBIAN_AD;
+    MbsJacobianMethod differences =
+        S->ad ? MBS_JACOBIAN_ND_CENTRAL : (MbsJacobianMethod)S->opt.jacobian;
+    if (S->ad) {
+        if (!S->obj.partials)
+            return mbs_error_set(err, MBS_FATAL, "matrix-r sensitivities: the state derivatives "
+                                 "'ad' need the objectives' partial derivatives, which these "
+                                 "objectives do not give; choose nd-forward or nd-central");
+        if (mbs_matrix_r_prepare_directions(S->probe, err))
+            return MBS_FATAL;
+        S->gx = calloc(3 * (size_t)n * k + 1, sizeof(double));
+        S->wx = calloc(3 * (size_t)n * k + 1, sizeof(double));
+        S->sz = calloc((size_t)d * MBS_DUAL_WIDTH + 1, sizeof(double));
+        S->sv = calloc((size_t)d * MBS_DUAL_WIDTH + 1, sizeof(double));
+        S->dF = calloc((size_t)d * MBS_DUAL_WIDTH + 1, sizeof(double));
+        if (!S->gx || !S->wx || !S->sz || !S->sv || !S->dF)
+            return mbs_error_set(err, MBS_FATAL, "out of memory");
+    }
+    if ((!S->ad && mbs_tangent_init(&S->tangent, &tp, differences, err)) ||
+        mbs_tangent_init(&S->map_tangent, &mp, differences, err))
         return MBS_FATAL;
     return 0;
 }
@@ -1020,6 +1100,7 @@ typedef struct {
     const int *select;
     int nselect;
     double *g, *w; /* every objective of the model */
+    double *partials; /* 6 x nobjectives x n: mbs_objective_eval_partials' blocks */
 } ModelObjectives;
 
 static int model_objectives_prepare(void *ctx, const MbsModel *m, const MbsFormulation *initial,
@@ -1058,6 +1139,33 @@ static int model_objectives_values(void *ctx, const MbsModel *m, const MbsKinema
     return MBS_FATAL;
 }
 
+static int model_objectives_partials(void *ctx, const MbsModel *m, const double *z,
+                                     const double *zd, const double *zdd, double *gx, double *wx)
+{
+    ModelObjectives *o = ctx;
+    for (int i = 0; i < o->count; ++i)
+        if (o->models[i] == m) {
+            int n = mbs_objective_eval_ncoords(o->evals[i]), K = m->nobjectives;
+            size_t nk = (size_t)n * K;
+            double *P = o->partials; /* 6 blocks of K x n */
+            MbsObjectivePartials out = {.g_q = P, .g_qd = P + nk, .g_qdd = P + 2 * nk,
+                                        .w_q = P + 3 * nk, .w_qd = P + 4 * nk,
+                                        .w_qdd = P + 5 * nk};
+            mbs_objective_eval_partials(o->evals[i], z, zd, zdd, &out);
+            for (int j = 0; j < o->nselect; ++j) {
+                int row = o->select ? o->select[j] : j;
+                for (int level = 0; level < 3; ++level) {
+                    memcpy(gx + (size_t)n * (3 * j + level), P + nk * level + (size_t)n * row,
+                           sizeof(double) * (size_t)n);
+                    memcpy(wx + (size_t)n * (3 * j + level),
+                           P + nk * (3 + level) + (size_t)n * row, sizeof(double) * (size_t)n);
+                }
+            }
+            return 0;
+        }
+    return MBS_FATAL;
+}
+
 static int objectives_sensitivity(const MbsModel *m, const MbsSettings *s, const int *objectives,
                                   int nobjectives, const int *params, int np,
                                   MbsSensMethod method, const MbsMatrixRSensOptions *options,
@@ -1073,12 +1181,15 @@ static int objectives_sensitivity(const MbsModel *m, const MbsSettings *s, const
     o.evals = calloc((size_t)o.capacity, sizeof *o.evals);
     o.g = calloc(2 * (size_t)m->nobjectives, sizeof(double));
     o.w = o.g ? o.g + m->nobjectives : NULL;
+    o.partials = calloc(6 * (size_t)m->nobjectives * (size_t)mbs_model_ncoords(m) + 1,
+                        sizeof(double));
     int status;
-    if (!o.models || !o.evals || !o.g) {
+    if (!o.models || !o.evals || !o.g || !o.partials) {
         status = mbs_error_set(err, MBS_FATAL, "out of memory");
     } else {
         MbsSensObjectives obj = {.count = nobjectives, .values = model_objectives_values,
-                                 .prepare = model_objectives_prepare, .ctx = &o};
+                                 .prepare = model_objectives_prepare,
+                                 .partials = model_objectives_partials, .ctx = &o};
         status = stoppable_sensitivity(m, s, params, np, &obj, method, options, t_end,
                                        observer, observer_data, stop, out, err);
     }
@@ -1087,6 +1198,7 @@ static int objectives_sensitivity(const MbsModel *m, const MbsSettings *s, const
     free(o.models);
     free(o.evals);
     free(o.g);
+    free(o.partials);
     return status;
 }
 

@@ -173,6 +173,30 @@ static void check_model(const char *dir, const char *file)
         mbs_model_free(mp);
         mbs_model_free(mm);
     }
+    /* the state derivatives by ad (matrix-r's directional derivatives, exact) against the
+     * default central differences: their truncation and the position problem's tolerance,
+     * ~1e-9 relative on the five-bar (docs/benchmarks.md); 1e-7 */
+    MbsMatrixRSensOptions ad_options;
+    mbs_setting_table_defaults(&mbs_matrix_r_sens_settings, &ad_options);
+    ad_options.jacobian = MBS_JACOBIAN_AD;
+    MbsSensResult by_ad;
+    double worst_ad = INFINITY;
+    if (mbs_matrix_r_model_sensitivity(m, &s, params, np, MBS_SENS_DIRECT, &ad_options,
+                                       duration, NULL, NULL, &by_ad, &err) == 0) {
+        worst_ad = 0.0;
+        for (int i = 0; i < k; ++i) {
+            double scale = 1e-300;
+            for (int c = 0; c < np; ++c)
+                scale = fmax(scale, fabs(direct.gradient[i * np + c]));
+            for (int c = 0; c < np; ++c)
+                worst_ad = fmax(worst_ad, fabs(by_ad.gradient[i * np + c] -
+                                               direct.gradient[i * np + c]) / scale);
+        }
+        mbs_sens_result_free(&by_ad);
+    }
+    tap_ok(worst_ad < 1e-7, "%s: direct with ad state derivatives = with nd-central (worst "
+           "%.3g of the row's largest entry) %s", file, worst_ad,
+           isfinite(worst_ad) ? "" : err.message);
     if (tap_ok(sim_ok, "%s: whole simulations for fd", file)) {
         tap_ok(worst_adj < 1e-10, "%s: adjoint = direct (worst %.3g of the row's largest entry)",
                file, worst_adj);
@@ -210,12 +234,20 @@ static void table1(const char *dir)
     s.step = 1e-3;
     MbsError err = {0};
     mbs_settings_set_for(&s, "matrix-r", "integrator", "trapezoidal", &err);
-    for (int method = 0; method < 2; ++method) {
+    MbsMatrixRSensOptions options[2];
+    mbs_setting_table_defaults(&mbs_matrix_r_sens_settings, &options[0]);
+    options[1] = options[0];
+    options[1].jacobian = MBS_JACOBIAN_AD;
+    for (int method = 0; method < 4; ++method) {
         MbsSensResult r;
+        const MbsMatrixRSensOptions *o = &options[method / 2];
+        const char *state = mbs_jacobian_method_name((MbsJacobianMethod)o->jacobian);
         if (!tap_ok(mbs_matrix_r_model_sensitivity(m, &s, params, 5,
-                                                   method ? MBS_SENS_ADJOINT : MBS_SENS_DIRECT,
-                                                   NULL, 5.0, NULL, NULL, &r, &err) == 0,
-                    "Table 1 run (%s)", method ? "adjoint" : "direct")) {
+                                                   method % 2 ? MBS_SENS_ADJOINT
+                                                              : MBS_SENS_DIRECT,
+                                                   o, 5.0, NULL, NULL, &r, &err) == 0,
+                    "Table 1 run (%s, state derivatives %s)",
+                    method % 2 ? "adjoint" : "direct", state)) {
             tap_diag("%s", err.message);
             continue;
         }
@@ -225,11 +257,12 @@ static void table1(const char *dir)
                 double got = r.gradient[i * 5 + j];
                 int good = fabs(got - paper[i][j]) <= unit[i][j] * (1 + 1e-9);
                 matched += good;
-                tap_diag("%s psi%d / %s: %.8g, Table 1 %.5g%s", method ? "adjoint" : "direct",
-                         i + 1, names[j], got, paper[i][j], good ? "" : "  <-- off");
+                tap_diag("%s, %s: psi%d / %s: %.8g, Table 1 %.5g%s",
+                         method % 2 ? "adjoint" : "direct", state, i + 1, names[j], got,
+                         paper[i][j], good ? "" : "  <-- off");
             }
-        tap_ok(matched == 15, "paper 001 Table 1 by the %s method: %d of 15 values",
-               method ? "adjoint" : "direct", matched);
+        tap_ok(matched == 15, "paper 001 Table 1 by the %s method, state derivatives %s: %d of "
+               "15 values", method % 2 ? "adjoint" : "direct", state, matched);
         mbs_sens_result_free(&r);
     }
     mbs_model_free(m);

@@ -16,8 +16,8 @@
  *
  * How each piece is obtained:
  *  - [R_zd, R_z] with alpha Phi frozen: with `jacobian` analytical (the default) the
- *    derivatives of M zdd* - Q analytically (analytical_tangent) plus central differences
- *    over z of Phi_z(z)^T lambda; with an nd method, or a force law without a derivative,
+ *    derivatives of M zdd* - Q analytically (analytical_tangent) plus Phi_zz^T lambda by
+ *    dual numbers of the constraint reactions; with an nd method, or a force law without a derivative,
  *    that method on the whole frozen residual (mbs_tangent.h); then alpha Phi_z^T Phi_z
  *    exactly (mbs_constraints_add_gram);
  *  - derivatives along a direction and a parameter by central differences through the
@@ -49,6 +49,7 @@
 #include "mbs_clock.h"
 #include "mbs_constraints.h"
 #include "mbs_dynamics.h"
+#include "mbs_dual.h"
 #include "mbs_dynamics_derivatives.h"
 #include "mbs_linalg.h"
 #include "mbs_run.h"
@@ -93,8 +94,9 @@ struct Direct {
     double *sz1, *szds, *szdds;  /* n x np: of the step being taken */
     double *dir_zd, *dir_zdd, *rhs;
     double *v_corr, *a_corr;        /* zd* - zd1, zdd* - zdd1: the projections' corrections */
-    double *zpert, *ff_plus, *ff_minus;
     double *node_acc, *node_D; /* 6 per node: sum of b_j zdd_j along the path; D + that */
+    MbsKinematicsDual kd;      /* analytical: Phi_zz^T lambda by dual numbers */
+    MbsDual *zD, *wrenchD, *reactD; /* n, 6 n, n */
 };
 
 static int eval_init(Eval *e, const Direct *D, const MbsModel *m, MbsError *err)
@@ -246,22 +248,14 @@ static int frozen_residual(void *ctx, const double *x, int column, double step, 
     return 0;
 }
 
-/* Phi_z(z)^T lambda with lambda frozen: the part of the tangent's residual whose z-derivative
- * (Phi_zz^T lambda) has no analytical form here. */
-static void constraint_part(Eval *e, const double *z, double *out)
-{
-    mbs_kinematics_positions(e->m, &e->kin, z);
-    mbs_constraints_eval(e->m, &e->kin, e->t, z, e->phi, e->phiz, NULL);
-    phiz_t_mul(e, e->lambda, 1.0, out);
-}
-
 /* J = [R_zd, R_z] at x = [zd, z] (kinematics of e at x). M zdd - Q is Q with the node
  * accelerations D_k replaced by D_k + sum_{j on the path of k} b_j zdd_j (paper 000 eqs 5-6:
  * the inverse dynamics), and those obey the derivative rules of D_k (d(b_j zdd_j)/dz_i =
  * crm(b_i) b_j zdd_j below node i, crm(b_i) b_i = 0; no zd in them), so
  * mbs_dynamics_forces_derivatives on that kinematics gives -(Q - M zdd)_zd, -(Q - M zdd)_z
- * exactly, as Pinocchio's RNEA derivatives do. Phi_zz^T lambda by central differences over z
- * (2n evaluations of positions and Phi_z instead of 4n whole residuals). */
+ * exactly, as Pinocchio's RNEA derivatives do. Phi_zz^T lambda exactly: Phi_z^T lambda is the
+ * generalized force of the constraint reactions (mbs_constraints_reactions), differentiated
+ * over dual numbers along MBS_DUAL_WIDTH coordinates per pass, O(n + rows) each. */
 static void analytical_tangent(Direct *D, Eval *e, const double *x, double *J)
 {
     int n = D->n;
@@ -280,18 +274,19 @@ static void analytical_tangent(Direct *D, Eval *e, const double *x, double *J)
     with_zdd.D = D->node_D;
     mbs_dynamics_forces_derivatives(e->m, &with_zdd, &D->derivatives, z, zd, -1.0, J,
                                     J + (size_t)n * n, (size_t)n);
-    memcpy(D->zpert, z, sizeof(double) * (size_t)n);
-    for (int j = 0; j < n; ++j) {
-        volatile double up = z[j] + cbrt(DBL_EPSILON) * fmax(1.0, fabs(z[j]));
-        double d = up - z[j];
-        D->zpert[j] = up;
-        constraint_part(e, D->zpert, D->ff_plus);
-        D->zpert[j] = z[j] - d;
-        constraint_part(e, D->zpert, D->ff_minus);
-        D->zpert[j] = z[j];
-        double *column = J + (size_t)n * n + (size_t)n * j;
+    for (int first = 0; first < n && D->nr > 0; first += MBS_DUAL_WIDTH) {
+        int count = n - first < MBS_DUAL_WIDTH ? n - first : MBS_DUAL_WIDTH;
         for (int i = 0; i < n; ++i)
-            column[i] += (D->ff_plus[i] - D->ff_minus[i]) / (2.0 * d);
+            D->zD[i] = mbs_dual_constant(z[i]);
+        for (int w = 0; w < count; ++w)
+            D->zD[first + w].d[w] = 1.0;
+        mbs_kinematics_positions_dual(e->m, &D->kd, D->zD);
+        mbs_constraints_reactions_dual(e->m, &D->kd, e->lambda, D->wrenchD, D->reactD);
+        for (int w = 0; w < count; ++w) {
+            double *column = J + (size_t)n * n + (size_t)n * (first + w);
+            for (int i = 0; i < n; ++i)
+                column[i] += D->reactD[i].d[w];
+        }
     }
 }
 
@@ -317,10 +312,11 @@ static void direct_free(Direct *D)
     mbs_dynamics_derivatives_free(&D->derivatives);
     double *arrays[] = {D->J, D->A, D->lambda, D->x, D->z0, D->zd0, D->zdd0, D->zds, D->zdds,
                         D->sz1, D->szds, D->szdds, D->dir_zd, D->dir_zdd, D->rhs,
-                        D->v_corr, D->a_corr, D->zpert, D->ff_plus, D->ff_minus,
-                        D->node_acc, D->node_D};
+                        D->v_corr, D->a_corr, D->node_acc, D->node_D};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
+    mbs_kinematics_free_dual(&D->kd);
+    free(D->zD), free(D->wrenchD), free(D->reactD);
     sens_direct_free(&D->S);
 }
 
@@ -360,8 +356,7 @@ static int direct_init(Direct *D, const MbsSensitivityProblem *p, MbsError *err)
     D->node_acc = dalloc(6 * nn, &fail);
     D->node_D = dalloc(6 * nn, &fail);
     double **vec[] = {&D->z0, &D->zd0, &D->zdd0, &D->zds, &D->zdds, &D->dir_zd, &D->dir_zdd,
-                      &D->rhs, &D->v_corr, &D->a_corr, &D->zpert, &D->ff_plus,
-                      &D->ff_minus};
+                      &D->rhs, &D->v_corr, &D->a_corr};
     for (size_t i = 0; i < sizeof vec / sizeof vec[0]; ++i)
         *vec[i] = dalloc(nn, &fail);
     double **mat[] = {&D->sz1, &D->szds, &D->szdds};
@@ -376,7 +371,11 @@ static int direct_init(Direct *D, const MbsSensitivityProblem *p, MbsError *err)
     char why[160];
     if ((!isfinite(method) || method == MBS_JACOBIAN_ANALYTICAL) &&
         mbs_dynamics_derivatives_supported(m, why, sizeof why)) {
-        if (mbs_dynamics_derivatives_init(&D->derivatives, m))
+        D->zD = calloc(nn, sizeof(MbsDual));
+        D->wrenchD = calloc(6 * nn, sizeof(MbsDual));
+        D->reactD = calloc(nn, sizeof(MbsDual));
+        if (mbs_dynamics_derivatives_init(&D->derivatives, m) ||
+            mbs_kinematics_init_dual(&D->kd, m) || !D->zD || !D->wrenchD || !D->reactD)
             return mbs_error_set(err, MBS_FATAL, "out of memory");
         D->analytical = 1;
         return 0;

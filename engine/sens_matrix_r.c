@@ -19,6 +19,7 @@
 #include "sens_matrix_r.h"
 
 #include <cblas.h>
+#include <float.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdint.h>
@@ -57,7 +58,8 @@ typedef struct {
     MbsTangent tangent;
     void *tangent_ctx[1];
     int ad;              /* state derivatives by mbs_matrix_r_reduced_directions */
-    double *gx, *wx;     /* k x 3n: the objectives' partials (ad) */
+    MbsKinematics kin;   /* ad: the objectives at states moved along a direction */
+    double *xt;          /* 3 n: that state */
     double *sz, *sv, *dF; /* d x W each (ad) */
     MbsError *err;
     int *ind;       /* independent coordinates (node indices) of the aligned partition */
@@ -275,17 +277,56 @@ static int align(Sens *S, const MbsCheckpoint *at)
     return 0;
 }
 
-/* Columns z_i, zd_i of J by matrix-r's directional derivatives (ad): W directions per dual
- * pass give dF exactly and the directions of z, zd, zdd, which the objectives' partials turn
- * into dg, dw. The probe holds the base evaluation. Returns the dual passes made, or -1. */
-static long ad_state_columns(Sens *S)
+/* The objectives' derivative along the direction (dz, dzd, dzdd) of the full coordinates at the
+ * probe's state, into col (2k: g then w): central differences of the objectives alone (their
+ * kinematics at the moved state, no position problem), the step a cube root of eps relative to
+ * each block of the state. */
+static int objective_direction(Sens *S, const double *dz, const double *dzd, const double *dzdd,
+                               double *col)
 {
-    int n = S->n, d = S->d, k = S->k, no = S->nout, W = MBS_DUAL_WIDTH;
-    size_t n3 = 3 * (size_t)n;
+    int n = S->n, k = S->k;
     MbsMatrixRView v;
     mbs_matrix_r_view(S->probe, &v);
-    if (S->obj.partials(S->obj.ctx, S->model, v.z, v.zd, v.zdd, S->gx, S->wx))
-        return -1;
+    const double *base[3] = {v.z, v.zd, v.zdd}, *dir[3] = {dz, dzd, dzdd};
+    double ratio = 0.0;
+    for (int b = 0; b < 3; ++b) {
+        double size = 1.0, move = 0.0;
+        for (int i = 0; i < n; ++i) {
+            size = fmax(size, fabs(base[b][i]));
+            move = fmax(move, fabs(dir[b][i]));
+        }
+        ratio = fmax(ratio, move / size);
+    }
+    if (ratio == 0.0) {
+        memset(col, 0, sizeof(double) * 2 * (size_t)k);
+        return 0;
+    }
+    double eps = cbrt(DBL_EPSILON) / ratio;
+    for (int sgn = 0; sgn < 2; ++sgn) {
+        double e = sgn ? -eps : eps;
+        for (int b = 0; b < 3; ++b)
+            for (int i = 0; i < n; ++i)
+                S->xt[(size_t)n * b + i] = base[b][i] + e * dir[b][i];
+        mbs_kinematics_positions(S->model, &S->kin, S->xt);
+        mbs_kinematics_velocities(S->model, &S->kin, S->xt + n);
+        double *o = sgn ? S->rm : S->rp;
+        int status = S->obj.values(S->obj.ctx, S->model, &S->kin, S->t, S->xt, S->xt + n,
+                                   S->xt + 2 * (size_t)n, o, o + k);
+        if (status)
+            return status;
+    }
+    for (int i = 0; i < 2 * k; ++i)
+        col[i] = (S->rp[i] - S->rm[i]) / (2.0 * eps);
+    return 0;
+}
+
+/* Columns z_i, zd_i of J by matrix-r's directional derivatives (ad): W directions per dual
+ * pass give dF exactly and the directions of z, zd, zdd, along which the objectives are
+ * differenced (objective_direction). The probe holds the base evaluation. Returns the dual
+ * passes made, or -1. */
+static long ad_state_columns(Sens *S)
+{
+    int n = S->n, d = S->d, no = S->nout, W = MBS_DUAL_WIDTH;
     long passes = 0;
     for (int first = 0; first < 2 * d; first += W, ++passes) {
         memset(S->sz, 0, sizeof(double) * (size_t)d * W);
@@ -306,18 +347,9 @@ static long ad_state_columns(Sens *S)
             double *col = S->J + (size_t)no * (first + w);
             for (int i = 0; i < d; ++i)
                 col[i] = S->dF[i + (size_t)d * w];
-            const double *dx[3] = {dir.dz + (size_t)n * w, dir.dzd + (size_t)n * w,
-                                   dir.dzdd + (size_t)n * w};
-            for (int o = 0; o < k; ++o) {
-                double dg = 0.0, dw = 0.0;
-                for (int level = 0; level < 3; ++level)
-                    for (int l = 0; l < n; ++l) {
-                        dg += S->gx[n3 * o + (size_t)n * level + l] * dx[level][l];
-                        dw += S->wx[n3 * o + (size_t)n * level + l] * dx[level][l];
-                    }
-                col[d + o] = dg;
-                col[d + k + o] = dw;
-            }
+            size_t at = (size_t)n * w;
+            if (objective_direction(S, dir.dz + at, dir.dzd + at, dir.dzdd + at, col + d))
+                return -1;
         }
     }
     return passes;
@@ -869,13 +901,14 @@ static void sens_free(Sens *S)
     free(S->ind_new);
     free(S->mapind);
     mbs_dynamics_free(&S->dyn);
+    mbs_kinematics_free(&S->kin);
     free(S->dynamic_only);
     double *arrays[] = {S->delta, S->zbase, S->Rbase, S->guess, S->x0,  S->xfull, S->r0,
                         S->rp,    S->rm,    S->J,     S->P,     S->T,   S->L,
                         S->Fa,    S->u,     S->unew,  S->U0,    S->lam, S->lamnew,
                         S->mu,    S->g,     S->stored_values, S->segment_values,
                         S->M,     S->Q,     S->Mzdd,  S->aligned_partition, S->Mx, S->Mp,
-                        S->mtmp,  S->gx,    S->wx,    S->sz,    S->sv,  S->dF};
+                        S->mtmp,  S->xt,    S->sz,    S->sv,  S->dF};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     free(S->ipiv);
@@ -1008,18 +1041,15 @@ static int sens_setup(Sens *S, const MbsSettings *s)
     MbsJacobianMethod differences =
         S->ad ? MBS_JACOBIAN_ND_CENTRAL : (MbsJacobianMethod)S->opt.jacobian;
     if (S->ad) {
-        if (!S->obj.partials)
-            return mbs_error_set(err, MBS_FATAL, "matrix-r sensitivities: the state derivatives "
-                                 "'ad' need the objectives' partial derivatives, which these "
-                                 "objectives do not give; choose nd-forward or nd-central");
         if (mbs_matrix_r_prepare_directions(S->probe, err))
             return MBS_FATAL;
-        S->gx = calloc(3 * (size_t)n * k + 1, sizeof(double));
-        S->wx = calloc(3 * (size_t)n * k + 1, sizeof(double));
+        if (mbs_kinematics_init(&S->kin, m))
+            return mbs_error_set(err, MBS_FATAL, "out of memory");
+        S->xt = calloc(3 * (size_t)n + 1, sizeof(double));
         S->sz = calloc((size_t)d * MBS_DUAL_WIDTH + 1, sizeof(double));
         S->sv = calloc((size_t)d * MBS_DUAL_WIDTH + 1, sizeof(double));
         S->dF = calloc((size_t)d * MBS_DUAL_WIDTH + 1, sizeof(double));
-        if (!S->gx || !S->wx || !S->sz || !S->sv || !S->dF)
+        if (!S->xt || !S->sz || !S->sv || !S->dF)
             return mbs_error_set(err, MBS_FATAL, "out of memory");
     }
     if ((!S->ad && mbs_tangent_init(&S->tangent, &tp, differences, err)) ||
@@ -1100,7 +1130,6 @@ typedef struct {
     const int *select;
     int nselect;
     double *g, *w; /* every objective of the model */
-    double *partials; /* 6 x nobjectives x n: mbs_objective_eval_partials' blocks */
 } ModelObjectives;
 
 static int model_objectives_prepare(void *ctx, const MbsModel *m, const MbsFormulation *initial,
@@ -1139,33 +1168,6 @@ static int model_objectives_values(void *ctx, const MbsModel *m, const MbsKinema
     return MBS_FATAL;
 }
 
-static int model_objectives_partials(void *ctx, const MbsModel *m, const double *z,
-                                     const double *zd, const double *zdd, double *gx, double *wx)
-{
-    ModelObjectives *o = ctx;
-    for (int i = 0; i < o->count; ++i)
-        if (o->models[i] == m) {
-            int n = mbs_objective_eval_ncoords(o->evals[i]), K = m->nobjectives;
-            size_t nk = (size_t)n * K;
-            double *P = o->partials; /* 6 blocks of K x n */
-            MbsObjectivePartials out = {.g_q = P, .g_qd = P + nk, .g_qdd = P + 2 * nk,
-                                        .w_q = P + 3 * nk, .w_qd = P + 4 * nk,
-                                        .w_qdd = P + 5 * nk};
-            mbs_objective_eval_partials(o->evals[i], z, zd, zdd, &out);
-            for (int j = 0; j < o->nselect; ++j) {
-                int row = o->select ? o->select[j] : j;
-                for (int level = 0; level < 3; ++level) {
-                    memcpy(gx + (size_t)n * (3 * j + level), P + nk * level + (size_t)n * row,
-                           sizeof(double) * (size_t)n);
-                    memcpy(wx + (size_t)n * (3 * j + level),
-                           P + nk * (3 + level) + (size_t)n * row, sizeof(double) * (size_t)n);
-                }
-            }
-            return 0;
-        }
-    return MBS_FATAL;
-}
-
 static int objectives_sensitivity(const MbsModel *m, const MbsSettings *s, const int *objectives,
                                   int nobjectives, const int *params, int np,
                                   MbsSensMethod method, const MbsMatrixRSensOptions *options,
@@ -1181,15 +1183,12 @@ static int objectives_sensitivity(const MbsModel *m, const MbsSettings *s, const
     o.evals = calloc((size_t)o.capacity, sizeof *o.evals);
     o.g = calloc(2 * (size_t)m->nobjectives, sizeof(double));
     o.w = o.g ? o.g + m->nobjectives : NULL;
-    o.partials = calloc(6 * (size_t)m->nobjectives * (size_t)mbs_model_ncoords(m) + 1,
-                        sizeof(double));
     int status;
-    if (!o.models || !o.evals || !o.g || !o.partials) {
+    if (!o.models || !o.evals || !o.g) {
         status = mbs_error_set(err, MBS_FATAL, "out of memory");
     } else {
         MbsSensObjectives obj = {.count = nobjectives, .values = model_objectives_values,
-                                 .prepare = model_objectives_prepare,
-                                 .partials = model_objectives_partials, .ctx = &o};
+                                 .prepare = model_objectives_prepare, .ctx = &o};
         status = stoppable_sensitivity(m, s, params, np, &obj, method, options, t_end,
                                        observer, observer_data, stop, out, err);
     }
@@ -1198,7 +1197,6 @@ static int objectives_sensitivity(const MbsModel *m, const MbsSettings *s, const
     free(o.models);
     free(o.evals);
     free(o.g);
-    free(o.partials);
     return status;
 }
 

@@ -50,11 +50,6 @@ typedef struct {
     int (*values)(void *ctx, const MbsModel *m, const MbsKinematics *kin, double t,
                   const double *z, const double *zd, const double *zdd, double *g, double *w);
     int (*prepare)(void *ctx, const MbsModel *m, const MbsFormulation *initial, MbsError *err);
-    /* optional: the partial derivatives of g and w (count rows each, row-major, 3 n columns:
-     * d/dz, d/dzd, d/dzdd) at a state of model m; the `ad` state derivatives chain them with
-     * the exact directions of z, zd, zdd (without it, ad is refused) */
-    int (*partials)(void *ctx, const MbsModel *m, const double *z, const double *zd,
-                    const double *zdd, double *gx, double *wx);
     void *ctx;
 } MbsSensObjectives;
 

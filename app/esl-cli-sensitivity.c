@@ -88,7 +88,7 @@ static void write_history(void *data, double time, const double *psi, const doub
     fprintf(h->out, "\n");
 }
 
-/* --state-history: one CSV row per grid time with d q / d rho (penalty and ali3p direct: every
+/* --state-history: one CSV row per grid time with d q / d rho (direct methods: every
  * coordinate of the formulation's kind, column per parameter); --project: the recorder's rows
  * get them too. The header is written at the first row, when n is known. */
 typedef struct {
@@ -266,7 +266,7 @@ int esl_cli_sensitivity(int argc, char **argv)
         {"history", 0, 0, G_OPTION_ARG_FILENAME, &history,
          "direct: write psi(t) and its gradient at every step as CSV", "FILE"},
         {"state-history", 0, 0, G_OPTION_ARG_FILENAME, &state_history,
-         "penalty and ali3p direct: write d q / d rho of every coordinate at every step as CSV",
+         "direct method: write d q / d rho of every coordinate at every step as CSV",
          "FILE"},
         {"project", 'p', 0, G_OPTION_ARG_FILENAME, &project, "Store the result in a project", "FILE"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL},
@@ -347,8 +347,8 @@ int esl_cli_sensitivity(int argc, char **argv)
     gboolean with_state =
         mbs_sensitivity_has_state_history(formulation, (MbsSensitivityMethod)imethod);
     if (state_history && !with_state) { /* before any file is made */
-        fprintf(stderr, "eslabon-cli sensitivity: --state-history: only the direct method of "
-                        "penalty and ali3p steps d q / d rho\n");
+        fprintf(stderr, "eslabon-cli sensitivity: --state-history: only the direct method "
+                        "(penalty, ali3p, matrix-r) steps d q / d rho\n");
         status = 2;
         goto out;
     }

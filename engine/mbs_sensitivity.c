@@ -80,10 +80,11 @@ int mbs_sensitivity_available(const char *formulation, MbsSensitivityMethod meth
 
 int mbs_sensitivity_has_state_history(const char *formulation, MbsSensitivityMethod method)
 {
-    /* the methods stepped by sens_direct.c (matrix-r's direct method steps the independent
-     * coordinates only, whose choice changes along a run) */
+    /* the methods stepped by sens_direct.c, and matrix-r's direct method (its independent
+     * sensitivities mapped to every coordinate: sens_matrix_r.c's notify) */
     SensitivityFn run = find_method(formulation, method);
-    return run == mbs_penalty_direct_sensitivity || run == mbs_ali3p_direct_sensitivity;
+    return run == mbs_penalty_direct_sensitivity || run == mbs_ali3p_direct_sensitivity ||
+           run == mbs_matrix_r_direct_sensitivity;
 }
 
 int mbs_sensitivity_compute(const MbsSensitivityProblem *p, MbsSensitivityMethod method,

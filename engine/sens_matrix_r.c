@@ -57,6 +57,8 @@ typedef struct {
     MbsCheckpoint previous;  /* direct: the state of the previous grid time */
     MbsTangent tangent;
     void *tangent_ctx[1];
+    double *zrho;        /* n x p: dz/drho at fixed z_i (geometric parameters; 0 otherwise) */
+    double *dzfull;      /* n x p: dz/drho of the full coordinates (direct) */
     int ad;              /* state derivatives by mbs_matrix_r_reduced_directions */
     MbsKinematics kin;   /* ad: the objectives at states moved along a direction */
     double *xt;          /* 3 n: that state */
@@ -399,6 +401,11 @@ static int sens_derivatives(Sens *S, const MbsCheckpoint *at)
                                        S->x0, s ? S->rm : S->rp)))
                 return status;
         }
+        MbsMatrixRView vp, vm;
+        mbs_matrix_r_view(S->pform[2 * j], &vp);
+        mbs_matrix_r_view(S->pform[2 * j + 1], &vm);
+        for (int i = 0; i < n; ++i)
+            S->zrho[i + (size_t)n * j] = (vp.z[i] - vm.z[i]) / (2.0 * S->delta[j]);
         for (int i = 0; i < S->nout; ++i)
             S->P[i + (size_t)S->nout * j] = (S->rp[i] - S->rm[i]) / (2.0 * S->delta[j]);
         S->res->derivative_evaluations += 2;
@@ -714,9 +721,22 @@ static void notify(Sens *S, double t)
     if (!S->observer)
         return;
     S->res->time = t;
-    S->res->state_sensitivity = S->method == MBS_SENS_DIRECT ? S->u : NULL;
+    int direct = S->method == MBS_SENS_DIRECT;
+    S->res->state_sensitivity = direct ? S->u : NULL;
+    if (direct) { /* dz/drho = R^Phi dz_i/drho + dz/drho at fixed z_i (001 eq 37a) */
+        int n = S->n, d = S->d, p = S->p;
+        memcpy(S->dzfull, S->zrho, sizeof(double) * (size_t)n * p);
+        if (d > 0 && p > 0)
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, p, d, 1.0, S->Rbase, n,
+                        S->u, S->nx, 1.0, S->dzfull, n);
+        S->res->coordinates = S->zbase;
+        S->res->coordinate_sensitivity = S->dzfull;
+        S->res->ncoords = n;
+    }
     S->observer(S->observer_data, S->res);
     S->res->state_sensitivity = NULL;
+    S->res->coordinates = S->res->coordinate_sensitivity = NULL;
+    S->res->ncoords = 0;
 }
 
 static int forward_sample(void *data, const MbsRun *run)
@@ -908,7 +928,8 @@ static void sens_free(Sens *S)
                         S->Fa,    S->u,     S->unew,  S->U0,    S->lam, S->lamnew,
                         S->mu,    S->g,     S->stored_values, S->segment_values,
                         S->M,     S->Q,     S->Mzdd,  S->aligned_partition, S->Mx, S->Mp,
-                        S->mtmp,  S->xt,    S->sz,    S->sv,  S->dF};
+                        S->mtmp,  S->xt,    S->sz,    S->sv,  S->dF,  S->zrho,
+                        S->dzfull};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     free(S->ipiv);
@@ -969,6 +990,10 @@ static int sens_setup(Sens *S, const MbsSettings *s)
     for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; ++i)
         *vecs[i] = calloc(sizes[i] + 1, sizeof(double));
     S->Rbase = calloc((size_t)n * d + 1, sizeof(double));
+    S->zrho = calloc((size_t)n * p + 1, sizeof(double));
+    S->dzfull = calloc((size_t)n * p + 1, sizeof(double));
+    if (!S->zrho || !S->dzfull)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
     S->J = calloc(no * nx + 1, sizeof(double));
     S->P = calloc(no * p + 1, sizeof(double));
     S->T = calloc((size_t)d * d + 1, sizeof(double));
@@ -1223,10 +1248,15 @@ static void history_sample(void *data, const MbsSensResult *r)
 {
     History *h = data;
     const MbsSensitivityProblem *p = h->p;
-    if (h->method == MBS_SENS_DIRECT && p->history) {
+    if (h->method == MBS_SENS_DIRECT && (p->history || p->state_history)) {
         int every = p->history_every > 1 ? p->history_every : 1;
-        if (h->calls++ % every == 0)
-            p->history(p->history_data, r->time, r->psi, r->gradient);
+        if (h->calls++ % every == 0) {
+            if (p->history)
+                p->history(p->history_data, r->time, r->psi, r->gradient);
+            if (p->state_history && r->coordinate_sensitivity)
+                p->state_history(p->state_history_data, r->time, r->ncoords, r->coordinates,
+                                 r->coordinate_sensitivity);
+        }
     }
     double T = p->settings->duration;
     if (p->progress && T > 0) {
@@ -1250,7 +1280,8 @@ static int registry_sensitivity(const MbsSensitivityProblem *p, MbsSensMethod me
                                         p->method_options,
                                         p->settings->duration,
                                         /* histories run forward in time: direct only */
-                                        (p->history && method == MBS_SENS_DIRECT) || p->progress
+                                        ((p->history || p->state_history) &&
+                                         method == MBS_SENS_DIRECT) || p->progress
                                             ? history_sample
                                             : NULL,
                                         &h, p->stop, &out, err);

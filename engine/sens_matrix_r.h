@@ -75,6 +75,11 @@ typedef struct {
     double *gradient; /* nobjectives x nparameters, row-major: [i * nparameters + j] */
     const double *state_sensitivity; /* direct: dz_i/drho (d x nparameters, column-major) */
     int dofs;
+    /* direct: the coordinates z (ncoords) and dz/drho (ncoords x nparameters, column-major):
+     * R^Phi dz_i/drho plus, for a geometric parameter, the move of the dependent coordinates
+     * at fixed z_i (from the rebuilt models' position problems) */
+    const double *coordinates, *coordinate_sensitivity;
+    int ncoords;
     /* totals of the last call */
     long steps;
     double time_dynamics;    /* s: the forward run's steps */

@@ -1,6 +1,8 @@
 /* State sensitivities and stop of the direct methods (mbs_sensitivity.h, issue 10):
- *  - penalty and ali3p on five-bar give d q / d rho at every history time; at t = 1 s it agrees
- *    with central differences of the final q of runs with rho +- d (the same method, its q);
+ *  - penalty, ali3p and matrix-r (trapezoidal) on five-bar give d q / d rho at every history
+ *    time; at t = 1 s it agrees with central differences of the final q of runs with rho +- d
+ *    (the same method, its q); matrix-r with a geometric parameter (L_A1) too, whose change
+ *    moves the dependent coordinates at fixed independent ones;
  *  - a stop flag set during a run ends it with "stopped" (direct and fd), at the step it was
  *    set. */
 #include <math.h>
@@ -64,9 +66,18 @@ int main(void)
         if (mbs_model_parameter_is_free(m, i))
             parameters[np++] = i;
     tap_ok(np == 2, "five-bar has 2 free parameters");
-    const char *formulations[] = {"penalty", "ali3p"};
-    for (int fi = 0; fi < 2; ++fi) {
+    const char *formulations[] = {"penalty", "ali3p", "matrix-r"};
+    MbsSettings base = s;
+    int first_two[2] = {parameters[0], parameters[1]};
+    for (int fi = 0; fi < 3; ++fi) {
         const char *f = formulations[fi];
+        s = base;
+        memcpy(parameters, first_two, sizeof first_two);
+        if (!strcmp(f, "matrix-r")) {
+            MbsError serr = {0};
+            mbs_settings_set_for(&s, f, "integrator", "trapezoidal", &serr);
+            parameters[1] = mbs_model_find_parameter(m, "L_A1");
+        }
         tap_ok(mbs_sensitivity_has_state_history(f, MBS_SENSITIVITY_DIRECT) &&
                    !mbs_sensitivity_has_state_history(f, MBS_SENSITIVITY_FD),
                "%s: direct has state histories, fd not", f);
@@ -89,7 +100,8 @@ int main(void)
             status = mp && mm ? run(mp, f, MBS_SENSITIVITY_DIRECT, &s, parameters, np, &plus, &err) ||
                                     run(mm, f, MBS_SENSITIVITY_DIRECT, &s, parameters, np, &minus, &err)
                               : -1;
-            tap_ok(status == 0, "%s: runs with %s +- d", f, m->parameters[parameters[k]].name);
+            tap_ok(status == 0, "%s: runs with %s +- d %s", f, m->parameters[parameters[k]].name,
+                   status ? err.message : "");
             for (int i = 0; i < n; ++i) {
                 double fd = (plus.q[i] - minus.q[i]) / (2.0 * d);
                 worst = fmax(worst, fabs(fd - nominal.sq[i + (size_t)n * k]));
@@ -100,8 +112,9 @@ int main(void)
         }
         /* fd truncation (d^2) and the Newton tolerance over 2d bound the agreement */
         tap_ok(scale > 1e-3 && worst <= 1e-5 * scale,
-               "%s: d q(1 s) / d rho agrees with central differences of q: max diff %.3g "
-               "(max |dq/drho| %.3g)", f, worst, scale);
+               "%s: d q(1 s) / d rho (%s, %s) agrees with central differences of q: max diff "
+               "%.3g (max |dq/drho| %.3g)", f, m->parameters[parameters[0]].name,
+               m->parameters[parameters[1]].name, worst, scale);
 
         static Last stopped;
         memset((void *)&stopped, 0, sizeof stopped);

@@ -122,15 +122,17 @@ ok(abs(ls1 - 2.4319) < 1e-3 and abs(ls2 - 1.8449) < 1e-3,
    f"natural lengths of the still mechanism: Ls1 = {ls1}, Ls2 = {ls2}")
 
 # --state-history: d q / d rho of every coordinate at every step as CSV, the same numbers the
-# project stores for the window (schema 8, column per parameter), for penalty and ali3p direct;
+# project stores for the window (schema 8, column per parameter), for penalty, ali3p and
+# matrix-r direct;
 # refused (exit 2, nothing written) for a method that does not step them.
 import csv, sqlite3, struct, tempfile  # noqa: E402
 tmp = tempfile.mkdtemp(prefix="esl-state-history-")
-for formulation, n in (("penalty", 4), ("ali3p", 48)):
+for formulation, n, extra in (("penalty", 4, ()), ("ali3p", 48, ()),
+                              ("matrix-r", 4, ("--integrator", "trapezoidal"))):
     path, project = os.path.join(tmp, formulation + ".csv"), os.path.join(tmp, formulation + ".eslabon")
     r, _ = sens("five-bar.json", "--formulation", formulation, "--method", "direct", "--step",
                 "0.01", "--duration", "1", "--parameters", "Ls1,Ls2", "--objectives", "psi1",
-                "--state-history", path, "--project", project)
+                "--state-history", path, "--project", project, *extra)
     rows = list(csv.reader(open(path))) if r.returncode == 0 else [[]]
     header, body = rows[0], rows[1:]
     ok(r.returncode == 0 and len(header) == 1 + 2 * n and header[1] == "dq1/dLs1"

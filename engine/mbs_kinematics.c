@@ -44,3 +44,16 @@ void mbs_kin_point_velocity_row(const MbsModel *m, const MbsKinematics *k, int b
     }
 }
 
+void mbs_kinematics_accelerations(const MbsModel *m, const MbsKinematics *k, const double *zdd,
+                                  double *acc, double *D_out)
+{
+    const MbsTopology *t = m->topo;
+    for (int i = t->nnodes - 1; i >= 0; --i) { /* parents first */
+        int parent = t->nodes[i].parent;
+        for (int c = 0; c < 6; ++c) {
+            double a = (parent < 0 ? 0.0 : acc[6 * parent + c]) + k->b[6 * i + c] * zdd[i];
+            acc[6 * i + c] = a;
+            D_out[6 * i + c] = k->D[6 * i + c] + a;
+        }
+    }
+}

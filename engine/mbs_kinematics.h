@@ -31,6 +31,13 @@ void mbs_kinematics_velocities(const MbsModel *m, MbsKinematics *k, const double
 void mbs_kinematics_motion(const MbsModel *m, MbsKinematics *k, const double *zd,
                            const double *zdd);
 
+/* D_out = D + sum over the path of b_j zdd_j (6 per node; acc: 6 per node of workspace): the
+ * whole dZ/dt for accelerations zdd with the positions and velocities in k, into another
+ * array, so that a copy of k with D = D_out gives the dynamics kernel's Q - M zdd (and its
+ * analytical derivatives those of Q - M zdd) without touching k. */
+void mbs_kinematics_accelerations(const MbsModel *m, const MbsKinematics *k, const double *zdd,
+                                  double *acc, double *D_out);
+
 /* Per-body queries (ground: fixed). */
 void mbs_kin_body_pose(const MbsModel *m, const MbsKinematics *k, int body, double R[9],
                        double p[3]);

@@ -51,8 +51,10 @@ typedef struct {
     double *delta;           /* p */
     int *dynamic_only;       /* p: 1 when the parameter changes only masses, centres of mass,
                                 inertias, force elements or gravity (not the kinematics) */
-    MbsDynamics dyn;         /* their derivatives: M and Q of the rebuilt models */
-    double *M, *Q, *Mzdd;    /* n x n, n, n */
+    MbsDynamics dyn;         /* their derivatives: Q - M zdd of the rebuilt models */
+    MbsKinematics kin_acc;   /* the probe's kinematics with D = node_D (not owned) */
+    double *node_acc, *node_D; /* 6 n each */
+    double *Mzdd;            /* n */
     MbsCheckpoint state;     /* the state derivatives are taken at */
     MbsCheckpoint previous;  /* direct: the state of the previous grid time */
     MbsTangent tangent;
@@ -225,18 +227,17 @@ static int acceleration_columns(Sens *S)
 }
 
 /* F = R^T (M zdd - Q) (001 eq 29) of model m at the probe's evaluation (kinematics, R^Phi,
- * zdd = R^Phi zdd_i + S c current). */
+ * zdd = R^Phi zdd_i + S c current): the forces kernel with the accelerations in the kinematics
+ * (S->kin_acc, made by dynamic_parameter_columns) gives Q - M zdd without forming M. */
 static void dynamic_residual(Sens *S, const MbsModel *m, double *F)
 {
-    int n = S->n, d = S->d;
+    int d = S->d;
     MbsMatrixRView v;
     mbs_matrix_r_view(S->probe, &v);
-    mbs_dynamics_mass(m, v.kin, &S->dyn, S->M);
-    mbs_dynamics_forces(m, v.kin, &S->dyn, v.z, v.zd, S->Q);
-    memcpy(S->Mzdd, S->Q, sizeof(double) * (size_t)n);
-    cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, S->M, n, v.zdd, 1, -1.0, S->Mzdd, 1);
+    mbs_dynamics_forces(m, &S->kin_acc, &S->dyn, v.z, v.zd, S->Mzdd); /* Q - M zdd */
     if (d > 0)
-        cblas_dgemv(CblasColMajor, CblasTrans, n, d, 1.0, v.Rz, n, S->Mzdd, 1, 0.0, F, 1);
+        cblas_dgemv(CblasColMajor, CblasTrans, S->n, d, -1.0, v.Rz, S->n, S->Mzdd, 1, 0.0, F,
+                    1);
 }
 
 /* Columns of P for parameters that change only the dynamics: the kinematic problems, R^Phi and
@@ -246,6 +247,11 @@ static void dynamic_residual(Sens *S, const MbsModel *m, double *F)
 static void dynamic_parameter_columns(Sens *S)
 {
     int no = S->nout;
+    MbsMatrixRView v;
+    mbs_matrix_r_view(S->probe, &v);
+    S->kin_acc = *v.kin; /* the probe's positions and velocities, D with the accelerations */
+    mbs_kinematics_accelerations(S->model, v.kin, v.zdd, S->node_acc, S->node_D);
+    S->kin_acc.D = S->node_D;
     for (int j = 0; j < S->p; ++j) {
         if (!S->dynamic_only[j])
             continue;
@@ -927,7 +933,7 @@ static void sens_free(Sens *S)
                         S->rp,    S->rm,    S->J,     S->P,     S->T,   S->L,
                         S->Fa,    S->u,     S->unew,  S->U0,    S->lam, S->lamnew,
                         S->mu,    S->g,     S->stored_values, S->segment_values,
-                        S->M,     S->Q,     S->Mzdd,  S->aligned_partition, S->Mx, S->Mp,
+                        S->node_acc, S->node_D, S->Mzdd,  S->aligned_partition, S->Mx, S->Mp,
                         S->mtmp,  S->xt,    S->sz,    S->sv,  S->dF,  S->zrho,
                         S->dzfull};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
@@ -980,10 +986,11 @@ static int sens_setup(Sens *S, const MbsSettings *s)
     S->pform = calloc(2 * (size_t)p + 1, sizeof *S->pform);
     S->delta = calloc((size_t)p + 1, sizeof(double));
     S->dynamic_only = calloc((size_t)p + 1, sizeof(int));
-    S->M = calloc((size_t)n * n + 1, sizeof(double));
-    S->Q = calloc((size_t)n + 1, sizeof(double));
+    S->node_acc = calloc(6 * (size_t)n + 1, sizeof(double));
+    S->node_D = calloc(6 * (size_t)n + 1, sizeof(double));
     S->Mzdd = calloc((size_t)n + 1, sizeof(double));
-    if (!S->dynamic_only || !S->M || !S->Q || !S->Mzdd || mbs_dynamics_init(&S->dyn, m))
+    if (!S->dynamic_only || !S->node_acc || !S->node_D || !S->Mzdd ||
+        mbs_dynamics_init(&S->dyn, m))
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     double **vecs[] = {&S->zbase, &S->guess, &S->x0, &S->xfull, &S->r0, &S->rp, &S->rm, &S->g};
     size_t sizes[] = {(size_t)n, (size_t)n + no, nx, nx, no, no, no, 2 * (size_t)k};

@@ -260,16 +260,7 @@ static void analytical_tangent(Direct *D, Eval *e, const double *x, double *J)
 {
     int n = D->n;
     const double *zd = x, *z = x + n;
-    const MbsTopology *topo = e->m->topo;
-    for (int i = n - 1; i >= 0; --i) { /* parents first */
-        int parent = topo->nodes[i].parent;
-        for (int c = 0; c < 6; ++c) {
-            double acc = (parent < 0 ? 0.0 : D->node_acc[6 * parent + c]) +
-                         e->kin.b[6 * i + c] * e->zdd[i];
-            D->node_acc[6 * i + c] = acc;
-            D->node_D[6 * i + c] = e->kin.D[6 * i + c] + acc;
-        }
-    }
+    mbs_kinematics_accelerations(e->m, &e->kin, e->zdd, D->node_acc, D->node_D);
     MbsKinematics with_zdd = e->kin;
     with_zdd.D = D->node_D;
     mbs_dynamics_forces_derivatives(e->m, &with_zdd, &D->derivatives, z, zd, -1.0, J,

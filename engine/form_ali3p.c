@@ -134,6 +134,12 @@ typedef struct {
     void **nd_ctx;
     int nthreads;
     MbsTangent tangent;
+    /* the methods that compress by a pattern (nd-sparse, ad-sparse): [K, C]'s own pattern from
+     * the force elements' bodies, its values, and where each goes in a->K or sp->Kx */
+    int *FKp, *FKi;
+    MbsSparsity force_pattern;
+    double *FKx;
+    size_t *FKmap;
     MbsTrace *trace;                     /* the step trace of this step (f->trace), or NULL */
 } Ali3p;
 
@@ -172,6 +178,10 @@ static void ali3p_finalize(MbsFormulation *f)
     free(a->nd);
     free(a->nd_ctx);
     mbs_tangent_free(&a->tangent);
+    free(a->FKp);
+    free(a->FKi);
+    free(a->FKx);
+    free(a->FKmap);
     free(a->J);
     free(a->ipiv);
     if (a->sp) {
@@ -497,6 +507,65 @@ static int analytical_forces_jacobian(void *ctx, const double *x, double *J)
     return 0;
 }
 
+/* [K, C]'s own pattern for the compressing methods: the 12 x 12 blocks of every body a force
+ * element acts on, with itself and, for an element between two bodies (a line or a joint), with
+ * the other (gravity is constant in natural coordinates; nothing else in Q depends on q, qd),
+ * in both halves (K and C); and where each entry goes: a->K (dense) or sp->Kx (T's pattern).
+ * The leading matrix's pattern also couples the bodies of every joint, which K does not: the
+ * colouring of this one needs far fewer colours. */
+static int force_pattern_new(Ali3p *a, MbsError *err)
+{
+    const MbsNatural *nat = a->nat;
+    const MbsModel *m = nat->model;
+    int nb = nat->nbodies, n = a->n;
+    unsigned char *cpl = calloc((size_t)nb * nb + 1, 1);
+    if (!cpl)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    for (int f = 0; f < m->nforces; ++f) {
+        const MbsForce *F = &m->forces[f];
+        MbsForceGeometry g = mbs_force_class(F->type)->geometry;
+        int b1 = g == MBS_FORCE_ON_JOINT ? m->joints[F->joint].body1 : F->body1;
+        int b2 = g == MBS_FORCE_ON_JOINT   ? m->joints[F->joint].body2
+                 : g == MBS_FORCE_ON_LINE ? F->body2
+                                          : b1;
+        int o1 = nat->body_off[b1], o2 = nat->body_off[b2];
+        mark(cpl, nb, o1, o1);
+        mark(cpl, nb, o2, o2);
+        mark(cpl, nb, o1, o2);
+    }
+    size_t nnz = 0;
+    for (size_t k = 0; k < (size_t)nb * nb; ++k)
+        nnz += cpl[k] ? 144 : 0;
+    a->FKp = calloc(2 * (size_t)n + 1, sizeof(int));
+    a->FKi = calloc(2 * nnz + 1, sizeof(int));
+    a->FKx = calloc(2 * nnz + 1, sizeof(double));
+    a->FKmap = calloc(2 * nnz + 1, sizeof(size_t));
+    if (!a->FKp || !a->FKi || !a->FKx || !a->FKmap) {
+        free(cpl);
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    }
+    size_t k = 0;
+    for (int half = 0; half < 2; ++half)
+        for (int j = 0; j < nb; ++j)
+            for (int c = 0; c < 12; ++c) {
+                int col = half * n + 12 * j + c;
+                a->FKp[col] = (int)k;
+                for (int i = 0; i < nb; ++i)
+                    if (cpl[(size_t)i + (size_t)nb * j])
+                        for (int r = 0; r < 12; ++r, ++k) {
+                            int row = 12 * i + r;
+                            a->FKi[k] = row;
+                            a->FKmap[k] = a->sp ? (half ? (size_t)a->sp->nnz : 0) +
+                                                      (size_t)sp_pos(a->sp, row, 12 * j + c)
+                                                : (size_t)row + (size_t)n * (size_t)col;
+                        }
+            }
+    a->FKp[2 * n] = (int)k;
+    free(cpl);
+    a->force_pattern = (MbsSparsity){.colptr = a->FKp, .rowind = a->FKi};
+    return 0;
+}
+
 /* The tangent of Q over x = [q, qd] into the block [K, C] (dense or the sparse pattern's
  * values); made once Q's pattern is known. */
 static int stiffness_damping_init(Ali3p *a, const MbsTangentOptions *o, MbsError *err)
@@ -524,9 +593,14 @@ static int stiffness_damping_init(Ali3p *a, const MbsTangentOptions *o, MbsError
                              "ali3p: the Jacobian method '%s' cannot be used on this model: %s; "
                              "choose nd-central",
                              mbs_jacobian_method_name(o->method), why);
+    int compressed = mbs_jacobian_method_uses_pattern(o->method);
+    if (compressed && force_pattern_new(a, err))
+        return MBS_FATAL;
     const MbsTangentProblem tangent = {
         .nx = 2 * n, .nr = n, .residual = eval_forces, .contexts = a->nd_ctx,
-        .nthreads = a->nthreads, .pattern = a->sp ? &a->sp->KC_pattern : NULL, .negate = 1,
+        .nthreads = a->nthreads,
+        .pattern = compressed ? &a->force_pattern : a->sp ? &a->sp->KC_pattern : NULL,
+        .negate = 1,
         .analytical_jacobian = analytical_forces_jacobian,
         .residual_dual = eval_forces_dual,
     };
@@ -539,7 +613,15 @@ static void stiffness_damping(Ali3p *a, const double *Q0)
     size_t bytes = sizeof(double) * (size_t)a->n;
     memcpy(a->qqd, a->q, bytes);
     memcpy(a->qqd + a->n, a->qd, bytes);
-    mbs_tangent_eval(&a->tangent, a->qqd, Q0, a->sp ? a->sp->Kx : a->K);
+    if (!a->FKp) {
+        mbs_tangent_eval(&a->tangent, a->qqd, Q0, a->sp ? a->sp->Kx : a->K);
+        return;
+    }
+    /* scattered from [K, C]'s own pattern; the entries outside it stay 0 */
+    mbs_tangent_eval(&a->tangent, a->qqd, Q0, a->FKx);
+    double *dest = a->sp ? a->sp->Kx : a->K;
+    for (int k = 0; k < a->FKp[2 * a->n]; ++k)
+        dest[a->FKmap[k]] = a->FKx[k];
 }
 
 int mbs_ali3p_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err)

@@ -2,6 +2,7 @@
 #include "esl-run-settings.h"
 
 #include "esl-number.h"
+#include "esl-spin.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -139,7 +140,7 @@ static int on_input_threads(GtkSpinButton *spin, double *value, gpointer data)
 
 static GtkWidget *spin_power(double lower, double upper)
 {
-    GtkWidget *s = gtk_spin_button_new_with_range(log10(lower), log10(upper), 1);
+    GtkWidget *s = esl_spin_new(log10(lower), log10(upper), 1);
     gtk_spin_button_set_digits(GTK_SPIN_BUTTON(s), 3);
     g_signal_connect(s, "output", G_CALLBACK(on_output_power), NULL);
     g_signal_connect(s, "input", G_CALLBACK(on_input_power), NULL);
@@ -148,7 +149,7 @@ static GtkWidget *spin_power(double lower, double upper)
 
 static GtkWidget *spin(double lower, double upper, double step, int digits, gboolean general)
 {
-    GtkWidget *s = gtk_spin_button_new_with_range(lower, upper, step);
+    GtkWidget *s = esl_spin_new(lower, upper, step);
     gtk_spin_button_set_digits(GTK_SPIN_BUTTON(s), (guint)digits);
     if (general) {
         g_signal_connect(s, "output", G_CALLBACK(on_output_general), NULL);

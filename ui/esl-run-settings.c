@@ -2,7 +2,7 @@
 #include "esl-run-settings.h"
 
 #include "esl-number.h"
-#include "esl-spin.h"
+#include "esl-wheel.h"
 
 #include <glib/gi18n.h>
 #include <math.h>

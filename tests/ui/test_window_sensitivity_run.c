@@ -2,13 +2,15 @@
  * formulation's methods (penalty: direct and fd; matrix-r: also adjoint), and Run computes them
  * on the worker thread while the plot board fills:
  *  - penalty direct on five-bar (h 0.01 s, 1 s): the running-gradient plots get 101 points per
- *    objective and parameter, the d q / d rho plots (the first two parameters: the cells the
+ *    objective and parameter, the d q / d rho plots (the first three parameters: the cells the
  *    board has left) 101 per coordinate; at the
  *    end the gradient table shows the gradient stored in the project;
  *  - ali3p direct stopped at once ends as a stopped run;
  *  - penalty fd, then the fd and direct runs selected together: the agreement table shows both
  *    gradients (the direct column as stored) and every relative difference below 1e-4.
- * usage: test_window_sensitivity_run. Needs a display (xvfb-run).
+ *  - at 1280x720 (the screen meson gives it) the gradient table of the direct run shows all
+ *    its cells under the plots, the board scrolled to it and still between the side panels.
+ * usage: test_window_sensitivity_run. Needs a display (xvfb-run), 1280x720 for the layout.
  * ESL_SCREENSHOT=FILE.png saves the screen after the direct run, ESL_SCREENSHOT_AGREEMENT=FILE.png
  * with the agreement table. */
 #include <glib/gstdio.h>
@@ -103,6 +105,91 @@ static gboolean check_agreement(gpointer data)
     return G_SOURCE_REMOVE;
 }
 
+/* Whether r lies in the box of size w x h at the origin (half a pixel of rounding). */
+static gboolean inside(const graphene_rect_t *r, double w, double h)
+{
+    return r->size.width >= 1 && r->size.height >= 1 && r->origin.x >= -0.5 &&
+           r->origin.y >= -0.5 && r->origin.x + r->size.width <= w + 0.5 &&
+           r->origin.y + r->size.height <= h + 0.5;
+}
+
+/* At 1280x720 (the screen this test runs on) the gradient table of the five-bar's 3 objectives
+ * x 5 parameters is readable: every cell inside the table's own scrolled window (nothing of it
+ * scrolled out of the table) and, the board having scrolled to it, inside the board's; the
+ * board stays between the side panels. */
+static gboolean check_table_layout(gpointer data)
+{
+    EslWindow *window = data;
+    GtkWidget *w = GTK_WIDGET(window);
+    EslPlotBoard *board = ESL_PLOT_BOARD(find_type(w, ESL_TYPE_PLOT_BOARD));
+    GtkWidget *table = esl_plot_board_gradient_table(board);
+    GtkWidget *table_view = table ? find_type(table, GTK_TYPE_SCROLLED_WINDOW) : NULL;
+    GtkWidget *cells = table ? find_type(table, GTK_TYPE_GRID) : NULL;
+    GtkWidget *board_view = find_type(GTK_WIDGET(board), GTK_TYPE_SCROLLED_WINDOW);
+    int seen = 0, readable = 0;
+    for (GtkWidget *c = cells ? gtk_widget_get_first_child(cells) : NULL; c;
+         c = gtk_widget_get_next_sibling(c), seen++) {
+        graphene_rect_t in_table, in_board;
+        gboolean ok = gtk_widget_compute_bounds(c, table_view, &in_table) &&
+                      inside(&in_table, gtk_widget_get_width(table_view),
+                             gtk_widget_get_height(table_view)) &&
+                      gtk_widget_compute_bounds(c, board_view, &in_board) &&
+                      inside(&in_board, gtk_widget_get_width(board_view),
+                             gtk_widget_get_height(board_view));
+        if (ok)
+            readable++;
+        else
+            tap_diag("cell '%s' is not in view", gtk_label_get_text(GTK_LABEL(c)));
+    }
+    /* the header row (corner, rho, 3 objectives), psi's row (its name and 3 values) and per
+     * parameter its name, value and 3 derivatives */
+    tap_ok(seen == 5 + 4 + 5 * 5 && readable == seen,
+           "the gradient table shows all its %d cells (3 objectives x 5 parameters, headings, "
+           "psi and rho) without scrolling it (%d in view, table %dx%d)",
+           seen, readable, table_view ? gtk_widget_get_width(table_view) : 0,
+           table_view ? gtk_widget_get_height(table_view) : 0);
+    graphene_rect_t b, left, right;
+    GtkWidget *sidebar = find_type(w, GTK_TYPE_NOTEBOOK);
+    GtkWidget *run_panel = gtk_widget_get_ancestor(find_type(w, ESL_TYPE_RUN_SETTINGS),
+                                                   GTK_TYPE_SCROLLED_WINDOW);
+    gboolean between = gtk_widget_compute_bounds(GTK_WIDGET(board), w, &b) &&
+                       gtk_widget_compute_bounds(sidebar, w, &left) &&
+                       gtk_widget_compute_bounds(run_panel, w, &right) &&
+                       inside(&b, gtk_widget_get_width(w), gtk_widget_get_height(w)) &&
+                       b.origin.x >= left.origin.x + left.size.width - 0.5 &&
+                       b.origin.x + b.size.width <= right.origin.x + 0.5;
+    tap_ok(between, "the plot board stays between the side panels (%.0fx%.0f at %.0f,%.0f)",
+           b.size.width, b.size.height, b.origin.x, b.origin.y);
+    save_screenshot_as("ESL_SCREENSHOT");
+    /* the wheel over the table scrolls the board (the table scrolls sideways only): the
+     * table's rule (ui/esl-wheel.c) is what a wheel event meets first */
+    GtkAdjustment *board_adj =
+        gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(board_view));
+    double revealed = gtk_adjustment_get_value(board_adj);
+    GtkEventController *rule = NULL;
+    g_autoptr(GListModel) controllers =
+        table_view ? gtk_widget_observe_controllers(table_view) : NULL;
+    for (guint i = 0; controllers && i < g_list_model_get_n_items(controllers); i++) {
+        g_autoptr(GObject) c = g_list_model_get_item(controllers, i);
+        if (g_strcmp0(gtk_event_controller_get_name(GTK_EVENT_CONTROLLER(c)),
+                      "esl-sideways-wheel") == 0)
+            rule = GTK_EVENT_CONTROLLER(c);
+    }
+    gboolean handled = FALSE;
+    if (rule)
+        g_signal_emit_by_name(rule, "scroll", 0.0, -10.0, &handled);
+    /* on a screen where plots and table fit together (not 1280x720) nothing scrolls */
+    gboolean fits = gtk_adjustment_get_upper(board_adj) <=
+                    gtk_adjustment_get_page_size(board_adj) + 0.5;
+    tap_ok(fits ? revealed == 0 && gtk_adjustment_get_value(board_adj) == 0
+                : revealed > 0 && handled && gtk_adjustment_get_value(board_adj) == 0,
+           "the board had scrolled down to the table (%.0f px); the wheel over the table "
+           "scrolls it back up (%.0f)%s", revealed, gtk_adjustment_get_value(board_adj),
+           fits ? " (the board fits this screen: nothing to scroll)" : "");
+    g_idle_add(start_stopped_run, window);
+    return G_SOURCE_REMOVE;
+}
+
 static void on_finished(EslWindow *window, int status, gint64 run_id, gpointer data)
 {
     (void)data;
@@ -113,14 +200,14 @@ static void on_finished(EslWindow *window, int status, gint64 run_id, gpointer d
                               esl_plot_board_state_sensitivity_points(board);
         /* five-bar: 3 objectives, 5 free parameters, 2 of its 4 joint coordinates chosen
          * (penalty: relative); 3 gradient plots leave room for the d q / d rho plots of the
-         * first 2 parameters */
+         * first 3 parameters (the table goes under the plots) */
         tap_ok(gradient_points == 3 * 5 * 101,
                "the running-gradient plots were filled live: %d points (3 x 5 x 101)",
                gradient_points);
         int state_points = esl_plot_board_state_sensitivity_points(board);
-        tap_ok(state_points == 2 * 2 * 101,
+        tap_ok(state_points == 3 * 2 * 101,
                "the d q / d rho plots of the chosen outputs were filled live: %d points "
-               "(2 parameters x 2 coordinates x 101)", state_points);
+               "(3 parameters x 2 coordinates x 101)", state_points);
         g_autoptr(GError) error = NULL;
         EslProject *project = esl_project_open(project_path, FALSE, &error);
         g_autoptr(EslSensitivityRun) run =
@@ -138,8 +225,7 @@ static void on_finished(EslWindow *window, int status, gint64 run_id, gpointer d
                error ? ": " : "", error ? error->message : "");
         if (project)
             esl_project_close(project);
-        save_screenshot_as("ESL_SCREENSHOT");
-        g_idle_add(start_stopped_run, window);
+        g_timeout_add(800, check_table_layout, window); /* laid out and revealed by then */
         return;
     }
     if (phase == 2) {

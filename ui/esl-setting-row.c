@@ -36,7 +36,17 @@ static int on_input_general(GtkSpinButton *spin, double *value, gpointer data)
 static gboolean on_output_power(GtkSpinButton *spin, gpointer data)
 {
     (void)data;
-    g_autofree char *text = esl_number_to_text(pow(10, gtk_spin_button_get_value(spin)), 0, NULL);
+    /* the fewest digits that read back as the logarithm held: 10^log10(6e-6) is
+     * 6.0000000000000027e-06, shown as 6e-06 */
+    double held = gtk_spin_button_get_value(spin), x = pow(10, held), back;
+    for (int digits = 1; digits < 17; digits++) {
+        g_autofree char *text = esl_number_to_text(x, digits, NULL);
+        if (esl_number_from_text(text, &back) && back > 0 && log10(back) == held) {
+            set_spin_text(spin, text);
+            return TRUE;
+        }
+    }
+    g_autofree char *text = esl_number_to_text(x, 0, NULL);
     set_spin_text(spin, text);
     return TRUE;
 }
@@ -186,6 +196,17 @@ static double spin_value(GtkWidget *w)
     return gtk_spin_button_get_value(GTK_SPIN_BUTTON(w));
 }
 
+/* The number a logarithmic spin button holding held shows (6e-06, not 10^log10(6e-6) =
+ * 6.0000000000000027e-06): its text when that is the value held, else 10^held. */
+static double power_value(GtkWidget *w, double held)
+{
+    double shown;
+    if (esl_number_from_text(gtk_editable_get_text(GTK_EDITABLE(w)), &shown) && shown > 0 &&
+        log10(shown) == held)
+        return shown;
+    return pow(10, held);
+}
+
 void esl_setting_row_read(const EslSettingRow *row, MbsSettings *s)
 {
     const MbsSetting *d = row->ref.setting;
@@ -203,7 +224,7 @@ void esl_setting_row_read(const EslSettingRow *row, MbsSettings *s)
     default: {
         double v = spin_value(row->widget);
         if (d->flags & MBS_SETTING_DECADES && d->max <= 1.0)
-            v = pow(10, v); /* held as its logarithm: see spin_power */
+            v = power_value(row->widget, v); /* held as its logarithm: see spin_power */
         /* the spin button keeps it within the range; the engine checks it again */
         if (d->type == MBS_SETTING_NUMBER)
             *(double *)mbs_setting_value(s, &row->ref) = v;

@@ -7,12 +7,15 @@
  *    end the gradient table shows the gradient stored in the project;
  *  - ali3p direct stopped at once ends as a stopped run;
  *  - penalty fd, then the fd and direct runs selected together: the agreement table shows both
- *    gradients (the direct column as stored) and every relative difference below 1e-4.
+ *    gradients (the direct column as stored) and every relative difference below 1e-4;
+ *  - matrix-r adjoint (trapezoidal rule) with its own settings from the chooser (forward
+ *    differences for the state derivatives): the stored gradient is the engine's for those
+ *    settings, not for the defaults.
  *  - at 1280x720 (the screen meson gives it) the gradient table of the direct run shows all
  *    its cells under the plots, the board scrolled to it and still between the side panels.
  * usage: test_window_sensitivity_run. Needs a display (xvfb-run), 1280x720 for the layout.
  * ESL_SCREENSHOT=FILE.png saves the screen after the direct run, ESL_SCREENSHOT_AGREEMENT=FILE.png
- * with the agreement table. */
+ * with the agreement table, ESL_SCREENSHOT_MATRIX_R=FILE.png after the matrix-r run. */
 #include <glib/gstdio.h>
 #include <glib/gi18n.h>
 #include <gtk/gtk.h>
@@ -22,6 +25,7 @@
 
 #include "esl-application.h"
 #include "esl-gradient-table.h"
+#include "esl-model-file.h"
 #include "esl-number.h"
 #include "esl-plot-board.h"
 #include "esl-run-browser.h"
@@ -78,6 +82,8 @@ static gboolean start_fd_run(gpointer data)
     return G_SOURCE_REMOVE;
 }
 
+static gboolean start_matrix_r_run(gpointer data);
+
 /* Rows newest first: fd (0), the stopped ali3p run (1), direct (2). */
 static gboolean check_agreement(gpointer data)
 {
@@ -101,8 +107,83 @@ static gboolean check_agreement(gpointer data)
     tap_ok(rows == 3 * 5 && worst < 1e-4,
            "%d derivatives, largest relative difference fd / direct %.1e (< 1e-4)", rows, worst);
     save_screenshot_as("ESL_SCREENSHOT_AGREEMENT");
-    gtk_window_destroy(GTK_WINDOW(window));
+    g_idle_add(start_matrix_r_run, window);
     return G_SOURCE_REMOVE;
+}
+
+/* matrix-r adjoint with the trapezoidal rule (what its sensitivities differentiate) and its
+ * own options: forward differences for the state derivatives, given through the chooser. */
+static MbsSettings matrix_r_options;
+
+static gboolean start_matrix_r_run(gpointer data)
+{
+    EslWindow *window = data;
+    EslRunSettings *panel = ESL_RUN_SETTINGS(find_type(GTK_WIDGET(window), ESL_TYPE_RUN_SETTINGS));
+    MbsSettings s;
+    esl_run_settings_read(panel, &s);
+    mbs_settings_for(&s, mbs_formulation_find("matrix-r"));
+    mbs_settings_set_for(&s, "matrix-r", "integrator", "trapezoidal", NULL);
+    esl_run_settings_show(panel, "matrix-r", &s);
+    EslSensitivityChooser *c = chooser(window);
+    const MbsSettingTable *t = mbs_sensitivity_settings("matrix-r", MBS_SENSITIVITY_ADJOINT);
+    MbsSettings shown;
+    gboolean none_for_fd = esl_sensitivity_chooser_set_method(c, "fd") &&
+                           !esl_sensitivity_chooser_get_options(c, &shown);
+    esl_sensitivity_chooser_set_method(c, "adjoint");
+    gboolean defaults = esl_sensitivity_chooser_get_options(c, &shown) == t &&
+                        mbs_settings_number(&shown, "jacobian") == MBS_JACOBIAN_ND_CENTRAL &&
+                        mbs_settings_number(&shown, "adjoint-memory") == 512.0 &&
+                        fabs(mbs_settings_number(&shown, "parameter-step") / 6e-6 - 1) < 1e-12;
+    tap_ok(t && none_for_fd && defaults,
+           "matrix-r adjoint offers its own settings at their defaults (fd has none)");
+    mbs_settings_defaults(&matrix_r_options);
+    mbs_settings_set(&matrix_r_options, t, "jacobian", "nd-forward", NULL);
+    esl_sensitivity_chooser_show_options(c, &matrix_r_options);
+    gtk_widget_activate_action(GTK_WIDGET(window), "win.run", NULL);
+    return G_SOURCE_REMOVE;
+}
+
+/* The stored gradient is the engine's for the options given, bit for bit, not the defaults'. */
+static void check_matrix_r_run(EslWindow *window, int status, gint64 run_id)
+{
+    g_autoptr(GError) error = NULL;
+    EslProject *project = esl_project_open(project_path, FALSE, &error);
+    g_autoptr(EslSensitivityRun) run =
+        project ? esl_project_load_sensitivity(project, run_id, &error) : NULL;
+    if (project)
+        esl_project_close(project);
+    g_autofree char *path =
+        g_build_filename(g_getenv("ESLABON_MODELS_DIR"), "five-bar.json", NULL);
+    MbsModel *m = esl_model_load_file(path, NULL, 0, NULL);
+    EslRunSettings *panel = ESL_RUN_SETTINGS(find_type(GTK_WIDGET(window), ESL_TYPE_RUN_SETTINGS));
+    MbsSettings s;
+    esl_run_settings_read(panel, &s);
+    int objectives[] = {0, 1, 2}, parameters[5];
+    int np = 0;
+    for (int k = 0; m && k < m->nparameters && np < 5; k++)
+        if (mbs_model_parameter_is_free(m, k))
+            parameters[np++] = k;
+    double psi[3], given[15], defaults[15];
+    MbsSensitivityProblem p = {.model = m, .formulation = "matrix-r", .settings = &s,
+                               .objectives = objectives, .nobjectives = 3,
+                               .parameters = parameters, .nparameters = np,
+                               .method_options = matrix_r_options.options.bytes};
+    MbsSensitivityResult r = {.psi = psi, .gradient = given};
+    MbsError err = {0};
+    gboolean computed = m && np == 5 && mbs_sensitivity_compute(&p, MBS_SENSITIVITY_ADJOINT, &r, &err) == 0;
+    p.method_options = NULL;
+    r.gradient = defaults;
+    computed = computed && mbs_sensitivity_compute(&p, MBS_SENSITIVITY_ADJOINT, &r, &err) == 0;
+    tap_ok(status == ESL_RUN_FINISHED && run && run->gradient && computed &&
+               run->nobjectives == 3 && run->nparameters == 5 &&
+               !memcmp(run->gradient, given, sizeof given) &&
+               memcmp(run->gradient, defaults, sizeof defaults) != 0,
+           "the matrix-r adjoint run with forward-difference state derivatives stores the "
+           "engine's gradient for them (%.17g), not the defaults' (%.17g)%s%s",
+           run && run->gradient ? run->gradient[0] : NAN, defaults[0], err.message,
+           error ? error->message : "");
+    save_screenshot_as("ESL_SCREENSHOT_MATRIX_R");
+    mbs_model_free(m);
 }
 
 /* Whether r lies in the box of size w x h at the origin (half a pixel of rounding). */
@@ -234,8 +315,13 @@ static void on_finished(EslWindow *window, int status, gint64 run_id, gpointer d
         g_idle_add(start_fd_run, window);
         return;
     }
-    tap_ok(status == ESL_RUN_FINISHED, "the penalty fd run finishes");
-    g_idle_add(check_agreement, window);
+    if (phase == 3) {
+        tap_ok(status == ESL_RUN_FINISHED, "the penalty fd run finishes");
+        g_idle_add(check_agreement, window);
+        return;
+    }
+    check_matrix_r_run(window, status, run_id);
+    gtk_window_destroy(GTK_WINDOW(window));
 }
 
 static gboolean timed_out(gpointer data)
@@ -296,7 +382,7 @@ int main(int argc, char **argv)
     g_signal_connect_after(app, "activate", G_CALLBACK(activate), NULL);
     char *app_argv[] = {"test_window_sensitivity_run", NULL};
     g_application_run(G_APPLICATION(app), 1, app_argv);
-    tap_ok(phase == 3, "the three runs finished");
+    tap_ok(phase == 4, "the four runs finished");
     const char *suffixes[] = {"", "-wal", "-shm"};
     for (size_t i = 0; i < G_N_ELEMENTS(suffixes); i++) {
         g_autofree char *f = g_strconcat(project_path, suffixes[i], NULL);

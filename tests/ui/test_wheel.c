@@ -58,18 +58,14 @@ static double spin_value(void)
 }
 
 /* The rule's controller, by the name esl-wheel.h gives it (GtkScrolledWindow has capture-phase
- * scroll controllers of its own). */
+ * scroll controllers of its own), in the capture phase. */
 static GtkEventController *wheel_controller(GtkWidget *w, const char *name)
 {
-    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers(w);
-    for (guint i = 0; i < g_list_model_get_n_items(controllers); i++) {
-        g_autoptr(GtkEventController) c = g_list_model_get_item(controllers, i);
-        if (GTK_IS_EVENT_CONTROLLER_SCROLL(c) &&
-            gtk_event_controller_get_propagation_phase(c) == GTK_PHASE_CAPTURE &&
-            g_strcmp0(gtk_event_controller_get_name(c), name) == 0)
-            return c; /* the widget keeps its reference */
-    }
-    return NULL;
+    GtkEventController *c = find_controller(w, name);
+    return c && GTK_IS_EVENT_CONTROLLER_SCROLL(c) &&
+                   gtk_event_controller_get_propagation_phase(c) == GTK_PHASE_CAPTURE
+               ? c
+               : NULL;
 }
 
 static gboolean emit_scroll(GtkEventController *c, double dx, double dy)

@@ -247,15 +247,8 @@ static gboolean check_table_layout(gpointer data)
     GtkAdjustment *board_adj =
         gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(board_view));
     double revealed = gtk_adjustment_get_value(board_adj);
-    GtkEventController *rule = NULL;
-    g_autoptr(GListModel) controllers =
-        table_view ? gtk_widget_observe_controllers(table_view) : NULL;
-    for (guint i = 0; controllers && i < g_list_model_get_n_items(controllers); i++) {
-        g_autoptr(GObject) c = g_list_model_get_item(controllers, i);
-        if (g_strcmp0(gtk_event_controller_get_name(GTK_EVENT_CONTROLLER(c)),
-                      "esl-sideways-wheel") == 0)
-            rule = GTK_EVENT_CONTROLLER(c);
-    }
+    GtkEventController *rule = table_view ? find_controller(table_view, "esl-sideways-wheel")
+                                          : NULL;
     gboolean handled = FALSE;
     if (rule)
         g_signal_emit_by_name(rule, "scroll", 0.0, -10.0, &handled);

@@ -18,6 +18,8 @@ struct _EslSensitivityController {
     char *model_name, *formulation, *project_path;
     MbsSettings settings;
     MbsSensitivityMethod method;
+    MbsSettings method_options; /* holds the method's table's options when has_method_options */
+    gboolean has_method_options;
     int *objectives, *parameters;
     int nobjectives, nparameters;
     gint64 model_id;
@@ -211,7 +213,8 @@ static gpointer worker(gpointer data)
         .state_history = w.with_state ? on_state : NULL, .state_history_data = &w,
         .stop = &self->stop,
         .progress = self->method == MBS_SENSITIVITY_DIRECT ? NULL : on_progress,
-        .progress_data = &w};
+        .progress_data = &w,
+        .method_options = self->has_method_options ? self->method_options.options.bytes : NULL};
     MbsSensitivityResult r = {.psi = psi, .gradient = gradient};
     MbsError err = {0};
     gint64 t0 = g_get_monotonic_time();
@@ -277,6 +280,15 @@ static gboolean poll_queue(gpointer data)
     return G_SOURCE_REMOVE;
 }
 
+void esl_sensitivity_controller_set_method_options(EslSensitivityController *self,
+                                                   const MbsSettings *options)
+{
+    g_return_if_fail(!self->thread);
+    self->has_method_options = options != NULL;
+    if (options)
+        self->method_options = *options;
+}
+
 gboolean esl_sensitivity_controller_start(EslSensitivityController *self, GError **error)
 {
     if (self->thread || self->poll) {
@@ -288,6 +300,14 @@ gboolean esl_sensitivity_controller_start(EslSensitivityController *self, GError
         mbs_settings_check_run(&self->settings, &err)) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "%s",
                     err.message[0] ? err.message : "the formulation has not this method");
+        return FALSE;
+    }
+    if (self->has_method_options &&
+        self->method_options.options_table !=
+            mbs_sensitivity_settings(self->formulation, self->method)) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                    "the options given are not those of %s %s sensitivities",
+                    self->formulation, mbs_sensitivity_method_name(self->method));
         return FALSE;
     }
     g_object_ref(self); /* until "finished" */

@@ -52,6 +52,12 @@ EslSensitivityController *esl_sensitivity_controller_new(
     int nobjectives, const int *parameters, int nparameters, const char *project_path,
     gint64 model_id);
 
+/* The method's own options (MbsSensitivityProblem.method_options): options holds those of the
+ * table mbs_sensitivity_settings gives for the formulation and method (options->options_table);
+ * copied. Without a call, or with NULL, the method takes its defaults. Before start, which
+ * refuses options of another table. */
+void esl_sensitivity_controller_set_method_options(EslSensitivityController *self,
+                                                   const MbsSettings *options);
 gboolean esl_sensitivity_controller_start(EslSensitivityController *self, GError **error);
 void esl_sensitivity_controller_stop(EslSensitivityController *self);
 /* Wait for the worker to end (it is asked to stop first). */

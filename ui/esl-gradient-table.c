@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "esl-number.h"
+#include "esl-wheel.h"
 
 struct _EslGradientTable {
     GtkWidget parent_instance;
@@ -27,42 +28,64 @@ static GtkWidget *cell(EslGradientTable *self, const char *text, int column, int
     return label;
 }
 
+/* The table asks for the height of its rows (whoever shows it scrolls, as the plot board does)
+ * and for the width of its columns up to MAX_MIN_WIDTH, beyond which it scrolls sideways:
+ * the five-bar's 3 objectives x 5 parameters fit in that width, which leaves the plot board
+ * between the side panels at 1280x720 (about 590 px there). */
+#define MAX_MIN_WIDTH 520
+
+static void fit_cells(EslGradientTable *self)
+{
+    int width = 0;
+    gtk_widget_measure(self->grid, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &width, NULL, NULL);
+    gtk_scrolled_window_set_min_content_width(GTK_SCROLLED_WINDOW(self->scroller),
+                                              MIN(width, MAX_MIN_WIDTH));
+}
+
 void esl_gradient_table_set_run(EslGradientTable *self, const EslSensitivityRun *run)
 {
     GtkWidget *child;
     while ((child = gtk_widget_get_first_child(self->grid)))
         gtk_grid_remove(GTK_GRID(self->grid), child);
-    if (!run)
+    if (!run) {
+        fit_cells(self);
         return;
+    }
+    /* psi has a row of its own under the objectives' names (not "psi1 = 0.726872" headings):
+     * narrow enough for the five-bar's 3 objectives in the board at 1280x720 */
     g_autofree char *corner = g_strdup_printf(_("∂ψ/∂ρ (%s)"), run->method);
     cell(self, corner, 0, 0, TRUE);
     cell(self, _("ρ"), 1, 0, TRUE);
+    GtkWidget *psi = cell(self, "ψ", 0, 1, TRUE);
+    gtk_widget_set_tooltip_text(psi, _("The objectives at the end of the run"));
     for (int i = 0; i < run->nobjectives; i++) {
-        g_autofree char *psi = run->psi ? esl_number_to_text(run->psi[i], 6, NULL) : NULL;
-        g_autofree char *head = psi ? g_strdup_printf("%s = %s", run->objectives[i], psi)
-                                    : g_strdup(run->objectives[i]);
-        cell(self, head, 2 + i, 0, TRUE);
+        cell(self, run->objectives[i], 2 + i, 0, TRUE);
+        g_autofree char *value = run->psi ? esl_number_to_text(run->psi[i], 6, NULL)
+                                          : g_strdup("—");
+        cell(self, value, 2 + i, 1, FALSE);
     }
     for (int k = 0; k < run->nparameters; k++) {
-        cell(self, run->parameters[k], 0, 1 + k, TRUE);
+        cell(self, run->parameters[k], 0, 2 + k, TRUE);
         g_autofree char *value = esl_number_to_text(run->parameter_values[k], 6, NULL);
-        cell(self, value, 1, 1 + k, FALSE);
+        cell(self, value, 1, 2 + k, FALSE);
         for (int i = 0; i < run->nobjectives; i++) {
             g_autofree char *d =
                 run->gradient ? esl_number_to_text(run->gradient[i * run->nparameters + k], 6,
                                                    NULL)
                               : g_strdup("—");
-            cell(self, d, 2 + i, 1 + k, FALSE);
+            cell(self, d, 2 + i, 2 + k, FALSE);
         }
     }
     if (!run->gradient) {
         GtkWidget *note = gtk_label_new(_("No gradient stored: the run did not finish (its "
                                           "history up to where it stopped is plotted)."));
         gtk_label_set_wrap(GTK_LABEL(note), TRUE);
+        gtk_label_set_max_width_chars(GTK_LABEL(note), 50); /* not the table's width */
         gtk_label_set_xalign(GTK_LABEL(note), 0.0f);
-        gtk_grid_attach(GTK_GRID(self->grid), note, 0, 1 + run->nparameters,
+        gtk_grid_attach(GTK_GRID(self->grid), note, 0, 2 + run->nparameters,
                         2 + run->nobjectives, 1);
     }
+    fit_cells(self);
 }
 
 gboolean esl_gradient_table_set_runs(EslGradientTable *self, EslSensitivityRun *const *runs,
@@ -77,8 +100,10 @@ gboolean esl_gradient_table_set_runs(EslGradientTable *self, EslSensitivityRun *
             !g_strv_equal((const char *const *)runs[r]->objectives,
                           (const char *const *)a->objectives) ||
             !g_strv_equal((const char *const *)runs[r]->parameters,
-                          (const char *const *)a->parameters))
+                          (const char *const *)a->parameters)) {
+            fit_cells(self);
             return FALSE;
+        }
     cell(self, _("Derivative"), 0, 0, TRUE);
     for (int r = 0; r < n; r++)
         cell(self, runs[r]->method, 1 + r, 0, TRUE);
@@ -107,6 +132,7 @@ gboolean esl_gradient_table_set_runs(EslGradientTable *self, EslSensitivityRun *
                                                  : g_strdup_printf("%.1e", (hi - lo) / scale);
             cell(self, diff, 1 + n, row, FALSE);
         }
+    fit_cells(self);
     return TRUE;
 }
 
@@ -118,7 +144,7 @@ const char *esl_gradient_table_grid_text(EslGradientTable *self, int column, int
 
 const char *esl_gradient_table_cell_text(EslGradientTable *self, int k, int i)
 {
-    GtkWidget *c = gtk_grid_get_child_at(GTK_GRID(self->grid), 2 + i, 1 + k);
+    GtkWidget *c = gtk_grid_get_child_at(GTK_GRID(self->grid), 2 + i, 2 + k);
     return GTK_IS_LABEL(c) ? gtk_label_get_text(GTK_LABEL(c)) : NULL;
 }
 
@@ -139,6 +165,9 @@ static void esl_gradient_table_class_init(EslGradientTableClass *klass)
 static void esl_gradient_table_init(EslGradientTable *self)
 {
     self->scroller = gtk_scrolled_window_new();
+    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(self->scroller), GTK_POLICY_AUTOMATIC,
+                                   GTK_POLICY_NEVER);
+    esl_wheel_vertical_to_parent(self->scroller); /* the wheel scrolls the board */
     self->grid = gtk_grid_new();
     gtk_grid_set_column_spacing(GTK_GRID(self->grid), 12);
     gtk_grid_set_row_spacing(GTK_GRID(self->grid), 4);

@@ -1,5 +1,8 @@
 /* EslGradientTable: a sensitivity run's gradient as a table, one row per parameter (with its
- * value) and one column per objective (with psi in the header). */
+ * value) and one column per objective (with psi in a row under the objectives' names). It asks
+ * for the height of all its rows and the width of its columns (up to a bound, then it scrolls
+ * sideways), so a layout cannot squeeze it to a cell; the vertical wheel over it goes to the
+ * scrolled window that shows it. */
 #ifndef ESL_GRADIENT_TABLE_H
 #define ESL_GRADIENT_TABLE_H
 

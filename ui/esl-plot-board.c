@@ -11,7 +11,7 @@
 
 struct _EslPlotBoard {
     GtkWidget parent_instance;
-    GtkWidget *plot_grid; /* template */
+    GtkWidget *plot_grid; /* template (in a scrolled window) */
     EslPlot *plot_energy, *plot_drift, *plot_constraints, *plot_timing, *plot_newton;
     EslPlot *plot_step_size; /* internal steps of error-controlled integrators (ssode) */
     GPtrArray *variable_plots; /* EslPlot (owned) of the variables the user chose, in order */
@@ -55,6 +55,7 @@ static void hide_sensitivity(EslPlotBoard *self)
     if (self->gradient_table)
         gtk_grid_remove(GTK_GRID(self->plot_grid), self->gradient_table);
     self->gradient_table = NULL;
+    gtk_grid_set_row_homogeneous(GTK_GRID(self->plot_grid), TRUE);
     EslPlot *plots[6];
     for (int i = 0; i < 6; i++)
         gtk_widget_set_visible(GTK_WIDGET(monitor_plots(self, plots)[i]), TRUE);
@@ -218,14 +219,41 @@ static int begin_gradient_plots(EslPlotBoard *self, const char *const *objective
     return shown;
 }
 
-/* The gradient table in the cells after the plots. */
+/* Once the table under the plots is laid out, scroll the board so that all of it shows (at
+ * 1280x720 the plots and the table do not fit together: the table is the run's result). */
+static gboolean reveal_table(GtkWidget *table, GdkFrameClock *clock, gpointer data)
+{
+    (void)clock;
+    (void)data;
+    GtkWidget *grid = gtk_widget_get_parent(table);
+    GtkWidget *scrolled = grid ? gtk_widget_get_ancestor(grid, GTK_TYPE_SCROLLED_WINDOW) : NULL;
+    graphene_rect_t r;
+    if (!scrolled || gtk_widget_get_height(table) == 0 ||
+        !gtk_widget_compute_bounds(table, grid, &r))
+        return G_SOURCE_CONTINUE; /* not laid out yet */
+    GtkAdjustment *adj = gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(scrolled));
+    double top = r.origin.y, bottom = r.origin.y + r.size.height + gtk_widget_get_margin_bottom(grid);
+    double page = gtk_adjustment_get_page_size(adj), value = gtk_adjustment_get_value(adj);
+    if (bottom > value + page)
+        gtk_adjustment_set_value(adj, MIN(bottom - page, top));
+    return G_SOURCE_REMOVE;
+}
+
+/* The gradient table: the whole board when there are no plots (fd, adjoint), else a row of its
+ * own under the plots, as tall as its rows need (esl_gradient_table_set_run's minimum; a cell
+ * left by the plots, a third of the board's width at 1280x720, showed one column and a half).
+ * The plots' rows share the rest; when the board is too short for both, it scrolls. */
 static void attach_gradient_table(EslPlotBoard *self, const EslSensitivityRun *run)
 {
-    int cell = (int)self->sensitivity_plots->len;
     self->gradient_table = esl_gradient_table_new();
     esl_gradient_table_set_run(ESL_GRADIENT_TABLE(self->gradient_table), run);
-    gtk_grid_attach(GTK_GRID(self->plot_grid), self->gradient_table, cell % 3, cell / 3,
-                    cell % 3 == 0 ? 3 : 3 - cell % 3, 1);
+    if (self->sensitivity_plots->len == 0) {
+        gtk_grid_attach(GTK_GRID(self->plot_grid), self->gradient_table, 0, 0, 3, 2);
+        return;
+    }
+    gtk_grid_set_row_homogeneous(GTK_GRID(self->plot_grid), FALSE);
+    gtk_grid_attach(GTK_GRID(self->plot_grid), self->gradient_table, 0, 2, 3, 1);
+    gtk_widget_add_tick_callback(self->gradient_table, reveal_table, NULL, NULL);
 }
 
 void esl_plot_board_show_sensitivity(EslPlotBoard *self, const EslSensitivityRun *run,
@@ -264,9 +292,9 @@ void esl_plot_board_begin_sensitivity(EslPlotBoard *self, const char *const *obj
     g_free(self->state_coordinates);
     self->state_coordinates = g_memdup2(coordinates, sizeof(int) * (gsize)MAX(ncoordinates, 0));
     self->nstate_coordinates = ncoordinates;
-    /* per parameter a plot of the coordinates' sensitivities, in the cells left but one (the
-     * table's, at the end) */
-    for (int k = 0; ncoordinates > 0 && k < np && shown + k < 5; k++) {
+    /* per parameter a plot of the coordinates' sensitivities, in the cells left of the two
+     * rows (the table comes under them at the end) */
+    for (int k = 0; ncoordinates > 0 && k < np && shown + k < 6; k++) {
         g_autofree char *title = g_strdup_printf(_("Sensitivity to %s"), parameters[k]);
         g_autofree char *label = g_strdup_printf("∂q/∂%s", parameters[k]);
         int cell = shown + k;

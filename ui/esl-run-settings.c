@@ -1,10 +1,9 @@
 /* The run settings panel; see esl-run-settings.h. */
 #include "esl-run-settings.h"
 
-#include "esl-number.h"
+#include "esl-setting-row.h"
 
 #include <glib/gi18n.h>
-#include <math.h>
 
 #include "form_matrix_r.h"
 #include "mbs_topology.h"
@@ -21,7 +20,7 @@ struct _EslRunSettings {
     int model_dofs;            /* degrees of freedom of the model; -1: unknown */
     char *model_name;          /* of the model whose candidates are offered */
     const MbsModel *model;     /* the last one set (esl_run_settings_set_model) */
-    GPtrArray *rows; /* Row*: one per setting of the common table and of each formulation's */
+    GPtrArray *rows; /* EslSettingRow*: one per setting of the common table and of each formulation's */
     int nrows;
     GtkWidget *sensitivity; /* EslSensitivityChooser */
 };
@@ -33,129 +32,6 @@ typedef struct {
 } DofCandidate;
 
 G_DEFINE_FINAL_TYPE(EslRunSettings, esl_run_settings, GTK_TYPE_BOX)
-
-/* A row of the grid, made from a setting's descriptor: shown when its formulation (NULL: any)
- * is selected and the setting applies to the model (model_ok) and to the options shown. */
-typedef struct {
-    const MbsFormulationClass *klass;
-    MbsSettingRef ref;
-    GtkWidget *label, *widget;
-    gboolean model_ok;
-    /* a choice row: the choice at each position of its drop-down (only those the formulation
-     * offers: mbs_formulation_offers_choice) */
-    int choice_at[32];
-    int nchoices;
-} Row;
-
-/* The position of choice value in the row's drop-down, GTK_INVALID_LIST_POSITION when it is
- * not offered there. */
-static guint choice_position(const Row *row, int value)
-{
-    for (int i = 0; i < row->nchoices; i++)
-        if (row->choice_at[i] == value)
-            return (guint)i;
-    return GTK_INVALID_LIST_POSITION;
-}
-
-static void attach_row(EslRunSettings *self, Row *row, const char *tooltip, gboolean section)
-{
-    gtk_label_set_xalign(GTK_LABEL(row->label), 0);
-    gtk_widget_set_hexpand(row->widget, TRUE);
-    if (tooltip) {
-        gtk_widget_set_tooltip_text(row->label, tooltip);
-        gtk_widget_set_tooltip_text(row->widget, tooltip);
-    }
-    /* a section spans both columns: a heading, and the widget under it */
-    gtk_grid_attach(GTK_GRID(self->grid), row->label, 0, self->nrows, section ? 2 : 1, 1);
-    gtk_grid_attach(GTK_GRID(self->grid), row->widget, section ? 0 : 1,
-                    self->nrows + (section ? 1 : 0), section ? 2 : 1, 1);
-    self->nrows += section ? 2 : 1;
-    row->model_ok = TRUE;
-    g_ptr_array_add(self->rows, row);
-}
-
-/* Text of a spin button from an "output" handler: GTK 4.8 ignores gtk_editable_set_text() on
- * the spin button itself there, so it goes to the text widget it delegates to. */
-static void set_spin_text(GtkSpinButton *spin, const char *text)
-{
-    gtk_editable_set_text(gtk_editable_get_delegate(GTK_EDITABLE(spin)), text);
-}
-
-/* Spin buttons for quantities spanning decades (1e9, 1e-10) show and read them as %g. */
-static gboolean on_output_general(GtkSpinButton *spin, gpointer data)
-{
-    (void)data;
-    g_autofree char *text = esl_number_to_text(gtk_spin_button_get_value(spin), 0, NULL);
-    set_spin_text(spin, text);
-    return TRUE;
-}
-
-static int on_input_general(GtkSpinButton *spin, double *value, gpointer data)
-{
-    (void)data;
-    return esl_number_from_text(gtk_editable_get_text(GTK_EDITABLE(spin)), value)
-               ? TRUE
-               : GTK_INPUT_ERROR;
-}
-
-/* GtkSpinButton ignores changes smaller than 1e-10, so a tolerance is held as its decimal
- * logarithm and shown as the number itself. */
-static gboolean on_output_power(GtkSpinButton *spin, gpointer data)
-{
-    (void)data;
-    g_autofree char *text = esl_number_to_text(pow(10, gtk_spin_button_get_value(spin)), 0, NULL);
-    set_spin_text(spin, text);
-    return TRUE;
-}
-
-static int on_input_power(GtkSpinButton *spin, double *value, gpointer data)
-{
-    (void)data;
-    double x;
-    if (!esl_number_from_text(gtk_editable_get_text(GTK_EDITABLE(spin)), &x) || !(x > 0))
-        return GTK_INPUT_ERROR;
-    *value = log10(x);
-    return TRUE;
-}
-
-/* Jacobian threads: 0 lets the run controller decide, and is shown as a word. */
-static gboolean on_output_threads(GtkSpinButton *spin, gpointer data)
-{
-    (void)data;
-    if (gtk_spin_button_get_value_as_int(spin) != 0)
-        return FALSE;
-    set_spin_text(spin, _("automatic"));
-    return TRUE;
-}
-
-static int on_input_threads(GtkSpinButton *spin, double *value, gpointer data)
-{
-    (void)data;
-    if (!g_str_equal(gtk_editable_get_text(GTK_EDITABLE(spin)), _("automatic")))
-        return FALSE;
-    *value = 0;
-    return TRUE;
-}
-
-static GtkWidget *spin_power(double lower, double upper)
-{
-    GtkWidget *s = gtk_spin_button_new_with_range(log10(lower), log10(upper), 1);
-    gtk_spin_button_set_digits(GTK_SPIN_BUTTON(s), 3);
-    g_signal_connect(s, "output", G_CALLBACK(on_output_power), NULL);
-    g_signal_connect(s, "input", G_CALLBACK(on_input_power), NULL);
-    return s;
-}
-
-static GtkWidget *spin(double lower, double upper, double step, int digits, gboolean general)
-{
-    GtkWidget *s = gtk_spin_button_new_with_range(lower, upper, step);
-    gtk_spin_button_set_digits(GTK_SPIN_BUTTON(s), (guint)digits);
-    if (general) {
-        g_signal_connect(s, "output", G_CALLBACK(on_output_general), NULL);
-        g_signal_connect(s, "input", G_CALLBACK(on_input_general), NULL);
-    }
-    return s;
-}
 
 /* ---- matrix-r's independent coordinates ---------------------------------------------------- */
 
@@ -344,7 +220,7 @@ void esl_run_settings_set_model(EslRunSettings *self, const MbsModel *model)
     self->model = model;
     esl_sensitivity_chooser_set_model(ESL_SENSITIVITY_CHOOSER(self->sensitivity), model);
     for (guint r = 0; r < self->rows->len; r++) {
-        Row *row = self->rows->pdata[r];
+        EslSettingRow *row = self->rows->pdata[r];
         row->model_ok = mbs_setting_applies(&row->ref, model, NULL);
     }
     update_rows(self);
@@ -426,73 +302,28 @@ gboolean esl_run_settings_set_formulation(EslRunSettings *self, const char *name
     return FALSE;
 }
 
-/* The value, with text typed but not yet confirmed taken in (a spin button that has not been
- * shown yet has no text, and nothing to take in). */
-static double spin_value(GtkWidget *w)
+/* The value a row shows, into s (which holds the row's formulation's options when it has one);
+ * the list (matrix-r's independent coordinates) is the panel's own. */
+static void read_row(EslRunSettings *self, const EslSettingRow *row, MbsSettings *s)
 {
-    if (*gtk_editable_get_text(GTK_EDITABLE(w)))
-        gtk_spin_button_update(GTK_SPIN_BUTTON(w));
-    return gtk_spin_button_get_value(GTK_SPIN_BUTTON(w));
+    if (row->ref.setting->type != MBS_SETTING_LIST) {
+        esl_setting_row_read(row, s);
+        return;
+    }
+    MbsDofList *l = mbs_setting_value(s, &row->ref);
+    l->count = 0;
+    if (is_active(self->dof_chosen))
+        chosen_dofs(self, l);
+    else if (is_active(self->dof_automatic) && gtk_widget_get_sensitive(self->dof_from_model))
+        l->count = MBS_MATRIX_R_AUTOMATIC; /* not the list the model file has */
 }
 
-static int selected(GtkWidget *w)
+static void show_row(EslRunSettings *self, const EslSettingRow *row, const MbsSettings *s)
 {
-    return (int)gtk_drop_down_get_selected(GTK_DROP_DOWN(w));
-}
-
-/* The value a row shows, into s (which holds the row's formulation's options when it has one). */
-static void read_row(EslRunSettings *self, const Row *row, MbsSettings *s)
-{
-    const MbsSetting *d = row->ref.setting;
-    switch (d->type) {
-    case MBS_SETTING_CHOICE: {
-        /* a value not offered (from a project) shows no choice and stays, for the engine to
-         * refuse naming the formulation */
-        guint position = (guint)selected(row->widget);
-        if (position != GTK_INVALID_LIST_POSITION && (int)position < row->nchoices)
-            mbs_setting_set_number(s, &row->ref, row->choice_at[position], NULL);
-        break;
-    }
-    case MBS_SETTING_LIST: {
-        MbsDofList *l = mbs_setting_value(s, &row->ref);
-        l->count = 0;
-        if (is_active(self->dof_chosen))
-            chosen_dofs(self, l);
-        else if (is_active(self->dof_automatic) && gtk_widget_get_sensitive(self->dof_from_model))
-            l->count = MBS_MATRIX_R_AUTOMATIC; /* not the list the model file has */
-        break;
-    }
-    default: {
-        double v = spin_value(row->widget);
-        if (d->flags & MBS_SETTING_DECADES && d->max <= 1.0)
-            v = pow(10, v); /* held as its logarithm: see spin_power */
-        /* the spin button keeps it within the range; the engine checks it again */
-        if (d->type == MBS_SETTING_NUMBER)
-            *(double *)mbs_setting_value(s, &row->ref) = v;
-        else
-            *(int *)mbs_setting_value(s, &row->ref) = (int)lround(v);
-    }
-    }
-}
-
-static void show_row(EslRunSettings *self, const Row *row, const MbsSettings *s)
-{
-    const MbsSetting *d = row->ref.setting;
-    switch (d->type) {
-    case MBS_SETTING_CHOICE:
-        gtk_drop_down_set_selected(GTK_DROP_DOWN(row->widget),
-                                   choice_position(row, (int)mbs_setting_get_number(s, &row->ref)));
-        break;
-    case MBS_SETTING_LIST:
+    if (row->ref.setting->type == MBS_SETTING_LIST)
         show_dofs(self, mbs_setting_value_const(s, &row->ref));
-        break;
-    default: {
-        double v = mbs_setting_get_number(s, &row->ref);
-        if (d->flags & MBS_SETTING_DECADES && d->max <= 1.0)
-            v = log10(v);
-        gtk_spin_button_set_value(GTK_SPIN_BUTTON(row->widget), v);
-    }
-    }
+    else
+        esl_setting_row_show(row, s);
 }
 
 void esl_run_settings_read(EslRunSettings *self, MbsSettings *s)
@@ -502,7 +333,7 @@ void esl_run_settings_read(EslRunSettings *self, MbsSettings *s)
     if (k)
         mbs_settings_for(s, k);
     for (guint r = 0; r < self->rows->len; r++) {
-        const Row *row = self->rows->pdata[r];
+        const EslSettingRow *row = self->rows->pdata[r];
         if (!row->klass || row->klass == k)
             read_row(self, row, s);
     }
@@ -518,7 +349,7 @@ void esl_run_settings_show(EslRunSettings *self, const char *formulation, const 
     if (k)
         mbs_settings_for(&shown, k);
     for (guint r = 0; r < self->rows->len; r++) {
-        const Row *row = self->rows->pdata[r];
+        const EslSettingRow *row = self->rows->pdata[r];
         if (!row->klass || row->klass == k)
             show_row(self, row, &shown);
     }
@@ -528,7 +359,7 @@ void esl_run_settings_show(EslRunSettings *self, const char *formulation, const 
 void esl_run_settings_set_duration(EslRunSettings *self, double duration)
 {
     for (guint r = 0; r < self->rows->len; r++) {
-        const Row *row = self->rows->pdata[r];
+        const EslSettingRow *row = self->rows->pdata[r];
         if (!row->klass && g_str_equal(row->ref.setting->name, "duration"))
             gtk_spin_button_set_value(GTK_SPIN_BUTTON(row->widget), duration);
     }
@@ -598,6 +429,11 @@ static GtkWidget *dof_section(EslRunSettings *self)
     return box;
 }
 
+static GtkWidget *dof_section_for(gpointer self)
+{
+    return dof_section(ESL_RUN_SETTINGS(self));
+}
+
 /* Show the rows of the settings the selected formulation reads for the current model and the
  * options shown. */
 static void update_rows(EslRunSettings *self)
@@ -606,70 +442,9 @@ static void update_rows(EslRunSettings *self)
     MbsSettings shown;
     esl_run_settings_read(self, &shown);
     for (guint r = 0; r < self->rows->len; r++) {
-        const Row *row = self->rows->pdata[r];
-        gboolean visible = (!row->klass || row->klass == k) && row->model_ok &&
-                           mbs_setting_applies(&row->ref, NULL, &shown);
-        gtk_widget_set_visible(row->label, visible);
-        gtk_widget_set_visible(row->widget, visible);
-    }
-}
-
-/* The control for a setting, from its descriptor. */
-static GtkWidget *setting_widget(EslRunSettings *self, Row *row)
-{
-    const MbsSetting *d = row->ref.setting;
-    switch (d->type) {
-    case MBS_SETTING_CHOICE: {
-        GtkStringList *list = gtk_string_list_new(NULL);
-        const char *const *labels = d->choice_labels ? d->choice_labels : d->choices;
-        for (int i = 0; labels[i] && row->nchoices < (int)G_N_ELEMENTS(row->choice_at); i++)
-            if (mbs_formulation_offers_choice(row->klass, d, i)) {
-                row->choice_at[row->nchoices++] = i;
-                gtk_string_list_append(list, d->choice_labels ? _(labels[i]) : labels[i]);
-            }
-        GtkWidget *w = gtk_drop_down_new(G_LIST_MODEL(list), NULL);
-        g_signal_connect_swapped(w, "notify::selected", G_CALLBACK(update_rows), self);
-        return w;
-    }
-    case MBS_SETTING_LIST:
-        /* the one kind of list there is: matrix-r's independent coordinates */
-        return dof_section(self);
-    case MBS_SETTING_INTEGER: {
-        GtkWidget *w = spin(d->min, MIN(d->max, 1e6), 1, 0, FALSE);
-        if (d->flags & MBS_SETTING_AUTO_ZERO) {
-            g_signal_connect(w, "output", G_CALLBACK(on_output_threads), NULL);
-            g_signal_connect(w, "input", G_CALLBACK(on_input_threads), NULL);
-        }
-        return w;
-    }
-    default:
-        /* GtkSpinButton ignores changes below 1e-10: tolerances are held as logarithms */
-        if (d->flags & MBS_SETTING_DECADES && d->max <= 1.0)
-            return spin_power(MAX(d->min, 1e-16), d->max);
-        if (d->flags & MBS_SETTING_DECADES)
-            return spin(MAX(d->min, 1), MIN(d->max, 1e15), d->default_value / 10, 0, TRUE);
-        return spin(d->min, MIN(d->max, 1e6), d->default_value > 0 ? d->default_value / 10 : 0.01,
-                    6, TRUE);
-    }
-}
-
-static void add_setting_rows(EslRunSettings *self, const MbsFormulationClass *k)
-{
-    MbsSettingRef all[MBS_SETTINGS_MAX];
-    int n = mbs_settings_list(k ? k->settings : NULL, all);
-    for (int i = 0; i < n; i++) {
-        if (k && !all[i].in_options)
-            continue; /* the common rows are made once */
-        const MbsSetting *d = all[i].setting;
-        Row *row = g_new0(Row, 1);
-        row->klass = k;
-        row->ref = all[i];
-        g_autofree char *label = d->unit ? g_strdup_printf("%s (%s)", _(d->label), d->unit)
-                                         : g_strdup(_(d->label));
-        row->label = gtk_label_new(label);
-        row->widget = setting_widget(self, row);
-        attach_row(self, row, d->description ? _(d->description) : NULL,
-                   d->type == MBS_SETTING_LIST);
+        EslSettingRow *row = self->rows->pdata[r];
+        esl_setting_row_set_visible(row, (!row->klass || row->klass == k) && row->model_ok &&
+                                             mbs_setting_applies(&row->ref, NULL, &shown));
     }
 }
 
@@ -704,8 +479,12 @@ static void esl_run_settings_init(EslRunSettings *self)
     gtk_grid_attach(GTK_GRID(self->grid), label, 0, self->nrows, 1, 1);
     gtk_grid_attach(GTK_GRID(self->grid), self->formulation, 1, self->nrows, 1, 1);
     self->nrows++;
-    for (int i = -1; i < mbs_formulation_count(); i++)
-        add_setting_rows(self, i < 0 ? NULL : mbs_formulation_class(i));
+    for (int i = -1; i < mbs_formulation_count(); i++) {
+        const MbsFormulationClass *k = i < 0 ? NULL : mbs_formulation_class(i);
+        esl_setting_rows_add(self->rows, GTK_GRID(self->grid), &self->nrows, k,
+                             k ? k->settings : NULL, dof_section_for,
+                             G_CALLBACK(update_rows), self);
+    }
 
     g_signal_connect(self->formulation, "notify::selected", G_CALLBACK(on_formulation_selected),
                      self);

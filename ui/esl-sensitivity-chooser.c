@@ -4,6 +4,7 @@
 #include <glib/gi18n.h>
 
 #include "esl-sensitivity-controller.h"
+#include "esl-setting-row.h"
 
 struct _EslSensitivityChooser {
     GtkBox parent_instance;
@@ -12,14 +13,76 @@ struct _EslSensitivityChooser {
     int offered[MBS_SENSITIVITY_METHOD_COUNT + 1]; /* item -> method (-1: none) */
     GtkWidget *lists, *objectives, *parameters, *note;
     GtkWidget *outputs_title, *outputs; /* the coordinates whose d q / d rho are plotted */
+    /* rows of the methods' own settings (mbs_sensitivity_settings), made once per table for
+     * every formulation and method that has one; those of the chosen method's table shown */
+    GtkWidget *options_grid;
+    int options_rows;
+    GPtrArray *tables; /* const MbsSettingTable* */
+    GPtrArray *rows;   /* GPtrArray* of EslSettingRow*, one per table */
     const MbsModel *model;
     char *formulation;
 };
 
 G_DEFINE_FINAL_TYPE(EslSensitivityChooser, esl_sensitivity_chooser, GTK_TYPE_BOX)
 
+/* The table of the chosen method's own settings, or NULL (none, or a plain run). */
+static const MbsSettingTable *chosen_table(EslSensitivityChooser *self)
+{
+    guint i = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->method));
+    if (i == GTK_INVALID_LIST_POSITION || self->offered[i] < 0 || !self->formulation)
+        return NULL;
+    return mbs_sensitivity_settings(self->formulation, self->offered[i]);
+}
+
+/* The rows of table t (NULL when the chooser has none). */
+static GPtrArray *rows_of(EslSensitivityChooser *self, const MbsSettingTable *t)
+{
+    guint at;
+    return t && g_ptr_array_find(self->tables, t, &at) ? self->rows->pdata[at] : NULL;
+}
+
+const MbsSettingTable *esl_sensitivity_chooser_get_options(EslSensitivityChooser *self,
+                                                           MbsSettings *options)
+{
+    const MbsSettingTable *t = chosen_table(self);
+    mbs_settings_defaults(options);
+    if (!t)
+        return NULL;
+    mbs_settings_use_options(options, t);
+    GPtrArray *rows = rows_of(self, t);
+    for (guint r = 0; rows && r < rows->len; r++)
+        esl_setting_row_read(rows->pdata[r], options);
+    return t;
+}
+
+gboolean esl_sensitivity_chooser_show_options(EslSensitivityChooser *self,
+                                              const MbsSettings *options)
+{
+    GPtrArray *rows = rows_of(self, options->options_table);
+    for (guint r = 0; rows && r < rows->len; r++)
+        esl_setting_row_show(rows->pdata[r], options);
+    return rows != NULL;
+}
+
+/* The rows of the chosen method's table, those that apply to the model and options shown. */
+static void update_options(EslSensitivityChooser *self)
+{
+    MbsSettings shown;
+    const MbsSettingTable *chosen = esl_sensitivity_chooser_get_options(self, &shown);
+    for (guint t = 0; t < self->tables->len; t++) {
+        GPtrArray *rows = self->rows->pdata[t];
+        for (guint r = 0; r < rows->len; r++) {
+            EslSettingRow *row = rows->pdata[r];
+            esl_setting_row_set_visible(row, self->tables->pdata[t] == chosen &&
+                                                 mbs_setting_applies(&row->ref, self->model,
+                                                                     &shown));
+        }
+    }
+}
+
 static void update_sensitivity(EslSensitivityChooser *self)
 {
+    update_options(self);
     guint i = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->method));
     gboolean on = i != GTK_INVALID_LIST_POSITION && self->offered[i] >= 0;
     gtk_widget_set_visible(self->lists, on && self->model);
@@ -169,7 +232,10 @@ gboolean esl_sensitivity_chooser_set_output(EslSensitivityChooser *self, int ind
 
 static void esl_sensitivity_chooser_finalize(GObject *object)
 {
-    g_free(ESL_SENSITIVITY_CHOOSER(object)->formulation);
+    EslSensitivityChooser *self = ESL_SENSITIVITY_CHOOSER(object);
+    g_ptr_array_unref(self->tables);
+    g_ptr_array_unref(self->rows);
+    g_free(self->formulation);
     G_OBJECT_CLASS(esl_sensitivity_chooser_parent_class)->finalize(object);
 }
 
@@ -189,6 +255,35 @@ static GtkWidget *titled_list(GtkWidget *parent, const char *title)
     return box;
 }
 
+/* Under the method, a grid of the rows of every method's table (the run panel's rows, made
+ * the same way: esl-setting-row.h), each at its defaults; shown for the chosen method. */
+static void add_options(EslSensitivityChooser *self)
+{
+    self->tables = g_ptr_array_new();
+    self->rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+    self->options_grid = gtk_grid_new();
+    gtk_grid_set_row_spacing(GTK_GRID(self->options_grid), 6);
+    gtk_grid_set_column_spacing(GTK_GRID(self->options_grid), 8);
+    gtk_box_append(GTK_BOX(self), self->options_grid);
+    for (int k = 0; k < mbs_formulation_count(); k++)
+        for (int m = 0; m < MBS_SENSITIVITY_METHOD_COUNT; m++) {
+            const MbsFormulationClass *klass = mbs_formulation_class(k);
+            const MbsSettingTable *t = mbs_sensitivity_settings(klass->name, m);
+            if (!t || g_ptr_array_find(self->tables, t, NULL))
+                continue;
+            GPtrArray *rows = g_ptr_array_new_with_free_func(g_free);
+            /* the formulation's choices (its Jacobian methods) for a choice of its table */
+            esl_setting_rows_add(rows, GTK_GRID(self->options_grid), &self->options_rows, klass,
+                                 t, NULL, G_CALLBACK(update_options), self);
+            g_ptr_array_add(self->tables, (gpointer)t);
+            g_ptr_array_add(self->rows, rows);
+            MbsSettings defaults;
+            mbs_settings_defaults(&defaults);
+            mbs_settings_use_options(&defaults, t);
+            esl_sensitivity_chooser_show_options(self, &defaults);
+        }
+}
+
 static void esl_sensitivity_chooser_init(EslSensitivityChooser *self)
 {
     gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_VERTICAL);
@@ -204,6 +299,7 @@ static void esl_sensitivity_chooser_init(EslSensitivityChooser *self)
     gtk_box_append(GTK_BOX(row), label);
     gtk_box_append(GTK_BOX(row), self->method);
     gtk_box_append(GTK_BOX(self), row);
+    add_options(self);
     self->note = gtk_label_new(NULL);
     gtk_label_set_wrap(GTK_LABEL(self->note), TRUE);
     gtk_label_set_xalign(GTK_LABEL(self->note), 0);

@@ -1,7 +1,9 @@
 /* EslSensitivityChooser: what a run differentiates (issue 10), in the run panel: the method
  * (none, or those the formulation offers: mbs_sensitivity_available, nothing re-listed here),
  * the model's objectives and its free parameters as check buttons (all checked by default), and
- * for the methods that step d q / d rho the coordinates to plot (the first six by default). */
+ * for the methods that step d q / d rho the coordinates to plot (the first six by default), and
+ * the method's own settings when it has a table of them (mbs_sensitivity_settings: matrix-r
+ * direct and adjoint), one row per setting as in the run panel. */
 #ifndef ESL_SENSITIVITY_CHOOSER_H
 #define ESL_SENSITIVITY_CHOOSER_H
 
@@ -27,6 +29,15 @@ gboolean esl_sensitivity_chooser_set_method(EslSensitivityChooser *self, const c
  * into esl_sensitivity_state_coordinates' list for the model and formulation. */
 int esl_sensitivity_chooser_get(EslSensitivityChooser *self, GArray *objectives,
                                 GArray *parameters, GArray *outputs);
+/* The chosen method's own options (those of mbs_sensitivity_settings' table for the
+ * formulation and method, as its rows show them) into options (mbs_settings_defaults first);
+ * returns the table, or NULL when the method has none (options then holds none). */
+const MbsSettingTable *esl_sensitivity_chooser_get_options(EslSensitivityChooser *self,
+                                                           MbsSettings *options);
+/* Show options (those of one of the methods' tables: options->options_table) in that table's
+ * rows; FALSE when no method has that table. */
+gboolean esl_sensitivity_chooser_show_options(EslSensitivityChooser *self,
+                                              const MbsSettings *options);
 /* Check or uncheck the output at index (esl_sensitivity_state_coordinates' order); FALSE when
  * there is none. */
 gboolean esl_sensitivity_chooser_set_output(EslSensitivityChooser *self, int index,

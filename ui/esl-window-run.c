@@ -266,6 +266,11 @@ static void start_sensitivity_run(EslWindow *self, const MbsFormulationClass *kl
         m, m->name, klass->name, settings, method, (const int *)(void *)objectives->data,
         (int)objectives->len, (const int *)(void *)parameters->data, (int)parameters->len,
         self->project_path, stored_model_id(self));
+    MbsSettings method_options; /* the method's own (matrix-r's state derivatives, ...) */
+    if (esl_sensitivity_chooser_get_options(
+            esl_run_settings_get_sensitivity(ESL_RUN_SETTINGS(self->run_settings)),
+            &method_options))
+        esl_sensitivity_controller_set_method_options(self->sensitivity, &method_options);
     g_signal_connect(self->sensitivity, "rows", G_CALLBACK(on_sensitivity_rows), self);
     g_signal_connect(self->sensitivity, "finished", G_CALLBACK(on_sensitivity_finished), self);
     g_autoptr(GError) error = NULL;

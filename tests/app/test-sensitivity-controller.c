@@ -5,7 +5,10 @@
  *  - fd of the same problem: no rows (fd has no history), its gradient within 1e-5 relative of
  *    the direct one (the agreement the window shows);
  *  - a stop asked at once ends the computation as "stopped", stored as stopped with
- *    its rows so far and no gradient. */
+ *    its rows so far and no gradient;
+ *  - matrix-r adjoint with its own options (esl_sensitivity_controller_set_method_options):
+ *    they reach the engine (its gradient for them, bit for bit; a too small adjoint memory
+ *    refused), options of another table are refused. */
 #include <glib/gstdio.h>
 #include <math.h>
 
@@ -40,16 +43,32 @@ static void on_finished(EslSensitivityController *c, int status, const char *mes
     g_main_loop_quit(seen->loop);
 }
 
-static EslSensitivityController *compute(const MbsModel *m, MbsSensitivityMethod method,
-                                         const char *project, gint64 model_id, Seen *seen)
+static int objectives[] = {0, 1}, parameters[] = {0, 1};
+
+/* The run's settings: h 0.01 s, 1 s, the formulation's defaults (matrix-r: the trapezoidal
+ * rule, which its sensitivities differentiate). */
+static MbsSettings run_settings(const char *formulation)
 {
     MbsSettings s;
     mbs_settings_defaults(&s);
+    mbs_settings_for(&s, mbs_formulation_find(formulation));
+    if (!strcmp(formulation, "matrix-r"))
+        mbs_settings_set_for(&s, formulation, "integrator", "trapezoidal", NULL);
     s.step = 0.01;
     s.duration = 1.0;
-    int objectives[] = {0, 1}, parameters[] = {0, 1};
+    return s;
+}
+
+/* A computation on the controller (options: the method's own, NULL: none given), waited for. */
+static EslSensitivityController *compute_with(const MbsModel *m, const char *formulation,
+                                              MbsSensitivityMethod method,
+                                              const MbsSettings *options, const char *project,
+                                              gint64 model_id, Seen *seen)
+{
+    MbsSettings s = run_settings(formulation);
     EslSensitivityController *c = esl_sensitivity_controller_new(
-        m, NULL, "penalty", &s, method, objectives, 2, parameters, 2, project, model_id);
+        m, NULL, formulation, &s, method, objectives, 2, parameters, 2, project, model_id);
+    esl_sensitivity_controller_set_method_options(c, options);
     seen->rows = g_ptr_array_new_with_free_func((GDestroyNotify)esl_sensitivity_row_free);
     seen->loop = g_main_loop_new(NULL, FALSE);
     g_signal_connect(c, "rows", G_CALLBACK(on_rows), seen);
@@ -63,6 +82,75 @@ static EslSensitivityController *compute(const MbsModel *m, MbsSensitivityMethod
     }
     g_main_loop_unref(seen->loop);
     return c;
+}
+
+static EslSensitivityController *compute(const MbsModel *m, MbsSensitivityMethod method,
+                                         const char *project, gint64 model_id, Seen *seen)
+{
+    return compute_with(m, "penalty", method, NULL, project, model_id, seen);
+}
+
+/* matrix-r adjoint with its own options (the sensitivity chooser's rows): the controller gives
+ * them to the engine. Its gradient is the engine's for the same options bit for bit, and not
+ * the defaults' (nd-forward state derivatives); an adjoint memory too small for the run is
+ * refused by the engine, naming the setting. */
+static void test_method_options(const MbsModel *m)
+{
+    const MbsSettingTable *t = mbs_sensitivity_settings("matrix-r", MBS_SENSITIVITY_ADJOINT);
+    MbsSettings options;
+    mbs_settings_defaults(&options);
+    MbsError err = {0};
+    if (!tap_ok(t && mbs_settings_set(&options, t, "jacobian", "nd-forward", &err) == 0,
+                "matrix-r adjoint has a table of its own options%s", err.message))
+        return;
+    Seen given = {0}, defaults = {0}, small = {0};
+    EslSensitivityController *c =
+        compute_with(m, "matrix-r", MBS_SENSITIVITY_ADJOINT, &options, NULL, 0, &given);
+    EslSensitivityController *d =
+        compute_with(m, "matrix-r", MBS_SENSITIVITY_ADJOINT, NULL, NULL, 0, &defaults);
+    const double *a = esl_sensitivity_controller_get_gradient(c);
+    const double *b = esl_sensitivity_controller_get_gradient(d);
+
+    MbsSettings s = run_settings("matrix-r");
+    double psi[2], engine[4];
+    MbsSensitivityProblem p = {.model = m, .formulation = "matrix-r", .settings = &s,
+                               .objectives = objectives, .nobjectives = 2,
+                               .parameters = parameters, .nparameters = 2,
+                               .method_options = options.options.bytes};
+    MbsSensitivityResult r = {.psi = psi, .gradient = engine};
+    int status = mbs_sensitivity_compute(&p, MBS_SENSITIVITY_ADJOINT, &r, &err);
+    tap_ok(a && b && status == 0 && !memcmp(a, engine, sizeof engine) &&
+               memcmp(a, b, sizeof engine) != 0,
+           "matrix-r adjoint with nd-forward state derivatives: the engine's gradient for those "
+           "options (%.17g), not the defaults' (%.17g)",
+           a ? a[0] : NAN, b ? b[0] : NAN);
+
+    mbs_settings_set(&options, t, "adjoint-memory", "0.001", &err);
+    EslSensitivityController *e =
+        compute_with(m, "matrix-r", MBS_SENSITIVITY_ADJOINT, &options, NULL, 0, &small);
+    const char *message = esl_sensitivity_controller_get_message(e);
+    tap_ok(small.status == ESL_RUN_FAILED && message && strstr(message, "adjoint-memory"),
+           "0.001 MiB of adjoint memory is refused by the engine: %s", message ? message : "");
+
+    MbsSettings other;
+    mbs_settings_defaults(&other);
+    mbs_settings_for(&other, mbs_formulation_find("penalty")); /* not the method's table */
+    EslSensitivityController *f = esl_sensitivity_controller_new(
+        m, NULL, "matrix-r", &s, MBS_SENSITIVITY_ADJOINT, objectives, 2, parameters, 2, NULL, 0);
+    esl_sensitivity_controller_set_method_options(f, &other);
+    GError *error = NULL;
+    gboolean started = esl_sensitivity_controller_start(f, &error);
+    tap_ok(!started && error, "options of another table are refused at start: %s",
+           error ? error->message : "");
+    g_clear_error(&error);
+    for (guint i = 0; i < 3; i++) {
+        Seen *seen[] = {&given, &defaults, &small};
+        g_ptr_array_unref(seen[i]->rows);
+    }
+    g_object_unref(c);
+    g_object_unref(d);
+    g_object_unref(e);
+    g_object_unref(f);
 }
 
 int main(void)
@@ -150,6 +238,8 @@ int main(void)
     esl_sensitivity_run_free(stored);
     esl_run_info_free(info);
     g_object_unref(c);
+
+    test_method_options(m);
 
     g_ptr_array_unref(direct.rows);
     g_ptr_array_unref(fd.rows);

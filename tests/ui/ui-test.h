@@ -48,6 +48,19 @@ static inline GtkWidget *find_nth(GtkWidget *root, GType type, int nth)
     return root ? find_counting(root, type, nth, &seen) : NULL;
 }
 
+/* The event controller of widget with this name (gtk_event_controller_set_name), or NULL; the
+ * widget keeps its reference. */
+static inline GtkEventController *find_controller(GtkWidget *widget, const char *name)
+{
+    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers(widget);
+    for (guint i = 0; i < g_list_model_get_n_items(controllers); i++) {
+        g_autoptr(GtkEventController) c = g_list_model_get_item(controllers, i);
+        if (g_strcmp0(gtk_event_controller_get_name(c), name) == 0)
+            return c;
+    }
+    return NULL;
+}
+
 #ifdef ESL_TYPE_PLOT
 /* The plot with this title under root (the board's plots by name, whatever their order); NULL
  * when none. */

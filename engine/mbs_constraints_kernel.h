@@ -37,6 +37,34 @@ static void MBS_K(add_vector_jacobian)(const MbsModel *m, const MBS_KIN *k, MBS_
     }
 }
 
+/* The two points of a row (r1 on body 1, r2 on body 2): positions, and the velocities and
+ * accelerations (either NULL) of the motion in k. */
+static void MBS_K(row_points)(const MbsModel *m, const MBS_KIN *k, const MbsRow *w,
+                              MBS_S r[2][3], MBS_S v[2][3], MBS_S a[2][3])
+{
+    MBS_K(mbs_kin_point)(m, k, w->body1, w->r1, r[0]);
+    MBS_K(mbs_kin_point)(m, k, w->body2, w->r2, r[1]);
+    if (v || a) {
+        MBS_K(mbs_kin_point_motion)(m, k, w->body1, r[0], v ? v[0] : NULL, a ? a[0] : NULL);
+        MBS_K(mbs_kin_point_motion)(m, k, w->body2, r[1], v ? v[1] : NULL, a ? a[1] : NULL);
+    }
+}
+
+/* Body 1's vector u1 and, for a dot row, body 2's v2: directions, and their first and second
+ * time derivatives (either NULL) of the motion in k. */
+static void MBS_K(row_vectors)(const MbsModel *m, const MBS_KIN *k, const MbsRow *w, int both,
+                               MBS_S u[2][3], MBS_S ud[2][3], MBS_S udd[2][3])
+{
+    MBS_K(mbs_kin_vector)(m, k, w->body1, w->u1, u[0]);
+    if (both)
+        MBS_K(mbs_kin_vector)(m, k, w->body2, w->v2, u[1]);
+    if (!ud)
+        return;
+    for (int i = 0; i < 1 + both; ++i)
+        MBS_K(mbs_kin_vector_motion)(m, k, i ? w->body2 : w->body1, u[i], ud[i],
+                                     udd ? udd[i] : NULL);
+}
+
 void MBS_K(mbs_constraints_eval)(const MbsModel *m, const MBS_KIN *k, double t, const MBS_S *z,
                                  MBS_S *phi, MBS_S *phiz, double *phit)
 {
@@ -46,50 +74,46 @@ void MBS_K(mbs_constraints_eval)(const MbsModel *m, const MBS_KIN *k, double t, 
         memset(phiz, 0, sizeof(MBS_S) * (size_t)nr * (size_t)tp->nnodes);
     for (int i = 0; i < nr; ++i) {
         const MbsRow *w = &tp->rows[i];
-        MBS_S r1[3], r2[3], u1[3], v2[3], d[3], val = MBS_K(zero6)[0];
+        MBS_S r[2][3], u[2][3], d[3], val = MBS_K(zero6)[0];
         double dt = 0.0;
         switch (w->type) {
         case MBS_ROW_POINTS: {
             MBS_S e[3] = {MBS_S_ZERO, MBS_S_ZERO, MBS_S_ZERO};
             e[w->axis] = MBS_K(identity3)[0];
-            MBS_K(mbs_kin_point)(m, k, w->body1, w->r1, r1);
-            MBS_K(mbs_kin_point)(m, k, w->body2, w->r2, r2);
-            val = MBS_SUB(r1[w->axis], r2[w->axis]);
+            MBS_K(row_points)(m, k, w, r, NULL, NULL);
+            val = MBS_SUB(r[0][w->axis], r[1][w->axis]);
             if (phiz) {
-                MBS_K(add_point_jacobian)(m, k, phiz, i, w->body1, r1, e, 1.0);
-                MBS_K(add_point_jacobian)(m, k, phiz, i, w->body2, r2, e, -1.0);
+                MBS_K(add_point_jacobian)(m, k, phiz, i, w->body1, r[0], e, 1.0);
+                MBS_K(add_point_jacobian)(m, k, phiz, i, w->body2, r[1], e, -1.0);
             }
             break;
         }
         case MBS_ROW_DOT:
-            MBS_K(mbs_kin_vector)(m, k, w->body1, w->u1, u1);
-            MBS_K(mbs_kin_vector)(m, k, w->body2, w->v2, v2);
-            val = MBS_SUBC(MBS_V3_DOT(u1, v2), w->c);
+            MBS_K(row_vectors)(m, k, w, 1, u, NULL, NULL);
+            val = MBS_SUBC(MBS_V3_DOT(u[0], u[1]), w->c);
             if (phiz) {
-                MBS_K(add_vector_jacobian)(m, k, phiz, i, w->body1, u1, v2, 1.0);
-                MBS_K(add_vector_jacobian)(m, k, phiz, i, w->body2, v2, u1, 1.0);
+                MBS_K(add_vector_jacobian)(m, k, phiz, i, w->body1, u[0], u[1], 1.0);
+                MBS_K(add_vector_jacobian)(m, k, phiz, i, w->body2, u[1], u[0], 1.0);
             }
             break;
         case MBS_ROW_LINE:
-            MBS_K(mbs_kin_point)(m, k, w->body1, w->r1, r1);
-            MBS_K(mbs_kin_point)(m, k, w->body2, w->r2, r2);
-            MBS_K(mbs_kin_vector)(m, k, w->body1, w->u1, u1);
-            MBS_V3_SUB(r2, r1, d);
-            val = MBS_V3_DOT(d, u1);
+            MBS_K(row_points)(m, k, w, r, NULL, NULL);
+            MBS_K(row_vectors)(m, k, w, 0, u, NULL, NULL);
+            MBS_V3_SUB(r[1], r[0], d);
+            val = MBS_V3_DOT(d, u[0]);
             if (phiz) {
-                MBS_K(add_point_jacobian)(m, k, phiz, i, w->body2, r2, u1, 1.0);
-                MBS_K(add_point_jacobian)(m, k, phiz, i, w->body1, r1, u1, -1.0);
-                MBS_K(add_vector_jacobian)(m, k, phiz, i, w->body1, u1, d, 1.0);
+                MBS_K(add_point_jacobian)(m, k, phiz, i, w->body2, r[1], u[0], 1.0);
+                MBS_K(add_point_jacobian)(m, k, phiz, i, w->body1, r[0], u[0], -1.0);
+                MBS_K(add_vector_jacobian)(m, k, phiz, i, w->body1, u[0], d, 1.0);
             }
             break;
         case MBS_ROW_DISTANCE:
-            MBS_K(mbs_kin_point)(m, k, w->body1, w->r1, r1);
-            MBS_K(mbs_kin_point)(m, k, w->body2, w->r2, r2);
-            MBS_V3_SUB(r1, r2, d);
+            MBS_K(row_points)(m, k, w, r, NULL, NULL);
+            MBS_V3_SUB(r[0], r[1], d);
             val = MBS_SUBC(MBS_V3_DOT(d, d), w->c);
             if (phiz) {
-                MBS_K(add_point_jacobian)(m, k, phiz, i, w->body1, r1, d, 2.0);
-                MBS_K(add_point_jacobian)(m, k, phiz, i, w->body2, r2, d, -2.0);
+                MBS_K(add_point_jacobian)(m, k, phiz, i, w->body1, r[0], d, 2.0);
+                MBS_K(add_point_jacobian)(m, k, phiz, i, w->body2, r[1], d, -2.0);
             }
             break;
         case MBS_ROW_DRIVER: {
@@ -116,46 +140,33 @@ void MBS_K(mbs_constraints_bias)(const MbsModel *m, const MBS_KIN *k, double t, 
     const MbsTopology *tp = m->topo;
     for (int i = 0; i < tp->nrows; ++i) {
         const MbsRow *w = &tp->rows[i];
-        MBS_S r1[3], r2[3], v1[3], v2[3], a1[3], a2[3], u[3], ud[3], udd[3], v[3], vd[3],
-            vdd[3], d[3], dd[3], da[3];
+        MBS_S r[2][3], v[2][3], a[2][3], u[2][3], ud[2][3], udd[2][3], d[3], dd[3], da[3];
         MBS_S val = MBS_K(zero6)[0];
         switch (w->type) {
         case MBS_ROW_POINTS:
-            MBS_K(mbs_kin_point)(m, k, w->body1, w->r1, r1);
-            MBS_K(mbs_kin_point)(m, k, w->body2, w->r2, r2);
-            MBS_K(mbs_kin_point_motion)(m, k, w->body1, r1, NULL, a1);
-            MBS_K(mbs_kin_point_motion)(m, k, w->body2, r2, NULL, a2);
-            val = MBS_SUB(a1[w->axis], a2[w->axis]);
+            MBS_K(row_points)(m, k, w, r, NULL, a);
+            val = MBS_SUB(a[0][w->axis], a[1][w->axis]);
             break;
         case MBS_ROW_DOT:
-            MBS_K(mbs_kin_vector)(m, k, w->body1, w->u1, u);
-            MBS_K(mbs_kin_vector)(m, k, w->body2, w->v2, v);
-            MBS_K(mbs_kin_vector_motion)(m, k, w->body1, u, ud, udd);
-            MBS_K(mbs_kin_vector_motion)(m, k, w->body2, v, vd, vdd);
-            val = MBS_ADD(MBS_ADD(MBS_V3_DOT(udd, v), MBS_SCALE(2.0, MBS_V3_DOT(ud, vd))),
-                          MBS_V3_DOT(u, vdd));
+            MBS_K(row_vectors)(m, k, w, 1, u, ud, udd);
+            val = MBS_ADD(MBS_ADD(MBS_V3_DOT(udd[0], u[1]),
+                                  MBS_SCALE(2.0, MBS_V3_DOT(ud[0], ud[1]))),
+                          MBS_V3_DOT(u[0], udd[1]));
             break;
         case MBS_ROW_LINE:
-            MBS_K(mbs_kin_point)(m, k, w->body1, w->r1, r1);
-            MBS_K(mbs_kin_point)(m, k, w->body2, w->r2, r2);
-            MBS_K(mbs_kin_point_motion)(m, k, w->body1, r1, v1, a1);
-            MBS_K(mbs_kin_point_motion)(m, k, w->body2, r2, v2, a2);
-            MBS_K(mbs_kin_vector)(m, k, w->body1, w->u1, u);
-            MBS_K(mbs_kin_vector_motion)(m, k, w->body1, u, ud, udd);
-            MBS_V3_SUB(r2, r1, d);
-            MBS_V3_SUB(v2, v1, dd);
-            MBS_V3_SUB(a2, a1, da);
-            val = MBS_ADD(MBS_ADD(MBS_V3_DOT(da, u), MBS_SCALE(2.0, MBS_V3_DOT(dd, ud))),
-                          MBS_V3_DOT(d, udd));
+            MBS_K(row_points)(m, k, w, r, v, a);
+            MBS_K(row_vectors)(m, k, w, 0, u, ud, udd);
+            MBS_V3_SUB(r[1], r[0], d);
+            MBS_V3_SUB(v[1], v[0], dd);
+            MBS_V3_SUB(a[1], a[0], da);
+            val = MBS_ADD(MBS_ADD(MBS_V3_DOT(da, u[0]), MBS_SCALE(2.0, MBS_V3_DOT(dd, ud[0]))),
+                          MBS_V3_DOT(d, udd[0]));
             break;
         case MBS_ROW_DISTANCE:
-            MBS_K(mbs_kin_point)(m, k, w->body1, w->r1, r1);
-            MBS_K(mbs_kin_point)(m, k, w->body2, w->r2, r2);
-            MBS_K(mbs_kin_point_motion)(m, k, w->body1, r1, v1, a1);
-            MBS_K(mbs_kin_point_motion)(m, k, w->body2, r2, v2, a2);
-            MBS_V3_SUB(r1, r2, d);
-            MBS_V3_SUB(v1, v2, dd);
-            MBS_V3_SUB(a1, a2, da);
+            MBS_K(row_points)(m, k, w, r, v, a);
+            MBS_V3_SUB(r[0], r[1], d);
+            MBS_V3_SUB(v[0], v[1], dd);
+            MBS_V3_SUB(a[0], a[1], da);
             val = MBS_ADD(MBS_SCALE(2.0, MBS_V3_DOT(dd, dd)), MBS_SCALE(2.0, MBS_V3_DOT(d, da)));
             break;
         case MBS_ROW_DRIVER: {
@@ -178,41 +189,28 @@ void MBS_K(mbs_constraints_velocity)(const MbsModel *m, const MBS_KIN *k, const 
     const MbsTopology *tp = m->topo;
     for (int i = 0; i < tp->nrows; ++i) {
         const MbsRow *w = &tp->rows[i];
-        MBS_S r1[3], r2[3], v1[3], v2[3], u[3], ud[3], u2[3], ud2[3], d[3], dv[3];
+        MBS_S r[2][3], pv[2][3], u[2][3], ud[2][3], d[3], dv[3];
         MBS_S val = MBS_K(zero6)[0];
         switch (w->type) {
         case MBS_ROW_POINTS:
-            MBS_K(mbs_kin_point)(m, k, w->body1, w->r1, r1);
-            MBS_K(mbs_kin_point)(m, k, w->body2, w->r2, r2);
-            MBS_K(mbs_kin_point_velocity)(m, k, w->body1, r1, v1);
-            MBS_K(mbs_kin_point_velocity)(m, k, w->body2, r2, v2);
-            val = MBS_SUB(v1[w->axis], v2[w->axis]);
+            MBS_K(row_points)(m, k, w, r, pv, NULL);
+            val = MBS_SUB(pv[0][w->axis], pv[1][w->axis]);
             break;
         case MBS_ROW_DOT:
-            MBS_K(mbs_kin_vector)(m, k, w->body1, w->u1, u);
-            MBS_K(mbs_kin_vector)(m, k, w->body2, w->v2, u2);
-            MBS_K(mbs_kin_vector_motion)(m, k, w->body1, u, ud, NULL);
-            MBS_K(mbs_kin_vector_motion)(m, k, w->body2, u2, ud2, NULL);
-            val = MBS_ADD(MBS_V3_DOT(ud, u2), MBS_V3_DOT(u, ud2));
+            MBS_K(row_vectors)(m, k, w, 1, u, ud, NULL);
+            val = MBS_ADD(MBS_V3_DOT(ud[0], u[1]), MBS_V3_DOT(u[0], ud[1]));
             break;
         case MBS_ROW_LINE:
-            MBS_K(mbs_kin_point)(m, k, w->body1, w->r1, r1);
-            MBS_K(mbs_kin_point)(m, k, w->body2, w->r2, r2);
-            MBS_K(mbs_kin_point_velocity)(m, k, w->body1, r1, v1);
-            MBS_K(mbs_kin_point_velocity)(m, k, w->body2, r2, v2);
-            MBS_K(mbs_kin_vector)(m, k, w->body1, w->u1, u);
-            MBS_K(mbs_kin_vector_motion)(m, k, w->body1, u, ud, NULL);
-            MBS_V3_SUB(r2, r1, d);
-            MBS_V3_SUB(v2, v1, dv);
-            val = MBS_ADD(MBS_V3_DOT(dv, u), MBS_V3_DOT(d, ud));
+            MBS_K(row_points)(m, k, w, r, pv, NULL);
+            MBS_K(row_vectors)(m, k, w, 0, u, ud, NULL);
+            MBS_V3_SUB(r[1], r[0], d);
+            MBS_V3_SUB(pv[1], pv[0], dv);
+            val = MBS_ADD(MBS_V3_DOT(dv, u[0]), MBS_V3_DOT(d, ud[0]));
             break;
         case MBS_ROW_DISTANCE:
-            MBS_K(mbs_kin_point)(m, k, w->body1, w->r1, r1);
-            MBS_K(mbs_kin_point)(m, k, w->body2, w->r2, r2);
-            MBS_K(mbs_kin_point_velocity)(m, k, w->body1, r1, v1);
-            MBS_K(mbs_kin_point_velocity)(m, k, w->body2, r2, v2);
-            MBS_V3_SUB(r1, r2, d);
-            MBS_V3_SUB(v1, v2, dv);
+            MBS_K(row_points)(m, k, w, r, pv, NULL);
+            MBS_V3_SUB(r[0], r[1], d);
+            MBS_V3_SUB(pv[0], pv[1], dv);
             val = MBS_SCALE(2.0, MBS_V3_DOT(d, dv));
             break;
         case MBS_ROW_DRIVER:
@@ -262,41 +260,37 @@ void MBS_K(mbs_constraints_reactions)(const MbsModel *m, const MBS_KIN *k, const
         double s = mu[i];
         if (s == 0.0)
             continue;
-        MBS_S r1[3], r2[3], u[3], u2[3], d[3], t[3];
+        MBS_S r[2][3], u[2][3], d[3], t[3];
         switch (w->type) {
         case MBS_ROW_POINTS: {
             MBS_S e[3] = {MBS_S_ZERO, MBS_S_ZERO, MBS_S_ZERO};
             e[w->axis] = MBS_K(identity3)[0];
-            MBS_K(mbs_kin_point)(m, k, w->body1, w->r1, r1);
-            MBS_K(mbs_kin_point)(m, k, w->body2, w->r2, r2);
-            MBS_K(reaction_wrench)(m, W, w->body1, r1, e, NULL, s);
-            MBS_K(reaction_wrench)(m, W, w->body2, r2, e, NULL, -s);
+            MBS_K(row_points)(m, k, w, r, NULL, NULL);
+            MBS_K(reaction_wrench)(m, W, w->body1, r[0], e, NULL, s);
+            MBS_K(reaction_wrench)(m, W, w->body2, r[1], e, NULL, -s);
             break;
         }
         case MBS_ROW_DOT: /* d(u1 . v2)/dz_j = b_w,j . (u1 x v2) on body 1's path, and
                            * b_w,j . (v2 x u1) on body 2's */
-            MBS_K(mbs_kin_vector)(m, k, w->body1, w->u1, u);
-            MBS_K(mbs_kin_vector)(m, k, w->body2, w->v2, u2);
-            MBS_V3_CROSS(u, u2, t);
+            MBS_K(row_vectors)(m, k, w, 1, u, NULL, NULL);
+            MBS_V3_CROSS(u[0], u[1], t);
             MBS_K(reaction_wrench)(m, W, w->body1, NULL, NULL, t, s);
             MBS_K(reaction_wrench)(m, W, w->body2, NULL, NULL, t, -s);
             break;
         case MBS_ROW_LINE: /* (r2 - r1) . u1 */
-            MBS_K(mbs_kin_point)(m, k, w->body1, w->r1, r1);
-            MBS_K(mbs_kin_point)(m, k, w->body2, w->r2, r2);
-            MBS_K(mbs_kin_vector)(m, k, w->body1, w->u1, u);
-            MBS_V3_SUB(r2, r1, d);
-            MBS_K(reaction_wrench)(m, W, w->body2, r2, u, NULL, s);
-            MBS_K(reaction_wrench)(m, W, w->body1, r1, u, NULL, -s);
-            MBS_V3_CROSS(u, d, t);
+            MBS_K(row_points)(m, k, w, r, NULL, NULL);
+            MBS_K(row_vectors)(m, k, w, 0, u, NULL, NULL);
+            MBS_V3_SUB(r[1], r[0], d);
+            MBS_K(reaction_wrench)(m, W, w->body2, r[1], u[0], NULL, s);
+            MBS_K(reaction_wrench)(m, W, w->body1, r[0], u[0], NULL, -s);
+            MBS_V3_CROSS(u[0], d, t);
             MBS_K(reaction_wrench)(m, W, w->body1, NULL, NULL, t, s);
             break;
         case MBS_ROW_DISTANCE:
-            MBS_K(mbs_kin_point)(m, k, w->body1, w->r1, r1);
-            MBS_K(mbs_kin_point)(m, k, w->body2, w->r2, r2);
-            MBS_V3_SUB(r1, r2, d);
-            MBS_K(reaction_wrench)(m, W, w->body1, r1, d, NULL, 2.0 * s);
-            MBS_K(reaction_wrench)(m, W, w->body2, r2, d, NULL, -2.0 * s);
+            MBS_K(row_points)(m, k, w, r, NULL, NULL);
+            MBS_V3_SUB(r[0], r[1], d);
+            MBS_K(reaction_wrench)(m, W, w->body1, r[0], d, NULL, 2.0 * s);
+            MBS_K(reaction_wrench)(m, W, w->body2, r[1], d, NULL, -2.0 * s);
             break;
         case MBS_ROW_DRIVER:
             out[w->node] = MBS_ADDC(out[w->node], s);

@@ -64,6 +64,22 @@ static double worst_column(int nr, int nx, const double *A, const double *B, int
     return worst;
 }
 
+/* The worst column difference seen so far over several states, and its column. */
+typedef struct {
+    double worst;
+    int column;
+} Worst;
+
+static void track_worst(Worst *w, int nr, int nx, const double *A, const double *B)
+{
+    int c;
+    double e = worst_column(nr, nx, A, B, &c);
+    if (e >= w->worst) {
+        w->worst = e;
+        w->column = c;
+    }
+}
+
 static void test_model_columns(const char *name, const MbsModel *m)
 {
     static const char *const methods[4] = {"ad", "ad-sparse", "nd-central", "analytical"};
@@ -91,30 +107,21 @@ static void test_model_columns(const char *name, const MbsModel *m)
     double *J[4];
     for (int k = 0; k < 4; ++k)
         J[k] = calloc((size_t)n * nx + 1, sizeof(double));
-    double worst_sparse = 0.0, worst_central = 0.0, worst_analytical = 0.0;
-    int col_sparse = -1, col_central = -1, col_analytical = -1, status = 0;
+    Worst sparse = {0.0, -1}, central = {0.0, -1}, analytical = {0.0, -1};
+    int status = 0;
     long evaluations[4] = {0, 0, 0, 0};
     for (int trial = 0; trial < 4 && !status; ++trial) {
         tangent_cases_random_state(f[0], state);
         for (int k = 0; k < 4 && !status; ++k)
             status = dense_jacobian(f[k], state, J[k], &evaluations[k], &err);
-        int c;
-        double e = worst_column(n, nx, J[1], J[0], &c);
-        if (e >= worst_sparse) {
-            worst_sparse = e;
-            col_sparse = c;
-        }
-        e = worst_column(n, nx, J[0], J[2], &c);
-        if (e >= worst_central) {
-            worst_central = e;
-            col_central = c;
-        }
-        e = worst_column(n, nx, J[3], J[0], &c);
-        if (e >= worst_analytical) {
-            worst_analytical = e;
-            col_analytical = c;
-        }
+        track_worst(&sparse, n, nx, J[1], J[0]);
+        track_worst(&central, n, nx, J[0], J[2]);
+        track_worst(&analytical, n, nx, J[3], J[0]);
     }
+    double worst_sparse = sparse.worst, worst_central = central.worst,
+           worst_analytical = analytical.worst;
+    int col_sparse = sparse.column, col_central = central.column,
+        col_analytical = analytical.column;
     tap_ok(!status && worst_analytical <= 1e-10,
            "%s: analytical vs ad at 4 random states, column by column: worst %.1e of the largest "
            "entry, in column %d (%s %d; -1: none differs) (bound 1e-10)", name, worst_analytical,
@@ -141,17 +148,24 @@ static void test_model_columns(const char *name, const MbsModel *m)
     }
 }
 
-/* A run with ad or ad-sparse follows nd-forward's: each step's Newton iteration stops within
- * tolerance (1 + |z|) of the solution of the same equations. */
-static void test_trajectory(const char *file)
+/* A bundled model, or NULL after a failed check naming it. */
+static MbsModel *load_model(const char *file)
 {
     g_autoptr(GError) error = NULL;
     g_autofree char *path = g_strconcat(MODELS, file, NULL);
     MbsModel *m = esl_model_load_file(path, NULL, 0, &error);
-    if (!m) {
+    if (!m)
         tap_ok(0, "%s: %s", file, error->message);
+    return m;
+}
+
+/* A run with ad or ad-sparse follows nd-forward's: each step's Newton iteration stops within
+ * tolerance (1 + |z|) of the solution of the same equations. */
+static void test_trajectory(const char *file)
+{
+    MbsModel *m = load_model(file);
+    if (!m)
         return;
-    }
     static const char *const methods[3] = {"nd-forward", "ad", "ad-sparse"};
     enum { STEPS = 100 };
     double *z[3] = {NULL, NULL, NULL}, tolerance = 1e-10;
@@ -255,8 +269,7 @@ static void test_matrix_r_columns(const char *name, const MbsModel *m)
     double *J[3];
     for (int k = 0; k < 3; ++k)
         J[k] = calloc((size_t)n * n + 1, sizeof(double));
-    double worst_nd = 0.0, worst_rich = 0.0;
-    int col_nd = -1, col_rich = -1;
+    Worst nd = {0.0, -1}, rich = {0.0, -1};
     /* three states along the run: t = 0.1, 0.4, 0.9 s */
     for (int trial = 0, steps = 1; trial < 3 && !status; ++trial) {
         for (long target = lround(0.1 * (trial + 1) * (trial + 1) / h); steps < target && !status;
@@ -269,18 +282,11 @@ static void test_matrix_r_columns(const char *name, const MbsModel *m)
         status = status || dims[0] < 0 || dims[1] != d || dims[2] != d;
         if (status)
             break;
-        int c;
-        double e = worst_column(d, d, J[1], J[0], &c);
-        if (e >= worst_nd) {
-            worst_nd = e;
-            col_nd = c;
-        }
-        e = worst_column(d, d, J[0], J[2], &c);
-        if (e >= worst_rich) {
-            worst_rich = e;
-            col_rich = c;
-        }
+        track_worst(&nd, d, d, J[1], J[0]);
+        track_worst(&rich, d, d, J[0], J[2]);
     }
+    double worst_nd = nd.worst, worst_rich = rich.worst;
+    int col_nd = nd.column, col_rich = rich.column;
     /* ad is exact but for round-off; the differences' residuals solve the position problem to
      * the Newton tolerance (1e-10 (1 + |z|)), divided by their increments: 1e-8 for the
      * extrapolated ones (h = 1e-4, truncation O(h^4)), 1e-7 for nd-central (test_tangent.c) */
@@ -297,13 +303,9 @@ static void test_matrix_r_columns(const char *name, const MbsModel *m)
 /* A matrix-r trapezoidal run with ad follows nd-forward's within the Newton tolerance. */
 static void test_matrix_r_trajectory(const char *file)
 {
-    g_autoptr(GError) error = NULL;
-    g_autofree char *path = g_strconcat(MODELS, file, NULL);
-    MbsModel *m = esl_model_load_file(path, NULL, 0, &error);
-    if (!m) {
-        tap_ok(0, "%s: %s", file, error->message);
+    MbsModel *m = load_model(file);
+    if (!m)
         return;
-    }
     enum { STEPS = 200 };
     static const char *const methods[2] = {"nd-forward", "ad"};
     double *z[2] = {NULL, NULL}, size = 0.0;

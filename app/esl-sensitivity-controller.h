@@ -3,8 +3,8 @@
  * EslSensitivityRecorder) and reported to the thread that created it. The running psi and
  * gradient and, where the method steps them (mbs_sensitivity_has_state_history), the
  * coordinates' sensitivities d q / d rho come as EslSensitivityRow at about ROWS times of the
- * run ("rows"); "finished" ends it. Stop takes effect before the next step (direct) or run
- * (fd); matrix-r's methods cannot be stopped before they end.
+ * run ("rows"); "finished" ends it. Stop takes effect before the next step (direct), run (fd)
+ * or step of matrix-r's adjoint forward run, recomputed segment or backward sweep.
  *
  * GLib-level (GObject, no GTK).
  */

@@ -91,8 +91,8 @@ static void update_sensitivity(EslSensitivityChooser *self)
         note = _("The model declares no objectives or parameters to differentiate.");
     else if (on && !mbs_sensitivity_has_state_history(self->formulation, self->offered[i]))
         note = self->offered[i] == MBS_SENSITIVITY_DIRECT
-                   ? _("This method plots the running gradient; the coordinates' sensitivities "
-                       "are plotted for penalty and ali3p.")
+                   ? _("This method plots the running gradient; it does not step the "
+                       "coordinates' sensitivities.")
                    : _("This method gives the final gradient only: the progress bar shows how "
                        "far it is, the gradient table comes at the end.");
     gtk_label_set_text(GTK_LABEL(self->note), note);

@@ -109,7 +109,7 @@ typedef struct {
 
 static const MbsSetting sens_items[] = {
     {.name = "jacobian", .type = MBS_SETTING_CHOICE,
-     .offset = offsetof(MbsMatrixRSensOptions, jacobian), .default_value = MBS_JACOBIAN_ND_CENTRAL,
+     .offset = offsetof(MbsMatrixRSensOptions, jacobian), .default_value = MBS_JACOBIAN_AD,
      .choices = mbs_jacobian_method_names, .choice_labels = mbs_jacobian_method_labels,
      .label = MBS_N_("State derivatives"),
      .description = MBS_N_("How the derivatives of the reduced equations and the objectives "

@@ -53,8 +53,10 @@
 #include "mbs_assembly.h"
 #include "mbs_clock.h"
 #include "mbs_constraints.h"
+#include "mbs_constraints_derivatives.h"
 #include "mbs_dual.h"
 #include "mbs_dynamics.h"
+#include "mbs_dynamics_derivatives.h"
 #include "mbs_energy.h"
 #include "mbs_linalg.h"
 #include "mbs_tangent.h"
@@ -107,6 +109,11 @@ typedef struct {
     double *seed, *dirz, *dirv, *dira, *ydir;      /* d x W, n x W (three), n x W */
     double *zdd_base, *mu_base, *mu_rows;          /* n, n, nr */
     double *dF, *Fval;                             /* d x W, n */
+    /* its analytical method (reduced_jacobian_analytical) */
+    MbsConstraintsDerivatives cder;
+    MbsDynamicsDerivatives dder;
+    double *Kan, *Can, *DZD, *DZDD, *DRE, *Van;    /* n x n each */
+    double *node_acc, *node_D, *rowbuf, *biasbuf;  /* 6 n, 6 n, nr, nr */
     MbsFormulation *tangent_f; /* the call being differentiated: step and error record */
     double tangent_h;
     MbsError *tangent_err;
@@ -1136,7 +1143,9 @@ static void matrix_r_finalize(MbsFormulation *f)
                         R->T,   R->zdip,  R->zddip,  R->zsave, R->zdsave, R->Rsave,
                         R->Ad,  R->U,    R->Vt,    R->sv,     R->svdwork, R->svtmp,
                         R->zpred, R->zdpred, R->Rprior, R->sprior, R->seed, R->dirz,
-                        R->dirv, R->dira, R->ydir, R->zdd_base, R->mu_base, R->mu_rows, R->dF, R->Fval};
+                        R->dirv, R->dira, R->ydir, R->zdd_base, R->mu_base, R->mu_rows, R->dF, R->Fval,
+                        R->Kan, R->Can, R->DZD, R->DZDD, R->DRE, R->Van, R->node_acc,
+                        R->node_D, R->rowbuf, R->biasbuf};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     MbsDual *duals[] = {R->zD, R->zdD, R->zddD, R->rowD, R->biasD, R->QD};
@@ -1144,6 +1153,8 @@ static void matrix_r_finalize(MbsFormulation *f)
         free(duals[i]);
     mbs_kinematics_free_dual(&R->kd);
     mbs_dynamics_free_dual(&R->dd);
+    mbs_constraints_derivatives_free(&R->cder);
+    mbs_dynamics_derivatives_free(&R->dder);
     for (int k = 0; k < 4; ++k) {
         free(R->acc[k]);
         free(R->vel[k]);
@@ -1184,6 +1195,8 @@ static int resolve_dofs(const MbsModel *m, const MbsDofList *chosen, MbsDofList 
 static int reduced_residual(void *ctx, const double *zi, int column, double step, double *g);
 static int reduced_residual_dual(void *ctx, const MbsDual *x, int largest, MbsDual *g);
 static int dual_workspace(const MbsModel *m, MatrixR *R);
+static int analytical_workspace(const MbsModel *m, MatrixR *R);
+static int reduced_jacobian_analytical(void *ctx, const double *x, double *J);
 
 static int matrix_r_init(MbsFormulation *f, MbsError *err)
 {
@@ -1260,17 +1273,25 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
     const MbsTangentProblem tangent = {
         .nx = n, .nr = n, .residual = reduced_residual, .contexts = R->tangent_ctx, .nthreads = 1,
         .residual_dual = reduced_residual_dual,
+        .analytical_jacobian = reduced_jacobian_analytical,
         .step = o->tangent.method == MBS_JACOBIAN_ND_FORWARD
                     ? (MbsTangentStep){.relative = 1e-7, .offset_one = 1, .unrounded = 1}
                     : (MbsTangentStep){0},
     };
     if (mbs_tangent_init(&R->tangent, &tangent, o->tangent.method, err))
         return MBS_FATAL;
-    if (R->integrator == INTEGRATOR_TRAPEZOIDAL &&
-        mbs_jacobian_method_needs_dual(o->tangent.method)) {
-        if (dual_workspace(m, R))
-            return mbs_error_set(err, MBS_FATAL, "out of memory");
-    }
+    /* the exact methods, ad and analytical, each with the other's workspace too: a probe can
+     * check one against the other on the same residual (tests/app/test-tangent-ad.c) */
+    int exact = mbs_jacobian_method_needs_dual(o->tangent.method) ||
+                o->tangent.method == MBS_JACOBIAN_ANALYTICAL;
+    char why[256];
+    if (R->integrator == INTEGRATOR_TRAPEZOIDAL && o->tangent.method == MBS_JACOBIAN_ANALYTICAL &&
+        !mbs_dynamics_derivatives_supported(m, why, sizeof why))
+        return mbs_error_set(err, MBS_FATAL, "matrix-r: the Jacobian method 'analytical' "
+                             "cannot be used on this model: %s; choose ad", why);
+    if (R->integrator == INTEGRATOR_TRAPEZOIDAL && exact &&
+        (dual_workspace(m, R) || analytical_workspace(m, R)))
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
     /* dgeqp3 workspace for (nr x n) and (r x nr), r <= min(n, nr) */
     {
         double q1 = 0.0, q2 = 0.0;
@@ -1314,7 +1335,8 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
                              "matrix-r: natural coordinates as degrees of freedom are implemented "
                              "with dense algebra only (set sparse off)");
     if (R->general && R->integrator == INTEGRATOR_TRAPEZOIDAL &&
-        mbs_jacobian_method_needs_dual(o->tangent.method))
+        (mbs_jacobian_method_needs_dual(o->tangent.method) ||
+         o->tangent.method == MBS_JACOBIAN_ANALYTICAL))
         return mbs_error_set(err, MBS_FATAL,
                              "matrix-r: the Jacobian method '%s' does not cover point coordinates "
                              "as degrees of freedom; choose nd-forward or nd-central",
@@ -1649,6 +1671,112 @@ static int reduced_residual_dual(void *ctx, const MbsDual *x, int largest, MbsDu
         for (int w = 0; w < W; ++w)
             g[k].d[w] = R->dF[k + (size_t)d * w];
     }
+    return 0;
+}
+
+/* --- the analytical tangent (method analytical) -----------------------------------------
+ * The same chain as reduced_directions, one column dz_i = e_j at a time (with dzd_i = 2/h e_j,
+ * dzdd_i = 4/h^2 e_j), by hand-written derivatives: Phi_zz[dz] zd, Phi_zz[dz] zdd, the bias's
+ * and Phi_zz[dz]^T mu's from mbs_constraints_derivatives.c, and dG = K dz + C dzd + M dzdd with
+ * K = dG/dz, C = dG/dzd at fixed zdd from mbs_dynamics_forces_derivatives on the kinematics
+ * with the accelerations in D (G = M zdd - Q; paper 001 eqs 50-52), then
+ * dg = R^T (dG - Phi_zz[dz]^T mu) for all columns at once. */
+
+static int analytical_workspace(const MbsModel *m, MatrixR *R)
+{
+    int n = R->n, nr = R->nr, fail = 0;
+    size_t nn = (size_t)(n > 0 ? n : 1) * (size_t)(n > 0 ? n : 1);
+    if (mbs_constraints_derivatives_init(&R->cder, m) ||
+        mbs_dynamics_derivatives_init(&R->dder, m))
+        return -1;
+    double **mats[] = {&R->Kan, &R->Can, &R->DZD, &R->DZDD, &R->DRE, &R->Van};
+    for (size_t i = 0; i < sizeof mats / sizeof mats[0]; ++i)
+        *mats[i] = alloc_doubles(nn, &fail);
+    R->node_acc = alloc_doubles(6 * (size_t)(n > 0 ? n : 1), &fail);
+    R->node_D = alloc_doubles(6 * (size_t)(n > 0 ? n : 1), &fail);
+    R->rowbuf = alloc_doubles((size_t)(nr > 0 ? nr : 1), &fail);
+    R->biasbuf = alloc_doubles((size_t)(nr > 0 ? nr : 1), &fail);
+    if (!R->zdd_base)
+        R->zdd_base = alloc_doubles((size_t)(n > 0 ? n : 1), &fail);
+    if (!R->mu_base)
+        R->mu_base = alloc_doubles((size_t)(n > 0 ? n : 1), &fail);
+    if (!R->mu_rows)
+        R->mu_rows = alloc_doubles((size_t)(nr > 0 ? nr : 1), &fail);
+    if (!R->Fval)
+        R->Fval = alloc_doubles((size_t)(n > 0 ? n : 1), &fail);
+    return fail ? -1 : 0;
+}
+
+/* out (n) = scale R^Phi column j + S y, y (r) the right-hand sides: -rows of dPhi_z terms. */
+static void dependent_direction(MatrixR *R, int j, double scale, double *y, double *out)
+{
+    int n = R->n, r = R->r;
+    for (int i = 0; i < n; ++i)
+        out[i] = scale * R->Rz[i + (size_t)n * j];
+    if (r == 0)
+        return;
+    if (R->singular)
+        damped_solve(R, y, NULL);
+    else
+        solve_block(R, y, 1);
+    for (int i = 0; i < r; ++i)
+        out[R->dep[i]] += y[i];
+}
+
+static int reduced_jacobian_analytical(void *ctx, const double *x, double *J)
+{
+    MatrixR *R = ctx;
+    const MbsModel *m = R->f->model;
+    int n = R->n, d = R->d, r = R->r;
+    double h = R->tangent_h, t = R->tangent_f->time + h;
+    (void)x; /* the evaluation at x is current */
+    if (R->general || d == 0)
+        return R->general ? MBS_FATAL : 0;
+    /* zdd = R zdd_i + S c, K and C of G = M zdd - Q at it, G itself and mu = A^-T G[dep] */
+    double *zdd = R->zdd_base, *mu = R->mu_base, *y = R->svtmp + 2 * n;
+    memcpy(zdd, R->s, sizeof(double) * (size_t)n);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, n, d, 1.0, R->Rz, n, R->zddi, 1, 1.0, zdd, 1);
+    mbs_kinematics_accelerations(m, &R->kin, zdd, R->node_acc, R->node_D);
+    MbsKinematics with_zdd = R->kin;
+    with_zdd.D = R->node_D;
+    mbs_dynamics_forces_derivatives(m, &with_zdd, &R->dder, R->z, R->zd, -1.0, R->Can, R->Kan,
+                                    (size_t)n);
+    double *G = R->Fval;
+    mbs_dynamics_forces(m, &with_zdd, &R->dyn, R->z, R->zd, G); /* Q - M zdd */
+    for (int i = 0; i < n; ++i)
+        G[i] = -G[i];
+    for (int i = 0; i < r; ++i)
+        mu[i] = G[R->dep[i]];
+    solve_block_transposed(R, mu);
+    memset(R->mu_rows, 0, sizeof(double) * (size_t)R->nr);
+    for (int i = 0; i < r; ++i)
+        R->mu_rows[R->rows[i]] = mu[i];
+    for (int j = 0; j < d; ++j) {
+        double *dz = R->Rz + (size_t)n * j, *dzd = R->DZD + (size_t)n * j,
+               *dzdd = R->DZDD + (size_t)n * j;
+        mbs_constraints_derivatives_direction(m, &R->kin, &R->cder, dz);
+        mbs_constraints_derivatives_velocity(m, &R->kin, &R->cder, R->zd, R->rowbuf);
+        for (int i = 0; i < r; ++i)
+            y[i] = -R->rowbuf[R->rows[i]];
+        dependent_direction(R, j, 2.0 / h, y, dzd);
+        mbs_constraints_derivatives_bias(m, &R->kin, &R->cder, R->zd, dzd, R->biasbuf);
+        mbs_constraints_derivatives_velocity(m, &R->kin, &R->cder, zdd, R->rowbuf);
+        for (int i = 0; i < r; ++i)
+            y[i] = -R->rowbuf[R->rows[i]] - R->biasbuf[R->rows[i]];
+        dependent_direction(R, j, 4.0 / (h * h), y, dzdd);
+        mbs_constraints_derivatives_reactions(m, &R->kin, &R->cder, R->mu_rows,
+                                              R->DRE + (size_t)n * j);
+    }
+    (void)t;
+    /* V = K dz + C dzd + M dzdd - Phi_zz[dz]^T mu, J = R^T V */
+    memcpy(R->Van, R->DRE, sizeof(double) * (size_t)n * d);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, d, n, 1.0, R->Kan, n, R->Rz, n,
+                -1.0, R->Van, n);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, d, n, 1.0, R->Can, n, R->DZD, n,
+                1.0, R->Van, n);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, d, n, 1.0, R->M, n, R->DZDD, n,
+                1.0, R->Van, n);
+    mbs_gemm_tn(d, d, n, 1.0, R->Rz, R->Van, 0.0, J);
     return 0;
 }
 
@@ -2262,6 +2390,7 @@ const MbsFormulationClass mbs_matrix_r_class = {
     .name = "matrix-r",
     .tangent_dense_only = 1,
     .tangent_offers_dual = 1,
+    .tangent_offers_analytical = 1,
     .description = MBS_N_("Semi-recursive Matrix R (double velocity transformation), "
                           "coordinate partitioning by pivoted QR, RK4 or trapezoidal rule, "
                           "dense LAPACK or sparse KLU (papers 001, 003)"),

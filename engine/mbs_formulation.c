@@ -47,8 +47,7 @@ const MbsSettingTable mbs_newton_settings = {
      .description = MBS_N_("How the tangent matrix is computed: forward or central "             \
                            "differences, forward ones compressed by a column colouring, "        \
                            "automatic differentiation, dense (penalty, ali3p, matrix-r) or "     \
-                           "compressed (penalty, ali3p), or analytical derivatives (penalty, "   \
-                           "ali3p)")}
+                           "compressed (penalty, ali3p), or analytical derivatives")}
 
 /* All cores (capped by the formulation for small models): 1.9-2x on the lattices with 2 idle
  * cores; slower when the cores are busy with other work (docs/benchmarks.md). */

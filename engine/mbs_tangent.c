@@ -129,10 +129,10 @@ int mbs_tangent_set_size(MbsTangent *t, int nx, int nr)
 {
     if (nx < 0 || nr < 0 || nx > t->capacity_nx || nr > t->capacity_nr)
         return MBS_FATAL;
-    if (t->method->prepare && nx != t->problem.nx) {
-        /* what the method prepared (a colouring) is for the size at init; without a pattern
-         * the groups are the columns themselves, renumbered here for nx (no allocation: nx is
-         * at most the size they were made for) */
+    /* what a method prepared (a colouring) is for the size at init; without a pattern the
+     * groups are the columns themselves, renumbered here for nx (no allocation: nx is at most
+     * the size they were made for); analytical prepared nothing that has a size */
+    if (t->method->prepare && nx != t->problem.nx && t->method != &mbs_tangent_analytical) {
         if (t->problem.pattern || t->method->prepare != mbs_tangent_groups_prepare)
             return MBS_FATAL;
         MbsColumnGroups *g = t->method_data;

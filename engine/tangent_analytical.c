@@ -1,5 +1,6 @@
-/* Tangent by the formulation's analytical derivatives (penalty: mbs_dynamics_derivatives.c): one
- * call of the problem's analytical_jacobian, serial, no residual evaluation. */
+/* Tangent by the formulation's analytical derivatives (penalty: mbs_dynamics_derivatives.c;
+ * ali3p: mbs_natural.c; matrix-r: those and mbs_constraints_derivatives.c): one call of the
+ * problem's analytical_jacobian, serial, no residual evaluation. */
 #include "mbs_tangent_method.h"
 
 static size_t analytical_thread_work(const MbsTangentProblem *p)
@@ -13,7 +14,7 @@ static int analytical_prepare(MbsTangent *t, MbsError *err)
     if (!t->problem.analytical_jacobian)
         return mbs_error_set(err, MBS_FATAL,
                              "the analytical Jacobian is not available for this formulation "
-                             "(penalty offers it); choose nd-forward, nd-central or nd-sparse");
+                             "(penalty, ali3p and matrix-r offer it); choose a difference method");
     t->colours = 0; /* no column is perturbed */
     return 0;
 }

@@ -266,27 +266,38 @@ static void test_matrix_r_columns(const char *name, const MbsModel *m)
             break;
     }
     int n = f ? f->klass->ncoords(f) : 0, d = 0;
-    double *J[3];
-    for (int k = 0; k < 3; ++k)
+    double *J[4];
+    for (int k = 0; k < 4; ++k)
         J[k] = calloc((size_t)n * n + 1, sizeof(double));
-    Worst nd = {0.0, -1}, rich = {0.0, -1};
+    Worst nd = {0.0, -1}, rich = {0.0, -1}, analytical = {0.0, -1};
     /* three states along the run: t = 0.1, 0.4, 0.9 s */
     for (int trial = 0, steps = 1; trial < 3 && !status; ++trial) {
         for (long target = lround(0.1 * (trial + 1) * (trial + 1) / h); steps < target && !status;
              ++steps)
             status = mbs_formulation_step(f, &err);
-        int dims[3] = {status ? -1 : matrix_r_jacobian(f, -1, J[0], &err),
-                       status ? -1 : matrix_r_jacobian(f, MBS_JACOBIAN_ND_CENTRAL, J[1], &err),
-                       status ? -1 : matrix_r_richardson(f, J[2], &err)};
+        /* in this order: the exact ones first, at the step's own evaluation (a difference
+         * leaves the position problem solved, to its tolerance, from a moved start) */
+        int dims[4] = {-1, -1, -1, -1};
+        if (!status) {
+            dims[0] = matrix_r_jacobian(f, -1, J[0], &err);
+            dims[3] = matrix_r_jacobian(f, MBS_JACOBIAN_ANALYTICAL, J[3], &err);
+            dims[1] = matrix_r_jacobian(f, MBS_JACOBIAN_ND_CENTRAL, J[1], &err);
+            dims[2] = matrix_r_richardson(f, J[2], &err);
+        }
         d = dims[0];
-        status = status || dims[0] < 0 || dims[1] != d || dims[2] != d;
+        status = status || dims[0] < 0 || dims[1] != d || dims[2] != d || dims[3] != d;
         if (status)
             break;
         track_worst(&nd, d, d, J[1], J[0]);
         track_worst(&rich, d, d, J[0], J[2]);
+        track_worst(&analytical, d, d, J[3], J[0]);
     }
     double worst_nd = nd.worst, worst_rich = rich.worst;
     int col_nd = nd.column, col_rich = rich.column;
+    tap_ok(!status && analytical.worst <= 1e-10,
+           "%s: matrix-r trapezoidal dg/dz_i by analytical vs ad, column by column: worst %.1e "
+           "of the largest entry (column %d; bound 1e-10: both exact) %s", name, analytical.worst,
+           analytical.column, status ? err.message : "");
     /* ad is exact but for round-off; the differences' residuals solve the position problem to
      * the Newton tolerance (1e-10 (1 + |z|)), divided by their increments: 1e-8 for the
      * extrapolated ones (h = 1e-4, truncation O(h^4)), 1e-7 for nd-central (test_tangent.c) */
@@ -295,7 +306,7 @@ static void test_matrix_r_columns(const char *name, const MbsModel *m)
            "column by column: vs Richardson differences %.1e of the largest entry (column %d; "
            "bound 1e-8), vs nd-central %.1e (column %d; bound 1e-7) %s",
            name, d, d, h, worst_rich, col_rich, worst_nd, col_nd, status ? err.message : "");
-    for (int k = 0; k < 3; ++k)
+    for (int k = 0; k < 4; ++k)
         free(J[k]);
     mbs_formulation_free(f);
 }
@@ -306,13 +317,13 @@ static void test_matrix_r_trajectory(const char *file)
     MbsModel *m = load_model(file);
     if (!m)
         return;
-    enum { STEPS = 200 };
-    static const char *const methods[2] = {"nd-forward", "ad"};
-    double *z[2] = {NULL, NULL}, size = 0.0;
-    long newton[2] = {0, 0};
+    enum { STEPS = 200, METHODS = 3 };
+    static const char *const methods[METHODS] = {"nd-forward", "ad", "analytical"};
+    double *z[METHODS] = {NULL, NULL, NULL};
+    long newton[METHODS] = {0, 0, 0};
     int n = 0;
     MbsError err = {0};
-    for (int k = 0; k < 2; ++k) {
+    for (int k = 0; k < METHODS; ++k) {
         MbsFormulation *f = matrix_r_with_jacobian(m, methods[k], 1e-2, &err);
         int status = f ? 0 : MBS_FATAL;
         for (int s = 0; s < STEPS && !status; ++s) {
@@ -325,18 +336,21 @@ static void test_matrix_r_trajectory(const char *file)
             f->klass->coordinates(f, z[k], NULL);
         mbs_formulation_free(f);
     }
-    double diff = z[0] && z[1] ? 0.0 : INFINITY;
-    for (int i = 0; z[0] && z[1] && i < n; ++i) {
-        diff = fmax(diff, fabs(z[0][i] - z[1][i]));
-        size = fmax(size, fabs(z[0][i]));
+    for (int k = 1; k < METHODS; ++k) {
+        double diff = z[0] && z[k] ? 0.0 : INFINITY, size = 0.0;
+        for (int i = 0; z[0] && z[k] && i < n; ++i) {
+            diff = fmax(diff, fabs(z[0][i] - z[k][i]));
+            size = fmax(size, fabs(z[0][i]));
+        }
+        double bound = STEPS * 1e-10 * (1.0 + size); /* the Newton tolerance per step */
+        tap_ok(diff <= bound && labs(newton[k] - newton[0]) <= newton[0] / 20,
+               "%s, matrix-r trapezoidal, h = 10 ms, 2 s: %s ends within %.1e of nd-forward "
+               "(bound %.1e = steps x Newton tolerance x (1 + |z|)); Newton iterations %ld vs "
+               "%ld (5 %%) %s", file, methods[k], diff, bound, newton[k], newton[0],
+               z[0] && z[k] ? "" : err.message);
     }
-    double bound = STEPS * 1e-10 * (1.0 + size); /* the Newton tolerance per step */
-    tap_ok(diff <= bound && labs(newton[1] - newton[0]) <= newton[0] / 20,
-           "%s, matrix-r trapezoidal, h = 10 ms, 2 s: ad ends within %.1e of nd-forward (bound "
-           "%.1e = steps x Newton tolerance x (1 + |z|)); Newton iterations %ld vs %ld (5 %%) %s",
-           file, diff, bound, newton[1], newton[0], z[0] && z[1] ? "" : err.message);
-    free(z[0]);
-    free(z[1]);
+    for (int k = 0; k < METHODS; ++k)
+        free(z[k]);
     mbs_model_free(m);
 }
 

@@ -248,13 +248,11 @@ ok(r.returncode == 0 and all(x["status"] == "finished" for x in cmp["runs"])
    and "penalty keeps" not in r.stderr and "ali3p keeps" not in r.stderr,
    "compare --jacobian ad-sparse: penalty and ali3p use it, matrix-r says it keeps its default: "
    + r.stderr.strip().replace("\n", " | "))
-# matrix-r runs twice (the reference and itself) and refuses analytical once
+# every formulation with a tangent offers analytical: none keeps its default
 r = run("compare", four_bar, "--step", "0.01", "--duration", "0.1", "--formulations",
         "matrix-r,ali3p", "--jacobian", "analytical")
-ok(r.returncode == 0 and r.stderr.count("matrix-r keeps its default Jacobian method") == 1
-   and "does not offer the Jacobian method 'analytical'" in r.stderr
-   and "ali3p keeps" not in r.stderr,
-   "compare --jacobian analytical: matrix-r's refusal printed once, ali3p uses it: "
+ok(r.returncode == 0 and "keeps its default Jacobian method" not in r.stderr,
+   "compare --jacobian analytical: matrix-r and ali3p both use it: "
    + r.stderr.strip().replace("\n", " | "))
 stiff_vehicle = os.path.join(models, "stiff-vehicle.json")
 ends = {}
@@ -275,7 +273,7 @@ ali3p_help = next((line for line in r.stdout.splitlines() if line.strip().starts
 matrix_r_help = next((line for line in r.stdout.splitlines()
                       if line.strip().startswith("matrix-r:")), "")
 ok("--jacobian nd-forward|nd-central|nd-sparse|ad|ad-sparse|analytical (analytical)" in ali3p_help
-   and "--jacobian nd-forward|nd-central|ad (" in matrix_r_help,
+   and "--jacobian nd-forward|nd-central|ad|analytical (" in matrix_r_help,
    "run --help lists for each formulation the Jacobian methods it offers: "
    + ali3p_help.strip()[-80:] + " / " + matrix_r_help.strip()[-80:])
 r = run("compare", four_bar, "--jacobian", "automatic")
@@ -352,7 +350,7 @@ for line in r.stdout.splitlines():
         tables[section].append([c.strip() for c in line.strip("|").split("|")])
 expect = {"penalty": ["nd-forward", "nd-central", "nd-sparse", "ad", "ad-sparse", "analytical"],
           "ali3p": ["nd-forward", "nd-central", "nd-sparse", "ad", "ad-sparse", "analytical"],
-          "matrix-r": ["nd-forward", "nd-central", "ad"]}
+          "matrix-r": ["nd-forward", "nd-central", "ad", "analytical"]}
 for form, methods in expect.items():
     rows = tables.get(form, [])
     ok([row[1] for row in rows] == methods,

@@ -142,7 +142,8 @@ int main(void)
             check_with(with_pattern[i], mbs_jacobian_method_name(j), name, m, 1e-3, 100);
             mbs_model_free(m);
         }
-    /* matrix-r's trapezoidal tangent by ad (its dual workspaces), on the four-bar and through
+    /* matrix-r's trapezoidal tangent by ad (its dual workspaces) and analytical, on the
+     * four-bar and through
      * the 1x15 lattice's repartition */
     MbsModel *mr = build_four_bar();
     check_with_setting("matrix-r", "ad", "integrator", "trapezoidal",
@@ -151,6 +152,8 @@ int main(void)
     mr = build_lattice(1, 15);
     check_with_setting("matrix-r", "ad", "integrator", "trapezoidal",
                        "1x15 lattice, trapezoidal, ad", mr, 1e-2, 200);
+    check_with_setting("matrix-r", "analytical", "integrator", "trapezoidal",
+                       "1x15 lattice, trapezoidal, analytical", mr, 1e-2, 200);
     mbs_model_free(mr);
     /* penalty's default is analytical; with the springs of the slider-crank too */
     MbsModel *springs = build_slider_crank(0);

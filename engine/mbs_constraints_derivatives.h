@@ -1,0 +1,50 @@
+/* Analytical directional derivatives of the constraint terms matrix-r's tangent needs (paper 001
+ * eqs 50-52: the Phi_zz products), written by hand from the kinematics as
+ * mbs_dynamics_derivatives.c is for Q; the same numbers as the dual instance of
+ * mbs_constraints_kernel.h gives (tests/app/test-tangent-ad.c checks them column by column).
+ *
+ * Motions about the origin m = [v; w] (as b_k, Z_k, D_k), crm(m) x = [w x x_v + v x x_w;
+ * w x x_w]. Moving z along dz turns node k's subtree with the twist T_k = T_parent + b_k dz_k:
+ * d b_k = crm(T_parent) b_k, d r = T_s + T_w x r for a point of node k, d u = T_w x u for a
+ * vector. A twist built from rates v, Z^v_k = Z^v_parent + b_k v_k, changes by
+ * dZ^v_k = dZ^v_parent + crm(T_parent) b_k v_k (+ b_k dv_k when the rates move too), and
+ * D_k = D_parent + crm(Z_parent) b_k zd_k by
+ * dD_k = dD_parent + (crm(dZ_parent) b_k + crm(Z_parent) d b_k) zd_k + crm(Z_parent) b_k dzd_k.
+ * The rows (mbs_topology.h) are then differentiated term by term. */
+#ifndef MBS_CONSTRAINTS_DERIVATIVES_H
+#define MBS_CONSTRAINTS_DERIVATIVES_H
+
+#include "mbs_kinematics.h"
+
+typedef struct {
+    int n;
+    double *T;       /* 6 per node: the position twist of the direction dz */
+    double *Zv, *dZv; /* 6 per node: the twist of rates v and its derivative */
+    double *dD;      /* 6 per node: the derivative of D */
+    double *W, *dW;  /* 6 per node: reaction wrenches and their derivative */
+} MbsConstraintsDerivatives;
+
+int mbs_constraints_derivatives_init(MbsConstraintsDerivatives *w, const MbsModel *m);
+void mbs_constraints_derivatives_free(MbsConstraintsDerivatives *w);
+
+/* The direction of the positions, dz (n): its twists, which the functions below read. */
+void mbs_constraints_derivatives_direction(const MbsModel *m, const MbsKinematics *k,
+                                           MbsConstraintsDerivatives *w, const double *dz);
+
+/* out (nrows) = Phi_zz[dz] v: the derivative along dz of Phi_z v with the rates v fixed. */
+void mbs_constraints_derivatives_velocity(const MbsModel *m, const MbsKinematics *k,
+                                          MbsConstraintsDerivatives *w, const double *v,
+                                          double *out);
+
+/* out (nrows) = the derivative of the bias (mbs_constraints_bias, the motion in k from zd)
+ * along dz and the velocity direction dzd. */
+void mbs_constraints_derivatives_bias(const MbsModel *m, const MbsKinematics *k,
+                                      MbsConstraintsDerivatives *w, const double *zd,
+                                      const double *dzd, double *out);
+
+/* out (n) = Phi_zz[dz]^T mu: the derivative along dz of Phi_z^T mu (mu one value per row). */
+void mbs_constraints_derivatives_reactions(const MbsModel *m, const MbsKinematics *k,
+                                           MbsConstraintsDerivatives *w, const double *mu,
+                                           double *out);
+
+#endif

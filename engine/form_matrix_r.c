@@ -34,9 +34,11 @@
  *
  * Integrators on the independent coordinates: explicit RK4 (paper 003) or the implicit
  * trapezoidal rule (paper 001) solved by Newton on the d independent coordinates with the
- * tangent of the reduced residual by forward or central differences ("jacobian"; d or 2 d
- * evaluations, so the derivatives of R^Phi and S c are included), reused for "jacobian-reuse"
- * iterations.
+ * tangent of the reduced residual ("jacobian"): analytical (the default: the derivatives of
+ * R^Phi, S c and the dynamics through the position, velocity and acceleration problems, paper
+ * 001 eqs 50-52, reduced_jacobian_analytical), forward-mode AD of the same chain
+ * (reduced_residual_dual), or forward or central differences (d or 2 d full evaluations),
+ * reused for "jacobian-reuse" iterations.
  */
 #include "form_matrix_r.h"
 
@@ -113,7 +115,10 @@ typedef struct {
     MbsConstraintsDerivatives cder;
     MbsDynamicsDerivatives dder;
     double *Kan, *Can, *DZD, *DZDD, *DRE, *Van;    /* n x n each */
-    double *node_acc, *node_D, *rowbuf, *biasbuf;  /* 6 n, 6 n, nr, nr */
+    double *node_acc, *node_D, *rowbuf, *biasbuf;  /* 6 n, 6 n, nr + d, nr + d */
+    MbsRow *drows; /* the model's rows, then one per DOF (general mode: B's rows, a point
+                      coordinate as a points row against the ground, a joint coordinate as a
+                      driver row), nr + d */
     MbsFormulation *tangent_f; /* the call being differentiated: step and error record */
     double tangent_h;
     MbsError *tangent_err;
@@ -1155,6 +1160,7 @@ static void matrix_r_finalize(MbsFormulation *f)
     mbs_dynamics_free_dual(&R->dd);
     mbs_constraints_derivatives_free(&R->cder);
     mbs_dynamics_derivatives_free(&R->dder);
+    free(R->drows);
     for (int k = 0; k < 4; ++k) {
         free(R->acc[k]);
         free(R->vel[k]);
@@ -1335,11 +1341,10 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
                              "matrix-r: natural coordinates as degrees of freedom are implemented "
                              "with dense algebra only (set sparse off)");
     if (R->general && R->integrator == INTEGRATOR_TRAPEZOIDAL &&
-        (mbs_jacobian_method_needs_dual(o->tangent.method) ||
-         o->tangent.method == MBS_JACOBIAN_ANALYTICAL))
+        mbs_jacobian_method_needs_dual(o->tangent.method))
         return mbs_error_set(err, MBS_FATAL,
                              "matrix-r: the Jacobian method '%s' does not cover point coordinates "
-                             "as degrees of freedom; choose nd-forward or nd-central",
+                             "as degrees of freedom; choose analytical, nd-forward or nd-central",
                              mbs_jacobian_method_name(o->tangent.method));
     for (int i = 0; i < R->dofs.count && R->general; ++i) {
         int jt = R->dofs.items[i].joint;
@@ -1528,11 +1533,16 @@ static void solve_block_directions(MatrixR *R, double *Y)
         damped_solve(R, Y + (size_t)r * w, NULL);
 }
 
-/* mu := A^-T mu (r). Near a singular position the damped transpose U diag(s / (s^2 + mu^2)) V^T
+/* mu := A^-T mu (r; Theta^-T, n, with point coordinates as DOFs). Near a singular position the
+ * damped transpose U diag(s / (s^2 + mu^2)) V^T
  * of damped_solve's V diag(...) U^T. */
 static void solve_block_transposed(MatrixR *R, double *mu)
 {
     int r = R->r;
+    if (R->general) { /* Theta (n x n), dense */
+        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', R->n, 1, R->A, R->n, R->ipiv, mu, R->n);
+        return;
+    }
     if (r == 0)
         return;
     if (R->singular) {
@@ -1694,25 +1704,61 @@ static int analytical_workspace(const MbsModel *m, MatrixR *R)
         *mats[i] = alloc_doubles(nn, &fail);
     R->node_acc = alloc_doubles(6 * (size_t)(n > 0 ? n : 1), &fail);
     R->node_D = alloc_doubles(6 * (size_t)(n > 0 ? n : 1), &fail);
-    R->rowbuf = alloc_doubles((size_t)(nr > 0 ? nr : 1), &fail);
-    R->biasbuf = alloc_doubles((size_t)(nr > 0 ? nr : 1), &fail);
+    size_t rows = (size_t)nr + MBS_MATRIX_R_MAX_DOFS;
+    R->rowbuf = alloc_doubles(rows, &fail);
+    R->biasbuf = alloc_doubles(rows, &fail);
+    R->drows = calloc(rows, sizeof *R->drows);
+    if (!R->drows)
+        return -1;
+    if (nr > 0)
+        memcpy(R->drows, m->topo->rows, sizeof *R->drows * (size_t)nr);
     if (!R->zdd_base)
         R->zdd_base = alloc_doubles((size_t)(n > 0 ? n : 1), &fail);
     if (!R->mu_base)
         R->mu_base = alloc_doubles((size_t)(n > 0 ? n : 1), &fail);
-    if (!R->mu_rows)
-        R->mu_rows = alloc_doubles((size_t)(nr > 0 ? nr : 1), &fail);
+    free(R->mu_rows); /* one per row of drows */
+    R->mu_rows = alloc_doubles(rows, &fail);
     if (!R->Fval)
         R->Fval = alloc_doubles((size_t)(n > 0 ? n : 1), &fail);
     return fail ? -1 : 0;
 }
 
-/* out (n) = scale R^Phi column j + S y, y (r) the right-hand sides: -rows of dPhi_z terms. */
+/* B's rows after the model's in R->drows (general mode): d(h_k(z)) is a point coordinate's
+ * (a points row against the ground) or a joint coordinate's (a driver row: no second
+ * derivative). */
+static void dof_rows(MatrixR *R)
+{
+    const MbsModel *m = R->f->model;
+    for (int k = 0; k < R->d; ++k) {
+        MbsRow *w = &R->drows[R->nr + k];
+        memset(w, 0, sizeof *w);
+        if (R->dofnode[k] >= 0) {
+            w->type = MBS_ROW_DRIVER;
+            w->node = R->dofnode[k];
+            continue;
+        }
+        const MbsPoint *pt = dof_point(R->f, k);
+        w->type = MBS_ROW_POINTS;
+        w->body1 = pt->body;
+        memcpy(w->r1, pt->pos, sizeof w->r1);
+        w->body2 = m->ground;
+        w->axis = dof(R->f, k)->axis;
+    }
+}
+
+/* out (n) = scale R^Phi column j + S y, y (r; n with point coordinates as DOFs: Theta's rows)
+ * the right-hand sides: -rows of dPhi_z terms. */
 static void dependent_direction(MatrixR *R, int j, double scale, double *y, double *out)
 {
     int n = R->n, r = R->r;
     for (int i = 0; i < n; ++i)
         out[i] = scale * R->Rz[i + (size_t)n * j];
+    if (R->general) { /* Theta^-1 y over every coordinate */
+        solve_block(R, y, 1);
+        for (int i = 0; i < n; ++i)
+            out[i] += y[i];
+        return;
+    }
     if (r == 0)
         return;
     if (R->singular)
@@ -1730,8 +1776,12 @@ static int reduced_jacobian_analytical(void *ctx, const double *x, double *J)
     int n = R->n, d = R->d, r = R->r;
     double h = R->tangent_h, t = R->tangent_f->time + h;
     (void)x; /* the evaluation at x is current */
-    if (R->general || d == 0)
-        return R->general ? MBS_FATAL : 0;
+    if (d == 0)
+        return 0;
+    /* the rows: the independent ones of Phi, then (point coordinates as DOFs) B's */
+    int nr = R->nr, ndof = R->general ? d : 0, nb = R->general ? n : r;
+    if (R->general)
+        dof_rows(R);
     /* zdd = R zdd_i + S c, K and C of G = M zdd - Q at it, G itself and mu = A^-T G[dep] */
     double *zdd = R->zdd_base, *mu = R->mu_base, *y = R->svtmp + 2 * n;
     memcpy(zdd, R->s, sizeof(double) * (size_t)n);
@@ -1745,26 +1795,36 @@ static int reduced_jacobian_analytical(void *ctx, const double *x, double *J)
     mbs_dynamics_forces(m, &with_zdd, &R->dyn, R->z, R->zd, G); /* Q - M zdd */
     for (int i = 0; i < n; ++i)
         G[i] = -G[i];
-    for (int i = 0; i < r; ++i)
-        mu[i] = G[R->dep[i]];
+    for (int i = 0; i < nb; ++i)
+        mu[i] = G[R->general ? i : R->dep[i]];
     solve_block_transposed(R, mu);
-    memset(R->mu_rows, 0, sizeof(double) * (size_t)R->nr);
+    memset(R->mu_rows, 0, sizeof(double) * (size_t)(nr + ndof));
     for (int i = 0; i < r; ++i)
         R->mu_rows[R->rows[i]] = mu[i];
+    for (int k = 0; k < ndof; ++k)
+        R->mu_rows[nr + k] = mu[r + k];
+    const MbsRow *rows = R->drows;
+    int nrows = nr + ndof;
     for (int j = 0; j < d; ++j) {
         double *dz = R->Rz + (size_t)n * j, *dzd = R->DZD + (size_t)n * j,
                *dzdd = R->DZDD + (size_t)n * j;
         mbs_constraints_derivatives_direction(m, &R->kin, &R->cder, dz);
-        mbs_constraints_derivatives_velocity(m, &R->kin, &R->cder, R->zd, R->rowbuf);
+        mbs_constraints_derivatives_velocity(m, &R->kin, &R->cder, rows, nrows, R->zd,
+                                             R->rowbuf);
         for (int i = 0; i < r; ++i)
             y[i] = -R->rowbuf[R->rows[i]];
+        for (int k = 0; k < ndof; ++k)
+            y[r + k] = -R->rowbuf[nr + k];
         dependent_direction(R, j, 2.0 / h, y, dzd);
-        mbs_constraints_derivatives_bias(m, &R->kin, &R->cder, R->zd, dzd, R->biasbuf);
-        mbs_constraints_derivatives_velocity(m, &R->kin, &R->cder, zdd, R->rowbuf);
+        mbs_constraints_derivatives_bias(m, &R->kin, &R->cder, rows, nrows, R->zd, dzd,
+                                         R->biasbuf);
+        mbs_constraints_derivatives_velocity(m, &R->kin, &R->cder, rows, nrows, zdd, R->rowbuf);
         for (int i = 0; i < r; ++i)
             y[i] = -R->rowbuf[R->rows[i]] - R->biasbuf[R->rows[i]];
+        for (int k = 0; k < ndof; ++k)
+            y[r + k] = -R->rowbuf[nr + k] - R->biasbuf[nr + k];
         dependent_direction(R, j, 4.0 / (h * h), y, dzdd);
-        mbs_constraints_derivatives_reactions(m, &R->kin, &R->cder, R->mu_rows,
+        mbs_constraints_derivatives_reactions(m, &R->kin, &R->cder, rows, nrows, R->mu_rows,
                                               R->DRE + (size_t)n * j);
     }
     (void)t;

@@ -168,8 +168,8 @@ static void row_derivs(const MbsModel *m, const MbsKinematics *k,
 }
 
 void mbs_constraints_derivatives_velocity(const MbsModel *m, const MbsKinematics *k,
-                                          MbsConstraintsDerivatives *w, const double *v,
-                                          double *out)
+                                          MbsConstraintsDerivatives *w, const MbsRow *rows,
+                                          int nrows, const double *v, double *out)
 {
     const MbsTopology *t = m->topo;
     for (int i = t->nnodes - 1; i >= 0; --i) {
@@ -183,8 +183,8 @@ void mbs_constraints_derivatives_velocity(const MbsModel *m, const MbsKinematics
         }
     }
     const Motion mo = {.Z = w->Zv, .dZ = w->dZv};
-    for (int i = 0; i < t->nrows; ++i) {
-        const MbsRow *row = &t->rows[i];
+    for (int i = 0; i < nrows; ++i) {
+        const MbsRow *row = &rows[i];
         PointDerivs p[2];
         VectorDerivs q[2];
         double d[3], dd[3], dv[3], ddv[3], val = 0.0;
@@ -223,8 +223,9 @@ void mbs_constraints_derivatives_velocity(const MbsModel *m, const MbsKinematics
 }
 
 void mbs_constraints_derivatives_bias(const MbsModel *m, const MbsKinematics *k,
-                                      MbsConstraintsDerivatives *w, const double *zd,
-                                      const double *dzd, double *out)
+                                      MbsConstraintsDerivatives *w, const MbsRow *rows,
+                                      int nrows, const double *zd, const double *dzd,
+                                      double *out)
 {
     const MbsTopology *t = m->topo;
     double *dZ = w->dZv; /* here: the derivative of the velocity twists Z of k */
@@ -244,8 +245,8 @@ void mbs_constraints_derivatives_bias(const MbsModel *m, const MbsKinematics *k,
         }
     }
     const Motion mo = {.Z = k->Z, .dZ = dZ, .D = k->D, .dD = w->dD};
-    for (int i = 0; i < t->nrows; ++i) {
-        const MbsRow *row = &t->rows[i];
+    for (int i = 0; i < nrows; ++i) {
+        const MbsRow *row = &rows[i];
         PointDerivs p[2];
         VectorDerivs q[2];
         double d[3], dd[3], v[3], dv[3], a[3], da[3], val = 0.0;
@@ -316,16 +317,16 @@ static void add_wrench(MbsConstraintsDerivatives *w, int nd, double s, const dou
 }
 
 void mbs_constraints_derivatives_reactions(const MbsModel *m, const MbsKinematics *k,
-                                           MbsConstraintsDerivatives *w, const double *mu,
-                                           double *out)
+                                           MbsConstraintsDerivatives *w, const MbsRow *rows,
+                                           int nrows, const double *mu, double *out)
 {
     const MbsTopology *t = m->topo;
     int n = t->nnodes;
     memset(w->W, 0, sizeof(double) * 6 * (size_t)(n > 0 ? n : 1));
     memset(w->dW, 0, sizeof(double) * 6 * (size_t)(n > 0 ? n : 1));
     const Motion mo = {.Z = k->Z, .dZ = w->dZv}; /* rates unused: positions only */
-    for (int i = 0; i < t->nrows; ++i) {
-        const MbsRow *row = &t->rows[i];
+    for (int i = 0; i < nrows; ++i) {
+        const MbsRow *row = &rows[i];
         double s = mu[i];
         if (s == 0.0)
             continue;

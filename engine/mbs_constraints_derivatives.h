@@ -15,6 +15,7 @@
 #define MBS_CONSTRAINTS_DERIVATIVES_H
 
 #include "mbs_kinematics.h"
+#include "mbs_topology.h"
 
 typedef struct {
     int n;
@@ -31,20 +32,25 @@ void mbs_constraints_derivatives_free(MbsConstraintsDerivatives *w);
 void mbs_constraints_derivatives_direction(const MbsModel *m, const MbsKinematics *k,
                                            MbsConstraintsDerivatives *w, const double *dz);
 
+/* The rows differentiated below: the model's (m->topo->rows) or any others of the same kinds
+ * (matrix-r appends one per point coordinate chosen as a degree of freedom: a points row
+ * against the ground). */
+
 /* out (nrows) = Phi_zz[dz] v: the derivative along dz of Phi_z v with the rates v fixed. */
 void mbs_constraints_derivatives_velocity(const MbsModel *m, const MbsKinematics *k,
-                                          MbsConstraintsDerivatives *w, const double *v,
-                                          double *out);
+                                          MbsConstraintsDerivatives *w, const MbsRow *rows,
+                                          int nrows, const double *v, double *out);
 
 /* out (nrows) = the derivative of the bias (mbs_constraints_bias, the motion in k from zd)
  * along dz and the velocity direction dzd. */
 void mbs_constraints_derivatives_bias(const MbsModel *m, const MbsKinematics *k,
-                                      MbsConstraintsDerivatives *w, const double *zd,
-                                      const double *dzd, double *out);
+                                      MbsConstraintsDerivatives *w, const MbsRow *rows,
+                                      int nrows, const double *zd, const double *dzd,
+                                      double *out);
 
 /* out (n) = Phi_zz[dz]^T mu: the derivative along dz of Phi_z^T mu (mu one value per row). */
 void mbs_constraints_derivatives_reactions(const MbsModel *m, const MbsKinematics *k,
-                                           MbsConstraintsDerivatives *w, const double *mu,
-                                           double *out);
+                                           MbsConstraintsDerivatives *w, const MbsRow *rows,
+                                           int nrows, const double *mu, double *out);
 
 #endif

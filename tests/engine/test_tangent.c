@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "mbs_formulation.h"
+#include "form_matrix_r.h"
 #include "mbs_tangent.h"
 #include "mbs_tangent_probe.h"
 #include "tap.h"
@@ -466,6 +467,52 @@ static void test_ali3p_threads(void)
     mbs_model_free(m);
 }
 
+/* matrix-r with point coordinates as degrees of freedom (Theta = [Phi_z; B(z)]): its
+ * analytical tangent against Richardson differences while the tip's coordinates are the DOFs;
+ * ad refuses them, naming the methods that take them. */
+static void test_matrix_r_point_dofs(void)
+{
+    MbsModel *m = build_double_pendulum(M_PI / 2, 0.3, 1);
+    int tip = mbs_model_find_point(m, mbs_model_find_body(m, "bar2"), "bar2.2");
+    static const char *const methods[3] = {"analytical", "nd-central", "ad"};
+    for (int k = 0; k < 3; ++k) {
+        MbsSettings s;
+        mbs_settings_defaults(&s);
+        s.step = 1e-3;
+        MbsError err = {0};
+        mbs_settings_set_for(&s, "matrix-r", "integrator", "trapezoidal", &err);
+        mbs_settings_set_for(&s, "matrix-r", "jacobian", methods[k], &err);
+        MbsDofList *dofs = mbs_settings_value_for(&s, "matrix-r", "dof");
+        dofs->count = 2;
+        dofs->items[0] = (MbsDofChoice){-1, 0, tip, 1};
+        dofs->items[1] = (MbsDofChoice){-1, 0, tip, 2};
+        MbsFormulation *f = mbs_formulation_new("matrix-r", m, &s, &err);
+        if (k == 2) {
+            tap_ok(!f && strstr(err.message, "point coordinates") &&
+                       strstr(err.message, "analytical"),
+                   "matrix-r, tip coordinates as DOFs: ad refused: %s", err.message);
+            mbs_formulation_free(f);
+            continue;
+        }
+        int status = f ? 0 : MBS_FATAL;
+        for (int i = 0; i < 50 && !status; ++i)
+            status = mbs_formulation_step(f, &err);
+        MbsMatrixRStats st = {0};
+        if (f)
+            mbs_matrix_r_stats(f, &st);
+        MbsTangentProbe probe;
+        if (!status)
+            status = mbs_matrix_r_tangent_probe(f, &probe, &err);
+        double error = status ? INFINITY : probe_error(&probe);
+        tap_below(error, k == 0 ? 1e-9 : 1e-6,
+                  "matrix-r, tip coordinates as DOFs (%ld partition), %s: J at t = 50 ms against "
+                  "Richardson differences of its residual: %.1e of the largest entry %s",
+                  st.partitions, methods[k], error, status ? err.message : "");
+        mbs_formulation_free(f);
+    }
+    mbs_model_free(m);
+}
+
 int main(void)
 {
     test_accuracy();
@@ -476,5 +523,6 @@ int main(void)
     test_formulations();
     test_analytical_refusal();
     test_ali3p_threads();
+    test_matrix_r_point_dofs();
     return tap_done();
 }

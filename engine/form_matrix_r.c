@@ -110,11 +110,11 @@ typedef struct {
     MbsDual *zD, *zdD, *zddD, *rowD, *biasD, *QD; /* n, n, n, nr, nr, n */
     double *seed, *dirz, *dirv, *dira, *ydir;      /* d x W, n x W (three), n x W */
     double *zdd_base, *mu_base, *mu_rows;          /* n, n, nr */
-    double *dF, *Fval;                             /* d x W, n */
+    double *dF, *Fval, *wseed;                     /* d x W, n, 3 d x W */
     /* its analytical method (reduced_jacobian_analytical) */
     MbsConstraintsDerivatives cder;
     MbsDynamicsDerivatives dder;
-    double *Kan, *Can, *DZD, *DZDD, *DRE, *Van;    /* n x n each */
+    double *Kan, *Can, *DZ, *DZD, *DZDD, *DRE, *Van; /* n x n each */
     double *node_acc, *node_D, *rowbuf, *biasbuf;  /* 6 n, 6 n, nr + d, nr + d */
     MbsRow *drows; /* the model's rows, then one per DOF (general mode: B's rows, a point
                       coordinate as a points row against the ground, a joint coordinate as a
@@ -1148,8 +1148,8 @@ static void matrix_r_finalize(MbsFormulation *f)
                         R->T,   R->zdip,  R->zddip,  R->zsave, R->zdsave, R->Rsave,
                         R->Ad,  R->U,    R->Vt,    R->sv,     R->svdwork, R->svtmp,
                         R->zpred, R->zdpred, R->Rprior, R->sprior, R->seed, R->dirz,
-                        R->dirv, R->dira, R->ydir, R->zdd_base, R->mu_base, R->mu_rows, R->dF, R->Fval,
-                        R->Kan, R->Can, R->DZD, R->DZDD, R->DRE, R->Van, R->node_acc,
+                        R->dirv, R->dira, R->ydir, R->zdd_base, R->mu_base, R->mu_rows, R->dF, R->Fval, R->wseed,
+                        R->Kan, R->Can, R->DZ, R->DZD, R->DZDD, R->DRE, R->Van, R->node_acc,
                         R->node_D, R->rowbuf, R->biasbuf};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
@@ -1515,6 +1515,7 @@ static int dual_workspace(const MbsModel *m, MatrixR *R)
     R->ydir = alloc_doubles(nn * W, &fail);
     R->zdd_base = alloc_doubles(nn, &fail);
     R->dF = alloc_doubles(nn * W, &fail);
+    R->wseed = alloc_doubles(3 * nn * W, &fail);
     R->Fval = alloc_doubles(nn, &fail);
     R->mu_base = alloc_doubles(nn, &fail);
     return fail || !R->zD || !R->zdD || !R->zddD || !R->QD || !R->biasD || !R->rowD ? -1 : 0;
@@ -1699,7 +1700,7 @@ static int analytical_workspace(const MbsModel *m, MatrixR *R)
     if (mbs_constraints_derivatives_init(&R->cder, m) ||
         mbs_dynamics_derivatives_init(&R->dder, m))
         return -1;
-    double **mats[] = {&R->Kan, &R->Can, &R->DZD, &R->DZDD, &R->DRE, &R->Van};
+    double **mats[] = {&R->Kan, &R->Can, &R->DZ, &R->DZD, &R->DZDD, &R->DRE, &R->Van};
     for (size_t i = 0; i < sizeof mats / sizeof mats[0]; ++i)
         *mats[i] = alloc_doubles(nn, &fail);
     R->node_acc = alloc_doubles(6 * (size_t)(n > 0 ? n : 1), &fail);
@@ -1746,13 +1747,11 @@ static void dof_rows(MatrixR *R)
     }
 }
 
-/* out (n) = scale R^Phi column j + S y, y (r; n with point coordinates as DOFs: Theta's rows)
- * the right-hand sides: -rows of dPhi_z terms. */
-static void dependent_direction(MatrixR *R, int j, double scale, double *y, double *out)
+/* out (n) += S y: y (r; n with point coordinates as DOFs: Theta's rows) the right-hand sides,
+ * -rows of dPhi_z terms, solved here (overwritten). */
+static void add_dependent(MatrixR *R, double *y, double *out)
 {
     int n = R->n, r = R->r;
-    for (int i = 0; i < n; ++i)
-        out[i] = scale * R->Rz[i + (size_t)n * j];
     if (R->general) { /* Theta^-1 y over every coordinate */
         solve_block(R, y, 1);
         for (int i = 0; i < n; ++i)
@@ -1769,15 +1768,18 @@ static void dependent_direction(MatrixR *R, int j, double scale, double *y, doub
         out[R->dep[i]] += y[i];
 }
 
-static int reduced_jacobian_analytical(void *ctx, const double *x, double *J)
+/* dF (d x ncols) of F = R^T (M zdd - Q) along ncols directions dz_i = cz sz, dzd_i = cv sv,
+ * dzdd_i = ca sa (d x ncols each; NULL: the unit vectors e_j) at the current evaluation (time t,
+ * independent accelerations zddi), by the analytical derivatives; the full directions in
+ * R->DZ, DZD, DZDD (n x ncols). ncols <= n. */
+static void analytical_directions(MatrixR *R, double t, const double *zddi, const double *sz,
+                                  double cz, const double *sv, double cv, const double *sa,
+                                  double ca, int ncols, double *dF)
 {
-    MatrixR *R = ctx;
     const MbsModel *m = R->f->model;
     int n = R->n, d = R->d, r = R->r;
-    double h = R->tangent_h, t = R->tangent_f->time + h;
-    (void)x; /* the evaluation at x is current */
-    if (d == 0)
-        return 0;
+    if (d == 0 || ncols == 0)
+        return;
     /* the rows: the independent ones of Phi, then (point coordinates as DOFs) B's */
     int nr = R->nr, ndof = R->general ? d : 0, nb = R->general ? n : r;
     if (R->general)
@@ -1785,7 +1787,7 @@ static int reduced_jacobian_analytical(void *ctx, const double *x, double *J)
     /* zdd = R zdd_i + S c, K and C of G = M zdd - Q at it, G itself and mu = A^-T G[dep] */
     double *zdd = R->zdd_base, *mu = R->mu_base, *y = R->svtmp + 2 * n;
     memcpy(zdd, R->s, sizeof(double) * (size_t)n);
-    cblas_dgemv(CblasColMajor, CblasNoTrans, n, d, 1.0, R->Rz, n, R->zddi, 1, 1.0, zdd, 1);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, n, d, 1.0, R->Rz, n, zddi, 1, 1.0, zdd, 1);
     mbs_kinematics_accelerations(m, &R->kin, zdd, R->node_acc, R->node_D);
     MbsKinematics with_zdd = R->kin;
     with_zdd.D = R->node_D;
@@ -1805,9 +1807,20 @@ static int reduced_jacobian_analytical(void *ctx, const double *x, double *J)
         R->mu_rows[nr + k] = mu[r + k];
     const MbsRow *rows = R->drows;
     int nrows = nr + ndof;
-    for (int j = 0; j < d; ++j) {
-        double *dz = R->Rz + (size_t)n * j, *dzd = R->DZD + (size_t)n * j,
+    for (int j = 0; j < ncols; ++j) {
+        double *dz = R->DZ + (size_t)n * j, *dzd = R->DZD + (size_t)n * j,
                *dzdd = R->DZDD + (size_t)n * j;
+        /* R^Phi times the seed of column j (the unit vector e_j without one) */
+        const double *seeds[3] = {sz, sv, sa};
+        double *outs[3] = {dz, dzd, dzdd}, scales[3] = {cz, cv, ca};
+        for (int b = 0; b < 3; ++b) {
+            if (seeds[b])
+                cblas_dgemv(CblasColMajor, CblasNoTrans, n, d, scales[b], R->Rz, n,
+                            seeds[b] + (size_t)d * j, 1, 0.0, outs[b], 1);
+            else
+                for (int i = 0; i < n; ++i)
+                    outs[b][i] = scales[b] * R->Rz[i + (size_t)n * j];
+        }
         mbs_constraints_derivatives_direction(m, &R->kin, &R->cder, dz);
         mbs_constraints_derivatives_velocity(m, &R->kin, &R->cder, rows, nrows, R->zd,
                                              R->rowbuf);
@@ -1815,7 +1828,7 @@ static int reduced_jacobian_analytical(void *ctx, const double *x, double *J)
             y[i] = -R->rowbuf[R->rows[i]];
         for (int k = 0; k < ndof; ++k)
             y[r + k] = -R->rowbuf[nr + k];
-        dependent_direction(R, j, 2.0 / h, y, dzd);
+        add_dependent(R, y, dzd);
         mbs_constraints_derivatives_bias(m, &R->kin, &R->cder, rows, nrows, R->zd, dzd,
                                          R->biasbuf);
         mbs_constraints_derivatives_velocity(m, &R->kin, &R->cder, rows, nrows, zdd, R->rowbuf);
@@ -1823,20 +1836,32 @@ static int reduced_jacobian_analytical(void *ctx, const double *x, double *J)
             y[i] = -R->rowbuf[R->rows[i]] - R->biasbuf[R->rows[i]];
         for (int k = 0; k < ndof; ++k)
             y[r + k] = -R->rowbuf[nr + k] - R->biasbuf[nr + k];
-        dependent_direction(R, j, 4.0 / (h * h), y, dzdd);
+        add_dependent(R, y, dzdd);
         mbs_constraints_derivatives_reactions(m, &R->kin, &R->cder, rows, nrows, R->mu_rows,
                                               R->DRE + (size_t)n * j);
     }
+    /* t only enters through the drivers' Phi_t and its derivative, constant along z */
     (void)t;
-    /* V = K dz + C dzd + M dzdd - Phi_zz[dz]^T mu, J = R^T V */
-    memcpy(R->Van, R->DRE, sizeof(double) * (size_t)n * d);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, d, n, 1.0, R->Kan, n, R->Rz, n,
+    /* V = K dz + C dzd + M dzdd - Phi_zz[dz]^T mu, dF = R^T V */
+    memcpy(R->Van, R->DRE, sizeof(double) * (size_t)n * ncols);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, ncols, n, 1.0, R->Kan, n, R->DZ, n,
                 -1.0, R->Van, n);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, d, n, 1.0, R->Can, n, R->DZD, n,
-                1.0, R->Van, n);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, d, n, 1.0, R->M, n, R->DZDD, n,
-                1.0, R->Van, n);
-    mbs_gemm_tn(d, d, n, 1.0, R->Rz, R->Van, 0.0, J);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, ncols, n, 1.0, R->Can, n, R->DZD,
+                n, 1.0, R->Van, n);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, ncols, n, 1.0, R->M, n, R->DZDD,
+                n, 1.0, R->Van, n);
+    mbs_gemm_tn(d, ncols, n, 1.0, R->Rz, R->Van, 0.0, dF);
+}
+
+/* The tangent's hook: the directions e_j with the trapezoidal rule's dzd_i = 2/h dz_i,
+ * dzdd_i = 4/h^2 dz_i; the evaluation at x is current. */
+static int reduced_jacobian_analytical(void *ctx, const double *x, double *J)
+{
+    MatrixR *R = ctx;
+    double h = R->tangent_h;
+    (void)x;
+    analytical_directions(R, R->tangent_f->time + h, R->zddi, NULL, 1.0, NULL, 2.0 / h, NULL,
+                          4.0 / (h * h), R->d, J);
     return 0;
 }
 
@@ -2606,22 +2631,51 @@ int mbs_matrix_r_prepare_directions(MbsFormulation *f, MbsError *err)
     MatrixR *R = matrix_r_impl(f);
     if (!R)
         return mbs_error_set(err, MBS_FATAL, "not a matrix-r formulation");
-    if (R->general)
-        return mbs_error_set(err, MBS_FATAL, "matrix-r: directional derivatives do not cover "
-                             "point coordinates as degrees of freedom");
     if (!R->zD && dual_workspace(f->model, R))
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    if (!R->Kan && analytical_workspace(f->model, R))
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     return 0;
 }
 
-int mbs_matrix_r_reduced_directions(MbsFormulation *f, double t, const double *zddi,
-                                    const double *sz, const double *sv, const double *sa,
-                                    double *dF, MbsMatrixRDirections *out)
+/* Seeds d x ncols into d x W (zero columns beyond ncols), for a dual pass. */
+static const double *widen(const MatrixR *R, const double *seed, int ncols, double *out)
+{
+    if (!seed)
+        return NULL;
+    memset(out, 0, sizeof(double) * (size_t)R->d * MBS_DUAL_WIDTH);
+    memcpy(out, seed, sizeof(double) * (size_t)R->d * (size_t)ncols);
+    return out;
+}
+
+int mbs_matrix_r_reduced_directions(MbsFormulation *f, int analytical, double t,
+                                    const double *zddi, int ncols, const double *sz,
+                                    const double *sv, const double *sa, double *dF,
+                                    MbsMatrixRDirections *out)
 {
     MatrixR *R = matrix_r_impl(f);
-    if (!R || !R->zD || R->general)
+    if (!R || !R->zD || !R->Kan || ncols < 0 || ncols > (analytical ? R->n : MBS_DUAL_WIDTH))
         return MBS_FATAL;
-    reduced_directions(R, t, zddi, sz, 1.0, sv, 1.0, sa, 1.0, dF);
+    if (analytical) {
+        /* a NULL seed is zero here (unit vectors are the tangent's own convention) */
+        int d = R->d;
+        double *zero = R->Van; /* d x ncols of zeros, until analytical_directions uses it */
+        memset(zero, 0, sizeof(double) * (size_t)d * (size_t)ncols);
+        analytical_directions(R, t, zddi, sz ? sz : zero, 1.0, sv ? sv : zero, 1.0,
+                              sa ? sa : zero, 1.0, ncols, dF);
+        if (out)
+            *out = (MbsMatrixRDirections){.dz = R->DZ, .dzd = R->DZD, .dzdd = R->DZDD};
+        return 0;
+    }
+    if (R->general)
+        return MBS_FATAL;
+    size_t block = (size_t)R->d * MBS_DUAL_WIDTH;
+    const double *z = widen(R, sz, ncols, R->wseed);
+    const double *v = widen(R, sv, ncols, R->wseed + block);
+    const double *a = widen(R, sa, ncols, R->wseed + 2 * block);
+    reduced_directions(R, t, zddi, z, 1.0, v, 1.0, a, 1.0, R->dF);
+    for (int j = 0; j < ncols; ++j)
+        memcpy(dF + (size_t)R->d * j, R->dF + (size_t)R->d * j, sizeof(double) * (size_t)R->d);
     if (out)
         *out = (MbsMatrixRDirections){.dz = R->dirz, .dzd = R->dirv, .dzdd = R->dira};
     return 0;

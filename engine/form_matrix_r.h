@@ -56,18 +56,20 @@ int mbs_matrix_r_stats(const MbsFormulation *f, MbsMatrixRStats *out);
 
 /* Directional derivatives of the reduced equations F = R^T (M zdd - Q) (paper 001 eq 29) at
  * the evaluation current in f (after mbs_matrix_r_reduced_residual at time t with independent
- * accelerations zddi), MBS_DUAL_WIDTH directions at once by forward-mode AD through the
- * position, velocity and acceleration problems (docs/architecture.md § matrix-r ad): seeds
- * dz_i, dzd_i, dzdd_i in sz, sv, sa (d x W column-major; NULL: zero), dF (d x W). The full
- * coordinates' directions (n x W each, valid until the next call) in out. Needs
+ * accelerations zddi), through the position, velocity and acceleration problems
+ * (docs/architecture.md § matrix-r ad and analytical): ncols directions with seeds dz_i,
+ * dzd_i, dzdd_i in sz, sv, sa (d x ncols column-major; NULL: zero), by `analytical`
+ * (ncols <= n) or `ad` (ncols <= MBS_DUAL_WIDTH, one dual pass), dF (d x ncols). The full
+ * coordinates' directions (n x ncols each, valid until the next call) in out. Needs
  * mbs_matrix_r_prepare_directions once (it allocates); then allocates nothing. */
 typedef struct {
     const double *dz, *dzd, *dzdd;
 } MbsMatrixRDirections;
 int mbs_matrix_r_prepare_directions(MbsFormulation *f, MbsError *err);
-int mbs_matrix_r_reduced_directions(MbsFormulation *f, double t, const double *zddi,
-                                    const double *sz, const double *sv, const double *sa,
-                                    double *dF, MbsMatrixRDirections *out);
+int mbs_matrix_r_reduced_directions(MbsFormulation *f, int analytical, double t,
+                                    const double *zddi, int ncols, const double *sz,
+                                    const double *sv, const double *sa, double *dF,
+                                    MbsMatrixRDirections *out);
 
 #endif
 

@@ -61,7 +61,8 @@ typedef struct {
     void *tangent_ctx[1];
     double *zrho;        /* n x p: dz/drho at fixed z_i (geometric parameters; 0 otherwise) */
     double *dzfull;      /* n x p: dz/drho of the full coordinates (direct) */
-    int ad;              /* state derivatives by mbs_matrix_r_reduced_directions */
+    int ad;              /* state derivatives by mbs_matrix_r_reduced_directions (analytical
+                          * or ad) */
     MbsKinematics kin;   /* ad: the objectives at states moved along a direction */
     double *xt;          /* 3 n: that state */
     double *sz, *sv, *dF; /* d x W each (ad) */
@@ -109,7 +110,7 @@ typedef struct {
 
 static const MbsSetting sens_items[] = {
     {.name = "jacobian", .type = MBS_SETTING_CHOICE,
-     .offset = offsetof(MbsMatrixRSensOptions, jacobian), .default_value = MBS_JACOBIAN_AD,
+     .offset = offsetof(MbsMatrixRSensOptions, jacobian), .default_value = MBS_JACOBIAN_ANALYTICAL,
      .choices = mbs_jacobian_method_names, .choice_labels = mbs_jacobian_method_labels,
      .label = MBS_N_("State derivatives"),
      .description = MBS_N_("How the derivatives of the reduced equations and the objectives "
@@ -328,18 +329,20 @@ static int objective_direction(Sens *S, const double *dz, const double *dzd, con
     return 0;
 }
 
-/* Columns z_i, zd_i of J by matrix-r's directional derivatives (ad): W directions per dual
- * pass give dF exactly and the directions of z, zd, zdd, along which the objectives are
- * differenced (objective_direction). The probe holds the base evaluation. Returns the dual
- * passes made, or -1. */
-static long ad_state_columns(Sens *S)
+/* Columns z_i, zd_i of J by matrix-r's directional derivatives (analytical, or ad: W
+ * directions per dual pass): dF exactly and the directions of z, zd, zdd, along which the
+ * objectives are differenced (objective_direction). The probe holds the base evaluation.
+ * Returns the passes made (analytical: calls of up to n columns), or -1. */
+static long exact_state_columns(Sens *S)
 {
-    int n = S->n, d = S->d, no = S->nout, W = MBS_DUAL_WIDTH;
+    int n = S->n, d = S->d, no = S->nout;
+    int analytical = S->opt.jacobian == MBS_JACOBIAN_ANALYTICAL;
+    int W = analytical ? n : MBS_DUAL_WIDTH;
     long passes = 0;
     for (int first = 0; first < 2 * d; first += W, ++passes) {
-        memset(S->sz, 0, sizeof(double) * (size_t)d * W);
-        memset(S->sv, 0, sizeof(double) * (size_t)d * W);
         int count = 2 * d - first < W ? 2 * d - first : W;
+        memset(S->sz, 0, sizeof(double) * (size_t)d * count);
+        memset(S->sv, 0, sizeof(double) * (size_t)d * count);
         for (int w = 0; w < count; ++w) {
             int j = first + w;
             if (j < d)
@@ -348,8 +351,8 @@ static long ad_state_columns(Sens *S)
                 S->sv[j - d + (size_t)d * w] = 1.0;
         }
         MbsMatrixRDirections dir;
-        if (mbs_matrix_r_reduced_directions(S->probe, S->t, S->x0 + 2 * d, S->sz, S->sv, NULL,
-                                            S->dF, &dir))
+        if (mbs_matrix_r_reduced_directions(S->probe, analytical, S->t, S->x0 + 2 * d, count,
+                                            S->sz, S->sv, NULL, S->dF, &dir))
             return -1;
         for (int w = 0; w < count; ++w) {
             double *col = S->J + (size_t)no * (first + w);
@@ -389,7 +392,7 @@ static int sens_derivatives(Sens *S, const MbsCheckpoint *at)
     if ((status = acceleration_columns(S)))
         return status;
     if (S->ad) {
-        long passes = ad_state_columns(S);
+        long passes = exact_state_columns(S);
         if (passes < 0)
             return mbs_error_set(S->err, MBS_FATAL, "matrix-r sensitivities: the directional "
                                  "derivatives failed at t = %.6g s", S->t);
@@ -1069,7 +1072,7 @@ static int sens_setup(Sens *S, const MbsSettings *s)
                                   .contexts = S->map_ctx, .nthreads = 1};
     /* ad: the state columns by matrix-r's directional derivatives; the rare change of
      * partition's map (eval_map) keeps central differences */
-    S->ad = S->opt.jacobian == MBS_JACOBIAN_AD;
+    S->ad = S->opt.jacobian == MBS_JACOBIAN_AD || S->opt.jacobian == MBS_JACOBIAN_ANALYTICAL;
     MbsJacobianMethod differences =
         S->ad ? MBS_JACOBIAN_ND_CENTRAL : (MbsJacobianMethod)S->opt.jacobian;
     if (S->ad) {
@@ -1078,9 +1081,10 @@ static int sens_setup(Sens *S, const MbsSettings *s)
         if (mbs_kinematics_init(&S->kin, m))
             return mbs_error_set(err, MBS_FATAL, "out of memory");
         S->xt = calloc(3 * (size_t)n + 1, sizeof(double));
-        S->sz = calloc((size_t)d * MBS_DUAL_WIDTH + 1, sizeof(double));
-        S->sv = calloc((size_t)d * MBS_DUAL_WIDTH + 1, sizeof(double));
-        S->dF = calloc((size_t)d * MBS_DUAL_WIDTH + 1, sizeof(double));
+        size_t cols = (size_t)(n > MBS_DUAL_WIDTH ? n : MBS_DUAL_WIDTH);
+        S->sz = calloc((size_t)d * cols + 1, sizeof(double));
+        S->sv = calloc((size_t)d * cols + 1, sizeof(double));
+        S->dF = calloc((size_t)d * cols + 1, sizeof(double));
         if (!S->xt || !S->sz || !S->sv || !S->dF)
             return mbs_error_set(err, MBS_FATAL, "out of memory");
     }

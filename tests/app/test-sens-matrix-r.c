@@ -176,32 +176,37 @@ static void check_model(const char *dir, const char *file)
         mbs_model_free(mp);
         mbs_model_free(mm);
     }
-    /* the state derivatives by ad (the default: matrix-r's directional derivatives, exact)
-     * against central differences: their truncation and the position problem's tolerance,
-     * ~1e-9 relative on the five-bar (docs/benchmarks.md); 1e-7 */
-    MbsMatrixRSensOptions nd_options;
-    mbs_setting_table_defaults(&mbs_matrix_r_sens_settings, &nd_options);
-    tap_ok(nd_options.jacobian == MBS_JACOBIAN_AD, "%s: ad is the default state derivative",
-           file);
-    nd_options.jacobian = MBS_JACOBIAN_ND_CENTRAL;
-    MbsSensResult by_ad;
-    double worst_ad = INFINITY;
-    if (mbs_matrix_r_model_sensitivity(m, &s, params, np, MBS_SENS_DIRECT, &nd_options,
-                                       duration, NULL, NULL, &by_ad, &err) == 0) {
-        worst_ad = 0.0;
-        for (int i = 0; i < k; ++i) {
-            double scale = 1e-300;
-            for (int c = 0; c < np; ++c)
-                scale = fmax(scale, fabs(direct.gradient[i * np + c]));
-            for (int c = 0; c < np; ++c)
-                worst_ad = fmax(worst_ad, fabs(by_ad.gradient[i * np + c] -
-                                               direct.gradient[i * np + c]) / scale);
+    /* the state derivatives by analytical (the default: matrix-r's directional derivatives,
+     * exact) against central differences (their truncation and the position problem's
+     * tolerance, ~1e-9 relative on the five-bar: 1e-7) and against ad (both exact: 1e-10) */
+    MbsMatrixRSensOptions other;
+    mbs_setting_table_defaults(&mbs_matrix_r_sens_settings, &other);
+    tap_ok(other.jacobian == MBS_JACOBIAN_ANALYTICAL,
+           "%s: analytical is the default state derivative", file);
+    static const MbsJacobianMethod others[2] = {MBS_JACOBIAN_ND_CENTRAL, MBS_JACOBIAN_AD};
+    static const double bounds[2] = {1e-7, 1e-10};
+    for (int o = 0; o < 2; ++o) {
+        other.jacobian = others[o];
+        MbsSensResult by_other;
+        double worst = INFINITY;
+        if (mbs_matrix_r_model_sensitivity(m, &s, params, np, MBS_SENS_DIRECT, &other, duration,
+                                           NULL, NULL, &by_other, &err) == 0) {
+            worst = 0.0;
+            for (int i = 0; i < k; ++i) {
+                double scale = 1e-300;
+                for (int c = 0; c < np; ++c)
+                    scale = fmax(scale, fabs(direct.gradient[i * np + c]));
+                for (int c = 0; c < np; ++c)
+                    worst = fmax(worst, fabs(by_other.gradient[i * np + c] -
+                                             direct.gradient[i * np + c]) / scale);
+            }
+            mbs_sens_result_free(&by_other);
         }
-        mbs_sens_result_free(&by_ad);
+        tap_ok(worst < bounds[o], "%s: direct with analytical state derivatives = with %s "
+               "(worst %.3g of the row's largest entry; bound %g) %s", file,
+               mbs_jacobian_method_name(others[o]), worst, bounds[o],
+               isfinite(worst) ? "" : err.message);
     }
-    tap_ok(worst_ad < 1e-7, "%s: direct with ad state derivatives = with nd-central (worst "
-           "%.3g of the row's largest entry) %s", file, worst_ad,
-           isfinite(worst_ad) ? "" : err.message);
     if (tap_ok(sim_ok, "%s: whole simulations for fd", file)) {
         tap_ok(worst_adj < 1e-9, "%s: adjoint = direct (worst %.3g of the row's largest entry)",
                file, worst_adj);
@@ -239,12 +244,13 @@ static void table1(const char *dir)
     s.step = 1e-3;
     MbsError err = {0};
     mbs_settings_set_for(&s, "matrix-r", "integrator", "trapezoidal", &err);
-    MbsMatrixRSensOptions options[2];
+    MbsMatrixRSensOptions options[3];
     mbs_setting_table_defaults(&mbs_matrix_r_sens_settings, &options[0]);
-    options[1] = options[0];
+    options[1] = options[2] = options[0];
     options[0].jacobian = MBS_JACOBIAN_ND_CENTRAL;
     options[1].jacobian = MBS_JACOBIAN_AD;
-    for (int method = 0; method < 4; ++method) {
+    options[2].jacobian = MBS_JACOBIAN_ANALYTICAL;
+    for (int method = 0; method < 6; ++method) {
         MbsSensResult r;
         const MbsMatrixRSensOptions *o = &options[method / 2];
         const char *state = mbs_jacobian_method_name((MbsJacobianMethod)o->jacobian);

@@ -36,11 +36,12 @@
  * trapezoidal rule (paper 001) solved by Newton on the d independent coordinates with the
  * tangent of the reduced residual ("jacobian"): analytical (the default: the derivatives of
  * R^Phi, S c and the dynamics through the position, velocity and acceleration problems, paper
- * 001 eqs 50-52, reduced_jacobian_analytical), forward-mode AD of the same chain
- * (reduced_residual_dual), or forward or central differences (d or 2 d full evaluations),
+ * 001 eqs 50-52), or forward-mode AD of the same chain (both in form_matrix_r_tangent.c), or
+ * forward or central differences (d or 2 d full evaluations),
  * reused for "jacobian-reuse" iterations.
  */
 #include "form_matrix_r.h"
+#include "form_matrix_r_private.h"
 
 #include <cblas.h>
 #include <klu.h>
@@ -86,86 +87,8 @@ static const MatrixROptions *options(const MbsFormulation *f)
     return mbs_formulation_options(f);
 }
 
-typedef struct {
-    const MbsFormulation *f;
-    int n, nr, r, d; /* coordinates, rows, rank (dependent), degrees of freedom */
-    int sparse, integrator;
-    MbsDofList dofs; /* the run's: the options' or the model's list */
-    int general; /* user DOFs with natural coordinates: Theta = [Phi_z[rows]; B(z)] (n x n) */
-    int *dofnode; /* per DOF: node of a joint-coordinate DOF, -1 for a point coordinate */
-    const double *tzi, *tzdi; /* general mode: imposed DOF values of the evaluation */
-    double *Brow;
-    MbsKinematics kin;
-    MbsDynamics dyn;
-    /* full state */
-    double *z, *zd, *zdd;
-    double *z0, *zd0, *zdd0;
-    /* independent-coordinate work (d each) */
-    double *zi0, *zdi0, *zddi0, *zi, *zdi, *zddi, *acc[4], *vel[4], *g, *delta;
-    double *zdip, *zddip, *zsave, *zdsave, *Rsave; /* trapezoidal tangent (reduced_tangent) */
-    MbsTangent tangent;
-    /* its ad method (reduced_residual_dual): the kernels over dual numbers */
-    MbsKinematicsDual kd;
-    MbsDynamicsDual dd;
-    MbsDual *zD, *zdD, *zddD, *rowD, *biasD, *QD; /* n, n, n, nr, nr, n */
-    double *seed, *dirz, *dirv, *dira, *ydir;      /* d x W, n x W (three), n x W */
-    double *zdd_base, *mu_base, *mu_rows;          /* n, n, nr */
-    double *dF, *Fval, *wseed;                     /* d x W, n, 3 d x W */
-    /* its analytical method (reduced_jacobian_analytical) */
-    MbsConstraintsDerivatives cder;
-    MbsDynamicsDerivatives dder;
-    double *Kan, *Can, *DZ, *DZD, *DZDD, *DRE, *Van; /* n x n each */
-    double *node_acc, *node_D, *rowbuf, *biasbuf;  /* 6 n, 6 n, nr + d, nr + d */
-    MbsRow *drows; /* the model's rows, then one per DOF (general mode: B's rows, a point
-                      coordinate as a points row against the ground, a joint coordinate as a
-                      driver row), nr + d */
-    MbsFormulation *tangent_f; /* the call being differentiated: step and error record */
-    double tangent_h;
-    MbsError *tangent_err;
-    void *tangent_ctx[1];
-    /* partition */
-    int *dep, *ind, *rows; /* r, d, r */
-    int *depidx, *rowidx;  /* n, nr: position in dep / rows or -1 */
-    int *jpvt;             /* max(n, nr) */
-    double *qr, *tau, *qrwork;
-    int lqrwork;
-    /* dependent block */
-    double *A, *rhs, *X, *conwork; /* r*r, max(n, nr), r*d, 4 r */
-    int *ipiv, *iconwork;
-    double rcond, rcond_ref, rcond_ratio; /* current, just after the partition, trigger */
-    double anorm; /* 1-norm of the dense block before factorization */
-    /* near-singular block (damped least squares, see damped_solve) */
-    int singular;                   /* this evaluation solves through the SVD */
-    double *Ad, *U, *Vt, *sv, *svdwork, *svtmp; /* r*r, r*r, r*r, r, lsvdwork, 2r */
-    int lsvdwork;
-    double mu;                      /* damping * rcond_initial * sigma_max */
-    double rcond_initial;           /* of the block of the first partition */
-    double gap_initial;             /* rank gap of Phi_z at init (constraints_rank_gap) */
-    double *zpred, *zdpred;         /* predicted z, zd of the evaluation (n) */
-    double *Rprior, *sprior;        /* R^Phi and S c of the previous evaluation (n*d, n) */
-    int *indprior, *ipiv_prior;     /* its independent coordinates (d), pivots (d) */
-    int dprior;                     /* its d; 0: none yet */
-    long singular_evaluations;
-    /* sparse */
-    int *Ap, *Ai;
-    double *Ax;
-    klu_symbolic *Sym;
-    klu_numeric *Num;
-    klu_common common;
-    /* constraints and dynamics */
-    double *phi, *phiz, *phit, *bias;
-    double *M, *Q, *Rz, *MR, *s, *w, *Mh, *Lh, *rh, *T;
-    int *ipiv_d;
-    double work_nc, power_nc;
-    /* statistics */
-    long partitions, evaluations, position_iterations;
-    double last_partition_time;
-    char event[1024];
-    int step_pos_iterations;
-    double t_position, t_velocity, t_rz, t_dynamics, t_reduced, t_solve, t_jacobian;
-} MatrixR;
 
-static double *alloc_doubles(size_t n, int *fail)
+double *mr_alloc_doubles(size_t n, int *fail)
 {
     double *p = calloc(n ? n : 1, sizeof(double));
     if (!p)
@@ -212,14 +135,14 @@ static int find_node(const MbsTopology *t, int joint, int coord)
 
 /* --- degrees of freedom given as functions z_i = h(z) (paper 001 sec 2.2.3) ------------- */
 
-static const MbsDofChoice *dof(const MbsFormulation *f, int i)
+const MbsDofChoice *mr_dof(const MbsFormulation *f, int i)
 {
     return &((const MatrixR *)f->impl)->dofs.items[i];
 }
 
-static const MbsPoint *dof_point(const MbsFormulation *f, int i)
+const MbsPoint *mr_dof_point(const MbsFormulation *f, int i)
 {
-    return &f->model->points[dof(f, i)->point];
+    return &f->model->points[mr_dof(f, i)->point];
 }
 
 /* h_i(z); positions current in R->kin. */
@@ -227,10 +150,10 @@ static double dof_value(const MbsFormulation *f, const MatrixR *R, int i)
 {
     if (R->dofnode[i] >= 0)
         return R->z[R->dofnode[i]];
-    const MbsPoint *pt = dof_point(f, i);
+    const MbsPoint *pt = mr_dof_point(f, i);
     double r[3];
     mbs_kin_point(f->model, &R->kin, pt->body, pt->pos, r);
-    return r[dof(f, i)->axis];
+    return r[mr_dof(f, i)->axis];
 }
 
 /* Row i of B = h_z into out[k * ld], k = 0..n-1: for a point, the velocity of the point induced by
@@ -243,9 +166,9 @@ static void dof_row(const MbsFormulation *f, const MatrixR *R, int i, double *ou
         out[(size_t)R->dofnode[i] * ld] = 1.0;
         return;
     }
-    const MbsPoint *pt = dof_point(f, i);
+    const MbsPoint *pt = mr_dof_point(f, i);
     double r[3], axis[3] = {0.0, 0.0, 0.0};
-    axis[dof(f, i)->axis] = 1.0;
+    axis[mr_dof(f, i)->axis] = 1.0;
     mbs_kin_point(f->model, &R->kin, pt->body, pt->pos, r);
     mbs_kin_point_velocity_row(f->model, &R->kin, pt->body, r, axis, out, ld);
 }
@@ -255,11 +178,11 @@ static double dof_bias(const MbsFormulation *f, const MatrixR *R, int i)
 {
     if (R->dofnode[i] >= 0)
         return 0.0;
-    const MbsPoint *pt = dof_point(f, i);
+    const MbsPoint *pt = mr_dof_point(f, i);
     double r[3], a[3];
     mbs_kin_point(f->model, &R->kin, pt->body, pt->pos, r);
     mbs_kin_point_motion(f->model, &R->kin, pt->body, r, NULL, a);
-    return a[dof(f, i)->axis];
+    return a[mr_dof(f, i)->axis];
 }
 
 /* Independent positions, velocities and accelerations of the current state. */
@@ -355,7 +278,7 @@ static int partition_general(MbsFormulation *f, MatrixR *R, MbsError *err)
                             R->dofs.items[k].coordinate);
         else
             len += snprintf(R->event + len, sizeof R->event - (size_t)len, "%s%s.%c",
-                            k ? ", " : "", dof_point(f, k)->name,
+                            k ? ", " : "", mr_dof_point(f, k)->name,
                             axes[R->dofs.items[k].axis]);
     }
     if (len > 0 && len < (int)sizeof R->event - 2)
@@ -623,7 +546,7 @@ static void estimate_rcond(MatrixR *R)
 }
 
 /* Solve A X = B in place, B r x nrhs. */
-static void solve_block(MatrixR *R, double *B, int nrhs)
+void mr_solve_block(MatrixR *R, double *B, int nrhs)
 {
     int r = R->general ? R->n : R->r;
     if (r == 0 || nrhs == 0)
@@ -700,7 +623,7 @@ static int svd_block(MatrixR *R, double damping)
 }
 
 /* b := argmin |A x - b|^2 + mu^2 |x - xp|^2 (xp NULL: 0), from the SVD of svd_block. */
-static void damped_solve(MatrixR *R, double *b, const double *xp)
+void mr_damped_solve(MatrixR *R, double *b, const double *xp)
 {
     int r = R->r;
     double *c = R->svtmp, *res = R->svtmp + r;
@@ -822,10 +745,10 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
                               * (below round-off) keep the start */
             double mu = R->mu;
             R->mu = 64.0 * DBL_EPSILON * R->sv[0];
-            damped_solve(R, R->rhs, NULL);
+            mr_damped_solve(R, R->rhs, NULL);
             R->mu = mu;
         } else {
-            solve_block(R, R->rhs, 1);
+            mr_solve_block(R, R->rhs, 1);
         }
         corr = mbs_vec_norminf(nu, R->rhs);
         double zmax = 0.0;
@@ -894,7 +817,7 @@ static void velocity_problem(const MbsModel *m, MatrixR *R, double t)
             R->rhs[i] = -R->phit[R->rows[i]];
         for (int k = 0; k < d; ++k)
             R->rhs[r + k] = R->tzdi[k];
-        solve_block(R, R->rhs, 1);
+        mr_solve_block(R, R->rhs, 1);
         memcpy(R->zd, R->rhs, sizeof(double) * (size_t)n);
         mbs_kinematics_velocities(m, &R->kin, R->zd);
         mbs_constraints_bias(m, &R->kin, t, R->bias);
@@ -902,7 +825,7 @@ static void velocity_problem(const MbsModel *m, MatrixR *R, double t)
             R->rhs[i] = -R->bias[R->rows[i]];
         for (int k = 0; k < d; ++k)
             R->rhs[r + k] = -dof_bias(R->f, R, k);
-        solve_block(R, R->rhs, 1);
+        mr_solve_block(R, R->rhs, 1);
         memcpy(R->s, R->rhs, sizeof(double) * (size_t)n);
         R->t_velocity += mbs_clock_now() - tc;
         return;
@@ -918,9 +841,9 @@ static void velocity_problem(const MbsModel *m, MatrixR *R, double t)
     if (R->singular) {
         for (int i = 0; i < r; ++i)
             xp[i] = R->zdpred[R->dep[i]];
-        damped_solve(R, R->rhs, xp);
+        mr_damped_solve(R, R->rhs, xp);
     } else {
-        solve_block(R, R->rhs, 1);
+        mr_solve_block(R, R->rhs, 1);
     }
     for (int i = 0; i < r; ++i)
         R->zd[R->dep[i]] = R->rhs[i];
@@ -931,9 +854,9 @@ static void velocity_problem(const MbsModel *m, MatrixR *R, double t)
     if (R->singular) {
         for (int i = 0; i < r; ++i)
             xp[i] = R->dprior ? R->sprior[R->dep[i]] : 0.0;
-        damped_solve(R, R->rhs, xp);
+        mr_damped_solve(R, R->rhs, xp);
     } else {
-        solve_block(R, R->rhs, 1);
+        mr_solve_block(R, R->rhs, 1);
     }
     for (int k = 0; k < R->n; ++k)
         R->s[k] = 0.0;
@@ -951,7 +874,7 @@ static void compute_rz(MatrixR *R)
         memset(R->Rz, 0, sizeof(double) * (size_t)n * d);
         for (int j = 0; j < d; ++j)
             R->Rz[r + j + (size_t)n * j] = 1.0;
-        solve_block(R, R->Rz, d);
+        mr_solve_block(R, R->Rz, d);
         R->t_rz += mbs_clock_now() - tc;
         return;
     }
@@ -963,10 +886,10 @@ static void compute_rz(MatrixR *R)
         for (int j = 0; j < d; ++j) {
             for (int i = 0; i < r; ++i)
                 xp[i] = R->dprior ? R->Rprior[R->dep[i] + (size_t)n * j] : 0.0;
-            damped_solve(R, R->X + (size_t)r * j, xp);
+            mr_damped_solve(R, R->X + (size_t)r * j, xp);
         }
     } else {
-        solve_block(R, R->X, d);
+        mr_solve_block(R, R->X, d);
     }
     memset(R->Rz, 0, sizeof(double) * (size_t)n * d);
     for (int j = 0; j < d; ++j) {
@@ -1199,10 +1122,6 @@ static int resolve_dofs(const MbsModel *m, const MbsDofList *chosen, MbsDofList 
 }
 
 static int reduced_residual(void *ctx, const double *zi, int column, double step, double *g);
-static int reduced_residual_dual(void *ctx, const MbsDual *x, int largest, MbsDual *g);
-static int dual_workspace(const MbsModel *m, MatrixR *R);
-static int analytical_workspace(const MbsModel *m, MatrixR *R);
-static int reduced_jacobian_analytical(void *ctx, const double *x, double *J);
 
 static int matrix_r_init(MbsFormulation *f, MbsError *err)
 {
@@ -1232,43 +1151,43 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
                          &R->w, &R->rh, &R->zdip, &R->zddip, &R->zsave, &R->zdsave,
                          &R->sv, &R->zpred, &R->zdpred, &R->sprior};
     for (size_t i = 0; i < sizeof vecs_n / sizeof vecs_n[0]; ++i)
-        *vecs_n[i] = alloc_doubles((size_t)n, &fail);
+        *vecs_n[i] = mr_alloc_doubles((size_t)n, &fail);
     for (int k = 0; k < 4; ++k) {
-        R->acc[k] = alloc_doubles((size_t)n, &fail);
-        R->vel[k] = alloc_doubles((size_t)n, &fail);
+        R->acc[k] = mr_alloc_doubles((size_t)n, &fail);
+        R->vel[k] = mr_alloc_doubles((size_t)n, &fail);
     }
     R->dep = alloc_ints((size_t)n, &fail);
     R->ind = alloc_ints((size_t)n, &fail);
     R->dofnode = alloc_ints(MBS_MATRIX_R_MAX_DOFS, &fail);
-    R->Brow = alloc_doubles((size_t)n, &fail);
+    R->Brow = mr_alloc_doubles((size_t)n, &fail);
     R->rows = alloc_ints((size_t)n, &fail);
     R->depidx = alloc_ints((size_t)n, &fail);
     R->rowidx = alloc_ints((size_t)nr, &fail);
     R->jpvt = alloc_ints((size_t)mx, &fail);
-    R->qr = alloc_doubles((size_t)nr * n, &fail);
-    R->tau = alloc_doubles((size_t)mx, &fail);
-    R->A = alloc_doubles(nn, &fail);
-    R->rhs = alloc_doubles((size_t)mx, &fail);
-    R->X = alloc_doubles(nn, &fail);
-    R->conwork = alloc_doubles(4 * (size_t)n, &fail);
+    R->qr = mr_alloc_doubles((size_t)nr * n, &fail);
+    R->tau = mr_alloc_doubles((size_t)mx, &fail);
+    R->A = mr_alloc_doubles(nn, &fail);
+    R->rhs = mr_alloc_doubles((size_t)mx, &fail);
+    R->X = mr_alloc_doubles(nn, &fail);
+    R->conwork = mr_alloc_doubles(4 * (size_t)n, &fail);
     R->iconwork = alloc_ints((size_t)n, &fail);
     R->ipiv = alloc_ints((size_t)n, &fail);
     R->ipiv_d = alloc_ints((size_t)n, &fail);
     R->ipiv_prior = alloc_ints((size_t)n, &fail);
     R->indprior = alloc_ints((size_t)n, &fail);
-    R->svtmp = alloc_doubles(3 * (size_t)n, &fail);
+    R->svtmp = mr_alloc_doubles(3 * (size_t)n, &fail);
     int nnz = m->topo->row_ptr[nr];
     R->Ap = alloc_ints((size_t)n + 1, &fail);
     R->Ai = alloc_ints((size_t)nnz, &fail);
-    R->Ax = alloc_doubles((size_t)nnz, &fail);
-    R->phi = alloc_doubles((size_t)nr, &fail);
-    R->phiz = alloc_doubles((size_t)nr * n, &fail);
-    R->phit = alloc_doubles((size_t)nr, &fail);
-    R->bias = alloc_doubles((size_t)nr, &fail);
+    R->Ax = mr_alloc_doubles((size_t)nnz, &fail);
+    R->phi = mr_alloc_doubles((size_t)nr, &fail);
+    R->phiz = mr_alloc_doubles((size_t)nr * n, &fail);
+    R->phit = mr_alloc_doubles((size_t)nr, &fail);
+    R->bias = mr_alloc_doubles((size_t)nr, &fail);
     double **mats[] = {&R->M,  &R->Rz, &R->MR, &R->Mh, &R->Lh,    &R->T,
                        &R->Rsave, &R->Ad, &R->U, &R->Vt, &R->Rprior};
     for (size_t i = 0; i < sizeof mats / sizeof mats[0]; ++i)
-        *mats[i] = alloc_doubles(nn, &fail);
+        *mats[i] = mr_alloc_doubles(nn, &fail);
     if (fail)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     /* The trapezoidal rule's tangent: serial, an evaluation uses all of R. Made for d <= n.
@@ -1278,8 +1197,8 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
     R->tangent_ctx[0] = R;
     const MbsTangentProblem tangent = {
         .nx = n, .nr = n, .residual = reduced_residual, .contexts = R->tangent_ctx, .nthreads = 1,
-        .residual_dual = reduced_residual_dual,
-        .analytical_jacobian = reduced_jacobian_analytical,
+        .residual_dual = mr_reduced_residual_dual,
+        .analytical_jacobian = mr_reduced_jacobian_analytical,
         .step = o->tangent.method == MBS_JACOBIAN_ND_FORWARD
                     ? (MbsTangentStep){.relative = 1e-7, .offset_one = 1, .unrounded = 1}
                     : (MbsTangentStep){0},
@@ -1296,7 +1215,7 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
         return mbs_error_set(err, MBS_FATAL, "matrix-r: the Jacobian method 'analytical' "
                              "cannot be used on this model: %s; choose ad", why);
     if (R->integrator == INTEGRATOR_TRAPEZOIDAL && exact &&
-        (dual_workspace(m, R) || analytical_workspace(m, R)))
+        (mr_dual_workspace(m, R) || mr_analytical_workspace(m, R)))
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     /* dgeqp3 workspace for (nr x n) and (r x nr), r <= min(n, nr) */
     {
@@ -1311,13 +1230,13 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
             q2 = fmax(q2, q3);
         }
         R->lqrwork = (int)fmax(fmax(q1, q2), 3.0 * mx + 1.0) + 1;
-        R->qrwork = alloc_doubles((size_t)R->lqrwork, &fail);
+        R->qrwork = mr_alloc_doubles((size_t)R->lqrwork, &fail);
         double q4 = 0.0; /* dgesvd of the dependent block (r <= n) */
         if (n > 0)
             LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'O', 'S', n, n, R->U, n, R->sv, NULL, 1, R->Vt,
                                 n, &q4, -1);
         R->lsvdwork = (int)fmax(q4, 5.0 * n) + 1;
-        R->svdwork = alloc_doubles((size_t)R->lsvdwork, &fail);
+        R->svdwork = mr_alloc_doubles((size_t)R->lsvdwork, &fail);
         if (fail)
             return mbs_error_set(err, MBS_FATAL, "out of memory");
     }
@@ -1478,390 +1397,6 @@ static int reduced_residual(void *ctx, const double *zi, int column, double step
             v += R->Mh[i + (size_t)d * j] * R->zddip[j];
         g[i] = v;
     }
-    return 0;
-}
-
-/* --- the tangent by automatic differentiation (method ad) --------------------------------
- * The reduced residual g = R^T G, G = M zdd - Q (= Mh zdd_i - rh), differentiated along seeded
- * directions dz_i (with dzd_i = 2/h dz_i, dzdd_i = 4/h^2 dz_i: the trapezoidal rule) without
- * solving the position problem again: the evaluation's implicit functions have the derivatives
- * (paper 001 eqs 24-25 and 50-52, A = Phi_z[rows, dep], S y = y solved by A on dep, 0 on ind)
- *   dz   = R dz_i                                        (Phi(z) = 0 held)
- *   dzd  = R dzd_i  + S (-dPhi_z zd)                      (Phi_z zd = -Phi_t)
- *   dzdd = R dzdd_i + S (-dPhi_z zdd - dbias)             (Phi_z zdd = -bias)
- *   dR   = S (-dPhi_z R),  so  dg = R^T (dG - dPhi_z^T mu),  mu = A^-T G[dep]
- * where dPhi_z = Phi_zz[dz] and dbias, dG come from the constraint, kinematics and dynamics
- * kernels compiled over dual numbers (mbs_dual.h: the same source as the evaluation; G by the
- * forces with the accelerations in the kinematics, mbs_kinematics_motion). One dual pass gives
- * MBS_DUAL_WIDTH columns: no difference increment, no position Newton per column. */
-
-static int dual_workspace(const MbsModel *m, MatrixR *R)
-{
-    int n = R->n, nr = R->nr, fail = 0;
-    size_t W = MBS_DUAL_WIDTH, nn = (size_t)(n > 0 ? n : 1);
-    if (mbs_kinematics_init_dual(&R->kd, m) || mbs_dynamics_init_dual(&R->dd, m))
-        return -1;
-    R->zD = calloc(nn, sizeof(MbsDual));
-    R->zdD = calloc(nn, sizeof(MbsDual));
-    R->zddD = calloc(nn, sizeof(MbsDual));
-    R->QD = calloc(nn, sizeof(MbsDual));
-    R->biasD = calloc((size_t)(nr > 0 ? nr : 1), sizeof(MbsDual));
-    R->rowD = calloc((size_t)(nr > 0 ? nr : 1), sizeof(MbsDual));
-    R->mu_rows = alloc_doubles((size_t)(nr > 0 ? nr : 1), &fail);
-    R->seed = alloc_doubles(nn * W, &fail);
-    R->dirz = alloc_doubles(nn * W, &fail);
-    R->dirv = alloc_doubles(nn * W, &fail);
-    R->dira = alloc_doubles(nn * W, &fail);
-    R->ydir = alloc_doubles(nn * W, &fail);
-    R->zdd_base = alloc_doubles(nn, &fail);
-    R->dF = alloc_doubles(nn * W, &fail);
-    R->wseed = alloc_doubles(3 * nn * W, &fail);
-    R->Fval = alloc_doubles(nn, &fail);
-    R->mu_base = alloc_doubles(nn, &fail);
-    return fail || !R->zD || !R->zdD || !R->zddD || !R->QD || !R->biasD || !R->rowD ? -1 : 0;
-}
-
-/* Y (r x W) := A^-1 Y, the directions' dependent parts (the evaluation's solve: damped near a
- * singular position, as the values were). */
-static void solve_block_directions(MatrixR *R, double *Y)
-{
-    int r = R->r;
-    if (!R->singular) {
-        solve_block(R, Y, MBS_DUAL_WIDTH);
-        return;
-    }
-    for (int w = 0; w < MBS_DUAL_WIDTH; ++w)
-        damped_solve(R, Y + (size_t)r * w, NULL);
-}
-
-/* mu := A^-T mu (r; Theta^-T, n, with point coordinates as DOFs). Near a singular position the
- * damped transpose U diag(s / (s^2 + mu^2)) V^T
- * of damped_solve's V diag(...) U^T. */
-static void solve_block_transposed(MatrixR *R, double *mu)
-{
-    int r = R->r;
-    if (R->general) { /* Theta (n x n), dense */
-        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', R->n, 1, R->A, R->n, R->ipiv, mu, R->n);
-        return;
-    }
-    if (r == 0)
-        return;
-    if (R->singular) {
-        double *c = R->svtmp;
-        cblas_dgemv(CblasColMajor, CblasNoTrans, r, r, 1.0, R->Vt, r, mu, 1, 0.0, c, 1);
-        for (int k = 0; k < r; ++k)
-            c[k] *= R->sv[k] / (R->sv[k] * R->sv[k] + R->mu * R->mu);
-        cblas_dgemv(CblasColMajor, CblasNoTrans, r, r, 1.0, R->U, r, c, 1, 0.0, mu, 1);
-    } else if (!R->sparse) {
-        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', r, 1, R->A, r, R->ipiv, mu, r);
-    } else {
-        klu_tsolve(R->Sym, R->Num, r, 1, mu, &R->common);
-    }
-}
-
-/* out[:, w] = R^Phi seed[:, w] * scale + S y[:, w] for the W directions (seed NULL: zero; y:
- * r x W of right-hand sides for A, solved here, or NULL), out n x W. */
-static void directions(MatrixR *R, const double *seed, double scale, double *y, double *out)
-{
-    int n = R->n, d = R->d, r = R->r, W = MBS_DUAL_WIDTH;
-    if (d > 0 && seed)
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, W, d, scale, R->Rz, n, seed,
-                    d, 0.0, out, n);
-    else
-        memset(out, 0, sizeof(double) * (size_t)n * W);
-    if (!y || r == 0)
-        return;
-    solve_block_directions(R, y);
-    for (int w = 0; w < W; ++w)
-        for (int i = 0; i < r; ++i)
-            out[R->dep[i] + (size_t)n * w] += y[i + (size_t)r * w];
-}
-
-/* y[i, w] = -(Phi_zz[dz_w] v)[rows_i] (r x W) for a real v: the velocity constraints with v
- * as velocities at the seeded positions (mbs_constraints_velocity). Overwrites the dual
- * velocities and R->zddD. */
-static void phizz_times(const MbsModel *m, MatrixR *R, const double *v, double *y)
-{
-    int r = R->r;
-    for (int i = 0; i < R->n; ++i)
-        R->zddD[i] = mbs_dual_constant(v[i]);
-    mbs_kinematics_velocities_dual(m, &R->kd, R->zddD);
-    mbs_constraints_velocity_dual(m, &R->kd, R->zddD, R->rowD);
-    for (int i = 0; i < r; ++i)
-        for (int w = 0; w < MBS_DUAL_WIDTH; ++w)
-            y[i + (size_t)r * w] = -R->rowD[R->rows[i]].d[w];
-}
-
-static void to_dual(int n, const double *v, const double *dir, MbsDual *out)
-{
-    for (int i = 0; i < n; ++i) {
-        out[i].v = v[i];
-        for (int w = 0; w < MBS_DUAL_WIDTH; ++w)
-            out[i].d[w] = dir[i + (size_t)n * w];
-    }
-}
-
-/* dF (d x W) along the directions dz_i = cz sz, dzd_i = cv sv, dzdd_i = ca sa (d x W each,
- * NULL: zero) of the reduced equations F = R^T (M zdd - Q) at the current evaluation (R->z,
- * zd, R^Phi, S c, the factorized block) at time t with independent accelerations zddi; F in
- * R->Fval, the full directions dz, dzd, dzdd in R->dirz, dirv, dira (n x W). */
-static void reduced_directions(MatrixR *R, double t, const double *zddi, const double *sz,
-                               double cz, const double *sv, double cv, const double *sa,
-                               double ca, double *dF)
-{
-    const MbsModel *m = R->f->model;
-    int n = R->n, d = R->d, r = R->r, nr = R->nr, W = MBS_DUAL_WIDTH;
-    /* positions along dz = R dz_i */
-    directions(R, sz, cz, NULL, R->dirz);
-    to_dual(n, R->z, R->dirz, R->zD);
-    mbs_kinematics_positions_dual(m, &R->kd, R->zD);
-    /* velocities and the bias */
-    phizz_times(m, R, R->zd, R->ydir);
-    directions(R, sv, cv, R->ydir, R->dirv);
-    to_dual(n, R->zd, R->dirv, R->zdD);
-    mbs_kinematics_velocities_dual(m, &R->kd, R->zdD);
-    mbs_constraints_bias_dual(m, &R->kd, t, R->biasD);
-    /* accelerations zdd = R zdd_i + S c (the bias is kept before phizz_times moves the
-     * velocities) */
-    double *zdd = R->zdd_base;
-    memcpy(zdd, R->s, sizeof(double) * (size_t)n);
-    if (d > 0)
-        cblas_dgemv(CblasColMajor, CblasNoTrans, n, d, 1.0, R->Rz, n, zddi, 1, 1.0, zdd, 1);
-    phizz_times(m, R, zdd, R->ydir);
-    for (int i = 0; i < r; ++i)
-        for (int w = 0; w < W; ++w)
-            R->ydir[i + (size_t)r * w] -= R->biasD[R->rows[i]].d[w];
-    directions(R, sa, ca, R->ydir, R->dira);
-    to_dual(n, zdd, R->dira, R->zddD);
-    /* -G = Q - M zdd over duals */
-    mbs_kinematics_motion_dual(m, &R->kd, R->zdD, R->zddD);
-    mbs_dynamics_forces_dual(m, &R->kd, &R->dd, R->zD, R->zdD, R->QD);
-    /* mu = A^-T G[dep] */
-    double *mu = R->mu_base; /* r <= n */
-    for (int i = 0; i < r; ++i)
-        mu[i] = -R->QD[R->dep[i]].v;
-    solve_block_transposed(R, mu);
-    /* v = dG - Phi_zz[dz]^T mu (n x W, in ydir), G in zdd's place; the reactions in zddD
-     * (the forces' wrench workspace is free again) */
-    memset(R->mu_rows, 0, sizeof(double) * (size_t)nr);
-    for (int i = 0; i < r; ++i)
-        R->mu_rows[R->rows[i]] = mu[i];
-    mbs_constraints_reactions_dual(m, &R->kd, R->mu_rows, R->dd.Wacc, R->zddD);
-    double *G = zdd;
-    for (int j = 0; j < n; ++j) {
-        G[j] = -R->QD[j].v;
-        for (int w = 0; w < W; ++w)
-            R->ydir[j + (size_t)n * w] = -R->QD[j].d[w] - R->zddD[j].d[w];
-    }
-    /* F = R^T G, dF = R^T v */
-    if (d > 0) {
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, d, W, n, 1.0, R->Rz, n, R->ydir,
-                    n, 0.0, dF, d);
-        cblas_dgemv(CblasColMajor, CblasTrans, n, d, 1.0, R->Rz, n, G, 1, 0.0, R->Fval, 1);
-    }
-}
-
-/* The reduced trapezoidal residual over dual numbers at the base point of reduced_tangent (the
- * evaluation at x's values is current): directions dz_i seeded, dzd_i = 2/h dz_i,
- * dzdd_i = 4/h^2 dz_i. */
-static int reduced_residual_dual(void *ctx, const MbsDual *x, int largest, MbsDual *g)
-{
-    MatrixR *R = ctx;
-    int d = R->d, W = MBS_DUAL_WIDTH;
-    double h = R->tangent_h;
-    (void)largest;
-    if (R->general) /* refused at init; a repartition only leaves the general mode */
-        return MBS_FATAL;
-    for (int k = 0; k < d; ++k)
-        for (int w = 0; w < W; ++w)
-            R->seed[k + (size_t)d * w] = x[k].d[w];
-    reduced_directions(R, R->tangent_f->time + h, R->zddi, R->seed, 1.0, R->seed, 2.0 / h,
-                       R->seed, 4.0 / (h * h), R->dF);
-    for (int k = 0; k < d; ++k) {
-        g[k].v = R->Fval[k];
-        for (int w = 0; w < W; ++w)
-            g[k].d[w] = R->dF[k + (size_t)d * w];
-    }
-    return 0;
-}
-
-/* --- the analytical tangent (method analytical) -----------------------------------------
- * The same chain as reduced_directions, one column dz_i = e_j at a time (with dzd_i = 2/h e_j,
- * dzdd_i = 4/h^2 e_j), by hand-written derivatives: Phi_zz[dz] zd, Phi_zz[dz] zdd, the bias's
- * and Phi_zz[dz]^T mu's from mbs_constraints_derivatives.c, and dG = K dz + C dzd + M dzdd with
- * K = dG/dz, C = dG/dzd at fixed zdd from mbs_dynamics_forces_derivatives on the kinematics
- * with the accelerations in D (G = M zdd - Q; paper 001 eqs 50-52), then
- * dg = R^T (dG - Phi_zz[dz]^T mu) for all columns at once. */
-
-static int analytical_workspace(const MbsModel *m, MatrixR *R)
-{
-    int n = R->n, nr = R->nr, fail = 0;
-    size_t nn = (size_t)(n > 0 ? n : 1) * (size_t)(n > 0 ? n : 1);
-    if (mbs_constraints_derivatives_init(&R->cder, m) ||
-        mbs_dynamics_derivatives_init(&R->dder, m))
-        return -1;
-    double **mats[] = {&R->Kan, &R->Can, &R->DZ, &R->DZD, &R->DZDD, &R->DRE, &R->Van};
-    for (size_t i = 0; i < sizeof mats / sizeof mats[0]; ++i)
-        *mats[i] = alloc_doubles(nn, &fail);
-    R->node_acc = alloc_doubles(6 * (size_t)(n > 0 ? n : 1), &fail);
-    R->node_D = alloc_doubles(6 * (size_t)(n > 0 ? n : 1), &fail);
-    size_t rows = (size_t)nr + MBS_MATRIX_R_MAX_DOFS;
-    R->rowbuf = alloc_doubles(rows, &fail);
-    R->biasbuf = alloc_doubles(rows, &fail);
-    R->drows = calloc(rows, sizeof *R->drows);
-    if (!R->drows)
-        return -1;
-    if (nr > 0)
-        memcpy(R->drows, m->topo->rows, sizeof *R->drows * (size_t)nr);
-    if (!R->zdd_base)
-        R->zdd_base = alloc_doubles((size_t)(n > 0 ? n : 1), &fail);
-    if (!R->mu_base)
-        R->mu_base = alloc_doubles((size_t)(n > 0 ? n : 1), &fail);
-    free(R->mu_rows); /* one per row of drows */
-    R->mu_rows = alloc_doubles(rows, &fail);
-    if (!R->Fval)
-        R->Fval = alloc_doubles((size_t)(n > 0 ? n : 1), &fail);
-    return fail ? -1 : 0;
-}
-
-/* B's rows after the model's in R->drows (general mode): d(h_k(z)) is a point coordinate's
- * (a points row against the ground) or a joint coordinate's (a driver row: no second
- * derivative). */
-static void dof_rows(MatrixR *R)
-{
-    const MbsModel *m = R->f->model;
-    for (int k = 0; k < R->d; ++k) {
-        MbsRow *w = &R->drows[R->nr + k];
-        memset(w, 0, sizeof *w);
-        if (R->dofnode[k] >= 0) {
-            w->type = MBS_ROW_DRIVER;
-            w->node = R->dofnode[k];
-            continue;
-        }
-        const MbsPoint *pt = dof_point(R->f, k);
-        w->type = MBS_ROW_POINTS;
-        w->body1 = pt->body;
-        memcpy(w->r1, pt->pos, sizeof w->r1);
-        w->body2 = m->ground;
-        w->axis = dof(R->f, k)->axis;
-    }
-}
-
-/* out (n) += S y: y (r; n with point coordinates as DOFs: Theta's rows) the right-hand sides,
- * -rows of dPhi_z terms, solved here (overwritten). */
-static void add_dependent(MatrixR *R, double *y, double *out)
-{
-    int n = R->n, r = R->r;
-    if (R->general) { /* Theta^-1 y over every coordinate */
-        solve_block(R, y, 1);
-        for (int i = 0; i < n; ++i)
-            out[i] += y[i];
-        return;
-    }
-    if (r == 0)
-        return;
-    if (R->singular)
-        damped_solve(R, y, NULL);
-    else
-        solve_block(R, y, 1);
-    for (int i = 0; i < r; ++i)
-        out[R->dep[i]] += y[i];
-}
-
-/* dF (d x ncols) of F = R^T (M zdd - Q) along ncols directions dz_i = cz sz, dzd_i = cv sv,
- * dzdd_i = ca sa (d x ncols each; NULL: the unit vectors e_j) at the current evaluation (time t,
- * independent accelerations zddi), by the analytical derivatives; the full directions in
- * R->DZ, DZD, DZDD (n x ncols). ncols <= n. */
-static void analytical_directions(MatrixR *R, double t, const double *zddi, const double *sz,
-                                  double cz, const double *sv, double cv, const double *sa,
-                                  double ca, int ncols, double *dF)
-{
-    const MbsModel *m = R->f->model;
-    int n = R->n, d = R->d, r = R->r;
-    if (d == 0 || ncols == 0)
-        return;
-    /* the rows: the independent ones of Phi, then (point coordinates as DOFs) B's */
-    int nr = R->nr, ndof = R->general ? d : 0, nb = R->general ? n : r;
-    if (R->general)
-        dof_rows(R);
-    /* zdd = R zdd_i + S c, K and C of G = M zdd - Q at it, G itself and mu = A^-T G[dep] */
-    double *zdd = R->zdd_base, *mu = R->mu_base, *y = R->svtmp + 2 * n;
-    memcpy(zdd, R->s, sizeof(double) * (size_t)n);
-    cblas_dgemv(CblasColMajor, CblasNoTrans, n, d, 1.0, R->Rz, n, zddi, 1, 1.0, zdd, 1);
-    mbs_kinematics_accelerations(m, &R->kin, zdd, R->node_acc, R->node_D);
-    MbsKinematics with_zdd = R->kin;
-    with_zdd.D = R->node_D;
-    mbs_dynamics_forces_derivatives(m, &with_zdd, &R->dder, R->z, R->zd, -1.0, R->Can, R->Kan,
-                                    (size_t)n);
-    double *G = R->Fval;
-    mbs_dynamics_forces(m, &with_zdd, &R->dyn, R->z, R->zd, G); /* Q - M zdd */
-    for (int i = 0; i < n; ++i)
-        G[i] = -G[i];
-    for (int i = 0; i < nb; ++i)
-        mu[i] = G[R->general ? i : R->dep[i]];
-    solve_block_transposed(R, mu);
-    memset(R->mu_rows, 0, sizeof(double) * (size_t)(nr + ndof));
-    for (int i = 0; i < r; ++i)
-        R->mu_rows[R->rows[i]] = mu[i];
-    for (int k = 0; k < ndof; ++k)
-        R->mu_rows[nr + k] = mu[r + k];
-    const MbsRow *rows = R->drows;
-    int nrows = nr + ndof;
-    for (int j = 0; j < ncols; ++j) {
-        double *dz = R->DZ + (size_t)n * j, *dzd = R->DZD + (size_t)n * j,
-               *dzdd = R->DZDD + (size_t)n * j;
-        /* R^Phi times the seed of column j (the unit vector e_j without one) */
-        const double *seeds[3] = {sz, sv, sa};
-        double *outs[3] = {dz, dzd, dzdd}, scales[3] = {cz, cv, ca};
-        for (int b = 0; b < 3; ++b) {
-            if (seeds[b])
-                cblas_dgemv(CblasColMajor, CblasNoTrans, n, d, scales[b], R->Rz, n,
-                            seeds[b] + (size_t)d * j, 1, 0.0, outs[b], 1);
-            else
-                for (int i = 0; i < n; ++i)
-                    outs[b][i] = scales[b] * R->Rz[i + (size_t)n * j];
-        }
-        mbs_constraints_derivatives_direction(m, &R->kin, &R->cder, dz);
-        mbs_constraints_derivatives_velocity(m, &R->kin, &R->cder, rows, nrows, R->zd,
-                                             R->rowbuf);
-        for (int i = 0; i < r; ++i)
-            y[i] = -R->rowbuf[R->rows[i]];
-        for (int k = 0; k < ndof; ++k)
-            y[r + k] = -R->rowbuf[nr + k];
-        add_dependent(R, y, dzd);
-        mbs_constraints_derivatives_bias(m, &R->kin, &R->cder, rows, nrows, R->zd, dzd,
-                                         R->biasbuf);
-        mbs_constraints_derivatives_velocity(m, &R->kin, &R->cder, rows, nrows, zdd, R->rowbuf);
-        for (int i = 0; i < r; ++i)
-            y[i] = -R->rowbuf[R->rows[i]] - R->biasbuf[R->rows[i]];
-        for (int k = 0; k < ndof; ++k)
-            y[r + k] = -R->rowbuf[nr + k] - R->biasbuf[nr + k];
-        add_dependent(R, y, dzdd);
-        mbs_constraints_derivatives_reactions(m, &R->kin, &R->cder, rows, nrows, R->mu_rows,
-                                              R->DRE + (size_t)n * j);
-    }
-    /* t only enters through the drivers' Phi_t and its derivative, constant along z */
-    (void)t;
-    /* V = K dz + C dzd + M dzdd - Phi_zz[dz]^T mu, dF = R^T V */
-    memcpy(R->Van, R->DRE, sizeof(double) * (size_t)n * ncols);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, ncols, n, 1.0, R->Kan, n, R->DZ, n,
-                -1.0, R->Van, n);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, ncols, n, 1.0, R->Can, n, R->DZD,
-                n, 1.0, R->Van, n);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, ncols, n, 1.0, R->M, n, R->DZDD,
-                n, 1.0, R->Van, n);
-    mbs_gemm_tn(d, ncols, n, 1.0, R->Rz, R->Van, 0.0, dF);
-}
-
-/* The tangent's hook: the directions e_j with the trapezoidal rule's dzd_i = 2/h dz_i,
- * dzdd_i = 4/h^2 dz_i; the evaluation at x is current. */
-static int reduced_jacobian_analytical(void *ctx, const double *x, double *J)
-{
-    MatrixR *R = ctx;
-    double h = R->tangent_h;
-    (void)x;
-    analytical_directions(R, R->tangent_f->time + h, R->zddi, NULL, 1.0, NULL, 2.0 / h, NULL,
-                          4.0 / (h * h), R->d, J);
     return 0;
 }
 
@@ -2528,7 +2063,7 @@ int mbs_matrix_r_stats(const MbsFormulation *f, MbsMatrixRStats *out)
 
 /* --- sensitivity analysis (sens_matrix_r.c) ------------------------------------------- */
 
-static MatrixR *matrix_r_impl(const MbsFormulation *f)
+MatrixR *mr_impl(const MbsFormulation *f)
 {
     return f && f->klass == &mbs_matrix_r_class ? f->impl : NULL;
 }
@@ -2536,7 +2071,7 @@ static MatrixR *matrix_r_impl(const MbsFormulation *f)
 int mbs_matrix_r_independent_state(const MbsFormulation *f, double *zi, double *zdi,
                                    double *zddi)
 {
-    MatrixR *R = matrix_r_impl(f);
+    MatrixR *R = mr_impl(f);
     if (!R)
         return -1;
     independent_state(f, R, R->zi0, R->zdi0, R->zddi0);
@@ -2552,25 +2087,25 @@ int mbs_matrix_r_independent_state(const MbsFormulation *f, double *zi, double *
 
 long mbs_matrix_r_partitions(const MbsFormulation *f)
 {
-    const MatrixR *R = matrix_r_impl(f);
+    const MatrixR *R = mr_impl(f);
     return R ? R->partitions : -1;
 }
 
 int mbs_matrix_r_constant_b(const MbsFormulation *f)
 {
-    const MatrixR *R = matrix_r_impl(f);
+    const MatrixR *R = mr_impl(f);
     return R && !R->general;
 }
 
 int mbs_matrix_r_trapezoidal(const MbsFormulation *f)
 {
-    const MatrixR *R = matrix_r_impl(f);
+    const MatrixR *R = mr_impl(f);
     return R && R->integrator == INTEGRATOR_TRAPEZOIDAL;
 }
 
 const int *mbs_matrix_r_independent_nodes(const MbsFormulation *f)
 {
-    const MatrixR *R = matrix_r_impl(f);
+    const MatrixR *R = mr_impl(f);
     return R ? R->ind : NULL;
 }
 
@@ -2578,7 +2113,7 @@ int mbs_matrix_r_reduced_residual(MbsFormulation *f, double t, const double *z_g
                                   const double *zi, const double *zdi, const double *zddi,
                                   double *F, MbsError *err)
 {
-    MatrixR *R = matrix_r_impl(f);
+    MatrixR *R = mr_impl(f);
     if (!R)
         return mbs_error_set(err, MBS_FATAL, "not a matrix-r formulation");
     int d = R->d, status;
@@ -2621,62 +2156,7 @@ const double *mbs_matrix_r_checkpoint_partition(const MbsCheckpoint *c, int n, i
 
 void mbs_matrix_r_view(const MbsFormulation *f, MbsMatrixRView *view)
 {
-    const MatrixR *R = matrix_r_impl(f);
+    const MatrixR *R = mr_impl(f);
     *view = (MbsMatrixRView){.n = R->n, .d = R->d, .z = R->z, .zd = R->zd, .zdd = R->zdd,
                              .Rz = R->Rz, .Sc = R->s, .Mh = R->Mh, .kin = &R->kin};
-}
-
-int mbs_matrix_r_prepare_directions(MbsFormulation *f, MbsError *err)
-{
-    MatrixR *R = matrix_r_impl(f);
-    if (!R)
-        return mbs_error_set(err, MBS_FATAL, "not a matrix-r formulation");
-    if (!R->zD && dual_workspace(f->model, R))
-        return mbs_error_set(err, MBS_FATAL, "out of memory");
-    if (!R->Kan && analytical_workspace(f->model, R))
-        return mbs_error_set(err, MBS_FATAL, "out of memory");
-    return 0;
-}
-
-/* Seeds d x ncols into d x W (zero columns beyond ncols), for a dual pass. */
-static const double *widen(const MatrixR *R, const double *seed, int ncols, double *out)
-{
-    if (!seed)
-        return NULL;
-    memset(out, 0, sizeof(double) * (size_t)R->d * MBS_DUAL_WIDTH);
-    memcpy(out, seed, sizeof(double) * (size_t)R->d * (size_t)ncols);
-    return out;
-}
-
-int mbs_matrix_r_reduced_directions(MbsFormulation *f, int analytical, double t,
-                                    const double *zddi, int ncols, const double *sz,
-                                    const double *sv, const double *sa, double *dF,
-                                    MbsMatrixRDirections *out)
-{
-    MatrixR *R = matrix_r_impl(f);
-    if (!R || !R->zD || !R->Kan || ncols < 0 || ncols > (analytical ? R->n : MBS_DUAL_WIDTH))
-        return MBS_FATAL;
-    if (analytical) {
-        /* a NULL seed is zero here (unit vectors are the tangent's own convention) */
-        int d = R->d;
-        double *zero = R->Van; /* d x ncols of zeros, until analytical_directions uses it */
-        memset(zero, 0, sizeof(double) * (size_t)d * (size_t)ncols);
-        analytical_directions(R, t, zddi, sz ? sz : zero, 1.0, sv ? sv : zero, 1.0,
-                              sa ? sa : zero, 1.0, ncols, dF);
-        if (out)
-            *out = (MbsMatrixRDirections){.dz = R->DZ, .dzd = R->DZD, .dzdd = R->DZDD};
-        return 0;
-    }
-    if (R->general)
-        return MBS_FATAL;
-    size_t block = (size_t)R->d * MBS_DUAL_WIDTH;
-    const double *z = widen(R, sz, ncols, R->wseed);
-    const double *v = widen(R, sv, ncols, R->wseed + block);
-    const double *a = widen(R, sa, ncols, R->wseed + 2 * block);
-    reduced_directions(R, t, zddi, z, 1.0, v, 1.0, a, 1.0, R->dF);
-    for (int j = 0; j < ncols; ++j)
-        memcpy(dF + (size_t)R->d * j, R->dF + (size_t)R->d * j, sizeof(double) * (size_t)R->d);
-    if (out)
-        *out = (MbsMatrixRDirections){.dz = R->dirz, .dzd = R->dirv, .dzdd = R->dira};
-    return 0;
 }

@@ -71,7 +71,6 @@ int mbs_matrix_r_reduced_directions(MbsFormulation *f, int analytical, double t,
                                     const double *sv, const double *sa, double *dF,
                                     MbsMatrixRDirections *out);
 
-#endif
 
 /* --- what the sensitivity analysis (sens_matrix_r.c) reads and evaluates ----------------- */
 
@@ -121,3 +120,5 @@ typedef struct {
     const MbsKinematics *kin;
 } MbsMatrixRView;
 void mbs_matrix_r_view(const MbsFormulation *f, MbsMatrixRView *view);
+
+#endif

@@ -1,0 +1,113 @@
+/* matrix-r's private parts, shared by form_matrix_r.c (the formulation) and
+ * form_matrix_r_tangent.c (its exact tangents: ad and analytical, and the directional
+ * derivatives the sensitivities reuse). Not part of the engine's interface. */
+#ifndef FORM_MATRIX_R_PRIVATE_H
+#define FORM_MATRIX_R_PRIVATE_H
+
+#include <klu.h>
+#include <stddef.h>
+
+#include "form_matrix_r.h"
+#include "mbs_constraints_derivatives.h"
+#include "mbs_dual.h"
+#include "mbs_dynamics.h"
+#include "mbs_dynamics_derivatives.h"
+#include "mbs_kinematics.h"
+#include "mbs_tangent.h"
+
+typedef struct {
+    const MbsFormulation *f;
+    int n, nr, r, d; /* coordinates, rows, rank (dependent), degrees of freedom */
+    int sparse, integrator;
+    MbsDofList dofs; /* the run's: the options' or the model's list */
+    int general; /* user DOFs with natural coordinates: Theta = [Phi_z[rows]; B(z)] (n x n) */
+    int *dofnode; /* per DOF: node of a joint-coordinate DOF, -1 for a point coordinate */
+    const double *tzi, *tzdi; /* general mode: imposed DOF values of the evaluation */
+    double *Brow;
+    MbsKinematics kin;
+    MbsDynamics dyn;
+    /* full state */
+    double *z, *zd, *zdd;
+    double *z0, *zd0, *zdd0;
+    /* independent-coordinate work (d each) */
+    double *zi0, *zdi0, *zddi0, *zi, *zdi, *zddi, *acc[4], *vel[4], *g, *delta;
+    double *zdip, *zddip, *zsave, *zdsave, *Rsave; /* trapezoidal tangent (reduced_tangent) */
+    MbsTangent tangent;
+    /* its ad method (reduced_residual_dual): the kernels over dual numbers */
+    MbsKinematicsDual kd;
+    MbsDynamicsDual dd;
+    MbsDual *zD, *zdD, *zddD, *rowD, *biasD, *QD; /* n, n, n, nr, nr, n */
+    double *seed, *dirz, *dirv, *dira, *ydir;      /* d x W, n x W (three), n x W */
+    double *zdd_base, *mu_base, *mu_rows;          /* n, n, nr */
+    double *dF, *Fval, *wseed;                     /* d x W, n, 3 d x W */
+    /* its analytical method (reduced_jacobian_analytical) */
+    MbsConstraintsDerivatives cder;
+    MbsDynamicsDerivatives dder;
+    double *Kan, *Can, *DZ, *DZD, *DZDD, *DRE, *Van; /* n x n each */
+    double *node_acc, *node_D, *rowbuf, *biasbuf;  /* 6 n, 6 n, nr + d, nr + d */
+    MbsRow *drows; /* the model's rows, then one per DOF (general mode: B's rows, a point
+                      coordinate as a points row against the ground, a joint coordinate as a
+                      driver row), nr + d */
+    MbsFormulation *tangent_f; /* the call being differentiated: step and error record */
+    double tangent_h;
+    MbsError *tangent_err;
+    void *tangent_ctx[1];
+    /* partition */
+    int *dep, *ind, *rows; /* r, d, r */
+    int *depidx, *rowidx;  /* n, nr: position in dep / rows or -1 */
+    int *jpvt;             /* max(n, nr) */
+    double *qr, *tau, *qrwork;
+    int lqrwork;
+    /* dependent block */
+    double *A, *rhs, *X, *conwork; /* r*r, max(n, nr), r*d, 4 r */
+    int *ipiv, *iconwork;
+    double rcond, rcond_ref, rcond_ratio; /* current, just after the partition, trigger */
+    double anorm; /* 1-norm of the dense block before factorization */
+    /* near-singular block (damped least squares, see damped_solve) */
+    int singular;                   /* this evaluation solves through the SVD */
+    double *Ad, *U, *Vt, *sv, *svdwork, *svtmp; /* r*r, r*r, r*r, r, lsvdwork, 2r */
+    int lsvdwork;
+    double mu;                      /* damping * rcond_initial * sigma_max */
+    double rcond_initial;           /* of the block of the first partition */
+    double gap_initial;             /* rank gap of Phi_z at init (constraints_rank_gap) */
+    double *zpred, *zdpred;         /* predicted z, zd of the evaluation (n) */
+    double *Rprior, *sprior;        /* R^Phi and S c of the previous evaluation (n*d, n) */
+    int *indprior, *ipiv_prior;     /* its independent coordinates (d), pivots (d) */
+    int dprior;                     /* its d; 0: none yet */
+    long singular_evaluations;
+    /* sparse */
+    int *Ap, *Ai;
+    double *Ax;
+    klu_symbolic *Sym;
+    klu_numeric *Num;
+    klu_common common;
+    /* constraints and dynamics */
+    double *phi, *phiz, *phit, *bias;
+    double *M, *Q, *Rz, *MR, *s, *w, *Mh, *Lh, *rh, *T;
+    int *ipiv_d;
+    double work_nc, power_nc;
+    /* statistics */
+    long partitions, evaluations, position_iterations;
+    double last_partition_time;
+    char event[1024];
+    int step_pos_iterations;
+    double t_position, t_velocity, t_rz, t_dynamics, t_reduced, t_solve, t_jacobian;
+} MatrixR;
+
+/* form_matrix_r.c */
+double *mr_alloc_doubles(size_t n, int *fail);
+MatrixR *mr_impl(const MbsFormulation *f); /* NULL when f is not a matrix-r formulation */
+const MbsDofChoice *mr_dof(const MbsFormulation *f, int i);
+const MbsPoint *mr_dof_point(const MbsFormulation *f, int i);
+/* Solve A X = B in place with the factorized dependent block (or Theta), B r x nrhs. */
+void mr_solve_block(MatrixR *R, double *B, int nrhs);
+/* b := argmin |A x - b|^2 + mu^2 |x - xp|^2 (xp NULL: 0), near a singular position. */
+void mr_damped_solve(MatrixR *R, double *b, const double *xp);
+
+/* form_matrix_r_tangent.c: workspaces (made at init, 0 or -1) and the tangent problem's hooks */
+int mr_dual_workspace(const MbsModel *m, MatrixR *R);
+int mr_analytical_workspace(const MbsModel *m, MatrixR *R);
+int mr_reduced_residual_dual(void *ctx, const MbsDual *x, int largest, MbsDual *g);
+int mr_reduced_jacobian_analytical(void *ctx, const double *x, double *J);
+
+#endif

@@ -1072,6 +1072,11 @@ static int sens_setup(Sens *S, const MbsSettings *s)
                                   .contexts = S->map_ctx, .nthreads = 1};
     /* ad: the state columns by matrix-r's directional derivatives; the rare change of
      * partition's map (eval_map) keeps central differences */
+    if (mbs_jacobian_method_uses_pattern((MbsJacobianMethod)S->opt.jacobian))
+        return mbs_error_set(err, MBS_FATAL, "matrix-r sensitivities: the state derivatives "
+                             "'%s' are not offered (the reduced tangent is dense); choose "
+                             "analytical, ad, nd-forward or nd-central",
+                             mbs_jacobian_method_name((MbsJacobianMethod)S->opt.jacobian));
     S->ad = S->opt.jacobian == MBS_JACOBIAN_AD || S->opt.jacobian == MBS_JACOBIAN_ANALYTICAL;
     MbsJacobianMethod differences =
         S->ad ? MBS_JACOBIAN_ND_CENTRAL : (MbsJacobianMethod)S->opt.jacobian;

@@ -32,6 +32,12 @@ ok(r.returncode == 0 and default is not None and coarse != default and
    f"--sensitivity-parameter-step reaches the engine ({coarse!r} vs {default!r})")
 r, _ = sensitivity("matrix-r", *mr, "--sensitivity-adjoint-memory", "lots")
 ok(r.returncode == 2, "a value that does not parse: exit 2 " + r.stderr.strip())
+# the compressed methods have no pattern to compress here: refused, with what is offered
+for method in ("nd-sparse", "ad-sparse"):
+    r, _ = sensitivity("matrix-r", *mr, "--sensitivity-jacobian", method)
+    ok(r.returncode == 1 and f"'{method}' are not offered" in r.stderr
+       and "analytical, ad, nd-forward or nd-central" in r.stderr,
+       f"--sensitivity-jacobian {method} is refused: " + r.stderr.strip())
 r, _ = sensitivity("penalty", "--method", "direct", "--sensitivity-adjoint-memory", "4")
 ok(r.returncode == 2 and "not a setting of penalty" in r.stderr,
    "penalty refuses it: " + r.stderr.strip())

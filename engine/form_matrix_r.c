@@ -2116,10 +2116,18 @@ int mbs_matrix_r_reduced_residual(MbsFormulation *f, double t, const double *z_g
     MatrixR *R = mr_impl(f);
     if (!R)
         return mbs_error_set(err, MBS_FATAL, "not a matrix-r formulation");
-    int d = R->d, status;
+    int status;
     memcpy(R->z, z_guess, sizeof(double) * (size_t)R->n);
     if ((status = evaluate(f, R, t, zi, zdi, err)))
         return status;
+    mbs_matrix_r_current_residual(f, zddi, F);
+    return 0;
+}
+
+void mbs_matrix_r_current_residual(MbsFormulation *f, const double *zddi, double *F)
+{
+    MatrixR *R = f->impl;
+    int d = R->d;
     for (int i = 0; i < d; ++i) {
         double v = -R->rh[i];
         for (int j = 0; j < d; ++j)
@@ -2127,7 +2135,6 @@ int mbs_matrix_r_reduced_residual(MbsFormulation *f, double t, const double *z_g
         F[i] = v;
     }
     full_accelerations(R, zddi);
-    return 0;
 }
 
 void mbs_matrix_r_checkpoint_coordinates(const MbsCheckpoint *c, int n, const double **z,

@@ -99,6 +99,10 @@ const int *mbs_matrix_r_independent_nodes(const MbsFormulation *f);
 int mbs_matrix_r_reduced_residual(MbsFormulation *f, double t, const double *z_guess,
                                   const double *zi, const double *zdi, const double *zddi,
                                   double *F, MbsError *err);
+/* The same residual F for accelerations zddi at the evaluation current in f (its last step's
+ * final one, or the last mbs_matrix_r_reduced_residual), without evaluating again; zdd becomes
+ * R zdd_i + S c. */
+void mbs_matrix_r_current_residual(MbsFormulation *f, const double *zddi, double *F);
 
 /* The coordinates stored in a checkpoint of a matrix-r formulation (mbs_formulation_save): z,
  * zd, zdd (n each), pointers into c->state. */

@@ -74,9 +74,7 @@ typedef struct {
     const double *Z, *dZ, *D, *dD;
 } Motion;
 
-typedef struct {
-    double r[3], dr[3], v[3], dv[3], a[3], da[3];
-} PointDerivs;
+typedef MbsPointDerivatives PointDerivs;
 
 static void point_derivs(const MbsModel *m, const MbsKinematics *k,
                          const MbsConstraintsDerivatives *w, const Motion *mo, int body,
@@ -222,10 +220,10 @@ void mbs_constraints_derivatives_velocity(const MbsModel *m, const MbsKinematics
     }
 }
 
-void mbs_constraints_derivatives_bias(const MbsModel *m, const MbsKinematics *k,
-                                      MbsConstraintsDerivatives *w, const MbsRow *rows,
-                                      int nrows, const double *zd, const double *dzd,
-                                      double *out)
+void mbs_constraints_derivatives_motion(const MbsModel *m, const MbsKinematics *k,
+                                        MbsConstraintsDerivatives *w, const double *zd,
+                                        const double *dzd, const double *zdd,
+                                        const double *dzdd)
 {
     const MbsTopology *t = m->topo;
     double *dZ = w->dZv; /* here: the derivative of the velocity twists Z of k */
@@ -242,9 +240,27 @@ void mbs_constraints_derivatives_bias(const MbsModel *m, const MbsKinematics *k,
             dbd[c] = x[c] + y[c];
             dZ[6 * i + c] = dZp[c] + db[c] * zd[i] + b[c] * dzd[i];
             w->dD[6 * i + c] = dDp[c] + dbd[c] * zd[i] + bd[c] * dzd[i];
+            if (zdd) /* the whole acceleration: + d(b zdd) */
+                w->dD[6 * i + c] += db[c] * zdd[i] + b[c] * dzdd[i];
         }
     }
-    const Motion mo = {.Z = k->Z, .dZ = dZ, .D = k->D, .dD = w->dD};
+}
+
+void mbs_constraints_derivatives_point(const MbsModel *m, const MbsKinematics *k,
+                                       const MbsConstraintsDerivatives *w, const double *A,
+                                       int body, const double x0[3], MbsPointDerivatives *out)
+{
+    const Motion mo = {.Z = k->Z, .dZ = w->dZv, .D = A, .dD = w->dD};
+    point_derivs(m, k, w, &mo, body, x0, out);
+}
+
+void mbs_constraints_derivatives_bias(const MbsModel *m, const MbsKinematics *k,
+                                      MbsConstraintsDerivatives *w, const MbsRow *rows,
+                                      int nrows, const double *zd, const double *dzd,
+                                      double *out)
+{
+    mbs_constraints_derivatives_motion(m, k, w, zd, dzd, NULL, NULL);
+    const Motion mo = {.Z = k->Z, .dZ = w->dZv, .D = k->D, .dD = w->dD};
     for (int i = 0; i < nrows; ++i) {
         const MbsRow *row = &rows[i];
         PointDerivs p[2];

@@ -32,6 +32,24 @@ void mbs_constraints_derivatives_free(MbsConstraintsDerivatives *w);
 void mbs_constraints_derivatives_direction(const MbsModel *m, const MbsKinematics *k,
                                            MbsConstraintsDerivatives *w, const double *dz);
 
+/* The derivative along (dz, dzd, dzdd) of the motion, after mbs_constraints_derivatives_direction
+ * (dz): w->dZv of the velocity twists Z of k (rates zd) and w->dD of the accelerations D of k
+ * (zdd NULL: the bias, as k holds it) or of the whole accelerations D + sum b zdd (zdd given:
+ * mbs_kinematics_accelerations' D_out). */
+void mbs_constraints_derivatives_motion(const MbsModel *m, const MbsKinematics *k,
+                                        MbsConstraintsDerivatives *w, const double *zd,
+                                        const double *dzd, const double *zdd,
+                                        const double *dzdd);
+
+/* Position, velocity, acceleration of a body's point (local x0) and their derivatives along
+ * the direction of mbs_constraints_derivatives_motion, whose accelerations (6 per node) are A. */
+typedef struct {
+    double r[3], dr[3], v[3], dv[3], a[3], da[3];
+} MbsPointDerivatives;
+void mbs_constraints_derivatives_point(const MbsModel *m, const MbsKinematics *k,
+                                       const MbsConstraintsDerivatives *w, const double *A,
+                                       int body, const double x0[3], MbsPointDerivatives *out);
+
 /* The rows differentiated below: the model's (m->topo->rows) or any others of the same kinds
  * (matrix-r appends one per point coordinate chosen as a degree of freedom: a points row
  * against the ground). */

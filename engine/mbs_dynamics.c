@@ -17,6 +17,13 @@
 #define MBS_FORCE_EVALUATE(c) (c)->evaluate
 #include "mbs_dynamics_kernel.h"
 
+void mbs_dynamics_forces_part(const MbsModel *m, const MbsKinematics *k, MbsDynamics *d,
+                              const double *z, const double *zd, const unsigned char *bodies,
+                              const unsigned char *forces, double *Q)
+{
+    forces_of(m, k, d, z, zd, bodies, forces, Q);
+}
+
 int mbs_dynamics_init(MbsDynamics *d, const MbsModel *m)
 {
     size_t n = (size_t)(m->topo->nnodes > 0 ? m->topo->nnodes : 1);

@@ -24,6 +24,12 @@ void mbs_dynamics_mass(const MbsModel *m, const MbsKinematics *k, MbsDynamics *d
 /* Q (n) from positions and velocities in k, at coordinates z, zd (for joint forces). */
 void mbs_dynamics_forces(const MbsModel *m, const MbsKinematics *k, MbsDynamics *d,
                          const double *z, const double *zd, double *Q);
+/* The same of part of the model: the body terms of the bodies with bodies[b] != 0 and the
+ * force elements with forces[f] != 0 (either NULL: every one). Two models that differ only in
+ * those elements (a mass, a spring's length) differ in Q by the difference of their parts. */
+void mbs_dynamics_forces_part(const MbsModel *m, const MbsKinematics *k, MbsDynamics *d,
+                              const double *z, const double *zd, const unsigned char *bodies,
+                              const unsigned char *forces, double *Q);
 /* Structural pattern of dQ/dz (and of dQ/dzd, the same), n x n in compressed columns, from the
  * topology: Q_k = b_k^T (wrenches of the bodies in the subtree of node k) (paper 000 eq 9)
  * reads the coordinates on the path from the root to k and in k's subtree, and, through a force

@@ -135,9 +135,11 @@ static void MBS_K(add_element)(const MbsModel *m, const MBS_KIN *k, MBS_DYN *d, 
     }
 }
 
-/* Q (n) from positions and velocities in k, at coordinates z, zd (for joint forces). */
-void MBS_K(mbs_dynamics_forces)(const MbsModel *m, const MBS_KIN *k, MBS_DYN *d, const MBS_S *z,
-                                const MBS_S *zd, MBS_S *Q)
+/* Q (n) from positions and velocities in k, at coordinates z, zd (for joint forces), of the
+ * bodies with bodies[b] and the force elements with forces[f] set (NULL: every one). */
+static void MBS_K(forces_of)(const MbsModel *m, const MBS_KIN *k, MBS_DYN *d, const MBS_S *z,
+                             const MBS_S *zd, const unsigned char *bodies,
+                             const unsigned char *forces, MBS_S *Q)
 {
     const MbsTopology *t = m->topo;
     int n = t->nnodes;
@@ -145,7 +147,7 @@ void MBS_K(mbs_dynamics_forces)(const MbsModel *m, const MBS_KIN *k, MBS_DYN *d,
     /* Body terms: gravity, velocity-dependent inertia forces and -Mbar D. */
     for (int i = 0; i < n; ++i) {
         int b = t->nodes[i].body;
-        if (b < 0)
+        if (b < 0 || (bodies && !bodies[b]))
             continue;
         const MbsBody *B = &m->bodies[b];
         const MBS_S *Z = &k->Z[6 * i], *D = &k->D[6 * i], *w = Z + 3;
@@ -169,7 +171,8 @@ void MBS_K(mbs_dynamics_forces)(const MbsModel *m, const MBS_KIN *k, MBS_DYN *d,
         }
     }
     for (int f = 0; f < m->nforces; ++f)
-        MBS_K(add_element)(m, k, d, z, zd, &m->forces[f]);
+        if (!forces || forces[f])
+            MBS_K(add_element)(m, k, d, z, zd, &m->forces[f]);
     for (int i = 0; i < n; ++i) {
         int par = t->nodes[i].parent;
         const MBS_S *W = &d->Wacc[6 * i], *b = &k->b[6 * i];
@@ -187,10 +190,16 @@ void MBS_K(mbs_dynamics_forces)(const MbsModel *m, const MBS_KIN *k, MBS_DYN *d,
         const MbsForceClass *c = mbs_force_class(F->type);
         MBS_FORCE_IN in;
         MBS_FORCE_OUT out;
-        if (c->geometry != MBS_FORCE_ON_JOINT ||
+        if (c->geometry != MBS_FORCE_ON_JOINT || (forces && !forces[f]) ||
             !MBS_K(mbs_dynamics_force_input)(m, k, z, zd, F, &in, NULL, NULL))
             continue;
         MBS_FORCE_EVALUATE(c)(F, &in, &out);
         Q[t->joint_node[F->joint]] = MBS_ADD(Q[t->joint_node[F->joint]], out.generalized);
     }
+}
+
+void MBS_K(mbs_dynamics_forces)(const MbsModel *m, const MBS_KIN *k, MBS_DYN *d, const MBS_S *z,
+                                const MBS_S *zd, MBS_S *Q)
+{
+    MBS_K(forces_of)(m, k, d, z, zd, NULL, NULL, Q);
 }

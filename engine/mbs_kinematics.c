@@ -57,3 +57,19 @@ void mbs_kinematics_accelerations(const MbsModel *m, const MbsKinematics *k, con
         }
     }
 }
+
+void mbs_kin_point_acceleration(const MbsModel *m, const MbsKinematics *k, int body,
+                                const double r[3], const double *zdd, double a[3])
+{
+    double aa[3];
+    mbs_kin_point_motion(m, k, body, r, NULL, aa);
+    const MbsTopology *t = m->topo;
+    for (int j = t->body_node[body]; j >= 0; j = t->nodes[j].parent) {
+        const double *b = k->b + 6 * (size_t)j;
+        double w[3];
+        mbs_v3_cross(b + 3, r, w);
+        for (int c = 0; c < 3; ++c)
+            aa[c] += (b[c] + w[c]) * zdd[j];
+    }
+    memcpy(a, aa, sizeof aa);
+}

@@ -37,6 +37,11 @@ void mbs_kinematics_motion(const MbsModel *m, MbsKinematics *k, const double *zd
  * analytical derivatives those of Q - M zdd) without touching k. */
 void mbs_kinematics_accelerations(const MbsModel *m, const MbsKinematics *k, const double *zdd,
                                   double *acc, double *D_out);
+/* The whole acceleration of the point at r (global) of a body for accelerations zdd, from the
+ * positions and velocities in k: the velocity-product part (mbs_kin_point_motion) plus
+ * sum over the path of (b_j(1:3) + b_j(4:6) x r) zdd_j. */
+void mbs_kin_point_acceleration(const MbsModel *m, const MbsKinematics *k, int body,
+                                const double r[3], const double *zdd, double a[3]);
 
 /* Per-body queries (ground: fixed). */
 void mbs_kin_body_pose(const MbsModel *m, const MbsKinematics *k, int body, double R[9],

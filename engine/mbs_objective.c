@@ -231,33 +231,19 @@ int mbs_objective_eval_ncoords(const MbsObjectiveEval *e)
     return e->n;
 }
 
-/* The quantities of every term at a state (relative coordinates). Point accelerations are
- * sum_j (b_j zdd_j) at the point (a "velocity" with zdd in place of zd) plus the bias of zd. */
-static void quantities_relative(MbsObjectiveEval *e, const double *z, const double *zd,
-                                const double *zdd, double *y)
+/* The quantities of every term (relative coordinates) from kinematics k holding the positions
+ * of z and the velocities of zd; point accelerations add sum_j (b_j zdd_j) at the point to the
+ * bias of zd (mbs_kin_point_acceleration). */
+static void quantities_from_kinematics(const MbsObjectiveEval *e, const MbsKinematics *k,
+                                       const double *z, const double *zd, const double *zdd,
+                                       double *y)
 {
     const MbsModel *m = e->m;
-    int has_acc = 0;
-    for (int i = 0; i < e->nterms; ++i)
-        has_acc |= m->objective_terms[i].quantity == MBS_QUANTITY_ACCELERATION;
-    mbs_kinematics_positions(m, &e->kin, z);
-    if (has_acc) {
-        mbs_kinematics_velocities(m, &e->kin, zdd);
-        for (int i = 0; i < e->nterms; ++i) {
-            const MbsObjectiveTerm *t = &m->objective_terms[i];
-            if (t->quantity != MBS_QUANTITY_ACCELERATION)
-                continue;
-            double r[3];
-            mbs_kin_point(m, &e->kin, t->body, m->points[t->point].pos, r);
-            mbs_kin_point_motion(m, &e->kin, t->body, r, &y[3 * i], NULL);
-        }
-    }
-    mbs_kinematics_velocities(m, &e->kin, zd);
     for (int i = 0; i < e->nterms; ++i) {
         const MbsObjectiveTerm *t = &m->objective_terms[i];
-        double *yi = &y[3 * i], r[3], a[3];
+        double *yi = &y[3 * i], r[3];
         if (reads_point(t->quantity))
-            mbs_kin_point(m, &e->kin, t->body, m->points[t->point].pos, r);
+            mbs_kin_point(m, k, t->body, m->points[t->point].pos, r);
         switch (t->quantity) {
         case MBS_QUANTITY_POSITION:
             memcpy(yi, r, sizeof r);
@@ -266,11 +252,10 @@ static void quantities_relative(MbsObjectiveEval *e, const double *z, const doub
             mbs_v3_sub(r, &e->y0[3 * i], yi);
             break;
         case MBS_QUANTITY_VELOCITY:
-            mbs_kin_point_motion(m, &e->kin, t->body, r, yi, NULL);
+            mbs_kin_point_motion(m, k, t->body, r, yi, NULL);
             break;
         case MBS_QUANTITY_ACCELERATION:
-            mbs_kin_point_motion(m, &e->kin, t->body, r, NULL, a);
-            mbs_v3_add(yi, a, yi);
+            mbs_kin_point_acceleration(m, k, t->body, r, zdd, yi);
             break;
         case MBS_QUANTITY_JOINT_COORDINATE:
             yi[0] = z[m->topo->joint_node[t->joint]];
@@ -279,7 +264,7 @@ static void quantities_relative(MbsObjectiveEval *e, const double *z, const doub
             yi[0] = zd[m->topo->joint_node[t->joint]];
             break;
         case MBS_QUANTITY_ANGULAR_VELOCITY:
-            mbs_kin_body_omega(m, &e->kin, t->body, yi);
+            mbs_kin_body_omega(m, k, t->body, yi);
             break;
         default:
             break;
@@ -344,9 +329,11 @@ static void quantities_natural(MbsObjectiveEval *e, const double *q, const doubl
 static void quantities(MbsObjectiveEval *e, const double *q, const double *qd, const double *qdd,
                        double *y)
 {
-    if (e->kind == MBS_COORDINATES_RELATIVE)
-        quantities_relative(e, q, qd, qdd, y);
-    else
+    if (e->kind == MBS_COORDINATES_RELATIVE) {
+        mbs_kinematics_positions(e->m, &e->kin, q);
+        mbs_kinematics_velocities(e->m, &e->kin, qd);
+        quantities_from_kinematics(e, &e->kin, q, qd, qdd, y);
+    } else
         quantities_natural(e, q, qd, qdd, y);
 }
 
@@ -394,6 +381,18 @@ void mbs_objective_eval_values(MbsObjectiveEval *e, const double *q, const doubl
     for (int i = 0; i < e->nterms; ++i)
         if (e->m->objective_terms[i].quantity == MBS_QUANTITY_JOINT_COORDINATE)
             e->angle_ref[i] = e->y[3 * i];
+    values_from(e, e->y, g, w);
+}
+
+void mbs_objective_eval_values_kinematics(MbsObjectiveEval *e, const MbsKinematics *k,
+                                          const double *z, const double *zd, const double *zdd,
+                                          double *g, double *w)
+{
+    if (e->kind != MBS_COORDINATES_RELATIVE) {
+        mbs_objective_eval_values(e, z, zd, zdd, g, w);
+        return;
+    }
+    quantities_from_kinematics(e, k, z, zd, zdd, e->y);
     values_from(e, e->y, g, w);
 }
 
@@ -464,6 +463,71 @@ void mbs_objective_eval_partials(MbsObjectiveEval *e, const double *q, const dou
     }
     /* leave the kinematics at the unperturbed state */
     quantities(e, q, qd, qdd, e->y);
+}
+
+void mbs_objective_eval_directional(MbsObjectiveEval *e, const MbsKinematics *k,
+                                    const MbsConstraintsDerivatives *cw, const double *A,
+                                    const double *z, const double *zd, const double *dz,
+                                    const double *dzd, double *dg, double *dw)
+{
+    const MbsModel *m = e->m;
+    for (int o = 0; o < e->nobj; ++o)
+        dg[o] = dw[o] = 0.0;
+    for (int o = 0; o < e->nobj; ++o) {
+        const MbsObjective *ob = &m->objectives[o];
+        for (int i = ob->first_term; i < ob->first_term + ob->nterms; ++i) {
+            const MbsObjectiveTerm *t = &m->objective_terms[i];
+            double y[3] = {0, 0, 0}, dy[3] = {0, 0, 0}, grad[3];
+            MbsPointDerivatives p;
+            if (reads_point(t->quantity))
+                mbs_constraints_derivatives_point(m, k, cw, A, t->body,
+                                                  m->points[t->point].pos, &p);
+            int node = t->quantity == MBS_QUANTITY_JOINT_COORDINATE ||
+                               t->quantity == MBS_QUANTITY_JOINT_RATE
+                           ? m->topo->joint_node[t->joint]
+                           : -1;
+            switch (t->quantity) {
+            case MBS_QUANTITY_POSITION:
+            case MBS_QUANTITY_DISPLACEMENT:
+                memcpy(y, p.r, sizeof y);
+                if (t->quantity == MBS_QUANTITY_DISPLACEMENT)
+                    mbs_v3_sub(y, &e->y0[3 * i], y);
+                memcpy(dy, p.dr, sizeof dy);
+                break;
+            case MBS_QUANTITY_VELOCITY:
+                memcpy(y, p.v, sizeof y);
+                memcpy(dy, p.dv, sizeof dy);
+                break;
+            case MBS_QUANTITY_ACCELERATION:
+                memcpy(y, p.a, sizeof y);
+                memcpy(dy, p.da, sizeof dy);
+                break;
+            case MBS_QUANTITY_JOINT_COORDINATE:
+                y[0] = z[node];
+                dy[0] = dz[node];
+                break;
+            case MBS_QUANTITY_JOINT_RATE:
+                y[0] = zd[node];
+                dy[0] = dzd[node];
+                break;
+            case MBS_QUANTITY_ANGULAR_VELOCITY: {
+                int nd = m->topo->body_node[t->body];
+                mbs_kin_body_omega(m, k, t->body, y);
+                if (nd >= 0)
+                    memcpy(dy, &cw->dZv[6 * nd + 3], sizeof dy);
+                break;
+            }
+            default:
+                break;
+            }
+            mbs_objective_term_value(t, y, grad);
+            double v = grad[0] * dy[0] + grad[1] * dy[1] + grad[2] * dy[2];
+            if (t->final)
+                dw[o] += v;
+            else
+                dg[o] += v;
+        }
+    }
 }
 
 /* ---- accumulation along a run --------------------------------------------------------- */

@@ -21,6 +21,8 @@
 #define MBS_OBJECTIVE_H
 
 #include "mbs_formulation.h"
+#include "mbs_constraints_derivatives.h"
+#include "mbs_kinematics.h"
 #include "mbs_model.h"
 
 /* Names in model files: "position", "displacement", ..., "angular_velocity". */
@@ -50,6 +52,21 @@ void mbs_objective_eval_set_initial(MbsObjectiveEval *e, const double *q, const 
 /* g and w of every objective (m->nobjectives entries each; either may be NULL) at a state. */
 void mbs_objective_eval_values(MbsObjectiveEval *e, const double *q, const double *qd,
                                const double *qdd, double *g, double *w);
+/* The same in relative coordinates from kinematics k that already hold the positions of z and
+ * the velocities of zd (mbs_kinematics_positions, _velocities: a formulation's own), without
+ * computing them again. */
+void mbs_objective_eval_values_kinematics(MbsObjectiveEval *e, const MbsKinematics *k,
+                                          const double *z, const double *zd, const double *zdd,
+                                          double *g, double *w);
+
+/* The derivatives of g and w (dg, dw: nobjectives each) along a direction (dz, dzd, dzdd) of
+ * the state, analytically, in relative coordinates: k holds the positions of z and velocities
+ * of zd, A (6 per node) the whole accelerations (mbs_kinematics_accelerations' D_out), and cw
+ * the direction (mbs_constraints_derivatives_direction for dz, then _motion with zdd, dzdd). */
+void mbs_objective_eval_directional(MbsObjectiveEval *e, const MbsKinematics *k,
+                                    const MbsConstraintsDerivatives *cw, const double *A,
+                                    const double *z, const double *zd, const double *dz,
+                                    const double *dzd, double *dg, double *dw);
 
 /* Partial derivatives at a state, nobjectives x ncoords each, row i for objective i (row-major:
  * out[i * n + j]); any may be NULL. g_q0: derivative of g with respect to the initial

@@ -46,6 +46,8 @@ typedef struct {
     MbsMatrixRSensOptions opt;
     MbsFormulation *stepper; /* the run */
     MbsFormulation *probe;   /* derivatives w.r.t. the state, on the run's model */
+    MbsFormulation *base;    /* the evaluation the derivatives are taken at: the probe's, or
+                              * (direct, exact state derivatives) the run's own last one */
     MbsModel **pmodel;       /* 2p models: rho_j + delta_j, rho_j - delta_j */
     MbsFormulation **pform;  /* 2p */
     double *delta;           /* p */
@@ -54,7 +56,9 @@ typedef struct {
     MbsDynamics dyn;         /* their derivatives: Q - M zdd of the rebuilt models */
     MbsKinematics kin_acc;   /* the probe's kinematics with D = node_D (not owned) */
     double *node_acc, *node_D; /* 6 n each */
-    double *Mzdd;            /* n */
+    double *Mzdd;            /* 2 n: their Q - M zdd */
+    unsigned char *part_bodies, *part_forces; /* p x nbodies, p x nforces: what a dynamic
+                                               * parameter changes (parameter_part) */
     MbsCheckpoint state;     /* the state derivatives are taken at */
     MbsCheckpoint previous;  /* direct: the state of the previous grid time */
     MbsTangent tangent;
@@ -64,6 +68,9 @@ typedef struct {
     int ad;              /* state derivatives by mbs_matrix_r_reduced_directions (analytical
                           * or ad) */
     MbsKinematics kin;   /* ad: the objectives at states moved along a direction */
+    MbsConstraintsDerivatives cw; /* the direction's motion (objectives' directional
+                                   * derivatives, when the objectives offer them) */
+    double *zero;        /* n zeros */
     double *xt;          /* 3 n: that state */
     double *sz, *sv, *dF; /* d x W each (ad) */
     MbsError *err;
@@ -144,22 +151,10 @@ void mbs_sens_point_motion(const MbsModel *m, const MbsKinematics *kin, const do
     mbs_kin_point(m, kin, pt->body, pt->pos, rr);
     if (r)
         memcpy(r, rr, sizeof rr);
-    if (!v && !a)
-        return;
-    double aa[3];
-    mbs_kin_point_motion(m, kin, pt->body, rr, v, aa);
-    if (!a)
-        return;
-    /* the part of the acceleration from zdd: (b_k(1:3) + b_k(4:6) x r) zdd_k on the path */
-    const MbsTopology *t = m->topo;
-    for (int k = t->body_node[pt->body]; k >= 0; k = t->nodes[k].parent) {
-        const double *b = kin->b + 6 * (size_t)k;
-        double w[3];
-        mbs_v3_cross(b + 3, rr, w);
-        for (int c = 0; c < 3; ++c)
-            aa[c] += (b[c] + w[c]) * zdd[k];
-    }
-    memcpy(a, aa, sizeof aa);
+    if (v)
+        mbs_kin_point_motion(m, kin, pt->body, rr, v, NULL);
+    if (a)
+        mbs_kin_point_acceleration(m, kin, pt->body, rr, zdd, a);
 }
 
 /* --- derivatives (the one source: swap for analytical ones here) ------------------------- */
@@ -198,19 +193,28 @@ static int state_residual(void *ctx, const double *x, int column, double step, d
     return eval_outputs(S, S->probe, S->model, S->guess, S->xfull, out);
 }
 
+static int objective_direction(Sens *S, const double *dz, const double *dzd, const double *dzdd,
+                               double *col);
+
 /* Columns of zdd_i: F is linear in it (F_a = R^T M R, 001 eq 29) and g reads it through
- * zdd = R^Phi zdd_i + S c, so no kinematic problem is solved again: F_a is copied, g_a taken
- * by central differences of g alone (exact for g quadratic in zdd). The probe holds the base
- * evaluation. */
+ * zdd = R^Phi zdd_i + S c, so no kinematic problem is solved again: F_a is copied, g_a is the
+ * objectives' directional derivative along R^Phi e_j, or central differences of g alone
+ * (exact for g quadratic in zdd). S->base holds the base evaluation. */
 static int acceleration_columns(Sens *S)
 {
     int n = S->n, d = S->d, no = S->nout, status;
     MbsMatrixRView v;
-    mbs_matrix_r_view(S->probe, &v);
+    mbs_matrix_r_view(S->base, &v);
     for (int j = 0; j < d; ++j) {
         double *col = S->J + (size_t)no * (2 * d + j);
         for (int i = 0; i < d; ++i)
             col[i] = v.Mh[i + (size_t)d * j];
+        if (S->obj.directional) {
+            if ((status = objective_direction(S, S->zero, S->zero, v.Rz + (size_t)n * j,
+                                              col + d)))
+                return status;
+            continue;
+        }
         double step = 6e-6 * fmax(1.0, fabs(S->x0[2 * d + j]));
         for (int sgn = 0; sgn < 2; ++sgn) {
             double dz = sgn ? -step : step;
@@ -227,41 +231,63 @@ static int acceleration_columns(Sens *S)
     return 0;
 }
 
-/* F = R^T (M zdd - Q) (001 eq 29) of model m at the probe's evaluation (kinematics, R^Phi,
- * zdd = R^Phi zdd_i + S c current): the forces kernel with the accelerations in the kinematics
- * (S->kin_acc, made by dynamic_parameter_columns) gives Q - M zdd without forming M. */
-static void dynamic_residual(Sens *S, const MbsModel *m, double *F)
-{
-    int d = S->d;
-    MbsMatrixRView v;
-    mbs_matrix_r_view(S->probe, &v);
-    mbs_dynamics_forces(m, &S->kin_acc, &S->dyn, v.z, v.zd, S->Mzdd); /* Q - M zdd */
-    if (d > 0)
-        cblas_dgemv(CblasColMajor, CblasTrans, S->n, d, -1.0, v.Rz, S->n, S->Mzdd, 1, 0.0, F,
-                    1);
-}
-
 /* Columns of P for parameters that change only the dynamics: the kinematic problems, R^Phi and
- * S c do not depend on them, so F_rho = R^T (M_rho zdd - Q_rho) by central differences of M
- * and Q of the rebuilt models at the same kinematics, and the objectives (points, joints,
- * angular velocities) do not read them: g_rho = w_rho = 0. */
+ * S c do not depend on them, so F_rho = R^T (M_rho zdd - Q_rho), and the objectives (points,
+ * joints, angular velocities) do not read them: g_rho = w_rho = 0. Q - M zdd of the rebuilt
+ * models is taken at the base evaluation's kinematics with the accelerations in D (the forces
+ * kernel then gives Q - M zdd without forming M), of the part of the model the parameter
+ * changes only (its bodies and force elements, sens_setup): the rest cancels in the central
+ * difference. */
 static void dynamic_parameter_columns(Sens *S)
 {
-    int no = S->nout;
+    int n = S->n, d = S->d, no = S->nout;
     MbsMatrixRView v;
-    mbs_matrix_r_view(S->probe, &v);
-    S->kin_acc = *v.kin; /* the probe's positions and velocities, D with the accelerations */
-    mbs_kinematics_accelerations(S->model, v.kin, v.zdd, S->node_acc, S->node_D);
+    mbs_matrix_r_view(S->base, &v);
+    S->kin_acc = *v.kin; /* the base's positions and velocities, D with the accelerations */
     S->kin_acc.D = S->node_D;
+    double *plus = S->Mzdd, *minus = S->Mzdd + n;
     for (int j = 0; j < S->p; ++j) {
         if (!S->dynamic_only[j])
             continue;
-        dynamic_residual(S, S->pmodel[2 * j], S->rp);
-        dynamic_residual(S, S->pmodel[2 * j + 1], S->rm);
+        const unsigned char *bodies = S->part_bodies + (size_t)S->model->nbodies * j;
+        const unsigned char *forces = S->part_forces + (size_t)S->model->nforces * j;
+        mbs_dynamics_forces_part(S->pmodel[2 * j], &S->kin_acc, &S->dyn, v.z, v.zd, bodies,
+                                 forces, plus);
+        mbs_dynamics_forces_part(S->pmodel[2 * j + 1], &S->kin_acc, &S->dyn, v.z, v.zd, bodies,
+                                 forces, minus);
+        for (int i = 0; i < n; ++i)
+            plus[i] -= minus[i];
         double *col = S->P + (size_t)no * j;
-        for (int i = 0; i < no; ++i)
-            col[i] = i < S->d ? (S->rp[i] - S->rm[i]) / (2.0 * S->delta[j]) : 0.0;
+        if (d > 0) /* F = R^T (M zdd - Q) */
+            cblas_dgemv(CblasColMajor, CblasTrans, n, d, -1.0 / (2.0 * S->delta[j]), v.Rz, n,
+                        plus, 1, 0.0, col, 1);
+        for (int i = d; i < no; ++i)
+            col[i] = 0.0;
     }
+}
+
+/* What parameter j's rebuilt models change, when it changes only the dynamics: bodies (mass,
+ * centre of mass, inertia; all of them for gravity) and force elements. */
+static int parameter_part(Sens *S, int j)
+{
+    const MbsModel *m = S->model;
+    int q = S->params[j], count = mbs_model_parameter_dependents(m, q, NULL, 0);
+    MbsFieldRef *refs = calloc((size_t)count + 1, sizeof *refs);
+    if (!refs)
+        return mbs_error_set(S->err, MBS_FATAL, "out of memory");
+    mbs_model_parameter_dependents(m, q, refs, count);
+    unsigned char *bodies = S->part_bodies + (size_t)m->nbodies * j;
+    unsigned char *forces = S->part_forces + (size_t)m->nforces * j;
+    for (int i = 0; i < count; ++i) {
+        if (refs[i].kind == MBS_ELEMENT_BODY)
+            bodies[refs[i].index] = 1;
+        else if (refs[i].kind == MBS_ELEMENT_FORCE)
+            forces[refs[i].index] = 1;
+        else if (refs[i].kind == MBS_ELEMENT_MODEL) /* gravity */
+            memset(bodies, 1, (size_t)m->nbodies);
+    }
+    free(refs);
+    return 0;
 }
 
 /* The evaluation formulations take the partition of checkpoint `at` when it is not the one
@@ -287,15 +313,22 @@ static int align(Sens *S, const MbsCheckpoint *at)
 }
 
 /* The objectives' derivative along the direction (dz, dzd, dzdd) of the full coordinates at the
- * probe's state, into col (2k: g then w): central differences of the objectives alone (their
- * kinematics at the moved state, no position problem), the step a cube root of eps relative to
- * each block of the state. */
+ * base state, into col (2k: g then w): the objectives' own directional derivative when they
+ * offer one (S->node_D: the whole accelerations there), otherwise central differences of the
+ * objectives alone (their kinematics at the moved state, no position problem), the step a
+ * cube root of eps relative to each block of the state. */
 static int objective_direction(Sens *S, const double *dz, const double *dzd, const double *dzdd,
                                double *col)
 {
     int n = S->n, k = S->k;
     MbsMatrixRView v;
-    mbs_matrix_r_view(S->probe, &v);
+    mbs_matrix_r_view(S->base, &v);
+    if (S->obj.directional) { /* exactly, from the direction's motion */
+        mbs_constraints_derivatives_direction(S->model, v.kin, &S->cw, dz);
+        mbs_constraints_derivatives_motion(S->model, v.kin, &S->cw, v.zd, dzd, v.zdd, dzdd);
+        return S->obj.directional(S->obj.ctx, S->model, v.kin, &S->cw, S->node_D, v.z, v.zd, dz,
+                                  dzd, col, col + k);
+    }
     const double *base[3] = {v.z, v.zd, v.zdd}, *dir[3] = {dz, dzd, dzdd};
     double ratio = 0.0;
     for (int b = 0; b < 3; ++b) {
@@ -351,7 +384,7 @@ static long exact_state_columns(Sens *S)
                 S->sv[j - d + (size_t)d * w] = 1.0;
         }
         MbsMatrixRDirections dir;
-        if (mbs_matrix_r_reduced_directions(S->probe, analytical, S->t, S->x0 + 2 * d, count,
+        if (mbs_matrix_r_reduced_directions(S->base, analytical, S->t, S->x0 + 2 * d, count,
                                             S->sz, S->sv, NULL, S->dF, &dir))
             return -1;
         for (int w = 0; w < count; ++w) {
@@ -382,10 +415,22 @@ static int sens_derivatives(Sens *S, const MbsCheckpoint *at)
         S->x0[d + i] = zd[S->ind[i]];
         S->x0[2 * d + i] = zdd[S->ind[i]];
     }
-    if ((status = eval_outputs(S, S->probe, S->model, z, S->x0, S->r0)))
-        return status;
+    /* direct with exact state derivatives: the run's last evaluation is at this state (the
+     * step ends with one), so it is the base; otherwise the probe evaluates it */
+    S->base = S->method == MBS_SENS_DIRECT && S->ad ? S->stepper : S->probe;
     MbsMatrixRView v;
-    mbs_matrix_r_view(S->probe, &v);
+    if (S->base == S->probe) {
+        if ((status = eval_outputs(S, S->probe, S->model, z, S->x0, S->r0)))
+            return status;
+        mbs_matrix_r_view(S->probe, &v);
+    } else {
+        mbs_matrix_r_current_residual(S->stepper, S->x0 + 2 * d, S->r0);
+        mbs_matrix_r_view(S->stepper, &v);
+        if ((status = S->obj.values(S->obj.ctx, S->model, v.kin, S->t, v.z, v.zd, v.zdd,
+                                    S->r0 + d, S->r0 + d + S->k)))
+            return status;
+    }
+    mbs_kinematics_accelerations(S->model, v.kin, v.zdd, S->node_acc, S->node_D);
     memcpy(S->zbase, v.z, sizeof(double) * (size_t)n);
     memcpy(S->Rbase, v.Rz, sizeof(double) * (size_t)n * d);
     dynamic_parameter_columns(S);
@@ -931,7 +976,11 @@ static void sens_free(Sens *S)
     free(S->mapind);
     mbs_dynamics_free(&S->dyn);
     mbs_kinematics_free(&S->kin);
+    mbs_constraints_derivatives_free(&S->cw);
+    free(S->zero);
     free(S->dynamic_only);
+    free(S->part_bodies);
+    free(S->part_forces);
     double *arrays[] = {S->delta, S->zbase, S->Rbase, S->guess, S->x0,  S->xfull, S->r0,
                         S->rp,    S->rm,    S->J,     S->P,     S->T,   S->L,
                         S->Fa,    S->u,     S->unew,  S->U0,    S->lam, S->lamnew,
@@ -991,8 +1040,12 @@ static int sens_setup(Sens *S, const MbsSettings *s)
     S->dynamic_only = calloc((size_t)p + 1, sizeof(int));
     S->node_acc = calloc(6 * (size_t)n + 1, sizeof(double));
     S->node_D = calloc(6 * (size_t)n + 1, sizeof(double));
-    S->Mzdd = calloc((size_t)n + 1, sizeof(double));
-    if (!S->dynamic_only || !S->node_acc || !S->node_D || !S->Mzdd ||
+    S->Mzdd = calloc(2 * (size_t)n + 1, sizeof(double));
+    S->zero = calloc((size_t)n + 1, sizeof(double));
+    S->part_bodies = calloc((size_t)p * m->nbodies + 1, 1);
+    S->part_forces = calloc((size_t)p * m->nforces + 1, 1);
+    if (!S->dynamic_only || !S->node_acc || !S->node_D || !S->Mzdd || !S->part_bodies ||
+        !S->part_forces || !S->zero || mbs_constraints_derivatives_init(&S->cw, m) ||
         mbs_dynamics_init(&S->dyn, m))
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     double **vecs[] = {&S->zbase, &S->guess, &S->x0, &S->xfull, &S->r0, &S->rp, &S->rm, &S->g};
@@ -1043,6 +1096,8 @@ static int sens_setup(Sens *S, const MbsSettings *s)
             return mbs_error_set(err, MBS_FATAL, "matrix-r sensitivities: no parameter %d", q);
         double rho = m->parameters[q].value;
         S->dynamic_only[j] = sens_parameter_dynamic_only(m, q);
+        if (S->dynamic_only[j] && (status = parameter_part(S, j)))
+            return status;
         S->delta[j] = S->opt.parameter_step * fmax(1.0, fabs(rho));
         for (int s2 = 0; s2 < 2; ++s2) {
             double value = rho + (s2 ? -S->delta[j] : S->delta[j]);
@@ -1081,7 +1136,8 @@ static int sens_setup(Sens *S, const MbsSettings *s)
     MbsJacobianMethod differences =
         S->ad ? MBS_JACOBIAN_ND_CENTRAL : (MbsJacobianMethod)S->opt.jacobian;
     if (S->ad) {
-        if (mbs_matrix_r_prepare_directions(S->probe, err))
+        if (mbs_matrix_r_prepare_directions(S->probe, err) ||
+            (S->method == MBS_SENS_DIRECT && mbs_matrix_r_prepare_directions(S->stepper, err)))
             return MBS_FATAL;
         if (mbs_kinematics_init(&S->kin, m))
             return mbs_error_set(err, MBS_FATAL, "out of memory");
@@ -1190,23 +1246,54 @@ static int model_objectives_prepare(void *ctx, const MbsModel *m, const MbsFormu
     return 0;
 }
 
+static MbsObjectiveEval *model_objectives_find(ModelObjectives *o, const MbsModel *m);
+static void model_objectives_select(const ModelObjectives *o, double *g, double *w);
+
 static int model_objectives_values(void *ctx, const MbsModel *m, const MbsKinematics *kin,
                                    double t, const double *z, const double *zd,
                                    const double *zdd, double *g, double *w)
 {
-    (void)kin, (void)t;
+    (void)t;
     ModelObjectives *o = ctx;
+    MbsObjectiveEval *e = model_objectives_find(o, m);
+    if (!e)
+        return MBS_FATAL;
+    mbs_objective_eval_values_kinematics(e, kin, z, zd, zdd, o->g, o->w);
+    model_objectives_select(o, g, w);
+    return 0;
+}
+
+/* The selected objectives of the model's evaluator for m (ModelObjectives.g, .w hold every
+ * objective) into g and w. */
+static MbsObjectiveEval *model_objectives_find(ModelObjectives *o, const MbsModel *m)
+{
     for (int i = 0; i < o->count; ++i)
-        if (o->models[i] == m) {
-            mbs_objective_eval_values(o->evals[i], z, zd, zdd, o->g, o->w);
-            for (int j = 0; j < o->nselect; ++j) {
-                int k = o->select ? o->select[j] : j;
-                g[j] = o->g[k];
-                w[j] = o->w[k];
-            }
-            return 0;
-        }
-    return MBS_FATAL;
+        if (o->models[i] == m)
+            return o->evals[i];
+    return NULL;
+}
+
+static void model_objectives_select(const ModelObjectives *o, double *g, double *w)
+{
+    for (int j = 0; j < o->nselect; ++j) {
+        int k = o->select ? o->select[j] : j;
+        g[j] = o->g[k];
+        w[j] = o->w[k];
+    }
+}
+
+static int model_objectives_directional(void *ctx, const MbsModel *m, const MbsKinematics *kin,
+                                        const MbsConstraintsDerivatives *cw, const double *A,
+                                        const double *z, const double *zd, const double *dz,
+                                        const double *dzd, double *dg, double *dw)
+{
+    ModelObjectives *o = ctx;
+    MbsObjectiveEval *e = model_objectives_find(o, m);
+    if (!e)
+        return MBS_FATAL;
+    mbs_objective_eval_directional(e, kin, cw, A, z, zd, dz, dzd, o->g, o->w);
+    model_objectives_select(o, dg, dw);
+    return 0;
 }
 
 static int objectives_sensitivity(const MbsModel *m, const MbsSettings *s, const int *objectives,
@@ -1229,7 +1316,8 @@ static int objectives_sensitivity(const MbsModel *m, const MbsSettings *s, const
         status = mbs_error_set(err, MBS_FATAL, "out of memory");
     } else {
         MbsSensObjectives obj = {.count = nobjectives, .values = model_objectives_values,
-                                 .prepare = model_objectives_prepare, .ctx = &o};
+                                 .prepare = model_objectives_prepare,
+                                 .directional = model_objectives_directional, .ctx = &o};
         status = stoppable_sensitivity(m, s, params, np, &obj, method, options, t_end,
                                        observer, observer_data, stop, out, err);
     }

@@ -37,6 +37,7 @@
 #include <stddef.h>
 
 #include "form_matrix_r.h"
+#include "mbs_constraints_derivatives.h"
 #include "mbs_settings.h"
 
 /* The objectives psi_i = w_i(t_end) + integral of g_i dt (001 eq 30 with a terminal term).
@@ -50,6 +51,13 @@ typedef struct {
     int (*values)(void *ctx, const MbsModel *m, const MbsKinematics *kin, double t,
                   const double *z, const double *zd, const double *zdd, double *g, double *w);
     int (*prepare)(void *ctx, const MbsModel *m, const MbsFormulation *initial, MbsError *err);
+    /* optional: the derivatives of g and w along a direction of the state, exactly (the
+     * arguments of mbs_objective_eval_directional, at the run's model); without it they are
+     * central differences of values */
+    int (*directional)(void *ctx, const MbsModel *m, const MbsKinematics *kin,
+                       const MbsConstraintsDerivatives *cw, const double *A, const double *z,
+                       const double *zd, const double *dz, const double *dzd, double *dg,
+                       double *dw);
     void *ctx;
 } MbsSensObjectives;
 

@@ -1465,6 +1465,10 @@ static int step_trapezoidal(MbsFormulation *f, MatrixR *R, double h, MbsError *e
     int d = R->d, status;
     double t1 = f->time + h;
     int reuse = o->tangent.reuse > 0 ? o->tangent.reuse : 1;
+    /* an exact tangent offered for this step (the direct sensitivities') replaces the first
+     * one, at the predictor */
+    int start_tangent = R->tangent_offered && R->offered_h == h;
+    R->tangent_offered = 0;
     for (int k = 0; k < d; ++k)
         R->zi[k] = R->zi0[k] + h * R->zdi0[k] + 0.5 * h * h * R->zddi0[k];
     predict(R, h);
@@ -1485,12 +1489,13 @@ static int step_trapezoidal(MbsFormulation *f, MatrixR *R, double h, MbsError *e
                                         : NULL;
         if (phase) {
             phase->residual = mbs_vec_norminf(d, R->g);
-            phase->tangent_evaluated = it % reuse == 0;
+            phase->tangent_evaluated = it % reuse == 0 && !(it == 0 && start_tangent);
         }
         /* the tangent's d or 2 d evaluations are not traced (they would bury the step) */
         MbsTrace *trace = f->trace;
         f->trace = NULL;
-        status = it % reuse == 0 ? reduced_tangent(f, R, h, err) : 0;
+        status = it % reuse == 0 && !(it == 0 && start_tangent) ? reduced_tangent(f, R, h, err)
+                                                                 : 0;
         f->trace = trace;
         if (status)
             return status;
@@ -1525,6 +1530,7 @@ static int step_trapezoidal(MbsFormulation *f, MatrixR *R, double h, MbsError *e
 /* New automatic partition at the current (consistent) state, reported in R->event. */
 static int repartition(MbsFormulation *f, MatrixR *R, const char *why, MbsError *err)
 {
+    R->tangent_offered = 0; /* in the old independent coordinates */
     double old = R->rcond;
     R->general = 0; /* a new partition is automatic, in relative coordinates */
     int status = partition(f, R, err);
@@ -1709,6 +1715,7 @@ static int set_partition(MbsFormulation *f, MatrixR *R, const double *x, MbsErro
 static int matrix_r_state_set(MbsFormulation *f, const double *state, MbsError *err)
 {
     MatrixR *R = f->impl;
+    R->tangent_offered = 0;
     const MbsModel *m = f->model;
     int n = R->n, status;
     size_t bytes = sizeof(double) * (size_t)n;
@@ -2122,6 +2129,18 @@ int mbs_matrix_r_reduced_residual(MbsFormulation *f, double t, const double *z_g
         return status;
     mbs_matrix_r_current_residual(f, zddi, F);
     return 0;
+}
+
+void mbs_matrix_r_offer_tangent(MbsFormulation *f, double h, const double *lu, const int *ipiv)
+{
+    MatrixR *R = mr_impl(f);
+    if (!R)
+        return;
+    size_t d = (size_t)R->d;
+    memcpy(R->T, lu, sizeof(double) * d * d);
+    memcpy(R->ipiv_d, ipiv, sizeof(int) * d);
+    R->tangent_offered = 1;
+    R->offered_h = h;
 }
 
 void mbs_matrix_r_current_residual(MbsFormulation *f, const double *zddi, double *F)

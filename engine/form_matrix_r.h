@@ -104,6 +104,13 @@ int mbs_matrix_r_reduced_residual(MbsFormulation *f, double t, const double *z_g
  * R zdd_i + S c. */
 void mbs_matrix_r_current_residual(MbsFormulation *f, const double *zddi, double *F);
 
+/* The LU factors (d x d column-major, LAPACK's ipiv) of the trapezoidal tangent
+ * T = F_z + 2/h F_v + 4/h^2 F_a at the state f is at, computed exactly by the caller (the
+ * direct sensitivities have it at every step): the next step, if of size h, starts its Newton
+ * iteration with them instead of evaluating a tangent at its predictor (later iterations
+ * follow the "jacobian-reuse" setting). A repartition or state_set forgets them. */
+void mbs_matrix_r_offer_tangent(MbsFormulation *f, double h, const double *lu, const int *ipiv);
+
 /* The coordinates stored in a checkpoint of a matrix-r formulation (mbs_formulation_save): z,
  * zd, zdd (n each), pointers into c->state. */
 void mbs_matrix_r_checkpoint_coordinates(const MbsCheckpoint *c, int n, const double **z,

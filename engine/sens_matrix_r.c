@@ -115,6 +115,10 @@ typedef struct {
 
 /* --- settings ----------------------------------------------------------------------------- */
 
+static const char *const newton_matrix_choices[] = {"sensitivities", "own", NULL};
+static const char *const newton_matrix_labels[] = {MBS_N_("the sensitivities' tangent"),
+                                                   MBS_N_("its own"), NULL};
+
 static const MbsSetting sens_items[] = {
     {.name = "jacobian", .type = MBS_SETTING_CHOICE,
      .offset = offsetof(MbsMatrixRSensOptions, jacobian), .default_value = MBS_JACOBIAN_ANALYTICAL,
@@ -135,10 +139,18 @@ static const MbsSetting sens_items[] = {
      .label = MBS_N_("Parameter increment"),
      .description = MBS_N_("Relative increment of the central differences in the parameters "
                            "(times max(1, |value|))")},
+    {.name = "newton-matrix", .type = MBS_SETTING_CHOICE,
+     .offset = offsetof(MbsMatrixRSensOptions, newton_matrix),
+     .default_value = MBS_SENS_NEWTON_SENSITIVITIES, .choices = newton_matrix_choices,
+     .choice_labels = newton_matrix_labels, .label = MBS_N_("Newton matrix of the run"),
+     .description = MBS_N_("Direct method: each step of the run starts its Newton iteration "
+                           "with the exact tangent the sensitivities computed at its starting "
+                           "point (the run then differs from a plain one within the Newton "
+                           "tolerance), or evaluates its own as a plain run does")},
 };
 
 const MbsSettingTable mbs_matrix_r_sens_settings = {
-    .name = "sensitivity", .items = sens_items, .count = 3,
+    .name = "sensitivity", .items = sens_items, .count = 4,
     .size = sizeof(MbsMatrixRSensOptions)};
 
 /* --- points ------------------------------------------------------------------------------- */
@@ -451,7 +463,12 @@ static int sens_derivatives(Sens *S, const MbsCheckpoint *at)
         if (S->dynamic_only[j])
             continue;
         for (int s = 0; s < 2; ++s) {
-            if ((status = eval_outputs(S, S->pform[2 * j + s], S->pmodel[2 * j + s], S->zbase,
+            /* the rebuilt model's dependent coordinates move by about +-delta dz/drho (the
+             * last one taken): a guess that saves the position problem an iteration */
+            double step = s ? -S->delta[j] : S->delta[j];
+            for (int i = 0; i < n; ++i)
+                S->guess[i] = S->zbase[i] + step * S->zrho[i + (size_t)n * j];
+            if ((status = eval_outputs(S, S->pform[2 * j + s], S->pmodel[2 * j + s], S->guess,
                                        S->x0, s ? S->rm : S->rp)))
                 return status;
         }
@@ -556,6 +573,9 @@ static int direct_visit(Sens *S, long n)
         double h = S->h, c1 = 2.0 / h, c2 = 4.0 / (h * h), c3 = 4.0 / h;
         if ((status = step_matrices(S, h)))
             return status;
+        /* T is exact at the run's next starting point: its first Newton matrix */
+        if (S->opt.newton_matrix == MBS_SENS_NEWTON_SENSITIVITIES)
+            mbs_matrix_r_offer_tangent(S->stepper, h, S->T, S->ipiv);
         for (int j = 0; j < p; ++j) { /* rhs = L u - F_rho */
             double *z = S->unew + (size_t)nx * j;
             for (int i = 0; i < d; ++i)

@@ -68,7 +68,11 @@ typedef struct {
                           * or ad (matrix-r's directional derivatives) */
     double memory;       /* adjoint: bound on the stored trajectory, MiB */
     double parameter_step; /* relative increment of the parameters' central differences */
+    int newton_matrix;   /* direct: 0 the run's steps start with the sensitivities' exact
+                          * tangent (MBS_SENS_NEWTON_SENSITIVITIES), 1 they evaluate their own */
 } MbsMatrixRSensOptions;
+
+enum { MBS_SENS_NEWTON_SENSITIVITIES, MBS_SENS_NEWTON_OWN };
 
 extern const MbsSettingTable mbs_matrix_r_sens_settings;
 

@@ -979,7 +979,8 @@ static int evaluate(MbsFormulation *f, MatrixR *R, double t, const double *zi, c
         return status;
     velocity_problem(f->model, R, t);
     compute_rz(R);
-    reduced_dynamics(f->model, R);
+    if (!R->residual_only)
+        reduced_dynamics(f->model, R);
     if (f->trace)
         trace_evaluation(f->trace, R);
     if (!R->general && options(f)->damping > 0.0) { /* priors of the next evaluation */
@@ -1156,6 +1157,8 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
         R->acc[k] = mr_alloc_doubles((size_t)n, &fail);
         R->vel[k] = mr_alloc_doubles((size_t)n, &fail);
     }
+    R->node_acc = mr_alloc_doubles(6 * (size_t)n, &fail);
+    R->node_D = mr_alloc_doubles(6 * (size_t)n, &fail);
     R->dep = alloc_ints((size_t)n, &fail);
     R->ind = alloc_ints((size_t)n, &fail);
     R->dofnode = alloc_ints(MBS_MATRIX_R_MAX_DOFS, &fail);
@@ -2141,6 +2144,30 @@ void mbs_matrix_r_offer_tangent(MbsFormulation *f, double h, const double *lu, c
     memcpy(R->ipiv_d, ipiv, sizeof(int) * d);
     R->tangent_offered = 1;
     R->offered_h = h;
+}
+
+int mbs_matrix_r_residual(MbsFormulation *f, double t, const double *z_guess, const double *zi,
+                          const double *zdi, const double *zddi, double *F, MbsError *err)
+{
+    MatrixR *R = mr_impl(f);
+    if (!R)
+        return mbs_error_set(err, MBS_FATAL, "not a matrix-r formulation");
+    memcpy(R->z, z_guess, sizeof(double) * (size_t)R->n);
+    R->residual_only = 1;
+    int status = evaluate(f, R, t, zi, zdi, err);
+    R->residual_only = 0;
+    if (status)
+        return status;
+    full_accelerations(R, zddi);
+    /* F = R^T (M zdd - Q): the forces kernel with the accelerations in D gives Q - M zdd */
+    MbsKinematics with_zdd = R->kin;
+    mbs_kinematics_accelerations(f->model, &R->kin, R->zdd, R->node_acc, R->node_D);
+    with_zdd.D = R->node_D;
+    mbs_dynamics_forces(f->model, &with_zdd, &R->dyn, R->z, R->zd, R->w);
+    if (R->d > 0)
+        cblas_dgemv(CblasColMajor, CblasTrans, R->n, R->d, -1.0, R->Rz, R->n, R->w, 1, 0.0, F,
+                    1);
+    return 0;
 }
 
 void mbs_matrix_r_current_residual(MbsFormulation *f, const double *zddi, double *F)

@@ -99,6 +99,12 @@ const int *mbs_matrix_r_independent_nodes(const MbsFormulation *f);
 int mbs_matrix_r_reduced_residual(MbsFormulation *f, double t, const double *z_guess,
                                   const double *zi, const double *zdi, const double *zddi,
                                   double *F, MbsError *err);
+/* The same F without the mass matrix and R^T M R (F = R^T (M zdd - Q) from the forces with
+ * the accelerations zdd = R zdd_i + S c): for residuals alone. The view's Mh is then not
+ * current. */
+int mbs_matrix_r_residual(MbsFormulation *f, double t, const double *z_guess, const double *zi,
+                          const double *zdi, const double *zddi, double *F, MbsError *err);
+
 /* The same residual F for accelerations zddi at the evaluation current in f (its last step's
  * final one, or the last mbs_matrix_r_reduced_residual), without evaluating again; zdd becomes
  * R zdd_i + S c. */

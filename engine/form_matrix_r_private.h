@@ -85,6 +85,7 @@ typedef struct {
     double *phi, *phiz, *phit, *bias;
     double *M, *Q, *Rz, *MR, *s, *w, *Mh, *Lh, *rh, *T;
     int *ipiv_d;
+    int residual_only;   /* evaluate: no M, R^T M R, rh (mbs_matrix_r_residual) */
     int tangent_offered; /* T, ipiv_d hold an exact tangent for the next step of offered_h */
     double offered_h;
     double work_nc, power_nc;

@@ -236,8 +236,6 @@ int mr_analytical_workspace(const MbsModel *m, MatrixR *R)
     double **mats[] = {&R->Kan, &R->Can, &R->DZ, &R->DZD, &R->DZDD, &R->DRE, &R->Van};
     for (size_t i = 0; i < sizeof mats / sizeof mats[0]; ++i)
         *mats[i] = mr_alloc_doubles(nn, &fail);
-    R->node_acc = mr_alloc_doubles(6 * (size_t)(n > 0 ? n : 1), &fail);
-    R->node_D = mr_alloc_doubles(6 * (size_t)(n > 0 ? n : 1), &fail);
     size_t rows = (size_t)nr + MBS_MATRIX_R_MAX_DOFS;
     R->rowbuf = mr_alloc_doubles(rows, &fail);
     R->biasbuf = mr_alloc_doubles(rows, &fail);

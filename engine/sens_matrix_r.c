@@ -177,7 +177,12 @@ static int eval_outputs(Sens *S, MbsFormulation *f, const MbsModel *m, const dou
                         const double *x, double *out)
 {
     int d = S->d;
-    int status = mbs_matrix_r_reduced_residual(f, S->t, guess, x, x + d, x + 2 * d, out, S->err);
+    /* the probe's evaluation is the base of derivatives (its R^T M R is F_a); the rebuilt
+     * models' give residuals alone */
+    int status = f == S->probe ? mbs_matrix_r_reduced_residual(f, S->t, guess, x, x + d,
+                                                               x + 2 * d, out, S->err)
+                               : mbs_matrix_r_residual(f, S->t, guess, x, x + d, x + 2 * d,
+                                                       out, S->err);
     if (status)
         return status;
     MbsMatrixRView v;

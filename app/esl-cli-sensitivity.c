@@ -152,7 +152,8 @@ MbsModel *esl_sensitivity_load(const char *command, const char *path, const char
 }
 
 static char *result_json(const MbsModel *m, const char *path, const char *formulation,
-                         const char *method, const MbsSettings *s, GArray *obj, GArray *par,
+                         const char *method, const MbsSettings *method_options,
+                         const MbsSettings *s, GArray *obj, GArray *par,
                          const MbsSensitivityResult *r, gboolean pretty)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
@@ -163,6 +164,8 @@ static char *result_json(const MbsModel *m, const char *path, const char *formul
     json_builder_add_string_value(b, formulation);
     json_builder_set_member_name(b, "method");
     json_builder_add_string_value(b, method);
+    json_builder_set_member_name(b, "method_options"); /* {} for a method without a table */
+    json_builder_add_value(b, esl_settings_options_to_node(method_options));
     json_builder_set_member_name(b, "step");
     json_builder_add_double_value(b, s->step);
     json_builder_set_member_name(b, "duration");
@@ -224,8 +227,8 @@ static void store_free(Store *store)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Store, store_free)
 
 static Store *open_store(const char *path, const char *model_path, const MbsModel *m,
-                         const char *formulation, int method, const MbsSettings *s, GArray *obj,
-                         GArray *par, GError **error)
+                         const char *formulation, int method, const MbsSettings *method_options,
+                         const MbsSettings *s, GArray *obj, GArray *par, GError **error)
 {
     g_autoptr(Store) store = g_new0(Store, 1);
     g_autofree char *model_text = NULL;
@@ -238,7 +241,7 @@ static Store *open_store(const char *path, const char *model_path, const MbsMode
                          .formulation = formulation, .settings = *s};
     gint64 run_id = model_id ? esl_sensitivity_recorder_begin(
                                    store->project, &req, m, (MbsSensitivityMethod)method,
-                                   (const int *)(void *)obj->data, (int)obj->len,
+                                   method_options, (const int *)(void *)obj->data, (int)obj->len,
                                    (const int *)(void *)par->data, (int)par->len, error)
                              : 0;
     if (!run_id)
@@ -383,7 +386,8 @@ int esl_cli_sensitivity(int argc, char **argv)
         }
     }
     if (project) {
-        store = open_store(project, resolved, m, formulation, imethod, &s, obj, par, &error);
+        store = open_store(project, resolved, m, formulation, imethod,
+                           method_table ? &method_options : NULL, &s, obj, par, &error);
         if (!store) {
             fprintf(stderr, "eslabon-cli sensitivity: %s\n", error->message);
             goto out;
@@ -409,8 +413,8 @@ int esl_cli_sensitivity(int argc, char **argv)
     if (failed)
         fprintf(stderr, "eslabon-cli sensitivity: %s: %s\n", resolved, err.message);
     js = failed ? NULL
-                : result_json(m, resolved, formulation, mbs_sensitivity_method_name(imethod), &s,
-                              obj, par, &r, FALSE);
+                : result_json(m, resolved, formulation, mbs_sensitivity_method_name(imethod),
+                              &method_options, &s, obj, par, &r, FALSE);
     if (store && !esl_sensitivity_recorder_finish(
                      store->recorder, failed ? ESL_RUN_FAILED : ESL_RUN_FINISHED,
                      failed ? NULL : psi, failed ? NULL : gradient, failed ? err.message : NULL,
@@ -422,8 +426,8 @@ int esl_cli_sensitivity(int argc, char **argv)
         goto out;
     if (json) {
         g_free(js);
-        js = result_json(m, resolved, formulation, mbs_sensitivity_method_name(imethod), &s, obj,
-                         par, &r, TRUE);
+        js = result_json(m, resolved, formulation, mbs_sensitivity_method_name(imethod),
+                         &method_options, &s, obj, par, &r, TRUE);
         printf("%s\n", js);
     } else {
         printf("%s: %s, %s sensitivities, h = %g s, %g s (%ld steps)\n", resolved, formulation,

@@ -181,6 +181,11 @@ static const char *const migrations[ESL_PROJECT_SCHEMA_VERSION + 1] = {
      * doubles, column per parameter; NULL for methods that step none), so that stored runs
      * replay them. */
     [8] = "ALTER TABLE sensitivity_history ADD COLUMN state_sensitivity BLOB;",
+    /* 9: the sensitivity method's own options (mbs_sensitivity_settings: matrix-r's jacobian,
+     * adjoint-memory, parameter-step), one JSON object keyed by the names of its settings table
+     * as the runs' options column; '{}' for a method without a table, NULL for runs stored
+     * before (not known). */
+    [9] = "ALTER TABLE sensitivities ADD COLUMN method_options TEXT;",
 };
 
 /* The double-valued monitors, with the column each is stored in. */
@@ -1521,6 +1526,7 @@ void esl_sensitivity_run_free(EslSensitivityRun *run)
     if (!run)
         return;
     g_free(run->method);
+    g_free(run->method_options);
     g_strfreev(run->objectives);
     g_strfreev(run->parameters);
     g_free(run->parameter_values);
@@ -1566,6 +1572,16 @@ static GStrv names_from_json(const char *text, int count)
         names[i] = g_strdup(json_node_get_string(n));
     }
     return names;
+}
+
+/* TRUE when text is a JSON object (nested no deeper than the readers accept). */
+static gboolean is_json_object(const char *text)
+{
+    if (!text || !json_nesting_ok(text))
+        return FALSE;
+    g_autoptr(JsonParser) parser = json_parser_new();
+    return json_parser_load_from_data(parser, text, -1, NULL) &&
+           json_parser_get_root(parser) && JSON_NODE_HOLDS_OBJECT(json_parser_get_root(parser));
 }
 
 /* Refuse (naming the field) the first non-finite number of values. */
@@ -1639,6 +1655,11 @@ gboolean esl_project_begin_sensitivity(EslProject *project, gint64 run_id,
     }
     if (!check_all_finite(r->parameter_values, r->nparameters, "the parameter values", error))
         return FALSE;
+    if (r->method_options && !is_json_object(r->method_options)) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "the %s method's options are not a JSON object", r->method);
+        return FALSE;
+    }
     RunState run;
     if (!run_state(project, run_id, &run, error))
         return FALSE;
@@ -1655,7 +1676,8 @@ gboolean esl_project_begin_sensitivity(EslProject *project, gint64 run_id,
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(project->db,
                            "INSERT INTO sensitivities (run_id, method, nobjectives, nparameters,"
-                           " objectives, parameters, parameter_values) VALUES (?,?,?,?,?,?,?)",
+                           " objectives, parameters, parameter_values, method_options)"
+                           " VALUES (?,?,?,?,?,?,?,?)",
                            -1, &st, NULL) != SQLITE_OK)
         return db_error(project->db, "cannot store the sensitivity run", error);
     sqlite3_bind_int64(st, 1, run_id);
@@ -1665,6 +1687,10 @@ gboolean esl_project_begin_sensitivity(EslProject *project, gint64 run_id,
     sqlite3_bind_text(st, 5, objectives, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 6, parameters, -1, SQLITE_STATIC);
     bind_doubles(st, 7, r->parameter_values, r->nparameters, scratch);
+    if (r->method_options)
+        sqlite3_bind_text(st, 8, r->method_options, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 8);
     return step_and_finalize(project->db, st, "cannot store the sensitivity run", error);
 }
 
@@ -1820,7 +1846,8 @@ EslSensitivityRun *esl_project_load_sensitivity(EslProject *project, gint64 run_
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, "SELECT method, nobjectives, nparameters, objectives, parameters,"
                                " parameter_values, psi, gradient,"
-                               " (SELECT count(*) FROM sensitivity_history WHERE run_id = ?1)"
+                               " (SELECT count(*) FROM sensitivity_history WHERE run_id = ?1),"
+                               " method_options"
                                " FROM sensitivities WHERE run_id = ?1",
                            -1, &st, NULL) != SQLITE_OK)
         return db_error(db, "cannot read the sensitivity run", error), NULL;
@@ -1833,12 +1860,18 @@ EslSensitivityRun *esl_project_load_sensitivity(EslProject *project, gint64 run_
     }
     EslSensitivityRun *r = g_new0(EslSensitivityRun, 1);
     r->method = column_text(st, 0);
+    r->method_options = column_text(st, 9);
     gint64 no = sqlite3_column_int64(st, 1), np = sqlite3_column_int64(st, 2);
     gint64 rows = sqlite3_column_int64(st, 8);
     if (no < 1 || np < 1 || no > MAX_SENSITIVITY_NAMES || np > MAX_SENSITIVITY_NAMES ||
         no * np > G_MAXINT / 8) {
         sqlite3_finalize(st);
         return sensitivity_corrupt(r, run_id, "objective or parameter count out of range", error);
+    }
+    if (r->method_options && !is_json_object(r->method_options)) {
+        sqlite3_finalize(st);
+        return sensitivity_corrupt(r, run_id, "the method's options are not a JSON object",
+                                   error);
     }
     r->nobjectives = (int)no;
     r->nparameters = (int)np;

@@ -43,7 +43,7 @@ typedef enum {
 
 /* "ESLB": PRAGMA application_id of every Eslabón project. */
 #define ESL_PROJECT_APPLICATION_ID 0x45534C42
-#define ESL_PROJECT_SCHEMA_VERSION 8
+#define ESL_PROJECT_SCHEMA_VERSION 9
 
 typedef enum {
     ESL_RUN_RUNNING,
@@ -184,12 +184,16 @@ typedef struct {
     const char *const *objectives;      /* names */
     const char *const *parameters;      /* names */
     const double *parameter_values;     /* nparameters, the values differentiated at */
+    /* the method's own options (schema 9), a JSON object keyed by the names of its settings
+     * table (esl_settings_options_to_json; "{}" for a method without one); NULL: not known */
+    const char *method_options;
 } EslSensitivityRequest;
 
 /* A sensitivity run as stored (esl_sensitivity_run_free). psi and gradient are NULL until
  * the run is finished with them (an interrupted or failed run has its history only). */
 typedef struct {
     char *method;
+    char *method_options; /* JSON object text as stored, NULL for runs stored before schema 9 */
     int nobjectives, nparameters;
     GStrv objectives, parameters;
     double *parameter_values;

@@ -187,9 +187,10 @@ static gpointer worker(gpointer data)
         EslRunRequest req = {.model_name = self->model_name, .model_id = self->model_id,
                              .formulation = self->formulation, .settings = self->settings};
         gint64 run_id = project ? esl_sensitivity_recorder_begin(
-                                      project, &req, self->model, self->method, self->objectives,
-                                      self->nobjectives, self->parameters, self->nparameters,
-                                      &error)
+                                      project, &req, self->model, self->method,
+                                      self->has_method_options ? &self->method_options : NULL,
+                                      self->objectives, self->nobjectives, self->parameters,
+                                      self->nparameters, &error)
                                 : 0;
         if (run_id) {
             w.recorder = esl_sensitivity_recorder_new(project, run_id, self->nobjectives,

@@ -1,6 +1,8 @@
 /* EslSensitivityRecorder: a sensitivity computation's history and result into a project. */
 #include "esl-sensitivity-recorder.h"
 
+#include "esl-settings-json.h"
+
 /* Rows per transaction: a few commits per second of a long run, at most this many lost when
  * the process is killed. */
 #define BATCH_ROWS 256
@@ -30,11 +32,47 @@ EslSensitivityRecorder *esl_sensitivity_recorder_new(EslProject *project, gint64
     return r;
 }
 
+/* The options as stored: those given, or the table's defaults; NULL with error when they are
+ * another table's. */
+static char *method_options_json(const char *formulation, MbsSensitivityMethod method,
+                                 const MbsSettings *given, GError **error)
+{
+    const MbsSettingTable *t = mbs_sensitivity_settings(formulation, method);
+    MbsSettings options;
+    mbs_settings_defaults(&options);
+    mbs_settings_use_options(&options, t);
+    if (given && given->options_table != t) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "the options given are not those of %s %s sensitivities", formulation,
+                    mbs_sensitivity_method_name(method));
+        return NULL;
+    }
+    return esl_settings_options_to_json(given ? given : &options);
+}
+
+gboolean esl_sensitivity_run_method_options(const EslSensitivityRun *run,
+                                            const char *formulation, MbsSettings *options,
+                                            GError **error)
+{
+    mbs_settings_defaults(options);
+    int method = mbs_sensitivity_method_from_name(run->method);
+    const MbsSettingTable *t =
+        method >= 0 ? mbs_sensitivity_settings(formulation, (MbsSensitivityMethod)method) : NULL;
+    g_autofree char *owner = g_strdup_printf("%s %s", formulation, run->method);
+    return esl_settings_table_options_from_json(options, t, owner,
+                                                t ? run->method_options : NULL, error);
+}
+
 gint64 esl_sensitivity_recorder_begin(EslProject *project, const EslRunRequest *request,
                                       const MbsModel *m, MbsSensitivityMethod method,
+                                      const MbsSettings *method_options,
                                       const int *objectives, int nobjectives,
                                       const int *parameters, int nparameters, GError **error)
 {
+    g_autofree char *options = method_options_json(request->formulation, method,
+                                                   method_options, error);
+    if (!options)
+        return 0;
     gint64 run_id = esl_project_begin_run(project, request, error);
     if (!run_id)
         return 0;
@@ -50,7 +88,7 @@ gint64 esl_sensitivity_recorder_begin(EslProject *project, const EslRunRequest *
     EslSensitivityRequest sreq = {
         .method = mbs_sensitivity_method_name(method), .nobjectives = nobjectives,
         .nparameters = nparameters, .objectives = objective_names,
-        .parameters = parameter_names, .parameter_values = values};
+        .parameters = parameter_names, .parameter_values = values, .method_options = options};
     if (!esl_project_begin_sensitivity(project, run_id, &sreq, error)) {
         esl_project_finish_run(project, run_id, ESL_RUN_FAILED, (*error)->message, NULL, 0.0,
                                NULL);

@@ -16,12 +16,24 @@ G_BEGIN_DECLS
 typedef struct _EslSensitivityRecorder EslSensitivityRecorder;
 
 /* Begin a run of request in project and mark it as a sensitivity run of model's objectives
- * and parameters (indices) by method; the run id, or 0 with error (a run refused as a
- * sensitivity run is ended as failed). */
+ * and parameters (indices) by method, with the method's own options (those of
+ * mbs_sensitivity_settings' table for request->formulation and method, options_table set;
+ * NULL: the table's defaults, as the engine takes them), stored as JSON; the run id, or 0 with
+ * error (a run refused as a sensitivity run is ended as failed). */
 gint64 esl_sensitivity_recorder_begin(EslProject *project, const EslRunRequest *request,
                                       const MbsModel *model, MbsSensitivityMethod method,
+                                      const MbsSettings *method_options,
                                       const int *objectives, int nobjectives,
                                       const int *parameters, int nparameters, GError **error);
+
+/* The method's own options a stored sensitivity run of formulation ran with, into options
+ * (mbs_settings_defaults first): its table's defaults overwritten by what is stored (the
+ * defaults alone when run->method_options is NULL, a run stored before schema 9). Returns
+ * FALSE with error when the stored text does not read; options->options_table is the table
+ * (NULL when the method has none). */
+gboolean esl_sensitivity_run_method_options(const EslSensitivityRun *run,
+                                            const char *formulation, MbsSettings *options,
+                                            GError **error);
 
 /* run_id: a running run of project (both borrowed) already marked with
  * esl_project_begin_sensitivity for nobjectives x nparameters. */

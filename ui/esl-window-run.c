@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "esl-model-file.h"
+#include "esl-sensitivity-recorder.h"
 #include "mbs_formulation.h"
 #include "mbs_topology.h"
 
@@ -433,6 +434,40 @@ static GPtrArray *history_from_store(const EslRunHistory *h)
     return samples;
 }
 
+/* The run panel's sensitivity chooser shows the stored run's method and the method's own
+ * options (a plain run: none), as the panel shows its formulation settings. Returns a note
+ * for the status line when the options cannot be shown as they were (a run stored before
+ * they were, or options that do not read), else NULL. */
+static char *show_stored_method(EslWindow *self, const char *formulation,
+                                const EslSensitivityRun *run)
+{
+    EslSensitivityChooser *chooser =
+        esl_run_settings_get_sensitivity(ESL_RUN_SETTINGS(self->run_settings));
+    if (!run) {
+        esl_sensitivity_chooser_set_method(chooser, NULL);
+        return NULL;
+    }
+    if (!esl_sensitivity_chooser_set_method(chooser, run->method))
+        return NULL; /* a method this build has not: nothing to show it in */
+    MbsSettings options;
+    g_autoptr(GError) error = NULL;
+    gboolean read = esl_sensitivity_run_method_options(run, formulation, &options, &error);
+    if (!options.options_table)
+        return NULL; /* the method has no options of its own */
+    if (!read) { /* what did read is not shown either */
+        const MbsSettingTable *t = options.options_table;
+        mbs_settings_defaults(&options);
+        mbs_settings_use_options(&options, t);
+    }
+    esl_sensitivity_chooser_show_options(chooser, &options);
+    if (!read)
+        return g_strdup_printf(_(" (its method options do not read: %s; the defaults are "
+                                 "shown)"), error->message);
+    if (!run->method_options)
+        return g_strdup(_(" (stored before method options were: the defaults are shown)"));
+    return NULL;
+}
+
 static void load_single_run(EslWindow *self, gint64 run_id)
 {
     g_autoptr(GError) error = NULL;
@@ -506,6 +541,7 @@ static void load_single_run(EslWindow *self, gint64 run_id)
     esl_window_fit_history(self);
     esl_run_settings_show(ESL_RUN_SETTINGS(self->run_settings), info->formulation,
                           &info->settings);
+    g_autofree char *options_note = show_stored_method(self, info->formulation, sensitivity);
     gtk_label_set_text(GTK_LABEL(self->viewport_note),
                        note          ? note
                        : sensitivity ? _("A sensitivity run stores its gradients (plotted "
@@ -522,8 +558,9 @@ static void load_single_run(EslWindow *self, gint64 run_id)
     else
         esl_window_show_status(
             self, info->status == ESL_RUN_FAILED || info->status == ESL_RUN_INTERRUPTED,
-            _("Run %s (%s): %s%s%s"), id, what, esl_run_status_label(info->status),
-            info->message ? " — " : "", info->message ? info->message : "");
+            _("Run %s (%s): %s%s%s%s"), id, what, esl_run_status_label(info->status),
+            info->message ? " — " : "", info->message ? info->message : "",
+            options_note ? options_note : "");
 }
 
 static void load_overlay(EslWindow *self, GArray *ids)

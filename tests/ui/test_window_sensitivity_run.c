@@ -10,7 +10,8 @@
  *    gradients (the direct column as stored) and every relative difference below 1e-4;
  *  - matrix-r adjoint (trapezoidal rule) with its own settings from the chooser (forward
  *    differences for the state derivatives): the stored gradient is the engine's for those
- *    settings, not for the defaults.
+ *    settings, not for the defaults; selected in the run list, the stored run shows the
+ *    method and those options in the chooser again.
  *  - at 1280x720 (the screen meson gives it) the gradient table of the direct run shows all
  *    its cells under the plots, the board scrolled to it and still between the side panels.
  * usage: test_window_sensitivity_run. Needs a display (xvfb-run), 1280x720 for the layout.
@@ -191,6 +192,38 @@ static void check_matrix_r_run(EslWindow *window, int status, gint64 run_id)
            error ? error->message : "");
     save_screenshot_as("ESL_SCREENSHOT_MATRIX_R");
     mbs_model_free(m);
+
+    /* Replayed, the run shows its method and the method's options in the chooser (the panel
+     * shows its formulation settings), whatever the chooser showed before; the fd run shows
+     * fd, without options. */
+    EslSensitivityChooser *c = chooser(window);
+    esl_sensitivity_chooser_set_method(c, "direct");
+    MbsSettings defaults_shown;
+    mbs_settings_defaults(&defaults_shown);
+    mbs_settings_use_options(&defaults_shown, matrix_r_options.options_table);
+    esl_sensitivity_chooser_show_options(c, &defaults_shown);
+    EslRunBrowser *browser = ESL_RUN_BROWSER(find_type(GTK_WIDGET(window), ESL_TYPE_RUN_BROWSER));
+    esl_run_browser_click_row(browser, 0, 0);
+    g_autoptr(GArray) o = g_array_new(FALSE, FALSE, sizeof(int));
+    g_autoptr(GArray) k = g_array_new(FALSE, FALSE, sizeof(int));
+    MbsSettings shown;
+    int method = esl_sensitivity_chooser_get(c, o, k, NULL);
+    const MbsSettingTable *t = esl_sensitivity_chooser_get_options(c, &shown);
+    gboolean same = t && t == matrix_r_options.options_table;
+    for (int i = 0; same && i < t->count; i++) {
+        double a = mbs_settings_number(&shown, t->items[i].name);
+        double b = mbs_settings_number(&matrix_r_options, t->items[i].name);
+        same = a == b || fabs(a / b - 1) < 1e-12; /* logarithmic rows: to round-off */
+    }
+    tap_ok(method == MBS_SENSITIVITY_ADJOINT && same &&
+               mbs_settings_number(&shown, "jacobian") !=
+                   mbs_settings_number(&defaults_shown, "jacobian"),
+           "selecting the stored matrix-r run shows adjoint and its options in the chooser "
+           "(state derivatives by forward differences, not the defaults)");
+    esl_run_browser_click_row(browser, 1, 0);
+    tap_ok(esl_sensitivity_chooser_get(c, o, k, NULL) == MBS_SENSITIVITY_FD &&
+               !esl_sensitivity_chooser_get_options(c, &shown),
+           "selecting the stored penalty fd run shows fd, without options of its own");
 }
 
 /* Whether r lies in the box of size w x h at the origin (half a pixel of rounding). */

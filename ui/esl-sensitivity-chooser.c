@@ -3,6 +3,7 @@
 
 #include <glib/gi18n.h>
 
+#include "esl-drop-down.h"
 #include "esl-sensitivity-controller.h"
 #include "esl-setting-row.h"
 
@@ -295,7 +296,7 @@ static void esl_sensitivity_chooser_init(EslSensitivityChooser *self)
     gtk_widget_set_hexpand(label, TRUE);
     gtk_label_set_xalign(GTK_LABEL(label), 0);
     self->methods = gtk_string_list_new(NULL);
-    self->method = gtk_drop_down_new(G_LIST_MODEL(self->methods), NULL);
+    self->method = esl_drop_down_new(self->methods);
     gtk_box_append(GTK_BOX(row), label);
     gtk_box_append(GTK_BOX(row), self->method);
     gtk_box_append(GTK_BOX(self), row);

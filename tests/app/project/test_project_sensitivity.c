@@ -323,6 +323,8 @@ static void test_migration_from_7(void)
     esl_project_close(p);
     tap_ok(old && sql(path, "ALTER TABLE sensitivity_history DROP COLUMN state_sensitivity;"
                             "ALTER TABLE sensitivities DROP COLUMN method_options;"
+                            "ALTER TABLE sensitivities DROP COLUMN points;"
+                            "ALTER TABLE sensitivity_history DROP COLUMN point_sensitivity;"
                             "DELETE FROM schema_migrations WHERE version >= 8;"
                             "PRAGMA user_version = 7; PRAGMA journal_mode = DELETE"),
            "a schema-7 project made");
@@ -333,8 +335,8 @@ static void test_migration_from_7(void)
            ESL_PROJECT_SCHEMA_VERSION, error ? ": " : "", error ? error->message : "");
     gint64 run = p ? begin_sensitivity_run(p, &error) : 0;
     make_state(0, sq);
-    tap_ok(run && esl_project_append_sensitivity_rows(p, run, &t, psi, gradient, sq, NSTATE, 1,
-                                                      &error),
+    tap_ok(run && esl_project_append_sensitivity_rows(p, run, &t, psi, gradient, sq, NSTATE,
+                                                      NULL, 1, &error),
            "and stores state sensitivities%s%s", error ? ": " : "", error ? error->message : "");
     esl_project_close(p);
 }
@@ -417,8 +419,8 @@ static void test_method_options_round_trip(void)
 }
 
 /* A schema-8 project (made by removing what migration 9 adds) migrates on open: its
- * sensitivity run reads with options unknown (NULL: the defaults read back), and new runs store
- * theirs. */
+ * sensitivity run reads with options unknown (NULL: the defaults read back) and no points, and
+ * new runs store theirs. */
 static void test_migration_from_8(void)
 {
     g_autofree char *path = tmp_path("schema8.eslabon");
@@ -431,6 +433,8 @@ static void test_migration_from_8(void)
     esl_project_finish_run(p, old, ESL_RUN_FINISHED, NULL, NULL, 1.0, NULL);
     esl_project_close(p);
     tap_ok(old && sql(path, "ALTER TABLE sensitivities DROP COLUMN method_options;"
+                            "ALTER TABLE sensitivities DROP COLUMN points;"
+                            "ALTER TABLE sensitivity_history DROP COLUMN point_sensitivity;"
                             "DELETE FROM schema_migrations WHERE version = 9;"
                             "PRAGMA user_version = 8; PRAGMA journal_mode = DELETE"),
            "a schema-8 project made");
@@ -440,7 +444,8 @@ static void test_migration_from_8(void)
     mbs_settings_defaults(&defaults);
     mbs_settings_use_options(&defaults, &mbs_matrix_r_sens_settings);
     gboolean read = s && esl_sensitivity_run_method_options(s, "matrix-r", &back, &error);
-    tap_ok(s && history_matches(s, 1) && !s->method_options && read &&
+    tap_ok(s && history_matches(s, 1) && !s->method_options && read && s->npoints == 0 &&
+               !s->history_points &&
                back.options_table == &mbs_matrix_r_sens_settings &&
                memcmp(back.options.bytes, defaults.options.bytes,
                       sizeof(MbsMatrixRSensOptions)) == 0,
@@ -455,6 +460,71 @@ static void test_migration_from_8(void)
     tap_ok(n && g_strcmp0(n->method_options, json) == 0,
            "and stores the options of new runs%s%s", error ? ": " : "",
            error ? error->message : "");
+    esl_project_close(p);
+}
+
+/* Schema 9: the named points of a run and their d r / d rho at each row round trip bit for bit
+ * (through the recorder, rows it did not record ignored); a row without them drops them all
+ * on load; a BLOB of another size is refused. */
+static void test_points_round_trip(void)
+{
+    enum { NPT = 2, NR = 3 * NPT };
+    static const char *const points[NPT] = {"12:2", "A1:1"};
+    g_autofree char *path = tmp_path("points.eslabon");
+    g_autoptr(GError) error = NULL;
+    EslProject *p = esl_project_open(path, TRUE, &error);
+    EslRunRequest req = {.model_name = "five-bar", .formulation = "penalty"};
+    mbs_settings_defaults(&req.settings);
+    gint64 run = p ? esl_project_begin_run(p, &req, &error) : 0;
+    EslSensitivityRequest sreq = {.method = "direct", .nobjectives = NO, .nparameters = NP,
+                                  .objectives = objective_names, .parameters = parameter_names,
+                                  .parameter_values = parameter_values,
+                                  .method_options = "{}", .npoints = NPT, .points = points};
+    gboolean begun = run && esl_project_begin_sensitivity(p, run, &sreq, &error);
+    EslSensitivityRecorder *rec = begun ? esl_sensitivity_recorder_new(p, run, NO, NP) : NULL;
+    double t, psi[NO], gradient[NO * NP], dr[NR * NP];
+    for (int i = 0; rec && i < 300; i++) {
+        make_row(i, &t, psi, gradient);
+        for (int k = 0; k < NR * NP; k++)
+            dr[k] = sin(0.3 * i + k) / 13.0;
+        esl_sensitivity_recorder_history(rec, t, psi, gradient);
+        esl_sensitivity_recorder_points(rec, t, NR, dr);
+        esl_sensitivity_recorder_points(rec, t + 0.005, NR, dr); /* not recorded */
+    }
+    tap_ok(rec && esl_sensitivity_recorder_finish(rec, ESL_RUN_FINISHED, psi, gradient, NULL,
+                                                  NULL, 1.0, &error),
+           "300 rows with the d r / d rho of 2 points stored%s%s", error ? ": " : "",
+           error ? error->message : "");
+    esl_sensitivity_recorder_free(rec);
+    esl_project_close(p);
+    p = esl_project_open(path, FALSE, &error);
+    g_autoptr(EslSensitivityRun) s = p ? esl_project_load_sensitivity(p, run, &error) : NULL;
+    gboolean same = s && s->npoints == NPT && !g_strcmp0(s->points[0], "12:2") &&
+                    !g_strcmp0(s->points[1], "A1:1") && s->history_points && s->n == 300;
+    for (int i = 0; same && i < 300; i++)
+        for (int k = 0; same && k < NR * NP; k++)
+            same = s->history_points[(gsize)i * NR * NP + k] == sin(0.3 * i + k) / 13.0;
+    tap_ok(same, "the point names and their 300 rows of d r / d rho round trip bit for bit%s%s",
+           error ? ": " : "", error ? error->message : "");
+    esl_project_close(p);
+    g_autofree char *edit = g_strdup_printf(
+        "UPDATE sensitivity_history SET point_sensitivity = NULL WHERE run_id = %" G_GINT64_FORMAT
+        " AND seq = 3; PRAGMA journal_mode = DELETE", run);
+    sql(path, edit);
+    p = esl_project_open(path, FALSE, NULL);
+    g_autoptr(EslSensitivityRun) some = p ? esl_project_load_sensitivity(p, run, NULL) : NULL;
+    tap_ok(some && some->npoints == NPT && !some->history_points && some->n == 300,
+           "a row without them: the run loads without point histories");
+    esl_project_close(p);
+    g_autofree char *bad = g_strdup_printf(
+        "UPDATE sensitivity_history SET point_sensitivity = zeroblob(%d) WHERE run_id = %"
+        G_GINT64_FORMAT "; PRAGMA journal_mode = DELETE", 8 * 3 * NP, run);
+    sql(path, bad);
+    p = esl_project_open(path, FALSE, NULL);
+    g_clear_error(&error);
+    g_autoptr(EslSensitivityRun) wrong = p ? esl_project_load_sensitivity(p, run, &error) : NULL;
+    tap_ok(!wrong && error && error->code == ESL_PROJECT_ERROR_CORRUPT,
+           "rows of 1 point for a run of 2 refused on load: %s", error ? error->message : "");
     esl_project_close(p);
 }
 
@@ -536,6 +606,7 @@ int main(void)
     test_migration_from_7();
     test_method_options_round_trip();
     test_migration_from_8();
+    test_points_round_trip();
     test_bad_files();
     GDir *dir = g_dir_open(tmpdir, 0, NULL);
     const char *name;

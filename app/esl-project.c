@@ -1923,13 +1923,6 @@ EslSensitivityRun *esl_project_load_sensitivity(EslProject *project, gint64 run_
         sqlite3_finalize(st);
         return sensitivity_corrupt(r, run_id, "objective or parameter count out of range", error);
     }
-    if (r->npoints < 0 || r->npoints > ESL_PROJECT_MAX_STATE_SENSITIVITIES / 3 ||
-        (r->npoints > 0 && !r->points)) {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "a sensitivity run stores 0 to %d points (%d given)",
-                    ESL_PROJECT_MAX_STATE_SENSITIVITIES / 3, r->npoints);
-        return FALSE;
-    }
     const char *points = (const char *)sqlite3_column_text(st, 10);
     r->points = points ? names_from_json(points, -1) : NULL;
     gint64 npoints = r->points ? g_strv_length(r->points) : 0;

@@ -11,6 +11,8 @@
 #include "esl-cli-sensitivity.h"
 #include "esl-model-file.h"
 #include "esl-models-dir.h"
+#include "esl-point-sensitivity.h"
+#include "esl-points.h"
 #include "esl-project.h"
 #include "esl-sensitivity-recorder.h"
 #include "esl-settings-json.h"
@@ -89,22 +91,31 @@ static void write_history(void *data, double time, const double *psi, const doub
 }
 
 /* --state-history: one CSV row per grid time with d q / d rho (direct methods: every
- * coordinate of the formulation's kind, column per parameter); --project: the recorder's rows
- * get them too. The header is written at the first row, when n is known. */
+ * coordinate of the formulation's kind, column per parameter), then with --points d r / d rho
+ * of each point; --project: the recorder's rows get them too. The header is written at the
+ * first row, when n is known. */
 typedef struct {
     FILE *out;
     EslSensitivityRecorder *recorder;
     const MbsModel *model;
     GArray *parameters;
     gboolean header;
+    EslPointSensitivity *points; /* --points, or NULL */
+    GArray *point_index;
+    double *dr;                  /* 3 npoints x nparameters */
 } StateHistory;
 
 static void write_state_history(void *data, double time, int n, const double *q,
                                 const double *sq)
 {
     StateHistory *h = data;
-    if (h->recorder)
+    int nr = h->points ? esl_point_sensitivity_outputs(h->points) : 0;
+    gboolean points = nr && esl_point_sensitivity_eval(h->points, n, q, sq, h->dr, NULL);
+    if (h->recorder) {
         esl_sensitivity_recorder_state(h->recorder, time, n, q, sq);
+        if (points)
+            esl_sensitivity_recorder_points(h->recorder, time, nr, h->dr);
+    }
     if (!h->out)
         return;
     guint np = h->parameters->len;
@@ -114,6 +125,13 @@ static void write_state_history(void *data, double time, int n, const double *q,
             for (int i = 0; i < n; ++i)
                 fprintf(h->out, ",dq%d/d%s", i + 1,
                         h->model->parameters[g_array_index(h->parameters, int, k)].name);
+        for (guint k = 0; points && k < np; ++k)
+            for (int i = 0; i < nr; ++i) {
+                g_autofree char *name =
+                    esl_point_name(h->model, g_array_index(h->point_index, int, i / 3));
+                fprintf(h->out, ",d%s:%c/d%s", name, "xyz"[i % 3],
+                        h->model->parameters[g_array_index(h->parameters, int, k)].name);
+            }
         fprintf(h->out, "\n");
         h->header = TRUE;
     }
@@ -121,6 +139,9 @@ static void write_state_history(void *data, double time, int n, const double *q,
     for (guint k = 0; k < np; ++k)
         for (int i = 0; i < n; ++i)
             fprintf(h->out, ",%.17g", sq[(size_t)n * k + (size_t)i]);
+    for (guint k = 0; points && k < np; ++k)
+        for (int i = 0; i < nr; ++i)
+            fprintf(h->out, ",%.17g", h->dr[(size_t)nr * k + (size_t)i]);
     fprintf(h->out, "\n");
 }
 
@@ -152,7 +173,8 @@ MbsModel *esl_sensitivity_load(const char *command, const char *path, const char
 }
 
 static char *result_json(const MbsModel *m, const char *path, const char *formulation,
-                         const char *method, const MbsSettings *s, GArray *obj, GArray *par,
+                         const char *method, const MbsSettings *method_options,
+                         const MbsSettings *s, GArray *obj, GArray *par,
                          const MbsSensitivityResult *r, gboolean pretty)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
@@ -163,6 +185,8 @@ static char *result_json(const MbsModel *m, const char *path, const char *formul
     json_builder_add_string_value(b, formulation);
     json_builder_set_member_name(b, "method");
     json_builder_add_string_value(b, method);
+    json_builder_set_member_name(b, "method_options"); /* {} for a method without a table */
+    json_builder_add_value(b, esl_settings_options_to_node(method_options));
     json_builder_set_member_name(b, "step");
     json_builder_add_double_value(b, s->step);
     json_builder_set_member_name(b, "duration");
@@ -224,8 +248,8 @@ static void store_free(Store *store)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Store, store_free)
 
 static Store *open_store(const char *path, const char *model_path, const MbsModel *m,
-                         const char *formulation, int method, const MbsSettings *s, GArray *obj,
-                         GArray *par, GError **error)
+                         const char *formulation, const EslSensitivityChoice *choice,
+                         const MbsSettings *s, GError **error)
 {
     g_autoptr(Store) store = g_new0(Store, 1);
     g_autofree char *model_text = NULL;
@@ -236,22 +260,19 @@ static Store *open_store(const char *path, const char *model_path, const MbsMode
                                             error);
     EslRunRequest req = {.model_name = m->name, .model_id = model_id,
                          .formulation = formulation, .settings = *s};
-    gint64 run_id = model_id ? esl_sensitivity_recorder_begin(
-                                   store->project, &req, m, (MbsSensitivityMethod)method,
-                                   (const int *)(void *)obj->data, (int)obj->len,
-                                   (const int *)(void *)par->data, (int)par->len, error)
-                             : 0;
+    gint64 run_id =
+        model_id ? esl_sensitivity_recorder_begin(store->project, &req, m, choice, error) : 0;
     if (!run_id)
         return NULL;
-    store->recorder = esl_sensitivity_recorder_new(store->project, run_id, (int)obj->len,
-                                                   (int)par->len);
+    store->recorder = esl_sensitivity_recorder_new(store->project, run_id, choice->nobjectives,
+                                                   choice->nparameters);
     return g_steal_pointer(&store);
 }
 
 int esl_cli_sensitivity(int argc, char **argv)
 {
     char *formulation = NULL, *method = NULL, *objectives = NULL, *parameters = NULL;
-    char *project = NULL, *history = NULL, *state_history = NULL;
+    char *project = NULL, *history = NULL, *state_history = NULL, *points = NULL;
     gboolean json = FALSE;
     double fd_step = 0.0;
     int threads = 0;
@@ -268,6 +289,9 @@ int esl_cli_sensitivity(int argc, char **argv)
         {"state-history", 0, 0, G_OPTION_ARG_FILENAME, &state_history,
          "direct method: write d q / d rho of every coordinate at every step as CSV",
          "FILE"},
+        {"points", 0, 0, G_OPTION_ARG_STRING, &points,
+         "direct method: d r / d rho of these points too, in the --state-history CSV and the "
+         "project", "BODY:POINT,..."},
         {"project", 'p', 0, G_OPTION_ARG_FILENAME, &project, "Store the result in a project", "FILE"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
@@ -287,6 +311,9 @@ int esl_cli_sensitivity(int argc, char **argv)
     g_autoptr(GError) error = NULL;
     g_autoptr(GArray) obj = g_array_new(FALSE, FALSE, sizeof(int));
     g_autoptr(GArray) par = g_array_new(FALSE, FALSE, sizeof(int));
+    g_autoptr(GArray) point_index = NULL;
+    g_autoptr(EslPointSensitivity) point_sensitivity = NULL;
+    g_autofree double *dr = NULL;
     g_autofree char *resolved = NULL;
     g_autofree char *js = NULL;
     g_autofree double *psi = NULL;
@@ -346,11 +373,30 @@ int esl_cli_sensitivity(int argc, char **argv)
     StateHistory shist = {.model = m, .parameters = par};
     gboolean with_state =
         mbs_sensitivity_has_state_history(formulation, (MbsSensitivityMethod)imethod);
-    if (state_history && !with_state) { /* before any file is made */
-        fprintf(stderr, "eslabon-cli sensitivity: --state-history: only the direct method "
-                        "(penalty, ali3p, matrix-r) steps d q / d rho\n");
+    if ((state_history || points) && !with_state) { /* before any file is made */
+        fprintf(stderr, "eslabon-cli sensitivity: %s: only the direct method "
+                        "(penalty, ali3p, matrix-r) steps d q / d rho\n",
+                state_history ? "--state-history" : "--points");
         status = 2;
         goto out;
+    }
+    if (points) {
+        point_index = esl_points_parse(m, points, &error);
+        point_sensitivity =
+            point_index ? esl_point_sensitivity_new(
+                              m, mbs_formulation_find(formulation)->coordinate_kind,
+                              (const int *)(void *)point_index->data, (int)point_index->len,
+                              (const int *)(void *)par->data, (int)par->len, &error)
+                        : NULL;
+        if (!point_sensitivity) {
+            fprintf(stderr, "eslabon-cli sensitivity: %s\n", error->message);
+            status = 2;
+            goto out;
+        }
+        dr = g_new0(double, (gsize)esl_point_sensitivity_outputs(point_sensitivity) * par->len);
+        shist.points = point_sensitivity;
+        shist.point_index = point_index;
+        shist.dr = dr;
     }
     if (history) {
         if (imethod != MBS_SENSITIVITY_DIRECT) {
@@ -383,7 +429,14 @@ int esl_cli_sensitivity(int argc, char **argv)
         }
     }
     if (project) {
-        store = open_store(project, resolved, m, formulation, imethod, &s, obj, par, &error);
+        EslSensitivityChoice choice = {
+            .method = (MbsSensitivityMethod)imethod,
+            .method_options = method_table ? &method_options : NULL,
+            .objectives = (const int *)(void *)obj->data, .nobjectives = (int)obj->len,
+            .parameters = (const int *)(void *)par->data, .nparameters = (int)par->len,
+            .points = point_index ? (const int *)(void *)point_index->data : NULL,
+            .npoints = point_index ? (int)point_index->len : 0};
+        store = open_store(project, resolved, m, formulation, &choice, &s, &error);
         if (!store) {
             fprintf(stderr, "eslabon-cli sensitivity: %s\n", error->message);
             goto out;
@@ -409,8 +462,8 @@ int esl_cli_sensitivity(int argc, char **argv)
     if (failed)
         fprintf(stderr, "eslabon-cli sensitivity: %s: %s\n", resolved, err.message);
     js = failed ? NULL
-                : result_json(m, resolved, formulation, mbs_sensitivity_method_name(imethod), &s,
-                              obj, par, &r, FALSE);
+                : result_json(m, resolved, formulation, mbs_sensitivity_method_name(imethod),
+                              &method_options, &s, obj, par, &r, FALSE);
     if (store && !esl_sensitivity_recorder_finish(
                      store->recorder, failed ? ESL_RUN_FAILED : ESL_RUN_FINISHED,
                      failed ? NULL : psi, failed ? NULL : gradient, failed ? err.message : NULL,
@@ -422,8 +475,8 @@ int esl_cli_sensitivity(int argc, char **argv)
         goto out;
     if (json) {
         g_free(js);
-        js = result_json(m, resolved, formulation, mbs_sensitivity_method_name(imethod), &s, obj,
-                         par, &r, TRUE);
+        js = result_json(m, resolved, formulation, mbs_sensitivity_method_name(imethod),
+                         &method_options, &s, obj, par, &r, TRUE);
         printf("%s\n", js);
     } else {
         printf("%s: %s, %s sensitivities, h = %g s, %g s (%ld steps)\n", resolved, formulation,
@@ -451,6 +504,7 @@ out:
     g_free(project);
     g_free(history);
     g_free(state_history);
+    g_free(points);
     esl_setting_flags_clear(&flags);
     esl_method_flags_clear(&method_flags);
     return status;

@@ -181,6 +181,16 @@ static const char *const migrations[ESL_PROJECT_SCHEMA_VERSION + 1] = {
      * doubles, column per parameter; NULL for methods that step none), so that stored runs
      * replay them. */
     [8] = "ALTER TABLE sensitivity_history ADD COLUMN state_sensitivity BLOB;",
+    /* 9: the sensitivity method's own options (mbs_sensitivity_settings: matrix-r's jacobian,
+     * adjoint-memory, parameter-step), one JSON object keyed by the names of its settings table
+     * as the runs' options column; '{}' for a method without a table, NULL for runs stored
+     * before (not known); */
+    [9] = "ALTER TABLE sensitivities ADD COLUMN method_options TEXT;"
+    /* and the named points whose d r / d rho the run stores (JSON array of "BODY:POINT"; NULL:
+     * none), with those sensitivities at each history row (3 npoints x nparameters doubles,
+     * column per parameter; NULL for rows without them) */
+          "ALTER TABLE sensitivities ADD COLUMN points TEXT;"
+          "ALTER TABLE sensitivity_history ADD COLUMN point_sensitivity BLOB;",
 };
 
 /* The double-valued monitors, with the column each is stored in. */
@@ -1521,6 +1531,9 @@ void esl_sensitivity_run_free(EslSensitivityRun *run)
     if (!run)
         return;
     g_free(run->method);
+    g_free(run->method_options);
+    g_strfreev(run->points);
+    g_free(run->history_points);
     g_strfreev(run->objectives);
     g_strfreev(run->parameters);
     g_free(run->parameter_values);
@@ -1544,7 +1557,7 @@ static char *names_json(const char *const *names, int count)
     return esl_json_generate(root, FALSE);
 }
 
-/* A stored JSON array of count strings, or NULL. */
+/* A stored JSON array of count strings (count < 0: any number), or NULL. */
 static GStrv names_from_json(const char *text, int count)
 {
     if (!text || !json_nesting_ok(text))
@@ -1554,6 +1567,8 @@ static GStrv names_from_json(const char *text, int count)
         !JSON_NODE_HOLDS_ARRAY(json_parser_get_root(parser)))
         return NULL;
     JsonArray *a = json_node_get_array(json_parser_get_root(parser));
+    if (count < 0)
+        count = (int)MIN(json_array_get_length(a), G_MAXINT / 2);
     if ((int)json_array_get_length(a) != count)
         return NULL;
     GStrv names = g_new0(char *, count + 1);
@@ -1566,6 +1581,16 @@ static GStrv names_from_json(const char *text, int count)
         names[i] = g_strdup(json_node_get_string(n));
     }
     return names;
+}
+
+/* TRUE when text is a JSON object (nested no deeper than the readers accept). */
+static gboolean is_json_object(const char *text)
+{
+    if (!text || !json_nesting_ok(text))
+        return FALSE;
+    g_autoptr(JsonParser) parser = json_parser_new();
+    return json_parser_load_from_data(parser, text, -1, NULL) &&
+           json_parser_get_root(parser) && JSON_NODE_HOLDS_OBJECT(json_parser_get_root(parser));
 }
 
 /* Refuse (naming the field) the first non-finite number of values. */
@@ -1639,6 +1664,18 @@ gboolean esl_project_begin_sensitivity(EslProject *project, gint64 run_id,
     }
     if (!check_all_finite(r->parameter_values, r->nparameters, "the parameter values", error))
         return FALSE;
+    if (r->npoints < 0 || r->npoints > ESL_PROJECT_MAX_STATE_SENSITIVITIES / 3 ||
+        (r->npoints > 0 && !r->points)) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "a sensitivity run stores 0 to %d points (%d given)",
+                    ESL_PROJECT_MAX_STATE_SENSITIVITIES / 3, r->npoints);
+        return FALSE;
+    }
+    if (r->method_options && !is_json_object(r->method_options)) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "the %s method's options are not a JSON object", r->method);
+        return FALSE;
+    }
     RunState run;
     if (!run_state(project, run_id, &run, error))
         return FALSE;
@@ -1650,12 +1687,14 @@ gboolean esl_project_begin_sensitivity(EslProject *project, gint64 run_id,
     }
     g_autofree char *objectives = names_json(r->objectives, r->nobjectives);
     g_autofree char *parameters = names_json(r->parameters, r->nparameters);
+    g_autofree char *points = r->npoints > 0 ? names_json(r->points, r->npoints) : NULL;
     g_autofree guint64 *scratch = g_new(guint64, r->nparameters);
     /* One statement: its own transaction. */
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(project->db,
                            "INSERT INTO sensitivities (run_id, method, nobjectives, nparameters,"
-                           " objectives, parameters, parameter_values) VALUES (?,?,?,?,?,?,?)",
+                           " objectives, parameters, parameter_values, method_options, points)"
+                           " VALUES (?,?,?,?,?,?,?,?,?)",
                            -1, &st, NULL) != SQLITE_OK)
         return db_error(project->db, "cannot store the sensitivity run", error);
     sqlite3_bind_int64(st, 1, run_id);
@@ -1665,6 +1704,14 @@ gboolean esl_project_begin_sensitivity(EslProject *project, gint64 run_id,
     sqlite3_bind_text(st, 5, objectives, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 6, parameters, -1, SQLITE_STATIC);
     bind_doubles(st, 7, r->parameter_values, r->nparameters, scratch);
+    if (r->method_options)
+        sqlite3_bind_text(st, 8, r->method_options, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 8);
+    if (points)
+        sqlite3_bind_text(st, 9, points, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 9);
     return step_and_finalize(project->db, st, "cannot store the sensitivity run", error);
 }
 
@@ -1672,14 +1719,31 @@ gboolean esl_project_append_sensitivity_history(EslProject *project, gint64 run_
                                                 const double *times, const double *psi,
                                                 const double *gradient, int n, GError **error)
 {
-    return esl_project_append_sensitivity_rows(project, run_id, times, psi, gradient, NULL, 0, n,
-                                               error);
+    return esl_project_append_sensitivity_rows(project, run_id, times, psi, gradient, NULL, 0,
+                                               NULL, n, error);
+}
+
+/* How many points a sensitivity run stores (its points column; 0 when none or unreadable); -1
+ * with error. */
+static int stored_points(EslProject *project, gint64 run_id, GError **error)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(project->db, "SELECT points FROM sensitivities WHERE run_id = ?", -1,
+                           &st, NULL) != SQLITE_OK)
+        return db_error(project->db, "cannot read the sensitivity run", error), -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    g_auto(GStrv) names = sqlite3_step(st) == SQLITE_ROW
+                              ? names_from_json((const char *)sqlite3_column_text(st, 0), -1)
+                              : NULL;
+    sqlite3_finalize(st);
+    return names ? (int)g_strv_length(names) : 0;
 }
 
 gboolean esl_project_append_sensitivity_rows(EslProject *project, gint64 run_id,
                                              const double *times, const double *psi,
                                              const double *gradient, const double *state,
-                                             int nstate, int n, GError **error)
+                                             int nstate, const double *points, int n,
+                                             GError **error)
 {
     g_return_val_if_fail(project && n >= 0 && (n == 0 || (times && psi && gradient)), FALSE);
     g_return_val_if_fail(nstate >= 0 && (nstate == 0 || state), FALSE);
@@ -1688,6 +1752,15 @@ gboolean esl_project_append_sensitivity_rows(EslProject *project, gint64 run_id,
         return FALSE;
     int ng = no * np;
     gsize ns = (gsize)nstate * np;
+    int npoints = points ? stored_points(project, run_id, error) : 0;
+    if (npoints < 0)
+        return FALSE;
+    if (points && npoints == 0) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "sensitivity run %" G_GINT64_FORMAT " stores no points", run_id);
+        return FALSE;
+    }
+    gsize nr = (gsize)3 * npoints * np;
     if (nstate > ESL_PROJECT_MAX_STATE_SENSITIVITIES) {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
                     _("sensitivity history: %d coordinates, at most %d are stored"), nstate,
@@ -1701,7 +1774,8 @@ gboolean esl_project_append_sensitivity_rows(EslProject *project, gint64 run_id,
         if (!check_all_finite(&times[i], 1, field, error) ||
             !check_all_finite(psi + (gsize)i * no, no, field, error) ||
             !check_all_finite(gradient + (gsize)i * ng, ng, field, error) ||
-            (ns && !check_all_finite(state + i * ns, (int)ns, field, error)))
+            (ns && !check_all_finite(state + i * ns, (int)ns, field, error)) ||
+            (nr && !check_all_finite(points + i * nr, (int)nr, field, error)))
             return FALSE;
     }
     sqlite3 *db = project->db;
@@ -1711,12 +1785,14 @@ gboolean esl_project_append_sensitivity_rows(EslProject *project, gint64 run_id,
     ok = ok && rows_of_run(db, "SELECT count(*) FROM sensitivity_history WHERE run_id = ?",
                            run_id, &seq, "cannot store sensitivity history", error);
     if (ok && sqlite3_prepare_v2(db, "INSERT INTO sensitivity_history (run_id, seq, time, psi,"
-                                     " gradient, state_sensitivity) VALUES (?,?,?,?,?,?)",
+                                     " gradient, state_sensitivity, point_sensitivity)"
+                                     " VALUES (?,?,?,?,?,?,?)",
                                  -1, &st, NULL) != SQLITE_OK)
         ok = db_error(db, "cannot store sensitivity history", error);
     g_autofree guint64 *scratch_psi = g_new(guint64, no);
     g_autofree guint64 *scratch_gradient = g_new(guint64, ng);
     g_autofree guint64 *scratch_state = g_new(guint64, MAX(ns, 1));
+    g_autofree guint64 *scratch_points = g_new(guint64, MAX(nr, 1));
     for (int i = 0; ok && i < n; i++) {
         sqlite3_bind_int64(st, 1, run_id);
         sqlite3_bind_int64(st, 2, seq + i);
@@ -1727,6 +1803,10 @@ gboolean esl_project_append_sensitivity_rows(EslProject *project, gint64 run_id,
             bind_doubles(st, 6, state + i * ns, (int)ns, scratch_state);
         else
             sqlite3_bind_null(st, 6);
+        if (nr)
+            bind_doubles(st, 7, points + i * nr, (int)nr, scratch_points);
+        else
+            sqlite3_bind_null(st, 7);
         if (sqlite3_step(st) != SQLITE_DONE)
             ok = db_error(db, "cannot store sensitivity history", error);
         sqlite3_reset(st);
@@ -1783,30 +1863,31 @@ static EslSensitivityRun *sensitivity_corrupt(EslSensitivityRun *run, gint64 run
     return NULL;
 }
 
-/* Row r->n's d q / d rho (column col) into r->history_state: the first row that has them sets
- * r->nstate and allocates for every row; FALSE when a BLOB is not a whole number of coordinates, differs
- * from the first, or the whole would not fit the file. */
-static gboolean state_sensitivity_row(sqlite3_stmt *st, int col, EslSensitivityRun *r,
-                                      gint64 rows, gint64 file_bytes)
+/* A per-row BLOB of count x nparameters doubles (column col of row r->n) into *values: the
+ * first row that has one sets *count and allocates for every row; FALSE when a BLOB is not a
+ * whole number of count's, differs from the first, or the whole would not fit the file. The
+ * coordinates' d q / d rho and the points' d r / d rho are read so. */
+static gboolean blob_row(sqlite3_stmt *st, int col, EslSensitivityRun *r, int *count,
+                         double **values, int *with, gint64 rows, gint64 file_bytes)
 {
     if (sqlite3_column_type(st, col) == SQLITE_NULL)
         return TRUE;
-    gint64 bytes = sqlite3_column_bytes(st, col), per_coordinate = 8 * (gint64)r->nparameters;
-    if (bytes <= 0 || bytes % per_coordinate)
+    gint64 bytes = sqlite3_column_bytes(st, col), per_count = 8 * (gint64)r->nparameters;
+    if (bytes <= 0 || bytes % per_count)
         return FALSE;
-    gint64 nstate = bytes / per_coordinate;
-    if (!r->nstate) {
-        if (nstate > ESL_PROJECT_MAX_STATE_SENSITIVITIES || rows * bytes > file_bytes)
+    gint64 n = bytes / per_count;
+    if (!*count) {
+        if (n > ESL_PROJECT_MAX_STATE_SENSITIVITIES || rows * bytes > file_bytes)
             return FALSE; /* a row count the file cannot hold would allocate for nothing */
-        r->nstate = (int)nstate;
-        r->history_state = g_new0(double, (gsize)rows * nstate * r->nparameters);
+        *count = (int)n;
+        *values = g_new0(double, (gsize)rows * n * r->nparameters);
     }
-    if (nstate != r->nstate)
+    if (n != *count)
         return FALSE;
-    gsize ns = (gsize)r->nstate * r->nparameters;
-    if (!column_doubles(st, col, r->history_state + (gsize)r->n * ns, (int)ns))
+    gsize per_row = (gsize)*count * r->nparameters;
+    if (!column_doubles(st, col, *values + (gsize)r->n * per_row, (int)per_row))
         return FALSE;
-    r->state_rows++;
+    (*with)++;
     return TRUE;
 }
 
@@ -1820,7 +1901,8 @@ EslSensitivityRun *esl_project_load_sensitivity(EslProject *project, gint64 run_
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, "SELECT method, nobjectives, nparameters, objectives, parameters,"
                                " parameter_values, psi, gradient,"
-                               " (SELECT count(*) FROM sensitivity_history WHERE run_id = ?1)"
+                               " (SELECT count(*) FROM sensitivity_history WHERE run_id = ?1),"
+                               " method_options, points"
                                " FROM sensitivities WHERE run_id = ?1",
                            -1, &st, NULL) != SQLITE_OK)
         return db_error(db, "cannot read the sensitivity run", error), NULL;
@@ -1833,12 +1915,26 @@ EslSensitivityRun *esl_project_load_sensitivity(EslProject *project, gint64 run_
     }
     EslSensitivityRun *r = g_new0(EslSensitivityRun, 1);
     r->method = column_text(st, 0);
+    r->method_options = column_text(st, 9);
     gint64 no = sqlite3_column_int64(st, 1), np = sqlite3_column_int64(st, 2);
     gint64 rows = sqlite3_column_int64(st, 8);
     if (no < 1 || np < 1 || no > MAX_SENSITIVITY_NAMES || np > MAX_SENSITIVITY_NAMES ||
         no * np > G_MAXINT / 8) {
         sqlite3_finalize(st);
         return sensitivity_corrupt(r, run_id, "objective or parameter count out of range", error);
+    }
+    const char *points = (const char *)sqlite3_column_text(st, 10);
+    r->points = points ? names_from_json(points, -1) : NULL;
+    gint64 npoints = r->points ? g_strv_length(r->points) : 0;
+    if (points && (npoints < 1 || npoints > ESL_PROJECT_MAX_STATE_SENSITIVITIES / 3)) {
+        sqlite3_finalize(st);
+        return sensitivity_corrupt(r, run_id, "its points are not a list of names", error);
+    }
+    r->npoints = (int)npoints;
+    if (r->method_options && !is_json_object(r->method_options)) {
+        sqlite3_finalize(st);
+        return sensitivity_corrupt(r, run_id, "the method's options are not a JSON object",
+                                   error);
     }
     r->nobjectives = (int)no;
     r->nparameters = (int)np;
@@ -1867,19 +1963,23 @@ EslSensitivityRun *esl_project_load_sensitivity(EslProject *project, gint64 run_
     r->times = g_new(double, rows);
     r->history_psi = g_new(double, (gsize)rows * no);
     r->history_gradient = g_new(double, (gsize)rows * ng);
-    if (sqlite3_prepare_v2(db, "SELECT time, psi, gradient, state_sensitivity "
-                               "FROM sensitivity_history WHERE run_id = ? ORDER BY seq",
+    if (sqlite3_prepare_v2(db, "SELECT time, psi, gradient, state_sensitivity, point_sensitivity"
+                               " FROM sensitivity_history WHERE run_id = ? ORDER BY seq",
                            -1, &st, NULL) != SQLITE_OK) {
         esl_sensitivity_run_free(r);
         return db_error(db, "cannot read the sensitivity history", error), NULL;
     }
     sqlite3_bind_int64(st, 1, run_id);
-    int rc;
+    int rc, point_outputs = 0, point_rows = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && r->n < rows) {
         r->times[r->n] = sqlite3_column_double(st, 0);
         if (!column_doubles(st, 1, r->history_psi + (gsize)r->n * no, r->nobjectives) ||
             !column_doubles(st, 2, r->history_gradient + (gsize)r->n * ng, ng) ||
-            !state_sensitivity_row(st, 3, r, rows, file_bytes)) {
+            !blob_row(st, 3, r, &r->nstate, &r->history_state, &r->state_rows, rows,
+                      file_bytes) ||
+            !blob_row(st, 4, r, &point_outputs, &r->history_points, &point_rows, rows,
+                      file_bytes) ||
+            (point_outputs && point_outputs != 3 * r->npoints)) {
             sqlite3_finalize(st);
             g_autofree char *what = g_strdup_printf(_("history row %d has the wrong size"), r->n);
             return sensitivity_corrupt(r, run_id, what, error);
@@ -1890,6 +1990,8 @@ EslSensitivityRun *esl_project_load_sensitivity(EslProject *project, gint64 run_
         g_clear_pointer(&r->history_state, g_free);
         r->nstate = 0;
     }
+    if (point_rows < r->n) /* likewise */
+        g_clear_pointer(&r->history_points, g_free);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
         esl_sensitivity_run_free(r);

@@ -43,7 +43,7 @@ typedef enum {
 
 /* "ESLB": PRAGMA application_id of every Eslabón project. */
 #define ESL_PROJECT_APPLICATION_ID 0x45534C42
-#define ESL_PROJECT_SCHEMA_VERSION 8
+#define ESL_PROJECT_SCHEMA_VERSION 9
 
 typedef enum {
     ESL_RUN_RUNNING,
@@ -184,12 +184,18 @@ typedef struct {
     const char *const *objectives;      /* names */
     const char *const *parameters;      /* names */
     const double *parameter_values;     /* nparameters, the values differentiated at */
+    /* the method's own options (schema 9), a JSON object keyed by the names of its settings
+     * table (esl_settings_options_to_json; "{}" for a method without one); NULL: not known */
+    const char *method_options;
+    int npoints;                        /* named points whose d r / d rho is stored (schema 9) */
+    const char *const *points;          /* their names, "BODY:POINT" */
 } EslSensitivityRequest;
 
 /* A sensitivity run as stored (esl_sensitivity_run_free). psi and gradient are NULL until
  * the run is finished with them (an interrupted or failed run has its history only). */
 typedef struct {
     char *method;
+    char *method_options; /* JSON object text as stored, NULL for runs stored before schema 9 */
     int nobjectives, nparameters;
     GStrv objectives, parameters;
     double *parameter_values;
@@ -202,6 +208,11 @@ typedef struct {
     int nstate;               /* coordinates of history_state; 0 when none was stored */
     double *history_state;    /* n x nstate x nparameters (d q / d rho, column per parameter) */
     int state_rows;           /* rows that had them (all, or history_state is NULL) */
+    int npoints;              /* named points (schema 9; 0: none) */
+    GStrv points;             /* their names, "BODY:POINT" */
+    double *history_points;   /* n x 3 npoints x nparameters (d r / d rho, column per
+                                 parameter: x, y, z of each point); NULL when not every row
+                                 has them */
 } EslSensitivityRun;
 
 void esl_sensitivity_run_free(EslSensitivityRun *run);
@@ -217,12 +228,14 @@ gboolean esl_project_append_sensitivity_history(EslProject *project, gint64 run_
                                                 const double *gradient, int n,
                                                 GError **error);
 /* The same with the coordinates' sensitivities of each row (state: n x nstate x nparameters,
- * column per parameter; nstate 0 and state NULL for none). */
+ * column per parameter; nstate 0 and state NULL for none) and the points' (points: n x 3
+ * npoints x nparameters for the run's npoints; NULL for none). */
 #define ESL_PROJECT_MAX_STATE_SENSITIVITIES 100000
 gboolean esl_project_append_sensitivity_rows(EslProject *project, gint64 run_id,
                                              const double *times, const double *psi,
                                              const double *gradient, const double *state,
-                                             int nstate, int n, GError **error);
+                                             int nstate, const double *points, int n,
+                                             GError **error);
 /* Store the final psi and gradient (before esl_project_finish_run); refuses non-finite. */
 gboolean esl_project_set_sensitivity_result(EslProject *project, gint64 run_id,
                                             const double *psi, const double *gradient,

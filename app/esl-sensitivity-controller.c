@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "esl-point-sensitivity.h"
 #include "esl-sensitivity-recorder.h"
 #include "mbs_run.h"
 
@@ -22,6 +23,9 @@ struct _EslSensitivityController {
     gboolean has_method_options;
     int *objectives, *parameters;
     int nobjectives, nparameters;
+    int *points; /* esl_sensitivity_controller_set_points */
+    int npoints;
+    EslPointSensitivity *point_sensitivity; /* made by start, used by the worker */
     gint64 model_id;
 
     GThread *thread;
@@ -51,6 +55,7 @@ void esl_sensitivity_row_free(EslSensitivityRow *row)
     g_free(row->psi);
     g_free(row->gradient);
     g_free(row->state_sensitivity);
+    g_free(row->point_sensitivity);
     g_free(row);
 }
 
@@ -68,6 +73,8 @@ static void esl_sensitivity_controller_finalize(GObject *object)
     g_free(self->project_path);
     g_free(self->objectives);
     g_free(self->parameters);
+    g_free(self->points);
+    esl_point_sensitivity_free(self->point_sensitivity);
     g_free(self->message);
     g_free(self->psi);
     g_free(self->gradient);
@@ -170,6 +177,17 @@ static void on_state(void *data, double time, int n, const double *q, const doub
     }
     row->n = n;
     row->state_sensitivity = g_memdup2(sq, sizeof(double) * (gsize)n * w->self->nparameters);
+    EslPointSensitivity *ps = w->self->point_sensitivity;
+    int nr = ps ? esl_point_sensitivity_outputs(ps) : 0;
+    double *dr = nr ? g_new(double, (gsize)nr * w->self->nparameters) : NULL;
+    if (dr && esl_point_sensitivity_eval(ps, n, q, sq, dr, NULL)) {
+        row->npoint_outputs = nr;
+        row->point_sensitivity = dr;
+        if (w->recorder)
+            esl_sensitivity_recorder_points(w->recorder, time, nr, dr);
+    } else {
+        g_free(dr);
+    }
     g_async_queue_push(w->self->queue, row);
 }
 
@@ -186,11 +204,15 @@ static gpointer worker(gpointer data)
         project = esl_project_open(self->project_path, TRUE, &error);
         EslRunRequest req = {.model_name = self->model_name, .model_id = self->model_id,
                              .formulation = self->formulation, .settings = self->settings};
-        gint64 run_id = project ? esl_sensitivity_recorder_begin(
-                                      project, &req, self->model, self->method, self->objectives,
-                                      self->nobjectives, self->parameters, self->nparameters,
-                                      &error)
-                                : 0;
+        EslSensitivityChoice choice = {
+            .method = self->method,
+            .method_options = self->has_method_options ? &self->method_options : NULL,
+            .objectives = self->objectives, .nobjectives = self->nobjectives,
+            .parameters = self->parameters, .nparameters = self->nparameters,
+            .points = self->points, .npoints = self->point_sensitivity ? self->npoints : 0};
+        gint64 run_id =
+            project ? esl_sensitivity_recorder_begin(project, &req, self->model, &choice, &error)
+                    : 0;
         if (run_id) {
             w.recorder = esl_sensitivity_recorder_new(project, run_id, self->nobjectives,
                                                       self->nparameters);
@@ -289,6 +311,15 @@ void esl_sensitivity_controller_set_method_options(EslSensitivityController *sel
         self->method_options = *options;
 }
 
+void esl_sensitivity_controller_set_points(EslSensitivityController *self, const int *points,
+                                           int npoints)
+{
+    g_return_if_fail(!self->thread && npoints >= 0);
+    g_free(self->points);
+    self->points = g_memdup2(points, sizeof(int) * (gsize)MAX(npoints, 1));
+    self->npoints = npoints;
+}
+
 gboolean esl_sensitivity_controller_start(EslSensitivityController *self, GError **error)
 {
     if (self->thread || self->poll) {
@@ -309,6 +340,15 @@ gboolean esl_sensitivity_controller_start(EslSensitivityController *self, GError
                     "the options given are not those of %s %s sensitivities",
                     self->formulation, mbs_sensitivity_method_name(self->method));
         return FALSE;
+    }
+    /* the points' sensitivities come from the states' (methods without them: none) */
+    g_clear_pointer(&self->point_sensitivity, esl_point_sensitivity_free);
+    if (self->npoints > 0 && mbs_sensitivity_has_state_history(self->formulation, self->method)) {
+        self->point_sensitivity = esl_point_sensitivity_new(
+            self->model, mbs_formulation_find(self->formulation)->coordinate_kind, self->points,
+            self->npoints, self->parameters, self->nparameters, error);
+        if (!self->point_sensitivity)
+            return FALSE;
     }
     g_object_ref(self); /* until "finished" */
     self->running = TRUE;

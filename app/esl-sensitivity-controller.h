@@ -29,6 +29,9 @@ typedef struct {
     double *gradient; /* nobjectives x nparameters, row per objective */
     int n;            /* coordinates in state_sensitivity, 0 when the method has none */
     double *state_sensitivity; /* n x nparameters, column per parameter: d q / d rho */
+    int npoint_outputs;        /* 3 per point of esl_sensitivity_controller_set_points; 0: none */
+    double *point_sensitivity; /* npoint_outputs x nparameters, column per parameter: d r / d rho
+                                  (x, y, z of each point, esl-point-sensitivity.h) */
 } EslSensitivityRow;
 
 void esl_sensitivity_row_free(EslSensitivityRow *row);
@@ -58,6 +61,11 @@ EslSensitivityController *esl_sensitivity_controller_new(
  * refuses options of another table. */
 void esl_sensitivity_controller_set_method_options(EslSensitivityController *self,
                                                    const MbsSettings *options);
+/* The model's points (indices, copied) whose d r / d rho the rows carry and the project stores,
+ * for methods that step d q / d rho (others: ignored). Before start, which refuses a parameter
+ * the points cannot be differentiated by (esl_point_sensitivity_new). */
+void esl_sensitivity_controller_set_points(EslSensitivityController *self, const int *points,
+                                           int npoints);
 gboolean esl_sensitivity_controller_start(EslSensitivityController *self, GError **error);
 void esl_sensitivity_controller_stop(EslSensitivityController *self);
 /* Wait for the worker to end (it is asked to stop first). */

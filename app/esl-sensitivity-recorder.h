@@ -15,13 +15,35 @@ G_BEGIN_DECLS
 
 typedef struct _EslSensitivityRecorder EslSensitivityRecorder;
 
-/* Begin a run of request in project and mark it as a sensitivity run of model's objectives
- * and parameters (indices) by method; the run id, or 0 with error (a run refused as a
- * sensitivity run is ended as failed). */
+/* What a sensitivity run differentiates, and what it stores besides. */
+typedef struct {
+    MbsSensitivityMethod method;
+    /* the method's own options (those of mbs_sensitivity_settings' table for the run's
+     * formulation and the method, options_table set; NULL: the table's defaults, as the engine
+     * takes them), stored as JSON */
+    const MbsSettings *method_options;
+    const int *objectives; /* indices into the model's objectives */
+    int nobjectives;
+    const int *parameters; /* into its parameters */
+    int nparameters;
+    const int *points;     /* into its points: those whose d r / d rho are stored (may be 0) */
+    int npoints;
+} EslSensitivityChoice;
+
+/* Begin a run of request in project and mark it as a sensitivity run of model for choice; the
+ * run id, or 0 with error (a run refused as a sensitivity run is ended as failed). */
 gint64 esl_sensitivity_recorder_begin(EslProject *project, const EslRunRequest *request,
-                                      const MbsModel *model, MbsSensitivityMethod method,
-                                      const int *objectives, int nobjectives,
-                                      const int *parameters, int nparameters, GError **error);
+                                      const MbsModel *model, const EslSensitivityChoice *choice,
+                                      GError **error);
+
+/* The method's own options a stored sensitivity run of formulation ran with, into options
+ * (mbs_settings_defaults first): its table's defaults overwritten by what is stored (the
+ * defaults alone when run->method_options is NULL, a run stored before schema 9). Returns
+ * FALSE with error when the stored text does not read; options->options_table is the table
+ * (NULL when the method has none). */
+gboolean esl_sensitivity_run_method_options(const EslSensitivityRun *run,
+                                            const char *formulation, MbsSettings *options,
+                                            GError **error);
 
 /* run_id: a running run of project (both borrowed) already marked with
  * esl_project_begin_sensitivity for nobjectives x nparameters. */
@@ -41,6 +63,11 @@ void esl_sensitivity_recorder_history(void *data, double time, const double *psi
  * it; states of rows the caller did not record are ignored. */
 void esl_sensitivity_recorder_state(void *data, double time, int n, const double *q,
                                     const double *sq);
+/* d r / d rho of the run's points (esl-point-sensitivity.h: noutputs = 3 per point, x
+ * nparameters, column per parameter) for the row just recorded, stored with it as the states
+ * are. */
+void esl_sensitivity_recorder_points(EslSensitivityRecorder *recorder, double time,
+                                     int noutputs, const double *dr);
 gboolean esl_sensitivity_recorder_finish(EslSensitivityRecorder *recorder, EslRunStatus status,
                                          const double *psi, const double *gradient,
                                          const char *message, const char *summary_json,

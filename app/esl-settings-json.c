@@ -189,7 +189,7 @@ static char *to_text(JsonNode *root)
     return esl_json_generate(root, FALSE);
 }
 
-char *esl_settings_options_to_json(const MbsSettings *s)
+JsonNode *esl_settings_options_to_node(const MbsSettings *s)
 {
     g_autoptr(JsonObject) o = json_object_new();
     MbsSettingRef all[MBS_SETTINGS_MAX];
@@ -197,16 +197,23 @@ char *esl_settings_options_to_json(const MbsSettings *s)
     for (int i = 0; i < n; i++)
         if (all[i].in_options)
             json_object_set_member(o, all[i].setting->name, esl_setting_to_json(s, &all[i]));
-    g_autoptr(JsonNode) root = json_node_new(JSON_NODE_OBJECT);
+    JsonNode *root = json_node_new(JSON_NODE_OBJECT);
     json_node_set_object(root, o);
+    return root;
+}
+
+char *esl_settings_options_to_json(const MbsSettings *s)
+{
+    g_autoptr(JsonNode) root = esl_settings_options_to_node(s);
     return to_text(root);
 }
 
-gboolean esl_settings_options_from_json(MbsSettings *s, const MbsFormulationClass *k,
-                                        const char *json, GError **error)
+gboolean esl_settings_table_options_from_json(MbsSettings *s, const MbsSettingTable *t,
+                                              const char *owner, const char *json,
+                                              GError **error)
 {
     mbs_settings_use_options(s, NULL);
-    mbs_settings_for(s, k);
+    mbs_settings_use_options(s, t);
     if (!json)
         return TRUE;
     g_autoptr(JsonNode) root = parse_json(json, error);
@@ -214,12 +221,12 @@ gboolean esl_settings_options_from_json(MbsSettings *s, const MbsFormulationClas
         return FALSE;
     if (!JSON_NODE_HOLDS_OBJECT(root)) {
         g_set_error(error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA,
-                    "%s options: not a JSON object", k->name);
+                    "%s options: not a JSON object", owner);
         return FALSE;
     }
     JsonObject *o = json_node_get_object(root);
     MbsSettingRef all[MBS_SETTINGS_MAX];
-    int n = mbs_settings_list(k->settings, all);
+    int n = mbs_settings_list(t, all);
     for (int i = 0; i < n; i++) {
         const MbsSetting *d = all[i].setting;
         JsonNode *v = all[i].in_options ? json_object_get_member(o, d->name) : NULL;
@@ -240,11 +247,17 @@ gboolean esl_settings_options_from_json(MbsSettings *s, const MbsFormulationClas
         }
         if (status) {
             g_set_error(error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA, "%s options: %s",
-                        k->name, err.message);
+                        owner, err.message);
             return FALSE;
         }
     }
     return TRUE;
+}
+
+gboolean esl_settings_options_from_json(MbsSettings *s, const MbsFormulationClass *k,
+                                        const char *json, GError **error)
+{
+    return esl_settings_table_options_from_json(s, k->settings, k->name, json, error);
 }
 
 gboolean esl_settings_check_finite(const MbsSettings *s, GError **error)

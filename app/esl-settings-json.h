@@ -24,14 +24,22 @@ char *esl_json_generate(JsonNode *root, gboolean pretty);
 void esl_json_append_double(GString *out, double v);
 /* The value of one setting of s (numbers, integers, choices by name, lists as their JSON). */
 JsonNode *esl_setting_to_json(const MbsSettings *s, const MbsSettingRef *r);
-/* The formulation options s holds, as {"name": value, ...}; "{}" when it holds none. */
+/* The options s holds (a formulation's, or a sensitivity method's), as {"name": value, ...};
+ * "{}" when it holds none. */
 char *esl_settings_options_to_json(const MbsSettings *s);
+/* The same as a JSON object node (the caller's). */
+JsonNode *esl_settings_options_to_node(const MbsSettings *s);
 /* Makes s hold k's options: its defaults, overwritten by the members of `json` (NULL or "{}":
  * all defaults; a null member: that default; a member no setting of k has: ignored, so that a
  * project written by a later version still opens). FALSE with error on a malformed text or a
  * value out of its setting's range. */
 gboolean esl_settings_options_from_json(MbsSettings *s, const MbsFormulationClass *k,
                                         const char *json, GError **error);
+/* The same for any options table t (a sensitivity method's: mbs_sensitivity_settings); owner
+ * names it in messages ("matrix-r adjoint"). */
+gboolean esl_settings_table_options_from_json(MbsSettings *s, const MbsSettingTable *t,
+                                              const char *owner, const char *json,
+                                              GError **error);
 /* Every number of s is finite; FALSE with error naming the first that is not. */
 gboolean esl_settings_check_finite(const MbsSettings *s, GError **error);
 /* The table of formulation k (common settings first) as an array of setting objects:

@@ -261,7 +261,7 @@ void esl_plot_board_show_sensitivity(EslPlotBoard *self, const EslSensitivityRun
                                      int ncoordinates)
 {
     /* the live path's plots, filled with the stored rows */
-    if (!run->history_state)
+    if (!run->history_state && !run->history_points)
         ncoordinates = 0;
     /* a run without history (fd, adjoint) has only its table */
     esl_plot_board_begin_sensitivity(self, (const char *const *)run->objectives,
@@ -270,12 +270,18 @@ void esl_plot_board_show_sensitivity(EslPlotBoard *self, const EslSensitivityRun
                                      run->nparameters, coordinates, names, ncoordinates);
     int ng = run->nobjectives * run->nparameters;
     gsize ns = (gsize)run->nstate * run->nparameters;
+    gsize nr = (gsize)3 * run->npoints * run->nparameters;
     for (int r = 0; r < run->n; r++) {
         EslSensitivityRow row = {
             .time = run->times[r], .psi = run->history_psi + (gsize)r * run->nobjectives,
             .gradient = run->history_gradient + (gsize)r * ng,
-            .n = ncoordinates ? run->nstate : 0,
-            .state_sensitivity = ncoordinates ? run->history_state + r * ns : NULL};
+            .n = ncoordinates && run->history_state ? run->nstate : 0,
+            .state_sensitivity = ncoordinates && run->history_state ? run->history_state + r * ns
+                                                                    : NULL,
+            .npoint_outputs = ncoordinates && run->history_points ? 3 * run->npoints : 0,
+            .point_sensitivity = ncoordinates && run->history_points
+                                     ? run->history_points + r * nr
+                                     : NULL};
         esl_plot_board_append_sensitivity(self, &row);
     }
     for (guint i = 0; i < self->sensitivity_plots->len; i++)
@@ -294,9 +300,18 @@ void esl_plot_board_begin_sensitivity(EslPlotBoard *self, const char *const *obj
     self->nstate_coordinates = ncoordinates;
     /* per parameter a plot of the coordinates' sensitivities, in the cells left of the two
      * rows (the table comes under them at the end) */
+    gboolean coordinates_too = FALSE, points_too = FALSE;
+    for (int c = 0; c < ncoordinates; c++) {
+        coordinates_too |= coordinates[c] >= 0;
+        points_too |= coordinates[c] < 0;
+    }
     for (int k = 0; ncoordinates > 0 && k < np && shown + k < 6; k++) {
         g_autofree char *title = g_strdup_printf(_("Sensitivity to %s"), parameters[k]);
-        g_autofree char *label = g_strdup_printf("∂q/∂%s", parameters[k]);
+        g_autofree char *label = g_strdup_printf("%s/∂%s",
+                                                 !points_too        ? "∂q"
+                                                 : coordinates_too ? "∂q, ∂r"
+                                                                   : "∂r",
+                                                 parameters[k]);
         int cell = shown + k;
         EslPlot *plot = make_plot(self, title, label, FALSE, cell % 3, cell / 3, 1);
         g_ptr_array_add(self->sensitivity_plots, plot);
@@ -313,13 +328,21 @@ void esl_plot_board_append_sensitivity(EslPlotBoard *self, const EslSensitivityR
         for (int k = 0; k < np; k++)
             esl_plot_append(self->sensitivity_plots->pdata[i], k, row->time,
                             row->gradient[i * np + k]);
-    for (guint p = (guint)self->gradient_plots; row->state_sensitivity &&
-                                                p < self->sensitivity_plots->len; p++) {
-        const double *column = row->state_sensitivity + (gsize)row->n * (p - self->gradient_plots);
-        for (int c = 0; c < self->nstate_coordinates; c++)
-            if (self->state_coordinates[c] < row->n)
+    /* outputs: a coordinate's column of d q / d rho, or (index -1 - j) component j of the
+     * points' d r / d rho */
+    for (guint p = (guint)self->gradient_plots;
+         (row->state_sensitivity || row->point_sensitivity) && p < self->sensitivity_plots->len;
+         p++) {
+        gsize k = p - (guint)self->gradient_plots;
+        for (int c = 0; c < self->nstate_coordinates; c++) {
+            int i = self->state_coordinates[c], j = -1 - i;
+            if (i >= 0 && row->state_sensitivity && i < row->n)
                 esl_plot_append(self->sensitivity_plots->pdata[p], c, row->time,
-                                column[self->state_coordinates[c]]);
+                                row->state_sensitivity[(gsize)row->n * k + i]);
+            else if (i < 0 && row->point_sensitivity && j < row->npoint_outputs)
+                esl_plot_append(self->sensitivity_plots->pdata[p], c, row->time,
+                                row->point_sensitivity[(gsize)row->npoint_outputs * k + j]);
+        }
     }
 }
 

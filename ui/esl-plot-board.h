@@ -40,9 +40,11 @@ void esl_plot_board_show_sensitivity(EslPlotBoard *self, const EslSensitivityRun
                                      const int *coordinates, const char *const *names,
                                      int ncoordinates);
 /* A sensitivity run going on (esl-sensitivity-controller.h): the running-gradient plots, and
- * per parameter (as many as fit) a plot of the sensitivities of the coordinates given (indices
- * into EslSensitivityRow.state_sensitivity's columns, with their names; none: no such plots);
- * rows are appended as they come; end adds the gradient table of the finished run. */
+ * per parameter (as many as fit) a plot of the sensitivities of the outputs given, with their
+ * names (none: no such plots): an index i >= 0 is a coordinate (a column of
+ * EslSensitivityRow.state_sensitivity), i < 0 the component -1 - i of the points'
+ * (EslSensitivityRow.point_sensitivity: x, y, z of each point); rows are appended as they
+ * come; end adds the gradient table of the finished run. */
 void esl_plot_board_begin_sensitivity(EslPlotBoard *self, const char *const *objectives, int no,
                                       const char *const *parameters, int np,
                                       const int *coordinates, const char *const *names,

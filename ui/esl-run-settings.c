@@ -1,6 +1,7 @@
 /* The run settings panel; see esl-run-settings.h. */
 #include "esl-run-settings.h"
 
+#include "esl-drop-down.h"
 #include "esl-setting-row.h"
 
 #include <glib/gi18n.h>
@@ -473,7 +474,7 @@ static void esl_run_settings_init(EslRunSettings *self)
     GtkStringList *names = gtk_string_list_new(NULL);
     for (int i = 0; i < mbs_formulation_count(); i++)
         gtk_string_list_append(names, mbs_formulation_class(i)->name);
-    self->formulation = gtk_drop_down_new(G_LIST_MODEL(names), NULL);
+    self->formulation = esl_drop_down_new(names);
     GtkWidget *label = gtk_label_new(_("Formulation"));
     gtk_label_set_xalign(GTK_LABEL(label), 0);
     gtk_grid_attach(GTK_GRID(self->grid), label, 0, self->nrows, 1, 1);

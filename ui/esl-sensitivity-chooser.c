@@ -3,6 +3,9 @@
 
 #include <glib/gi18n.h>
 
+#include "esl-drop-down.h"
+#include "esl-point-sensitivity.h"
+#include "esl-points.h"
 #include "esl-sensitivity-controller.h"
 #include "esl-setting-row.h"
 
@@ -13,6 +16,7 @@ struct _EslSensitivityChooser {
     int offered[MBS_SENSITIVITY_METHOD_COUNT + 1]; /* item -> method (-1: none) */
     GtkWidget *lists, *objectives, *parameters, *note;
     GtkWidget *outputs_title, *outputs; /* the coordinates whose d q / d rho are plotted */
+    GtkWidget *points_title, *points;   /* the model's points whose d r / d rho are plotted */
     /* rows of the methods' own settings (mbs_sensitivity_settings), made once per table for
      * every formulation and method that has one; those of the chosen method's table shown */
     GtkWidget *options_grid;
@@ -101,6 +105,9 @@ static void update_sensitivity(EslSensitivityChooser *self)
                        gtk_widget_get_first_child(self->outputs);
     gtk_widget_set_visible(self->outputs_title, outputs);
     gtk_widget_set_visible(self->outputs, outputs);
+    gboolean points = outputs && gtk_widget_get_first_child(self->points);
+    gtk_widget_set_visible(self->points_title, points);
+    gtk_widget_set_visible(self->points, points);
 }
 
 static void remove_children(GtkWidget *box);
@@ -184,6 +191,7 @@ void esl_sensitivity_chooser_set_model(EslSensitivityChooser *self, const MbsMod
     self->model = model;
     remove_children(self->objectives);
     remove_children(self->parameters);
+    remove_children(self->points);
     for (int i = 0; model && i < model->nobjectives; i++)
         gtk_box_append(GTK_BOX(self->objectives),
                        index_check(model->objectives[i].name, i, TRUE));
@@ -191,6 +199,13 @@ void esl_sensitivity_chooser_set_model(EslSensitivityChooser *self, const MbsMod
         if (mbs_model_parameter_is_free(model, i))
             gtk_box_append(GTK_BOX(self->parameters),
                            index_check(model->parameters[i].name, i, TRUE));
+    /* the points of moving bodies (esl_points_parse's), none checked: three curves each */
+    g_autoptr(GArray) points = model ? esl_points_parse(model, NULL, NULL) : NULL;
+    for (guint i = 0; points && i < points->len; i++) {
+        g_autofree char *name = esl_point_name(model, g_array_index(points, int, i));
+        gtk_box_append(GTK_BOX(self->points),
+                       index_check(name, g_array_index(points, int, i), FALSE));
+    }
     fill_outputs(self);
     update_sensitivity(self);
 }
@@ -215,6 +230,23 @@ int esl_sensitivity_chooser_get(EslSensitivityChooser *self, GArray *objectives,
     if (outputs)
         checked(self->outputs, outputs);
     return self->offered[i];
+}
+
+void esl_sensitivity_chooser_get_points(EslSensitivityChooser *self, GArray *points)
+{
+    checked(self->points, points);
+}
+
+gboolean esl_sensitivity_chooser_set_point(EslSensitivityChooser *self, int point,
+                                           gboolean active)
+{
+    for (GtkWidget *c = gtk_widget_get_first_child(self->points); c;
+         c = gtk_widget_get_next_sibling(c))
+        if (GPOINTER_TO_INT(g_object_get_data(G_OBJECT(c), "index")) == point) {
+            gtk_check_button_set_active(GTK_CHECK_BUTTON(c), active);
+            return TRUE;
+        }
+    return FALSE;
 }
 
 gboolean esl_sensitivity_chooser_set_output(EslSensitivityChooser *self, int index,
@@ -295,7 +327,7 @@ static void esl_sensitivity_chooser_init(EslSensitivityChooser *self)
     gtk_widget_set_hexpand(label, TRUE);
     gtk_label_set_xalign(GTK_LABEL(label), 0);
     self->methods = gtk_string_list_new(NULL);
-    self->method = gtk_drop_down_new(G_LIST_MODEL(self->methods), NULL);
+    self->method = esl_drop_down_new(self->methods);
     gtk_box_append(GTK_BOX(row), label);
     gtk_box_append(GTK_BOX(row), self->method);
     gtk_box_append(GTK_BOX(self), row);
@@ -315,6 +347,11 @@ static void esl_sensitivity_chooser_init(EslSensitivityChooser *self)
     gtk_widget_set_tooltip_text(self->outputs_title,
                                 _("The coordinates whose sensitivities ∂q/∂ρ are plotted while "
                                   "the run goes (one plot per parameter)"));
+    self->points = titled_list(self->lists, _("and of the points"));
+    self->points_title = gtk_widget_get_prev_sibling(self->points);
+    gtk_widget_set_tooltip_text(self->points_title,
+                                _("The model's points whose position sensitivities ∂r/∂ρ (x, y, "
+                                  "z) are plotted while the run goes, and stored with it"));
     gtk_box_append(GTK_BOX(self), self->lists);
     g_signal_connect_swapped(self->method, "notify::selected", G_CALLBACK(update_sensitivity),
                              self);

@@ -1,7 +1,8 @@
 /* EslSensitivityChooser: what a run differentiates (issue 10), in the run panel: the method
  * (none, or those the formulation offers: mbs_sensitivity_available, nothing re-listed here),
  * the model's objectives and its free parameters as check buttons (all checked by default), and
- * for the methods that step d q / d rho the coordinates to plot (the first six by default), and
+ * for the methods that step d q / d rho the coordinates to plot (the first six by default) and
+ * the model's points whose d r / d rho to plot and store (none by default), and
  * the method's own settings when it has a table of them (mbs_sensitivity_settings: matrix-r
  * direct and adjoint), one row per setting as in the run panel. */
 #ifndef ESL_SENSITIVITY_CHOOSER_H
@@ -38,6 +39,13 @@ const MbsSettingTable *esl_sensitivity_chooser_get_options(EslSensitivityChooser
  * rows; FALSE when no method has that table. */
 gboolean esl_sensitivity_chooser_show_options(EslSensitivityChooser *self,
                                               const MbsSettings *options);
+/* The model's points checked (indices into its points) whose d r / d rho the run plots and
+ * stores (esl-point-sensitivity.h), appended to points; for the methods that step d q / d rho. */
+void esl_sensitivity_chooser_get_points(EslSensitivityChooser *self, GArray *points);
+/* Check or uncheck the model's point (index into its points); FALSE when it is not offered
+ * (points of the ground are not). */
+gboolean esl_sensitivity_chooser_set_point(EslSensitivityChooser *self, int point,
+                                           gboolean active);
 /* Check or uncheck the output at index (esl_sensitivity_state_coordinates' order); FALSE when
  * there is none. */
 gboolean esl_sensitivity_chooser_set_output(EslSensitivityChooser *self, int index,

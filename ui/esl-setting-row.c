@@ -4,6 +4,7 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
+#include "esl-drop-down.h"
 #include "esl-number.h"
 #include "esl-wheel.h"
 
@@ -123,7 +124,7 @@ static GtkWidget *setting_widget(EslSettingRow *row)
                 row->choice_at[row->nchoices++] = i;
                 gtk_string_list_append(list, d->choice_labels ? _(labels[i]) : labels[i]);
             }
-        return gtk_drop_down_new(G_LIST_MODEL(list), NULL);
+        return esl_drop_down_new(list);
     }
     case MBS_SETTING_INTEGER: {
         GtkWidget *w = spin(d->min, MIN(d->max, 1e6), 1, 0, FALSE);
@@ -151,6 +152,11 @@ static void attach(EslSettingRow *row, GtkGrid *grid, int *next_row)
     const MbsSetting *d = row->ref.setting;
     gboolean section = d->type == MBS_SETTING_LIST;
     gtk_label_set_xalign(GTK_LABEL(row->label), 0);
+    /* a long label ("Damping near singular positions", longer in Spanish) wraps rather than
+     * widening the panel; the usual ones ("Assembly tolerance") keep one line */
+    gtk_label_set_wrap(GTK_LABEL(row->label), TRUE);
+    gtk_label_set_width_chars(GTK_LABEL(row->label), 18);
+    gtk_label_set_natural_wrap_mode(GTK_LABEL(row->label), GTK_NATURAL_WRAP_WORD);
     gtk_widget_set_hexpand(row->widget, TRUE);
     if (d->description) {
         gtk_widget_set_tooltip_text(row->label, _(d->description));

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "esl-model-file.h"
+#include "esl-point-sensitivity.h"
+#include "esl-sensitivity-recorder.h"
 #include "mbs_formulation.h"
 #include "mbs_topology.h"
 
@@ -185,6 +187,18 @@ static void stored_state_coordinates(const MbsModel *m, const MbsFormulationClas
     }
 }
 
+/* The plot board's outputs of the point (name, owned) at position j of a run's points: its x,
+ * y and z (-1 - (3 j + a)), with names. */
+static void point_outputs(char *name, int j, GArray *index, GPtrArray *names)
+{
+    for (int a = 0; a < 3; a++) {
+        int output = -1 - (3 * j + a);
+        g_array_append_val(index, output);
+        g_ptr_array_add(names, g_strdup_printf("%s %c", name, "xyz"[a]));
+    }
+    g_free(name);
+}
+
 static void on_sensitivity_rows(EslSensitivityController *controller, GPtrArray *rows,
                                 EslWindow *self)
 {
@@ -251,6 +265,17 @@ static void start_sensitivity_run(EslWindow *self, const MbsFormulationClass *kl
             g_ptr_array_add(cnames, all_names->pdata[k]);
         }
     }
+    /* and the points checked: x, y, z of each (outputs -1 - j of the plot board) */
+    g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(int));
+    if (all->len > 0)
+        esl_sensitivity_chooser_get_points(
+            esl_run_settings_get_sensitivity(ESL_RUN_SETTINGS(self->run_settings)), points);
+    g_autoptr(GPtrArray) point_names = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < points->len; i++)
+        point_outputs(esl_point_name(m, g_array_index(points, int, i)), (int)i, coords,
+                      point_names);
+    for (guint i = 0; i < point_names->len; i++)
+        g_ptr_array_add(cnames, point_names->pdata[i]);
     self->run_duration = settings->duration;
     esl_playback_bar_set_playing(ESL_PLAYBACK_BAR(self->playback_bar), FALSE);
     esl_run_browser_unselect_all(ESL_RUN_BROWSER(self->run_browser));
@@ -271,6 +296,8 @@ static void start_sensitivity_run(EslWindow *self, const MbsFormulationClass *kl
             esl_run_settings_get_sensitivity(ESL_RUN_SETTINGS(self->run_settings)),
             &method_options))
         esl_sensitivity_controller_set_method_options(self->sensitivity, &method_options);
+    esl_sensitivity_controller_set_points(self->sensitivity, (const int *)(void *)points->data,
+                                          (int)points->len);
     g_signal_connect(self->sensitivity, "rows", G_CALLBACK(on_sensitivity_rows), self);
     g_signal_connect(self->sensitivity, "finished", G_CALLBACK(on_sensitivity_finished), self);
     g_autoptr(GError) error = NULL;
@@ -433,6 +460,40 @@ static GPtrArray *history_from_store(const EslRunHistory *h)
     return samples;
 }
 
+/* The run panel's sensitivity chooser shows the stored run's method and the method's own
+ * options (a plain run: none), as the panel shows its formulation settings. Returns a note
+ * for the status line when the options cannot be shown as they were (a run stored before
+ * they were, or options that do not read), else NULL. */
+static char *show_stored_method(EslWindow *self, const char *formulation,
+                                const EslSensitivityRun *run)
+{
+    EslSensitivityChooser *chooser =
+        esl_run_settings_get_sensitivity(ESL_RUN_SETTINGS(self->run_settings));
+    if (!run) {
+        esl_sensitivity_chooser_set_method(chooser, NULL);
+        return NULL;
+    }
+    if (!esl_sensitivity_chooser_set_method(chooser, run->method))
+        return NULL; /* a method this build has not: nothing to show it in */
+    MbsSettings options;
+    g_autoptr(GError) error = NULL;
+    gboolean read = esl_sensitivity_run_method_options(run, formulation, &options, &error);
+    if (!options.options_table)
+        return NULL; /* the method has no options of its own */
+    if (!read) { /* what did read is not shown either */
+        const MbsSettingTable *t = options.options_table;
+        mbs_settings_defaults(&options);
+        mbs_settings_use_options(&options, t);
+    }
+    esl_sensitivity_chooser_show_options(chooser, &options);
+    if (!read)
+        return g_strdup_printf(_(" (its method options do not read: %s; the defaults are "
+                                 "shown)"), error->message);
+    if (!run->method_options)
+        return g_strdup(_(" (stored before method options were: the defaults are shown)"));
+    return NULL;
+}
+
 static void load_single_run(EslWindow *self, gint64 run_id)
 {
     g_autoptr(GError) error = NULL;
@@ -498,6 +559,8 @@ static void load_single_run(EslWindow *self, gint64 run_id)
                                          : NULL,
                                      run_class,
                                      sensitivity->nstate, coords, cnames);
+        for (int j = 0; sensitivity->history_points && j < sensitivity->npoints; j++)
+            point_outputs(g_strdup(sensitivity->points[j]), j, coords, cnames);
         esl_plot_board_show_sensitivity(ESL_PLOT_BOARD(self->plot_board), sensitivity,
                                         (const int *)(void *)coords->data,
                                         (const char *const *)cnames->pdata, (int)coords->len);
@@ -506,6 +569,7 @@ static void load_single_run(EslWindow *self, gint64 run_id)
     esl_window_fit_history(self);
     esl_run_settings_show(ESL_RUN_SETTINGS(self->run_settings), info->formulation,
                           &info->settings);
+    g_autofree char *options_note = show_stored_method(self, info->formulation, sensitivity);
     gtk_label_set_text(GTK_LABEL(self->viewport_note),
                        note          ? note
                        : sensitivity ? _("A sensitivity run stores its gradients (plotted "
@@ -522,8 +586,9 @@ static void load_single_run(EslWindow *self, gint64 run_id)
     else
         esl_window_show_status(
             self, info->status == ESL_RUN_FAILED || info->status == ESL_RUN_INTERRUPTED,
-            _("Run %s (%s): %s%s%s"), id, what, esl_run_status_label(info->status),
-            info->message ? " — " : "", info->message ? info->message : "");
+            _("Run %s (%s): %s%s%s%s"), id, what, esl_run_status_label(info->status),
+            info->message ? " — " : "", info->message ? info->message : "",
+            options_note ? options_note : "");
 }
 
 static void load_overlay(EslWindow *self, GArray *ids)

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """eslabon-cli sensitivity's flags of the methods' own settings tables (issue 10): matrix-r's
 --sensitivity-adjoint-memory and --sensitivity-parameter-step reach the engine, other
-formulations refuse them. Prints TAP."""
-import subprocess
+formulations refuse them; --project stores the options given (schema 9) and --json prints
+them. Prints TAP."""
+import json, os, sqlite3, subprocess, tempfile
 
 from sens_tap import cli, done, ok, sens
 
@@ -38,6 +39,36 @@ for method in ("nd-sparse", "ad-sparse"):
     ok(r.returncode == 1 and f"'{method}' are not offered" in r.stderr
        and "analytical, ad, nd-forward or nd-central" in r.stderr,
        f"--sensitivity-jacobian {method} is refused: " + r.stderr.strip())
+# --project stores the method's options as the flags gave them (and the defaults of the
+# others), read back from the file; --json prints the same object
+with tempfile.TemporaryDirectory() as tmp:
+    proj = os.path.join(tmp, "options.eslabon")
+    given = ["--sensitivity-jacobian", "ad", "--sensitivity-adjoint-memory", "50",
+             "--sensitivity-parameter-step", "2e-5"]
+    r, out = sens("five-bar.json", "--formulation", "matrix-r", "--step", "0.01", "--duration",
+                  "0.5", "--objectives", "psi1", "--parameters", "Ls1", *mr, *given,
+                  "--project", proj)
+    rd, _ = sens("five-bar.json", "--formulation", "matrix-r", "--step", "0.01", "--duration",
+                 "0.5", "--objectives", "psi1", "--parameters", "Ls1", "--integrator",
+                 "trapezoidal", "--method", "direct", "--sensitivity-parameter-step", "3e-6",
+                 "--project", proj)
+    rp, _ = sens("five-bar.json", "--step", "0.01", "--duration", "0.5", "--objectives", "psi1",
+                 "--parameters", "Ls1", "--method", "direct", "--project", proj)
+    stored = []
+    if r.returncode == 0 and rd.returncode == 0 and rp.returncode == 0:
+        with sqlite3.connect(proj) as db:
+            stored = [json.loads(row[0]) for row in
+                      db.execute("SELECT method_options FROM sensitivities ORDER BY run_id")]
+    want = {"jacobian": "ad", "adjoint-memory": 50.0, "parameter-step": 2e-5}
+    ok(len(stored) == 3 and stored[0] == want,
+       f"--project stores matrix-r adjoint's options given by the flags ({stored[:1]}) "
+       + r.stderr.strip())
+    ok(out.get("method_options") == want, f"--json prints them ({out.get('method_options')})")
+    ok(len(stored) == 3 and stored[1]["parameter-step"] == 3e-6 and
+       set(stored[1]) == set(want) and stored[1]["jacobian"] in ("analytical", "ad",
+                                                                 "nd-central", "nd-forward"),
+       f"matrix-r direct: the flag given and the defaults of the others ({stored[1:2]})")
+    ok(len(stored) == 3 and stored[2] == {}, "penalty direct, without options of its own: {}")
 r, _ = sensitivity("penalty", "--method", "direct", "--sensitivity-adjoint-memory", "4")
 ok(r.returncode == 2 and "not a setting of penalty" in r.stderr,
    "penalty refuses it: " + r.stderr.strip())

@@ -1,7 +1,10 @@
 /* The window's layout on a 1280x720 screen (run under xvfb-run -s "-screen 0 1280x720x24"):
  * with a model open, the transport controls (play button, time slider), the 3D view and the
  * plots have non-zero allocations inside the window, none of them behind the side panels
- * (issue 12: below ~1400 px the Play button and the energy plot went behind the left panel). */
+ * (issue 12: below ~1400 px the Play button and the energy plot went behind the left panel).
+ * Then the run panel keeps its width when the longest choice of every drop-down of its
+ * settings and of the sensitivity method's own is chosen (penalty with direct sensitivities,
+ * matrix-r with adjoint ones): the drop-downs ellipsize (ui/esl-drop-down.c). */
 #include <glib/gi18n.h>
 #include <gtk/gtk.h>
 #include <locale.h>
@@ -10,11 +13,13 @@
 #include "eslabon-config.h"
 
 #include "esl-application.h"
+#include "esl-run-settings.h"
+#include "esl-sensitivity-chooser.h"
 #include "esl-window.h"
 #include "tap.h"
 #include "ui-test.h"
 
-#define LAYOUT_TIMEOUT_S 30
+#define LAYOUT_TIMEOUT_S 60
 
 static GtkWidget *find(GtkWidget *root, const char *type_name, int nth)
 {
@@ -45,6 +50,113 @@ static gboolean between_panels(const graphene_rect_t *r, const graphene_rect_t *
     return r->origin.x >= left->origin.x + left->size.width - 0.5 &&
            r->origin.x + r->size.width <= right->origin.x + 0.5;
 }
+
+static gboolean choose_longest(gpointer data);
+
+/* ---- drop-downs with long choices ---------------------------------------------------------- */
+
+static const char *const phases[][2] = {{"penalty", "direct"}, {"matrix-r", "adjoint"}};
+static int phase;
+static double panel_width, view_width;
+
+static GtkWidget *run_panel(GtkWidget *window)
+{
+    return gtk_widget_get_ancestor(find(window, "EslRunSettings", 0), GTK_TYPE_SCROLLED_WINDOW);
+}
+
+/* The drop-downs of the settings rows shown (not the formulation's nor the method's, which
+ * change what is shown), each set to its longest choice; returns how many. */
+static int set_longest_choices(GtkWidget *window)
+{
+    GtkWidget *settings = find(window, "EslRunSettings", 0);
+    GtkWidget *formulation = find(settings, "GtkDropDown", 0);
+    GtkWidget *method = find(find(settings, "EslSensitivityChooser", 0), "GtkDropDown", 0);
+    int n = 0;
+    GtkWidget *d;
+    for (int i = 0; (d = find(settings, "GtkDropDown", i)); i++) {
+        if (d == formulation || d == method || !gtk_widget_get_mapped(d))
+            continue;
+        GListModel *items = gtk_drop_down_get_model(GTK_DROP_DOWN(d));
+        guint longest = 0;
+        gsize most = 0;
+        for (guint k = 0; k < g_list_model_get_n_items(items); k++) {
+            g_autoptr(GtkStringObject) o = g_list_model_get_item(items, k);
+            gsize len = g_utf8_strlen(gtk_string_object_get_string(o), -1);
+            if (len > most) {
+                most = len;
+                longest = k;
+            }
+        }
+        gtk_drop_down_set_selected(GTK_DROP_DOWN(d), longest);
+        n++;
+    }
+    return n;
+}
+
+/* The labels of the drop-downs that are ellipsized, and whether every label fits its
+ * drop-down. */
+static int ellipsized_labels(GtkWidget *window, gboolean *all_fit)
+{
+    GtkWidget *settings = find(window, "EslRunSettings", 0);
+    int n = 0;
+    *all_fit = TRUE;
+    GtkWidget *d;
+    for (int i = 0; (d = find(settings, "GtkDropDown", i)); i++) {
+        GtkWidget *label = NULL; /* the button's: the popover's are not mapped */
+        for (int k = 0; gtk_widget_get_mapped(d) && !label && find(d, "GtkLabel", k); k++)
+            if (gtk_widget_get_mapped(find(d, "GtkLabel", k)))
+                label = find(d, "GtkLabel", k);
+        if (!label)
+            continue;
+        n += pango_layout_is_ellipsized(gtk_label_get_layout(GTK_LABEL(label)));
+        *all_fit &= gtk_widget_get_width(label) <= gtk_widget_get_width(d);
+    }
+    return n;
+}
+
+static gboolean check_longest(gpointer data)
+{
+    GtkWidget *window = data;
+    GtkWidget *view = find(window, "EslViewport", 0);
+    gboolean all_fit;
+    int ellipsized = ellipsized_labels(window, &all_fit);
+    double width = gtk_widget_get_width(run_panel(window));
+    tap_ok(width == panel_width && gtk_widget_get_width(view) == view_width && all_fit &&
+               (phase > 0 || ellipsized > 0),
+           "%s, %s sensitivities, the longest choices chosen: the run panel keeps its width "
+           "(%.0f px, was %.0f) and the 3D view its (%d px, was %.0f); %d labels ellipsized",
+           phases[phase][0], phases[phase][1], width, panel_width, gtk_widget_get_width(view),
+           view_width, ellipsized);
+    if (++phase < (int)G_N_ELEMENTS(phases)) {
+        g_idle_add(choose_longest, window);
+        return G_SOURCE_REMOVE;
+    }
+    gtk_window_destroy(GTK_WINDOW(window));
+    return G_SOURCE_REMOVE;
+}
+
+static gboolean set_them(gpointer data)
+{
+    GtkWidget *window = data;
+    panel_width = gtk_widget_get_width(run_panel(window));
+    view_width = gtk_widget_get_width(find(window, "EslViewport", 0));
+    int n = set_longest_choices(window);
+    tap_ok(n >= 3, "%s, %s sensitivities: %d drop-downs set to their longest choice",
+           phases[phase][0], phases[phase][1], n);
+    g_timeout_add(500, check_longest, window);
+    return G_SOURCE_REMOVE;
+}
+
+static gboolean choose_longest(gpointer data)
+{
+    EslWindow *window = data;
+    esl_window_set_formulation(window, phases[phase][0]);
+    esl_window_set_sensitivity_method(window, phases[phase][1]);
+    g_timeout_add(500, set_them, window); /* laid out with the rows of that choice */
+    return G_SOURCE_REMOVE;
+}
+
+/* ---- the layout ------------------------------------------------------------------------------ */
 
 static gboolean check(gpointer data)
 {
@@ -81,7 +193,7 @@ static gboolean check(gpointer data)
                parts[i].what, parts[i].min_w, parts[i].min_h, shown ? r.size.width : 0,
                shown ? r.size.height : 0, shown ? r.origin.x : 0, shown ? r.origin.y : 0);
     }
-    gtk_window_destroy(GTK_WINDOW(window));
+    g_idle_add(choose_longest, window);
     return G_SOURCE_REMOVE;
 }
 

@@ -10,7 +10,8 @@
  *    gradients (the direct column as stored) and every relative difference below 1e-4;
  *  - matrix-r adjoint (trapezoidal rule) with its own settings from the chooser (forward
  *    differences for the state derivatives): the stored gradient is the engine's for those
- *    settings, not for the defaults.
+ *    settings, not for the defaults; selected in the run list, the stored run shows the
+ *    method and those options in the chooser again.
  *  - at 1280x720 (the screen meson gives it) the gradient table of the direct run shows all
  *    its cells under the plots, the board scrolled to it and still between the side panels.
  * usage: test_window_sensitivity_run. Needs a display (xvfb-run), 1280x720 for the layout.
@@ -38,6 +39,7 @@
 
 static char *project_path;
 static int phase;
+static int live_state_points;
 
 static GtkWidget *find_type(GtkWidget *widget, GType type)
 {
@@ -90,6 +92,13 @@ static gboolean check_agreement(gpointer data)
     EslWindow *window = data;
     EslRunBrowser *browser = ESL_RUN_BROWSER(find_type(GTK_WIDGET(window), ESL_TYPE_RUN_BROWSER));
     EslPlotBoard *board = ESL_PLOT_BOARD(find_type(GTK_WIDGET(window), ESL_TYPE_PLOT_BOARD));
+    /* the direct run replayed alone: its stored d q / d rho of every coordinate (4) and d r /
+     * d rho of 12:2, for the 3 parameters that have a plot */
+    esl_run_browser_click_row(browser, 2, 0);
+    int replayed = esl_plot_board_state_sensitivity_points(board);
+    tap_ok(replayed == 3 * (4 + 3) * 101,
+           "the stored direct run replays d q / d rho of its 4 coordinates and d r / d rho of "
+           "12:2: %d points (3 x 7 x 101; live: %d)", replayed, live_state_points);
     esl_run_browser_click_row(browser, 0, 0);
     esl_run_browser_click_row(browser, 2, GDK_CONTROL_MASK);
     GtkWidget *table = esl_plot_board_gradient_table(board);
@@ -191,6 +200,38 @@ static void check_matrix_r_run(EslWindow *window, int status, gint64 run_id)
            error ? error->message : "");
     save_screenshot_as("ESL_SCREENSHOT_MATRIX_R");
     mbs_model_free(m);
+
+    /* Replayed, the run shows its method and the method's options in the chooser (the panel
+     * shows its formulation settings), whatever the chooser showed before; the fd run shows
+     * fd, without options. */
+    EslSensitivityChooser *c = chooser(window);
+    esl_sensitivity_chooser_set_method(c, "direct");
+    MbsSettings defaults_shown;
+    mbs_settings_defaults(&defaults_shown);
+    mbs_settings_use_options(&defaults_shown, matrix_r_options.options_table);
+    esl_sensitivity_chooser_show_options(c, &defaults_shown);
+    EslRunBrowser *browser = ESL_RUN_BROWSER(find_type(GTK_WIDGET(window), ESL_TYPE_RUN_BROWSER));
+    esl_run_browser_click_row(browser, 0, 0);
+    g_autoptr(GArray) o = g_array_new(FALSE, FALSE, sizeof(int));
+    g_autoptr(GArray) k = g_array_new(FALSE, FALSE, sizeof(int));
+    MbsSettings shown;
+    int method = esl_sensitivity_chooser_get(c, o, k, NULL);
+    const MbsSettingTable *t = esl_sensitivity_chooser_get_options(c, &shown);
+    gboolean same = t && t == matrix_r_options.options_table;
+    for (int i = 0; same && i < t->count; i++) {
+        double a = mbs_settings_number(&shown, t->items[i].name);
+        double b = mbs_settings_number(&matrix_r_options, t->items[i].name);
+        same = a == b || fabs(a / b - 1) < 1e-12; /* logarithmic rows: to round-off */
+    }
+    tap_ok(method == MBS_SENSITIVITY_ADJOINT && same &&
+               mbs_settings_number(&shown, "jacobian") !=
+                   mbs_settings_number(&defaults_shown, "jacobian"),
+           "selecting the stored matrix-r run shows adjoint and its options in the chooser "
+           "(state derivatives by forward differences, not the defaults)");
+    esl_run_browser_click_row(browser, 1, 0);
+    tap_ok(esl_sensitivity_chooser_get(c, o, k, NULL) == MBS_SENSITIVITY_FD &&
+               !esl_sensitivity_chooser_get_options(c, &shown),
+           "selecting the stored penalty fd run shows fd, without options of its own");
 }
 
 /* Whether r lies in the box of size w x h at the origin (half a pixel of rounding). */
@@ -286,9 +327,11 @@ static void on_finished(EslWindow *window, int status, gint64 run_id, gpointer d
                "the running-gradient plots were filled live: %d points (3 x 5 x 101)",
                gradient_points);
         int state_points = esl_plot_board_state_sensitivity_points(board);
-        tap_ok(state_points == 3 * 2 * 101,
-               "the d q / d rho plots of the chosen outputs were filled live: %d points "
-               "(3 parameters x 2 coordinates x 101)", state_points);
+        live_state_points = state_points;
+        tap_ok(state_points == 3 * (2 + 3) * 101,
+               "the d q / d rho and d r / d rho plots of the chosen outputs were filled live: "
+               "%d points (3 parameters x (2 coordinates + x, y, z of 12:2) x 101)",
+               state_points);
         g_autoptr(GError) error = NULL;
         EslProject *project = esl_project_open(project_path, FALSE, &error);
         g_autoptr(EslSensitivityRun) run =
@@ -304,6 +347,9 @@ static void on_finished(EslWindow *window, int status, gint64 run_id, gpointer d
             }
         tap_ok(same, "the gradient table shows the stored gradient (101 stored rows)%s%s",
                error ? ": " : "", error ? error->message : "");
+        tap_ok(run && run->npoints == 1 && !g_strcmp0(run->points[0], "12:2") &&
+                   run->history_points && run->nstate == 4,
+               "the project stores the point 12:2 with its d r / d rho at every row");
         if (project)
             esl_project_close(project);
         g_timeout_add(800, check_table_layout, window); /* laid out and revealed by then */
@@ -356,6 +402,16 @@ static void activate(GtkApplication *app, gpointer data)
                esl_sensitivity_chooser_set_output(c, 3, FALSE) &&
                !esl_sensitivity_chooser_set_output(c, 4, TRUE),
            "the chooser offers the five-bar's 4 joint coordinates as outputs; 2 unchecked");
+    /* and the point 2 of bar 12, whose d r / d rho is plotted and stored */
+    g_autofree char *path =
+        g_build_filename(g_getenv("ESLABON_MODELS_DIR"), "five-bar.json", NULL);
+    MbsModel *m = esl_model_load_file(path, NULL, 0, NULL);
+    int point = m ? mbs_model_find_point(m, mbs_model_find_body(m, "12"), "2") : -1;
+    int ground_point = m ? mbs_model_find_point(m, m->ground, "A") : -1;
+    tap_ok(point >= 0 && esl_sensitivity_chooser_set_point(c, point, TRUE) &&
+               !esl_sensitivity_chooser_set_point(c, ground_point, TRUE),
+           "the chooser offers the points of moving bodies (12:2 checked), not the ground's");
+    mbs_model_free(m);
     esl_window_set_duration(window, 1.0);
     g_signal_connect(window, "run-finished", G_CALLBACK(on_finished), NULL);
     gtk_widget_activate_action(GTK_WIDGET(window), "win.run", NULL);

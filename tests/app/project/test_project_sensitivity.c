@@ -1,7 +1,7 @@
-/* Sensitivity runs in a project (schemas 7 and 8): exact round trip of psi, gradient, history and
- * the coordinates' sensitivities, refusal of non-finite numbers, a killed run readable as
- * "interrupted" with its committed history, migrations from schemas 6 and 7, and stored sizes
- * that do not match refused on load. */
+/* Sensitivity runs in a project (schemas 7 to 9): exact round trip of psi, gradient, history,
+ * the coordinates' sensitivities and the method's own options, refusal of non-finite numbers,
+ * a killed run readable as "interrupted" with its committed history, migrations from schemas
+ * 6, 7 and 8, and stored sizes that do not match refused on load. */
 #include <glib/gstdio.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -11,6 +11,8 @@
 
 #include "esl-project.h"
 #include "esl-sensitivity-recorder.h"
+#include "esl-settings-json.h"
+#include "sens_matrix_r.h"
 #include "tap.h"
 
 static char *tmpdir;
@@ -34,17 +36,24 @@ static void make_row(int i, double *t, double psi[NO], double gradient[NO * NP])
         gradient[k] = exp(-0.01 * i) * cos(k + 0.3 * i) / 3.0;
 }
 
-static gint64 begin_sensitivity_run(EslProject *p, GError **error)
+static gint64 begin_method_run(EslProject *p, const char *formulation, const char *method,
+                               const char *method_options, GError **error)
 {
-    EslRunRequest req = {.model_name = "five-bar", .formulation = "penalty"};
+    EslRunRequest req = {.model_name = "five-bar", .formulation = formulation};
     mbs_settings_defaults(&req.settings);
     req.settings.step = 0.01;
     req.settings.duration = 5.0;
     gint64 run = esl_project_begin_run(p, &req, error);
-    EslSensitivityRequest sreq = {.method = "direct", .nobjectives = NO, .nparameters = NP,
+    EslSensitivityRequest sreq = {.method = method, .nobjectives = NO, .nparameters = NP,
                                   .objectives = objective_names, .parameters = parameter_names,
-                                  .parameter_values = parameter_values};
+                                  .parameter_values = parameter_values,
+                                  .method_options = method_options};
     return run && esl_project_begin_sensitivity(p, run, &sreq, error) ? run : 0;
+}
+
+static gint64 begin_sensitivity_run(EslProject *p, GError **error)
+{
+    return begin_method_run(p, "penalty", "direct", "{}", error);
 }
 
 static gboolean history_matches(const EslSensitivityRun *s, int n)
@@ -299,7 +308,7 @@ static void test_state_round_trip(void)
     esl_project_close(p);
 }
 
-/* A schema-7 project (made by removing what migration 8 adds) migrates on open: its sensitivity
+/* A schema-7 project (made by removing what migrations 8 and 9 add) migrates on open: its sensitivity
  * run reads as before (no state sensitivities), and new rows store them. */
 static void test_migration_from_7(void)
 {
@@ -313,7 +322,10 @@ static void test_migration_from_7(void)
     esl_project_finish_run(p, old, ESL_RUN_FINISHED, NULL, NULL, 1.0, NULL);
     esl_project_close(p);
     tap_ok(old && sql(path, "ALTER TABLE sensitivity_history DROP COLUMN state_sensitivity;"
-                            "DELETE FROM schema_migrations WHERE version = 8;"
+                            "ALTER TABLE sensitivities DROP COLUMN method_options;"
+                            "ALTER TABLE sensitivities DROP COLUMN points;"
+                            "ALTER TABLE sensitivity_history DROP COLUMN point_sensitivity;"
+                            "DELETE FROM schema_migrations WHERE version >= 8;"
                             "PRAGMA user_version = 7; PRAGMA journal_mode = DELETE"),
            "a schema-7 project made");
     p = esl_project_open(path, FALSE, &error);
@@ -323,9 +335,196 @@ static void test_migration_from_7(void)
            ESL_PROJECT_SCHEMA_VERSION, error ? ": " : "", error ? error->message : "");
     gint64 run = p ? begin_sensitivity_run(p, &error) : 0;
     make_state(0, sq);
-    tap_ok(run && esl_project_append_sensitivity_rows(p, run, &t, psi, gradient, sq, NSTATE, 1,
-                                                      &error),
+    tap_ok(run && esl_project_append_sensitivity_rows(p, run, &t, psi, gradient, sq, NSTATE,
+                                                      NULL, 1, &error),
            "and stores state sensitivities%s%s", error ? ": " : "", error ? error->message : "");
+    esl_project_close(p);
+}
+
+/* matrix-r adjoint's options, none at its default: jacobian ad, 0.5 MiB, parameter step 1e-4/3
+ * (a number that rounds if written with too few digits). */
+static void odd_matrix_r_options(MbsSettings *o)
+{
+    mbs_settings_defaults(o);
+    MbsError err = {0};
+    mbs_settings_set(o, &mbs_matrix_r_sens_settings, "jacobian", "ad", &err);
+    mbs_settings_set(o, &mbs_matrix_r_sens_settings, "adjoint-memory", "0.5", &err);
+    mbs_settings_set(o, &mbs_matrix_r_sens_settings, "parameter-step", "3.3333333333333335e-05",
+                     &err);
+}
+
+/* Schema 9: the method's own options round trip (stored as JSON from the table, read back into
+ * the table's struct: equal byte for byte); a method without a table stores "{}" and reads
+ * back none; malformed options are refused on store and on load. */
+static void test_method_options_round_trip(void)
+{
+    g_autofree char *path = tmp_path("options.eslabon");
+    g_autoptr(GError) error = NULL;
+    MbsSettings given, defaults;
+    odd_matrix_r_options(&given);
+    mbs_settings_defaults(&defaults);
+    mbs_settings_use_options(&defaults, &mbs_matrix_r_sens_settings);
+    g_autofree char *json = esl_settings_options_to_json(&given);
+    EslProject *p = esl_project_open(path, TRUE, &error);
+    gint64 run = p ? begin_method_run(p, "matrix-r", "adjoint", json, &error) : 0;
+    gint64 plain = p ? begin_sensitivity_run(p, &error) : 0;
+    esl_project_finish_run(p, run, ESL_RUN_FINISHED, NULL, NULL, 1.0, NULL);
+    esl_project_finish_run(p, plain, ESL_RUN_FINISHED, NULL, NULL, 1.0, NULL);
+    g_clear_error(&error);
+    gint64 refused = p ? begin_method_run(p, "matrix-r", "adjoint", "[1, 2]", &error) : 0;
+    tap_ok(!refused && error && error->code == ESL_PROJECT_ERROR_INVALID,
+           "options that are not a JSON object refused: %s", error ? error->message : "");
+    g_clear_error(&error);
+    esl_project_close(p);
+
+    p = esl_project_open(path, FALSE, &error);
+    g_autoptr(EslSensitivityRun) s = p ? esl_project_load_sensitivity(p, run, &error) : NULL;
+    MbsSettings back;
+    gboolean read = s && esl_sensitivity_run_method_options(s, "matrix-r", &back, &error);
+    tap_ok(read && back.options_table == &mbs_matrix_r_sens_settings &&
+               memcmp(back.options.bytes, given.options.bytes,
+                      sizeof(MbsMatrixRSensOptions)) == 0 &&
+               memcmp(back.options.bytes, defaults.options.bytes,
+                      sizeof(MbsMatrixRSensOptions)) != 0,
+           "matrix-r adjoint's options (%s) read back equal, none at its default%s%s",
+           s && s->method_options ? s->method_options : "none", error ? ": " : "",
+           error ? error->message : "");
+    g_autoptr(EslSensitivityRun) d = p ? esl_project_load_sensitivity(p, plain, &error) : NULL;
+    read = d && esl_sensitivity_run_method_options(d, "penalty", &back, &error);
+    tap_ok(read && g_strcmp0(d->method_options, "{}") == 0 && !back.options_table,
+           "penalty direct (no options of its own) stores {} and reads back none");
+    esl_project_close(p);
+
+    g_autofree char *edit = g_strdup_printf(
+        "UPDATE sensitivities SET method_options = '\"ad\"' WHERE run_id = %" G_GINT64_FORMAT
+        "; PRAGMA journal_mode = DELETE", run);
+    sql(path, edit);
+    p = esl_project_open(path, FALSE, NULL);
+    g_clear_error(&error);
+    g_autoptr(EslSensitivityRun) bad = p ? esl_project_load_sensitivity(p, run, &error) : NULL;
+    tap_ok(!bad && error && error->code == ESL_PROJECT_ERROR_CORRUPT,
+           "stored options that are not a JSON object refused on load: %s",
+           error ? error->message : "");
+    esl_project_close(p);
+    sql(path, "UPDATE sensitivities SET method_options = '{\"adjoint-memory\": -3}';"
+              "PRAGMA journal_mode = DELETE");
+    p = esl_project_open(path, FALSE, NULL);
+    g_clear_error(&error);
+    g_autoptr(EslSensitivityRun) out = p ? esl_project_load_sensitivity(p, run, &error) : NULL;
+    read = out && esl_sensitivity_run_method_options(out, "matrix-r", &back, &error);
+    tap_ok(out && !read && error && strstr(error->message, "adjoint-memory"),
+           "an option out of its range loads but does not read: %s",
+           error ? error->message : "");
+    esl_project_close(p);
+}
+
+/* A schema-8 project (made by removing what migration 9 adds) migrates on open: its
+ * sensitivity run reads with options unknown (NULL: the defaults read back) and no points, and
+ * new runs store theirs. */
+static void test_migration_from_8(void)
+{
+    g_autofree char *path = tmp_path("schema8.eslabon");
+    g_autoptr(GError) error = NULL;
+    EslProject *p = esl_project_open(path, TRUE, &error);
+    gint64 old = p ? begin_method_run(p, "matrix-r", "direct", NULL, &error) : 0;
+    double t, psi[NO], gradient[NO * NP];
+    make_row(0, &t, psi, gradient);
+    esl_project_append_sensitivity_history(p, old, &t, psi, gradient, 1, NULL);
+    esl_project_finish_run(p, old, ESL_RUN_FINISHED, NULL, NULL, 1.0, NULL);
+    esl_project_close(p);
+    tap_ok(old && sql(path, "ALTER TABLE sensitivities DROP COLUMN method_options;"
+                            "ALTER TABLE sensitivities DROP COLUMN points;"
+                            "ALTER TABLE sensitivity_history DROP COLUMN point_sensitivity;"
+                            "DELETE FROM schema_migrations WHERE version = 9;"
+                            "PRAGMA user_version = 8; PRAGMA journal_mode = DELETE"),
+           "a schema-8 project made");
+    p = esl_project_open(path, FALSE, &error);
+    g_autoptr(EslSensitivityRun) s = p ? esl_project_load_sensitivity(p, old, &error) : NULL;
+    MbsSettings back, defaults;
+    mbs_settings_defaults(&defaults);
+    mbs_settings_use_options(&defaults, &mbs_matrix_r_sens_settings);
+    gboolean read = s && esl_sensitivity_run_method_options(s, "matrix-r", &back, &error);
+    tap_ok(s && history_matches(s, 1) && !s->method_options && read && s->npoints == 0 &&
+               !s->history_points &&
+               back.options_table == &mbs_matrix_r_sens_settings &&
+               memcmp(back.options.bytes, defaults.options.bytes,
+                      sizeof(MbsMatrixRSensOptions)) == 0,
+           "migrated to schema %d: the old run reads as before, its options unknown (the "
+           "defaults)%s%s", ESL_PROJECT_SCHEMA_VERSION, error ? ": " : "",
+           error ? error->message : "");
+    MbsSettings given;
+    odd_matrix_r_options(&given);
+    g_autofree char *json = esl_settings_options_to_json(&given);
+    gint64 run = p ? begin_method_run(p, "matrix-r", "direct", json, &error) : 0;
+    g_autoptr(EslSensitivityRun) n = run ? esl_project_load_sensitivity(p, run, &error) : NULL;
+    tap_ok(n && g_strcmp0(n->method_options, json) == 0,
+           "and stores the options of new runs%s%s", error ? ": " : "",
+           error ? error->message : "");
+    esl_project_close(p);
+}
+
+/* Schema 9: the named points of a run and their d r / d rho at each row round trip bit for bit
+ * (through the recorder, rows it did not record ignored); a row without them drops them all
+ * on load; a BLOB of another size is refused. */
+static void test_points_round_trip(void)
+{
+    enum { NPT = 2, NR = 3 * NPT };
+    static const char *const points[NPT] = {"12:2", "A1:1"};
+    g_autofree char *path = tmp_path("points.eslabon");
+    g_autoptr(GError) error = NULL;
+    EslProject *p = esl_project_open(path, TRUE, &error);
+    EslRunRequest req = {.model_name = "five-bar", .formulation = "penalty"};
+    mbs_settings_defaults(&req.settings);
+    gint64 run = p ? esl_project_begin_run(p, &req, &error) : 0;
+    EslSensitivityRequest sreq = {.method = "direct", .nobjectives = NO, .nparameters = NP,
+                                  .objectives = objective_names, .parameters = parameter_names,
+                                  .parameter_values = parameter_values,
+                                  .method_options = "{}", .npoints = NPT, .points = points};
+    gboolean begun = run && esl_project_begin_sensitivity(p, run, &sreq, &error);
+    EslSensitivityRecorder *rec = begun ? esl_sensitivity_recorder_new(p, run, NO, NP) : NULL;
+    double t, psi[NO], gradient[NO * NP], dr[NR * NP];
+    for (int i = 0; rec && i < 300; i++) {
+        make_row(i, &t, psi, gradient);
+        for (int k = 0; k < NR * NP; k++)
+            dr[k] = sin(0.3 * i + k) / 13.0;
+        esl_sensitivity_recorder_history(rec, t, psi, gradient);
+        esl_sensitivity_recorder_points(rec, t, NR, dr);
+        esl_sensitivity_recorder_points(rec, t + 0.005, NR, dr); /* not recorded */
+    }
+    tap_ok(rec && esl_sensitivity_recorder_finish(rec, ESL_RUN_FINISHED, psi, gradient, NULL,
+                                                  NULL, 1.0, &error),
+           "300 rows with the d r / d rho of 2 points stored%s%s", error ? ": " : "",
+           error ? error->message : "");
+    esl_sensitivity_recorder_free(rec);
+    esl_project_close(p);
+    p = esl_project_open(path, FALSE, &error);
+    g_autoptr(EslSensitivityRun) s = p ? esl_project_load_sensitivity(p, run, &error) : NULL;
+    gboolean same = s && s->npoints == NPT && !g_strcmp0(s->points[0], "12:2") &&
+                    !g_strcmp0(s->points[1], "A1:1") && s->history_points && s->n == 300;
+    for (int i = 0; same && i < 300; i++)
+        for (int k = 0; same && k < NR * NP; k++)
+            same = s->history_points[(gsize)i * NR * NP + k] == sin(0.3 * i + k) / 13.0;
+    tap_ok(same, "the point names and their 300 rows of d r / d rho round trip bit for bit%s%s",
+           error ? ": " : "", error ? error->message : "");
+    esl_project_close(p);
+    g_autofree char *edit = g_strdup_printf(
+        "UPDATE sensitivity_history SET point_sensitivity = NULL WHERE run_id = %" G_GINT64_FORMAT
+        " AND seq = 3; PRAGMA journal_mode = DELETE", run);
+    sql(path, edit);
+    p = esl_project_open(path, FALSE, NULL);
+    g_autoptr(EslSensitivityRun) some = p ? esl_project_load_sensitivity(p, run, NULL) : NULL;
+    tap_ok(some && some->npoints == NPT && !some->history_points && some->n == 300,
+           "a row without them: the run loads without point histories");
+    esl_project_close(p);
+    g_autofree char *bad = g_strdup_printf(
+        "UPDATE sensitivity_history SET point_sensitivity = zeroblob(%d) WHERE run_id = %"
+        G_GINT64_FORMAT "; PRAGMA journal_mode = DELETE", 8 * 3 * NP, run);
+    sql(path, bad);
+    p = esl_project_open(path, FALSE, NULL);
+    g_clear_error(&error);
+    g_autoptr(EslSensitivityRun) wrong = p ? esl_project_load_sensitivity(p, run, &error) : NULL;
+    tap_ok(!wrong && error && error->code == ESL_PROJECT_ERROR_CORRUPT,
+           "rows of 1 point for a run of 2 refused on load: %s", error ? error->message : "");
     esl_project_close(p);
 }
 
@@ -405,6 +604,9 @@ int main(void)
     test_migration_from_6();
     test_state_round_trip();
     test_migration_from_7();
+    test_method_options_round_trip();
+    test_migration_from_8();
+    test_points_round_trip();
     test_bad_files();
     GDir *dir = g_dir_open(tmpdir, 0, NULL);
     const char *name;

@@ -352,24 +352,36 @@ static void analytical_directions(MatrixR *R, double t, const double *zddi, cons
                 for (int i = 0; i < n; ++i)
                     outs[b][i] = scales[b] * R->Rz[i + (size_t)n * j];
         }
+        /* a direction of the rates alone (dz = 0: the sensitivities' columns of zd_i) has no
+         * Phi_zz[dz] terms */
+        int moves = 0;
+        for (int i = 0; i < n && !moves; ++i)
+            moves = dz[i] != 0.0;
         mbs_constraints_derivatives_direction(m, &R->kin, &R->cder, dz);
-        mbs_constraints_derivatives_velocity(m, &R->kin, &R->cder, rows, nrows, R->zd,
-                                             R->rowbuf);
-        for (int i = 0; i < r; ++i)
-            y[i] = -R->rowbuf[R->rows[i]];
-        for (int k = 0; k < ndof; ++k)
-            y[r + k] = -R->rowbuf[nr + k];
-        add_dependent(R, y, dzd);
+        if (moves) {
+            mbs_constraints_derivatives_velocity(m, &R->kin, &R->cder, rows, nrows, R->zd,
+                                                 R->rowbuf);
+            for (int i = 0; i < r; ++i)
+                y[i] = -R->rowbuf[R->rows[i]];
+            for (int k = 0; k < ndof; ++k)
+                y[r + k] = -R->rowbuf[nr + k];
+            add_dependent(R, y, dzd);
+        }
         mbs_constraints_derivatives_bias(m, &R->kin, &R->cder, rows, nrows, R->zd, dzd,
                                          R->biasbuf);
-        mbs_constraints_derivatives_velocity(m, &R->kin, &R->cder, rows, nrows, zdd, R->rowbuf);
+        if (moves)
+            mbs_constraints_derivatives_velocity(m, &R->kin, &R->cder, rows, nrows, zdd,
+                                                 R->rowbuf);
         for (int i = 0; i < r; ++i)
-            y[i] = -R->rowbuf[R->rows[i]] - R->biasbuf[R->rows[i]];
+            y[i] = -(moves ? R->rowbuf[R->rows[i]] : 0.0) - R->biasbuf[R->rows[i]];
         for (int k = 0; k < ndof; ++k)
-            y[r + k] = -R->rowbuf[nr + k] - R->biasbuf[nr + k];
+            y[r + k] = -(moves ? R->rowbuf[nr + k] : 0.0) - R->biasbuf[nr + k];
         add_dependent(R, y, dzdd);
-        mbs_constraints_derivatives_reactions(m, &R->kin, &R->cder, rows, nrows, R->mu_rows,
-                                              R->DRE + (size_t)n * j);
+        if (moves)
+            mbs_constraints_derivatives_reactions(m, &R->kin, &R->cder, rows, nrows, R->mu_rows,
+                                                  R->DRE + (size_t)n * j);
+        else
+            memset(R->DRE + (size_t)n * j, 0, sizeof(double) * (size_t)n);
     }
     /* t only enters through the drivers' Phi_t and its derivative, constant along z */
     (void)t;

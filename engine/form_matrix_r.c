@@ -552,7 +552,7 @@ void mr_solve_block(MatrixR *R, double *B, int nrhs)
     if (r == 0 || nrhs == 0)
         return;
     if (!R->sparse || R->general)
-        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', r, nrhs, R->A, r, R->ipiv, B, r);
+        mbs_lu_solve(r, R->A, R->ipiv, B, nrhs);
     else
         klu_solve(R->Sym, R->Num, r, nrhs, B, &R->common);
 }
@@ -1505,7 +1505,7 @@ static int step_trapezoidal(MbsFormulation *f, MatrixR *R, double h, MbsError *e
         double tc = mbs_clock_now();
         for (int i = 0; i < d; ++i)
             R->delta[i] = -R->g[i];
-        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', d, 1, R->T, d, R->ipiv_d, R->delta, d);
+        mbs_lu_solve(d, R->T, R->ipiv_d, R->delta, 1);
         R->t_solve += mbs_clock_now() - tc;
         corr = mbs_vec_norminf(d, R->delta);
         for (int k = 0; k < d; ++k)

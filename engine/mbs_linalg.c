@@ -30,9 +30,36 @@ int mbs_lu_factor(int n, double *A, int *ipiv)
     return LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, A, n, ipiv);
 }
 
+/* Up to this order the substitutions are written out here: LAPACK's dgetrs (OpenBLAS) spends
+ * about 1000 instructions per call on checks and a lock, more than a 16 x 16 solve itself, and
+ * matrix-r solves with its small dependent block several times per evaluation. */
+#define SMALL_LU 16
+
 void mbs_lu_solve(int n, const double *LU, const int *ipiv, double *b, int nrhs)
 {
-    LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, LU, n, ipiv, b, n);
+    if (n > SMALL_LU) {
+        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, LU, n, ipiv, b, n);
+        return;
+    }
+    for (int c = 0; c < nrhs; ++c) {
+        double *x = b + (size_t)n * c;
+        for (int i = 0; i < n; ++i) { /* P b: LAPACK's interchanges, in order */
+            int p = ipiv[i] - 1;
+            if (p != i) {
+                double t = x[i];
+                x[i] = x[p];
+                x[p] = t;
+            }
+        }
+        for (int j = 0; j < n; ++j) /* L (unit diagonal) */
+            for (int i = j + 1; i < n; ++i)
+                x[i] -= LU[i + (size_t)n * j] * x[j];
+        for (int j = n - 1; j >= 0; --j) { /* U */
+            x[j] /= LU[j + (size_t)n * j];
+            for (int i = 0; i < j; ++i)
+                x[i] -= LU[i + (size_t)n * j] * x[j];
+        }
+    }
 }
 
 void mbs_gemm_tn(int m, int n, int k, double alpha, const double *A, const double *B,

@@ -1,9 +1,10 @@
 /* eslabon-cli bench sensitivity: cost of matrix-r sensitivities on the five-bar (paper 001
  * sec 4.1): the dynamics alone, the direct method with 1, 5 and 20 parameters, the adjoint
- * method with 1, 5 and 20 parameters, and the adjoint's stored trajectory with and without
- * checkpointing. Trapezoidal rule, h = 1 ms, the model's objectives (psi1..3); 20 parameters
- * are the model's five repeated four times (each differentiated on its own, the cost of 20
- * distinct ones). All cases interleaved in one process, median of --runs. */
+ * method with 1, 5 and 20 parameters, both with 4 and 20 parameters of the dynamics alone, and
+ * the adjoint's stored trajectory with and without checkpointing. Trapezoidal rule, h = 1 ms,
+ * the model's objectives (psi1..3); 20 parameters are the model's five (or its four dynamic
+ * ones) repeated (each differentiated on its own, the cost of 20 distinct ones). All cases
+ * interleaved in one process, median of --runs. */
 #include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,15 +16,32 @@
 #include "mbs_run.h"
 #include "sens_matrix_r.h"
 
-/* the dynamics, then three parameter counts for each of direct, adjoint, checkpointed adjoint */
-enum {
-    CASE_DYNAMICS,
-    CASE_DIRECT,
-    CASE_ADJOINT = CASE_DIRECT + 3,
-    CASE_CHECKPOINTED = CASE_ADJOINT + 3,
-    NCASES = CASE_CHECKPOINTED + 3
+/* The cases after the dynamics alone: a method, a number of parameters (the model's five
+ * repeated, or its four dynamic ones, Ls1, Ls2, m_A1, xG_A1, repeated: their derivatives are of
+ * the part of the model they change, while L_A1's solve the rebuilt models' position problems),
+ * and whether the adjoint is checkpointed. */
+typedef struct {
+    MbsSensMethod method;
+    int count, dynamic_only, checkpointed;
+    const char *label;
+} BenchCase;
+
+static const BenchCase cases[] = {
+    {MBS_SENS_DIRECT, 1, 0, 0, "direct"},
+    {MBS_SENS_DIRECT, 5, 0, 0, "direct"},
+    {MBS_SENS_DIRECT, 20, 0, 0, "direct"},
+    {MBS_SENS_DIRECT, 4, 1, 0, "direct, dynamic parameters"},
+    {MBS_SENS_DIRECT, 20, 1, 0, "direct, dynamic parameters"},
+    {MBS_SENS_ADJOINT, 1, 0, 0, "adjoint, every state stored"},
+    {MBS_SENS_ADJOINT, 5, 0, 0, "adjoint, every state stored"},
+    {MBS_SENS_ADJOINT, 20, 0, 0, "adjoint, every state stored"},
+    {MBS_SENS_ADJOINT, 4, 1, 0, "adjoint, dynamic parameters"},
+    {MBS_SENS_ADJOINT, 20, 1, 0, "adjoint, dynamic parameters"},
+    {MBS_SENS_ADJOINT, 1, 0, 1, "adjoint, checkpointed"},
+    {MBS_SENS_ADJOINT, 5, 0, 1, "adjoint, checkpointed"},
+    {MBS_SENS_ADJOINT, 20, 0, 1, "adjoint, checkpointed"},
 };
-static const int counts[3] = {1, 5, 20};
+enum { NCASES = 1 + (int)(sizeof cases / sizeof cases[0]) }; /* + the dynamics alone */
 
 static int cmp(const void *a, const void *b)
 {
@@ -83,10 +101,12 @@ int esl_bench_sensitivity(const char *models_dir, int runs, double duration, con
         return 1;
     }
     static const char *const names[5] = {"Ls1", "Ls2", "m_A1", "xG_A1", "L_A1"};
-    int params[20];
+    int params[20], dynamic[20]; /* the five repeated; the four dynamic ones repeated */
     for (int j = 0; j < 20; ++j)
-        if ((params[j] = mbs_model_find_parameter(m, names[j % 5])) < 0) {
-            fprintf(stderr, "eslabon-cli bench: %s has no parameter %s\n", path, names[j % 5]);
+        if ((params[j] = mbs_model_find_parameter(m, names[j % 5])) < 0 ||
+            (dynamic[j] = mbs_model_find_parameter(m, names[j % 4])) < 0) {
+            fprintf(stderr, "eslabon-cli bench: %s has no parameter %s or %s\n", path,
+                    names[j % 5], names[j % 4]);
             mbs_model_free(m);
             return 1;
         }
@@ -106,19 +126,16 @@ int esl_bench_sensitivity(const char *models_dir, int runs, double duration, con
     for (int r = 0; r < runs && !failed; ++r)
         for (int c = 0; c < NCASES && !failed; ++c) {
             double t;
-            if (c == CASE_DYNAMICS) {
+            if (c == 0) {
                 t = dynamics_alone(m, &s, duration);
-            } else if (c < CASE_ADJOINT) {
-                t = sensitivity(m, &s, duration, params, counts[c - CASE_DIRECT], MBS_SENS_DIRECT,
-                                0, &info[c]);
-            } else if (c < CASE_CHECKPOINTED) {
-                t = sensitivity(m, &s, duration, params, counts[c - CASE_ADJOINT],
-                                MBS_SENS_ADJOINT, 0, &info[c]);
-                /* the checkpointed runs get a tenth of the full trajectory */
-                small = 0.1 * (double)info[c].full_bytes / (1024.0 * 1024.0);
             } else {
-                t = sensitivity(m, &s, duration, params, counts[c - CASE_CHECKPOINTED],
-                                MBS_SENS_ADJOINT, small, &info[c]);
+                const BenchCase *k = &cases[c - 1];
+                t = sensitivity(m, &s, duration, k->dynamic_only ? dynamic : params, k->count,
+                                k->method, k->checkpointed ? small : 0, &info[c]);
+                /* the checkpointed runs (after the stored ones) get a tenth of the full
+                 * trajectory */
+                if (k->method == MBS_SENS_ADJOINT && !k->checkpointed)
+                    small = 0.1 * (double)info[c].full_bytes / (1024.0 * 1024.0);
             }
             failed = t < 0;
             samples[(size_t)c * runs + r] = t;
@@ -133,25 +150,26 @@ int esl_bench_sensitivity(const char *models_dir, int runs, double duration, con
         qsort(samples + (size_t)c * runs, (size_t)runs, sizeof *samples, cmp);
         med[c] = samples[(size_t)c * runs + runs / 2];
     }
+    MbsMatrixRSensOptions o;
+    mbs_setting_table_defaults(&mbs_matrix_r_sens_settings, &o);
     printf("# eslabon-cli bench sensitivity: five-bar (paper 001 sec 4.1), matrix-r trapezoidal "
-           "h = 1 ms, %g s, objectives psi1..3, state derivatives by %s (tangent interface), "
-           "parameters by central differences of rebuilt models (of M and Q alone for Ls1, Ls2, "
-           "m_A1, xG_A1), median of %d runs, cases interleaved; Eslabón %s\n\n",
-           duration, jac ? jac : "nd-central", runs, ESLABON_VERSION);
+           "h = 1 ms, %g s, objectives psi1..3, state derivatives '%s', the run's Newton matrix "
+           "'%s' (direct), parameters by central differences of rebuilt models (of the part of "
+           "the model they change for Ls1, Ls2, m_A1, xG_A1; of the position problems for "
+           "L_A1), median of %d runs, cases interleaved; Eslabón %s\n\n",
+           duration, jac ? jac : mbs_jacobian_method_name((MbsJacobianMethod)o.jacobian),
+           o.newton_matrix == MBS_SENS_NEWTON_OWN ? "own" : "sensitivities", runs,
+           ESLABON_VERSION);
     printf("| case | parameters | wall time, s | / dynamics alone | / its own forward steps | "
            "full evaluations of F | stored trajectory |\n|---|---:|---:|---:|---:|---:|---|\n");
-    printf("| dynamics alone | - | %.3f | 1.00 | - | - | - |\n", med[CASE_DYNAMICS]);
-    for (int c = CASE_DIRECT; c < NCASES; ++c) {
+    printf("| dynamics alone | - | %.3f | 1.00 | - | - | - |\n", med[0]);
+    for (int c = 1; c < NCASES; ++c) {
         const MbsSensResult *r = &info[c];
-        int np = counts[(c - CASE_DIRECT) % 3];
-        const char *what = c < CASE_ADJOINT ? "direct" : c < CASE_CHECKPOINTED
-                                                             ? "adjoint, every state stored"
-                                                             : "adjoint, checkpointed";
-        printf("| %s | %d | %.3f | %.2f | %.2f | %ld | ", what, np, med[c],
-               med[c] / med[CASE_DYNAMICS],
-               (r->time_dynamics + r->time_sensitivity) / r->time_dynamics,
+        const BenchCase *k = &cases[c - 1];
+        printf("| %s | %d | %.3f | %.2f | %.2f | %ld | ", k->label, k->count, med[c],
+               med[c] / med[0], (r->time_dynamics + r->time_sensitivity) / r->time_dynamics,
                r->derivative_evaluations);
-        if (c < CASE_ADJOINT)
+        if (k->method == MBS_SENS_DIRECT)
             printf("- |\n");
         else
             printf("%.1f kB of %.1f kB (K = %ld; recomputation %.3f s) |\n",

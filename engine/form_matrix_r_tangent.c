@@ -345,7 +345,12 @@ static void analytical_directions(MatrixR *R, double t, const double *zddi, cons
         const double *seeds[3] = {sz, sv, sa};
         double *outs[3] = {dz, dzd, dzdd}, scales[3] = {cz, cv, ca};
         for (int b = 0; b < 3; ++b) {
-            if (seeds[b])
+            int nonzero = 0; /* the sensitivities' seeds are mostly zero blocks */
+            for (int i = 0; seeds[b] && i < d && !nonzero; ++i)
+                nonzero = seeds[b][i + (size_t)d * j] != 0.0;
+            if (seeds[b] && !nonzero)
+                memset(outs[b], 0, sizeof(double) * (size_t)n);
+            else if (seeds[b])
                 cblas_dgemv(CblasColMajor, CblasNoTrans, n, d, scales[b], R->Rz, n,
                             seeds[b] + (size_t)d * j, 1, 0.0, outs[b], 1);
             else

@@ -46,7 +46,8 @@ typedef struct Ali3pDirect Ali3pDirect;
 typedef struct {
     const Ali3pDirect *D;
     MbsNatural *nat;
-    double *M, *phi, *phiq, *phit, *cb, *Q, *grad;
+    double *M, *phi, *phiq, *phit, *cb, *Q, *grad, *Mv;
+    MbsNatJacRow *rows; /* Phi_q as m sparse rows (two 12-column blocks each): the products */
 } Eval;
 
 struct Ali3pDirect {
@@ -72,33 +73,48 @@ struct Ali3pDirect {
 
 /* ---- the functions the scheme is made of (natural coordinates, dense) --------------------- */
 
-/* Phi, Phi_q (m x n), Phi_t and, with qd, the bias c at q with e's model. */
+/* Phi, Phi_q (m sparse rows), Phi_t and, with qd, the bias c at q with e's model. */
 static void constraints(Eval *e, const double *q, const double *qd)
 {
-    mbs_natural_constraints(e->nat, q, qd, e->D->t, e->phi, e->phiq, e->phit,
-                            qd ? e->cb : NULL);
+    mbs_natural_constraint_rows(e->nat, q, qd, e->D->t, e->phi, e->rows, e->phit,
+                                qd ? e->cb : NULL);
+}
+
+/* e->phiq (m x n, dense) from the rows of the last constraints() */
+static void dense_phiq(Eval *e)
+{
+    int n = e->D->n, m = e->D->m;
+    memset(e->phiq, 0, sizeof(double) * (size_t)m * (size_t)n);
+    for (int i = 0; i < m; ++i)
+        for (int p = 0; p < 2; ++p)
+            if (e->rows[i].off[p] >= 0)
+                for (int k = 0; k < 12; ++k)
+                    e->phiq[i + (size_t)m * (e->rows[i].off[p] + k)] += e->rows[i].v[p][k];
 }
 
 /* out (n) = Phi_q^T v + s out */
 static void phiq_t_mul(const Eval *e, const double *v, double s, double *out)
 {
     int n = e->D->n, m = e->D->m;
-    for (int j = 0; j < n; ++j) {
-        double a = s * out[j];
-        for (int i = 0; i < m; ++i)
-            a += e->phiq[i + (size_t)m * j] * v[i];
-        out[j] = a;
-    }
+    for (int j = 0; j < n; ++j)
+        out[j] *= s;
+    for (int i = 0; i < m; ++i)
+        for (int p = 0; p < 2; ++p)
+            if (e->rows[i].off[p] >= 0)
+                for (int k = 0; k < 12; ++k)
+                    out[e->rows[i].off[p] + k] += e->rows[i].v[p][k] * v[i];
 }
 
 /* out (m) = Phi_q x + add */
 static void phiq_mul(const Eval *e, const double *x, const double *add, double *out)
 {
-    int n = e->D->n, m = e->D->m;
+    int m = e->D->m;
     for (int i = 0; i < m; ++i) {
         double a = add ? add[i] : 0.0;
-        for (int j = 0; j < n; ++j)
-            a += e->phiq[i + (size_t)m * j] * x[j];
+        for (int p = 0; p < 2; ++p)
+            if (e->rows[i].off[p] >= 0)
+                for (int k = 0; k < 12; ++k)
+                    a += e->rows[i].v[p][k] * x[e->rows[i].off[p] + k];
         out[i] = a;
     }
 }
@@ -107,12 +123,9 @@ static void phiq_mul(const Eval *e, const double *x, const double *add, double *
 static void mass_mul(const Eval *e, const double *v, double s, double *out)
 {
     int n = e->D->n;
-    for (int i = 0; i < n; ++i) {
-        double a = s * out[i];
-        for (int j = 0; j < n; ++j)
-            a += e->M[i + (size_t)n * j] * v[j];
-        out[i] = a;
-    }
+    mbs_natural_mass_mul(e->nat, v, e->Mv); /* M's 12 x 12 blocks, one per body */
+    for (int i = 0; i < n; ++i)
+        out[i] = s * out[i] + e->Mv[i];
 }
 
 /* R = M qdd + Phi_q^T lambda* - Q(q, qd) */
@@ -237,12 +250,14 @@ static int store_constraint_hessian(Ali3pDirect *D, const MbsModel *model)
         return -1;
     memset(D->xpert, 0, sizeof(double) * (size_t)n);
     constraints(e, D->xpert, NULL);
+    dense_phiq(e);
     memcpy(phiq0, e->phiq, sizeof(double) * mn);
     for (int pass = 0; pass < 2; ++pass) {
         int count = 0;
         for (int j = 0; j < n; ++j) {
             D->xpert[j] = 1.0;
             constraints(e, D->xpert, NULL);
+            dense_phiq(e);
             D->xpert[j] = 0.0;
             for (size_t a = 0; a < mn; ++a) {
                 double v = e->phiq[a] - phiq0[a];
@@ -315,10 +330,14 @@ static int eval_init(Eval *e, const Ali3pDirect *D, const MbsModel *m, MbsError 
     e->M = dalloc(n * n, &fail);
     e->phi = dalloc(mm, &fail);
     e->phiq = dalloc(mm * n, &fail);
+    e->rows = calloc(mm ? mm : 1, sizeof *e->rows);
+    if (!e->rows)
+        fail = 1;
     e->phit = dalloc(mm, &fail);
     e->cb = dalloc(mm, &fail);
     e->Q = dalloc(n, &fail);
     e->grad = dalloc(n, &fail);
+    e->Mv = dalloc(n, &fail);
     if (fail)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     mbs_natural_mass(e->nat, e->M);
@@ -329,9 +348,10 @@ static void eval_free(Eval *e)
 {
     if (e->nat)
         mbs_natural_free(e->nat);
-    double *arrays[] = {e->M, e->phi, e->phiq, e->phit, e->cb, e->Q, e->grad};
+    double *arrays[] = {e->M, e->phi, e->phiq, e->phit, e->cb, e->Q, e->grad, e->Mv};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
+    free(e->rows);
     memset(e, 0, sizeof *e);
 }
 
@@ -542,14 +562,20 @@ static int step(void *method, SensDirect *S, const MbsFormulation *f, MbsError *
         D->A[i] = D->J[(size_t)n * n + i] + a1 * D->J[i] + a2 * e->M[i];
         D->P[i] = e->M[i];
     }
-    for (int j = 0; j < n; ++j)
-        for (int i = 0; i < n; ++i) {
-            double g = 0.0;
-            for (int r = 0; r < m; ++r)
-                g += e->phiq[r + (size_t)m * i] * e->phiq[r + (size_t)m * j];
-            D->A[i + (size_t)n * j] += alpha * g;
-            D->P[i + (size_t)n * j] += D->zeta * alpha * g;
-        }
+    for (int r = 0; r < m; ++r) /* alpha Phi_q^T Phi_q, row by row (two blocks each) */
+        for (int pa = 0; pa < 2; ++pa)
+            for (int pb = 0; pb < 2; ++pb) {
+                const MbsNatJacRow *J = &e->rows[r];
+                if (J->off[pa] < 0 || J->off[pb] < 0)
+                    continue;
+                for (int b = 0; b < 12; ++b)
+                    for (int a = 0; a < 12; ++a) {
+                        double g = J->v[pa][a] * J->v[pb][b];
+                        size_t ij = J->off[pa] + a + (size_t)n * (J->off[pb] + b);
+                        D->A[ij] += alpha * g;
+                        D->P[ij] += D->zeta * alpha * g;
+                    }
+            }
     if (mbs_lu_factor(n, D->A, D->ipiv_A) || mbs_lu_factor(n, D->P, D->ipiv_P))
         return mbs_error_set(err, MBS_FATAL, "ali3p direct: singular tangent at t = %g s", D->t);
     /* the projections' multipliers sigma, kappa (the nominal projections, from zero) */

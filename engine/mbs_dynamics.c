@@ -72,6 +72,47 @@ void mbs_dynamics_body_mbar(const MbsModel *m, const MbsKinematics *k, int node,
     }
 }
 
+void mbs_dynamics_mass_times(const MbsModel *m, const MbsKinematics *k, MbsDynamics *d,
+                             const double *v, double *out)
+{
+    const MbsTopology *t = m->topo;
+    int n = t->nnodes;
+    double *T = d->Macc; /* 6 per node: the twists of v (Macc is scratch here) */
+    for (int i = n - 1; i >= 0; --i) { /* parents first */
+        int par = t->nodes[i].parent;
+        for (int c = 0; c < 6; ++c)
+            T[6 * i + c] = (par >= 0 ? T[6 * par + c] : 0.0) + k->b[6 * i + c] * v[i];
+    }
+    for (int i = 0; i < n; ++i) {
+        double *W = &d->Wacc[6 * i];
+        memset(W, 0, 6 * sizeof(double));
+        int b = t->nodes[i].body;
+        if (b >= 0) { /* W = Mbar T: f = m (T_v + T_w x g), n = g x f + J T_w */
+            const MbsBody *B = &m->bodies[b];
+            double g[3], J[9], wg[3], Jw[3], gf[3];
+            body_inertia(B, k, i, g, J);
+            mbs_v3_cross(&T[6 * i + 3], g, wg);
+            for (int c = 0; c < 3; ++c)
+                W[c] = B->mass * (T[6 * i + c] + wg[c]);
+            mbs_m3_mulv(J, &T[6 * i + 3], Jw);
+            mbs_v3_cross(g, W, gf);
+            for (int c = 0; c < 3; ++c)
+                W[3 + c] = gf[c] + Jw[c];
+        }
+    }
+    for (int i = 0; i < n; ++i) { /* children have smaller indices: already complete */
+        const double *W = &d->Wacc[6 * i], *bi = &k->b[6 * i];
+        double q = 0.0;
+        for (int c = 0; c < 6; ++c)
+            q += bi[c] * W[c];
+        out[i] = q;
+        int par = t->nodes[i].parent;
+        if (par >= 0)
+            for (int c = 0; c < 6; ++c)
+                d->Wacc[6 * par + c] += W[c];
+    }
+}
+
 void mbs_dynamics_mass(const MbsModel *m, const MbsKinematics *k, MbsDynamics *d, double *M)
 {
     const MbsTopology *t = m->topo;

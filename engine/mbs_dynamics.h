@@ -21,6 +21,10 @@ void mbs_dynamics_free(MbsDynamics *d);
 void mbs_dynamics_body_mbar(const MbsModel *m, const MbsKinematics *k, int node, double Mbar[36]);
 /* M (n x n, column-major, full symmetric) from the positions in k. */
 void mbs_dynamics_mass(const MbsModel *m, const MbsKinematics *k, MbsDynamics *d, double *M);
+/* out = M v (n) without forming M: the twists of v, each body's M_bar times its twist, summed
+ * up the tree (O(n) against M's O(n depth)). */
+void mbs_dynamics_mass_times(const MbsModel *m, const MbsKinematics *k, MbsDynamics *d,
+                             const double *v, double *out);
 /* Q (n) from positions and velocities in k, at coordinates z, zd (for joint forces). */
 void mbs_dynamics_forces(const MbsModel *m, const MbsKinematics *k, MbsDynamics *d,
                          const double *z, const double *zd, double *Q);

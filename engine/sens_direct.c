@@ -129,6 +129,27 @@ int sens_parameter_dynamic_only(const MbsModel *m, int q)
     return only;
 }
 
+int sens_parameter_part(const MbsModel *m, int q, unsigned char *bodies, unsigned char *forces)
+{
+    int count = mbs_model_parameter_dependents(m, q, NULL, 0);
+    MbsFieldRef *refs = calloc((size_t)count + 1, sizeof *refs);
+    if (!refs)
+        return -1;
+    mbs_model_parameter_dependents(m, q, refs, count);
+    memset(bodies, 0, (size_t)m->nbodies);
+    memset(forces, 0, (size_t)m->nforces);
+    for (int i = 0; i < count; ++i) {
+        if (refs[i].kind == MBS_ELEMENT_BODY)
+            bodies[refs[i].index] = 1;
+        else if (refs[i].kind == MBS_ELEMENT_FORCE)
+            forces[refs[i].index] = 1;
+        else if (refs[i].kind == MBS_ELEMENT_MODEL) /* gravity */
+            memset(bodies, 1, (size_t)m->nbodies);
+    }
+    free(refs);
+    return 0;
+}
+
 /* d g / d rho_k and d w / d rho_k at the state and its sensitivities, every objective. */
 static void objective_derivatives(SensDirect *S, int initial, double *dg, double *dw)
 {

@@ -69,6 +69,11 @@ typedef struct {
  * a force element or gravity (directly or through parameters computed from it): the models
  * rho +- d then share the kinematics, and only M and Q differ. */
 int sens_parameter_dynamic_only(const MbsModel *m, int q);
+/* What parameter q changes when it changes only the dynamics: bodies[b] = 1 for the bodies
+ * (mass, centre of mass, inertia; all of them for gravity) and forces[f] = 1 for the force
+ * elements (the arrays, nbodies and nforces, are zeroed first), for
+ * mbs_dynamics_forces_part. 0, or -1 out of memory. */
+int sens_parameter_part(const MbsModel *m, int q, unsigned char *bodies, unsigned char *forces);
 
 int sens_direct_run(SensDirect *S, const SensDirectScheme *scheme, MbsSensitivityResult *r,
                     MbsError *err);

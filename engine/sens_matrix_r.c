@@ -283,27 +283,13 @@ static void dynamic_parameter_columns(Sens *S)
     }
 }
 
-/* What parameter j's rebuilt models change, when it changes only the dynamics: bodies (mass,
- * centre of mass, inertia; all of them for gravity) and force elements. */
+/* What parameter j's rebuilt models change, when it changes only the dynamics. */
 static int parameter_part(Sens *S, int j)
 {
     const MbsModel *m = S->model;
-    int q = S->params[j], count = mbs_model_parameter_dependents(m, q, NULL, 0);
-    MbsFieldRef *refs = calloc((size_t)count + 1, sizeof *refs);
-    if (!refs)
+    if (sens_parameter_part(m, S->params[j], S->part_bodies + (size_t)m->nbodies * j,
+                            S->part_forces + (size_t)m->nforces * j))
         return mbs_error_set(S->err, MBS_FATAL, "out of memory");
-    mbs_model_parameter_dependents(m, q, refs, count);
-    unsigned char *bodies = S->part_bodies + (size_t)m->nbodies * j;
-    unsigned char *forces = S->part_forces + (size_t)m->nforces * j;
-    for (int i = 0; i < count; ++i) {
-        if (refs[i].kind == MBS_ELEMENT_BODY)
-            bodies[refs[i].index] = 1;
-        else if (refs[i].kind == MBS_ELEMENT_FORCE)
-            forces[refs[i].index] = 1;
-        else if (refs[i].kind == MBS_ELEMENT_MODEL) /* gravity */
-            memset(bodies, 1, (size_t)m->nbodies);
-    }
-    free(refs);
     return 0;
 }
 

@@ -69,7 +69,7 @@ typedef struct {
     const MbsModel *m;
     MbsKinematics kin;
     MbsDynamics dyn;
-    double *M, *Q, *phi, *phiz, *phit, *bias, *tmp;
+    double *M, *Q, *phi, *phiz, *phit, *bias, *tmp, *Mv;
     /* frozen for the tangent's residual */
     const double *zdd, *lambda;
     double t;
@@ -84,6 +84,8 @@ struct Direct {
     Eval base;
     Eval *plus, *minus; /* np each */
     int *dynamic_only;  /* np: sens_parameter_dynamic_only */
+    unsigned char *part_bodies, *part_forces; /* np x nbodies, np x nforces: what such a
+                                               * parameter changes (sens_parameter_part) */
     int analytical;                 /* the state tangent: analytical Q_z, Q_zd (below) */
     MbsDynamicsDerivatives derivatives;
     MbsTangent tangent;             /* otherwise: numerical differences of the residual */
@@ -115,7 +117,8 @@ static int eval_init(Eval *e, const Direct *D, const MbsModel *m, MbsError *err)
     e->phiz = calloc(nrn * nn, sizeof(double));
     e->phit = calloc(nrn, sizeof(double));
     e->bias = calloc(nrn, sizeof(double));
-    if (!e->M || !e->Q || !e->tmp || !e->phi || !e->phiz || !e->phit || !e->bias)
+    e->Mv = calloc(nn, sizeof(double));
+    if (!e->M || !e->Q || !e->tmp || !e->phi || !e->phiz || !e->phit || !e->bias || !e->Mv)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     return 0;
 }
@@ -127,7 +130,7 @@ static void eval_free(Eval *e)
     mbs_kinematics_free(&e->kin);
     mbs_dynamics_free(&e->dyn);
     free(e->M), free(e->Q), free(e->tmp), free(e->phi), free(e->phiz), free(e->phit);
-    free(e->bias);
+    free(e->bias), free(e->Mv);
     memset(e, 0, sizeof *e);
 }
 
@@ -181,18 +184,16 @@ static void dynamic_residual(void *ctx, const double *z, const double *zd,
     }
 }
 
-/* out = M(z) v - h^2/4 alpha Phi_z^T w from e->M, e->phiz and w in e->tmp */
+/* out = M(z) v - h^2/4 alpha Phi_z^T w, M v from the kinematics of e (without forming M),
+ * e->phiz and w in e->tmp */
 static void mass_times_minus_projection(Eval *e, const double *v, double *out)
 {
     const Direct *D = e->D;
     int n = D->n;
     phiz_t_mul(e, e->tmp, 0.25 * D->h * D->h * D->alpha, out);
-    for (int i = 0; i < n; ++i) {
-        double a = -out[i];
-        for (int j = 0; j < n; ++j)
-            a += e->M[i + (size_t)n * j] * v[j];
-        out[i] = a;
-    }
+    mbs_dynamics_mass_times(e->m, &e->kin, &e->dyn, v, e->Mv);
+    for (int i = 0; i < n; ++i)
+        out[i] = e->Mv[i] - out[i];
 }
 
 /* The velocity projection's right-hand side M(z) (zd* - zd1) - G_v(z, zd), with
@@ -204,7 +205,6 @@ static void velocity_projection_rhs(void *ctx, const double *z, const double *zd
     Eval *e = ctx;
     (void)zdd;
     mbs_kinematics_positions(e->m, &e->kin, z);
-    mbs_dynamics_mass(e->m, &e->kin, &e->dyn, e->M);
     mbs_constraints_eval(e->m, &e->kin, e->t, z, e->phi, e->phiz, e->phit);
     phiz_mul(e, zd, e->phit, e->tmp);
     mass_times_minus_projection(e, e->D->v_corr, out);
@@ -218,7 +218,6 @@ static void acceleration_projection_rhs(void *ctx, const double *z,
     Eval *e = ctx;
     mbs_kinematics_positions(e->m, &e->kin, z);
     mbs_kinematics_velocities(e->m, &e->kin, zd);
-    mbs_dynamics_mass(e->m, &e->kin, &e->dyn, e->M);
     mbs_constraints_eval(e->m, &e->kin, e->t, z, e->phi, e->phiz, NULL);
     mbs_constraints_bias(e->m, &e->kin, e->t, e->bias);
     phiz_mul(e, zdd, e->bias, e->tmp);
@@ -299,6 +298,7 @@ static void direct_free(Direct *D)
         eval_free(&D->minus[k]);
     }
     free(D->plus), free(D->minus), free(D->ipiv), free(D->dynamic_only);
+    free(D->part_bodies), free(D->part_forces);
     mbs_tangent_free(&D->tangent);
     mbs_dynamics_derivatives_free(&D->derivatives);
     double *arrays[] = {D->J, D->A, D->lambda, D->x, D->z0, D->zd0, D->zdd0, D->zds, D->zdds,
@@ -332,10 +332,16 @@ static int direct_init(Direct *D, const MbsSensitivityProblem *p, MbsError *err)
     D->minus = calloc((size_t)np + 1, sizeof *D->minus);
     D->ipiv = calloc(nn, sizeof *D->ipiv);
     D->dynamic_only = calloc((size_t)np + 1, sizeof *D->dynamic_only);
-    if (!D->plus || !D->minus || !D->ipiv || !D->dynamic_only)
+    D->part_bodies = calloc((size_t)np * m->nbodies + 1, 1);
+    D->part_forces = calloc((size_t)np * m->nforces + 1, 1);
+    if (!D->plus || !D->minus || !D->ipiv || !D->dynamic_only || !D->part_bodies ||
+        !D->part_forces)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     for (int k = 0; k < np; ++k)
-        D->dynamic_only[k] = sens_parameter_dynamic_only(m, p->parameters[k]);
+        if ((D->dynamic_only[k] = sens_parameter_dynamic_only(m, p->parameters[k])) &&
+            sens_parameter_part(m, p->parameters[k], D->part_bodies + (size_t)m->nbodies * k,
+                                D->part_forces + (size_t)m->nforces * k))
+            return mbs_error_set(err, MBS_FATAL, "out of memory");
     for (int k = 0; k < np; ++k)
         if (eval_init(&D->plus[k], D, D->S.models[2 * k], err) ||
             eval_init(&D->minus[k], D, D->S.models[2 * k + 1], err))
@@ -402,26 +408,27 @@ static void directional(Direct *D, SensDirectFn fn, int k, const double *z, cons
 
 /* dR along (0, dzd, dzdd) and a parameter that only changes M and Q (the models share the
  * kinematics, and Phi): R_zd dzd + M dzdd from the step's tangent, plus
- * (M_+ zdd* - Q_+) - (M_- zdd* - Q_-) over 2d on the nominal kinematics at (z1, zd*), which
- * skips the kinematics and the constraints of the two evaluations. */
+ * (M_+ zdd* - Q_+) - (M_- zdd* - Q_-) over 2d on the nominal kinematics at (z1, zd*), of the
+ * part of the model the parameter changes only (its bodies and force elements: the rest
+ * cancels): the forces kernel with the accelerations zdd* in D gives Q - M zdd* without M. */
 static void dynamic_only_directional(Direct *D, int k, const double *z, const double *dzd,
                                      const double *dzdd, double *out)
 {
     int n = D->n;
     const Eval *e = &D->base;
     double d = D->S.delta[k];
-    for (int side = 0; side < 2; ++side) {
-        Eval *ek = side ? &D->minus[k] : &D->plus[k];
-        mbs_dynamics_mass(ek->m, &e->kin, &ek->dyn, ek->M);
-        mbs_dynamics_forces(ek->m, &e->kin, &ek->dyn, z, D->zds, ek->Q);
-    }
-    const Eval *ep = &D->plus[k], *em = &D->minus[k];
+    MbsKinematics with_zdd = e->kin;
+    with_zdd.D = D->node_D; /* step(): the accelerations zdd* at (z1, zd*) */
+    const unsigned char *bodies = D->part_bodies + (size_t)e->m->nbodies * k;
+    const unsigned char *forces = D->part_forces + (size_t)e->m->nforces * k;
+    Eval *ep = &D->plus[k], *em = &D->minus[k];
+    mbs_dynamics_forces_part(ep->m, &with_zdd, &ep->dyn, z, D->zds, bodies, forces, ep->Q);
+    mbs_dynamics_forces_part(em->m, &with_zdd, &em->dyn, z, D->zds, bodies, forces, em->Q);
     for (int i = 0; i < n; ++i) {
         double v = -(ep->Q[i] - em->Q[i]) / (2.0 * d);
         for (int j = 0; j < n; ++j) {
             size_t ij = i + (size_t)n * j;
-            v += (ep->M[ij] - em->M[ij]) / (2.0 * d) * D->zdds[j] + D->J[ij] * dzd[j] +
-                 e->M[ij] * dzdd[j];
+            v += D->J[ij] * dzd[j] + e->M[ij] * dzdd[j];
         }
         out[i] = v;
     }
@@ -490,6 +497,8 @@ static int step(void *method, SensDirect *S, const MbsFormulation *f, MbsError *
         return mbs_error_set(err, MBS_FATAL, "penalty direct: the tangent failed at "
                              "t = %g s", t1);
     frozen_residual(e, D->x, -1, 0.0, D->rhs); /* M and phi_z at (z1, zd*) again */
+    /* the accelerations zdd* at (z1, zd*): the dynamic parameters' parts */
+    mbs_kinematics_accelerations(e->m, &e->kin, D->zdds, D->node_acc, D->node_D);
     for (size_t i = 0; i < (size_t)n * n; ++i)
         D->A[i] = D->J[(size_t)n * n + i] + 2.0 / h * D->J[i] + 4.0 / (h * h) * e->M[i];
     mbs_constraints_add_gram(e->m, e->phiz, D->alpha, D->A);

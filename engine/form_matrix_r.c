@@ -613,8 +613,10 @@ static int svd_block(MatrixR *R, double damping)
         for (int i = 0; i < r; ++i)
             R->Ad[i + (size_t)r * j] = R->phiz[R->rows[i] + (size_t)nr * R->dep[j]];
     memcpy(R->U, R->Ad, sizeof(double) * (size_t)r * r);
-    int info = LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'O', 'S', r, r, R->U, r, R->sv, NULL, 1,
-                                   R->Vt, r, R->svdwork, R->lsvdwork);
+    /* divide and conquer (dgesdd): the blocks of a lattice near its singular positions are
+     * 100-300 wide, where dgesvd's QR iteration spent half of a run */
+    int info = LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, 'O', r, r, R->U, r, R->sv, NULL, 1, R->Vt,
+                                   r, R->svdwork, R->lsvdwork, R->svdiwork);
     if (info != 0 || !(R->sv[0] > 0.0) || !isfinite(R->sv[0]))
         return -1;
     R->mu = damping * R->rcond_initial * R->sv[0];
@@ -1094,7 +1096,7 @@ static void matrix_r_finalize(MbsFormulation *f)
     free(R->Brow);
     int *iarrays[] = {R->dep,  R->ind,  R->rows, R->depidx,   R->rowidx,
                       R->jpvt, R->ipiv, R->Ap,   R->Ai,       R->iconwork, R->ipiv_d,
-                      R->ipiv_prior, R->indprior};
+                      R->ipiv_prior, R->indprior, R->svdiwork};
     for (size_t i = 0; i < sizeof iarrays / sizeof iarrays[0]; ++i)
         free(iarrays[i]);
     free(R);
@@ -1234,11 +1236,12 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
         }
         R->lqrwork = (int)fmax(fmax(q1, q2), 3.0 * mx + 1.0) + 1;
         R->qrwork = mr_alloc_doubles((size_t)R->lqrwork, &fail);
-        double q4 = 0.0; /* dgesvd of the dependent block (r <= n) */
-        if (n > 0)
-            LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'O', 'S', n, n, R->U, n, R->sv, NULL, 1, R->Vt,
-                                n, &q4, -1);
-        R->lsvdwork = (int)fmax(q4, 5.0 * n) + 1;
+        double q4 = 0.0; /* dgesdd of the dependent block (r <= n) */
+        R->svdiwork = alloc_ints(8 * (size_t)n + 1, &fail);
+        if (n > 0 && R->svdiwork)
+            LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, 'O', n, n, R->U, n, R->sv, NULL, 1, R->Vt, n,
+                                &q4, -1, R->svdiwork);
+        R->lsvdwork = (int)fmax(q4, 3.0 * n * n + 7.0 * n) + 1;
         R->svdwork = mr_alloc_doubles((size_t)R->lsvdwork, &fail);
         if (fail)
             return mbs_error_set(err, MBS_FATAL, "out of memory");

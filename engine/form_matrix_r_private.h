@@ -67,6 +67,7 @@ typedef struct {
     int singular;                   /* this evaluation solves through the SVD */
     double *Ad, *U, *Vt, *sv, *svdwork, *svtmp; /* r*r, r*r, r*r, r, lsvdwork, 2r */
     int lsvdwork;
+    int *svdiwork; /* 8 n: dgesdd */
     double mu;                      /* damping * rcond_initial * sigma_max */
     double rcond_initial;           /* of the block of the first partition */
     double gap_initial;             /* rank gap of Phi_z at init (constraints_rank_gap) */

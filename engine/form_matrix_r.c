@@ -1739,6 +1739,9 @@ static int matrix_r_state_set(MbsFormulation *f, const double *state, MbsError *
     mbs_kinematics_positions(m, &R->kin, R->z);
     mbs_kinematics_velocities(m, &R->kin, R->zd);
     mbs_constraints_eval(m, &R->kin, f->time, R->z, R->phi, R->phiz, R->phit);
+    /* the independent state too: a tangent probe (mbs_matrix_r_tangent_probe) reads it, and a
+     * step sets it again from z, zd, zdd */
+    independent_state(f, R, R->zi, R->zdi, R->zddi);
     return 0;
 }
 

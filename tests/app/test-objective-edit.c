@@ -135,8 +135,8 @@ static void edit_terms(void)
 {
     g_autofree char *json = read_model("five-bar.json");
     g_autoptr(GError) error = NULL;
-    g_autofree char *t1 = edit(json, "rename", spec("name", "s", "psi3", "new-name", "s", "acc", NULL),
-                               NULL, &error);
+    g_autofree char *t1 =
+        edit(json, "rename", spec("name", "s", "psi3", "new-name", "s", "acc", NULL), NULL, &error);
     const double ref[3] = {1, 2, 3};
     g_autofree char *t2 =
         t1 ? edit(t1, "add-term",
@@ -200,8 +200,8 @@ static void edit_terms(void)
         "  {\"quantity\": \"acceleration\", \"body\": \"12\", \"point\": \"2\"},"
         "  {\"quantity\": \"displacement\", \"body\": \"23\", \"point\": \"3\", \"measure\": \"y\","
         "   \"weight\": -2, \"reference\": [1, 2, 3]}],"
-        "  \"final\": [{\"quantity\": \"joint_coordinate\", \"joint\": \"A\", \"measure\": \"value\","
-        "   \"weight\": 0.25}]}]}",
+        "  \"final\": [{\"quantity\": \"joint_coordinate\", \"joint\": \"A\","
+        "   \"measure\": \"value\", \"weight\": 0.25}]}]}",
         NULL);
     MbsModel *hand = esl_model_load_string(by_hand, "by-hand.json", NULL, 0, &error);
     g_autofree char *why = NULL;
@@ -266,9 +266,11 @@ static void refused(void)
                         "joint", "s", "B", NULL),
                    "joint 'B' is universal; joint quantities read revolute or prismatic joints",
                    "a joint quantity of a universal joint");
-    expect_refused("five-bar.json", "rename", spec("name", "s", "psi1", "new-name", "s", "psi2", NULL),
+    expect_refused("five-bar.json", "rename",
+                   spec("name", "s", "psi1", "new-name", "s", "psi2", NULL),
                    "objective 'psi2' is defined twice", "a name taken");
-    expect_refused("five-bar.json", "remove-term", spec("objective", "s", "psi2", "term", "i", 0, NULL),
+    expect_refused("five-bar.json", "remove-term",
+                   spec("objective", "s", "psi2", "term", "i", 0, NULL),
                    "needs at least one term", "the last term of an objective");
     expect_refused("five-bar.json", "set-term",
                    spec("objective", "s", "psi2", "term", "i", 0, "measure", "s", "value", NULL),

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "esl-edit-spec.h"
+#include "esl-edit-json.h"
 #include "esl-model-edit.h"
 #include "esl-model-file.h"
 #include "esl-settings-json.h"
@@ -685,33 +685,12 @@ static gboolean remove_element(JsonObject *root, GVariant *spec, GError **error)
 
 char *esl_model_build_edit(const char *json, const char *kind, GVariant *spec, GError **error)
 {
-    static const struct {
-        const char *kind;
-        gboolean (*edit)(JsonObject *root, GVariant *spec, GError **error);
-    } edits[] = {
+    static const EslEditKind edits[] = {
         {"body", add_body},          {"joint", add_joint},          {"force", add_force},
         {"driver", set_driver},      {"initial", set_initial},      {"parameter", set_parameter},
         {"gravity", set_gravity},    {"remove", remove_element},
     };
-    g_return_val_if_fail(json && kind && spec, NULL);
-    if (!g_variant_is_of_type(spec, G_VARIANT_TYPE_VARDICT)) {
-        fail(error, _("the inputs of an edit are a dictionary (a{sv})"));
-        return NULL;
-    }
-    g_autoptr(JsonParser) parser = json_parser_new();
-    if (!json_parser_load_from_data(parser, json, -1, error))
-        return NULL;
-    JsonNode *root = json_parser_get_root(parser);
-    if (!JSON_NODE_HOLDS_OBJECT(root)) {
-        fail(error, _("the model file is not a JSON object"));
-        return NULL;
-    }
-    for (size_t i = 0; i < G_N_ELEMENTS(edits); i++)
-        if (g_str_equal(edits[i].kind, kind))
-            return edits[i].edit(json_node_get_object(root), spec, error) ? generate(root)
-                                                                           : NULL;
-    fail(error, _("unknown edit '%s'"), kind);
-    return NULL;
+    return esl_edit_json(json, edits, G_N_ELEMENTS(edits), kind, spec, error);
 }
 
 /* ---- undo / redo ------------------------------------------------------------------------------ */

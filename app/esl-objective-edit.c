@@ -7,9 +7,8 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
-#include "esl-edit-spec.h"
+#include "esl-edit-json.h"
 #include "esl-model-file.h"
-#include "esl-settings-json.h"
 #include "mbs_objective.h"
 #include "mbs_topology.h"
 
@@ -311,42 +310,15 @@ static gboolean set_term(JsonObject *root, GVariant *spec, GError **error)
 char *esl_objective_edit(const char *json, const char *origin, const char *kind, GVariant *spec,
                          MbsModel **model, GError **error)
 {
-    static const struct {
-        const char *kind;
-        gboolean (*edit)(JsonObject *root, GVariant *spec, GError **error);
-    } edits[] = {
+    static const EslEditKind edits[] = {
         {"add", add_objective},   {"remove", remove_objective},       {"rename", rename_objective},
         {"add-term", add_term},   {"remove-term", remove_term},       {"set-term", set_term},
     };
-    g_return_val_if_fail(json && kind && spec, NULL);
     if (model)
         *model = NULL;
-    if (!g_variant_is_of_type(spec, G_VARIANT_TYPE_VARDICT)) {
-        g_set_error(error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_INVALID,
-                    _("the inputs of an edit are a dictionary (a{sv})"));
+    char *edited = esl_edit_json(json, edits, G_N_ELEMENTS(edits), kind, spec, error);
+    if (!edited)
         return NULL;
-    }
-    g_autoptr(JsonParser) parser = json_parser_new();
-    if (!json_parser_load_from_data(parser, json, -1, error))
-        return NULL;
-    JsonNode *root = json_parser_get_root(parser);
-    if (!JSON_NODE_HOLDS_OBJECT(root)) {
-        g_set_error(error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_INVALID,
-                    _("the model file is not a JSON object"));
-        return NULL;
-    }
-    size_t i = 0;
-    while (i < G_N_ELEMENTS(edits) && !g_str_equal(edits[i].kind, kind))
-        i++;
-    if (i == G_N_ELEMENTS(edits)) {
-        g_set_error(error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_INVALID,
-                    _("unknown edit '%s'"), kind);
-        return NULL;
-    }
-    if (!edits[i].edit(json_node_get_object(root), spec, error))
-        return NULL;
-    g_autofree char *text = esl_json_generate(root, TRUE);
-    char *edited = g_strconcat(text, "\n", NULL);
     MbsModel *loaded = esl_model_load_string(edited, origin, NULL, 0, error);
     if (!loaded) {
         g_free(edited);

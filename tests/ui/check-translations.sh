@@ -40,7 +40,7 @@ unmarked=$(perl -0777 -ne 'while (/\b(fail|fail_code|g_set_error)\s*\(([^;]*?);/
     my ($literal) = $args =~ /^[^"]*"((?:[^"\\]|\\.)*)"/s;
     print "$ARGV:", $at + 1, ": \"$literal\"\n" if defined $literal && $literal =~ /[A-Za-z]{3}/;
   }' app/esl-model-file.c app/esl-model-build.c app/esl-model-edit.c app/esl-objective-edit.c \
-    app/esl-points.c)
+    app/esl-edit-json.c app/esl-points.c)
 if [ -z "$unmarked" ]; then
   echo "ok 4 - the model loader's error messages are marked for translation"
 else

@@ -194,17 +194,35 @@ static const MbsObjectiveTerm *control_term(EslObjectiveEditor *self, gpointer w
     return &m->objective_terms[m->objectives[*o].first_term + *t];
 }
 
-/* A set-term edit of the term of widget, with its keys from d. */
-static void set_term(EslObjectiveEditor *self, gpointer widget, GVariantDict *d)
+/* The edit kind of the objective of widget (its name under key) with the other inputs in d. */
+static void objective_edit(EslObjectiveEditor *self, gpointer widget, const char *kind,
+                           const char *key, GVariantDict *d)
+{
+    int o = data_int(widget, "objective");
+    if (!self->model || o < 0 || o >= self->model->nobjectives) {
+        g_variant_dict_clear(d);
+        return;
+    }
+    g_variant_dict_insert(d, key, "s", self->model->objectives[o].name);
+    apply_edit(self, kind, g_variant_dict_end(d));
+}
+
+/* The same for the term of widget. */
+static void term_edit(EslObjectiveEditor *self, gpointer widget, const char *kind,
+                      GVariantDict *d)
 {
     int o, t;
     if (!control_term(self, widget, &o, &t)) {
         g_variant_dict_clear(d);
         return;
     }
-    g_variant_dict_insert(d, "objective", "s", self->model->objectives[o].name);
     g_variant_dict_insert(d, "term", "i", t);
-    apply_edit(self, "set-term", g_variant_dict_end(d));
+    objective_edit(self, widget, kind, "objective", d);
+}
+
+static void set_term(EslObjectiveEditor *self, gpointer widget, GVariantDict *d)
+{
+    term_edit(self, widget, "set-term", d);
 }
 
 /* The index (in the drop-down's "choices", a GArray of int) of its selected item, or -1. */
@@ -341,15 +359,13 @@ static void on_reference_entered(GtkEditable *entry, EslObjectiveEditor *self)
 
 static void on_name_entered(GtkEditable *entry, EslObjectiveEditor *self)
 {
-    int o = data_int(entry, "objective");
     const char *text = changed_text(self, entry);
-    if (!text || !self->model || o >= self->model->nobjectives)
+    if (!text)
         return;
     GVariantDict d;
     g_variant_dict_init(&d, NULL);
-    g_variant_dict_insert(&d, "name", "s", self->model->objectives[o].name);
     g_variant_dict_insert(&d, "new-name", "s", text);
-    apply_edit(self, "rename", g_variant_dict_end(&d));
+    objective_edit(self, entry, "rename", "name", &d);
 }
 
 /* Enter, or leaving the entry, edits. */
@@ -364,37 +380,25 @@ static void on_entry_left(GtkEventControllerFocus *focus, EslObjectiveEditor *se
 
 static void on_remove_term_clicked(GtkButton *button, EslObjectiveEditor *self)
 {
-    int o, t;
-    if (!control_term(self, button, &o, &t))
-        return;
     GVariantDict d;
     g_variant_dict_init(&d, NULL);
-    g_variant_dict_insert(&d, "objective", "s", self->model->objectives[o].name);
-    g_variant_dict_insert(&d, "term", "i", t);
-    apply_edit(self, "remove-term", g_variant_dict_end(&d));
+    term_edit(self, button, "remove-term", &d);
 }
 
 static void on_add_term_clicked(GtkButton *button, EslObjectiveEditor *self)
 {
-    int o = data_int(button, "objective");
-    if (!self->model || o >= self->model->nobjectives)
-        return;
     GVariantDict d;
     g_variant_dict_init(&d, NULL);
-    g_variant_dict_insert(&d, "objective", "s", self->model->objectives[o].name);
-    insert_default_term(&d, self->model);
-    apply_edit(self, "add-term", g_variant_dict_end(&d));
+    if (self->model)
+        insert_default_term(&d, self->model);
+    objective_edit(self, button, "add-term", "objective", &d);
 }
 
 static void on_remove_objective_clicked(GtkButton *button, EslObjectiveEditor *self)
 {
-    int o = data_int(button, "objective");
-    if (!self->model || o >= self->model->nobjectives)
-        return;
     GVariantDict d;
     g_variant_dict_init(&d, NULL);
-    g_variant_dict_insert(&d, "name", "s", self->model->objectives[o].name);
-    apply_edit(self, "remove", g_variant_dict_end(&d));
+    objective_edit(self, button, "remove", "name", &d);
 }
 
 static void on_add_clicked(GtkWidget *widget, EslObjectiveEditor *self)

@@ -51,19 +51,6 @@ static void wait_checked(EslWindow *window)
         g_main_context_iteration(NULL, TRUE);
 }
 
-static void save_screenshot_as(const char *variable)
-{
-    const char *path = g_getenv(variable);
-    if (!path)
-        return;
-    iterate();
-    g_usleep(200000);
-    iterate();
-    const char *argv[] = {"import", "-window", "root", path, NULL};
-    g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL,
-                 NULL);
-}
-
 static EslSensitivityChooser *chooser(EslWindow *window)
 {
     return esl_run_settings_get_sensitivity(

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "esl-edit-json.h"
 #include "esl-model-edit.h"
 #include "esl-model-file.h"
 #include "esl-settings-json.h"
@@ -113,52 +114,6 @@ static JsonObject *points_of(JsonObject *body)
 
 /* ---- reading the inputs ------------------------------------------------------------------- */
 
-static const char *spec_string(GVariant *spec, const char *key)
-{
-    const char *s = NULL;
-    return g_variant_lookup(spec, key, "&s", &s) ? s : NULL;
-}
-
-static gboolean spec_double(GVariant *spec, const char *key, double *out)
-{
-    g_autoptr(GVariant) v = g_variant_lookup_value(spec, key, NULL);
-    if (!v)
-        return FALSE;
-    if (g_variant_is_of_type(v, G_VARIANT_TYPE_DOUBLE))
-        *out = g_variant_get_double(v);
-    else if (g_variant_is_of_type(v, G_VARIANT_TYPE_INT32))
-        *out = g_variant_get_int32(v);
-    else
-        return FALSE;
-    return isfinite(*out);
-}
-
-/* n doubles of an "ad" input; FALSE when absent or of another length. */
-static gboolean spec_doubles(GVariant *spec, const char *key, int n, double *out)
-{
-    g_autoptr(GVariant) v = g_variant_lookup_value(spec, key, G_VARIANT_TYPE("ad"));
-    gsize len = 0;
-    const double *x = v ? g_variant_get_fixed_array(v, &len, sizeof(double)) : NULL;
-    if (!x || (int)len != n)
-        return FALSE;
-    for (int i = 0; i < n; i++)
-        if (!isfinite(x[i]))
-            return FALSE;
-    memcpy(out, x, (size_t)n * sizeof *out);
-    return TRUE;
-}
-
-/* Two strings of an "as" input. */
-static gboolean spec_pair(GVariant *spec, const char *key, const char *out[2])
-{
-    g_autoptr(GVariant) v = g_variant_lookup_value(spec, key, G_VARIANT_TYPE("as"));
-    if (!v || g_variant_n_children(v) != 2)
-        return FALSE;
-    for (int i = 0; i < 2; i++)
-        g_variant_get_child(v, (gsize)i, "&s", &out[i]);
-    return TRUE;
-}
-
 static JsonArray *vector_array(const double v[3])
 {
     JsonArray *a = json_array_new();
@@ -199,12 +154,12 @@ static gboolean check_new_name(JsonObject *root, const char *key, const char *wh
 
 static gboolean add_body(JsonObject *root, GVariant *spec, GError **error)
 {
-    const char *name = spec_string(spec, "name"), *shape = spec_string(spec, "shape");
+    const char *name = esl_spec_string(spec, "name"), *shape = esl_spec_string(spec, "shape");
     if (!check_new_name(root, "bodies", _("body"), name, error))
         return FALSE;
     double mass = 0, density = 0, ends[6], centre[3], size[3];
-    gboolean has_mass = spec_double(spec, "mass", &mass);
-    gboolean has_density = spec_double(spec, "density", &density);
+    gboolean has_mass = esl_spec_double(spec, "mass", &mass);
+    gboolean has_density = esl_spec_double(spec, "density", &density);
     if (has_mass == has_density)
         return fail(error, _("body '%s': give its mass or its density (one of them)"), name);
     if (mass < 0 || density < 0)
@@ -216,12 +171,12 @@ static gboolean add_body(JsonObject *root, GVariant *spec, GError **error)
     double measure = 0; /* length (bar) or volume (box) that the density multiplies */
     if (g_strcmp0(shape, "bar") == 0) {
         const char *names[2] = {"P1", "P2"};
-        if (!spec_doubles(spec, "ends", 6, ends)) {
+        if (!esl_spec_doubles(spec, "ends", 6, ends)) {
             json_object_unref(body);
             json_object_unref(points);
             return fail(error, _("body '%s': a bar needs its two ends (6 numbers)"), name);
         }
-        spec_pair(spec, "end-names", names);
+        esl_spec_pair(spec, "end-names", names);
         if (!*names[0] || !*names[1] || g_str_equal(names[0], names[1])) {
             json_object_unref(body);
             json_object_unref(points);
@@ -241,8 +196,8 @@ static gboolean add_body(JsonObject *root, GVariant *spec, GError **error)
         json_object_unref(rod);
     } else if (g_strcmp0(shape, "box") == 0 || g_strcmp0(shape, "point-mass") == 0) {
         gboolean box = g_str_equal(shape, "box");
-        if (!spec_doubles(spec, "centre", 3, centre) ||
-            (box && (!spec_doubles(spec, "size", 3, size) || size[0] < 0 || size[1] < 0 ||
+        if (!esl_spec_doubles(spec, "centre", 3, centre) ||
+            (box && (!esl_spec_doubles(spec, "size", 3, size) || size[0] < 0 || size[1] < 0 ||
                      size[2] < 0))) {
             json_object_unref(body);
             json_object_unref(points);
@@ -312,7 +267,7 @@ static char *free_point_name(JsonObject *b1, JsonObject *b2, const char *base)
 static char *shared_point(JsonObject *b1, JsonObject *b2, GVariant *spec, const char *joint,
                           GError **error)
 {
-    const char *named = spec_string(spec, "point");
+    const char *named = esl_spec_string(spec, "point");
     double at[3];
     JsonObject *bodies[2] = {b1, b2};
     JsonNode *value = NULL;
@@ -326,7 +281,7 @@ static char *shared_point(JsonObject *b1, JsonObject *b2, GVariant *spec, const 
             return NULL;
         }
         name = g_strdup(named);
-    } else if (spec_doubles(spec, "location", 3, at)) {
+    } else if (esl_spec_doubles(spec, "location", 3, at)) {
         const char *found = point_at(b1, at);
         if (!found)
             found = point_at(b2, at);
@@ -359,10 +314,10 @@ static gboolean set_direction(JsonObject *joint, GVariant *spec, const char *key
                               GError **error)
 {
     double v[3];
-    const char *named = spec_string(spec, key);
+    const char *named = esl_spec_string(spec, key);
     if (named)
         json_object_set_string_member(joint, key, named);
-    else if (spec_doubles(spec, key, 3, v))
+    else if (esl_spec_doubles(spec, key, 3, v))
         json_object_set_array_member(joint, key, vector_array(v));
     else
         return fail(error, _("joint '%s': give its %s (x, y, z, a vector name or 3 numbers)"),
@@ -376,14 +331,14 @@ static gboolean add_joint(JsonObject *root, GVariant *spec, GError **error)
 {
     static const char *const types[] = {"revolute", "prismatic", "spherical", "universal", "rod",
                                         NULL};
-    const char *name = spec_string(spec, "name"), *type = spec_string(spec, "type");
+    const char *name = esl_spec_string(spec, "name"), *type = esl_spec_string(spec, "type");
     const char *bodies[2];
     if (!check_new_name(root, "joints", _("joint"), name, error))
         return FALSE;
     if (!type || !g_strv_contains(types, type))
         return fail(error, _("joint '%s': unknown type '%s' (expected revolute, prismatic, "
                     "spherical, universal or rod)"), name, type ? type : "");
-    if (!spec_pair(spec, "bodies", bodies))
+    if (!esl_spec_pair(spec, "bodies", bodies))
         return fail(error, _("joint '%s': pick its two bodies"), name);
     JsonObject *b1 = find_body(root, bodies[0]), *b2 = find_body(root, bodies[1]);
     if (!b1 || !b2)
@@ -402,17 +357,17 @@ static gboolean add_joint(JsonObject *root, GVariant *spec, GError **error)
         double ends[6], length;
         const char *names[2];
         JsonArray *points = json_array_new();
-        if (spec_pair(spec, "points", names)) {
+        if (esl_spec_pair(spec, "points", names)) {
             json_array_add_string_element(points, names[0]);
             json_array_add_string_element(points, names[1]);
-        } else if (spec_doubles(spec, "ends", 6, ends)) {
+        } else if (esl_spec_doubles(spec, "ends", 6, ends)) {
             json_array_add_array_element(points, vector_array(ends));
             json_array_add_array_element(points, vector_array(ends + 3));
         } else {
             ok = fail(error, _("joint '%s': a rod needs its two end points"), name);
         }
         json_object_set_array_member(joint, "points", points);
-        if (spec_double(spec, "length", &length))
+        if (esl_spec_double(spec, "length", &length))
             json_object_set_double_member(joint, "length", length);
     } else {
         g_autofree char *point = shared_point(b1, b2, spec, name, error);
@@ -435,7 +390,7 @@ static gboolean add_joint(JsonObject *root, GVariant *spec, GError **error)
 
 static gboolean set_driver(JsonObject *root, GVariant *spec, GError **error)
 {
-    const char *name = spec_string(spec, "joint"), *type = spec_string(spec, "type");
+    const char *name = esl_spec_string(spec, "joint"), *type = esl_spec_string(spec, "type");
     int j = name ? find_named(root, "joints", name) : -1;
     if (j < 0)
         return fail(error, _("driver: no joint named '%s'"), name ? name : "");
@@ -464,7 +419,7 @@ static gboolean set_driver(JsonObject *root, GVariant *spec, GError **error)
         static const char *const keys[] = {"offset", "amplitude", "omega", "phase"};
         for (size_t i = 0; i < G_N_ELEMENTS(keys); i++) {
             double x = 0;
-            if (!spec_double(spec, keys[i], &x) && (i == 1 || i == 2)) {
+            if (!esl_spec_double(spec, keys[i], &x) && (i == 1 || i == 2)) {
                 json_object_unref(driver);
                 return fail(error, _("driver of '%s': a sine needs its %s"), name, keys[i]);
             }
@@ -493,7 +448,7 @@ static void remove_initial(JsonObject *root, const char *joint, int c)
 
 static gboolean set_initial(JsonObject *root, GVariant *spec, GError **error)
 {
-    const char *joint = spec_string(spec, "joint");
+    const char *joint = esl_spec_string(spec, "joint");
     if (!joint || find_named(root, "joints", joint) < 0)
         return fail(error, _("initial condition: no joint named '%s'"), joint ? joint : "");
     gint32 c = 0;
@@ -502,8 +457,8 @@ static gboolean set_initial(JsonObject *root, GVariant *spec, GError **error)
         return fail(error, _("initial condition of '%s': coordinate %d does not exist"), joint, c);
     remove_initial(root, joint, c);
     double position, velocity;
-    gboolean has_position = spec_double(spec, "position", &position);
-    gboolean has_velocity = spec_double(spec, "velocity", &velocity);
+    gboolean has_position = esl_spec_double(spec, "position", &position);
+    gboolean has_velocity = esl_spec_double(spec, "velocity", &velocity);
     if (!has_position && !has_velocity)
         return TRUE;
     JsonObject *entry = json_object_new();
@@ -522,11 +477,12 @@ static gboolean set_initial(JsonObject *root, GVariant *spec, GError **error)
 static gboolean set_force_place(JsonObject *root, JsonObject *force, const MbsForceClass *c,
                                 GVariant *spec, GError **error)
 {
-    const char *pair[2], *body = spec_string(spec, "body"), *joint = spec_string(spec, "joint");
+    const char *pair[2], *body = esl_spec_string(spec, "body");
+    const char *joint = esl_spec_string(spec, "joint");
     double v[6];
     switch (c->geometry) {
     case MBS_FORCE_ON_LINE: {
-        if (!spec_pair(spec, "bodies", pair) || !find_body(root, pair[0]) ||
+        if (!esl_spec_pair(spec, "bodies", pair) || !find_body(root, pair[0]) ||
             !find_body(root, pair[1]))
             return fail(error, _("%s: pick its two bodies"), c->name);
         JsonArray *a = json_array_new();
@@ -534,10 +490,10 @@ static gboolean set_force_place(JsonObject *root, JsonObject *force, const MbsFo
         json_array_add_string_element(a, pair[1]);
         json_object_set_array_member(force, "bodies", a);
         JsonArray *points = json_array_new();
-        if (spec_pair(spec, "points", pair)) {
+        if (esl_spec_pair(spec, "points", pair)) {
             json_array_add_string_element(points, pair[0]);
             json_array_add_string_element(points, pair[1]);
-        } else if (spec_doubles(spec, "ends", 6, v)) {
+        } else if (esl_spec_doubles(spec, "ends", 6, v)) {
             json_array_add_array_element(points, vector_array(v));
             json_array_add_array_element(points, vector_array(v + 3));
         } else {
@@ -559,9 +515,9 @@ static gboolean set_force_place(JsonObject *root, JsonObject *force, const MbsFo
         json_object_set_string_member(force, "body", body);
         if (c->geometry == MBS_FORCE_ON_BODY)
             return TRUE;
-        if (spec_string(spec, "point"))
-            json_object_set_string_member(force, "point", spec_string(spec, "point"));
-        else if (spec_doubles(spec, "location", 3, v))
+        if (esl_spec_string(spec, "point"))
+            json_object_set_string_member(force, "point", esl_spec_string(spec, "point"));
+        else if (esl_spec_doubles(spec, "location", 3, v))
             json_object_set_array_member(force, "point", vector_array(v));
         else
             return fail(error, _("%s: give the point it acts at"), c->name);
@@ -572,7 +528,7 @@ static gboolean set_force_place(JsonObject *root, JsonObject *force, const MbsFo
 
 static gboolean add_force(JsonObject *root, GVariant *spec, GError **error)
 {
-    const char *type = spec_string(spec, "type"), *name = spec_string(spec, "name");
+    const char *type = esl_spec_string(spec, "type"), *name = esl_spec_string(spec, "name");
     const MbsForceClass *c = type ? mbs_force_class_by_name(type) : NULL;
     if (!c) {
         char kinds[256];
@@ -592,9 +548,9 @@ static gboolean add_force(JsonObject *root, GVariant *spec, GError **error)
     /* The class's own numbers: the fields it publishes, nothing listed here. */
     for (const MbsForceField *fd = c->fields; fd->name; fd++) {
         double v[3];
-        if (fd->count == 3 && spec_doubles(spec, fd->name, 3, v))
+        if (fd->count == 3 && esl_spec_doubles(spec, fd->name, 3, v))
             json_object_set_array_member(force, fd->name, vector_array(v));
-        else if (fd->count == 1 && spec_double(spec, fd->name, v))
+        else if (fd->count == 1 && esl_spec_double(spec, fd->name, v))
             json_object_set_double_member(force, fd->name, v[0]);
         else if (fd->flags & MBS_FIELD_REQUIRED) {
             json_object_unref(force);
@@ -609,7 +565,7 @@ static gboolean add_force(JsonObject *root, GVariant *spec, GError **error)
 
 static gboolean set_parameter(JsonObject *root, GVariant *spec, GError **error)
 {
-    const char *name = spec_string(spec, "name"), *expression = spec_string(spec, "value");
+    const char *name = esl_spec_string(spec, "name"), *expression = esl_spec_string(spec, "value");
     double value;
     if (!name || !*name)
         return fail(error, _("the parameter needs a name"));
@@ -621,7 +577,7 @@ static gboolean set_parameter(JsonObject *root, GVariant *spec, GError **error)
     JsonObject *params = json_node_get_object(n);
     if (expression)
         json_object_set_string_member(params, name, expression);
-    else if (spec_double(spec, "value", &value))
+    else if (esl_spec_double(spec, "value", &value))
         json_object_set_double_member(params, name, value);
     else
         return fail(error, _("parameter '%s': give its value (a number or an expression)"), name);
@@ -631,7 +587,7 @@ static gboolean set_parameter(JsonObject *root, GVariant *spec, GError **error)
 static gboolean set_gravity(JsonObject *root, GVariant *spec, GError **error)
 {
     double g[3];
-    if (!spec_doubles(spec, "vector", 3, g))
+    if (!esl_spec_doubles(spec, "vector", 3, g))
         return fail(error, _("gravity: give its three components"));
     json_object_set_array_member(root, "gravity", vector_array(g));
     return TRUE;
@@ -685,7 +641,7 @@ static void remove_joint_named(JsonObject *root, const char *joint)
 
 static gboolean remove_element(JsonObject *root, GVariant *spec, GError **error)
 {
-    const char *key = spec_string(spec, "section"), *name = spec_string(spec, "name");
+    const char *key = esl_spec_string(spec, "section"), *name = esl_spec_string(spec, "name");
     if (!name)
         return fail(error, _("remove: which element?"));
     if (g_strcmp0(key, "parameters") == 0) {
@@ -729,33 +685,12 @@ static gboolean remove_element(JsonObject *root, GVariant *spec, GError **error)
 
 char *esl_model_build_edit(const char *json, const char *kind, GVariant *spec, GError **error)
 {
-    static const struct {
-        const char *kind;
-        gboolean (*edit)(JsonObject *root, GVariant *spec, GError **error);
-    } edits[] = {
+    static const EslEditKind edits[] = {
         {"body", add_body},          {"joint", add_joint},          {"force", add_force},
         {"driver", set_driver},      {"initial", set_initial},      {"parameter", set_parameter},
         {"gravity", set_gravity},    {"remove", remove_element},
     };
-    g_return_val_if_fail(json && kind && spec, NULL);
-    if (!g_variant_is_of_type(spec, G_VARIANT_TYPE_VARDICT)) {
-        fail(error, _("the inputs of an edit are a dictionary (a{sv})"));
-        return NULL;
-    }
-    g_autoptr(JsonParser) parser = json_parser_new();
-    if (!json_parser_load_from_data(parser, json, -1, error))
-        return NULL;
-    JsonNode *root = json_parser_get_root(parser);
-    if (!JSON_NODE_HOLDS_OBJECT(root)) {
-        fail(error, _("the model file is not a JSON object"));
-        return NULL;
-    }
-    for (size_t i = 0; i < G_N_ELEMENTS(edits); i++)
-        if (g_str_equal(edits[i].kind, kind))
-            return edits[i].edit(json_node_get_object(root), spec, error) ? generate(root)
-                                                                           : NULL;
-    fail(error, _("unknown edit '%s'"), kind);
-    return NULL;
+    return esl_edit_json(json, edits, G_N_ELEMENTS(edits), kind, spec, error);
 }
 
 /* ---- undo / redo ------------------------------------------------------------------------------ */
@@ -1084,6 +1019,21 @@ gboolean esl_model_equal(const MbsModel *a, const MbsModel *b, char **difference
             same = g_strcmp0(x->inputs[k], y->inputs[k]) == 0;
         if (!same)
             DIFFER("bindings[%d]", i);
+    }
+    if (a->nobjectives != b->nobjectives || a->nobjective_terms != b->nobjective_terms)
+        DIFFER("objective counts");
+    for (int i = 0; i < a->nobjectives; i++)
+        if (strcmp(a->objectives[i].name, b->objectives[i].name) ||
+            a->objectives[i].first_term != b->objectives[i].first_term ||
+            a->objectives[i].nterms != b->objectives[i].nterms)
+            DIFFER("objectives[%d] '%s'", i, a->objectives[i].name);
+    for (int i = 0; i < a->nobjective_terms; i++) {
+        const MbsObjectiveTerm *x = &a->objective_terms[i], *y = &b->objective_terms[i];
+        if (x->quantity != y->quantity || x->point != y->point || x->body != y->body ||
+            x->joint != y->joint || x->measure != y->measure || x->component != y->component ||
+            x->weight != y->weight || !same_doubles(x->reference, y->reference, 3) ||
+            x->final != y->final)
+            DIFFER("objective_terms[%d]", i);
     }
     if ((a->topo == NULL) != (b->topo == NULL) ||
         (a->topo && (mbs_model_ncoords(a) != mbs_model_ncoords(b) ||

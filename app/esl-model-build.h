@@ -119,8 +119,8 @@ EslModelCheck *esl_model_check_finish(GAsyncResult *result, GError **error);
 /* ---- comparing models ---------------------------------------------------------------------------- */
 
 /* Whether a and b are the same model, field by field (names, numbers, bindings with their
- * expressions, topology sizes); when not, *difference (if not NULL) names the first field that
- * differs. */
+ * expressions, objectives and their terms, topology sizes); when not, *difference (if not NULL)
+ * names the first field that differs. */
 gboolean esl_model_equal(const MbsModel *a, const MbsModel *b, char **difference);
 
 G_END_DECLS

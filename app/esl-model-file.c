@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "esl-objective-edit.h"
 #include "esl-settings-json.h"
 #include "mbs_expr.h"
 #include "mbs_force.h"
@@ -1175,13 +1176,14 @@ static gboolean load_objective_term(Loader *L, JsonObject *o, const char *where,
     if (t.quantity == MBS_QUANTITY_COUNT)
         return fail(L, _("unknown quantity '%s' (expected position, displacement, velocity, "
                     "acceleration, joint_coordinate, joint_rate or angular_velocity)"), quantity);
-    if (t.quantity == MBS_QUANTITY_JOINT_COORDINATE || t.quantity == MBS_QUANTITY_JOINT_RATE) {
+    EslObjectiveTarget target = esl_objective_target(t.quantity);
+    if (target == ESL_OBJECTIVE_TARGET_JOINT) {
         if (!get_joint(L, o, "joint", &t.joint))
             return FALSE;
     } else {
         if (!get_body(L, o, "body", &t.body))
             return FALSE;
-        if (t.quantity != MBS_QUANTITY_ANGULAR_VELOCITY) {
+        if (target == ESL_OBJECTIVE_TARGET_POINT) {
             const char *point;
             if (get_string(L, o, "point", TRUE, &point) < 0)
                 return FALSE;
@@ -1191,19 +1193,10 @@ static gboolean load_objective_term(Loader *L, JsonObject *o, const char *where,
                             L->m->bodies[t.body].name);
         }
     }
-    if (!strcmp(measure, "squared_norm")) {
-        t.measure = MBS_MEASURE_SQUARED_NORM;
-    } else {
-        static const char *const components[] = {"x", "y", "z", "value"};
-        t.measure = MBS_MEASURE_COMPONENT;
-        t.component = -1;
-        for (int k = 0; k < 4; ++k)
-            if (!strcmp(measure, components[k]))
-                t.component = k % 3;
+    if (!esl_objective_measure_parse(t.quantity, measure, &t.measure, &t.component)) {
         int scalar = mbs_quantity_size(t.quantity) == 1;
-        if (t.component < 0 || scalar != !strcmp(measure, "value"))
-            return fail(L, _("'measure' of %s must be \"squared_norm\" or %s, not '%s'"),
-                        quantity, scalar ? "\"value\"" : _("\"x\", \"y\" or \"z\""), measure);
+        return fail(L, _("'measure' of %s must be \"squared_norm\" or %s, not '%s'"),
+                    quantity, scalar ? "\"value\"" : _("\"x\", \"y\" or \"z\""), measure);
     }
     /* A plain number: a weight is not a bound field, so an expression could not follow a
      * parameter's new value. */
@@ -1238,7 +1231,6 @@ static gboolean load_objective_term(Loader *L, JsonObject *o, const char *where,
 static gboolean load_objective(Loader *L, JsonObject *o, int index)
 {
     static const char *const fields[] = {"name", "integrand", "final", NULL};
-    static const char *const parts[2] = {"integrand", "final"};
     const char *name;
     set_where(L, _("objectives[%d]"), index);
     if (!check_members(L, o, fields) || get_string(L, o, "name", TRUE, &name) < 0 ||
@@ -1252,13 +1244,13 @@ static gboolean load_objective(Loader *L, JsonObject *o, int index)
     for (int final = 0; final < 2; ++final) {
         JsonArray *a;
         set_where(L, _("objectives[%d] '%s'"), index, name);
-        int r = get_array(L, o, parts[final], FALSE, &a);
+        int r = get_array(L, o, esl_objective_part_name(final), FALSE, &a);
         if (r < 0)
             return FALSE;
         for (guint i = 0; r > 0 && i < json_array_get_length(a); ++i, ++nterms) {
             JsonNode *e = json_array_get_element(a, i);
             char *where = g_strdup_printf(_("objectives[%d] '%s' %s[%u]"), index, name,
-                                          parts[final], i);
+                                          esl_objective_part_name(final), i);
             gboolean ok = JSON_NODE_HOLDS_OBJECT(e)
                               ? load_objective_term(L, json_node_get_object(e), where, final)
                               : (set_where(L, "%s", where),

@@ -9,6 +9,7 @@
 #include "esl-model-edit.h"
 #include "esl-model-editor.h"
 #include "esl-model-file.h"
+#include "esl-objective-editor.h"
 #include "esl-recent.h"
 
 /* ---- the check -------------------------------------------------------------------------------- */
@@ -349,6 +350,54 @@ static void action_save_model_to(GtkWidget *widget, const char *name, GVariant *
     esl_window_save_model_path(ESL_WINDOW(widget), g_variant_get_string(parameter, NULL));
 }
 
+/* ---- objectives ---------------------------------------------------------------------------------- */
+
+/* The objective editor's Apply: its text is the model's after one edit (undoable), checked on a
+ * worker as every edit; the run panel's chooser then lists the new objectives. Refused while a
+ * run goes on, or when the model changed since the editor read it (its edits would undo the
+ * change). */
+static gboolean on_objectives_apply(EslObjectiveEditor *editor, const char *base_json,
+                                    const char *json, GError **error, EslWindow *self)
+{
+    (void)editor;
+    if (esl_window_is_running(self)) {
+        g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_BUSY,
+                            _("Stop the running simulation before editing the model."));
+        return FALSE;
+    }
+    if (g_strcmp0(base_json, self->model_json) != 0) {
+        g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                            _("The model changed since the objectives were read: open them "
+                              "again."));
+        return FALSE;
+    }
+    esl_window_commit_edit(self, g_strdup(json), _("objectives"));
+    esl_window_show_status(self, FALSE, _("Done: %s. Checking the model…"), _("objectives"));
+    return TRUE;
+}
+
+static void action_edit_objectives(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)name;
+    (void)parameter;
+    EslWindow *self = ESL_WINDOW(widget);
+    if (!self->model_json) {
+        esl_window_show_status(self, TRUE, _("Open a model or start a new one (Project ▸ New "
+                                             "Model) first."));
+        return;
+    }
+    if (!self->objective_editor) {
+        EslObjectiveEditor *editor = esl_objective_editor_new(GTK_WINDOW(self));
+        self->objective_editor = GTK_WIDGET(editor);
+        g_object_add_weak_pointer(G_OBJECT(editor), (gpointer *)&self->objective_editor);
+        g_signal_connect(editor, "apply", G_CALLBACK(on_objectives_apply), self);
+    }
+    g_autofree char *owned = NULL;
+    esl_objective_editor_set_model(ESL_OBJECTIVE_EDITOR(self->objective_editor),
+                                   self->model_json, origin_of(self, &owned));
+    gtk_window_present(GTK_WINDOW(self->objective_editor));
+}
+
 /* ---- public -------------------------------------------------------------------------------------- */
 
 const char *esl_window_get_model_json(EslWindow *self)
@@ -383,4 +432,6 @@ void esl_window_class_install_assemble_actions(GtkWidgetClass *widget_class)
     gtk_widget_class_install_action(widget_class, "win.remove-selected", NULL,
                                     action_remove_selected);
     gtk_widget_class_install_action(widget_class, "win.save-model-to", "s", action_save_model_to);
+    gtk_widget_class_install_action(widget_class, "win.edit-objectives", NULL,
+                                    action_edit_objectives);
 }

@@ -27,6 +27,7 @@ struct _EslWindow {
     GtkWidget *stack, *start_page, *model_panel, *run_browser, *viewport, *playback_bar;
     GtkWidget *plot_board, *run_settings, *color_scale;
     GtkWidget *variable_browser; /* EslVariableBrowser, made when first asked for, or NULL */
+    GtkWidget *objective_editor; /* EslObjectiveEditor, made when first asked for, or NULL */
     GtkWidget *sidebar, *run_panel_scroller, *view_paned;
     /* template: what the window itself writes to */
     GMenu *recent_menu;

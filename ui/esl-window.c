@@ -788,6 +788,8 @@ static void esl_window_dispose(GObject *object)
     }
     if (self->variable_browser) /* it listens to the plot board, which goes with the template */
         gtk_window_destroy(GTK_WINDOW(self->variable_browser));
+    if (self->objective_editor)
+        gtk_window_destroy(GTK_WINDOW(self->objective_editor));
     if (self->controller) {
         g_signal_handlers_disconnect_by_data(self->controller, self);
         esl_run_controller_join(self->controller);

@@ -33,13 +33,14 @@ else
   echo "$unlisted" | sed 's/^/# /'
 fi
 # 4: the first literal of every fail()/fail_code()/g_set_error() call in the model loader,
-# builder, editor and point export must be wrapped in _() when it has words in it.
+# builder, editors and point export must be wrapped in _() when it has words in it.
 unmarked=$(perl -0777 -ne 'while (/\b(fail|fail_code|g_set_error)\s*\(([^;]*?);/sg) {
     my $args = $2; my $at = substr($_, 0, pos($_)) =~ tr/\n//;
     next if $args =~ /\b_\(/;
     my ($literal) = $args =~ /^[^"]*"((?:[^"\\]|\\.)*)"/s;
     print "$ARGV:", $at + 1, ": \"$literal\"\n" if defined $literal && $literal =~ /[A-Za-z]{3}/;
-  }' app/esl-model-file.c app/esl-model-build.c app/esl-model-edit.c app/esl-points.c)
+  }' app/esl-model-file.c app/esl-model-build.c app/esl-model-edit.c app/esl-objective-edit.c \
+    app/esl-edit-json.c app/esl-points.c)
 if [ -z "$unmarked" ]; then
   echo "ok 4 - the model loader's error messages are marked for translation"
 else

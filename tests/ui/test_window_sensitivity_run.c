@@ -46,18 +46,6 @@ static GtkWidget *find_type(GtkWidget *widget, GType type)
     return find_nth(widget, type, 0);
 }
 
-static void save_screenshot_as(const char *variable)
-{
-    const char *path = g_getenv(variable);
-    if (!path)
-        return;
-    while (g_main_context_iteration(NULL, FALSE))
-        ;
-    const char *argv[] = {"import", "-window", "root", path, NULL};
-    g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL,
-                 NULL);
-}
-
 static EslSensitivityChooser *chooser(EslWindow *window)
 {
     return esl_run_settings_get_sensitivity(

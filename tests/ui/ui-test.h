@@ -74,19 +74,29 @@ static inline GtkWidget *find_plot(GtkWidget *root, const char *title)
 }
 #endif
 
-/* ESL_SCREENSHOT=FILE.png: the screen as the user sees it (ImageMagick's import), after the
- * pending redraws. */
-static inline void save_screenshot_if_asked(void)
+/* When the environment variable `variable` names a FILE.png: the screen as the user sees it
+ * (ImageMagick's import), after the pending redraws and a few frames (a tick callback that
+ * scrolls once the layout is done runs by then). */
+static inline void save_screenshot_as(const char *variable)
 {
-    const char *path = g_getenv("ESL_SCREENSHOT");
+    const char *path = g_getenv(variable);
     if (!path)
         return;
-    for (int i = 0; i < 50; i++)
+    for (int i = 0; i < 50; i++) {
         while (g_main_context_iteration(NULL, FALSE))
             ;
+        if (i % 10 == 9)
+            g_usleep(40000);
+    }
     const char *argv[] = {"import", "-window", "root", path, NULL};
     g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL,
                  NULL);
+}
+
+/* ESL_SCREENSHOT=FILE.png: the screen as the user sees it. */
+static inline void save_screenshot_if_asked(void)
+{
+    save_screenshot_as("ESL_SCREENSHOT");
 }
 
 #endif

@@ -2119,6 +2119,11 @@ int mbs_matrix_r_trapezoidal(const MbsFormulation *f)
     return R && R->integrator == INTEGRATOR_TRAPEZOIDAL;
 }
 
+int mbs_matrix_r_settings_trapezoidal(const MbsSettings *s)
+{
+    return mbs_settings_number(s, "integrator") == (double)INTEGRATOR_TRAPEZOIDAL;
+}
+
 const int *mbs_matrix_r_independent_nodes(const MbsFormulation *f)
 {
     const MatrixR *R = mr_impl(f);

@@ -86,6 +86,8 @@ long mbs_matrix_r_partitions(const MbsFormulation *f);
 int mbs_matrix_r_constant_b(const MbsFormulation *f);
 /* 1 when f integrates with the implicit trapezoidal rule. */
 int mbs_matrix_r_trapezoidal(const MbsFormulation *f);
+/* The same from settings holding matrix-r's options (before a formulation is made). */
+int mbs_matrix_r_settings_trapezoidal(const MbsSettings *s);
 /* Node index of each independent coordinate (d values; constant B only). */
 const int *mbs_matrix_r_independent_nodes(const MbsFormulation *f);
 

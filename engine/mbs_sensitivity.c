@@ -40,18 +40,22 @@ int mbs_matrix_r_direct_sensitivity(const MbsSensitivityProblem *p, MbsSensitivi
 int mbs_matrix_r_adjoint_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
                                      MbsError *err);
 
+int mbs_ali3p_sensitivity_check(const MbsSettings *s, MbsError *err);
+
 static const struct {
     const char *formulation;
     MbsSensitivityMethod method;
     SensitivityFn run;
     const MbsSettingTable *settings; /* the method's own options (problem->method_options) */
+    int (*check)(const MbsSettings *s, MbsError *err); /* what it refuses at once, or NULL */
 } registry[] = {
-    {"penalty", MBS_SENSITIVITY_DIRECT, mbs_penalty_direct_sensitivity, NULL},
-    {"ali3p", MBS_SENSITIVITY_DIRECT, mbs_ali3p_direct_sensitivity, NULL},
+    {"penalty", MBS_SENSITIVITY_DIRECT, mbs_penalty_direct_sensitivity, NULL, NULL},
+    {"ali3p", MBS_SENSITIVITY_DIRECT, mbs_ali3p_direct_sensitivity, NULL,
+     mbs_ali3p_sensitivity_check},
     {"matrix-r", MBS_SENSITIVITY_DIRECT, mbs_matrix_r_direct_sensitivity,
-     &mbs_matrix_r_sens_settings},
+     &mbs_matrix_r_sens_settings, mbs_matrix_r_sensitivity_check},
     {"matrix-r", MBS_SENSITIVITY_ADJOINT, mbs_matrix_r_adjoint_sensitivity,
-     &mbs_matrix_r_sens_settings},
+     &mbs_matrix_r_sens_settings, mbs_matrix_r_sensitivity_check},
 };
 
 const MbsSettingTable *mbs_sensitivity_settings(const char *formulation,
@@ -76,6 +80,20 @@ static SensitivityFn find_method(const char *formulation, MbsSensitivityMethod m
 int mbs_sensitivity_available(const char *formulation, MbsSensitivityMethod method)
 {
     return find_method(formulation, method) != NULL;
+}
+
+int mbs_sensitivity_check(const char *formulation, MbsSensitivityMethod method,
+                          const MbsSettings *s, MbsError *err)
+{
+    if (!find_method(formulation, method))
+        return mbs_error_set(err, MBS_FATAL, "formulation '%s' has no %s sensitivity method",
+                             formulation ? formulation : "(none)",
+                             mbs_sensitivity_method_name(method));
+    for (size_t i = 0; i < sizeof registry / sizeof registry[0]; ++i)
+        if (registry[i].method == method && !strcmp(registry[i].formulation, formulation) &&
+            registry[i].check)
+            return registry[i].check(s, err);
+    return 0;
 }
 
 int mbs_sensitivity_has_state_history(const char *formulation, MbsSensitivityMethod method)

@@ -99,6 +99,12 @@ int mbs_objectives_run(const MbsModel *m, const char *formulation, const MbsSett
 
 /* 1 when the formulation has the method. */
 int mbs_sensitivity_available(const char *formulation, MbsSensitivityMethod method);
+/* 0 when the method can start with settings s (holding the formulation's options); else an
+ * MbsError status with err naming what it refuses at once (matrix-r: an integrator other than
+ * trapezoidal; ali3p: projection 'mdk'), so that a front end can say so before it starts a
+ * run. What only a run shows (a model the method does not take) is still reported by it. */
+int mbs_sensitivity_check(const char *formulation, MbsSensitivityMethod method,
+                          const MbsSettings *s, MbsError *err);
 
 /* psi and its gradient by method: 0, or < 0 with err (a method the formulation has not, a
  * failed run, a parameter value the model refuses). */

@@ -39,6 +39,16 @@
 
 int mbs_ali3p_direct_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
                                  MbsError *err);
+int mbs_ali3p_sensitivity_check(const MbsSettings *s, MbsError *err);
+
+/* What the direct method refuses before it starts: projection 'mdk' (registry's check). */
+int mbs_ali3p_sensitivity_check(const MbsSettings *s, MbsError *err)
+{
+    if (mbs_settings_number(s, "projection") == 1.0)
+        return mbs_error_set(err, MBS_FATAL, "ali3p direct: projection 'mdk' is not "
+                             "differentiated (its matrix holds K and C; use 'mass' or fd)");
+    return 0;
+}
 
 typedef struct Ali3pDirect Ali3pDirect;
 
@@ -388,9 +398,8 @@ static int read_settings(Ali3pDirect *D, const MbsFormulation *f, MbsError *err)
     if (!isfinite(D->alpha) || !isfinite(D->beta) || !isfinite(D->gamma) ||
         !isfinite(D->tolerance) || !isfinite(it) || !isfinite(projection))
         return mbs_error_set(err, MBS_FATAL, "ali3p direct: the settings hold no ali3p options");
-    if (projection == 1.0)
-        return mbs_error_set(err, MBS_FATAL, "ali3p direct: projection 'mdk' is not "
-                             "differentiated (its matrix holds K and C; use 'mass' or fd)");
+    if (mbs_ali3p_sensitivity_check(s, err))
+        return MBS_FATAL;
     /* the linear iterations converge at the scheme's rate; a few more than its Newton's */
     D->max_iterations = it > 50 ? (int)it : 50;
     D->h = f->settings.step;

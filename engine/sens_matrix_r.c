@@ -115,6 +115,17 @@ typedef struct {
 
 /* --- settings ----------------------------------------------------------------------------- */
 
+static const char trapezoidal_only[] = "matrix-r sensitivities differentiate the trapezoidal "
+                                      "rule: set matrix-r's integrator to trapezoidal (paper "
+                                      "001 sec 4)";
+
+int mbs_matrix_r_sensitivity_check(const MbsSettings *s, MbsError *err)
+{
+    if (!mbs_matrix_r_settings_trapezoidal(s))
+        return mbs_error_set(err, MBS_FATAL, "%s", trapezoidal_only);
+    return 0;
+}
+
 static const char *const newton_matrix_choices[] = {"sensitivities", "own", NULL};
 static const char *const newton_matrix_labels[] = {MBS_N_("the sensitivities' tangent"),
                                                    MBS_N_("its own"), NULL};
@@ -1022,9 +1033,7 @@ static int sens_setup(Sens *S, const MbsSettings *s)
     if (!(S->stepper = mbs_formulation_new("matrix-r", m, s, err)))
         return MBS_FATAL;
     if (!mbs_matrix_r_trapezoidal(S->stepper))
-        return mbs_error_set(err, MBS_FATAL, "matrix-r sensitivities differentiate the "
-                             "trapezoidal rule: set matrix-r's integrator to trapezoidal (paper "
-                             "001 sec 4)");
+        return mbs_error_set(err, MBS_FATAL, "%s", trapezoidal_only);
     if (!mbs_matrix_r_constant_b(S->stepper))
         return mbs_error_set(err, MBS_FATAL, "matrix-r sensitivities with natural coordinates "
                              "as degrees of freedom are not implemented");

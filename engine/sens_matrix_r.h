@@ -76,6 +76,10 @@ enum { MBS_SENS_NEWTON_SENSITIVITIES, MBS_SENS_NEWTON_OWN };
 
 extern const MbsSettingTable mbs_matrix_r_sens_settings;
 
+/* 0 when settings (holding matrix-r's options) can start its sensitivities: the trapezoidal
+ * integrator; else an MbsError status with err saying what to change. */
+int mbs_matrix_r_sensitivity_check(const MbsSettings *s, MbsError *err);
+
 /* Running results, given to the observer after every step (direct: t rises from 0; adjoint:
  * the forward run reports psi, then the backward sweep — backward = 1 — reports the gradient
  * accumulated from t_end down to t). */

@@ -245,6 +245,13 @@ static void start_sensitivity_run(EslWindow *self, const MbsFormulationClass *kl
                                              "to differentiate."));
         return;
     }
+    /* what the method refuses at once (matrix-r's RK4, ...) is said before the plots are
+     * cleared for a run that would not start */
+    MbsError refused = {0};
+    if (mbs_sensitivity_check(klass->name, (MbsSensitivityMethod)method, settings, &refused)) {
+        esl_window_show_status(self, TRUE, refused.message);
+        return;
+    }
     g_autoptr(GPtrArray) onames = g_ptr_array_new();
     g_autoptr(GPtrArray) pnames = g_ptr_array_new();
     for (guint i = 0; i < objectives->len; i++)

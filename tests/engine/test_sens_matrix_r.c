@@ -13,6 +13,7 @@
 #include "../tap.h"
 #include "alloc_counter.h"
 #include "mbs_run.h"
+#include "mbs_sensitivity.h"
 #include "sens_matrix_r.h"
 #include "test_models.h"
 
@@ -236,9 +237,36 @@ static double worst_difference(const double *a, const double *b)
     return worst;
 }
 
+/* What the methods refuse before they start (mbs_sensitivity_check), so that a front end can
+ * say so without clearing its plots for a run that would not start. */
+static void up_front_checks(void)
+{
+    MbsSettings s;
+    MbsError err = {0};
+    settings_for(&s, 1e-2);
+    int ok = mbs_sensitivity_check("matrix-r", MBS_SENSITIVITY_ADJOINT, &s, &err) == 0;
+    mbs_settings_set_for(&s, "matrix-r", "integrator", "rk4", &err);
+    MbsError rk4 = {0};
+    ok = ok && mbs_sensitivity_check("matrix-r", MBS_SENSITIVITY_DIRECT, &s, &rk4) != 0 &&
+         strstr(rk4.message, "trapezoidal");
+    tap_ok(ok, "matrix-r's sensitivities: trapezoidal accepted, RK4 refused up front (%s)",
+           rk4.message);
+    MbsError mdk = {0}, ssode = {0};
+    mbs_settings_defaults(&s);
+    mbs_settings_set_for(&s, "ali3p", "projection", "mdk", &err);
+    tap_ok(mbs_sensitivity_check("ali3p", MBS_SENSITIVITY_DIRECT, &s, &mdk) != 0 &&
+               strstr(mdk.message, "mdk"),
+           "ali3p direct refuses projection mdk up front (%s)", mdk.message);
+    mbs_settings_defaults(&s);
+    tap_ok(mbs_sensitivity_check("penalty", MBS_SENSITIVITY_DIRECT, &s, &err) == 0 &&
+               mbs_sensitivity_check("ssode", MBS_SENSITIVITY_DIRECT, &s, &ssode) != 0 &&
+               mbs_sensitivity_check("ssode", MBS_SENSITIVITY_FD, &s, &err) == 0,
+           "penalty direct and ssode fd pass, ssode direct is refused (%s)", ssode.message);
+}
+
 int main(void)
 {
-    
+    up_front_checks();
     MbsModel *m = build_five_bar();
     MbsSettings s;
     MbsError err = {0};

@@ -34,6 +34,8 @@ struct _EslObjectiveEditor {
     char *focus_key; /* the control that takes the focus once the list is made again (an
                         objective just added: its quantity), else the one that had it */
     gboolean building; /* the list is being made: its signals are not edits */
+    GtkWidget *confirm; /* "apply the changes?" while closing with some not applied */
+    gboolean close_confirmed;
 };
 
 G_DEFINE_FINAL_TYPE(EslObjectiveEditor, esl_objective_editor, GTK_TYPE_WINDOW)
@@ -452,6 +454,53 @@ static void on_apply_clicked(GtkButton *button, EslObjectiveEditor *self)
                        _("Applied: the run panel offers these objectives."));
 }
 
+/* ---- closing with changes not applied ------------------------------------------------------ */
+
+static void on_close_answer(GtkDialog *dialog, int response, EslObjectiveEditor *self)
+{
+    self->confirm = NULL;
+    gtk_window_destroy(GTK_WINDOW(dialog));
+    if (response == GTK_RESPONSE_ACCEPT) {
+        on_apply_clicked(NULL, self);
+        if (g_strcmp0(self->json, self->base_json) != 0)
+            return; /* refused: the editor stays, with the reason */
+    } else if (response == GTK_RESPONSE_REJECT) {
+        on_revert_clicked(NULL, self);
+    } else {
+        return;
+    }
+    self->close_confirmed = TRUE;
+    gtk_window_close(GTK_WINDOW(self));
+    self->close_confirmed = FALSE;
+}
+
+/* Closing with changes not applied asks whether to apply them, as a text editor asks to save. */
+static gboolean esl_objective_editor_close_request(GtkWindow *window)
+{
+    EslObjectiveEditor *self = ESL_OBJECTIVE_EDITOR(window);
+    if (self->confirm)
+        return TRUE;
+    if (self->close_confirmed || g_strcmp0(self->json, self->base_json) == 0)
+        return GTK_WINDOW_CLASS(esl_objective_editor_parent_class)->close_request(window);
+    self->confirm = gtk_message_dialog_new(
+        window, GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT, GTK_MESSAGE_QUESTION,
+        GTK_BUTTONS_NONE, _("Apply the changes to the objectives?"));
+    gtk_message_dialog_format_secondary_text(
+        GTK_MESSAGE_DIALOG(self->confirm), _("If you do not apply them, they are lost."));
+    gtk_dialog_add_button(GTK_DIALOG(self->confirm), _("_Cancel"), GTK_RESPONSE_CANCEL);
+    GtkWidget *discard =
+        gtk_dialog_add_button(GTK_DIALOG(self->confirm), _("_Discard"), GTK_RESPONSE_REJECT);
+    gtk_widget_add_css_class(discard, "destructive-action");
+    GtkWidget *apply =
+        gtk_dialog_add_button(GTK_DIALOG(self->confirm), _("_Apply"), GTK_RESPONSE_ACCEPT);
+    gtk_widget_add_css_class(apply, "suggested-action");
+    gtk_widget_set_sensitive(apply, self->model != NULL);
+    gtk_dialog_set_default_response(GTK_DIALOG(self->confirm), GTK_RESPONSE_CANCEL);
+    g_signal_connect(self->confirm, "response", G_CALLBACK(on_close_answer), self);
+    gtk_window_present(GTK_WINDOW(self->confirm));
+    return TRUE;
+}
+
 /* ---- the list -------------------------------------------------------------------------------- */
 
 static void keep_control(EslObjectiveEditor *self, int o, int t, const char *which,
@@ -767,9 +816,9 @@ GtkWidget *esl_objective_editor_get_control(EslObjectiveEditor *self, int object
                                             const char *which)
 {
     if (objective < 0) {
-        static const char *const names[] = {"new-name", "add", "apply", "revert"};
+        static const char *const names[] = {"new-name", "add", "apply", "revert", "confirm"};
         GtkWidget *widgets[] = {self->new_name_entry, self->add_button, self->apply_button,
-                                self->revert_button};
+                                self->revert_button, self->confirm};
         for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
             if (g_strcmp0(which, names[i]) == 0)
                 return widgets[i];
@@ -817,6 +866,7 @@ static void esl_objective_editor_class_init(EslObjectiveEditorClass *klass)
     GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
     G_OBJECT_CLASS(klass)->dispose = esl_objective_editor_dispose;
     G_OBJECT_CLASS(klass)->finalize = esl_objective_editor_finalize;
+    GTK_WINDOW_CLASS(klass)->close_request = esl_objective_editor_close_request;
     gtk_widget_class_set_template_from_resource(
         widget_class, "/org/eslabon/Eslabon/ui/esl-objective-editor.ui");
 #define CHILD(name) gtk_widget_class_bind_template_child(widget_class, EslObjectiveEditor, name)

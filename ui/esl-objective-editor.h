@@ -33,7 +33,8 @@ const char *esl_objective_editor_get_base_json(EslObjectiveEditor *self);
 const char *esl_objective_editor_get_error(EslObjectiveEditor *self);
 
 /* The widgets a test drives (NULL when there is none):
- *   objective -1: "new-name" (entry), "add" (button), "apply", "revert" (buttons);
+ *   objective -1: "new-name" (entry), "add" (button), "apply", "revert" (buttons), "confirm"
+ *   (the dialog closing with changes not applied asks, while it is shown);
  *   objective o, term -1: "name" (entry), "remove", "add-term" (buttons);
  *   objective o, term t (as the model lists them): "part", "quantity", "target", "measure"
  *   (drop-downs), "weight", "reference" (entries), "remove" (button).

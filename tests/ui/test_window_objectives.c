@@ -254,6 +254,21 @@ static void apply(EslWindow *window, EslObjectiveEditor *e)
            objectives->len);
     gtk_window_close(GTK_WINDOW(e));
 
+    /* closing with a change not applied asks; Discard takes the change back and closes */
+    gtk_window_present(GTK_WINDOW(e));
+    gtk_editable_set_text(GTK_EDITABLE(esl_objective_editor_get_control(e, -1, -1, "new-name")),
+                          "unsaved");
+    click(e, -1, -1, "add");
+    gtk_window_close(GTK_WINDOW(e));
+    GtkWidget *confirm = esl_objective_editor_get_control(e, -1, -1, "confirm");
+    gboolean asked = confirm && gtk_widget_get_visible(GTK_WIDGET(e));
+    if (confirm)
+        gtk_dialog_response(GTK_DIALOG(confirm), GTK_RESPONSE_REJECT);
+    tap_ok(asked && !esl_objective_editor_get_control(e, -1, -1, "confirm") &&
+               !gtk_widget_get_visible(GTK_WIDGET(e)) &&
+               !strcmp(esl_objective_editor_get_json(e), esl_window_get_model_json(window)),
+           "closing with a change not applied asks first; Discard takes it back and closes");
+
     g_autofree char *saved = g_build_filename(dir, "five-bar-v2.json", NULL);
     gtk_widget_activate_action(GTK_WIDGET(window), "win.save-model-to", "s", saved);
     MbsModel *from_file = esl_model_load_file(saved, NULL, 0, NULL);

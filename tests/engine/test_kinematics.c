@@ -149,6 +149,29 @@ static void check_model(const char *name, const MbsModel *m, int conservative)
         }
     }
     tap_below(err_mv / mv_scale, 1e-13, "%s: M v without M = the dense product", name);
+    /* Q of parts of the model: every body and force is Q; the bodies and the forces apart sum
+     * to it (mbs_dynamics_forces_part, what a parameter of the dynamics differences) */
+    {
+        unsigned char all_b[64], all_f[64], none[64];
+        memset(all_b, 1, sizeof all_b);
+        memset(all_f, 1, sizeof all_f);
+        memset(none, 0, sizeof none);
+        double *Qp = malloc(sizeof(double) * 3 * (size_t)n);
+        state(&c, z, zd);
+        mbs_dynamics_forces(m, &c.k, &c.d, z, zd, Q);
+        mbs_dynamics_forces_part(m, &c.k, &c.d, z, zd, all_b, all_f, Qp);
+        mbs_dynamics_forces_part(m, &c.k, &c.d, z, zd, all_b, none, Qp + n);
+        mbs_dynamics_forces_part(m, &c.k, &c.d, z, zd, none, all_f, Qp + 2 * n);
+        double err_part = 0.0, qs = 1.0;
+        for (int i = 0; i < n; ++i) {
+            err_part = fmax(err_part, fabs(Qp[i] - Q[i]));
+            err_part = fmax(err_part, fabs(Qp[n + i] + Qp[2 * n + i] - Q[i]));
+            qs = fmax(qs, fabs(Q[i]));
+        }
+        tap_ok(m->nbodies <= 64 && m->nforces <= 64 && err_part <= 1e-12 * qs,
+               "%s: Q of all parts = Q, bodies' + forces' = Q (%.2g)", name, err_part / qs);
+        free(Qp);
+    }
 
     /* Q against Lagrange's equations: Q = -Mdot zd + dT/dz - dV/dz. */
     if (conservative) {

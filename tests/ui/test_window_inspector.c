@@ -98,20 +98,13 @@ static gboolean step(gpointer data)
     return G_SOURCE_REMOVE;
 }
 
-static gboolean timed_out(gpointer data)
-{
-    (void)data;
-    tap_ok(FALSE, "the inspector edits finished within %d s", INSPECTOR_TIMEOUT_S);
-    exit(tap_done());
-}
-
 static void activate(GtkApplication *app, Inspector *t)
 {
     t->window = ESL_WINDOW(gtk_application_get_active_window(app));
     g_autoptr(GError) error = NULL;
     tap_ok(esl_window_load_model(t->window, "four-bar-spatial", &error), "the four-bar loads");
     g_timeout_add(1000, step, t); /* laid out, and the first check done */
-    g_timeout_add_seconds(INSPECTOR_TIMEOUT_S, timed_out, NULL);
+    g_timeout_add_seconds(INSPECTOR_TIMEOUT_S, ui_test_timed_out, GINT_TO_POINTER(INSPECTOR_TIMEOUT_S));
 }
 
 int main(void)

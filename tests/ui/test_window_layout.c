@@ -197,13 +197,6 @@ static gboolean check(gpointer data)
     return G_SOURCE_REMOVE;
 }
 
-static gboolean timed_out(gpointer data)
-{
-    (void)data;
-    tap_ok(FALSE, "the layout was checked within %d s", LAYOUT_TIMEOUT_S);
-    exit(tap_done());
-}
-
 static void activate(GtkApplication *app, gpointer data)
 {
     (void)data;
@@ -212,7 +205,7 @@ static void activate(GtkApplication *app, gpointer data)
     tap_ok(esl_window_load_model(ESL_WINDOW(window), "four-bar-spatial", &error),
            "a bundled model loads");
     g_timeout_add(1500, check, window); /* mapped and laid out by then */
-    g_timeout_add_seconds(LAYOUT_TIMEOUT_S, timed_out, NULL);
+    g_timeout_add_seconds(LAYOUT_TIMEOUT_S, ui_test_timed_out, GINT_TO_POINTER(LAYOUT_TIMEOUT_S));
 }
 
 int main(void)

@@ -348,13 +348,6 @@ static void on_finished(EslWindow *window, int status, gint64 run_id, gpointer d
     gtk_window_destroy(GTK_WINDOW(window));
 }
 
-static gboolean timed_out(gpointer data)
-{
-    (void)data;
-    tap_ok(FALSE, "checked within %d s", TIMEOUT_S);
-    exit(tap_done());
-}
-
 static void activate(GtkApplication *app, gpointer data)
 {
     (void)data;
@@ -376,7 +369,7 @@ static void activate(GtkApplication *app, gpointer data)
     esl_window_set_duration(window, 1.0);
     g_signal_connect(window, "run-finished", G_CALLBACK(on_finished), NULL);
     gtk_widget_activate_action(GTK_WIDGET(window), "win.run", NULL);
-    g_timeout_add_seconds(TIMEOUT_S, timed_out, NULL);
+    g_timeout_add_seconds(TIMEOUT_S, ui_test_timed_out, GINT_TO_POINTER(TIMEOUT_S));
 }
 
 int main(int argc, char **argv)

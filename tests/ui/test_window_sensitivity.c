@@ -18,6 +18,7 @@
 #include "esl-run-browser.h"
 #include "esl-window.h"
 #include "tap.h"
+#include "ui-test.h"
 
 #define TIMEOUT_S 60
 
@@ -101,13 +102,6 @@ static gboolean check(gpointer data)
     return G_SOURCE_REMOVE;
 }
 
-static gboolean timed_out(gpointer data)
-{
-    (void)data;
-    tap_ok(FALSE, "checked within %d s", TIMEOUT_S);
-    exit(tap_done());
-}
-
 static void activate(GtkApplication *app, gpointer data)
 {
     (void)data;
@@ -118,7 +112,7 @@ static void activate(GtkApplication *app, gpointer data)
            "the project with a sensitivity run and its model open%s%s", error ? ": " : "",
            error ? error->message : "");
     g_timeout_add(1500, check, window);
-    g_timeout_add_seconds(TIMEOUT_S, timed_out, NULL);
+    g_timeout_add_seconds(TIMEOUT_S, ui_test_timed_out, GINT_TO_POINTER(TIMEOUT_S));
 }
 
 int main(int argc, char **argv)

@@ -125,13 +125,6 @@ static gboolean pause_run(gpointer data)
     return G_SOURCE_REMOVE;
 }
 
-static gboolean timed_out(gpointer data)
-{
-    (void)data;
-    tap_ok(FALSE, "the test finished within %d s", STEP_TIMEOUT_S);
-    exit(tap_done());
-}
-
 static void activate(GtkApplication *app, StepTest *s)
 {
     s->window = ESL_WINDOW(gtk_application_get_active_window(app));
@@ -145,7 +138,7 @@ static void activate(GtkApplication *app, StepTest *s)
     gtk_widget_activate_action(GTK_WIDGET(s->window), "win.step-through", NULL);
     tap_ok(find_view() == NULL, "Step Through is refused while the run goes on");
     g_timeout_add(800, pause_run, s);
-    g_timeout_add_seconds(STEP_TIMEOUT_S, timed_out, s);
+    g_timeout_add_seconds(STEP_TIMEOUT_S, ui_test_timed_out, GINT_TO_POINTER(STEP_TIMEOUT_S));
 }
 
 int main(void)

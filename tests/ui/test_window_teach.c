@@ -246,13 +246,6 @@ static void on_run_finished(EslWindow *window, int status, gint64 run_id, Teach 
     g_timeout_add(800, step, t); /* each phase laid out before the next */
 }
 
-static gboolean timed_out(gpointer data)
-{
-    (void)data;
-    tap_ok(FALSE, "the teaching workflow finished within %d s", TEACH_TIMEOUT_S);
-    exit(tap_done());
-}
-
 static void activate(GtkApplication *app, Teach *t)
 {
     t->window = ESL_WINDOW(gtk_application_get_active_window(app));
@@ -261,7 +254,7 @@ static void activate(GtkApplication *app, Teach *t)
     esl_window_set_duration(t->window, 1.0);
     g_signal_connect(t->window, "run-finished", G_CALLBACK(on_run_finished), t);
     gtk_widget_activate_action(GTK_WIDGET(t->window), "win.run", NULL);
-    g_timeout_add_seconds(TEACH_TIMEOUT_S, timed_out, NULL);
+    g_timeout_add_seconds(TEACH_TIMEOUT_S, ui_test_timed_out, GINT_TO_POINTER(TEACH_TIMEOUT_S));
 }
 
 int main(void)

@@ -251,13 +251,6 @@ static void on_run_finished(EslWindow *window, int status, gint64 run_id, Variab
     g_timeout_add(600, step, v);
 }
 
-static gboolean timed_out(gpointer data)
-{
-    (void)data;
-    tap_ok(FALSE, "the workflow finished within %d s", TIMEOUT_S);
-    exit(tap_done());
-}
-
 static void activate(GtkApplication *app, Variables *v)
 {
     v->window = ESL_WINDOW(gtk_application_get_active_window(app));
@@ -267,7 +260,7 @@ static void activate(GtkApplication *app, Variables *v)
     esl_window_set_duration(v->window, 1.0);
     g_signal_connect(v->window, "run-finished", G_CALLBACK(on_run_finished), v);
     gtk_widget_activate_action(GTK_WIDGET(v->window), "win.run", NULL);
-    g_timeout_add_seconds(TIMEOUT_S, timed_out, NULL);
+    g_timeout_add_seconds(TIMEOUT_S, ui_test_timed_out, GINT_TO_POINTER(TIMEOUT_S));
 }
 
 int main(void)

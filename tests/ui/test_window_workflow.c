@@ -199,13 +199,6 @@ static gboolean step(gpointer data)
     return G_SOURCE_REMOVE;
 }
 
-static gboolean timed_out(gpointer data)
-{
-    (void)data;
-    tap_ok(FALSE, "the workflow finished within %d s", WORKFLOW_TIMEOUT_S);
-    exit(tap_done());
-}
-
 static void activate(GtkApplication *app, Workflow *w)
 {
     w->app = app;
@@ -225,7 +218,7 @@ static void activate(GtkApplication *app, Workflow *w)
     /* Paused, the run goes on for as long as the test needs. */
     gtk_widget_activate_action(GTK_WIDGET(w->window), "win.pause", NULL);
     g_timeout_add(400, step, w);
-    g_timeout_add_seconds(WORKFLOW_TIMEOUT_S, timed_out, w);
+    g_timeout_add_seconds(WORKFLOW_TIMEOUT_S, ui_test_timed_out, GINT_TO_POINTER(WORKFLOW_TIMEOUT_S));
 }
 
 int main(void)

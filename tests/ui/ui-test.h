@@ -4,6 +4,17 @@
 #define ESL_UI_TEST_H
 
 #include <gtk/gtk.h>
+#include <stdlib.h>
+
+#include "tap.h"
+
+/* A test's watchdog: g_timeout_add_seconds(s, ui_test_timed_out, GINT_TO_POINTER(s)) fails
+ * the test and exits when its checks have not finished within s seconds. */
+static inline gboolean ui_test_timed_out(gpointer seconds)
+{
+    tap_ok(FALSE, "the checks finished within %d s", GPOINTER_TO_INT(seconds));
+    exit(tap_done());
+}
 
 /* Activate widget's shortcut for this key (as gtk_accelerator_name writes it, e.g.
  * "<Control>p") as a key press would; FALSE when none takes it. */

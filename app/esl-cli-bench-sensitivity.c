@@ -18,7 +18,7 @@
 
 /* The cases after the dynamics alone: a method, a number of parameters (the model's five
  * repeated, or its four dynamic ones, Ls1, Ls2, m_A1, xG_A1, repeated: their derivatives are of
- * the part of the model they change, while L_A1's solve the rebuilt models' position problems),
+ * the part of the model they change, while L_A1's evaluate the whole rebuilt models' terms),
  * and whether the adjoint is checkpointed. */
 typedef struct {
     MbsSensMethod method;
@@ -154,9 +154,10 @@ int esl_bench_sensitivity(const char *models_dir, int runs, double duration, con
     mbs_setting_table_defaults(&mbs_matrix_r_sens_settings, &o);
     printf("# eslabon-cli bench sensitivity: five-bar (paper 001 sec 4.1), matrix-r trapezoidal "
            "h = 1 ms, %g s, objectives psi1..3, state derivatives '%s', the run's Newton matrix "
-           "'%s' (direct), parameters by central differences of rebuilt models (of the part of "
-           "the model they change for Ls1, Ls2, m_A1, xG_A1; of the position problems for "
-           "L_A1), median of %d runs, cases interleaved; Eslabón %s\n\n",
+           "'%s' (direct), parameters by central differences of rebuilt models at the same "
+           "coordinates (of the part of the model they change for Ls1, Ls2, m_A1, xG_A1; of "
+           "the geometry's terms for L_A1, then matrix-r's exact parameter directions), "
+           "median of %d runs, cases interleaved; Eslabón %s\n\n",
            duration, jac ? jac : mbs_jacobian_method_name((MbsJacobianMethod)o.jacobian),
            o.newton_matrix == MBS_SENS_NEWTON_OWN ? "own" : "sensitivities", runs,
            ESLABON_VERSION);

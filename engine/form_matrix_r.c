@@ -970,6 +970,7 @@ static int evaluate(MbsFormulation *f, MatrixR *R, double t, const double *zi, c
     R->tzi = zi;
     R->tzdi = zdi;
     R->singular = 0;
+    R->generation++;
     if (!R->general && options(f)->damping > 0.0)
         anchor_prediction(R, zi, zdi);
     for (int k = 0; k < R->d && !R->general; ++k) {
@@ -1076,7 +1077,7 @@ static void matrix_r_finalize(MbsFormulation *f)
                         R->zpred, R->zdpred, R->Rprior, R->sprior, R->seed, R->dirz,
                         R->dirv, R->dira, R->ydir, R->zdd_base, R->mu_base, R->mu_rows, R->dF, R->Fval, R->wseed,
                         R->Kan, R->Can, R->DZ, R->DZD, R->DZDD, R->DRE, R->Van, R->node_acc,
-                        R->node_D, R->rowbuf, R->biasbuf};
+                        R->node_D, R->rowbuf, R->biasbuf, R->dir_zddi};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     MbsDual *duals[] = {R->zD, R->zdD, R->zddD, R->rowD, R->biasD, R->QD};
@@ -1315,6 +1316,7 @@ static void restore(MbsFormulation *f, MatrixR *R)
     memcpy(R->z, R->z0, bytes);
     memcpy(R->zd, R->zd0, bytes);
     memcpy(R->zdd, R->zdd0, bytes);
+    R->generation++;
     mbs_kinematics_positions(f->model, &R->kin, R->z);
     mbs_kinematics_velocities(f->model, &R->kin, R->zd);
     mbs_constraints_eval(f->model, &R->kin, f->time, R->z, R->phi, R->phiz, R->phit);
@@ -1735,6 +1737,7 @@ static int matrix_r_state_set(MbsFormulation *f, const double *state, MbsError *
     R->power_nc = x[1];
     R->rcond = x[2];
     R->rcond_ref = x[3];
+    R->generation++;
     /* the block is factorized again by the next evaluation before any use */
     mbs_kinematics_positions(m, &R->kin, R->z);
     mbs_kinematics_velocities(m, &R->kin, R->zd);

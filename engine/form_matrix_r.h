@@ -72,6 +72,23 @@ int mbs_matrix_r_reduced_directions(MbsFormulation *f, int analytical, double t,
                                     MbsMatrixRDirections *out);
 
 
+/* Derivatives w.r.t. a parameter of the geometry at the evaluation current in f (as for
+ * mbs_matrix_r_reduced_directions, analytical; relative coordinates as DOFs only, -1 or
+ * MBS_FATAL otherwise). mbs_matrix_r_parameter_terms evaluates on `rebuilt` (a model rebuilt
+ * with another value of the parameter, same topology) at f's coordinates the terms whose
+ * explicit derivatives the directions need: e = [Phi[rows]; (Phi_z zd + Phi_t)[rows];
+ * (Phi_z zdd + bias)[rows]; G - Phi_z^T mu] (mbs_matrix_r_parameter_terms_size values; G =
+ * M zdd - Q, mu f's reactions); rebuilt's view then shows its kinematics at those coordinates.
+ * mbs_matrix_r_parameter_directions takes ncols (<= n) columns of those terms' derivatives
+ * (central differences of e, say) and gives dF/drho (d x ncols) at fixed z_i, zd_i, zdd_i and
+ * the full coordinates' directions dz/drho, dzd/drho, dzdd/drho in out. */
+int mbs_matrix_r_parameter_terms_size(const MbsFormulation *f);
+int mbs_matrix_r_parameter_terms(MbsFormulation *f, MbsFormulation *rebuilt, double t,
+                                 const double *zddi, double *e);
+int mbs_matrix_r_parameter_directions(MbsFormulation *f, double t, const double *zddi,
+                                      int ncols, const double *explicit, double *dF,
+                                      MbsMatrixRDirections *out);
+
 /* --- what the sensitivity analysis (sens_matrix_r.c) reads and evaluates ----------------- */
 
 /* Degrees of freedom d, and the independent positions, velocities and accelerations of the

@@ -45,6 +45,10 @@ typedef struct {
     MbsDynamicsDerivatives dder;
     double *Kan, *Can, *DZ, *DZD, *DZDD, *DRE, *Van; /* n x n each */
     double *node_acc, *node_D, *rowbuf, *biasbuf;  /* 6 n, 6 n, nr + d, nr + d */
+    /* zdd, K, C, G and mu of the directions are those of evaluation `generation` with
+     * independent accelerations dir_zddi when dir_generation equals it (directions_base) */
+    long generation, dir_generation;
+    double *dir_zddi; /* d */
     MbsRow *drows; /* the model's rows, then one per DOF (general mode: B's rows, a point
                       coordinate as a points row against the ground, a joint coordinate as a
                       driver row), nr + d */

@@ -252,6 +252,8 @@ int mr_analytical_workspace(const MbsModel *m, MatrixR *R)
     R->mu_rows = mr_alloc_doubles(rows, &fail);
     if (!R->Fval)
         R->Fval = mr_alloc_doubles((size_t)(n > 0 ? n : 1), &fail);
+    R->dir_zddi = mr_alloc_doubles((size_t)(n > 0 ? n : 1), &fail); /* d <= n, d not yet known */
+    R->dir_generation = -1;
     return fail ? -1 : 0;
 }
 
@@ -299,24 +301,20 @@ static void add_dependent(MatrixR *R, double *y, double *out)
         out[R->dep[i]] += y[i];
 }
 
-/* dF (d x ncols) of F = R^T (M zdd - Q) along ncols directions dz_i = cz sz, dzd_i = cv sv,
- * dzdd_i = ca sa (d x ncols each; NULL: the unit vectors e_j) at the current evaluation (time t,
- * independent accelerations zddi), by the analytical derivatives; the full directions in
- * R->DZ, DZD, DZDD (n x ncols). ncols <= n. */
-static void analytical_directions(MatrixR *R, double t, const double *zddi, const double *sz,
-                                  double cz, const double *sv, double cv, const double *sa,
-                                  double ca, int ncols, double *dF)
+/* What every direction at the current evaluation shares (computed once per evaluation and
+ * independent accelerations zddi): zdd = R zdd_i + S c, K and C of G = M zdd - Q at it, G
+ * itself (R->Fval) and mu = A^-T G[dep] (R->mu_rows, one per row of drows). */
+static void directions_base(MatrixR *R, const double *zddi)
 {
     const MbsModel *m = R->f->model;
     int n = R->n, d = R->d, r = R->r;
-    if (d == 0 || ncols == 0)
+    if (R->dir_generation == R->generation &&
+        !memcmp(R->dir_zddi, zddi, sizeof(double) * (size_t)d))
         return;
-    /* the rows: the independent ones of Phi, then (point coordinates as DOFs) B's */
     int nr = R->nr, ndof = R->general ? d : 0, nb = R->general ? n : r;
     if (R->general)
         dof_rows(R);
-    /* zdd = R zdd_i + S c, K and C of G = M zdd - Q at it, G itself and mu = A^-T G[dep] */
-    double *zdd = R->zdd_base, *mu = R->mu_base, *y = R->svtmp + 2 * n;
+    double *zdd = R->zdd_base, *mu = R->mu_base;
     memcpy(zdd, R->s, sizeof(double) * (size_t)n);
     cblas_dgemv(CblasColMajor, CblasNoTrans, n, d, 1.0, R->Rz, n, zddi, 1, 1.0, zdd, 1);
     mbs_kinematics_accelerations(m, &R->kin, zdd, R->node_acc, R->node_D);
@@ -336,26 +334,63 @@ static void analytical_directions(MatrixR *R, double t, const double *zddi, cons
         R->mu_rows[R->rows[i]] = mu[i];
     for (int k = 0; k < ndof; ++k)
         R->mu_rows[nr + k] = mu[r + k];
+    memcpy(R->dir_zddi, zddi, sizeof(double) * (size_t)d);
+    R->dir_generation = R->generation;
+}
+
+/* dF (d x ncols) of F = R^T (M zdd - Q) along ncols directions dz_i = cz sz, dzd_i = cv sv,
+ * dzdd_i = ca sa (d x ncols each; NULL: the unit vectors e_j) at the current evaluation (time t,
+ * independent accelerations zddi), by the analytical derivatives; the full directions in
+ * R->DZ, DZD, DZDD (n x ncols). ncols <= n. With `explicit` (3 r + n per column; the seeds
+ * are then zero) a column is a parameter's: the explicit derivatives of Phi[rows],
+ * (Phi_z zd + Phi_t)[rows], (Phi_z zdd + bias)[rows] and G - Phi_z^T mu at fixed coordinates
+ * (paper 001 eqs 55, 57, 59, 61) enter the position, velocity and acceleration problems'
+ * right-hand sides and V. */
+static void analytical_directions(MatrixR *R, double t, const double *zddi, const double *sz,
+                                  double cz, const double *sv, double cv, const double *sa,
+                                  double ca, const double *explicit, int ncols, double *dF)
+{
+    const MbsModel *m = R->f->model;
+    int n = R->n, d = R->d, r = R->r;
+    /* without degrees of freedom (every coordinate driven) a parameter's column still moves
+     * the coordinates */
+    if (ncols == 0 || (d == 0 && !explicit))
+        return;
+    /* the rows: the independent ones of Phi, then (point coordinates as DOFs) B's */
+    int nr = R->nr, ndof = R->general ? d : 0;
+    directions_base(R, zddi);
+    double *zdd = R->zdd_base, *y = R->svtmp + 2 * n;
     const MbsRow *rows = R->drows;
     int nrows = nr + ndof;
+    size_t ne = 3 * (size_t)r + (size_t)n; /* an explicit column */
     for (int j = 0; j < ncols; ++j) {
         double *dz = R->DZ + (size_t)n * j, *dzd = R->DZD + (size_t)n * j,
                *dzdd = R->DZDD + (size_t)n * j;
-        /* R^Phi times the seed of column j (the unit vector e_j without one) */
-        const double *seeds[3] = {sz, sv, sa};
-        double *outs[3] = {dz, dzd, dzdd}, scales[3] = {cz, cv, ca};
-        for (int b = 0; b < 3; ++b) {
-            int nonzero = 0; /* the sensitivities' seeds are mostly zero blocks */
-            for (int i = 0; seeds[b] && i < d && !nonzero; ++i)
-                nonzero = seeds[b][i + (size_t)d * j] != 0.0;
-            if (seeds[b] && !nonzero)
-                memset(outs[b], 0, sizeof(double) * (size_t)n);
-            else if (seeds[b])
-                cblas_dgemv(CblasColMajor, CblasNoTrans, n, d, scales[b], R->Rz, n,
-                            seeds[b] + (size_t)d * j, 1, 0.0, outs[b], 1);
-            else
-                for (int i = 0; i < n; ++i)
-                    outs[b][i] = scales[b] * R->Rz[i + (size_t)n * j];
+        const double *e = explicit ? explicit + ne * j : NULL;
+        if (e) { /* Phi_z dz = -Phi_rho with dz_i = 0 */
+            memset(dz, 0, sizeof(double) * (size_t)n);
+            memset(dzd, 0, sizeof(double) * (size_t)n);
+            memset(dzdd, 0, sizeof(double) * (size_t)n);
+            for (int i = 0; i < r; ++i)
+                y[i] = -e[i];
+            add_dependent(R, y, dz);
+        } else {
+            /* R^Phi times the seed of column j (the unit vector e_j without one) */
+            const double *seeds[3] = {sz, sv, sa};
+            double *outs[3] = {dz, dzd, dzdd}, scales[3] = {cz, cv, ca};
+            for (int b = 0; b < 3; ++b) {
+                int nonzero = 0; /* the sensitivities' seeds are mostly zero blocks */
+                for (int i = 0; seeds[b] && i < d && !nonzero; ++i)
+                    nonzero = seeds[b][i + (size_t)d * j] != 0.0;
+                if (seeds[b] && !nonzero)
+                    memset(outs[b], 0, sizeof(double) * (size_t)n);
+                else if (seeds[b])
+                    cblas_dgemv(CblasColMajor, CblasNoTrans, n, d, scales[b], R->Rz, n,
+                                seeds[b] + (size_t)d * j, 1, 0.0, outs[b], 1);
+                else
+                    for (int i = 0; i < n; ++i)
+                        outs[b][i] = scales[b] * R->Rz[i + (size_t)n * j];
+            }
         }
         /* a direction of the rates alone (dz = 0: the sensitivities' columns of zd_i) has no
          * Phi_zz[dz] terms */
@@ -363,13 +398,14 @@ static void analytical_directions(MatrixR *R, double t, const double *zddi, cons
         for (int i = 0; i < n && !moves; ++i)
             moves = dz[i] != 0.0;
         mbs_constraints_derivatives_direction(m, &R->kin, &R->cder, dz);
-        if (moves) {
-            mbs_constraints_derivatives_velocity(m, &R->kin, &R->cder, rows, nrows, R->zd,
-                                                 R->rowbuf);
+        if (moves || e) {
+            if (moves)
+                mbs_constraints_derivatives_velocity(m, &R->kin, &R->cder, rows, nrows, R->zd,
+                                                     R->rowbuf);
             for (int i = 0; i < r; ++i)
-                y[i] = -R->rowbuf[R->rows[i]];
+                y[i] = -(moves ? R->rowbuf[R->rows[i]] : 0.0) - (e ? e[r + i] : 0.0);
             for (int k = 0; k < ndof; ++k)
-                y[r + k] = -R->rowbuf[nr + k];
+                y[r + k] = -(moves ? R->rowbuf[nr + k] : 0.0);
             add_dependent(R, y, dzd);
         }
         mbs_constraints_derivatives_bias(m, &R->kin, &R->cder, rows, nrows, R->zd, dzd,
@@ -378,7 +414,8 @@ static void analytical_directions(MatrixR *R, double t, const double *zddi, cons
             mbs_constraints_derivatives_velocity(m, &R->kin, &R->cder, rows, nrows, zdd,
                                                  R->rowbuf);
         for (int i = 0; i < r; ++i)
-            y[i] = -(moves ? R->rowbuf[R->rows[i]] : 0.0) - R->biasbuf[R->rows[i]];
+            y[i] = -(moves ? R->rowbuf[R->rows[i]] : 0.0) - R->biasbuf[R->rows[i]] -
+                   (e ? e[2 * r + i] : 0.0);
         for (int k = 0; k < ndof; ++k)
             y[r + k] = -(moves ? R->rowbuf[nr + k] : 0.0) - R->biasbuf[nr + k];
         add_dependent(R, y, dzdd);
@@ -387,6 +424,9 @@ static void analytical_directions(MatrixR *R, double t, const double *zddi, cons
                                                   R->DRE + (size_t)n * j);
         else
             memset(R->DRE + (size_t)n * j, 0, sizeof(double) * (size_t)n);
+        if (e) /* V gets + (G - Phi_z^T mu)_rho: DRE enters with a minus */
+            for (int i = 0; i < n; ++i)
+                R->DRE[i + (size_t)n * j] -= e[3 * r + i];
     }
     /* t only enters through the drivers' Phi_t and its derivative, constant along z */
     (void)t;
@@ -409,7 +449,7 @@ int mr_reduced_jacobian_analytical(void *ctx, const double *x, double *J)
     double h = R->tangent_h;
     (void)x;
     analytical_directions(R, R->tangent_f->time + h, R->zddi, NULL, 1.0, NULL, 2.0 / h, NULL,
-                          4.0 / (h * h), R->d, J);
+                          4.0 / (h * h), NULL, R->d, J);
     return 0;
 }
 
@@ -449,7 +489,7 @@ int mbs_matrix_r_reduced_directions(MbsFormulation *f, int analytical, double t,
         double *zero = R->Van; /* d x ncols of zeros, until analytical_directions uses it */
         memset(zero, 0, sizeof(double) * (size_t)d * (size_t)ncols);
         analytical_directions(R, t, zddi, sz ? sz : zero, 1.0, sv ? sv : zero, 1.0,
-                              sa ? sa : zero, 1.0, ncols, dF);
+                              sa ? sa : zero, 1.0, NULL, ncols, dF);
         if (out)
             *out = (MbsMatrixRDirections){.dz = R->DZ, .dzd = R->DZD, .dzdd = R->DZDD};
         return 0;
@@ -465,5 +505,75 @@ int mbs_matrix_r_reduced_directions(MbsFormulation *f, int analytical, double t,
         memcpy(dF + (size_t)R->d * j, R->dF + (size_t)R->d * j, sizeof(double) * (size_t)R->d);
     if (out)
         *out = (MbsMatrixRDirections){.dz = R->dirz, .dzd = R->dirv, .dzdd = R->dira};
+    return 0;
+}
+
+/* --- parameters of the geometry (the sensitivities' F_rho, paper 001 eqs 55, 57, 59, 61) ---
+ * A parameter that moves the model's points changes Phi, the bias and G at fixed coordinates;
+ * the dependent coordinates, velocities and accelerations then follow from the position,
+ * velocity and acceleration problems exactly as for a direction of the state, and dR from
+ * dPhi_z = Phi_zz[dz] + Phi_z,rho. The explicit parts are what the caller differences between
+ * models rebuilt with rho +- delta, evaluated at the same coordinates (no position problem:
+ * what the base evaluation's residual is cancels in the difference). */
+
+int mbs_matrix_r_parameter_terms_size(const MbsFormulation *f)
+{
+    const MatrixR *R = mr_impl(f);
+    return R && !R->general ? 3 * R->r + R->n : -1;
+}
+
+int mbs_matrix_r_parameter_terms(MbsFormulation *f, MbsFormulation *rebuilt, double t,
+                                 const double *zddi, double *e)
+{
+    MatrixR *R = mr_impl(f), *P = mr_impl(rebuilt);
+    if (!R || !P || !R->Kan || R->general || P->general || P->n != R->n || P->nr != R->nr)
+        return MBS_FATAL;
+    directions_base(R, zddi);
+    const MbsModel *m = rebuilt->model;
+    int n = R->n, nr = R->nr, r = R->r;
+    size_t bytes = sizeof(double) * (size_t)n;
+    memcpy(P->z, R->z, bytes);
+    memcpy(P->zd, R->zd, bytes);
+    memcpy(P->zdd, R->zdd_base, bytes);
+    P->generation++; /* P holds coordinates, not an evaluation of its own */
+    mbs_kinematics_positions(m, &P->kin, P->z);
+    mbs_constraints_eval(m, &P->kin, t, P->z, P->phi, P->phiz, P->phit);
+    mbs_kinematics_velocities(m, &P->kin, P->zd);
+    mbs_constraints_bias(m, &P->kin, t, P->bias);
+    mbs_kinematics_accelerations(m, &P->kin, P->zdd, P->node_acc, P->node_D);
+    MbsKinematics with_zdd = P->kin;
+    with_zdd.D = P->node_D;
+    mbs_dynamics_forces(m, &with_zdd, &P->dyn, P->z, P->zd, P->w); /* Q - M zdd */
+    for (int i = 0; i < r; ++i) {
+        int row = R->rows[i];
+        double vel = P->phit[row], acc = P->bias[row];
+        for (int c = 0; c < n; ++c) {
+            double a = P->phiz[row + (size_t)nr * c];
+            vel += a * P->zd[c];
+            acc += a * P->zdd[c];
+        }
+        e[i] = P->phi[row];
+        e[r + i] = vel;
+        e[2 * r + i] = acc;
+    }
+    for (int c = 0; c < n; ++c) { /* G - Phi_z^T mu, mu the base's */
+        double v = -P->w[c];
+        for (int i = 0; i < r; ++i)
+            v -= P->phiz[R->rows[i] + (size_t)nr * c] * R->mu_rows[R->rows[i]];
+        e[3 * r + c] = v;
+    }
+    return 0;
+}
+
+int mbs_matrix_r_parameter_directions(MbsFormulation *f, double t, const double *zddi,
+                                      int ncols, const double *explicit, double *dF,
+                                      MbsMatrixRDirections *out)
+{
+    MatrixR *R = mr_impl(f);
+    if (!R || !R->Kan || R->general || ncols < 0 || ncols > R->n)
+        return MBS_FATAL;
+    analytical_directions(R, t, zddi, NULL, 1.0, NULL, 1.0, NULL, 1.0, explicit, ncols, dF);
+    if (out)
+        *out = (MbsMatrixRDirections){.dz = R->DZ, .dzd = R->DZD, .dzdd = R->DZDD};
     return 0;
 }

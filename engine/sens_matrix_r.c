@@ -71,6 +71,12 @@ typedef struct {
     MbsConstraintsDerivatives cw; /* the direction's motion (objectives' directional
                                    * derivatives, when the objectives offer them) */
     double *zero;        /* n zeros */
+    /* parameters of the geometry with exact state derivatives (geometric_parameter_columns):
+     * up to n columns at a time */
+    double *Eg, *ep, *em;  /* 4 n x n: explicit derivatives of matrix-r's parameter terms;
+                            * 4 n each: those terms on the rebuilt models */
+    double *gexp, *dFg;    /* 2k x n: the objectives' explicit derivatives; d x n */
+    int *gcols;            /* n: the parameters of the columns */
     double *xt;          /* 3 n: that state */
     double *sz, *sv, *dF; /* d x W each (ad) */
     MbsError *err;
@@ -413,6 +419,65 @@ static long exact_state_columns(Sens *S)
     return passes;
 }
 
+/* Columns of P for parameters of the geometry, with exact state derivatives: the terms of
+ * the equations whose explicit derivatives matrix-r's parameter directions need (Phi, the
+ * velocity and acceleration equations' rows, G - Phi_z^T mu) and the objectives, on the
+ * models rebuilt with rho_j +- delta_j at the base's coordinates, differenced; then dF/drho
+ * and the full directions dz, dzd, dzdd / drho from matrix-r (paper 001 eqs 55-61), along
+ * which the objectives are differentiated like any direction of the state. No position
+ * problem is solved. Needs the base's state columns first (it reuses their K, C and mu). */
+static int geometric_parameter_columns(Sens *S)
+{
+    int n = S->n, d = S->d, k = S->k, no = S->nout, status;
+    int ne = mbs_matrix_r_parameter_terms_size(S->base);
+    const double *zddi = S->x0 + 2 * d;
+    int count = 0;
+    for (int j = 0; j <= S->p; ++j) {
+        if (j < S->p && !S->dynamic_only[j]) {
+            double *E = S->Eg + (size_t)ne * count, *gx = S->gexp + 2 * (size_t)k * count;
+            for (int s = 0; s < 2; ++s) {
+                double *e = s ? S->em : S->ep, *o = s ? S->rm : S->rp;
+                if (mbs_matrix_r_parameter_terms(S->base, S->pform[2 * j + s], S->t, zddi, e))
+                    return mbs_error_set(S->err, MBS_FATAL, "matrix-r sensitivities: the "
+                                         "geometry's terms failed at t = %.6g s", S->t);
+                MbsMatrixRView v;
+                mbs_matrix_r_view(S->pform[2 * j + s], &v);
+                if ((status = S->obj.values(S->obj.ctx, S->pmodel[2 * j + s], v.kin, S->t, v.z,
+                                            v.zd, v.zdd, o, o + k)))
+                    return status;
+            }
+            double c = 1.0 / (2.0 * S->delta[j]);
+            for (int i = 0; i < ne; ++i)
+                E[i] = c * (S->ep[i] - S->em[i]);
+            for (int i = 0; i < 2 * k; ++i)
+                gx[i] = c * (S->rp[i] - S->rm[i]);
+            S->gcols[count++] = j;
+            S->res->derivative_evaluations += 2;
+        }
+        if (count == 0 || (count < n && j < S->p))
+            continue;
+        MbsMatrixRDirections dir;
+        if (mbs_matrix_r_parameter_directions(S->base, S->t, zddi, count, S->Eg, S->dFg, &dir))
+            return mbs_error_set(S->err, MBS_FATAL, "matrix-r sensitivities: the geometry's "
+                                 "directions failed at t = %.6g s", S->t);
+        for (int w = 0; w < count; ++w) {
+            int jj = S->gcols[w];
+            double *col = S->P + (size_t)no * jj;
+            size_t at = (size_t)n * w;
+            for (int i = 0; i < d; ++i)
+                col[i] = S->dFg[i + (size_t)d * w];
+            if ((status = objective_direction(S, dir.dz + at, dir.dzd + at, dir.dzdd + at,
+                                              col + d)))
+                return status;
+            for (int i = 0; i < 2 * k; ++i)
+                col[d + i] += S->gexp[i + 2 * (size_t)k * w];
+            memcpy(S->zrho + (size_t)n * jj, dir.dz + at, sizeof(double) * (size_t)n);
+        }
+        count = 0;
+    }
+    return 0;
+}
+
 /* J = d[F; g]/d[z_i, zd_i, zdd_i] and P = d[F; g]/drho at the checkpointed state `at`
  * (tangent interface; central differences of the models rebuilt with rho_j +- delta_j). On
  * return S->x0 is the state and S->r0 = [F; g] there. */
@@ -461,6 +526,8 @@ static int sens_derivatives(Sens *S, const MbsCheckpoint *at)
             return status;
         S->res->derivative_evaluations += S->tangent.evaluations + 1;
     }
+    if (S->ad) /* exactly, from the geometry's explicit terms */
+        return geometric_parameter_columns(S);
     for (int j = 0; j < S->p; ++j) {
         if (S->dynamic_only[j])
             continue;
@@ -1009,10 +1076,11 @@ static void sens_free(Sens *S)
                         S->mu,    S->g,     S->stored_values, S->segment_values,
                         S->node_acc, S->node_D, S->Mzdd,  S->aligned_partition, S->Mx, S->Mp,
                         S->mtmp,  S->xt,    S->sz,    S->sv,  S->dF,  S->zrho,
-                        S->dzfull};
+                        S->dzfull, S->Eg,   S->ep,    S->em,  S->gexp, S->dFg};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     free(S->ipiv);
+    free(S->gcols);
     free(S->stored);
     free(S->segment);
 }
@@ -1166,7 +1234,15 @@ static int sens_setup(Sens *S, const MbsSettings *s)
         S->sz = calloc((size_t)d * cols + 1, sizeof(double));
         S->sv = calloc((size_t)d * cols + 1, sizeof(double));
         S->dF = calloc((size_t)d * cols + 1, sizeof(double));
-        if (!S->xt || !S->sz || !S->sv || !S->dF)
+        size_t nn = (size_t)n + 1;
+        S->Eg = calloc(4 * nn * nn, sizeof(double));
+        S->ep = calloc(4 * nn, sizeof(double));
+        S->em = calloc(4 * nn, sizeof(double));
+        S->gexp = calloc(2 * (size_t)(k + 1) * nn, sizeof(double));
+        S->dFg = calloc((size_t)(d + 1) * nn, sizeof(double));
+        S->gcols = calloc(nn, sizeof(int));
+        if (!S->xt || !S->sz || !S->sv || !S->dF || !S->Eg || !S->ep || !S->em || !S->gexp ||
+            !S->dFg || !S->gcols)
             return mbs_error_set(err, MBS_FATAL, "out of memory");
     }
     if ((!S->ad && mbs_tangent_init(&S->tangent, &tp, differences, err)) ||

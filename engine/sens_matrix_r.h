@@ -93,7 +93,7 @@ typedef struct {
     int dofs;
     /* direct: the coordinates z (ncoords) and dz/drho (ncoords x nparameters, column-major):
      * R^Phi dz_i/drho plus, for a geometric parameter, the move of the dependent coordinates
-     * at fixed z_i (from the rebuilt models' position problems) */
+     * at fixed z_i (z_rho = -S Phi_rho) */
     const double *coordinates, *coordinate_sensitivity;
     int ncoords;
     /* totals of the last call */

@@ -20,25 +20,27 @@
  *    dual numbers of the constraint reactions; with an nd method, or a force law without a derivative,
  *    that method on the whole frozen residual (mbs_tangent.h); then alpha Phi_z^T Phi_z
  *    exactly (mbs_constraints_add_gram);
- *  - derivatives along a direction and a parameter by central differences through the
- *    parameter machinery (each projection's right-hand side and its mass product as one
- *    function, so one evaluation per side): the models rho_k +- d_k (mbs_model_with_parameter) are built once,
- *    and F is evaluated with them at the state +- d_k times the direction (so geometric
- *    parameters are handled as fd handles them: by the model they build);
+ *  - the dynamics' dR along (0, dzd, dzdd) and rho_k: R_zd dzd + M dzdd from that tangent, plus
+ *    R's explicit derivative at the step's state: for a parameter of the dynamics the part of
+ *    the model it changes (dynamic_only_directional); for one of the geometry (M zdd - Q)_rho
+ *    + Phi_zrho^T lambda + alpha Phi_z^T Phi_rho (geometric_directional);
+ *  - the projections' derivatives: along the state exactly (Phi_zz[dz] products, the bias's
+ *    derivative: mbs_constraints_derivatives.h), plus the explicit parameter terms at the same
+ *    state (projection_terms), and d(M v_corr), d(M a_corr) by central differences;
+ *  - every parameter part by central differences of the models rho_k +- d_k
+ *    (mbs_model_with_parameter, built once) at a fixed state, so that alpha never multiplies
+ *    a truncation error off the range of Phi_z^T: differencing alpha Phi_z^T Phi as a whole left
+ *    alpha d^2 Phi_zrho^T Phi_rhorho / 2 in it, 2 % of the spatial four-bar's gradient at
+ *    alpha = 1e9, now 1e-5;
  *  - the initial sensitivities by central differences of the initial assembly
  *    (mbs_assemble, mbs_assemble_accelerations) of those models;
  *  - the objectives' derivative the same way (mbs_objective.h evaluators of the models +- d).
  * Left out: the derivatives of the projections' weight T other than its alpha part, i.e.
  * (dC h/2 + dK h^2/4) times the projection corrections, and T differs from the formulation's
  * by h^2/4 (M_z zdd + Phi_zz^T alpha Phi) and its reuse of K and C: second-order terms (a
- * correction times a relative change of T).
- * Accuracy: the parameter derivatives of the penalty term alpha Phi_z^T Phi (and of the
- * projections' h^2/4 alpha terms) are differences of Phi at the models rho +- d, whose error
- * (~eps^(2/3) of the coordinates) is multiplied by alpha; the large parts cancel against
- * alpha Phi_z^T Phi_z s in the solve but the error stays in the tangential directions. So
- * direct agrees with fd to ~1e-6 at alpha = 1e7 (the papers' value), 1e-5 at 1e9, 1e-4 at
- * 1e10 on the five-bar, and only to 2 % at 1e9 on the spatial four-bar (2e-4 at 1e7).
- * Analytical d Phi / d rho would remove this floor.
+ * correction times a relative change of T). They set how well direct agrees with fd of whole
+ * simulations: 3e-5 of a row's largest entry on the five-bar and the spatial four-bar, at any
+ * alpha (tests/cli/test_sensitivity.py).
  */
 #include <float.h>
 #include <math.h>
@@ -48,6 +50,7 @@
 #include "mbs_assembly.h"
 #include "mbs_clock.h"
 #include "mbs_constraints.h"
+#include "mbs_constraints_derivatives.h"
 #include "mbs_dynamics.h"
 #include "mbs_dual.h"
 #include "mbs_dynamics_derivatives.h"
@@ -99,6 +102,15 @@ struct Direct {
     double *node_acc, *node_D; /* 6 per node: sum of b_j zdd_j along the path; D + that */
     MbsKinematicsDual kd;      /* analytical: Phi_zz^T lambda by dual numbers */
     MbsDual *zD, *wrenchD, *reactD; /* n, 6 n, n */
+    /* the projections' derivatives (projection_terms) */
+    MbsConstraintsDerivatives cder;
+    double *w_v, *w_a;   /* nr: Phi_z zd1 + Phi_t, Phi_z zdd1 + b at the step's state */
+    double *e_v, *e_a;   /* nr: their explicit derivatives w.r.t. the parameter */
+    double *rowbuf, *y;  /* nr each */
+    double *dM_v, *dM_a; /* n: d(M v_corr), d(M a_corr) along the direction and parameter */
+    double *p_v, *p_a;   /* n: Phi_zrho^T w_v, Phi_zrho^T w_a */
+    double *react;       /* n */
+    double *gnode_acc, *gnode_D; /* 6 per node: a rebuilt model's accelerations */
 };
 
 static int eval_init(Eval *e, const Direct *D, const MbsModel *m, MbsError *err)
@@ -158,70 +170,6 @@ static void phiz_mul(const Eval *e, const double *x, const double *add, double *
             a += e->phiz[i + (size_t)nr * j] * x[j];
         out[i] = a;
     }
-}
-
-/* R = M zdd + Phi_z^T alpha Phi - Q */
-static void dynamic_residual(void *ctx, const double *z, const double *zd,
-                             const double *zdd, double *out)
-{
-    Eval *e = ctx;
-    const Direct *D = e->D;
-    const MbsModel *m = e->m;
-    int n = D->n, nr = D->nr;
-    mbs_kinematics_positions(m, &e->kin, z);
-    mbs_kinematics_velocities(m, &e->kin, zd);
-    mbs_dynamics_mass(m, &e->kin, &e->dyn, e->M);
-    mbs_dynamics_forces(m, &e->kin, &e->dyn, z, zd, e->Q);
-    mbs_constraints_eval(m, &e->kin, e->t, z, e->phi, e->phiz, NULL);
-    for (int i = 0; i < nr; ++i)
-        e->tmp[i] = D->alpha * e->phi[i];
-    phiz_t_mul(e, e->tmp, 1.0, out);
-    for (int i = 0; i < n; ++i) {
-        double v = out[i] - e->Q[i];
-        for (int j = 0; j < n; ++j)
-            v += e->M[i + (size_t)n * j] * zdd[j];
-        out[i] = v;
-    }
-}
-
-/* out = M(z) v - h^2/4 alpha Phi_z^T w, M v from the kinematics of e (without forming M),
- * e->phiz and w in e->tmp */
-static void mass_times_minus_projection(Eval *e, const double *v, double *out)
-{
-    const Direct *D = e->D;
-    int n = D->n;
-    phiz_t_mul(e, e->tmp, 0.25 * D->h * D->h * D->alpha, out);
-    mbs_dynamics_mass_times(e->m, &e->kin, &e->dyn, v, e->Mv);
-    for (int i = 0; i < n; ++i)
-        out[i] = e->Mv[i] - out[i];
-}
-
-/* The velocity projection's right-hand side M(z) (zd* - zd1) - G_v(z, zd), with
- * G_v = h^2/4 alpha Phi_z^T (Phi_z zd + Phi_t): one function so that a directional derivative
- * costs one kinematics per side (zd* - zd1 is held fixed, as the formulation's correction). */
-static void velocity_projection_rhs(void *ctx, const double *z, const double *zd,
-                                    const double *zdd, double *out)
-{
-    Eval *e = ctx;
-    (void)zdd;
-    mbs_kinematics_positions(e->m, &e->kin, z);
-    mbs_constraints_eval(e->m, &e->kin, e->t, z, e->phi, e->phiz, e->phit);
-    phiz_mul(e, zd, e->phit, e->tmp);
-    mass_times_minus_projection(e, e->D->v_corr, out);
-}
-
-/* The acceleration projection's: M(z) (zdd* - zdd1) - G_a(z, zd, zdd), with
- * G_a = h^2/4 alpha Phi_z^T (Phi_z zdd + c(z, zd)). */
-static void acceleration_projection_rhs(void *ctx, const double *z,
-                                        const double *zd, const double *zdd, double *out)
-{
-    Eval *e = ctx;
-    mbs_kinematics_positions(e->m, &e->kin, z);
-    mbs_kinematics_velocities(e->m, &e->kin, zd);
-    mbs_constraints_eval(e->m, &e->kin, e->t, z, e->phi, e->phiz, NULL);
-    mbs_constraints_bias(e->m, &e->kin, e->t, e->bias);
-    phiz_mul(e, zdd, e->bias, e->tmp);
-    mass_times_minus_projection(e, e->D->a_corr, out);
 }
 
 /* The tangent's residual: R with zdd and alpha Phi frozen (x = [zd, z]). */
@@ -303,10 +251,13 @@ static void direct_free(Direct *D)
     mbs_dynamics_derivatives_free(&D->derivatives);
     double *arrays[] = {D->J, D->A, D->lambda, D->x, D->z0, D->zd0, D->zdd0, D->zds, D->zdds,
                         D->sz1, D->szds, D->szdds, D->dir_zd, D->dir_zdd, D->rhs,
-                        D->v_corr, D->a_corr, D->node_acc, D->node_D};
+                        D->v_corr, D->a_corr, D->node_acc, D->node_D, D->w_v, D->w_a,
+                        D->e_v, D->e_a, D->rowbuf, D->y, D->dM_v, D->dM_a, D->p_v, D->p_a,
+                        D->react, D->gnode_acc, D->gnode_D};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     mbs_kinematics_free_dual(&D->kd);
+    mbs_constraints_derivatives_free(&D->cder);
     free(D->zD), free(D->wrenchD), free(D->reactD);
     sens_direct_free(&D->S);
 }
@@ -352,10 +303,18 @@ static int direct_init(Direct *D, const MbsSensitivityProblem *p, MbsError *err)
     D->x = dalloc(2 * nn, &fail);
     D->node_acc = dalloc(6 * nn, &fail);
     D->node_D = dalloc(6 * nn, &fail);
-    double **vec[] = {&D->z0, &D->zd0, &D->zdd0, &D->zds, &D->zdds, &D->dir_zd, &D->dir_zdd,
-                      &D->rhs, &D->v_corr, &D->a_corr};
+    D->gnode_acc = dalloc(6 * nn, &fail);
+    D->gnode_D = dalloc(6 * nn, &fail);
+    double **vec[] = {&D->z0,   &D->zd0,    &D->zdd0, &D->zds, &D->zdds, &D->dir_zd,
+                      &D->dir_zdd, &D->rhs,  &D->v_corr, &D->a_corr, &D->dM_v, &D->dM_a,
+                      &D->p_v,  &D->p_a,    &D->react};
     for (size_t i = 0; i < sizeof vec / sizeof vec[0]; ++i)
         *vec[i] = dalloc(nn, &fail);
+    double **rowvec[] = {&D->w_v, &D->w_a, &D->e_v, &D->e_a, &D->rowbuf, &D->y};
+    for (size_t i = 0; i < sizeof rowvec / sizeof rowvec[0]; ++i)
+        *rowvec[i] = dalloc((size_t)D->nr + 1, &fail);
+    if (mbs_constraints_derivatives_init(&D->cder, m))
+        fail = 1;
     double **mat[] = {&D->sz1, &D->szds, &D->szdds};
     for (size_t i = 0; i < sizeof mat / sizeof mat[0]; ++i)
         *mat[i] = dalloc(npn, &fail);
@@ -397,15 +356,6 @@ static void set_time(Direct *D, double t)
         D->plus[k].t = D->minus[k].t = t;
 }
 
-/* d fn along (dz, dzd, dzdd) and parameter k (sens_direct.h) */
-static void directional(Direct *D, SensDirectFn fn, int k, const double *z, const double *zd,
-                        const double *zdd, const double *dz, const double *dzd,
-                        const double *dzdd, double *out)
-{
-    sens_direct_directional(&D->S, fn, &D->plus[k], &D->minus[k], k, D->n, z, zd, zdd, dz, dzd,
-                            dzdd, out);
-}
-
 /* dR along (0, dzd, dzdd) and a parameter that only changes M and Q (the models share the
  * kinematics, and Phi): R_zd dzd + M dzdd from the step's tangent, plus
  * (M_+ zdd* - Q_+) - (M_- zdd* - Q_-) over 2d on the nominal kinematics at (z1, zd*), of the
@@ -426,6 +376,117 @@ static void dynamic_only_directional(Direct *D, int k, const double *z, const do
     mbs_dynamics_forces_part(em->m, &with_zdd, &em->dyn, z, D->zds, bodies, forces, em->Q);
     for (int i = 0; i < n; ++i) {
         double v = -(ep->Q[i] - em->Q[i]) / (2.0 * d);
+        for (int j = 0; j < n; ++j) {
+            size_t ij = i + (size_t)n * j;
+            v += D->J[ij] * dzd[j] + e->M[ij] * dzdd[j];
+        }
+        out[i] = v;
+    }
+}
+
+/* The parts of the projections' derivatives along the direction dz (= s_z1) and parameter k
+ * that are not alpha-weighted constraint terms: d(M v_corr) and d(M a_corr), by central
+ * differences with the models rho_k +- d_k at z1 +- d_k dz (M v without forming M); and, for a
+ * parameter of the geometry, the explicit derivatives at the step's own state (z1, zd1,
+ * zdd1) of the constraint terms: e_v = (Phi_z zd + Phi_t)_rho, e_a = (Phi_z zdd + b)_rho,
+ * p_v = Phi_zrho^T w_v, p_a = Phi_zrho^T w_a (zero for a parameter of the dynamics). Holding
+ * the state in those differences is what keeps alpha from multiplying their truncation: the
+ * state's part is exact (step), and Phi, Phi_z are polynomial in the point coordinates a
+ * parameter moves. */
+static void projection_terms(Direct *D, int k, const double *z1, const double *zd1,
+                             const double *zdd1, const double *dz)
+{
+    int n = D->n, nr = D->nr;
+    double d = D->S.delta[k], c = 1.0 / (2.0 * d);
+    Eval *side[2] = {&D->plus[k], &D->minus[k]};
+    for (int s = 0; s < 2; ++s) {
+        Eval *e = side[s];
+        double *zs = s ? D->S.xm_q : D->S.xp_q;
+        for (int i = 0; i < n; ++i)
+            zs[i] = z1[i] + (s ? -d : d) * dz[i];
+        mbs_kinematics_positions(e->m, &e->kin, zs);
+        mbs_dynamics_mass_times(e->m, &e->kin, &e->dyn, D->v_corr, e->Mv);
+        mbs_dynamics_mass_times(e->m, &e->kin, &e->dyn, D->a_corr, e->Q);
+    }
+    for (int i = 0; i < n; ++i) {
+        D->dM_v[i] = c * (side[0]->Mv[i] - side[1]->Mv[i]);
+        D->dM_a[i] = c * (side[0]->Q[i] - side[1]->Q[i]);
+    }
+    if (D->dynamic_only[k]) {
+        memset(D->e_v, 0, sizeof(double) * (size_t)nr);
+        memset(D->e_a, 0, sizeof(double) * (size_t)nr);
+        memset(D->p_v, 0, sizeof(double) * (size_t)n);
+        memset(D->p_a, 0, sizeof(double) * (size_t)n);
+        return;
+    }
+    for (int s = 0; s < 2; ++s) { /* tmp: Phi_z zd1 + Phi_t, phi: Phi_z zdd1 + b */
+        Eval *e = side[s];
+        mbs_kinematics_positions(e->m, &e->kin, z1);
+        mbs_kinematics_velocities(e->m, &e->kin, zd1);
+        mbs_constraints_eval(e->m, &e->kin, e->t, z1, e->phi, e->phiz, e->phit);
+        mbs_constraints_bias(e->m, &e->kin, e->t, e->bias);
+        phiz_mul(e, zd1, e->phit, e->tmp);
+        phiz_mul(e, zdd1, e->bias, e->phi);
+        phiz_t_mul(e, D->w_v, 1.0, e->Mv);
+        phiz_t_mul(e, D->w_a, 1.0, e->Q);
+    }
+    for (int i = 0; i < nr; ++i) {
+        D->e_v[i] = c * (side[0]->tmp[i] - side[1]->tmp[i]);
+        D->e_a[i] = c * (side[0]->phi[i] - side[1]->phi[i]);
+    }
+    for (int i = 0; i < n; ++i) {
+        D->p_v[i] = c * (side[0]->Mv[i] - side[1]->Mv[i]);
+        D->p_a[i] = c * (side[0]->Q[i] - side[1]->Q[i]);
+    }
+}
+
+/* out = dM - h^2/4 alpha (Phi_zz[dz]^T w + p + Phi_z^T y): a projection's right-hand side
+ * differentiated (y the derivative of the constraint term inside, w its value, p its
+ * explicit Phi_zrho^T w). Needs the base's Phi_z and the direction dz in D->cder. */
+static void projection_derivative(Direct *D, const double *dM, const double *w, const double *p,
+                                  const double *y, double *out)
+{
+    Eval *e = &D->base;
+    int n = D->n;
+    double cw = 0.25 * D->h * D->h * D->alpha;
+    mbs_constraints_derivatives_reactions(e->m, &e->kin, &D->cder, e->m->topo->rows, D->nr, w,
+                                          D->react);
+    phiz_t_mul(e, y, 1.0, out);
+    for (int i = 0; i < n; ++i)
+        out[i] = dM[i] - cw * (D->react[i] + p[i] + out[i]);
+}
+
+/* dR along (0, dzd, dzdd) and a parameter of the geometry: R_zd dzd + M dzdd from the step's
+ * tangent, plus R's explicit derivative at the state (z1, zd*, zdd*) with the penalty term
+ * expanded, (M zdd* - Q)_rho + Phi_zrho^T lambda + alpha Phi_z^T Phi_rho (lambda = alpha Phi):
+ * Phi and Phi_z by central differences of the models rho_k +- d_k at z1. Differencing
+ * alpha Phi_z^T Phi as one function would leave alpha d^2 Phi_zrho^T Phi_rhorho/2 in it, off the
+ * range of Phi_z^T where the solve cannot absorb it: 2 % of the spatial four-bar's gradient at
+ * alpha = 1e9 (its C moves with cos_t and sqrt(1 - cos_t^2)). */
+static void geometric_directional(Direct *D, int k, const double *z, const double *dzd,
+                                  const double *dzdd, double *out)
+{
+    int n = D->n, nr = D->nr;
+    const Eval *e = &D->base;
+    double c = 1.0 / (2.0 * D->S.delta[k]);
+    Eval *side[2] = {&D->plus[k], &D->minus[k]};
+    for (int s = 0; s < 2; ++s) { /* Q: Q - M zdd*, Mv: Phi_z^T lambda, phi: Phi */
+        Eval *es = side[s];
+        mbs_kinematics_positions(es->m, &es->kin, z);
+        mbs_kinematics_velocities(es->m, &es->kin, D->zds);
+        mbs_kinematics_accelerations(es->m, &es->kin, D->zdds, D->gnode_acc, D->gnode_D);
+        MbsKinematics with_zdd = es->kin;
+        with_zdd.D = D->gnode_D;
+        mbs_dynamics_forces(es->m, &with_zdd, &es->dyn, z, D->zds, es->Q);
+        mbs_constraints_eval(es->m, &es->kin, es->t, z, es->phi, es->phiz, NULL);
+        phiz_t_mul(es, D->lambda, 1.0, es->Mv);
+    }
+    for (int i = 0; i < nr; ++i)
+        D->y[i] = D->alpha * c * (side[0]->phi[i] - side[1]->phi[i]);
+    phiz_t_mul(e, D->y, 1.0, out);
+    for (int i = 0; i < n; ++i) {
+        double v = out[i] + c * (side[0]->Mv[i] - side[1]->Mv[i]) -
+                   c * (side[0]->Q[i] - side[1]->Q[i]);
         for (int j = 0; j < n; ++j) {
             size_t ij = i + (size_t)n * j;
             v += D->J[ij] * dzd[j] + e->M[ij] * dzdd[j];
@@ -517,8 +578,7 @@ static int step(void *method, SensDirect *S, const MbsFormulation *f, MbsError *
         if (D->dynamic_only[k])
             dynamic_only_directional(D, k, z1, D->dir_zd, D->dir_zdd, sz1);
         else
-            directional(D, dynamic_residual, k, z1, D->zds, D->zdds, NULL, D->dir_zd,
-                        D->dir_zdd, sz1);
+            geometric_directional(D, k, z1, D->dir_zd, D->dir_zdd, sz1);
         for (int i = 0; i < n; ++i)
             sz1[i] = -sz1[i];
         mbs_lu_solve(n, D->A, D->ipiv, sz1, 1);
@@ -531,18 +591,42 @@ static int step(void *method, SensDirect *S, const MbsFormulation *f, MbsError *
         D->v_corr[i] = D->zds[i] - zd1[i];
         D->a_corr[i] = D->zdds[i] - zdd1[i];
     }
+    /* the constraint terms of the projections at the step's state (z1, zd1, zdd1):
+     * w_v = Phi_z zd1 + Phi_t, w_a = Phi_z zdd1 + b */
+    mbs_kinematics_positions(e->m, &e->kin, z1);
+    mbs_kinematics_velocities(e->m, &e->kin, zd1);
+    mbs_constraints_eval(e->m, &e->kin, t1, z1, e->phi, e->phiz, e->phit);
+    mbs_constraints_bias(e->m, &e->kin, t1, e->bias);
+    phiz_mul(e, zd1, e->phit, D->w_v);
+    phiz_mul(e, zdd1, e->bias, D->w_a);
+    const MbsRow *rows = e->m->topo->rows;
+    int nr = D->nr;
     for (int k = 0; k < np; ++k) {
         double *sz1 = COL(D->sz1, k), *szds = COL(D->szds, k), *szdds = COL(D->szdds, k);
         double *szd = COL(S->sqd, k), *szdd = COL(S->sqdd, k);
-        /* velocity projection: d(M v_corr - G_v) along (s_z1, s_zd*) and rho_k */
-        directional(D, velocity_projection_rhs, k, z1, zd1, zdd1, sz1, szds, NULL, D->rhs);
+        projection_terms(D, k, z1, zd1, zdd1, sz1);
+        mbs_constraints_derivatives_direction(e->m, &e->kin, &D->cder, sz1);
+        /* velocity projection: d(M v_corr - G_v) along (s_z1, s_zd*) and rho_k, the
+         * constraint term's derivative y = Phi_zz[dz] zd1 + Phi_z dzd + e_v */
+        mbs_constraints_derivatives_velocity(e->m, &e->kin, &D->cder, rows, nr, zd1, D->y);
+        phiz_mul(e, szds, D->y, D->rowbuf);
+        for (int i = 0; i < nr; ++i)
+            D->rowbuf[i] += D->e_v[i];
+        projection_derivative(D, D->dM_v, D->w_v, D->p_v, D->rowbuf, D->rhs);
         for (int i = 0; i < n; ++i)
             D->rhs[i] *= to_T;
         mbs_lu_solve(n, D->A, D->ipiv, D->rhs, 1);
         for (int i = 0; i < n; ++i)
             szd[i] = szds[i] + D->rhs[i];
-        /* acceleration projection: d(M a_corr - G_a) along (s_z1, s_zd1, s_zdd*) and rho_k */
-        directional(D, acceleration_projection_rhs, k, z1, zd1, zdd1, sz1, szd, szdds, D->rhs);
+        /* acceleration projection: d(M a_corr - G_a) along (s_z1, s_zd1, s_zdd*) and rho_k,
+         * y = Phi_zz[dz] zdd1 + Phi_z dzdd + db(dz, dzd) + e_a */
+        mbs_constraints_derivatives_velocity(e->m, &e->kin, &D->cder, rows, nr, zdd1, D->y);
+        mbs_constraints_derivatives_bias(e->m, &e->kin, &D->cder, rows, nr, zd1, szd,
+                                         D->rowbuf);
+        for (int i = 0; i < nr; ++i)
+            D->y[i] += D->rowbuf[i] + D->e_a[i];
+        phiz_mul(e, szdds, D->y, D->rowbuf);
+        projection_derivative(D, D->dM_a, D->w_a, D->p_a, D->rowbuf, D->rhs);
         for (int i = 0; i < n; ++i)
             D->rhs[i] *= to_T;
         mbs_lu_solve(n, D->A, D->ipiv, D->rhs, 1);

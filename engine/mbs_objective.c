@@ -473,15 +473,19 @@ void mbs_objective_eval_directional(MbsObjectiveEval *e, const MbsKinematics *k,
     const MbsModel *m = e->m;
     for (int o = 0; o < e->nobj; ++o)
         dg[o] = dw[o] = 0.0;
+    MbsPointDerivatives p;
+    int p_body = -1, p_point = -1; /* whose derivatives p holds: terms often share a point */
     for (int o = 0; o < e->nobj; ++o) {
         const MbsObjective *ob = &m->objectives[o];
         for (int i = ob->first_term; i < ob->first_term + ob->nterms; ++i) {
             const MbsObjectiveTerm *t = &m->objective_terms[i];
             double y[3] = {0, 0, 0}, dy[3] = {0, 0, 0}, grad[3];
-            MbsPointDerivatives p;
-            if (reads_point(t->quantity))
+            if (reads_point(t->quantity) && (t->body != p_body || t->point != p_point)) {
                 mbs_constraints_derivatives_point(m, k, cw, A, t->body,
                                                   m->points[t->point].pos, &p);
+                p_body = t->body;
+                p_point = t->point;
+            }
             int node = t->quantity == MBS_QUANTITY_JOINT_COORDINATE ||
                                t->quantity == MBS_QUANTITY_JOINT_RATE
                            ? m->topo->joint_node[t->joint]

@@ -10,17 +10,23 @@
 #include <string.h>
 
 static const struct {
-    const char *name;
+    const char *name, *label;
     nlopt_algorithm nlopt;
 } algorithms[ESL_OPTIMIZER_ALGORITHM_COUNT] = {
-    [ESL_OPTIMIZER_LBFGS] = {"lbfgs", NLOPT_LD_LBFGS},
-    [ESL_OPTIMIZER_SLSQP] = {"slsqp", NLOPT_LD_SLSQP},
+    [ESL_OPTIMIZER_LBFGS] = {"lbfgs", "L-BFGS", NLOPT_LD_LBFGS},
+    [ESL_OPTIMIZER_SLSQP] = {"slsqp", "SLSQP", NLOPT_LD_SLSQP},
 };
 
 const char *esl_optimizer_algorithm_name(EslOptimizerAlgorithm algorithm)
 {
     g_return_val_if_fail(algorithm < ESL_OPTIMIZER_ALGORITHM_COUNT, NULL);
     return algorithms[algorithm].name;
+}
+
+const char *esl_optimizer_algorithm_label(EslOptimizerAlgorithm algorithm)
+{
+    g_return_val_if_fail(algorithm < ESL_OPTIMIZER_ALGORITHM_COUNT, NULL);
+    return algorithms[algorithm].label;
 }
 
 const char *esl_optimizer_algorithm_description(EslOptimizerAlgorithm algorithm)

@@ -28,6 +28,8 @@ typedef enum {
 
 /* "lbfgs", "slsqp". */
 const char *esl_optimizer_algorithm_name(EslOptimizerAlgorithm algorithm);
+/* "L-BFGS", "SLSQP" (names, not translated). */
+const char *esl_optimizer_algorithm_label(EslOptimizerAlgorithm algorithm);
 /* NLopt's own description ("Limited-memory BFGS (L-BFGS) (local, derivative-based)"). */
 const char *esl_optimizer_algorithm_description(EslOptimizerAlgorithm algorithm);
 /* -1 when unknown. */

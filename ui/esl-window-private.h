@@ -28,6 +28,7 @@ struct _EslWindow {
     GtkWidget *plot_board, *run_settings, *color_scale;
     GtkWidget *variable_browser; /* EslVariableBrowser, made when first asked for, or NULL */
     GtkWidget *objective_editor; /* EslObjectiveEditor, made when first asked for, or NULL */
+    GtkWidget *optimize_dialog;  /* EslOptimizeDialog, made when first asked for, or NULL */
     GtkWidget *sidebar, *run_panel_scroller, *view_paned;
     /* template: what the window itself writes to */
     GMenu *recent_menu;

@@ -7,6 +7,8 @@
 #include <glib/gi18n-lib.h>
 #include <string.h>
 
+#include "esl-project.h"
+#include "esl-sensitivity-recorder.h"
 #include "esl-worker.h"
 
 struct _EslOptimizationController {
@@ -17,9 +19,14 @@ struct _EslOptimizationController {
     MbsSettings method_options;
     int *parameters;
     double *lower, *upper, *start;
+    MbsSettings *given_options; /* &method_options when given, else NULL */
+    char *project_path, *model_name; /* where it is stored (NULL: nowhere) */
+    gint64 model_id;
     EslWorker *worker; /* reports EslOptimizationEvaluation* */
     volatile int stop;
     EslOptimizerResult result; /* written by the worker, read after "finished" */
+    char *message;     /* the result's message, and what could not be stored */
+    gint run_id;       /* atomic */
 };
 
 G_DEFINE_FINAL_TYPE(EslOptimizationController, esl_optimization_controller, G_TYPE_OBJECT)
@@ -46,6 +53,9 @@ static void esl_optimization_controller_finalize(GObject *object)
     g_free(self->lower);
     g_free(self->upper);
     g_free(self->start);
+    g_free(self->project_path);
+    g_free(self->model_name);
+    g_free(self->message);
     esl_optimizer_result_clear(&self->result);
     G_OBJECT_CLASS(esl_optimization_controller_parent_class)->finalize(object);
 }
@@ -92,6 +102,7 @@ EslOptimizationController *esl_optimization_controller_new(const EslOptimizerPro
     self->problem.method_options = NULL;
     if (method_options) {
         self->method_options = *method_options;
+        self->given_options = &self->method_options;
         self->problem.method_options = self->method_options.options.bytes;
     }
     self->problem.stop = &self->stop;
@@ -100,24 +111,132 @@ EslOptimizationController *esl_optimization_controller_new(const EslOptimizerPro
 
 /* ---- worker --------------------------------------------------------------------------------- */
 
+typedef struct {
+    EslOptimizationController *self;
+    EslProject *project; /* NULL: not stored */
+    gint64 run_id;
+    char *error;         /* the first storage error; nothing more is stored after it */
+} Worker;
+
+static void store_failed(Worker *w, GError *error)
+{
+    if (!w->error)
+        w->error = g_strdup(error ? error->message : "unknown error");
+}
+
 static void on_evaluation(void *data, int index, double psi, const double *gradient,
                           const double *x, int n)
 {
-    EslOptimizationController *self = data;
+    Worker *w = data;
     EslOptimizationEvaluation *e = g_new0(EslOptimizationEvaluation, 1);
     e->index = index;
     e->psi = psi;
     e->n = n;
     e->gradient = copy_numbers(gradient, n);
     e->x = copy_numbers(x, n);
-    esl_worker_push(self->worker, e);
+    esl_worker_push(w->self->worker, e);
+    g_autoptr(GError) error = NULL;
+    if (w->run_id && !w->error &&
+        !esl_project_append_optimization_evaluation(w->project, w->run_id, psi, gradient, x,
+                                                    &error))
+        store_failed(w, error);
+}
+
+/* The run and its optimisation in the project: what is minimised over what, from where. */
+static void store_begin(Worker *w)
+{
+    EslOptimizationController *self = w->self;
+    const EslOptimizerProblem *p = &self->problem;
+    g_autoptr(GError) error = NULL;
+    w->project = esl_project_open(self->project_path, TRUE, &error);
+    g_autofree double *start = g_new0(double, p->nparameters);
+    g_autofree char *options = w->project ? esl_sensitivity_method_options_json(
+                                                self->formulation, p->method,
+                                                self->given_options, &error)
+                                          : NULL;
+    if (!options || !esl_optimizer_check(p, start, &error)) {
+        store_failed(w, error);
+        return;
+    }
+    EslRunRequest req = {.model_name = self->model_name, .model_id = self->model_id,
+                         .formulation = self->formulation, .settings = self->settings};
+    g_autofree const char **names = g_new0(const char *, p->nparameters + 1);
+    for (int k = 0; k < p->nparameters; k++)
+        names[k] = p->model->parameters[p->parameters[k]].name;
+    EslOptimizationRequest r = {
+        .objective = p->model->objectives[p->objective].name,
+        .method = mbs_sensitivity_method_name(p->method), .method_options = options,
+        .algorithm = esl_optimizer_algorithm_name(p->algorithm),
+        .max_evaluations = p->max_evaluations > 0 ? p->max_evaluations
+                                                  : ESL_OPTIMIZER_MAX_EVALUATIONS,
+        .xtol = p->xtol > 0 ? p->xtol : ESL_OPTIMIZER_XTOL, .nparameters = p->nparameters,
+        .parameters = names, .lower = p->lower, .upper = p->upper, .start = start};
+    gint64 run_id = esl_project_begin_run(w->project, &req, &error);
+    if (run_id && !esl_project_begin_optimization(w->project, run_id, &r, &error)) {
+        esl_project_finish_run(w->project, run_id, ESL_RUN_FAILED, error->message, NULL, 0.0,
+                               NULL);
+        run_id = 0;
+    }
+    if (!run_id) {
+        store_failed(w, error);
+        return;
+    }
+    w->run_id = run_id;
+    g_atomic_int_set(&self->run_id, (gint)run_id); /* row ids stay below 2^31 */
+}
+
+/* How it ended, as a run's status: converged and the evaluation limit finish it. */
+static EslRunStatus run_status(EslOptimizerStatus status)
+{
+    switch (status) {
+    case ESL_OPTIMIZER_CONVERGED:
+    case ESL_OPTIMIZER_EVALUATION_LIMIT:
+        return ESL_RUN_FINISHED;
+    case ESL_OPTIMIZER_STOPPED:
+        return ESL_RUN_STOPPED;
+    case ESL_OPTIMIZER_FAILED:
+        break;
+    }
+    return ESL_RUN_FAILED;
+}
+
+static void store_end(Worker *w, double wall)
+{
+    const EslOptimizerResult *r = &w->self->result;
+    g_autoptr(GError) error = NULL;
+    gboolean any = r->evaluations > 0;
+    if (w->run_id &&
+        (w->error || !esl_project_set_optimization_result(
+                         w->project, w->run_id, esl_optimizer_status_name(r->status), r->psi,
+                         any ? r->x : NULL, any ? r->gradient : NULL, &error) ||
+         !esl_project_finish_run(w->project, w->run_id, run_status(r->status), r->message, NULL,
+                                 wall, &error))) {
+        store_failed(w, error);
+        /* a run whose result the project refused is closed as failed, never left running */
+        esl_project_finish_run(w->project, w->run_id, ESL_RUN_FAILED, w->error, NULL, wall,
+                               NULL);
+    }
+    if (w->project)
+        esl_project_close(w->project);
 }
 
 static void optimise(GObject *owner)
 {
     EslOptimizationController *self = ESL_OPTIMIZATION_CONTROLLER(owner);
-    g_autoptr(GError) error = NULL;
-    esl_optimizer_run(&self->problem, &self->result, &error);
+    Worker w = {.self = self};
+    if (self->project_path)
+        store_begin(&w);
+    EslOptimizerProblem p = self->problem;
+    p.evaluation = on_evaluation;
+    p.evaluation_data = &w;
+    gint64 t0 = g_get_monotonic_time();
+    esl_optimizer_run(&p, &self->result, NULL);
+    store_end(&w, (g_get_monotonic_time() - t0) * 1e-6);
+    const char *message = self->result.message;
+    self->message = w.error ? g_strdup_printf("%s%s%s %s", message ? message : "",
+                                              message ? "; " : "", _("not stored:"), w.error)
+                            : g_strdup(message);
+    g_free(w.error);
 }
 
 /* ---- main-context side ---------------------------------------------------------------------- */
@@ -130,8 +249,7 @@ static void on_evaluations(GObject *owner, GPtrArray *evaluations)
 static void on_finished(GObject *owner)
 {
     EslOptimizationController *self = ESL_OPTIMIZATION_CONTROLLER(owner);
-    g_signal_emit(self, signals[SIGNAL_FINISHED], 0, (int)self->result.status,
-                  self->result.message);
+    g_signal_emit(self, signals[SIGNAL_FINISHED], 0, (int)self->result.status, self->message);
 }
 
 gboolean esl_optimization_controller_start(EslOptimizationController *self, GError **error)
@@ -153,9 +271,9 @@ gboolean esl_optimization_controller_start(EslOptimizationController *self, GErr
         return FALSE;
     }
     esl_optimizer_result_clear(&self->result);
+    g_clear_pointer(&self->message, g_free);
     g_atomic_int_set(&self->stop, 0);
-    self->problem.evaluation = on_evaluation;
-    self->problem.evaluation_data = self;
+    g_atomic_int_set(&self->run_id, 0);
     return esl_worker_start(self->worker, "eslabon-optimize", G_OBJECT(self), optimise,
                             on_evaluations, on_finished, error);
 }
@@ -179,4 +297,26 @@ gboolean esl_optimization_controller_is_running(EslOptimizationController *self)
 const EslOptimizerResult *esl_optimization_controller_get_result(EslOptimizationController *self)
 {
     return &self->result;
+}
+
+void esl_optimization_controller_set_project(EslOptimizationController *self,
+                                             const char *project_path, gint64 model_id,
+                                             const char *model_name)
+{
+    g_return_if_fail(!esl_worker_is_running(self->worker));
+    g_free(self->project_path);
+    self->project_path = g_strdup(project_path);
+    g_free(self->model_name);
+    self->model_name = g_strdup(model_name ? model_name : self->problem.model->name);
+    self->model_id = model_id;
+}
+
+gint64 esl_optimization_controller_get_run_id(EslOptimizationController *self)
+{
+    return g_atomic_int_get(&self->run_id);
+}
+
+const char *esl_optimization_controller_get_message(EslOptimizationController *self)
+{
+    return self->message;
 }

@@ -43,11 +43,20 @@ int esl_optimizer_algorithm_from_name(const char *name)
     return -1;
 }
 
+static const char *const status_names[] = {"converged", "evaluation limit", "stopped", "failed"};
+
 const char *esl_optimizer_status_name(EslOptimizerStatus status)
 {
-    static const char *const names[] = {"converged", "evaluation limit", "stopped", "failed"};
-    g_return_val_if_fail(status < G_N_ELEMENTS(names), NULL);
-    return names[status];
+    g_return_val_if_fail(status < G_N_ELEMENTS(status_names), NULL);
+    return status_names[status];
+}
+
+int esl_optimizer_status_from_name(const char *name)
+{
+    for (int s = 0; name && s < (int)G_N_ELEMENTS(status_names); s++)
+        if (!strcmp(name, status_names[s]))
+            return s;
+    return -1;
 }
 
 void esl_optimizer_result_clear(EslOptimizerResult *result)

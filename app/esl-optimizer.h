@@ -72,6 +72,8 @@ typedef enum {
 
 /* "converged", "evaluation limit", "stopped", "failed". */
 const char *esl_optimizer_status_name(EslOptimizerStatus status);
+/* -1 when unknown. */
+int esl_optimizer_status_from_name(const char *name);
 
 typedef struct {
     EslOptimizerStatus status;

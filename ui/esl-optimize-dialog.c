@@ -34,8 +34,12 @@ struct _EslOptimizeDialog {
     GHashTable *controls; /* "p/which" -> widget of a parameter's row (borrowed) */
 
     EslOptimizationController *controller; /* running, or the last one finished */
-    int *varied;  /* the parameters it varies (indices into model) */
+    char *project_path; /* where optimisations are stored (NULL: nowhere) */
+    gint64 model_id;
+    GStrv varied; /* the parameters of the optimisation shown (running, finished or stored) */
     int nvaried;
+    EslOptimizerResult result; /* how the one shown ended (has_result), a copy */
+    gboolean has_result;
     int evaluations_shown;
     double best_psi; /* the lowest psi shown, and its row in the table */
     int best_row;
@@ -66,9 +70,18 @@ static gboolean running(EslOptimizeDialog *self)
 
 static const EslOptimizerResult *finished_result(EslOptimizeDialog *self)
 {
-    return self->controller && !running(self)
-               ? esl_optimization_controller_get_result(self->controller)
-               : NULL;
+    return self->has_result && !running(self) ? &self->result : NULL;
+}
+
+/* r (x and gradient of nvaried numbers) becomes the result shown. */
+static void keep_result(EslOptimizeDialog *self, const EslOptimizerResult *r)
+{
+    esl_optimizer_result_clear(&self->result);
+    self->result = *r;
+    self->result.x = g_memdup2(r->x, sizeof(double) * MAX(self->nvaried, 1));
+    self->result.gradient = g_memdup2(r->gradient, sizeof(double) * MAX(self->nvaried, 1));
+    self->result.message = g_strdup(r->message);
+    self->has_result = TRUE;
 }
 
 static void update_state(EslOptimizeDialog *self)
@@ -88,8 +101,7 @@ static char *point_text(EslOptimizeDialog *self, const double *x)
     GString *s = g_string_new(NULL);
     for (int k = 0; k < self->nvaried; k++) {
         g_autofree char *v = esl_number_to_text(x[k], 10, NULL);
-        g_string_append_printf(s, "%s%s = %s", k ? ", " : "",
-                               self->model->parameters[self->varied[k]].name, v);
+        g_string_append_printf(s, "%s%s = %s", k ? ", " : "", self->varied[k], v);
     }
     return g_string_free(s, FALSE);
 }
@@ -329,9 +341,7 @@ static void clear_iterates(EslOptimizeDialog *self, const char *objective)
     gtk_grid_attach(GTK_GRID(self->table), cell(objective, TRUE), 1, 0, 1, 1);
     gtk_grid_attach(GTK_GRID(self->table), cell("|∇ψ|", TRUE), 2, 0, 1, 1);
     for (int k = 0; k < self->nvaried; k++)
-        gtk_grid_attach(GTK_GRID(self->table),
-                        cell(self->model->parameters[self->varied[k]].name, TRUE), 3 + k, 0, 1,
-                        1);
+        gtk_grid_attach(GTK_GRID(self->table), cell(self->varied[k], TRUE), 3 + k, 0, 1, 1);
     self->evaluations_shown = 0;
     self->best_psi = HUGE_VAL;
     self->best_row = 0;
@@ -356,37 +366,44 @@ static gboolean scroll_to_end(GtkWidget *widget, GdkFrameClock *clock, gpointer 
     return G_SOURCE_REMOVE;
 }
 
+/* One evaluation (index, psi, its gradient and x: nvaried each) on the plot and in the table. */
+static void show_evaluation(EslOptimizeDialog *self, int index, double psi,
+                            const double *gradient, const double *x)
+{
+    EslPlot *plot = ESL_PLOT(self->plot);
+    esl_plot_append(plot, 0, index, psi);
+    if (self->all_positive && !(psi > 0)) {
+        self->all_positive = FALSE; /* a log axis cannot show it */
+        esl_plot_set_log_y(plot, FALSE);
+    }
+    double norm = 0.0;
+    for (int k = 0; k < self->nvaried; k++)
+        norm += gradient[k] * gradient[k];
+    int row = ++self->evaluations_shown;
+    if (psi < self->best_psi) {
+        self->best_psi = psi;
+        self->best_row = row;
+    }
+    g_autofree char *number = g_strdup_printf("%d", index);
+    g_autofree char *value = esl_number_to_text(psi, 8, NULL);
+    g_autofree char *slope = esl_number_to_text(sqrt(norm), 4, NULL);
+    gtk_grid_attach(GTK_GRID(self->table), cell(number, FALSE), 0, row, 1, 1);
+    gtk_grid_attach(GTK_GRID(self->table), cell(value, FALSE), 1, row, 1, 1);
+    gtk_grid_attach(GTK_GRID(self->table), cell(slope, FALSE), 2, row, 1, 1);
+    for (int k = 0; k < self->nvaried; k++) {
+        g_autofree char *v = esl_number_to_text(x[k], 10, NULL);
+        gtk_grid_attach(GTK_GRID(self->table), cell(v, FALSE), 3 + k, row, 1, 1);
+    }
+}
+
 static void on_evaluations(EslOptimizationController *controller, GPtrArray *evaluations,
                            EslOptimizeDialog *self)
 {
     (void)controller;
-    EslPlot *plot = ESL_PLOT(self->plot);
     const EslOptimizationEvaluation *last = NULL;
     for (guint i = 0; i < evaluations->len; i++) {
-        const EslOptimizationEvaluation *e = last = evaluations->pdata[i];
-        esl_plot_append(plot, 0, e->index, e->psi);
-        if (self->all_positive && !(e->psi > 0)) {
-            self->all_positive = FALSE; /* a log axis cannot show it */
-            esl_plot_set_log_y(plot, FALSE);
-        }
-        double norm = 0.0;
-        for (int k = 0; k < e->n; k++)
-            norm += e->gradient[k] * e->gradient[k];
-        int row = ++self->evaluations_shown;
-        if (e->psi < self->best_psi) {
-            self->best_psi = e->psi;
-            self->best_row = row;
-        }
-        g_autofree char *index = g_strdup_printf("%d", e->index);
-        g_autofree char *psi = esl_number_to_text(e->psi, 8, NULL);
-        g_autofree char *gradient = esl_number_to_text(sqrt(norm), 4, NULL);
-        gtk_grid_attach(GTK_GRID(self->table), cell(index, FALSE), 0, row, 1, 1);
-        gtk_grid_attach(GTK_GRID(self->table), cell(psi, FALSE), 1, row, 1, 1);
-        gtk_grid_attach(GTK_GRID(self->table), cell(gradient, FALSE), 2, row, 1, 1);
-        for (int k = 0; k < e->n; k++) {
-            g_autofree char *x = esl_number_to_text(e->x[k], 10, NULL);
-            gtk_grid_attach(GTK_GRID(self->table), cell(x, FALSE), 3 + k, row, 1, 1);
-        }
+        last = evaluations->pdata[i];
+        show_evaluation(self, last->index, last->psi, last->gradient, last->x);
     }
     gtk_widget_add_tick_callback(self->table_scroller, scroll_to_end, NULL, NULL);
     g_autofree char *psi = esl_number_to_text(last->psi, 6, NULL);
@@ -395,33 +412,38 @@ static void on_evaluations(EslOptimizationController *controller, GPtrArray *eva
     show_status(self, FALSE, text);
 }
 
+/* How the result shown ended, for the status line. */
+static char *result_text(EslOptimizeDialog *self, const EslOptimizerResult *r)
+{
+    g_autofree char *best = r->evaluations > 0 ? point_text(self, r->x) : NULL;
+    g_autofree char *psi = esl_number_to_text(r->psi, 8, NULL);
+    const char *message = r->message ? r->message : "";
+    switch (r->status) {
+    case ESL_OPTIMIZER_CONVERGED:
+        return g_strdup_printf(_("Converged after %d evaluations: ψ = %s at %s."),
+                               r->evaluations, psi, best);
+    case ESL_OPTIMIZER_EVALUATION_LIMIT:
+        return g_strdup_printf(_("Stopped at the limit of %d evaluations: best ψ = %s at %s."),
+                               r->evaluations, psi, best);
+    case ESL_OPTIMIZER_STOPPED:
+        return best ? g_strdup_printf(_("Stopped after %d evaluations: best ψ = %s at %s."),
+                                      r->evaluations, psi, best)
+                    : g_strdup(_("Stopped before the first evaluation finished."));
+    case ESL_OPTIMIZER_FAILED:
+        break;
+    }
+    return best ? g_strdup_printf(_("Failed: %s. Best before: ψ = %s at %s."), message, psi,
+                                  best)
+                : g_strdup_printf(_("Failed: %s."), message);
+}
+
 static void on_finished(EslOptimizationController *controller, int status, const char *message,
                         EslOptimizeDialog *self)
 {
-    const EslOptimizerResult *r = esl_optimization_controller_get_result(controller);
-    g_autofree char *best = r->evaluations > 0 ? point_text(self, r->x) : NULL;
-    g_autofree char *psi = esl_number_to_text(r->psi, 8, NULL);
-    g_autofree char *text = NULL;
-    switch ((EslOptimizerStatus)status) {
-    case ESL_OPTIMIZER_CONVERGED:
-        text = g_strdup_printf(_("Converged after %d evaluations: ψ = %s at %s."), r->evaluations,
-                               psi, best);
-        break;
-    case ESL_OPTIMIZER_EVALUATION_LIMIT:
-        text = g_strdup_printf(_("Stopped at the limit of %d evaluations: best ψ = %s at %s."),
-                               r->evaluations, psi, best);
-        break;
-    case ESL_OPTIMIZER_STOPPED:
-        text = best ? g_strdup_printf(_("Stopped after %d evaluations: best ψ = %s at %s."),
-                                      r->evaluations, psi, best)
-                    : g_strdup(_("Stopped before the first evaluation finished."));
-        break;
-    case ESL_OPTIMIZER_FAILED:
-        text = best ? g_strdup_printf(_("Failed: %s. Best before: ψ = %s at %s."), message, psi,
-                                      best)
-                    : g_strdup_printf(_("Failed: %s."), message);
-        break;
-    }
+    keep_result(self, esl_optimization_controller_get_result(controller));
+    g_free(self->result.message); /* with what could not be stored */
+    self->result.message = g_strdup(message);
+    g_autofree char *text = result_text(self, &self->result);
     show_status(self, status == ESL_OPTIMIZER_FAILED, text);
     mark_best_row(self);
     update_state(self);
@@ -488,6 +510,7 @@ static void on_start_clicked(GtkButton *button, EslOptimizeDialog *self)
             ? &self->method_options
             : NULL;
     EslOptimizationController *c = esl_optimization_controller_new(&problem, options);
+    esl_optimization_controller_set_project(c, self->project_path, self->model_id, NULL);
     g_autoptr(GError) error = NULL;
     g_signal_connect(c, "evaluations", G_CALLBACK(on_evaluations), self);
     g_signal_connect(c, "finished", G_CALLBACK(on_finished), self);
@@ -502,9 +525,12 @@ static void on_start_clicked(GtkButton *button, EslOptimizeDialog *self)
         g_signal_handlers_disconnect_by_data(self->controller, self);
     g_clear_object(&self->controller);
     self->controller = c;
-    g_free(self->varied);
-    self->varied = g_memdup2(varied->data, sizeof(int) * MAX(varied->len, 1));
+    g_strfreev(self->varied);
+    self->varied = g_new0(char *, varied->len + 1);
+    for (guint k = 0; k < varied->len; k++)
+        self->varied[k] = g_strdup(m->parameters[g_array_index(varied, int, k)].name);
     self->nvaried = (int)varied->len;
+    self->has_result = FALSE;
     self->applied = FALSE;
     clear_iterates(self, m->objectives[problem.objective].name);
     g_autofree char *text = g_strdup_printf(
@@ -533,12 +559,9 @@ static void on_apply_clicked(GtkButton *button, EslOptimizeDialog *self)
     const EslOptimizerResult *r = finished_result(self);
     if (!r || r->evaluations == 0 || self->applied || !self->model)
         return;
-    g_autoptr(GPtrArray) names = g_ptr_array_new();
-    for (int k = 0; k < self->nvaried; k++)
-        g_ptr_array_add(names, self->model->parameters[self->varied[k]].name);
     g_autoptr(GError) error = NULL;
     g_autofree char *json = esl_model_edit_set_parameters(
-        self->base_json, self->origin, (const char *const *)names->pdata, r->x, self->nvaried,
+        self->base_json, self->origin, (const char *const *)self->varied, r->x, self->nvaried,
         &error);
     gboolean ok = FALSE;
     if (json)
@@ -612,16 +635,94 @@ gboolean esl_optimize_dialog_set_model(EslOptimizeDialog *self, const char *json
     return self->model != NULL;
 }
 
+void esl_optimize_dialog_set_project(EslOptimizeDialog *self, const char *project_path,
+                                     gint64 model_id)
+{
+    g_free(self->project_path);
+    self->project_path = g_strdup(project_path);
+    self->model_id = model_id;
+}
+
+/* The dialog's choices as a stored optimisation made them (those it can show). */
+static void show_choices(EslOptimizeDialog *self, const EslOptimizationRun *run)
+{
+    int algorithm = esl_optimizer_algorithm_from_name(run->algorithm);
+    if (algorithm >= 0)
+        gtk_drop_down_set_selected(GTK_DROP_DOWN(self->algorithm), (guint)algorithm);
+    int method = mbs_sensitivity_method_from_name(run->method);
+    for (guint i = 0; i < self->methods->len; i++)
+        if (g_array_index(self->methods, int, i) == method)
+            gtk_drop_down_set_selected(GTK_DROP_DOWN(self->method), i);
+    int objective = self->model ? mbs_model_find_objective(self->model, run->objective) : -1;
+    if (objective >= 0)
+        gtk_drop_down_set_selected(GTK_DROP_DOWN(self->objective), (guint)objective);
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->max_evaluations), run->max_evaluations);
+    for (int p = 0; self->model && p < self->model->nparameters; p++) {
+        GtkWidget *use = esl_optimize_dialog_get_control(self, p, "use");
+        int k = 0;
+        while (k < run->nparameters && g_strcmp0(run->parameters[k], self->model->parameters[p].name))
+            k++;
+        if (!use)
+            continue;
+        gtk_check_button_set_active(GTK_CHECK_BUTTON(use), k < run->nparameters);
+        const double *bounds[] = {run->lower, run->upper};
+        const char *which[] = {"lower", "upper"};
+        for (int b = 0; b < 2 && k < run->nparameters; b++) {
+            g_autofree char *text = esl_number_to_text(bounds[b][k], 0, NULL);
+            gtk_editable_set_text(GTK_EDITABLE(esl_optimize_dialog_get_control(self, p, which[b])),
+                                  text);
+        }
+    }
+}
+
+void esl_optimize_dialog_show_stored(EslOptimizeDialog *self, gint64 run_id,
+                                     const EslOptimizationRun *run, const char *message,
+                                     const char *ran_on)
+{
+    if (running(self))
+        return;
+    show_choices(self, run);
+    g_strfreev(self->varied);
+    self->varied = g_strdupv(run->parameters);
+    self->nvaried = run->nparameters;
+    clear_iterates(self, run->objective);
+    for (int i = 0; i < run->n; i++)
+        show_evaluation(self, i + 1, run->history_psi[i],
+                        run->history_gradient + (gsize)i * run->nparameters,
+                        run->history_x + (gsize)i * run->nparameters);
+    gtk_widget_add_tick_callback(self->table_scroller, scroll_to_end, NULL, NULL);
+    int status = esl_optimizer_status_from_name(run->result);
+    g_autofree double *zeros = g_new0(double, MAX(run->nparameters, 1));
+    EslOptimizerResult r = {
+        .status = status >= 0 ? (EslOptimizerStatus)status : ESL_OPTIMIZER_FAILED,
+        .evaluations = run->x ? run->n : 0, .psi = run->psi,
+        .x = run->x ? run->x : zeros, .gradient = run->gradient ? run->gradient : zeros,
+        .message = status >= 0 ? (char *)message : (char *)_("interrupted")};
+    keep_result(self, &r);
+    mark_best_row(self);
+    /* its best point applies to the text it ran on */
+    self->applied = g_strcmp0(ran_on, self->base_json) != 0;
+    g_autofree char *result = result_text(self, &self->result);
+    g_autofree char *id = g_strdup_printf("#%" G_GINT64_FORMAT, run_id);
+    g_autofree char *text =
+        g_strdup_printf(_("Optimisation %s (stored): %s%s"), id, result,
+                        self->applied && r.evaluations > 0
+                            ? _(" It ran on another text of the model: nothing to apply.")
+                            : "");
+    show_status(self, r.status == ESL_OPTIMIZER_FAILED, text);
+    update_state(self);
+}
+
 gboolean esl_optimize_dialog_is_running(EslOptimizeDialog *self)
 {
     return running(self);
 }
 
 const EslOptimizerResult *esl_optimize_dialog_get_result(EslOptimizeDialog *self,
-                                                         const int **parameters, int *n)
+                                                         const char *const **parameters, int *n)
 {
     if (parameters)
-        *parameters = self->varied;
+        *parameters = (const char *const *)self->varied;
     if (n)
         *n = self->nvaried;
     return finished_result(self);
@@ -657,7 +758,9 @@ static void esl_optimize_dialog_finalize(GObject *object)
     g_free(self->base_json);
     g_free(self->origin);
     g_free(self->formulation);
-    g_free(self->varied);
+    g_strfreev(self->varied);
+    g_free(self->project_path);
+    esl_optimizer_result_clear(&self->result);
     mbs_model_free(self->model);
     if (self->row_names)
         g_ptr_array_unref(self->row_names);

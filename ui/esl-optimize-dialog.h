@@ -16,6 +16,7 @@
 #include <gtk/gtk.h>
 
 #include "esl-optimizer.h"
+#include "esl-project.h"
 
 G_BEGIN_DECLS
 
@@ -35,11 +36,22 @@ gboolean esl_optimize_dialog_set_model(EslOptimizeDialog *self, const char *json
                                        const MbsSettings *settings,
                                        const MbsSettings *method_options);
 
+/* Store each optimisation in the project at project_path (NULL: nowhere), of the stored model
+ * model_id (0: none); app/esl-optimization-controller.h. */
+void esl_optimize_dialog_set_project(EslOptimizeDialog *self, const char *project_path,
+                                     gint64 model_id);
+/* Show a stored optimisation (run run_id, its message from the run) as one just finished: its
+ * choices, its evaluations on the plot and in the table, how it ended. Apply sets its best
+ * point when ran_on (the model text it ran on) is the dialog's model text. Ignored while an
+ * optimisation runs. */
+void esl_optimize_dialog_show_stored(EslOptimizeDialog *self, gint64 run_id,
+                                     const EslOptimizationRun *run, const char *message,
+                                     const char *ran_on);
 gboolean esl_optimize_dialog_is_running(EslOptimizeDialog *self);
-/* The last optimisation's result once it has finished (NULL before, or while it runs), with
- * the parameters it varied (indices into the model's parameters, n of them). */
+/* The result of the optimisation shown once it has finished (NULL before, or while it runs),
+ * with the names of the parameters it varied (n of them). */
 const EslOptimizerResult *esl_optimize_dialog_get_result(EslOptimizeDialog *self,
-                                                         const int **parameters, int *n);
+                                                         const char *const **parameters, int *n);
 /* The text the optimisation ran on (the model's, as given or last applied). */
 const char *esl_optimize_dialog_get_base_json(EslOptimizeDialog *self);
 

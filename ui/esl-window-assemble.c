@@ -387,15 +387,11 @@ static gboolean on_objectives_apply(EslObjectiveEditor *editor, const char *base
 static gboolean on_optimum_apply(EslOptimizeDialog *dialog, const char *base_json,
                                  const char *json, GError **error, EslWindow *self)
 {
-    const int *varied;
+    const char *const *varied;
     int n;
     esl_optimize_dialog_get_result(dialog, &varied, &n);
-    const MbsModel *m = self->model;
-    GString *names = g_string_new(NULL);
-    for (int k = 0; m && k < n && varied[k] < m->nparameters; k++)
-        g_string_append_printf(names, "%s%s", k ? ", " : "", m->parameters[varied[k]].name);
-    g_autofree char *label = g_strdup_printf(_("optimised %s"), names->str);
-    g_string_free(names, TRUE);
+    g_autofree char *names = g_strjoinv(", ", (char **)varied);
+    g_autofree char *label = g_strdup_printf(_("optimised %s"), names);
     return commit_from_dialog(self, base_json, json, label, error);
 }
 
@@ -421,30 +417,41 @@ static void action_edit_objectives(GtkWidget *widget, const char *name, GVariant
     gtk_window_present(GTK_WINDOW(self->objective_editor));
 }
 
-/* The optimiser over the model's text, with the run panel's formulation and settings and the
- * sensitivity chooser's method options (it keeps a running optimisation's own). */
-static void action_optimize(GtkWidget *widget, const char *name, GVariant *parameter)
+/* An optimisation ended: it is listed with the runs. */
+static void on_optimization_finished(EslOptimizeDialog *dialog, int status, EslWindow *self)
 {
-    (void)name;
-    (void)parameter;
-    EslWindow *self = ESL_WINDOW(widget);
+    (void)dialog, (void)status;
+    esl_window_fill_runs(self);
+}
+
+EslOptimizeDialog *esl_window_present_optimizer(EslWindow *self)
+{
     if (!self->model_json) {
         esl_window_show_status(self, TRUE, _("Open a model or start a new one (Project ▸ New "
                                              "Model) first."));
-        return;
+        return NULL;
     }
     const MbsFormulationClass *klass =
         esl_run_settings_get_formulation(ESL_RUN_SETTINGS(self->run_settings));
+    g_autoptr(GError) error = NULL;
     if (!klass) {
         esl_window_show_status(self, TRUE, _("No formulation is available in this build."));
-        return;
+        return NULL;
+    }
+    if (!esl_window_ensure_project(self, &error)) {
+        esl_window_show_status(self, TRUE, _("No project to store the optimisation in: %s"),
+                               error->message);
+        return NULL;
     }
     if (!self->optimize_dialog) {
         EslOptimizeDialog *dialog = esl_optimize_dialog_new(GTK_WINDOW(self));
         self->optimize_dialog = GTK_WIDGET(dialog);
         g_object_add_weak_pointer(G_OBJECT(dialog), (gpointer *)&self->optimize_dialog);
         g_signal_connect(dialog, "apply", G_CALLBACK(on_optimum_apply), self);
+        g_signal_connect(dialog, "finished", G_CALLBACK(on_optimization_finished), self);
     }
+    EslOptimizeDialog *dialog = ESL_OPTIMIZE_DIALOG(self->optimize_dialog);
+    /* the sensitivity chooser's method options go with the run panel's settings */
     MbsSettings settings, options;
     esl_window_read_settings(self, &settings);
     gboolean has_options = esl_sensitivity_chooser_get_options(
@@ -452,10 +459,20 @@ static void action_optimize(GtkWidget *widget, const char *name, GVariant *param
                                    ESL_RUN_SETTINGS(self->run_settings)),
                                &options) != NULL;
     g_autofree char *owned = NULL;
-    esl_optimize_dialog_set_model(ESL_OPTIMIZE_DIALOG(self->optimize_dialog), self->model_json,
-                                  origin_of(self, &owned), klass->name, &settings,
-                                  has_options ? &options : NULL);
-    gtk_window_present(GTK_WINDOW(self->optimize_dialog));
+    if (!esl_optimize_dialog_is_running(dialog)) /* a running one keeps its project and model */
+        esl_optimize_dialog_set_project(dialog, self->project_path,
+                                        self->model ? esl_window_stored_model_id(self) : 0);
+    esl_optimize_dialog_set_model(dialog, self->model_json, origin_of(self, &owned), klass->name,
+                                  &settings, has_options ? &options : NULL);
+    gtk_window_present(GTK_WINDOW(dialog));
+    return dialog;
+}
+
+static void action_optimize(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)name;
+    (void)parameter;
+    esl_window_present_optimizer(ESL_WINDOW(widget));
 }
 
 /* ---- public -------------------------------------------------------------------------------------- */

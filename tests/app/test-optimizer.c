@@ -12,13 +12,17 @@
  *    without a value) ends it as failed naming the evaluation, the parameter and the engine's
  *    message;
  *  - on the controller: the same evaluations bit for bit, delivered to the main loop, which
- *    keeps turning while it runs; Stop from the first delivery ends it as stopped. */
+ *    keeps turning while it runs, and stored in a project (schema 10) bit for bit with the
+ *    request and the result, as a finished run; Stop from the first delivery ends it as
+ *    stopped, stored as a stopped run with the evaluations done. */
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
 #include "esl-model-file.h"
 #include "esl-optimization-controller.h"
 #include "esl-optimizer.h"
+#include "esl-project.h"
 #include "tap.h"
 
 #define MODELS ESLABON_SOURCE_DIR "/models/"
@@ -65,6 +69,7 @@ static void on_evaluation(void *data, int index, double psi, const double *gradi
 }
 
 static MbsSettings settings;
+static char *project_path; /* where the controller stores */
 static int parameters[2];
 static const double lower[] = {1.5, 1.5}, upper[] = {3.0, 3.0};
 
@@ -190,6 +195,35 @@ static void refusals(const MbsModel *m)
     esl_optimizer_result_clear(&r);
 }
 
+/* The stored optimisation of c: every evaluation seen, bit for bit, the request and the
+ * result; the run's status. */
+static void check_stored(EslOptimizationController *c, const Seen *seen, EslRunStatus status)
+{
+    gint64 run = esl_optimization_controller_get_run_id(c);
+    const EslOptimizerResult *r = esl_optimization_controller_get_result(c);
+    g_autoptr(GError) error = NULL;
+    EslProject *project = run ? esl_project_open(project_path, FALSE, &error) : NULL;
+    g_autoptr(EslRunInfo) info = project ? esl_project_get_run(project, run, &error) : NULL;
+    g_autoptr(EslOptimizationRun) o =
+        project ? esl_project_load_optimization(project, run, &error) : NULL;
+    if (project)
+        esl_project_close(project);
+    gboolean same = o && o->n == (int)seen->psi->len && o->nparameters == 2;
+    for (int i = 0; same && i < o->n; i++)
+        same = o->history_psi[i] == g_array_index(seen->psi, double, i) &&
+               !memcmp(o->history_x + 2 * i, &g_array_index(seen->x, double, 2 * i),
+                       2 * sizeof(double));
+    tap_ok(same && info && info->status == status && o->x && o->psi == r->psi &&
+               !memcmp(o->x, r->x, 2 * sizeof(double)) &&
+               !g_strcmp0(o->result, esl_optimizer_status_name(r->status)) &&
+               !g_strcmp0(o->objective, "psi1") && !g_strcmp0(o->parameters[1], "Ls2") &&
+               o->lower[0] == lower[0] && o->upper[1] == upper[1] &&
+               !g_strcmp0(o->algorithm, "lbfgs") && !g_strcmp0(o->method, "direct"),
+           "stored as run %" G_GINT64_FORMAT " (%s): its %d evaluations, the request and the "
+           "result (%s) bit for bit%s%s", run, info ? esl_run_status_name(info->status) : "?",
+           o ? o->n : -1, o ? o->result : "?", error ? ": " : "", error ? error->message : "");
+}
+
 /* ---- the controller ------------------------------------------------------------------------- */
 
 typedef struct {
@@ -230,6 +264,7 @@ static void watch(const MbsModel *m, const MbsSettings *s, Watch *w)
     EslOptimizerProblem p = five_bar_problem(m, ESL_OPTIMIZER_LBFGS, NULL);
     p.settings = s;
     w->c = esl_optimization_controller_new(&p, NULL);
+    esl_optimization_controller_set_project(w->c, project_path, 0, NULL);
     w->loop = g_main_loop_new(NULL, FALSE);
     w->status = -1;
     g_signal_connect(w->c, "evaluations", G_CALLBACK(on_evaluations), w);
@@ -269,6 +304,7 @@ static void controller(const MbsModel *m)
            "on the worker: converged, the same %u evaluations and result bit for bit",
            w.seen.psi->len);
     tap_ok(w.ticks >= 3, "the main loop turned %d times (10 ms timeout) while it ran", w.ticks);
+    check_stored(w.c, &w.seen, ESL_RUN_FINISHED);
     int all = (int)w.seen.psi->len;
     g_object_unref(w.c);
     seen_clear(&w.seen);
@@ -287,6 +323,7 @@ static void controller(const MbsModel *m)
                got->evaluations < all,
            "Stop from the first delivery: stopped after %d evaluations (of %d), each delivered",
            got->evaluations, all);
+    check_stored(s.c, &s.seen, ESL_RUN_STOPPED);
     g_object_unref(s.c);
     seen_clear(&s.seen);
 
@@ -305,6 +342,8 @@ static void controller(const MbsModel *m)
 int main(void)
 {
     g_autoptr(GError) error = NULL;
+    g_autofree char *dir = g_dir_make_tmp("esl-optimizer-XXXXXX", NULL);
+    project_path = g_build_filename(dir, "optimize.eslabon", NULL);
     MbsModel *m = esl_model_load_file(MODELS "five-bar.json", NULL, 0, &error);
     if (!tap_ok(m != NULL, "five-bar loads%s", error ? error->message : ""))
         return tap_done();
@@ -320,5 +359,12 @@ int main(void)
     refusals(m);
     controller(m);
     mbs_model_free(m);
+    const char *suffixes[] = {"", "-wal", "-shm"};
+    for (size_t i = 0; i < G_N_ELEMENTS(suffixes); i++) {
+        g_autofree char *f = g_strconcat(project_path, suffixes[i], NULL);
+        g_unlink(f);
+    }
+    g_rmdir(dir);
+    g_free(project_path);
     return tap_done();
 }

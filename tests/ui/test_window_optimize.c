@@ -7,6 +7,8 @@
  *  - Ls1, Ls2 for psi1 with penalty direct gradients (h 0.01 s, 1 s): psi1 falls from 0.114
  *    by a factor above 1e10 in at most 20 evaluations, each on the plot and in the table, the
  *    status says "Converged";
+ *  - the project holds it (the failed one too) with every evaluation and its best x bit for
+ *    bit; the run list shows it; selected there, the dialog shows it again from the project;
  *  - Apply onto a model edited meanwhile is refused and changes nothing; Apply then sets
  *    Ls1, Ls2 as one edit: the model's values (and the saved file's) equal the optimiser's x
  *    bit for bit, Undo takes both back, Redo brings them again;
@@ -14,7 +16,8 @@
  *    first evaluation has come ends it as stopped with the evaluations done by then (the one
  *    under way does not count, or has just finished), the best of them offered to Apply.
  * usage: test_window_optimize. Needs a display (xvfb-run). ESL_SCREENSHOT_RUNNING=FILE.png saves
- * the screen during the stopped run, ESL_SCREENSHOT=FILE.png after the converged one. */
+ * the screen during the stopped run, ESL_SCREENSHOT=FILE.png after the converged one,
+ * ESL_SCREENSHOT_STORED=FILE.png with it shown again from the project. */
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <locale.h>
@@ -27,6 +30,8 @@
 #include "esl-number.h"
 #include "esl-optimize-dialog.h"
 #include "esl-plot.h"
+#include "esl-project.h"
+#include "esl-run-browser.h"
 #include "esl-run-settings.h"
 #include "esl-window.h"
 #include "tap.h"
@@ -199,6 +204,55 @@ static void offers(EslWindow *window, EslOptimizeDialog *d, const MbsModel *m)
     vary(d, m, "L_A1", FALSE);
 }
 
+/* A label under root whose text has this in it, or NULL. */
+static GtkWidget *label_with(GtkWidget *root, const char *text)
+{
+    GtkWidget *label;
+    for (int i = 0; (label = find_nth(root, GTK_TYPE_LABEL, i)); i++)
+        if (strstr(gtk_label_get_text(GTK_LABEL(label)), text))
+            return label;
+    return NULL;
+}
+
+/* The converged optimisation in the project (the newest run) and in the run list; selected
+ * there, the dialog shows it again from the project. */
+static void stored(EslWindow *window, EslOptimizeDialog *d, int evaluations, double x0, double x1)
+{
+    g_autoptr(GError) error = NULL;
+    EslProject *project = esl_project_open(esl_window_get_project_path(window), FALSE, &error);
+    g_autoptr(GPtrArray) runs = project ? esl_project_list_runs(project, &error) : NULL;
+    const EslRunInfo *info = runs && runs->len ? runs->pdata[runs->len - 1] : NULL;
+    g_autoptr(EslOptimizationRun) o =
+        info ? esl_project_load_optimization(project, info->id, &error) : NULL;
+    if (project)
+        esl_project_close(project);
+    tap_ok(runs && runs->len == 2 && info && info->status == ESL_RUN_FINISHED && o &&
+               o->n == evaluations && o->x && o->x[0] == x0 && o->x[1] == x1 &&
+               !g_strcmp0(o->result, "converged") && !g_strcmp0(o->parameters[0], "Ls1") &&
+               info->settings.duration == 1.0,
+           "the project holds the failed and the converged optimisation: %d evaluations, its "
+           "best x bit for bit%s%s", o ? o->n : -1, error ? ": " : "",
+           error ? error->message : "");
+    GtkWidget *browser = find_nth(GTK_WIDGET(window), ESL_TYPE_RUN_BROWSER, 0);
+    tap_ok(label_with(browser, "optimisation of psi1") != NULL,
+           "the run list shows it as an optimisation of psi1");
+    gtk_window_close(GTK_WINDOW(d));
+    iterate();
+    esl_run_browser_click_row(ESL_RUN_BROWSER(browser), 0, 0);
+    iterate();
+    GtkGrid *table = GTK_GRID(control(d, -1, "table"));
+    int rows = 0;
+    while (gtk_grid_get_child_at(table, 0, rows + 1))
+        rows++;
+    tap_ok(gtk_widget_get_visible(GTK_WIDGET(d)) && info &&
+               g_str_has_prefix(status_text(d), "Optimisation #") &&
+               strstr(status_text(d), "(stored): Converged") && rows == evaluations &&
+               gtk_widget_get_sensitive(control(d, -1, "apply")),
+           "selected in the run list, it shows in the dialog again (%d rows), Apply offered: %s",
+           rows, status_text(d));
+    save_screenshot_as("ESL_SCREENSHOT_STORED");
+}
+
 /* Ls1, Ls2 for psi1; then Apply (refused onto an edited model), Undo, Redo, Save. */
 static void optimise_and_apply(EslWindow *window, EslOptimizeDialog *d, const MbsModel *m)
 {
@@ -208,7 +262,7 @@ static void optimise_and_apply(EslWindow *window, EslOptimizeDialog *d, const Mb
     vary(d, m, "Ls1", TRUE);
     vary(d, m, "Ls2", TRUE);
     int status = run_to_end(d);
-    const int *varied;
+    const char *const *varied;
     int n;
     const EslOptimizerResult *r = esl_optimize_dialog_get_result(d, &varied, &n);
     EslPlot *plot = ESL_PLOT(control(d, -1, "plot"));
@@ -233,6 +287,10 @@ static void optimise_and_apply(EslWindow *window, EslOptimizeDialog *d, const Mb
     if (!r || n != 2)
         return;
     double x0 = r->x[0], x1 = r->x[1];
+    int evaluations = r->evaluations;
+    stored(window, d, evaluations, x0, x1);
+    r = esl_optimize_dialog_get_result(d, NULL, NULL);
+    tap_ok(r && r->x[0] == x0 && r->x[1] == x1, "the stored run's best point is the one shown");
 
     /* Apply onto a model edited meanwhile: refused, nothing changed */
     g_autofree char *before = g_strdup(esl_window_get_model_json(window));

@@ -959,6 +959,20 @@ static gboolean run_state(EslProject *project, gint64 run_id, RunState *out, GEr
     return found;
 }
 
+/* run_state of a run that must be running to take what (named in the refusal). */
+static gboolean running_run(EslProject *project, gint64 run_id, const char *what, RunState *run,
+                            GError **error)
+{
+    if (!run_state(project, run_id, run, error))
+        return FALSE;
+    if (run->status == ESL_RUN_RUNNING)
+        return TRUE;
+    g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                "run %" G_GINT64_FORMAT " is %s, not running: %s refused", run_id,
+                esl_run_status_name(run->status), what);
+    return FALSE;
+}
+
 /* First non-finite number among count values, or -1. */
 static int first_non_finite(const double *values, int count)
 {
@@ -1008,14 +1022,8 @@ gboolean esl_project_append_samples(EslProject *project, gint64 run_id,
 {
     g_return_val_if_fail(project && (monitors || n == 0) && n >= 0, FALSE);
     RunState run;
-    if (!run_state(project, run_id, &run, error))
+    if (!running_run(project, run_id, "samples", &run, error))
         return FALSE;
-    if (run.status != ESL_RUN_RUNNING) {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "run %" G_GINT64_FORMAT " is %s, not running: samples refused", run_id,
-                    esl_run_status_name(run.status));
-        return FALSE;
-    }
     if (n > 0 && ((run.nbodies > 0 && !poses) || (run.njoints > 0 && !violations))) {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
                     "run %" G_GINT64_FORMAT " stores poses of %d bodies and violations of %d "
@@ -1394,14 +1402,8 @@ gboolean esl_project_append_internal_steps(EslProject *project, gint64 run_id,
 {
     g_return_val_if_fail(project && (steps || n == 0) && n >= 0, FALSE);
     RunState run;
-    if (!run_state(project, run_id, &run, error))
+    if (!running_run(project, run_id, "internal steps", &run, error))
         return FALSE;
-    if (run.status != ESL_RUN_RUNNING) {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "run %" G_GINT64_FORMAT " is %s, not running: internal steps refused",
-                    run_id, esl_run_status_name(run.status));
-        return FALSE;
-    }
     for (int i = 0; i < n; i++)
         if (!check_finite(steps[i].time, "internal step time", error) ||
             !check_finite(steps[i].size, "internal step size", error))
@@ -1641,14 +1643,8 @@ static gboolean sensitivity_sizes(EslProject *project, gint64 run_id, const char
                                   int *nobjectives, int *nparameters, GError **error)
 {
     RunState run;
-    if (!run_state(project, run_id, &run, error))
+    if (!running_run(project, run_id, what, &run, error))
         return FALSE;
-    if (run.status != ESL_RUN_RUNNING) {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "run %" G_GINT64_FORMAT " is %s, not running: %s refused", run_id,
-                    esl_run_status_name(run.status), what);
-        return FALSE;
-    }
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(project->db,
                            "SELECT nobjectives, nparameters FROM sensitivities WHERE run_id = ?",
@@ -1707,14 +1703,8 @@ gboolean esl_project_begin_sensitivity(EslProject *project, gint64 run_id,
         return FALSE;
     }
     RunState run;
-    if (!run_state(project, run_id, &run, error))
+    if (!running_run(project, run_id, "a sensitivity record", &run, error))
         return FALSE;
-    if (run.status != ESL_RUN_RUNNING) {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "run %" G_GINT64_FORMAT " is %s, not running", run_id,
-                    esl_run_status_name(run.status));
-        return FALSE;
-    }
     g_autofree char *objectives = names_json(r->objectives, r->nobjectives);
     g_autofree char *parameters = names_json(r->parameters, r->nparameters);
     g_autofree char *points = r->npoints > 0 ? names_json(r->points, r->npoints) : NULL;
@@ -1921,28 +1911,41 @@ static gboolean blob_row(sqlite3_stmt *st, int col, EslSensitivityRun *r, int *c
     return TRUE;
 }
 
-EslSensitivityRun *esl_project_load_sensitivity(EslProject *project, gint64 run_id,
-                                                GError **error)
+/* The row sql (its ?1 the run) reads of a run of a kind (its own table; "a sensitivity run"),
+ * as a statement stepped onto it; NULL with error when there is no such run or it is not of
+ * the kind. */
+static sqlite3_stmt *record_of_run(EslProject *project, gint64 run_id, const char *sql,
+                                   const char *kind, GError **error)
 {
     RunState state;
     if (!run_state(project, run_id, &state, error))
         return NULL;
-    sqlite3 *db = project->db;
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT method, nobjectives, nparameters, objectives, parameters,"
-                               " parameter_values, psi, gradient,"
-                               " (SELECT count(*) FROM sensitivity_history WHERE run_id = ?1),"
-                               " method_options, points"
-                               " FROM sensitivities WHERE run_id = ?1",
-                           -1, &st, NULL) != SQLITE_OK)
-        return db_error(db, "cannot read the sensitivity run", error), NULL;
-    sqlite3_bind_int64(st, 1, run_id);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_finalize(st);
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "run %" G_GINT64_FORMAT " is not a sensitivity run", run_id);
-        return NULL;
+    if (sqlite3_prepare_v2(project->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        g_autofree char *what = g_strdup_printf("cannot read %s", kind);
+        return db_error(project->db, what, error), NULL;
     }
+    sqlite3_bind_int64(st, 1, run_id);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        return st;
+    sqlite3_finalize(st);
+    g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                "run %" G_GINT64_FORMAT " is not %s", run_id, kind);
+    return NULL;
+}
+
+EslSensitivityRun *esl_project_load_sensitivity(EslProject *project, gint64 run_id,
+                                                GError **error)
+{
+    sqlite3 *db = project->db;
+    sqlite3_stmt *st = record_of_run(
+        project, run_id,
+        "SELECT method, nobjectives, nparameters, objectives, parameters, parameter_values, psi,"
+        " gradient, (SELECT count(*) FROM sensitivity_history WHERE run_id = ?1),"
+        " method_options, points FROM sensitivities WHERE run_id = ?1",
+        "a sensitivity run", error);
+    if (!st)
+        return NULL;
     EslSensitivityRun *r = g_new0(EslSensitivityRun, 1);
     r->method = column_text(st, 0);
     r->method_options = column_text(st, 9);
@@ -2058,14 +2061,8 @@ static gboolean optimization_size(EslProject *project, gint64 run_id, const char
                                   int *nparameters, GError **error)
 {
     RunState run;
-    if (!run_state(project, run_id, &run, error))
+    if (!running_run(project, run_id, what, &run, error))
         return FALSE;
-    if (run.status != ESL_RUN_RUNNING) {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "run %" G_GINT64_FORMAT " is %s, not running: %s refused", run_id,
-                    esl_run_status_name(run.status), what);
-        return FALSE;
-    }
     gint64 np = 0;
     gboolean found = rows_of_run(project->db,
                                  "SELECT nparameters FROM optimizations WHERE run_id = ?",
@@ -2105,14 +2102,8 @@ gboolean esl_project_begin_optimization(EslProject *project, gint64 run_id,
         return FALSE;
     }
     RunState run;
-    if (!run_state(project, run_id, &run, error))
+    if (!running_run(project, run_id, "an optimisation record", &run, error))
         return FALSE;
-    if (run.status != ESL_RUN_RUNNING) {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "run %" G_GINT64_FORMAT " is %s, not running", run_id,
-                    esl_run_status_name(run.status));
-        return FALSE;
-    }
     g_autofree char *parameters = names_json(r->parameters, np);
     g_autofree guint64 *scratch = g_new(guint64, 3 * (gsize)np);
     sqlite3_stmt *st = NULL; /* one statement: its own transaction */
@@ -2258,25 +2249,16 @@ static gboolean load_evaluations(sqlite3 *db, gint64 run_id, EslOptimizationRun 
 EslOptimizationRun *esl_project_load_optimization(EslProject *project, gint64 run_id,
                                                   GError **error)
 {
-    RunState state;
-    if (!run_state(project, run_id, &state, error))
-        return NULL;
     sqlite3 *db = project->db;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT objective, method, method_options, algorithm,"
-                               " max_evaluations, xtol, nparameters, parameters, lower, upper,"
-                               " start, result, psi, x, gradient,"
-                               " (SELECT count(*) FROM optimization_evaluations WHERE run_id = ?1)"
-                               " FROM optimizations WHERE run_id = ?1",
-                           -1, &st, NULL) != SQLITE_OK)
-        return db_error(db, "cannot read the optimisation", error), NULL;
-    sqlite3_bind_int64(st, 1, run_id);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_finalize(st);
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "run %" G_GINT64_FORMAT " is not an optimisation", run_id);
+    sqlite3_stmt *st = record_of_run(
+        project, run_id,
+        "SELECT objective, method, method_options, algorithm, max_evaluations, xtol, nparameters,"
+        " parameters, lower, upper, start, result, psi, x, gradient,"
+        " (SELECT count(*) FROM optimization_evaluations WHERE run_id = ?1)"
+        " FROM optimizations WHERE run_id = ?1",
+        "an optimisation", error);
+    if (!st)
         return NULL;
-    }
     EslOptimizationRun *r = g_new0(EslOptimizationRun, 1);
     r->objective = column_text(st, 0);
     r->method = column_text(st, 1);

@@ -359,11 +359,14 @@ int main(void)
     refusals(m);
     controller(m);
     mbs_model_free(m);
-    const char *suffixes[] = {"", "-wal", "-shm"};
-    for (size_t i = 0; i < G_N_ELEMENTS(suffixes); i++) {
-        g_autofree char *f = g_strconcat(project_path, suffixes[i], NULL);
-        g_unlink(f);
+    /* the project and what SQLite left beside it */
+    GDir *made = g_dir_open(dir, 0, NULL);
+    for (const char *name; made && (name = g_dir_read_name(made));) {
+        g_autofree char *file = g_build_filename(dir, name, NULL);
+        g_unlink(file);
     }
+    if (made)
+        g_dir_close(made);
     g_rmdir(dir);
     g_free(project_path);
     return tap_done();

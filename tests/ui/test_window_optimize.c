@@ -43,21 +43,6 @@ static char *dir;
 static gboolean checked;
 static int finished_status = -1;
 
-static void iterate(void)
-{
-    for (int i = 0; i < 5; i++)
-        while (g_main_context_iteration(NULL, FALSE))
-            ;
-}
-
-static void wait_checked(EslWindow *window)
-{
-    gint64 end = g_get_monotonic_time() + 20 * G_USEC_PER_SEC;
-    while ((esl_window_is_checking(window) || g_main_context_pending(NULL)) &&
-           g_get_monotonic_time() < end)
-        g_main_context_iteration(NULL, TRUE);
-}
-
 static EslOptimizeDialog *find_dialog(void)
 {
     GListModel *toplevels = gtk_window_get_toplevels(); /* transfer none */
@@ -82,7 +67,7 @@ static const char *status_text(EslOptimizeDialog *d)
 static void click(EslOptimizeDialog *d, const char *which)
 {
     g_signal_emit_by_name(control(d, -1, which), "clicked");
-    iterate();
+    iterate_pending();
 }
 
 static void on_dialog_finished(EslOptimizeDialog *d, int status, gpointer data)
@@ -99,7 +84,7 @@ static int run_to_end(EslOptimizeDialog *d)
     gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
     while (esl_optimize_dialog_is_running(d) && g_get_monotonic_time() < end)
         g_main_context_iteration(NULL, TRUE);
-    iterate();
+    iterate_pending();
     return finished_status;
 }
 
@@ -148,7 +133,7 @@ static double parameter(const char *json, const char *name)
 static EslOptimizeDialog *open_dialog(EslWindow *window)
 {
     gtk_widget_activate_action(GTK_WIDGET(window), "win.optimize", NULL);
-    iterate();
+    iterate_pending();
     return find_dialog();
 }
 
@@ -237,9 +222,9 @@ static void stored(EslWindow *window, EslOptimizeDialog *d, int evaluations, dou
     tap_ok(label_with(browser, "optimisation of psi1") != NULL,
            "the run list shows it as an optimisation of psi1");
     gtk_window_close(GTK_WINDOW(d));
-    iterate();
+    iterate_pending();
     esl_run_browser_click_row(ESL_RUN_BROWSER(browser), 0, 0);
-    iterate();
+    iterate_pending();
     GtkGrid *table = GTK_GRID(control(d, -1, "table"));
     int rows = 0;
     while (gtk_grid_get_child_at(table, 0, rows + 1))
@@ -343,7 +328,7 @@ static void stops(EslWindow *window, EslOptimizeDialog *d, const MbsModel *m)
     s.duration = 5.0;
     esl_run_settings_show(panel, "penalty", &s);
     gtk_window_close(GTK_WINDOW(d));
-    iterate();
+    iterate_pending();
     d = open_dialog(window);
     vary(d, m, "Ls1", TRUE);
     vary(d, m, "Ls2", TRUE);
@@ -367,7 +352,7 @@ static void stops(EslWindow *window, EslOptimizeDialog *d, const MbsModel *m)
     click(d, "stop");
     while (esl_optimize_dialog_is_running(d) && g_get_monotonic_time() < end)
         g_main_context_iteration(NULL, TRUE);
-    iterate();
+    iterate_pending();
     const EslOptimizerResult *r = esl_optimize_dialog_get_result(d, NULL, NULL);
     tap_ok(busy && finished_status == ESL_OPTIMIZER_STOPPED && r &&
                r->status == ESL_OPTIMIZER_STOPPED && r->evaluations >= seen && seen >= 1 &&

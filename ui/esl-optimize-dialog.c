@@ -809,6 +809,7 @@ static void esl_optimize_dialog_init(EslOptimizeDialog *self)
     self->methods = g_array_new(FALSE, FALSE, sizeof(int));
     self->applied = TRUE; /* nothing to apply yet */
     make_choices(self);
+    esl_plot_set_integer_x(ESL_PLOT(self->plot), TRUE);
     esl_plot_set_title(ESL_PLOT(self->plot), _("ψ per evaluation"));
     esl_plot_set_labels(ESL_PLOT(self->plot), _("evaluation"), "ψ");
     GtkWidget *note = gtk_label_new(_("Each evaluation is listed here as it comes: ψ, the norm of "

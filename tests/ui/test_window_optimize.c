@@ -187,6 +187,11 @@ static void offers(EslWindow *window, EslOptimizeDialog *d, const MbsModel *m)
                !gtk_widget_get_sensitive(control(d, -1, "apply")),
            "a first evaluation the loader refuses: %s", status_text(d));
     vary(d, m, "L_A1", FALSE);
+    int l_a1 = mbs_model_find_parameter(m, "L_A1");
+    g_autofree char *l_lo = esl_number_to_text(0.5 * m->parameters[l_a1].value, 6, NULL);
+    g_autofree char *l_hi = esl_number_to_text(1.5 * m->parameters[l_a1].value, 6, NULL);
+    set_bound(d, m, "L_A1", "lower", l_lo);
+    set_bound(d, m, "L_A1", "upper", l_hi);
 }
 
 /* A label under root whose text has this in it, or NULL. */

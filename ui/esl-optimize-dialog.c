@@ -546,7 +546,7 @@ static void on_stop_clicked(GtkButton *button, EslOptimizeDialog *self)
     (void)button;
     if (running(self)) {
         esl_optimization_controller_stop(self->controller);
-        show_status(self, FALSE, _("Stopping after the evaluation under way…"));
+        show_status(self, FALSE, _("Stopping…"));
     }
 }
 

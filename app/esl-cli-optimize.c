@@ -1,6 +1,7 @@
 /* eslabon-cli optimize: minimise one objective of a model over some of its parameters, within
  * bounds, with NLopt's gradient-based L-BFGS or SLSQP; gradients by any sensitivity method
- * (engine/mbs_sensitivity.h). Prints every evaluation. */
+ * (engine/mbs_sensitivity.h). Prints every evaluation. The optimiser is app/esl-optimizer.c, which
+ * the window shares. */
 #include <glib.h>
 #include <math.h>
 #include <nlopt.h>
@@ -12,71 +13,22 @@
 #include "esl-cli-settings.h"
 #include "esl-model-file.h"
 #include "esl-models-dir.h"
+#include "esl-optimizer.h"
 #include "mbs_sensitivity.h"
 
-typedef struct {
-    const MbsModel *model;
-    const char *formulation;
-    MbsSensitivityMethod method;
-    const MbsSettings *settings;
-    int objective;
-    GArray *parameters;
-    int evaluations;
-    int failed;
-    MbsError error;
-} Problem;
-
-/* The model with the parameters at x (each change re-evaluates its dependent fields). */
-static MbsModel *model_at(const Problem *p, const double *x, MbsError *err)
+/* One line per evaluation, as the optimiser reports it. */
+static void print_evaluation(void *data, int index, double psi, const double *gradient,
+                             const double *x, int n)
 {
-    MbsModel *m = NULL;
-    const MbsModel *from = p->model;
-    for (guint k = 0; k < p->parameters->len; ++k) {
-        MbsModel *next = mbs_model_with_parameter(from, g_array_index(p->parameters, int, k),
-                                                  x[k], err);
-        mbs_model_free(m);
-        if (!next)
-            return NULL;
-        m = next;
-        from = m;
-    }
-    return m;
-}
-
-static double evaluate(unsigned n, const double *x, double *grad, void *data)
-{
-    Problem *p = data;
-    MbsError err = {0};
-    MbsModel *m = model_at(p, x, &err);
-    double psi = HUGE_VAL;
-    g_autofree double *gradient = g_new0(double, n);
-    if (m) {
-        MbsSensitivityProblem sp = {
-            .model = m, .formulation = p->formulation, .settings = p->settings,
-            .objectives = &p->objective, .nobjectives = 1,
-            .parameters = (const int *)(void *)p->parameters->data, .nparameters = (int)n,
-        };
-        MbsSensitivityResult r = {.psi = &psi, .gradient = gradient};
-        if (mbs_sensitivity_compute(&sp, p->method, &r, &err))
-            psi = HUGE_VAL;
-        mbs_model_free(m);
-    }
-    if (!isfinite(psi)) {
-        p->failed = 1;
-        p->error = err;
-        return HUGE_VAL;
-    }
-    if (grad)
-        memcpy(grad, gradient, n * sizeof(double));
+    (void)data;
     double norm = 0.0;
-    for (unsigned k = 0; k < n; ++k)
+    for (int k = 0; k < n; ++k)
         norm += gradient[k] * gradient[k];
-    printf("%4d  psi = %-14.8g |grad| = %-11.4g x =", ++p->evaluations, psi, sqrt(norm));
-    for (unsigned k = 0; k < n; ++k)
+    printf("%4d  psi = %-14.8g |grad| = %-11.4g x =", index, psi, sqrt(norm));
+    for (int k = 0; k < n; ++k)
         printf(" %.10g", x[k]);
     printf("\n");
     fflush(stdout);
-    return psi;
 }
 
 static gboolean parse_numbers(const char *text, guint count, double *out, GError **error)
@@ -103,8 +55,8 @@ int esl_cli_optimize(int argc, char **argv)
 {
     char *formulation = NULL, *method = NULL, *objective = NULL, *parameters = NULL;
     char *lower = NULL, *upper = NULL, *algorithm = NULL;
-    int max_evaluations = 100;
-    double xtol = 1e-8;
+    int max_evaluations = ESL_OPTIMIZER_MAX_EVALUATIONS;
+    double xtol = ESL_OPTIMIZER_XTOL;
     GOptionEntry entries[] = {
         {"formulation", 'f', 0, G_OPTION_ARG_STRING, &formulation, "Formulation (penalty)", "NAME"},
         {"method", 'm', 0, G_OPTION_ARG_STRING, &method, "Gradient: direct, adjoint or fd", "METHOD"},
@@ -127,9 +79,9 @@ int esl_cli_optimize(int argc, char **argv)
     g_autoptr(GArray) obj = g_array_new(FALSE, FALSE, sizeof(int));
     g_autoptr(GArray) par = g_array_new(FALSE, FALSE, sizeof(int));
     g_autofree char *resolved = NULL;
-    g_autofree double *x = NULL, *lb = NULL, *ub = NULL;
+    g_autofree double *lb = NULL, *ub = NULL, *start = NULL;
+    EslOptimizerResult result = {0};
     MbsModel *m = NULL;
-    nlopt_opt opt = NULL;
     int status = 2;
     MbsSettings s;
     mbs_settings_defaults(&s);
@@ -145,10 +97,8 @@ int esl_cli_optimize(int argc, char **argv)
     if (!formulation)
         formulation = g_strdup("penalty");
     int imethod = mbs_sensitivity_method_from_name(method ? method : "direct");
-    nlopt_algorithm alg = !algorithm || !strcmp(algorithm, "lbfgs") ? NLOPT_LD_LBFGS
-                          : !strcmp(algorithm, "slsqp")            ? NLOPT_LD_SLSQP
-                                                                   : NLOPT_NUM_ALGORITHMS;
-    if (!mbs_formulation_find(formulation) || imethod < 0 || alg == NLOPT_NUM_ALGORITHMS) {
+    int alg = esl_optimizer_algorithm_from_name(algorithm ? algorithm : "lbfgs");
+    if (!mbs_formulation_find(formulation) || imethod < 0 || alg < 0) {
         fprintf(stderr, "eslabon-cli optimize: unknown formulation, method or algorithm\n");
         goto out;
     }
@@ -159,11 +109,9 @@ int esl_cli_optimize(int argc, char **argv)
         goto out;
     status = 1;
     guint n = par->len;
-    x = g_new0(double, n);
     lb = g_new0(double, n);
     ub = g_new0(double, n);
     for (guint k = 0; k < n; ++k) {
-        x[k] = m->parameters[g_array_index(par, int, k)].value;
         lb[k] = -HUGE_VAL;
         ub[k] = HUGE_VAL;
     }
@@ -173,39 +121,42 @@ int esl_cli_optimize(int argc, char **argv)
         status = 2;
         goto out;
     }
-    for (guint k = 0; k < n; ++k)
-        x[k] = fmin(fmax(x[k], lb[k]), ub[k]);
-    Problem p = {.model = m, .formulation = formulation, .method = (MbsSensitivityMethod)imethod,
-                 .settings = &s, .objective = g_array_index(obj, int, 0), .parameters = par};
-    opt = nlopt_create(alg, n);
-    nlopt_set_lower_bounds(opt, lb);
-    nlopt_set_upper_bounds(opt, ub);
-    nlopt_set_min_objective(opt, evaluate, &p);
-    nlopt_set_xtol_rel(opt, xtol);
-    nlopt_set_maxeval(opt, max_evaluations);
+    EslOptimizerProblem p = {
+        .model = m, .formulation = formulation, .settings = &s,
+        .method = (MbsSensitivityMethod)imethod, .objective = g_array_index(obj, int, 0),
+        .parameters = (const int *)(void *)par->data, .nparameters = (int)n,
+        .lower = lb, .upper = ub, .algorithm = (EslOptimizerAlgorithm)alg,
+        .max_evaluations = max_evaluations, .xtol = xtol, .evaluation = print_evaluation};
+    start = g_new0(double, n);
+    if (!esl_optimizer_check(&p, start, &error)) {
+        fprintf(stderr, "eslabon-cli optimize: %s\n", error->message);
+        status = 2;
+        goto out;
+    }
     printf("%s: minimise %s over", resolved, m->objectives[p.objective].name);
     for (guint k = 0; k < n; ++k)
         printf(" %s", m->parameters[g_array_index(par, int, k)].name);
-    printf(" (%s, %s gradients by %s)\n", nlopt_algorithm_name(alg), formulation,
-           mbs_sensitivity_method_name(p.method));
-    double best = HUGE_VAL;
-    nlopt_result res = nlopt_optimize(opt, x, &best);
-    if (p.failed) {
-        fprintf(stderr, "eslabon-cli optimize: %s: %s\n", resolved, p.error.message);
+    printf(" (%s, %s gradients by %s)\n", esl_optimizer_algorithm_description(p.algorithm),
+           formulation, mbs_sensitivity_method_name(p.method));
+    esl_optimizer_run(&p, &result, NULL); /* checked above */
+    if (result.status == ESL_OPTIMIZER_FAILED && result.nlopt_code == NLOPT_FORCED_STOP) {
+        /* an evaluation failed: no best point to print */
+        fprintf(stderr, "eslabon-cli optimize: %s: %s\n", resolved, result.message);
         goto out;
     }
-    printf("%s after %d evaluations: psi = %.10g at", res > 0 ? "converged" :
-           res == NLOPT_MAXEVAL_REACHED ? "stopped (evaluation limit)" : "stopped",
-           p.evaluations, best);
+    printf("%s after %d evaluations: psi = %.10g at",
+           result.status == ESL_OPTIMIZER_CONVERGED          ? "converged"
+           : result.status == ESL_OPTIMIZER_EVALUATION_LIMIT ? "stopped (evaluation limit)"
+                                                             : "stopped",
+           result.evaluations, result.psi);
     for (guint k = 0; k < n; ++k)
-        printf(" %s = %.10g", m->parameters[g_array_index(par, int, k)].name, x[k]);
+        printf(" %s = %.10g", m->parameters[g_array_index(par, int, k)].name, result.x[k]);
     printf("\n");
-    status = res > 0 || res == NLOPT_MAXEVAL_REACHED ? 0 : 1;
+    status = result.status == ESL_OPTIMIZER_FAILED ? 1 : 0;
     if (status)
-        fprintf(stderr, "eslabon-cli optimize: NLopt stopped with code %d\n", (int)res);
+        fprintf(stderr, "eslabon-cli optimize: %s\n", result.message);
 out:
-    if (opt)
-        nlopt_destroy(opt);
+    esl_optimizer_result_clear(&result);
     mbs_model_free(m);
     g_free(formulation), g_free(method), g_free(objective), g_free(parameters);
     g_free(lower), g_free(upper), g_free(algorithm);

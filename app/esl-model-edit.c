@@ -454,6 +454,25 @@ char *esl_model_edit_set_number(const char *json, const char *path, double value
     return with_newline;
 }
 
+char *esl_model_edit_set_parameters(const char *json, const char *origin,
+                                    const char *const *names, const double *values, int n,
+                                    GError **error)
+{
+    g_return_val_if_fail(json && (n == 0 || (names && values)), NULL);
+    char *text = g_strdup(json);
+    for (int k = 0; k < n && text; k++) {
+        g_autofree char *path = g_strconcat("parameters/", names[k], NULL);
+        char *next = esl_model_edit_set_number(text, path, values[k], error);
+        g_free(text);
+        text = next;
+    }
+    MbsModel *model = text ? esl_model_load_string(text, origin, NULL, 0, error) : NULL;
+    if (!model)
+        g_clear_pointer(&text, g_free);
+    mbs_model_free(model);
+    return text;
+}
+
 /* ---- rebuilding and assembling --------------------------------------------------------------- */
 
 gboolean esl_model_assemble(const MbsModel *model, const char *origin, const char *formulation,

@@ -59,6 +59,14 @@ GPtrArray *esl_model_edit_fields(const MbsModel *m, const char *json, EslElement
 char *esl_model_edit_set_number(const char *json, const char *path, double value,
                                 GError **error);
 
+/* json with each parameter names[k] set to values[k] (written so that it reads back as the
+ * same double), as one edit: the new text only when every name is a parameter of the file
+ * and the loader takes the result (origin names the file in its messages); else NULL with
+ * error and nothing changed. */
+char *esl_model_edit_set_parameters(const char *json, const char *origin,
+                                    const char *const *names, const double *values, int n,
+                                    GError **error);
+
 /* The result of a successful edit. */
 typedef struct {
     char *json;         /* the edited model file */

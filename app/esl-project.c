@@ -191,6 +191,33 @@ static const char *const migrations[ESL_PROJECT_SCHEMA_VERSION + 1] = {
      * column per parameter; NULL for rows without them) */
           "ALTER TABLE sensitivities ADD COLUMN points TEXT;"
           "ALTER TABLE sensitivity_history ADD COLUMN point_sensitivity BLOB;",
+    /* 10: design optimisations (esl-optimizer.h): what was minimised over what (names as JSON
+     * arrays, bounds and start as little-endian double BLOBs), how it ended and the best point
+     * (NULL until finished), and every evaluation's psi, gradient and x. */
+    [10] = "CREATE TABLE optimizations ("
+           "  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
+           "  objective TEXT NOT NULL,"
+           "  method TEXT NOT NULL,"
+           "  method_options TEXT,"
+           "  algorithm TEXT NOT NULL,"
+           "  max_evaluations INTEGER NOT NULL,"
+           "  xtol REAL NOT NULL,"
+           "  nparameters INTEGER NOT NULL,"
+           "  parameters TEXT NOT NULL,"
+           "  lower BLOB NOT NULL,"
+           "  upper BLOB NOT NULL,"
+           "  start BLOB NOT NULL,"
+           "  result TEXT,"
+           "  psi REAL,"
+           "  x BLOB,"
+           "  gradient BLOB);"
+           "CREATE TABLE optimization_evaluations ("
+           "  run_id INTEGER NOT NULL REFERENCES optimizations(run_id) ON DELETE CASCADE,"
+           "  seq INTEGER NOT NULL,"
+           "  psi REAL NOT NULL,"
+           "  gradient BLOB NOT NULL,"
+           "  x BLOB NOT NULL,"
+           "  PRIMARY KEY (run_id, seq)) WITHOUT ROWID;",
 };
 
 /* The double-valued monitors, with the column each is stored in. */
@@ -932,6 +959,20 @@ static gboolean run_state(EslProject *project, gint64 run_id, RunState *out, GEr
     return found;
 }
 
+/* run_state of a run that must be running to take what (named in the refusal). */
+static gboolean running_run(EslProject *project, gint64 run_id, const char *what, RunState *run,
+                            GError **error)
+{
+    if (!run_state(project, run_id, run, error))
+        return FALSE;
+    if (run->status == ESL_RUN_RUNNING)
+        return TRUE;
+    g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                "run %" G_GINT64_FORMAT " is %s, not running: %s refused", run_id,
+                esl_run_status_name(run->status), what);
+    return FALSE;
+}
+
 /* First non-finite number among count values, or -1. */
 static int first_non_finite(const double *values, int count)
 {
@@ -981,14 +1022,8 @@ gboolean esl_project_append_samples(EslProject *project, gint64 run_id,
 {
     g_return_val_if_fail(project && (monitors || n == 0) && n >= 0, FALSE);
     RunState run;
-    if (!run_state(project, run_id, &run, error))
+    if (!running_run(project, run_id, "samples", &run, error))
         return FALSE;
-    if (run.status != ESL_RUN_RUNNING) {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "run %" G_GINT64_FORMAT " is %s, not running: samples refused", run_id,
-                    esl_run_status_name(run.status));
-        return FALSE;
-    }
     if (n > 0 && ((run.nbodies > 0 && !poses) || (run.njoints > 0 && !violations))) {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
                     "run %" G_GINT64_FORMAT " stores poses of %d bodies and violations of %d "
@@ -1146,6 +1181,7 @@ void esl_run_info_free(EslRunInfo *info)
     g_free(info->name);
     g_free(info->summary_json);
     g_free(info->sensitivity_method);
+    g_free(info->optimization_objective);
     g_free(info);
 }
 
@@ -1154,7 +1190,8 @@ void esl_run_info_free(EslRunInfo *info)
     " r.parameters, r.eslabon_version, r.hostname, r.started_at, r.finished_at, r.wall_time,"    \
     " r.status, r.message, s.json, r.nbodies, r.njoints,"                                        \
     " (SELECT count(*) FROM samples WHERE run_id = r.id), r.options, r.name,"                    \
-    " (SELECT method FROM sensitivities WHERE run_id = r.id)"                                    \
+    " (SELECT method FROM sensitivities WHERE run_id = r.id),"                                   \
+    " (SELECT objective FROM optimizations WHERE run_id = r.id)"                                 \
     " FROM runs r LEFT JOIN summaries s ON s.run_id = r.id"
 
 static EslRunInfo *run_info_from_row(sqlite3_stmt *st)
@@ -1215,6 +1252,7 @@ static EslRunInfo *run_info_from_row(sqlite3_stmt *st)
     }
     info->name = column_text(st, c++);
     info->sensitivity_method = column_text(st, c++);
+    info->optimization_objective = column_text(st, c++);
     return info;
 }
 
@@ -1364,14 +1402,8 @@ gboolean esl_project_append_internal_steps(EslProject *project, gint64 run_id,
 {
     g_return_val_if_fail(project && (steps || n == 0) && n >= 0, FALSE);
     RunState run;
-    if (!run_state(project, run_id, &run, error))
+    if (!running_run(project, run_id, "internal steps", &run, error))
         return FALSE;
-    if (run.status != ESL_RUN_RUNNING) {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "run %" G_GINT64_FORMAT " is %s, not running: internal steps refused",
-                    run_id, esl_run_status_name(run.status));
-        return FALSE;
-    }
     for (int i = 0; i < n; i++)
         if (!check_finite(steps[i].time, "internal step time", error) ||
             !check_finite(steps[i].size, "internal step size", error))
@@ -1611,14 +1643,8 @@ static gboolean sensitivity_sizes(EslProject *project, gint64 run_id, const char
                                   int *nobjectives, int *nparameters, GError **error)
 {
     RunState run;
-    if (!run_state(project, run_id, &run, error))
+    if (!running_run(project, run_id, what, &run, error))
         return FALSE;
-    if (run.status != ESL_RUN_RUNNING) {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "run %" G_GINT64_FORMAT " is %s, not running: %s refused", run_id,
-                    esl_run_status_name(run.status), what);
-        return FALSE;
-    }
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(project->db,
                            "SELECT nobjectives, nparameters FROM sensitivities WHERE run_id = ?",
@@ -1677,14 +1703,8 @@ gboolean esl_project_begin_sensitivity(EslProject *project, gint64 run_id,
         return FALSE;
     }
     RunState run;
-    if (!run_state(project, run_id, &run, error))
+    if (!running_run(project, run_id, "a sensitivity record", &run, error))
         return FALSE;
-    if (run.status != ESL_RUN_RUNNING) {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "run %" G_GINT64_FORMAT " is %s, not running", run_id,
-                    esl_run_status_name(run.status));
-        return FALSE;
-    }
     g_autofree char *objectives = names_json(r->objectives, r->nobjectives);
     g_autofree char *parameters = names_json(r->parameters, r->nparameters);
     g_autofree char *points = r->npoints > 0 ? names_json(r->points, r->npoints) : NULL;
@@ -1891,28 +1911,41 @@ static gboolean blob_row(sqlite3_stmt *st, int col, EslSensitivityRun *r, int *c
     return TRUE;
 }
 
-EslSensitivityRun *esl_project_load_sensitivity(EslProject *project, gint64 run_id,
-                                                GError **error)
+/* The row sql (its ?1 the run) reads of a run of a kind (its own table; "a sensitivity run"),
+ * as a statement stepped onto it; NULL with error when there is no such run or it is not of
+ * the kind. */
+static sqlite3_stmt *record_of_run(EslProject *project, gint64 run_id, const char *sql,
+                                   const char *kind, GError **error)
 {
     RunState state;
     if (!run_state(project, run_id, &state, error))
         return NULL;
-    sqlite3 *db = project->db;
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT method, nobjectives, nparameters, objectives, parameters,"
-                               " parameter_values, psi, gradient,"
-                               " (SELECT count(*) FROM sensitivity_history WHERE run_id = ?1),"
-                               " method_options, points"
-                               " FROM sensitivities WHERE run_id = ?1",
-                           -1, &st, NULL) != SQLITE_OK)
-        return db_error(db, "cannot read the sensitivity run", error), NULL;
-    sqlite3_bind_int64(st, 1, run_id);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_finalize(st);
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "run %" G_GINT64_FORMAT " is not a sensitivity run", run_id);
-        return NULL;
+    if (sqlite3_prepare_v2(project->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        g_autofree char *what = g_strdup_printf("cannot read %s", kind);
+        return db_error(project->db, what, error), NULL;
     }
+    sqlite3_bind_int64(st, 1, run_id);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        return st;
+    sqlite3_finalize(st);
+    g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                "run %" G_GINT64_FORMAT " is not %s", run_id, kind);
+    return NULL;
+}
+
+EslSensitivityRun *esl_project_load_sensitivity(EslProject *project, gint64 run_id,
+                                                GError **error)
+{
+    sqlite3 *db = project->db;
+    sqlite3_stmt *st = record_of_run(
+        project, run_id,
+        "SELECT method, nobjectives, nparameters, objectives, parameters, parameter_values, psi,"
+        " gradient, (SELECT count(*) FROM sensitivity_history WHERE run_id = ?1),"
+        " method_options, points FROM sensitivities WHERE run_id = ?1",
+        "a sensitivity run", error);
+    if (!st)
+        return NULL;
     EslSensitivityRun *r = g_new0(EslSensitivityRun, 1);
     r->method = column_text(st, 0);
     r->method_options = column_text(st, 9);
@@ -1996,6 +2029,278 @@ EslSensitivityRun *esl_project_load_sensitivity(EslProject *project, gint64 run_
     if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
         esl_sensitivity_run_free(r);
         return db_error(db, "cannot read the sensitivity history", error), NULL;
+    }
+    return r;
+}
+
+/* ---- optimisation runs ----------------------------------------------------------------------- */
+
+void esl_optimization_run_free(EslOptimizationRun *run)
+{
+    if (!run)
+        return;
+    g_free(run->objective);
+    g_free(run->method);
+    g_free(run->method_options);
+    g_free(run->algorithm);
+    g_strfreev(run->parameters);
+    g_free(run->lower);
+    g_free(run->upper);
+    g_free(run->start);
+    g_free(run->result);
+    g_free(run->x);
+    g_free(run->gradient);
+    g_free(run->history_psi);
+    g_free(run->history_gradient);
+    g_free(run->history_x);
+    g_free(run);
+}
+
+/* The run is running and an optimisation; its parameter count in *nparameters. */
+static gboolean optimization_size(EslProject *project, gint64 run_id, const char *what,
+                                  int *nparameters, GError **error)
+{
+    RunState run;
+    if (!running_run(project, run_id, what, &run, error))
+        return FALSE;
+    gint64 np = 0;
+    gboolean found = rows_of_run(project->db,
+                                 "SELECT nparameters FROM optimizations WHERE run_id = ?",
+                                 run_id, &np, "cannot read the optimisation", NULL);
+    if (!found || np < 1 || np > MAX_SENSITIVITY_NAMES) {
+        g_set_error(error, ESL_PROJECT_ERROR,
+                    found ? ESL_PROJECT_ERROR_CORRUPT : ESL_PROJECT_ERROR_INVALID,
+                    "run %" G_GINT64_FORMAT " %s: %s refused", run_id,
+                    found ? "stores a parameter count out of range" : "is not an optimisation",
+                    what);
+        return FALSE;
+    }
+    *nparameters = (int)np;
+    return TRUE;
+}
+
+gboolean esl_project_begin_optimization(EslProject *project, gint64 run_id,
+                                        const EslOptimizationRequest *r, GError **error)
+{
+    g_return_val_if_fail(project && r && r->objective && r->method && r->algorithm, FALSE);
+    int np = r->nparameters;
+    if (np < 1 || np > MAX_SENSITIVITY_NAMES || !r->parameters || !r->lower || !r->upper ||
+        !r->start) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "an optimisation needs 1 to %d parameters with bounds and a start (%d given)",
+                    MAX_SENSITIVITY_NAMES, np);
+        return FALSE;
+    }
+    if (!check_all_finite(r->lower, np, "the lower bounds", error) ||
+        !check_all_finite(r->upper, np, "the upper bounds", error) ||
+        !check_all_finite(r->start, np, "the start", error) ||
+        !check_all_finite(&r->xtol, 1, "xtol", error))
+        return FALSE;
+    if (r->method_options && !is_json_object(r->method_options)) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
+                    "the %s method's options are not a JSON object", r->method);
+        return FALSE;
+    }
+    RunState run;
+    if (!running_run(project, run_id, "an optimisation record", &run, error))
+        return FALSE;
+    g_autofree char *parameters = names_json(r->parameters, np);
+    g_autofree guint64 *scratch = g_new(guint64, 3 * (gsize)np);
+    sqlite3_stmt *st = NULL; /* one statement: its own transaction */
+    if (sqlite3_prepare_v2(project->db,
+                           "INSERT INTO optimizations (run_id, objective, method, method_options,"
+                           " algorithm, max_evaluations, xtol, nparameters, parameters, lower,"
+                           " upper, start) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_error(project->db, "cannot store the optimisation", error);
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_text(st, 2, r->objective, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, r->method, -1, SQLITE_STATIC);
+    if (r->method_options)
+        sqlite3_bind_text(st, 4, r->method_options, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 4);
+    sqlite3_bind_text(st, 5, r->algorithm, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 6, r->max_evaluations);
+    sqlite3_bind_double(st, 7, r->xtol);
+    sqlite3_bind_int(st, 8, np);
+    sqlite3_bind_text(st, 9, parameters, -1, SQLITE_STATIC);
+    bind_doubles(st, 10, r->lower, np, scratch);
+    bind_doubles(st, 11, r->upper, np, scratch + np);
+    bind_doubles(st, 12, r->start, np, scratch + 2 * np);
+    return step_and_finalize(project->db, st, "cannot store the optimisation", error);
+}
+
+gboolean esl_project_append_optimization_evaluation(EslProject *project, gint64 run_id,
+                                                    double psi, const double *gradient,
+                                                    const double *x, GError **error)
+{
+    g_return_val_if_fail(project && gradient && x, FALSE);
+    int np;
+    if (!optimization_size(project, run_id, "an evaluation", &np, error) ||
+        !check_all_finite(&psi, 1, "psi", error) ||
+        !check_all_finite(gradient, np, "the gradient", error) ||
+        !check_all_finite(x, np, "the parameters", error))
+        return FALSE;
+    sqlite3 *db = project->db;
+    sqlite3_stmt *st = NULL;
+    gint64 seq = 0;
+    g_autofree guint64 *scratch = g_new(guint64, 2 * (gsize)np);
+    gboolean ok = exec_sql(db, "BEGIN IMMEDIATE", "cannot store the evaluation", error) &&
+                  rows_of_run(db, "SELECT count(*) FROM optimization_evaluations WHERE run_id = ?",
+                              run_id, &seq, "cannot store the evaluation", error);
+    if (ok && sqlite3_prepare_v2(db, "INSERT INTO optimization_evaluations (run_id, seq, psi,"
+                                     " gradient, x) VALUES (?,?,?,?,?)",
+                                 -1, &st, NULL) != SQLITE_OK)
+        ok = db_error(db, "cannot store the evaluation", error);
+    if (ok) {
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_int64(st, 2, seq);
+        sqlite3_bind_double(st, 3, psi);
+        bind_doubles(st, 4, gradient, np, scratch);
+        bind_doubles(st, 5, x, np, scratch + np);
+        ok = step_and_finalize(db, st, "cannot store the evaluation", error) &&
+             exec_sql(db, "COMMIT", "cannot store the evaluation", error);
+    }
+    if (!ok)
+        rollback(db);
+    return ok;
+}
+
+gboolean esl_project_set_optimization_result(EslProject *project, gint64 run_id,
+                                             const char *result, double psi, const double *x,
+                                             const double *gradient, GError **error)
+{
+    g_return_val_if_fail(project && result && (x == NULL) == (gradient == NULL), FALSE);
+    int np;
+    if (!optimization_size(project, run_id, "the result", &np, error) ||
+        (x && (!check_all_finite(&psi, 1, "psi", error) ||
+               !check_all_finite(x, np, "the best parameters", error) ||
+               !check_all_finite(gradient, np, "the gradient", error))))
+        return FALSE;
+    g_autofree guint64 *scratch = g_new(guint64, 2 * (gsize)np);
+    sqlite3_stmt *st = NULL; /* one statement: its own transaction */
+    if (sqlite3_prepare_v2(project->db,
+                           "UPDATE optimizations SET result = ?, psi = ?, x = ?, gradient = ?"
+                           " WHERE run_id = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_error(project->db, "cannot store the optimisation's result", error);
+    sqlite3_bind_text(st, 1, result, -1, SQLITE_STATIC);
+    if (x)
+        sqlite3_bind_double(st, 2, psi);
+    else
+        sqlite3_bind_null(st, 2);
+    bind_doubles(st, 3, x, x ? np : 0, scratch);
+    bind_doubles(st, 4, gradient, x ? np : 0, scratch + np);
+    sqlite3_bind_int64(st, 5, run_id);
+    return step_and_finalize(project->db, st, "cannot store the optimisation's result", error);
+}
+
+gboolean esl_project_run_is_optimization(EslProject *project, gint64 run_id)
+{
+    gint64 found = 0;
+    return rows_of_run(project->db, "SELECT count(*) FROM optimizations WHERE run_id = ?", run_id,
+                       &found, "cannot read the run", NULL) &&
+           found > 0;
+}
+
+static EslOptimizationRun *optimization_corrupt(EslOptimizationRun *run, gint64 run_id,
+                                                const char *what, GError **error)
+{
+    g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
+                "optimisation %" G_GINT64_FORMAT " is corrupt: %s", run_id, what);
+    esl_optimization_run_free(run);
+    return NULL;
+}
+
+/* The evaluations of run r (rows of them, counted before) into r's history; FALSE when one
+ * has the wrong size. */
+static gboolean load_evaluations(sqlite3 *db, gint64 run_id, EslOptimizationRun *r, gint64 rows,
+                                 GError **error)
+{
+    int np = r->nparameters;
+    r->history_psi = g_new(double, MAX(rows, 1));
+    r->history_gradient = g_new(double, (gsize)MAX(rows, 1) * np);
+    r->history_x = g_new(double, (gsize)MAX(rows, 1) * np);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT psi, gradient, x FROM optimization_evaluations"
+                               " WHERE run_id = ? ORDER BY seq",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_error(db, "cannot read the evaluations", error);
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc;
+    gboolean ok = TRUE;
+    while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW && r->n < rows) {
+        r->history_psi[r->n] = sqlite3_column_double(st, 0);
+        ok = column_doubles(st, 1, r->history_gradient + (gsize)r->n * np, np) &&
+             column_doubles(st, 2, r->history_x + (gsize)r->n * np, np);
+        r->n += ok;
+    }
+    sqlite3_finalize(st);
+    if (!ok)
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
+                    "optimisation %" G_GINT64_FORMAT " is corrupt: evaluation %d has the wrong "
+                    "size", run_id, r->n + 1);
+    else if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        ok = db_error(db, "cannot read the evaluations", error);
+    return ok;
+}
+
+EslOptimizationRun *esl_project_load_optimization(EslProject *project, gint64 run_id,
+                                                  GError **error)
+{
+    sqlite3 *db = project->db;
+    sqlite3_stmt *st = record_of_run(
+        project, run_id,
+        "SELECT objective, method, method_options, algorithm, max_evaluations, xtol, nparameters,"
+        " parameters, lower, upper, start, result, psi, x, gradient,"
+        " (SELECT count(*) FROM optimization_evaluations WHERE run_id = ?1)"
+        " FROM optimizations WHERE run_id = ?1",
+        "an optimisation", error);
+    if (!st)
+        return NULL;
+    EslOptimizationRun *r = g_new0(EslOptimizationRun, 1);
+    r->objective = column_text(st, 0);
+    r->method = column_text(st, 1);
+    r->method_options = column_text(st, 2);
+    r->algorithm = column_text(st, 3);
+    r->max_evaluations = sqlite3_column_int(st, 4);
+    r->xtol = sqlite3_column_double(st, 5);
+    gint64 np = sqlite3_column_int64(st, 6), rows = sqlite3_column_int64(st, 15);
+    r->result = column_text(st, 11);
+    const char *problem = NULL;
+    if (np < 1 || np > MAX_SENSITIVITY_NAMES)
+        problem = "parameter count out of range";
+    else if (r->method_options && !is_json_object(r->method_options))
+        problem = "the method's options are not a JSON object";
+    else if (rows < 0 || rows > G_MAXINT ||
+             rows * (1 + 2 * np) * 8 > esl_project_disk_size(project))
+        problem = "more evaluations than the file holds";
+    if (!problem) {
+        r->nparameters = (int)np;
+        r->parameters = names_from_json((const char *)sqlite3_column_text(st, 7), r->nparameters);
+        r->lower = g_new(double, np);
+        r->upper = g_new(double, np);
+        r->start = g_new(double, np);
+        if (!r->parameters || !column_doubles(st, 8, r->lower, r->nparameters) ||
+            !column_doubles(st, 9, r->upper, r->nparameters) ||
+            !column_doubles(st, 10, r->start, r->nparameters))
+            problem = "names, bounds or start of the wrong size";
+    }
+    if (!problem && sqlite3_column_type(st, 13) != SQLITE_NULL) {
+        r->psi = sqlite3_column_double(st, 12);
+        r->x = g_new(double, np);
+        r->gradient = g_new(double, np);
+        if (!column_doubles(st, 13, r->x, r->nparameters) ||
+            !column_doubles(st, 14, r->gradient, r->nparameters))
+            problem = "best point of the wrong size";
+    }
+    sqlite3_finalize(st);
+    if (problem)
+        return optimization_corrupt(r, run_id, problem, error);
+    if (!load_evaluations(db, run_id, r, rows, error)) {
+        esl_optimization_run_free(r);
+        return NULL;
     }
     return r;
 }

@@ -43,7 +43,7 @@ typedef enum {
 
 /* "ESLB": PRAGMA application_id of every Eslabón project. */
 #define ESL_PROJECT_APPLICATION_ID 0x45534C42
-#define ESL_PROJECT_SCHEMA_VERSION 9
+#define ESL_PROJECT_SCHEMA_VERSION 10
 
 typedef enum {
     ESL_RUN_RUNNING,
@@ -89,6 +89,7 @@ typedef struct {
     int njoints;
     gint64 nsamples;
     char *sensitivity_method; /* a sensitivity run's method, NULL for other runs */
+    char *optimization_objective; /* an optimisation's objective, NULL for other runs */
 } EslRunInfo;
 
 void esl_run_info_free(EslRunInfo *info);
@@ -246,6 +247,64 @@ gboolean esl_project_run_is_sensitivity(EslProject *project, gint64 run_id);
  * stored sizes that do not match: ESL_PROJECT_ERROR_CORRUPT). */
 EslSensitivityRun *esl_project_load_sensitivity(EslProject *project, gint64 run_id,
                                                 GError **error);
+
+/* ---- optimisation runs (schema 10) ---------------------------------------------------------
+ * An optimisation (esl-optimizer.h) is a run (esl_project_begin_run: model, formulation,
+ * settings; no poses) with what it minimised over what (objective, parameters with their
+ * bounds and start, algorithm, gradient method and its options), every evaluation (psi, the
+ * gradient and x, nparameters each) and the result (how it ended, the best psi, x and
+ * gradient). Bounds must be finite, as every stored number. */
+typedef struct {
+    const char *objective;         /* name */
+    const char *method;            /* mbs_sensitivity_method_name */
+    const char *method_options;    /* JSON object text ("{}": none) or NULL: not known */
+    const char *algorithm;         /* esl_optimizer_algorithm_name */
+    int max_evaluations;
+    double xtol;
+    int nparameters;               /* 1 .. 2^16 */
+    const char *const *parameters; /* names */
+    const double *lower, *upper, *start; /* nparameters each */
+} EslOptimizationRequest;
+
+/* An optimisation as stored (esl_optimization_run_free). */
+typedef struct {
+    char *objective, *method, *method_options, *algorithm;
+    int max_evaluations;
+    double xtol;
+    int nparameters;
+    GStrv parameters;
+    double *lower, *upper, *start;
+    char *result;     /* esl_optimizer_status_name, or NULL (running or interrupted) */
+    double psi;       /* the best, with its x and gradient (NULL when no result or no
+                         evaluation was stored with it) */
+    double *x, *gradient;
+    int n;            /* evaluations */
+    double *history_psi;      /* n */
+    double *history_gradient; /* n x nparameters */
+    double *history_x;        /* n x nparameters */
+} EslOptimizationRun;
+
+void esl_optimization_run_free(EslOptimizationRun *run);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(EslOptimizationRun, esl_optimization_run_free)
+
+/* Mark a running run as an optimisation (once, before any evaluation). */
+gboolean esl_project_begin_optimization(EslProject *project, gint64 run_id,
+                                        const EslOptimizationRequest *request, GError **error);
+/* Append one evaluation (its own transaction); refuses non-finite numbers and runs not
+ * running. */
+gboolean esl_project_append_optimization_evaluation(EslProject *project, gint64 run_id,
+                                                    double psi, const double *gradient,
+                                                    const double *x, GError **error);
+/* Store how it ended (result: esl_optimizer_status_name) and the best point (x and gradient
+ * NULL when no evaluation finished), before esl_project_finish_run. */
+gboolean esl_project_set_optimization_result(EslProject *project, gint64 run_id,
+                                             const char *result, double psi, const double *x,
+                                             const double *gradient, GError **error);
+gboolean esl_project_run_is_optimization(EslProject *project, gint64 run_id);
+/* The run's optimisation and its evaluations, or NULL with error (not an optimisation, or
+ * stored sizes that do not match: ESL_PROJECT_ERROR_CORRUPT). */
+EslOptimizationRun *esl_project_load_optimization(EslProject *project, gint64 run_id,
+                                                  GError **error);
 
 G_END_DECLS
 

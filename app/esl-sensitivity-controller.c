@@ -11,6 +11,7 @@
 
 #include "esl-point-sensitivity.h"
 #include "esl-sensitivity-recorder.h"
+#include "esl-worker.h"
 #include "mbs_run.h"
 
 struct _EslSensitivityController {
@@ -28,12 +29,8 @@ struct _EslSensitivityController {
     EslPointSensitivity *point_sensitivity; /* made by start, used by the worker */
     gint64 model_id;
 
-    GThread *thread;
-    GMainContext *context;
-    GAsyncQueue *queue; /* EslSensitivityRow*, then the finished marker */
-    GSource *poll;
+    EslWorker *worker;  /* reports EslSensitivityRow* */
     volatile int stop;  /* MbsSensitivityProblem.stop */
-    gboolean running;
     gint run_id;        /* atomic */
     EslRunStatus status;
     char *message;
@@ -45,12 +42,9 @@ G_DEFINE_FINAL_TYPE(EslSensitivityController, esl_sensitivity_controller, G_TYPE
 enum { SIGNAL_ROWS, SIGNAL_FINISHED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
-/* The queue's last item: the worker has ended. */
-static EslSensitivityRow finished_marker;
-
 void esl_sensitivity_row_free(EslSensitivityRow *row)
 {
-    if (!row || row == &finished_marker)
+    if (!row)
         return;
     g_free(row->psi);
     g_free(row->gradient);
@@ -62,12 +56,8 @@ void esl_sensitivity_row_free(EslSensitivityRow *row)
 static void esl_sensitivity_controller_finalize(GObject *object)
 {
     EslSensitivityController *self = ESL_SENSITIVITY_CONTROLLER(object);
-    esl_sensitivity_controller_join(self);
-    EslSensitivityRow *row;
-    while ((row = g_async_queue_try_pop(self->queue)))
-        esl_sensitivity_row_free(row);
-    g_async_queue_unref(self->queue);
-    g_main_context_unref(self->context);
+    esl_sensitivity_controller_stop(self);
+    esl_worker_free(self->worker);
     g_free(self->model_name);
     g_free(self->formulation);
     g_free(self->project_path);
@@ -93,8 +83,7 @@ static void esl_sensitivity_controller_class_init(EslSensitivityControllerClass 
 
 static void esl_sensitivity_controller_init(EslSensitivityController *self)
 {
-    self->queue = g_async_queue_new();
-    self->context = g_main_context_ref_thread_default();
+    self->worker = esl_worker_new((GDestroyNotify)esl_sensitivity_row_free);
 }
 
 EslSensitivityController *esl_sensitivity_controller_new(
@@ -140,7 +129,7 @@ static void on_progress(void *data, double fraction)
         EslSensitivityRow *row = g_new0(EslSensitivityRow, 1);
         row->time = fraction * w->self->settings.duration;
         row->progress = fraction;
-        g_async_queue_push(w->self->queue, row);
+        esl_worker_push(w->self->worker, row);
     }
     g_mutex_unlock(&w->lock);
 }
@@ -161,7 +150,7 @@ static void on_history(void *data, double time, const double *psi, const double 
     if (w->with_state) /* state_history follows at the same time */
         w->pending = row;
     else
-        g_async_queue_push(self->queue, row);
+        esl_worker_push(self->worker, row);
 }
 
 static void on_state(void *data, double time, int n, const double *q, const double *sq)
@@ -188,12 +177,12 @@ static void on_state(void *data, double time, int n, const double *q, const doub
     } else {
         g_free(dr);
     }
-    g_async_queue_push(w->self->queue, row);
+    esl_worker_push(w->self->worker, row);
 }
 
-static gpointer worker(gpointer data)
+static void compute(GObject *owner)
 {
-    EslSensitivityController *self = data;
+    EslSensitivityController *self = ESL_SENSITIVITY_CONTROLLER(owner);
     Worker w = {.self = self,
                 .with_state = mbs_sensitivity_has_state_history(self->formulation, self->method)};
     g_mutex_init(&w.lock);
@@ -270,42 +259,25 @@ static gpointer worker(gpointer data)
         g_free(psi);
         g_free(gradient);
     }
-    g_async_queue_push(self->queue, &finished_marker);
-    return NULL;
 }
 
 /* ---- main-context side ---------------------------------------------------------------------- */
 
-/* Every 50 ms: the rows so far, and "finished" after the worker's last. */
-static gboolean poll_queue(gpointer data)
+static void on_rows(GObject *owner, GPtrArray *rows)
 {
-    EslSensitivityController *self = data;
-    g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func((GDestroyNotify)esl_sensitivity_row_free);
-    gboolean finished = FALSE;
-    EslSensitivityRow *row;
-    while (!finished && (row = g_async_queue_try_pop(self->queue))) {
-        if (row == &finished_marker)
-            finished = TRUE;
-        else
-            g_ptr_array_add(rows, row);
-    }
-    if (rows->len > 0)
-        g_signal_emit(self, signals[SIGNAL_ROWS], 0, rows);
-    if (!finished)
-        return G_SOURCE_CONTINUE;
-    g_thread_join(self->thread);
-    self->thread = NULL;
-    self->running = FALSE;
-    g_clear_pointer(&self->poll, g_source_unref);
+    g_signal_emit(owner, signals[SIGNAL_ROWS], 0, rows);
+}
+
+static void on_finished(GObject *owner)
+{
+    EslSensitivityController *self = ESL_SENSITIVITY_CONTROLLER(owner);
     g_signal_emit(self, signals[SIGNAL_FINISHED], 0, (int)self->status, self->message);
-    g_object_unref(self); /* the start's reference */
-    return G_SOURCE_REMOVE;
 }
 
 void esl_sensitivity_controller_set_method_options(EslSensitivityController *self,
                                                    const MbsSettings *options)
 {
-    g_return_if_fail(!self->thread);
+    g_return_if_fail(!esl_worker_is_running(self->worker));
     self->has_method_options = options != NULL;
     if (options)
         self->method_options = *options;
@@ -314,7 +286,7 @@ void esl_sensitivity_controller_set_method_options(EslSensitivityController *sel
 void esl_sensitivity_controller_set_points(EslSensitivityController *self, const int *points,
                                            int npoints)
 {
-    g_return_if_fail(!self->thread && npoints >= 0);
+    g_return_if_fail(!esl_worker_is_running(self->worker) && npoints >= 0);
     g_free(self->points);
     self->points = g_memdup2(points, sizeof(int) * (gsize)MAX(npoints, 1));
     self->npoints = npoints;
@@ -322,7 +294,7 @@ void esl_sensitivity_controller_set_points(EslSensitivityController *self, const
 
 gboolean esl_sensitivity_controller_start(EslSensitivityController *self, GError **error)
 {
-    if (self->thread || self->poll) {
+    if (esl_worker_is_running(self->worker)) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY, "this computation has already started");
         return FALSE;
     }
@@ -350,18 +322,8 @@ gboolean esl_sensitivity_controller_start(EslSensitivityController *self, GError
         if (!self->point_sensitivity)
             return FALSE;
     }
-    g_object_ref(self); /* until "finished" */
-    self->running = TRUE;
-    self->thread = g_thread_try_new("eslabon-sensitivity", worker, self, error);
-    if (!self->thread) {
-        self->running = FALSE;
-        g_object_unref(self);
-        return FALSE;
-    }
-    self->poll = g_timeout_source_new(50);
-    g_source_set_callback(self->poll, poll_queue, self, NULL);
-    g_source_attach(self->poll, self->context);
-    return TRUE;
+    return esl_worker_start(self->worker, "eslabon-sensitivity", G_OBJECT(self), compute,
+                            on_rows, on_finished, error);
 }
 
 void esl_sensitivity_controller_stop(EslSensitivityController *self)
@@ -371,22 +333,13 @@ void esl_sensitivity_controller_stop(EslSensitivityController *self)
 
 void esl_sensitivity_controller_join(EslSensitivityController *self)
 {
-    if (!self->thread)
-        return;
     esl_sensitivity_controller_stop(self);
-    g_thread_join(self->thread);
-    self->thread = NULL;
-    self->running = FALSE;
-    if (self->poll) { /* "finished" will not come: the start's reference goes here */
-        g_source_destroy(self->poll);
-        g_clear_pointer(&self->poll, g_source_unref);
-        g_object_unref(self);
-    }
+    esl_worker_join(self->worker);
 }
 
 gboolean esl_sensitivity_controller_is_running(EslSensitivityController *self)
 {
-    return self->running;
+    return esl_worker_is_running(self->worker);
 }
 
 gint64 esl_sensitivity_controller_get_run_id(EslSensitivityController *self)

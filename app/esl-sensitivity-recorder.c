@@ -41,10 +41,8 @@ EslSensitivityRecorder *esl_sensitivity_recorder_new(EslProject *project, gint64
     return r;
 }
 
-/* The options as stored: those given, or the table's defaults; NULL with error when they are
- * another table's. */
-static char *method_options_json(const char *formulation, MbsSensitivityMethod method,
-                                 const MbsSettings *given, GError **error)
+char *esl_sensitivity_method_options_json(const char *formulation, MbsSensitivityMethod method,
+                                          const MbsSettings *given, GError **error)
 {
     const MbsSettingTable *t = mbs_sensitivity_settings(formulation, method);
     MbsSettings options;
@@ -76,8 +74,8 @@ gint64 esl_sensitivity_recorder_begin(EslProject *project, const EslRunRequest *
                                       const MbsModel *m, const EslSensitivityChoice *c,
                                       GError **error)
 {
-    g_autofree char *options = method_options_json(request->formulation, c->method,
-                                                   c->method_options, error);
+    g_autofree char *options = esl_sensitivity_method_options_json(
+        request->formulation, c->method, c->method_options, error);
     if (!options)
         return 0;
     gint64 run_id = esl_project_begin_run(project, request, error);

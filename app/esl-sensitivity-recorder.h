@@ -36,6 +36,12 @@ gint64 esl_sensitivity_recorder_begin(EslProject *project, const EslRunRequest *
                                       const MbsModel *model, const EslSensitivityChoice *choice,
                                       GError **error);
 
+/* The method's own options as stored (a JSON object keyed by its table's names; "{}" for a
+ * method without a table): those given, or the table's defaults, the ones the engine takes;
+ * NULL with error when those given are another table's. The optimisations store theirs so too. */
+char *esl_sensitivity_method_options_json(const char *formulation, MbsSensitivityMethod method,
+                                          const MbsSettings *given, GError **error);
+
 /* The method's own options a stored sensitivity run of formulation ran with, into options
  * (mbs_settings_defaults first): its table's defaults overwritten by what is stored (the
  * defaults alone when run->method_options is NULL, a run stored before schema 9). Returns

@@ -22,6 +22,7 @@ struct _EslPlot {
     GtkWidget parent_instance;
     char *title, *x_label, *y_label;
     gboolean log_y;
+    gboolean integer_x; /* x counts something: ticks at whole numbers only */
     GPtrArray *series;
     double cursor;
     /* view: x range and y range (log10 units when log_y); auto follows the data */
@@ -311,6 +312,8 @@ static void draw_plot(EslPlot *self, cairo_t *cr, double width, double height, P
         char label[64];
         int max_x_ticks = MAX(2, (int)(a.width / 80));
         double xs = nice_step(x1 - x0, max_x_ticks);
+        if (self->integer_x)
+            xs = MAX(xs, 1.0);
         for (double t = ceil(x0 / xs) * xs; t <= x1 + 1e-9 * xs; t += xs) {
             double px = round(PX(t)) + 0.5;
             cairo_set_source_rgb(cr, 0.90, 0.90, 0.92);
@@ -905,6 +908,12 @@ void esl_plot_set_labels(EslPlot *self, const char *x_label, const char *y_label
     g_free(self->y_label);
     self->x_label = g_strdup(x_label);
     self->y_label = g_strdup(y_label);
+    invalidate(self);
+}
+
+void esl_plot_set_integer_x(EslPlot *self, gboolean integer_x)
+{
+    self->integer_x = integer_x;
     invalidate(self);
 }
 

@@ -20,6 +20,8 @@ const char *esl_plot_get_title(EslPlot *self);
 /* Axis labels with their units, e.g. "t (s)" and "energy (J)". */
 void esl_plot_set_labels(EslPlot *self, const char *x_label, const char *y_label);
 void esl_plot_set_log_y(EslPlot *self, gboolean log_y);
+/* x counts something (evaluations): its ticks only at whole numbers. */
+void esl_plot_set_integer_x(EslPlot *self, gboolean integer_x);
 gboolean esl_plot_get_log_y(EslPlot *self);
 /* Show x (time) from x0 to x1, as a linked plot's zoom or pan asks (x1 <= x0 or NAN: follow the
  * data again); the y axis keeps its own range. */

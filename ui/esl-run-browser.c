@@ -35,9 +35,11 @@ static GtkWidget *run_row(const EslRunInfo *r)
     g_strdelimit(started, "T", ' ');
     g_autofree char *id = g_strdup_printf("#%" G_GINT64_FORMAT, r->id);
     g_autofree char *nsamples = g_strdup_printf("%" G_GINT64_FORMAT, r->nsamples);
-    g_autofree char *count = r->sensitivity_method
-                                 ? g_strdup_printf(_("sensitivities (%s)"), r->sensitivity_method)
-                                 : g_strdup_printf(_("%s samples"), nsamples);
+    g_autofree char *count =
+        r->sensitivity_method       ? g_strdup_printf(_("sensitivities (%s)"), r->sensitivity_method)
+        : r->optimization_objective ? g_strdup_printf(_("optimisation of %s"),
+                                                      r->optimization_objective)
+                                    : g_strdup_printf(_("%s samples"), nsamples);
     /* A named run shows its name where the model's would be, and the model after it. */
     g_autofree char *title = r->name ? g_strdup_printf("%s · %s", r->name, r->model_name)
                                      : g_strdup(r->model_name);

@@ -341,12 +341,19 @@ static void esl_sensitivity_chooser_init(EslSensitivityChooser *self)
     gtk_box_append(GTK_BOX(self), self->note);
     self->lists = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
     self->objectives = titled_list(self->lists, _("Objectives"));
-    /* the window's editor of the model's objectives (ui/esl-objective-editor.c) */
+    /* the window's editor of the model's objectives (ui/esl-objective-editor.c) and its
+     * optimiser of them (ui/esl-optimize-dialog.c) */
+    GtkWidget *buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
     GtkWidget *edit = gtk_button_new_with_mnemonic(_("_Edit Objectives…"));
     gtk_actionable_set_action_name(GTK_ACTIONABLE(edit), "win.edit-objectives");
-    gtk_widget_set_halign(edit, GTK_ALIGN_START);
     gtk_widget_set_tooltip_text(edit, _("Add, remove and change the model's objectives"));
-    gtk_box_append(GTK_BOX(self->lists), edit);
+    gtk_box_append(GTK_BOX(buttons), edit);
+    GtkWidget *optimize = gtk_button_new_with_mnemonic(_("_Optimise…"));
+    gtk_actionable_set_action_name(GTK_ACTIONABLE(optimize), "win.optimize");
+    gtk_widget_set_tooltip_text(optimize, _("Minimise an objective over some of the model's "
+                                            "parameters within bounds"));
+    gtk_box_append(GTK_BOX(buttons), optimize);
+    gtk_box_append(GTK_BOX(self->lists), buttons);
     self->parameters = titled_list(self->lists, _("Parameters"));
     self->outputs = titled_list(self->lists, _("Plot the sensitivities of"));
     self->outputs_title = gtk_widget_get_prev_sibling(self->outputs);

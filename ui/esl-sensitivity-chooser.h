@@ -1,7 +1,8 @@
 /* EslSensitivityChooser: what a run differentiates (issue 10), in the run panel: the method
  * (none, or those the formulation offers: mbs_sensitivity_available, nothing re-listed here),
  * the model's objectives and its free parameters as check buttons (all checked by default), with
- * a button to edit the objectives (the window's action win.edit-objectives), and
+ * buttons to edit the objectives and to optimise (the window's actions win.edit-objectives and
+ * win.optimize), and
  * for the methods that step d q / d rho the coordinates to plot (the first six by default) and
  * the model's points whose d r / d rho to plot and store (none by default), and
  * the method's own settings when it has a table of them (mbs_sensitivity_settings: matrix-r

@@ -8,6 +8,7 @@
 #include "esl-frame-meter.h"
 #include "esl-model-build.h"
 #include "esl-model-panel.h"
+#include "esl-optimize-dialog.h"
 #include "esl-playback-bar.h"
 #include "esl-plot-board.h"
 #include "esl-project.h"
@@ -28,6 +29,7 @@ struct _EslWindow {
     GtkWidget *plot_board, *run_settings, *color_scale;
     GtkWidget *variable_browser; /* EslVariableBrowser, made when first asked for, or NULL */
     GtkWidget *objective_editor; /* EslObjectiveEditor, made when first asked for, or NULL */
+    GtkWidget *optimize_dialog;  /* EslOptimizeDialog, made when first asked for, or NULL */
     GtkWidget *sidebar, *run_panel_scroller, *view_paned;
     /* template: what the window itself writes to */
     GMenu *recent_menu;
@@ -94,6 +96,8 @@ gboolean esl_window_is_running(EslWindow *self);
 void esl_window_read_settings(EslWindow *self, MbsSettings *settings);
 
 /* esl-window-run.c */
+/* The project's id of the model's text as it is now (stored once per distinct text). */
+gint64 esl_window_stored_model_id(EslWindow *self);
 void esl_window_start_run(EslWindow *self);
 void esl_window_toggle_pause(EslWindow *self);
 void esl_window_stop_run(EslWindow *self);
@@ -142,6 +146,10 @@ void esl_window_begin_edits(EslWindow *self);
 void esl_window_commit_edit(EslWindow *self, char *json, const char *label);
 /* Cancel the check under way and forget the history (the window goes away). */
 void esl_window_end_edits(EslWindow *self);
+/* The Optimise dialog over the window's model, with the run panel's formulation and settings,
+ * storing in the window's project (made when none is open), presented; NULL with the reason on
+ * the status line when there is no model or no project. */
+EslOptimizeDialog *esl_window_present_optimizer(EslWindow *self);
 
 G_END_DECLS
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "esl-model-file.h"
+#include "esl-optimize-dialog.h"
 #include "esl-point-sensitivity.h"
 #include "esl-sensitivity-recorder.h"
 #include "mbs_formulation.h"
@@ -15,7 +16,7 @@
 /* ---- a run going on ----------------------------------------------------------------------- */
 
 
-static gint64 stored_model_id(EslWindow *self)
+gint64 esl_window_stored_model_id(EslWindow *self)
 {
     /* One stored copy per distinct text: an edited model is stored as it was run. */
     g_autofree char *sum = g_compute_checksum_for_string(G_CHECKSUM_SHA256, self->model_json, -1);
@@ -297,7 +298,7 @@ static void start_sensitivity_run(EslWindow *self, const MbsFormulationClass *kl
     self->sensitivity = esl_sensitivity_controller_new(
         m, m->name, klass->name, settings, method, (const int *)(void *)objectives->data,
         (int)objectives->len, (const int *)(void *)parameters->data, (int)parameters->len,
-        self->project_path, stored_model_id(self));
+        self->project_path, esl_window_stored_model_id(self));
     MbsSettings method_options; /* the method's own (matrix-r's state derivatives, ...) */
     if (esl_sensitivity_chooser_get_options(
             esl_run_settings_get_sensitivity(ESL_RUN_SETTINGS(self->run_settings)),
@@ -375,7 +376,7 @@ void esl_window_start_run(EslWindow *self)
 
     self->controller = esl_run_controller_new(self->model, self->model->name, klass->name,
                                               &settings, self->project_path,
-                                              stored_model_id(self));
+                                              esl_window_stored_model_id(self));
     g_signal_connect(self->controller, "samples", G_CALLBACK(on_run_samples), self);
     g_signal_connect(self->controller, "finished", G_CALLBACK(on_run_finished), self);
     esl_window_update_pacing(self);
@@ -501,6 +502,39 @@ static char *show_stored_method(EslWindow *self, const char *formulation,
     return NULL;
 }
 
+/* A stored optimisation: the run panel shows its formulation and settings, the Optimise dialog
+ * its choices, evaluations and result (ran_on: the model text it ran on; note: what loading
+ * its model said, or NULL). */
+static void show_stored_optimization(EslWindow *self, const EslRunInfo *info, const char *ran_on,
+                                     const char *note)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(EslOptimizationRun) run = esl_project_load_optimization(self->project, info->id,
+                                                                      &error);
+    g_autofree char *id = g_strdup_printf("#%" G_GINT64_FORMAT, info->id);
+    if (!run) {
+        esl_window_show_status(self, TRUE, _("Cannot load the optimisation %s: %s"), id,
+                               error->message);
+        return;
+    }
+    esl_window_set_history(self, NULL, TRUE);
+    esl_plot_board_prepare_single(ESL_PLOT_BOARD(self->plot_board));
+    esl_run_settings_show(ESL_RUN_SETTINGS(self->run_settings), info->formulation,
+                          &info->settings);
+    gtk_label_set_text(GTK_LABEL(self->viewport_note),
+                       note ? note
+                            : _("An optimisation stores its evaluations (in the Optimise "
+                                "dialog), not a motion: run the model to see one."));
+    EslOptimizeDialog *dialog = esl_window_present_optimizer(self);
+    if (dialog)
+        esl_optimize_dialog_show_stored(dialog, info->id, run, info->message, ran_on);
+    esl_window_show_status(self, info->status == ESL_RUN_FAILED ||
+                                     info->status == ESL_RUN_INTERRUPTED,
+                           _("Run %s (%s, optimisation of %s): %s%s%s"), id, info->formulation,
+                           run->objective, esl_run_status_label(info->status),
+                           info->message ? " — " : "", info->message ? info->message : "");
+}
+
 static void load_single_run(EslWindow *self, gint64 run_id)
 {
     g_autoptr(GError) error = NULL;
@@ -533,6 +567,10 @@ static void load_single_run(EslWindow *self, gint64 run_id)
             note = g_strdup_printf(_("The model of this run cannot be loaded: %s"),
                                    model_error->message);
         }
+    }
+    if (esl_project_run_is_optimization(self->project, run_id)) {
+        show_stored_optimization(self, info, run_json ? run_json : self->model_json, note);
+        return;
     }
     gboolean matches = self->model && h->nbodies == self->model->nbodies &&
                        h->njoints == self->model->njoints &&

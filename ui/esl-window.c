@@ -828,6 +828,8 @@ static void esl_window_dispose(GObject *object)
         gtk_window_destroy(GTK_WINDOW(self->variable_browser));
     if (self->objective_editor)
         gtk_window_destroy(GTK_WINDOW(self->objective_editor));
+    if (self->optimize_dialog) /* stops and waits for its optimisation */
+        gtk_window_destroy(GTK_WINDOW(self->optimize_dialog));
     if (self->controller) {
         g_signal_handlers_disconnect_by_data(self->controller, self);
         esl_run_controller_join(self->controller);

@@ -1,6 +1,8 @@
 /* Editing numbers of a model from the inspector (app/esl-model-edit.c), the code path the
  * window uses, without a display: a mass, an initial velocity, a stiffness, a parameter that
- * other values depend on, and impossible values that must leave the model unchanged. */
+ * other values depend on, and impossible values that must leave the model unchanged; several
+ * parameters set as one edit (the optimiser's Apply): the file reads back the same doubles, and
+ * a name or value refused leaves nothing half-applied. */
 #include <math.h>
 #include <string.h>
 
@@ -208,6 +210,42 @@ static void test_assembly_failure(MbsSettings *settings)
     esl_model_edit_free(bad);
 }
 
+/* Five-bar's springs set to an optimum (values with all 17 digits, over expressions). */
+static void test_parameters(void)
+{
+    g_autofree char *json = read_model("five-bar.json");
+    const char *names[] = {"Ls1", "Ls2"};
+    const double values[] = {2.4319235726331547, 1.8448688864713713};
+    g_autoptr(GError) error = NULL;
+    g_autofree char *text = esl_model_edit_set_parameters(json, "five-bar.json", names, values, 2,
+                                                         &error);
+    MbsModel *m = text ? esl_model_load_string(text, "five-bar.json", NULL, 0, &error) : NULL;
+    int ls1 = m ? mbs_model_find_parameter(m, "Ls1") : -1;
+    int ls2 = m ? mbs_model_find_parameter(m, "Ls2") : -1;
+    tap_ok(m && ls1 >= 0 && ls2 >= 0 && m->parameters[ls1].value == values[0] &&
+               m->parameters[ls2].value == values[1] && mbs_model_parameter_is_free(m, ls1),
+           "Ls1, Ls2 set in one edit read back as the same doubles (%.17g, %.17g)%s",
+           m ? m->parameters[ls1].value : NAN, m ? m->parameters[ls2].value : NAN,
+           error ? error->message : "");
+    mbs_model_free(m);
+
+    const char *unknown[] = {"Ls1", "Lx"};
+    g_clear_error(&error);
+    char *none = esl_model_edit_set_parameters(json, "five-bar.json", unknown, values, 2, &error);
+    tap_ok(!none && error && strstr(error->message, "Lx"),
+           "a name the file has not refuses the whole edit: %s", error ? error->message : "");
+    g_free(none);
+
+    const char *geometry[] = {"Ls1", "L_A1"};
+    const double bad[] = {2.0, 5.0};
+    g_clear_error(&error);
+    none = esl_model_edit_set_parameters(json, "five-bar.json", geometry, bad, 2, &error);
+    tap_ok(!none && error && strstr(error->message, "h3"),
+           "a value the loader refuses (L_A1 = 5) refuses the whole edit: %s",
+           error ? error->message : "");
+    g_free(none);
+}
+
 int main(int argc, char **argv)
 {
     models_dir = argc > 1 ? argv[1] : "models";
@@ -218,5 +256,6 @@ int main(int argc, char **argv)
     test_force_and_parameter(&settings);
     test_rod_length(&settings);
     test_assembly_failure(&settings);
+    test_parameters();
     return tap_done();
 }

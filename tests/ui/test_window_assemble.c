@@ -19,6 +19,7 @@
 #include "esl-window.h"
 #include "build-spec.h"
 #include "tap.h"
+#include "ui-test.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(MbsModel, mbs_model_free)
 
@@ -28,14 +29,6 @@ typedef struct {
     int run_status;
     gboolean run_done;
 } Assemble;
-
-static void wait_checked(EslWindow *window)
-{
-    gint64 end = g_get_monotonic_time() + 20 * G_USEC_PER_SEC;
-    while ((esl_window_is_checking(window) || g_main_context_pending(NULL)) &&
-           g_get_monotonic_time() < end)
-        g_main_context_iteration(NULL, TRUE);
-}
 
 static void act(EslWindow *window, const char *action, GVariant *parameter)
 {

@@ -36,21 +36,6 @@ static char *dir, *project_path;
 static char *by_hand; /* five-bar.json with v2 written by hand */
 static gboolean run_checked;
 
-static void iterate(void)
-{
-    for (int i = 0; i < 5; i++)
-        while (g_main_context_iteration(NULL, FALSE))
-            ;
-}
-
-static void wait_checked(EslWindow *window)
-{
-    gint64 end = g_get_monotonic_time() + 20 * G_USEC_PER_SEC;
-    while ((esl_window_is_checking(window) || g_main_context_pending(NULL)) &&
-           g_get_monotonic_time() < end)
-        g_main_context_iteration(NULL, TRUE);
-}
-
 static EslSensitivityChooser *chooser(EslWindow *window)
 {
     return esl_run_settings_get_sensitivity(
@@ -78,7 +63,7 @@ static gboolean choose(EslObjectiveEditor *editor, int o, int t, const char *whi
     for (guint i = 0; items && i < g_list_model_get_n_items(items); i++)
         if (!g_strcmp0(gtk_string_list_get_string(GTK_STRING_LIST(items), i), label)) {
             gtk_drop_down_set_selected(GTK_DROP_DOWN(w), i);
-            iterate(); /* the list is made again */
+            iterate_pending(); /* the list is made again */
             return TRUE;
         }
     return FALSE;
@@ -101,7 +86,7 @@ static void click(EslObjectiveEditor *editor, int o, int t, const char *which)
     GtkWidget *w = esl_objective_editor_get_control(editor, o, t, which);
     if (w)
         g_signal_emit_by_name(w, "clicked");
-    iterate();
+    iterate_pending();
 }
 
 static void enter(EslObjectiveEditor *editor, int o, int t, const char *which, const char *text)
@@ -111,7 +96,7 @@ static void enter(EslObjectiveEditor *editor, int o, int t, const char *which, c
         return;
     gtk_editable_set_text(GTK_EDITABLE(w), text);
     g_signal_emit_by_name(w, "activate");
-    iterate();
+    iterate_pending();
 }
 
 static MbsModel *model_of(const char *json)
@@ -123,7 +108,7 @@ static MbsModel *model_of(const char *json)
 static EslObjectiveEditor *edit_objectives(EslWindow *window)
 {
     gtk_widget_activate_action(GTK_WIDGET(window), "win.edit-objectives", NULL);
-    iterate();
+    iterate_pending();
     EslObjectiveEditor *e = find_editor();
     tap_ok(e && gtk_widget_get_visible(GTK_WIDGET(e)) &&
                gtk_window_get_transient_for(GTK_WINDOW(e)) == GTK_WINDOW(window),
@@ -230,7 +215,7 @@ static void apply(EslWindow *window, EslObjectiveEditor *e)
     tap_ok(edit != NULL, "the sensitivity chooser has a button for win.edit-objectives");
     if (edit)
         g_signal_emit_by_name(edit, "clicked");
-    iterate();
+    iterate_pending();
     tap_ok(!strcmp(esl_objective_editor_get_json(e), esl_window_get_model_json(window)) &&
                !esl_objective_editor_get_error(e),
            "opened again, the editor holds the model's text");

@@ -72,6 +72,26 @@ static inline GtkEventController *find_controller(GtkWidget *widget, const char 
     return NULL;
 }
 
+/* Handle what is pending, five times over (a handler may queue more: a list made again in an
+ * idle, a redraw). */
+static inline void iterate_pending(void)
+{
+    for (int i = 0; i < 5; i++)
+        while (g_main_context_iteration(NULL, FALSE))
+            ;
+}
+
+#ifdef ESL_TYPE_WINDOW
+/* Wait (20 s at most) until the window has checked its model's text on the worker. */
+static inline void wait_checked(EslWindow *window)
+{
+    gint64 end = g_get_monotonic_time() + 20 * G_USEC_PER_SEC;
+    while ((esl_window_is_checking(window) || g_main_context_pending(NULL)) &&
+           g_get_monotonic_time() < end)
+        g_main_context_iteration(NULL, TRUE);
+}
+#endif
+
 #ifdef ESL_TYPE_PLOT
 /* The plot with this title under root (the board's plots by name, whatever their order); NULL
  * when none. */

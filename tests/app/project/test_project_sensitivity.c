@@ -16,6 +16,8 @@
 #include "tap.h"
 
 static char *tmpdir;
+/* What migration 10 (optimisations) adds, taken away to make an older project. */
+#define DROP_SCHEMA_10 "DROP TABLE optimization_evaluations; DROP TABLE optimizations;"
 enum { NO = 2, NP = 3 };
 static const char *const objective_names[NO] = {"psi1", "psi2"};
 static const char *const parameter_names[NP] = {"Ls1", "Ls2", "m_A1"};
@@ -230,6 +232,7 @@ static void test_migration_from_6(void)
     esl_project_finish_run(p, old, ESL_RUN_FINISHED, NULL, NULL, 1.0, NULL);
     esl_project_close(p);
     tap_ok(old && sql(path, "DROP TABLE sensitivity_history; DROP TABLE sensitivities;"
+                            DROP_SCHEMA_10
                             "DELETE FROM schema_migrations WHERE version >= 7;"
                             "PRAGMA user_version = 6; PRAGMA journal_mode = DELETE"),
            "a schema-6 project made");
@@ -325,6 +328,7 @@ static void test_migration_from_7(void)
                             "ALTER TABLE sensitivities DROP COLUMN method_options;"
                             "ALTER TABLE sensitivities DROP COLUMN points;"
                             "ALTER TABLE sensitivity_history DROP COLUMN point_sensitivity;"
+                            DROP_SCHEMA_10
                             "DELETE FROM schema_migrations WHERE version >= 8;"
                             "PRAGMA user_version = 7; PRAGMA journal_mode = DELETE"),
            "a schema-7 project made");
@@ -435,7 +439,8 @@ static void test_migration_from_8(void)
     tap_ok(old && sql(path, "ALTER TABLE sensitivities DROP COLUMN method_options;"
                             "ALTER TABLE sensitivities DROP COLUMN points;"
                             "ALTER TABLE sensitivity_history DROP COLUMN point_sensitivity;"
-                            "DELETE FROM schema_migrations WHERE version = 9;"
+                            DROP_SCHEMA_10
+                            "DELETE FROM schema_migrations WHERE version >= 9;"
                             "PRAGMA user_version = 8; PRAGMA journal_mode = DELETE"),
            "a schema-8 project made");
     p = esl_project_open(path, FALSE, &error);

@@ -913,12 +913,11 @@ static void reduced_dynamics(const MbsModel *m, MatrixR *R)
     double t1 = mbs_clock_now();
     R->t_dynamics += t1 - tc;
     if (d > 0) {
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, d, n, 1.0, R->M, n, R->Rz, n,
-                    0.0, R->MR, n);
+        mbs_gemm(0, n, d, n, 1.0, R->M, n, R->Rz, n, 0.0, R->MR, n);
         mbs_gemm_tn(d, d, n, 1.0, R->Rz, R->MR, 0.0, R->Mh);
         memcpy(R->w, R->Q, sizeof(double) * (size_t)n);
-        cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, -1.0, R->M, n, R->s, 1, 1.0, R->w, 1);
-        cblas_dgemv(CblasColMajor, CblasTrans, n, d, 1.0, R->Rz, n, R->w, 1, 0.0, R->rh, 1);
+        mbs_gemv(0, n, n, -1.0, R->M, n, R->s, 1.0, R->w);
+        mbs_gemv(1, n, d, 1.0, R->Rz, n, R->w, 0.0, R->rh);
     }
     R->evaluations++;
     R->t_reduced += mbs_clock_now() - t1;
@@ -1017,8 +1016,7 @@ static void full_accelerations(MatrixR *R, const double *zddi)
 {
     memcpy(R->zdd, R->s, sizeof(double) * (size_t)R->n);
     if (R->d > 0)
-        cblas_dgemv(CblasColMajor, CblasNoTrans, R->n, R->d, 1.0, R->Rz, R->n, zddi, 1, 1.0,
-                    R->zdd, 1);
+        mbs_gemv(0, R->n, R->d, 1.0, R->Rz, R->n, zddi, 1.0, R->zdd);
 }
 
 /* Monitors; M, Q, kinematics, phi, phiz, phit, bias current at the final state. The power of
@@ -2179,8 +2177,7 @@ int mbs_matrix_r_residual(MbsFormulation *f, double t, const double *z_guess, co
     with_zdd.D = R->node_D;
     mbs_dynamics_forces(f->model, &with_zdd, &R->dyn, R->z, R->zd, R->w);
     if (R->d > 0)
-        cblas_dgemv(CblasColMajor, CblasTrans, R->n, R->d, -1.0, R->Rz, R->n, R->w, 1, 0.0, F,
-                    1);
+        mbs_gemv(1, R->n, R->d, -1.0, R->Rz, R->n, R->w, 0.0, F);
     return 0;
 }
 

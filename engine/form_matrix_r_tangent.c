@@ -3,7 +3,6 @@
  * mbs_constraints_derivatives.c, mbs_dynamics_derivatives.c) — and the directional derivatives
  * of the reduced equations that matrix-r's sensitivities reuse (docs/architecture.md § matrix-r
  * ad and analytical; paper 001 eqs 24-25 and 50-52). */
-#include <cblas.h>
 #include <klu.h>
 #include <lapacke.h>
 #include <stdlib.h>
@@ -81,10 +80,10 @@ static void solve_block_transposed(MatrixR *R, double *mu)
         return;
     if (R->singular) {
         double *c = R->svtmp;
-        cblas_dgemv(CblasColMajor, CblasNoTrans, r, r, 1.0, R->Vt, r, mu, 1, 0.0, c, 1);
+        mbs_gemv(0, r, r, 1.0, R->Vt, r, mu, 0.0, c);
         for (int k = 0; k < r; ++k)
             c[k] *= R->sv[k] / (R->sv[k] * R->sv[k] + R->mu * R->mu);
-        cblas_dgemv(CblasColMajor, CblasNoTrans, r, r, 1.0, R->U, r, c, 1, 0.0, mu, 1);
+        mbs_gemv(0, r, r, 1.0, R->U, r, c, 0.0, mu);
     } else if (!R->sparse) {
         LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', r, 1, R->A, r, R->ipiv, mu, r);
     } else {
@@ -98,8 +97,7 @@ static void directions(MatrixR *R, const double *seed, double scale, double *y, 
 {
     int n = R->n, d = R->d, r = R->r, W = MBS_DUAL_WIDTH;
     if (d > 0 && seed)
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, W, d, scale, R->Rz, n, seed,
-                    d, 0.0, out, n);
+        mbs_gemm(0, n, W, d, scale, R->Rz, n, seed, d, 0.0, out, n);
     else
         memset(out, 0, sizeof(double) * (size_t)n * W);
     if (!y || r == 0)
@@ -159,7 +157,7 @@ static void reduced_directions(MatrixR *R, double t, const double *zddi, const d
     double *zdd = R->zdd_base;
     memcpy(zdd, R->s, sizeof(double) * (size_t)n);
     if (d > 0)
-        cblas_dgemv(CblasColMajor, CblasNoTrans, n, d, 1.0, R->Rz, n, zddi, 1, 1.0, zdd, 1);
+        mbs_gemv(0, n, d, 1.0, R->Rz, n, zddi, 1.0, zdd);
     phizz_times(m, R, zdd, R->ydir);
     for (int i = 0; i < r; ++i)
         for (int w = 0; w < W; ++w)
@@ -188,9 +186,8 @@ static void reduced_directions(MatrixR *R, double t, const double *zddi, const d
     }
     /* F = R^T G, dF = R^T v */
     if (d > 0) {
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, d, W, n, 1.0, R->Rz, n, R->ydir,
-                    n, 0.0, dF, d);
-        cblas_dgemv(CblasColMajor, CblasTrans, n, d, 1.0, R->Rz, n, G, 1, 0.0, R->Fval, 1);
+        mbs_gemm(1, d, W, n, 1.0, R->Rz, n, R->ydir, n, 0.0, dF, d);
+        mbs_gemv(1, n, d, 1.0, R->Rz, n, G, 0.0, R->Fval);
     }
 }
 
@@ -316,7 +313,7 @@ static void directions_base(MatrixR *R, const double *zddi)
         dof_rows(R);
     double *zdd = R->zdd_base, *mu = R->mu_base;
     memcpy(zdd, R->s, sizeof(double) * (size_t)n);
-    cblas_dgemv(CblasColMajor, CblasNoTrans, n, d, 1.0, R->Rz, n, zddi, 1, 1.0, zdd, 1);
+    mbs_gemv(0, n, d, 1.0, R->Rz, n, zddi, 1.0, zdd);
     mbs_kinematics_accelerations(m, &R->kin, zdd, R->node_acc, R->node_D);
     MbsKinematics with_zdd = R->kin;
     with_zdd.D = R->node_D;
@@ -385,8 +382,7 @@ static void analytical_directions(MatrixR *R, double t, const double *zddi, cons
                 if (seeds[b] && !nonzero)
                     memset(outs[b], 0, sizeof(double) * (size_t)n);
                 else if (seeds[b])
-                    cblas_dgemv(CblasColMajor, CblasNoTrans, n, d, scales[b], R->Rz, n,
-                                seeds[b] + (size_t)d * j, 1, 0.0, outs[b], 1);
+                    mbs_gemv(0, n, d, scales[b], R->Rz, n, seeds[b] + (size_t)d * j, 0.0, outs[b]);
                 else
                     for (int i = 0; i < n; ++i)
                         outs[b][i] = scales[b] * R->Rz[i + (size_t)n * j];
@@ -432,12 +428,9 @@ static void analytical_directions(MatrixR *R, double t, const double *zddi, cons
     (void)t;
     /* V = K dz + C dzd + M dzdd - Phi_zz[dz]^T mu, dF = R^T V */
     memcpy(R->Van, R->DRE, sizeof(double) * (size_t)n * ncols);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, ncols, n, 1.0, R->Kan, n, R->DZ, n,
-                -1.0, R->Van, n);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, ncols, n, 1.0, R->Can, n, R->DZD,
-                n, 1.0, R->Van, n);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, ncols, n, 1.0, R->M, n, R->DZDD,
-                n, 1.0, R->Van, n);
+    mbs_gemm(0, n, ncols, n, 1.0, R->Kan, n, R->DZ, n, -1.0, R->Van, n);
+    mbs_gemm(0, n, ncols, n, 1.0, R->Can, n, R->DZD, n, 1.0, R->Van, n);
+    mbs_gemm(0, n, ncols, n, 1.0, R->M, n, R->DZDD, n, 1.0, R->Van, n);
     mbs_gemm_tn(d, ncols, n, 1.0, R->Rz, R->Van, 0.0, dF);
 }
 

@@ -65,7 +65,54 @@ void mbs_lu_solve(int n, const double *LU, const int *ipiv, double *b, int nrhs)
 void mbs_gemm_tn(int m, int n, int k, double alpha, const double *A, const double *B,
                  double beta, double *C)
 {
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, m, n, k, alpha, A, k, B, k, beta, C, m);
+    mbs_gemm(1, m, n, k, alpha, A, k, B, k, beta, C, m);
+}
+
+void mbs_gemm(int transa, int m, int n, int k, double alpha, const double *A, int lda,
+              const double *B, int ldb, double beta, double *C, int ldc)
+{
+    if (m <= 0 || n <= 0)
+        return;
+    if ((double)m * n * k > MBS_SMALL_PRODUCT) {
+        cblas_dgemm(CblasColMajor, transa ? CblasTrans : CblasNoTrans, CblasNoTrans, m, n, k,
+                    alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    for (int j = 0; j < n; ++j) {
+        double *c = C + (size_t)ldc * j;
+        const double *b = B + (size_t)ldb * j;
+        for (int i = 0; i < m; ++i)
+            c[i] = beta == 0.0 ? 0.0 : beta * c[i];
+        if (transa) { /* c_i += alpha a_i . b, a_i column i of A */
+            for (int i = 0; i < m; ++i) {
+                const double *a = A + (size_t)lda * i;
+                double sum = 0.0;
+                for (int l = 0; l < k; ++l)
+                    sum += a[l] * b[l];
+                c[i] += alpha * sum;
+            }
+        } else {
+            for (int l = 0; l < k; ++l) {
+                const double *a = A + (size_t)lda * l;
+                double t = alpha * b[l];
+                for (int i = 0; i < m; ++i)
+                    c[i] += a[i] * t;
+            }
+        }
+    }
+}
+
+void mbs_gemv(int transa, int m, int n, double alpha, const double *A, int lda, const double *x,
+              double beta, double *y)
+{
+    if ((double)m * n > MBS_SMALL_PRODUCT) {
+        cblas_dgemv(CblasColMajor, transa ? CblasTrans : CblasNoTrans, m, n, alpha, A, lda, x, 1,
+                    beta, y, 1);
+        return;
+    }
+    /* y = alpha op(A) x + beta y: op(A) is m x n, or n x m with transa */
+    mbs_gemm(transa, transa ? n : m, 1, transa ? m : n, alpha, A, lda, x, transa ? m : n, beta,
+             y, transa ? n : m);
 }
 
 double mbs_vec_norm2(int n, const double *x)

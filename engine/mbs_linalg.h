@@ -95,6 +95,17 @@ void mbs_lu_solve(int n, const double *LU, const int *ipiv, double *b, int nrhs)
 /* C(m x n) = alpha A^T B + beta C for A (k x m), B (k x n); plain column-major. */
 void mbs_gemm_tn(int m, int n, int k, double alpha, const double *A, const double *B,
                  double beta, double *C);
+/* C(m x n) = alpha op(A) B + beta C, column-major with leading dimensions, op(A) = A (m x k)
+ * or, with transa, A^T (A k x m); beta 0 ignores C's contents (as BLAS). y = alpha op(A) x +
+ * beta y for A (m x n), op(A) x of length m (n with transa). Products of the small blocks of
+ * most models (up to MBS_SMALL_PRODUCT multiply-adds) by plain loops: OpenBLAS spends about a
+ * thousand instructions per call on checks and a lock, more than a 4 x 4 product costs
+ * (callgrind, five-bar: 23 M of matrix-r direct's 268 M were BLAS calls); larger ones by BLAS. */
+#define MBS_SMALL_PRODUCT 4096
+void mbs_gemm(int transa, int m, int n, int k, double alpha, const double *A, int lda,
+              const double *B, int ldb, double beta, double *C, int ldc);
+void mbs_gemv(int transa, int m, int n, double alpha, const double *A, int lda, const double *x,
+              double beta, double *y);
 double mbs_vec_norm2(int n, const double *x);
 double mbs_vec_norminf(int n, const double *x);
 

@@ -19,7 +19,6 @@
  */
 #include "sens_matrix_r.h"
 
-#include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdint.h>
@@ -202,8 +201,7 @@ static int direct_visit(Sens *S, long n)
                 z[i] = -S->P[i + (size_t)S->nout * j];
         }
         if (d > 0 && p > 0) {
-            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, d, p, nx, 1.0, S->L, d, S->u,
-                        nx, 1.0, S->unew, nx);
+            mbs_gemm(0, d, p, nx, 1.0, S->L, d, S->u, nx, 1.0, S->unew, nx);
             LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', d, p, S->T, d, S->ipiv, S->unew, nx);
         }
         for (int j = 0; j < p; ++j) {
@@ -270,8 +268,7 @@ static int adjoint_visit(Sens *S, long n)
         }
     }
     if (d > 0 && k > 0)
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nx, k, d, 1.0, S->L, d, S->mu, d,
-                    1.0, S->lamnew, nx);
+        mbs_gemm(1, nx, k, d, 1.0, S->L, d, S->mu, d, 1.0, S->lamnew, nx);
     double *swap = S->lam;
     S->lam = S->lamnew;
     S->lamnew = swap;
@@ -287,8 +284,7 @@ static int direct_partition_change(Sens *S, const MbsCheckpoint *before)
     if ((status = mr_sens_partition_map(S, before)))
         return status;
     memcpy(S->unew, S->Mp, sizeof(double) * (size_t)nx * p);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nx, p, nx, 1.0, S->Mx, nx, S->u, nx,
-                1.0, S->unew, nx);
+    mbs_gemm(0, nx, p, nx, 1.0, S->Mx, nx, S->u, nx, 1.0, S->unew, nx);
     double *swap = S->u;
     S->u = S->unew;
     S->unew = swap;
@@ -309,8 +305,7 @@ static int adjoint_partition_change(Sens *S, const MbsCheckpoint *before)
                 v += S->Mp[c + (size_t)nx * j] * S->lam[c + (size_t)nx * i];
             S->res->gradient[(size_t)i * p + j] += v;
         }
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nx, k, nx, 1.0, S->Mx, nx, S->lam, nx,
-                0.0, S->lamnew, nx);
+    mbs_gemm(1, nx, k, nx, 1.0, S->Mx, nx, S->lam, nx, 0.0, S->lamnew, nx);
     double *swap = S->lam;
     S->lam = S->lamnew;
     S->lamnew = swap;
@@ -337,8 +332,7 @@ static void notify(Sens *S, double t)
         int n = S->n, d = S->d, p = S->p;
         memcpy(S->dzfull, S->zrho, sizeof(double) * (size_t)n * p);
         if (d > 0 && p > 0)
-            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, p, d, 1.0, S->Rbase, n,
-                        S->u, S->nx, 1.0, S->dzfull, n);
+            mbs_gemm(0, n, p, d, 1.0, S->Rbase, n, S->u, S->nx, 1.0, S->dzfull, n);
         S->res->coordinates = S->zbase;
         S->res->coordinate_sensitivity = S->dzfull;
         S->res->ncoords = n;

@@ -5,7 +5,6 @@
  * rebuilt models (of the part of the model a parameter of the dynamics changes; of the
  * geometry's explicit terms, carried through matrix-r's exact parameter directions); and the
  * map of the independent state across a change of partition. */
-#include <cblas.h>
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -122,8 +121,7 @@ static void dynamic_parameter_columns(Sens *S)
             plus[i] -= minus[i];
         double *col = S->P + (size_t)no * j;
         if (d > 0) /* F = R^T (M zdd - Q) */
-            cblas_dgemv(CblasColMajor, CblasTrans, n, d, -1.0 / (2.0 * S->delta[j]), v.Rz, n,
-                        plus, 1, 0.0, col, 1);
+            mbs_gemv(1, n, d, -1.0 / (2.0 * S->delta[j]), v.Rz, n, plus, 0.0, col);
         for (int i = d; i < no; ++i)
             col[i] = 0.0;
     }

@@ -151,13 +151,32 @@ static void vector_derivs(const MbsModel *m, const MbsKinematics *k,
 }
 
 /* The points (r1 of body 1, r2 of body 2) and vectors (u1 of body 1, v2 of body 2) of a row. */
+/* The points' derivatives of the row before, kept by the loops over rows: a spherical or
+ * revolute joint's three POINTS rows share their pair of points. */
+typedef struct {
+    const MbsRow *row; /* NULL: none yet */
+    PointDerivs p[2];
+} PointPair;
+
+static int same_points(const MbsRow *a, const MbsRow *b)
+{
+    return a->body1 == b->body1 && a->body2 == b->body2 && !memcmp(a->r1, b->r1, sizeof a->r1) &&
+           !memcmp(a->r2, b->r2, sizeof a->r2);
+}
+
 static void row_derivs(const MbsModel *m, const MbsKinematics *k,
                        const MbsConstraintsDerivatives *w, const Motion *mo, const MbsRow *row,
-                       PointDerivs p[2], VectorDerivs q[2])
+                       PointPair *pair, PointDerivs p[2], VectorDerivs q[2])
 {
-    if (p) {
+    if (p && pair->row && same_points(pair->row, row)) {
+        p[0] = pair->p[0];
+        p[1] = pair->p[1];
+    } else if (p) {
         point_derivs(m, k, w, mo, row->body1, row->r1, &p[0]);
         point_derivs(m, k, w, mo, row->body2, row->r2, &p[1]);
+        pair->row = row;
+        pair->p[0] = p[0];
+        pair->p[1] = p[1];
     }
     if (q) {
         vector_derivs(m, k, w, mo, row->body1, row->u1, &q[0]);
@@ -181,6 +200,7 @@ void mbs_constraints_derivatives_velocity(const MbsModel *m, const MbsKinematics
         }
     }
     const Motion mo = {.Z = w->Zv, .dZ = w->dZv};
+    PointPair pair = {0};
     for (int i = 0; i < nrows; ++i) {
         const MbsRow *row = &rows[i];
         PointDerivs p[2];
@@ -188,16 +208,16 @@ void mbs_constraints_derivatives_velocity(const MbsModel *m, const MbsKinematics
         double d[3], dd[3], dv[3], ddv[3], val = 0.0;
         switch (row->type) {
         case MBS_ROW_POINTS:
-            row_derivs(m, k, w, &mo, row, p, NULL);
+            row_derivs(m, k, w, &mo, row, &pair, p, NULL);
             val = p[0].dv[row->axis] - p[1].dv[row->axis];
             break;
         case MBS_ROW_DOT: /* ud1 . u2 + u1 . ud2 */
-            row_derivs(m, k, w, &mo, row, NULL, q);
+            row_derivs(m, k, w, &mo, row, &pair, NULL, q);
             val = mbs_v3_dot(q[0].dud, q[1].u) + mbs_v3_dot(q[0].ud, q[1].du) +
                   mbs_v3_dot(q[0].du, q[1].ud) + mbs_v3_dot(q[0].u, q[1].dud);
             break;
         case MBS_ROW_LINE: /* (v2 - v1) . u1 + (r2 - r1) . ud1 */
-            row_derivs(m, k, w, &mo, row, p, q);
+            row_derivs(m, k, w, &mo, row, &pair, p, q);
             mbs_v3_sub(p[1].r, p[0].r, d);
             mbs_v3_sub(p[1].dr, p[0].dr, dd);
             mbs_v3_sub(p[1].v, p[0].v, dv);
@@ -206,7 +226,7 @@ void mbs_constraints_derivatives_velocity(const MbsModel *m, const MbsKinematics
                   mbs_v3_dot(d, q[0].dud);
             break;
         case MBS_ROW_DISTANCE: /* 2 (r1 - r2) . (v1 - v2) */
-            row_derivs(m, k, w, &mo, row, p, NULL);
+            row_derivs(m, k, w, &mo, row, &pair, p, NULL);
             mbs_v3_sub(p[0].r, p[1].r, d);
             mbs_v3_sub(p[0].dr, p[1].dr, dd);
             mbs_v3_sub(p[0].v, p[1].v, dv);
@@ -261,6 +281,7 @@ void mbs_constraints_derivatives_bias(const MbsModel *m, const MbsKinematics *k,
 {
     mbs_constraints_derivatives_motion(m, k, w, zd, dzd, NULL, NULL);
     const Motion mo = {.Z = k->Z, .dZ = w->dZv, .D = k->D, .dD = w->dD};
+    PointPair pair = {0};
     for (int i = 0; i < nrows; ++i) {
         const MbsRow *row = &rows[i];
         PointDerivs p[2];
@@ -268,17 +289,17 @@ void mbs_constraints_derivatives_bias(const MbsModel *m, const MbsKinematics *k,
         double d[3], dd[3], v[3], dv[3], a[3], da[3], val = 0.0;
         switch (row->type) {
         case MBS_ROW_POINTS:
-            row_derivs(m, k, w, &mo, row, p, NULL);
+            row_derivs(m, k, w, &mo, row, &pair, p, NULL);
             val = p[0].da[row->axis] - p[1].da[row->axis];
             break;
         case MBS_ROW_DOT: /* udd1 . u2 + 2 ud1 . ud2 + u1 . udd2 */
-            row_derivs(m, k, w, &mo, row, NULL, q);
+            row_derivs(m, k, w, &mo, row, &pair, NULL, q);
             val = mbs_v3_dot(q[0].dudd, q[1].u) + mbs_v3_dot(q[0].udd, q[1].du) +
                   2.0 * (mbs_v3_dot(q[0].dud, q[1].ud) + mbs_v3_dot(q[0].ud, q[1].dud)) +
                   mbs_v3_dot(q[0].du, q[1].udd) + mbs_v3_dot(q[0].u, q[1].dudd);
             break;
         case MBS_ROW_LINE: /* (a2 - a1) . u + 2 (v2 - v1) . ud + (r2 - r1) . udd, u = u1 */
-            row_derivs(m, k, w, &mo, row, p, q);
+            row_derivs(m, k, w, &mo, row, &pair, p, q);
             for (int c = 0; c < 3; ++c) {
                 d[c] = p[1].r[c] - p[0].r[c], dd[c] = p[1].dr[c] - p[0].dr[c];
                 v[c] = p[1].v[c] - p[0].v[c], dv[c] = p[1].dv[c] - p[0].dv[c];
@@ -289,7 +310,7 @@ void mbs_constraints_derivatives_bias(const MbsModel *m, const MbsKinematics *k,
                   mbs_v3_dot(dd, q[0].udd) + mbs_v3_dot(d, q[0].dudd);
             break;
         case MBS_ROW_DISTANCE: /* 2 |v1 - v2|^2 + 2 (r1 - r2) . (a1 - a2) */
-            row_derivs(m, k, w, &mo, row, p, NULL);
+            row_derivs(m, k, w, &mo, row, &pair, p, NULL);
             for (int c = 0; c < 3; ++c) {
                 d[c] = p[0].r[c] - p[1].r[c], dd[c] = p[0].dr[c] - p[1].dr[c];
                 v[c] = p[0].v[c] - p[1].v[c], dv[c] = p[0].dv[c] - p[1].dv[c];
@@ -341,6 +362,7 @@ void mbs_constraints_derivatives_reactions(const MbsModel *m, const MbsKinematic
     memset(w->W, 0, sizeof(double) * 6 * (size_t)(n > 0 ? n : 1));
     memset(w->dW, 0, sizeof(double) * 6 * (size_t)(n > 0 ? n : 1));
     const Motion mo = {.Z = k->Z, .dZ = w->dZv}; /* rates unused: positions only */
+    PointPair pair = {0};
     for (int i = 0; i < nrows; ++i) {
         const MbsRow *row = &rows[i];
         double s = mu[i];
@@ -354,13 +376,13 @@ void mbs_constraints_derivatives_reactions(const MbsModel *m, const MbsKinematic
         case MBS_ROW_POINTS: {
             double e[3] = {0, 0, 0}, de[3] = {0, 0, 0};
             e[row->axis] = 1.0;
-            row_derivs(m, k, w, &mo, row, p, NULL);
+            row_derivs(m, k, w, &mo, row, &pair, p, NULL);
             add_wrench(w, nd1, s, p[0].r, p[0].dr, e, de, NULL, NULL);
             add_wrench(w, nd2, -s, p[1].r, p[1].dr, e, de, NULL, NULL);
             break;
         }
         case MBS_ROW_DOT: /* torque s (u1 x v2) on body 1, -s on body 2 */
-            row_derivs(m, k, w, &mo, row, NULL, q);
+            row_derivs(m, k, w, &mo, row, &pair, NULL, q);
             mbs_v3_cross(q[0].u, q[1].u, x);
             mbs_v3_cross(q[0].du, q[1].u, y);
             mbs_v3_cross(q[0].u, q[1].du, z);
@@ -369,7 +391,7 @@ void mbs_constraints_derivatives_reactions(const MbsModel *m, const MbsKinematic
             add_wrench(w, nd2, -s, NULL, NULL, NULL, NULL, x, y);
             break;
         case MBS_ROW_LINE: /* s u1 at r2, -s u1 at r1, torque s (u1 x (r2 - r1)) on body 1 */
-            row_derivs(m, k, w, &mo, row, p, q);
+            row_derivs(m, k, w, &mo, row, &pair, p, q);
             mbs_v3_sub(p[1].r, p[0].r, d);
             mbs_v3_sub(p[1].dr, p[0].dr, dd);
             add_wrench(w, nd2, s, p[1].r, p[1].dr, q[0].u, q[0].du, NULL, NULL);
@@ -381,7 +403,7 @@ void mbs_constraints_derivatives_reactions(const MbsModel *m, const MbsKinematic
             add_wrench(w, nd1, s, NULL, NULL, NULL, NULL, x, y);
             break;
         case MBS_ROW_DISTANCE: /* 2 s (r1 - r2) at r1, -2 s (r1 - r2) at r2 */
-            row_derivs(m, k, w, &mo, row, p, NULL);
+            row_derivs(m, k, w, &mo, row, &pair, p, NULL);
             mbs_v3_sub(p[0].r, p[1].r, d);
             mbs_v3_sub(p[0].dr, p[1].dr, dd);
             add_wrench(w, nd1, 2.0 * s, p[0].r, p[0].dr, d, dd, NULL, NULL);

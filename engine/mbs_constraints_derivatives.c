@@ -158,17 +158,11 @@ typedef struct {
     PointDerivs p[2];
 } PointPair;
 
-static int same_points(const MbsRow *a, const MbsRow *b)
-{
-    return a->body1 == b->body1 && a->body2 == b->body2 && !memcmp(a->r1, b->r1, sizeof a->r1) &&
-           !memcmp(a->r2, b->r2, sizeof a->r2);
-}
-
 static void row_derivs(const MbsModel *m, const MbsKinematics *k,
                        const MbsConstraintsDerivatives *w, const Motion *mo, const MbsRow *row,
                        PointPair *pair, PointDerivs p[2], VectorDerivs q[2])
 {
-    if (p && pair->row && same_points(pair->row, row)) {
+    if (p && mbs_rows_share_points(row, pair->row)) {
         p[0] = pair->p[0];
         p[1] = pair->p[1];
     } else if (p) {

@@ -72,15 +72,19 @@ void MBS_K(mbs_constraints_eval)(const MbsModel *m, const MBS_KIN *k, double t, 
     int nr = tp->nrows;
     if (phiz)
         memset(phiz, 0, sizeof(MBS_S) * (size_t)nr * (size_t)tp->nnodes);
+    const MbsRow *shared = NULL; /* the POINTS row whose points r holds */
+    MBS_S r[2][3];
     for (int i = 0; i < nr; ++i) {
         const MbsRow *w = &tp->rows[i];
-        MBS_S r[2][3], u[2][3], d[3], val = MBS_K(zero6)[0];
+        MBS_S u[2][3], d[3], val = MBS_K(zero6)[0];
         double dt = 0.0;
         switch (w->type) {
         case MBS_ROW_POINTS: {
             MBS_S e[3] = {MBS_S_ZERO, MBS_S_ZERO, MBS_S_ZERO};
             e[w->axis] = MBS_K(identity3)[0];
-            MBS_K(row_points)(m, k, w, r, NULL, NULL);
+            if (!mbs_rows_share_points(w, shared))
+                MBS_K(row_points)(m, k, w, r, NULL, NULL);
+            shared = w;
             val = MBS_SUB(r[0][w->axis], r[1][w->axis]);
             if (phiz) {
                 MBS_K(add_point_jacobian)(m, k, phiz, i, w->body1, r[0], e, 1.0);
@@ -98,6 +102,7 @@ void MBS_K(mbs_constraints_eval)(const MbsModel *m, const MBS_KIN *k, double t, 
             break;
         case MBS_ROW_LINE:
             MBS_K(row_points)(m, k, w, r, NULL, NULL);
+            shared = NULL;
             MBS_K(row_vectors)(m, k, w, 0, u, NULL, NULL);
             MBS_V3_SUB(r[1], r[0], d);
             val = MBS_V3_DOT(d, u[0]);
@@ -109,6 +114,7 @@ void MBS_K(mbs_constraints_eval)(const MbsModel *m, const MBS_KIN *k, double t, 
             break;
         case MBS_ROW_DISTANCE:
             MBS_K(row_points)(m, k, w, r, NULL, NULL);
+            shared = NULL;
             MBS_V3_SUB(r[0], r[1], d);
             val = MBS_SUBC(MBS_V3_DOT(d, d), w->c);
             if (phiz) {
@@ -138,14 +144,18 @@ void MBS_K(mbs_constraints_eval)(const MbsModel *m, const MBS_KIN *k, double t, 
 void MBS_K(mbs_constraints_bias)(const MbsModel *m, const MBS_KIN *k, double t, MBS_S *bias)
 {
     const MbsTopology *tp = m->topo;
+    const MbsRow *shared = NULL; /* the POINTS row whose points' accelerations pa holds */
+    MBS_S pa[2][3];
     for (int i = 0; i < tp->nrows; ++i) {
         const MbsRow *w = &tp->rows[i];
         MBS_S r[2][3], v[2][3], a[2][3], u[2][3], ud[2][3], udd[2][3], d[3], dd[3], da[3];
         MBS_S val = MBS_K(zero6)[0];
         switch (w->type) {
         case MBS_ROW_POINTS:
-            MBS_K(row_points)(m, k, w, r, NULL, a);
-            val = MBS_SUB(a[0][w->axis], a[1][w->axis]);
+            if (!mbs_rows_share_points(w, shared))
+                MBS_K(row_points)(m, k, w, r, NULL, pa);
+            shared = w;
+            val = MBS_SUB(pa[0][w->axis], pa[1][w->axis]);
             break;
         case MBS_ROW_DOT:
             MBS_K(row_vectors)(m, k, w, 1, u, ud, udd);
@@ -187,14 +197,18 @@ void MBS_K(mbs_constraints_velocity)(const MbsModel *m, const MBS_KIN *k, const 
                                      MBS_S *out)
 {
     const MbsTopology *tp = m->topo;
+    const MbsRow *shared = NULL; /* the POINTS row whose points' velocities sv holds */
+    MBS_S sv[2][3];
     for (int i = 0; i < tp->nrows; ++i) {
         const MbsRow *w = &tp->rows[i];
         MBS_S r[2][3], pv[2][3], u[2][3], ud[2][3], d[3], dv[3];
         MBS_S val = MBS_K(zero6)[0];
         switch (w->type) {
         case MBS_ROW_POINTS:
-            MBS_K(row_points)(m, k, w, r, pv, NULL);
-            val = MBS_SUB(pv[0][w->axis], pv[1][w->axis]);
+            if (!mbs_rows_share_points(w, shared))
+                MBS_K(row_points)(m, k, w, r, sv, NULL);
+            shared = w;
+            val = MBS_SUB(sv[0][w->axis], sv[1][w->axis]);
             break;
         case MBS_ROW_DOT:
             MBS_K(row_vectors)(m, k, w, 1, u, ud, NULL);

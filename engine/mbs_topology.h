@@ -43,6 +43,15 @@ typedef struct {
     int node;               /* DRIVER: node of the driven coordinate */
 } MbsRow;
 
+/* 1 when rows a and b (b may be NULL) draw the same pair of points: a spherical or revolute
+ * joint's three POINTS rows do, and the loops over rows share those points' kinematics. */
+static inline int mbs_rows_share_points(const MbsRow *a, const MbsRow *b)
+{
+    return b && a->body1 == b->body1 && a->body2 == b->body2 && a->r1[0] == b->r1[0] &&
+           a->r1[1] == b->r1[1] && a->r1[2] == b->r1[2] && a->r2[0] == b->r2[0] &&
+           a->r2[1] == b->r2[1] && a->r2[2] == b->r2[2];
+}
+
 struct MbsTopology {
     int nnodes;         /* = number of relative coordinates */
     MbsNode *nodes;

@@ -459,6 +459,7 @@ static void factor_block(MatrixR *R)
         R->rcond = 1.0;
         return;
     }
+    R->block_factorizations++;
     if (!R->sparse || R->general) {
         if (!R->general)
             for (int j = 0; j < r; ++j)
@@ -583,6 +584,7 @@ static double constraints_rank_gap(MatrixR *R)
     int nr = R->nr, n = R->n, r = R->r;
     if (r == 0)
         return 1.0;
+    R->rank_gap_checks++;
     memcpy(R->qr, R->phiz, sizeof(double) * (size_t)nr * n);
     memset(R->jpvt, 0, sizeof(int) * (size_t)n);
     LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, nr, n, R->qr, nr, R->jpvt, R->tau, R->qrwork,
@@ -613,6 +615,7 @@ static int svd_block(MatrixR *R, double damping)
         for (int i = 0; i < r; ++i)
             R->Ad[i + (size_t)r * j] = R->phiz[R->rows[i] + (size_t)nr * R->dep[j]];
     memcpy(R->U, R->Ad, sizeof(double) * (size_t)r * r);
+    R->block_svds++;
     /* divide and conquer (dgesdd): the blocks of a lattice near its singular positions are
      * 100-300 wide, where dgesvd's QR iteration spent half of a run */
     int info = LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, 'O', r, r, R->U, r, R->sv, NULL, 1, R->Vt,
@@ -716,7 +719,10 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
         res = mbs_vec_norminf(nr, R->phi);
         if (!isfinite(res))
             break;
-        factor_block(R); /* the condition is estimated once, at the converged state */
+        /* the condition is estimated once, at the converged state; near a singular position
+         * the SVD replaces the LU (every solve of the evaluation is then a damped one) */
+        if (!R->singular)
+            factor_block(R);
         if (it == 0 && !R->singular && block_is_near_singular(R, o->damping)) {
             /* start again from the prediction anchored on the evaluated independent
              * coordinates (anchor_prediction): near the singular position the other branch is
@@ -1767,6 +1773,9 @@ static int matrix_r_statistics(const MbsFormulation *f, MbsStatistic *out, int c
         {"independent_coordinates", (double)R->d, ""},
         {"dependent_block_rcond", R->rcond, ""},
         {"singular_evaluations", (double)R->singular_evaluations, ""},
+        {"block_factorizations", (double)R->block_factorizations, ""},
+        {"block_svds", (double)R->block_svds, ""},
+        {"rank_gap_checks", (double)R->rank_gap_checks, ""},
     };
     int count = (int)(sizeof all / sizeof all[0]);
     for (int i = 0; i < count && i < capacity; ++i)
@@ -1781,6 +1790,7 @@ static void matrix_r_reset_statistics(MbsFormulation *f)
         R->t_jacobian = 0.0;
     R->evaluations = 0;
     R->position_iterations = 0;
+    R->block_factorizations = R->block_svds = R->rank_gap_checks = 0;
 }
 
 /* --- settings -------------------------------------------------------------------------- */

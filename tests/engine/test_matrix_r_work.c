@@ -40,12 +40,12 @@ typedef struct {
 
 static Counts run_case(const MbsModel *m, const Case *c, double h, double duration)
 {
-    Counts k = {0};
     MbsSettings s;
     mbs_settings_defaults(&s);
-    s.step = h;
     mbs_settings_set_for(&s, "matrix-r", "integrator", c->integrator, NULL);
     mbs_settings_set_for(&s, "matrix-r", "algebra", c->algebra, NULL);
+    s.step = h;
+    Counts k = {0};
     MbsError err = {0};
     MbsFormulation *f = mbs_formulation_new("matrix-r", m, &s, &err);
     MbsRun *run = f ? mbs_run_new(f, NULL, NULL, &err) : NULL;

@@ -459,6 +459,7 @@ static void factor_block(MatrixR *R)
         R->rcond = 1.0;
         return;
     }
+    R->block_factorizations++;
     if (!R->sparse || R->general) {
         if (!R->general)
             for (int j = 0; j < r; ++j)
@@ -583,6 +584,7 @@ static double constraints_rank_gap(MatrixR *R)
     int nr = R->nr, n = R->n, r = R->r;
     if (r == 0)
         return 1.0;
+    R->rank_gap_qrs++;
     memcpy(R->qr, R->phiz, sizeof(double) * (size_t)nr * n);
     memset(R->jpvt, 0, sizeof(int) * (size_t)n);
     LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, nr, n, R->qr, nr, R->jpvt, R->tau, R->qrwork,
@@ -591,18 +593,53 @@ static double constraints_rank_gap(MatrixR *R)
     return r11 > 0.0 ? fabs(R->qr[(r - 1) + (size_t)nr * (r - 1)]) / r11 : 0.0;
 }
 
+/* The same gap from the Gram matrix G = Phi_z^T Phi_z, assembled from Phi_z's sparse rows, by
+ * pivoted Cholesky (dpstrf): in exact arithmetic its pivots are the pivoted QR's (both take the
+ * column of largest remaining norm) and L_kk = |R_kk|. A fraction of the QR's cost (7x15
+ * lattice: the 525 x 225 dgeqp3 took 14 % of a run); squaring costs accuracy only below
+ * sqrt(n eps) (rank < r then: returns 0). Scratch: X (n x n). */
+static double constraints_rank_gap_gram(MatrixR *R)
+{
+    const MbsTopology *t = R->f->model->topo;
+    int nr = R->nr, n = R->n, r = R->r, rank = 0;
+    double *G = R->X;
+    memset(G, 0, sizeof(double) * (size_t)n * n);
+    for (int i = 0; i < nr; ++i) /* lower triangle: sum over rows of phi_i^T phi_i */
+        for (int p = t->row_ptr[i]; p < t->row_ptr[i + 1]; ++p) {
+            int a = t->row_cols[p];
+            double va = R->phiz[i + (size_t)nr * a];
+            for (int q = t->row_ptr[i]; q < t->row_ptr[i + 1]; ++q) {
+                int b = t->row_cols[q];
+                if (b >= a)
+                    G[b + (size_t)n * a] += va * R->phiz[i + (size_t)nr * b];
+            }
+        }
+    LAPACKE_dpstrf_work(LAPACK_COL_MAJOR, 'L', n, G, n, R->jpvt, &rank, -1.0, R->qrwork);
+    return rank < r || !(G[0] > 0.0) ? 0.0 : G[(r - 1) + (size_t)n * (r - 1)] / G[0];
+}
+
 /* Whether this evaluation's block is near-singular because Phi_z nears a rank loss (LU factors
  * current; estimates rcond). Both are measured against their initial values: a lattice's
  * blocks are ill-conditioned by nature (rcond ~ 1e-3 on the 7x15) and keep their plain solves;
  * a block that degrades while Phi_z keeps its rank (a poor partition: the four-bar with the
- * follower angle as DOF near its dead point) is left to the repartition at the next step. */
+ * follower angle as DOF near its dead point) is left to the repartition at the next step.
+ * The gap is the pivoted QR's; the Gram matrix's decides alone when it is clear of the
+ * threshold by 1e-3 of it (the two differed by at most 1.4e-5 relative on the 1x15 to 7x15
+ * lattices: the QR's norm downdating) and the threshold is well above its accuracy
+ * sqrt(n eps); else the QR decides. */
 static int block_is_near_singular(MatrixR *R, double damping)
 {
     if (damping <= 0.0 || R->general || R->r == 0)
         return 0;
     estimate_rcond(R);
-    return R->rcond < damping * R->rcond_initial &&
-           constraints_rank_gap(R) < damping * R->gap_initial;
+    if (!(R->rcond < damping * R->rcond_initial))
+        return 0;
+    R->rank_gap_checks++;
+    double threshold = damping * R->gap_initial, gap = constraints_rank_gap_gram(R);
+    if (fabs(gap - threshold) > 1e-3 * threshold &&
+        threshold * threshold > 1e4 * R->n * DBL_EPSILON)
+        return gap < threshold;
+    return constraints_rank_gap(R) < threshold;
 }
 
 /* SVD of A = Phi_z[rows, dep] (dense, whatever the algebra): Ad keeps A, U and Vt its factors. */
@@ -613,6 +650,7 @@ static int svd_block(MatrixR *R, double damping)
         for (int i = 0; i < r; ++i)
             R->Ad[i + (size_t)r * j] = R->phiz[R->rows[i] + (size_t)nr * R->dep[j]];
     memcpy(R->U, R->Ad, sizeof(double) * (size_t)r * r);
+    R->block_svds++;
     /* divide and conquer (dgesdd): the blocks of a lattice near its singular positions are
      * 100-300 wide, where dgesvd's QR iteration spent half of a run */
     int info = LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, 'O', r, r, R->U, r, R->sv, NULL, 1, R->Vt,
@@ -716,7 +754,10 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
         res = mbs_vec_norminf(nr, R->phi);
         if (!isfinite(res))
             break;
-        factor_block(R); /* the condition is estimated once, at the converged state */
+        /* the condition is estimated once, at the converged state; near a singular position
+         * the SVD replaces the LU (every solve of the evaluation is then a damped one) */
+        if (!R->singular)
+            factor_block(R);
         if (it == 0 && !R->singular && block_is_near_singular(R, o->damping)) {
             /* start again from the prediction anchored on the evaluated independent
              * coordinates (anchor_prediction): near the singular position the other branch is
@@ -1765,6 +1806,10 @@ static int matrix_r_statistics(const MbsFormulation *f, MbsStatistic *out, int c
         {"independent_coordinates", (double)R->d, ""},
         {"dependent_block_rcond", R->rcond, ""},
         {"singular_evaluations", (double)R->singular_evaluations, ""},
+        {"block_factorizations", (double)R->block_factorizations, ""},
+        {"block_svds", (double)R->block_svds, ""},
+        {"rank_gap_checks", (double)R->rank_gap_checks, ""},
+        {"rank_gap_qrs", (double)R->rank_gap_qrs, ""},
     };
     int count = (int)(sizeof all / sizeof all[0]);
     for (int i = 0; i < count && i < capacity; ++i)
@@ -1779,6 +1824,7 @@ static void matrix_r_reset_statistics(MbsFormulation *f)
         R->t_jacobian = 0.0;
     R->evaluations = 0;
     R->position_iterations = 0;
+    R->block_factorizations = R->block_svds = R->rank_gap_checks = R->rank_gap_qrs = 0;
 }
 
 /* --- settings -------------------------------------------------------------------------- */

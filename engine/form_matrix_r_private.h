@@ -80,6 +80,7 @@ typedef struct {
     int *indprior, *ipiv_prior;     /* its independent coordinates (d), pivots (d) */
     int dprior;                     /* its d; 0: none yet */
     long singular_evaluations;
+    long block_factorizations, block_svds, rank_gap_checks, rank_gap_qrs; /* work (statistics) */
     /* sparse */
     int *Ap, *Ai;
     double *Ax;

@@ -1825,6 +1825,7 @@ static void matrix_r_reset_statistics(MbsFormulation *f)
     R->evaluations = 0;
     R->position_iterations = 0;
     R->block_factorizations = R->block_svds = R->rank_gap_checks = R->rank_gap_qrs = 0;
+    R->singular_evaluations = 0;
 }
 
 /* --- settings -------------------------------------------------------------------------- */

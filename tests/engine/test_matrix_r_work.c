@@ -40,6 +40,7 @@ typedef struct {
         gap_qrs;
     double drift, phi;
     int finished;
+    const char *not_reset; /* a count reset_statistics left, or NULL */
 } Counts;
 
 static Counts run_case(const MbsModel *m, const Case *c, double h, double duration)
@@ -68,6 +69,12 @@ static Counts run_case(const MbsModel *m, const Case *c, double h, double durati
                      &k.factorizations, &k.svds, &k.gap_checks, &k.gap_qrs};
     for (size_t i = 0; f && i < sizeof names / sizeof names[0]; ++i)
         *out[i] = mbs_formulation_statistic(f, names[i], -1.0);
+    /* reset_statistics zeroes every count of work (partitions is the partition's serial) */
+    if (f)
+        mbs_formulation_reset_statistics(f);
+    for (size_t i = 0; f && i < sizeof names / sizeof names[0]; ++i)
+        if (strcmp(names[i], "partitions") && mbs_formulation_statistic(f, names[i], -1.0) != 0.0)
+            k.not_reset = names[i];
     mbs_run_free(run);
     mbs_formulation_free(f);
     return k;
@@ -163,6 +170,8 @@ int main(void)
                "where the Gram matrix's gap was within 1e-3 of the threshold)",
                c->label, k.gap_checks, k.gap_qrs);
         /* the drift bounds: test_matrix_r's for the 1x15 lattice over 5 s */
+        tap_ok(!k.not_reset, "%s: reset_statistics zeroes the counts (%s)", c->label,
+               k.not_reset ? k.not_reset : "all");
         tap_ok(k.drift < (strcmp(c->integrator, "rk4") ? 0.5 : 1e-3) && k.phi < 1e-9,
                "%s: energy drift %.3g J, max |Phi| %.2g (%.0f singular evaluations; %ld at "
                "42a4473)",

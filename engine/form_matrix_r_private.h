@@ -113,6 +113,25 @@ void mr_solve_block(MatrixR *R, double *B, int nrhs);
 /* b := argmin |A x - b|^2 + mu^2 |x - xp|^2 (xp NULL: 0), near a singular position. */
 void mr_damped_solve(MatrixR *R, double *b, const double *xp);
 
+/* form_matrix_r.c: helpers the partition uses */
+void mr_free_klu(MatrixR *R);
+void mr_dof_row(const MbsFormulation *f, const MatrixR *R, int i, double *out, size_t ld);
+int mr_find_node(const MbsTopology *t, int joint, int coord);
+void mr_sort_ints(int *a, int k);
+
+/* form_matrix_r_partition.c: the partition (QR with column pivoting of Phi_z, the kept rows),
+ * the dependent block's factors and condition, the rank gap and damped solves near singular
+ * positions, the priors of those solves */
+int mr_partition(MbsFormulation *f, MatrixR *R, MbsError *err);
+int mr_sparse_pattern(MbsFormulation *f, MatrixR *R, MbsError *err);
+void mr_factor_block(MatrixR *R);
+void mr_estimate_rcond(MatrixR *R);
+double mr_constraints_rank_gap(MatrixR *R);
+int mr_block_is_near_singular(MatrixR *R, double damping);
+int mr_svd_block(MatrixR *R, double damping);
+void mr_priors_to_partition(MatrixR *R);
+void mr_check_pivots(MatrixR *R);
+void mr_factor_block_checked(MatrixR *R);
 /* form_matrix_r_tangent.c: workspaces (made at init, 0 or -1) and the tangent problem's hooks */
 int mr_dual_workspace(const MbsModel *m, MatrixR *R);
 int mr_analytical_workspace(const MbsModel *m, MatrixR *R);

@@ -260,6 +260,20 @@ void mbs_constraints_derivatives_motion(const MbsModel *m, const MbsKinematics *
     }
 }
 
+void mbs_constraints_derivatives_accelerations(const MbsModel *m, const MbsKinematics *k,
+                                               MbsConstraintsDerivatives *w, const double *dzdd)
+{
+    const MbsTopology *t = m->topo;
+    size_t bytes = sizeof(double) * 6 * (size_t)t->nnodes;
+    memset(w->T, 0, bytes);
+    memset(w->dZv, 0, bytes);
+    for (int i = t->nnodes - 1; i >= 0; --i) {
+        const double *dDp = parent_of(t, w->dD, i), *b = &k->b[6 * i];
+        for (int c = 0; c < 6; ++c)
+            w->dD[6 * i + c] = dDp[c] + b[c] * dzdd[i];
+    }
+}
+
 void mbs_constraints_derivatives_point(const MbsModel *m, const MbsKinematics *k,
                                        const MbsConstraintsDerivatives *w, const double *A,
                                        int body, const double x0[3], MbsPointDerivatives *out)

@@ -41,6 +41,12 @@ void mbs_constraints_derivatives_motion(const MbsModel *m, const MbsKinematics *
                                         const double *dzd, const double *zdd,
                                         const double *dzdd);
 
+/* The same for a direction of the accelerations alone (dz = dzd = 0: the sensitivities' columns
+ * of zdd_i): T = dZv = 0 and dD_k = dD_parent + b_k dzdd_k, what the two calls above give for it
+ * to the bit, without their crm products. */
+void mbs_constraints_derivatives_accelerations(const MbsModel *m, const MbsKinematics *k,
+                                               MbsConstraintsDerivatives *w, const double *dzdd);
+
 /* Position, velocity, acceleration of a body's point (local x0) and their derivatives along
  * the direction of mbs_constraints_derivatives_motion, whose accelerations (6 per node) are A. */
 typedef struct {

@@ -171,8 +171,12 @@ static int objective_direction(Sens *S, const double *dz, const double *dzd, con
     MbsMatrixRView v;
     mbs_matrix_r_view(S->base, &v);
     if (S->obj.directional) { /* exactly, from the direction's motion */
-        mbs_constraints_derivatives_direction(S->model, v.kin, &S->cw, dz);
-        mbs_constraints_derivatives_motion(S->model, v.kin, &S->cw, v.zd, dzd, v.zdd, dzdd);
+        if (dz == S->zero && dzd == S->zero) /* the columns of zdd_i */
+            mbs_constraints_derivatives_accelerations(S->model, v.kin, &S->cw, dzdd);
+        else {
+            mbs_constraints_derivatives_direction(S->model, v.kin, &S->cw, dz);
+            mbs_constraints_derivatives_motion(S->model, v.kin, &S->cw, v.zd, dzd, v.zdd, dzdd);
+        }
         return S->obj.directional(S->obj.ctx, S->model, v.kin, &S->cw, S->node_D, v.z, v.zd, dz,
                                   dzd, col, col + k);
     }

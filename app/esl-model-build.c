@@ -629,6 +629,40 @@ static void remove_mentioning(JsonObject *root, const char *key, const char *fie
     }
 }
 
+/* Remove the objective terms (integrand and final) whose member field names name, and the
+ * objectives left without a term: what read a removed body or joint goes with it, as its joints
+ * and forces do, so the model still loads (an objective needs a term: docs/model-format.md). */
+static void remove_objective_terms(JsonObject *root, const char *field, const char *name)
+{
+    static const char *const parts[] = {"integrand", "final"};
+    JsonNode *member = json_object_get_member(root, "objectives");
+    if (!member || !JSON_NODE_HOLDS_ARRAY(member))
+        return;
+    JsonArray *objectives = json_node_get_array(member);
+    for (guint i = json_array_get_length(objectives); i-- > 0;) {
+        JsonObject *o = element_at(objectives, i);
+        if (!o)
+            continue;
+        guint left = 0;
+        for (size_t k = 0; k < G_N_ELEMENTS(parts); k++) {
+            JsonNode *n = json_object_get_member(o, parts[k]);
+            if (!n || !JSON_NODE_HOLDS_ARRAY(n))
+                continue;
+            JsonArray *terms = json_node_get_array(n);
+            for (guint t = json_array_get_length(terms); t-- > 0;) {
+                JsonObject *term = element_at(terms, t);
+                if (term && mentions(term, field, name))
+                    json_array_remove_element(terms, t);
+            }
+            left += json_array_get_length(terms);
+        }
+        if (left == 0)
+            json_array_remove_element(objectives, i);
+    }
+    if (json_array_get_length(objectives) == 0) /* a model without objectives has no member */
+        json_object_remove_member(root, "objectives");
+}
+
 static void remove_joint_named(JsonObject *root, const char *joint)
 {
     int j = find_named(root, "joints", joint);
@@ -637,6 +671,7 @@ static void remove_joint_named(JsonObject *root, const char *joint)
     remove_initial(root, joint, -1);
     remove_mentioning(root, "degrees_of_freedom", "joint", joint, NULL);
     remove_mentioning(root, "forces", "joint", joint, NULL);
+    remove_objective_terms(root, "joint", joint);
 }
 
 static gboolean remove_element(JsonObject *root, GVariant *spec, GError **error)
@@ -676,6 +711,7 @@ static gboolean remove_element(JsonObject *root, GVariant *spec, GError **error)
         remove_mentioning(root, "forces", "bodies", name, NULL);
         remove_mentioning(root, "forces", "body", name, NULL);
         remove_mentioning(root, "degrees_of_freedom", "body", name, NULL);
+        remove_objective_terms(root, "body", name);
     }
     json_array_remove_element(section(root, key), (guint)i);
     return TRUE;

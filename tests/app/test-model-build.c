@@ -460,6 +460,70 @@ static void test_lattice(void)
              worker[RUNS / 2]);
 }
 
+/* Removing a body or a joint removes the objective terms that read it, and the objectives left
+ * without a term: the model still loads (before, it failed on an unknown body). */
+static void test_removal_objectives(void)
+{
+    g_autofree char *five = NULL;
+    g_file_get_contents(MODELS "five-bar.json", &five, NULL, NULL);
+    GString *text = g_string_new(five);
+    const char *extra =
+        "\"objectives\": [\n"
+        "    {\"name\": \"mixed\", \"integrand\": [{\"quantity\": \"angular_velocity\", "
+        "\"body\": \"A1\"}, {\"quantity\": \"velocity\", \"body\": \"23\", \"point\": \"3\"}],"
+        " \"final\": [{\"quantity\": \"joint_coordinate\", \"joint\": \"2\", "
+        "\"measure\": \"value\"}]},";
+    g_string_replace(text, "\"objectives\": [", extra, 1);
+    g_autofree char *json = g_string_free(text, FALSE);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(MbsModel) before = esl_model_load_string(json, "f.json", NULL, 0, NULL);
+    tap_ok(before && before->nobjectives == 4 && before->nobjective_terms == 6,
+           "five-bar with an objective of three terms on A1, 23 and joint 2: 4 objectives");
+
+    g_autofree char *no12 = edit(json, "remove",
+                                 dict("section", g_variant_new_string("bodies"), "name",
+                                      g_variant_new_string("12"), NULL),
+                                 &error);
+    g_autoptr(GError) load_error = NULL;
+    g_autoptr(MbsModel) m12 =
+        no12 ? esl_model_load_string(no12, "f.json", NULL, 0, &load_error) : NULL;
+    /* body 12 goes with joints 1 and 2: psi1-3 (point 2 of 12) and mixed's final term */
+    int mixed = m12 ? mbs_model_find_objective(m12, "mixed") : -1;
+    tap_ok(m12 && m12->nobjectives == 1 && mixed == 0 && m12->objectives[0].nterms == 2,
+           "removing body 12 removes psi1-3 and the term on joint 2; the model loads (%s)",
+           load_error ? load_error->message : "loaded");
+
+    g_autofree char *no23 = no12 ? edit(no12, "remove",
+                                        dict("section", g_variant_new_string("bodies"), "name",
+                                             g_variant_new_string("23"), NULL),
+                                        &error)
+                                 : NULL;
+    g_autoptr(MbsModel) m23 = no23 ? esl_model_load_string(no23, "f.json", NULL, 0, NULL) : NULL;
+    tap_ok(m23 && m23->nobjectives == 1 && m23->objectives[0].nterms == 1 &&
+               m23->objective_terms[m23->objectives[0].first_term].quantity ==
+                   MBS_QUANTITY_ANGULAR_VELOCITY,
+           "then removing body 23 leaves mixed with its term on A1");
+
+    g_autofree char *noA1 = no23 ? edit(no23, "remove",
+                                        dict("section", g_variant_new_string("bodies"), "name",
+                                             g_variant_new_string("A1"), NULL),
+                                        &error)
+                                 : NULL;
+    g_autoptr(MbsModel) mA1 = noA1 ? esl_model_load_string(noA1, "f.json", NULL, 0, NULL) : NULL;
+    tap_ok(mA1 && mA1->nobjectives == 0 && noA1 && !strstr(noA1, "\"objectives\""),
+           "and removing A1 leaves no objective, and no empty objectives member");
+
+    g_autofree char *no_joint = edit(json, "remove",
+                                     dict("section", g_variant_new_string("joints"), "name",
+                                          g_variant_new_string("2"), NULL),
+                                     &error);
+    g_autoptr(MbsModel) mj =
+        no_joint ? esl_model_load_string(no_joint, "f.json", NULL, 0, NULL) : NULL;
+    mixed = mj ? mbs_model_find_objective(mj, "mixed") : -1;
+    tap_ok(mj && mj->nobjectives == 4 && mixed >= 0 && mj->objectives[mixed].nterms == 2,
+           "removing joint 2 removes the term on it alone");
+}
+
 int main(void)
 {
     test_four_bar();
@@ -467,6 +531,7 @@ int main(void)
     test_round_trip();
     test_async();
     test_bad_inputs();
+    test_removal_objectives();
     test_lattice();
     return tap_done();
 }

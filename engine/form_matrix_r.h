@@ -4,7 +4,9 @@
 #ifndef FORM_MATRIX_R_H
 #define FORM_MATRIX_R_H
 
+#include "mbs_constraints_derivatives.h"
 #include "mbs_formulation.h"
+#include "mbs_model_direction.h"
 #include "mbs_kinematics.h"
 
 #define MBS_MATRIX_R_MAX_DOFS 16
@@ -85,6 +87,14 @@ int mbs_matrix_r_reduced_directions(MbsFormulation *f, int analytical, double t,
 int mbs_matrix_r_parameter_terms_size(const MbsFormulation *f);
 int mbs_matrix_r_parameter_terms(MbsFormulation *f, MbsFormulation *rebuilt, double t,
                                  const double *zddi, double *e);
+/* The same terms' derivative along a direction of the model's drawn data (a parameter that
+ * moves points: mbs_model_direction.h), analytically at f's coordinates: what the central
+ * differences of mbs_matrix_r_parameter_terms approximate, without rebuilt models. motion (when
+ * not NULL) receives the direction's motion at f's rates and accelerations, for the objectives
+ * (valid until f's next directional derivative). */
+int mbs_matrix_r_parameter_terms_along(MbsFormulation *f, double t, const double *zddi,
+                                       const MbsModelDirection *dir, double *e,
+                                       const MbsConstraintsDerivatives **motion);
 int mbs_matrix_r_parameter_directions(MbsFormulation *f, double t, const double *zddi,
                                       int ncols, const double *explicit, double *dF,
                                       MbsMatrixRDirections *out);

@@ -49,6 +49,8 @@ typedef struct {
      * independent accelerations dir_zddi when dir_generation equals it (directions_base) */
     long generation, dir_generation;
     double *dir_zddi; /* d */
+    double *model_work; /* a model direction's terms (mbs_matrix_r_parameter_terms_along):
+                           3 nr + 15 n */
     MbsRow *drows; /* the model's rows, then one per DOF (general mode: B's rows, a point
                       coordinate as a points row against the ground, a joint coordinate as a
                       driver row), nr + d */

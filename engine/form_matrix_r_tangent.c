@@ -250,6 +250,7 @@ int mr_analytical_workspace(const MbsModel *m, MatrixR *R)
     if (!R->Fval)
         R->Fval = mr_alloc_doubles((size_t)(n > 0 ? n : 1), &fail);
     R->dir_zddi = mr_alloc_doubles((size_t)(n > 0 ? n : 1), &fail); /* d <= n, d not yet known */
+    R->model_work = mr_alloc_doubles(3 * (size_t)nr + 15 * (size_t)n + 1, &fail);
     R->dir_generation = -1;
     return fail ? -1 : 0;
 }
@@ -555,6 +556,41 @@ int mbs_matrix_r_parameter_terms(MbsFormulation *f, MbsFormulation *rebuilt, dou
             v -= P->phiz[R->rows[i] + (size_t)nr * c] * R->mu_rows[R->rows[i]];
         e[3 * r + c] = v;
     }
+    return 0;
+}
+
+int mbs_matrix_r_parameter_terms_along(MbsFormulation *f, double t, const double *zddi,
+                                       const MbsModelDirection *dir, double *e,
+                                       const MbsConstraintsDerivatives **motion)
+{
+    MatrixR *R = mr_impl(f);
+    if (!R || !R->Kan || R->general)
+        return MBS_FATAL;
+    directions_base(R, zddi);
+    const MbsModel *m = f->model;
+    int n = R->n, nr = R->nr, r = R->r;
+    double *dphi = R->model_work, *dphid = dphi + nr, *dphidd = dphid + nr;
+    double *dQ = dphidd + nr, *reactions = dQ + n, *zero = reactions + n, *W = zero + n;
+    double *dW = W + 6 * (size_t)n;
+    memset(zero, 0, sizeof(double) * (size_t)n);
+    /* the direction's motion at the base's rates and whole accelerations (dzd = dzdd = 0) */
+    mbs_constraints_derivatives_model_direction(m, &R->kin, &R->cder, dir);
+    mbs_constraints_derivatives_motion(m, &R->kin, &R->cder, R->zd, zero, R->zdd_base, zero);
+    mbs_constraints_derivatives_rows(m, &R->kin, &R->cder, R->node_D, R->drows, nr, dphi, dphid,
+                                     dphidd);
+    mbs_constraints_derivatives_reactions(m, &R->kin, &R->cder, R->drows, nr, R->mu_rows,
+                                          reactions);
+    mbs_dynamics_forces_model_derivative(m, &R->kin, R->node_D, &R->cder, dir, W, dW, dQ);
+    for (int i = 0; i < r; ++i) {
+        e[i] = dphi[R->rows[i]];
+        e[r + i] = dphid[R->rows[i]];
+        e[2 * r + i] = dphidd[R->rows[i]];
+    }
+    for (int c = 0; c < n; ++c) /* G - Phi_z^T mu, G = M zdd - Q */
+        e[3 * r + c] = -dQ[c] - reactions[c];
+    (void)t; /* the drivers' Phi_t does not move with the drawing */
+    if (motion)
+        *motion = &R->cder;
     return 0;
 }
 

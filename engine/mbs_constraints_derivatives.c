@@ -22,7 +22,8 @@ int mbs_constraints_derivatives_init(MbsConstraintsDerivatives *w, const MbsMode
     w->dD = calloc(nn, sizeof(double));
     w->W = calloc(nn, sizeof(double));
     w->dW = calloc(nn, sizeof(double));
-    if (!w->T || !w->Zv || !w->dZv || !w->dD || !w->W || !w->dW) {
+    w->xdb = calloc(nn, sizeof(double));
+    if (!w->T || !w->Zv || !w->dZv || !w->dD || !w->W || !w->dW || !w->xdb) {
         mbs_constraints_derivatives_free(w);
         return -1;
     }
@@ -37,6 +38,7 @@ void mbs_constraints_derivatives_free(MbsConstraintsDerivatives *w)
     free(w->dD);
     free(w->W);
     free(w->dW);
+    free(w->xdb);
     memset(w, 0, sizeof *w);
 }
 
@@ -56,14 +58,58 @@ static const double *parent_of(const MbsTopology *t, const double *per_node, int
     return p < 0 ? zero6 : per_node + 6 * p;
 }
 
+/* db_k = crm(T_parent) b_k, plus a model direction's own change of b_k (its points moved) */
+static void node_db(const MbsTopology *t, const MbsConstraintsDerivatives *w, const double *b,
+                    int i, double db[6])
+{
+    crm(parent_of(t, w->T, i), b, db);
+    if (w->model)
+        for (int c = 0; c < 6; ++c)
+            db[c] += w->xdb[6 * i + c];
+}
+
+void mbs_constraints_derivatives_node_db(const MbsModel *m, const MbsKinematics *k,
+                                         const MbsConstraintsDerivatives *w, int node,
+                                         double db[6])
+{
+    node_db(m->topo, w, &k->b[6 * node], node, db);
+}
+
 void mbs_constraints_derivatives_direction(const MbsModel *m, const MbsKinematics *k,
                                            MbsConstraintsDerivatives *w, const double *dz)
 {
     const MbsTopology *t = m->topo;
+    w->model = NULL;
     for (int i = t->nnodes - 1; i >= 0; --i) { /* parents first */
         const double *Tp = parent_of(t, w->T, i), *b = &k->b[6 * i];
         for (int c = 0; c < 6; ++c)
             w->T[6 * i + c] = Tp[c] + b[c] * dz[i];
+    }
+}
+
+void mbs_constraints_derivatives_model_direction(const MbsModel *m, const MbsKinematics *k,
+                                                 MbsConstraintsDerivatives *w,
+                                                 const MbsModelDirection *dir)
+{
+    const MbsTopology *t = m->topo;
+    static const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    w->model = dir;
+    for (int i = t->nnodes - 1; i >= 0; --i) { /* parents first */
+        const MbsNode *nd = &t->nodes[i];
+        const double *Tp = parent_of(t, w->T, i), *dpoint = dir->node_point + 3 * i;
+        const double *Rp = nd->parent < 0 ? identity : &k->R[9 * nd->parent];
+        double *T = &w->T[6 * i], *x = &w->xdb[6 * i];
+        memcpy(T, Tp, 6 * sizeof(double));
+        memset(x, 0, 6 * sizeof(double));
+        if (nd->type != MBS_NODE_REVOLUTE)
+            continue; /* a prismatic node's p and b do not read its point */
+        /* p = (Rp - R) point + p_parent; b = [a x u; u] with a = Rp point + p_parent */
+        double a[3], ra[3];
+        mbs_m3_mulv(Rp, dpoint, a);
+        mbs_m3_mulv(&k->R[9 * i], dpoint, ra);
+        for (int c = 0; c < 3; ++c)
+            T[c] += a[c] - ra[c];
+        mbs_v3_cross(a, &k->b[6 * i + 3], x);
     }
 }
 
@@ -78,17 +124,24 @@ typedef MbsPointDerivatives PointDerivs;
 
 static void point_derivs(const MbsModel *m, const MbsKinematics *k,
                          const MbsConstraintsDerivatives *w, const Motion *mo, int body,
-                         const double x0[3], PointDerivs *p)
+                         const double x0[3], const double *dx0, PointDerivs *p)
 {
     int nd = m->topo->body_node[body];
     memset(p, 0, sizeof *p);
     mbs_kin_point(m, k, body, x0, p->r);
-    if (nd < 0)
+    if (nd < 0) {
+        if (dx0) /* a ground point the model direction moves */
+            memcpy(p->dr, dx0, sizeof p->dr);
         return;
+    }
     const double *T = &w->T[6 * nd], *Z = &mo->Z[6 * nd], *dZ = &mo->dZ[6 * nd];
     double t1[3], t2[3];
-    mbs_v3_cross(T + 3, p->r, t1); /* dr = T_s + T_w x r */
+    mbs_v3_cross(T + 3, p->r, t1); /* dr = T_s + T_w x r (+ R dx0: the drawn point moved) */
     mbs_v3_add(T, t1, p->dr);
+    if (dx0) {
+        mbs_m3_mulv(&k->R[9 * nd], dx0, t1);
+        mbs_v3_add(p->dr, t1, p->dr);
+    }
     mbs_v3_cross(Z + 3, p->r, t1); /* v = Z_s + Z_w x r */
     mbs_v3_add(Z, t1, p->v);
     mbs_v3_cross(dZ + 3, p->r, t1); /* dv = dZ_s + dZ_w x r + Z_w x dr */
@@ -160,14 +213,17 @@ typedef struct {
 
 static void row_derivs(const MbsModel *m, const MbsKinematics *k,
                        const MbsConstraintsDerivatives *w, const Motion *mo, const MbsRow *row,
-                       PointPair *pair, PointDerivs p[2], VectorDerivs q[2])
+                       int index, PointPair *pair, PointDerivs p[2], VectorDerivs q[2])
 {
+    /* a model direction moves the drawn points of the model's rows (index: the row's) */
+    const double *dx = w->model && index < w->model->nrows ? w->model->row_points + 6 * index
+                                                           : NULL;
     if (p && mbs_rows_share_points(row, pair->row)) {
         p[0] = pair->p[0];
         p[1] = pair->p[1];
     } else if (p) {
-        point_derivs(m, k, w, mo, row->body1, row->r1, &p[0]);
-        point_derivs(m, k, w, mo, row->body2, row->r2, &p[1]);
+        point_derivs(m, k, w, mo, row->body1, row->r1, dx, &p[0]);
+        point_derivs(m, k, w, mo, row->body2, row->r2, dx ? dx + 3 : NULL, &p[1]);
         pair->row = row;
         pair->p[0] = p[0];
         pair->p[1] = p[1];
@@ -185,9 +241,9 @@ void mbs_constraints_derivatives_velocity(const MbsModel *m, const MbsKinematics
     const MbsTopology *t = m->topo;
     for (int i = t->nnodes - 1; i >= 0; --i) {
         const double *Zp = parent_of(t, w->Zv, i), *dZp = parent_of(t, w->dZv, i);
-        const double *Tp = parent_of(t, w->T, i), *b = &k->b[6 * i];
+        const double *b = &k->b[6 * i];
         double db[6];
-        crm(Tp, b, db);
+        node_db(t, w, b, i, db);
         for (int c = 0; c < 6; ++c) {
             w->Zv[6 * i + c] = Zp[c] + b[c] * v[i];
             w->dZv[6 * i + c] = dZp[c] + db[c] * v[i];
@@ -202,16 +258,16 @@ void mbs_constraints_derivatives_velocity(const MbsModel *m, const MbsKinematics
         double d[3], dd[3], dv[3], ddv[3], val = 0.0;
         switch (row->type) {
         case MBS_ROW_POINTS:
-            row_derivs(m, k, w, &mo, row, &pair, p, NULL);
+            row_derivs(m, k, w, &mo, row, i, &pair, p, NULL);
             val = p[0].dv[row->axis] - p[1].dv[row->axis];
             break;
         case MBS_ROW_DOT: /* ud1 . u2 + u1 . ud2 */
-            row_derivs(m, k, w, &mo, row, &pair, NULL, q);
+            row_derivs(m, k, w, &mo, row, i, &pair, NULL, q);
             val = mbs_v3_dot(q[0].dud, q[1].u) + mbs_v3_dot(q[0].ud, q[1].du) +
                   mbs_v3_dot(q[0].du, q[1].ud) + mbs_v3_dot(q[0].u, q[1].dud);
             break;
         case MBS_ROW_LINE: /* (v2 - v1) . u1 + (r2 - r1) . ud1 */
-            row_derivs(m, k, w, &mo, row, &pair, p, q);
+            row_derivs(m, k, w, &mo, row, i, &pair, p, q);
             mbs_v3_sub(p[1].r, p[0].r, d);
             mbs_v3_sub(p[1].dr, p[0].dr, dd);
             mbs_v3_sub(p[1].v, p[0].v, dv);
@@ -220,7 +276,7 @@ void mbs_constraints_derivatives_velocity(const MbsModel *m, const MbsKinematics
                   mbs_v3_dot(d, q[0].dud);
             break;
         case MBS_ROW_DISTANCE: /* 2 (r1 - r2) . (v1 - v2) */
-            row_derivs(m, k, w, &mo, row, &pair, p, NULL);
+            row_derivs(m, k, w, &mo, row, i, &pair, p, NULL);
             mbs_v3_sub(p[0].r, p[1].r, d);
             mbs_v3_sub(p[0].dr, p[1].dr, dd);
             mbs_v3_sub(p[0].v, p[1].v, dv);
@@ -243,10 +299,10 @@ void mbs_constraints_derivatives_motion(const MbsModel *m, const MbsKinematics *
     double *dZ = w->dZv; /* here: the derivative of the velocity twists Z of k */
     for (int i = t->nnodes - 1; i >= 0; --i) {
         const double *Zp = parent_of(t, k->Z, i), *dZp = parent_of(t, dZ, i);
-        const double *dDp = parent_of(t, w->dD, i), *Tp = parent_of(t, w->T, i);
+        const double *dDp = parent_of(t, w->dD, i);
         const double *b = &k->b[6 * i];
         double db[6], bd[6], x[6], y[6], dbd[6];
-        crm(Tp, b, db);
+        node_db(t, w, b, i, db);
         crm(Zp, b, bd);  /* b_dot */
         crm(dZp, b, x);  /* d(b_dot) = crm(dZp) b + crm(Zp) db */
         crm(Zp, db, y);
@@ -265,6 +321,7 @@ void mbs_constraints_derivatives_accelerations(const MbsModel *m, const MbsKinem
 {
     const MbsTopology *t = m->topo;
     size_t bytes = sizeof(double) * 6 * (size_t)t->nnodes;
+    w->model = NULL;
     memset(w->T, 0, bytes);
     memset(w->dZv, 0, bytes);
     for (int i = t->nnodes - 1; i >= 0; --i) {
@@ -276,10 +333,76 @@ void mbs_constraints_derivatives_accelerations(const MbsModel *m, const MbsKinem
 
 void mbs_constraints_derivatives_point(const MbsModel *m, const MbsKinematics *k,
                                        const MbsConstraintsDerivatives *w, const double *A,
-                                       int body, const double x0[3], MbsPointDerivatives *out)
+                                       int body, const double x0[3], const double *dx0,
+                                       MbsPointDerivatives *out)
 {
     const Motion mo = {.Z = k->Z, .dZ = w->dZv, .D = A, .dD = w->dD};
-    point_derivs(m, k, w, &mo, body, x0, out);
+    point_derivs(m, k, w, &mo, body, x0, dx0, out);
+}
+
+void mbs_constraints_derivatives_rows(const MbsModel *m, const MbsKinematics *k,
+                                      MbsConstraintsDerivatives *w, const double *A,
+                                      const MbsRow *rows, int nrows, double *dphi,
+                                      double *dphid, double *dphidd)
+{
+    const Motion mo = {.Z = k->Z, .dZ = w->dZv, .D = A, .dD = w->dD};
+    const double *dc = w->model ? w->model->row_c : NULL;
+    PointPair pair = {0};
+    for (int i = 0; i < nrows; ++i) {
+        const MbsRow *row = &rows[i];
+        PointDerivs p[2];
+        VectorDerivs q[2];
+        double d[3], dd[3], v[3], dv[3], a[3], da[3], x = 0.0, xd = 0.0, xdd = 0.0;
+        double c = dc && i < w->model->nrows ? dc[i] : 0.0;
+        switch (row->type) {
+        case MBS_ROW_POINTS: /* r1 - r2 and its rates, on the row's axis */
+            row_derivs(m, k, w, &mo, row, i, &pair, p, NULL);
+            x = p[0].dr[row->axis] - p[1].dr[row->axis];
+            xd = p[0].dv[row->axis] - p[1].dv[row->axis];
+            xdd = p[0].da[row->axis] - p[1].da[row->axis];
+            break;
+        case MBS_ROW_DOT: /* u1 . u2 - c: its rates as mbs_constraints_derivatives_velocity's
+                             and _bias's, with the whole accelerations */
+            row_derivs(m, k, w, &mo, row, i, &pair, NULL, q);
+            x = mbs_v3_dot(q[0].du, q[1].u) + mbs_v3_dot(q[0].u, q[1].du) - c;
+            xd = mbs_v3_dot(q[0].dud, q[1].u) + mbs_v3_dot(q[0].ud, q[1].du) +
+                 mbs_v3_dot(q[0].du, q[1].ud) + mbs_v3_dot(q[0].u, q[1].dud);
+            xdd = mbs_v3_dot(q[0].dudd, q[1].u) + mbs_v3_dot(q[0].udd, q[1].du) +
+                  2.0 * (mbs_v3_dot(q[0].dud, q[1].ud) + mbs_v3_dot(q[0].ud, q[1].dud)) +
+                  mbs_v3_dot(q[0].du, q[1].udd) + mbs_v3_dot(q[0].u, q[1].dudd);
+            break;
+        case MBS_ROW_LINE: /* (r2 - r1) . u1 */
+            row_derivs(m, k, w, &mo, row, i, &pair, p, q);
+            for (int j = 0; j < 3; ++j) {
+                d[j] = p[1].r[j] - p[0].r[j], dd[j] = p[1].dr[j] - p[0].dr[j];
+                v[j] = p[1].v[j] - p[0].v[j], dv[j] = p[1].dv[j] - p[0].dv[j];
+                a[j] = p[1].a[j] - p[0].a[j], da[j] = p[1].da[j] - p[0].da[j];
+            }
+            x = mbs_v3_dot(dd, q[0].u) + mbs_v3_dot(d, q[0].du);
+            xd = mbs_v3_dot(dv, q[0].u) + mbs_v3_dot(v, q[0].du) + mbs_v3_dot(dd, q[0].ud) +
+                 mbs_v3_dot(d, q[0].dud);
+            xdd = mbs_v3_dot(da, q[0].u) + mbs_v3_dot(a, q[0].du) +
+                  2.0 * (mbs_v3_dot(dv, q[0].ud) + mbs_v3_dot(v, q[0].dud)) +
+                  mbs_v3_dot(dd, q[0].udd) + mbs_v3_dot(d, q[0].dudd);
+            break;
+        case MBS_ROW_DISTANCE: /* |r1 - r2|^2 - L^2 */
+            row_derivs(m, k, w, &mo, row, i, &pair, p, NULL);
+            for (int j = 0; j < 3; ++j) {
+                d[j] = p[0].r[j] - p[1].r[j], dd[j] = p[0].dr[j] - p[1].dr[j];
+                v[j] = p[0].v[j] - p[1].v[j], dv[j] = p[0].dv[j] - p[1].dv[j];
+                a[j] = p[0].a[j] - p[1].a[j], da[j] = p[0].da[j] - p[1].da[j];
+            }
+            x = 2.0 * mbs_v3_dot(d, dd) - c;
+            xd = 2.0 * (mbs_v3_dot(dd, v) + mbs_v3_dot(d, dv));
+            xdd = 4.0 * mbs_v3_dot(v, dv) + 2.0 * (mbs_v3_dot(dd, a) + mbs_v3_dot(d, da));
+            break;
+        case MBS_ROW_DRIVER: /* the driven coordinate is not moved: dz = 0 */
+            break;
+        }
+        dphi[i] = x;
+        dphid[i] = xd;
+        dphidd[i] = xdd;
+    }
 }
 
 void mbs_constraints_derivatives_bias(const MbsModel *m, const MbsKinematics *k,
@@ -297,17 +420,17 @@ void mbs_constraints_derivatives_bias(const MbsModel *m, const MbsKinematics *k,
         double d[3], dd[3], v[3], dv[3], a[3], da[3], val = 0.0;
         switch (row->type) {
         case MBS_ROW_POINTS:
-            row_derivs(m, k, w, &mo, row, &pair, p, NULL);
+            row_derivs(m, k, w, &mo, row, i, &pair, p, NULL);
             val = p[0].da[row->axis] - p[1].da[row->axis];
             break;
         case MBS_ROW_DOT: /* udd1 . u2 + 2 ud1 . ud2 + u1 . udd2 */
-            row_derivs(m, k, w, &mo, row, &pair, NULL, q);
+            row_derivs(m, k, w, &mo, row, i, &pair, NULL, q);
             val = mbs_v3_dot(q[0].dudd, q[1].u) + mbs_v3_dot(q[0].udd, q[1].du) +
                   2.0 * (mbs_v3_dot(q[0].dud, q[1].ud) + mbs_v3_dot(q[0].ud, q[1].dud)) +
                   mbs_v3_dot(q[0].du, q[1].udd) + mbs_v3_dot(q[0].u, q[1].dudd);
             break;
         case MBS_ROW_LINE: /* (a2 - a1) . u + 2 (v2 - v1) . ud + (r2 - r1) . udd, u = u1 */
-            row_derivs(m, k, w, &mo, row, &pair, p, q);
+            row_derivs(m, k, w, &mo, row, i, &pair, p, q);
             for (int c = 0; c < 3; ++c) {
                 d[c] = p[1].r[c] - p[0].r[c], dd[c] = p[1].dr[c] - p[0].dr[c];
                 v[c] = p[1].v[c] - p[0].v[c], dv[c] = p[1].dv[c] - p[0].dv[c];
@@ -318,7 +441,7 @@ void mbs_constraints_derivatives_bias(const MbsModel *m, const MbsKinematics *k,
                   mbs_v3_dot(dd, q[0].udd) + mbs_v3_dot(d, q[0].dudd);
             break;
         case MBS_ROW_DISTANCE: /* 2 |v1 - v2|^2 + 2 (r1 - r2) . (a1 - a2) */
-            row_derivs(m, k, w, &mo, row, &pair, p, NULL);
+            row_derivs(m, k, w, &mo, row, i, &pair, p, NULL);
             for (int c = 0; c < 3; ++c) {
                 d[c] = p[0].r[c] - p[1].r[c], dd[c] = p[0].dr[c] - p[1].dr[c];
                 v[c] = p[0].v[c] - p[1].v[c], dv[c] = p[0].dv[c] - p[1].dv[c];
@@ -384,13 +507,13 @@ void mbs_constraints_derivatives_reactions(const MbsModel *m, const MbsKinematic
         case MBS_ROW_POINTS: {
             double e[3] = {0, 0, 0}, de[3] = {0, 0, 0};
             e[row->axis] = 1.0;
-            row_derivs(m, k, w, &mo, row, &pair, p, NULL);
+            row_derivs(m, k, w, &mo, row, i, &pair, p, NULL);
             add_wrench(w, nd1, s, p[0].r, p[0].dr, e, de, NULL, NULL);
             add_wrench(w, nd2, -s, p[1].r, p[1].dr, e, de, NULL, NULL);
             break;
         }
         case MBS_ROW_DOT: /* torque s (u1 x v2) on body 1, -s on body 2 */
-            row_derivs(m, k, w, &mo, row, &pair, NULL, q);
+            row_derivs(m, k, w, &mo, row, i, &pair, NULL, q);
             mbs_v3_cross(q[0].u, q[1].u, x);
             mbs_v3_cross(q[0].du, q[1].u, y);
             mbs_v3_cross(q[0].u, q[1].du, z);
@@ -399,7 +522,7 @@ void mbs_constraints_derivatives_reactions(const MbsModel *m, const MbsKinematic
             add_wrench(w, nd2, -s, NULL, NULL, NULL, NULL, x, y);
             break;
         case MBS_ROW_LINE: /* s u1 at r2, -s u1 at r1, torque s (u1 x (r2 - r1)) on body 1 */
-            row_derivs(m, k, w, &mo, row, &pair, p, q);
+            row_derivs(m, k, w, &mo, row, i, &pair, p, q);
             mbs_v3_sub(p[1].r, p[0].r, d);
             mbs_v3_sub(p[1].dr, p[0].dr, dd);
             add_wrench(w, nd2, s, p[1].r, p[1].dr, q[0].u, q[0].du, NULL, NULL);
@@ -411,7 +534,7 @@ void mbs_constraints_derivatives_reactions(const MbsModel *m, const MbsKinematic
             add_wrench(w, nd1, s, NULL, NULL, NULL, NULL, x, y);
             break;
         case MBS_ROW_DISTANCE: /* 2 s (r1 - r2) at r1, -2 s (r1 - r2) at r2 */
-            row_derivs(m, k, w, &mo, row, &pair, p, NULL);
+            row_derivs(m, k, w, &mo, row, i, &pair, p, NULL);
             mbs_v3_sub(p[0].r, p[1].r, d);
             mbs_v3_sub(p[0].dr, p[1].dr, dd);
             add_wrench(w, nd1, 2.0 * s, p[0].r, p[0].dr, d, dd, NULL, NULL);
@@ -426,7 +549,7 @@ void mbs_constraints_derivatives_reactions(const MbsModel *m, const MbsKinematic
         int par = t->nodes[j].parent;
         const double *b = &k->b[6 * j], *W = &w->W[6 * j], *dW = &w->dW[6 * j];
         double db[6], v = 0.0;
-        crm(parent_of(t, w->T, j), b, db);
+        node_db(t, w, b, j, db);
         for (int c = 0; c < 6; ++c)
             v += db[c] * W[c] + b[c] * dW[c];
         out[j] = v;

@@ -15,6 +15,7 @@
 #define MBS_CONSTRAINTS_DERIVATIVES_H
 
 #include "mbs_kinematics.h"
+#include "mbs_model_direction.h"
 #include "mbs_topology.h"
 
 typedef struct {
@@ -23,6 +24,11 @@ typedef struct {
     double *Zv, *dZv; /* 6 per node: the twist of rates v and its derivative */
     double *dD;      /* 6 per node: the derivative of D */
     double *W, *dW;  /* 6 per node: reaction wrenches and their derivative */
+    /* a direction of the model's drawn data (mbs_constraints_derivatives_model_direction), or
+     * NULL (a direction of the coordinates): its points move the rows' and the objectives'
+     * points, and xdb (6 per node) is its own change of b_k, added to crm(T_parent) b_k */
+    const MbsModelDirection *model;
+    double *xdb;
 } MbsConstraintsDerivatives;
 
 int mbs_constraints_derivatives_init(MbsConstraintsDerivatives *w, const MbsModel *m);
@@ -31,6 +37,23 @@ void mbs_constraints_derivatives_free(MbsConstraintsDerivatives *w);
 /* The direction of the positions, dz (n): its twists, which the functions below read. */
 void mbs_constraints_derivatives_direction(const MbsModel *m, const MbsKinematics *k,
                                            MbsConstraintsDerivatives *w, const double *dz);
+
+/* A direction of the model's drawn data at fixed coordinates (a parameter of the geometry that
+ * moves points, mbs_model_direction.h): no body turns, so T_k = [dp_k; 0] with
+ * p_k = (R_parent - R_k) point_k + p_parent for a revolute node, and b_k = [a_k x u_k; u_k],
+ * a_k = R_parent point_k + p_parent, changes by crm(T_parent) b_k + [R_parent dpoint_k x u_k; 0].
+ * The functions below then differentiate along it, with the rows' points (rows: the model's,
+ * in order) and the objectives' points moved by R dx0; the rates zd, zdd do not move (dzd =
+ * dzdd = 0 in mbs_constraints_derivatives_motion). */
+void mbs_constraints_derivatives_model_direction(const MbsModel *m, const MbsKinematics *k,
+                                                 MbsConstraintsDerivatives *w,
+                                                 const MbsModelDirection *dir);
+
+/* db (6): the derivative of node's b along the direction (crm(T_parent) b, and a model
+ * direction's own change). */
+void mbs_constraints_derivatives_node_db(const MbsModel *m, const MbsKinematics *k,
+                                         const MbsConstraintsDerivatives *w, int node,
+                                         double db[6]);
 
 /* The derivative along (dz, dzd, dzdd) of the motion, after mbs_constraints_derivatives_direction
  * (dz): w->dZv of the velocity twists Z of k (rates zd) and w->dD of the accelerations D of k
@@ -47,14 +70,16 @@ void mbs_constraints_derivatives_motion(const MbsModel *m, const MbsKinematics *
 void mbs_constraints_derivatives_accelerations(const MbsModel *m, const MbsKinematics *k,
                                                MbsConstraintsDerivatives *w, const double *dzdd);
 
-/* Position, velocity, acceleration of a body's point (local x0) and their derivatives along
+/* Position, velocity, acceleration of a body's point (drawn at x0; a model direction moves it
+ * by dx0 when not NULL) and their derivatives along
  * the direction of mbs_constraints_derivatives_motion, whose accelerations (6 per node) are A. */
 typedef struct {
     double r[3], dr[3], v[3], dv[3], a[3], da[3];
 } MbsPointDerivatives;
 void mbs_constraints_derivatives_point(const MbsModel *m, const MbsKinematics *k,
                                        const MbsConstraintsDerivatives *w, const double *A,
-                                       int body, const double x0[3], MbsPointDerivatives *out);
+                                       int body, const double x0[3], const double *dx0,
+                                       MbsPointDerivatives *out);
 
 /* The rows differentiated below: the model's (m->topo->rows) or any others of the same kinds
  * (matrix-r appends one per point coordinate chosen as a degree of freedom: a points row
@@ -71,6 +96,15 @@ void mbs_constraints_derivatives_bias(const MbsModel *m, const MbsKinematics *k,
                                       MbsConstraintsDerivatives *w, const MbsRow *rows,
                                       int nrows, const double *zd, const double *dzd,
                                       double *out);
+
+/* dphi, dphid, dphidd (nrows each): the derivatives of Phi, of dPhi/dt = Phi_z zd + Phi_t and
+ * of d2Phi/dt2 = Phi_z zdd + bias along the direction, after mbs_constraints_derivatives_motion
+ * with zdd (the whole accelerations A: mbs_kinematics_accelerations' D_out). DRIVER rows give 0:
+ * for a direction whose dz moves no driven coordinate (a model direction's). */
+void mbs_constraints_derivatives_rows(const MbsModel *m, const MbsKinematics *k,
+                                      MbsConstraintsDerivatives *w, const double *A,
+                                      const MbsRow *rows, int nrows, double *dphi,
+                                      double *dphid, double *dphidd);
 
 /* out (n) = Phi_zz[dz]^T mu: the derivative along dz of Phi_z^T mu (mu one value per row). */
 void mbs_constraints_derivatives_reactions(const MbsModel *m, const MbsKinematics *k,

@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 
+#include "mbs_constraints_derivatives.h"
 #include "mbs_dynamics.h"
 
 typedef struct {
@@ -34,5 +35,17 @@ int mbs_dynamics_derivatives_supported(const MbsModel *m, char *why, size_t size
 void mbs_dynamics_forces_derivatives(const MbsModel *m, const MbsKinematics *k,
                                      MbsDynamicsDerivatives *w, const double *z, const double *zd,
                                      double scale, double *dQ_dzd, double *dQ_dz, size_t ld);
+
+/* dQ (n): the derivative of Q - M zdd (mbs_dynamics_forces with the whole accelerations A as
+ * D) along a direction of the model's drawn data at fixed coordinates (w after
+ * mbs_constraints_derivatives_model_direction and _motion with zdd; dir its numbers): every
+ * body's wrench moves with its node's translation, the derivatives of its motion and its mass
+ * properties, every force element with its points (its law's numbers do not move:
+ * mbs_model_direction.h). Needs mbs_dynamics_derivatives_supported. W, dW: 6 per node of work.
+ * (engine/mbs_dynamics_model_direction.c) */
+void mbs_dynamics_forces_model_derivative(const MbsModel *m, const MbsKinematics *k,
+                                          const double *A, const MbsConstraintsDerivatives *w,
+                                          const MbsModelDirection *dir, double *W, double *dW,
+                                          double *dQ);
 
 #endif

@@ -482,7 +482,10 @@ void mbs_objective_eval_directional(MbsObjectiveEval *e, const MbsKinematics *k,
             double y[3] = {0, 0, 0}, dy[3] = {0, 0, 0}, grad[3];
             if (reads_point(t->quantity) && (t->body != p_body || t->point != p_point)) {
                 mbs_constraints_derivatives_point(m, k, cw, A, t->body,
-                                                  m->points[t->point].pos, &p);
+                                                  m->points[t->point].pos,
+                                                  cw->model ? cw->model->point + 3 * t->point
+                                                            : NULL,
+                                                  &p);
                 p_body = t->body;
                 p_point = t->point;
             }

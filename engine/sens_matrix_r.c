@@ -27,6 +27,7 @@
 
 #include "mbs_clock.h"
 #include "mbs_dynamics.h"
+#include "mbs_dynamics_derivatives.h"
 #include "mbs_linalg.h"
 #include "mbs_objective.h"
 #include "mbs_run.h"
@@ -52,6 +53,10 @@ int mbs_matrix_r_sensitivity_check(const MbsSettings *s, MbsError *err)
 static const char *const newton_matrix_choices[] = {"sensitivities", "own", NULL};
 static const char *const newton_matrix_labels[] = {MBS_N_("the sensitivities' tangent"),
                                                    MBS_N_("its own"), NULL};
+
+static const char *const geometry_choices[] = {"analytical", "differences", NULL};
+static const char *const geometry_labels[] = {MBS_N_("analytical"),
+                                              MBS_N_("differences of rebuilt models"), NULL};
 
 static const MbsSetting sens_items[] = {
     {.name = "jacobian", .type = MBS_SETTING_CHOICE,
@@ -81,10 +86,18 @@ static const MbsSetting sens_items[] = {
                            "with the exact tangent the sensitivities computed at its starting "
                            "point (the run then differs from a plain one within the Newton "
                            "tolerance), or evaluates its own as a plain run does")},
+    {.name = "geometry", .type = MBS_SETTING_CHOICE,
+     .offset = offsetof(MbsMatrixRSensOptions, geometry),
+     .default_value = MBS_SENS_GEOMETRY_ANALYTICAL, .choices = geometry_choices,
+     .choice_labels = geometry_labels, .label = MBS_N_("Parameters of the geometry"),
+     .description = MBS_N_("How the terms of the equations move with a parameter that moves "
+                           "the model's points: analytically along the drawing's derivative "
+                           "(when the parameter turns no axis and changes no force law), or by "
+                           "central differences of models rebuilt with the parameter changed")},
 };
 
 const MbsSettingTable mbs_matrix_r_sens_settings = {
-    .name = "sensitivity", .items = sens_items, .count = 4,
+    .name = "sensitivity", .items = sens_items, .count = 5,
     .size = sizeof(MbsMatrixRSensOptions)};
 
 /* --- points ------------------------------------------------------------------------------- */
@@ -517,6 +530,10 @@ static void sens_free(Sens *S)
     }
     free(S->pform);
     free(S->pmodel);
+    for (int j = 0; S->gdir && j < S->p; ++j)
+        mbs_model_direction_free(&S->gdir[j]);
+    free(S->gdir);
+    free(S->gdir_ok);
     mbs_checkpoint_free(&S->state);
     mbs_checkpoint_free(&S->previous);
     mbs_tangent_free(&S->tangent);
@@ -667,6 +684,27 @@ static int sens_setup(Sens *S, const MbsSettings *s)
                 st[d + i] = v.zd[ind[i]];
             }
         }
+    }
+    /* parameters of the geometry that move points alone: their terms analytically */
+    S->gdir = calloc((size_t)p + 1, sizeof *S->gdir);
+    S->gdir_ok = calloc((size_t)p + 1, sizeof(int));
+    if (!S->gdir || !S->gdir_ok)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    char why[160];
+    int analytical_terms = S->opt.geometry == MBS_SENS_GEOMETRY_ANALYTICAL &&
+                           (S->opt.jacobian == MBS_JACOBIAN_AD ||
+                            S->opt.jacobian == MBS_JACOBIAN_ANALYTICAL) &&
+                           S->obj.directional &&
+                           mbs_dynamics_derivatives_supported(m, why, sizeof why);
+    for (int j = 0; analytical_terms && j < p; ++j) {
+        if (S->dynamic_only[j])
+            continue;
+        status = mbs_model_direction_init(&S->gdir[j], m, S->pmodel[2 * j],
+                                          S->pmodel[2 * j + 1], S->delta[j], NULL, 0);
+        if (status < 0)
+            return mbs_error_set(err, MBS_FATAL, "out of memory");
+        S->gdir_ok[j] = status == 0;
+        S->res->geometry_analytical += S->gdir_ok[j];
     }
     S->tangent_ctx[0] = S;
     const MbsTangentProblem tp = {.nx = 2 * d, .nr = S->nout, .residual = mr_sens_state_residual,

@@ -70,9 +70,13 @@ typedef struct {
     double parameter_step; /* relative increment of the parameters' central differences */
     int newton_matrix;   /* direct: 0 the run's steps start with the sensitivities' exact
                           * tangent (MBS_SENS_NEWTON_SENSITIVITIES), 1 they evaluate their own */
+    int geometry;        /* the explicit terms of a parameter of the geometry: analytically
+                          * along the drawing's derivative where it only moves points
+                          * (MBS_SENS_GEOMETRY_ANALYTICAL), or differences of rebuilt models */
 } MbsMatrixRSensOptions;
 
 enum { MBS_SENS_NEWTON_SENSITIVITIES, MBS_SENS_NEWTON_OWN };
+enum { MBS_SENS_GEOMETRY_ANALYTICAL, MBS_SENS_GEOMETRY_DIFFERENCES };
 
 extern const MbsSettingTable mbs_matrix_r_sens_settings;
 
@@ -106,6 +110,8 @@ typedef struct {
     long checkpoint_interval; /* adjoint: K (1: every state stored) */
     long derivative_evaluations; /* evaluations of F and g for derivatives */
     long partition_changes;  /* changes of independent coordinates the sensitivities crossed */
+    int geometry_analytical; /* parameters of the geometry whose terms were taken along the
+                              * drawing's derivative (the others: rebuilt models differenced) */
 } MbsSensResult;
 
 typedef void (*MbsSensObserver)(void *data, const MbsSensResult *r);

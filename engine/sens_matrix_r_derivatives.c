@@ -250,6 +250,21 @@ static long exact_state_columns(Sens *S)
     return passes;
 }
 
+/* The explicit derivatives of a parameter of the geometry that only moves points (S->gdir[j]):
+ * matrix-r's terms and the objectives along the drawing's derivative, at the base's
+ * coordinates, analytically (E: mbs_matrix_r_parameter_terms_size values, gx: 2k). */
+static int geometric_terms_along(Sens *S, int j, const double *zddi, double *E, double *gx)
+{
+    const MbsConstraintsDerivatives *motion;
+    if (mbs_matrix_r_parameter_terms_along(S->base, S->t, zddi, &S->gdir[j], E, &motion))
+        return mbs_error_set(S->err, MBS_FATAL, "matrix-r sensitivities: the geometry's terms "
+                             "failed at t = %.6g s", S->t);
+    MbsMatrixRView v;
+    mbs_matrix_r_view(S->base, &v);
+    return S->obj.directional(S->obj.ctx, S->model, v.kin, motion, S->node_D, v.z, v.zd,
+                              S->zero, S->zero, gx, gx + S->k);
+}
+
 /* Columns of P for parameters of the geometry, with exact state derivatives: the terms of
  * the equations whose explicit derivatives matrix-r's parameter directions need (Phi, the
  * velocity and acceleration equations' rows, G - Phi_z^T mu) and the objectives, on the
@@ -264,7 +279,12 @@ static int geometric_parameter_columns(Sens *S)
     const double *zddi = S->x0 + 2 * d;
     int count = 0;
     for (int j = 0; j <= S->p; ++j) {
-        if (j < S->p && !S->dynamic_only[j]) {
+        if (j < S->p && !S->dynamic_only[j] && S->gdir_ok[j]) {
+            double *E = S->Eg + (size_t)ne * count, *gx = S->gexp + 2 * (size_t)k * count;
+            if ((status = geometric_terms_along(S, j, zddi, E, gx)))
+                return status;
+            S->gcols[count++] = j;
+        } else if (j < S->p && !S->dynamic_only[j]) {
             double *E = S->Eg + (size_t)ne * count, *gx = S->gexp + 2 * (size_t)k * count;
             for (int s = 0; s < 2; ++s) {
                 double *e = s ? S->em : S->ep, *o = s ? S->rm : S->rp;

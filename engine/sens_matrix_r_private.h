@@ -7,6 +7,7 @@
 
 #include "form_matrix_r.h"
 #include "mbs_constraints_derivatives.h"
+#include "mbs_model_direction.h"
 #include "mbs_dynamics.h"
 #include "mbs_formulation.h"
 #include "mbs_kinematics.h"
@@ -55,6 +56,9 @@ typedef struct {
                             * 4 n each: those terms on the rebuilt models */
     double *gexp, *dFg;    /* 2k x n: the objectives' explicit derivatives; d x n */
     int *gcols;            /* n: the parameters of the columns */
+    MbsModelDirection *gdir; /* p: the drawing's derivative of each parameter of the geometry,
+                              * when its terms are taken analytically (gdir_ok) */
+    int *gdir_ok;            /* p */
     double *xt;          /* 3 n: that state */
     double *sz, *sv, *dF; /* d x W each (ad) */
     MbsError *err;

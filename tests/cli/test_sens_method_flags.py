@@ -60,7 +60,7 @@ with tempfile.TemporaryDirectory() as tmp:
             stored = [json.loads(row[0]) for row in
                       db.execute("SELECT method_options FROM sensitivities ORDER BY run_id")]
     want = {"jacobian": "ad", "adjoint-memory": 50.0, "parameter-step": 2e-5,
-            "newton-matrix": "sensitivities"}
+            "newton-matrix": "sensitivities", "geometry": "analytical"}
     ok(len(stored) == 3 and stored[0] == want,
        f"--project stores matrix-r adjoint's options given by the flags ({stored[:1]}) "
        + r.stderr.strip())

@@ -21,7 +21,7 @@ struct _EslOptimizeDialog {
     GtkWidget *choices_grid, *run_label, *parameters_grid, *plot, *table, *table_scroller;
     GtkWidget *status_label, *start_button, *stop_button, *apply_button;
     /* the choices, made once */
-    GtkWidget *objective, *algorithm, *method, *max_evaluations;
+    GtkWidget *objective, *algorithm, *method, *max_evaluations, *xtol;
     GArray *methods; /* MbsSensitivityMethod of each item of the method drop-down */
 
     char *base_json; /* the model's text as given or last applied */
@@ -107,6 +107,12 @@ static char *point_text(EslOptimizeDialog *self, const double *x)
 }
 
 /* ---- the choices ----------------------------------------------------------------------------- */
+
+static void show_xtol(EslOptimizeDialog *self, double xtol)
+{
+    g_autofree char *text = esl_number_to_text(xtol, 0, NULL);
+    gtk_editable_set_text(GTK_EDITABLE(self->xtol), text);
+}
 
 /* The labels (taken) as the items of a drop-down, keeping the item labelled as before. */
 static void set_items(GtkWidget *dropdown, GPtrArray *labels, const char *keep)
@@ -199,6 +205,26 @@ static void make_choices(EslOptimizeDialog *self)
     add_choice(self, 3, _("Most evaluations"),
                _("The optimisation stops after this many evaluations of ψ and its gradient"),
                self->max_evaluations);
+    self->xtol = gtk_entry_new();
+    show_xtol(self, ESL_OPTIMIZER_XTOL);
+    gtk_editable_set_width_chars(GTK_EDITABLE(self->xtol), 8);
+    add_choice(self, 4, _("Parameter tolerance"),
+               _("Relative tolerance on the parameters (NLopt's xtol): the optimisation has "
+                 "converged when a step changes every parameter by less than this fraction of "
+                 "its value"),
+               self->xtol);
+}
+
+/* Read the tolerance on the parameters; FALSE with the status saying why. */
+static gboolean read_xtol(EslOptimizeDialog *self, double *xtol)
+{
+    const char *text = gtk_editable_get_text(GTK_EDITABLE(self->xtol));
+    if (esl_number_from_text(text, xtol) && *xtol > 0.0 && *xtol < 1.0)
+        return TRUE;
+    g_autofree char *message = g_strdup_printf(
+        _("The parameter tolerance, “%s”, is not a number between 0 and 1."), text);
+    show_status(self, TRUE, message);
+    return FALSE;
 }
 
 /* ---- the parameters' rows -------------------------------------------------------------------- */
@@ -212,11 +238,13 @@ GtkWidget *esl_optimize_dialog_get_control(EslOptimizeDialog *self, int paramete
                                            const char *which)
 {
     if (parameter < 0) {
-        static const char *const names[] = {"objective", "algorithm", "method", "max-evaluations",
-                                            "start", "stop", "apply", "status", "plot", "table"};
+        static const char *const names[] = {"objective", "algorithm", "method",
+                                            "max-evaluations", "xtol", "start", "stop", "apply",
+                                            "status", "plot", "table"};
         GtkWidget *widgets[] = {self->objective, self->algorithm, self->method,
-                                self->max_evaluations, self->start_button, self->stop_button,
-                                self->apply_button, self->status_label, self->plot, self->table};
+                                self->max_evaluations, self->xtol, self->start_button,
+                                self->stop_button, self->apply_button, self->status_label,
+                                self->plot, self->table};
         for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
             if (g_strcmp0(which, names[i]) == 0)
                 return widgets[i];
@@ -487,6 +515,9 @@ static void on_start_clicked(GtkButton *button, EslOptimizeDialog *self)
         g_array_append_val(lower, lo);
         g_array_append_val(upper, hi);
     }
+    double xtol;
+    if (!read_xtol(self, &xtol))
+        return;
     guint o = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->objective));
     guint method = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->method));
     EslOptimizerProblem problem = {
@@ -501,7 +532,8 @@ static void on_start_clicked(GtkButton *button, EslOptimizeDialog *self)
         .algorithm = (EslOptimizerAlgorithm)gtk_drop_down_get_selected(
             GTK_DROP_DOWN(self->algorithm)),
         .max_evaluations =
-            gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(self->max_evaluations))};
+            gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(self->max_evaluations)),
+        .xtol = xtol};
     /* the sensitivity chooser's own options, when they are this method's */
     const MbsSettings *options =
         self->has_method_options && problem.method < MBS_SENSITIVITY_METHOD_COUNT &&
@@ -657,6 +689,7 @@ static void show_choices(EslOptimizeDialog *self, const EslOptimizationRun *run)
     if (objective >= 0)
         gtk_drop_down_set_selected(GTK_DROP_DOWN(self->objective), (guint)objective);
     gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->max_evaluations), run->max_evaluations);
+    show_xtol(self, run->xtol);
     for (int p = 0; self->model && p < self->model->nparameters; p++) {
         GtkWidget *use = esl_optimize_dialog_get_control(self, p, "use");
         int k = 0;

@@ -2,7 +2,8 @@
  * sensitivity chooser's Optimise…). The user chooses one of the model's objectives, ticks some
  * of its free parameters and gives their bounds (by default the value ± 50 %), the algorithm
  * (esl-optimizer.h's table), the gradient method (those the formulation has:
- * mbs_sensitivity_available) and the most evaluations; Start runs the optimisation on a worker
+ * mbs_sensitivity_available), the most evaluations and the relative tolerance on the parameters
+ * (xtol, stored with the run and shown again with it); Start runs the optimisation on a worker
  * (EslOptimizationController) with the run panel's formulation and settings, and every
  * evaluation comes to a plot of psi and a table (evaluation, psi, |grad psi|, parameters); the
  * status line says how it ended (converged, evaluation limit, stopped, or the engine's
@@ -57,8 +58,8 @@ const char *esl_optimize_dialog_get_base_json(EslOptimizeDialog *self);
 
 /* The widgets a test drives (NULL when there is none):
  *   parameter -1: "objective", "algorithm", "method" (drop-downs), "max-evaluations" (spin
- *   button), "start", "stop", "apply" (buttons), "status" (label), "plot" (EslPlot),
- *   "table" (grid: a heading row, then one row per evaluation);
+ *   button), "xtol" (entry), "start", "stop", "apply" (buttons), "status" (label), "plot"
+ *   (EslPlot), "table" (grid: a heading row, then one row per evaluation);
  *   parameter p (index into the model's parameters, free ones only): "use" (check button),
  *   "lower", "upper" (entries), "value" (label). */
 GtkWidget *esl_optimize_dialog_get_control(EslOptimizeDialog *self, int parameter,

@@ -45,6 +45,7 @@ struct _EslOptimizeDialog {
     int best_row;
     gboolean all_positive; /* every psi so far > 0: the plot's y axis is logarithmic */
     gboolean applied;      /* its best point is the model's now */
+    gint64 stored_run;     /* the stored optimisation shown (0: none, or one started since) */
 };
 
 G_DEFINE_FINAL_TYPE(EslOptimizeDialog, esl_optimize_dialog, GTK_TYPE_WINDOW)
@@ -95,13 +96,13 @@ static void update_state(EslOptimizeDialog *self)
     gtk_widget_set_sensitive(self->parameters_grid, !busy);
 }
 
-/* "Ls1 = 2.431923572, Ls2 = 1.844868886" for the parameters varied at x. */
-static char *point_text(EslOptimizeDialog *self, const double *x)
+/* "Ls1 = 2.431923572, Ls2 = 1.844868886" for the n parameters named at x. */
+static char *point_text(const char *const *names, int n, const double *x)
 {
     GString *s = g_string_new(NULL);
-    for (int k = 0; k < self->nvaried; k++) {
+    for (int k = 0; k < n; k++) {
         g_autofree char *v = esl_number_to_text(x[k], 10, NULL);
-        g_string_append_printf(s, "%s%s = %s", k ? ", " : "", self->varied[k], v);
+        g_string_append_printf(s, "%s%s = %s", k ? ", " : "", names[k], v);
     }
     return g_string_free(s, FALSE);
 }
@@ -440,10 +441,10 @@ static void on_evaluations(EslOptimizationController *controller, GPtrArray *eva
     show_status(self, FALSE, text);
 }
 
-/* How the result shown ended, for the status line. */
-static char *result_text(EslOptimizeDialog *self, const EslOptimizerResult *r)
+/* How an optimisation of the n parameters named ended, for a status line. */
+static char *result_text(const EslOptimizerResult *r, const char *const *names, int n)
 {
-    g_autofree char *best = r->evaluations > 0 ? point_text(self, r->x) : NULL;
+    g_autofree char *best = r->evaluations > 0 ? point_text(names, n, r->x) : NULL;
     g_autofree char *psi = esl_number_to_text(r->psi, 8, NULL);
     const char *message = r->message ? r->message : "";
     switch (r->status) {
@@ -471,7 +472,8 @@ static void on_finished(EslOptimizationController *controller, int status, const
     keep_result(self, esl_optimization_controller_get_result(controller));
     g_free(self->result.message); /* with what could not be stored */
     self->result.message = g_strdup(message);
-    g_autofree char *text = result_text(self, &self->result);
+    g_autofree char *text =
+        result_text(&self->result, (const char *const *)self->varied, self->nvaried);
     show_status(self, status == ESL_OPTIMIZER_FAILED, text);
     mark_best_row(self);
     update_state(self);
@@ -564,6 +566,7 @@ static void on_start_clicked(GtkButton *button, EslOptimizeDialog *self)
     self->nvaried = (int)varied->len;
     self->has_result = FALSE;
     self->applied = FALSE;
+    self->stored_run = 0;
     clear_iterates(self, m->objectives[problem.objective].name);
     g_autofree char *text = g_strdup_printf(
         _("Running: minimising %s with %s, gradients by %s %s…"),
@@ -604,7 +607,7 @@ static void on_apply_clicked(GtkButton *button, EslOptimizeDialog *self)
         show_status(self, TRUE, text);
         return;
     }
-    g_autofree char *point = point_text(self, r->x);
+    g_autofree char *point = point_text((const char *const *)self->varied, self->nvaried, r->x);
     self->applied = TRUE;
     load(self, json, self->origin);
     g_autofree char *text =
@@ -708,12 +711,33 @@ static void show_choices(EslOptimizeDialog *self, const EslOptimizationRun *run)
     }
 }
 
+/* A stored optimisation's result (message: its run's), its x and gradient zeros (nparameters
+ * numbers) when it stored no best point. */
+static EslOptimizerResult stored_result(const EslOptimizationRun *run, const char *message,
+                                        double *zeros)
+{
+    int status = esl_optimizer_status_from_name(run->result);
+    return (EslOptimizerResult){
+        .status = status >= 0 ? (EslOptimizerStatus)status : ESL_OPTIMIZER_FAILED,
+        .evaluations = run->x ? run->n : 0, .psi = run->psi,
+        .x = run->x ? run->x : zeros, .gradient = run->gradient ? run->gradient : zeros,
+        .message = status >= 0 ? (char *)message : (char *)_("interrupted")};
+}
+
+char *esl_optimize_dialog_stored_result_text(const EslOptimizationRun *run, const char *message)
+{
+    g_autofree double *zeros = g_new0(double, MAX(run->nparameters, 1));
+    EslOptimizerResult r = stored_result(run, message, zeros);
+    return result_text(&r, (const char *const *)run->parameters, run->nparameters);
+}
+
 void esl_optimize_dialog_show_stored(EslOptimizeDialog *self, gint64 run_id,
                                      const EslOptimizationRun *run, const char *message,
                                      const char *ran_on)
 {
     if (running(self))
         return;
+    self->stored_run = run_id;
     show_choices(self, run);
     g_strfreev(self->varied);
     self->varied = g_strdupv(run->parameters);
@@ -724,18 +748,14 @@ void esl_optimize_dialog_show_stored(EslOptimizeDialog *self, gint64 run_id,
                         run->history_gradient + (gsize)i * run->nparameters,
                         run->history_x + (gsize)i * run->nparameters);
     gtk_widget_add_tick_callback(self->table_scroller, scroll_to_end, NULL, NULL);
-    int status = esl_optimizer_status_from_name(run->result);
     g_autofree double *zeros = g_new0(double, MAX(run->nparameters, 1));
-    EslOptimizerResult r = {
-        .status = status >= 0 ? (EslOptimizerStatus)status : ESL_OPTIMIZER_FAILED,
-        .evaluations = run->x ? run->n : 0, .psi = run->psi,
-        .x = run->x ? run->x : zeros, .gradient = run->gradient ? run->gradient : zeros,
-        .message = status >= 0 ? (char *)message : (char *)_("interrupted")};
+    EslOptimizerResult r = stored_result(run, message, zeros);
     keep_result(self, &r);
     mark_best_row(self);
     /* its best point applies to the text it ran on */
     self->applied = g_strcmp0(ran_on, self->base_json) != 0;
-    g_autofree char *result = result_text(self, &self->result);
+    g_autofree char *result =
+        result_text(&self->result, (const char *const *)self->varied, self->nvaried);
     g_autofree char *id = g_strdup_printf("#%" G_GINT64_FORMAT, run_id);
     g_autofree char *text =
         g_strdup_printf(_("Optimisation %s (stored): %s%s"), id, result,
@@ -744,6 +764,11 @@ void esl_optimize_dialog_show_stored(EslOptimizeDialog *self, gint64 run_id,
                             : "");
     show_status(self, r.status == ESL_OPTIMIZER_FAILED, text);
     update_state(self);
+}
+
+gint64 esl_optimize_dialog_get_stored_run(EslOptimizeDialog *self)
+{
+    return self->stored_run;
 }
 
 gboolean esl_optimize_dialog_is_running(EslOptimizeDialog *self)

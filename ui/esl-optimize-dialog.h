@@ -48,6 +48,12 @@ void esl_optimize_dialog_set_project(EslOptimizeDialog *self, const char *projec
 void esl_optimize_dialog_show_stored(EslOptimizeDialog *self, gint64 run_id,
                                      const EslOptimizationRun *run, const char *message,
                                      const char *ran_on);
+/* The run shown by esl_optimize_dialog_show_stored (0: none, or an optimisation started since). */
+gint64 esl_optimize_dialog_get_stored_run(EslOptimizeDialog *self);
+/* How a stored optimisation ended, as the dialog's status line says it ("Converged after 7
+ * evaluations: ψ = 2.8694642e-18 at Ls1 = 2.431923573, Ls2 = 1.844868887."); message: its
+ * run's. */
+char *esl_optimize_dialog_stored_result_text(const EslOptimizationRun *run, const char *message);
 gboolean esl_optimize_dialog_is_running(EslOptimizeDialog *self);
 /* The result of the optimisation shown once it has finished (NULL before, or while it runs),
  * with the names of the parameters it varied (n of them). */

@@ -9,8 +9,9 @@
  *    at most 20 evaluations, each on the plot and in the table, fewer than the optimiser needs
  *    at the default 1e-8 (esl_optimizer_run of the same problem), the status says "Converged";
  *  - the project holds it (the failed one too) with every evaluation, its tolerance and its
- *    best x bit for bit; the run list shows it; selected there, the dialog shows it again from
- *    the project, its tolerance too;
+ *    best x bit for bit; the run list shows it; selected there, the plot board shows its
+ *    evaluations (the dialog stays closed), and the dialog opened then shows it again from the
+ *    project, its tolerance too;
  *  - Apply onto a model edited meanwhile is refused and changes nothing; Apply then sets
  *    Ls1, Ls2 as one edit: the model's values (and the saved file's) equal the optimiser's x
  *    bit for bit, Undo takes both back, Redo brings them again;
@@ -31,6 +32,7 @@
 #include "esl-model-file.h"
 #include "esl-number.h"
 #include "esl-optimize-dialog.h"
+#include "esl-plot-board.h"
 #include "esl-plot.h"
 #include "esl-project.h"
 #include "esl-run-browser.h"
@@ -44,17 +46,6 @@
 static char *dir;
 static gboolean checked;
 static int finished_status = -1;
-
-static EslOptimizeDialog *find_dialog(void)
-{
-    GListModel *toplevels = gtk_window_get_toplevels(); /* transfer none */
-    for (guint i = 0; i < g_list_model_get_n_items(toplevels); i++) {
-        g_autoptr(GObject) w = g_list_model_get_item(toplevels, i);
-        if (ESL_IS_OPTIMIZE_DIALOG(w))
-            return ESL_OPTIMIZE_DIALOG(w);
-    }
-    return NULL;
-}
 
 static GtkWidget *control(EslOptimizeDialog *d, int p, const char *which)
 {
@@ -136,7 +127,7 @@ static EslOptimizeDialog *open_dialog(EslWindow *window)
 {
     gtk_widget_activate_action(GTK_WIDGET(window), "win.optimize", NULL);
     iterate_pending();
-    return find_dialog();
+    return find_optimize_dialog();
 }
 
 /* The dialog as it opens, and the refusals it shows. */
@@ -196,18 +187,8 @@ static void offers(EslWindow *window, EslOptimizeDialog *d, const MbsModel *m)
     set_bound(d, m, "L_A1", "upper", l_hi);
 }
 
-/* A label under root whose text has this in it, or NULL. */
-static GtkWidget *label_with(GtkWidget *root, const char *text)
-{
-    GtkWidget *label;
-    for (int i = 0; (label = find_nth(root, GTK_TYPE_LABEL, i)); i++)
-        if (strstr(gtk_label_get_text(GTK_LABEL(label)), text))
-            return label;
-    return NULL;
-}
-
 /* The converged optimisation in the project (the newest run) and in the run list; selected
- * there, the dialog shows it again from the project. */
+ * there, the plot board shows it, and the dialog opened then shows it again from the project. */
 static void stored(EslWindow *window, EslOptimizeDialog *d, int evaluations, double x0, double x1,
                    double xtol)
 {
@@ -234,6 +215,14 @@ static void stored(EslWindow *window, EslOptimizeDialog *d, int evaluations, dou
     iterate_pending();
     esl_run_browser_click_row(ESL_RUN_BROWSER(browser), 0, 0);
     iterate_pending();
+    EslPlotBoard *board = ESL_PLOT_BOARD(find_nth(GTK_WIDGET(window), ESL_TYPE_PLOT_BOARD, 0));
+    EslPlot *psi = esl_plot_board_get_optimization_plot(board, "psi");
+    int plotted = psi ? esl_plot_series_length(psi, 0) : -1;
+    tap_ok(!gtk_widget_get_visible(GTK_WIDGET(d)) && plotted == evaluations,
+           "selected in the run list, it shows on the plot board (%d evaluations), the dialog "
+           "stays closed", plotted);
+    if (d != open_dialog(window))
+        tap_diag("win.optimize made another dialog");
     GtkGrid *table = GTK_GRID(control(d, -1, "table"));
     int rows = 0;
     while (gtk_grid_get_child_at(table, 0, rows + 1))
@@ -245,8 +234,8 @@ static void stored(EslWindow *window, EslOptimizeDialog *d, int evaluations, dou
                strstr(status_text(d), "(stored): Converged") && rows == evaluations &&
                gtk_widget_get_sensitive(control(d, -1, "apply")) &&
                esl_number_from_text(xtol_text, &shown) && shown == xtol,
-           "selected in the run list, it shows in the dialog again (%d rows, tolerance %s), "
-           "Apply offered: %s", rows, xtol_text, status_text(d));
+           "opened then, the dialog shows it again (%d rows, tolerance %s), Apply offered: %s",
+           rows, xtol_text, status_text(d));
     save_screenshot_as("ESL_SCREENSHOT_STORED");
 }
 

@@ -5,6 +5,7 @@
 
 #include <gtk/gtk.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tap.h"
 
@@ -102,6 +103,30 @@ static inline GtkWidget *find_plot(GtkWidget *root, const char *title)
         if (!plot || g_strcmp0(esl_plot_get_title(ESL_PLOT(plot)), title) == 0)
             return plot;
     }
+}
+#endif
+
+/* A label under root whose text has this in it, or NULL. */
+static inline GtkWidget *label_with(GtkWidget *root, const char *text)
+{
+    GtkWidget *label;
+    for (int i = 0; (label = find_nth(root, GTK_TYPE_LABEL, i)); i++)
+        if (strstr(gtk_label_get_text(GTK_LABEL(label)), text))
+            return label;
+    return NULL;
+}
+
+#ifdef ESL_TYPE_OPTIMIZE_DIALOG
+/* The application's Optimise dialog (made by win.optimize), or NULL. */
+static inline EslOptimizeDialog *find_optimize_dialog(void)
+{
+    GListModel *toplevels = gtk_window_get_toplevels(); /* transfer none */
+    for (guint i = 0; i < g_list_model_get_n_items(toplevels); i++) {
+        g_autoptr(GObject) w = g_list_model_get_item(toplevels, i);
+        if (ESL_IS_OPTIMIZE_DIALOG(w))
+            return ESL_OPTIMIZE_DIALOG(w);
+    }
+    return NULL;
 }
 #endif
 

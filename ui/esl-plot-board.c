@@ -50,7 +50,7 @@ static EslPlot **monitor_plots(EslPlotBoard *self, EslPlot *plots[6])
 
 /* Remove a sensitivity run's or an optimisation's plots and table; the monitor plots come
  * back. */
-static void hide_sensitivity(EslPlotBoard *self)
+static void remove_run_plots(EslPlotBoard *self)
 {
     for (guint i = 0; i < self->sensitivity_plots->len; i++)
         gtk_grid_remove(GTK_GRID(self->plot_grid), self->sensitivity_plots->pdata[i]);
@@ -94,7 +94,7 @@ static void show_variables(EslPlotBoard *self, gboolean show)
 
 void esl_plot_board_clear(EslPlotBoard *self)
 {
-    hide_sensitivity(self);
+    remove_run_plots(self);
     show_variables(self, FALSE);
     g_ptr_array_set_size(self->variable_plots, 0);
     self->current_plot = -1;
@@ -204,7 +204,7 @@ static EslPlot *make_plot(EslPlotBoard *self, const char *title, const char *y_l
  * sensitivity run's or an optimisation's plots. */
 static void hide_monitor_plots(EslPlotBoard *self)
 {
-    hide_sensitivity(self);
+    remove_run_plots(self);
     show_variables(self, FALSE);
     EslPlot *plots[6];
     for (int i = 0; i < 6; i++)

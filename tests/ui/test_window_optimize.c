@@ -127,7 +127,7 @@ static EslOptimizeDialog *open_dialog(EslWindow *window)
 {
     gtk_widget_activate_action(GTK_WIDGET(window), "win.optimize", NULL);
     iterate_pending();
-    return find_optimize_dialog();
+    return find_toplevel(ESL_TYPE_OPTIMIZE_DIALOG);
 }
 
 /* The dialog as it opens, and the refusals it shows. */

@@ -90,13 +90,13 @@ static gboolean check(gpointer data)
                !g_strcmp0(o->result, "converged"),
            "the status line says how it ended: %s", status ? gtk_label_get_text(GTK_LABEL(status))
                                                        : "(no such line)");
-    EslOptimizeDialog *d = find_optimize_dialog();
+    EslOptimizeDialog *d = find_toplevel(ESL_TYPE_OPTIMIZE_DIALOG);
     tap_ok(!d || !gtk_widget_get_visible(GTK_WIDGET(d)), "selecting it opens no dialog");
     save_screenshot_as("ESL_SCREENSHOT");
 
     gtk_widget_activate_action(root, "win.optimize", NULL);
     iterate_pending();
-    d = find_optimize_dialog();
+    d = find_toplevel(ESL_TYPE_OPTIMIZE_DIALOG);
     GtkGrid *table = d ? GTK_GRID(esl_optimize_dialog_get_control(d, -1, "table")) : NULL;
     int rows = 0;
     while (table && gtk_grid_get_child_at(table, 0, rows + 1))
@@ -138,15 +138,6 @@ static void activate(GtkApplication *app, gpointer data)
     g_timeout_add_seconds(TIMEOUT_S, ui_test_timed_out, GINT_TO_POINTER(TIMEOUT_S));
 }
 
-/* Run the command; its standard output in *out. */
-static gboolean run_cli(const char *const *argv, char **out)
-{
-    int status = 0;
-    return g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, out,
-                        NULL, &status, NULL) &&
-           g_spawn_check_wait_status(status, NULL);
-}
-
 int main(int argc, char **argv)
 {
     if (argc != 3)
@@ -161,7 +152,7 @@ int main(int argc, char **argv)
     const char *run[] = {argv[1], "run", model, "--step", "0.01", "--duration", "0.1",
                          "--project", project_path, NULL};
     g_autofree char *out = NULL, *ignored = NULL;
-    gboolean made = run_cli(optimize, &out) && run_cli(run, &ignored);
+    gboolean made = run_command(optimize, &out) && run_command(run, &ignored);
     g_auto(GStrv) lines = g_strsplit(out ? out : "", "\n", -1);
     for (int i = 0; lines[i]; i++) {
         int index;
@@ -175,19 +166,9 @@ int main(int argc, char **argv)
                 "run stored by eslabon-cli", printed_evaluations, printed_run))
         return tap_done();
 
-    g_autoptr(EslApplication) app = esl_application_new();
-    g_application_set_flags(G_APPLICATION(app),
-                            g_application_get_flags(G_APPLICATION(app)) |
-                                G_APPLICATION_NON_UNIQUE);
-    g_signal_connect_after(app, "activate", G_CALLBACK(activate), NULL);
-    char *app_argv[] = {"test_window_stored_optimization", NULL};
-    g_application_run(G_APPLICATION(app), 1, app_argv);
+    run_application("test_window_stored_optimization", G_CALLBACK(activate), NULL);
     tap_ok(checked, "every check ran");
-    const char *suffixes[] = {"", "-wal", "-shm"};
-    for (size_t i = 0; i < G_N_ELEMENTS(suffixes); i++) {
-        g_autofree char *f = g_strconcat(project_path, suffixes[i], NULL);
-        g_unlink(f);
-    }
+    remove_project(project_path);
     g_rmdir(dir);
     g_free(project_path);
     return tap_done();

@@ -1,7 +1,8 @@
 /* eslabon-cli optimize: minimise one objective of a model over some of its parameters, within
  * bounds, with NLopt's gradient-based L-BFGS or SLSQP; gradients by any sensitivity method
- * (engine/mbs_sensitivity.h). Prints every evaluation. The optimiser is app/esl-optimizer.c, which
- * the window shares. */
+ * (engine/mbs_sensitivity.h). Prints every evaluation; --project stores them too. The optimiser
+ * (app/esl-optimizer.c) and the recorder (app/esl-optimization-recorder.c) are the window's
+ * too. */
 #include <glib.h>
 #include <math.h>
 #include <nlopt.h>
@@ -13,14 +14,17 @@
 #include "esl-cli-settings.h"
 #include "esl-model-file.h"
 #include "esl-models-dir.h"
+#include "esl-optimization-recorder.h"
 #include "esl-optimizer.h"
 #include "mbs_sensitivity.h"
 
-/* One line per evaluation, as the optimiser reports it. */
+/* One line per evaluation, as the optimiser reports it; with --project (data: the recorder)
+ * stored too. */
 static void print_evaluation(void *data, int index, double psi, const double *gradient,
                              const double *x, int n)
 {
-    (void)data;
+    if (data)
+        esl_optimization_recorder_evaluation(data, psi, gradient, x);
     double norm = 0.0;
     for (int k = 0; k < n; ++k)
         norm += gradient[k] * gradient[k];
@@ -29,6 +33,14 @@ static void print_evaluation(void *data, int index, double psi, const double *gr
         printf(" %.10g", x[k]);
     printf("\n");
     fflush(stdout);
+}
+
+/* --project: which run of the project holds the optimisation. */
+static void print_stored(const EslOptimizationRecorder *recorder, const char *project)
+{
+    if (recorder)
+        printf("stored as run %" G_GINT64_FORMAT " in %s\n",
+               esl_optimization_recorder_run_id(recorder), project);
 }
 
 static gboolean parse_numbers(const char *text, guint count, double *out, GError **error)
@@ -54,7 +66,7 @@ static gboolean parse_numbers(const char *text, guint count, double *out, GError
 int esl_cli_optimize(int argc, char **argv)
 {
     char *formulation = NULL, *method = NULL, *objective = NULL, *parameters = NULL;
-    char *lower = NULL, *upper = NULL, *algorithm = NULL;
+    char *lower = NULL, *upper = NULL, *algorithm = NULL, *project = NULL;
     int max_evaluations = ESL_OPTIMIZER_MAX_EVALUATIONS;
     double xtol = ESL_OPTIMIZER_XTOL;
     GOptionEntry entries[] = {
@@ -67,6 +79,8 @@ int esl_cli_optimize(int argc, char **argv)
         {"algorithm", 0, 0, G_OPTION_ARG_STRING, &algorithm, "lbfgs (default) or slsqp", "NAME"},
         {"max-evaluations", 0, 0, G_OPTION_ARG_INT, &max_evaluations, "Most evaluations (100)", "N"},
         {"xtol", 0, 0, G_OPTION_ARG_DOUBLE, &xtol, "Relative tolerance on the parameters (1e-8)", "X"},
+        {"project", 'p', 0, G_OPTION_ARG_FILENAME, &project,
+         "Store the optimisation (every evaluation and the result) in a project", "FILE"},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
     g_autoptr(GOptionContext) ctx =
@@ -82,6 +96,8 @@ int esl_cli_optimize(int argc, char **argv)
     g_autofree double *lb = NULL, *ub = NULL, *start = NULL;
     EslOptimizerResult result = {0};
     MbsModel *m = NULL;
+    EslProject *store = NULL;
+    g_autoptr(EslOptimizationRecorder) recorder = NULL;
     int status = 2;
     MbsSettings s;
     mbs_settings_defaults(&s);
@@ -133,15 +149,42 @@ int esl_cli_optimize(int argc, char **argv)
         status = 2;
         goto out;
     }
+    if (project) {
+        /* a stored optimisation keeps its bounds, as numbers */
+        for (guint k = 0; k < n; ++k)
+            if (!isfinite(lb[k]) || !isfinite(ub[k])) {
+                fprintf(stderr, "eslabon-cli optimize: --project: give --lower and --upper "
+                                "(a stored optimisation keeps finite bounds)\n");
+                status = 2;
+                goto out;
+            }
+        gint64 model_id = 0;
+        store = esl_cli_open_project(project, resolved, m, &model_id, &error);
+        recorder = store ? esl_optimization_recorder_begin(store, model_id, m->name, &p, NULL,
+                                                           &error)
+                         : NULL;
+        if (!recorder) {
+            fprintf(stderr, "eslabon-cli optimize: %s\n", error->message);
+            goto out;
+        }
+        p.evaluation_data = recorder;
+    }
     printf("%s: minimise %s over", resolved, m->objectives[p.objective].name);
     for (guint k = 0; k < n; ++k)
         printf(" %s", m->parameters[g_array_index(par, int, k)].name);
     printf(" (%s, %s gradients by %s)\n", esl_optimizer_algorithm_description(p.algorithm),
            formulation, mbs_sensitivity_method_name(p.method));
+    gint64 t0 = g_get_monotonic_time();
     esl_optimizer_run(&p, &result, NULL); /* checked above */
+    if (recorder && !esl_optimization_recorder_finish(
+                        recorder, &result, (g_get_monotonic_time() - t0) * 1e-6, &error)) {
+        fprintf(stderr, "eslabon-cli optimize: %s: not stored: %s\n", project, error->message);
+        goto out;
+    }
     if (result.status == ESL_OPTIMIZER_FAILED && result.nlopt_code == NLOPT_FORCED_STOP) {
         /* an evaluation failed: no best point to print */
         fprintf(stderr, "eslabon-cli optimize: %s: %s\n", resolved, result.message);
+        print_stored(recorder, project);
         goto out;
     }
     printf("%s after %d evaluations: psi = %.10g at",
@@ -152,14 +195,18 @@ int esl_cli_optimize(int argc, char **argv)
     for (guint k = 0; k < n; ++k)
         printf(" %s = %.10g", m->parameters[g_array_index(par, int, k)].name, result.x[k]);
     printf("\n");
+    print_stored(recorder, project);
     status = result.status == ESL_OPTIMIZER_FAILED ? 1 : 0;
     if (status)
         fprintf(stderr, "eslabon-cli optimize: %s\n", result.message);
 out:
+    g_clear_pointer(&recorder, esl_optimization_recorder_free); /* before its project */
+    if (store)
+        esl_project_close(store);
     esl_optimizer_result_clear(&result);
     mbs_model_free(m);
     g_free(formulation), g_free(method), g_free(objective), g_free(parameters);
-    g_free(lower), g_free(upper), g_free(algorithm);
+    g_free(lower), g_free(upper), g_free(algorithm), g_free(project);
     esl_setting_flags_clear(&flags);
     return status;
 }

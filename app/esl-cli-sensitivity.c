@@ -231,6 +231,17 @@ static char *result_json(const MbsModel *m, const char *path, const char *formul
     return esl_json_generate(root, pretty);
 }
 
+EslProject *esl_cli_open_project(const char *path, const char *model_path, const MbsModel *m,
+                                 gint64 *model_id, GError **error)
+{
+    g_autoptr(EslProject) project = esl_project_open(path, TRUE, error);
+    g_autofree char *model_text = NULL;
+    if (!project || !g_file_get_contents(model_path, &model_text, NULL, error))
+        return NULL;
+    *model_id = esl_project_add_model(project, m->name, model_path, model_text, error);
+    return *model_id ? g_steal_pointer(&project) : NULL;
+}
+
 /* --project: the run (model, formulation, settings), what is differentiated, and a recorder. */
 typedef struct {
     EslProject *project;
@@ -252,16 +263,13 @@ static Store *open_store(const char *path, const char *model_path, const MbsMode
                          const MbsSettings *s, GError **error)
 {
     g_autoptr(Store) store = g_new0(Store, 1);
-    g_autofree char *model_text = NULL;
-    store->project = esl_project_open(path, TRUE, error);
-    if (!store->project || !g_file_get_contents(model_path, &model_text, NULL, error))
+    gint64 model_id = 0;
+    store->project = esl_cli_open_project(path, model_path, m, &model_id, error);
+    if (!store->project)
         return NULL;
-    gint64 model_id = esl_project_add_model(store->project, m->name, model_path, model_text,
-                                            error);
     EslRunRequest req = {.model_name = m->name, .model_id = model_id,
                          .formulation = formulation, .settings = *s};
-    gint64 run_id =
-        model_id ? esl_sensitivity_recorder_begin(store->project, &req, m, choice, error) : 0;
+    gint64 run_id = esl_sensitivity_recorder_begin(store->project, &req, m, choice, error);
     if (!run_id)
         return NULL;
     store->recorder = esl_sensitivity_recorder_new(store->project, run_id, choice->nobjectives,

@@ -5,6 +5,7 @@
 #include <glib.h>
 
 #include "esl-cli-settings.h"
+#include "esl-project.h"
 #include "mbs_model.h"
 
 /* Objectives and parameters by comma-separated names (NULL: every objective; every parameter
@@ -21,5 +22,11 @@ MbsModel *esl_sensitivity_load(const char *command, const char *path, const char
                                const char *objectives, const char *parameters,
                                const EslSettingFlags *flags, MbsSettings *s,
                                GArray *objective_index, GArray *parameter_index, int *status);
+
+/* --project FILE: the project at path (created if missing; a file that is not an intact
+ * Eslabón project is refused and left as it was) with the text of the model file model_path
+ * (the model m) stored, its id in *model_id; NULL with error. */
+EslProject *esl_cli_open_project(const char *path, const char *model_path, const MbsModel *m,
+                                 gint64 *model_id, GError **error);
 
 #endif

@@ -7,8 +7,7 @@
 #include <glib/gi18n-lib.h>
 #include <string.h>
 
-#include "esl-project.h"
-#include "esl-sensitivity-recorder.h"
+#include "esl-optimization-recorder.h"
 #include "esl-worker.h"
 
 struct _EslOptimizationController {
@@ -113,9 +112,9 @@ EslOptimizationController *esl_optimization_controller_new(const EslOptimizerPro
 
 typedef struct {
     EslOptimizationController *self;
-    EslProject *project; /* NULL: not stored */
-    gint64 run_id;
-    char *error;         /* the first storage error; nothing more is stored after it */
+    EslProject *project;               /* the worker's own connection, or NULL */
+    EslOptimizationRecorder *recorder; /* NULL: not stored */
+    char *error; /* what could not be stored (the first error) */
 } Worker;
 
 static void store_failed(Worker *w, GError *error)
@@ -135,87 +134,34 @@ static void on_evaluation(void *data, int index, double psi, const double *gradi
     e->gradient = copy_numbers(gradient, n);
     e->x = copy_numbers(x, n);
     esl_worker_push(w->self->worker, e);
-    g_autoptr(GError) error = NULL;
-    if (w->run_id && !w->error &&
-        !esl_project_append_optimization_evaluation(w->project, w->run_id, psi, gradient, x,
-                                                    &error))
-        store_failed(w, error);
+    if (w->recorder)
+        esl_optimization_recorder_evaluation(w->recorder, psi, gradient, x);
 }
 
-/* The run and its optimisation in the project: what is minimised over what, from where. */
 static void store_begin(Worker *w)
 {
     EslOptimizationController *self = w->self;
-    const EslOptimizerProblem *p = &self->problem;
     g_autoptr(GError) error = NULL;
     w->project = esl_project_open(self->project_path, TRUE, &error);
-    g_autofree double *start = g_new0(double, p->nparameters);
-    g_autofree char *options = w->project ? esl_sensitivity_method_options_json(
-                                                self->formulation, p->method,
-                                                self->given_options, &error)
-                                          : NULL;
-    if (!options || !esl_optimizer_check(p, start, &error)) {
+    w->recorder = w->project ? esl_optimization_recorder_begin(w->project, self->model_id,
+                                                               self->model_name, &self->problem,
+                                                               self->given_options, &error)
+                             : NULL;
+    if (!w->recorder) {
         store_failed(w, error);
         return;
     }
-    EslRunRequest req = {.model_name = self->model_name, .model_id = self->model_id,
-                         .formulation = self->formulation, .settings = self->settings};
-    g_autofree const char **names = g_new0(const char *, p->nparameters + 1);
-    for (int k = 0; k < p->nparameters; k++)
-        names[k] = p->model->parameters[p->parameters[k]].name;
-    EslOptimizationRequest r = {
-        .objective = p->model->objectives[p->objective].name,
-        .method = mbs_sensitivity_method_name(p->method), .method_options = options,
-        .algorithm = esl_optimizer_algorithm_name(p->algorithm),
-        .max_evaluations = p->max_evaluations > 0 ? p->max_evaluations
-                                                  : ESL_OPTIMIZER_MAX_EVALUATIONS,
-        .xtol = p->xtol > 0 ? p->xtol : ESL_OPTIMIZER_XTOL, .nparameters = p->nparameters,
-        .parameters = names, .lower = p->lower, .upper = p->upper, .start = start};
-    gint64 run_id = esl_project_begin_run(w->project, &req, &error);
-    if (run_id && !esl_project_begin_optimization(w->project, run_id, &r, &error)) {
-        esl_project_finish_run(w->project, run_id, ESL_RUN_FAILED, error->message, NULL, 0.0,
-                               NULL);
-        run_id = 0;
-    }
-    if (!run_id) {
-        store_failed(w, error);
-        return;
-    }
-    w->run_id = run_id;
-    g_atomic_int_set(&self->run_id, (gint)run_id); /* row ids stay below 2^31 */
-}
-
-/* How it ended, as a run's status: converged and the evaluation limit finish it. */
-static EslRunStatus run_status(EslOptimizerStatus status)
-{
-    switch (status) {
-    case ESL_OPTIMIZER_CONVERGED:
-    case ESL_OPTIMIZER_EVALUATION_LIMIT:
-        return ESL_RUN_FINISHED;
-    case ESL_OPTIMIZER_STOPPED:
-        return ESL_RUN_STOPPED;
-    case ESL_OPTIMIZER_FAILED:
-        break;
-    }
-    return ESL_RUN_FAILED;
+    /* row ids stay below 2^31 */
+    g_atomic_int_set(&self->run_id, (gint)esl_optimization_recorder_run_id(w->recorder));
 }
 
 static void store_end(Worker *w, double wall)
 {
-    const EslOptimizerResult *r = &w->self->result;
     g_autoptr(GError) error = NULL;
-    gboolean any = r->evaluations > 0;
-    if (w->run_id &&
-        (w->error || !esl_project_set_optimization_result(
-                         w->project, w->run_id, esl_optimizer_status_name(r->status), r->psi,
-                         any ? r->x : NULL, any ? r->gradient : NULL, &error) ||
-         !esl_project_finish_run(w->project, w->run_id, run_status(r->status), r->message, NULL,
-                                 wall, &error))) {
+    if (w->recorder &&
+        !esl_optimization_recorder_finish(w->recorder, &w->self->result, wall, &error))
         store_failed(w, error);
-        /* a run whose result the project refused is closed as failed, never left running */
-        esl_project_finish_run(w->project, w->run_id, ESL_RUN_FAILED, w->error, NULL, wall,
-                               NULL);
-    }
+    esl_optimization_recorder_free(w->recorder);
     if (w->project)
         esl_project_close(w->project);
 }

@@ -1,5 +1,7 @@
-/* SQLite project store: see esl-project.h for the rules it keeps. */
-#include "esl-project.h"
+/* SQLite project store: see esl-project.h for the rules it keeps. This file opens, checks and
+ * migrates the file and stores models and runs; the sensitivity runs and the optimisations are
+ * esl-project-sensitivity.c and esl-project-optimization.c, sharing esl-project-private.h. */
+#include "esl-project-private.h"
 #include "eslabon-config.h"
 
 #include <glib/gi18n-lib.h>
@@ -21,12 +23,6 @@
 #include "eslabon-config.h"
 
 G_DEFINE_QUARK(esl-project-error-quark, esl_project_error)
-
-struct EslProject {
-    sqlite3 *db;
-    char *path;
-    int interrupted_on_open;
-};
 
 /* ---- schema ---------------------------------------------------------------------------- */
 
@@ -280,7 +276,7 @@ static char *now_iso8601(void)
     return g_date_time_format(now, "%Y-%m-%dT%H:%M:%S.%fZ");
 }
 
-static gboolean db_error(sqlite3 *db, const char *what, GError **error)
+gboolean esl_project_db_error(sqlite3 *db, const char *what, GError **error)
 {
     int code = sqlite3_errcode(db);
     int kind = (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) ? ESL_PROJECT_ERROR_CORRUPT
@@ -289,7 +285,7 @@ static gboolean db_error(sqlite3 *db, const char *what, GError **error)
     return FALSE;
 }
 
-static gboolean exec_sql(sqlite3 *db, const char *sql, const char *what, GError **error)
+gboolean esl_project_exec_sql(sqlite3 *db, const char *sql, const char *what, GError **error)
 {
     char *message = NULL;
     if (sqlite3_exec(db, sql, NULL, NULL, &message) != SQLITE_OK) {
@@ -301,7 +297,7 @@ static gboolean exec_sql(sqlite3 *db, const char *sql, const char *what, GError 
     return TRUE;
 }
 
-static void rollback(sqlite3 *db)
+void esl_project_rollback(sqlite3 *db)
 {
     if (!sqlite3_get_autocommit(db))
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
@@ -311,11 +307,11 @@ static gboolean query_int(sqlite3 *db, const char *sql, gint64 *out, GError **er
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return db_error(db, sql, error);
+        return esl_project_db_error(db, sql, error);
     int rc = sqlite3_step(st);
     if (rc != SQLITE_ROW) {
         sqlite3_finalize(st);
-        return db_error(db, sql, error);
+        return esl_project_db_error(db, sql, error);
     }
     *out = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
@@ -331,7 +327,7 @@ static gboolean check_finite(double value, const char *field, GError **error)
     return FALSE;
 }
 
-static char *column_text(sqlite3_stmt *st, int col)
+char *esl_project_column_text(sqlite3_stmt *st, int col)
 {
     const unsigned char *text = sqlite3_column_text(st, col);
     return text ? g_strdup((const char *)text) : NULL;
@@ -365,7 +361,8 @@ static gboolean make_defensive(sqlite3 *db, GError **error)
             return FALSE;
         }
     }
-    return exec_sql(db, "PRAGMA trusted_schema = OFF", "cannot configure the database", error);
+    return esl_project_exec_sql(db, "PRAGMA trusted_schema = OFF", "cannot configure the database",
+                                error);
 }
 
 /* The schema objects (type, name, table, SQL) that migrations 1..version create, as one text;
@@ -374,7 +371,7 @@ static char *schema_text(sqlite3 *db, GError **error)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, SCHEMA_QUERY, -1, &st, NULL) != SQLITE_OK)
-        return db_error(db, "cannot read the schema", error), NULL;
+        return esl_project_db_error(db, "cannot read the schema", error), NULL;
     GString *text = g_string_new(NULL);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
@@ -398,7 +395,7 @@ static char *schema_text(sqlite3 *db, GError **error)
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
         g_string_free(text, TRUE);
-        return db_error(db, "cannot read the schema", error), NULL;
+        return esl_project_db_error(db, "cannot read the schema", error), NULL;
     }
     return g_string_free(text, FALSE);
 }
@@ -410,7 +407,8 @@ static char *expected_schema(gint64 version, GError **error)
     if (sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
         gboolean ok = TRUE;
         for (gint64 v = 1; ok && v <= version; v++)
-            ok = exec_sql(mem, migrations[v], "cannot build the reference schema", error);
+            ok = esl_project_exec_sql(mem, migrations[v], "cannot build the reference schema",
+                                      error);
         if (ok)
             text = schema_text(mem, error);
     } else {
@@ -454,8 +452,8 @@ static gboolean check_schema(sqlite3 *db, const char *path, gint64 version, GErr
     if (strlen(difference) > 200)
         strcpy(difference + 197, "...");
     g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_NOT_PROJECT,
-                _("%s holds database objects Eslabón did not create (%s); refusing to open it"), path,
-                difference);
+                _("%s holds database objects Eslabón did not create (%s); refusing to open it"),
+                path, difference);
     return FALSE;
 }
 
@@ -589,7 +587,7 @@ static gboolean check_existing_file(const char *path, GError **error)
          * more there is a negative version; 0 is a database no migration has touched. */
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
                     _("%s is corrupt: its project schema version is %lld (Eslabón writes 1 to %d)"),
-                    path, (long long) user_version, ESL_PROJECT_SCHEMA_VERSION);
+                    path, (long long)user_version, ESL_PROJECT_SCHEMA_VERSION);
         ok = FALSE;
     } else {
         ok = check_schema(db, path, user_version, error) && check_integrity(db, path, error);
@@ -617,7 +615,8 @@ static gboolean migrate(sqlite3 *db, GError **error)
         return FALSE;
     }
     for (gint64 v = version + 1; v <= ESL_PROJECT_SCHEMA_VERSION; v++) {
-        if (!exec_sql(db, "BEGIN IMMEDIATE", "cannot start the schema migration", error))
+        if (!esl_project_exec_sql(db, "BEGIN IMMEDIATE", "cannot start the schema migration",
+                                  error))
             return FALSE;
         g_autofree char *now = now_iso8601();
         g_autofree char *bookkeeping = g_strdup_printf(
@@ -626,9 +625,10 @@ static gboolean migrate(sqlite3 *db, GError **error)
             "PRAGMA application_id = %d;",
             v, now, ESLABON_VERSION, v, ESL_PROJECT_APPLICATION_ID);
         g_autofree char *what = g_strdup_printf("schema migration to version %" G_GINT64_FORMAT, v);
-        if (!exec_sql(db, migrations[v], what, error) || !exec_sql(db, bookkeeping, what, error) ||
-            !exec_sql(db, "COMMIT", what, error)) {
-            rollback(db);
+        if (!esl_project_exec_sql(db, migrations[v], what, error) ||
+            !esl_project_exec_sql(db, bookkeeping, what, error) ||
+            !esl_project_exec_sql(db, "COMMIT", what, error)) {
+            esl_project_rollback(db);
             return FALSE;
         }
     }
@@ -651,7 +651,7 @@ static int mark_interrupted_runs(EslProject *project, GError **error)
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, "SELECT id, hostname, pid FROM runs WHERE status = 'running'", -1,
                            &st, NULL) != SQLITE_OK)
-        return db_error(db, "cannot list running runs", error), -1;
+        return esl_project_db_error(db, "cannot list running runs", error), -1;
     g_autoptr(GArray) stale = g_array_new(FALSE, FALSE, sizeof(gint64));
     while (sqlite3_step(st) == SQLITE_ROW) {
         gint64 id = sqlite3_column_int64(st, 0);
@@ -666,31 +666,31 @@ static int mark_interrupted_runs(EslProject *project, GError **error)
     if (stale->len == 0)
         return 0;
 
-    if (!exec_sql(db, "BEGIN IMMEDIATE", "cannot mark interrupted runs", error))
+    if (!esl_project_exec_sql(db, "BEGIN IMMEDIATE", "cannot mark interrupted runs", error))
         return -1;
     g_autofree char *now = now_iso8601();
     if (sqlite3_prepare_v2(db,
                            "UPDATE runs SET status = 'interrupted', finished_at = ?, message = "
                            "'the program stopped before the run finished' WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK) {
-        db_error(db, "cannot mark interrupted runs", error);
-        rollback(db);
+        esl_project_db_error(db, "cannot mark interrupted runs", error);
+        esl_project_rollback(db);
         return -1;
     }
     for (guint i = 0; i < stale->len; i++) {
         sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 2, g_array_index(stale, gint64, i));
         if (sqlite3_step(st) != SQLITE_DONE) {
-            db_error(db, "cannot mark an interrupted run", error);
+            esl_project_db_error(db, "cannot mark an interrupted run", error);
             sqlite3_finalize(st);
-            rollback(db);
+            esl_project_rollback(db);
             return -1;
         }
         sqlite3_reset(st);
     }
     sqlite3_finalize(st);
-    if (!exec_sql(db, "COMMIT", "cannot mark interrupted runs", error)) {
-        rollback(db);
+    if (!esl_project_exec_sql(db, "COMMIT", "cannot mark interrupted runs", error)) {
+        esl_project_rollback(db);
         return -1;
     }
     return (int)stale->len;
@@ -751,7 +751,7 @@ EslProject *esl_project_open(const char *path, gboolean create, GError **error)
     sqlite3_busy_timeout(project->db, 5000);
     /* WAL only now that the file is known to be an Eslabón project (or is new). */
     if (!make_defensive(project->db, error) ||
-        !exec_sql(project->db,
+        !esl_project_exec_sql(project->db,
                   "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
                   "PRAGMA foreign_keys = ON;",
                   "cannot configure the project database", error) ||
@@ -797,7 +797,7 @@ gint64 esl_project_add_model(EslProject *project, const char *name, const char *
     g_autofree char *now = now_iso8601();
     if (sqlite3_prepare_v2(db, "INSERT INTO models (name, path, json, added_at) VALUES (?,?,?,?)",
                            -1, &st, NULL) != SQLITE_OK)
-        return db_error(db, "cannot store the model", error), 0;
+        return esl_project_db_error(db, "cannot store the model", error), 0;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     if (path)
         sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
@@ -806,7 +806,7 @@ gint64 esl_project_add_model(EslProject *project, const char *name, const char *
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
-        return db_error(db, "cannot store the model", error), 0;
+        return esl_project_db_error(db, "cannot store the model", error), 0;
     return sqlite3_last_insert_rowid(db);
 }
 
@@ -815,11 +815,11 @@ char *esl_project_model_json(EslProject *project, gint64 model_id, GError **erro
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(project->db, "SELECT json FROM models WHERE id = ?", -1, &st, NULL) !=
         SQLITE_OK)
-        return db_error(project->db, "cannot read the model", error), NULL;
+        return esl_project_db_error(project->db, "cannot read the model", error), NULL;
     sqlite3_bind_int64(st, 1, model_id);
     char *json = NULL;
     if (sqlite3_step(st) == SQLITE_ROW)
-        json = column_text(st, 0);
+        json = esl_project_column_text(st, 0);
     else
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
                     "no model %" G_GINT64_FORMAT " in the project", model_id);
@@ -887,7 +887,7 @@ gint64 esl_project_begin_run(EslProject *project, const EslRunRequest *request, 
         " nbodies, njoints, options)"
         " VALUES (?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?)";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return db_error(db, "cannot create the run", error), 0;
+        return esl_project_db_error(db, "cannot create the run", error), 0;
     int c = 1;
     if (request->model_id > 0)
         sqlite3_bind_int64(st, c, request->model_id);
@@ -916,25 +916,20 @@ gint64 esl_project_begin_run(EslProject *project, const EslRunRequest *request, 
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
-        return db_error(db, "cannot create the run", error), 0;
+        return esl_project_db_error(db, "cannot create the run", error), 0;
     return sqlite3_last_insert_rowid(db);
 }
 
-typedef struct {
-    EslRunStatus status;
-    int nbodies, njoints;
-    gint64 nsamples;
-} RunState;
-
 /* Status, sizes and sample count of a run; FALSE with error when it does not exist. */
-static gboolean run_state(EslProject *project, gint64 run_id, RunState *out, GError **error)
+static gboolean run_state(EslProject *project, gint64 run_id, EslProjectRunState *out,
+                          GError **error)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(project->db,
                            "SELECT status, nbodies, njoints, (SELECT count(*) FROM samples WHERE "
                            "run_id = runs.id) FROM runs WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK)
-        return db_error(project->db, "cannot read the run", error);
+        return esl_project_db_error(project->db, "cannot read the run", error);
     sqlite3_bind_int64(st, 1, run_id);
     gboolean found = sqlite3_step(st) == SQLITE_ROW;
     if (found) {
@@ -960,8 +955,8 @@ static gboolean run_state(EslProject *project, gint64 run_id, RunState *out, GEr
 }
 
 /* run_state of a run that must be running to take what (named in the refusal). */
-static gboolean running_run(EslProject *project, gint64 run_id, const char *what, RunState *run,
-                            GError **error)
+gboolean esl_project_running_run(EslProject *project, gint64 run_id, const char *what,
+                                 EslProjectRunState *run, GError **error)
 {
     if (!run_state(project, run_id, run, error))
         return FALSE;
@@ -983,7 +978,7 @@ static int first_non_finite(const double *values, int count)
 }
 
 /* Bind count doubles as a little-endian IEEE 754 BLOB (whatever the host), or NULL. */
-static void bind_doubles(sqlite3_stmt *st, int col, const double *values, int count,
+void esl_project_bind_doubles(sqlite3_stmt *st, int col, const double *values, int count,
                          guint64 *scratch)
 {
     if (count == 0) {
@@ -998,8 +993,8 @@ static void bind_doubles(sqlite3_stmt *st, int col, const double *values, int co
     sqlite3_bind_blob(st, col, scratch, count * (int)sizeof(guint64), SQLITE_TRANSIENT);
 }
 
-/* Read a BLOB written by bind_doubles; FALSE when its size is not count doubles. */
-static gboolean column_doubles(sqlite3_stmt *st, int col, double *out, int count)
+/* Read a BLOB written by esl_project_bind_doubles; FALSE when its size is not count doubles. */
+gboolean esl_project_column_doubles(sqlite3_stmt *st, int col, double *out, int count)
 {
     if (count == 0)
         return TRUE;
@@ -1021,8 +1016,8 @@ gboolean esl_project_append_samples(EslProject *project, gint64 run_id,
                                     const double *violations, int n, GError **error)
 {
     g_return_val_if_fail(project && (monitors || n == 0) && n >= 0, FALSE);
-    RunState run;
-    if (!running_run(project, run_id, "samples", &run, error))
+    EslProjectRunState run;
+    if (!esl_project_running_run(project, run_id, "samples", &run, error))
         return FALSE;
     if (n > 0 && ((run.nbodies > 0 && !poses) || (run.njoints > 0 && !violations))) {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
@@ -1076,9 +1071,9 @@ gboolean esl_project_append_samples(EslProject *project, gint64 run_id,
     g_string_append(sql, ")");
 
     sqlite3_stmt *st = NULL;
-    gboolean ok = exec_sql(db, "BEGIN IMMEDIATE", "cannot store samples", error);
+    gboolean ok = esl_project_exec_sql(db, "BEGIN IMMEDIATE", "cannot store samples", error);
     if (ok && sqlite3_prepare_v2(db, sql->str, -1, &st, NULL) != SQLITE_OK)
-        ok = db_error(db, "cannot store samples", error);
+        ok = esl_project_db_error(db, "cannot store samples", error);
     g_string_free(sql, TRUE);
     g_autofree guint64 *scratch = g_new(guint64, MAX(pose_count, joint_count) + 1);
     for (int i = 0; ok && i < n; i++) {
@@ -1087,21 +1082,21 @@ gboolean esl_project_append_samples(EslProject *project, gint64 run_id,
         sqlite3_bind_int64(st, 2, run.nsamples + i);
         sqlite3_bind_int(st, 3, m->newton_iterations);
         sqlite3_bind_int(st, 4, m->jacobian_evaluations);
-        bind_doubles(st, 5, pose_count ? poses + (size_t)i * pose_count : NULL, pose_count,
-                     scratch);
-        bind_doubles(st, 6, joint_count ? violations + (size_t)i * joint_count : NULL,
+        esl_project_bind_doubles(st, 5, pose_count ? poses + (size_t)i * pose_count : NULL,
+                                 pose_count, scratch);
+        esl_project_bind_doubles(st, 6, joint_count ? violations + (size_t)i * joint_count : NULL,
                      joint_count, scratch);
         for (size_t k = 0; k < N_SAMPLE_DOUBLES; k++)
             sqlite3_bind_double(st, 7 + (int)k, monitor_value(m, k));
         if (sqlite3_step(st) != SQLITE_DONE)
-            ok = db_error(db, "cannot store a sample", error);
+            ok = esl_project_db_error(db, "cannot store a sample", error);
         sqlite3_reset(st);
     }
     sqlite3_finalize(st);
     if (ok)
-        ok = exec_sql(db, "COMMIT", "cannot store samples", error);
+        ok = esl_project_exec_sql(db, "COMMIT", "cannot store samples", error);
     if (!ok)
-        rollback(db);
+        esl_project_rollback(db);
     return ok;
 }
 
@@ -1118,7 +1113,7 @@ gboolean esl_project_finish_run(EslProject *project, gint64 run_id, EslRunStatus
     if (!check_finite(wall_time, "wall time", error) ||
         !check_json_object(summary_json, "run summary", error))
         return FALSE;
-    RunState run;
+    EslProjectRunState run;
     if (!run_state(project, run_id, &run, error))
         return FALSE;
     if (run.status != ESL_RUN_RUNNING) {
@@ -1130,7 +1125,7 @@ gboolean esl_project_finish_run(EslProject *project, gint64 run_id, EslRunStatus
     sqlite3 *db = project->db;
     g_autofree char *now = now_iso8601();
     sqlite3_stmt *st = NULL;
-    gboolean ok = exec_sql(db, "BEGIN IMMEDIATE", "cannot finish the run", error);
+    gboolean ok = esl_project_exec_sql(db, "BEGIN IMMEDIATE", "cannot finish the run", error);
     if (ok && sqlite3_prepare_v2(db,
                                  "UPDATE runs SET status = ?, message = ?, finished_at = ?,"
                                  " wall_time = ? WHERE id = ?",
@@ -1142,27 +1137,27 @@ gboolean esl_project_finish_run(EslProject *project, gint64 run_id, EslRunStatus
         sqlite3_bind_double(st, 4, wall_time);
         sqlite3_bind_int64(st, 5, run_id);
         if (sqlite3_step(st) != SQLITE_DONE)
-            ok = db_error(db, "cannot finish the run", error);
+            ok = esl_project_db_error(db, "cannot finish the run", error);
         sqlite3_finalize(st);
     } else if (ok) {
-        ok = db_error(db, "cannot finish the run", error);
+        ok = esl_project_db_error(db, "cannot finish the run", error);
     }
     if (ok && summary_json) {
         if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO summaries (run_id, json) VALUES (?,?)",
                                -1, &st, NULL) != SQLITE_OK) {
-            ok = db_error(db, "cannot store the summary", error);
+            ok = esl_project_db_error(db, "cannot store the summary", error);
         } else {
             sqlite3_bind_int64(st, 1, run_id);
             sqlite3_bind_text(st, 2, summary_json, -1, SQLITE_STATIC);
             if (sqlite3_step(st) != SQLITE_DONE)
-                ok = db_error(db, "cannot store the summary", error);
+                ok = esl_project_db_error(db, "cannot store the summary", error);
             sqlite3_finalize(st);
         }
     }
     if (ok)
-        ok = exec_sql(db, "COMMIT", "cannot finish the run", error);
+        ok = esl_project_exec_sql(db, "COMMIT", "cannot finish the run", error);
     if (!ok)
-        rollback(db);
+        esl_project_rollback(db);
     return ok;
 }
 
@@ -1200,22 +1195,22 @@ static EslRunInfo *run_info_from_row(sqlite3_stmt *st)
     int c = 0;
     info->id = sqlite3_column_int64(st, c++);
     info->model_id = sqlite3_column_int64(st, c++);
-    info->model_name = column_text(st, c++);
-    info->formulation = column_text(st, c++);
+    info->model_name = esl_project_column_text(st, c++);
+    info->formulation = esl_project_column_text(st, c++);
     mbs_settings_defaults(&info->settings);
     info->settings.step = sqlite3_column_double(st, c++);
     info->settings.duration = sqlite3_column_double(st, c++);
     info->settings.assembly_tolerance = sqlite3_column_double(st, c++);
-    info->parameters_json = column_text(st, c++);
-    info->eslabon_version = column_text(st, c++);
-    info->hostname = column_text(st, c++);
-    info->started_at = column_text(st, c++);
-    info->finished_at = column_text(st, c++);
+    info->parameters_json = esl_project_column_text(st, c++);
+    info->eslabon_version = esl_project_column_text(st, c++);
+    info->hostname = esl_project_column_text(st, c++);
+    info->started_at = esl_project_column_text(st, c++);
+    info->finished_at = esl_project_column_text(st, c++);
     info->wall_time = sqlite3_column_double(st, c++);
     int status = esl_run_status_from_name((const char *)sqlite3_column_text(st, c++));
     info->status = status < 0 ? ESL_RUN_INTERRUPTED : (EslRunStatus)status;
-    info->message = column_text(st, c++);
-    info->summary_json = column_text(st, c++);
+    info->message = esl_project_column_text(st, c++);
+    info->summary_json = esl_project_column_text(st, c++);
     gint64 nbodies = sqlite3_column_int64(st, c++), njoints = sqlite3_column_int64(st, c++);
     info->nsamples = sqlite3_column_int64(st, c++);
     /* Impossible sizes: the run still lists, with none (loading it is refused, naming them). */
@@ -1250,9 +1245,9 @@ static EslRunInfo *run_info_from_row(sqlite3_stmt *st)
     } else if (k && !esl_settings_options_from_json(&info->settings, k, options, &local)) {
         g_warning("run %" G_GINT64_FORMAT ": %s", info->id, local->message);
     }
-    info->name = column_text(st, c++);
-    info->sensitivity_method = column_text(st, c++);
-    info->optimization_objective = column_text(st, c++);
+    info->name = esl_project_column_text(st, c++);
+    info->sensitivity_method = esl_project_column_text(st, c++);
+    info->optimization_objective = esl_project_column_text(st, c++);
     return info;
 }
 
@@ -1261,7 +1256,7 @@ GPtrArray *esl_project_list_runs(EslProject *project, GError **error)
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(project->db, "SELECT " RUN_COLUMNS " ORDER BY r.id", -1, &st, NULL) !=
         SQLITE_OK)
-        return db_error(project->db, "cannot list runs", error), NULL;
+        return esl_project_db_error(project->db, "cannot list runs", error), NULL;
     GPtrArray *runs = g_ptr_array_new_with_free_func((GDestroyNotify)esl_run_info_free);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
@@ -1269,7 +1264,7 @@ GPtrArray *esl_project_list_runs(EslProject *project, GError **error)
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
         g_ptr_array_unref(runs);
-        return db_error(project->db, "cannot list runs", error), NULL;
+        return esl_project_db_error(project->db, "cannot list runs", error), NULL;
     }
     return runs;
 }
@@ -1279,7 +1274,7 @@ EslRunInfo *esl_project_get_run(EslProject *project, gint64 run_id, GError **err
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(project->db, "SELECT " RUN_COLUMNS " WHERE r.id = ?", -1, &st, NULL) !=
         SQLITE_OK)
-        return db_error(project->db, "cannot read the run", error), NULL;
+        return esl_project_db_error(project->db, "cannot read the run", error), NULL;
     sqlite3_bind_int64(st, 1, run_id);
     EslRunInfo *info = NULL;
     if (sqlite3_step(st) == SQLITE_ROW)
@@ -1303,10 +1298,11 @@ void esl_run_history_free(EslRunHistory *history)
 
 EslRunHistory *esl_project_load_run(EslProject *project, gint64 run_id, GError **error)
 {
-    RunState run;
+    EslProjectRunState run;
     if (!run_state(project, run_id, &run, error))
         return NULL;
-    GString *sql = g_string_new("SELECT newton_iterations, jacobian_evaluations, poses, violations");
+    GString *sql =
+        g_string_new("SELECT newton_iterations, jacobian_evaluations, poses, violations");
     for (size_t k = 0; k < N_SAMPLE_DOUBLES; k++)
         g_string_append_printf(sql, ", %s", sample_doubles[k].column);
     g_string_append(sql, " FROM samples WHERE run_id = ? ORDER BY seq");
@@ -1314,7 +1310,7 @@ EslRunHistory *esl_project_load_run(EslProject *project, gint64 run_id, GError *
     int rc = sqlite3_prepare_v2(project->db, sql->str, -1, &st, NULL);
     g_string_free(sql, TRUE);
     if (rc != SQLITE_OK)
-        return db_error(project->db, "cannot read the run's samples", error), NULL;
+        return esl_project_db_error(project->db, "cannot read the run's samples", error), NULL;
     sqlite3_bind_int64(st, 1, run_id);
 
     g_autoptr(EslRunHistory) h = g_new0(EslRunHistory, 1);
@@ -1361,11 +1357,11 @@ EslRunHistory *esl_project_load_run(EslProject *project, gint64 run_id, GError *
         m->jacobian_evaluations = sqlite3_column_int(st, 1);
         for (size_t k = 0; k < N_SAMPLE_DOUBLES; k++)
             *monitor_field(m, k) = sqlite3_column_double(st, 4 + (int)k);
-        if (!column_doubles(st, 2, h->poses ? h->poses + (gsize)h->n * pose_count : NULL,
-                            pose_count) ||
-            !column_doubles(st, 3,
-                            h->violations ? h->violations + (gsize)h->n * run.njoints : NULL,
-                            run.njoints)) {
+        if (!esl_project_column_doubles(
+                st, 2, h->poses ? h->poses + (gsize)h->n * pose_count : NULL, pose_count) ||
+            !esl_project_column_doubles(
+                st, 3, h->violations ? h->violations + (gsize)h->n * run.njoints : NULL,
+                run.njoints)) {
             g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
                         "sample %d of run %" G_GINT64_FORMAT " has poses or violations of the "
                         "wrong size",
@@ -1377,32 +1373,32 @@ EslRunHistory *esl_project_load_run(EslProject *project, gint64 run_id, GError *
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-        return db_error(project->db, "cannot read the run's samples", error), NULL;
+        return esl_project_db_error(project->db, "cannot read the run's samples", error), NULL;
     return g_steal_pointer(&h);
 }
 
 /* The rows a run already has in a table (count_sql: "SELECT count(*) ... WHERE run_id = ?"),
  * the next sequence number of what is appended. */
-static gboolean rows_of_run(sqlite3 *db, const char *count_sql, gint64 run_id, gint64 *count,
+gboolean esl_project_rows_of_run(sqlite3 *db, const char *count_sql, gint64 run_id, gint64 *count,
                             const char *what, GError **error)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, count_sql, -1, &st, NULL) != SQLITE_OK)
-        return db_error(db, what, error);
+        return esl_project_db_error(db, what, error);
     sqlite3_bind_int64(st, 1, run_id);
     gboolean ok = sqlite3_step(st) == SQLITE_ROW;
     if (ok)
         *count = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
-    return ok || db_error(db, what, error);
+    return ok || esl_project_db_error(db, what, error);
 }
 
 gboolean esl_project_append_internal_steps(EslProject *project, gint64 run_id,
                                            const EslInternalStep *steps, int n, GError **error)
 {
     g_return_val_if_fail(project && (steps || n == 0) && n >= 0, FALSE);
-    RunState run;
-    if (!running_run(project, run_id, "internal steps", &run, error))
+    EslProjectRunState run;
+    if (!esl_project_running_run(project, run_id, "internal steps", &run, error))
         return FALSE;
     for (int i = 0; i < n; i++)
         if (!check_finite(steps[i].time, "internal step time", error) ||
@@ -1411,13 +1407,13 @@ gboolean esl_project_append_internal_steps(EslProject *project, gint64 run_id,
     sqlite3 *db = project->db;
     sqlite3_stmt *st = NULL;
     gint64 seq = 0;
-    gboolean ok = exec_sql(db, "BEGIN IMMEDIATE", "cannot store internal steps", error);
-    ok = ok && rows_of_run(db, "SELECT count(*) FROM internal_steps WHERE run_id = ?", run_id,
-                           &seq, "cannot store internal steps", error);
+    gboolean ok = esl_project_exec_sql(db, "BEGIN IMMEDIATE", "cannot store internal steps", error);
+    ok = ok && esl_project_rows_of_run(db, "SELECT count(*) FROM internal_steps WHERE run_id = ?",
+                                       run_id, &seq, "cannot store internal steps", error);
     if (ok && sqlite3_prepare_v2(db, "INSERT INTO internal_steps (run_id, seq, time, size, "
                                      "step_order) VALUES (?,?,?,?,?)",
                                  -1, &st, NULL) != SQLITE_OK)
-        ok = db_error(db, "cannot store internal steps", error);
+        ok = esl_project_db_error(db, "cannot store internal steps", error);
     for (int i = 0; ok && i < n; i++) {
         sqlite3_bind_int64(st, 1, run_id);
         sqlite3_bind_int64(st, 2, seq + i);
@@ -1425,27 +1421,28 @@ gboolean esl_project_append_internal_steps(EslProject *project, gint64 run_id,
         sqlite3_bind_double(st, 4, steps[i].size);
         sqlite3_bind_int(st, 5, steps[i].order);
         if (sqlite3_step(st) != SQLITE_DONE)
-            ok = db_error(db, "cannot store internal steps", error);
+            ok = esl_project_db_error(db, "cannot store internal steps", error);
         sqlite3_reset(st);
     }
     sqlite3_finalize(st);
     if (ok)
-        ok = exec_sql(db, "COMMIT", "cannot store internal steps", error);
+        ok = esl_project_exec_sql(db, "COMMIT", "cannot store internal steps", error);
     if (!ok)
-        rollback(db);
+        esl_project_rollback(db);
     return ok;
 }
 
 GArray *esl_project_load_internal_steps(EslProject *project, gint64 run_id, GError **error)
 {
-    RunState run;
+    EslProjectRunState run;
     if (!run_state(project, run_id, &run, error))
         return NULL;
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(project->db, "SELECT time, size, step_order FROM internal_steps "
                                         "WHERE run_id = ? ORDER BY seq",
                            -1, &st, NULL) != SQLITE_OK)
-        return db_error(project->db, "cannot read the run's internal steps", error), NULL;
+        return esl_project_db_error(project->db, "cannot read the run's internal steps", error),
+               NULL;
     sqlite3_bind_int64(st, 1, run_id);
     GArray *steps = g_array_new(FALSE, FALSE, sizeof(EslInternalStep));
     int rc;
@@ -1457,7 +1454,8 @@ GArray *esl_project_load_internal_steps(EslProject *project, gint64 run_id, GErr
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
         g_array_unref(steps);
-        return db_error(project->db, "cannot read the run's internal steps", error), NULL;
+        return esl_project_db_error(project->db, "cannot read the run's internal steps", error),
+               NULL;
     }
     return steps;
 }
@@ -1467,12 +1465,12 @@ gboolean esl_project_delete_run(EslProject *project, gint64 run_id, GError **err
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(project->db, "DELETE FROM runs WHERE id = ?", -1, &st, NULL) !=
         SQLITE_OK)
-        return db_error(project->db, "cannot delete the run", error);
+        return esl_project_db_error(project->db, "cannot delete the run", error);
     sqlite3_bind_int64(st, 1, run_id);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
-        return db_error(project->db, "cannot delete the run", error);
+        return esl_project_db_error(project->db, "cannot delete the run", error);
     if (sqlite3_changes(project->db) == 0) {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
                     "no run %" G_GINT64_FORMAT " in the project", run_id);
@@ -1488,7 +1486,7 @@ gboolean esl_project_rename_run(EslProject *project, gint64 run_id, const char *
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(project->db, "UPDATE runs SET name = ? WHERE id = ?", -1, &st,
                            NULL) != SQLITE_OK)
-        return db_error(project->db, "cannot rename the run", error);
+        return esl_project_db_error(project->db, "cannot rename the run", error);
     if (stripped && *stripped)
         sqlite3_bind_text(st, 1, stripped, -1, SQLITE_TRANSIENT);
     else
@@ -1497,7 +1495,7 @@ gboolean esl_project_rename_run(EslProject *project, gint64 run_id, const char *
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
-        return db_error(project->db, "cannot rename the run", error);
+        return esl_project_db_error(project->db, "cannot rename the run", error);
     if (sqlite3_changes(project->db) == 0) {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
                     "no run %" G_GINT64_FORMAT " in the project", run_id);
@@ -1521,7 +1519,7 @@ gint64 esl_project_disk_size(EslProject *project)
 
 gboolean esl_project_compact(EslProject *project, GError **error)
 {
-    return exec_sql(project->db, "PRAGMA wal_checkpoint(TRUNCATE); VACUUM;"
+    return esl_project_exec_sql(project->db, "PRAGMA wal_checkpoint(TRUNCATE); VACUUM;"
                                  "PRAGMA wal_checkpoint(TRUNCATE);",
                     "cannot compact the project", error);
 }
@@ -1545,40 +1543,17 @@ gboolean esl_project_save_copy(EslProject *project, const char *path, GError **e
     gboolean ok = backup && sqlite3_backup_step(backup, -1) == SQLITE_DONE;
     sqlite3_backup_finish(backup);
     if (!ok)
-        db_error(dest, "cannot copy the project", error);
+        esl_project_db_error(dest, "cannot copy the project", error);
     else
-        ok = exec_sql(dest, "PRAGMA journal_mode = WAL", "cannot configure the copy", error);
+        ok = esl_project_exec_sql(dest, "PRAGMA journal_mode = WAL", "cannot configure the copy",
+                                  error);
     sqlite3_close(dest);
     return ok;
 }
 
-/* ---- sensitivity runs ------------------------------------------------------------------------ */
+/* ---- shared with esl-project-sensitivity.c and esl-project-optimization.c ----------------- */
 
-/* Objectives and parameters per sensitivity run: far above any model, small enough that
- * nobjectives x nparameters doubles fit a BLOB. */
-#define MAX_SENSITIVITY_NAMES (1 << 16)
-
-void esl_sensitivity_run_free(EslSensitivityRun *run)
-{
-    if (!run)
-        return;
-    g_free(run->method);
-    g_free(run->method_options);
-    g_strfreev(run->points);
-    g_free(run->history_points);
-    g_strfreev(run->objectives);
-    g_strfreev(run->parameters);
-    g_free(run->parameter_values);
-    g_free(run->psi);
-    g_free(run->gradient);
-    g_free(run->times);
-    g_free(run->history_psi);
-    g_free(run->history_gradient);
-    g_free(run->history_state);
-    g_free(run);
-}
-
-static char *names_json(const char *const *names, int count)
+char *esl_project_names_json(const char *const *names, int count)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
     json_builder_begin_array(b);
@@ -1590,7 +1565,7 @@ static char *names_json(const char *const *names, int count)
 }
 
 /* A stored JSON array of count strings (count < 0: any number), or NULL. */
-static GStrv names_from_json(const char *text, int count)
+GStrv esl_project_names_from_json(const char *text, int count)
 {
     if (!text || !json_nesting_ok(text))
         return NULL;
@@ -1616,7 +1591,7 @@ static GStrv names_from_json(const char *text, int count)
 }
 
 /* TRUE when text is a JSON object (nested no deeper than the readers accept). */
-static gboolean is_json_object(const char *text)
+gboolean esl_project_is_json_object(const char *text)
 {
     if (!text || !json_nesting_ok(text))
         return FALSE;
@@ -1626,7 +1601,7 @@ static gboolean is_json_object(const char *text)
 }
 
 /* Refuse (naming the field) the first non-finite number of values. */
-static gboolean check_all_finite(const double *values, int count, const char *field,
+gboolean esl_project_check_all_finite(const double *values, int count, const char *field,
                                  GError **error)
 {
     int bad = first_non_finite(values, count);
@@ -1638,292 +1613,28 @@ static gboolean check_all_finite(const double *values, int count, const char *fi
     return TRUE;
 }
 
-/* The run is running and a sensitivity run; its sizes in *nobjectives, *nparameters. */
-static gboolean sensitivity_sizes(EslProject *project, gint64 run_id, const char *what,
-                                  int *nobjectives, int *nparameters, GError **error)
-{
-    RunState run;
-    if (!running_run(project, run_id, what, &run, error))
-        return FALSE;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(project->db,
-                           "SELECT nobjectives, nparameters FROM sensitivities WHERE run_id = ?",
-                           -1, &st, NULL) != SQLITE_OK)
-        return db_error(project->db, "cannot read the sensitivity run", error);
-    sqlite3_bind_int64(st, 1, run_id);
-    gboolean found = sqlite3_step(st) == SQLITE_ROW;
-    gint64 no = found ? sqlite3_column_int64(st, 0) : 0, np = found ? sqlite3_column_int64(st, 1) : 0;
-    sqlite3_finalize(st);
-    if (!found || no < 1 || np < 1 || no > MAX_SENSITIVITY_NAMES || np > MAX_SENSITIVITY_NAMES) {
-        g_set_error(error, ESL_PROJECT_ERROR, found ? ESL_PROJECT_ERROR_CORRUPT :
-                                                      ESL_PROJECT_ERROR_INVALID,
-                    "run %" G_GINT64_FORMAT " %s: %s refused", run_id,
-                    found ? "stores sensitivity sizes out of range" : "is not a sensitivity run",
-                    what);
-        return FALSE;
-    }
-    *nobjectives = (int)no;
-    *nparameters = (int)np;
-    return TRUE;
-}
-
 /* Run a prepared write statement once and finalize it. */
-static gboolean step_and_finalize(sqlite3 *db, sqlite3_stmt *st, const char *what,
+gboolean esl_project_step_and_finalize(sqlite3 *db, sqlite3_stmt *st, const char *what,
                                   GError **error)
 {
-    gboolean ok = sqlite3_step(st) == SQLITE_DONE || db_error(db, what, error);
+    gboolean ok = sqlite3_step(st) == SQLITE_DONE || esl_project_db_error(db, what, error);
     sqlite3_finalize(st);
     return ok;
-}
-
-gboolean esl_project_begin_sensitivity(EslProject *project, gint64 run_id,
-                                       const EslSensitivityRequest *r, GError **error)
-{
-    g_return_val_if_fail(project && r && r->method, FALSE);
-    if (r->nobjectives < 1 || r->nparameters < 1 || r->nobjectives > MAX_SENSITIVITY_NAMES ||
-        r->nparameters > MAX_SENSITIVITY_NAMES || !r->objectives || !r->parameters ||
-        !r->parameter_values) {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    _("a sensitivity run needs 1 to %d objectives and parameters (%d and %d given)"),
-                    MAX_SENSITIVITY_NAMES, r->nobjectives, r->nparameters);
-        return FALSE;
-    }
-    if (!check_all_finite(r->parameter_values, r->nparameters, "the parameter values", error))
-        return FALSE;
-    if (r->npoints < 0 || r->npoints > ESL_PROJECT_MAX_STATE_SENSITIVITIES / 3 ||
-        (r->npoints > 0 && !r->points)) {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "a sensitivity run stores 0 to %d points (%d given)",
-                    ESL_PROJECT_MAX_STATE_SENSITIVITIES / 3, r->npoints);
-        return FALSE;
-    }
-    if (r->method_options && !is_json_object(r->method_options)) {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "the %s method's options are not a JSON object", r->method);
-        return FALSE;
-    }
-    RunState run;
-    if (!running_run(project, run_id, "a sensitivity record", &run, error))
-        return FALSE;
-    g_autofree char *objectives = names_json(r->objectives, r->nobjectives);
-    g_autofree char *parameters = names_json(r->parameters, r->nparameters);
-    g_autofree char *points = r->npoints > 0 ? names_json(r->points, r->npoints) : NULL;
-    g_autofree guint64 *scratch = g_new(guint64, r->nparameters);
-    /* One statement: its own transaction. */
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(project->db,
-                           "INSERT INTO sensitivities (run_id, method, nobjectives, nparameters,"
-                           " objectives, parameters, parameter_values, method_options, points)"
-                           " VALUES (?,?,?,?,?,?,?,?,?)",
-                           -1, &st, NULL) != SQLITE_OK)
-        return db_error(project->db, "cannot store the sensitivity run", error);
-    sqlite3_bind_int64(st, 1, run_id);
-    sqlite3_bind_text(st, 2, r->method, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 3, r->nobjectives);
-    sqlite3_bind_int(st, 4, r->nparameters);
-    sqlite3_bind_text(st, 5, objectives, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 6, parameters, -1, SQLITE_STATIC);
-    bind_doubles(st, 7, r->parameter_values, r->nparameters, scratch);
-    if (r->method_options)
-        sqlite3_bind_text(st, 8, r->method_options, -1, SQLITE_STATIC);
-    else
-        sqlite3_bind_null(st, 8);
-    if (points)
-        sqlite3_bind_text(st, 9, points, -1, SQLITE_STATIC);
-    else
-        sqlite3_bind_null(st, 9);
-    return step_and_finalize(project->db, st, "cannot store the sensitivity run", error);
-}
-
-gboolean esl_project_append_sensitivity_history(EslProject *project, gint64 run_id,
-                                                const double *times, const double *psi,
-                                                const double *gradient, int n, GError **error)
-{
-    return esl_project_append_sensitivity_rows(project, run_id, times, psi, gradient, NULL, 0,
-                                               NULL, n, error);
-}
-
-/* How many points a sensitivity run stores (its points column; 0 when none or unreadable); -1
- * with error. */
-static int stored_points(EslProject *project, gint64 run_id, GError **error)
-{
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(project->db, "SELECT points FROM sensitivities WHERE run_id = ?", -1,
-                           &st, NULL) != SQLITE_OK)
-        return db_error(project->db, "cannot read the sensitivity run", error), -1;
-    sqlite3_bind_int64(st, 1, run_id);
-    g_auto(GStrv) names = sqlite3_step(st) == SQLITE_ROW
-                              ? names_from_json((const char *)sqlite3_column_text(st, 0), -1)
-                              : NULL;
-    sqlite3_finalize(st);
-    return names ? (int)g_strv_length(names) : 0;
-}
-
-gboolean esl_project_append_sensitivity_rows(EslProject *project, gint64 run_id,
-                                             const double *times, const double *psi,
-                                             const double *gradient, const double *state,
-                                             int nstate, const double *points, int n,
-                                             GError **error)
-{
-    g_return_val_if_fail(project && n >= 0 && (n == 0 || (times && psi && gradient)), FALSE);
-    g_return_val_if_fail(nstate >= 0 && (nstate == 0 || state), FALSE);
-    int no, np;
-    if (!sensitivity_sizes(project, run_id, "sensitivity history", &no, &np, error))
-        return FALSE;
-    int ng = no * np;
-    gsize ns = (gsize)nstate * np;
-    int npoints = points ? stored_points(project, run_id, error) : 0;
-    if (npoints < 0)
-        return FALSE;
-    if (points && npoints == 0) {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "sensitivity run %" G_GINT64_FORMAT " stores no points", run_id);
-        return FALSE;
-    }
-    gsize nr = (gsize)3 * npoints * np;
-    if (nstate > ESL_PROJECT_MAX_STATE_SENSITIVITIES) {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    _("sensitivity history: %d coordinates, at most %d are stored"), nstate,
-                    ESL_PROJECT_MAX_STATE_SENSITIVITIES);
-        return FALSE;
-    }
-    /* Validate everything before writing anything. */
-    for (int i = 0; i < n; i++) {
-        g_autofree char *field = g_strdup_printf(_("sensitivity history row %d (t = %g s)"), i,
-                                                 times[i]);
-        if (!check_all_finite(&times[i], 1, field, error) ||
-            !check_all_finite(psi + (gsize)i * no, no, field, error) ||
-            !check_all_finite(gradient + (gsize)i * ng, ng, field, error) ||
-            (ns && !check_all_finite(state + i * ns, (int)ns, field, error)) ||
-            (nr && !check_all_finite(points + i * nr, (int)nr, field, error)))
-            return FALSE;
-    }
-    sqlite3 *db = project->db;
-    sqlite3_stmt *st = NULL;
-    gint64 seq = 0;
-    gboolean ok = exec_sql(db, "BEGIN IMMEDIATE", "cannot store sensitivity history", error);
-    ok = ok && rows_of_run(db, "SELECT count(*) FROM sensitivity_history WHERE run_id = ?",
-                           run_id, &seq, "cannot store sensitivity history", error);
-    if (ok && sqlite3_prepare_v2(db, "INSERT INTO sensitivity_history (run_id, seq, time, psi,"
-                                     " gradient, state_sensitivity, point_sensitivity)"
-                                     " VALUES (?,?,?,?,?,?,?)",
-                                 -1, &st, NULL) != SQLITE_OK)
-        ok = db_error(db, "cannot store sensitivity history", error);
-    g_autofree guint64 *scratch_psi = g_new(guint64, no);
-    g_autofree guint64 *scratch_gradient = g_new(guint64, ng);
-    g_autofree guint64 *scratch_state = g_new(guint64, MAX(ns, 1));
-    g_autofree guint64 *scratch_points = g_new(guint64, MAX(nr, 1));
-    for (int i = 0; ok && i < n; i++) {
-        sqlite3_bind_int64(st, 1, run_id);
-        sqlite3_bind_int64(st, 2, seq + i);
-        sqlite3_bind_double(st, 3, times[i]);
-        bind_doubles(st, 4, psi + (gsize)i * no, no, scratch_psi);
-        bind_doubles(st, 5, gradient + (gsize)i * ng, ng, scratch_gradient);
-        if (ns)
-            bind_doubles(st, 6, state + i * ns, (int)ns, scratch_state);
-        else
-            sqlite3_bind_null(st, 6);
-        if (nr)
-            bind_doubles(st, 7, points + i * nr, (int)nr, scratch_points);
-        else
-            sqlite3_bind_null(st, 7);
-        if (sqlite3_step(st) != SQLITE_DONE)
-            ok = db_error(db, "cannot store sensitivity history", error);
-        sqlite3_reset(st);
-    }
-    sqlite3_finalize(st);
-    if (ok)
-        ok = exec_sql(db, "COMMIT", "cannot store sensitivity history", error);
-    if (!ok)
-        rollback(db);
-    return ok;
-}
-
-gboolean esl_project_set_sensitivity_result(EslProject *project, gint64 run_id,
-                                            const double *psi, const double *gradient,
-                                            GError **error)
-{
-    g_return_val_if_fail(project && psi && gradient, FALSE);
-    int no, np;
-    if (!sensitivity_sizes(project, run_id, "sensitivity result", &no, &np, error) ||
-        !check_all_finite(psi, no, "psi", error) ||
-        !check_all_finite(gradient, no * np, "the gradient", error))
-        return FALSE;
-    g_autofree guint64 *scratch_psi = g_new(guint64, no);
-    g_autofree guint64 *scratch_gradient = g_new(guint64, no * np);
-    sqlite3_stmt *st = NULL; /* one statement: its own transaction */
-    if (sqlite3_prepare_v2(project->db,
-                           "UPDATE sensitivities SET psi = ?, gradient = ? WHERE run_id = ?", -1,
-                           &st, NULL) != SQLITE_OK)
-        return db_error(project->db, "cannot store the gradient", error);
-    bind_doubles(st, 1, psi, no, scratch_psi);
-    bind_doubles(st, 2, gradient, no * np, scratch_gradient);
-    sqlite3_bind_int64(st, 3, run_id);
-    return step_and_finalize(project->db, st, "cannot store the gradient", error);
-}
-
-gboolean esl_project_run_is_sensitivity(EslProject *project, gint64 run_id)
-{
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(project->db, "SELECT 1 FROM sensitivities WHERE run_id = ?", -1, &st,
-                           NULL) != SQLITE_OK)
-        return FALSE;
-    sqlite3_bind_int64(st, 1, run_id);
-    gboolean found = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return found;
-}
-
-static EslSensitivityRun *sensitivity_corrupt(EslSensitivityRun *run, gint64 run_id,
-                                              const char *what, GError **error)
-{
-    g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
-                "sensitivity run %" G_GINT64_FORMAT " is corrupt: %s", run_id, what);
-    esl_sensitivity_run_free(run);
-    return NULL;
-}
-
-/* A per-row BLOB of count x nparameters doubles (column col of row r->n) into *values: the
- * first row that has one sets *count and allocates for every row; FALSE when a BLOB is not a
- * whole number of count's, differs from the first, or the whole would not fit the file. The
- * coordinates' d q / d rho and the points' d r / d rho are read so. */
-static gboolean blob_row(sqlite3_stmt *st, int col, EslSensitivityRun *r, int *count,
-                         double **values, int *with, gint64 rows, gint64 file_bytes)
-{
-    if (sqlite3_column_type(st, col) == SQLITE_NULL)
-        return TRUE;
-    gint64 bytes = sqlite3_column_bytes(st, col), per_count = 8 * (gint64)r->nparameters;
-    if (bytes <= 0 || bytes % per_count)
-        return FALSE;
-    gint64 n = bytes / per_count;
-    if (!*count) {
-        if (n > ESL_PROJECT_MAX_STATE_SENSITIVITIES || rows * bytes > file_bytes)
-            return FALSE; /* a row count the file cannot hold would allocate for nothing */
-        *count = (int)n;
-        *values = g_new0(double, (gsize)rows * n * r->nparameters);
-    }
-    if (n != *count)
-        return FALSE;
-    gsize per_row = (gsize)*count * r->nparameters;
-    if (!column_doubles(st, col, *values + (gsize)r->n * per_row, (int)per_row))
-        return FALSE;
-    (*with)++;
-    return TRUE;
 }
 
 /* The row sql (its ?1 the run) reads of a run of a kind (its own table; "a sensitivity run"),
  * as a statement stepped onto it; NULL with error when there is no such run or it is not of
  * the kind. */
-static sqlite3_stmt *record_of_run(EslProject *project, gint64 run_id, const char *sql,
+sqlite3_stmt *esl_project_record_of_run(EslProject *project, gint64 run_id, const char *sql,
                                    const char *kind, GError **error)
 {
-    RunState state;
+    EslProjectRunState state;
     if (!run_state(project, run_id, &state, error))
         return NULL;
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(project->db, sql, -1, &st, NULL) != SQLITE_OK) {
         g_autofree char *what = g_strdup_printf("cannot read %s", kind);
-        return db_error(project->db, what, error), NULL;
+        return esl_project_db_error(project->db, what, error), NULL;
     }
     sqlite3_bind_int64(st, 1, run_id);
     if (sqlite3_step(st) == SQLITE_ROW)
@@ -1932,375 +1643,4 @@ static sqlite3_stmt *record_of_run(EslProject *project, gint64 run_id, const cha
     g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
                 "run %" G_GINT64_FORMAT " is not %s", run_id, kind);
     return NULL;
-}
-
-EslSensitivityRun *esl_project_load_sensitivity(EslProject *project, gint64 run_id,
-                                                GError **error)
-{
-    sqlite3 *db = project->db;
-    sqlite3_stmt *st = record_of_run(
-        project, run_id,
-        "SELECT method, nobjectives, nparameters, objectives, parameters, parameter_values, psi,"
-        " gradient, (SELECT count(*) FROM sensitivity_history WHERE run_id = ?1),"
-        " method_options, points FROM sensitivities WHERE run_id = ?1",
-        "a sensitivity run", error);
-    if (!st)
-        return NULL;
-    EslSensitivityRun *r = g_new0(EslSensitivityRun, 1);
-    r->method = column_text(st, 0);
-    r->method_options = column_text(st, 9);
-    gint64 no = sqlite3_column_int64(st, 1), np = sqlite3_column_int64(st, 2);
-    gint64 rows = sqlite3_column_int64(st, 8);
-    if (no < 1 || np < 1 || no > MAX_SENSITIVITY_NAMES || np > MAX_SENSITIVITY_NAMES ||
-        no * np > G_MAXINT / 8) {
-        sqlite3_finalize(st);
-        return sensitivity_corrupt(r, run_id, "objective or parameter count out of range", error);
-    }
-    const char *points = (const char *)sqlite3_column_text(st, 10);
-    r->points = points ? names_from_json(points, -1) : NULL;
-    gint64 npoints = r->points ? g_strv_length(r->points) : 0;
-    if (points && (npoints < 1 || npoints > ESL_PROJECT_MAX_STATE_SENSITIVITIES / 3)) {
-        sqlite3_finalize(st);
-        return sensitivity_corrupt(r, run_id, "its points are not a list of names", error);
-    }
-    r->npoints = (int)npoints;
-    if (r->method_options && !is_json_object(r->method_options)) {
-        sqlite3_finalize(st);
-        return sensitivity_corrupt(r, run_id, "the method's options are not a JSON object",
-                                   error);
-    }
-    r->nobjectives = (int)no;
-    r->nparameters = (int)np;
-    int ng = r->nobjectives * r->nparameters;
-    /* Each history row's BLOBs are checked below; the total must fit what the file holds. */
-    gint64 file_bytes = esl_project_disk_size(project);
-    if (rows < 0 || rows > G_MAXINT || (gint64)rows * (1 + no + ng) * 8 > file_bytes) {
-        sqlite3_finalize(st);
-        return sensitivity_corrupt(r, run_id, "more history than the file holds", error);
-    }
-    r->objectives = names_from_json((const char *)sqlite3_column_text(st, 3), r->nobjectives);
-    r->parameters = names_from_json((const char *)sqlite3_column_text(st, 4), r->nparameters);
-    r->parameter_values = g_new(double, r->nparameters);
-    gboolean ok = r->objectives && r->parameters &&
-                  column_doubles(st, 5, r->parameter_values, r->nparameters);
-    if (ok && sqlite3_column_type(st, 6) != SQLITE_NULL) {
-        r->psi = g_new(double, r->nobjectives);
-        r->gradient = g_new(double, ng);
-        ok = column_doubles(st, 6, r->psi, r->nobjectives) &&
-             column_doubles(st, 7, r->gradient, ng);
-    }
-    sqlite3_finalize(st);
-    if (!ok)
-        return sensitivity_corrupt(r, run_id, "names, values, psi or gradient of the wrong size",
-                                   error);
-    r->times = g_new(double, rows);
-    r->history_psi = g_new(double, (gsize)rows * no);
-    r->history_gradient = g_new(double, (gsize)rows * ng);
-    if (sqlite3_prepare_v2(db, "SELECT time, psi, gradient, state_sensitivity, point_sensitivity"
-                               " FROM sensitivity_history WHERE run_id = ? ORDER BY seq",
-                           -1, &st, NULL) != SQLITE_OK) {
-        esl_sensitivity_run_free(r);
-        return db_error(db, "cannot read the sensitivity history", error), NULL;
-    }
-    sqlite3_bind_int64(st, 1, run_id);
-    int rc, point_outputs = 0, point_rows = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && r->n < rows) {
-        r->times[r->n] = sqlite3_column_double(st, 0);
-        if (!column_doubles(st, 1, r->history_psi + (gsize)r->n * no, r->nobjectives) ||
-            !column_doubles(st, 2, r->history_gradient + (gsize)r->n * ng, ng) ||
-            !blob_row(st, 3, r, &r->nstate, &r->history_state, &r->state_rows, rows,
-                      file_bytes) ||
-            !blob_row(st, 4, r, &point_outputs, &r->history_points, &point_rows, rows,
-                      file_bytes) ||
-            (point_outputs && point_outputs != 3 * r->npoints)) {
-            sqlite3_finalize(st);
-            g_autofree char *what = g_strdup_printf(_("history row %d has the wrong size"), r->n);
-            return sensitivity_corrupt(r, run_id, what, error);
-        }
-        r->n++;
-    }
-    if (r->nstate && r->state_rows < r->n) { /* some rows without: none is replayed */
-        g_clear_pointer(&r->history_state, g_free);
-        r->nstate = 0;
-    }
-    if (point_rows < r->n) /* likewise */
-        g_clear_pointer(&r->history_points, g_free);
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-        esl_sensitivity_run_free(r);
-        return db_error(db, "cannot read the sensitivity history", error), NULL;
-    }
-    return r;
-}
-
-/* ---- optimisation runs ----------------------------------------------------------------------- */
-
-void esl_optimization_run_free(EslOptimizationRun *run)
-{
-    if (!run)
-        return;
-    g_free(run->objective);
-    g_free(run->method);
-    g_free(run->method_options);
-    g_free(run->algorithm);
-    g_strfreev(run->parameters);
-    g_free(run->lower);
-    g_free(run->upper);
-    g_free(run->start);
-    g_free(run->result);
-    g_free(run->x);
-    g_free(run->gradient);
-    g_free(run->history_psi);
-    g_free(run->history_gradient);
-    g_free(run->history_x);
-    g_free(run);
-}
-
-/* The run is running and an optimisation; its parameter count in *nparameters. */
-static gboolean optimization_size(EslProject *project, gint64 run_id, const char *what,
-                                  int *nparameters, GError **error)
-{
-    RunState run;
-    if (!running_run(project, run_id, what, &run, error))
-        return FALSE;
-    gint64 np = 0;
-    gboolean found = rows_of_run(project->db,
-                                 "SELECT nparameters FROM optimizations WHERE run_id = ?",
-                                 run_id, &np, "cannot read the optimisation", NULL);
-    if (!found || np < 1 || np > MAX_SENSITIVITY_NAMES) {
-        g_set_error(error, ESL_PROJECT_ERROR,
-                    found ? ESL_PROJECT_ERROR_CORRUPT : ESL_PROJECT_ERROR_INVALID,
-                    "run %" G_GINT64_FORMAT " %s: %s refused", run_id,
-                    found ? "stores a parameter count out of range" : "is not an optimisation",
-                    what);
-        return FALSE;
-    }
-    *nparameters = (int)np;
-    return TRUE;
-}
-
-gboolean esl_project_begin_optimization(EslProject *project, gint64 run_id,
-                                        const EslOptimizationRequest *r, GError **error)
-{
-    g_return_val_if_fail(project && r && r->objective && r->method && r->algorithm, FALSE);
-    int np = r->nparameters;
-    if (np < 1 || np > MAX_SENSITIVITY_NAMES || !r->parameters || !r->lower || !r->upper ||
-        !r->start) {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "an optimisation needs 1 to %d parameters with bounds and a start (%d given)",
-                    MAX_SENSITIVITY_NAMES, np);
-        return FALSE;
-    }
-    if (!check_all_finite(r->lower, np, "the lower bounds", error) ||
-        !check_all_finite(r->upper, np, "the upper bounds", error) ||
-        !check_all_finite(r->start, np, "the start", error) ||
-        !check_all_finite(&r->xtol, 1, "xtol", error))
-        return FALSE;
-    if (r->method_options && !is_json_object(r->method_options)) {
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
-                    "the %s method's options are not a JSON object", r->method);
-        return FALSE;
-    }
-    RunState run;
-    if (!running_run(project, run_id, "an optimisation record", &run, error))
-        return FALSE;
-    g_autofree char *parameters = names_json(r->parameters, np);
-    g_autofree guint64 *scratch = g_new(guint64, 3 * (gsize)np);
-    sqlite3_stmt *st = NULL; /* one statement: its own transaction */
-    if (sqlite3_prepare_v2(project->db,
-                           "INSERT INTO optimizations (run_id, objective, method, method_options,"
-                           " algorithm, max_evaluations, xtol, nparameters, parameters, lower,"
-                           " upper, start) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                           -1, &st, NULL) != SQLITE_OK)
-        return db_error(project->db, "cannot store the optimisation", error);
-    sqlite3_bind_int64(st, 1, run_id);
-    sqlite3_bind_text(st, 2, r->objective, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, r->method, -1, SQLITE_STATIC);
-    if (r->method_options)
-        sqlite3_bind_text(st, 4, r->method_options, -1, SQLITE_STATIC);
-    else
-        sqlite3_bind_null(st, 4);
-    sqlite3_bind_text(st, 5, r->algorithm, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 6, r->max_evaluations);
-    sqlite3_bind_double(st, 7, r->xtol);
-    sqlite3_bind_int(st, 8, np);
-    sqlite3_bind_text(st, 9, parameters, -1, SQLITE_STATIC);
-    bind_doubles(st, 10, r->lower, np, scratch);
-    bind_doubles(st, 11, r->upper, np, scratch + np);
-    bind_doubles(st, 12, r->start, np, scratch + 2 * np);
-    return step_and_finalize(project->db, st, "cannot store the optimisation", error);
-}
-
-gboolean esl_project_append_optimization_evaluation(EslProject *project, gint64 run_id,
-                                                    double psi, const double *gradient,
-                                                    const double *x, GError **error)
-{
-    g_return_val_if_fail(project && gradient && x, FALSE);
-    int np;
-    if (!optimization_size(project, run_id, "an evaluation", &np, error) ||
-        !check_all_finite(&psi, 1, "psi", error) ||
-        !check_all_finite(gradient, np, "the gradient", error) ||
-        !check_all_finite(x, np, "the parameters", error))
-        return FALSE;
-    sqlite3 *db = project->db;
-    sqlite3_stmt *st = NULL;
-    gint64 seq = 0;
-    g_autofree guint64 *scratch = g_new(guint64, 2 * (gsize)np);
-    gboolean ok = exec_sql(db, "BEGIN IMMEDIATE", "cannot store the evaluation", error) &&
-                  rows_of_run(db, "SELECT count(*) FROM optimization_evaluations WHERE run_id = ?",
-                              run_id, &seq, "cannot store the evaluation", error);
-    if (ok && sqlite3_prepare_v2(db, "INSERT INTO optimization_evaluations (run_id, seq, psi,"
-                                     " gradient, x) VALUES (?,?,?,?,?)",
-                                 -1, &st, NULL) != SQLITE_OK)
-        ok = db_error(db, "cannot store the evaluation", error);
-    if (ok) {
-        sqlite3_bind_int64(st, 1, run_id);
-        sqlite3_bind_int64(st, 2, seq);
-        sqlite3_bind_double(st, 3, psi);
-        bind_doubles(st, 4, gradient, np, scratch);
-        bind_doubles(st, 5, x, np, scratch + np);
-        ok = step_and_finalize(db, st, "cannot store the evaluation", error) &&
-             exec_sql(db, "COMMIT", "cannot store the evaluation", error);
-    }
-    if (!ok)
-        rollback(db);
-    return ok;
-}
-
-gboolean esl_project_set_optimization_result(EslProject *project, gint64 run_id,
-                                             const char *result, double psi, const double *x,
-                                             const double *gradient, GError **error)
-{
-    g_return_val_if_fail(project && result && (x == NULL) == (gradient == NULL), FALSE);
-    int np;
-    if (!optimization_size(project, run_id, "the result", &np, error) ||
-        (x && (!check_all_finite(&psi, 1, "psi", error) ||
-               !check_all_finite(x, np, "the best parameters", error) ||
-               !check_all_finite(gradient, np, "the gradient", error))))
-        return FALSE;
-    g_autofree guint64 *scratch = g_new(guint64, 2 * (gsize)np);
-    sqlite3_stmt *st = NULL; /* one statement: its own transaction */
-    if (sqlite3_prepare_v2(project->db,
-                           "UPDATE optimizations SET result = ?, psi = ?, x = ?, gradient = ?"
-                           " WHERE run_id = ?",
-                           -1, &st, NULL) != SQLITE_OK)
-        return db_error(project->db, "cannot store the optimisation's result", error);
-    sqlite3_bind_text(st, 1, result, -1, SQLITE_STATIC);
-    if (x)
-        sqlite3_bind_double(st, 2, psi);
-    else
-        sqlite3_bind_null(st, 2);
-    bind_doubles(st, 3, x, x ? np : 0, scratch);
-    bind_doubles(st, 4, gradient, x ? np : 0, scratch + np);
-    sqlite3_bind_int64(st, 5, run_id);
-    return step_and_finalize(project->db, st, "cannot store the optimisation's result", error);
-}
-
-gboolean esl_project_run_is_optimization(EslProject *project, gint64 run_id)
-{
-    gint64 found = 0;
-    return rows_of_run(project->db, "SELECT count(*) FROM optimizations WHERE run_id = ?", run_id,
-                       &found, "cannot read the run", NULL) &&
-           found > 0;
-}
-
-static EslOptimizationRun *optimization_corrupt(EslOptimizationRun *run, gint64 run_id,
-                                                const char *what, GError **error)
-{
-    g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
-                "optimisation %" G_GINT64_FORMAT " is corrupt: %s", run_id, what);
-    esl_optimization_run_free(run);
-    return NULL;
-}
-
-/* The evaluations of run r (rows of them, counted before) into r's history; FALSE when one
- * has the wrong size. */
-static gboolean load_evaluations(sqlite3 *db, gint64 run_id, EslOptimizationRun *r, gint64 rows,
-                                 GError **error)
-{
-    int np = r->nparameters;
-    r->history_psi = g_new(double, MAX(rows, 1));
-    r->history_gradient = g_new(double, (gsize)MAX(rows, 1) * np);
-    r->history_x = g_new(double, (gsize)MAX(rows, 1) * np);
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT psi, gradient, x FROM optimization_evaluations"
-                               " WHERE run_id = ? ORDER BY seq",
-                           -1, &st, NULL) != SQLITE_OK)
-        return db_error(db, "cannot read the evaluations", error);
-    sqlite3_bind_int64(st, 1, run_id);
-    int rc;
-    gboolean ok = TRUE;
-    while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW && r->n < rows) {
-        r->history_psi[r->n] = sqlite3_column_double(st, 0);
-        ok = column_doubles(st, 1, r->history_gradient + (gsize)r->n * np, np) &&
-             column_doubles(st, 2, r->history_x + (gsize)r->n * np, np);
-        r->n += ok;
-    }
-    sqlite3_finalize(st);
-    if (!ok)
-        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
-                    "optimisation %" G_GINT64_FORMAT " is corrupt: evaluation %d has the wrong "
-                    "size", run_id, r->n + 1);
-    else if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-        ok = db_error(db, "cannot read the evaluations", error);
-    return ok;
-}
-
-EslOptimizationRun *esl_project_load_optimization(EslProject *project, gint64 run_id,
-                                                  GError **error)
-{
-    sqlite3 *db = project->db;
-    sqlite3_stmt *st = record_of_run(
-        project, run_id,
-        "SELECT objective, method, method_options, algorithm, max_evaluations, xtol, nparameters,"
-        " parameters, lower, upper, start, result, psi, x, gradient,"
-        " (SELECT count(*) FROM optimization_evaluations WHERE run_id = ?1)"
-        " FROM optimizations WHERE run_id = ?1",
-        "an optimisation", error);
-    if (!st)
-        return NULL;
-    EslOptimizationRun *r = g_new0(EslOptimizationRun, 1);
-    r->objective = column_text(st, 0);
-    r->method = column_text(st, 1);
-    r->method_options = column_text(st, 2);
-    r->algorithm = column_text(st, 3);
-    r->max_evaluations = sqlite3_column_int(st, 4);
-    r->xtol = sqlite3_column_double(st, 5);
-    gint64 np = sqlite3_column_int64(st, 6), rows = sqlite3_column_int64(st, 15);
-    r->result = column_text(st, 11);
-    const char *problem = NULL;
-    if (np < 1 || np > MAX_SENSITIVITY_NAMES)
-        problem = "parameter count out of range";
-    else if (r->method_options && !is_json_object(r->method_options))
-        problem = "the method's options are not a JSON object";
-    else if (rows < 0 || rows > G_MAXINT ||
-             rows * (1 + 2 * np) * 8 > esl_project_disk_size(project))
-        problem = "more evaluations than the file holds";
-    if (!problem) {
-        r->nparameters = (int)np;
-        r->parameters = names_from_json((const char *)sqlite3_column_text(st, 7), r->nparameters);
-        r->lower = g_new(double, np);
-        r->upper = g_new(double, np);
-        r->start = g_new(double, np);
-        if (!r->parameters || !column_doubles(st, 8, r->lower, r->nparameters) ||
-            !column_doubles(st, 9, r->upper, r->nparameters) ||
-            !column_doubles(st, 10, r->start, r->nparameters))
-            problem = "names, bounds or start of the wrong size";
-    }
-    if (!problem && sqlite3_column_type(st, 13) != SQLITE_NULL) {
-        r->psi = sqlite3_column_double(st, 12);
-        r->x = g_new(double, np);
-        r->gradient = g_new(double, np);
-        if (!column_doubles(st, 13, r->x, r->nparameters) ||
-            !column_doubles(st, 14, r->gradient, r->nparameters))
-            problem = "best point of the wrong size";
-    }
-    sqlite3_finalize(st);
-    if (problem)
-        return optimization_corrupt(r, run_id, problem, error);
-    if (!load_evaluations(db, run_id, r, rows, error)) {
-        esl_optimization_run_free(r);
-        return NULL;
-    }
-    return r;
 }

@@ -21,7 +21,7 @@ struct _EslOptimizeDialog {
     GtkWidget *choices_grid, *run_label, *parameters_grid, *plot, *table, *table_scroller;
     GtkWidget *status_label, *start_button, *stop_button, *apply_button;
     /* the choices, made once */
-    GtkWidget *objective, *algorithm, *method, *max_evaluations;
+    GtkWidget *objective, *algorithm, *method, *max_evaluations, *xtol;
     GArray *methods; /* MbsSensitivityMethod of each item of the method drop-down */
 
     char *base_json; /* the model's text as given or last applied */
@@ -45,6 +45,7 @@ struct _EslOptimizeDialog {
     int best_row;
     gboolean all_positive; /* every psi so far > 0: the plot's y axis is logarithmic */
     gboolean applied;      /* its best point is the model's now */
+    gint64 stored_run;     /* the stored optimisation shown (0: none, or one started since) */
 };
 
 G_DEFINE_FINAL_TYPE(EslOptimizeDialog, esl_optimize_dialog, GTK_TYPE_WINDOW)
@@ -95,18 +96,24 @@ static void update_state(EslOptimizeDialog *self)
     gtk_widget_set_sensitive(self->parameters_grid, !busy);
 }
 
-/* "Ls1 = 2.431923572, Ls2 = 1.844868886" for the parameters varied at x. */
-static char *point_text(EslOptimizeDialog *self, const double *x)
+/* "Ls1 = 2.431923572, Ls2 = 1.844868886" for the n parameters named at x. */
+static char *point_text(const char *const *names, int n, const double *x)
 {
     GString *s = g_string_new(NULL);
-    for (int k = 0; k < self->nvaried; k++) {
+    for (int k = 0; k < n; k++) {
         g_autofree char *v = esl_number_to_text(x[k], 10, NULL);
-        g_string_append_printf(s, "%s%s = %s", k ? ", " : "", self->varied[k], v);
+        g_string_append_printf(s, "%s%s = %s", k ? ", " : "", names[k], v);
     }
     return g_string_free(s, FALSE);
 }
 
 /* ---- the choices ----------------------------------------------------------------------------- */
+
+static void show_xtol(EslOptimizeDialog *self, double xtol)
+{
+    g_autofree char *text = esl_number_to_text(xtol, 0, NULL);
+    gtk_editable_set_text(GTK_EDITABLE(self->xtol), text);
+}
 
 /* The labels (taken) as the items of a drop-down, keeping the item labelled as before. */
 static void set_items(GtkWidget *dropdown, GPtrArray *labels, const char *keep)
@@ -199,6 +206,26 @@ static void make_choices(EslOptimizeDialog *self)
     add_choice(self, 3, _("Most evaluations"),
                _("The optimisation stops after this many evaluations of ψ and its gradient"),
                self->max_evaluations);
+    self->xtol = gtk_entry_new();
+    show_xtol(self, ESL_OPTIMIZER_XTOL);
+    gtk_editable_set_width_chars(GTK_EDITABLE(self->xtol), 8);
+    add_choice(self, 4, _("Parameter tolerance"),
+               _("Relative tolerance on the parameters (NLopt's xtol): the optimisation has "
+                 "converged when a step changes every parameter by less than this fraction of "
+                 "its value"),
+               self->xtol);
+}
+
+/* Read the tolerance on the parameters; FALSE with the status saying why. */
+static gboolean read_xtol(EslOptimizeDialog *self, double *xtol)
+{
+    const char *text = gtk_editable_get_text(GTK_EDITABLE(self->xtol));
+    if (esl_number_from_text(text, xtol) && *xtol > 0.0 && *xtol < 1.0)
+        return TRUE;
+    g_autofree char *message = g_strdup_printf(
+        _("The parameter tolerance, “%s”, is not a number between 0 and 1."), text);
+    show_status(self, TRUE, message);
+    return FALSE;
 }
 
 /* ---- the parameters' rows -------------------------------------------------------------------- */
@@ -212,11 +239,13 @@ GtkWidget *esl_optimize_dialog_get_control(EslOptimizeDialog *self, int paramete
                                            const char *which)
 {
     if (parameter < 0) {
-        static const char *const names[] = {"objective", "algorithm", "method", "max-evaluations",
-                                            "start", "stop", "apply", "status", "plot", "table"};
+        static const char *const names[] = {"objective", "algorithm", "method",
+                                            "max-evaluations", "xtol", "start", "stop", "apply",
+                                            "status", "plot", "table"};
         GtkWidget *widgets[] = {self->objective, self->algorithm, self->method,
-                                self->max_evaluations, self->start_button, self->stop_button,
-                                self->apply_button, self->status_label, self->plot, self->table};
+                                self->max_evaluations, self->xtol, self->start_button,
+                                self->stop_button, self->apply_button, self->status_label,
+                                self->plot, self->table};
         for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
             if (g_strcmp0(which, names[i]) == 0)
                 return widgets[i];
@@ -412,10 +441,10 @@ static void on_evaluations(EslOptimizationController *controller, GPtrArray *eva
     show_status(self, FALSE, text);
 }
 
-/* How the result shown ended, for the status line. */
-static char *result_text(EslOptimizeDialog *self, const EslOptimizerResult *r)
+/* How an optimisation of the n parameters named ended, for a status line. */
+static char *result_text(const EslOptimizerResult *r, const char *const *names, int n)
 {
-    g_autofree char *best = r->evaluations > 0 ? point_text(self, r->x) : NULL;
+    g_autofree char *best = r->evaluations > 0 ? point_text(names, n, r->x) : NULL;
     g_autofree char *psi = esl_number_to_text(r->psi, 8, NULL);
     const char *message = r->message ? r->message : "";
     switch (r->status) {
@@ -443,7 +472,8 @@ static void on_finished(EslOptimizationController *controller, int status, const
     keep_result(self, esl_optimization_controller_get_result(controller));
     g_free(self->result.message); /* with what could not be stored */
     self->result.message = g_strdup(message);
-    g_autofree char *text = result_text(self, &self->result);
+    g_autofree char *text =
+        result_text(&self->result, (const char *const *)self->varied, self->nvaried);
     show_status(self, status == ESL_OPTIMIZER_FAILED, text);
     mark_best_row(self);
     update_state(self);
@@ -487,6 +517,9 @@ static void on_start_clicked(GtkButton *button, EslOptimizeDialog *self)
         g_array_append_val(lower, lo);
         g_array_append_val(upper, hi);
     }
+    double xtol;
+    if (!read_xtol(self, &xtol))
+        return;
     guint o = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->objective));
     guint method = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->method));
     EslOptimizerProblem problem = {
@@ -501,7 +534,8 @@ static void on_start_clicked(GtkButton *button, EslOptimizeDialog *self)
         .algorithm = (EslOptimizerAlgorithm)gtk_drop_down_get_selected(
             GTK_DROP_DOWN(self->algorithm)),
         .max_evaluations =
-            gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(self->max_evaluations))};
+            gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(self->max_evaluations)),
+        .xtol = xtol};
     /* the sensitivity chooser's own options, when they are this method's */
     const MbsSettings *options =
         self->has_method_options && problem.method < MBS_SENSITIVITY_METHOD_COUNT &&
@@ -532,6 +566,7 @@ static void on_start_clicked(GtkButton *button, EslOptimizeDialog *self)
     self->nvaried = (int)varied->len;
     self->has_result = FALSE;
     self->applied = FALSE;
+    self->stored_run = 0;
     clear_iterates(self, m->objectives[problem.objective].name);
     g_autofree char *text = g_strdup_printf(
         _("Running: minimising %s with %s, gradients by %s %s…"),
@@ -572,7 +607,7 @@ static void on_apply_clicked(GtkButton *button, EslOptimizeDialog *self)
         show_status(self, TRUE, text);
         return;
     }
-    g_autofree char *point = point_text(self, r->x);
+    g_autofree char *point = point_text((const char *const *)self->varied, self->nvaried, r->x);
     self->applied = TRUE;
     load(self, json, self->origin);
     g_autofree char *text =
@@ -657,6 +692,7 @@ static void show_choices(EslOptimizeDialog *self, const EslOptimizationRun *run)
     if (objective >= 0)
         gtk_drop_down_set_selected(GTK_DROP_DOWN(self->objective), (guint)objective);
     gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->max_evaluations), run->max_evaluations);
+    show_xtol(self, run->xtol);
     for (int p = 0; self->model && p < self->model->nparameters; p++) {
         GtkWidget *use = esl_optimize_dialog_get_control(self, p, "use");
         int k = 0;
@@ -675,12 +711,33 @@ static void show_choices(EslOptimizeDialog *self, const EslOptimizationRun *run)
     }
 }
 
+/* A stored optimisation's result (message: its run's), its x and gradient zeros (nparameters
+ * numbers) when it stored no best point. */
+static EslOptimizerResult stored_result(const EslOptimizationRun *run, const char *message,
+                                        double *zeros)
+{
+    int status = esl_optimizer_status_from_name(run->result);
+    return (EslOptimizerResult){
+        .status = status >= 0 ? (EslOptimizerStatus)status : ESL_OPTIMIZER_FAILED,
+        .evaluations = run->x ? run->n : 0, .psi = run->psi,
+        .x = run->x ? run->x : zeros, .gradient = run->gradient ? run->gradient : zeros,
+        .message = status >= 0 ? (char *)message : (char *)_("interrupted")};
+}
+
+char *esl_optimize_dialog_stored_result_text(const EslOptimizationRun *run, const char *message)
+{
+    g_autofree double *zeros = g_new0(double, MAX(run->nparameters, 1));
+    EslOptimizerResult r = stored_result(run, message, zeros);
+    return result_text(&r, (const char *const *)run->parameters, run->nparameters);
+}
+
 void esl_optimize_dialog_show_stored(EslOptimizeDialog *self, gint64 run_id,
                                      const EslOptimizationRun *run, const char *message,
                                      const char *ran_on)
 {
     if (running(self))
         return;
+    self->stored_run = run_id;
     show_choices(self, run);
     g_strfreev(self->varied);
     self->varied = g_strdupv(run->parameters);
@@ -691,18 +748,14 @@ void esl_optimize_dialog_show_stored(EslOptimizeDialog *self, gint64 run_id,
                         run->history_gradient + (gsize)i * run->nparameters,
                         run->history_x + (gsize)i * run->nparameters);
     gtk_widget_add_tick_callback(self->table_scroller, scroll_to_end, NULL, NULL);
-    int status = esl_optimizer_status_from_name(run->result);
     g_autofree double *zeros = g_new0(double, MAX(run->nparameters, 1));
-    EslOptimizerResult r = {
-        .status = status >= 0 ? (EslOptimizerStatus)status : ESL_OPTIMIZER_FAILED,
-        .evaluations = run->x ? run->n : 0, .psi = run->psi,
-        .x = run->x ? run->x : zeros, .gradient = run->gradient ? run->gradient : zeros,
-        .message = status >= 0 ? (char *)message : (char *)_("interrupted")};
+    EslOptimizerResult r = stored_result(run, message, zeros);
     keep_result(self, &r);
     mark_best_row(self);
     /* its best point applies to the text it ran on */
     self->applied = g_strcmp0(ran_on, self->base_json) != 0;
-    g_autofree char *result = result_text(self, &self->result);
+    g_autofree char *result =
+        result_text(&self->result, (const char *const *)self->varied, self->nvaried);
     g_autofree char *id = g_strdup_printf("#%" G_GINT64_FORMAT, run_id);
     g_autofree char *text =
         g_strdup_printf(_("Optimisation %s (stored): %s%s"), id, result,
@@ -711,6 +764,11 @@ void esl_optimize_dialog_show_stored(EslOptimizeDialog *self, gint64 run_id,
                             : "");
     show_status(self, r.status == ESL_OPTIMIZER_FAILED, text);
     update_state(self);
+}
+
+gint64 esl_optimize_dialog_get_stored_run(EslOptimizeDialog *self)
+{
+    return self->stored_run;
 }
 
 gboolean esl_optimize_dialog_is_running(EslOptimizeDialog *self)

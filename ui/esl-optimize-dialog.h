@@ -2,7 +2,8 @@
  * sensitivity chooser's Optimise…). The user chooses one of the model's objectives, ticks some
  * of its free parameters and gives their bounds (by default the value ± 50 %), the algorithm
  * (esl-optimizer.h's table), the gradient method (those the formulation has:
- * mbs_sensitivity_available) and the most evaluations; Start runs the optimisation on a worker
+ * mbs_sensitivity_available), the most evaluations and the relative tolerance on the parameters
+ * (xtol, stored with the run and shown again with it); Start runs the optimisation on a worker
  * (EslOptimizationController) with the run panel's formulation and settings, and every
  * evaluation comes to a plot of psi and a table (evaluation, psi, |grad psi|, parameters); the
  * status line says how it ended (converged, evaluation limit, stopped, or the engine's
@@ -47,6 +48,12 @@ void esl_optimize_dialog_set_project(EslOptimizeDialog *self, const char *projec
 void esl_optimize_dialog_show_stored(EslOptimizeDialog *self, gint64 run_id,
                                      const EslOptimizationRun *run, const char *message,
                                      const char *ran_on);
+/* The run shown by esl_optimize_dialog_show_stored (0: none, or an optimisation started since). */
+gint64 esl_optimize_dialog_get_stored_run(EslOptimizeDialog *self);
+/* How a stored optimisation ended, as the dialog's status line says it ("Converged after 7
+ * evaluations: ψ = 2.8694642e-18 at Ls1 = 2.431923573, Ls2 = 1.844868887."); message: its
+ * run's. */
+char *esl_optimize_dialog_stored_result_text(const EslOptimizationRun *run, const char *message);
 gboolean esl_optimize_dialog_is_running(EslOptimizeDialog *self);
 /* The result of the optimisation shown once it has finished (NULL before, or while it runs),
  * with the names of the parameters it varied (n of them). */
@@ -57,8 +64,8 @@ const char *esl_optimize_dialog_get_base_json(EslOptimizeDialog *self);
 
 /* The widgets a test drives (NULL when there is none):
  *   parameter -1: "objective", "algorithm", "method" (drop-downs), "max-evaluations" (spin
- *   button), "start", "stop", "apply" (buttons), "status" (label), "plot" (EslPlot),
- *   "table" (grid: a heading row, then one row per evaluation);
+ *   button), "xtol" (entry), "start", "stop", "apply" (buttons), "status" (label), "plot"
+ *   (EslPlot), "table" (grid: a heading row, then one row per evaluation);
  *   parameter p (index into the model's parameters, free ones only): "use" (check button),
  *   "lower", "upper" (entries), "value" (label). */
 GtkWidget *esl_optimize_dialog_get_control(EslOptimizeDialog *self, int parameter,

@@ -5,6 +5,7 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
+#include <string.h>
 
 #include "esl-gradient-table.h"
 #include "esl-plot.h"
@@ -22,6 +23,8 @@ struct _EslPlotBoard {
     GtkWidget *gradient_table;    /* or NULL */
     int gradient_plots, sensitivity_np; /* the first sensitivity_plots: running gradients */
     int *state_coordinates, nstate_coordinates; /* the coordinates of the d q / d rho plots */
+    EslPlot *optimization_plots[3]; /* a stored optimisation's psi, |grad psi| and parameters
+                                       per evaluation (borrowed), or NULL */
 };
 
 G_DEFINE_FINAL_TYPE(EslPlotBoard, esl_plot_board, GTK_TYPE_WIDGET)
@@ -45,12 +48,17 @@ static EslPlot **monitor_plots(EslPlotBoard *self, EslPlot *plots[6])
     return plots;
 }
 
-/* Remove a sensitivity run's plots and table; the monitor plots come back. */
-static void hide_sensitivity(EslPlotBoard *self)
+/* Remove a sensitivity run's or an optimisation's plots and table; the monitor plots come
+ * back. */
+static void remove_run_plots(EslPlotBoard *self)
 {
     for (guint i = 0; i < self->sensitivity_plots->len; i++)
         gtk_grid_remove(GTK_GRID(self->plot_grid), self->sensitivity_plots->pdata[i]);
     g_ptr_array_set_size(self->sensitivity_plots, 0);
+    for (size_t i = 0; i < G_N_ELEMENTS(self->optimization_plots); i++)
+        if (self->optimization_plots[i])
+            gtk_grid_remove(GTK_GRID(self->plot_grid), GTK_WIDGET(self->optimization_plots[i]));
+    memset(self->optimization_plots, 0, sizeof self->optimization_plots);
     self->gradient_plots = 0;
     if (self->gradient_table)
         gtk_grid_remove(GTK_GRID(self->plot_grid), self->gradient_table);
@@ -86,7 +94,7 @@ static void show_variables(EslPlotBoard *self, gboolean show)
 
 void esl_plot_board_clear(EslPlotBoard *self)
 {
-    hide_sensitivity(self);
+    remove_run_plots(self);
     show_variables(self, FALSE);
     g_ptr_array_set_size(self->variable_plots, 0);
     self->current_plot = -1;
@@ -192,16 +200,23 @@ void esl_plot_board_add_run(EslPlotBoard *self, int k, const char *name,
 static EslPlot *make_plot(EslPlotBoard *self, const char *title, const char *y_label,
                           gboolean log_y, int column, int row, int width);
 
-/* The monitor plots give their cells (3 columns) to a sensitivity run's: per objective (at most
- * ESL_PLOT_BOARD_MAX_OBJECTIVE_PLOTS) a running-gradient plot with a series per parameter. */
-static int begin_gradient_plots(EslPlotBoard *self, const char *const *objectives, int no,
-                                const char *const *parameters, int np)
+/* The monitor plots (and variable plots) give their cells, 3 columns of 2 rows, to a
+ * sensitivity run's or an optimisation's plots. */
+static void hide_monitor_plots(EslPlotBoard *self)
 {
-    hide_sensitivity(self);
+    remove_run_plots(self);
     show_variables(self, FALSE);
     EslPlot *plots[6];
     for (int i = 0; i < 6; i++)
         gtk_widget_set_visible(GTK_WIDGET(monitor_plots(self, plots)[i]), FALSE);
+}
+
+/* Per objective of a sensitivity run (at most ESL_PLOT_BOARD_MAX_OBJECTIVE_PLOTS) a
+ * running-gradient plot with a series per parameter. */
+static int begin_gradient_plots(EslPlotBoard *self, const char *const *objectives, int no,
+                                const char *const *parameters, int np)
+{
+    hide_monitor_plots(self);
     int shown = MIN(no, ESL_PLOT_BOARD_MAX_OBJECTIVE_PLOTS);
     for (int i = 0; i < shown; i++) {
         g_autofree char *title = g_strdup_printf(_("Running gradient of %s"), objectives[i]);
@@ -365,6 +380,69 @@ void esl_plot_board_end_sensitivity(EslPlotBoard *self, const EslSensitivityRun 
 {
     if (!self->gradient_table)
         attach_gradient_table(self, run);
+}
+
+/* A plot over the evaluations of an optimisation, a column of the board's two rows; not linked
+ * to the time plots (its x is no time). */
+static EslPlot *evaluation_plot(EslPlotBoard *self, const char *title, const char *y_label,
+                                int column)
+{
+    EslPlot *plot = ESL_PLOT(esl_plot_new());
+    esl_plot_set_title(plot, title);
+    esl_plot_set_labels(plot, _("evaluation"), y_label);
+    esl_plot_set_integer_x(plot, TRUE);
+    gtk_widget_set_hexpand(GTK_WIDGET(plot), TRUE);
+    gtk_widget_set_vexpand(GTK_WIDGET(plot), TRUE);
+    gtk_grid_attach(GTK_GRID(self->plot_grid), GTK_WIDGET(plot), column, 0, 1, 2);
+    self->optimization_plots[column] = plot;
+    return plot;
+}
+
+void esl_plot_board_show_optimization(EslPlotBoard *self, const EslOptimizationRun *run)
+{
+    hide_monitor_plots(self);
+    g_autofree char *title = g_strdup_printf(_("%s per evaluation"), run->objective);
+    EslPlot *psi = evaluation_plot(self, title, run->objective, 0);
+    EslPlot *slope = evaluation_plot(self, _("|∇ψ| per evaluation"), "|∇ψ|", 1);
+    EslPlot *path = evaluation_plot(self, _("Parameters per evaluation"), _("value"), 2);
+    esl_plot_add_series(psi, run->objective, &palette[0], FALSE);
+    esl_plot_add_series(psi, _("lowest so far"), &palette[7], TRUE);
+    esl_plot_add_series(slope, "|∇ψ|", &palette[3], FALSE);
+    int np = run->nparameters;
+    for (int k = 0; k < np; k++)
+        esl_plot_add_series(path, run->parameters[k], &palette[k % G_N_ELEMENTS(palette)],
+                            k >= (int)G_N_ELEMENTS(palette));
+    gboolean psi_positive = run->n > 0, slope_positive = run->n > 0;
+    double lowest = HUGE_VAL;
+    for (int i = 0; i < run->n; i++) {
+        double e = i + 1, value = run->history_psi[i], norm = 0.0;
+        for (int k = 0; k < np; k++) {
+            double g = run->history_gradient[(gsize)i * np + k];
+            norm += g * g;
+            esl_plot_append(path, k, e, run->history_x[(gsize)i * np + k]);
+        }
+        norm = sqrt(norm);
+        lowest = MIN(lowest, value);
+        esl_plot_append(psi, 0, e, value);
+        esl_plot_append(psi, 1, e, lowest);
+        esl_plot_append(slope, 0, e, norm);
+        psi_positive = psi_positive && value > 0;
+        slope_positive = slope_positive && norm > 0;
+    }
+    /* ψ and its gradient fall by orders of magnitude as it converges */
+    esl_plot_set_log_y(psi, psi_positive);
+    esl_plot_set_log_y(slope, slope_positive);
+    for (size_t i = 0; i < G_N_ELEMENTS(self->optimization_plots); i++)
+        esl_plot_fit(self->optimization_plots[i]);
+}
+
+EslPlot *esl_plot_board_get_optimization_plot(EslPlotBoard *self, const char *which)
+{
+    static const char *const names[] = {"psi", "gradient", "parameters"};
+    for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+        if (g_strcmp0(which, names[i]) == 0)
+            return self->optimization_plots[i];
+    return NULL;
 }
 
 int esl_plot_board_state_sensitivity_points(EslPlotBoard *self)

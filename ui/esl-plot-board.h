@@ -1,13 +1,14 @@
 /* EslPlotBoard: the live plots of the workbench (energy, energy drift, constraint violation,
  * time per step by phase, integrator step size, Newton iterations), for one run or for several
- * runs compared; or a sensitivity run's running gradients and gradient table. */
+ * runs compared; or a sensitivity run's running gradients and gradient table; or a stored
+ * optimisation's evaluations. */
 #ifndef ESL_PLOT_BOARD_H
 #define ESL_PLOT_BOARD_H
 
 #include <gtk/gtk.h>
 
 #include "esl-plot.h"
-#include "esl-project.h" /* EslInternalStep */
+#include "esl-project.h" /* EslInternalStep, EslOptimizationRun */
 #include "esl-sensitivity-controller.h" /* EslSensitivityRow */
 #include "mbs_formulation.h"
 
@@ -56,6 +57,12 @@ void esl_plot_board_end_sensitivity(EslPlotBoard *self, const EslSensitivityRun 
  * difference (esl_gradient_table_set_runs), in place of the plots; FALSE when they differ. */
 gboolean esl_plot_board_show_agreement(EslPlotBoard *self, EslSensitivityRun *const *runs,
                                        int n);
+/* A stored optimisation (replacing the monitor plots until the next clear or prepare_single):
+ * psi per evaluation with the lowest so far, the norm of its gradient and the parameters (the
+ * path the optimiser took), one point per evaluation. */
+void esl_plot_board_show_optimization(EslPlotBoard *self, const EslOptimizationRun *run);
+/* Its plots (for tests): "psi", "gradient" or "parameters"; NULL when none is shown. */
+EslPlot *esl_plot_board_get_optimization_plot(EslPlotBoard *self, const char *which);
 /* Points plotted in the d q / d rho plots (for tests). */
 int esl_plot_board_state_sensitivity_points(EslPlotBoard *self);
 /* Points plotted in the sensitivity plots (for tests; 0 when none are shown). */

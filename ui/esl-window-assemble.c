@@ -464,6 +464,7 @@ EslOptimizeDialog *esl_window_present_optimizer(EslWindow *self)
                                         self->model ? esl_window_stored_model_id(self) : 0);
     esl_optimize_dialog_set_model(dialog, self->model_json, origin_of(self, &owned), klass->name,
                                   &settings, has_options ? &options : NULL);
+    esl_window_offer_selected_optimization(self, dialog);
     gtk_window_present(GTK_WINDOW(dialog));
     return dialog;
 }

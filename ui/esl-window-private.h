@@ -150,6 +150,10 @@ void esl_window_end_edits(EslWindow *self);
  * storing in the window's project (made when none is open), presented; NULL with the reason on
  * the status line when there is no model or no project. */
 EslOptimizeDialog *esl_window_present_optimizer(EslWindow *self);
+/* esl-window-run.c: the stored optimisation selected in the run list (one run selected) shown
+ * in the dialog with its choices, evaluations and result, unless the dialog shows it already
+ * or has one running. */
+void esl_window_offer_selected_optimization(EslWindow *self, EslOptimizeDialog *dialog);
 
 G_END_DECLS
 

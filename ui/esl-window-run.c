@@ -502,11 +502,11 @@ static char *show_stored_method(EslWindow *self, const char *formulation,
     return NULL;
 }
 
-/* A stored optimisation: the run panel shows its formulation and settings, the Optimise dialog
- * its choices, evaluations and result (ran_on: the model text it ran on; note: what loading
- * its model said, or NULL). */
-static void show_stored_optimization(EslWindow *self, const EslRunInfo *info, const char *ran_on,
-                                     const char *note)
+/* A stored optimisation: the run panel shows its formulation and settings, the plot board its
+ * evaluations, the status line how it ended (note: what loading its model said, or NULL); the
+ * Optimise dialog shows it with its choices when it opens (esl_window_offer_selected_optimization)
+ * or, open already, at once. */
+static void show_stored_optimization(EslWindow *self, const EslRunInfo *info, const char *note)
 {
     g_autoptr(GError) error = NULL;
     g_autoptr(EslOptimizationRun) run = esl_project_load_optimization(self->project, info->id,
@@ -518,21 +518,41 @@ static void show_stored_optimization(EslWindow *self, const EslRunInfo *info, co
         return;
     }
     esl_window_set_history(self, NULL, TRUE);
-    esl_plot_board_prepare_single(ESL_PLOT_BOARD(self->plot_board));
+    esl_plot_board_show_optimization(ESL_PLOT_BOARD(self->plot_board), run);
     esl_run_settings_show(ESL_RUN_SETTINGS(self->run_settings), info->formulation,
                           &info->settings);
     gtk_label_set_text(GTK_LABEL(self->viewport_note),
                        note ? note
-                            : _("An optimisation stores its evaluations (in the Optimise "
-                                "dialog), not a motion: run the model to see one."));
-    EslOptimizeDialog *dialog = esl_window_present_optimizer(self);
-    if (dialog)
-        esl_optimize_dialog_show_stored(dialog, info->id, run, info->message, ran_on);
+                            : _("An optimisation stores its evaluations (plotted below), not a "
+                                "motion: run the model to see one."));
+    if (self->optimize_dialog && gtk_widget_get_visible(self->optimize_dialog))
+        esl_window_present_optimizer(self);
+    g_autofree char *result = esl_optimize_dialog_stored_result_text(run, info->message);
     esl_window_show_status(self, info->status == ESL_RUN_FAILED ||
                                      info->status == ESL_RUN_INTERRUPTED,
-                           _("Run %s (%s, optimisation of %s): %s%s%s"), id, info->formulation,
-                           run->objective, esl_run_status_label(info->status),
-                           info->message ? " — " : "", info->message ? info->message : "");
+                           _("Run %s (%s, optimisation of %s): %s Project ▸ Optimise Design… "
+                             "shows its choices and applies its best point."),
+                           id, info->formulation, run->objective, result);
+}
+
+void esl_window_offer_selected_optimization(EslWindow *self, EslOptimizeDialog *dialog)
+{
+    g_autoptr(GArray) ids = esl_run_browser_get_selected(ESL_RUN_BROWSER(self->run_browser));
+    gint64 id = ids->len == 1 ? g_array_index(ids, gint64, 0) : 0;
+    if (!id || !self->project || esl_optimize_dialog_is_running(dialog) ||
+        esl_optimize_dialog_get_stored_run(dialog) == id ||
+        !esl_project_run_is_optimization(self->project, id))
+        return;
+    g_autoptr(EslRunInfo) info = esl_project_get_run(self->project, id, NULL);
+    g_autoptr(EslOptimizationRun) run =
+        info ? esl_project_load_optimization(self->project, id, NULL) : NULL;
+    if (!run)
+        return; /* the status line said why when it was selected */
+    /* its best point applies to the model text it ran on (the window's when none is stored) */
+    g_autofree char *ran_on =
+        info->model_id > 0 ? esl_project_model_json(self->project, info->model_id, NULL) : NULL;
+    esl_optimize_dialog_show_stored(dialog, id, run, info->message,
+                                    ran_on ? ran_on : self->model_json);
 }
 
 static void load_single_run(EslWindow *self, gint64 run_id)
@@ -569,7 +589,7 @@ static void load_single_run(EslWindow *self, gint64 run_id)
         }
     }
     if (esl_project_run_is_optimization(self->project, run_id)) {
-        show_stored_optimization(self, info, run_json ? run_json : self->model_json, note);
+        show_stored_optimization(self, info, note);
         return;
     }
     gboolean matches = self->model && h->nbodies == self->model->nbodies &&

@@ -42,18 +42,6 @@ static EslSensitivityChooser *chooser(EslWindow *window)
         ESL_RUN_SETTINGS(find_nth(GTK_WIDGET(window), ESL_TYPE_RUN_SETTINGS, 0)));
 }
 
-/* The objective editor among the application's windows, or NULL. */
-static EslObjectiveEditor *find_editor(void)
-{
-    GListModel *toplevels = gtk_window_get_toplevels(); /* transfer none */
-    for (guint i = 0; i < g_list_model_get_n_items(toplevels); i++) {
-        g_autoptr(GObject) w = g_list_model_get_item(toplevels, i);
-        if (ESL_IS_OBJECTIVE_EDITOR(w))
-            return ESL_OBJECTIVE_EDITOR(w);
-    }
-    return NULL;
-}
-
 /* Choose the item labelled label in a drop-down of the editor; FALSE when it offers none. */
 static gboolean choose(EslObjectiveEditor *editor, int o, int t, const char *which,
                        const char *label)
@@ -109,7 +97,7 @@ static EslObjectiveEditor *edit_objectives(EslWindow *window)
 {
     gtk_widget_activate_action(GTK_WIDGET(window), "win.edit-objectives", NULL);
     iterate_pending();
-    EslObjectiveEditor *e = find_editor();
+    EslObjectiveEditor *e = find_toplevel(ESL_TYPE_OBJECTIVE_EDITOR);
     tap_ok(e && gtk_widget_get_visible(GTK_WIDGET(e)) &&
                gtk_window_get_transient_for(GTK_WINDOW(e)) == GTK_WINDOW(window),
            "win.edit-objectives opens the objective editor over the window");

@@ -4,11 +4,14 @@
  *    L-BFGS and SLSQP, and the formulation's gradient methods;
  *  - refusals shown in the dialog: a bound that is not a number, a first evaluation the
  *    loader refuses (L_A1 = 5: "Failed: evaluation 1 at L_A1 = 5: ...");
- *  - Ls1, Ls2 for psi1 with penalty direct gradients (h 0.01 s, 1 s): psi1 falls from 0.114
- *    by a factor above 1e10 in at most 20 evaluations, each on the plot and in the table, the
- *    status says "Converged";
- *  - the project holds it (the failed one too) with every evaluation and its best x bit for
- *    bit; the run list shows it; selected there, the dialog shows it again from the project;
+ *  - Ls1, Ls2 for psi1 with penalty direct gradients (h 0.01 s, 1 s) and a parameter
+ *    tolerance of 1e-3 (after "0" is refused): psi1 falls from 0.114 by a factor above 1e10 in
+ *    at most 20 evaluations, each on the plot and in the table, fewer than the optimiser needs
+ *    at the default 1e-8 (esl_optimizer_run of the same problem), the status says "Converged";
+ *  - the project holds it (the failed one too) with every evaluation, its tolerance and its
+ *    best x bit for bit; the run list shows it; selected there, the plot board shows its
+ *    evaluations (the dialog stays closed), and the dialog opened then shows it again from the
+ *    project, its tolerance too;
  *  - Apply onto a model edited meanwhile is refused and changes nothing; Apply then sets
  *    Ls1, Ls2 as one edit: the model's values (and the saved file's) equal the optimiser's x
  *    bit for bit, Undo takes both back, Redo brings them again;
@@ -29,6 +32,7 @@
 #include "esl-model-file.h"
 #include "esl-number.h"
 #include "esl-optimize-dialog.h"
+#include "esl-plot-board.h"
 #include "esl-plot.h"
 #include "esl-project.h"
 #include "esl-run-browser.h"
@@ -42,17 +46,6 @@
 static char *dir;
 static gboolean checked;
 static int finished_status = -1;
-
-static EslOptimizeDialog *find_dialog(void)
-{
-    GListModel *toplevels = gtk_window_get_toplevels(); /* transfer none */
-    for (guint i = 0; i < g_list_model_get_n_items(toplevels); i++) {
-        g_autoptr(GObject) w = g_list_model_get_item(toplevels, i);
-        if (ESL_IS_OPTIMIZE_DIALOG(w))
-            return ESL_OPTIMIZE_DIALOG(w);
-    }
-    return NULL;
-}
 
 static GtkWidget *control(EslOptimizeDialog *d, int p, const char *which)
 {
@@ -134,7 +127,7 @@ static EslOptimizeDialog *open_dialog(EslWindow *window)
 {
     gtk_widget_activate_action(GTK_WIDGET(window), "win.optimize", NULL);
     iterate_pending();
-    return find_dialog();
+    return find_toplevel(ESL_TYPE_OPTIMIZE_DIALOG);
 }
 
 /* The dialog as it opens, and the refusals it shows. */
@@ -194,19 +187,10 @@ static void offers(EslWindow *window, EslOptimizeDialog *d, const MbsModel *m)
     set_bound(d, m, "L_A1", "upper", l_hi);
 }
 
-/* A label under root whose text has this in it, or NULL. */
-static GtkWidget *label_with(GtkWidget *root, const char *text)
-{
-    GtkWidget *label;
-    for (int i = 0; (label = find_nth(root, GTK_TYPE_LABEL, i)); i++)
-        if (strstr(gtk_label_get_text(GTK_LABEL(label)), text))
-            return label;
-    return NULL;
-}
-
 /* The converged optimisation in the project (the newest run) and in the run list; selected
- * there, the dialog shows it again from the project. */
-static void stored(EslWindow *window, EslOptimizeDialog *d, int evaluations, double x0, double x1)
+ * there, the plot board shows it, and the dialog opened then shows it again from the project. */
+static void stored(EslWindow *window, EslOptimizeDialog *d, int evaluations, double x0, double x1,
+                   double xtol)
 {
     g_autoptr(GError) error = NULL;
     EslProject *project = esl_project_open(esl_window_get_project_path(window), FALSE, &error);
@@ -219,28 +203,68 @@ static void stored(EslWindow *window, EslOptimizeDialog *d, int evaluations, dou
     tap_ok(runs && runs->len == 2 && info && info->status == ESL_RUN_FINISHED && o &&
                o->n == evaluations && o->x && o->x[0] == x0 && o->x[1] == x1 &&
                !g_strcmp0(o->result, "converged") && !g_strcmp0(o->parameters[0], "Ls1") &&
-               info->settings.duration == 1.0,
-           "the project holds the failed and the converged optimisation: %d evaluations, its "
-           "best x bit for bit%s%s", o ? o->n : -1, error ? ": " : "",
-           error ? error->message : "");
+               info->settings.duration == 1.0 && o->xtol == xtol,
+           "the project holds the failed and the converged optimisation: %d evaluations, xtol "
+           "%g, its best x bit for bit%s%s", o ? o->n : -1, o ? o->xtol : NAN,
+           error ? ": " : "", error ? error->message : "");
     GtkWidget *browser = find_nth(GTK_WIDGET(window), ESL_TYPE_RUN_BROWSER, 0);
     tap_ok(label_with(browser, "optimisation of psi1") != NULL,
            "the run list shows it as an optimisation of psi1");
+    gtk_editable_set_text(GTK_EDITABLE(control(d, -1, "xtol")), "1e-8");
     gtk_window_close(GTK_WINDOW(d));
     iterate_pending();
     esl_run_browser_click_row(ESL_RUN_BROWSER(browser), 0, 0);
     iterate_pending();
+    EslPlotBoard *board = ESL_PLOT_BOARD(find_nth(GTK_WIDGET(window), ESL_TYPE_PLOT_BOARD, 0));
+    EslPlot *psi = esl_plot_board_get_optimization_plot(board, "psi");
+    int plotted = psi ? esl_plot_series_length(psi, 0) : -1;
+    tap_ok(!gtk_widget_get_visible(GTK_WIDGET(d)) && plotted == evaluations,
+           "selected in the run list, it shows on the plot board (%d evaluations), the dialog "
+           "stays closed", plotted);
+    if (d != open_dialog(window))
+        tap_diag("win.optimize made another dialog");
     GtkGrid *table = GTK_GRID(control(d, -1, "table"));
     int rows = 0;
     while (gtk_grid_get_child_at(table, 0, rows + 1))
         rows++;
+    double shown = NAN;
+    const char *xtol_text = gtk_editable_get_text(GTK_EDITABLE(control(d, -1, "xtol")));
     tap_ok(gtk_widget_get_visible(GTK_WIDGET(d)) && info &&
                g_str_has_prefix(status_text(d), "Optimisation #") &&
                strstr(status_text(d), "(stored): Converged") && rows == evaluations &&
-               gtk_widget_get_sensitive(control(d, -1, "apply")),
-           "selected in the run list, it shows in the dialog again (%d rows), Apply offered: %s",
-           rows, status_text(d));
+               gtk_widget_get_sensitive(control(d, -1, "apply")) &&
+               esl_number_from_text(xtol_text, &shown) && shown == xtol,
+           "opened then, the dialog shows it again (%d rows, tolerance %s), Apply offered: %s",
+           rows, xtol_text, status_text(d));
     save_screenshot_as("ESL_SCREENSHOT_STORED");
+}
+
+/* The evaluations the optimiser takes for the dialog's problem (psi1 over Ls1, Ls2 within
+ * the dialog's bounds, penalty direct, the run panel's settings) at the default tolerance. */
+static int evaluations_at_default_xtol(EslWindow *window, EslOptimizeDialog *d, const MbsModel *m)
+{
+    EslRunSettings *panel =
+        ESL_RUN_SETTINGS(find_nth(GTK_WIDGET(window), ESL_TYPE_RUN_SETTINGS, 0));
+    MbsSettings s;
+    esl_run_settings_read(panel, &s);
+    int varied[2] = {mbs_model_find_parameter(m, "Ls1"), mbs_model_find_parameter(m, "Ls2")};
+    double lower[2], upper[2];
+    for (int k = 0; k < 2; k++)
+        if (!esl_number_from_text(gtk_editable_get_text(GTK_EDITABLE(
+                                      control(d, varied[k], "lower"))), &lower[k]) ||
+            !esl_number_from_text(gtk_editable_get_text(GTK_EDITABLE(
+                                      control(d, varied[k], "upper"))), &upper[k]))
+            return -1;
+    EslOptimizerProblem p = {.model = m, .formulation = "penalty", .settings = &s,
+                             .method = MBS_SENSITIVITY_DIRECT,
+                             .objective = mbs_model_find_objective(m, "psi1"),
+                             .parameters = varied, .nparameters = 2, .lower = lower,
+                             .upper = upper, .algorithm = ESL_OPTIMIZER_LBFGS};
+    EslOptimizerResult r = {0};
+    esl_optimizer_run(&p, &r, NULL);
+    int evaluations = r.status == ESL_OPTIMIZER_CONVERGED ? r.evaluations : -1;
+    esl_optimizer_result_clear(&r);
+    return evaluations;
 }
 
 /* Ls1, Ls2 for psi1; then Apply (refused onto an edited model), Undo, Redo, Save. */
@@ -251,6 +275,13 @@ static void optimise_and_apply(EslWindow *window, EslOptimizeDialog *d, const Mb
     choose(control(d, -1, "method"), "direct");
     vary(d, m, "Ls1", TRUE);
     vary(d, m, "Ls2", TRUE);
+    GtkWidget *xtol = control(d, -1, "xtol");
+    gtk_editable_set_text(GTK_EDITABLE(xtol), "0");
+    click(d, "start");
+    tap_ok(!esl_optimize_dialog_is_running(d) && strstr(status_text(d), "parameter tolerance") &&
+               gtk_widget_has_css_class(control(d, -1, "status"), "error"),
+           "a parameter tolerance of 0 is refused: %s", status_text(d));
+    gtk_editable_set_text(GTK_EDITABLE(xtol), "1e-3");
     int status = run_to_end(d);
     const char *const *varied;
     int n;
@@ -273,12 +304,16 @@ static void optimise_and_apply(EslWindow *window, EslOptimizeDialog *d, const Mb
         first = NAN;
     tap_ok(r && first > 0.1 && r->psi * 1e10 < first,
            "psi1 falls from %.4g by a factor above 1e10 to %.3g", first, r ? r->psi : NAN);
+    int at_default = evaluations_at_default_xtol(window, d, m);
+    tap_ok(r && r->evaluations < at_default,
+           "with the tolerance 1e-3 it takes %d evaluations, the default 1e-8 %d",
+           r ? r->evaluations : -1, at_default);
     save_screenshot_as("ESL_SCREENSHOT");
     if (!r || n != 2)
         return;
     double x0 = r->x[0], x1 = r->x[1];
     int evaluations = r->evaluations;
-    stored(window, d, evaluations, x0, x1);
+    stored(window, d, evaluations, x0, x1, 1e-3);
     r = esl_optimize_dialog_get_result(d, NULL, NULL);
     tap_ok(r && r->x[0] == x0 && r->x[1] == x1, "the stored run's best point is the one shown");
 

@@ -37,16 +37,6 @@ static GtkWidget *find_type(GtkWidget *widget, GType type)
     return NULL;
 }
 
-static gboolean run_cli(const char *const *argv, char **out)
-{
-    int status = 0;
-    g_autoptr(GError) error = NULL;
-    gboolean ok = g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
-                               out, NULL, &status, &error) &&
-                  g_spawn_check_wait_status(status, NULL);
-    return ok;
-}
-
 /* ESL_SCREENSHOT=FILE.png: the screen as the user sees it (ImageMagick's import). */
 static void save_screenshot(void)
 {
@@ -129,24 +119,14 @@ int main(int argc, char **argv)
     g_autofree char *out = NULL;
     g_autofree char *ignored = NULL;
     g_autoptr(JsonParser) parser = json_parser_new();
-    gboolean made = run_cli(sens, &out) && json_parser_load_from_data(parser, out, -1, NULL) &&
-                    run_cli(run, &ignored);
+    gboolean made = run_command(sens, &out) && json_parser_load_from_data(parser, out, -1, NULL) &&
+                    run_command(run, &ignored);
     if (!tap_ok(made, "a sensitivity run and a plain run stored by eslabon-cli"))
         return tap_done();
     printed = json_node_get_object(json_parser_get_root(parser));
 
-    g_autoptr(EslApplication) app = esl_application_new();
-    g_application_set_flags(G_APPLICATION(app),
-                            g_application_get_flags(G_APPLICATION(app)) |
-                                G_APPLICATION_NON_UNIQUE);
-    g_signal_connect_after(app, "activate", G_CALLBACK(activate), NULL);
-    char *app_argv[] = {"test_window_sensitivity", NULL};
-    g_application_run(G_APPLICATION(app), 1, app_argv);
-    const char *suffixes[] = {"", "-wal", "-shm"};
-    for (size_t i = 0; i < G_N_ELEMENTS(suffixes); i++) {
-        g_autofree char *f = g_strconcat(project_path, suffixes[i], NULL);
-        g_unlink(f);
-    }
+    run_application("test_window_sensitivity", G_CALLBACK(activate), NULL);
+    remove_project(project_path);
     g_rmdir(dir);
     g_free(project_path);
     return tap_done();

@@ -412,19 +412,9 @@ int main(int argc, char **argv)
     }
     g_autofree char *dir = g_dir_make_tmp("esl-window-sens-run-XXXXXX", NULL);
     project_path = g_build_filename(dir, "sens.eslabon", NULL);
-    g_autoptr(EslApplication) app = esl_application_new();
-    g_application_set_flags(G_APPLICATION(app),
-                            g_application_get_flags(G_APPLICATION(app)) |
-                                G_APPLICATION_NON_UNIQUE);
-    g_signal_connect_after(app, "activate", G_CALLBACK(activate), NULL);
-    char *app_argv[] = {"test_window_sensitivity_run", NULL};
-    g_application_run(G_APPLICATION(app), 1, app_argv);
+    run_application("test_window_sensitivity_run", G_CALLBACK(activate), NULL);
     tap_ok(phase == 4, "the four runs finished");
-    const char *suffixes[] = {"", "-wal", "-shm"};
-    for (size_t i = 0; i < G_N_ELEMENTS(suffixes); i++) {
-        g_autofree char *f = g_strconcat(project_path, suffixes[i], NULL);
-        g_unlink(f);
-    }
+    remove_project(project_path);
     g_rmdir(dir);
     g_free(project_path);
     return tap_done();

@@ -28,17 +28,6 @@ typedef struct {
     int phase;
 } StepTest;
 
-static EslStepView *find_view(void)
-{
-    GListModel *tops = gtk_window_get_toplevels(); /* transfer none */
-    for (guint i = 0; i < g_list_model_get_n_items(tops); i++) {
-        g_autoptr(GObject) w = g_list_model_get_item(tops, i);
-        if (ESL_IS_STEP_VIEW(w))
-            return ESL_STEP_VIEW(w);
-    }
-    return NULL;
-}
-
 static gboolean finish(gpointer data)
 {
     StepTest *s = data;
@@ -105,7 +94,7 @@ static gboolean step(gpointer data)
         s->paused_at = esl_window_get_time(s->window);
         tap_ok(s->paused_at > 0.0, "the run is paused at t = %g s", s->paused_at);
         tap_ok(press(window, "<Control>t"), "Ctrl+T is a shortcut");
-        s->view = find_view();
+        s->view = find_toplevel(ESL_TYPE_STEP_VIEW);
         tap_ok(s->view != NULL, "Ctrl+T opens the Step Through view on the paused run");
         if (!s->view) {
             g_application_quit(g_application_get_default());
@@ -136,7 +125,8 @@ static void activate(GtkApplication *app, StepTest *s)
                                        g_variant_new_boolean(TRUE));
     gtk_widget_activate_action(GTK_WIDGET(s->window), "win.run", NULL);
     gtk_widget_activate_action(GTK_WIDGET(s->window), "win.step-through", NULL);
-    tap_ok(find_view() == NULL, "Step Through is refused while the run goes on");
+    tap_ok(find_toplevel(ESL_TYPE_STEP_VIEW) == NULL,
+           "Step Through is refused while the run goes on");
     g_timeout_add(800, pause_run, s);
     g_timeout_add_seconds(STEP_TIMEOUT_S, ui_test_timed_out, GINT_TO_POINTER(STEP_TIMEOUT_S));
 }

@@ -3,8 +3,10 @@
 #ifndef ESL_UI_TEST_H
 #define ESL_UI_TEST_H
 
+#include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tap.h"
 
@@ -102,6 +104,63 @@ static inline GtkWidget *find_plot(GtkWidget *root, const char *title)
         if (!plot || g_strcmp0(esl_plot_get_title(ESL_PLOT(plot)), title) == 0)
             return plot;
     }
+}
+#endif
+
+/* A label under root whose text has this in it, or NULL. */
+static inline GtkWidget *label_with(GtkWidget *root, const char *text)
+{
+    GtkWidget *label;
+    for (int i = 0; (label = find_nth(root, GTK_TYPE_LABEL, i)); i++)
+        if (strstr(gtk_label_get_text(GTK_LABEL(label)), text))
+            return label;
+    return NULL;
+}
+
+/* The application's first window of this type (a dialog an action made), or NULL. */
+static inline gpointer find_toplevel(GType type)
+{
+    GListModel *toplevels = gtk_window_get_toplevels(); /* transfer none */
+    for (guint i = 0; i < g_list_model_get_n_items(toplevels); i++) {
+        g_autoptr(GObject) w = g_list_model_get_item(toplevels, i);
+        if (G_TYPE_CHECK_INSTANCE_TYPE(w, type))
+            return w; /* GTK keeps a reference */
+    }
+    return NULL;
+}
+
+/* Run a command (eslabon-cli making a project, say) to its end: TRUE when it exited with 0,
+ * its standard output in *out; its standard error goes nowhere. */
+static inline gboolean run_command(const char *const *argv, char **out)
+{
+    int status = 0;
+    return g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, out,
+                        NULL, &status, NULL) &&
+           g_spawn_check_wait_status(status, NULL);
+}
+
+/* Remove a project file and what SQLite kept beside it. */
+static inline void remove_project(const char *path)
+{
+    const char *suffixes[] = {"", "-wal", "-shm"};
+    for (size_t i = 0; i < G_N_ELEMENTS(suffixes); i++) {
+        g_autofree char *f = g_strconcat(path, suffixes[i], NULL);
+        g_unlink(f);
+    }
+}
+
+#ifdef ESL_TYPE_APPLICATION
+/* Run the application (not unique, no arguments but its name), activate called after its own
+ * "activate" with data; returns when its last window is gone. */
+static inline void run_application(const char *name, GCallback activate, gpointer data)
+{
+    g_autoptr(EslApplication) app = esl_application_new();
+    g_application_set_flags(G_APPLICATION(app),
+                            g_application_get_flags(G_APPLICATION(app)) |
+                                G_APPLICATION_NON_UNIQUE);
+    g_signal_connect_after(app, "activate", activate, data);
+    char *argv[] = {(char *)name, NULL};
+    g_application_run(G_APPLICATION(app), 1, argv);
 }
 #endif
 

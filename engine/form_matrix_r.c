@@ -590,7 +590,7 @@ static void matrix_r_finalize(MbsFormulation *f)
                         R->zpred, R->zdpred, R->Rprior, R->sprior, R->seed, R->dirz,
                         R->dirv, R->dira, R->ydir, R->zdd_base, R->mu_base, R->mu_rows, R->dF, R->Fval, R->wseed,
                         R->Kan, R->Can, R->DZ, R->DZD, R->DZDD, R->DRE, R->Van, R->node_acc,
-                        R->node_D, R->rowbuf, R->biasbuf, R->dir_zddi, R->model_work};
+                        R->node_D, R->rowbuf, R->biasbuf, R->dir_zddi, R->model_work, R->col_motion};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     MbsDual *duals[] = {R->zD, R->zdD, R->zddD, R->rowD, R->biasD, R->QD};

@@ -66,8 +66,14 @@ int mbs_matrix_r_stats(const MbsFormulation *f, MbsMatrixRStats *out);
  * mbs_matrix_r_prepare_directions once (it allocates); then allocates nothing. */
 typedef struct {
     const double *dz, *dzd, *dzdd;
+    /* analytical, when kept: each column's motion, 18 n (T, dZv, dD of
+     * mbs_constraints_derivatives.h, dD of the whole accelerations), or NULL */
+    const double *motion;
 } MbsMatrixRDirections;
 int mbs_matrix_r_prepare_directions(MbsFormulation *f, MbsError *err);
+/* Keep the motion of each analytical direction (MbsMatrixRDirections.motion), for derivatives
+ * of quantities of the motion along them (the objectives'); after prepare_directions. */
+int mbs_matrix_r_keep_direction_motion(MbsFormulation *f, MbsError *err);
 int mbs_matrix_r_reduced_directions(MbsFormulation *f, int analytical, double t,
                                     const double *zddi, int ncols, const double *sz,
                                     const double *sv, const double *sa, double *dF,

@@ -51,6 +51,8 @@ typedef struct {
     double *dir_zddi; /* d */
     double *model_work; /* a model direction's terms (mbs_matrix_r_parameter_terms_along):
                            3 nr + 15 n */
+    double *col_motion; /* 18 n per column: each analytical direction's motion (T, dZv and the
+                           whole dD) when kept (mbs_matrix_r_keep_direction_motion), or NULL */
     MbsRow *drows; /* the model's rows, then one per DOF (general mode: B's rows, a point
                       coordinate as a points row against the ground, a joint coordinate as a
                       driver row), nr + d */

@@ -407,6 +407,11 @@ static void analytical_directions(MatrixR *R, double t, const double *zddi, cons
         }
         mbs_constraints_derivatives_bias(m, &R->kin, &R->cder, rows, nrows, R->zd, dzd,
                                          R->biasbuf);
+        double *motion = R->col_motion ? R->col_motion + 18 * (size_t)n * j : NULL;
+        if (motion) { /* the twists of dz and the rates' derivative, before velocity(zdd) */
+            memcpy(motion, R->cder.T, sizeof(double) * 6 * (size_t)n);
+            memcpy(motion + 6 * (size_t)n, R->cder.dZv, sizeof(double) * 6 * (size_t)n);
+        }
         if (moves)
             mbs_constraints_derivatives_velocity(m, &R->kin, &R->cder, rows, nrows, zdd,
                                                  R->rowbuf);
@@ -416,6 +421,9 @@ static void analytical_directions(MatrixR *R, double t, const double *zddi, cons
         for (int k = 0; k < ndof; ++k)
             y[r + k] = -(moves ? R->rowbuf[nr + k] : 0.0) - R->biasbuf[nr + k];
         add_dependent(R, y, dzdd);
+        if (motion)
+            mbs_constraints_derivatives_whole(m, &R->kin, &R->cder, zdd, dzdd,
+                                              motion + 12 * (size_t)n);
         if (moves)
             mbs_constraints_derivatives_reactions(m, &R->kin, &R->cder, rows, nrows, R->mu_rows,
                                                   R->DRE + (size_t)n * j);
@@ -444,6 +452,17 @@ int mr_reduced_jacobian_analytical(void *ctx, const double *x, double *J)
     (void)x;
     analytical_directions(R, R->tangent_f->time + h, R->zddi, NULL, 1.0, NULL, 2.0 / h, NULL,
                           4.0 / (h * h), NULL, R->d, J);
+    return 0;
+}
+
+int mbs_matrix_r_keep_direction_motion(MbsFormulation *f, MbsError *err)
+{
+    MatrixR *R = mr_impl(f);
+    if (!R || !R->Kan)
+        return mbs_error_set(err, MBS_FATAL, "matrix-r: prepare the directions first");
+    if (!R->col_motion && !(R->col_motion = calloc(18 * (size_t)R->n * (size_t)R->n + 1,
+                                                   sizeof(double))))
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
     return 0;
 }
 
@@ -485,7 +504,8 @@ int mbs_matrix_r_reduced_directions(MbsFormulation *f, int analytical, double t,
         analytical_directions(R, t, zddi, sz ? sz : zero, 1.0, sv ? sv : zero, 1.0,
                               sa ? sa : zero, 1.0, NULL, ncols, dF);
         if (out)
-            *out = (MbsMatrixRDirections){.dz = R->DZ, .dzd = R->DZD, .dzdd = R->DZDD};
+            *out = (MbsMatrixRDirections){.dz = R->DZ, .dzd = R->DZD, .dzdd = R->DZDD,
+                                          .motion = R->col_motion};
         return 0;
     }
     if (R->general)
@@ -603,6 +623,7 @@ int mbs_matrix_r_parameter_directions(MbsFormulation *f, double t, const double 
         return MBS_FATAL;
     analytical_directions(R, t, zddi, NULL, 1.0, NULL, 1.0, NULL, 1.0, explicit, ncols, dF);
     if (out)
-        *out = (MbsMatrixRDirections){.dz = R->DZ, .dzd = R->DZD, .dzdd = R->DZDD};
+        *out = (MbsMatrixRDirections){.dz = R->DZ, .dzd = R->DZD, .dzdd = R->DZDD,
+                                      .motion = R->col_motion};
     return 0;
 }

@@ -331,6 +331,22 @@ void mbs_constraints_derivatives_accelerations(const MbsModel *m, const MbsKinem
     }
 }
 
+void mbs_constraints_derivatives_whole(const MbsModel *m, const MbsKinematics *k,
+                                       const MbsConstraintsDerivatives *w, const double *zdd,
+                                       const double *dzdd, double *dD)
+{
+    const MbsTopology *t = m->topo;
+    for (int i = t->nnodes - 1; i >= 0; --i) {
+        const double *b = &k->b[6 * i], *bias = &w->dD[6 * i];
+        const double *ap = parent_of(t, dD, i), *bp = parent_of(t, w->dD, i);
+        double db[6];
+        node_db(t, w, b, i, db);
+        /* dD (the whole) - dD (the bias) sums d(b zdd) over the path: parent's difference + own */
+        for (int c = 0; c < 6; ++c)
+            dD[6 * i + c] = bias[c] + (ap[c] - bp[c]) + db[c] * zdd[i] + b[c] * dzdd[i];
+    }
+}
+
 void mbs_constraints_derivatives_point(const MbsModel *m, const MbsKinematics *k,
                                        const MbsConstraintsDerivatives *w, const double *A,
                                        int body, const double x0[3], const double *dx0,

@@ -70,6 +70,14 @@ void mbs_constraints_derivatives_motion(const MbsModel *m, const MbsKinematics *
 void mbs_constraints_derivatives_accelerations(const MbsModel *m, const MbsKinematics *k,
                                                MbsConstraintsDerivatives *w, const double *dzdd);
 
+/* dD (6 per node) = the derivative of the whole accelerations D + sum b zdd along (dz, dzd,
+ * dzdd), from w after mbs_constraints_derivatives_motion without zdd (the bias's, in w->dD):
+ * what _motion with zdd would give, to round-off, without its crm products again (dD may not
+ * be w->dD). */
+void mbs_constraints_derivatives_whole(const MbsModel *m, const MbsKinematics *k,
+                                       const MbsConstraintsDerivatives *w, const double *zdd,
+                                       const double *dzdd, double *dD);
+
 /* Position, velocity, acceleration of a body's point (drawn at x0; a model direction moves it
  * by dx0 when not NULL) and their derivatives along
  * the direction of mbs_constraints_derivatives_motion, whose accelerations (6 per node) are A. */

@@ -726,6 +726,11 @@ static int sens_setup(Sens *S, const MbsSettings *s)
         if (mbs_matrix_r_prepare_directions(S->probe, err) ||
             (S->method == MBS_SENS_DIRECT && mbs_matrix_r_prepare_directions(S->stepper, err)))
             return MBS_FATAL;
+        /* the objectives along the analytical directions read the motion those computed */
+        if (S->opt.jacobian == MBS_JACOBIAN_ANALYTICAL && S->obj.directional &&
+            (mbs_matrix_r_keep_direction_motion(S->probe, err) ||
+             (S->method == MBS_SENS_DIRECT && mbs_matrix_r_keep_direction_motion(S->stepper, err))))
+            return MBS_FATAL;
         if (mbs_kinematics_init(&S->kin, m))
             return mbs_error_set(err, MBS_FATAL, "out of memory");
         S->xt = calloc(3 * (size_t)n + 1, sizeof(double));

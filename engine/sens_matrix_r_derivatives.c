@@ -56,7 +56,7 @@ int mr_sens_state_residual(void *ctx, const double *x, int column, double step, 
 }
 
 static int objective_direction(Sens *S, const double *dz, const double *dzd, const double *dzdd,
-                               double *col);
+                               const double *motion, double *col);
 
 /* Columns of zdd_i: F is linear in it (F_a = R^T M R, 001 eq 29) and g reads it through
  * zdd = R^Phi zdd_i + S c, so no kinematic problem is solved again: F_a is copied, g_a is the
@@ -72,7 +72,7 @@ static int acceleration_columns(Sens *S)
         for (int i = 0; i < d; ++i)
             col[i] = v.Mh[i + (size_t)d * j];
         if (S->obj.directional) {
-            if ((status = objective_direction(S, S->zero, S->zero, v.Rz + (size_t)n * j,
+            if ((status = objective_direction(S, S->zero, S->zero, v.Rz + (size_t)n * j, NULL,
                                               col + d)))
                 return status;
             continue;
@@ -165,11 +165,20 @@ int mr_sens_align(Sens *S, const MbsCheckpoint *at)
  * objectives alone (their kinematics at the moved state, no position problem), the step a
  * cube root of eps relative to each block of the state. */
 static int objective_direction(Sens *S, const double *dz, const double *dzd, const double *dzdd,
-                               double *col)
+                               const double *motion, double *col)
 {
     int n = S->n, k = S->k;
     MbsMatrixRView v;
     mbs_matrix_r_view(S->base, &v);
+    if (S->obj.directional && motion) { /* the motion matrix-r's direction kept */
+        MbsConstraintsDerivatives kept = S->cw;
+        kept.model = NULL;
+        kept.T = (double *)motion;
+        kept.dZv = (double *)motion + 6 * (size_t)n;
+        kept.dD = (double *)motion + 12 * (size_t)n;
+        return S->obj.directional(S->obj.ctx, S->model, v.kin, &kept, S->node_D, v.z, v.zd, dz,
+                                  dzd, col, col + k);
+    }
     if (S->obj.directional) { /* exactly, from the direction's motion */
         if (dz == S->zero && dzd == S->zero) /* the columns of zdd_i */
             mbs_constraints_derivatives_accelerations(S->model, v.kin, &S->cw, dzdd);
@@ -243,7 +252,8 @@ static long exact_state_columns(Sens *S)
             for (int i = 0; i < d; ++i)
                 col[i] = S->dF[i + (size_t)d * w];
             size_t at = (size_t)n * w;
-            if (objective_direction(S, dir.dz + at, dir.dzd + at, dir.dzdd + at, col + d))
+            if (objective_direction(S, dir.dz + at, dir.dzd + at, dir.dzdd + at,
+                                    dir.motion ? dir.motion + 18 * at : NULL, col + d))
                 return -1;
         }
     }
@@ -318,6 +328,7 @@ static int geometric_parameter_columns(Sens *S)
             for (int i = 0; i < d; ++i)
                 col[i] = S->dFg[i + (size_t)d * w];
             if ((status = objective_direction(S, dir.dz + at, dir.dzd + at, dir.dzdd + at,
+                                              dir.motion ? dir.motion + 18 * at : NULL,
                                               col + d)))
                 return status;
             for (int i = 0; i < 2 * k; ++i)

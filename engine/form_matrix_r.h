@@ -89,20 +89,17 @@ int mbs_matrix_r_reduced_directions(MbsFormulation *f, int analytical, double t,
  * M zdd - Q, mu f's reactions); rebuilt's view then shows its kinematics at those coordinates.
  * mbs_matrix_r_parameter_directions takes ncols (<= n) columns of those terms' derivatives
  * (central differences of e, say) and gives dF/drho (d x ncols) at fixed z_i, zd_i, zdd_i and
- * the full coordinates' directions dz/drho, dzd/drho, dzdd/drho in out. */
+ * the full coordinates' directions dz/drho, dzd/drho, dzdd/drho in out. A column whose models[j]
+ * (models may be NULL) is not NULL is instead a parameter that moves the drawing's points
+ * (mbs_model_direction.h), taken analytically: its explicit terms come with the Phi_zz
+ * products of its dz in the same passes (its column of explicit is not read), and its kept
+ * motion (out->motion) is the total one, the drawing's points moved. */
 int mbs_matrix_r_parameter_terms_size(const MbsFormulation *f);
 int mbs_matrix_r_parameter_terms(MbsFormulation *f, MbsFormulation *rebuilt, double t,
                                  const double *zddi, double *e);
-/* The same terms' derivative along a direction of the model's drawn data (a parameter that
- * moves points: mbs_model_direction.h), analytically at f's coordinates: what the central
- * differences of mbs_matrix_r_parameter_terms approximate, without rebuilt models. motion (when
- * not NULL) receives the direction's motion at f's rates and accelerations, for the objectives
- * (valid until f's next directional derivative). */
-int mbs_matrix_r_parameter_terms_along(MbsFormulation *f, double t, const double *zddi,
-                                       const MbsModelDirection *dir, double *e,
-                                       const MbsConstraintsDerivatives **motion);
 int mbs_matrix_r_parameter_directions(MbsFormulation *f, double t, const double *zddi,
-                                      int ncols, const double *explicit, double *dF,
+                                      int ncols, const double *explicit,
+                                      const MbsModelDirection *const *models, double *dF,
                                       MbsMatrixRDirections *out);
 
 /* --- what the sensitivity analysis (sens_matrix_r.c) reads and evaluates ----------------- */

@@ -49,8 +49,8 @@ typedef struct {
      * independent accelerations dir_zddi when dir_generation equals it (directions_base) */
     long generation, dir_generation;
     double *dir_zddi; /* d */
-    double *model_work; /* a model direction's terms (mbs_matrix_r_parameter_terms_along):
-                           3 nr + 15 n */
+    double *model_work; /* 14 n: the subtree wrenches at directions_base's evaluation, then the
+                           work of a model direction's forces (model_forces_derivative) */
     double *col_motion; /* 18 n per column: each analytical direction's motion (T, dZv and the
                            whole dD) when kept (mbs_matrix_r_keep_direction_motion), or NULL */
     MbsRow *drows; /* the model's rows, then one per DOF (general mode: B's rows, a point

@@ -250,7 +250,7 @@ int mr_analytical_workspace(const MbsModel *m, MatrixR *R)
     if (!R->Fval)
         R->Fval = mr_alloc_doubles((size_t)(n > 0 ? n : 1), &fail);
     R->dir_zddi = mr_alloc_doubles((size_t)(n > 0 ? n : 1), &fail); /* d <= n, d not yet known */
-    R->model_work = mr_alloc_doubles(3 * (size_t)nr + 15 * (size_t)n + 1, &fail);
+    R->model_work = mr_alloc_doubles(14 * (size_t)n + 1, &fail);
     R->dir_generation = -1;
     return fail ? -1 : 0;
 }
@@ -322,6 +322,8 @@ static void directions_base(MatrixR *R, const double *zddi)
                                     (size_t)n);
     double *G = R->Fval;
     mbs_dynamics_forces(m, &with_zdd, &R->dyn, R->z, R->zd, G); /* Q - M zdd */
+    /* its subtree wrenches, for the derivatives along a model direction */
+    memcpy(R->model_work, R->dyn.Wacc, sizeof(double) * 6 * (size_t)n);
     for (int i = 0; i < n; ++i)
         G[i] = -G[i];
     for (int i = 0; i < nb; ++i)
@@ -336,6 +338,21 @@ static void directions_base(MatrixR *R, const double *zddi)
     R->dir_generation = R->generation;
 }
 
+/* (Q - M zdd)'s derivative along a model direction at the current evaluation (R->model_work;
+ * directions_base done): the direction's own motion at the rates and whole accelerations. */
+static double *model_forces_derivative(MatrixR *R, const MbsModelDirection *dir)
+{
+    const MbsModel *m = R->f->model;
+    int n = R->n;
+    double *Wbase = R->model_work, *dW = Wbase + 6 * (size_t)n, *dQ = dW + 6 * (size_t)n;
+    double *zero = dQ + n;
+    memset(zero, 0, sizeof(double) * (size_t)n);
+    mbs_constraints_derivatives_model_direction(m, &R->kin, &R->cder, dir, NULL);
+    mbs_constraints_derivatives_motion(m, &R->kin, &R->cder, R->zd, zero, R->zdd_base, zero);
+    mbs_dynamics_forces_model_derivative(m, &R->kin, R->node_D, Wbase, &R->cder, dir, dW, dQ);
+    return dQ;
+}
+
 /* dF (d x ncols) of F = R^T (M zdd - Q) along ncols directions dz_i = cz sz, dzd_i = cv sv,
  * dzdd_i = ca sa (d x ncols each; NULL: the unit vectors e_j) at the current evaluation (time t,
  * independent accelerations zddi), by the analytical derivatives; the full directions in
@@ -346,13 +363,14 @@ static void directions_base(MatrixR *R, const double *zddi)
  * right-hand sides and V. */
 static void analytical_directions(MatrixR *R, double t, const double *zddi, const double *sz,
                                   double cz, const double *sv, double cv, const double *sa,
-                                  double ca, const double *explicit, int ncols, double *dF)
+                                  double ca, const double *explicit,
+                                  const MbsModelDirection *const *models, int ncols, double *dF)
 {
     const MbsModel *m = R->f->model;
     int n = R->n, d = R->d, r = R->r;
     /* without degrees of freedom (every coordinate driven) a parameter's column still moves
      * the coordinates */
-    if (ncols == 0 || (d == 0 && !explicit))
+    if (ncols == 0 || (d == 0 && !explicit && !models))
         return;
     /* the rows: the independent ones of Phi, then (point coordinates as DOFs) B's */
     int nr = R->nr, ndof = R->general ? d : 0;
@@ -364,8 +382,20 @@ static void analytical_directions(MatrixR *R, double t, const double *zddi, cons
     for (int j = 0; j < ncols; ++j) {
         double *dz = R->DZ + (size_t)n * j, *dzd = R->DZD + (size_t)n * j,
                *dzdd = R->DZDD + (size_t)n * j;
-        const double *e = explicit ? explicit + ne * j : NULL;
-        if (e) { /* Phi_z dz = -Phi_rho with dz_i = 0 */
+        const MbsModelDirection *model = models ? models[j] : NULL;
+        const double *e = explicit && !model ? explicit + ne * j : NULL;
+        double *dQ_model = NULL;
+        if (model) { /* a parameter that moves the drawing's points: mbs_model_direction.h */
+            memset(dz, 0, sizeof(double) * (size_t)n);
+            memset(dzd, 0, sizeof(double) * (size_t)n);
+            memset(dzdd, 0, sizeof(double) * (size_t)n);
+            dQ_model = model_forces_derivative(R, model);
+            /* Phi_z dz = -Phi_rho with dz_i = 0 ... */
+            mbs_constraints_derivatives_positions(m, &R->kin, &R->cder, rows, nr, R->rowbuf);
+            for (int i = 0; i < r; ++i)
+                y[i] = -R->rowbuf[R->rows[i]];
+            add_dependent(R, y, dz);
+        } else if (e) { /* Phi_z dz = -Phi_rho with dz_i = 0 */
             memset(dz, 0, sizeof(double) * (size_t)n);
             memset(dzd, 0, sizeof(double) * (size_t)n);
             memset(dzdd, 0, sizeof(double) * (size_t)n);
@@ -394,7 +424,12 @@ static void analytical_directions(MatrixR *R, double t, const double *zddi, cons
         int moves = 0;
         for (int i = 0; i < n && !moves; ++i)
             moves = dz[i] != 0.0;
-        mbs_constraints_derivatives_direction(m, &R->kin, &R->cder, dz);
+        moves |= model != NULL; /* ... and then the drawing's and dz's direction at once: the
+                                   products below carry both parts (the explicit terms) */
+        if (model)
+            mbs_constraints_derivatives_model_direction(m, &R->kin, &R->cder, model, dz);
+        else
+            mbs_constraints_derivatives_direction(m, &R->kin, &R->cder, dz);
         if (moves || e) {
             if (moves)
                 mbs_constraints_derivatives_velocity(m, &R->kin, &R->cder, rows, nrows, R->zd,
@@ -432,6 +467,9 @@ static void analytical_directions(MatrixR *R, double t, const double *zddi, cons
         if (e) /* V gets + (G - Phi_z^T mu)_rho: DRE enters with a minus */
             for (int i = 0; i < n; ++i)
                 R->DRE[i + (size_t)n * j] -= e[3 * r + i];
+        if (dQ_model) /* G_rho = -(Q - M zdd)_rho, the reactions' part is in DRE already */
+            for (int i = 0; i < n; ++i)
+                R->DRE[i + (size_t)n * j] += dQ_model[i];
     }
     /* t only enters through the drivers' Phi_t and its derivative, constant along z */
     (void)t;
@@ -451,7 +489,7 @@ int mr_reduced_jacobian_analytical(void *ctx, const double *x, double *J)
     double h = R->tangent_h;
     (void)x;
     analytical_directions(R, R->tangent_f->time + h, R->zddi, NULL, 1.0, NULL, 2.0 / h, NULL,
-                          4.0 / (h * h), NULL, R->d, J);
+                          4.0 / (h * h), NULL, NULL, R->d, J);
     return 0;
 }
 
@@ -502,7 +540,7 @@ int mbs_matrix_r_reduced_directions(MbsFormulation *f, int analytical, double t,
         double *zero = R->Van; /* d x ncols of zeros, until analytical_directions uses it */
         memset(zero, 0, sizeof(double) * (size_t)d * (size_t)ncols);
         analytical_directions(R, t, zddi, sz ? sz : zero, 1.0, sv ? sv : zero, 1.0,
-                              sa ? sa : zero, 1.0, NULL, ncols, dF);
+                              sa ? sa : zero, 1.0, NULL, NULL, ncols, dF);
         if (out)
             *out = (MbsMatrixRDirections){.dz = R->DZ, .dzd = R->DZD, .dzdd = R->DZDD,
                                           .motion = R->col_motion};
@@ -579,49 +617,16 @@ int mbs_matrix_r_parameter_terms(MbsFormulation *f, MbsFormulation *rebuilt, dou
     return 0;
 }
 
-int mbs_matrix_r_parameter_terms_along(MbsFormulation *f, double t, const double *zddi,
-                                       const MbsModelDirection *dir, double *e,
-                                       const MbsConstraintsDerivatives **motion)
-{
-    MatrixR *R = mr_impl(f);
-    if (!R || !R->Kan || R->general)
-        return MBS_FATAL;
-    directions_base(R, zddi);
-    const MbsModel *m = f->model;
-    int n = R->n, nr = R->nr, r = R->r;
-    double *dphi = R->model_work, *dphid = dphi + nr, *dphidd = dphid + nr;
-    double *dQ = dphidd + nr, *reactions = dQ + n, *zero = reactions + n, *W = zero + n;
-    double *dW = W + 6 * (size_t)n;
-    memset(zero, 0, sizeof(double) * (size_t)n);
-    /* the direction's motion at the base's rates and whole accelerations (dzd = dzdd = 0) */
-    mbs_constraints_derivatives_model_direction(m, &R->kin, &R->cder, dir);
-    mbs_constraints_derivatives_motion(m, &R->kin, &R->cder, R->zd, zero, R->zdd_base, zero);
-    mbs_constraints_derivatives_rows(m, &R->kin, &R->cder, R->node_D, R->drows, nr, dphi, dphid,
-                                     dphidd);
-    mbs_constraints_derivatives_reactions(m, &R->kin, &R->cder, R->drows, nr, R->mu_rows,
-                                          reactions);
-    mbs_dynamics_forces_model_derivative(m, &R->kin, R->node_D, &R->cder, dir, W, dW, dQ);
-    for (int i = 0; i < r; ++i) {
-        e[i] = dphi[R->rows[i]];
-        e[r + i] = dphid[R->rows[i]];
-        e[2 * r + i] = dphidd[R->rows[i]];
-    }
-    for (int c = 0; c < n; ++c) /* G - Phi_z^T mu, G = M zdd - Q */
-        e[3 * r + c] = -dQ[c] - reactions[c];
-    (void)t; /* the drivers' Phi_t does not move with the drawing */
-    if (motion)
-        *motion = &R->cder;
-    return 0;
-}
-
 int mbs_matrix_r_parameter_directions(MbsFormulation *f, double t, const double *zddi,
-                                      int ncols, const double *explicit, double *dF,
+                                      int ncols, const double *explicit,
+                                      const MbsModelDirection *const *models, double *dF,
                                       MbsMatrixRDirections *out)
 {
     MatrixR *R = mr_impl(f);
     if (!R || !R->Kan || R->general || ncols < 0 || ncols > R->n)
         return MBS_FATAL;
-    analytical_directions(R, t, zddi, NULL, 1.0, NULL, 1.0, NULL, 1.0, explicit, ncols, dF);
+    analytical_directions(R, t, zddi, NULL, 1.0, NULL, 1.0, NULL, 1.0, explicit, models, ncols,
+                          dF);
     if (out)
         *out = (MbsMatrixRDirections){.dz = R->DZ, .dzd = R->DZD, .dzdd = R->DZDD,
                                       .motion = R->col_motion};

@@ -23,7 +23,8 @@ int mbs_constraints_derivatives_init(MbsConstraintsDerivatives *w, const MbsMode
     w->W = calloc(nn, sizeof(double));
     w->dW = calloc(nn, sizeof(double));
     w->xdb = calloc(nn, sizeof(double));
-    if (!w->T || !w->Zv || !w->dZv || !w->dD || !w->W || !w->dW || !w->xdb) {
+    w->db = calloc(nn, sizeof(double));
+    if (!w->T || !w->Zv || !w->dZv || !w->dD || !w->W || !w->dW || !w->xdb || !w->db) {
         mbs_constraints_derivatives_free(w);
         return -1;
     }
@@ -39,6 +40,7 @@ void mbs_constraints_derivatives_free(MbsConstraintsDerivatives *w)
     free(w->W);
     free(w->dW);
     free(w->xdb);
+    free(w->db);
     memset(w, 0, sizeof *w);
 }
 
@@ -89,7 +91,7 @@ void mbs_constraints_derivatives_direction(const MbsModel *m, const MbsKinematic
 
 void mbs_constraints_derivatives_model_direction(const MbsModel *m, const MbsKinematics *k,
                                                  MbsConstraintsDerivatives *w,
-                                                 const MbsModelDirection *dir)
+                                                 const MbsModelDirection *dir, const double *dz)
 {
     const MbsTopology *t = m->topo;
     static const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
@@ -99,7 +101,8 @@ void mbs_constraints_derivatives_model_direction(const MbsModel *m, const MbsKin
         const double *Tp = parent_of(t, w->T, i), *dpoint = dir->node_point + 3 * i;
         const double *Rp = nd->parent < 0 ? identity : &k->R[9 * nd->parent];
         double *T = &w->T[6 * i], *x = &w->xdb[6 * i];
-        memcpy(T, Tp, 6 * sizeof(double));
+        for (int c = 0; c < 6; ++c)
+            T[c] = Tp[c] + (dz ? k->b[6 * i + c] * dz[i] : 0.0);
         memset(x, 0, 6 * sizeof(double));
         if (nd->type != MBS_NODE_REVOLUTE)
             continue; /* a prismatic node's p and b do not read its point */
@@ -134,7 +137,7 @@ static void point_derivs(const MbsModel *m, const MbsKinematics *k,
             memcpy(p->dr, dx0, sizeof p->dr);
         return;
     }
-    const double *T = &w->T[6 * nd], *Z = &mo->Z[6 * nd], *dZ = &mo->dZ[6 * nd];
+    const double *T = &w->T[6 * nd];
     double t1[3], t2[3];
     mbs_v3_cross(T + 3, p->r, t1); /* dr = T_s + T_w x r (+ R dx0: the drawn point moved) */
     mbs_v3_add(T, t1, p->dr);
@@ -142,6 +145,9 @@ static void point_derivs(const MbsModel *m, const MbsKinematics *k,
         mbs_m3_mulv(&k->R[9 * nd], dx0, t1);
         mbs_v3_add(p->dr, t1, p->dr);
     }
+    if (!mo->Z) /* positions only */
+        return;
+    const double *Z = &mo->Z[6 * nd], *dZ = &mo->dZ[6 * nd];
     mbs_v3_cross(Z + 3, p->r, t1); /* v = Z_s + Z_w x r */
     mbs_v3_add(Z, t1, p->v);
     mbs_v3_cross(dZ + 3, p->r, t1); /* dv = dZ_s + dZ_w x r + Z_w x dr */
@@ -180,9 +186,12 @@ static void vector_derivs(const MbsModel *m, const MbsKinematics *k,
     mbs_kin_vector(m, k, body, u0, q->u);
     if (nd < 0)
         return;
-    const double *T = &w->T[6 * nd], *Z = &mo->Z[6 * nd], *dZ = &mo->dZ[6 * nd];
+    const double *T = &w->T[6 * nd];
     double t1[3], t2[3];
     mbs_v3_cross(T + 3, q->u, q->du);
+    if (!mo->Z) /* positions only */
+        return;
+    const double *Z = &mo->Z[6 * nd], *dZ = &mo->dZ[6 * nd];
     mbs_v3_cross(Z + 3, q->u, q->ud);   /* ud = w x u */
     mbs_v3_cross(dZ + 3, q->u, t1);     /* dud = dw x u + w x du */
     mbs_v3_cross(Z + 3, q->du, t2);
@@ -301,7 +310,7 @@ void mbs_constraints_derivatives_motion(const MbsModel *m, const MbsKinematics *
         const double *Zp = parent_of(t, k->Z, i), *dZp = parent_of(t, dZ, i);
         const double *dDp = parent_of(t, w->dD, i);
         const double *b = &k->b[6 * i];
-        double db[6], bd[6], x[6], y[6], dbd[6];
+        double *db = &w->db[6 * i], bd[6], x[6], y[6], dbd[6];
         node_db(t, w, b, i, db);
         crm(Zp, b, bd);  /* b_dot */
         crm(dZp, b, x);  /* d(b_dot) = crm(dZp) b + crm(Zp) db */
@@ -337,10 +346,8 @@ void mbs_constraints_derivatives_whole(const MbsModel *m, const MbsKinematics *k
 {
     const MbsTopology *t = m->topo;
     for (int i = t->nnodes - 1; i >= 0; --i) {
-        const double *b = &k->b[6 * i], *bias = &w->dD[6 * i];
+        const double *b = &k->b[6 * i], *bias = &w->dD[6 * i], *db = &w->db[6 * i];
         const double *ap = parent_of(t, dD, i), *bp = parent_of(t, w->dD, i);
-        double db[6];
-        node_db(t, w, b, i, db);
         /* dD (the whole) - dD (the bias) sums d(b zdd) over the path: parent's difference + own */
         for (int c = 0; c < 6; ++c)
             dD[6 * i + c] = bias[c] + (ap[c] - bp[c]) + db[c] * zdd[i] + b[c] * dzdd[i];
@@ -356,68 +363,43 @@ void mbs_constraints_derivatives_point(const MbsModel *m, const MbsKinematics *k
     point_derivs(m, k, w, &mo, body, x0, dx0, out);
 }
 
-void mbs_constraints_derivatives_rows(const MbsModel *m, const MbsKinematics *k,
-                                      MbsConstraintsDerivatives *w, const double *A,
-                                      const MbsRow *rows, int nrows, double *dphi,
-                                      double *dphid, double *dphidd)
+void mbs_constraints_derivatives_positions(const MbsModel *m, const MbsKinematics *k,
+                                           MbsConstraintsDerivatives *w, const MbsRow *rows,
+                                           int nrows, double *dphi)
 {
-    const Motion mo = {.Z = k->Z, .dZ = w->dZv, .D = A, .dD = w->dD};
+    const Motion mo = {.Z = NULL}; /* positions only: point_derivs stops after dr */
     const double *dc = w->model ? w->model->row_c : NULL;
     PointPair pair = {0};
     for (int i = 0; i < nrows; ++i) {
         const MbsRow *row = &rows[i];
         PointDerivs p[2];
         VectorDerivs q[2];
-        double d[3], dd[3], v[3], dv[3], a[3], da[3], x = 0.0, xd = 0.0, xdd = 0.0;
-        double c = dc && i < w->model->nrows ? dc[i] : 0.0;
+        double d[3], dd[3], x = 0.0, c = dc && i < w->model->nrows ? dc[i] : 0.0;
         switch (row->type) {
-        case MBS_ROW_POINTS: /* r1 - r2 and its rates, on the row's axis */
+        case MBS_ROW_POINTS:
             row_derivs(m, k, w, &mo, row, i, &pair, p, NULL);
             x = p[0].dr[row->axis] - p[1].dr[row->axis];
-            xd = p[0].dv[row->axis] - p[1].dv[row->axis];
-            xdd = p[0].da[row->axis] - p[1].da[row->axis];
             break;
-        case MBS_ROW_DOT: /* u1 . u2 - c: its rates as mbs_constraints_derivatives_velocity's
-                             and _bias's, with the whole accelerations */
+        case MBS_ROW_DOT:
             row_derivs(m, k, w, &mo, row, i, &pair, NULL, q);
             x = mbs_v3_dot(q[0].du, q[1].u) + mbs_v3_dot(q[0].u, q[1].du) - c;
-            xd = mbs_v3_dot(q[0].dud, q[1].u) + mbs_v3_dot(q[0].ud, q[1].du) +
-                 mbs_v3_dot(q[0].du, q[1].ud) + mbs_v3_dot(q[0].u, q[1].dud);
-            xdd = mbs_v3_dot(q[0].dudd, q[1].u) + mbs_v3_dot(q[0].udd, q[1].du) +
-                  2.0 * (mbs_v3_dot(q[0].dud, q[1].ud) + mbs_v3_dot(q[0].ud, q[1].dud)) +
-                  mbs_v3_dot(q[0].du, q[1].udd) + mbs_v3_dot(q[0].u, q[1].dudd);
             break;
-        case MBS_ROW_LINE: /* (r2 - r1) . u1 */
+        case MBS_ROW_LINE:
             row_derivs(m, k, w, &mo, row, i, &pair, p, q);
-            for (int j = 0; j < 3; ++j) {
-                d[j] = p[1].r[j] - p[0].r[j], dd[j] = p[1].dr[j] - p[0].dr[j];
-                v[j] = p[1].v[j] - p[0].v[j], dv[j] = p[1].dv[j] - p[0].dv[j];
-                a[j] = p[1].a[j] - p[0].a[j], da[j] = p[1].da[j] - p[0].da[j];
-            }
+            mbs_v3_sub(p[1].r, p[0].r, d);
+            mbs_v3_sub(p[1].dr, p[0].dr, dd);
             x = mbs_v3_dot(dd, q[0].u) + mbs_v3_dot(d, q[0].du);
-            xd = mbs_v3_dot(dv, q[0].u) + mbs_v3_dot(v, q[0].du) + mbs_v3_dot(dd, q[0].ud) +
-                 mbs_v3_dot(d, q[0].dud);
-            xdd = mbs_v3_dot(da, q[0].u) + mbs_v3_dot(a, q[0].du) +
-                  2.0 * (mbs_v3_dot(dv, q[0].ud) + mbs_v3_dot(v, q[0].dud)) +
-                  mbs_v3_dot(dd, q[0].udd) + mbs_v3_dot(d, q[0].dudd);
             break;
-        case MBS_ROW_DISTANCE: /* |r1 - r2|^2 - L^2 */
+        case MBS_ROW_DISTANCE:
             row_derivs(m, k, w, &mo, row, i, &pair, p, NULL);
-            for (int j = 0; j < 3; ++j) {
-                d[j] = p[0].r[j] - p[1].r[j], dd[j] = p[0].dr[j] - p[1].dr[j];
-                v[j] = p[0].v[j] - p[1].v[j], dv[j] = p[0].dv[j] - p[1].dv[j];
-                a[j] = p[0].a[j] - p[1].a[j], da[j] = p[0].da[j] - p[1].da[j];
-            }
+            mbs_v3_sub(p[0].r, p[1].r, d);
+            mbs_v3_sub(p[0].dr, p[1].dr, dd);
             x = 2.0 * mbs_v3_dot(d, dd) - c;
-            xd = 2.0 * (mbs_v3_dot(dd, v) + mbs_v3_dot(d, dv));
-            xdd = 4.0 * mbs_v3_dot(v, dv) + 2.0 * (mbs_v3_dot(dd, a) + mbs_v3_dot(d, da));
             break;
-        case MBS_ROW_DRIVER: /* the driven coordinate is not moved: dz = 0 */
+        case MBS_ROW_DRIVER:
             break;
         }
         dphi[i] = x;
-        dphid[i] = xd;
-        dphidd[i] = xdd;
     }
 }
 

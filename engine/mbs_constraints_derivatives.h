@@ -29,6 +29,7 @@ typedef struct {
      * points, and xdb (6 per node) is its own change of b_k, added to crm(T_parent) b_k */
     const MbsModelDirection *model;
     double *xdb;
+    double *db;      /* 6 per node: d b_k of the last mbs_constraints_derivatives_motion */
 } MbsConstraintsDerivatives;
 
 int mbs_constraints_derivatives_init(MbsConstraintsDerivatives *w, const MbsModel *m);
@@ -44,10 +45,13 @@ void mbs_constraints_derivatives_direction(const MbsModel *m, const MbsKinematic
  * a_k = R_parent point_k + p_parent, changes by crm(T_parent) b_k + [R_parent dpoint_k x u_k; 0].
  * The functions below then differentiate along it, with the rows' points (rows: the model's,
  * in order) and the objectives' points moved by R dx0; the rates zd, zdd do not move (dzd =
- * dzdd = 0 in mbs_constraints_derivatives_motion). */
+ * dzdd = 0 in mbs_constraints_derivatives_motion). With dz (not NULL) the direction is that
+ * plus dz's (T_k gets b_k dz_k too, and bodies turn): the total derivative along a parameter
+ * whose dependent coordinates move by dz, for the Phi_zz products of both at once (not for
+ * mbs_dynamics_forces_model_derivative, which needs dz = NULL). */
 void mbs_constraints_derivatives_model_direction(const MbsModel *m, const MbsKinematics *k,
                                                  MbsConstraintsDerivatives *w,
-                                                 const MbsModelDirection *dir);
+                                                 const MbsModelDirection *dir, const double *dz);
 
 /* db (6): the derivative of node's b along the direction (crm(T_parent) b, and a model
  * direction's own change). */
@@ -71,7 +75,8 @@ void mbs_constraints_derivatives_accelerations(const MbsModel *m, const MbsKinem
                                                MbsConstraintsDerivatives *w, const double *dzdd);
 
 /* dD (6 per node) = the derivative of the whole accelerations D + sum b zdd along (dz, dzd,
- * dzdd), from w after mbs_constraints_derivatives_motion without zdd (the bias's, in w->dD):
+ * dzdd), from w after mbs_constraints_derivatives_motion without zdd (the bias's, in w->dD, and
+ * its d b_k):
  * what _motion with zdd would give, to round-off, without its crm products again (dD may not
  * be w->dD). */
 void mbs_constraints_derivatives_whole(const MbsModel *m, const MbsKinematics *k,
@@ -105,14 +110,10 @@ void mbs_constraints_derivatives_bias(const MbsModel *m, const MbsKinematics *k,
                                       int nrows, const double *zd, const double *dzd,
                                       double *out);
 
-/* dphi, dphid, dphidd (nrows each): the derivatives of Phi, of dPhi/dt = Phi_z zd + Phi_t and
- * of d2Phi/dt2 = Phi_z zdd + bias along the direction, after mbs_constraints_derivatives_motion
- * with zdd (the whole accelerations A: mbs_kinematics_accelerations' D_out). DRIVER rows give 0:
- * for a direction whose dz moves no driven coordinate (a model direction's). */
-void mbs_constraints_derivatives_rows(const MbsModel *m, const MbsKinematics *k,
-                                      MbsConstraintsDerivatives *w, const double *A,
-                                      const MbsRow *rows, int nrows, double *dphi,
-                                      double *dphid, double *dphidd);
+/* dphi (nrows): the derivative of Phi along the direction (positions only; DRIVER rows 0). */
+void mbs_constraints_derivatives_positions(const MbsModel *m, const MbsKinematics *k,
+                                           MbsConstraintsDerivatives *w, const MbsRow *rows,
+                                           int nrows, double *dphi);
 
 /* out (n) = Phi_zz[dz]^T mu: the derivative along dz of Phi_z^T mu (mu one value per row). */
 void mbs_constraints_derivatives_reactions(const MbsModel *m, const MbsKinematics *k,

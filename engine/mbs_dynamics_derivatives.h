@@ -38,14 +38,16 @@ void mbs_dynamics_forces_derivatives(const MbsModel *m, const MbsKinematics *k,
 
 /* dQ (n): the derivative of Q - M zdd (mbs_dynamics_forces with the whole accelerations A as
  * D) along a direction of the model's drawn data at fixed coordinates (w after
- * mbs_constraints_derivatives_model_direction and _motion with zdd; dir its numbers): every
- * body's wrench moves with its node's translation, the derivatives of its motion and its mass
- * properties, every force element with its points (its law's numbers do not move:
- * mbs_model_direction.h). Needs mbs_dynamics_derivatives_supported. W, dW: 6 per node of work.
+ * mbs_constraints_derivatives_model_direction without dz and _motion with zdd; dir its
+ * numbers): every body's wrench moves with its node's translation, the derivatives of its
+ * motion and its mass properties, every force element with its points (its law's numbers do not
+ * move: mbs_model_direction.h). W (6 per node) are the subtree sums of the wrenches at the
+ * point of differentiation, as mbs_dynamics_forces leaves them in its workspace (Wacc); dW: 6
+ * per node of work. Needs mbs_dynamics_derivatives_supported.
  * (engine/mbs_dynamics_model_direction.c) */
 void mbs_dynamics_forces_model_derivative(const MbsModel *m, const MbsKinematics *k,
-                                          const double *A, const MbsConstraintsDerivatives *w,
-                                          const MbsModelDirection *dir, double *W, double *dW,
-                                          double *dQ);
+                                          const double *A, const double *W,
+                                          const MbsConstraintsDerivatives *w,
+                                          const MbsModelDirection *dir, double *dW, double *dQ);
 
 #endif

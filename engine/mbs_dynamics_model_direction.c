@@ -32,12 +32,12 @@ static void turned_inertia_times(const double *R, const double *X, const double 
     mbs_m3_mulv(R, b, out);
 }
 
-/* Body k's wrench and its derivative. No body turns along a model direction (T_w = 0, so
+/* The derivative of body k's wrench. No body turns along a model direction (T_w = 0, so
  * dZ_w = dD_w = 0: mbs_constraints_derivatives_model_direction), which leaves of the product
  * rule dvg = dZ_v + w x dg, dab = dD_v + D_w x dg, d(w x J w) = w x dJ w, d(J D_w) = dJ D_w. */
 static void add_body(const MbsModel *m, const MbsKinematics *k, const double *A,
                      const MbsConstraintsDerivatives *w, const MbsModelDirection *dir, int i,
-                     double *W, double *dW)
+                     double *dW)
 {
     int b = m->topo->nodes[i].body;
     const MbsBody *B = &m->bodies[b];
@@ -67,10 +67,7 @@ static void add_body(const MbsModel *m, const MbsKinematics *k, const double *A,
         F[c] = mass * a;
         dF[c] = dmass * a - mass * (dwvg[c] + dab[c]);
     }
-    double Jw[3], wJw[3], JD[3], mo[3], dmo[3], dn[3] = {0, 0, 0};
-    turned_inertia_times(R, B->inertia, om, Jw);
-    mbs_v3_cross(om, Jw, wJw);
-    turned_inertia_times(R, B->inertia, D + 3, JD);
+    double dmo[3], dn[3] = {0, 0, 0};
     int turns_inertia = 0;
     for (int c = 0; c < 9; ++c)
         turns_inertia |= dI[c] != 0.0;
@@ -82,40 +79,34 @@ static void add_body(const MbsModel *m, const MbsKinematics *k, const double *A,
         for (int c = 0; c < 3; ++c)
             dn[c] = -(t1[c] + dJD[c]);
     }
-    mbs_v3_cross(g, F, mo); /* dmo = dg x F + g x dF */
-    mbs_v3_cross(dg, F, t1);
+    mbs_v3_cross(dg, F, t1); /* d(g x F) = dg x F + g x dF */
     mbs_v3_cross(g, dF, t2);
     mbs_v3_add(t1, t2, dmo);
     for (int c = 0; c < 3; ++c) {
-        W[6 * i + c] += F[c];
-        W[6 * i + 3 + c] += mo[c] - wJw[c] - JD[c];
         dW[6 * i + c] += dF[c];
         dW[6 * i + 3 + c] += dmo[c] + dn[c];
     }
 }
 
-/* A force f at a point (r, dr) with its derivative df on the node of body. */
+/* The derivative df of a force f at a point (r, dr) on the node of body. */
 static void add_point_force(const MbsModel *m, int body, const double r[3], const double dr[3],
-                            const double f[3], const double df[3], double *W, double *dW)
+                            const double f[3], const double df[3], double *dW)
 {
     int nd = m->topo->body_node[body];
     if (nd < 0)
         return;
-    double mo[3], t1[3], t2[3];
-    mbs_v3_cross(r, f, mo);
+    double t1[3], t2[3];
     mbs_v3_cross(dr, f, t1);
     mbs_v3_cross(r, df, t2);
     for (int c = 0; c < 3; ++c) {
-        W[6 * nd + c] += f[c];
-        W[6 * nd + 3 + c] += mo[c];
         dW[6 * nd + c] += df[c];
         dW[6 * nd + 3 + c] += t1[c] + t2[c];
     }
 }
 
-static void add_element(const MbsModel *m, const MbsKinematics *k, const double *A,
+static void add_element(const MbsModel *m, const MbsKinematics *k,
                         const MbsConstraintsDerivatives *w, const MbsModelDirection *dir, int f,
-                        double *W, double *dW)
+                        double *dW)
 {
     const MbsForce *F = &m->forces[f];
     const MbsForceClass *c = mbs_force_class(F->type);
@@ -127,8 +118,9 @@ static void add_element(const MbsModel *m, const MbsKinematics *k, const double 
     memset(&der, 0, sizeof der);
     if (c->geometry == MBS_FORCE_ON_LINE) {
         MbsPointDerivatives p1, p2;
-        mbs_constraints_derivatives_point(m, k, w, A, F->body1, F->point1, dx, &p1);
-        mbs_constraints_derivatives_point(m, k, w, A, F->body2, F->point2, dx + 3, &p2);
+        /* positions and velocities (no accelerations: A = NULL) */
+        mbs_constraints_derivatives_point(m, k, w, NULL, F->body1, F->point1, dx, &p1);
+        mbs_constraints_derivatives_point(m, k, w, NULL, F->body2, F->point2, dx + 3, &p2);
         double e[3], de[3], v[3], dv[3], u[3], du[3];
         mbs_v3_sub(p2.r, p1.r, e);
         mbs_v3_sub(p2.dr, p1.dr, de);
@@ -155,11 +147,11 @@ static void add_element(const MbsModel *m, const MbsKinematics *k, const double 
             f1[j] = -f2[j];
             df1[j] = -df2[j];
         }
-        add_point_force(m, F->body1, p1.r, p1.dr, f1, df1, W, dW);
-        add_point_force(m, F->body2, p2.r, p2.dr, f2, df2, W, dW);
+        add_point_force(m, F->body1, p1.r, p1.dr, f1, df1, dW);
+        add_point_force(m, F->body2, p2.r, p2.dr, f2, df2, dW);
     } else if (c->geometry == MBS_FORCE_AT_POINT) {
         MbsPointDerivatives p;
-        mbs_constraints_derivatives_point(m, k, w, A, F->body1, F->point1, dx, &p);
+        mbs_constraints_derivatives_point(m, k, w, NULL, F->body1, F->point1, dx, &p);
         memcpy(in.r, p.r, sizeof in.r);
         memcpy(in.v, p.v, sizeof in.v);
         c->evaluate(F, &in, &out);
@@ -170,32 +162,25 @@ static void add_element(const MbsModel *m, const MbsKinematics *k, const double 
             for (int b = 0; b < 3; ++b)
                 dvec[a] += der.d_vector_r[a][b] * p.dr[b] + der.d_vector_v[a][b] * p.dv[b];
         }
-        add_point_force(m, F->body1, p.r, p.dr, out.vector, dvec, W, dW);
-    } else if (c->geometry == MBS_FORCE_ON_BODY) {
-        int nd = m->topo->body_node[F->body1];
-        mbs_kin_body_omega(m, k, F->body1, in.omega);
-        c->evaluate(F, &in, &out); /* a constant torque (no body law reads omega) */
-        if (nd >= 0)
-            for (int j = 0; j < 3; ++j)
-                W[6 * nd + 3 + j] += out.vector[j];
+        add_point_force(m, F->body1, p.r, p.dr, out.vector, dvec, dW);
     }
-    /* a joint law acts on Q directly at the fixed z, zd: no change */
+    /* a torque on a body is constant (no body law reads omega), and a joint law acts on Q
+     * directly at the fixed z, zd: no change */
 }
 
 void mbs_dynamics_forces_model_derivative(const MbsModel *m, const MbsKinematics *k,
-                                          const double *A, const MbsConstraintsDerivatives *w,
-                                          const MbsModelDirection *dir, double *W, double *dW,
-                                          double *dQ)
+                                          const double *A, const double *W,
+                                          const MbsConstraintsDerivatives *w,
+                                          const MbsModelDirection *dir, double *dW, double *dQ)
 {
     const MbsTopology *t = m->topo;
     int n = t->nnodes;
-    memset(W, 0, sizeof(double) * 6 * (size_t)(n > 0 ? n : 1));
     memset(dW, 0, sizeof(double) * 6 * (size_t)(n > 0 ? n : 1));
     for (int i = 0; i < n; ++i)
         if (t->nodes[i].body >= 0)
-            add_body(m, k, A, w, dir, i, W, dW);
+            add_body(m, k, A, w, dir, i, dW);
     for (int f = 0; f < m->nforces; ++f)
-        add_element(m, k, A, w, dir, f, W, dW);
+        add_element(m, k, w, dir, f, dW);
     for (int j = 0; j < n; ++j) { /* children before parents */
         int par = t->nodes[j].parent;
         const double *b = &k->b[6 * j];
@@ -205,9 +190,7 @@ void mbs_dynamics_forces_model_derivative(const MbsModel *m, const MbsKinematics
             v += db[c] * W[6 * j + c] + b[c] * dW[6 * j + c];
         dQ[j] = v;
         if (par >= 0)
-            for (int c = 0; c < 6; ++c) {
-                W[6 * par + c] += W[6 * j + c];
+            for (int c = 0; c < 6; ++c)
                 dW[6 * par + c] += dW[6 * j + c];
-            }
     }
 }

@@ -534,6 +534,7 @@ static void sens_free(Sens *S)
         mbs_model_direction_free(&S->gdir[j]);
     free(S->gdir);
     free(S->gdir_ok);
+    free(S->gmodels);
     mbs_checkpoint_free(&S->state);
     mbs_checkpoint_free(&S->previous);
     mbs_tangent_free(&S->tangent);
@@ -688,7 +689,8 @@ static int sens_setup(Sens *S, const MbsSettings *s)
     /* parameters of the geometry that move points alone: their terms analytically */
     S->gdir = calloc((size_t)p + 1, sizeof *S->gdir);
     S->gdir_ok = calloc((size_t)p + 1, sizeof(int));
-    if (!S->gdir || !S->gdir_ok)
+    S->gmodels = calloc((size_t)n + 1, sizeof *S->gmodels);
+    if (!S->gdir || !S->gdir_ok || !S->gmodels)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     char why[160];
     int analytical_terms = S->opt.geometry == MBS_SENS_GEOMETRY_ANALYTICAL &&

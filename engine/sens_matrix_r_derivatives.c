@@ -56,7 +56,8 @@ int mr_sens_state_residual(void *ctx, const double *x, int column, double step, 
 }
 
 static int objective_direction(Sens *S, const double *dz, const double *dzd, const double *dzdd,
-                               const double *motion, double *col);
+                               const double *motion, const MbsModelDirection *model,
+                               double *col);
 
 /* Columns of zdd_i: F is linear in it (F_a = R^T M R, 001 eq 29) and g reads it through
  * zdd = R^Phi zdd_i + S c, so no kinematic problem is solved again: F_a is copied, g_a is the
@@ -73,7 +74,7 @@ static int acceleration_columns(Sens *S)
             col[i] = v.Mh[i + (size_t)d * j];
         if (S->obj.directional) {
             if ((status = objective_direction(S, S->zero, S->zero, v.Rz + (size_t)n * j, NULL,
-                                              col + d)))
+                                              NULL, col + d)))
                 return status;
             continue;
         }
@@ -165,14 +166,15 @@ int mr_sens_align(Sens *S, const MbsCheckpoint *at)
  * objectives alone (their kinematics at the moved state, no position problem), the step a
  * cube root of eps relative to each block of the state. */
 static int objective_direction(Sens *S, const double *dz, const double *dzd, const double *dzdd,
-                               const double *motion, double *col)
+                               const double *motion, const MbsModelDirection *model,
+                               double *col)
 {
     int n = S->n, k = S->k;
     MbsMatrixRView v;
     mbs_matrix_r_view(S->base, &v);
     if (S->obj.directional && motion) { /* the motion matrix-r's direction kept */
         MbsConstraintsDerivatives kept = S->cw;
-        kept.model = NULL;
+        kept.model = model; /* the objectives' points move with the drawing */
         kept.T = (double *)motion;
         kept.dZv = (double *)motion + 6 * (size_t)n;
         kept.dD = (double *)motion + 12 * (size_t)n;
@@ -180,8 +182,12 @@ static int objective_direction(Sens *S, const double *dz, const double *dzd, con
                                   dzd, col, col + k);
     }
     if (S->obj.directional) { /* exactly, from the direction's motion */
-        if (dz == S->zero && dzd == S->zero) /* the columns of zdd_i */
+        if (model) /* the drawing's direction and dz's */
+            mbs_constraints_derivatives_model_direction(S->model, v.kin, &S->cw, model, dz);
+        if (dz == S->zero && dzd == S->zero && !model) /* the columns of zdd_i */
             mbs_constraints_derivatives_accelerations(S->model, v.kin, &S->cw, dzdd);
+        else if (model)
+            mbs_constraints_derivatives_motion(S->model, v.kin, &S->cw, v.zd, dzd, v.zdd, dzdd);
         else {
             mbs_constraints_derivatives_direction(S->model, v.kin, &S->cw, dz);
             mbs_constraints_derivatives_motion(S->model, v.kin, &S->cw, v.zd, dzd, v.zdd, dzdd);
@@ -253,26 +259,11 @@ static long exact_state_columns(Sens *S)
                 col[i] = S->dF[i + (size_t)d * w];
             size_t at = (size_t)n * w;
             if (objective_direction(S, dir.dz + at, dir.dzd + at, dir.dzdd + at,
-                                    dir.motion ? dir.motion + 18 * at : NULL, col + d))
+                                    dir.motion ? dir.motion + 18 * at : NULL, NULL, col + d))
                 return -1;
         }
     }
     return passes;
-}
-
-/* The explicit derivatives of a parameter of the geometry that only moves points (S->gdir[j]):
- * matrix-r's terms and the objectives along the drawing's derivative, at the base's
- * coordinates, analytically (E: mbs_matrix_r_parameter_terms_size values, gx: 2k). */
-static int geometric_terms_along(Sens *S, int j, const double *zddi, double *E, double *gx)
-{
-    const MbsConstraintsDerivatives *motion;
-    if (mbs_matrix_r_parameter_terms_along(S->base, S->t, zddi, &S->gdir[j], E, &motion))
-        return mbs_error_set(S->err, MBS_FATAL, "matrix-r sensitivities: the geometry's terms "
-                             "failed at t = %.6g s", S->t);
-    MbsMatrixRView v;
-    mbs_matrix_r_view(S->base, &v);
-    return S->obj.directional(S->obj.ctx, S->model, v.kin, motion, S->node_D, v.z, v.zd,
-                              S->zero, S->zero, gx, gx + S->k);
 }
 
 /* Columns of P for parameters of the geometry, with exact state derivatives: the terms of
@@ -290,11 +281,10 @@ static int geometric_parameter_columns(Sens *S)
     int count = 0;
     for (int j = 0; j <= S->p; ++j) {
         if (j < S->p && !S->dynamic_only[j] && S->gdir_ok[j]) {
-            double *E = S->Eg + (size_t)ne * count, *gx = S->gexp + 2 * (size_t)k * count;
-            if ((status = geometric_terms_along(S, j, zddi, E, gx)))
-                return status;
+            S->gmodels[count] = &S->gdir[j]; /* its terms come with its direction */
             S->gcols[count++] = j;
         } else if (j < S->p && !S->dynamic_only[j]) {
+            S->gmodels[count] = NULL;
             double *E = S->Eg + (size_t)ne * count, *gx = S->gexp + 2 * (size_t)k * count;
             for (int s = 0; s < 2; ++s) {
                 double *e = s ? S->em : S->ep, *o = s ? S->rm : S->rp;
@@ -318,7 +308,9 @@ static int geometric_parameter_columns(Sens *S)
         if (count == 0 || (count < n && j < S->p))
             continue;
         MbsMatrixRDirections dir;
-        if (mbs_matrix_r_parameter_directions(S->base, S->t, zddi, count, S->Eg, S->dFg, &dir))
+        if (mbs_matrix_r_parameter_directions(S->base, S->t, zddi, count, S->Eg,
+                                              (const MbsModelDirection *const *)S->gmodels,
+                                              S->dFg, &dir))
             return mbs_error_set(S->err, MBS_FATAL, "matrix-r sensitivities: the geometry's "
                                  "directions failed at t = %.6g s", S->t);
         for (int w = 0; w < count; ++w) {
@@ -327,11 +319,12 @@ static int geometric_parameter_columns(Sens *S)
             size_t at = (size_t)n * w;
             for (int i = 0; i < d; ++i)
                 col[i] = S->dFg[i + (size_t)d * w];
+            const MbsModelDirection *model = S->gmodels[w];
             if ((status = objective_direction(S, dir.dz + at, dir.dzd + at, dir.dzdd + at,
-                                              dir.motion ? dir.motion + 18 * at : NULL,
+                                              dir.motion ? dir.motion + 18 * at : NULL, model,
                                               col + d)))
                 return status;
-            for (int i = 0; i < 2 * k; ++i)
+            for (int i = 0; i < 2 * k && !model; ++i) /* the differenced explicit part */
                 col[d + i] += S->gexp[i + 2 * (size_t)k * w];
             memcpy(S->zrho + (size_t)n * jj, dir.dz + at, sizeof(double) * (size_t)n);
         }

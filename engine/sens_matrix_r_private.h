@@ -59,6 +59,7 @@ typedef struct {
     MbsModelDirection *gdir; /* p: the drawing's derivative of each parameter of the geometry,
                               * when its terms are taken analytically (gdir_ok) */
     int *gdir_ok;            /* p */
+    const MbsModelDirection **gmodels; /* n: the columns' directions (NULL: differenced) */
     double *xt;          /* 3 n: that state */
     double *sz, *sv, *dF; /* d x W each (ad) */
     MbsError *err;

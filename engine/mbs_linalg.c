@@ -37,12 +37,38 @@ int mbs_lu_factor(int n, double *A, int *ipiv)
 
 void mbs_lu_solve(int n, const double *LU, const int *ipiv, double *b, int nrhs)
 {
+    mbs_lu_solve_ld(n, LU, ipiv, 0, b, n, nrhs);
+}
+
+void mbs_lu_solve_ld(int n, const double *LU, const int *ipiv, int transposed, double *b,
+                     int ldb, int nrhs)
+{
     if (n > SMALL_LU) {
-        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, LU, n, ipiv, b, n);
+        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, transposed ? 'T' : 'N', n, nrhs, LU, n, ipiv, b,
+                            ldb);
         return;
     }
     for (int c = 0; c < nrhs; ++c) {
-        double *x = b + (size_t)n * c;
+        double *x = b + (size_t)ldb * c;
+        if (transposed) { /* A^T = U^T L^T P^T: U^T y = b, L^T w = y, x = P w */
+            for (int j = 0; j < n; ++j) {
+                for (int i = 0; i < j; ++i)
+                    x[j] -= LU[i + (size_t)n * j] * x[i];
+                x[j] /= LU[j + (size_t)n * j];
+            }
+            for (int j = n - 1; j >= 0; --j)
+                for (int i = j + 1; i < n; ++i)
+                    x[j] -= LU[i + (size_t)n * j] * x[i];
+            for (int i = n - 1; i >= 0; --i) { /* the interchanges in reverse order */
+                int p = ipiv[i] - 1;
+                if (p != i) {
+                    double t = x[i];
+                    x[i] = x[p];
+                    x[p] = t;
+                }
+            }
+            continue;
+        }
         for (int i = 0; i < n; ++i) { /* P b: LAPACK's interchanges, in order */
             int p = ipiv[i] - 1;
             if (p != i) {

@@ -92,6 +92,9 @@ void mbs_linalg_single_threaded(void);
 int mbs_lu_factor(int n, double *A, int *ipiv);
 /* Solve with the factors from mbs_lu_factor for nrhs right-hand sides stored in b (n x nrhs). */
 void mbs_lu_solve(int n, const double *LU, const int *ipiv, double *b, int nrhs);
+/* The same with A^T when transposed, b's columns ldb apart. */
+void mbs_lu_solve_ld(int n, const double *LU, const int *ipiv, int transposed, double *b,
+                     int ldb, int nrhs);
 /* C(m x n) = alpha A^T B + beta C for A (k x m), B (k x n); plain column-major. */
 void mbs_gemm_tn(int m, int n, int k, double alpha, const double *A, const double *B,
                  double beta, double *C);

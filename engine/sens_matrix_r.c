@@ -137,7 +137,7 @@ static int step_matrices(Sens *S, double h)
             S->L[i + (size_t)d * (d + j)] = fv + c3 * fa;
             S->L[i + (size_t)d * (2 * d + j)] = fa;
         }
-    if (d > 0 && LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, d, d, S->T, d, S->ipiv) != 0)
+    if (d > 0 && mbs_lu_factor(d, S->T, S->ipiv) != 0)
         return mbs_error_set(S->err, MBS_FATAL,
                              "matrix-r sensitivities: singular step matrix at t = %.6g s", S->t);
     return 0;
@@ -215,7 +215,7 @@ static int direct_visit(Sens *S, long n)
         }
         if (d > 0 && p > 0) {
             mbs_gemm(0, d, p, nx, 1.0, S->L, d, S->u, nx, 1.0, S->unew, nx);
-            LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', d, p, S->T, d, S->ipiv, S->unew, nx);
+            mbs_lu_solve_ld(d, S->T, S->ipiv, 0, S->unew, nx, p);
         }
         for (int j = 0; j < p; ++j) {
             const double *o = S->u + (size_t)nx * j;
@@ -263,7 +263,7 @@ static int adjoint_visit(Sens *S, long n)
             S->mu[r + (size_t)d * i] = l[r] + c1 * l[d + r] + c2 * l[2 * d + r];
     }
     if (d > 0 && k > 0)
-        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', d, k, S->T, d, S->ipiv, S->mu, d);
+        mbs_lu_solve_ld(d, S->T, S->ipiv, 1, S->mu, d, k);
     for (int i = 0; i < k; ++i) /* psi' -= F_rho^T mu */
         for (int j = 0; j < p; ++j) {
             double v = 0.0;

@@ -45,6 +45,7 @@ static int comparable(const MbsModel *b, const MbsModel *p, char *why, size_t si
 {
     const MbsTopology *tb = b->topo, *tp = p->topo;
     if (tb->nnodes != tp->nnodes || tb->nrows != tp->nrows || b->nbodies != p->nbodies ||
+        b->njoints != p->njoints ||
         b->nforces != p->nforces || b->npoints != p->npoints ||
         b->nobjective_terms != p->nobjective_terms || !same(b->gravity, p->gravity, 3))
         return refuse(why, size, "the parameter changes the model's structure or gravity");
@@ -60,6 +61,14 @@ static int comparable(const MbsModel *b, const MbsModel *p, char *why, size_t si
             x->axis != y->axis || x->node != y->node || !same(x->u1, y->u1, 3) ||
             !same(x->v2, y->v2, 3))
             return refuse(why, size, "the parameter turns a constraint's vector");
+    }
+    for (int j = 0; j < b->njoints; ++j) { /* a driver's Phi_t is not differentiated */
+        const MbsFunction *x = &b->joints[j].driver, *y = &p->joints[j].driver;
+        if (b->joints[j].driven != p->joints[j].driven || x->kind != y->kind ||
+            x->ncoef != y->ncoef || !same(x->coef, y->coef, MBS_POLY_MAX) ||
+            x->offset != y->offset || x->amplitude != y->amplitude || x->omega != y->omega ||
+            x->phase != y->phase)
+            return refuse(why, size, "the parameter changes a driver");
     }
     for (int f = 0; f < b->nforces; ++f) {
         const MbsForce *x = &b->forces[f], *y = &p->forces[f];

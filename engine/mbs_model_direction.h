@@ -9,7 +9,7 @@
  * smooth functions of rho built by the model's own expressions, so their central difference is
  * their derivative to O(delta^2), and nothing else about the rebuilt models is needed while
  * the run goes. Offered only when the parameter moves points without turning anything: the
- * same topology, the same joint axes and row vectors, the same force laws' numbers and gravity
+ * same topology, the same joint axes and row vectors, drivers, force laws' numbers and gravity
  * (what the analytical terms assume, so that every body keeps its orientation: the direction
  * is a translation of each node's subtree, T_k = [dp_k; 0]); otherwise the caller keeps its
  * differences. */

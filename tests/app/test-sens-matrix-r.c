@@ -22,6 +22,7 @@
 #include "../tap.h"
 #include "app/esl-model-file.h"
 #include "app/esl-models-dir.h"
+#include "mbs_model_direction.h"
 #include "mbs_objective.h"
 #include "mbs_run.h"
 #include "sens_matrix_r.h"
@@ -332,6 +333,54 @@ static gint by_name(gconstpointer a, gconstpointer b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The drawing's derivative (mbs_model_direction.h) of the five-bar's L_A1: joints 1 and 2 move
+ * along A1's direction, (-1, -1)/sqrt(2) per unit of L_A1 (models/five-bar.json's x1, y1), so
+ * point 1 of bar A1 moves by exactly that; and the parameters it refuses, with their reason. */
+static void model_direction(const char *dir)
+{
+    struct {
+        const char *file, *parameter, *refused; /* refused: a word of the reason, or NULL */
+    } cases[] = {{"five-bar.json", "L_A1", NULL},
+                 {"five-bar.json", "Ls1", "force law"},
+                 {"four-bar-spatial.json", "cos_t", "turns"}};
+    for (size_t c = 0; c < G_N_ELEMENTS(cases); ++c) {
+        g_autofree char *path = g_build_filename(dir, cases[c].file, NULL);
+        g_autoptr(GError) error = NULL;
+        MbsModel *m = esl_model_load_file(path, NULL, 0, &error);
+        int q = m ? mbs_model_find_parameter(m, cases[c].parameter) : -1;
+        if (!tap_ok(q >= 0, "%s loads with %s", cases[c].file, cases[c].parameter)) {
+            mbs_model_free(m);
+            continue;
+        }
+        MbsError err = {0};
+        double rho = m->parameters[q].value, delta = 6e-6 * fmax(1.0, fabs(rho));
+        MbsModel *plus = mbs_model_with_parameter(m, q, rho + delta, &err);
+        MbsModel *minus = plus ? mbs_model_with_parameter(m, q, rho - delta, &err) : NULL;
+        MbsModelDirection d;
+        char why[160] = "";
+        int status = minus ? mbs_model_direction_init(&d, m, plus, minus, delta, why, sizeof why)
+                           : -2;
+        if (cases[c].refused) {
+            tap_ok(status == 1 && strstr(why, cases[c].refused),
+                   "%s %s: taken by differences (%s)", cases[c].file, cases[c].parameter, why);
+        } else {
+            int body = mbs_model_find_body(m, "A1");
+            int point = body >= 0 ? mbs_model_find_point(m, body, "1") : -1;
+            double want = -1.0 / sqrt(2.0), worst = INFINITY;
+            if (status == 0 && point >= 0)
+                worst = fmax(fabs(d.point[3 * point] - want),
+                             fmax(fabs(d.point[3 * point + 1] - want), fabs(d.point[3 * point + 2])));
+            tap_ok(status == 0 && worst < 1e-9, "%s %s: point 1 of A1 moves by (-1, -1, 0)/sqrt(2) "
+                   "per unit (error %.2g)", cases[c].file, cases[c].parameter, worst);
+            if (status == 0)
+                mbs_model_direction_free(&d);
+        }
+        mbs_model_free(plus);
+        mbs_model_free(minus);
+        mbs_model_free(m);
+    }
+}
+
 int main(void)
 {
     const char *dir = esl_models_dir();
@@ -357,5 +406,6 @@ int main(void)
     }
     g_ptr_array_unref(files);
     table1(dir);
+    model_direction(dir);
     return tap_done();
 }

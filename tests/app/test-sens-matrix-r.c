@@ -102,6 +102,20 @@ static int free_parameters(const MbsModel *m, int *out)
     return n;
 }
 
+/* The largest |a - b| of a gradient row relative to b's largest entry in that row (k x np). */
+static double worst_row_difference(const double *a, const double *b, int k, int np)
+{
+    double worst = 0.0;
+    for (int i = 0; i < k; ++i) {
+        double scale = 1e-300;
+        for (int c = 0; c < np; ++c)
+            scale = fmax(scale, fabs(b[i * np + c]));
+        for (int c = 0; c < np; ++c)
+            worst = fmax(worst, fabs(a[i * np + c] - b[i * np + c]) / scale);
+    }
+    return worst;
+}
+
 static void check_model(const char *dir, const char *file)
 {
     g_autofree char *path = g_build_filename(dir, file, NULL);
@@ -204,15 +218,7 @@ static void check_model(const char *dir, const char *file)
         double worst = INFINITY;
         if (mbs_matrix_r_model_sensitivity(m, &s, params, np, MBS_SENS_DIRECT, &other, duration,
                                            NULL, NULL, &by_other, &err) == 0) {
-            worst = 0.0;
-            for (int i = 0; i < k; ++i) {
-                double scale = 1e-300;
-                for (int c = 0; c < np; ++c)
-                    scale = fmax(scale, fabs(direct.gradient[i * np + c]));
-                for (int c = 0; c < np; ++c)
-                    worst = fmax(worst, fabs(by_other.gradient[i * np + c] -
-                                             direct.gradient[i * np + c]) / scale);
-            }
+            worst = worst_row_difference(by_other.gradient, direct.gradient, k, np);
             mbs_sens_result_free(&by_other);
         }
         tap_ok(worst < bounds[o], "%s: direct with analytical state derivatives = with %s "
@@ -232,15 +238,10 @@ static void check_model(const char *dir, const char *file)
     if (direct.geometry_analytical > 0 &&
         mbs_matrix_r_model_sensitivity(m, &s, params, np, MBS_SENS_DIRECT, &differences,
                                        duration, NULL, NULL, &by_differences, &err) == 0) {
-        worst_geometry = by_differences.geometry_analytical == 0 ? 0.0 : INFINITY;
-        for (int i = 0; i < k; ++i) {
-            double scale = 1e-300;
-            for (int c = 0; c < np; ++c)
-                scale = fmax(scale, fabs(direct.gradient[i * np + c]));
-            for (int c = 0; c < np; ++c)
-                worst_geometry = fmax(worst_geometry, fabs(by_differences.gradient[i * np + c] -
-                                                           direct.gradient[i * np + c]) / scale);
-        }
+        worst_geometry = by_differences.geometry_analytical == 0
+                             ? worst_row_difference(by_differences.gradient, direct.gradient, k,
+                                                    np)
+                             : INFINITY;
         mbs_sens_result_free(&by_differences);
     }
     if (direct.geometry_analytical > 0)

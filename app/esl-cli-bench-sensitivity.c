@@ -154,14 +154,15 @@ int esl_bench_sensitivity(const char *models_dir, int runs, double duration, con
     mbs_setting_table_defaults(&mbs_matrix_r_sens_settings, &o);
     printf("# eslabon-cli bench sensitivity: five-bar (paper 001 sec 4.1), matrix-r trapezoidal "
            "h = 1 ms, %g s, objectives psi1..3, state derivatives '%s', the run's Newton matrix "
-           "'%s' (direct), parameters Ls1, Ls2, m_A1, xG_A1 by central differences of the "
-           "part of the model they change, L_A1 %s, "
+           "'%s' (direct), the parameters' terms %s, "
            "median of %d runs, cases interleaved; Eslabón %s\n\n",
            duration, jac ? jac : mbs_jacobian_method_name((MbsJacobianMethod)o.jacobian),
            o.newton_matrix == MBS_SENS_NEWTON_OWN ? "own" : "sensitivities",
            o.geometry == MBS_SENS_GEOMETRY_ANALYTICAL
-               ? "along the drawing's derivative with its direction (geometry analytical)"
-               : "by differences of rebuilt models' terms (geometry differences)",
+               ? "along the drawing's derivative (geometry analytical: L_A1 with its "
+                 "direction, m_A1 and xG_A1 reweighting A1, Ls1 and Ls2 their laws at a still "
+                 "geometry)"
+               : "by differences of rebuilt models (geometry differences)",
            runs,
            ESLABON_VERSION);
     printf("| case | parameters | wall time, s | / dynamics alone | / its own forward steps | "

@@ -50,4 +50,17 @@ void mbs_dynamics_forces_model_derivative(const MbsModel *m, const MbsKinematics
                                           const MbsConstraintsDerivatives *w,
                                           const MbsModelDirection *dir, double *dW, double *dQ);
 
+/* dQ (n): the derivative of Q - M zdd along a parameter of the dynamics at fixed coordinates
+ * and motion (k at z, zd; A the whole accelerations): the bodies reweighted by dir's mass
+ * properties (dir may be NULL: none), and the force elements with forces[f] set by central
+ * differences of their laws with plus's and minus's numbers (rho +- delta) at the same
+ * geometry — instead of two evaluations of the part of the model (mbs_dynamics_forces_part).
+ * dW: 6 per node of work. */
+void mbs_dynamics_forces_parameter_derivative(const MbsModel *m, const MbsKinematics *k,
+                                              const double *A, const double *z, const double *zd,
+                                              const MbsModelDirection *dir,
+                                              const MbsModel *plus, const MbsModel *minus,
+                                              double delta, const unsigned char *forces,
+                                              double *dW, double *dQ);
+
 #endif

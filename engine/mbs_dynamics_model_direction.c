@@ -36,13 +36,12 @@ static void turned_inertia_times(const double *R, const double *X, const double 
  * dZ_w = dD_w = 0: mbs_constraints_derivatives_model_direction), which leaves of the product
  * rule dvg = dZ_v + w x dg, dab = dD_v + D_w x dg, d(w x J w) = w x dJ w, d(J D_w) = dJ D_w. */
 static void add_body(const MbsModel *m, const MbsKinematics *k, const double *A,
-                     const MbsConstraintsDerivatives *w, const MbsModelDirection *dir, int i,
-                     double *dW)
+                     const double *T, const double *dZ, const double *dD,
+                     const MbsModelDirection *dir, int i, double *dW)
 {
     int b = m->topo->nodes[i].body;
     const MbsBody *B = &m->bodies[b];
     const double *R = &k->R[9 * i], *Z = &k->Z[6 * i], *D = &A[6 * i], *om = Z + 3;
-    const double *T = &w->T[6 * i], *dZ = &w->dZv[6 * i], *dD = &w->dD[6 * i];
     const double *dI = dir->inertia + 9 * b;
     double mass = B->mass, dmass = dir->mass[b];
     double g[3], dg[3], t1[3], t2[3];
@@ -178,7 +177,7 @@ void mbs_dynamics_forces_model_derivative(const MbsModel *m, const MbsKinematics
     memset(dW, 0, sizeof(double) * 6 * (size_t)(n > 0 ? n : 1));
     for (int i = 0; i < n; ++i)
         if (t->nodes[i].body >= 0)
-            add_body(m, k, A, w, dir, i, dW);
+            add_body(m, k, A, &w->T[6 * i], &w->dZv[6 * i], &w->dD[6 * i], dir, i, dW);
     for (int f = 0; f < m->nforces; ++f)
         add_element(m, k, w, dir, f, dW);
     for (int j = 0; j < n; ++j) { /* children before parents */
@@ -193,4 +192,76 @@ void mbs_dynamics_forces_model_derivative(const MbsModel *m, const MbsKinematics
             for (int c = 0; c < 6; ++c)
                 dW[6 * par + c] += dW[6 * j + c];
     }
+}
+
+/* dQ += the projection of the node wrenches' derivatives dW (subtree sums formed here), b fixed */
+static void project(const MbsTopology *t, const MbsKinematics *k, double *dW, double *dQ)
+{
+    for (int j = 0; j < t->nnodes; ++j) { /* children before parents */
+        int par = t->nodes[j].parent;
+        const double *b = &k->b[6 * j];
+        double v = 0.0;
+        for (int c = 0; c < 6; ++c)
+            v += b[c] * dW[6 * j + c];
+        dQ[j] += v;
+        if (par >= 0)
+            for (int c = 0; c < 6; ++c)
+                dW[6 * par + c] += dW[6 * j + c];
+    }
+}
+
+void mbs_dynamics_forces_parameter_derivative(const MbsModel *m, const MbsKinematics *k,
+                                              const double *A, const double *z, const double *zd,
+                                              const MbsModelDirection *dir,
+                                              const MbsModel *plus, const MbsModel *minus,
+                                              double delta, const unsigned char *forces,
+                                              double *dW, double *dQ)
+{
+    static const double still[6] = {0, 0, 0, 0, 0, 0};
+    const MbsTopology *t = m->topo;
+    int n = t->nnodes;
+    memset(dW, 0, sizeof(double) * 6 * (size_t)(n > 0 ? n : 1));
+    memset(dQ, 0, sizeof(double) * (size_t)(n > 0 ? n : 1));
+    for (int i = 0; dir && i < n; ++i) { /* the bodies reweighted, the motion still */
+        int b = t->nodes[i].body, moved = 0;
+        for (int c = 0; b >= 0 && c < 9 && !moved; ++c)
+            moved = dir->inertia[9 * b + c] != 0.0 || (c < 3 && dir->com[3 * b + c] != 0.0);
+        if (b >= 0 && (moved || dir->mass[b] != 0.0))
+            add_body(m, k, A, still, still, still, dir, i, dW);
+    }
+    double c2 = 1.0 / (2.0 * delta);
+    for (int f = 0; forces && f < m->nforces; ++f) { /* a law's numbers, its geometry still */
+        if (!forces[f])
+            continue;
+        const MbsForce *F = &m->forces[f];
+        const MbsForceClass *c = mbs_force_class(F->type);
+        MbsForceInput in;
+        MbsForceOutput op, om;
+        double at[2][3], e[3];
+        if (!mbs_dynamics_force_input(m, k, z, zd, F, &in, at, e))
+            continue;
+        c->evaluate(&plus->forces[f], &in, &op);
+        c->evaluate(&minus->forces[f], &in, &om);
+        if (c->geometry == MBS_FORCE_ON_JOINT) {
+            dQ[t->joint_node[F->joint]] += c2 * (op.generalized - om.generalized);
+        } else if (c->geometry == MBS_FORCE_ON_LINE) {
+            double dt = c2 * (op.tension - om.tension), df2[3], df1[3];
+            for (int j = 0; j < 3; ++j) {
+                df2[j] = -dt * e[j];
+                df1[j] = -df2[j];
+            }
+            add_point_force(m, F->body1, at[0], still, still, df1, dW);
+            add_point_force(m, F->body2, at[1], still, still, df2, dW);
+        } else if (c->geometry == MBS_FORCE_AT_POINT) {
+            double dv[3];
+            for (int j = 0; j < 3; ++j)
+                dv[j] = c2 * (op.vector[j] - om.vector[j]);
+            add_point_force(m, F->body1, at[0], still, still, dv, dW);
+        } else { /* a torque on a body */
+            int nd = t->body_node[F->body1];
+            for (int j = 0; nd >= 0 && j < 3; ++j)
+                dW[6 * nd + 3 + j] += c2 * (op.vector[j] - om.vector[j]);
+        }
+    }
+    project(t, k, dW, dQ);
 }

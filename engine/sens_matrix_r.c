@@ -89,11 +89,12 @@ static const MbsSetting sens_items[] = {
     {.name = "geometry", .type = MBS_SETTING_CHOICE,
      .offset = offsetof(MbsMatrixRSensOptions, geometry),
      .default_value = MBS_SENS_GEOMETRY_ANALYTICAL, .choices = geometry_choices,
-     .choice_labels = geometry_labels, .label = MBS_N_("Parameters of the geometry"),
-     .description = MBS_N_("How the terms of the equations move with a parameter that moves "
-                           "the model's points: analytically along the drawing's derivative "
-                           "(when the parameter turns no axis and changes no force law), or by "
-                           "central differences of models rebuilt with the parameter changed")},
+     .choice_labels = geometry_labels, .label = MBS_N_("Terms of the parameters"),
+     .description = MBS_N_("How the terms of the equations move with a parameter: "
+                           "analytically along the drawing's derivative (points moved, bodies "
+                           "reweighted, or force laws' numbers at a still geometry, when the "
+                           "parameter turns no axis), or by central differences of models "
+                           "rebuilt with the parameter changed")},
 };
 
 const MbsSettingTable mbs_matrix_r_sens_settings = {
@@ -535,6 +536,8 @@ static void sens_free(Sens *S)
     free(S->gdir);
     free(S->gdir_ok);
     free(S->gmodels);
+    free(S->dynamic_way);
+    free(S->dWpar);
     mbs_checkpoint_free(&S->state);
     mbs_checkpoint_free(&S->previous);
     mbs_tangent_free(&S->tangent);
@@ -690,7 +693,9 @@ static int sens_setup(Sens *S, const MbsSettings *s)
     S->gdir = calloc((size_t)p + 1, sizeof *S->gdir);
     S->gdir_ok = calloc((size_t)p + 1, sizeof(int));
     S->gmodels = calloc((size_t)n + 1, sizeof *S->gmodels);
-    if (!S->gdir || !S->gdir_ok || !S->gmodels)
+    S->dynamic_way = calloc((size_t)p + 1, sizeof(int));
+    S->dWpar = calloc(6 * (size_t)n + 1, sizeof(double));
+    if (!S->gdir || !S->gdir_ok || !S->gmodels || !S->dynamic_way || !S->dWpar)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     char why[160];
     int analytical_terms = S->opt.geometry == MBS_SENS_GEOMETRY_ANALYTICAL &&
@@ -699,14 +704,26 @@ static int sens_setup(Sens *S, const MbsSettings *s)
                            S->obj.directional &&
                            mbs_dynamics_derivatives_supported(m, why, sizeof why);
     for (int j = 0; analytical_terms && j < p; ++j) {
-        if (S->dynamic_only[j])
-            continue;
         status = mbs_model_direction_init(&S->gdir[j], m, S->pmodel[2 * j],
                                           S->pmodel[2 * j + 1], S->delta[j], NULL, 0);
         if (status < 0)
             return mbs_error_set(err, MBS_FATAL, "out of memory");
         S->gdir_ok[j] = status == 0;
-        S->res->geometry_analytical += S->gdir_ok[j];
+        S->res->geometry_analytical += S->gdir_ok[j] && !S->dynamic_only[j];
+        /* a parameter of the dynamics: its bodies reweighted along the drawing's derivative
+         * (mass properties alone), or its force laws differenced at a still geometry (no body
+         * of its own), or else its part of the model evaluated twice */
+        if (S->dynamic_only[j]) {
+            const unsigned char *bodies = S->part_bodies + (size_t)m->nbodies * j;
+            int own_bodies = 0;
+            for (int b = 0; b < m->nbodies; ++b)
+                own_bodies |= bodies[b];
+            S->dynamic_way[j] = S->gdir_ok[j] ? MR_DYNAMIC_MASSES
+                                : !own_bodies && !memcmp(m->gravity, S->pmodel[2 * j]->gravity,
+                                                         sizeof m->gravity)
+                                    ? MR_DYNAMIC_LAWS
+                                    : MR_DYNAMIC_PART;
+        }
     }
     S->tangent_ctx[0] = S;
     const MbsTangentProblem tp = {.nx = 2 * d, .nr = S->nout, .residual = mr_sens_state_residual,

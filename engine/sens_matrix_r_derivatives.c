@@ -12,6 +12,7 @@
 #include "mbs_linalg.h"
 #include "mbs_objective.h"
 #include "sens_direct.h"
+#include "mbs_dynamics_derivatives.h"
 #include "sens_matrix_r_private.h"
 
 /* --- derivatives (the one source: swap for analytical ones here) ------------------------- */
@@ -114,15 +115,25 @@ static void dynamic_parameter_columns(Sens *S)
             continue;
         const unsigned char *bodies = S->part_bodies + (size_t)S->model->nbodies * j;
         const unsigned char *forces = S->part_forces + (size_t)S->model->nforces * j;
-        mbs_dynamics_forces_part(S->pmodel[2 * j], &S->kin_acc, &S->dyn, v.z, v.zd, bodies,
-                                 forces, plus);
-        mbs_dynamics_forces_part(S->pmodel[2 * j + 1], &S->kin_acc, &S->dyn, v.z, v.zd, bodies,
-                                 forces, minus);
-        for (int i = 0; i < n; ++i)
-            plus[i] -= minus[i];
+        double scale = -1.0; /* F = R^T (M zdd - Q) */
+        if (S->dynamic_way[j] == MR_DYNAMIC_PART) {
+            mbs_dynamics_forces_part(S->pmodel[2 * j], &S->kin_acc, &S->dyn, v.z, v.zd, bodies,
+                                     forces, plus);
+            mbs_dynamics_forces_part(S->pmodel[2 * j + 1], &S->kin_acc, &S->dyn, v.z, v.zd,
+                                     bodies, forces, minus);
+            for (int i = 0; i < n; ++i)
+                plus[i] -= minus[i];
+            scale = -1.0 / (2.0 * S->delta[j]);
+        } else {
+            mbs_dynamics_forces_parameter_derivative(
+                S->model, v.kin, S->node_D, v.z, v.zd,
+                S->dynamic_way[j] == MR_DYNAMIC_MASSES ? &S->gdir[j] : NULL, S->pmodel[2 * j],
+                S->pmodel[2 * j + 1], S->delta[j],
+                S->dynamic_way[j] == MR_DYNAMIC_LAWS ? forces : NULL, S->dWpar, plus);
+        }
         double *col = S->P + (size_t)no * j;
-        if (d > 0) /* F = R^T (M zdd - Q) */
-            mbs_gemv(1, n, d, -1.0 / (2.0 * S->delta[j]), v.Rz, n, plus, 0.0, col);
+        if (d > 0)
+            mbs_gemv(1, n, d, scale, v.Rz, n, plus, 0.0, col);
         for (int i = d; i < no; ++i)
             col[i] = 0.0;
     }

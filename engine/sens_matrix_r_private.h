@@ -15,6 +15,12 @@
 #include "mbs_tangent.h"
 #include "sens_matrix_r.h"
 
+enum { /* a parameter of the dynamics (dynamic_parameter_columns) */
+    MR_DYNAMIC_PART,   /* its part of the model evaluated on the models rho +- delta */
+    MR_DYNAMIC_MASSES, /* its bodies reweighted along the drawing's derivative (S->gdir) */
+    MR_DYNAMIC_LAWS,   /* its force laws differenced at a still geometry */
+};
+
 typedef struct {
     const MbsModel *model;
     int n, nr, d, k, p, nx, nout; /* nx = 3d variables [z_i, zd_i, zdd_i]; nout = d + 2k outputs
@@ -60,6 +66,8 @@ typedef struct {
                               * when its terms are taken analytically (gdir_ok) */
     int *gdir_ok;            /* p */
     const MbsModelDirection **gmodels; /* n: the columns' directions (NULL: differenced) */
+    int *dynamic_way;        /* p: how a parameter of the dynamics is differentiated */
+    double *dWpar;           /* 6 n: its wrenches' derivatives */
     double *xt;          /* 3 n: that state */
     double *sz, *sv, *dF; /* d x W each (ad) */
     MbsError *err;

@@ -150,17 +150,40 @@ static inline void remove_project(const char *path)
 }
 
 #ifdef ESL_TYPE_APPLICATION
-/* Run the application (not unique, no arguments but its name), activate called after its own
- * "activate" with data; returns when its last window is gone. */
-static inline void run_application(const char *name, GCallback activate, gpointer data)
+typedef struct {
+    GCallback started;
+    gpointer data;
+} UiTestStarted;
+
+/* "open" (files on the command line) calls the test's callback as "activate" would. */
+static inline void ui_test_opened(GApplication *app, GFile **files, int n_files, const char *hint,
+                                  gpointer started)
+{
+    (void)files, (void)n_files, (void)hint;
+    UiTestStarted *s = started;
+    ((void (*)(GtkApplication *, gpointer))s->started)(GTK_APPLICATION(app), s->data);
+}
+
+/* Run the application (not unique) on this command line (argv[0] its name, NULL-terminated),
+ * started(app, data) called after its own "activate", or after "open" when the command line
+ * names files; returns when its last window is gone. */
+static inline void run_application_with(char **argv, GCallback started, gpointer data)
 {
     g_autoptr(EslApplication) app = esl_application_new();
     g_application_set_flags(G_APPLICATION(app),
                             g_application_get_flags(G_APPLICATION(app)) |
                                 G_APPLICATION_NON_UNIQUE);
-    g_signal_connect_after(app, "activate", activate, data);
+    UiTestStarted s = {started, data};
+    g_signal_connect_after(app, "activate", started, data);
+    g_signal_connect_after(app, "open", G_CALLBACK(ui_test_opened), &s);
+    g_application_run(G_APPLICATION(app), (int)g_strv_length(argv), argv);
+}
+
+/* The same with no arguments but the name. */
+static inline void run_application(const char *name, GCallback activate, gpointer data)
+{
     char *argv[] = {(char *)name, NULL};
-    g_application_run(G_APPLICATION(app), 1, argv);
+    run_application_with(argv, activate, data);
 }
 #endif
 

@@ -107,6 +107,23 @@ static inline GtkWidget *find_plot(GtkWidget *root, const char *title)
 }
 #endif
 
+#ifdef ESL_TYPE_PLOT
+/* How many plots under root are shown (mapped); in *larger how many of those are drawn larger
+ * than their normal size (presentation mode). */
+static inline int shown_plots(GtkWidget *root, int *larger)
+{
+    int shown = 0;
+    *larger = 0;
+    GtkWidget *plot;
+    for (int i = 0; (plot = find_nth(root, ESL_TYPE_PLOT, i)); i++)
+        if (gtk_widget_get_mapped(plot)) {
+            shown++;
+            *larger += esl_plot_get_zoom(ESL_PLOT(plot)) > 1.0;
+        }
+    return shown;
+}
+#endif
+
 /* A label under root whose text has this in it, or NULL. */
 static inline GtkWidget *label_with(GtkWidget *root, const char *text)
 {

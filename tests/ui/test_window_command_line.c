@@ -52,10 +52,7 @@ static void started(GtkApplication *app, gpointer data)
         return;
     }
     wait_checked(window);
-    esl_window_set_duration(window, 0.1);
-    g_signal_connect(window, "run-finished", G_CALLBACK(on_run_finished), NULL);
-    gtk_widget_activate_action(GTK_WIDGET(window), "win.run", NULL);
-    g_timeout_add_seconds(TIMEOUT_S, ui_test_timed_out, GINT_TO_POINTER(TIMEOUT_S));
+    start_run(window, 0.1, G_CALLBACK(on_run_finished), NULL, TIMEOUT_S);
 }
 
 int main(int argc, char **argv)
@@ -70,15 +67,7 @@ int main(int argc, char **argv)
                         NULL};
     run_application_with(app_argv, G_CALLBACK(started), NULL);
     tap_ok(checked, "every check ran");
-    /* the project, and the recent files' list that opening the model wrote */
-    GDir *d = g_dir_open(dir, 0, NULL);
-    for (const char *name; d && (name = g_dir_read_name(d));) {
-        g_autofree char *f = g_build_filename(dir, name, NULL);
-        g_unlink(f);
-    }
-    if (d)
-        g_dir_close(d);
-    g_rmdir(dir);
+    remove_temporary_dir(dir); /* the project, and the recent files the model went to */
     g_free(project_path);
     return tap_done();
 }

@@ -84,6 +84,18 @@ static inline void iterate_pending(void)
 }
 
 #ifdef ESL_TYPE_WINDOW
+/* Run the window's model for duration seconds (win.run) with finished connected to its
+ * "run-finished" (window, status, run id, data); the test fails when its checks have not
+ * finished within seconds. */
+static inline void start_run(EslWindow *window, double duration, GCallback finished,
+                             gpointer data, int seconds)
+{
+    esl_window_set_duration(window, duration);
+    g_signal_connect(window, "run-finished", finished, data);
+    gtk_widget_activate_action(GTK_WIDGET(window), "win.run", NULL);
+    g_timeout_add_seconds((guint)seconds, ui_test_timed_out, GINT_TO_POINTER(seconds));
+}
+
 /* Wait (20 s at most) until the window has checked its model's text on the worker. */
 static inline void wait_checked(EslWindow *window)
 {
@@ -154,6 +166,20 @@ static inline gboolean run_command(const char *const *argv, char **out)
     return g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, out,
                         NULL, &status, NULL) &&
            g_spawn_check_wait_status(status, NULL);
+}
+
+/* Remove a temporary directory and the files in it (a project and what SQLite kept beside
+ * it, a recent files' list). */
+static inline void remove_temporary_dir(const char *dir)
+{
+    GDir *d = g_dir_open(dir, 0, NULL);
+    for (const char *name; d && (name = g_dir_read_name(d));) {
+        g_autofree char *file = g_build_filename(dir, name, NULL);
+        g_unlink(file);
+    }
+    if (d)
+        g_dir_close(d);
+    g_rmdir(dir);
 }
 
 /* Remove a project file and what SQLite kept beside it. */

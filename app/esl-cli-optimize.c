@@ -89,6 +89,11 @@ int esl_cli_optimize(int argc, char **argv)
     EslSettingFlags flags;
     esl_setting_flags_init(&flags);
     g_option_context_add_main_entries(ctx, flags.entries, NULL);
+    EslMethodFlags method_flags; /* --sensitivity-*, as `sensitivity` has them */
+    esl_method_flags_init(&method_flags);
+    g_option_context_add_main_entries(ctx, method_flags.entries, NULL);
+    MbsSettings method_options; /* the gradient method's own, from those flags */
+    mbs_settings_defaults(&method_options);
     g_autoptr(GError) error = NULL;
     g_autoptr(GArray) obj = g_array_new(FALSE, FALSE, sizeof(int));
     g_autoptr(GArray) par = g_array_new(FALSE, FALSE, sizeof(int));
@@ -118,6 +123,8 @@ int esl_cli_optimize(int argc, char **argv)
         fprintf(stderr, "eslabon-cli optimize: unknown formulation, method or algorithm\n");
         goto out;
     }
+    if ((status = esl_method_flags_apply(&method_flags, formulation, imethod, &method_options)))
+        goto out;
     resolved = esl_resolve_model_path(argv[1]);
     m = esl_sensitivity_load("optimize", resolved, formulation, objective, parameters, &flags, &s,
                              obj, par, &status);
@@ -139,7 +146,9 @@ int esl_cli_optimize(int argc, char **argv)
     }
     EslOptimizerProblem p = {
         .model = m, .formulation = formulation, .settings = &s,
-        .method = (MbsSensitivityMethod)imethod, .objective = g_array_index(obj, int, 0),
+        .method = (MbsSensitivityMethod)imethod,
+        .method_options = esl_method_options_bytes(&method_options),
+        .objective = g_array_index(obj, int, 0),
         .parameters = (const int *)(void *)par->data, .nparameters = (int)n,
         .lower = lb, .upper = ub, .algorithm = (EslOptimizerAlgorithm)alg,
         .max_evaluations = max_evaluations, .xtol = xtol, .evaluation = print_evaluation};
@@ -160,8 +169,8 @@ int esl_cli_optimize(int argc, char **argv)
             }
         gint64 model_id = 0;
         store = esl_cli_open_project(project, resolved, m, &model_id, &error);
-        recorder = store ? esl_optimization_recorder_begin(store, model_id, m->name, &p, NULL,
-                                                           &error)
+        recorder = store ? esl_optimization_recorder_begin(store, model_id, m->name, &p,
+                                                           &method_options, &error)
                          : NULL;
         if (!recorder) {
             fprintf(stderr, "eslabon-cli optimize: %s\n", error->message);
@@ -208,5 +217,6 @@ out:
     g_free(formulation), g_free(method), g_free(objective), g_free(parameters);
     g_free(lower), g_free(upper), g_free(algorithm), g_free(project);
     esl_setting_flags_clear(&flags);
+    esl_method_flags_clear(&method_flags);
     return status;
 }

@@ -315,7 +315,6 @@ int esl_cli_sensitivity(int argc, char **argv)
     g_option_context_add_main_entries(ctx, method_flags.entries, NULL);
     MbsSettings method_options; /* holds the method's own options, when it has a table */
     mbs_settings_defaults(&method_options);
-    const MbsSettingTable *method_table = NULL;
     g_autoptr(GError) error = NULL;
     g_autoptr(GArray) obj = g_array_new(FALSE, FALSE, sizeof(int));
     g_autoptr(GArray) par = g_array_new(FALSE, FALSE, sizeof(int));
@@ -352,14 +351,8 @@ int esl_cli_sensitivity(int argc, char **argv)
                 method);
         goto out;
     }
-    method_table = mbs_sensitivity_settings(formulation, imethod);
-    {
-        g_autofree char *owner = g_strdup_printf("%s %s", formulation,
-                                                 mbs_sensitivity_method_name(imethod));
-        if ((status = esl_method_flags_apply(&method_flags, method_table, owner,
-                                             &method_options)))
-            goto out;
-    }
+    if ((status = esl_method_flags_apply(&method_flags, formulation, imethod, &method_options)))
+        goto out;
     resolved = esl_resolve_model_path(argv[1]);
     m = esl_sensitivity_load("sensitivity", resolved, formulation, objectives, parameters, &flags,
                              &s, obj, par, &status);
@@ -374,7 +367,7 @@ int esl_cli_sensitivity(int argc, char **argv)
         .objectives = (const int *)(void *)obj->data, .nobjectives = (int)obj->len,
         .parameters = (const int *)(void *)par->data, .nparameters = (int)par->len,
         .fd_step = fd_step, .threads = threads,
-        .method_options = method_table ? (const void *)method_options.options.bytes : NULL,
+        .method_options = esl_method_options_bytes(&method_options),
     };
     MbsSensitivityResult r = {.psi = psi, .gradient = gradient};
     History hist = {.nobjectives = obj->len, .nparameters = par->len, .every = 1};
@@ -439,7 +432,7 @@ int esl_cli_sensitivity(int argc, char **argv)
     if (project) {
         EslSensitivityChoice choice = {
             .method = (MbsSensitivityMethod)imethod,
-            .method_options = method_table ? &method_options : NULL,
+            .method_options = method_options.options_table ? &method_options : NULL,
             .objectives = (const int *)(void *)obj->data, .nobjectives = (int)obj->len,
             .parameters = (const int *)(void *)par->data, .nparameters = (int)par->len,
             .points = point_index ? (const int *)(void *)point_index->data : NULL,

@@ -248,9 +248,11 @@ void esl_method_flags_clear(EslMethodFlags *f)
     memset(f, 0, sizeof *f);
 }
 
-int esl_method_flags_apply(const EslMethodFlags *f, const MbsSettingTable *t,
-                           const char *owner, MbsSettings *options)
+int esl_method_flags_apply(const EslMethodFlags *f, const char *formulation,
+                           MbsSensitivityMethod method, MbsSettings *options)
 {
+    const MbsSettingTable *t = mbs_sensitivity_settings(formulation, method);
+    mbs_settings_defaults(options);
     if (t)
         mbs_settings_use_options(options, t);
     for (int i = 0; i < f->count; i++) {
@@ -258,8 +260,8 @@ int esl_method_flags_apply(const EslMethodFlags *f, const MbsSettingTable *t,
             continue;
         MbsError err = {0};
         if (f->tables[i] != t) {
-            fprintf(stderr, "eslabon-cli: --%s is not a setting of %s\n",
-                    f->entries[i].long_name, owner);
+            fprintf(stderr, "eslabon-cli: --%s is not a setting of %s %s\n",
+                    f->entries[i].long_name, formulation, mbs_sensitivity_method_name(method));
             return 2;
         }
         if (mbs_settings_set(options, t, f->settings[i]->name, f->values[i], &err)) {
@@ -268,6 +270,11 @@ int esl_method_flags_apply(const EslMethodFlags *f, const MbsSettingTable *t,
         }
     }
     return 0;
+}
+
+const void *esl_method_options_bytes(const MbsSettings *options)
+{
+    return options->options_table ? options->options.bytes : NULL;
 }
 
 int esl_cli_formulations(int argc, char **argv)

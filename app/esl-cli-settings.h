@@ -5,6 +5,7 @@
 #include <glib.h>
 
 #include "mbs_formulation.h"
+#include "mbs_sensitivity.h"
 
 #define ESL_SETTING_FLAGS_MAX 64
 
@@ -46,10 +47,15 @@ typedef struct {
 
 void esl_method_flags_init(EslMethodFlags *f);
 void esl_method_flags_clear(EslMethodFlags *f);
-/* The flags given, into `options` (MbsSettings holding table t's options, bound here; t NULL:
- * the method has no table). 0, or the exit status 2 with a message on stderr (a flag of
- * another table, a value that does not parse). */
-int esl_method_flags_apply(const EslMethodFlags *f, const MbsSettingTable *t,
-                           const char *owner, MbsSettings *options);
+/* The flags given, into `options`: made to hold the options of formulation's sensitivity
+ * method (mbs_sensitivity_settings' table, its defaults; left without options, options_table
+ * NULL, for a method without a table), then the flags set. 0, or the exit status 2 with a
+ * message on stderr (a flag of another table, a value that does not parse). Shared by
+ * `sensitivity` and `optimize`. */
+int esl_method_flags_apply(const EslMethodFlags *f, const char *formulation,
+                           MbsSensitivityMethod method, MbsSettings *options);
+/* Those options as MbsSensitivityProblem.method_options takes them: NULL (the defaults) for a
+ * method without a table. */
+const void *esl_method_options_bytes(const MbsSettings *options);
 
 #endif

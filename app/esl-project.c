@@ -1186,7 +1186,9 @@ void esl_run_info_free(EslRunInfo *info)
     " r.status, r.message, s.json, r.nbodies, r.njoints,"                                        \
     " (SELECT count(*) FROM samples WHERE run_id = r.id), r.options, r.name,"                    \
     " (SELECT method FROM sensitivities WHERE run_id = r.id),"                                   \
-    " (SELECT objective FROM optimizations WHERE run_id = r.id)"                                 \
+    " (SELECT objective FROM optimizations WHERE run_id = r.id),"                                \
+    " (SELECT count(*) FROM optimization_evaluations WHERE run_id = r.id),"                      \
+    " (SELECT min(psi) FROM optimization_evaluations WHERE run_id = r.id)"                       \
     " FROM runs r LEFT JOIN summaries s ON s.run_id = r.id"
 
 static EslRunInfo *run_info_from_row(sqlite3_stmt *st)
@@ -1248,6 +1250,11 @@ static EslRunInfo *run_info_from_row(sqlite3_stmt *st)
     info->name = esl_project_column_text(st, c++);
     info->sensitivity_method = esl_project_column_text(st, c++);
     info->optimization_objective = esl_project_column_text(st, c++);
+    info->optimization_evaluations = sqlite3_column_int64(st, c++);
+    /* the lowest evaluated: an optimisation's result (esl-optimizer.h), also while it runs */
+    info->optimization_psi =
+        sqlite3_column_type(st, c) == SQLITE_NULL ? NAN : sqlite3_column_double(st, c);
+    c++;
     return info;
 }
 

@@ -90,6 +90,8 @@ typedef struct {
     gint64 nsamples;
     char *sensitivity_method; /* a sensitivity run's method, NULL for other runs */
     char *optimization_objective; /* an optimisation's objective, NULL for other runs */
+    gint64 optimization_evaluations; /* an optimisation's evaluations stored (0: other runs) */
+    double optimization_psi; /* the lowest psi among them; NAN when none */
 } EslRunInfo;
 
 void esl_run_info_free(EslRunInfo *info);

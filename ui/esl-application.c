@@ -28,27 +28,45 @@ static EslWindow *current_window(EslApplication *self)
 
 /* ---- application ------------------------------------------------------------------------- */
 
+/* --project FILE: opened (made when missing) before any model the command line names, so that
+ * the runs of that model are stored in it. */
+static void open_project_option(EslApplication *self, EslWindow *window)
+{
+    g_autoptr(GError) error = NULL;
+    if (self->project && !esl_window_open_project(window, self->project, TRUE, &error))
+        g_printerr("eslabon: %s\n", error->message);
+}
+
+/* --formulation NAME: chosen once the model is in (the run settings are set up for the model
+ * loaded). */
+static void select_formulation_option(EslApplication *self, EslWindow *window)
+{
+    if (self->formulation && !esl_window_set_formulation(window, self->formulation))
+        g_printerr("eslabon: no formulation named %s\n", self->formulation);
+}
+
 static void esl_application_activate(GApplication *app)
 {
     EslApplication *self = ESL_APPLICATION(app);
     EslWindow *window = current_window(self);
     gtk_window_present(GTK_WINDOW(window));
+    open_project_option(self, window);
     g_autoptr(GError) error = NULL;
-    if (self->project && !esl_window_open_project(window, self->project, TRUE, &error))
-        g_printerr("eslabon: %s\n", error->message);
-    g_clear_error(&error);
     if (self->model && !esl_window_load_model(window, self->model, &error))
         g_printerr("eslabon: %s\n", error->message);
-    if (self->formulation && !esl_window_set_formulation(window, self->formulation))
-        g_printerr("eslabon: no formulation named %s\n", self->formulation);
+    select_formulation_option(self, window);
 }
 
+/* Files on the command line (eslabon [options] FILE…): GApplication calls this instead of
+ * activate, so the options are applied here too. */
 static void esl_application_open(GApplication *app, GFile **files, int n_files,
                                  const char *hint)
 {
     (void)hint;
-    EslWindow *window = current_window(ESL_APPLICATION(app));
+    EslApplication *self = ESL_APPLICATION(app);
+    EslWindow *window = current_window(self);
     gtk_window_present(GTK_WINDOW(window));
+    open_project_option(self, window);
     for (int i = 0; i < n_files; i++) {
         g_autofree char *path = g_file_get_path(files[i]);
         g_autoptr(GError) error = NULL;
@@ -62,6 +80,7 @@ static void esl_application_open(GApplication *app, GFile **files, int n_files,
             esl_recent_add(path);
         }
     }
+    select_formulation_option(self, window);
 }
 
 static void action_quit(GSimpleAction *a, GVariant *p, gpointer data)

@@ -25,6 +25,8 @@ struct _EslPlotBoard {
     int *state_coordinates, nstate_coordinates; /* the coordinates of the d q / d rho plots */
     EslPlot *optimization_plots[3]; /* a stored optimisation's psi, |grad psi| and parameters
                                        per evaluation (borrowed), or NULL */
+    char *presented;       /* esl_plot_board_present's name, NULL when not presenting */
+    double presented_zoom; /* and its zoom */
 };
 
 G_DEFINE_FINAL_TYPE(EslPlotBoard, esl_plot_board, GTK_TYPE_WIDGET)
@@ -64,10 +66,21 @@ static void remove_run_plots(EslPlotBoard *self)
         gtk_grid_remove(GTK_GRID(self->plot_grid), self->gradient_table);
     self->gradient_table = NULL;
     gtk_grid_set_row_homogeneous(GTK_GRID(self->plot_grid), TRUE);
+    gtk_grid_set_column_homogeneous(GTK_GRID(self->plot_grid), TRUE);
     EslPlot *plots[6];
     for (int i = 0; i < 6; i++)
         gtk_widget_set_visible(GTK_WIDGET(monitor_plots(self, plots)[i]), TRUE);
 }
+
+/* A run's own plots are on the board (a sensitivity run's, an optimisation's, the agreement
+ * table): they stand in for the monitor plots, in presentation too. */
+static gboolean shows_run_plots(EslPlotBoard *self)
+{
+    return self->sensitivity_plots->len > 0 || self->optimization_plots[0] ||
+           self->gradient_table;
+}
+
+static void present_monitor_plots(EslPlotBoard *self);
 
 static EslPlot *current_variable_plot(EslPlotBoard *self)
 {
@@ -105,6 +118,8 @@ void esl_plot_board_clear(EslPlotBoard *self)
     esl_plot_clear(self->plot_timing);
     esl_plot_clear(self->plot_newton);
     esl_plot_clear(self->plot_step_size);
+    if (self->presented) /* a run started in presentation: still the one plot presented */
+        present_monitor_plots(self);
 }
 
 /* Series of one run, in the order esl_plot_board_append uses them. */
@@ -254,6 +269,36 @@ static gboolean reveal_table(GtkWidget *table, GdkFrameClock *clock, gpointer da
     return G_SOURCE_REMOVE;
 }
 
+static void scroll_to_table(EslPlotBoard *self)
+{
+    gtk_widget_add_tick_callback(self->gradient_table, reveal_table, NULL, NULL);
+}
+
+/* A run's plots as presentation says. Presenting, an optimisation's three plots and a
+ * sensitivity run's running gradients (its first row) are drawn larger, and its d q / d rho
+ * plots and table are hidden: in the board's third of the screen they were squeezed to
+ * unreadable strips. A table without plots (fd, adjoint, agreement) shows either way. Not
+ * presenting, everything at its normal size. */
+static void present_run_plots(EslPlotBoard *self)
+{
+    double zoom = self->presented ? self->presented_zoom : 1.0;
+    gboolean gradients_only = self->presented && self->gradient_plots > 0;
+    for (guint i = 0; i < self->sensitivity_plots->len; i++) {
+        gtk_widget_set_visible(self->sensitivity_plots->pdata[i],
+                               !gradients_only || (int)i < self->gradient_plots);
+        esl_plot_set_zoom(self->sensitivity_plots->pdata[i], zoom);
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(self->optimization_plots); i++)
+        if (self->optimization_plots[i])
+            esl_plot_set_zoom(self->optimization_plots[i], zoom);
+    if (self->gradient_table) {
+        gboolean hidden = !gtk_widget_get_visible(self->gradient_table);
+        gtk_widget_set_visible(self->gradient_table, !gradients_only);
+        if (hidden && !gradients_only) /* back from presentation: the result in view again */
+            scroll_to_table(self);
+    }
+}
+
 /* The gradient table: the whole board when there are no plots (fd, adjoint), else a row of its
  * own under the plots, as tall as its rows need (esl_gradient_table_set_run's minimum; a cell
  * left by the plots, a third of the board's width at 1280x720, showed one column and a half).
@@ -268,7 +313,9 @@ static void attach_gradient_table(EslPlotBoard *self, const EslSensitivityRun *r
     }
     gtk_grid_set_row_homogeneous(GTK_GRID(self->plot_grid), FALSE);
     gtk_grid_attach(GTK_GRID(self->plot_grid), self->gradient_table, 0, 2, 3, 1);
-    gtk_widget_add_tick_callback(self->gradient_table, reveal_table, NULL, NULL);
+    present_run_plots(self);
+    if (gtk_widget_get_visible(self->gradient_table))
+        scroll_to_table(self);
 }
 
 void esl_plot_board_show_sensitivity(EslPlotBoard *self, const EslSensitivityRun *run,
@@ -334,6 +381,7 @@ void esl_plot_board_begin_sensitivity(EslPlotBoard *self, const char *const *obj
             esl_plot_add_series(plot, names[c], &palette[c % G_N_ELEMENTS(palette)],
                                 c >= (int)G_N_ELEMENTS(palette));
     }
+    present_run_plots(self);
 }
 
 void esl_plot_board_append_sensitivity(EslPlotBoard *self, const EslSensitivityRow *row)
@@ -434,6 +482,7 @@ void esl_plot_board_show_optimization(EslPlotBoard *self, const EslOptimizationR
     esl_plot_set_log_y(slope, slope_positive);
     for (size_t i = 0; i < G_N_ELEMENTS(self->optimization_plots); i++)
         esl_plot_fit(self->optimization_plots[i]);
+    present_run_plots(self);
 }
 
 EslPlot *esl_plot_board_get_optimization_plot(EslPlotBoard *self, const char *which)
@@ -472,8 +521,9 @@ GtkWidget *esl_plot_board_gradient_table(EslPlotBoard *self)
     return self->gradient_table;
 }
 
-/* The plots by the names esl_plot_board_present takes ("variables": the current one). */
-static EslPlot *plot_named(EslPlotBoard *self, const char *name)
+/* The plot by a name esl_plot_board_present takes ("variables": the current one, NULL when
+ * there is none yet) in *plot; FALSE for another name. */
+static gboolean plot_named(EslPlotBoard *self, const char *name, EslPlot **plot)
 {
     const struct {
         const char *name;
@@ -483,18 +533,23 @@ static EslPlot *plot_named(EslPlotBoard *self, const char *name)
                  {"newton", self->plot_newton},           {"step-size", self->plot_step_size},
                  {"variables", current_variable_plot(self)}};
     for (size_t i = 0; i < G_N_ELEMENTS(plots); i++)
-        if (g_strcmp0(plots[i].name, name) == 0)
-            return plots[i].plot;
-    return NULL;
+        if (g_strcmp0(plots[i].name, name) == 0) {
+            *plot = plots[i].plot;
+            return TRUE;
+        }
+    return FALSE;
 }
 
-gboolean esl_plot_board_present(EslPlotBoard *self, const char *name, double zoom)
+/* The monitor and variable plots as presentation says: only the one presented, drawn larger;
+ * all at their normal size when not presenting. */
+static void present_monitor_plots(EslPlotBoard *self)
 {
-    if (g_strcmp0(name, "variables") == 0 && self->current_plot < 0)
-        esl_plot_board_add_plot(self);
-    EslPlot *chosen = name ? plot_named(self, name) : NULL;
-    if (name && !chosen)
-        return FALSE;
+    EslPlot *chosen = NULL;
+    if (self->presented && plot_named(self, self->presented, &chosen) && !chosen) {
+        esl_plot_board_add_plot(self); /* "variables" before any: an empty one to fill */
+        plot_named(self, self->presented, &chosen);
+    }
+    double zoom = chosen ? self->presented_zoom : 1.0;
     EslPlot *all[] = {self->plot_energy, self->plot_drift,  self->plot_constraints,
                       self->plot_timing, self->plot_newton, self->plot_step_size};
     EslPlot *variables = current_variable_plot(self);
@@ -504,14 +559,31 @@ gboolean esl_plot_board_present(EslPlotBoard *self, const char *name, double zoo
     show_variables(self, FALSE);
     for (size_t i = 0; i < G_N_ELEMENTS(all); i++) {
         gtk_widget_set_visible(GTK_WIDGET(all[i]), !chosen || all[i] == chosen);
-        esl_plot_set_zoom(all[i], chosen ? zoom : 1.0);
+        esl_plot_set_zoom(all[i], zoom);
     }
     if (!chosen)
         show_variables(self, TRUE);
     else if (chosen == variables)
         gtk_grid_attach(GTK_GRID(self->plot_grid), GTK_WIDGET(variables), 0, 1, 2, 1);
     for (guint i = 0; i < self->variable_plots->len; i++)
-        esl_plot_set_zoom(self->variable_plots->pdata[i], chosen ? zoom : 1.0);
+        esl_plot_set_zoom(self->variable_plots->pdata[i], zoom);
+}
+
+gboolean esl_plot_board_present(EslPlotBoard *self, const char *name, double zoom)
+{
+    EslPlot *unused;
+    if (name && !plot_named(self, name, &unused))
+        return FALSE;
+    g_free(self->presented);
+    self->presented = g_strdup(name);
+    self->presented_zoom = zoom;
+    /* a stored sensitivity run or optimisation shown: its plots are what is presented (the
+     * monitor plots they replaced stay hidden, and come back as presentation says when the
+     * run's plots go) */
+    if (shows_run_plots(self))
+        present_run_plots(self);
+    else
+        present_monitor_plots(self);
     return TRUE;
 }
 
@@ -697,6 +769,7 @@ static void esl_plot_board_dispose(GObject *object)
     g_clear_pointer(&self->sensitivity_plots, g_ptr_array_unref);
     g_clear_pointer(&self->state_coordinates, g_free);
     g_clear_pointer(&self->variable_plots, g_ptr_array_unref);
+    g_clear_pointer(&self->presented, g_free);
     gtk_widget_dispose_template(GTK_WIDGET(object), ESL_TYPE_PLOT_BOARD);
     esl_template_unparent_children(GTK_WIDGET(object));
     G_OBJECT_CLASS(esl_plot_board_parent_class)->dispose(object);

@@ -70,8 +70,12 @@ int esl_plot_board_sensitivity_points(EslPlotBoard *self);
 /* The gradient table shown with the sensitivity plots, or NULL. */
 GtkWidget *esl_plot_board_gradient_table(EslPlotBoard *self);
 /* Presentation: show only the plot of this name ("energy", "drift", "constraints", "timing",
- * "step-size", "newton", "variables"), drawn zoom times larger; NULL: every plot at its normal size. FALSE for an
- * unknown name (nothing changes). */
+ * "step-size", "newton", "variables"), drawn zoom times larger; NULL: every plot at its normal
+ * size. While a sensitivity run's or an optimisation's plots are shown they are presented
+ * instead (an optimisation's three plots, a sensitivity run's running gradients without its
+ * d q / d rho plots and table, drawn zoom times larger; the monitor plots stay hidden), and the
+ * named plot when they go. The board keeps presenting as its plots change until called with
+ * NULL. FALSE for an unknown name (nothing changes). */
 gboolean esl_plot_board_present(EslPlotBoard *self, const char *name, double zoom);
 /* Plot a variable of the run shown (n samples) in the current variable plot (the first is made
  * when there is none), with the other variables added to it since the last clear; log_y for

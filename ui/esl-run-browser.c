@@ -1,8 +1,10 @@
 /* The run browser; see esl-run-browser.h. */
 #include "esl-run-browser.h"
+#include "esl-number.h"
 #include "esl-template.h"
 
 #include <glib/gi18n.h>
+#include <math.h>
 
 struct _EslRunBrowser {
     GtkWidget parent_instance;
@@ -29,6 +31,23 @@ const char *esl_run_status_label(EslRunStatus status)
     return esl_run_status_name(status);
 }
 
+/* An optimisation's summary, as a plain run's sample count: the objective, the evaluations
+ * stored and the lowest ψ among them. */
+static char *optimization_summary(const EslRunInfo *r)
+{
+    int n = (int)MIN(r->optimization_evaluations, G_MAXINT);
+    g_autofree char *evaluations =
+        g_strdup_printf(ngettext("%d evaluation", "%d evaluations", n), n);
+    if (isnan(r->optimization_psi))
+        /* TRANSLATORS: the objective, then "0 evaluations" */
+        return g_strdup_printf(_("optimisation of %s · %s"), r->optimization_objective,
+                               evaluations);
+    g_autofree char *psi = esl_number_to_text(r->optimization_psi, 2, NULL);
+    /* TRANSLATORS: the objective, "7 evaluations", then the lowest ψ evaluated */
+    return g_strdup_printf(_("optimisation of %s · %s, ψ %s"), r->optimization_objective,
+                           evaluations, psi);
+}
+
 static GtkWidget *run_row(const EslRunInfo *r)
 {
     g_autofree char *started = g_strndup(r->started_at ? r->started_at : "", 16);
@@ -37,8 +56,7 @@ static GtkWidget *run_row(const EslRunInfo *r)
     g_autofree char *nsamples = g_strdup_printf("%" G_GINT64_FORMAT, r->nsamples);
     g_autofree char *count =
         r->sensitivity_method       ? g_strdup_printf(_("sensitivities (%s)"), r->sensitivity_method)
-        : r->optimization_objective ? g_strdup_printf(_("optimisation of %s"),
-                                                      r->optimization_objective)
+        : r->optimization_objective ? optimization_summary(r)
                                     : g_strdup_printf(_("%s samples"), nsamples);
     /* A named run shows its name where the model's would be, and the model after it. */
     g_autofree char *title = r->name ? g_strdup_printf("%s · %s", r->name, r->model_name)
@@ -51,6 +69,10 @@ static GtkWidget *run_row(const EslRunInfo *r)
     GtkWidget *label = gtk_label_new(NULL);
     gtk_label_set_markup(GTK_LABEL(label), markup);
     gtk_label_set_xalign(GTK_LABEL(label), 0);
+    /* a long line (an optimisation's summary, a long name) wraps instead of widening the
+     * side panel */
+    gtk_label_set_wrap(GTK_LABEL(label), TRUE);
+    gtk_label_set_wrap_mode(GTK_LABEL(label), PANGO_WRAP_WORD_CHAR);
     gtk_widget_set_margin_top(label, 3);
     gtk_widget_set_margin_bottom(label, 3);
     if (r->message)

@@ -143,7 +143,7 @@ void esl_window_update_presentation(EslWindow *self)
     gboolean was_on = gtk_widget_has_css_class(GTK_WIDGET(self), "presentation");
     /* the panes that hold the side panels (hiding a pane's child moves its split) */
     GtkPaned *sidebar_pane = GTK_PANED(gtk_widget_get_parent(self->sidebar));
-    GtkPaned *run_panel_pane = GTK_PANED(gtk_widget_get_parent(self->run_panel_scroller));
+    GtkPaned *run_panel_pane = GTK_PANED(gtk_widget_get_parent(self->run_column));
     if (on && !was_on) {
         self->sidebar_position_before = gtk_paned_get_position(sidebar_pane);
         self->run_panel_position_before = gtk_paned_get_position(run_panel_pane);
@@ -151,7 +151,7 @@ void esl_window_update_presentation(EslWindow *self)
     /* the gallery's larger text must not make the workbench taller than the screen */
     gtk_stack_set_vhomogeneous(GTK_STACK(self->stack), !on);
     gtk_widget_set_visible(self->sidebar, !on);
-    gtk_widget_set_visible(self->run_panel_scroller, !on);
+    gtk_widget_set_visible(self->run_column, !on);
     esl_plot_board_present(ESL_PLOT_BOARD(self->plot_board), on ? plot : NULL,
                            PRESENTATION_ZOOM);
     if (on && !was_on) {

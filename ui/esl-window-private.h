@@ -30,7 +30,7 @@ struct _EslWindow {
     GtkWidget *variable_browser; /* EslVariableBrowser, made when first asked for, or NULL */
     GtkWidget *objective_editor; /* EslObjectiveEditor, made when first asked for, or NULL */
     GtkWidget *optimize_dialog;  /* EslOptimizeDialog, made when first asked for, or NULL */
-    GtkWidget *sidebar, *run_panel_scroller, *view_paned;
+    GtkWidget *sidebar, *run_column, *view_paned; /* run_column: settings, progress, status */
     /* template: what the window itself writes to */
     GMenu *recent_menu;
     GtkWidget *viewport_note, *progress_bar, *progress_label, *status_label, *project_label;

@@ -21,40 +21,6 @@ G_DEFINE_FINAL_TYPE(EslWindow, esl_window, GTK_TYPE_APPLICATION_WINDOW)
 enum { SIGNAL_RUN_FINISHED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
-/* Scroll the scrolled window around label so that the label is visible. */
-static void reveal(GtkWidget *label)
-{
-    GtkWidget *sw = gtk_widget_get_ancestor(label, GTK_TYPE_SCROLLED_WINDOW);
-    GtkWidget *child = sw ? gtk_scrolled_window_get_child(GTK_SCROLLED_WINDOW(sw)) : NULL;
-    if (GTK_IS_VIEWPORT(child)) /* the content, whose coordinates do not scroll */
-        child = gtk_viewport_get_child(GTK_VIEWPORT(child));
-    double x, y;
-    if (!child || !gtk_widget_get_mapped(label) ||
-        !gtk_widget_translate_coordinates(label, child, 0, 0, &x, &y))
-        return;
-    GtkAdjustment *adj = gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(sw));
-    int natural = 0; /* the height of the new text (the allocation may be the old one's) */
-    gtk_widget_measure(label, GTK_ORIENTATION_VERTICAL, gtk_widget_get_width(label), NULL,
-                       &natural, NULL, NULL);
-    double top = y, bottom = y + MAX(natural, gtk_widget_get_height(label));
-    double value = gtk_adjustment_get_value(adj), page = gtk_adjustment_get_page_size(adj);
-    if (bottom > value + page)
-        gtk_adjustment_set_value(adj, MIN(top, bottom - page));
-    else if (top < value)
-        gtk_adjustment_set_value(adj, top);
-}
-
-/* Two frames after the text changed: its layout and the scrolled window's range are done. */
-static gboolean reveal_tick(GtkWidget *label, GdkFrameClock *clock, gpointer data)
-{
-    (void)clock;
-    int *frames = data;
-    if (++*frames < 2)
-        return G_SOURCE_CONTINUE;
-    reveal(label);
-    return G_SOURCE_REMOVE;
-}
-
 void esl_window_show_status(EslWindow *self, gboolean is_error, const char *format, ...)
 {
     va_list ap;
@@ -62,14 +28,10 @@ void esl_window_show_status(EslWindow *self, gboolean is_error, const char *form
     g_autofree char *text = g_strdup_vprintf(format, ap);
     va_end(ap);
     gtk_label_set_text(GTK_LABEL(self->status_label), text);
-    if (is_error) {
+    if (is_error)
         gtk_widget_add_css_class(self->status_label, "error");
-        /* an error under a scrolled-up panel would go unseen: once laid out, bring the label
-         * into view */
-        gtk_widget_add_tick_callback(self->status_label, reveal_tick, g_new0(int, 1), g_free);
-    } else {
+    else
         gtk_widget_remove_css_class(self->status_label, "error");
-    }
 }
 
 static char *resolve_model(const char *arg)
@@ -907,7 +869,7 @@ static void esl_window_class_init(EslWindowClass *klass)
     CHILD(viewport);
     CHILD(playback_bar);
     CHILD(sidebar);
-    CHILD(run_panel_scroller);
+    CHILD(run_column);
     CHILD(view_paned);
     CHILD(plot_board);
     CHILD(run_settings);

@@ -4,8 +4,10 @@ printed — every evaluation's psi, |grad psi| and x to all printed digits, thei
 the best point and how it ended —, a second one is appended to the same project, a failed one
 is stored as failed with its message; a file that is not an Eslabón project is refused and
 left byte-identical with nothing beside it; --project without finite bounds is refused before
-any file is made. Prints TAP."""
-import math, os, sqlite3, struct, subprocess, sys, tempfile
+any file is made; the gradient method's own options (--sensitivity-*, as `sensitivity` has them)
+reach the evaluations and are stored with the run, and a flag the method has not, or a value
+that does not parse, is refused with exit status 2. Prints TAP."""
+import json, math, os, sqlite3, struct, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sens_tap import cli, models, env, ok, done  # noqa: E402
@@ -105,6 +107,36 @@ ok(r.returncode == 1 and "evaluation 1 at L_A1 = 5" in r.stderr and
    o[10] == "failed" and e == [],
    f"a first evaluation the loader refuses: exit 1, run 3 failed with the message "
    f"({(run[4] or '')[:60] if run else None}...)")
+
+# ---- the gradient method's own options: the --sensitivity-* flags of `sensitivity` --------
+options_project = os.path.join(tmp, "options.eslabon")
+matrix_r = ["--formulation", "matrix-r", "--integrator", "trapezoidal"]
+r = optimize(*base, *matrix_r, "--sensitivity-parameter-step", "3e-6", "--max-evaluations", "1",
+             "--project", options_project)
+run, o, e = stored(options_project, 1) if r.returncode == 0 else (None, None, [])
+options = json.loads(o[2]) if o else {}
+ok(r.returncode == 0 and o is not None and o[1] == "direct" and
+   options.get("parameter-step") == 3e-6 and
+   set(options) == {"jacobian", "adjoint-memory", "parameter-step", "newton-matrix", "geometry"},
+   f"--sensitivity-parameter-step 3e-6 is stored with matrix-r direct's other options "
+   f"({options}) {r.stderr.strip()}")
+# 4 KiB cannot hold the checkpoints of 100 steps: the engine refuses the first evaluation,
+# naming the setting, so the flag reached it
+r = optimize(*base, *matrix_r, "--method", "adjoint", "--sensitivity-adjoint-memory", "0.004",
+             "--project", options_project)
+run, o, e = stored(options_project, 2) if r.returncode == 1 else (None, None, [])
+ok(r.returncode == 1 and "adjoint-memory" in r.stderr and run is not None and
+   run[0] == "failed" and json.loads(o[2]).get("adjoint-memory") == 0.004 and e == [],
+   f"--sensitivity-adjoint-memory 0.004 reaches the optimiser's evaluations: exit 1, run 2 "
+   f"failed, 0.004 stored: {r.stderr.strip()}")
+refused = os.path.join(tmp, "refused.eslabon")
+for flag, value, why in (("--sensitivity-adjoint-memory", "4", "not a setting of penalty direct"),
+                         ("--sensitivity-parameter-step", "small", "not a number")):
+    args = (*base, flag, value) if "penalty" in why else (*base, *matrix_r, flag, value)
+    r = optimize(*args, "--project", refused)
+    ok(r.returncode == 2 and why in r.stderr and "psi =" not in r.stdout and
+       not os.path.exists(refused),
+       f"{flag} {value}: exit 2 before any evaluation or file: {r.stderr.strip()}")
 
 # ---- refusals ------------------------------------------------------------------------------
 foreign = os.path.join(tmp, "foreign.sqlite")

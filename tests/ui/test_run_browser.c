@@ -57,6 +57,26 @@ static gint64 add_run(EslProject *project, EslRunStatus status, const char *mess
     return id;
 }
 
+/* An optimisation of psi1 over one parameter with these evaluations' psi. */
+static gint64 add_optimization(EslProject *project, const double *psi, int n)
+{
+    EslRunRequest request = {.model_name = "five-bar", .formulation = "penalty"};
+    gint64 id = esl_project_begin_run(project, &request, NULL);
+    const char *names[] = {"Ls1", NULL};
+    double lower = 1.5, upper = 3.0, start = 2.2, gradient = 0.1;
+    EslOptimizationRequest r = {.objective = "psi1", .method = "direct", .method_options = "{}",
+                                .algorithm = "lbfgs", .max_evaluations = 100, .xtol = 1e-8,
+                                .nparameters = 1, .parameters = names, .lower = &lower,
+                                .upper = &upper, .start = &start};
+    gboolean ok = esl_project_begin_optimization(project, id, &r, NULL);
+    for (int i = 0; ok && i < n; i++)
+        ok = esl_project_append_optimization_evaluation(project, id, psi[i], &gradient, &start,
+                                                        NULL);
+    return ok && esl_project_finish_run(project, id, ESL_RUN_FINISHED, NULL, NULL, 0.5, NULL)
+               ? id
+               : 0;
+}
+
 static void on_rename_run(EslRunBrowser *browser, gint64 id, const char *name, gint64 *renamed)
 {
     *renamed = id;
@@ -182,6 +202,17 @@ int main(void)
            "refilling drops the selection without reporting it (%d)", changes);
     g_autoptr(GArray) none = esl_run_browser_get_selected(browser);
     tap_ok(none->len == 0, "nothing is selected after a refill");
+
+    /* An optimisation says how many evaluations it made and the lowest psi among them, as a
+     * plain run says its samples; none made yet: no psi. */
+    const double psi[] = {0.72, 9.0e-18, 2.4};
+    gboolean made = add_optimization(project, psi, 3) && add_optimization(project, psi, 0) &&
+                    esl_run_browser_fill(browser, project, &error) && count_rows(list) == 5;
+    g_autofree char *three = g_strdup(one_line(row_text(list, 1)));
+    tap_ok(made && strstr(three, "optimisation of psi1 · 3 evaluations, ψ 9e-18"),
+           "an optimisation's row counts its evaluations, with the lowest psi: %s", three);
+    tap_ok(made && g_str_has_suffix(row_text(list, 0), "optimisation of psi1 · 0 evaluations"),
+           "one without evaluations shows no psi: %s", one_line(row_text(list, 0)));
     tap_ok(esl_run_browser_fill(browser, NULL, &error) && count_rows(list) == 0,
            "no project: no runs");
 

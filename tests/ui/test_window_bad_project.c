@@ -12,6 +12,7 @@
 #include "esl-project.h"
 #include "esl-window.h"
 #include "tap.h"
+#include "ui-test.h"
 
 static char *dir;
 
@@ -148,15 +149,7 @@ int main(void)
     g_signal_connect_after(app, "activate", G_CALLBACK(check), NULL);
     char *argv[] = {"test_window_bad_project", NULL};
     g_application_run(G_APPLICATION(app), 1, argv);
-    GDir *d = g_dir_open(dir, 0, NULL);
-    const char *name;
-    while (d && (name = g_dir_read_name(d))) {
-        g_autofree char *f = g_build_filename(dir, name, NULL);
-        g_unlink(f);
-    }
-    if (d)
-        g_dir_close(d);
-    g_rmdir(dir);
+    remove_temporary_dir(dir);
     g_free(dir);
     return tap_done();
 }

@@ -1,7 +1,10 @@
-/* The window's layout on a 1280x720 screen (run under xvfb-run -s "-screen 0 1280x720x24"):
- * with a model open, the transport controls (play button, time slider), the 3D view and the
- * plots have non-zero allocations inside the window, none of them behind the side panels
- * (issue 12: below ~1400 px the Play button and the energy plot went behind the left panel).
+/* The window's layout on the screen it runs on (xvfb-run -s "-screen 0 1280x720x24", and
+ * 1920x1080): with a model open, the window fits the screen; the transport controls (play
+ * button, time slider), the 3D view and the plots have non-zero allocations inside the window,
+ * none of them behind the side panels (issue 12: below ~1400 px the Play button and the energy
+ * plot went behind the left panel); the progress bar, the status line and the project line are
+ * in view without scrolling (at 1280x720 they were below the fold of the run panel).
+ * ESL_SCREENSHOT=FILE.png saves the screen once laid out.
  * Then the run panel keeps its width when the longest choice of every drop-down of its
  * settings and of the sensitivity method's own is chosen (penalty with direct sensitivities,
  * matrix-r with adjoint ones): the drop-downs ellipsize (ui/esl-drop-down.c). */
@@ -40,6 +43,22 @@ static gboolean visible_inside(GtkWidget *widget, GtkWidget *window, graphene_re
     return bounds(widget, window, r) && r->size.width >= 1 && r->size.height >= 1 &&
            r->origin.x >= 0 && r->origin.y >= 0 && r->origin.x + r->size.width <= w + 0.5 &&
            r->origin.y + r->size.height <= h + 0.5;
+}
+
+/* Inside the window and not scrolled out of view: inside every scrolled window around it too
+ * (below a scrolled panel's fold a widget is allocated but not seen). */
+static gboolean in_view(GtkWidget *widget, GtkWidget *window, graphene_rect_t *r)
+{
+    if (!visible_inside(widget, window, r))
+        return FALSE;
+    for (GtkWidget *sw = gtk_widget_get_ancestor(widget, GTK_TYPE_SCROLLED_WINDOW); sw;
+         sw = gtk_widget_get_ancestor(gtk_widget_get_parent(sw), GTK_TYPE_SCROLLED_WINDOW)) {
+        graphene_rect_t v;
+        if (!gtk_widget_compute_bounds(sw, window, &v) || r->origin.y < v.origin.y - 0.5 ||
+            r->origin.y + r->size.height > v.origin.y + v.size.height + 0.5)
+            return FALSE;
+    }
+    return TRUE;
 }
 
 /* Not behind either side panel: entirely between the left panel's right edge and the run
@@ -162,8 +181,13 @@ static gboolean check(gpointer data)
 {
     GtkWidget *window = data;
     int w = gtk_widget_get_width(window), h = gtk_widget_get_height(window);
-    tap_ok(w > 0 && w <= 1280 && h > 0 && h <= 720, "the window fits the 1280x720 screen (%dx%d)",
-           w, h);
+    GdkRectangle screen = {0};
+    GdkSurface *surface = gtk_native_get_surface(GTK_NATIVE(window));
+    GdkMonitor *monitor = gdk_display_get_monitor_at_surface(gdk_display_get_default(), surface);
+    if (monitor)
+        gdk_monitor_get_geometry(monitor, &screen);
+    tap_ok(w > 0 && w <= screen.width && h > 0 && h <= screen.height,
+           "the window fits the %dx%d screen (%dx%d)", screen.width, screen.height, w, h);
     graphene_rect_t left, right, r;
     GtkWidget *sidebar = find(window, "GtkNotebook", 0);
     GtkWidget *run_settings = find(window, "EslRunSettings", 0);
@@ -193,6 +217,23 @@ static gboolean check(gpointer data)
                parts[i].what, parts[i].min_w, parts[i].min_h, shown ? r.size.width : 0,
                shown ? r.size.height : 0, shown ? r.origin.x : 0, shown ? r.origin.y : 0);
     }
+    /* The progress and the status line under the settings (issue: at 1280x720 they were
+     * below the fold of the scrolled run panel). */
+    struct {
+        GtkWidget *widget;
+        const char *what;
+    } status[] = {
+        {find(window, "GtkProgressBar", 0), "the progress bar"},
+        {label_with(window, "four-bar-spatial: "), "the status line (the model's counts)"},
+        {label_with(window, _("No project open.")), "the project line"},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(status); i++) {
+        gboolean shown = in_view(status[i].widget, window, &r);
+        tap_ok(shown, "%s is in view without scrolling (%.0fx%.0f at %.0f,%.0f)",
+               status[i].what, shown ? r.size.width : 0, shown ? r.size.height : 0,
+               shown ? r.origin.x : 0, shown ? r.origin.y : 0);
+    }
+    save_screenshot_if_asked();
     g_idle_add(choose_longest, window);
     return G_SOURCE_REMOVE;
 }

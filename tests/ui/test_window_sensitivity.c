@@ -2,9 +2,12 @@
  * --project`, it is listed as a sensitivity run; selecting it plots the running gradient per
  * objective (one series per parameter, every stored history row) in the plot board and shows
  * the gradient as printed by the command, and per parameter the stored sensitivities of the joint
- * coordinates (schema 8); selecting a plain run brings the monitor plots back.
+ * coordinates (schema 8); presentation mode (F11) shows the running gradients, drawn larger,
+ * and no monitor plot over them, Escape brings the rest back at their normal size; selecting a
+ * plain run brings the monitor plots back.
  * usage: test_window_sensitivity ESLABON_CLI MODELS_DIR. Needs a display (xvfb-run).
- * ESL_SCREENSHOT=FILE.png also saves the screen with the sensitivity run shown. */
+ * ESL_SCREENSHOT=FILE.png also saves the screen with the sensitivity run shown,
+ * ESL_SCREENSHOT_PRESENTATION=FILE.png in presentation mode. */
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <json-glib/json-glib.h>
@@ -15,6 +18,7 @@
 #include "esl-gradient-table.h"
 #include "esl-number.h"
 #include "esl-plot-board.h"
+#include "esl-plot.h"
 #include "esl-run-browser.h"
 #include "esl-window.h"
 #include "tap.h"
@@ -35,19 +39,6 @@ static GtkWidget *find_type(GtkWidget *widget, GType type)
             return found;
     }
     return NULL;
-}
-
-/* ESL_SCREENSHOT=FILE.png: the screen as the user sees it (ImageMagick's import). */
-static void save_screenshot(void)
-{
-    const char *path = g_getenv("ESL_SCREENSHOT");
-    if (!path)
-        return;
-    while (g_main_context_iteration(NULL, FALSE))
-        ;
-    const char *argv[] = {"import", "-window", "root", path, NULL};
-    g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL,
-                 NULL);
 }
 
 static gboolean check(gpointer data)
@@ -83,7 +74,27 @@ static gboolean check(gpointer data)
                 tap_diag("cell %d,%d: %s, printed %s", k, i, got ? got : "(none)", want);
         }
     tap_ok(same, "the gradient table shows the printed gradient (%d x %d cells)", np, no);
-    save_screenshot();
+    save_screenshot_if_asked();
+
+    /* Presentation mode presents the run's running gradients (one plot per objective), not
+     * the energy plot on top of them; its d q / d rho plots and table come back after. */
+    GtkWidget *root = GTK_WIDGET(window), *energy = find_plot(root, "Energy");
+    int larger, before = shown_plots(GTK_WIDGET(board), &larger);
+    gboolean pressed = press(root, "F11");
+    iterate_pending();
+    int shown = shown_plots(GTK_WIDGET(board), &larger);
+    tap_ok(pressed && shown == no && larger == no && !gtk_widget_get_mapped(energy) && table &&
+               !gtk_widget_get_mapped(table),
+           "in presentation its %d running gradients are shown, drawn larger (%d), and no "
+           "monitor plot (%d shown of %d)", no, larger, shown, before);
+    save_screenshot_as("ESL_SCREENSHOT_PRESENTATION");
+    pressed = press(root, "Escape");
+    iterate_pending();
+    shown = shown_plots(GTK_WIDGET(board), &larger);
+    tap_ok(pressed && shown == before && before == no + np && larger == 0 &&
+               !gtk_widget_get_mapped(energy) && gtk_widget_get_mapped(table),
+           "after Escape its %d plots (gradients and d q / d rho) and its table at their normal "
+           "size, no monitor plot (%d shown, %d larger)", before, shown, larger);
     esl_run_browser_click_row(browser, 0, 0);
     tap_ok(esl_plot_board_sensitivity_points(board) == 0 &&
                esl_plot_board_gradient_table(board) == NULL,

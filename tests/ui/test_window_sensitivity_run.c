@@ -393,10 +393,7 @@ static void activate(GtkApplication *app, gpointer data)
                !esl_sensitivity_chooser_set_point(c, ground_point, TRUE),
            "the chooser offers the points of moving bodies (12:2 checked), not the ground's");
     mbs_model_free(m);
-    esl_window_set_duration(window, 1.0);
-    g_signal_connect(window, "run-finished", G_CALLBACK(on_finished), NULL);
-    gtk_widget_activate_action(GTK_WIDGET(window), "win.run", NULL);
-    g_timeout_add_seconds(TIMEOUT_S, ui_test_timed_out, GINT_TO_POINTER(TIMEOUT_S));
+    start_run(window, 1.0, G_CALLBACK(on_finished), NULL, TIMEOUT_S);
 }
 
 int main(int argc, char **argv)

@@ -5,10 +5,12 @@
  * as many points as the command printed evaluations and the project stores, the last psi the
  * stored one —, the status line says how it ended as the command did; the Optimise dialog
  * opened then lists the same evaluations, with the stored tolerance; selecting a plain run
- * brings the monitor plots back.
+ * brings the monitor plots back. Presentation mode (F11) shows the optimisation's three plots,
+ * drawn larger, and no monitor plot over them; Escape leaves them at their normal size.
  * usage: test_window_stored_optimization ESLABON_CLI MODELS_DIR. Needs a display (xvfb-run).
  * ESL_SCREENSHOT=FILE.png saves the screen with the optimisation on the board,
- * ESL_SCREENSHOT_DIALOG=FILE.png with the dialog opened over it. */
+ * ESL_SCREENSHOT_PRESENTATION=FILE.png in presentation mode, ESL_SCREENSHOT_DIALOG=FILE.png
+ * with the dialog opened over it. */
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <math.h>
@@ -93,6 +95,22 @@ static gboolean check(gpointer data)
     EslOptimizeDialog *d = find_toplevel(ESL_TYPE_OPTIMIZE_DIALOG);
     tap_ok(!d || !gtk_widget_get_visible(GTK_WIDGET(d)), "selecting it opens no dialog");
     save_screenshot_as("ESL_SCREENSHOT");
+
+    /* Presentation mode presents its plots, not the energy plot on top of them. */
+    int larger, shown;
+    gboolean pressed = press(root, "F11");
+    iterate_pending();
+    shown = shown_plots(GTK_WIDGET(board), &larger);
+    tap_ok(pressed && shown == 3 && larger == 3 && gtk_widget_get_mapped(GTK_WIDGET(psi)),
+           "in presentation its three plots are shown, drawn larger, and nothing else (%d shown, "
+           "%d larger)", shown, larger);
+    save_screenshot_as("ESL_SCREENSHOT_PRESENTATION");
+    pressed = press(root, "Escape");
+    iterate_pending();
+    shown = shown_plots(GTK_WIDGET(board), &larger);
+    tap_ok(pressed && shown == 3 && larger == 0 && gtk_widget_get_mapped(GTK_WIDGET(psi)),
+           "after Escape the same three at their normal size, no monitor plot (%d shown, %d "
+           "larger)", shown, larger);
 
     gtk_widget_activate_action(root, "win.optimize", NULL);
     iterate_pending();

@@ -84,6 +84,18 @@ static inline void iterate_pending(void)
 }
 
 #ifdef ESL_TYPE_WINDOW
+/* Run the window's model for duration seconds (win.run) with finished connected to its
+ * "run-finished" (window, status, run id, data); the test fails when its checks have not
+ * finished within seconds. */
+static inline void start_run(EslWindow *window, double duration, GCallback finished,
+                             gpointer data, int seconds)
+{
+    esl_window_set_duration(window, duration);
+    g_signal_connect(window, "run-finished", finished, data);
+    gtk_widget_activate_action(GTK_WIDGET(window), "win.run", NULL);
+    g_timeout_add_seconds((guint)seconds, ui_test_timed_out, GINT_TO_POINTER(seconds));
+}
+
 /* Wait (20 s at most) until the window has checked its model's text on the worker. */
 static inline void wait_checked(EslWindow *window)
 {
@@ -104,6 +116,23 @@ static inline GtkWidget *find_plot(GtkWidget *root, const char *title)
         if (!plot || g_strcmp0(esl_plot_get_title(ESL_PLOT(plot)), title) == 0)
             return plot;
     }
+}
+#endif
+
+#ifdef ESL_TYPE_PLOT
+/* How many plots under root are shown (mapped); in *larger how many of those are drawn larger
+ * than their normal size (presentation mode). */
+static inline int shown_plots(GtkWidget *root, int *larger)
+{
+    int shown = 0;
+    *larger = 0;
+    GtkWidget *plot;
+    for (int i = 0; (plot = find_nth(root, ESL_TYPE_PLOT, i)); i++)
+        if (gtk_widget_get_mapped(plot)) {
+            shown++;
+            *larger += esl_plot_get_zoom(ESL_PLOT(plot)) > 1.0;
+        }
+    return shown;
 }
 #endif
 
@@ -139,6 +168,20 @@ static inline gboolean run_command(const char *const *argv, char **out)
            g_spawn_check_wait_status(status, NULL);
 }
 
+/* Remove a temporary directory and the files in it (a project and what SQLite kept beside
+ * it, a recent files' list). */
+static inline void remove_temporary_dir(const char *dir)
+{
+    GDir *d = g_dir_open(dir, 0, NULL);
+    for (const char *name; d && (name = g_dir_read_name(d));) {
+        g_autofree char *file = g_build_filename(dir, name, NULL);
+        g_unlink(file);
+    }
+    if (d)
+        g_dir_close(d);
+    g_rmdir(dir);
+}
+
 /* Remove a project file and what SQLite kept beside it. */
 static inline void remove_project(const char *path)
 {
@@ -150,17 +193,40 @@ static inline void remove_project(const char *path)
 }
 
 #ifdef ESL_TYPE_APPLICATION
-/* Run the application (not unique, no arguments but its name), activate called after its own
- * "activate" with data; returns when its last window is gone. */
-static inline void run_application(const char *name, GCallback activate, gpointer data)
+typedef struct {
+    GCallback started;
+    gpointer data;
+} UiTestStarted;
+
+/* "open" (files on the command line) calls the test's callback as "activate" would. */
+static inline void ui_test_opened(GApplication *app, GFile **files, int n_files, const char *hint,
+                                  gpointer started)
+{
+    (void)files, (void)n_files, (void)hint;
+    UiTestStarted *s = started;
+    ((void (*)(GtkApplication *, gpointer))s->started)(GTK_APPLICATION(app), s->data);
+}
+
+/* Run the application (not unique) on this command line (argv[0] its name, NULL-terminated),
+ * started(app, data) called after its own "activate", or after "open" when the command line
+ * names files; returns when its last window is gone. */
+static inline void run_application_with(char **argv, GCallback started, gpointer data)
 {
     g_autoptr(EslApplication) app = esl_application_new();
     g_application_set_flags(G_APPLICATION(app),
                             g_application_get_flags(G_APPLICATION(app)) |
                                 G_APPLICATION_NON_UNIQUE);
-    g_signal_connect_after(app, "activate", activate, data);
+    UiTestStarted s = {started, data};
+    g_signal_connect_after(app, "activate", started, data);
+    g_signal_connect_after(app, "open", G_CALLBACK(ui_test_opened), &s);
+    g_application_run(G_APPLICATION(app), (int)g_strv_length(argv), argv);
+}
+
+/* The same with no arguments but the name. */
+static inline void run_application(const char *name, GCallback activate, gpointer data)
+{
     char *argv[] = {(char *)name, NULL};
-    g_application_run(G_APPLICATION(app), 1, argv);
+    run_application_with(argv, activate, data);
 }
 #endif
 

@@ -72,7 +72,7 @@ typedef struct {
     const EslOptimizerProblem *p;
     EslOptimizerResult *result;
     nlopt_opt opt;
-    gboolean stopped, failed;
+    gboolean stopped, failed, limited;
 } Run;
 
 /* "Ls1 = 2.4, Ls2 = 1.8" for x. */
@@ -113,6 +113,13 @@ static double evaluate(unsigned n, const double *x, double *grad, void *data)
     const EslOptimizerProblem *p = run->p;
     if (stop_asked(run)) {
         run->stopped = TRUE;
+        nlopt_force_stop(run->opt);
+        return HUGE_VAL;
+    }
+    /* NLopt's L-BFGS (Luksan's) can ask for one more than maxeval: the limit is ours to keep */
+    int limit = p->max_evaluations > 0 ? p->max_evaluations : ESL_OPTIMIZER_MAX_EVALUATIONS;
+    if (run->result->evaluations >= limit) {
+        run->limited = TRUE;
         nlopt_force_stop(run->opt);
         return HUGE_VAL;
     }
@@ -252,7 +259,7 @@ gboolean esl_optimizer_run(const EslOptimizerProblem *p, EslOptimizerResult *res
         result->status = ESL_OPTIMIZER_FAILED;
     } else if (run.stopped) {
         result->status = ESL_OPTIMIZER_STOPPED;
-    } else if (code == NLOPT_MAXEVAL_REACHED) {
+    } else if (code == NLOPT_MAXEVAL_REACHED || run.limited) {
         result->status = ESL_OPTIMIZER_EVALUATION_LIMIT;
     } else if (code > 0) {
         result->status = ESL_OPTIMIZER_CONVERGED;

@@ -1,5 +1,6 @@
 /* The GtkApplication; see esl-application.h. */
 #include "esl-application.h"
+#include "esl-models-dir.h"
 #include "esl-gsk-choice.h"
 
 #include <glib/gi18n.h>
@@ -57,6 +58,27 @@ static void esl_application_activate(GApplication *app)
     select_formulation_option(self, window);
 }
 
+/* A file argument's path; a bare name that is no file here ("five-bar") names a bundled model,
+ * as --model and eslabon-cli take it. */
+static char *bundled_or_path(GFile *file)
+{
+    char *path = g_file_get_path(file);
+    if (!path || g_file_test(path, G_FILE_TEST_EXISTS))
+        return path;
+    g_autofree char *base = g_file_get_basename(file);
+    g_autofree char *cwd = g_get_current_dir();
+    g_autofree char *bare = g_build_filename(cwd, base, NULL);
+    if (g_strcmp0(bare, path) != 0)
+        return path; /* a path with folders: keep it, and its error */
+    char *bundled = esl_resolve_model_path(base);
+    if (g_file_test(bundled, G_FILE_TEST_IS_REGULAR)) {
+        g_free(path);
+        return bundled;
+    }
+    g_free(bundled);
+    return path;
+}
+
 /* Files on the command line (eslabon [options] FILE…): GApplication calls this instead of
  * activate, so the options are applied here too. */
 static void esl_application_open(GApplication *app, GFile **files, int n_files,
@@ -68,7 +90,7 @@ static void esl_application_open(GApplication *app, GFile **files, int n_files,
     gtk_window_present(GTK_WINDOW(window));
     open_project_option(self, window);
     for (int i = 0; i < n_files; i++) {
-        g_autofree char *path = g_file_get_path(files[i]);
+        g_autofree char *path = bundled_or_path(files[i]);
         g_autoptr(GError) error = NULL;
         gboolean ok = path && g_str_has_suffix(path, ".eslabon")
                           ? esl_window_open_project(window, path, FALSE, &error)

@@ -1,8 +1,9 @@
 /* The command line of the application (ui/esl-application.c): `eslabon --project FILE
- * --formulation matrix-r MODEL.json` opens the model and the project (made, as it is missing)
- * and chooses the formulation; a run then is stored in that project, with that formulation.
- * Before, a model file on the command line made GApplication call "open", which ignored
- * --project and --formulation.
+ * --formulation matrix-r five-bar` opens the bundled model named (a bare name that is no file
+ * here, as --model and eslabon-cli take it; before: "file not found") and the project (made, as
+ * it is missing) and chooses the formulation; a run then is stored in that project, with that
+ * formulation. Before, a model file on the command line made GApplication call "open", which
+ * ignored --project and --formulation.
  * usage: test_window_command_line MODELS_DIR. Needs a display (xvfb-run). */
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
@@ -41,7 +42,7 @@ static void started(GtkApplication *app, gpointer data)
     (void)data;
     EslWindow *window = ESL_WINDOW(gtk_application_get_active_window(app));
     const char *json = window ? esl_window_get_model_json(window) : NULL;
-    tap_ok(json && strstr(json, "\"five-bar\""), "the model file on the command line is open");
+    tap_ok(json && strstr(json, "\"five-bar\""), "the model named on the command line is open");
     tap_ok(window && !g_strcmp0(esl_window_get_project_path(window), project_path) &&
                g_file_test(project_path, G_FILE_TEST_IS_REGULAR),
            "and so is the --project file, made as it was missing (%s)",
@@ -62,9 +63,9 @@ int main(int argc, char **argv)
     g_autofree char *dir = g_dir_make_tmp("esl-command-line-XXXXXX", NULL);
     g_setenv("XDG_DATA_HOME", dir, TRUE); /* the model opened goes to the recent files */
     project_path = g_build_filename(dir, "given.eslabon", NULL);
-    g_autofree char *model = g_build_filename(argv[1], "five-bar.json", NULL);
-    char *app_argv[] = {"eslabon", "--project", project_path, "--formulation", "matrix-r", model,
-                        NULL};
+    g_setenv("ESLABON_MODELS_DIR", argv[1], TRUE);
+    char *app_argv[] = {"eslabon", "--project", project_path, "--formulation", "matrix-r",
+                        "five-bar", NULL};
     run_application_with(app_argv, G_CALLBACK(started), NULL);
     tap_ok(checked, "every check ran");
     remove_temporary_dir(dir); /* the project, and the recent files the model went to */

@@ -51,6 +51,39 @@ static void update_progress(EslWindow *self)
     gtk_label_set_text(GTK_LABEL(self->progress_label), text);
 }
 
+/* The progress area of a stored run selected: what it reached, not the last live run's
+ * numbers. simulated: the last stored time (NAN for an optimisation, which shows its
+ * evaluations). */
+static void show_stored_progress(EslWindow *self, const EslRunInfo *info, double simulated)
+{
+    g_autofree char *id = g_strdup_printf("#%" G_GINT64_FORMAT, info->id);
+    g_autofree char *text = NULL;
+    double fraction = 1.0;
+    if (isnan(simulated)) {
+        int n = (int)info->optimization_evaluations;
+        text = g_strdup_printf(ngettext("stored run %s (%s)\n%d evaluation\nwall time: %.3g s",
+                                        "stored run %s (%s)\n%d evaluations\nwall time: %.3g s",
+                                        (unsigned long)n),
+                               id, esl_run_status_label(info->status), n, info->wall_time);
+    } else {
+        double duration = info->settings.duration;
+        fraction = duration > 0 ? CLAMP(simulated / duration, 0, 1) : 1.0;
+        text = g_strdup_printf(_("stored run %s (%s)\nsimulated time: %.4f s of %g s\n"
+                                 "wall time: %.3g s"),
+                               id, esl_run_status_label(info->status), simulated, duration,
+                               info->wall_time);
+    }
+    g_autofree char *percent = g_strdup_printf("%.0f %%", 100 * fraction);
+    gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(self->progress_bar), fraction);
+    gtk_progress_bar_set_text(GTK_PROGRESS_BAR(self->progress_bar), percent);
+    gtk_label_set_text(GTK_LABEL(self->progress_label), text);
+}
+
+const char *esl_window_get_progress_text(EslWindow *self)
+{
+    return gtk_label_get_text(GTK_LABEL(self->progress_label));
+}
+
 static gboolean progress_timeout(gpointer data)
 {
     update_progress(data);
@@ -590,8 +623,10 @@ static void load_single_run(EslWindow *self, gint64 run_id)
     }
     if (esl_project_run_is_optimization(self->project, run_id)) {
         show_stored_optimization(self, info, note);
+        show_stored_progress(self, info, NAN);
         return;
     }
+    show_stored_progress(self, info, h->n > 0 ? h->monitors[h->n - 1].time : 0.0);
     gboolean matches = self->model && h->nbodies == self->model->nbodies &&
                        h->njoints == self->model->njoints &&
                        g_strcmp0(info->model_name, self->model->name) == 0 &&

@@ -18,6 +18,8 @@ gboolean esl_window_load_model(EslWindow *self, const char *path_or_name, GError
 gboolean esl_window_open_project(EslWindow *self, const char *path, gboolean create,
                                  GError **error);
 const char *esl_window_get_project_path(EslWindow *self);
+/* The progress area's text: a live run's progress, or a stored run's (tests read it). */
+const char *esl_window_get_progress_text(EslWindow *self);
 void esl_window_set_duration(EslWindow *self, double duration);
 /* Select a formulation of the registry by name; FALSE when there is none of that name. */
 gboolean esl_window_set_formulation(EslWindow *self, const char *name);

@@ -92,6 +92,11 @@ static gboolean check(gpointer data)
                !g_strcmp0(o->result, "converged"),
            "the status line says how it ended: %s", status ? gtk_label_get_text(GTK_LABEL(status))
                                                        : "(no such line)");
+    g_autofree char *evaluations = g_strdup_printf("\n%d evaluations\n", n);
+    const char *progress = esl_window_get_progress_text(ESL_WINDOW(window));
+    tap_ok(progress && strstr(progress, "stored run #") && strstr(progress, evaluations),
+           "the progress area shows the stored optimisation, not a live run: %s",
+           progress ? progress : "(none)");
     EslOptimizeDialog *d = find_toplevel(ESL_TYPE_OPTIMIZE_DIALOG);
     tap_ok(!d || !gtk_widget_get_visible(GTK_WIDGET(d)), "selecting it opens no dialog");
     save_screenshot_as("ESL_SCREENSHOT");
@@ -140,6 +145,9 @@ static gboolean check(gpointer data)
                gtk_widget_get_visible(GTK_WIDGET(energy)) && series_points(energy) > 0,
            "selecting the plain run brings the monitor plots back (energy: %d points)",
            series_points(energy));
+    progress = esl_window_get_progress_text(ESL_WINDOW(window));
+    tap_ok(progress && strstr(progress, "stored run #") && strstr(progress, "simulated time: "),
+           "and the progress area that run's: %s", progress ? progress : "(none)");
     checked = TRUE;
     gtk_window_destroy(GTK_WINDOW(window));
     return G_SOURCE_REMOVE;

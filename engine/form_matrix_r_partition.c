@@ -30,6 +30,21 @@ static int pivoted_qr_rank(MatrixR *R, int ncols, double rank_tol)
     return rank;
 }
 
+/* R->rows (sorted) and R->rowidx: the r rows of Phi_z a pivoted QR of R->qr (m x nr, the rows
+ * of Phi_z as its columns) picks first. */
+static void independent_rows(MatrixR *R, int m, int r)
+{
+    memset(R->jpvt, 0, sizeof(int) * (size_t)R->nr);
+    LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, m, R->nr, R->qr, m, R->jpvt, R->tau, R->qrwork,
+                        R->lqrwork);
+    for (int k = 0; k < r; ++k)
+        R->rows[k] = R->jpvt[k] - 1;
+    mr_sort_ints(R->rows, r);
+    for (int k = 0; k < r; ++k)
+        R->rowidx[R->rows[k]] = k;
+}
+
+
 /* First partition with user DOFs of which at least one is a natural coordinate: keep r
  * independent rows of Phi_z (pivoted QR of Phi_z^T); Theta = [Phi_z[rows]; B] is n x n. */
 static int partition_general(MbsFormulation *f, MatrixR *R, MbsError *err)
@@ -55,14 +70,7 @@ static int partition_general(MbsFormulation *f, MatrixR *R, MbsError *err)
         for (int i = 0; i < nr; ++i)
             for (int j = 0; j < n; ++j)
                 R->qr[j + (size_t)n * i] = R->phiz[i + (size_t)nr * j];
-        memset(R->jpvt, 0, sizeof(int) * (size_t)nr);
-        LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, n, nr, R->qr, n, R->jpvt, R->tau, R->qrwork,
-                            R->lqrwork);
-        for (int k = 0; k < r; ++k)
-            R->rows[k] = R->jpvt[k] - 1;
-        mr_sort_ints(R->rows, r);
-        for (int k = 0; k < r; ++k)
-            R->rowidx[R->rows[k]] = k;
+        independent_rows(R, n, r);
     }
     R->r = r;
     R->d = d;
@@ -216,14 +224,7 @@ int mr_partition(MbsFormulation *f, MatrixR *R, MbsError *err)
         for (int i = 0; i < r; ++i)
             for (int k = 0; k < nr; ++k)
                 R->qr[i + (size_t)r * k] = R->phiz[k + (size_t)nr * R->dep[i]];
-        memset(R->jpvt, 0, sizeof(int) * (size_t)nr);
-        LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, r, nr, R->qr, r, R->jpvt, R->tau, R->qrwork,
-                            R->lqrwork);
-        for (int k = 0; k < r; ++k)
-            R->rows[k] = R->jpvt[k] - 1;
-        mr_sort_ints(R->rows, r);
-        for (int k = 0; k < r; ++k)
-            R->rowidx[R->rows[k]] = k;
+        independent_rows(R, r, r);
     }
 
     int status;

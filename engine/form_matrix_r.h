@@ -4,7 +4,6 @@
 #ifndef FORM_MATRIX_R_H
 #define FORM_MATRIX_R_H
 
-#include "mbs_constraints_derivatives.h"
 #include "mbs_formulation.h"
 #include "mbs_model_direction.h"
 #include "mbs_kinematics.h"

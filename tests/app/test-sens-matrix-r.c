@@ -20,8 +20,8 @@
 #include <string.h>
 
 #include "../tap.h"
-#include "app/esl-model-file.h"
-#include "app/esl-models-dir.h"
+#include "esl-model-file.h"
+#include "esl-models-dir.h"
 #include "mbs_model_direction.h"
 #include "mbs_objective.h"
 #include "mbs_run.h"

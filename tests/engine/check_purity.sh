@@ -8,6 +8,6 @@ if [ -n "$bad" ]; then
 else
   echo "ok 1 - engine/ is free of GLib/GTK/GL headers"
 fi
-n=$(ls "$dir"/*.c | wc -l)
+n=$(find "$dir" -name '*.c' | wc -l)
 [ "$n" -gt 5 ] && echo "ok 2 - engine/ has sources to check ($n files)" || echo "not ok 2 - engine/ sources missing"
 echo "1..2"

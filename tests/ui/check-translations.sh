@@ -24,7 +24,7 @@ else
 fi
 
 # 3: a file that marks strings but is missing from POTFILES.in would ship untranslated.
-unlisted=$(grep -lE '(^|[^A-Za-z_])(_|N_|C_|NC_|MBS_N_|ngettext)\(' app/*.c ui/*.c engine/*.c 2>/dev/null |
+unlisted=$(grep -lE '(^|[^A-Za-z_])(_|N_|C_|NC_|MBS_N_|ngettext)\(' $(find app ui engine -name '*.c' | sort) 2>/dev/null |
            grep -vxFf "$tmp/files")
 if [ -z "$unlisted" ]; then
   echo "ok 3 - every source that marks strings is in po/POTFILES.in"
@@ -39,8 +39,8 @@ unmarked=$(perl -0777 -ne 'while (/\b(fail|fail_code|g_set_error)\s*\(([^;]*?);/
     next if $args =~ /\b_\(/;
     my ($literal) = $args =~ /^[^"]*"((?:[^"\\]|\\.)*)"/s;
     print "$ARGV:", $at + 1, ": \"$literal\"\n" if defined $literal && $literal =~ /[A-Za-z]{3}/;
-  }' app/esl-model-file.c app/esl-model-build.c app/esl-model-edit.c app/esl-objective-edit.c \
-    app/esl-edit-json.c app/esl-points.c)
+  }' app/model/esl-model-file.c app/model/esl-model-build.c app/model/esl-model-edit.c app/model/esl-objective-edit.c \
+    app/model/esl-edit-json.c app/model/esl-points.c)
 if [ -z "$unmarked" ]; then
   echo "ok 4 - the model loader's error messages are marked for translation"
 else

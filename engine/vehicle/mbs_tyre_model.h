@@ -1,0 +1,85 @@
+/* Tyre laws: the steady-state force law of a tyre, separated from the wheel's geometry.
+ *
+ * A wheel force element (engine/vehicle/force_wheel.c) finds the contact point of a wheel on
+ * the road, the contact frame and the wheel's velocities there; a tyre law turns them into the
+ * contact wrench. One class per law, listed once in mbs_tyre_model.c:
+ *   "linear"   linear slip stiffnesses with the friction limit (a reference and a fallback
+ *              for tests; no file needed)
+ *   "pac2002"  Pacejka's Magic Formula 5.2 / PAC2002, steady state, combined slip, read from a
+ *              TeimOrbit .tir property file (engine/vehicle/mbs_tir.h)
+ *
+ * Frames (Pacejka, Tire and Vehicle Dynamics, 3rd ed., §4.2; ISO 8855's W axis system): the
+ * contact frame has its origin at the contact point, z along the road normal (up), x along the
+ * intersection of the wheel plane and the road plane (forward), y = z × x (left).
+ *
+ * Sign conventions (the .tir files' own, Pacejka §4.3.2): kappa = -Vsx/|Vcx|, where
+ * Vsx = Vcx - Omega Re is the longitudinal slip velocity; tan(alpha) = -Vcy/|Vcx| where Vcy is the
+ * lateral velocity of the contact point; gamma is the inclination of the wheel plane about x.
+ * Below the file's VXLOW the law uses its low-speed treatment, so a vehicle can start from rest
+ * and stop without a singular slip.
+ */
+#ifndef MBS_TYRE_MODEL_H
+#define MBS_TYRE_MODEL_H
+
+#include <stddef.h>
+
+#include "mbs_error.h"
+
+/* What a law reads. */
+enum {
+    MBS_TYRE_IN_FZ,    /* normal load, N (>= 0; the wheel element clamps it) */
+    MBS_TYRE_IN_VX,    /* Vcx: wheel centre velocity along the contact frame's x, m/s */
+    MBS_TYRE_IN_VY,    /* Vcy: contact point's velocity along the contact frame's y, m/s */
+    MBS_TYRE_IN_OMEGA, /* spin of the wheel about its axis, rad/s (positive rolling forward) */
+    MBS_TYRE_IN_GAMMA, /* inclination angle, rad */
+    MBS_TYRE_IN_COUNT
+};
+
+/* What a law gives: forces along and moments about the contact frame's axes, at the contact
+ * point. */
+enum {
+    MBS_TYRE_OUT_FX,
+    MBS_TYRE_OUT_FY,
+    MBS_TYRE_OUT_MX,
+    MBS_TYRE_OUT_MY,
+    MBS_TYRE_OUT_MZ,
+    MBS_TYRE_OUT_COUNT
+};
+
+typedef struct {
+    double in[MBS_TYRE_IN_COUNT];
+    double mu_scale; /* road friction relative to the tyre's nominal (1 on a nominal road) */
+} MbsTyreInput;
+
+typedef struct {
+    double out[MBS_TYRE_OUT_COUNT];
+    double kappa, alpha; /* the slips the law used (for monitors and plots) */
+} MbsTyreOutput;
+
+/* d out[i] / d in[j] at the input: the analytical tangent and the sensitivities need it (paper
+ * 003 §3: tyre-force derivatives cannot be neglected over bumps). */
+typedef struct {
+    double d[MBS_TYRE_OUT_COUNT][MBS_TYRE_IN_COUNT];
+} MbsTyreDerivative;
+
+typedef struct MbsTyreData MbsTyreData; /* a law's parameters (opaque; owned by the model) */
+
+typedef struct {
+    const char *name;        /* "pac2002" */
+    const char *description; /* "Magic Formula 5.2 (PAC2002)" */
+    /* The unloaded radius, vertical stiffness and damping that the wheel element uses for the
+     * normal load (the law's own data: UNLOADED_RADIUS, VERTICAL_STIFFNESS, VERTICAL_DAMPING of
+     * a .tir file). */
+    void (*vertical)(const MbsTyreData *data, double *radius, double *stiffness,
+                     double *damping);
+    /* The wrench at an input; d may be NULL. Never NaN for finite input. */
+    void (*evaluate)(const MbsTyreData *data, const MbsTyreInput *in, MbsTyreOutput *out,
+                     MbsTyreDerivative *d);
+    void (*free_data)(MbsTyreData *data);
+} MbsTyreModelClass;
+
+int mbs_tyre_model_class_count(void);
+const MbsTyreModelClass *mbs_tyre_model_class_at(int i);
+const MbsTyreModelClass *mbs_tyre_model_class_by_name(const char *name); /* NULL if unknown */
+
+#endif

@@ -75,6 +75,11 @@ typedef struct {
     /* The wrench at an input; d may be NULL. Never NaN for finite input. */
     void (*evaluate)(const MbsTyreData *data, const MbsTyreInput *in, MbsTyreOutput *out,
                      MbsTyreDerivative *d);
+    /* The law's data from the text of its property file (the .tir file for pac2002; "linear"
+     * takes none: text NULL gives its defaults). file names the file in err's messages
+     * ("HMMWV_Pac02Tire.tir:57: unknown key 'PCY9'"). NULL with err on failure. */
+    MbsTyreData *(*parse)(const char *text, size_t size, const char *file, MbsError *err);
+    MbsTyreData *(*copy)(const MbsTyreData *data); /* a model copy owns its own */
     void (*free_data)(MbsTyreData *data);
 } MbsTyreModelClass;
 

@@ -33,6 +33,24 @@ struct MbsTyreData {
 /* Road friction relative to the tyre's: kept positive so lambda_mu divides (Bt, Br). */
 static double road_mu(double mu_scale) { return mu_scale > 1e-6 ? mu_scale : 1e-6; }
 
+/* The interface's promise, never NaN for finite input: a result that overflows double (only
+ * reachable with inputs or coefficients far beyond any tyre's: a load of 1e300 N) is returned
+ * as no force, with no derivative. */
+static void overflow_guard(MbsTyreOutput *out, MbsTyreDerivative *d)
+{
+    int finite = isfinite(out->kappa) && isfinite(out->alpha);
+    for (int i = 0; i < MBS_TYRE_OUT_COUNT; ++i) {
+        finite = finite && isfinite(out->out[i]);
+        for (int j = 0; d && j < MBS_TYRE_IN_COUNT; ++j)
+            finite = finite && isfinite(d->d[i][j]);
+    }
+    if (finite)
+        return;
+    memset(out, 0, sizeof *out);
+    if (d)
+        memset(d, 0, sizeof *d);
+}
+
 static void pac2002_evaluate(const MbsTyreData *data, const MbsTyreInput *in, MbsTyreOutput *out,
                              MbsTyreDerivative *d)
 {
@@ -42,6 +60,7 @@ static void pac2002_evaluate(const MbsTyreData *data, const MbsTyreInput *in, Mb
         memcpy(x, in->in, sizeof x);
         pac2002_law_real(data, x, mu, y, &out->kappa, &out->alpha);
         memcpy(out->out, y, sizeof y);
+        overflow_guard(out, NULL);
         return;
     }
     MbsDual x[MBS_TYRE_IN_COUNT], y[MBS_TYRE_OUT_COUNT], kappa, alpha;
@@ -57,6 +76,7 @@ static void pac2002_evaluate(const MbsTyreData *data, const MbsTyreInput *in, Mb
     }
     out->kappa = kappa.v;
     out->alpha = alpha.v;
+    overflow_guard(out, d);
 }
 
 static void pac2002_vertical(const MbsTyreData *data, double *radius, double *stiffness,
@@ -132,6 +152,25 @@ static int check(const MbsTir *t, const int *lines, const char *file, MbsError *
     for (size_t i = 0; i < sizeof nonzero / sizeof nonzero[0]; ++i)
         if (key_value(t, key_index(nonzero[i])) == 0.0)
             return refuse(err, file, lines, nonzero[i], MBS_N_("must not be zero"));
+    if (t->PCX1 * t->LCX == 0.0)
+        return refuse(err, file, lines, "LCX", MBS_N_("must not be zero (C_x = PCX1 LCX)"));
+    if (t->PCY1 * t->LCY == 0.0)
+        return refuse(err, file, lines, "LCY", MBS_N_("must not be zero (C_y = PCY1 LCY)"));
+    /* Magnitudes no tyre has (typing errors such as 1e309 are already refused as numbers):
+     * the coefficients are O(1)..O(1e3) in real files; the load and radius span every tyre from
+     * a bicycle's to a mining truck's. */
+    for (int k = 0; k < mbs_tir_key_count(); ++k) {
+        const MbsTirKey *key = mbs_tir_key_at(k);
+        if (!key->is_text && key->dimension == MBS_TIR_ONE && fabs(key_value(t, k)) > 1e6)
+            return refuse(err, file, lines, key->name,
+                          MBS_N_("is out of range (|value| <= 1e6 for a coefficient)"));
+    }
+    if (t->FNOMIN < 1.0 || t->FNOMIN > 1e7)
+        return refuse(err, file, lines, "FNOMIN", MBS_N_("must lie in [1, 1e7] N"));
+    if (t->UNLOADED_RADIUS < 1e-3 || t->UNLOADED_RADIUS > 10.0)
+        return refuse(err, file, lines, "UNLOADED_RADIUS", MBS_N_("must lie in [0.001, 10] m"));
+    if (t->VXLOW < 1e-3)
+        return refuse(err, file, lines, "VXLOW", MBS_N_("must be at least 0.001 m/s"));
     if (t->VERTICAL_DAMPING < 0.0)
         return refuse(err, file, lines, "VERTICAL_DAMPING", MBS_N_("must not be negative"));
     /* Terms of other versions or of dynamics this steady-state law does not model: refused

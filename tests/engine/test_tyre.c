@@ -425,6 +425,39 @@ static void reader_errors(const char *path)
     expect_error(t8, want, "a key twice");
     free(t8);
 
+    /* USE_MODE 3: no combined-slip reduction; [MDI_HEADER] and [SHAPE] (Adams files) skipped */
+    {
+        char *u = edit_line(text, line_of(text, "USE_MODE"), "USE_MODE = 3", 0);
+        char *h = edit_line(u, 1, "[MDI_HEADER]\nFILE_TYPE = 'tir'\nFILE_VERSION = 3.0\n"
+                                  "[SHAPE]\n{radial width}\n 1.0 0.0\n 0.9 0.4", 1);
+        MbsError e = {0};
+        Tyre t3 = {.law = mbs_tyre_model_class_by_name("pac2002"), .mu = 1.0};
+        t3.data = t3.law->parse(h, strlen(h), "mode3.tir", &e);
+        mbs_tir_parse(h, strlen(h), "mode3.tir", &t3.tir, NULL, &e);
+        double worst = t3.data ? 0.0 : INFINITY;
+        for (int i = 0; t3.data && i <= 10; ++i)
+            for (int j = 0; j <= 10; ++j) {
+                double k = -0.5 + 0.1 * i, a = -0.3 + 0.06 * j, fz = 30000.0;
+                MbsTyreOutput c, px, py;
+                at_slip(&t3, fz, k, a, 0.0, 16.7, &c, NULL);
+                at_slip(&t3, fz, k, 0.0, 0.0, 16.7, &px, NULL);
+                at_slip(&t3, fz, 0.0, a, 0.0, 16.7, &py, NULL);
+                worst = fmax(worst, fabs(c.out[MBS_TYRE_OUT_FX] - px.out[MBS_TYRE_OUT_FX]) +
+                                        fabs(c.out[MBS_TYRE_OUT_FY] - py.out[MBS_TYRE_OUT_FY]));
+            }
+        tap_ok(worst == 0.0, "USE_MODE 3 (with [MDI_HEADER] and [SHAPE] skipped): Fx(kappa, alpha) "
+               "= Fx(kappa, 0), Fy(kappa, alpha) = Fy(0, alpha) on 121 points (%s)", e.message);
+        if (t3.data)
+            t3.law->free_data(t3.data);
+        free(u);
+        free(h);
+    }
+    l = line_of(text, "USE_MODE");
+    char *t9 = edit_line(text, l, "USE_MODE = 14", 0);
+    snprintf(want, sizeof want, "HMMWV_Pac02Tire.tir:%d: USE_MODE must be 3 (uncombined) or 4", l);
+    expect_error(t9, want, "relaxation (USE_MODE 14) refused");
+    free(t9);
+
     /* units: the same tyre in mm, kN, degrees and km/h-free mm/s reads to the same SI values */
     MbsTir si, mm;
     MbsError err = {0};

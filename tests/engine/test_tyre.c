@@ -293,6 +293,19 @@ static void physics(const Tyre *t, const char *name)
     double ky = p->PKY1 * fz0 * sin(2.0 * atan(fz / (p->PKY2 * fz0))) * p->LKY;
     tap_close(d.d[MBS_TYRE_OUT_FY][MBS_TYRE_IN_VY], ky / (0.5 * p->VXLOW), 1e-14 * fabs(ky),
               "%s: at rest dFy/dVy = K_y / (VXLOW/2) = %.6g N s/m", name, ky / (0.5 * p->VXLOW));
+    /* at the tip of the equivalent-slip cone (kappa = 0, alpha_t = 0) the derivative is finite */
+    {
+        double fz0t = p->FNOMIN * p->LFZO, dfz = (p->FNOMIN - fz0t) / fz0t;
+        double sht = p->QHZ1 + p->QHZ2 * dfz;
+        at_slip(t, p->FNOMIN, 0.0, -sht, 0.0, 10.0, &o, &d);
+        int finite = 1;
+        for (int i = 0; i < MBS_TYRE_OUT_COUNT; ++i)
+            for (int j = 0; j < MBS_TYRE_IN_COUNT; ++j)
+                finite = finite && isfinite(d.d[i][j]);
+        tap_ok(finite && d.d[MBS_TYRE_OUT_MZ][MBS_TYRE_IN_VY] != 0.0,
+               "%s: at kappa = 0, alpha_t = 0 (to rounding) every derivative is finite (dMz/dVy %.6g)", name,
+               d.d[MBS_TYRE_OUT_MZ][MBS_TYRE_IN_VY]);
+    }
     /* no load, no force */
     MbsTyreInput air = {.in = {0.0, 10.0, 1.0, 30.0, 0.0}, .mu_scale = 1.0};
     t->law->evaluate(t->data, &air, &o, &d);

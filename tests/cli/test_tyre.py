@@ -5,7 +5,7 @@ file's own coefficients, on both bundled tyres; the JSON; bad files (exit 1, fil
 untouched) and bad options (exit 2). Prints TAP."""
 import csv, io, json, math, os, shutil, subprocess, tempfile
 
-from sens_tap import cli, done, env, ok, source
+from cli_tap import cli, done, env, ok, source
 
 tyres = os.path.join(source, "data", "tyres")
 

@@ -7,7 +7,7 @@ every fixed step loses accuracy there: docs/benchmarks.md), and the three trapez
 formulations give one motion over the bump at one step."""
 import csv, json, os, subprocess, tempfile
 
-from sens_tap import ok, done, cli, models, env
+from cli_tap import ok, done, cli, models, env
 
 model = os.path.join(models, "hmmwv-stiff.json")
 with open(model) as f:

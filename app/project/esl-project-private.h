@@ -14,6 +14,7 @@ struct EslProject {
     sqlite3 *db;
     char *path;
     int interrupted_on_open;
+    int unreadable_on_open;
 };
 
 /* Objectives and parameters per sensitivity run or optimisation: far above any model, small

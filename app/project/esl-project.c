@@ -602,22 +602,50 @@ static gboolean check_existing_file(const char *path, GError **error)
     return ok;
 }
 
-static gboolean migrate(sqlite3 *db, GError **error)
+/* Rows that one migration cannot carry, made carryable before it runs and marked: the run
+ * keeps its samples, its status becomes failed and its message names what was lost. Returns
+ * how many runs were marked, -1 with error. */
+static int repair_before_migration(sqlite3 *db, gint64 version, GError **error)
 {
+    if (version != 4)
+        return 0;
+    /* migration 4 parses matrix_r_dofs with json(), which fails the whole migration on one
+     * malformed list */
+    static const char *const sql =
+        "UPDATE runs SET status = CASE status WHEN 'running' THEN 'interrupted' ELSE 'failed' END,"
+        " message = 'unreadable: its stored independent-coordinate list (' ||"
+        " substr(matrix_r_dofs, 1, 60) || ') is malformed JSON; dropped when the project was"
+        " migrated to schema 4' || coalesce(' (' || message || ')', ''),"
+        " matrix_r_dofs = NULL"
+        " WHERE matrix_r_dofs IS NOT NULL AND NOT json_valid(matrix_r_dofs)";
+    if (!esl_project_exec_sql(db, sql, "schema migration to version 4", error))
+        return -1;
+    return sqlite3_changes(db);
+}
+
+/* Brings the database to ESL_PROJECT_SCHEMA_VERSION in one transaction: a migration that fails
+ * leaves the file as it was (with the rollback journal of an old project, byte for byte), and
+ * two processes opening one old project never both migrate it. Returns the runs that had to be
+ * marked unreadable on the way (repair_before_migration), -1 with error. */
+static int migrate(sqlite3 *db, GError **error)
+{
+    if (!esl_project_exec_sql(db, "BEGIN IMMEDIATE", "cannot start the schema migration", error))
+        return -1;
     gint64 version = 0;
-    if (!query_int(db, "PRAGMA user_version", &version, error))
-        return FALSE;
+    if (!query_int(db, "PRAGMA user_version", &version, error)) {
+        esl_project_rollback(db);
+        return -1;
+    }
     /* checked on open; checked again because the table must never be indexed outside it */
     if (version < 0 || version > ESL_PROJECT_SCHEMA_VERSION) {
+        esl_project_rollback(db);
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
                     "project schema version %" G_GINT64_FORMAT " is not one Eslabón writes",
                     version);
-        return FALSE;
+        return -1;
     }
+    int marked = 0;
     for (gint64 v = version + 1; v <= ESL_PROJECT_SCHEMA_VERSION; v++) {
-        if (!esl_project_exec_sql(db, "BEGIN IMMEDIATE", "cannot start the schema migration",
-                                  error))
-            return FALSE;
         g_autofree char *now = now_iso8601();
         g_autofree char *bookkeeping = g_strdup_printf(
             "INSERT INTO schema_migrations VALUES (%" G_GINT64_FORMAT ", '%s', '%s');"
@@ -625,14 +653,19 @@ static gboolean migrate(sqlite3 *db, GError **error)
             "PRAGMA application_id = %d;",
             v, now, ESLABON_VERSION, v, ESL_PROJECT_APPLICATION_ID);
         g_autofree char *what = g_strdup_printf("schema migration to version %" G_GINT64_FORMAT, v);
-        if (!esl_project_exec_sql(db, migrations[v], what, error) ||
-            !esl_project_exec_sql(db, bookkeeping, what, error) ||
-            !esl_project_exec_sql(db, "COMMIT", what, error)) {
+        int repaired = repair_before_migration(db, v, error);
+        if (repaired < 0 || !esl_project_exec_sql(db, migrations[v], what, error) ||
+            !esl_project_exec_sql(db, bookkeeping, what, error)) {
             esl_project_rollback(db);
-            return FALSE;
+            return -1;
         }
+        marked += repaired;
     }
-    return TRUE;
+    if (!esl_project_exec_sql(db, "COMMIT", "schema migration", error)) {
+        esl_project_rollback(db);
+        return -1;
+    }
+    return marked;
 }
 
 static gboolean process_is_alive(gint64 pid)
@@ -749,13 +782,15 @@ EslProject *esl_project_open(const char *path, gboolean create, GError **error)
         return NULL;
     }
     sqlite3_busy_timeout(project->db, 5000);
-    /* WAL only now that the file is known to be an Eslabón project (or is new). */
+    /* WAL only once the file is known to be an Eslabón project at this program's schema (or
+     * is new): switching it writes the header, which a refused migration must not have done. */
     if (!make_defensive(project->db, error) ||
+        !esl_project_exec_sql(project->db, "PRAGMA foreign_keys = ON;",
+                              "cannot configure the project database", error) ||
+        (project->unreadable_on_open = migrate(project->db, error)) < 0 ||
         !esl_project_exec_sql(project->db,
-                  "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-                  "PRAGMA foreign_keys = ON;",
-                  "cannot configure the project database", error) ||
-        !migrate(project->db, error)) {
+                              "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
+                              "cannot configure the project database", error)) {
         esl_project_close(project);
         return NULL;
     }
@@ -784,6 +819,11 @@ const char *esl_project_path(const EslProject *project)
 int esl_project_interrupted_on_open(const EslProject *project)
 {
     return project->interrupted_on_open;
+}
+
+int esl_project_unreadable_on_open(const EslProject *project)
+{
+    return project->unreadable_on_open;
 }
 
 /* ---- models -------------------------------------------------------------------------------- */

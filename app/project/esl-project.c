@@ -7,6 +7,7 @@
 #include <glib/gi18n-lib.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -758,6 +759,58 @@ static gboolean check_location(const char *path, gboolean exists, GError **error
     return TRUE;
 }
 
+/* Removes a project file that was being made and what SQLite keeps beside it. */
+static void remove_with_side_files(const char *path)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
+        g_autofree char *side = g_strconcat(path, side_suffixes[i], NULL);
+        g_unlink(side);
+    }
+    g_unlink(path);
+}
+
+/* A new project made whole under a temporary name beside path (schema, WAL) and linked into
+ * place: two processes creating one project never see each other's half-made file (one links,
+ * the other finds the project and opens it), and a creation that fails (a full disk) leaves
+ * nothing. TRUE when path now exists, whoever made it. */
+static gboolean create_project_file(const char *path, GError **error)
+{
+    g_autofree char *folder = g_path_get_dirname(path);
+    g_autofree char *base = g_path_get_basename(path);
+    g_autofree char *made = g_strdup_printf("%s%c.%s.XXXXXX", folder, G_DIR_SEPARATOR, base);
+    int fd = g_mkstemp_full(made, O_RDWR, 0666);
+    if (fd < 0) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_SQLITE,
+                    _("cannot create the project %s: %s"), path, g_strerror(errno));
+        return FALSE;
+    }
+    close(fd);
+    sqlite3 *db = NULL;
+    gboolean ok = sqlite3_open_v2(made, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK;
+    if (!ok)
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_SQLITE,
+                    _("cannot create the project %s: %s"), path,
+                    db ? sqlite3_errmsg(db) : "out of memory");
+    ok = ok && make_defensive(db, error) && migrate(db, error) >= 0 &&
+         esl_project_exec_sql(db, "PRAGMA journal_mode = WAL", "cannot create the project", error);
+    if (db && sqlite3_close(db) != SQLITE_OK && ok)
+        ok = esl_project_db_error(db, "cannot create the project", error);
+    if (ok && link(made, path) != 0 && errno != EEXIST) {
+        /* a file system without hard links: the rename, which could replace a project created
+         * at this instant by someone else, only when there is none */
+        int saved = errno;
+        if (g_file_test(path, G_FILE_TEST_EXISTS)) {
+            /* created meanwhile: open that one */
+        } else if (g_rename(made, path) != 0) {
+            g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_SQLITE,
+                        _("cannot create the project %s: %s"), path, g_strerror(saved));
+            ok = FALSE;
+        }
+    }
+    remove_with_side_files(made);
+    return ok;
+}
+
 EslProject *esl_project_open(const char *path, gboolean create, GError **error)
 {
     g_return_val_if_fail(path != NULL, NULL);
@@ -769,13 +822,14 @@ EslProject *esl_project_open(const char *path, gboolean create, GError **error)
     }
     if (!check_location(path, exists, error))
         return NULL;
-    if (exists && !check_existing_file(path, error))
+    if (!exists && !create_project_file(path, error))
+        return NULL;
+    if (!check_existing_file(path, error))
         return NULL;
 
     EslProject *project = g_new0(EslProject, 1);
     project->path = g_strdup(path);
-    int flags = SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
-    if (sqlite3_open_v2(path, &project->db, flags, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(path, &project->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_SQLITE, _("cannot open %s: %s"),
                     path, project->db ? sqlite3_errmsg(project->db) : "out of memory");
         esl_project_close(project);

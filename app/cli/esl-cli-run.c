@@ -283,9 +283,11 @@ int esl_cli_run(int argc, char **argv)
         printf("%s\n", js);
     else
         print_text(path, f, sum, wall);
+    gboolean written = !csv || esl_cli_close_output(csv, o.output, "run");
+    csv = NULL;
     if (message)
         fprintf(stderr, "eslabon-cli run: %s\n", message);
-    else
+    else if (written)
         status = 0;
 
 out:

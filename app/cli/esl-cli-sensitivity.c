@@ -467,10 +467,9 @@ int esl_cli_sensitivity(int argc, char **argv)
     }
     double wall0 = g_get_monotonic_time() * 1e-6;
     int failed = mbs_sensitivity_compute(&p, (MbsSensitivityMethod)imethod, &r, &err);
-    if (hist.out)
-        fclose(hist.out);
-    if (shist.out)
-        fclose(shist.out);
+    gboolean written = !hist.out || esl_cli_close_output(hist.out, history, "sensitivity");
+    written = (!shist.out || esl_cli_close_output(shist.out, state_history, "sensitivity")) &&
+              written;
     if (failed)
         fprintf(stderr, "eslabon-cli sensitivity: %s: %s\n", resolved, err.message);
     js = failed ? NULL
@@ -506,7 +505,7 @@ int esl_cli_sensitivity(int argc, char **argv)
             printf("\n");
         }
     }
-    status = 0;
+    status = written ? 0 : 1;
 out:
     mbs_model_free(m);
     g_free(formulation);

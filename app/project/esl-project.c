@@ -527,6 +527,8 @@ static sqlite3 *open_for_inspection(const char *path, gboolean has_side_files, G
         sqlite3_close(db);
         return NULL;
     }
+    /* a process creating or writing the project may hold it for a moment */
+    sqlite3_busy_timeout(db, 5000);
     if (!make_defensive(db, error)) {
         sqlite3_close(db);
         return NULL;

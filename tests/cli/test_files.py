@@ -4,6 +4,7 @@ runs; failed writes (a full disk) are errors with a non-zero exit and leave noth
 Prints TAP."""
 import os, sqlite3, subprocess, tempfile
 
+import sens_tap
 from sens_tap import cli, done, env, models, ok
 
 pendulum = os.path.join(models, "double-pendulum.json")
@@ -12,6 +13,11 @@ tmp = tempfile.mkdtemp(prefix="esl-files-")
 
 def run(*args):
     return subprocess.run([cli, *args], capture_output=True, text=True, timeout=300, env=env)
+
+
+def skip(what, reason):
+    sens_tap.count += 1
+    print(f"ok {sens_tap.count} - {what} # SKIP {reason}", flush=True)
 
 
 def stored_runs(path):
@@ -39,5 +45,57 @@ left = [f for f in os.listdir(tmp) if f.startswith(".")]  # the temporary names
 ok(not lost, f"20 rounds of two processes creating one project: both runs stored every time "
    f"{'; '.join(lost[:3])}")
 ok(not left, f"no temporary file left beside the projects {left}")
+
+# A full disk: every failed write is an error with a non-zero exit, and nothing half-made stays
+# (it used to exit 0 with 0-byte CSV files, and leave a 0-byte project blocking its path).
+slider = os.path.join(models, "slider-crank.json")
+writers = [
+    ("run --output", ["run", pendulum, "--duration", "20", "--output"]),
+    ("sensitivity --history", ["sensitivity", slider, "--duration", "20", "--history"]),
+    ("sensitivity --state-history", ["sensitivity", slider, "--duration", "20",
+                                     "--state-history"]),
+]
+for what, args in writers:
+    r = run(*args, "/dev/full")
+    ok(r.returncode != 0 and "No space left" in r.stderr,
+       f"{what} /dev/full: exit {r.returncode}, {r.stderr.strip()[-80:]}")
+r = subprocess.run([cli, "run", pendulum, "--duration", "0.02", "--json"], stdout=open(
+    "/dev/full", "w"), stderr=subprocess.PIPE, text=True, timeout=300, env=env)
+ok(r.returncode != 0 and "cannot write" in r.stderr,
+   f"run --json > /dev/full: exit {r.returncode}, {r.stderr.strip()[-80:]}")
+
+small = os.path.join(tmp, "small")
+os.mkdir(small)
+mounted = os.geteuid() == 0 and subprocess.run(
+    ["mount", "-t", "tmpfs", "-o", "size=96k", "tmpfs", small], capture_output=True).returncode == 0
+if not mounted:
+    for what, _ in writers:
+        skip(f"{what} on a small tmpfs", "cannot mount a tmpfs (not root, or no CAP_SYS_ADMIN "
+             "here); /dev/full above covers the CSV writes")
+    skip("no project left by a failed creation", "cannot mount a tmpfs")
+else:
+    try:
+        for what, args in writers:
+            out = os.path.join(small, "out.csv")
+            r = run(*args, out)
+            ok(r.returncode != 0 and "No space left" in r.stderr and not os.path.exists(out),
+               f"{what} on a 96 KiB tmpfs: exit {r.returncode}, no half-written file, "
+               f"{r.stderr.strip()[-80:]}")
+        filler = os.path.join(small, "filler")  # leave too little for a project
+        fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+        try:
+            while os.write(fd, b"\0" * 4096):
+                pass
+        except OSError:
+            pass
+        os.close(fd)
+        os.truncate(filler, os.path.getsize(filler) - 8192)
+        project = os.path.join(small, "new.eslabon")
+        r = run("run", pendulum, "--duration", "0.02", "--project", project)
+        ok(r.returncode != 0 and os.listdir(small) == ["filler"],
+           f"a project that cannot be created on a full disk: exit {r.returncode}, nothing left "
+           f"({os.listdir(small)}), {r.stderr.strip()[-80:]}")
+    finally:
+        subprocess.run(["umount", small])
 
 done()

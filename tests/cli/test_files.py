@@ -98,4 +98,72 @@ else:
     finally:
         subprocess.run(["umount", small])
 
+# Every reader of model files has the loader's guards: list-models (and the start page, the
+# same function) on a folder with a deeply nested file, a FIFO and a link to /dev/zero used to
+# overflow the stack, hang, and try to allocate 4 GiB.
+folder = os.path.join(tmp, "models")
+os.mkdir(folder)
+with open(pendulum) as f, open(os.path.join(folder, "good.json"), "w") as g:
+    g.write(f.read())
+with open(os.path.join(folder, "deep.json"), "w") as f:
+    f.write('{"name": "deep", "x": ' + "[" * 200000 + "]" * 200000 + "}")
+os.mkfifo(os.path.join(folder, "fifo.json"))
+os.symlink("/dev/zero", os.path.join(folder, "zero.json"))
+try:
+    r = subprocess.run([cli, "list-models", "--json"], capture_output=True, text=True, timeout=120,
+                       env=dict(env, ESLABON_MODELS_DIR=folder))
+    code, out, err = r.returncode, r.stdout, r.stderr
+except subprocess.TimeoutExpired:
+    code, out, err = None, "", "timed out (hangs)"
+ok(code == 1 and '"name" : "double-pendulum"' in out.replace('": "', '" : "') or
+   code == 1 and "double-pendulum" in out,
+   f"list-models lists the good model and refuses the others (exit {code})")
+ok(err.count("not a regular file") == 2 and "nested deeper" in err,
+   f"the FIFO and the link to /dev/zero refused as not regular files, the deep file as nested "
+   f"({err.strip()[-200:]})")
+
+
+# Memory on huge model files: refused from an estimate before json-glib parses them (63 MB of
+# empty arrays took 2.4 GB; of numbers, 880 MB); the peak RSS of the process stays under ten
+# times the file's size.
+def peak_rss(*args):
+    """(exit status, stderr, peak resident set in bytes) of eslabon-cli args."""
+    with tempfile.TemporaryFile() as err:
+        p = subprocess.Popen([cli, *args], stdout=subprocess.DEVNULL, stderr=err, env=env)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        return p.returncode, err.read().decode(errors="replace"), usage.ru_maxrss * 1024
+
+
+size = 63 * 1000 * 1000
+for what, item in (("empty arrays", "[]"), ("numbers", "1")):
+    huge = os.path.join(tmp, "huge.json")
+    count = (size - 40) // (len(item) + 1)
+    with open(huge, "w") as f:  # in pieces: this process's memory would count in the child's
+        f.write('{"name": "huge", "x": [' + item)
+        piece = ("," + item) * 100000
+        for _ in range((count - 1) // 100000):
+            f.write(piece)
+        f.write("]}")
+    code, err, rss = peak_rss("info", huge)
+    ok(code != 0 and "too large to read" in err and rss < 10 * os.path.getsize(huge),
+       f"63 MB of {what}: refused ({err.strip()[-110:]}), peak RSS {rss / 1e6:.0f} MB < 10 x "
+       f"{os.path.getsize(huge) / 1e6:.0f} MB")
+    os.unlink(huge)
+# one the estimate lets through (1.5 million numbers, about 140 MB to parse) stays within the
+# cap of 256 MB plus the file and the program itself
+huge = os.path.join(tmp, "large.json")
+with open(huge, "w") as f:
+    f.write('{"name": "large", "x": [0.12345')
+    for _ in range(15):
+        f.write(",0.12345" * 100000)
+    f.write("]}")
+code, err, rss = peak_rss("info", huge)
+bound = 256e6 + os.path.getsize(huge) + 64e6
+ok("too large" not in err and rss < bound,
+   f"a 12 MB file of numbers parsed within the cap: peak RSS {rss / 1e6:.0f} MB < "
+   f"{bound / 1e6:.0f} MB ({err.strip()[-80:]})")
+os.unlink(huge)
+
 done()

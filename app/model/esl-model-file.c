@@ -249,6 +249,9 @@ static gboolean node_number(Loader *L, JsonNode *n, const char *what, double *ou
         *out = json_node_get_double(n);
         if (!isfinite(*out))
             return fail(L, _("%s is not a finite number"), what);
+        /* a variable read twice (an initial condition's position, then its velocity) must not
+         * keep the first read's text for the second number */
+        g_hash_table_remove(L->sources, out);
         note_value(L, out, NULL);
         return TRUE;
     }

@@ -16,8 +16,10 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "esl-settings-json.h"
@@ -671,6 +673,54 @@ static int migrate(sqlite3 *db, GError **error)
     return marked;
 }
 
+/* ---- run tokens ------------------------------------------------------------------------------
+ * A process writing a run holds a token for it: an abstract Unix socket bound to a name made of
+ * the project file's identity and the run's id. The kernel frees it when the process ends,
+ * however it ends (kill -9 included, and before its parent reaps it: a zombie holds none), so a
+ * "running" run whose token can be taken is one nobody writes. Tokens are seen by processes of
+ * this machine (and network namespace) only; a run of another machine is taken as not live, as
+ * before. Not a file lock: closing any descriptor of the project file would drop SQLite's own
+ * POSIX locks of this process. */
+
+enum { TOKEN_TAKEN = -1, TOKEN_UNSUPPORTED = -2 };
+
+/* The bound token, TOKEN_TAKEN when a live process holds it, TOKEN_UNSUPPORTED when tokens
+ * cannot be made here (not Linux, sockets refused). */
+static int take_run_token(const EslProject *project, gint64 run_id)
+{
+#ifdef __linux__
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    /* sun_path[0] = 0: the abstract namespace, nothing on disk */
+    int len = g_snprintf(address.sun_path + 1, sizeof address.sun_path - 1,
+                         "eslabon-run/%" G_GINT64_MODIFIER "x/%" G_GINT64_MODIFIER "x/%"
+                         G_GINT64_FORMAT, project->device, project->inode, run_id);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return TOKEN_UNSUPPORTED;
+    if (bind(fd, (struct sockaddr *)&address,
+             (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len)) == 0)
+        return fd;
+    int saved = errno;
+    close(fd);
+    return saved == EADDRINUSE ? TOKEN_TAKEN : TOKEN_UNSUPPORTED;
+#else
+    (void)project;
+    (void)run_id;
+    return TOKEN_UNSUPPORTED;
+#endif
+}
+
+static void release_run_token(EslProject *project, gint64 run_id)
+{
+    if (project->run_tokens)
+        g_hash_table_remove(project->run_tokens, &run_id);
+}
+
+static void close_token(gpointer fd)
+{
+    close(GPOINTER_TO_INT(fd));
+}
+
 static gboolean process_is_alive(gint64 pid)
 {
     if (pid <= 0)
@@ -694,7 +744,15 @@ static int mark_interrupted_runs(EslProject *project, GError **error)
         const char *host = (const char *)sqlite3_column_text(st, 1);
         gint64 pid = sqlite3_column_int64(st, 2);
         gboolean same_host = host && strcmp(host, hostname) == 0;
-        if (same_host && (pid == getpid() || process_is_alive(pid)))
+        if (same_host && pid == getpid())
+            continue; /* this process writes it */
+        /* a token nobody holds: no process writes the run (a pid alone is not enough: a
+         * process killed a moment ago is a zombie that kill(pid, 0) still finds) */
+        int token = take_run_token(project, id);
+        if (token >= 0)
+            close(token);
+        else if (token == TOKEN_TAKEN ||
+                 (same_host && token == TOKEN_UNSUPPORTED && process_is_alive(pid)))
             continue; /* still being written by a live process on this machine */
         g_array_append_val(stale, id);
     }
@@ -831,6 +889,13 @@ EslProject *esl_project_open(const char *path, gboolean create, GError **error)
 
     EslProject *project = g_new0(EslProject, 1);
     project->path = g_strdup(path);
+    project->run_tokens =
+        g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, close_token);
+    GStatBuf identity;
+    if (g_stat(path, &identity) == 0) {
+        project->device = (guint64)identity.st_dev;
+        project->inode = (guint64)identity.st_ino;
+    }
     if (sqlite3_open_v2(path, &project->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_SQLITE, _("cannot open %s: %s"),
                     path, project->db ? sqlite3_errmsg(project->db) : "out of memory");
@@ -863,6 +928,8 @@ void esl_project_close(EslProject *project)
     if (!project)
         return;
     sqlite3_close(project->db);
+    if (project->run_tokens) /* after the database: an opener then sees the runs as left */
+        g_hash_table_destroy(project->run_tokens);
     g_free(project->path);
     g_free(project);
 }
@@ -982,8 +1049,14 @@ gint64 esl_project_begin_run(EslProject *project, const EslRunRequest *request, 
         " assembly_tolerance, parameters, eslabon_version, hostname, pid, started_at, status,"
         " nbodies, njoints, options)"
         " VALUES (?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?)";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return esl_project_db_error(db, "cannot create the run", error), 0;
+    /* the row and its token together: an opener never sees the run running without it */
+    if (!esl_project_exec_sql(db, "BEGIN IMMEDIATE", "cannot create the run", error))
+        return 0;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        esl_project_db_error(db, "cannot create the run", error);
+        esl_project_rollback(db);
+        return 0;
+    }
     int c = 1;
     if (request->model_id > 0)
         sqlite3_bind_int64(st, c, request->model_id);
@@ -1011,9 +1084,22 @@ gint64 esl_project_begin_run(EslProject *project, const EslRunRequest *request, 
     sqlite3_bind_text(st, c++, options, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return esl_project_db_error(db, "cannot create the run", error), 0;
-    return sqlite3_last_insert_rowid(db);
+    if (rc != SQLITE_DONE) {
+        esl_project_db_error(db, "cannot create the run", error);
+        esl_project_rollback(db);
+        return 0;
+    }
+    gint64 run_id = sqlite3_last_insert_rowid(db);
+    int token = take_run_token(project, run_id);
+    if (token >= 0)
+        g_hash_table_insert(project->run_tokens, g_memdup2(&run_id, sizeof run_id),
+                            GINT_TO_POINTER(token));
+    if (!esl_project_exec_sql(db, "COMMIT", "cannot create the run", error)) {
+        esl_project_rollback(db);
+        release_run_token(project, run_id);
+        return 0;
+    }
+    return run_id;
 }
 
 /* Status, sizes and sample count of a run; FALSE with error when it does not exist. */
@@ -1254,6 +1340,8 @@ gboolean esl_project_finish_run(EslProject *project, gint64 run_id, EslRunStatus
         ok = esl_project_exec_sql(db, "COMMIT", "cannot finish the run", error);
     if (!ok)
         esl_project_rollback(db);
+    else
+        release_run_token(project, run_id); /* after the commit: never running without one */
     return ok;
 }
 

@@ -112,11 +112,9 @@ static void fill_gallery(EslStartPage *self)
     g_ptr_array_sort(names, compare_names);
     for (guint i = 0; i < names->len; i++) {
         g_autofree char *path = g_build_filename(esl_models_dir(), names->pdata[i], NULL);
-        g_autoptr(JsonParser) parser = json_parser_new();
-        if (!json_parser_load_from_file(parser, path, NULL))
-            continue;
-        JsonNode *root = json_parser_get_root(parser);
-        if (!JSON_NODE_HOLDS_OBJECT(root))
+        /* the loader's guards (a FIFO, /dev/zero, deep nesting, a huge file): skipped */
+        g_autoptr(JsonNode) root = esl_model_file_read_json(path, NULL);
+        if (!root || !JSON_NODE_HOLDS_OBJECT(root))
             continue;
         JsonObject *o = json_node_get_object(root);
         const char *title = json_object_get_string_member_with_default(o, "name", names->pdata[i]);

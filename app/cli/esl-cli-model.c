@@ -384,11 +384,11 @@ int esl_cli_list_models(int argc, char **argv)
     for (guint i = 0; i < files->len; ++i) {
         const char *file = files->pdata[i];
         char *path = g_build_filename(dir, file, NULL);
-        JsonParser *p = json_parser_new();
+        /* the loader's guards: a FIFO, /dev/zero or a deeply nested file is refused, not read */
+        JsonNode *root = esl_model_file_read_json(path, &error);
         const char *name = NULL, *description = "";
-        if (json_parser_load_from_file(p, path, &error) && json_parser_get_root(p) &&
-            JSON_NODE_HOLDS_OBJECT(json_parser_get_root(p))) {
-            JsonObject *o = json_node_get_object(json_parser_get_root(p));
+        if (root && JSON_NODE_HOLDS_OBJECT(root)) {
+            JsonObject *o = json_node_get_object(root);
             JsonNode *n = json_object_get_member(o, "name");
             JsonNode *dn = json_object_get_member(o, "description");
             if (n && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING)
@@ -397,8 +397,11 @@ int esl_cli_list_models(int argc, char **argv)
                 description = json_node_get_string(dn);
         }
         if (!name) {
-            fprintf(stderr, "eslabon-cli list-models: %s: %s\n", file,
-                    error ? error->message : "not a model file with a \"name\"");
+            if (error) /* names the file */
+                fprintf(stderr, "eslabon-cli list-models: %s\n", error->message);
+            else
+                fprintf(stderr, "eslabon-cli list-models: %s: not a model file with a \"name\"\n",
+                        file);
             g_clear_error(&error);
             status = 1;
         } else if (as_json) {
@@ -414,7 +417,8 @@ int esl_cli_list_models(int argc, char **argv)
             printf("%s  (%s)\n", name, file);
             print_wrapped(description, 4, 96);
         }
-        g_object_unref(p);
+        if (root)
+            json_node_unref(root);
         g_free(path);
     }
     json_builder_end_array(b);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "esl-cli.h"
+#include "esl-cli-sensitivity.h"
 #include "esl-cli-settings.h"
 #include "esl-model-file.h"
 #include "esl-models-dir.h"
@@ -235,6 +236,7 @@ int esl_cli_run(int argc, char **argv)
             fprintf(stderr, "eslabon-cli run: %s\n", error->message);
             goto out;
         }
+        esl_cli_report_unreadable(project, "run");
         gint64 model_id = esl_project_add_model(project, m->name, path, model_text, &error);
         g_autofree char *params = overrides_json(overrides);
         EslRunRequest req = {.model_name = m->name, .model_id = model_id,
@@ -281,9 +283,11 @@ int esl_cli_run(int argc, char **argv)
         printf("%s\n", js);
     else
         print_text(path, f, sum, wall);
+    gboolean written = !csv || esl_cli_close_output(csv, o.output, "run");
+    csv = NULL;
     if (message)
         fprintf(stderr, "eslabon-cli run: %s\n", message);
-    else
+    else if (written)
         status = 0;
 
 out:

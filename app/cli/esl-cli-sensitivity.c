@@ -231,6 +231,16 @@ static char *result_json(const MbsModel *m, const char *path, const char *formul
     return esl_json_generate(root, pretty);
 }
 
+void esl_cli_report_unreadable(EslProject *project, const char *command)
+{
+    int n = esl_project_unreadable_on_open(project);
+    if (n > 0)
+        fprintf(stderr,
+                "eslabon-cli %s: %s: %d run%s could not be read whole when the project was "
+                "migrated; kept, marked failed with the reason\n",
+                command, esl_project_path(project), n, n == 1 ? "" : "s");
+}
+
 EslProject *esl_cli_open_project(const char *path, const char *model_path, const MbsModel *m,
                                  gint64 *model_id, GError **error)
 {
@@ -238,6 +248,7 @@ EslProject *esl_cli_open_project(const char *path, const char *model_path, const
     g_autofree char *model_text = NULL;
     if (!project || !g_file_get_contents(model_path, &model_text, NULL, error))
         return NULL;
+    esl_cli_report_unreadable(project, "sensitivity");
     *model_id = esl_project_add_model(project, m->name, model_path, model_text, error);
     return *model_id ? g_steal_pointer(&project) : NULL;
 }
@@ -456,10 +467,9 @@ int esl_cli_sensitivity(int argc, char **argv)
     }
     double wall0 = g_get_monotonic_time() * 1e-6;
     int failed = mbs_sensitivity_compute(&p, (MbsSensitivityMethod)imethod, &r, &err);
-    if (hist.out)
-        fclose(hist.out);
-    if (shist.out)
-        fclose(shist.out);
+    gboolean written = !hist.out || esl_cli_close_output(hist.out, history, "sensitivity");
+    written = (!shist.out || esl_cli_close_output(shist.out, state_history, "sensitivity")) &&
+              written;
     if (failed)
         fprintf(stderr, "eslabon-cli sensitivity: %s: %s\n", resolved, err.message);
     js = failed ? NULL
@@ -495,7 +505,7 @@ int esl_cli_sensitivity(int argc, char **argv)
             printf("\n");
         }
     }
-    status = 0;
+    status = written ? 0 : 1;
 out:
     mbs_model_free(m);
     g_free(formulation);

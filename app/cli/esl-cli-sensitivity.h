@@ -26,6 +26,10 @@ MbsModel *esl_sensitivity_load(const char *command, const char *path, const char
 /* --project FILE: the project at path (created if missing; a file that is not an intact
  * Eslabón project is refused and left as it was) with the text of the model file model_path
  * (the model m) stored, its id in *model_id; NULL with error. */
+/* On stderr, when opening the project had to mark runs unreadable (a migration that could not
+ * carry them whole). */
+void esl_cli_report_unreadable(EslProject *project, const char *command);
+
 EslProject *esl_cli_open_project(const char *path, const char *model_path, const MbsModel *m,
                                  gint64 *model_id, GError **error);
 

@@ -15,4 +15,10 @@ int esl_cli_formulations(int argc, char **argv); /* esl-cli-settings.c */
 int esl_cli_step(int argc, char **argv);         /* esl-cli-step.c */
 int esl_cli_tyre(int argc, char **argv);         /* esl-cli-tyre.c */
 
+/* Closes an output file the command wrote (--output, --history...): FALSE, with "eslabon-cli
+ * COMMAND: cannot write 'PATH': reason" on stderr, when any write or the close failed (a full
+ * disk), and then a regular file at path is removed rather than left half-written. */
+#include <stdio.h>
+int esl_cli_close_output(FILE *fp, const char *path, const char *command); /* eslabon-cli.c */
+
 #endif

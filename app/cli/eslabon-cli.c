@@ -1,6 +1,9 @@
 /* eslabon-cli: everything the application can run, headless (DESIGN.md §5). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "eslabon-config.h"
 #include "esl-cli.h"
@@ -40,6 +43,37 @@ static const Command commands[] = {
      "            [--csv|--json]   (a tyre test rig)"},
 };
 
+int esl_cli_close_output(FILE *fp, const char *path, const char *command)
+{
+    /* the flush retries what a failed write left in the buffer, so errno names the reason */
+    errno = 0;
+    int saved = fflush(fp) != 0 ? errno : 0;
+    int failed = saved || ferror(fp);
+    if (fclose(fp) != 0) {
+        failed = 1;
+        saved = saved ? saved : errno;
+    }
+    if (!failed)
+        return 1;
+    fprintf(stderr, "eslabon-cli %s: cannot write '%s': %s\n", command, path,
+            strerror(saved ? saved : EIO));
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) /* never a device such as /dev/full */
+        unlink(path);
+    return 0;
+}
+
+/* What a command printed on stdout must have reached it: a full disk under a redirection is an
+ * error, not exit status 0. */
+static int finish(int status)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "eslabon-cli: cannot write the output: %s\n", strerror(errno ? errno : EIO));
+        return status ? status : 1;
+    }
+    return status;
+}
+
 static void usage(FILE *out)
 {
     fprintf(out, "Usage: eslabon-cli COMMAND [OPTIONS]\n\nCommands:\n");
@@ -60,7 +94,7 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
         if (!strcmp(argv[1], commands[i].name))
-            return commands[i].run(argc - 1, argv + 1);
+            return finish(commands[i].run(argc - 1, argv + 1));
     fprintf(stderr, "eslabon-cli: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
     return 2;

@@ -7,6 +7,8 @@
 
 #include <glib/gi18n-lib.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "esl-objective-edit.h"
 #include "esl-settings-json.h"
@@ -246,6 +249,9 @@ static gboolean node_number(Loader *L, JsonNode *n, const char *what, double *ou
         *out = json_node_get_double(n);
         if (!isfinite(*out))
             return fail(L, _("%s is not a finite number"), what);
+        /* a variable read twice (an initial condition's position, then its velocity) must not
+         * keep the first read's text for the second number */
+        g_hash_table_remove(L->sources, out);
         note_value(L, out, NULL);
         return TRUE;
     }
@@ -1335,15 +1341,64 @@ static char *syntax_message(const char *raw)
     return g_strdup(raw);
 }
 
+/* What json-glib will allocate to parse the text, in bytes (measured with json-glib 1.6: a
+ * value node about 90, an array 40 more, an object 220 more, a member 160 more). */
+static guint64 parse_memory_estimate(const char *s, gsize len)
+{
+    guint64 values = 1, arrays = 0, objects = 0, members = 0;
+    gboolean in_string = FALSE;
+    for (gsize i = 0; i < len; ++i) {
+        char c = s[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = FALSE;
+        } else if (c == '"') {
+            in_string = TRUE;
+        } else if (c == ',') {
+            values++;
+        } else if (c == '[') {
+            arrays++;
+        } else if (c == '{') {
+            objects++;
+        } else if (c == ':') {
+            members++;
+        }
+    }
+    return 96 * values + 48 * arrays + 240 * objects + 160 * members;
+}
+
+/* The guards before json-glib sees a text: nesting (its recursion would overflow the stack) and
+ * memory. */
+static gboolean check_json_text(const char *data, gsize len, GError **error)
+{
+    if (esl_json_nesting_depth(data, len) > MAX_NESTING) {
+        g_set_error(error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_SYNTAX,
+                    _("arrays and objects nested deeper than %d levels"), MAX_NESTING);
+        return FALSE;
+    }
+    guint64 memory = parse_memory_estimate(data, len);
+    if (memory > ESL_MODEL_PARSE_MEMORY_MAX) {
+        g_set_error(error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_READ,
+                    _("too large to read: parsing its %.0f MB of JSON would take about %.0f MB "
+                      "of memory (a model may take at most %d MB)"),
+                    (double)len / 1e6, (double)memory / 1e6, ESL_MODEL_PARSE_MEMORY_MAX / 1000000);
+        return FALSE;
+    }
+    return TRUE;
+}
+
 static MbsModel *load_data(const char *data, gsize len, const char *origin,
                            const char *default_name, const EslParameterOverride *overrides,
                            int noverrides, MbsModel **partial, GError **error)
 {
     Loader L = {origin, NULL, NULL, NULL, NULL, NULL, error, FALSE};
     JsonParser *parser = NULL;
-    if (esl_json_nesting_depth(data, len) > MAX_NESTING) {
-        fail_code(&L, ESL_MODEL_FILE_ERROR_SYNTAX, _("arrays and objects nested deeper than %d "
-                  "levels"), MAX_NESTING);
+    GError *guard = NULL;
+    if (!check_json_text(data, len, &guard)) {
+        fail_code(&L, guard->code, "%s", guard->message);
+        g_error_free(guard);
         return NULL;
     }
     parser = json_parser_new();
@@ -1454,24 +1509,85 @@ MbsModel *esl_model_load_string_partial(const char *json, const char *origin_nam
 }
 
 /* A model is a regular file of at most ESL_MODEL_FILE_SIZE_MAX bytes: a FIFO or a device
- * (/dev/zero) would block or fill the memory before the parser could refuse it. */
-static gboolean check_model_file(const char *path, const char *base, GError **error)
+ * (/dev/zero) would block or fill the memory before the parser could refuse it. Opened without
+ * blocking and checked on the descriptor read, so that a link swapped meanwhile changes
+ * nothing. */
+char *esl_model_file_read(const char *path, gsize *len, GError **error)
 {
-    GStatBuf st;
-    if (g_stat(path, &st) != 0)
-        return TRUE; /* g_file_get_contents reports the reason */
-    if (!S_ISREG(st.st_mode)) {
+    g_autofree char *base = g_path_get_basename(path);
+    int fd = g_open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+    if (fd < 0) {
+        int saved = errno;
+        g_set_error(error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_READ,
+                    _("%s: cannot open the file: %s"), base, g_strerror(saved));
+        return NULL;
+    }
+    struct stat st;
+    char *data = NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         g_set_error(error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_READ,
                     _("%s: not a regular file (a model must be a JSON file)"), base);
-        return FALSE;
-    }
-    if ((guint64)st.st_size > ESL_MODEL_FILE_SIZE_MAX) {
+    } else if ((guint64)st.st_size > ESL_MODEL_FILE_SIZE_MAX) {
         g_set_error(error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_READ,
                     _("%s: the file is %.0f MB; a model file may be at most %d MB"), base,
                     (double)st.st_size / 1e6, ESL_MODEL_FILE_SIZE_MAX / 1000000);
-        return FALSE;
+    } else {
+        /* read up to the size found and one byte more, to see a file that grew meanwhile */
+        gsize cap = (gsize)st.st_size + 1, got = 0;
+        data = g_malloc(cap + 1);
+        for (;;) {
+            ssize_t n = read(fd, data + got, cap - got);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) {
+                if (n < 0) {
+                    int saved = errno;
+                    g_set_error(error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_READ,
+                                _("%s: cannot read the file: %s"), base, g_strerror(saved));
+                    g_clear_pointer(&data, g_free);
+                }
+                break;
+            }
+            got += (gsize)n;
+            if (got == cap) {
+                g_set_error(error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_READ,
+                            _("%s: the file changed while it was read"), base);
+                g_clear_pointer(&data, g_free);
+                break;
+            }
+        }
+        if (data) {
+            data[got] = '\0';
+            if (len)
+                *len = got;
+        }
     }
-    return TRUE;
+    close(fd);
+    return data;
+}
+
+JsonNode *esl_model_file_read_json(const char *path, GError **error)
+{
+    gsize len = 0;
+    g_autofree char *data = esl_model_file_read(path, &len, error);
+    if (!data)
+        return NULL;
+    g_autofree char *base = g_path_get_basename(path);
+    GError *local = NULL;
+    g_autoptr(JsonParser) parser = NULL;
+    if (check_json_text(data, len, &local)) {
+        parser = json_parser_new();
+        if (json_parser_load_from_data(parser, data, (gssize)len, &local) &&
+            json_parser_get_root(parser))
+            return json_node_copy(json_parser_get_root(parser));
+    }
+    g_set_error(error, ESL_MODEL_FILE_ERROR,
+                local ? (local->domain == ESL_MODEL_FILE_ERROR ? local->code
+                                                               : ESL_MODEL_FILE_ERROR_SYNTAX)
+                      : ESL_MODEL_FILE_ERROR_SYNTAX,
+                "%s: %s", base, local ? local->message : _("empty"));
+    g_clear_error(&local);
+    return NULL;
 }
 
 MbsModel *esl_model_load_file(const char *path, const EslParameterOverride *overrides,
@@ -1480,19 +1596,11 @@ MbsModel *esl_model_load_file(const char *path, const EslParameterOverride *over
     char *base = g_path_get_basename(path);
     char *stem = g_str_has_suffix(base, ".json") ? g_strndup(base, strlen(base) - 5)
                                                  : g_strdup(base);
-    char *data = NULL;
     gsize len = 0;
-    GError *ioerr = NULL;
     MbsModel *m = NULL;
-    if (!check_model_file(path, base, error)) {
-        /* not read: error is set */
-    } else if (!g_file_get_contents(path, &data, &len, &ioerr)) {
-        g_set_error(error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_READ, "%s: %s", base,
-                    ioerr->message);
-        g_error_free(ioerr);
-    } else {
+    char *data = esl_model_file_read(path, &len, error);
+    if (data)
         m = load_data(data, len, base, stem, overrides, noverrides, NULL, error);
-    }
     g_free(data);
     g_free(stem);
     g_free(base);

@@ -5,6 +5,7 @@
 #define ESL_MODEL_FILE_H
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 
 #include "mbs_model.h"
 
@@ -30,6 +31,20 @@ typedef struct {
 /* Largest model file esl_model_load_file reads (the largest shipped model is a few hundred kB);
  * it also refuses anything but a regular file (a FIFO, /dev/zero). */
 #define ESL_MODEL_FILE_SIZE_MAX (64 * 1000 * 1000)
+
+/* Largest memory json-glib may take to parse a model file, estimated from the text before it
+ * is parsed (about 100 bytes a value, 300 an object): a file of millions of empty arrays or
+ * small numbers would otherwise take 40 times its size. */
+#define ESL_MODEL_PARSE_MEMORY_MAX (256 * 1000 * 1000)
+
+/* The text of a model file read with the loader's guards, for every reader of model files (the
+ * loader, list-models, the start page's gallery): a regular file (a FIFO or a device is refused
+ * without blocking, also through a link), at most ESL_MODEL_FILE_SIZE_MAX bytes. NULL with
+ * error (ESL_MODEL_FILE_ERROR_READ); *len the length (the text is NUL-terminated). */
+char *esl_model_file_read(const char *path, gsize *len, GError **error);
+/* The file parsed (esl_model_file_read, then JSON nested at most 200 levels and within
+ * ESL_MODEL_PARSE_MEMORY_MAX), its root node (free with json_node_unref); NULL with error. */
+JsonNode *esl_model_file_read_json(const char *path, GError **error);
 
 /* Load, build and compile. Returns NULL with error set on any failure. */
 MbsModel *esl_model_load_file(const char *path, const EslParameterOverride *overrides,

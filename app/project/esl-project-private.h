@@ -14,6 +14,9 @@ struct EslProject {
     sqlite3 *db;
     char *path;
     int interrupted_on_open;
+    int unreadable_on_open;
+    guint64 device, inode;  /* the file's identity, in the names of the run tokens */
+    GHashTable *run_tokens; /* run id (gint64 *) -> the token this process holds (fd) */
 };
 
 /* Objectives and parameters per sensitivity run or optimisation: far above any model, small

@@ -7,6 +7,7 @@
 #include <glib/gi18n-lib.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -15,8 +16,10 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "esl-settings-json.h"
@@ -496,6 +499,8 @@ static sqlite3 *open_for_inspection(const char *path, gboolean has_side_files, G
         sqlite3_close(db);
         return NULL;
     }
+    /* a process creating or writing the project may hold it for a moment */
+    sqlite3_busy_timeout(db, 5000);
     if (!make_defensive(db, error)) {
         sqlite3_close(db);
         return NULL;
@@ -572,22 +577,50 @@ static gboolean check_existing_file(const char *path, GError **error)
     return ok;
 }
 
-static gboolean migrate(sqlite3 *db, GError **error)
+/* Rows that one migration cannot carry, made carryable before it runs and marked: the run
+ * keeps its samples, its status becomes failed and its message names what was lost. Returns
+ * how many runs were marked, -1 with error. */
+static int repair_before_migration(sqlite3 *db, gint64 version, GError **error)
 {
+    if (version != 4)
+        return 0;
+    /* migration 4 parses matrix_r_dofs with json(), which fails the whole migration on one
+     * malformed list */
+    static const char *const sql =
+        "UPDATE runs SET status = CASE status WHEN 'running' THEN 'interrupted' ELSE 'failed' END,"
+        " message = 'unreadable: its stored independent-coordinate list (' ||"
+        " substr(matrix_r_dofs, 1, 60) || ') is malformed JSON; dropped when the project was"
+        " migrated to schema 4' || coalesce(' (' || message || ')', ''),"
+        " matrix_r_dofs = NULL"
+        " WHERE matrix_r_dofs IS NOT NULL AND NOT json_valid(matrix_r_dofs)";
+    if (!esl_project_exec_sql(db, sql, "schema migration to version 4", error))
+        return -1;
+    return sqlite3_changes(db);
+}
+
+/* Brings the database to ESL_PROJECT_SCHEMA_VERSION in one transaction: a migration that fails
+ * leaves the file as it was (with the rollback journal of an old project, byte for byte), and
+ * two processes opening one old project never both migrate it. Returns the runs that had to be
+ * marked unreadable on the way (repair_before_migration), -1 with error. */
+static int migrate(sqlite3 *db, GError **error)
+{
+    if (!esl_project_exec_sql(db, "BEGIN IMMEDIATE", "cannot start the schema migration", error))
+        return -1;
     gint64 version = 0;
-    if (!query_int(db, "PRAGMA user_version", &version, error))
-        return FALSE;
+    if (!query_int(db, "PRAGMA user_version", &version, error)) {
+        esl_project_rollback(db);
+        return -1;
+    }
     /* checked on open; checked again because the table must never be indexed outside it */
     if (version < 0 || version > ESL_PROJECT_SCHEMA_VERSION) {
+        esl_project_rollback(db);
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
                     "project schema version %" G_GINT64_FORMAT " is not one Eslabón writes",
                     version);
-        return FALSE;
+        return -1;
     }
+    int marked = 0;
     for (gint64 v = version + 1; v <= ESL_PROJECT_SCHEMA_VERSION; v++) {
-        if (!esl_project_exec_sql(db, "BEGIN IMMEDIATE", "cannot start the schema migration",
-                                  error))
-            return FALSE;
         g_autofree char *now = now_iso8601();
         g_autofree char *bookkeeping = g_strdup_printf(
             "INSERT INTO schema_migrations VALUES (%" G_GINT64_FORMAT ", '%s', '%s');"
@@ -595,14 +628,67 @@ static gboolean migrate(sqlite3 *db, GError **error)
             "PRAGMA application_id = %d;",
             v, now, ESLABON_VERSION, v, ESL_PROJECT_APPLICATION_ID);
         g_autofree char *what = g_strdup_printf("schema migration to version %" G_GINT64_FORMAT, v);
-        if (!esl_project_exec_sql(db, migrations[v], what, error) ||
-            !esl_project_exec_sql(db, bookkeeping, what, error) ||
-            !esl_project_exec_sql(db, "COMMIT", what, error)) {
+        int repaired = repair_before_migration(db, v, error);
+        if (repaired < 0 || !esl_project_exec_sql(db, migrations[v], what, error) ||
+            !esl_project_exec_sql(db, bookkeeping, what, error)) {
             esl_project_rollback(db);
-            return FALSE;
+            return -1;
         }
+        marked += repaired;
     }
-    return TRUE;
+    if (!esl_project_exec_sql(db, "COMMIT", "schema migration", error)) {
+        esl_project_rollback(db);
+        return -1;
+    }
+    return marked;
+}
+
+/* ---- run tokens ------------------------------------------------------------------------------
+ * A process writing a run holds a token for it: an abstract Unix socket bound to a name made of
+ * the project file's identity and the run's id. The kernel frees it when the process ends,
+ * however it ends (kill -9 included, and before its parent reaps it: a zombie holds none), so a
+ * "running" run whose token can be taken is one nobody writes. Tokens are seen by processes of
+ * this machine (and network namespace) only; a run of another machine is taken as not live, as
+ * before. Not a file lock: closing any descriptor of the project file would drop SQLite's own
+ * POSIX locks of this process. */
+
+enum { TOKEN_TAKEN = -1, TOKEN_UNSUPPORTED = -2 };
+
+/* The bound token, TOKEN_TAKEN when a live process holds it, TOKEN_UNSUPPORTED when tokens
+ * cannot be made here (not Linux, sockets refused). */
+static int take_run_token(const EslProject *project, gint64 run_id)
+{
+#ifdef __linux__
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    /* sun_path[0] = 0: the abstract namespace, nothing on disk */
+    int len = g_snprintf(address.sun_path + 1, sizeof address.sun_path - 1,
+                         "eslabon-run/%" G_GINT64_MODIFIER "x/%" G_GINT64_MODIFIER "x/%"
+                         G_GINT64_FORMAT, project->device, project->inode, run_id);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return TOKEN_UNSUPPORTED;
+    if (bind(fd, (struct sockaddr *)&address,
+             (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len)) == 0)
+        return fd;
+    int saved = errno;
+    close(fd);
+    return saved == EADDRINUSE ? TOKEN_TAKEN : TOKEN_UNSUPPORTED;
+#else
+    (void)project;
+    (void)run_id;
+    return TOKEN_UNSUPPORTED;
+#endif
+}
+
+static void release_run_token(EslProject *project, gint64 run_id)
+{
+    if (project->run_tokens)
+        g_hash_table_remove(project->run_tokens, &run_id);
+}
+
+static void close_token(gpointer fd)
+{
+    close(GPOINTER_TO_INT(fd));
 }
 
 static gboolean process_is_alive(gint64 pid)
@@ -628,7 +714,15 @@ static int mark_interrupted_runs(EslProject *project, GError **error)
         const char *host = (const char *)sqlite3_column_text(st, 1);
         gint64 pid = sqlite3_column_int64(st, 2);
         gboolean same_host = host && strcmp(host, hostname) == 0;
-        if (same_host && (pid == getpid() || process_is_alive(pid)))
+        if (same_host && pid == getpid())
+            continue; /* this process writes it */
+        /* a token nobody holds: no process writes the run (a pid alone is not enough: a
+         * process killed a moment ago is a zombie that kill(pid, 0) still finds) */
+        int token = take_run_token(project, id);
+        if (token >= 0)
+            close(token);
+        else if (token == TOKEN_TAKEN ||
+                 (same_host && token == TOKEN_UNSUPPORTED && process_is_alive(pid)))
             continue; /* still being written by a live process on this machine */
         g_array_append_val(stale, id);
     }
@@ -695,6 +789,58 @@ static gboolean check_location(const char *path, gboolean exists, GError **error
     return TRUE;
 }
 
+/* Removes a project file that was being made and what SQLite keeps beside it. */
+static void remove_with_side_files(const char *path)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
+        g_autofree char *side = g_strconcat(path, side_suffixes[i], NULL);
+        g_unlink(side);
+    }
+    g_unlink(path);
+}
+
+/* A new project made whole under a temporary name beside path (schema, WAL) and linked into
+ * place: two processes creating one project never see each other's half-made file (one links,
+ * the other finds the project and opens it), and a creation that fails (a full disk) leaves
+ * nothing. TRUE when path now exists, whoever made it. */
+static gboolean create_project_file(const char *path, GError **error)
+{
+    g_autofree char *folder = g_path_get_dirname(path);
+    g_autofree char *base = g_path_get_basename(path);
+    g_autofree char *made = g_strdup_printf("%s%c.%s.XXXXXX", folder, G_DIR_SEPARATOR, base);
+    int fd = g_mkstemp_full(made, O_RDWR, 0666);
+    if (fd < 0) {
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_SQLITE,
+                    _("cannot create the project %s: %s"), path, g_strerror(errno));
+        return FALSE;
+    }
+    close(fd);
+    sqlite3 *db = NULL;
+    gboolean ok = sqlite3_open_v2(made, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK;
+    if (!ok)
+        g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_SQLITE,
+                    _("cannot create the project %s: %s"), path,
+                    db ? sqlite3_errmsg(db) : "out of memory");
+    ok = ok && make_defensive(db, error) && migrate(db, error) >= 0 &&
+         esl_project_exec_sql(db, "PRAGMA journal_mode = WAL", "cannot create the project", error);
+    if (db && sqlite3_close(db) != SQLITE_OK && ok)
+        ok = esl_project_db_error(db, "cannot create the project", error);
+    if (ok && link(made, path) != 0 && errno != EEXIST) {
+        /* a file system without hard links: the rename, which could replace a project created
+         * at this instant by someone else, only when there is none */
+        int saved = errno;
+        if (g_file_test(path, G_FILE_TEST_EXISTS)) {
+            /* created meanwhile: open that one */
+        } else if (g_rename(made, path) != 0) {
+            g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_SQLITE,
+                        _("cannot create the project %s: %s"), path, g_strerror(saved));
+            ok = FALSE;
+        }
+    }
+    remove_with_side_files(made);
+    return ok;
+}
+
 EslProject *esl_project_open(const char *path, gboolean create, GError **error)
 {
     g_return_val_if_fail(path != NULL, NULL);
@@ -706,26 +852,36 @@ EslProject *esl_project_open(const char *path, gboolean create, GError **error)
     }
     if (!check_location(path, exists, error))
         return NULL;
-    if (exists && !check_existing_file(path, error))
+    if (!exists && !create_project_file(path, error))
+        return NULL;
+    if (!check_existing_file(path, error))
         return NULL;
 
     EslProject *project = g_new0(EslProject, 1);
     project->path = g_strdup(path);
-    int flags = SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
-    if (sqlite3_open_v2(path, &project->db, flags, NULL) != SQLITE_OK) {
+    project->run_tokens =
+        g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, close_token);
+    GStatBuf identity;
+    if (g_stat(path, &identity) == 0) {
+        project->device = (guint64)identity.st_dev;
+        project->inode = (guint64)identity.st_ino;
+    }
+    if (sqlite3_open_v2(path, &project->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
         g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_SQLITE, _("cannot open %s: %s"),
                     path, project->db ? sqlite3_errmsg(project->db) : "out of memory");
         esl_project_close(project);
         return NULL;
     }
     sqlite3_busy_timeout(project->db, 5000);
-    /* WAL only now that the file is known to be an Eslabón project (or is new). */
+    /* WAL only once the file is known to be an Eslabón project at this program's schema (or
+     * is new): switching it writes the header, which a refused migration must not have done. */
     if (!make_defensive(project->db, error) ||
+        !esl_project_exec_sql(project->db, "PRAGMA foreign_keys = ON;",
+                              "cannot configure the project database", error) ||
+        (project->unreadable_on_open = migrate(project->db, error)) < 0 ||
         !esl_project_exec_sql(project->db,
-                  "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-                  "PRAGMA foreign_keys = ON;",
-                  "cannot configure the project database", error) ||
-        !migrate(project->db, error)) {
+                              "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
+                              "cannot configure the project database", error)) {
         esl_project_close(project);
         return NULL;
     }
@@ -742,6 +898,8 @@ void esl_project_close(EslProject *project)
     if (!project)
         return;
     sqlite3_close(project->db);
+    if (project->run_tokens) /* after the database: an opener then sees the runs as left */
+        g_hash_table_destroy(project->run_tokens);
     g_free(project->path);
     g_free(project);
 }
@@ -754,6 +912,11 @@ const char *esl_project_path(const EslProject *project)
 int esl_project_interrupted_on_open(const EslProject *project)
 {
     return project->interrupted_on_open;
+}
+
+int esl_project_unreadable_on_open(const EslProject *project)
+{
+    return project->unreadable_on_open;
 }
 
 /* ---- models -------------------------------------------------------------------------------- */
@@ -856,8 +1019,14 @@ gint64 esl_project_begin_run(EslProject *project, const EslRunRequest *request, 
         " assembly_tolerance, parameters, eslabon_version, hostname, pid, started_at, status,"
         " nbodies, njoints, options)"
         " VALUES (?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?)";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return esl_project_db_error(db, "cannot create the run", error), 0;
+    /* the row and its token together: an opener never sees the run running without it */
+    if (!esl_project_exec_sql(db, "BEGIN IMMEDIATE", "cannot create the run", error))
+        return 0;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        esl_project_db_error(db, "cannot create the run", error);
+        esl_project_rollback(db);
+        return 0;
+    }
     int c = 1;
     if (request->model_id > 0)
         sqlite3_bind_int64(st, c, request->model_id);
@@ -885,9 +1054,22 @@ gint64 esl_project_begin_run(EslProject *project, const EslRunRequest *request, 
     sqlite3_bind_text(st, c++, options, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return esl_project_db_error(db, "cannot create the run", error), 0;
-    return sqlite3_last_insert_rowid(db);
+    if (rc != SQLITE_DONE) {
+        esl_project_db_error(db, "cannot create the run", error);
+        esl_project_rollback(db);
+        return 0;
+    }
+    gint64 run_id = sqlite3_last_insert_rowid(db);
+    int token = take_run_token(project, run_id);
+    if (token >= 0)
+        g_hash_table_insert(project->run_tokens, g_memdup2(&run_id, sizeof run_id),
+                            GINT_TO_POINTER(token));
+    if (!esl_project_exec_sql(db, "COMMIT", "cannot create the run", error)) {
+        esl_project_rollback(db);
+        release_run_token(project, run_id);
+        return 0;
+    }
+    return run_id;
 }
 
 /* Status, sizes and sample count of a run; FALSE with error when it does not exist. */
@@ -1128,6 +1310,8 @@ gboolean esl_project_finish_run(EslProject *project, gint64 run_id, EslRunStatus
         ok = esl_project_exec_sql(db, "COMMIT", "cannot finish the run", error);
     if (!ok)
         esl_project_rollback(db);
+    else
+        release_run_token(project, run_id); /* after the commit: never running without one */
     return ok;
 }
 

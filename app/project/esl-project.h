@@ -121,6 +121,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(EslProject, esl_project_close)
 const char *esl_project_path(const EslProject *project);
 /* How many runs were found "running" and marked "interrupted" by esl_project_open. */
 int esl_project_interrupted_on_open(const EslProject *project);
+/* How many runs esl_project_open's schema migration could not carry whole: they are kept,
+ * marked failed with a message saying what was unreadable. */
+int esl_project_unreadable_on_open(const EslProject *project);
 
 /* Store a model file's text. Returns its id (> 0) or 0 with error set. */
 gint64 esl_project_add_model(EslProject *project, const char *name, const char *path,

@@ -111,6 +111,10 @@ static double evaluate(unsigned n, const double *x, double *grad, void *data)
 {
     Run *run = data;
     const EslOptimizerProblem *p = run->p;
+    /* every return that stops NLopt leaves a defined gradient behind (issue 28: valgrind saw
+     * NLopt read one that was never filled after a failed evaluation) */
+    if (grad)
+        memset(grad, 0, n * sizeof *grad);
     if (stop_asked(run)) {
         run->stopped = TRUE;
         nlopt_force_stop(run->opt);

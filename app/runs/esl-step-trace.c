@@ -8,6 +8,14 @@
 MbsTrace *esl_step_trace_at(const MbsModel *m, const char *formulation, const MbsSettings *s,
                             double at, GError **error)
 {
+    /* the run to the traced step is bounded like a run's --duration: --at 1e9 would not end */
+    if (s->step > 0.0 && at / s->step > MBS_SETTINGS_STEPS_MAX) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                    _("the step at t = %g s is %.3g steps of %g s away; at most %.0e steps are "
+                      "run before a traced step (trace an earlier time or lengthen the step)"),
+                    at, at / s->step, s->step, MBS_SETTINGS_STEPS_MAX);
+        return NULL;
+    }
     MbsError err = {0};
     MbsFormulation *f = mbs_formulation_new(formulation, m, s, &err);
     if (!f) {

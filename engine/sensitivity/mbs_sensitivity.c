@@ -105,6 +105,8 @@ int mbs_sensitivity_has_state_history(const char *formulation, MbsSensitivityMet
            run == mbs_matrix_r_direct_sensitivity;
 }
 
+static double fd_increment(const MbsSensitivityProblem *p, int k);
+
 int mbs_sensitivity_compute(const MbsSensitivityProblem *p, MbsSensitivityMethod method,
                             MbsSensitivityResult *r, MbsError *err)
 {
@@ -130,7 +132,34 @@ int mbs_sensitivity_compute(const MbsSensitivityProblem *p, MbsSensitivityMethod
         if (p->parameters[i] < 0 || p->parameters[i] >= p->model->nparameters)
             return mbs_error_set(err, MBS_FATAL, "parameter index %d out of range (the model "
                                  "has %d)", p->parameters[i], p->model->nparameters);
-    return run(p, r, err);
+    if (method == MBS_SENSITIVITY_FD)
+        for (int k = 0; k < p->nparameters; ++k)
+            if (!(fd_increment(p, k) > 0.0) || !isfinite(fd_increment(p, k)))
+                return mbs_error_set(err, MBS_FATAL,
+                                     "fd: the relative step %g is lost in round-off on "
+                                     "parameter '%s' = %g (rho + d == rho); use about 1e-8 to "
+                                     "1e-3", p->fd_step,
+                                     p->model->parameters[p->parameters[k]].name,
+                                     p->model->parameters[p->parameters[k]].value);
+    int status = run(p, r, err);
+    if (status)
+        return status;
+    /* an objective that overflows (a weight of 1e308) is an error, never a NaN printed */
+    for (int i = 0; i < p->nobjectives; ++i) {
+        const char *name = p->model->objectives[p->objectives[i]].name;
+        if (!isfinite(r->psi[i]))
+            return mbs_error_set(err, MBS_FATAL,
+                                 "objective '%s' is not finite (%g): its terms overflow (a "
+                                 "weight or a value too large)", name, r->psi[i]);
+        for (int k = 0; k < p->nparameters; ++k)
+            if (!isfinite(r->gradient[i * p->nparameters + k]))
+                return mbs_error_set(err, MBS_FATAL,
+                                     "d %s / d %s is not finite (%g): the objective's terms or "
+                                     "the method's increments overflow", name,
+                                     p->model->parameters[p->parameters[k]].name,
+                                     r->gradient[i * p->nparameters + k]);
+    }
+    return 0;
 }
 
 /* ---- runs with objectives --------------------------------------------------------------- */

@@ -252,6 +252,32 @@ static const char *param_model =
     "  {\"type\": \"force\", \"body\": \"bar\", \"point\": \"E\", \"vector\": [0, 0, \"-w\"]}],\n"
     " \"initial\": [{\"joint\": \"O\", \"position\": 0.1, \"velocity\": \"L\"}]}\n";
 
+/* Issue 28: position and velocity in one entry, both plain numbers (the form
+ * docs/model-format.md shows), or an expression then a number: the second was checked against
+ * the first's text ("its expressions do not reproduce the value the model holds"). */
+static void check_joint_position_and_velocity(void)
+{
+    static const char *const entries[] = {
+        "{\"joint\": \"O\", \"position\": 0.1, \"velocity\": 0.5}",
+        "{\"joint\": \"O\", \"position\": \"L/20\", \"velocity\": 0.5}",
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(entries); ++i) {
+        g_autofree char *text = g_strdup(param_model);
+        char *at = strstr(text, "\"initial\": [");
+        g_autofree char *model = g_strdup_printf("%.*s\"initial\": [%s]}\n", (int)(at - text),
+                                                 text, entries[i]);
+        GError *error = NULL;
+        MbsModel *m = esl_model_load_string(model, "params.json", NULL, 0, &error);
+        tap_ok(m && m->ninitial == 2 && !m->initial[0].is_velocity &&
+                   fabs(m->initial[0].value - 0.1) < 1e-15 && m->initial[1].is_velocity &&
+                   m->initial[1].value == 0.5,
+               "initial %s: a position 0.1 and a velocity 0.5%s%s", entries[i],
+               error ? ": " : "", error ? error->message : "");
+        g_clear_error(&error);
+        mbs_model_free(m);
+    }
+}
+
 static void check_parameters(void)
 {
     GError *error = NULL;
@@ -535,6 +561,7 @@ int main(void)
         check_bad(&bad_cases[i]);
     check_all_fixtures_listed();
     check_four_bar();
+    check_joint_position_and_velocity();
     check_slider_crank();
     check_bundled();
     check_parameters();

@@ -238,4 +238,25 @@ else:
     ok(r.returncode == 1 and "99" in r.stderr, "render of an unknown run is refused: "
        + first_line(r))
 
+# Issue 28: no NaN printed with exit 0: an objective weight of 1e308 overflows psi (inf, then
+# the gradient NaN); --fd-step 1e-300 is lost in round-off (0/0).
+heavy_dir = tempfile.mkdtemp(prefix="esl-heavy-")
+heavy = os.path.join(heavy_dir, "heavy.json")
+with open(os.path.join(models, "four-bar-spatial.json")) as f:
+    model = json.load(f)
+for objective in model["objectives"]:
+    for term in objective.get("integrand", []) + objective.get("final", []):
+        term["weight"] = 1e308
+with open(heavy, "w") as f:
+    json.dump(model, f)
+for method in ("direct", "fd"):
+    r = run("sensitivity", heavy, "--method", method)
+    ok(r.returncode == 1 and "not finite" in r.stderr and "nan" not in r.stdout.lower(),
+       f"sensitivity --method {method} with a weight of 1e308 refused: " + first_line(r))
+r = run("sensitivity", os.path.join(models, "four-bar-spatial.json"), "--method", "fd",
+        "--fd-step", "1e-300", "--json")
+ok(r.returncode == 1 and "round-off" in r.stderr and "nan" not in r.stdout.lower(),
+   "sensitivity --fd-step 1e-300 refused: " + first_line(r))
+shutil.rmtree(heavy_dir)
+
 done()

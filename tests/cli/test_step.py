@@ -64,4 +64,14 @@ r = run("step", four_bar, "--formulation", "ssode")
 ok(r.returncode == 0 and "not traced" in r.stdout, "ssode: says it is not traced")
 r = run("step", four_bar, "--at", "-1")
 ok(r.returncode == 2 and "--at" in r.stderr, "a negative --at is refused")
+# --at bounded like run --duration (issue 28: --at 1e9 never finished)
+try:
+    r = subprocess.run([cli, "step", four_bar, "--at", "1e9"], capture_output=True, text=True,
+                       timeout=60, env=env)
+    code, err = r.returncode, r.stderr
+except subprocess.TimeoutExpired:
+    code, err = None, "still running after 60 s"
+ok(code == 1 and "at most 1e+09 steps" in err, f"step --at 1e9 refused naming the step count "
+   f"(exit {code}: {err.strip()})")
+
 done()

@@ -2,6 +2,7 @@
  * refusal of NaN, and a run killed mid-way marked "interrupted" without harming other runs. */
 #include <glib/gstdio.h>
 #include <math.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -551,6 +552,55 @@ static void test_automatic_dofs(void)
     esl_project_close(p);
 }
 
+/* Issue 28: a run "running" for ever. A process killed with SIGKILL and not yet reaped (a
+ * zombie: kill(pid, 0) still finds it) was taken as alive; its run is interrupted at once on a
+ * quick reopen. A run a live process writes stays running. */
+static void test_quick_reopen_after_kill(void)
+{
+    g_autofree char *path = tmp_path("zombie.eslabon");
+    EslProject *p = esl_project_open(path, TRUE, NULL);
+    gint64 model_id = p ? esl_project_add_model(p, "m", NULL, "{}", NULL) : 0;
+    esl_project_close(p);
+    int ready[2];
+    if (!tap_ok(model_id > 0 && pipe(ready) == 0, "a project and a pipe"))
+        return;
+    pid_t child = fork();
+    if (child == 0) {
+        close(ready[0]);
+        EslProject *cp = esl_project_open(path, FALSE, NULL);
+        EslRunRequest req = sample_request("penalty", model_id, 2);
+        gint64 run = cp ? esl_project_begin_run(cp, &req, NULL) : 0;
+        char byte = run > 0 ? 'y' : 'n';
+        if (write(ready[1], &byte, 1) != 1)
+            _exit(3);
+        for (;;)
+            pause(); /* writing the run, until killed */
+    }
+    close(ready[1]);
+    char byte = 0;
+    gboolean began = read(ready[0], &byte, 1) == 1 && byte == 'y';
+    close(ready[0]);
+    g_autoptr(GError) error = NULL;
+    p = began ? esl_project_open(path, FALSE, &error) : NULL;
+    tap_ok(p && esl_project_interrupted_on_open(p) == 0,
+           "a run a live process writes is not marked interrupted%s%s", error ? ": " : "",
+           error ? error->message : "");
+    esl_project_close(p);
+    kill(child, SIGKILL);
+    /* not reaped yet: wait until the kernel has ended it (a zombie), without waitpid */
+    siginfo_t info = {0};
+    waitid(P_PID, (id_t)child, &info, WEXITED | WNOWAIT);
+    p = esl_project_open(path, FALSE, &error);
+    g_autoptr(GPtrArray) runs = p ? esl_project_list_runs(p, &error) : NULL;
+    EslRunInfo *last = runs && runs->len ? runs->pdata[runs->len - 1] : NULL;
+    tap_ok(p && esl_project_interrupted_on_open(p) == 1 && last &&
+               last->status == ESL_RUN_INTERRUPTED,
+           "killed (not yet reaped): its run is marked interrupted on a quick reopen (%d)",
+           p ? esl_project_interrupted_on_open(p) : -1);
+    esl_project_close(p);
+    waitpid(child, NULL, 0);
+}
+
 static void test_killed_run(void)
 {
     g_autofree char *path = tmp_path("killed.eslabon");
@@ -657,6 +707,7 @@ int main(void)
     test_options_round_trip();
     test_automatic_dofs();
     test_killed_run();
+    test_quick_reopen_after_kill();
     test_rename_delete_compact();
     /* clean up */
     GDir *dir = g_dir_open(tmpdir, 0, NULL);

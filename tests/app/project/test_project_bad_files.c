@@ -522,6 +522,52 @@ static void test_refused_with_side_files(void)
     g_unlink(wal);
 }
 
+/* A copy of the schema-3 project (rollback journal, as old Eslabón wrote it) with sql run on it. */
+static gboolean schema3_with(const char *path, const char *sql)
+{
+    g_autofree char *text = NULL;
+    gsize len = 0;
+    return g_file_get_contents(SOURCE_DIR "/tests/app/project/data/schema3.eslabon", &text, &len,
+                               NULL) &&
+           write_whole(path, text, len) && tamper(path, sql);
+}
+
+/* Issue 28: a migration that fails leaves the file byte-identical (it used to be switched to
+ * WAL, and earlier migrations kept); a run whose stored DOF list is malformed JSON no longer
+ * sinks the whole project: it opens, that run marked unreadable, the others read. */
+static void test_failed_migration(void)
+{
+    g_autofree char *path = tmp_path("schema3-blob.eslabon");
+    /* json_object() cannot hold a BLOB: migration 4 fails on this row */
+    tap_ok(schema3_with(path, "UPDATE runs SET jacobian = x'00' WHERE id = 1"),
+           "a schema-3 project whose migration 4 fails made");
+    expect_refused(path, ESL_PROJECT_ERROR_SQLITE, "schema migration to version 4",
+                   "a failed schema migration");
+
+    g_autofree char *bad = tmp_path("schema3-bad-dofs.eslabon");
+    tap_ok(schema3_with(bad, "UPDATE runs SET matrix_r_dofs = '[{\"joint\": 3,' WHERE id = 3"),
+           "a schema-3 project with one run's DOF list malformed made");
+    g_autoptr(GError) error = NULL;
+    EslProject *p = esl_project_open(bad, FALSE, &error);
+    g_autoptr(GPtrArray) runs = p ? esl_project_list_runs(p, &error) : NULL;
+    tap_ok(runs && runs->len == 4 && esl_project_unreadable_on_open(p) == 1,
+           "it opens with its 4 runs, one counted unreadable%s%s", error ? ": " : "",
+           error ? error->message : "");
+    EslRunInfo *r3 = runs && runs->len == 4 ? runs->pdata[2] : NULL;
+    tap_ok(r3 && r3->status == ESL_RUN_FAILED && r3->message &&
+               strstr(r3->message, "unreadable") && strstr(r3->message, "malformed JSON"),
+           "that run is marked failed, unreadable, with the reason (%s)",
+           r3 && r3->message ? r3->message : "none");
+    gboolean others = runs && runs->len == 4;
+    for (guint i = 0; others && i < 4; i++) {
+        EslRunInfo *r = runs->pdata[i];
+        g_autoptr(EslRunHistory) h = esl_project_load_run(p, r->id, NULL);
+        others = h && h->n > 0 && (i == 2 || r->status == ESL_RUN_FINISHED);
+    }
+    tap_ok(others, "the other runs (and that run's samples) read");
+    esl_project_close(p);
+}
+
 /* Good projects: the schema-3 file migrates and appends; a schema-4 file reopens unchanged. */
 static void test_good_projects_still_open(void)
 {
@@ -578,6 +624,7 @@ int main(int argc, char **argv)
     test_killed_before_first_batch();
     test_refused_with_side_files();
     test_good_projects_still_open();
+    test_failed_migration();
     GDir *dir = g_dir_open(tmpdir, 0, NULL);
     const char *name;
     while (dir && (name = g_dir_read_name(dir))) {

@@ -10,6 +10,8 @@ import hashlib, json, os, shutil, signal, sqlite3, subprocess, tempfile, time
 
 from sens_tap import cli, done, env, models, ok
 
+cli = os.path.abspath(cli)  # the cases run in a temporary folder
+
 tmp = tempfile.mkdtemp(prefix="esl-study-")
 
 

@@ -15,5 +15,6 @@ int esl_cli_formulations(int argc, char **argv); /* esl-cli-settings.c */
 int esl_cli_step(int argc, char **argv);         /* esl-cli-step.c */
 int esl_cli_study(int argc, char **argv);        /* esl-cli-study.c */
 int esl_cli_project(int argc, char **argv);      /* esl-cli-study.c */
+int esl_cli_advise(int argc, char **argv);       /* esl-cli-advise.c */
 
 #endif

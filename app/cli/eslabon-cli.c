@@ -34,6 +34,9 @@ static const Command commands[] = {
      "            [--max-parallel M] [--output FILE]]\n"
      "  study collect study.json --output OUT.eslabon"},
     {"project", esl_cli_project, "project merge OUT.eslabon SHARD.eslabon..."},
+    {"advise", esl_cli_advise,
+     "advise MODEL [--accuracy 1e-4] [--quantity BODY:POINT,...] [--duration T] [--full-runs N]\n"
+     "            [--json]   (which formulation, settings and step)"},
     {"formulations", esl_cli_formulations, "formulations [--json]"},
     {"compare", esl_cli_compare,
      "compare MODEL [--formulations A,B,...] [--step H] [--duration T] [--reference-step H_REF]\n"

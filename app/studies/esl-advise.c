@@ -236,9 +236,10 @@ EslAdvice *esl_advise(const MbsModel *m, const int *points, int npoints, double 
             order->pdata[j] = order->pdata[j - 1];
             order->pdata[j - 1] = t;
         }
+    gboolean found = FALSE; /* one within the accuracy: past full_runs, stop there */
     for (guint i = 0; i < order->len; i++) {
         EslAdviseCandidate *c = order->pdata[i];
-        if ((int)i >= full_runs) {
+        if ((int)i >= full_runs && found) {
             c->verdict = g_strdup_printf("not run in full: slower in the probe (%.2g s)",
                                          c->probe_seconds);
             continue;
@@ -256,6 +257,8 @@ EslAdvice *esl_advise(const MbsModel *m, const int *points, int npoints, double 
             c->error = mbs_trajectory_max_deviation(&t, &refs[ref]) / a->scale;
             if (c->error > accuracy)
                 c->verdict = g_strdup_printf("too inaccurate: %.2e", c->error);
+            else
+                found = TRUE;
         }
         mbs_trajectory_free(&t);
     }

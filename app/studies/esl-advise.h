@@ -5,7 +5,8 @@
  *     settings (h = 1e-4 s; ssode at rtol 1e-10) within a tenth of the accuracy;
  *  2. a short-horizon probe (a tenth of the duration) of every candidate that prunes the ones
  *     that fail or are already less accurate than asked;
- *  3. full runs of the fastest few survivors;
+ *  3. full runs of the fastest few survivors (more, in the probe's order, until one meets the
+ *     accuracy);
  *  4. the recommendation: the fastest full run within the accuracy.
  * The error of a run is the largest distance of its points from the reference's over the
  * samples (every 10 ms), divided by the largest displacement of those points in the reference

@@ -191,6 +191,51 @@ ok(r.returncode == 1 and "newer Eslabón" in r.stderr and
    open(slurm_out, "rb").read() == before and open(newer, "rb").read() == newer_bytes,
    f"a shard of a newer schema is refused, both files untouched: {r.stderr.strip()}")
 
+# ---- any project merges: sensitivity and optimisation records, runs without an identity -----
+mixed, merged = path("mixed.eslabon"), path("mixed-merged.eslabon")
+fb = os.path.join(models, "five-bar.json")
+short = ["--duration", "0.2", "--step", "0.002"]
+rs = [run("sensitivity", fb, *short, "--project", mixed),
+      run("optimize", fb, *short, "--max-evaluations", "3", "--parameters", "Ls1", "--lower",
+          "2.0", "--upper", "2.5", "--project", mixed),
+      run("run", fb, *short, "--project", mixed)]
+r1 = run("project", "merge", merged, mixed)
+r2 = run("project", "merge", merged, mixed)
+TABLES = {"runs": "SELECT model_name, formulation, step, duration, options, hostname, pid, "
+                  "started_at, finished_at, status, eslabon_version FROM runs ORDER BY id",
+          "samples": "SELECT seq, time, total, phi, poses FROM samples ORDER BY run_id, seq",
+          "summaries": "SELECT json FROM summaries ORDER BY run_id",
+          "sensitivities": "SELECT method, objectives, parameters, parameter_values, psi, "
+                           "gradient FROM sensitivities",
+          "sensitivity_history": "SELECT seq, time, psi, gradient, state_sensitivity FROM "
+                                 "sensitivity_history ORDER BY run_id, seq",
+          "optimizations": "SELECT objective, algorithm, lower, upper, result, psi, x FROM "
+                           "optimizations",
+          "optimization_evaluations": "SELECT seq, psi, gradient, x FROM "
+                                      "optimization_evaluations ORDER BY run_id, seq"}
+
+
+def dump(db_path):
+    db = sqlite3.connect(db_path)
+    out = {t: db.execute(q).fetchall() for t, q in TABLES.items()}
+    out["identities"] = db.execute("SELECT count(DISTINCT identity) FROM run_provenance"
+                                   ).fetchone()[0]
+    db.close()
+    return out
+
+
+src, dst = dump(mixed), dump(merged)
+ok(all(x.returncode == 0 for x in rs) and r1.returncode == 0 and "3 runs copied" in r1.stdout,
+   f"a project with a sensitivity run, an optimisation and a run merges: {r1.stdout.strip()} "
+   f"{[x.stderr.strip() for x in rs if x.returncode]}")
+ok(all(src[t] == dst[t] and src[t] for t in TABLES),
+   "every row of runs (host, process, dates, version kept), samples, summaries, sensitivities "
+   f"and their history, optimisations and their evaluations copied as stored "
+   f"({ {t: len(src[t]) for t in TABLES} })")
+ok(r2.returncode == 0 and "0 runs copied" in r2.stdout and "3 already there" in r2.stdout and
+   dump(merged)["identities"] == 3,
+   "runs stored without an identity get one from what they are: merging again adds nothing")
+
 # ---- a case killed mid-run ---------------------------------------------------------------------
 os.makedirs(path("kill"))
 kill_json = path("kill", "study.json")

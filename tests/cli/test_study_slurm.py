@@ -164,57 +164,71 @@ try:
         return subprocess.run([cli, *args], capture_output=True, text=True, cwd=tmp,
                               timeout=max(10, min(timeout, DEADLINE - time.time())), env=env)
 
-    for d in ("pool", "slurm"):
-        os.makedirs(os.path.join(tmp, d))
-    r = run("study", "plan", five_bar, "--parameter", "k1=50:150:5", "--parameter",
-            "k2=50:150:5", "--duration", "0.2", "--step", "0.002", "--objectives",
-            "max:A1:kinetic", "--output", os.path.join(tmp, "pool", "study.json"))
-    shutil.copy(os.path.join(tmp, "pool", "study.json"), os.path.join(tmp, "slurm", "study.json"))
-    r1 = run("study", "run", os.path.join(tmp, "pool", "study.json"), "--jobs", "2")
-    ok(r.returncode == 0 and r1.returncode == 0 and "25 run now" in r1.stdout,
-       f"the 5 x 5 study on the local pool {r1.stdout.strip()} {r1.stderr.strip()}")
-    r = run("study", "run", os.path.join(tmp, "slurm", "study.json"), "--emit", "slurm",
-            "--partition", "test", "--time", "00:05:00", "--max-parallel", "2")
-    script = os.path.join(tmp, "slurm", "study.sbatch")
-    ok(r.returncode == 0 and os.path.exists(script), "the sbatch script written")
-    r = subprocess.run([tools["sbatch"], "--parsable", "--wait", script], capture_output=True,
-                       text=True, cwd=tmp, env=senv,
-                       timeout=max(10, DEADLINE - time.time() - 30))
-    job = r.stdout.strip().split(";")[0]
-    ok(r.returncode == 0 and job.isdigit(), f"sbatch --wait: array job {job} ended, exit "
-       f"{r.returncode} {r.stderr.strip()}")
-    r = run("study", "collect", os.path.join(tmp, "pool", "study.json"), "--output",
-            os.path.join(tmp, "pool.eslabon"))
-    r2 = run("study", "collect", os.path.join(tmp, "slurm", "study.json"), "--output",
-             os.path.join(tmp, "slurm.eslabon"))
-    ok(r.returncode == 0 and r2.returncode == 0 and "25 runs copied" in r.stdout and
-       "25 runs copied" in r2.stdout and "0 partial" in r2.stdout and "0 missing" in r2.stdout,
-       f"both merged: {r.stdout.strip()} / {r2.stdout.strip()}")
+    def both_ways(name, plan_args, ncases):
+        """Plan, run on the local pool and under Slurm, collect both; the two merged runs."""
+        for d in ("pool", "slurm"):
+            os.makedirs(os.path.join(tmp, name, d))
+        pool_json = os.path.join(tmp, name, "pool", "study.json")
+        slurm_json = os.path.join(tmp, name, "slurm", "study.json")
+        r = run("study", "plan", five_bar, *plan_args, "--output", pool_json)
+        shutil.copy(pool_json, slurm_json)
+        r1 = run("study", "run", pool_json, "--jobs", "2")
+        ok(r.returncode == 0 and r1.returncode == 0 and f"{ncases} run now" in r1.stdout,
+           f"{name}: {ncases} cases on the local pool {r1.stdout.strip()} {r1.stderr.strip()}")
+        r = run("study", "run", slurm_json, "--emit", "slurm", "--partition", "test", "--time",
+                "00:05:00", "--max-parallel", "2")
+        script = os.path.join(tmp, name, "slurm", "study.sbatch")
+        r = subprocess.run([tools["sbatch"], "--parsable", "--wait", script],
+                           capture_output=True, text=True, cwd=tmp, env=senv,
+                           timeout=max(10, DEADLINE - time.time() - 30))
+        job = r.stdout.strip().split(";")[0]
+        ok(r.returncode == 0 and job.isdigit(), f"{name}: sbatch --wait: array job {job} of "
+           f"{ncases} tasks ended, exit {r.returncode} {r.stderr.strip()}")
+        outs = []
+        for d, j in (("pool", pool_json), ("slurm", slurm_json)):
+            out = os.path.join(tmp, name, d + ".eslabon")
+            r = run("study", "collect", j, "--output", out)
+            outs.append((r, out))
+        ok(all(r.returncode == 0 and f"{ncases} runs copied" in r.stdout and
+               "0 partial" in r.stdout and "0 missing" in r.stdout for r, _ in outs),
+           f"{name}: both merged: {[r.stdout.strip() for r, _ in outs]}")
+        return runs_of(outs[0][1]), runs_of(outs[1][1]), job
 
     def runs_of(path):
         db = sqlite3.connect(path)
         out = {}
-        for rid, status, prov in db.execute(
-                "SELECT r.id, r.status, p.json FROM runs r JOIN run_provenance p"
+        for rid, status, prov, params in db.execute(
+                "SELECT r.id, r.status, p.json, r.parameters FROM runs r JOIN run_provenance p"
                 " ON p.run_id = r.id"):
             pj = json.loads(prov)
             out[pj["study"]["case"]] = (status, pj, db.execute(
                 "SELECT time, kinetic, potential_gravity, potential_elastic, total, phi, dphi,"
                 " ddphi, poses, violations FROM samples WHERE run_id = ? ORDER BY seq",
-                (rid,)).fetchall())
+                (rid,)).fetchall(), params)
         db.close()
         return out
 
-    a, b = runs_of(os.path.join(tmp, "pool.eslabon")), runs_of(os.path.join(tmp, "slurm.eslabon"))
-    same = [k for k in range(25) if k in a and k in b and a[k][0] == b[k][0] == "finished" and
-            a[k][2] == b[k][2] and len(a[k][2]) > 100 and
-            a[k][1]["study"]["objectives"] == b[k][1]["study"]["objectives"]]
-    ok(len(same) == 25, f"Slurm and pool runs identical bit for bit (samples, poses, "
-       f"objectives) in {len(same)}/25 cases")
-    ids = [b[k][1].get("slurm", {}) for k in sorted(b)]
-    ok(all(s.get("array_job_id") == job and s.get("array_task_id") == str(k) and
-           s.get("cluster") == "eslabon-test" for k, s in enumerate(ids)),
-       f"each Slurm run records its array job {job}, its task id and the cluster")
+    def identical(name, a, b, ncases, job):
+        same = [k for k in range(ncases) if k in a and k in b and
+                a[k][0] == b[k][0] == "finished" and a[k][2] == b[k][2] and
+                len(a[k][2]) > 10 and a[k][3] == b[k][3] and
+                a[k][1]["study"]["objectives"] == b[k][1]["study"]["objectives"]]
+        ok(len(same) == ncases, f"{name}: Slurm and pool runs identical bit for bit (samples, "
+           f"poses, parameters, objectives) in {len(same)}/{ncases} cases")
+        ids = [b[k][1].get("slurm", {}) for k in sorted(b)]
+        ok(all(s.get("array_job_id") == job and s.get("array_task_id") == str(k) and
+               s.get("cluster") == "eslabon-test" for k, s in enumerate(ids)),
+           f"{name}: each Slurm run records its array job {job}, its task id and the cluster")
+
+    a, b, job = both_ways("full", ["--parameter", "k1=50:150:5", "--parameter", "k2=50:150:5",
+                                   "--duration", "0.2", "--step", "0.002", "--objectives",
+                                   "max:A1:kinetic"], 25)
+    identical("5 x 5 full factorial", a, b, 25, job)
+    a, b, job = both_ways("lhs", ["--parameter", "k1=50:150", "--parameter", "k2=20:80",
+                                  "--parameter", "m_A1=0.5:2", "--design", "lhs", "--samples",
+                                  "20", "--seed", "3", "--duration", "0.1", "--step", "0.002",
+                                  "--objectives", "final:12:2:y"], 20)
+    identical("Latin hypercube of 20 over k1, k2, m_A1", a, b, 20, job)
 finally:
     stop_daemons()
 ok(not daemons, "the daemons started here are stopped")

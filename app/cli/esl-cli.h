@@ -13,6 +13,9 @@ int esl_cli_sensitivity(int argc, char **argv);  /* esl-cli-sensitivity.c */
 int esl_cli_optimize(int argc, char **argv);     /* esl-cli-optimize.c */
 int esl_cli_formulations(int argc, char **argv); /* esl-cli-settings.c */
 int esl_cli_step(int argc, char **argv);         /* esl-cli-step.c */
+int esl_cli_study(int argc, char **argv);        /* esl-cli-study.c */
+int esl_cli_project(int argc, char **argv);      /* esl-cli-study.c */
+int esl_cli_advise(int argc, char **argv);       /* esl-cli-advise.c */
 int esl_cli_tyre(int argc, char **argv);         /* esl-cli-tyre.c */
 
 /* Closes an output file the command wrote (--output, --history...): FALSE, with "eslabon-cli

@@ -29,6 +29,17 @@ static const Command commands[] = {
      "            [--duration T] [--SETTING VALUE]..."},
     {"step", esl_cli_step,
      "step MODEL [--formulation NAME] [--at T] [--SETTING VALUE]... [--json]   (trace one time step)"},
+    {"study", esl_cli_study,
+     "study plan MODEL --parameter NAME=LOWER:UPPER[:LEVELS]... [--design full|lhs|random]\n"
+     "            [--samples N] [--seed S] [--formulation NAME] [--SETTING VALUE]...\n"
+     "            [--objectives final:VAR,max:VAR,min:VAR] --output study.json\n"
+     "  study run study.json [--case K | --jobs N | --emit slurm [--partition P] [--time T]\n"
+     "            [--max-parallel M] [--output FILE]]\n"
+     "  study collect study.json --output OUT.eslabon"},
+    {"project", esl_cli_project, "project merge OUT.eslabon SHARD.eslabon..."},
+    {"advise", esl_cli_advise,
+     "advise MODEL [--accuracy 1e-4] [--quantity BODY:POINT,...] [--duration T] [--full-runs N]\n"
+     "            [--json]   (which formulation, settings and step)"},
     {"formulations", esl_cli_formulations, "formulations [--json]"},
     {"compare", esl_cli_compare,
      "compare MODEL [--formulations A,B,...] [--step H] [--duration T] [--reference-step H_REF]\n"

@@ -217,6 +217,15 @@ static const char *const migrations[ESL_PROJECT_SCHEMA_VERSION + 1] = {
            "  gradient BLOB NOT NULL,"
            "  x BLOB NOT NULL,"
            "  PRIMARY KEY (run_id, seq)) WITHOUT ROWID;",
+    /* 11: studies and merged projects (issue 25): a run's identity (kept when the run is
+     * copied into another project, so that merging twice adds nothing), its provenance as a
+     * JSON object (study, case, Slurm job and task ids) and the file it was merged from (NULL:
+     * run in this project). Runs stored before have no row. */
+    [11] = "CREATE TABLE run_provenance ("
+           "  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
+           "  identity TEXT NOT NULL UNIQUE,"
+           "  json TEXT NOT NULL,"
+           "  merged_from TEXT);",
 };
 
 /* The monitors are stored one column each, named by their keys (mbs_monitors.h). */

@@ -43,7 +43,7 @@ typedef enum {
 
 /* "ESLB": PRAGMA application_id of every Eslabón project. */
 #define ESL_PROJECT_APPLICATION_ID 0x45534C42
-#define ESL_PROJECT_SCHEMA_VERSION 10
+#define ESL_PROJECT_SCHEMA_VERSION 11
 
 typedef enum {
     ESL_RUN_RUNNING,
@@ -310,6 +310,44 @@ gboolean esl_project_run_is_optimization(EslProject *project, gint64 run_id);
  * stored sizes that do not match: ESL_PROJECT_ERROR_CORRUPT). */
 EslOptimizationRun *esl_project_load_optimization(EslProject *project, gint64 run_id,
                                                   GError **error);
+
+/* ---- provenance and merging (schema 11; esl-project-merge.c) ---------------------------------
+ * A run may carry an identity (any text unique to the run: a UUID) and a provenance JSON object
+ * (a study's case, the Slurm job and task ids...). esl_project_merge copies runs between
+ * projects keyed by that identity (or, for a run without one, by a digest of its host, process,
+ * start time, model and settings), so that merging a shard twice adds nothing. */
+
+/* Set (or replace the JSON of) a run's provenance; the identity of a run never changes. */
+gboolean esl_project_set_provenance(EslProject *project, gint64 run_id, const char *identity,
+                                    const char *json, GError **error);
+/* The run's provenance JSON (and identity, merged_from when not NULL), or NULL: none stored
+ * (error unset) or a database error (error set). */
+char *esl_project_get_provenance(EslProject *project, gint64 run_id, char **identity,
+                                 char **merged_from, GError **error);
+
+/* What a shard holds, from esl_project_merge_inspect. */
+typedef struct {
+    char *model_sha256;   /* SHA-256 of the text of its one model; NULL when it stores none */
+    char *model_name;
+    int runs;             /* runs stored */
+    char *partial;        /* why the shard is partial (a run that never ended: a killed task;
+                             no run), or NULL when every run ended */
+} EslShardInfo;
+
+void esl_shard_info_clear(EslShardInfo *info);
+
+/* Open a shard (refusing, byte-identical, a file that is not a project, is corrupt or has a
+ * newer schema: esl_project_open) and say what it holds. FALSE with error when it cannot be
+ * read or stores runs of more than one model. */
+gboolean esl_project_merge_inspect(const char *shard, EslShardInfo *info, GError **error);
+
+/* Copy every run of shard (with its model, samples, summary, sensitivity or optimisation
+ * records and provenance) into project, in one transaction; a run whose identity the project
+ * has already is not copied again. Refuses (writing nothing) a shard of another model than the
+ * project's, a partial shard (info.partial) and the project's own file. copied and present
+ * (when not NULL) receive how many runs were copied and how many were there already. */
+gboolean esl_project_merge(EslProject *project, const char *shard, int *copied, int *present,
+                           GError **error);
 
 G_END_DECLS
 

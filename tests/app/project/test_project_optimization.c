@@ -169,6 +169,7 @@ static void test_migration_from_9(void)
     esl_project_finish_run(p, old, ESL_RUN_FINISHED, NULL, NULL, 1.0, NULL);
     esl_project_close(p);
     tap_ok(old && sql(path, "DROP TABLE optimization_evaluations; DROP TABLE optimizations;"
+                            "DROP TABLE run_provenance;"
                             "DELETE FROM schema_migrations WHERE version >= 10;"
                             "PRAGMA user_version = 9; PRAGMA journal_mode = DELETE"),
            "a schema-9 project made");
@@ -188,8 +189,10 @@ static void test_migration_from_9(void)
     sqlite3_prepare_v2(db, "SELECT (SELECT user_version FROM pragma_user_version),"
                            " (SELECT max(version) FROM schema_migrations)", -1, &st, NULL);
     gboolean row = sqlite3_step(st) == SQLITE_ROW;
-    tap_ok(row && sqlite3_column_int(st, 0) == 10 && sqlite3_column_int(st, 1) == 10,
-           "user_version and schema_migrations record migration 10");
+    tap_ok(row && sqlite3_column_int(st, 0) == ESL_PROJECT_SCHEMA_VERSION &&
+               sqlite3_column_int(st, 1) == ESL_PROJECT_SCHEMA_VERSION,
+           "user_version and schema_migrations record the migrations up to %d",
+           ESL_PROJECT_SCHEMA_VERSION);
     sqlite3_finalize(st);
     sqlite3_close(db);
 }

@@ -1,0 +1,57 @@
+/* The formulation advisor (issue 25): which formulation, settings and step should this model
+ * use for a stated accuracy? A study over formulations x steps (x tolerances for the
+ * error-controlled ssode):
+ *  1. a reference solution, accepted only when two different formulations agree at tight
+ *     settings (h = 1e-4 s; ssode at rtol 1e-10) within a tenth of the accuracy;
+ *  2. a short-horizon probe (a tenth of the duration) of every candidate that prunes the ones
+ *     that fail or are already less accurate than asked;
+ *  3. full runs of the fastest few survivors (more, in the probe's order, until one meets the
+ *     accuracy);
+ *  4. the recommendation: the fastest full run within the accuracy.
+ * The error of a run is the largest distance of its points from the reference's over the
+ * samples (every 10 ms), divided by the largest displacement of those points in the reference
+ * (a relative error: 1e-4 is a tenth of a millimetre for a mechanism moving a metre).
+ *
+ * GLib-level, no GTK.
+ */
+#ifndef ESL_ADVISE_H
+#define ESL_ADVISE_H
+
+#include <glib.h>
+
+#include "mbs_formulation.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+    char *formulation;
+    MbsSettings settings; /* step (the output grid for ssode), and the formulation's options */
+    char *label;          /* "penalty, h = 0.005 s", "ssode, rtol = 1e-06" */
+    gboolean probe_failed, ran_full, failed;
+    double probe_error, probe_seconds; /* NAN when not run */
+    double error, seconds;             /* the full run; NAN when not run */
+    char *verdict;        /* "recommended", "failed: ...", "too inaccurate: ...", ... */
+} EslAdviseCandidate;
+
+typedef struct {
+    double accuracy, duration, probe_duration, sample_interval;
+    char *reference[2];       /* the two formulations that agreed; the first is the reference */
+    double reference_step;
+    double reference_agreement; /* their relative difference */
+    double scale;             /* the largest displacement of the points in the reference, m */
+    GPtrArray *candidates;    /* EslAdviseCandidate*, in the order tried */
+    int recommended;          /* index into candidates, -1 when none meets the accuracy */
+} EslAdvice;
+
+void esl_advice_free(EslAdvice *advice);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(EslAdvice, esl_advice_free)
+
+/* Advise for model m, comparing points (npoints model point indices). full_runs: how many
+ * probe survivors run in full (the fastest). NULL with error when no two formulations agree on
+ * a reference. */
+EslAdvice *esl_advise(const MbsModel *m, const int *points, int npoints, double accuracy,
+                      double duration, int full_runs, GError **error);
+
+G_END_DECLS
+
+#endif

@@ -6,8 +6,8 @@ computed from the CSV points); no candidate of its table that is faster meets it
 pruned by the probe were less accurate than asked there. Prints TAP."""
 import csv, json, math, os, subprocess, tempfile
 
-from sens_tap import cli, done, env, models
-from sens_tap import ok as tap_ok
+from cli_tap import cli, done, env, models
+from cli_tap import ok as tap_ok
 
 
 def ok(cond, what):

@@ -4,8 +4,8 @@ runs; failed writes (a full disk) are errors with a non-zero exit and leave noth
 Prints TAP."""
 import os, sqlite3, subprocess, tempfile
 
-import sens_tap
-from sens_tap import cli, done, env, models, ok
+import cli_tap
+from cli_tap import cli, done, env, models, ok
 
 pendulum = os.path.join(models, "double-pendulum.json")
 tmp = tempfile.mkdtemp(prefix="esl-files-")
@@ -16,8 +16,8 @@ def run(*args):
 
 
 def skip(what, reason):
-    sens_tap.count += 1
-    print(f"ok {sens_tap.count} - {what} # SKIP {reason}", flush=True)
+    cli_tap.count += 1
+    print(f"ok {cli_tap.count} - {what} # SKIP {reason}", flush=True)
 
 
 def stored_runs(path):

@@ -8,8 +8,8 @@ merge and a rerun finishes only that case; a 20-sample Latin hypercube over thre
 has one sample per stratum of each. Prints TAP."""
 import hashlib, json, os, shutil, signal, sqlite3, subprocess, tempfile, time
 
-from sens_tap import cli, done, env, models
-from sens_tap import ok as tap_ok
+from cli_tap import cli, done, env, models
+from cli_tap import ok as tap_ok
 
 
 def ok(cond, what):

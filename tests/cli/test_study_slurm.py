@@ -8,8 +8,8 @@ slurm-wlm/munge, not root, no free port) the test says so as a TAP skip with the
 Bounded in time: every wait has a deadline. Prints TAP."""
 import atexit, json, os, shutil, signal, socket, sqlite3, subprocess, sys, tempfile, time
 
-from sens_tap import cli, done, env, models
-from sens_tap import ok as tap_ok
+from cli_tap import cli, done, env, models
+from cli_tap import ok as tap_ok
 
 
 def ok(cond, what):

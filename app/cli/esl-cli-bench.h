@@ -28,6 +28,9 @@ int esl_bench_matrix_r(const char *models_dir, int runs, int evaluations);
 /* matrix-r direct and adjoint sensitivities on the five-bar (esl-cli-bench-sensitivity.c);
  * jac: the state derivatives' method (NULL: the default). */
 int esl_bench_sensitivity(const char *models_dir, int runs, double duration, const char *jac);
+/* ssode's cost per right-hand side on the lattices, against matrix-r RK4's (esl-cli-bench-ssode.c);
+ * algebra: ssode's algebra setting (NULL: its default) */
+int esl_bench_ssode(const char *models_dir, int runs, int evaluations, const char *algebra);
 int esl_bench_stiff(const char *models_dir, int runs, double duration, double adams_duration);
 
 #endif

@@ -64,25 +64,40 @@ static double measure(const MbsModel *m, int ssode, int evaluations, const char 
     return ok && evals > 0 ? cpu / evals : -1.0;
 }
 
-int esl_bench_ssode(const char *models_dir, int runs, int evaluations, const char *algebra)
+int esl_bench_ssode(const char *models_dir, int runs, int evaluations, const char *algebra,
+                    const char *lattices)
 {
     if (evaluations < 4 || runs < 1) {
         fprintf(stderr, "eslabon-cli bench ssode: needs at least 4 evaluations and 1 run\n");
         return 2;
     }
-    static const int ny[NCASE] = {1, 4, 7, 10};
+    int ny[NCASE] = {1, 4, 7, 10}, ncase = NCASE;
+    if (lattices) { /* e.g. "1,4": the lattices 1x15 and 4x15 only */
+        g_auto(GStrv) parts = g_strsplit(lattices, ",", NCASE);
+        ncase = 0;
+        for (int k = 0; parts[k] && ncase < NCASE; ++k) {
+            int v = atoi(parts[k]);
+            if (v < 1 || v > 40) {
+                fprintf(stderr, "eslabon-cli bench ssode: --models takes lattice rows 1..40, "
+                                "e.g. 1,4,7,10\n");
+                return 2;
+            }
+            ny[ncase++] = v;
+        }
+    }
     double per_rhs[NCASE][2], count[NCASE][2];
     int bodies[NCASE], coords[NCASE];
-    for (int c = 0; c < NCASE; ++c) {
+    for (int c = 0; c < ncase; ++c) {
         g_autoptr(GError) error = NULL;
         MbsModel *m = NULL;
-        if (ny[c] <= 7) {
+        if (ny[c] == 1 || ny[c] == 4 || ny[c] == 7) {
             g_autofree char *path =
                 g_strdup_printf("%s/multi-four-bar-%dx15.json", models_dir, ny[c]);
             m = esl_model_load_file(path, NULL, 0, &error);
         } else {
             g_autofree char *json = esl_generate_multi_four_bar(ny[c], 15);
-            m = json ? esl_model_load_string(json, "multi-four-bar-10x15", NULL, 0, &error) : NULL;
+            m = json ? esl_model_load_string(json, "multi-four-bar (generated)", NULL, 0, &error)
+                     : NULL;
         }
         if (!m) {
             fprintf(stderr, "eslabon-cli bench ssode: %s\n",
@@ -110,25 +125,25 @@ int esl_bench_ssode(const char *models_dir, int runs, int evaluations, const cha
     }
     /* least-squares slope of log(cost) against log(bodies) */
     double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (int c = 0; c < NCASE; ++c) {
+    for (int c = 0; c < ncase; ++c) {
         double x = log(bodies[c]), y = log(per_rhs[c][0]);
         sx += x;
         sy += y;
         sxx += x * x;
         sxy += x * y;
     }
-    double slope = (NCASE * sxy - sx * sy) / (NCASE * sxx - sx * sx);
+    double slope = ncase > 1 ? (ncase * sxy - sx * sy) / (ncase * sxx - sx * sx) : NAN;
     printf("# eslabon-cli bench ssode (algebra %s): SDIRK 4/15, rtol = atol = 1e-6, output steps of 1 ms until "
            ">= %d right-hand sides; matrix-r RK4 (sparse) h = 10 ms, %d evaluations; thread CPU "
            "time per right-hand side, median of %d runs; Eslabón %s\n\n",
            algebra ? algebra : "automatic", evaluations, evaluations, runs, ESLABON_VERSION);
     printf("| lattice | bodies | natural coords | ssode rhs | ssode ms / rhs | matrix-r ms / eval "
            "| ratio |\n|---|---:|---:|---:|---:|---:|---:|\n");
-    for (int c = 0; c < NCASE; ++c)
+    for (int c = 0; c < ncase; ++c)
         printf("| %dx15 | %d | %d | %.0f | %.3f | %.3f | %.1f |\n", ny[c], bodies[c], coords[c],
                count[c][0], 1e3 * per_rhs[c][0], 1e3 * per_rhs[c][1],
                per_rhs[c][0] / per_rhs[c][1]);
-    printf("\nssode cost per right-hand side grows like bodies^%.2f (least squares over the four "
+    printf("\nssode cost per right-hand side grows like bodies^%.2f (least squares over the "
            "lattices)\n",
            slope);
     return 0;

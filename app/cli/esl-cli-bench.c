@@ -134,7 +134,7 @@ int esl_cli_bench(int argc, char **argv)
         {"runs", 'n', 0, G_OPTION_ARG_INT, &runs, "Runs per case (median reported, default 3)", "N"},
         {"duration", 't', 0, G_OPTION_ARG_DOUBLE, &duration, "Simulated time (default 5 s; stiff: 4 s)", "T"},
         {"formulation", 'f', 0, G_OPTION_ARG_STRING, &formulation, "bench jacobian: penalty, ali3p, matrix-r or all (default all)", "F"},
-        {"models", 0, 0, G_OPTION_ARG_STRING, &models, "bench jacobian: comma-separated model names (default: per formulation)", "LIST"},
+        {"models", 0, 0, G_OPTION_ARG_STRING, &models, "bench jacobian: comma-separated model names (default: per formulation); bench ssode: lattice rows (default 1,4,7,10)", "LIST"},
         {"step", 0, 0, G_OPTION_ARG_DOUBLE, &step, "bench jacobian: time step (default 0.01 s)", "H"},
         {"jacobian", 0, 0, G_OPTION_ARG_STRING, &jac, "bench penalty, sensitivity: a method of the jacobian setting (default nd-central)", "METHOD"},
         {"algebra", 0, 0, G_OPTION_ARG_STRING, &algebra, "bench ssode: ssode's algebra setting (default automatic)", "A"},
@@ -174,7 +174,7 @@ int esl_cli_bench(int argc, char **argv)
                                       duration, step)
              : !strcmp(argv[1], "matrix-r") ? esl_bench_matrix_r(dir, runs, evaluations)
              : !strcmp(argv[1], "ssode")
-                 ? esl_bench_ssode(dir, runs, evaluations_set ? evaluations : 40, algebra)
+                 ? esl_bench_ssode(dir, runs, evaluations_set ? evaluations : 40, algebra, models)
              : !strcmp(argv[1], "sensitivity") ? esl_bench_sensitivity(dir, runs, duration, jac)
              : !strcmp(argv[1], "stiff")
                  ? esl_bench_stiff(dir, runs, duration, adams_duration)

@@ -29,8 +29,10 @@ int esl_bench_matrix_r(const char *models_dir, int runs, int evaluations);
  * jac: the state derivatives' method (NULL: the default). */
 int esl_bench_sensitivity(const char *models_dir, int runs, double duration, const char *jac);
 /* ssode's cost per right-hand side on the lattices, against matrix-r RK4's (esl-cli-bench-ssode.c);
- * algebra: ssode's algebra setting (NULL: its default) */
-int esl_bench_ssode(const char *models_dir, int runs, int evaluations, const char *algebra);
+ * algebra: ssode's algebra setting (NULL: its default); lattices: rows of the Nx15 lattices, e.g.
+ * "1,4" (NULL: 1,4,7,10) */
+int esl_bench_ssode(const char *models_dir, int runs, int evaluations, const char *algebra,
+                    const char *lattices);
 int esl_bench_stiff(const char *models_dir, int runs, double duration, double adams_duration);
 
 #endif

@@ -1706,6 +1706,8 @@ static int ssode_statistics(const MbsFormulation *f, MbsStatistic *out, int capa
         {"internal_step_max", s->h_max, "s"},
         {"error_test_failures", (double)s->error_test_failures, ""},
         {"rhs_evaluations", (double)s->rhs_evals, ""},
+        {"rhs_per_step", s->internal_steps > 0 ? (double)s->rhs_evals / (double)s->internal_steps
+                                               : 0.0, ""},
         {"jacobian_evaluations", (double)s->jac_evals, ""},
         {"nonlinear_iterations", (double)s->nonlinear_iterations, ""},
         {"nonlinear_failures", (double)s->nonlinear_failures, ""},

@@ -129,16 +129,17 @@ int esl_cli_bench(int argc, char **argv)
     int runs = 3, evaluations = 1000;
     double duration = NAN, adams_duration = 1.0; /* duration: 4 s for stiff, else 5 s */
     double step = 1e-2;
-    char *models_dir = NULL, *jac = NULL, *formulation = NULL, *models = NULL;
+    char *models_dir = NULL, *jac = NULL, *formulation = NULL, *models = NULL, *algebra = NULL;
     GOptionEntry entries[] = {
         {"runs", 'n', 0, G_OPTION_ARG_INT, &runs, "Runs per case (median reported, default 3)", "N"},
         {"duration", 't', 0, G_OPTION_ARG_DOUBLE, &duration, "Simulated time (default 5 s; stiff: 4 s)", "T"},
         {"formulation", 'f', 0, G_OPTION_ARG_STRING, &formulation, "bench jacobian: penalty, ali3p, matrix-r or all (default all)", "F"},
-        {"models", 0, 0, G_OPTION_ARG_STRING, &models, "bench jacobian, vehicles: comma-separated model names (default: per formulation; vehicles: hmmwv-stiff)", "LIST"},
+        {"models", 0, 0, G_OPTION_ARG_STRING, &models, "bench jacobian, vehicles: comma-separated model names (default: per formulation; vehicles: hmmwv-stiff); bench ssode: lattice rows (default 1,4,7,10)", "LIST"},
         {"step", 0, 0, G_OPTION_ARG_DOUBLE, &step, "bench jacobian: time step (default 0.01 s)", "H"},
         {"jacobian", 0, 0, G_OPTION_ARG_STRING, &jac, "bench penalty, sensitivity: a method of the jacobian setting (default nd-central)", "METHOD"},
+        {"algebra", 0, 0, G_OPTION_ARG_STRING, &algebra, "bench ssode: ssode's algebra setting (default automatic)", "A"},
         {"models-dir", 0, 0, G_OPTION_ARG_FILENAME, &models_dir, "Where the model files are", "DIR"},
-        {"evaluations", 0, 0, G_OPTION_ARG_INT, &evaluations, "matrix-r: evaluations per run (default 1000)", "E"},
+        {"evaluations", 0, 0, G_OPTION_ARG_INT, &evaluations, "matrix-r: evaluations per run (default 1000); ssode: right-hand sides per run (default 40)", "E"},
         {"adams-duration", 0, 0, G_OPTION_ARG_DOUBLE, &adams_duration, "stiff: simulated time of the explicit Adams runs (default 1 s; SDIRK runs --duration, default there 4 s)", "T"},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
@@ -151,11 +152,13 @@ int esl_cli_bench(int argc, char **argv)
     }
     if (argc != 2 || (strcmp(argv[1], "penalty") && strcmp(argv[1], "jacobian") &&
                       strcmp(argv[1], "matrix-r") && strcmp(argv[1], "sensitivity") &&
-                      strcmp(argv[1], "stiff") && strcmp(argv[1], "vehicles"))) {
+                      strcmp(argv[1], "stiff") && strcmp(argv[1], "vehicles") &&
+                      strcmp(argv[1], "ssode"))) {
         fprintf(stderr, "eslabon-cli bench: available benchmarks: penalty, jacobian, matrix-r, "
-                        "sensitivity, stiff, vehicles\n");
+                        "sensitivity, stiff, vehicles, ssode\n");
         return 2;
     }
+    int evaluations_set = evaluations != 1000;
     if (isnan(duration))
         duration = !strcmp(argv[1], "stiff") ? 4.0 : 5.0;
     if (runs < 1 || !(duration > 0)) {
@@ -171,6 +174,8 @@ int esl_cli_bench(int argc, char **argv)
                  ? esl_bench_jacobian(dir, formulation ? formulation : "all", models, runs,
                                       duration, step)
              : !strcmp(argv[1], "matrix-r") ? esl_bench_matrix_r(dir, runs, evaluations)
+             : !strcmp(argv[1], "ssode")
+                 ? esl_bench_ssode(dir, runs, evaluations_set ? evaluations : 40, algebra, models)
              : !strcmp(argv[1], "sensitivity") ? esl_bench_sensitivity(dir, runs, duration, jac)
              : !strcmp(argv[1], "stiff")
                  ? esl_bench_stiff(dir, runs, duration, adams_duration)
@@ -180,5 +185,6 @@ int esl_cli_bench(int argc, char **argv)
     g_free(jac);
     g_free(formulation);
     g_free(models);
+    g_free(algebra);
     return st;
 }

@@ -31,6 +31,11 @@ int esl_bench_sensitivity(const char *models_dir, int runs, double duration, con
 /* Vehicles x formulations x steps 1, 10, 20 ms (esl-cli-bench-vehicles.c); models: comma-
  * separated names (NULL: the bundled vehicles). */
 int esl_bench_vehicles(const char *models_dir, const char *models, int runs, double duration);
+/* ssode's cost per right-hand side on the lattices, against matrix-r RK4's (esl-cli-bench-ssode.c);
+ * algebra: ssode's algebra setting (NULL: its default); lattices: rows of the Nx15 lattices, e.g.
+ * "1,4" (NULL: 1,4,7,10) */
+int esl_bench_ssode(const char *models_dir, int runs, int evaluations, const char *algebra,
+                    const char *lattices);
 int esl_bench_stiff(const char *models_dir, int runs, double duration, double adams_duration);
 
 #endif

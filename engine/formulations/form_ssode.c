@@ -33,6 +33,7 @@
  * SUNDIALS objects and every workspace are allocated in init.
  */
 #include <cvode/cvode.h>
+#include <klu.h>
 #include <lapacke.h>
 #include <math.h>
 #include <nvector/nvector_serial.h>
@@ -50,10 +51,14 @@
 #include "mbs_formulation.h"
 #include "mbs_linalg.h"
 #include "mbs_natural.h"
+#include "mbs_sparse_lu.h"
 #include "mbs_topology.h"
 #include "ssode_sdirk.h"
 
 enum { INTEGRATOR_SDIRK4, INTEGRATOR_BDF, INTEGRATOR_ADAMS };
+enum { ALGEBRA_AUTO, ALGEBRA_DENSE, ALGEBRA_SPARSE }; /* mbs_algebra_choices */
+/* algebra automatic: sparse from this many natural coordinates (8 moving bodies) */
+#define SPARSE_MIN_COORDS 96
 /* Internal step ends the dense output interpolates (Hermite in v with vd): 3, degree 5. */
 enum { HISTORY = 3 };
 
@@ -61,6 +66,7 @@ typedef struct {
     int integrator;
     double rtol, atol;
     int max_internal_steps; /* per output step */
+    int algebra;
 } SsodeOptions;
 _Static_assert(sizeof(SsodeOptions) <= MBS_OPTIONS_BYTES, "ssode options fit MbsSettings");
 
@@ -127,12 +133,28 @@ typedef struct {
     long internal_steps, rhs_evals, jac_evals, nonlinear_iterations, error_test_failures,
         nonlinear_failures, repartitions, recovery_iterations, recovery_refactorizations;
     double h_last, h_min, h_max;
+    /* sparse algebra (issue 27): Phi_q as rows (s->Jr plays s->Phi's part: current at the last
+     * evaluation), Phi_u and the augmented matrix [M Phi_R^T; Phi_R 0] in CSC with KLU,
+     * analysed once per partition (their patterns follow rows R and columns u) */
+    int sparse, pattern_stale;
+    MbsNatJacRow *Jr;
+    int *uidx;                  /* n: index of a coordinate among u, -1 for v */
+    int *Pp, *Pi, *ppos;        /* Phi_u: r + 1, nnz, r * 24 (position of each row entry) */
+    double *Px;
+    int *Kp, *Ki, *kpos;        /* augmented: n + r + 1, nnz, 2 r * 24 (Phi_R, Phi_R^T) */
+    double *Kx;
+    klu_common kc;
+    klu_symbolic *psym, *ksym;
+    klu_numeric *pnum0, *pnum, *knum; /* Phi_u at the step start, at the current q; K */
+    double refactorizations, full_factorizations;
 } Ssode;
 
 static const SsodeOptions *options(const MbsFormulation *f)
 {
     return mbs_formulation_options(f);
 }
+
+static void sparse_free_patterns(Ssode *s);
 
 static void *xcalloc(size_t n, size_t size, int *fail)
 {
@@ -165,6 +187,9 @@ static void ssode_finalize(MbsFormulation *f)
     if (s->ctx)
         SUNContext_Free(&s->ctx);
     mbs_natural_free(s->nat);
+    sparse_free_patterns(s);
+    free(s->Jr);
+    free(s->uidx);
     void *bufs[] = {s->q, s->qd, s->qdd, s->lambda, s->angle_ref, s->rows, s->ucol, s->vcol,
                     s->M, s->Phi, s->phi, s->phit, s->cb, s->W, s->rp, s->cp, s->Pu0, s->ip0,
                     s->Pu, s->ip, s->K, s->rhs, s->ipk, s->tcol, s->gacc, s->Q, s->grad, s->x, s->lwork,
@@ -205,6 +230,244 @@ static int factor_phi_u(Ssode *s, double *P, int *ipiv, double *cond)
         *cond = rcond > 0.0 ? 1.0 / rcond : INFINITY;
     }
     return 0;
+}
+
+
+/* --- sparse algebra (issue 27) ---------------------------------------------------------- */
+
+static void sparse_free_patterns(Ssode *s)
+{
+    klu_numeric **nums[] = {&s->pnum0, &s->pnum, &s->knum};
+    for (size_t i = 0; i < 3; ++i)
+        if (*nums[i])
+            klu_free_numeric(nums[i], &s->kc);
+    if (s->psym)
+        klu_free_symbolic(&s->psym, &s->kc);
+    if (s->ksym)
+        klu_free_symbolic(&s->ksym, &s->kc);
+    int **ints[] = {&s->Pp, &s->Pi, &s->ppos, &s->Kp, &s->Ki, &s->kpos};
+    for (size_t i = 0; i < 6; ++i) {
+        free(*ints[i]);
+        *ints[i] = NULL;
+    }
+    free(s->Px);
+    free(s->Kx);
+    s->Px = s->Kx = NULL;
+}
+
+/* CSC pattern (ncol columns, rows increasing in each column, repeated entries merged) of nt
+ * (row, column) pairs; map[k]: the position of pair k. Allocates *Ap, *Ai (partition time
+ * only). 0, or -1 out of memory. */
+static int csc_pattern(int nrow, int ncol, int nt, const int *Ti, const int *Tj, int **Ap_out,
+                       int **Ai_out, int *map)
+{
+    int *Ap = calloc((size_t)ncol + 1, sizeof(int)), *Ai = malloc(((size_t)nt + 1) * sizeof(int));
+    int *start = calloc((size_t)nrow + 1, sizeof(int)), *order = malloc(((size_t)nt + 1) * sizeof(int));
+    int *lastrow = malloc(((size_t)ncol + 1) * sizeof(int)), *lastpos = malloc(((size_t)ncol + 1) * sizeof(int));
+    int *cursor = malloc(((size_t)ncol + 1) * sizeof(int));
+    int ok = Ap && Ai && start && order && lastrow && lastpos && cursor;
+    if (ok) {
+        /* the pairs in row order (counting sort), so that each column receives its rows sorted
+         * and repeats come together */
+        for (int k = 0; k < nt; ++k)
+            start[Ti[k] + 1]++;
+        for (int i = 0; i < nrow; ++i)
+            start[i + 1] += start[i];
+        for (int k = 0; k < nt; ++k)
+            order[start[Ti[k]]++] = k;
+        for (int j = 0; j < ncol; ++j)
+            lastrow[j] = -1;
+        for (int o = 0; o < nt; ++o) {
+            int k = order[o], j = Tj[k];
+            if (lastrow[j] != Ti[k]) {
+                lastrow[j] = Ti[k];
+                Ap[j + 1]++;
+            }
+        }
+        for (int j = 0; j < ncol; ++j) {
+            Ap[j + 1] += Ap[j];
+            cursor[j] = Ap[j];
+            lastrow[j] = -1;
+        }
+        for (int o = 0; o < nt; ++o) {
+            int k = order[o], i = Ti[k], j = Tj[k];
+            if (lastrow[j] != i) {
+                lastrow[j] = i;
+                lastpos[j] = cursor[j]++;
+                Ai[lastpos[j]] = i;
+            }
+            map[k] = lastpos[j];
+        }
+    }
+    free(start);
+    free(order);
+    free(lastrow);
+    free(lastpos);
+    free(cursor);
+    if (!ok) {
+        free(Ap);
+        free(Ai);
+        return -1;
+    }
+    *Ap_out = Ap;
+    *Ai_out = Ai;
+    return 0;
+}
+
+/* The patterns of Phi_u and of the augmented matrix K = [M Phi_R^T; Phi_R 0] for the current
+ * partition from the structure of s->Jr, M's values in K, and their KLU analyses. Allocates
+ * (once per partition). 0, or -1. */
+static int sparse_patterns(Ssode *s)
+{
+    sparse_free_patterns(s);
+    const MbsNatural *nat = s->nat;
+    const MbsModel *model = nat->model;
+    int n = s->n, r = s->r;
+    for (int k = 0; k < n; ++k)
+        s->uidx[k] = -1;
+    for (int i = 0; i < r; ++i)
+        s->uidx[s->ucol[i]] = i;
+    size_t E = (size_t)r * 24;              /* row entries of Phi_R */
+    size_t NM = 30 * (size_t)nat->nbodies;  /* M: m I3 and S (x) I3 per body */
+    size_t NT = NM + 2 * E;
+    int *Ti = malloc((NT + 1) * sizeof(int)), *Tj = malloc((NT + 1) * sizeof(int));
+    int *map = malloc((NT + 1) * sizeof(int));
+    double *Mv = malloc((NM + 1) * sizeof(double));
+    s->ppos = malloc((E + 1) * sizeof(int));
+    s->kpos = malloc((2 * E + 1) * sizeof(int));
+    int ok = Ti && Tj && map && Mv && s->ppos && s->kpos;
+    /* Phi_u: pairs (i, uidx) of the row entries on u */
+    size_t nt = 0;
+    for (int i = 0; ok && i < r; ++i) {
+        const MbsNatJacRow *row = &s->Jr[s->rows[i]];
+        for (int t = 0; t < 2; ++t)
+            for (int k = 0; k < 12; ++k) {
+                int c = row->off[t] >= 0 ? s->uidx[row->off[t] + k] : -1;
+                s->ppos[(size_t)i * 24 + 12 * t + k] = c >= 0 ? (int)nt : -1;
+                if (c >= 0) {
+                    Ti[nt] = i;
+                    Tj[nt++] = c;
+                }
+            }
+    }
+    if (ok && r > 0) {
+        ok = csc_pattern(r, r, (int)nt, Ti, Tj, &s->Pp, &s->Pi, map) == 0;
+        for (size_t e = 0; ok && e < E; ++e)
+            if (s->ppos[e] >= 0)
+                s->ppos[e] = map[s->ppos[e]];
+        s->Px = ok ? malloc(((size_t)s->Pp[r] + 1) * sizeof(double)) : NULL;
+        ok = ok && s->Px;
+    }
+    /* K: M's blocks, then Phi_R (rows n + i) and Phi_R^T (columns n + i) */
+    nt = 0;
+    for (int b = 0; ok && b < model->nbodies; ++b) {
+        int off = nat->body_off[b];
+        if (off < 0)
+            continue;
+        const double *S = &nat->S[9 * b];
+        for (int d = 0; d < 3; ++d) {
+            Ti[nt] = Tj[nt] = off + d;
+            Mv[nt++] = model->bodies[b].mass;
+        }
+        for (int j = 0; j < 3; ++j)
+            for (int k = 0; k < 3; ++k)
+                for (int d = 0; d < 3; ++d) {
+                    Ti[nt] = off + 3 + 3 * j + d;
+                    Tj[nt] = off + 3 + 3 * k + d;
+                    Mv[nt++] = S[3 * j + k];
+                }
+    }
+    size_t nm = nt;
+    for (int i = 0; ok && i < r; ++i) {
+        const MbsNatJacRow *row = &s->Jr[s->rows[i]];
+        for (int t = 0; t < 2; ++t)
+            for (int k = 0; k < 12; ++k) {
+                size_t e = (size_t)i * 24 + 12 * t + k;
+                if (row->off[t] < 0) {
+                    s->kpos[2 * e] = s->kpos[2 * e + 1] = -1;
+                    continue;
+                }
+                int c = row->off[t] + k;
+                s->kpos[2 * e] = (int)nt;
+                Ti[nt] = n + i;
+                Tj[nt++] = c;
+                s->kpos[2 * e + 1] = (int)nt;
+                Ti[nt] = c;
+                Tj[nt++] = n + i;
+            }
+    }
+    int nk = n + r;
+    if (ok) {
+        ok = csc_pattern(nk, nk, (int)nt, Ti, Tj, &s->Kp, &s->Ki, map) == 0;
+        s->Kx = ok ? calloc((size_t)s->Kp[nk] + 1, sizeof(double)) : NULL;
+        ok = ok && s->Kx;
+    }
+    if (ok) {
+        for (size_t k = 0; k < nm; ++k)
+            s->Kx[map[k]] += Mv[k];
+        for (size_t e = 0; e < 2 * E; ++e)
+            if (s->kpos[e] >= 0)
+                s->kpos[e] = map[s->kpos[e]];
+    }
+    free(Ti);
+    free(Tj);
+    free(map);
+    free(Mv);
+    /* AMD for both (KLU's default): on the 4x15 lattice K's factors have 127k nonzeros with
+     * it, 184k with COLAMD, and its refactorization costs half (callgrind) */
+    s->kc.ordering = 0;
+    if (ok && r > 0)
+        ok = (s->psym = klu_analyze(r, s->Pp, s->Pi, &s->kc)) != NULL;
+    if (ok)
+        ok = (s->ksym = klu_analyze(nk, s->Kp, s->Ki, &s->kc)) != NULL;
+    s->pattern_stale = !ok;
+    return ok ? 0 : -1;
+}
+
+/* Phi_u's values from s->Jr, factorized into *num (reusing its pivots); 0 or -1 (singular). */
+static int sparse_factor_phi_u(Ssode *s, klu_numeric **num)
+{
+    if (s->r == 0)
+        return 0;
+    memset(s->Px, 0, (size_t)s->Pp[s->r] * sizeof(double));
+    for (int i = 0; i < s->r; ++i) {
+        const MbsNatJacRow *row = &s->Jr[s->rows[i]];
+        const int *pos = &s->ppos[(size_t)i * 24];
+        for (int t = 0; t < 2; ++t)
+            for (int k = 0; k < 12; ++k)
+                if (pos[12 * t + k] >= 0)
+                    s->Px[pos[12 * t + k]] += row->v[t][k];
+    }
+    return mbs_sparse_lu_factor(s->Pp, s->Pi, s->Px, s->psym, num, &s->kc,
+                                &s->refactorizations, &s->full_factorizations)
+               ? -1
+               : 0;
+}
+
+/* Phi_u at the step start (s->Jr current) into pnum0 and its 1-norm condition estimate. */
+static int sparse_factor_phi_u0(Ssode *s, double *cond)
+{
+    if (s->r == 0) {
+        *cond = 1.0;
+        return 0;
+    }
+    if (sparse_factor_phi_u(s, &s->pnum0) != 0)
+        return -1;
+    if (!klu_condest(s->Pp, s->Px, s->psym, s->pnum0, &s->kc) || !(s->kc.condest > 0))
+        return -1;
+    *cond = s->kc.condest;
+    return 0;
+}
+
+/* Row i of s->Jr times x (n entries). */
+static double sparse_row_dot(const MbsNatJacRow *row, const double *x)
+{
+    double sum = 0.0;
+    for (int t = 0; t < 2; ++t)
+        if (row->off[t] >= 0)
+            for (int k = 0; k < 12; ++k)
+                sum += row->v[t][k] * x[row->off[t] + k];
+    return sum;
 }
 
 /* Complete pivoting on Phi_q at the current q (s->Phi current): rank, independent rows,
@@ -269,11 +532,131 @@ static int eliminate(Ssode *s)
     return r;
 }
 
+/* The partition with sparse algebra: Gaussian elimination of the rows of Phi_q (s->Jr) one by
+ * one in their order, each reduced by the pivot rows before it and pivoting on its largest
+ * remaining entry (a row whose remainder is below RANK_TOLERANCE of its own size is
+ * redundant). The complete pivoting of `eliminate` searches the whole remaining matrix at every
+ * pivot, m n r operations (about 100 s on the 7x15 lattice); this one costs the nonzeros of the
+ * reduced rows. Fills s->rp (the r pivot rows first), s->cp (the r pivot columns, then the
+ * others) and returns r, or -1 out of memory. Allocates (partition time only). */
+static int eliminate_sparse(Ssode *s)
+{
+    int m = s->m, n = s->n, r = 0;
+    double *w = calloc((size_t)n, sizeof(double));
+    int *pivot_of = malloc((size_t)n * sizeof(int)); /* column -> pivot index, -1 */
+    int *start = malloc(((size_t)m + 1) * sizeof(int)), *mark = calloc((size_t)n, sizeof(int));
+    int *nzlist = malloc((size_t)n * sizeof(int));
+    size_t cap = 64 * (size_t)m + 64, used = 0;
+    int *ui = malloc(cap * sizeof(int));
+    double *ux = malloc(cap * sizeof(double));
+    int ok = w && pivot_of && start && mark && nzlist && ui && ux;
+    for (int j = 0; ok && j < n; ++j)
+        pivot_of[j] = -1;
+    /* pivot k: its row's reduced entries ui/ux[start[k] .. start[k + 1]) (the pivot first) */
+    for (int i = 0; ok && i < m; ++i) {
+        const MbsNatJacRow *row = &s->Jr[i];
+        int nnz = 0;
+        double size = 0.0;
+        for (int t = 0; t < 2; ++t)
+            if (row->off[t] >= 0)
+                for (int k = 0; k < 12; ++k) {
+                    int c = row->off[t] + k;
+                    if (!mark[c]) {
+                        mark[c] = 1;
+                        nzlist[nnz++] = c;
+                    }
+                    w[c] += row->v[t][k];
+                    size = fmax(size, fabs(row->v[t][k]));
+                }
+        /* reduce by the earlier pivots in their order (a reduction can fill later pivots'
+         * columns, never earlier ones): repeatedly the earliest pivot column still nonzero */
+        for (;;) {
+            int best = -1;
+            for (int p = 0; p < nnz; ++p) {
+                int c = nzlist[p], k = pivot_of[c];
+                if (k >= 0 && w[c] != 0.0 && (best < 0 || k < pivot_of[best]))
+                    best = c;
+            }
+            if (best < 0)
+                break;
+            int k = pivot_of[best];
+            double l = w[best] / ux[start[k]];
+            for (int p = start[k]; p < start[k + 1]; ++p) {
+                int c = ui[p];
+                if (!mark[c]) {
+                    mark[c] = 1;
+                    nzlist[nnz++] = c;
+                }
+                w[c] -= l * ux[p];
+            }
+            w[best] = 0.0;
+        }
+        int pc = -1;
+        double big = 0.0;
+        for (int p = 0; p < nnz; ++p) {
+            int c = nzlist[p];
+            if (pivot_of[c] < 0 && fabs(w[c]) > big) {
+                big = fabs(w[c]);
+                pc = c;
+            }
+        }
+        if (pc >= 0 && big > RANK_TOLERANCE * size) {
+            if (used + (size_t)nnz > cap) {
+                cap = 2 * (used + (size_t)nnz);
+                int *ni = realloc(ui, cap * sizeof(int));
+                if (ni)
+                    ui = ni;
+                double *nx = ni ? realloc(ux, cap * sizeof(double)) : NULL;
+                if (nx)
+                    ux = nx;
+                ok = ni && nx;
+            }
+            if (ok) {
+                start[r] = (int)used;
+                ui[used] = pc;
+                ux[used++] = w[pc];
+                for (int p = 0; p < nnz; ++p) {
+                    int c = nzlist[p];
+                    if (c != pc && pivot_of[c] < 0 && w[c] != 0.0) {
+                        ui[used] = c;
+                        ux[used++] = w[c];
+                    }
+                }
+                start[r + 1] = (int)used;
+                pivot_of[pc] = r;
+                s->rp[r] = i;
+                s->cp[r] = pc;
+                ++r;
+            }
+        }
+        for (int p = 0; p < nnz; ++p) {
+            w[nzlist[p]] = 0.0;
+            mark[nzlist[p]] = 0;
+        }
+    }
+    if (ok) {
+        int k = r;
+        for (int j = 0; j < n; ++j)
+            if (pivot_of[j] < 0)
+                s->cp[k++] = j;
+    }
+    free(w);
+    free(pivot_of);
+    free(start);
+    free(mark);
+    free(nzlist);
+    free(ui);
+    free(ux);
+    return ok ? r : -1;
+}
+
 /* A new partition at the current q (s->Phi current): rows, u, v, Phi_u factorized in Pu0 and
  * its condition cond0. 0, or -1 when the rank changed or Phi_u is singular. */
 static int choose_partition(Ssode *s)
 {
-    int r = eliminate(s);
+    int r = s->sparse ? eliminate_sparse(s) : eliminate(s);
+    if (r < 0)
+        return -1;
     if (s->partitioned && r != s->r)
         return -1;
     s->r = r;
@@ -285,8 +668,12 @@ static int choose_partition(Ssode *s)
     for (int j = 0; j < s->nv; ++j)
         s->vcol[j] = s->cp[r + j];
     s->partitioned = 1;
-    if (factor_phi_u(s, s->Pu0, s->ip0, &s->cond0) != 0)
+    if (s->sparse) {
+        if (sparse_patterns(s) != 0 || sparse_factor_phi_u0(s, &s->cond0) != 0)
+            return -1;
+    } else if (factor_phi_u(s, s->Pu0, s->ip0, &s->cond0) != 0) {
         return -1;
+    }
     s->cond = s->cond0;
     return 0;
 }
@@ -294,8 +681,12 @@ static int choose_partition(Ssode *s)
 /* u from Phi_R(u, v, t) = 0 by Newton with the step-start factorization Pu0 (a chord
  * iteration); when it converges slowly (far from the step start) Phi_u is refactorized at the
  * iterate. 0, or -1 when it does not converge. */
+static int recover_positions_sparse(Ssode *s, double t);
+
 static int recover_positions(Ssode *s, double t)
 {
+    if (s->sparse)
+        return recover_positions_sparse(s, t);
     int r = s->r;
     const double *P = s->Pu0;
     const int *ipiv = s->ip0;
@@ -334,11 +725,131 @@ static int recover_positions(Ssode *s, double t)
     return -1;
 }
 
+/* The same with KLU: the chord iteration with Phi_u of the step start (pnum0), Newton with
+ * Phi_u at the iterate (pnum) when it converges slowly. */
+static int recover_positions_sparse(Ssode *s, double t)
+{
+    int r = s->r;
+    klu_numeric *P = s->pnum0;
+    double prev = INFINITY;
+    for (int it = 0; it < RECOVERY_ITERATIONS; ++it) {
+        mbs_natural_constraints(s->nat, s->q, NULL, t, s->phi, NULL, NULL, NULL);
+        for (int i = 0; i < r; ++i)
+            s->x[i] = -s->phi[s->rows[i]];
+        if (r == 0)
+            return 0;
+        klu_solve(s->psym, P, r, 1, s->x, &s->kc);
+        double dnorm = 0.0, qnorm = 0.0;
+        for (int i = 0; i < r; ++i) {
+            s->q[s->ucol[i]] += s->x[i];
+            dnorm = fmax(dnorm, fabs(s->x[i]));
+            qnorm = fmax(qnorm, fabs(s->q[s->ucol[i]]));
+        }
+        s->recovery_iterations++;
+        if (!isfinite(dnorm))
+            return -1;
+        double scale = fmax(1.0, qnorm);
+        if (dnorm <= RECOVERY_TOLERANCE * scale || (dnorm <= 1e-9 * scale && dnorm >= 0.5 * prev))
+            return 0;
+        if (it >= 2 && dnorm > 0.25 * prev && P == s->pnum0) {
+            mbs_natural_constraint_rows(s->nat, s->q, NULL, t, NULL, s->Jr, NULL, NULL);
+            if (sparse_factor_phi_u(s, &s->pnum) != 0)
+                return -1;
+            P = s->pnum;
+            s->recovery_refactorizations++;
+        }
+        prev = dnorm;
+    }
+    return -1;
+}
+
+/* evaluate with sparse algebra: velocities with Phi_u's KLU factors, then the augmented system
+ * [M Phi_R^T; Phi_R 0] [qdd; lambda_R] = [Q; -c_R] (paper 002 eq 17 before its reduction to
+ * the independent accelerations) factorized by KLU: its cost grows with the nonzeros of the
+ * factors, not with (n - r) r^2 as the reduced dense form's. */
+static int evaluate_sparse(Ssode *s, double t, const double *y, double *ydot)
+{
+    int n = s->n, r = s->r, nv = s->nv;
+    const double *v = y, *vd = y + nv;
+    for (int j = 0; j < nv; ++j)
+        s->q[s->vcol[j]] = v[j];
+    if (recover_positions(s, t) != 0) {
+        memcpy(s->q, s->q_recovered, (size_t)n * sizeof(double));
+        return 1;
+    }
+    memcpy(s->q_recovered, s->q, (size_t)n * sizeof(double));
+    mbs_natural_constraint_rows(s->nat, s->q, NULL, t, NULL, s->Jr, s->phit, NULL);
+    /* velocities: Phi_u ud = -(Phi_v vd + Phi_t)_R (qd zero on u while Phi_v vd is formed) */
+    for (int i = 0; i < r; ++i)
+        s->qd[s->ucol[i]] = 0.0;
+    for (int j = 0; j < nv; ++j)
+        s->qd[s->vcol[j]] = vd[j];
+    for (int i = 0; i < r; ++i) {
+        int row = s->rows[i];
+        s->x[i] = -(s->phit[row] + sparse_row_dot(&s->Jr[row], s->qd));
+    }
+    if (r > 0) {
+        if (sparse_factor_phi_u(s, &s->pnum) != 0)
+            return 1;
+        klu_solve(s->psym, s->pnum, r, 1, s->x, &s->kc);
+    }
+    for (int i = 0; i < r; ++i)
+        s->qd[s->ucol[i]] = s->x[i];
+    mbs_natural_constraint_rows(s->nat, s->q, s->qd, t, NULL, NULL, NULL, s->cb);
+    MbsNatEnergy e;
+    mbs_natural_forces(s->nat, s->q, s->qd, s->angle_ref, s->grad, s->Q, &e);
+    /* K's Phi_R entries (M's are constant), factorized */
+    for (size_t e2 = 0; e2 < 48 * (size_t)r; ++e2)
+        if (s->kpos[e2] >= 0)
+            s->Kx[s->kpos[e2]] = 0.0;
+    for (int i = 0; i < r; ++i) {
+        const MbsNatJacRow *row = &s->Jr[s->rows[i]];
+        const int *pos = &s->kpos[(size_t)i * 48];
+        for (int t2 = 0; t2 < 2; ++t2)
+            for (int k = 0; k < 12; ++k) {
+                int e2 = 2 * (12 * t2 + k);
+                if (pos[e2] >= 0) {
+                    s->Kx[pos[e2]] += row->v[t2][k];
+                    s->Kx[pos[e2 + 1]] += row->v[t2][k];
+                }
+            }
+    }
+    if (mbs_sparse_lu_factor(s->Kp, s->Ki, s->Kx, s->ksym, &s->knum, &s->kc,
+                             &s->refactorizations, &s->full_factorizations) != 0)
+        return 1;
+    memcpy(s->x, s->Q, (size_t)n * sizeof(double));
+    for (int i = 0; i < r; ++i)
+        s->x[n + i] = -s->cb[s->rows[i]];
+    klu_solve(s->ksym, s->knum, n + r, 1, s->x, &s->kc);
+    memcpy(s->qdd, s->x, (size_t)n * sizeof(double));
+    memset(s->lambda, 0, (size_t)s->m * sizeof(double));
+    double driver_power = 0.0;
+    for (int i = 0; i < r; ++i) {
+        int row = s->rows[i];
+        s->lambda[row] = s->x[n + i];
+        driver_power += s->lambda[row] * s->phit[row];
+    }
+    s->power = e.power_nonconservative + driver_power;
+    if (ydot) {
+        for (int j = 0; j < nv; ++j) {
+            ydot[j] = vd[j];
+            ydot[nv + j] = s->qdd[s->vcol[j]];
+        }
+        ydot[2 * nv] = s->power;
+    }
+    for (int k = 0; k < n; ++k)
+        if (!isfinite(s->qdd[k]))
+            return 1;
+    return 0;
+}
+
 /* The state-space ODE at (t, v, vd): fills s->q, qd, qdd, lambda and returns vdd and W' in
  * ydot (both may be the same state vector layout); 0, or 1 (recoverable for SUNDIALS) when the
  * dependent coordinates cannot be recovered or the augmented matrix is singular. */
 static int evaluate(Ssode *s, double t, const double *y, double *ydot)
 {
+    if (s->sparse)
+        return evaluate_sparse(s, t, y, ydot);
     int n = s->n, r = s->r, nv = s->nv;
     size_t M = (size_t)s->m;
     const double *v = y, *vd = y + nv;
@@ -587,7 +1098,10 @@ static void fill_monitors(MbsFormulation *f, Ssode *s)
     MbsMonitors *mo = &f->monitors;
     MbsNatEnergy e;
     mbs_natural_forces(s->nat, s->q, s->qd, s->angle_ref, s->grad, s->Q, &e);
-    mbs_natural_constraints(s->nat, s->q, s->qd, f->time, s->phi, s->Phi, s->phit, s->cb);
+    if (s->sparse)
+        mbs_natural_constraint_rows(s->nat, s->q, s->qd, f->time, s->phi, s->Jr, s->phit, s->cb);
+    else
+        mbs_natural_constraints(s->nat, s->q, s->qd, f->time, s->phi, s->Phi, s->phit, s->cb);
     mo->time = f->time;
     mo->kinetic = e.kinetic;
     mo->potential_gravity = e.potential_gravity;
@@ -599,7 +1113,11 @@ static void fill_monitors(MbsFormulation *f, Ssode *s)
     double dsum = 0.0, ddsum = 0.0;
     for (int i = 0; i < s->m; ++i) {
         double d = s->phit[i], dd = s->cb[i];
-        for (int j = 0; j < s->n; ++j) {
+        if (s->sparse) {
+            d += sparse_row_dot(&s->Jr[i], s->qd);
+            dd += sparse_row_dot(&s->Jr[i], s->qdd);
+        }
+        for (int j = 0; !s->sparse && j < s->n; ++j) {
             d += s->Phi[i + M * j] * s->qd[j];
             dd += s->Phi[i + M * j] * s->qdd[j];
         }
@@ -725,19 +1243,28 @@ static int ssode_init(MbsFormulation *f, MbsError *err)
     s->rows = xcalloc(R, sizeof(int), &fail);
     s->ucol = xcalloc(R, sizeof(int), &fail);
     s->vcol = xcalloc(N, sizeof(int), &fail);
-    s->M = xcalloc(N * N, sizeof(double), &fail);
-    s->Phi = xcalloc(MM * N, sizeof(double), &fail);
-    s->W = xcalloc(MM * N, sizeof(double), &fail);
+    s->sparse = s->o->algebra == ALGEBRA_SPARSE ||
+                (s->o->algebra == ALGEBRA_AUTO && n >= SPARSE_MIN_COORDS);
+    klu_defaults(&s->kc);
+    /* no block triangular form: on the 1x15 lattice it doubled the factors of Phi_u and of K */
+    s->kc.btf = 0;
+    /* dense algebra's n x n, (n + r)^2 and r x r workspaces are not needed with sparse */
+    size_t dense = s->sparse ? 0 : 1;
+    s->M = xcalloc(dense * N * N, sizeof(double), &fail);
+    s->Jr = xcalloc(MM, sizeof *s->Jr, &fail);
+    s->uidx = xcalloc(N, sizeof(int), &fail);
+    s->Phi = xcalloc(dense * MM * N, sizeof(double), &fail);
+    s->W = xcalloc(dense * MM * N, sizeof(double), &fail);
     s->phi = xcalloc(MM, sizeof(double), &fail);
     s->phit = xcalloc(MM, sizeof(double), &fail);
     s->cb = xcalloc(MM, sizeof(double), &fail);
     s->rp = xcalloc(MM, sizeof(int), &fail);
     s->cp = xcalloc(N, sizeof(int), &fail);
-    s->Pu0 = xcalloc(R * R, sizeof(double), &fail);
-    s->Pu = xcalloc(R * R, sizeof(double), &fail);
+    s->Pu0 = xcalloc(dense * R * R, sizeof(double), &fail);
+    s->Pu = xcalloc(dense * R * R, sizeof(double), &fail);
     s->ip0 = xcalloc(R, sizeof(int), &fail);
     s->ip = xcalloc(R, sizeof(int), &fail);
-    s->K = xcalloc(NK * NK, sizeof(double), &fail);
+    s->K = xcalloc(dense * NK * NK, sizeof(double), &fail);
     s->rhs = xcalloc(NK, sizeof(double), &fail);
     s->ipk = xcalloc(NK, sizeof(int), &fail);
     s->tcol = xcalloc(N, sizeof(double), &fail);
@@ -778,9 +1305,13 @@ static int ssode_init(MbsFormulation *f, MbsError *err)
     if (st != 0)
         return st;
     update_angle_refs(s, m);
-    mbs_natural_mass(s->nat, s->M);
+    if (!s->sparse)
+        mbs_natural_mass(s->nat, s->M);
     memset(&f->monitors, 0, sizeof f->monitors);
-    mbs_natural_constraints(s->nat, s->q, NULL, 0.0, NULL, s->Phi, NULL, NULL);
+    if (s->sparse)
+        mbs_natural_constraint_rows(s->nat, s->q, NULL, 0.0, NULL, s->Jr, NULL, NULL);
+    else
+        mbs_natural_constraints(s->nat, s->q, NULL, 0.0, NULL, s->Phi, NULL, NULL);
     if (choose_partition(s) != 0)
         return mbs_error_set(err, MBS_FATAL, "ssode: Phi_u is singular at t = 0");
     /* Consistent u, ud, qdd at t = 0 from the assembled v, vd. */
@@ -880,6 +1411,9 @@ static void internal_step_taken(MbsFormulation *f, Ssode *s, double t)
  * matrix of the position recovery until the next check. */
 static int partition_degraded(Ssode *s)
 {
+    if (s->sparse)
+        return s->pattern_stale || sparse_factor_phi_u0(s, &s->cond) != 0 ||
+               !(s->cond < REPARTITION_GROWTH * s->cond0);
     int info = factor_phi_u(s, s->Pu0, s->ip0, &s->cond);
     return info != 0 || !(s->cond < REPARTITION_GROWTH * s->cond0);
 }
@@ -920,7 +1454,12 @@ static int step_failed(Ssode *s, MbsError *err, const char *what, double t)
  * after init, a restored checkpoint, a failure or a repartition at an output time. */
 static int restart_at_output(MbsFormulation *f, Ssode *s)
 {
-    mbs_natural_constraints(s->nat, s->q, NULL, f->time, NULL, s->Phi, NULL, NULL);
+    if (s->sparse)
+        mbs_natural_constraint_rows(s->nat, s->q, NULL, f->time, NULL, s->Jr, NULL, NULL);
+    else
+        mbs_natural_constraints(s->nat, s->q, NULL, f->time, NULL, s->Phi, NULL, NULL);
+    if (s->pattern_stale && sparse_patterns(s) != 0)
+        return -1;
     if (partition_degraded(s) && repartition(s) != 0)
         return -1;
     s->work_base = s->work;
@@ -1136,6 +1675,9 @@ static int ssode_state_set(MbsFormulation *f, const double *state, MbsError *err
     memcpy(s->lambda, x += N, (size_t)s->m * sizeof(double));
     memcpy(s->angle_ref, x += s->m, (size_t)f->model->njoints * sizeof(double));
     x += f->model->njoints + 1;
+    for (int i = 0; i < R; ++i)
+        if (i < r && (s->rows[i] != (int)x[i] || s->ucol[i] != (int)x[R + i]))
+            s->pattern_stale = s->sparse;
     for (int i = 0; i < R; ++i, ++x)
         if (i < r)
             s->rows[i] = (int)*x;
@@ -1164,6 +1706,8 @@ static int ssode_statistics(const MbsFormulation *f, MbsStatistic *out, int capa
         {"internal_step_max", s->h_max, "s"},
         {"error_test_failures", (double)s->error_test_failures, ""},
         {"rhs_evaluations", (double)s->rhs_evals, ""},
+        {"rhs_per_step", s->internal_steps > 0 ? (double)s->rhs_evals / (double)s->internal_steps
+                                               : 0.0, ""},
         {"jacobian_evaluations", (double)s->jac_evals, ""},
         {"nonlinear_iterations", (double)s->nonlinear_iterations, ""},
         {"nonlinear_failures", (double)s->nonlinear_failures, ""},
@@ -1171,6 +1715,12 @@ static int ssode_statistics(const MbsFormulation *f, MbsStatistic *out, int capa
         {"partition_condition", s->cond0, ""},
         {"recovery_iterations", (double)s->recovery_iterations, ""},
         {"recovery_refactorizations", (double)s->recovery_refactorizations, ""},
+        {"sparse_refactorizations", s->refactorizations, ""},
+        {"sparse_full_factorizations", s->full_factorizations, ""},
+        {"independent_coordinates", (double)s->nv, ""},
+        {"sparse_lu_nonzeros_phi_u", s->pnum ? (double)(s->pnum->lnz + s->pnum->unz) : 0.0, ""},
+        {"sparse_lu_nonzeros_augmented", s->knum ? (double)(s->knum->lnz + s->knum->unz) : 0.0, ""},
+        {"sparse_nonzeros_augmented", s->Kp ? (double)s->Kp[s->n + s->r] : 0.0, ""},
     };
     int count = (int)(sizeof all / sizeof all[0]);
     for (int i = 0; i < count && i < capacity; ++i)
@@ -1184,6 +1734,7 @@ static void ssode_reset_statistics(MbsFormulation *f)
     s->internal_steps = s->rhs_evals = s->jac_evals = s->nonlinear_iterations = 0;
     s->error_test_failures = s->nonlinear_failures = s->repartitions = 0;
     s->recovery_iterations = s->recovery_refactorizations = 0;
+    s->refactorizations = s->full_factorizations = 0.0;
     s->h_last = s->h_max = 0.0;
     s->h_min = INFINITY;
 }
@@ -1223,10 +1774,17 @@ static const MbsSetting ssode_items[] = {
      .offset = offsetof(SsodeOptions, max_internal_steps), .default_value = 100000, .min = 1,
      .max = 1e9, .label = MBS_N_("Internal steps"),
      .description = MBS_N_("Most internal steps of the integrator per output step")},
+    {.name = "algebra", .type = MBS_SETTING_CHOICE, .offset = offsetof(SsodeOptions, algebra),
+     .default_value = ALGEBRA_AUTO, .choices = mbs_algebra_choices,
+     .choice_labels = mbs_algebra_labels,
+     .label = MBS_N_("Linear algebra"),
+     .description = MBS_N_("Dense (LAPACK) reduced equations, or sparse (KLU) factorizations "
+                           "of Phi_u and of the augmented mass matrix; automatic: sparse from "
+                           "8 moving bodies")},
 };
 
 static const MbsSettingTable ssode_settings = {
-    .name = "ssode", .items = ssode_items, .count = 4, .size = sizeof(SsodeOptions)};
+    .name = "ssode", .items = ssode_items, .count = 5, .size = sizeof(SsodeOptions)};
 
 const MbsFormulationClass mbs_ssode_class = {
     .name = "ssode",

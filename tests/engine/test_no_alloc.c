@@ -113,6 +113,46 @@ static void check_singular_paths(void)
            r.statistic, r.allocations);
 }
 
+
+/* ssode's sparse algebra: KLU refactorizes in place; a new partition (a new pattern, its KLU
+ * analysis and first factorization) or a refactorization whose pivots degraded (a fresh
+ * factorization) allocates, as matrix-r's sparse block does. So: no allocation in any step
+ * that made neither. Takes m. */
+static void check_ssode_sparse(const char *name, MbsModel *m)
+{
+    MbsSettings s;
+    mbs_settings_defaults(&s);
+    s.step = 1e-3;
+    MbsError err;
+    mbs_settings_set_for(&s, "ssode", "algebra", "sparse", &err);
+    MbsFormulation *f = mbs_formulation_new("ssode", m, &s, &err);
+    int ok = f != NULL, quiet = 0, allocating = 0;
+    long stray = 0;
+    for (int i = 0; ok && i < 200; ++i) {
+        double events = mbs_formulation_statistic(f, "repartitions", 0) +
+                        mbs_formulation_statistic(f, "sparse_full_factorizations", 0);
+        long before = alloc_count;
+        alloc_counting = 1;
+        ok = mbs_formulation_step(f, &err) == 0;
+        alloc_counting = 0;
+        int event = mbs_formulation_statistic(f, "repartitions", 0) +
+                        mbs_formulation_statistic(f, "sparse_full_factorizations", 0) >
+                    events;
+        if (event)
+            allocating++;
+        else {
+            quiet++;
+            stray += alloc_count - before;
+        }
+    }
+    tap_ok(ok && quiet > 100 && stray == 0,
+           "ssode (sparse) on %s: %d steps without a new partition or factorization made %ld "
+           "allocations (%d steps with one)",
+           name, quiet, stray, allocating);
+    mbs_formulation_free(f);
+    mbs_model_free(m);
+}
+
 int main(void)
 {
     for (int i = 0; i < mbs_formulation_count(); ++i) {
@@ -124,6 +164,8 @@ int main(void)
         check(fname, "driven slider-crank", m, 1e-3, 100);
         mbs_model_free(m);
     }
+    check_ssode_sparse("four-bar", build_four_bar());
+    check_ssode_sparse("driven slider-crank", build_slider_crank(1));
     check_singular_paths();
     /* the methods that use a structural pattern (nd-sparse: its colouring made at init) and
      * the AD ones (their dual workspaces) with the formulations that offer them */

@@ -89,6 +89,7 @@ typedef struct {
     double compression_damping, compression_damping_high, compression_knee; /* DAMPER_BILINEAR */
     double rebound_damping, rebound_damping_high, rebound_knee;             /* DAMPER_BILINEAR */
     double min_length, max_length;         /* BUMP_STOP (0: no stop on that side) */
+    double transition;                     /* BUMP_STOP: penetration of the smooth onset (m) */
     double bar_diameter, bar_length, shear_modulus; /* ANTIROLL_BAR: a solid round bar */
 } MbsForce;
 

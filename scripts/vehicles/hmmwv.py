@@ -44,12 +44,13 @@ SPRINGS_ASSUMPTIONS = [
     "on the lower control arm with the data's spring curve and free length; a linear damper "
     "(a tsda of no stiffness) from the shock's chassis point to its arm point with the data's "
     "damping coefficient; a bump_stop on the spring's line at the data's minimum and maximum "
-    "lengths, of stiffness 1e6 N/m and damping 1e3 N s/m (the data give no stop stiffness)",
+    "lengths, of stiffness 1e6 N/m and damping 1e3 N s/m reached over a 0.01 m transition (the data give no stop stiffness; the transition keeps the stop's force C1 at contact, which sensitivities need)",
     "the drawing is the data's design position, not the static one: there the front springs "
     "are 0.093 m and the rear 0.076 m shorter than their free lengths (about 45 and 63 kN), so "
-    "the chassis first rises and settles in the first seconds (the bump comes during that)",
+    "the chassis first rises and settles in its first second, so the bump comes at 1 s",
 ]
-K_STOP, C_STOP = 1e6, 1e3
+K_STOP, C_STOP, STOP_TRANSITION = 1e6, 1e3, 0.01
+SPRINGS_HIT_AT = 1.0         # s: the front wheels reach the bump (models/hmmwv.json)
 
 SPEED = 16.0 / 3.6          # paper 002 §5.2: 16 km/h
 BUMP_RADIUS = 0.05           # half-cylinder of diameter 0.1 m
@@ -216,7 +217,8 @@ def main():
                 forces.append({"name": c + "_bump_stop", "type": "bump_stop", **line,
                                "min_length": spring['Minimum Length'],
                                "max_length": spring['Maximum Length'],
-                               "stiffness": "k_stop", "damping": "c_stop"})
+                               "stiffness": "k_stop", "damping": "c_stop",
+                               "transition": "stop_transition"})
             else:
                 chassis_body["points"][c + "_bushing_top"] = at(
                     axle, s['Shock']['Location Chassis'], side)
@@ -231,8 +233,10 @@ def main():
     joints.append({"name": "steering", "type": "prismatic", "bodies": ["chassis", "rack"],
                    "point": "R", "axis": "y",
                    "driver": {"type": "polynomial", "coefficients": [0]}})
-    # The front wheels' centres reach the bump's leading edge at FRONT_HITS_AT.
-    x_bump = wheel_centres['fl'][0] + SPEED * FRONT_HITS_AT + BUMP_RADIUS
+    # The front wheels' centres reach the bump's leading edge at FRONT_HITS_AT (the springs
+    # variant: at SPRINGS_HIT_AT, once the vehicle has settled from its design position).
+    hits_at = SPRINGS_HIT_AT if springs else FRONT_HITS_AT
+    x_bump = wheel_centres['fl'][0] + SPEED * hits_at + BUMP_RADIUS
     if springs:
         model = springs_model(susp, bodies, joints, forces, x_bump)
         json.dump(model, sys.stdout, indent=1)
@@ -271,11 +275,12 @@ def springs_model(susp, bodies, joints, forces, x_bump):
             "spring curves (spring_table with the free length), shocks (linear dampers of the "
             "data's damping coefficient) and bump stops at the springs' minimum and maximum "
             "lengths; paper 002's vertical tyres (296,325 N/m, 3,502 N s/m); 16 km/h over a "
-            "half-cylinder bump of diameter 0.1 m, 5 s. Written by scripts/vehicles/hmmwv.py "
+            "half-cylinder bump of diameter 0.1 m (front wheels at 1 s), 5 s. Written by scripts/vehicles/hmmwv.py "
             "--suspension springs, which lists its assumptions: " + "; ".join(assumptions) + "."),
         "parameters": {"c_shock_f": susp['f']['Shock']['Damping Coefficient'],
                        "c_shock_r": susp['r']['Shock']['Damping Coefficient'],
-                       "k_stop": K_STOP, "c_stop": C_STOP, "k_tyre": K_TYRE,
+                       "k_stop": K_STOP, "c_stop": C_STOP, "stop_transition": STOP_TRANSITION,
+                       "k_tyre": K_TYRE,
                        "c_tyre": C_TYRE, "tyre_radius": TYRE_RADIUS,
                        "x_bump": round(x_bump, 6), "bump_radius": BUMP_RADIUS,
                        "speed": SPEED},

@@ -75,12 +75,13 @@ if all(trapezoidal.values()):
        f"(max chassis height difference {worst:.1e} m)")
 # models/hmmwv.json: the data's springs, shocks and bump stops. Drawn at the data's design
 # position, where the springs are 0.09 m (front) and 0.08 m (rear) shorter than free, the chassis
-# rises about 0.10 m and settles before 5 s. Measured (1 ms): statics residual 4.1e-7 penalty,
-# 4.6e-7 matrix-r; chassis heights at 5 s within 4.8e-6 m; energy drift before the bump 2.7 J
-# penalty, 0.82 J matrix-r (of a 25 kJ kinetic energy, through a transient that dissipates
-# 3 kJ).
+# rises about 0.10 m in its first second; the bump comes at 1 s (front) and 1.8 s (rear).
+# At rest the rear springs (0.3546 m) sit 4.6 mm past their maximum length, on their rebound
+# stops. Measured (1 ms): statics residual at 5 s 3.3e-6 penalty, 3.8e-6 matrix-r; chassis
+# heights within 4.8e-6 m (0.7928 m); energy drift before the bump 2.7 J penalty, 0.35 J
+# matrix-r (of a 25 kJ kinetic energy, through a transient that dissipates 3 kJ).
 springs_model = os.path.join(models, "hmmwv.json")
-springs_drift_bound = {"penalty": 27.0, "matrix-r": 8.2}
+springs_drift_bound = {"penalty": 27.0, "matrix-r": 3.5}
 heights = {}
 for formulation in ["penalty", "matrix-r"]:
     rows = run(formulation, model=springs_model)
@@ -89,9 +90,9 @@ for formulation in ["penalty", "matrix-r"]:
     last = rows[-1]
     tyres = sum(k * (radius - last[w + "_spindle:W:z"]) for w in wheels)
     residual = abs(tyres / (supported * g) - 1)
-    ok(residual < 5e-6, f"hmmwv.json, {formulation}: at rest on its springs the tyres carry the "
-       f"weight (|sum k d / m g - 1| = {residual:.1e}, bound 5e-6)")
-    drift = max(abs(r["energy_drift"]) for r in rows if r["time"] < 0.45)
+    ok(residual < 4e-5, f"hmmwv.json, {formulation}: at rest on its springs the tyres carry the "
+       f"weight (|sum k d / m g - 1| = {residual:.1e}, bound 4e-5)")
+    drift = max(abs(r["energy_drift"]) for r in rows if r["time"] < 0.95)
     ok(drift < springs_drift_bound[formulation],
        f"hmmwv.json, {formulation}: energy balance before the bump, max |E - E0| = {drift:.2e} J "
        f"(bound {springs_drift_bound[formulation]:g} J)")

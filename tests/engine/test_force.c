@@ -352,6 +352,9 @@ int main(void)
         /* always below its min_length here: acting */
         {.type = MBS_FORCE_BUMP_STOP, .min_length = 5.0, .stiffness = 50, .damping = 2,
          .point1 = {0.5, 1.5, 0.2}, .point2 = {0.3, 0.9, 1.4}},
+        /* the same within its transition (penetration about 3.6 m of 5) */
+        {.type = MBS_FORCE_BUMP_STOP, .min_length = 5.0, .stiffness = 50, .damping = 2,
+         .transition = 5.0, .point1 = {0.5, 1.5, 0.2}, .point2 = {0.3, 0.9, 1.4}},
         {.type = MBS_FORCE_ANTIROLL_BAR, .stiffness = 4, .bar_diameter = 0.01, .bar_length = 0.5,
          .shear_modulus = 8e9, .damping = 0.3, .rest_angle = -0.15},
     };

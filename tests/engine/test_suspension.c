@@ -233,6 +233,32 @@ static void check_bump_stop(void)
     slopes(&f, 0.14, 3.0, an, dual);
     tap_ok(an[0] == 0 && an[1] == 0 && dual[0] == 0 && dual[1] == 0,
            "bump_stop: clamped, no derivative");
+    /* with a transition: C1 at contact, energy = quadrature, derivative = differences */
+    MbsForce soft = f;
+    soft.transition = 0.01;
+    double t0 = tension(&soft, 0.15 - 1e-9, 0.0), t1 = tension(&soft, 0.15 - 0.004, -0.3);
+    tap_close(t1, -(5e5 * 0.004 * 0.004 / 0.02 + 2e3 * 0.4 * 0.3), 1e-9,
+              "bump_stop, transition 0.01 m: at p = 4 mm P = k p^2/(2 delta) + c (p/delta) p' = "
+              "%.6g N", -t1);
+    slopes(&soft, 0.15 - 1e-9, 0.0, an, dual);
+    /* at p = 1e-9 m: stiffness k p/delta = 0.05 N/m, damping c p/delta = 2e-4 N·s/m */
+    tap_ok(fabs(t0) < 1e-8 && fabs(an[0] - 0.05) < 1e-9 && fabs(an[1] - 2e-4) < 1e-12,
+           "bump_stop, transition: force, stiffness and damping vanish at contact (C1: %.1e N, "
+           "%.1e N/m, %.1e N·s/m)", t0, an[0], an[1]);
+    double worst = 0.0;
+    const double ls[] = {0.147, 0.143, 0.13, 0.305, 0.33};
+    for (size_t k = 0; k < sizeof ls / sizeof ls[0]; ++k) {
+        double fdl = (tension(&soft, ls[k] + h, 0.2) - tension(&soft, ls[k] - h, 0.2)) / (2 * h);
+        double fdr = (tension(&soft, ls[k], 0.2 + h) - tension(&soft, ls[k], 0.2 - h)) / (2 * h);
+        slopes(&soft, ls[k], 0.2, an, dual);
+        worst = fmax(worst, fmax(fabs(an[0] - fdl) / 5e5, fabs(an[1] - fdr) / 2e3));
+        worst = fmax(worst, fmax(fabs(dual[0] - an[0]) / 5e5, fabs(dual[1] - an[1]) / 2e3));
+        /* elastic part: tension at no rate = dV/dl */
+        double dVl = (energy(&soft, ls[k] + h) - energy(&soft, ls[k] - h)) / (2 * h);
+        worst = fmax(worst, fabs(tension(&soft, ls[k], 0.0) - dVl) / 5e3);
+    }
+    tap_below(worst, 1e-6, "bump_stop, transition: derivative and dual = central differences, "
+              "tension = dV/dl, inside and beyond the transition (worst %.1e relative)", worst);
     MbsError err = {0};
     MbsForce bad = f;
     bad.max_length = 0.1;

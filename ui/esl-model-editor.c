@@ -149,6 +149,8 @@ static Input *force_inputs(const MbsForceClass *c, GPtrArray *strings)
     case MBS_FORCE_ON_BODY: g_array_append_val(inputs, body); break;
     }
     for (const MbsForceField *fd = c->fields; fd->name; fd++) {
+        if (fd->flags & MBS_FIELD_TABLE)
+            continue; /* a table is written in the model file */
         const char *words = _(fd->name);
         char *label = words != fd->name
                           ? g_strdup_printf("%s (%s)", words, fd->unit)

@@ -222,7 +222,10 @@ static char *describe_element(const MbsModel *m, int source, int index)
         for (const MbsForceField *fd = c ? c->fields : NULL; fd && fd->name; fd++) {
             g_autofree char *words = force_field_words(fd);
             const double *x = mbs_force_field_values(f, fd);
-            if (fd->count == 3)
+            if (fd->flags & MBS_FIELD_TABLE) /* its pairs: x from, to */
+                g_string_append_printf(s, "%s: %d × [%s] %.6g … %.6g\n", words, f->ntable,
+                                       fd->unit, x[0], x[2 * (f->ntable - 1)]);
+            else if (fd->count == 3)
                 append_vector(s, words, x, fd->unit);
             else
                 g_string_append_printf(s, "%s: %.6g %s\n", words, x[0], fd->unit);

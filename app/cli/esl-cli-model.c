@@ -39,7 +39,9 @@ static void print_force_fields(const MbsForce *f)
     for (const MbsForceField *fd = c ? c->fields : NULL; fd && fd->name; ++fd) {
         const double *x = mbs_force_field_values(f, fd);
         printf("%s%s ", fd == c->fields ? "  " : ", ", fd->name);
-        if (fd->count == 3)
+        if (fd->flags & MBS_FIELD_TABLE)
+            printf("(%d pairs)", f->ntable);
+        else if (fd->count == 3)
             printf("[%.6g, %.6g, %.6g]", x[0], x[1], x[2]);
         else
             printf("%.6g", x[0]);
@@ -193,8 +195,16 @@ static void print_info_json(const char *path, const MbsModel *m, int rank)
                 continue;
             }
             json_builder_begin_array(b);
-            for (int k = 0; k < fd->count; ++k)
-                json_builder_add_double_value(b, x[k]);
+            if (fd->flags & MBS_FIELD_TABLE) /* [[x, y], ...] as in the model file */
+                for (int k = 0; k < m->forces[f].ntable; ++k) {
+                    json_builder_begin_array(b);
+                    json_builder_add_double_value(b, x[2 * k]);
+                    json_builder_add_double_value(b, x[2 * k + 1]);
+                    json_builder_end_array(b);
+                }
+            else
+                for (int k = 0; k < fd->count; ++k)
+                    json_builder_add_double_value(b, x[k]);
             json_builder_end_array(b);
         }
         json_builder_end_object(b);

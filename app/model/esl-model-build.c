@@ -548,6 +548,10 @@ static gboolean add_force(JsonObject *root, GVariant *spec, GError **error)
     /* The class's own numbers: the fields it publishes, nothing listed here. */
     for (const MbsForceField *fd = c->fields; fd->name; fd++) {
         double v[3];
+        if (fd->flags & MBS_FIELD_TABLE) { /* not from a spec: written in the file */
+            json_object_unref(force);
+            return fail(error, _("%s: its %s is written in the model file"), c->name, fd->name);
+        }
         if (fd->count == 3 && esl_spec_doubles(spec, fd->name, 3, v))
             json_object_set_array_member(force, fd->name, vector_array(v));
         else if (fd->count == 1 && esl_spec_double(spec, fd->name, v))

@@ -152,6 +152,8 @@ static void force_fields(GPtrArray *fields, const MbsModel *m, JsonObject *o, in
     for (const MbsForceField *fd = c ? c->fields : NULL; fd && fd->name; ++fd) {
         const double *x = mbs_force_field_values(force, fd);
         JsonNode *node = o ? json_object_get_member(o, fd->name) : NULL;
+        if (fd->flags & MBS_FIELD_TABLE)
+            continue; /* a table is edited in the model file, not number by number */
         if (fd->count == 1) {
             add_field(fields, g_strdup_printf("forces/%d/%s", f, fd->name), fd->name, NULL, -1, -1,
                       x[0], node);

@@ -991,12 +991,39 @@ static gboolean read_force_geometry(Loader *L, JsonObject *o, const MbsForceClas
     return FALSE;
 }
 
+/* A table field: [[x, y], ...], at most fd->count / 2 pairs (the storage MbsForce has). */
+static gboolean read_force_table(Loader *L, JsonObject *o, const MbsForceField *fd, double *x,
+                                 int *n)
+{
+    JsonArray *rows;
+    int r = get_array(L, o, fd->name, (fd->flags & MBS_FIELD_REQUIRED) != 0, &rows);
+    if (r <= 0)
+        return r == 0 && !L->failed;
+    int len = (int)json_array_get_length(rows);
+    if (len > fd->count / 2)
+        return fail(L, _("'%s' has %d pairs: at most %d fit"), fd->name, len, fd->count / 2);
+    for (int i = 0; i < len; ++i) {
+        char *what = g_strdup_printf("'%s'[%d]", fd->name, i);
+        gboolean ok = node_vec(L, json_array_get_element(rows, (guint)i), what, 2, &x[2 * i]);
+        g_free(what);
+        if (!ok)
+            return FALSE;
+    }
+    *n = len;
+    return TRUE;
+}
+
 /* The class's numbers, in its order. */
 static gboolean read_force_fields(Loader *L, JsonObject *o, const MbsForceClass *c, MbsForce *f)
 {
     for (const MbsForceField *fd = c->fields; fd->name; ++fd) {
         double *x = (double *)(void *)((char *)f + fd->offset);
         gboolean required = (fd->flags & MBS_FIELD_REQUIRED) != 0;
+        if (fd->flags & MBS_FIELD_TABLE) {
+            if (!read_force_table(L, o, fd, x, &f->ntable))
+                return FALSE;
+            continue;
+        }
         if (fd->flags & MBS_FIELD_DRAWN_LENGTH) {
             double d[3] = {f->point2[0] - f->point1[0], f->point2[1] - f->point1[1],
                            f->point2[2] - f->point1[2]};

@@ -5,6 +5,8 @@
 
 extern const MbsForceClass mbs_force_tsda, mbs_force_rsda, mbs_force_constant, mbs_force_torque,
     mbs_force_tyre;
+extern const MbsForceClass mbs_force_spring_table, mbs_force_damper_bilinear,
+    mbs_force_bump_stop, mbs_force_antiroll_bar;
 
 /* The registry: one line per kind, in the order messages list them. */
 static const MbsForceClass *const classes[] = {
@@ -13,6 +15,10 @@ static const MbsForceClass *const classes[] = {
     &mbs_force_constant,
     &mbs_force_torque,
     &mbs_force_tyre,
+    &mbs_force_spring_table,
+    &mbs_force_damper_bilinear,
+    &mbs_force_bump_stop,
+    &mbs_force_antiroll_bar,
 };
 
 #define NCLASSES ((int)(sizeof classes / sizeof classes[0]))

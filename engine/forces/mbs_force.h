@@ -39,6 +39,9 @@ enum {
     MBS_FIELD_REQUIRED = 1 << 0,
     MBS_FIELD_NONNEGATIVE = 1 << 1,
     MBS_FIELD_DRAWN_LENGTH = 1 << 2, /* absent: the drawn distance between the two points */
+    /* a table of pairs [[x, y], ...] in the model file: count doubles at offset hold up to
+     * count / 2 pairs, MbsForce.ntable says how many */
+    MBS_FIELD_TABLE = 1 << 3,
 };
 
 /* A number of the element read from model files and shown to users. */
@@ -126,6 +129,9 @@ typedef struct {
      * tangent refuses models with the element. A body law that read the kinematics would need
      * d torque/d omega, which this does not carry (none exists today). */
     void (*derivative)(const MbsForce *f, const MbsForceInput *in, MbsForceDerivative *d);
+    /* Optional: checks of the element's numbers beyond their sign (mbs_model_add_force calls
+     * it): 0, or a status with err naming the element (name) and the field. */
+    int (*check)(const MbsForce *f, const char *name, MbsError *err);
 } MbsForceClass;
 
 /* The numbers of field in element f (count of them). */

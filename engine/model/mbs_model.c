@@ -357,6 +357,8 @@ int mbs_model_add_force(MbsModel *m, const MbsForce *f, MbsError *err)
     if (f->stiffness < 0.0 || f->damping < 0.0)
         return mbs_error_set(err, MBS_FATAL,
                              "force '%s': stiffness and damping must not be negative", name);
+    if (c->check && c->check(f, name, err))
+        return -1;
     if (c->geometry == MBS_FORCE_ON_LINE) {
         double d[3];
         mbs_v3_sub(f->point1, f->point2, d);

@@ -62,7 +62,14 @@ typedef enum {
     MBS_FORCE_CONSTANT, /* constant global force at a point of a body */
     MBS_FORCE_TORQUE,   /* constant global torque on a body */
     MBS_FORCE_TYRE,     /* vertical tyre spring-damper of a wheel centre against a road */
+    MBS_FORCE_SPRING_TABLE,    /* spring from a force-deflection table (PCHIP) and a damper */
+    MBS_FORCE_DAMPER_BILINEAR, /* damper piecewise linear in the rate, four slopes */
+    MBS_FORCE_BUMP_STOP,       /* one-sided spring-damper outside [min_length, max_length] */
+    MBS_FORCE_ANTIROLL_BAR,    /* torsion bar on the joint between the bar's two halves */
 } MbsForceType;
+
+/* Most (deflection, force) pairs a spring_table element holds. */
+#define MBS_FORCE_TABLE_MAX 32
 
 typedef struct {
     char name[MBS_NAME_MAX];
@@ -76,6 +83,14 @@ typedef struct {
     int joint;                   /* RSDA */
     double vector[3];            /* CONSTANT: force, TORQUE: torque */
     double bump[3];              /* TYRE: road bump centre x, bump radius, road height (m) */
+    /* suspension elements (issue 24) */
+    double table[2 * MBS_FORCE_TABLE_MAX]; /* SPRING_TABLE: d0, F0, d1, F1, ... (m, N) */
+    int ntable;                            /* SPRING_TABLE: pairs in table */
+    double compression_damping, compression_damping_high, compression_knee; /* DAMPER_BILINEAR */
+    double rebound_damping, rebound_damping_high, rebound_knee;             /* DAMPER_BILINEAR */
+    double min_length, max_length;         /* BUMP_STOP (0: no stop on that side) */
+    double transition;                     /* BUMP_STOP: penetration of the smooth onset (m) */
+    double bar_diameter, bar_length, shear_modulus; /* ANTIROLL_BAR: a solid round bar */
 } MbsForce;
 
 typedef struct {

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Writes models/hmmwv-stiff.json: paper 002's stiff HMMWV (§5.2) from the published HMMWV data.
+"""Writes models/hmmwv-stiff.json: paper 002's stiff HMMWV (§5.2) from the published HMMWV data,
+or with --suspension springs models/hmmwv.json: the same vehicle on the data's suspension.
 
 usage: scripts/vehicles/hmmwv.py [SHARED_VEHICLES_DIR] > models/hmmwv-stiff.json
+       scripts/vehicles/hmmwv.py --suspension springs [SHARED_VEHICLES_DIR] > models/hmmwv.json
 
 The numbers come from ../shared/vehicles/hmmwv/ (Project Chrono's data/vehicle/hmmwv, BSD-3-Clause,
 from J. Aardema, TACOM Technical Report 13337; see data/vehicles/LICENSE-chrono-data) and from
@@ -35,6 +37,20 @@ ASSUMPTIONS = [
     "the wheel centres are drawn at the static deflection of an equal load per wheel, so the "
     "vehicle starts near equilibrium; the road is z = 0",
 ]
+
+# --suspension springs (models/hmmwv.json) replaces the bushing assumption above by these.
+SPRINGS_ASSUMPTIONS = [
+    "the suspension is the data's: a spring_table from the spring's chassis point to its point "
+    "on the lower control arm with the data's spring curve and free length; a linear damper "
+    "(a tsda of no stiffness) from the shock's chassis point to its arm point with the data's "
+    "damping coefficient; a bump_stop on the spring's line at the data's minimum and maximum "
+    "lengths, of stiffness 1e6 N/m and damping 1e3 N s/m reached over a 0.01 m transition (the data give no stop stiffness; the transition keeps the stop's force C1 at contact, which sensitivities need)",
+    "the drawing is the data's design position, not the static one: there the front springs "
+    "are 0.093 m and the rear 0.076 m shorter than their free lengths (about 45 and 63 kN), so "
+    "the chassis first rises and settles in its first second, so the bump comes at 1 s",
+]
+K_STOP, C_STOP, STOP_TRANSITION = 1e6, 1e3, 0.01
+SPRINGS_HIT_AT = 1.0         # s: the front wheels reach the bump (models/hmmwv.json)
 
 SPEED = 16.0 / 3.6          # paper 002 §5.2: 16 km/h
 BUMP_RADIUS = 0.05           # half-cylinder of diameter 0.1 m
@@ -88,7 +104,15 @@ def rounded(v):
 
 
 def main():
-    d = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+    args = sys.argv[1:]
+    springs = False
+    if args[:2] == ['--suspension', 'springs']:
+        springs, args = True, args[2:]
+    elif args[:1] == ['--suspension'] and args[1:2] != ['bushings']:
+        sys.exit("hmmwv.py: --suspension takes 'springs' or 'bushings'")
+    elif args[:1] == ['--suspension']:
+        args = args[2:]
+    d = args[0] if args else os.path.join(
         os.path.dirname(__file__), '..', '..', '..', 'shared', 'vehicles', 'hmmwv')
     vehicle = load(d, 'HMMWV_Vehicle.json')
     chassis = load(d, 'HMMWV_Chassis.json')['Components'][0]
@@ -160,9 +184,13 @@ def main():
                 axis = [a - b for a, b in zip(front, back)]
                 com_arm = at(axle, data['COM'], side)
                 chassis_body["points"][c + "_" + arm + "_pivot"] = pivot
+                arm_points = {"P": pivot, "B": ball, "M": com_arm}
+                if springs and arm == "lower":  # the spring's and the shock's seats
+                    arm_points["S"] = at(axle, s['Spring']['Location Arm'], side)
+                    arm_points["D"] = at(axle, s['Shock']['Location Arm'], side)
                 bodies.append({"name": c + "_" + arm + "_arm", "mass": data['Mass'],
                                "com": com_arm, "inertia": diag(data['Moments of Inertia']),
-                               "points": {"P": pivot, "B": ball, "M": com_arm}})
+                               "points": arm_points})
                 joints.append({"name": c + "_" + arm + "_pivot", "type": "revolute",
                                "bodies": ["chassis", c + "_" + arm + "_arm"],
                                "point": c + "_" + arm + "_pivot", "axis": rounded(axis)})
@@ -172,12 +200,32 @@ def main():
             joints.append({"name": c + "_tie_rod", "type": "rod",
                            "bodies": ["rack" if axle == 'f' else "chassis", c + "_spindle"],
                            "points": [rounded(inner), "T"]})
-            chassis_body["points"][c + "_bushing_top"] = at(axle, s['Shock']['Location Chassis'],
-                                                            side)
-            forces.append({"name": c + "_bushing", "type": "tsda",
-                           "bodies": ["chassis", c + "_upper_arm"],
-                           "points": [c + "_bushing_top", "M"],
-                           "stiffness": "k_bushing", "damping": "c_bushing"})
+            if springs:
+                spring, shock = s['Spring'], s['Shock']
+                chassis_body["points"][c + "_spring_top"] = at(axle, spring['Location Chassis'],
+                                                                side)
+                chassis_body["points"][c + "_shock_top"] = at(axle, shock['Location Chassis'],
+                                                               side)
+                line = {"bodies": ["chassis", c + "_lower_arm"], "points": [c + "_spring_top", "S"]}
+                forces.append({"name": c + "_spring", "type": "spring_table", **line,
+                               "table": spring['Spring Curve Data'],
+                               "free_length": spring['Free Length']})
+                forces.append({"name": c + "_shock", "type": "tsda",
+                               "bodies": ["chassis", c + "_lower_arm"],
+                               "points": [c + "_shock_top", "D"],
+                               "damping": "c_shock_" + axle})
+                forces.append({"name": c + "_bump_stop", "type": "bump_stop", **line,
+                               "min_length": spring['Minimum Length'],
+                               "max_length": spring['Maximum Length'],
+                               "stiffness": "k_stop", "damping": "c_stop",
+                               "transition": "stop_transition"})
+            else:
+                chassis_body["points"][c + "_bushing_top"] = at(
+                    axle, s['Shock']['Location Chassis'], side)
+                forces.append({"name": c + "_bushing", "type": "tsda",
+                               "bodies": ["chassis", c + "_upper_arm"],
+                               "points": [c + "_bushing_top", "M"],
+                               "stiffness": "k_bushing", "damping": "c_bushing"})
             forces.append({"name": c + "_tyre", "type": "tyre", "body": c + "_spindle",
                            "point": "W", "stiffness": "k_tyre", "damping": "c_tyre",
                            "radius": "tyre_radius", "bump": ["x_bump", "bump_radius", 0]})
@@ -185,8 +233,15 @@ def main():
     joints.append({"name": "steering", "type": "prismatic", "bodies": ["chassis", "rack"],
                    "point": "R", "axis": "y",
                    "driver": {"type": "polynomial", "coefficients": [0]}})
-    # The front wheels' centres reach the bump's leading edge at FRONT_HITS_AT.
-    x_bump = wheel_centres['fl'][0] + SPEED * FRONT_HITS_AT + BUMP_RADIUS
+    # The front wheels' centres reach the bump's leading edge at FRONT_HITS_AT (the springs
+    # variant: at SPRINGS_HIT_AT, once the vehicle has settled from its design position).
+    hits_at = SPRINGS_HIT_AT if springs else FRONT_HITS_AT
+    x_bump = wheel_centres['fl'][0] + SPEED * hits_at + BUMP_RADIUS
+    if springs:
+        model = springs_model(susp, bodies, joints, forces, x_bump)
+        json.dump(model, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return
     model = {
         "format": "eslabon-model", "version": 1, "name": "hmmwv-stiff",
         "description": (
@@ -207,6 +262,32 @@ def main():
     }
     json.dump(model, sys.stdout, indent=1)
     sys.stdout.write("\n")
+
+
+def springs_model(susp, bodies, joints, forces, x_bump):
+    """models/hmmwv.json: the data's springs, shocks and bump stops instead of the bushings."""
+    assumptions = [a for a in ASSUMPTIONS if "stiff bushing" not in a] + SPRINGS_ASSUMPTIONS
+    return {
+        "format": "eslabon-model", "version": 1, "name": "hmmwv",
+        "description": (
+            "The HMMWV from the published data (Project Chrono's data/vehicle/hmmwv, "
+            "BSD-3-Clause, after Aardema, TACOM TR 13337) on its own suspension: the data's "
+            "spring curves (spring_table with the free length), shocks (linear dampers of the "
+            "data's damping coefficient) and bump stops at the springs' minimum and maximum "
+            "lengths; paper 002's vertical tyres (296,325 N/m, 3,502 N s/m); 16 km/h over a "
+            "half-cylinder bump of diameter 0.1 m (front wheels at 1 s), 5 s. Written by scripts/vehicles/hmmwv.py "
+            "--suspension springs, which lists its assumptions: " + "; ".join(assumptions) + "."),
+        "parameters": {"c_shock_f": susp['f']['Shock']['Damping Coefficient'],
+                       "c_shock_r": susp['r']['Shock']['Damping Coefficient'],
+                       "k_stop": K_STOP, "c_stop": C_STOP, "stop_transition": STOP_TRANSITION,
+                       "k_tyre": K_TYRE,
+                       "c_tyre": C_TYRE, "tyre_radius": TYRE_RADIUS,
+                       "x_bump": round(x_bump, 6), "bump_radius": BUMP_RADIUS,
+                       "speed": SPEED},
+        "gravity": [0, 0, -G],
+        "bodies": rounded(bodies), "joints": joints, "forces": forces,
+        "initial": [{"joint": "drive", "velocity": "speed"}],
+    }
 
 
 if __name__ == '__main__':

@@ -62,6 +62,11 @@ static const BadCase bad_cases[] = {
      {"degrees_of_freedom[0]", "'coordinate' 1e+308", "revolute"}},
     {"bad-initial.json", ESL_MODEL_FILE_ERROR_INVALID,
      {"initial[0] (joint 'A')", "'coordinate' 1", "revolute"}},
+    /* suspension elements (issue 24): a table's storage and its order */
+    {"spring-table-too-long.json", ESL_MODEL_FILE_ERROR_INVALID,
+     {"forces[0] 'spring'", "'table' has 33 pairs: at most 32 fit"}},
+    {"spring-table-unsorted.json", ESL_MODEL_FILE_ERROR_INVALID,
+     {"spring", "table deflections must increase"}},
     {"disconnected.json", ESL_MODEL_FILE_ERROR_TOPOLOGY,
      {"body 'loose' is not connected to the ground"}},
 };

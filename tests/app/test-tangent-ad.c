@@ -251,7 +251,8 @@ static int matrix_r_richardson(MbsFormulation *f, double *J, MbsError *err)
 
 /* J of a run with ad at three times against nd-central and Richardson differences of the same
  * residual at the same state. A model the trapezoidal rule cannot take at 10 ms (the stiff
- * double pendulum) is run at 1 ms. */
+ * double pendulum from its first step, hmmwv.json's bump stops in its first 0.3 s) is run at
+ * 1 ms. */
 static void test_matrix_r_columns(const char *name, const MbsModel *m)
 {
     MbsError err = {0};
@@ -270,8 +271,18 @@ static void test_matrix_r_columns(const char *name, const MbsModel *m)
     for (int k = 0; k < 4; ++k)
         J[k] = calloc((size_t)n * n + 1, sizeof(double));
     Worst nd = {0.0, -1}, rich = {0.0, -1}, analytical = {0.0, -1};
-    /* three states along the run: t = 0.1, 0.4, 0.9 s */
-    for (int trial = 0, steps = 1; trial < 3 && !status; ++trial) {
+    /* three states along the run: t = 0.1, 0.4, 0.9 s (again at 1 ms if 10 ms fails) */
+    for (int trial = 0, steps = 1; trial < 3 || (status && h == 1e-2); ++trial) {
+        if (status && h == 1e-2 && f) {
+            mbs_formulation_free(f);
+            h = 1e-3;
+            f = matrix_r_with_jacobian(m, "ad", h, &err);
+            status = f ? mbs_formulation_step(f, &err) : MBS_FATAL;
+            trial = 0, steps = 1;
+            nd = rich = analytical = (Worst){0.0, -1};
+        }
+        if (status)
+            break;
         for (long target = lround(0.1 * (trial + 1) * (trial + 1) / h); steps < target && !status;
              ++steps)
             status = mbs_formulation_step(f, &err);
@@ -287,7 +298,7 @@ static void test_matrix_r_columns(const char *name, const MbsModel *m)
         d = dims[0];
         status = status || dims[0] < 0 || dims[1] != d || dims[2] != d || dims[3] != d;
         if (status)
-            break;
+            continue; /* at 10 ms: again at 1 ms; at 1 ms: the loop ends */
         track_worst(&nd, d, d, J[1], J[0]);
         track_worst(&rich, d, d, J[0], J[2]);
         track_worst(&analytical, d, d, J[3], J[0]);

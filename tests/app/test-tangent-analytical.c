@@ -232,6 +232,7 @@ static void check_all_models(const Formulation *fm)
         g_dir_close(d);
     tap_ok(count >= 7, "%s: every bundled model checked (%d)", fm->name, count);
     check_model(fm, TEST_MODELS, "all-force-kinds.json");
+    check_model(fm, TEST_MODELS, "suspension-kinds.json");
 }
 
 int main(void)

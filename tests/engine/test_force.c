@@ -16,27 +16,35 @@
 
 static void check_registry(void)
 {
-    static const char *const names[] = {"tsda", "rsda", "force", "torque", "tyre"};
-    static const MbsForceType types[] = {MBS_FORCE_TSDA, MBS_FORCE_RSDA, MBS_FORCE_CONSTANT,
-                                         MBS_FORCE_TORQUE, MBS_FORCE_TYRE};
-    tap_ok(mbs_force_class_count() == 5, "five force classes");
+    static const char *const names[] = {"tsda",          "rsda",           "force",
+                                        "torque",        "tyre",           "spring_table",
+                                        "damper_bilinear", "bump_stop",    "antiroll_bar"};
+    static const MbsForceType types[] = {
+        MBS_FORCE_TSDA,         MBS_FORCE_RSDA,           MBS_FORCE_CONSTANT,
+        MBS_FORCE_TORQUE,       MBS_FORCE_TYRE,           MBS_FORCE_SPRING_TABLE,
+        MBS_FORCE_DAMPER_BILINEAR, MBS_FORCE_BUMP_STOP,   MBS_FORCE_ANTIROLL_BAR};
+    enum { NKINDS = (int)(sizeof names / sizeof names[0]) };
+    tap_ok(mbs_force_class_count() == NKINDS, "%d force classes", NKINDS);
     int consistent = 1;
-    for (int i = 0; i < 5; ++i) {
+    for (int i = 0; i < NKINDS; ++i) {
         const MbsForceClass *c = mbs_force_class_at(i);
         consistent &= c && !strcmp(c->name, names[i]) && c->type == types[i] &&
                       mbs_force_class(types[i]) == c && mbs_force_class_by_name(names[i]) == c &&
                       c->nstates == 0 && c->evaluate && c->energy && c->power;
         for (const MbsForceField *f = c ? c->fields : NULL; f && f->name; ++f)
             consistent &= f->offset + sizeof(double) * (size_t)f->count <= sizeof(MbsForce) &&
-                          (f->count == 1 || f->count == 3) && f->unit && *f->unit;
+                          (f->count == 1 || f->count == 3 ||
+                           ((f->flags & MBS_FIELD_TABLE) && f->count % 2 == 0)) &&
+                          f->unit && *f->unit;
     }
     tap_ok(consistent, "classes found by index, type and name; fields inside MbsForce with units");
-    tap_ok(!mbs_force_class_by_name("impulse") && !mbs_force_class_at(5),
+    tap_ok(!mbs_force_class_by_name("impulse") && !mbs_force_class_at(NKINDS),
            "no class for an unknown kind");
-    char list[128];
+    char list[256];
     mbs_force_class_list(list, sizeof list);
-    tap_ok(!strcmp(list, "tsda, rsda, force, torque or tyre"), "kinds listed for messages: %s",
-           list);
+    tap_ok(!strcmp(list, "tsda, rsda, force, torque, tyre, spring_table, damper_bilinear, "
+                         "bump_stop or antiroll_bar"),
+           "kinds listed for messages: %s", list);
 }
 
 /* Law level: line and joint outputs are -dV/dx for the conservative part, the power is the
@@ -129,7 +137,7 @@ static MbsModel *chain(const MbsForce *element)
     die_on(mbs_model_add_joint(m, "A", MBS_JOINT_SPHERICAL, b1, b2, A, X_AXIS, &err), &err);
     if (element) {
         MbsForce f = *element;
-        f.body1 = f.type == MBS_FORCE_TSDA ? g : b2;
+        f.body1 = mbs_force_class(f.type)->geometry == MBS_FORCE_ON_LINE ? g : b2;
         f.body2 = b2;
         f.joint = 0;
         die_on(mbs_model_add_force(m, &f, &err), &err);
@@ -199,7 +207,8 @@ static void check_element_on_chain(const MbsForce *element)
               "%s on a chain: Q_el.zd = -dV/dt + power (%.6g = %.6g + %.6g)", cls->name, Pq,
               -dVdt, e.power_nonconservative);
     tap_ok(fabs(Pq) > 1e-3 && (fabs(dVdt) > 1e-3 || cls->geometry == MBS_FORCE_AT_POINT ||
-                               cls->geometry == MBS_FORCE_ON_BODY),
+                               cls->geometry == MBS_FORCE_ON_BODY ||
+                               cls->energy == mbs_force_no_energy),
            "%s on a chain: the element does work and stores energy at this state", cls->name);
     mbs_kinematics_free(&with.k), mbs_dynamics_free(&with.d);
     mbs_kinematics_free(&without.k), mbs_dynamics_free(&without.d);
@@ -333,6 +342,21 @@ int main(void)
          * on the bump's slope wherever the chain moves it */
         {.type = MBS_FORCE_TYRE, .stiffness = 50, .damping = 2, .natural_length = 10,
          .point1 = {0.3, 0.9, 1.4}, .bump = {0.0, 5.0, 0.1}},
+        /* suspension elements (issue 24), on the line S-B of drawn length 1.356 m */
+        {.type = MBS_FORCE_SPRING_TABLE, .natural_length = 1.2, .damping = 1.5, .ntable = 4,
+         .table = {-0.5, -40, 0.0, 0.0, 0.2, 15, 0.6, 90}, .point1 = {0.5, 1.5, 0.2},
+         .point2 = {0.3, 0.9, 1.4}},
+        {.type = MBS_FORCE_DAMPER_BILINEAR, .compression_damping = 3, .compression_damping_high = 1,
+         .compression_knee = 0.2, .rebound_damping = 5, .rebound_damping_high = 2,
+         .rebound_knee = 0.3, .point1 = {0.5, 1.5, 0.2}, .point2 = {0.3, 0.9, 1.4}},
+        /* always below its min_length here: acting */
+        {.type = MBS_FORCE_BUMP_STOP, .min_length = 5.0, .stiffness = 50, .damping = 2,
+         .point1 = {0.5, 1.5, 0.2}, .point2 = {0.3, 0.9, 1.4}},
+        /* the same within its transition (penetration about 3.6 m of 5) */
+        {.type = MBS_FORCE_BUMP_STOP, .min_length = 5.0, .stiffness = 50, .damping = 2,
+         .transition = 5.0, .point1 = {0.5, 1.5, 0.2}, .point2 = {0.3, 0.9, 1.4}},
+        {.type = MBS_FORCE_ANTIROLL_BAR, .stiffness = 4, .bar_diameter = 0.01, .bar_length = 0.5,
+         .shear_modulus = 8e9, .damping = 0.3, .rest_angle = -0.15},
     };
     for (size_t i = 0; i < sizeof elements / sizeof elements[0]; ++i)
         check_element_on_chain(&elements[i]);

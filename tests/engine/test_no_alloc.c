@@ -153,8 +153,74 @@ static void check_ssode_sparse(const char *name, MbsModel *m)
     mbs_model_free(m);
 }
 
+/* The slider-crank with springs and the suspension elements (issue 24) on it: a spring_table,
+ * a bilinear damper and a bump stop (acting: below its min_length) on the spring's line, an
+ * anti-roll bar on the joint between the crank and the rod. */
+static MbsModel *slider_crank_with_suspension(void)
+{
+    MbsModel *m = build_slider_crank(0);
+    MbsModel *open = mbs_model_new("slider-crank with suspension");
+    MbsError err = {0};
+    /* rebuild it open: a compiled model is read-only */
+    for (int b = 0; b < m->nbodies; ++b) {
+        const MbsBody *B = &m->bodies[b];
+        die_on(B->is_ground ? mbs_model_add_ground(open, B->name, &err)
+                            : mbs_model_add_body(open, B->name, B->mass, B->com, B->inertia, &err),
+               &err);
+    }
+    for (int p = 0; p < m->npoints; ++p)
+        die_on(mbs_model_add_point(open, m->points[p].body, m->points[p].name, m->points[p].pos,
+                                   &err), &err);
+    for (int j = 0; j < m->njoints; ++j) {
+        const MbsJoint *J = &m->joints[j];
+        die_on(mbs_model_add_joint(open, J->name, J->type, J->body1, J->body2, J->point1,
+                                   J->axis1, &err), &err);
+    }
+    for (int f = 0; f < m->nforces; ++f)
+        die_on(mbs_model_add_force(open, &m->forces[f], &err), &err);
+    for (int i = 0; i < m->ninitial; ++i) {
+        const MbsInitialCondition *c = &m->initial[i];
+        die_on(mbs_model_set_initial(open, c->joint, c->coordinate, c->is_velocity, c->value,
+                                     &err), &err);
+    }
+    MbsForce line = m->forces[0]; /* the spring: ground anchor to the slider */
+    mbs_model_free(m);
+    MbsForce table = line, damper = line, stop = line;
+    table.type = MBS_FORCE_SPRING_TABLE;
+    table.ntable = 4;
+    memcpy(table.table, (double[8]){-0.5, -40, 0, 0, 0.2, 15, 0.6, 90}, sizeof(double[8]));
+    snprintf(table.name, sizeof table.name, "table spring");
+    damper.type = MBS_FORCE_DAMPER_BILINEAR;
+    damper.stiffness = damper.damping = 0.0;
+    damper.compression_damping = damper.rebound_damping = 3.0;
+    damper.compression_damping_high = damper.rebound_damping_high = 1.0;
+    damper.compression_knee = damper.rebound_knee = 0.2;
+    snprintf(damper.name, sizeof damper.name, "damper");
+    stop.type = MBS_FORCE_BUMP_STOP;
+    stop.min_length = 5.0;
+    snprintf(stop.name, sizeof stop.name, "stop");
+    MbsForce bar = {.type = MBS_FORCE_ANTIROLL_BAR, .joint = 1, .stiffness = 5.0, .damping = 0.1,
+                    .name = "bar"};
+    die_on(mbs_model_add_force(open, &table, &err), &err);
+    die_on(mbs_model_add_force(open, &damper, &err), &err);
+    die_on(mbs_model_add_force(open, &stop, &err), &err);
+    die_on(mbs_model_add_force(open, &bar, &err), &err);
+    die_on(mbs_model_compile(open, &err), &err);
+    return open;
+}
+
 int main(void)
 {
+    {
+        MbsModel *m = slider_crank_with_suspension();
+        for (int i = 0; i < mbs_formulation_count(); ++i)
+            check(mbs_formulation_class(i)->name, "slider-crank with suspension elements", m,
+                  1e-3, 100);
+        check_with("penalty", "ad", "slider-crank with suspension elements, ad", m, 1e-3, 100);
+        check_with("ali3p", "analytical", "slider-crank with suspension elements, analytical", m,
+                   1e-3, 100);
+        mbs_model_free(m);
+    }
     for (int i = 0; i < mbs_formulation_count(); ++i) {
         const char *fname = mbs_formulation_class(i)->name;
         MbsModel *m = build_four_bar();

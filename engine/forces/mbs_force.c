@@ -4,7 +4,7 @@
 #include <string.h>
 
 extern const MbsForceClass mbs_force_tsda, mbs_force_rsda, mbs_force_constant, mbs_force_torque,
-    mbs_force_tyre;
+    mbs_force_tyre, mbs_force_wheel;
 
 /* The registry: one line per kind, in the order messages list them. */
 static const MbsForceClass *const classes[] = {
@@ -13,6 +13,7 @@ static const MbsForceClass *const classes[] = {
     &mbs_force_constant,
     &mbs_force_torque,
     &mbs_force_tyre,
+    &mbs_force_wheel, /* engine/vehicle/force_wheel.c */
 };
 
 #define NCLASSES ((int)(sizeof classes / sizeof classes[0]))

@@ -549,6 +549,11 @@ int mbs_natural_forces_derivatives_supported(const MbsModel *m, char *why, size_
                      F->name, c ? c->name : "unknown kind");
             return 0;
         }
+        if (c->geometry == MBS_FORCE_ON_WHEEL) {
+            snprintf(why, size, "force element '%s' (wheel): the analytical tangent in natural "
+                     "coordinates does not cover wheels yet (use the tangent ad)", F->name);
+            return 0;
+        }
     }
     return 1;
 }
@@ -759,6 +764,8 @@ void mbs_natural_forces_derivatives(const MbsNatural *nat, const double *q, cons
             add_sandwich(&x, (const double(*)[3])dF.d_vector_v, &x, 1.0, n, add, ctx);
             break;
         }
+        case MBS_FORCE_ON_WHEEL:
+            break; /* refused by mbs_natural_forces_derivatives_supported */
         case MBS_FORCE_ON_BODY: {
             /* constant torque T: Q_{e_k} = (T x e_k)/2, d/de_k = [T]x / 2 */
             int off = nat->body_off[F->body1];

@@ -62,7 +62,11 @@ typedef enum {
     MBS_FORCE_CONSTANT, /* constant global force at a point of a body */
     MBS_FORCE_TORQUE,   /* constant global torque on a body */
     MBS_FORCE_TYRE,     /* vertical tyre spring-damper of a wheel centre against a road */
+    MBS_FORCE_WHEEL,    /* a wheel with a tyre law on the model's road (engine/vehicle) */
 } MbsForceType;
+
+/* The numbers of a wheel element's "linear" tyre law (mbs_tyre_model.h MBS_TYRE_LINEAR_*). */
+#define MBS_FORCE_TYRE_NUMBERS 8
 
 typedef struct {
     char name[MBS_NAME_MAX];
@@ -76,6 +80,13 @@ typedef struct {
     int joint;                   /* RSDA */
     double vector[3];            /* CONSTANT: force, TORQUE: torque */
     double bump[3];              /* TYRE: road bump centre x, bump radius, road height (m) */
+    double axis[3];              /* WHEEL: spin axis of body1 (drawn, unit); point1 its centre */
+    double tyre[MBS_FORCE_TYRE_NUMBERS]; /* WHEEL with the linear law: its numbers */
+    int tyre_law;                /* WHEEL: index of the law (mbs_tyre_model_class_at) */
+    /* WHEEL: the law's data read from its property file (NULL for the linear law, whose
+     * numbers are tyre[]); the model owns it: mbs_model_add_force stores a copy, the model's
+     * copy copies it, mbs_model_free frees it. */
+    struct MbsTyreData *tyre_data;
 } MbsForce;
 
 typedef struct {
@@ -216,6 +227,7 @@ typedef struct MbsModel {
 
     int ground; /* index of the ground body */
     MbsTopology *topo; /* NULL until compiled */
+    struct MbsRoad *road; /* the road wheels roll on (mbs_road.h; NULL: none), owned */
 
     /* builder bookkeeping */
     int cap_bodies, cap_points, cap_joints, cap_forces, cap_initial, cap_parameters, cap_dofs,
@@ -242,6 +254,8 @@ int mbs_model_add_rod(MbsModel *m, const char *name, int body1, const double poi
                       int body2, const double point2[3], double length, MbsError *err);
 int mbs_model_drive_joint(MbsModel *m, int joint, const MbsFunction *driver, MbsError *err);
 int mbs_model_add_force(MbsModel *m, const MbsForce *force, MbsError *err);
+/* The road of the model's wheels: the model stores a copy (mbs_road_copy; NULL removes it). */
+int mbs_model_set_road(MbsModel *m, const struct MbsRoad *road, MbsError *err);
 /* Initial condition "point moves at value along direction" (direction need not be unit; it is
  * normalized). The assembly's velocity problem adds it as one more equation. */
 /* Declare the mechanism planar, moving in the plane normal to axis (0, 1, 2 for X, Y, Z; -1:

@@ -1007,7 +1007,7 @@ static gboolean read_tyre(Loader *L, JsonObject *o, MbsForce *f)
     MbsError err = {0};
     f->tyre_data = mbs_tyre_model_class_at(index)->parse(text, len, file, &err);
     g_free(text);
-    return f->tyre_data ? TRUE : fail(L, "'tyre_file': %s", err.message);
+    return f->tyre_data ? TRUE : fail(L, _("'tyre_file': %s"), err.message);
 }
 
 /* Where the element acts: bodies, points, joint. */

@@ -41,12 +41,20 @@ static int WK(contact)(const MbsForce *f, const MbsRoad *road, const WS r[3], co
     mbs_road_eval(road, x0, y0, &rp);
     WS h = MBS_ADD(WK(carry)(rp.height, rp.gradient[0], r[0], x0),
                    MBS_SCALE(rp.gradient[1], MBS_SUBC(r[1], y0)));
-    WS gx = MBS_ADD(WK(carry)(rp.gradient[0], rp.hessian[0], r[0], x0),
-                    MBS_SCALE(rp.hessian[1], MBS_SUBC(r[1], y0)));
-    WS gy = MBS_ADD(WK(carry)(rp.gradient[1], rp.hessian[1], r[0], x0),
-                    MBS_SCALE(rp.hessian[2], MBS_SUBC(r[1], y0)));
-    WS ns = MBS_SQRT(MBS_ADDC(MBS_ADD(MBS_MUL(gx, gx), MBS_MUL(gy, gy)), 1.0));
-    WS n[3] = {MBS_NEG(MBS_DIV(gx, ns)), MBS_NEG(MBS_DIV(gy, ns)), MBS_DIV(MBS_LIKE(ns, 1.0), ns)};
+    WS n[3];
+    if (rp.limited) { /* a steep flank: the normal held at the limited slope */
+        for (int i = 0; i < 3; ++i)
+            n[i] = MBS_LIKE(r[0], rp.normal[i]);
+    } else {
+        WS gx = MBS_ADD(WK(carry)(rp.gradient[0], rp.hessian[0], r[0], x0),
+                        MBS_SCALE(rp.hessian[1], MBS_SUBC(r[1], y0)));
+        WS gy = MBS_ADD(WK(carry)(rp.gradient[1], rp.hessian[1], r[0], x0),
+                        MBS_SCALE(rp.hessian[2], MBS_SUBC(r[1], y0)));
+        WS ns = MBS_SQRT(MBS_ADDC(MBS_ADD(MBS_MUL(gx, gx), MBS_MUL(gy, gy)), 1.0));
+        n[0] = MBS_NEG(MBS_DIV(gx, ns));
+        n[1] = MBS_NEG(MBS_DIV(gy, ns));
+        n[2] = MBS_DIV(MBS_LIKE(ns, 1.0), ns);
+    }
     WS x[3], y[3], d[3];
     MBS_V3_CROSS(a, n, x);
     WS xl = MBS_V3_NORM(x);

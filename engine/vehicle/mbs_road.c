@@ -152,10 +152,9 @@ void mbs_road_eval(const MbsRoad *r, double x, double y, MbsRoadPoint *p)
     for (int i = 0; i < r->nfeatures; ++i)
         classes[r->features[i].kind]->add(&r->features[i], x, y, p);
     double gx = p->gradient[0], gy = p->gradient[1], g = sqrt(gx * gx + gy * gy);
-    if (g > 1.0) { /* slope limited to 45 degrees; the curvature is then not this one's */
+    if (g > 1.0) { /* the normal's slope limited to 45 degrees */
         gx /= g, gy /= g;
-        p->gradient[0] = gx, p->gradient[1] = gy;
-        p->hessian[0] = p->hessian[1] = p->hessian[2] = 0.0;
+        p->limited = 1;
     }
     double s = sqrt(1.0 + gx * gx + gy * gy);
     p->normal[0] = -gx / s;

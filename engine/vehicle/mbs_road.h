@@ -25,7 +25,8 @@ typedef struct {
     double height;      /* h */
     double gradient[2]; /* dh/dx, dh/dy */
     double hessian[3];  /* d2h/dx2, d2h/dxdy, d2h/dy2 */
-    double normal[3];   /* unit, up: (-h_x, -h_y, 1) / |.| */
+    double normal[3];   /* unit, up: (-h_x, -h_y, 1) / |.| with the slope limited to 1 */
+    int limited;        /* 1: the normal's slope was limited (it then does not turn with x) */
     double mu;          /* friction coefficient */
 } MbsRoadPoint;
 
@@ -77,8 +78,9 @@ MbsRoad *mbs_road_copy(const MbsRoad *r); /* NULL on no memory (or r NULL) */
  * input. */
 int mbs_road_add(MbsRoad *r, int kind, const double *numbers, int n, const double *points,
                  int npoints, MbsError *err);
-/* The road at (x, y) (no allocation). The gradient used for the normal is limited to slope 1
- * (45 degrees): a half-cylinder's edge is vertical, a tyre never meets it so. */
+/* The road at (x, y) (no allocation). The normal's slope is limited to 1 (45 degrees): a
+ * half-cylinder's edge is vertical, a tyre never meets it so; the height and its gradient stay
+ * the road's own (the tyre's elastic energy follows the true height). */
 void mbs_road_eval(const MbsRoad *r, double x, double y, MbsRoadPoint *p);
 
 #endif

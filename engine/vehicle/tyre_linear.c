@@ -5,9 +5,10 @@
  * v_low the slip forces act as dampers on the slip velocities, as VXLOW does in a .tir file):
  *   kappa = -(Vcx - Omega Re) / V,   alpha = -Vcy / V   (mbs_tyre_model.h's signs, linearised)
  *   F0 = (C_kappa kappa, C_alpha alpha),   L = mu mu_road Fz,
- *   (Fx, Fy) = F0 g(|F0| / L),   g(x) = tanh(x) / x,
- * so the force is F0 for small slips and tends to L along F0 (a smooth friction ellipse that is
- * a circle in force). Mx = My = Mz = 0. */
+ *   (Fx, Fy) = F0 while |F0| <= L, else F0 L / |F0|
+ * (linear up to the friction circle, then sliding along F0). Linear, not smoothed: a difference
+ * quotient of a rolling wheel is then exact (test-tangent-ad perturbs wheel angles by 1e-4 |z|).
+ * Mx = My = Mz = 0. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,19 +38,6 @@ static void vertical(const MbsTyreData *d, double *radius, double *stiffness, do
     *damping = d->v[MBS_TYRE_LINEAR_DAMPING];
 }
 
-/* g(x) = tanh(x)/x and h(x) = g'(x)/x (both finite at 0: 1 - x^2/3, -2/3 + 8 x^2/15). */
-static void saturation(double x, double *g, double *h)
-{
-    if (x < 1e-4) {
-        *g = 1.0 - x * x / 3.0;
-        *h = -2.0 / 3.0 + 8.0 * x * x / 15.0;
-        return;
-    }
-    double t = tanh(x), sech2 = 1.0 - t * t;
-    *g = t / x;
-    *h = (x * sech2 - t) / (x * x * x);
-}
-
 static void evaluate(const MbsTyreData *data, const MbsTyreInput *in, MbsTyreOutput *out,
                      MbsTyreDerivative *d)
 {
@@ -72,8 +60,8 @@ static void evaluate(const MbsTyreData *data, const MbsTyreInput *in, MbsTyreOut
     if (!(Fz > 0.0) || !(L > 0.0))
         return;
     double F0[2] = {Ck * kappa, Ca * alpha}, s = sqrt(F0[0] * F0[0] + F0[1] * F0[1]);
-    double g, h;
-    saturation(s / L, &g, &h);
+    int sliding = s > L;
+    double g = sliding ? L / s : 1.0;
     out->out[MBS_TYRE_OUT_FX] = g * F0[0];
     out->out[MBS_TYRE_OUT_FY] = g * F0[1];
     if (!d)
@@ -85,12 +73,17 @@ static void evaluate(const MbsTyreData *data, const MbsTyreInput *in, MbsTyreOut
     dF0[0][MBS_TYRE_IN_OMEGA] = Ck * Re / V;
     dF0[1][MBS_TYRE_IN_VX] = Ca * vy * vx / V3;
     dF0[1][MBS_TYRE_IN_VY] = -Ca / V;
-    /* F = g F0: dF = g dF0 + F0 h (F0 . dF0 / L^2 - s^2 dL / L^3), dL = mu dFz */
+    /* sliding: F = L F0 / s, dF = (L / s) (dF0 - F0 (F0 . dF0) / s^2) + (F0 / s) dL,
+     * dL = mu dFz */
     for (int a = 0; a < 2; ++a)
         for (int j = 0; j < MBS_TYRE_IN_COUNT; ++j) {
+            if (!sliding) {
+                d->d[a][j] = dF0[a][j];
+                continue;
+            }
             double dL = j == MBS_TYRE_IN_FZ ? mu : 0.0;
             double proj = F0[0] * dF0[0][j] + F0[1] * dF0[1][j];
-            d->d[a][j] = g * dF0[a][j] + F0[a] * h * (proj / (L * L) - s * s * dL / (L * L * L));
+            d->d[a][j] = g * (dF0[a][j] - F0[a] * proj / (s * s)) + F0[a] / s * dL;
         }
 }
 

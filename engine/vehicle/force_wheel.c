@@ -26,7 +26,7 @@
 #define TYRE_FIELD(i) (offsetof(MbsForce, tyre) + (size_t)(i) * sizeof(double))
 
 static const MbsForceField fields[] = {
-    {MBS_N_("axis"), "", offsetof(MbsForce, axis), 3, MBS_FIELD_REQUIRED},
+    {MBS_N_("axis"), "1", offsetof(MbsForce, axis), 3, MBS_FIELD_REQUIRED},
     {MBS_N_("radius"), "m", TYRE_FIELD(MBS_TYRE_LINEAR_RADIUS), 1, MBS_FIELD_NONNEGATIVE},
     {MBS_N_("stiffness"), "N/m", TYRE_FIELD(MBS_TYRE_LINEAR_STIFFNESS), 1,
      MBS_FIELD_NONNEGATIVE},
@@ -35,7 +35,7 @@ static const MbsForceField fields[] = {
      MBS_FIELD_NONNEGATIVE},
     {MBS_N_("cornering_stiffness"), "N/rad", TYRE_FIELD(MBS_TYRE_LINEAR_CALPHA), 1,
      MBS_FIELD_NONNEGATIVE},
-    {MBS_N_("friction"), "", TYRE_FIELD(MBS_TYRE_LINEAR_MU), 1, MBS_FIELD_NONNEGATIVE},
+    {MBS_N_("friction"), "1", TYRE_FIELD(MBS_TYRE_LINEAR_MU), 1, MBS_FIELD_NONNEGATIVE},
     {MBS_N_("rolling_radius"), "m", TYRE_FIELD(MBS_TYRE_LINEAR_ROLLING), 1,
      MBS_FIELD_NONNEGATIVE},
     {MBS_N_("low_speed"), "m/s", TYRE_FIELD(MBS_TYRE_LINEAR_VLOW), 1, MBS_FIELD_NONNEGATIVE},

@@ -16,12 +16,12 @@
 
 static void check_registry(void)
 {
-    static const char *const names[] = {"tsda", "rsda", "force", "torque", "tyre"};
+    static const char *const names[] = {"tsda", "rsda", "force", "torque", "tyre", "wheel"};
     static const MbsForceType types[] = {MBS_FORCE_TSDA, MBS_FORCE_RSDA, MBS_FORCE_CONSTANT,
-                                         MBS_FORCE_TORQUE, MBS_FORCE_TYRE};
-    tap_ok(mbs_force_class_count() == 5, "five force classes");
+                                         MBS_FORCE_TORQUE, MBS_FORCE_TYRE, MBS_FORCE_WHEEL};
+    tap_ok(mbs_force_class_count() == 6, "six force classes");
     int consistent = 1;
-    for (int i = 0; i < 5; ++i) {
+    for (int i = 0; i < 6; ++i) {
         const MbsForceClass *c = mbs_force_class_at(i);
         consistent &= c && !strcmp(c->name, names[i]) && c->type == types[i] &&
                       mbs_force_class(types[i]) == c && mbs_force_class_by_name(names[i]) == c &&
@@ -31,11 +31,11 @@ static void check_registry(void)
                           (f->count == 1 || f->count == 3) && f->unit && *f->unit;
     }
     tap_ok(consistent, "classes found by index, type and name; fields inside MbsForce with units");
-    tap_ok(!mbs_force_class_by_name("impulse") && !mbs_force_class_at(5),
+    tap_ok(!mbs_force_class_by_name("impulse") && !mbs_force_class_at(6),
            "no class for an unknown kind");
     char list[128];
     mbs_force_class_list(list, sizeof list);
-    tap_ok(!strcmp(list, "tsda, rsda, force, torque or tyre"), "kinds listed for messages: %s",
+    tap_ok(!strcmp(list, "tsda, rsda, force, torque, tyre or wheel"), "kinds listed for messages: %s",
            list);
 }
 

@@ -405,11 +405,7 @@ int mbs_model_add_force(MbsModel *m, const MbsForce *f, MbsError *err)
     }
     m->forces[m->nforces] = *f;
     m->forces[m->nforces].tyre_data = data;
-    if (c->geometry == MBS_FORCE_ON_WHEEL) {
-        double len = mbs_v3_norm(f->axis);
-        for (int i = 0; i < 3; ++i)
-            m->forces[m->nforces].axis[i] = f->axis[i] / len;
-    }
+
     if (!f->name[0])
         snprintf(m->forces[m->nforces].name, MBS_NAME_MAX, "force%d", m->nforces);
     return m->nforces++;

@@ -80,7 +80,7 @@ typedef struct {
     int joint;                   /* RSDA */
     double vector[3];            /* CONSTANT: force, TORQUE: torque */
     double bump[3];              /* TYRE: road bump centre x, bump radius, road height (m) */
-    double axis[3];              /* WHEEL: spin axis of body1 (drawn, unit); point1 its centre */
+    double axis[3];              /* WHEEL: spin axis of body1 (drawn; any length); point1 its centre */
     double tyre[MBS_FORCE_TYRE_NUMBERS]; /* WHEEL with the linear law: its numbers */
     int tyre_law;                /* WHEEL: index of the law (mbs_tyre_model_class_at) */
     /* WHEEL: the law's data read from its property file (NULL for the linear law, whose

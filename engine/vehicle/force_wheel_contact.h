@@ -21,9 +21,12 @@ static WS WK(carry)(double a, double b, WS x, double x0)
  * and the torque about the centre (0 off the road), the deflection (*delta, 0 off the road) and
  * what the law read and gave (info, may be NULL). Returns 1 in contact. */
 static int WK(contact)(const MbsForce *f, const MbsRoad *road, const WS r[3], const WS v[3],
-                       const WS a[3], const WS w[3], WS force[3], WS torque[3], WS *delta,
+                       const WS axis[3], const WS w[3], WS force[3], WS torque[3], WS *delta,
                        MbsWheelInfo *info)
 {
+    WS a[3], al = MBS_V3_NORM(axis); /* the model keeps the axis as given: made unit here */
+    for (int i = 0; i < 3; ++i)
+        a[i] = MBS_DIV(axis[i], al);
     WS zero = MBS_LIKE(r[0], 0.0);
     for (int i = 0; i < 3; ++i)
         force[i] = torque[i] = zero;

@@ -500,9 +500,9 @@ static void check_wheels(void)
                    "\"diameter\": 0.1, \"position\": 2}, {\"type\": \"profile\", "
                    "\"points\": [[5, 0], [6, 0.1]]}]},", ", \"radius\": 0.31", &error);
     tap_ok(m && m->road && m->road->mu == 0.8 && m->road->nfeatures == 2 &&
-               m->forces[0].axis[1] == 1.0 && m->forces[0].tyre[MBS_TYRE_LINEAR_RADIUS] == 0.31 &&
+               m->forces[0].axis[1] == 2.0 && m->forces[0].tyre[MBS_TYRE_LINEAR_RADIUS] == 0.31 &&
                m->forces[0].tyre[MBS_TYRE_LINEAR_STIFFNESS] == 2e5,
-           "a wheel: unit axis, its radius, the linear law's default stiffness, the road %s",
+           "a wheel: its axis as given, its radius, the linear law's default stiffness, the road %s",
            error ? error->message : "");
     g_clear_error(&error);
     mbs_model_free(m);

@@ -116,7 +116,7 @@ static void check_singular_paths(void)
            r.statistic, r.allocations);
 }
 
-/* A wheel rolling on a road with a bump and a step (issue 24): ground -(prismatic x)- slider
+/* A wheel rolling on a road with a smooth step and a profile (issue 24): ground -(prismatic x)- slider
  * -(prismatic z)- hub -(revolute y)- wheel with the linear tyre law. */
 static MbsModel *build_wheel_rig(void)
 {
@@ -138,9 +138,9 @@ static MbsModel *build_wheel_rig(void)
     f.tyre_law = mbs_tyre_model_class_index("linear");
     mbs_model_add_force(m, &f, &err);
     MbsRoad *road = mbs_road_new(0.0, 1.0);
-    double bump[2] = {0.1, 0.5}, step[3] = {-0.01, 1.0, 0.2};
-    mbs_road_add(road, mbs_road_class_index("bump"), bump, 2, NULL, 0, &err);
+    double step[3] = {-0.01, 0.5, 0.2}, pts[6] = {1.0, 0.0, 1.2, 0.01, 1.6, 0.0};
     mbs_road_add(road, mbs_road_class_index("step"), step, 3, NULL, 0, &err);
+    mbs_road_add(road, mbs_road_class_index("profile"), NULL, 0, pts, 3, &err);
     mbs_model_set_road(m, road, &err);
     mbs_road_free(road);
     mbs_model_set_initial(m, jx, 0, 1, 5.0, &err);

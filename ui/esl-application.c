@@ -126,7 +126,7 @@ static void action_about(GSimpleAction *a, GVariant *p, gpointer data)
                           "comments",
                           _("A workbench for multibody dynamics: run mechanisms with several "
                             "formulations and compare their energy, constraints and cost."),
-                          "license-type", GTK_LICENSE_GPL_3_0, "logo-icon-name",
+                          "license-type", GTK_LICENSE_BSD_3, "logo-icon-name",
                           "org.eslabon.Eslabon", "authors", authors, "system-information",
                           esl_gsk_choose_renderer(gdk_display_get_default()), NULL);
 }

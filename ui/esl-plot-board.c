@@ -122,27 +122,38 @@ void esl_plot_board_clear(EslPlotBoard *self)
         present_monitor_plots(self);
 }
 
+/* The plot that shows a monitor's series (mbs_monitors.h), or NULL. */
+static EslPlot *monitor_plot(EslPlotBoard *self, MbsMonitorPlot plot)
+{
+    switch (plot) {
+    case MBS_MONITOR_PLOT_ENERGY:
+        return self->plot_energy;
+    case MBS_MONITOR_PLOT_CONSTRAINTS:
+        return self->plot_constraints;
+    case MBS_MONITOR_PLOT_TIMING:
+        return self->plot_timing;
+    case MBS_MONITOR_PLOT_NEWTON:
+        return self->plot_newton;
+    default:
+        return NULL;
+    }
+}
+
 /* Series of one run, in the order esl_plot_board_append uses them. */
 void esl_plot_board_prepare_single(EslPlotBoard *self)
 {
     esl_plot_board_clear(self);
     self->energy0 = NAN;
-    esl_plot_add_series(self->plot_energy, _("kinetic"), &palette[0], FALSE);
-    esl_plot_add_series(self->plot_energy, _("gravity potential"), &palette[1], FALSE);
-    esl_plot_add_series(self->plot_energy, _("elastic potential"), &palette[2], FALSE);
-    esl_plot_add_series(self->plot_energy, _("non-conservative work"), &palette[4], FALSE);
-    esl_plot_add_series(self->plot_energy, _("total"), &palette[7], FALSE);
+    /* the monitors' series from their table (mbs_monitors.h), coloured in order per plot */
+    static const int colour[] = {0, 1, 2, 4, 7};
+    int count[MBS_MONITOR_PLOT_NEWTON + 1] = {0};
+    for (int k = 0; k < mbs_monitor_count; k++) {
+        const MbsMonitorField *c = &mbs_monitor_fields[k];
+        EslPlot *plot = monitor_plot(self, c->plot);
+        if (plot)
+            esl_plot_add_series(plot, _(c->label), &palette[colour[count[c->plot]++ % 5]], FALSE);
+    }
     esl_plot_add_series(self->plot_drift, _("|E − E₀|"), &palette[3], FALSE);
-    esl_plot_add_series(self->plot_constraints, "‖Φ‖", &palette[0], FALSE);
-    esl_plot_add_series(self->plot_constraints, "‖dΦ/dt‖", &palette[1], FALSE);
-    esl_plot_add_series(self->plot_constraints, "‖d²Φ/dt²‖", &palette[2], FALSE);
-    esl_plot_add_series(self->plot_timing, _("dynamics"), &palette[0], FALSE);
-    esl_plot_add_series(self->plot_timing, _("Jacobian"), &palette[1], FALSE);
-    esl_plot_add_series(self->plot_timing, _("factorization"), &palette[2], FALSE);
-    esl_plot_add_series(self->plot_timing, _("projection"), &palette[4], FALSE);
-    esl_plot_add_series(self->plot_timing, _("whole step"), &palette[7], FALSE);
-    esl_plot_add_series(self->plot_newton, _("Newton iterations"), &palette[0], FALSE);
-    esl_plot_add_series(self->plot_newton, _("Jacobian evaluations"), &palette[1], FALSE);
     esl_plot_add_series(self->plot_step_size, _("internal step"), &palette[5], FALSE);
     esl_plot_set_title(self->plot_step_size, _("Integrator step size"));
 }
@@ -169,24 +180,23 @@ void esl_plot_board_append(EslPlotBoard *self, const MbsMonitors *m)
     double t = m->time;
     if (!isfinite(self->energy0))
         self->energy0 = m->total;
-    esl_plot_append(self->plot_energy, 0, t, m->kinetic);
-    esl_plot_append(self->plot_energy, 1, t, m->potential_gravity);
-    esl_plot_append(self->plot_energy, 2, t, m->potential_elastic);
-    esl_plot_append(self->plot_energy, 3, t, m->work_nonconservative);
-    esl_plot_append(self->plot_energy, 4, t, m->total);
-    esl_plot_append(self->plot_drift, 0, t, fabs(m->total - self->energy0));
-    esl_plot_append(self->plot_constraints, 0, t, m->phi_norm);
-    esl_plot_append(self->plot_constraints, 1, t, m->dphi_norm);
-    esl_plot_append(self->plot_constraints, 2, t, m->ddphi_norm);
-    if (t > 0) { /* no step has been timed at t = 0 */
-        esl_plot_append(self->plot_timing, 0, t, 1e3 * m->time_dynamics);
-        esl_plot_append(self->plot_timing, 1, t, 1e3 * m->time_jacobian);
-        esl_plot_append(self->plot_timing, 2, t, 1e3 * m->time_factorization);
-        esl_plot_append(self->plot_timing, 3, t, 1e3 * m->time_projection);
-        esl_plot_append(self->plot_timing, 4, t, 1e3 * m->time_step);
-        esl_plot_append(self->plot_newton, 0, t, m->newton_iterations);
-        esl_plot_append(self->plot_newton, 1, t, m->jacobian_evaluations);
+    int count[MBS_MONITOR_PLOT_NEWTON + 1] = {0};
+    for (int k = 0; k < mbs_monitor_count; k++) {
+        MbsMonitorPlot which = mbs_monitor_fields[k].plot;
+        EslPlot *plot = monitor_plot(self, which);
+        if (!plot)
+            continue;
+        int series = count[which]++;
+        /* no step has been timed (or iterated) at t = 0; timings in ms */
+        if (which == MBS_MONITOR_PLOT_TIMING || which == MBS_MONITOR_PLOT_NEWTON) {
+            if (t > 0)
+                esl_plot_append(plot, series, t,
+                                (which == MBS_MONITOR_PLOT_TIMING ? 1e3 : 1.0) *
+                                    mbs_monitor_get(m, k));
+        } else
+            esl_plot_append(plot, series, t, mbs_monitor_get(m, k));
     }
+    esl_plot_append(self->plot_drift, 0, t, fabs(m->total - self->energy0));
 }
 
 void esl_plot_board_add_run(EslPlotBoard *self, int k, const char *name,

@@ -134,7 +134,7 @@ int esl_cli_bench(int argc, char **argv)
         {"runs", 'n', 0, G_OPTION_ARG_INT, &runs, "Runs per case (median reported, default 3)", "N"},
         {"duration", 't', 0, G_OPTION_ARG_DOUBLE, &duration, "Simulated time (default 5 s; stiff: 4 s)", "T"},
         {"formulation", 'f', 0, G_OPTION_ARG_STRING, &formulation, "bench jacobian: penalty, ali3p, matrix-r or all (default all)", "F"},
-        {"models", 0, 0, G_OPTION_ARG_STRING, &models, "bench jacobian: comma-separated model names (default: per formulation)", "LIST"},
+        {"models", 0, 0, G_OPTION_ARG_STRING, &models, "bench jacobian, vehicles: comma-separated model names (default: per formulation; vehicles: hmmwv-stiff)", "LIST"},
         {"step", 0, 0, G_OPTION_ARG_DOUBLE, &step, "bench jacobian: time step (default 0.01 s)", "H"},
         {"jacobian", 0, 0, G_OPTION_ARG_STRING, &jac, "bench penalty, sensitivity: a method of the jacobian setting (default nd-central)", "METHOD"},
         {"models-dir", 0, 0, G_OPTION_ARG_FILENAME, &models_dir, "Where the model files are", "DIR"},
@@ -151,9 +151,9 @@ int esl_cli_bench(int argc, char **argv)
     }
     if (argc != 2 || (strcmp(argv[1], "penalty") && strcmp(argv[1], "jacobian") &&
                       strcmp(argv[1], "matrix-r") && strcmp(argv[1], "sensitivity") &&
-                      strcmp(argv[1], "stiff"))) {
+                      strcmp(argv[1], "stiff") && strcmp(argv[1], "vehicles"))) {
         fprintf(stderr, "eslabon-cli bench: available benchmarks: penalty, jacobian, matrix-r, "
-                        "sensitivity, stiff\n");
+                        "sensitivity, stiff, vehicles\n");
         return 2;
     }
     if (isnan(duration))
@@ -174,6 +174,7 @@ int esl_cli_bench(int argc, char **argv)
              : !strcmp(argv[1], "sensitivity") ? esl_bench_sensitivity(dir, runs, duration, jac)
              : !strcmp(argv[1], "stiff")
                  ? esl_bench_stiff(dir, runs, duration, adams_duration)
+             : !strcmp(argv[1], "vehicles") ? esl_bench_vehicles(dir, models, runs, duration)
                                              : bench_penalty(dir, runs, duration, jac ? jac : "nd-central");
     g_free(models_dir);
     g_free(jac);

@@ -28,6 +28,9 @@ int esl_bench_matrix_r(const char *models_dir, int runs, int evaluations);
 /* matrix-r direct and adjoint sensitivities on the five-bar (esl-cli-bench-sensitivity.c);
  * jac: the state derivatives' method (NULL: the default). */
 int esl_bench_sensitivity(const char *models_dir, int runs, double duration, const char *jac);
+/* Vehicles x formulations x steps 1, 10, 20 ms (esl-cli-bench-vehicles.c); models: comma-
+ * separated names (NULL: the bundled vehicles). */
+int esl_bench_vehicles(const char *models_dir, const char *models, int runs, double duration);
 int esl_bench_stiff(const char *models_dir, int runs, double duration, double adams_duration);
 
 #endif

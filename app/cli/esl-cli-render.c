@@ -22,9 +22,14 @@
 
 #ifdef ESLABON_HAVE_RENDERER
 #include <gdk-pixbuf/gdk-pixbuf.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include "esl-renderer.h"
 #include "esl-scene.h"
+#ifdef ESLABON_HAVE_VIDEO
+#include "esl-video.h"
+#endif
 #endif
 
 #ifndef ESLABON_HAVE_RENDERER
@@ -52,41 +57,6 @@ static gboolean parse_view(const char *name, EslStandardView *view)
             return TRUE;
         }
     return FALSE;
-}
-
-/* Poses and joint violations of the model at time t, simulated with the given formulation. */
-static gboolean simulate_to(const MbsModel *m, const char *formulation, double step, double t,
-                            double *poses, double *violations, double *reached, GError **error)
-{
-    MbsSettings settings;
-    mbs_settings_defaults(&settings);
-    if (step > 0)
-        settings.step = step;
-    settings.duration = t;
-    MbsError err = {0};
-    MbsFormulation *f = mbs_formulation_new(formulation, m, &settings, &err);
-    if (!f) {
-        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "formulation %s: %s", formulation,
-                    err.message);
-        return FALSE;
-    }
-    /* the run driver cuts the step where a formulation fails recoverably */
-    MbsRun *run = mbs_run_new(f, NULL, NULL, &err);
-    if (!run || mbs_run_advance(run, t + 0.5 * f->settings.step) == MBS_RUN_FAILED) {
-        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "simulation failed at t = %g s: %s",
-                    f->time, run ? mbs_run_error(run)->message : err.message);
-        mbs_run_free(run);
-        mbs_formulation_free(f);
-        return FALSE;
-    }
-    mbs_run_free(run);
-    for (int b = 0; b < m->nbodies; b++)
-        mbs_formulation_body_pose(f, b, poses + 12 * b, poses + 12 * b + 9);
-    for (int j = 0; j < m->njoints; j++)
-        violations[j] = f->klass->joint_violation ? f->klass->joint_violation(f, j) : 0.0;
-    *reached = f->time;
-    mbs_formulation_free(f);
-    return TRUE;
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(MbsModel, mbs_model_free)
@@ -126,10 +96,9 @@ static GArray *stored_overrides(const char *json, JsonParser **parsed, GError **
     return overrides;
 }
 
-/* Model, poses and violations of a stored run at the sample nearest to t. */
-static gboolean load_stored(const char *project_path, gint64 run_id, double t, MbsModel **model,
-                            double **poses, double **violations, double *reached,
-                            GError **error)
+/* The model (with the run's parameter overrides) and history of a stored run with poses. */
+static gboolean load_stored(const char *project_path, gint64 run_id, MbsModel **model,
+                            EslRunHistory **history, GError **error)
 {
     g_autoptr(EslProject) project = esl_project_open(project_path, FALSE, error);
     if (!project)
@@ -169,26 +138,35 @@ static gboolean load_stored(const char *project_path, gint64 run_id, double t, M
                     "run %" G_GINT64_FORMAT " has no stored samples", run_id);
         return FALSE;
     }
+    *model = g_steal_pointer(&m);
+    *history = g_steal_pointer(&h);
+    return TRUE;
+}
+
+/* Poses and violations of a stored history at the sample nearest to t (t after the last
+ * sample: refused). */
+static gboolean stored_sample(const MbsModel *m, const EslRunHistory *h, gint64 run_id, double t,
+                              double *poses, double *violations, double *reached,
+                              GError **error)
+{
     double last = h->monitors[h->n - 1].time;
     if (t > last + 1e-9 * fmax(1.0, last)) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                     "--time %g s is after the last stored sample of run %" G_GINT64_FORMAT
-                    " (t = %g s, status %s)",
-                    t, run_id, last, esl_run_status_name(info->status));
+                    " (t = %g s)",
+                    t, run_id, last);
         return FALSE;
     }
     int best = 0;
     for (int i = 1; i < h->n; i++)
         if (fabs(h->monitors[i].time - t) < fabs(h->monitors[best].time - t))
             best = i;
-    *poses = g_memdup2(h->poses + (gsize)best * 12 * m->nbodies,
-                       sizeof(double) * 12 * (gsize)m->nbodies);
-    *violations = g_new0(double, (gsize)MAX(m->njoints, 1));
+    memcpy(poses, h->poses + (gsize)best * 12 * m->nbodies, sizeof(double) * 12 * (gsize)m->nbodies);
+    memset(violations, 0, sizeof(double) * (gsize)MAX(m->njoints, 1));
     if (h->violations && h->njoints == m->njoints)
-        memcpy(*violations, h->violations + (gsize)best * m->njoints,
+        memcpy(violations, h->violations + (gsize)best * m->njoints,
                sizeof(double) * (gsize)m->njoints);
     *reached = h->monitors[best].time;
-    *model = g_steal_pointer(&m);
     return TRUE;
 }
 
@@ -225,16 +203,155 @@ static void print_report(const char *model, double time, const char *out, int wi
     printf("%s\n", text);
 }
 
+/* Where the poses come from: a simulation run forward frame by frame, or a stored history. */
+typedef struct {
+    const MbsModel *m;
+    MbsFormulation *f; /* simulated */
+    MbsRun *run;
+    const EslRunHistory *h; /* stored */
+    gint64 run_id;
+} PoseSource;
+
+static gboolean source_start(PoseSource *src, const char *formulation, double step,
+                             double duration, GError **error)
+{
+    MbsSettings settings;
+    mbs_settings_defaults(&settings);
+    if (step > 0)
+        settings.step = step;
+    settings.duration = duration;
+    MbsError err = {0};
+    src->f = mbs_formulation_new(formulation, src->m, &settings, &err);
+    src->run = src->f ? mbs_run_new(src->f, NULL, NULL, &err) : NULL;
+    if (!src->run) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "formulation %s: %s", formulation,
+                    err.message);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static void source_stop(PoseSource *src)
+{
+    mbs_run_free(src->run);
+    mbs_formulation_free(src->f);
+    src->run = NULL;
+    src->f = NULL;
+}
+
+/* Poses and violations at t: the stored sample nearest to t, or the simulation advanced to t
+ * (times only grow; the run driver cuts the step where a formulation fails recoverably). */
+static gboolean source_at(PoseSource *src, double t, double *poses, double *violations,
+                          double *reached, GError **error)
+{
+    const MbsModel *m = src->m;
+    if (src->h)
+        return stored_sample(m, src->h, src->run_id, t, poses, violations, reached, error);
+    MbsFormulation *f = src->f;
+    if (t > f->time + 0.5 * f->settings.step &&
+        mbs_run_advance(src->run, t + 0.5 * f->settings.step) == MBS_RUN_FAILED) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "simulation failed at t = %g s: %s",
+                    f->time, mbs_run_error(src->run)->message);
+        return FALSE;
+    }
+    for (int b = 0; b < m->nbodies; b++)
+        mbs_formulation_body_pose(f, b, poses + 12 * b, poses + 12 * b + 9);
+    for (int j = 0; j < m->njoints; j++)
+        violations[j] = f->klass->joint_violation ? f->klass->joint_violation(f, j) : 0.0;
+    *reached = f->time;
+    return TRUE;
+}
+
+static volatile sig_atomic_t cancelled;
+
+static void on_interrupt(int signal_number)
+{
+    (void)signal_number;
+    cancelled = 1;
+}
+
+/* Frames at simulated times k speed / fps, k = 0 .. n - 1 with n = duration fps / speed (so the
+ * video lasts duration / speed seconds), each drawn as
+ * `render --time` draws it, with the camera of the first frame. Ctrl+C cancels (nothing is
+ * left behind); a terminal sees the progress. */
+static gboolean export_video(PoseSource *src, EslRenderer *renderer, EslStandardView view,
+                             gboolean frames, const char *out, int width, int height, int fps,
+                             double speed, double duration, int *nframes, GError **error)
+{
+#ifdef ESLABON_HAVE_VIDEO
+    const MbsModel *m = src->m;
+    EslVideo *video = esl_video_new(out, width, height, fps, error);
+    if (!video)
+        return FALSE;
+    g_autofree double *poses = g_new0(double, (gsize)m->nbodies * 12);
+    g_autofree double *violations = g_new0(double, (gsize)MAX(m->njoints, 1));
+    g_autofree guint8 *pixels = g_malloc((gsize)width * height * 4);
+    EslScene *scene = esl_scene_new();
+    EslSceneOptions options;
+    esl_scene_options_defaults(&options);
+    options.show_frames = frames;
+    EslCamera camera = {0};
+    long n = MAX(1, (long)floor(duration * fps / speed + 1e-9));
+    gboolean tty = isatty(fileno(stderr)), ok = TRUE;
+    cancelled = 0;
+    void (*previous)(int) = signal(SIGINT, on_interrupt);
+    for (long k = 0; k < n && ok; ++k) {
+        double t = (double)k * speed / fps, reached;
+        ok = source_at(src, t, poses, violations, &reached, error);
+        if (ok) {
+            esl_scene_build(scene, m, poses, violations, &options);
+            if (k == 0)
+                esl_camera_set_view(&camera, view, scene);
+            ok = esl_renderer_render_offscreen(renderer, scene, &camera, pixels, error) &&
+                 esl_video_add_frame(video, pixels, error);
+        }
+        if (ok && cancelled) {
+            g_set_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                        "cancelled at frame %ld of %ld: %s was not written", k + 1, n, out);
+            ok = FALSE;
+        }
+        if (tty)
+            fprintf(stderr, "\rframe %ld of %ld (t = %.3f s)", k + 1, n, t);
+    }
+    if (tty)
+        fprintf(stderr, "\n");
+    signal(SIGINT, previous);
+    esl_scene_free(scene);
+    if (!ok) {
+        esl_video_abort(video);
+        return FALSE;
+    }
+    *nframes = (int)n;
+    return esl_video_finish(video, error);
+#else
+    (void)src, (void)renderer, (void)view, (void)frames, (void)width, (void)height, (void)fps;
+    (void)speed, (void)duration, (void)nframes;
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                "%s: this build has no video export (FFmpeg's libavcodec, libavformat and "
+                "libswscale were not found)", out);
+    return FALSE;
+#endif
+}
+
 int esl_cli_render(int argc, char **argv)
 {
-    double time = 0.0, step = 0.0;
-    char *out = NULL, *size = NULL, *view_name = NULL, *formulation = NULL, *project = NULL;
+    double time = 0.0, step = 0.0, duration = NAN, speed = 1.0;
+    int fps = 30;
+    char *out = NULL, *video = NULL, *size = NULL, *view_name = NULL, *formulation = NULL;
+    char *project = NULL;
     gint64 run_id = 0;
     gboolean frames = FALSE, no_grid = FALSE;
     GOptionEntry entries[] = {
         {"time", 't', 0, G_OPTION_ARG_DOUBLE, &time, "Simulated time to show (s, default 0)",
          "T"},
         {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "PNG file to write", "FILE"},
+        {"video", 0, 0, G_OPTION_ARG_FILENAME, &video,
+         "Video file to write instead: .mp4 (H.264) or .webm (VP9)", "FILE"},
+        {"fps", 0, 0, G_OPTION_ARG_INT, &fps, "Video: frames per second (default 30)", "N"},
+        {"duration", 0, 0, G_OPTION_ARG_DOUBLE, &duration,
+         "Video: simulated seconds shown (default 5 s, or the stored run's length)", "T"},
+        {"speed", 0, 0, G_OPTION_ARG_DOUBLE, &speed,
+         "Video: simulated seconds per second of video (default 1)", "S"},
         {"size", 's', 0, G_OPTION_ARG_STRING, &size, "Image size (default 1280x800)", "WxH"},
         {"view", 0, 0, G_OPTION_ARG_STRING, &view_name, "iso (default), front, side or top",
          "VIEW"},
@@ -250,7 +367,8 @@ int esl_cli_render(int argc, char **argv)
         {NULL, 0, 0, 0, NULL, NULL, NULL}};
     g_autoptr(GOptionContext) ctx =
         g_option_context_new("[MODEL] - draw a model, or a run stored in a project (--project "
-                             "FILE --run ID), at a simulated time into a PNG, headless");
+                             "FILE --run ID), at a simulated time into a PNG, or its motion "
+                             "into a video, headless");
     g_option_context_add_main_entries(ctx, entries, NULL);
     g_autoptr(GError) error = NULL;
     int status = 1;
@@ -258,6 +376,8 @@ int esl_cli_render(int argc, char **argv)
     EslGlHeadless *gl = NULL;
     EslRenderer *renderer = NULL;
     EslScene *scene = NULL;
+    g_autoptr(EslRunHistory) history = NULL;
+    PoseSource src = {0};
     g_autofree double *poses = NULL, *violations = NULL;
     g_autofree guint8 *pixels = NULL;
     g_autofree char *path = NULL;
@@ -268,11 +388,13 @@ int esl_cli_render(int argc, char **argv)
         fprintf(stderr, "eslabon-cli render: %s\n", error->message);
         goto done;
     }
-    if (argc != (project ? 1 : 2) || !out || !project != !run_id) {
+    if (argc != (project ? 1 : 2) || !out == !video || !project != !run_id) {
         fprintf(stderr, "usage: eslabon-cli render MODEL [--time T] --out FILE.png "
                         "[--size WxH] [--view iso|front|side|top]\n"
+                        "       eslabon-cli render MODEL --video FILE.mp4|FILE.webm "
+                        "[--fps N] [--duration T] [--speed S] ...\n"
                         "       eslabon-cli render --project FILE --run ID [--time T] "
-                        "--out FILE.png ...\n");
+                        "--out FILE.png | --video FILE ...\n");
         goto done;
     }
     if (size && (sscanf(size, "%dx%d", &width, &height) != 2 || width < 16 || height < 16 ||
@@ -291,12 +413,21 @@ int esl_cli_render(int argc, char **argv)
                         "zero or more\n", time);
         goto done;
     }
-    double reached = 0.0;
+    if (video && (!(speed > 0.0) || !isfinite(speed) || fps < 1 || fps > 240 ||
+                  !(isnan(duration) || (duration >= 0.0 && isfinite(duration))))) {
+        fprintf(stderr, "eslabon-cli render: --video needs --fps 1 to 240, --speed > 0 and "
+                        "--duration >= 0\n");
+        goto done;
+    }
     if (project) {
-        if (!load_stored(project, run_id, time, &m, &poses, &violations, &reached, &error)) {
+        if (!load_stored(project, run_id, &m, &history, &error)) {
             fprintf(stderr, "eslabon-cli render: %s\n", error->message);
             goto done;
         }
+        src.h = history;
+        src.run_id = run_id;
+        if (isnan(duration))
+            duration = history->monitors[history->n - 1].time;
     } else {
         path = esl_resolve_model_path(argv[1]);
         m = esl_model_load_file(path, NULL, 0, &error);
@@ -304,13 +435,15 @@ int esl_cli_render(int argc, char **argv)
             fprintf(stderr, "eslabon-cli render: %s\n", error->message);
             goto done;
         }
-        poses = g_new0(double, (gsize)m->nbodies * 12);
-        violations = g_new0(double, (gsize)MAX(m->njoints, 1));
-        if (!simulate_to(m, formulation ? formulation : "penalty", step, time, poses,
-                         violations, &reached, &error)) {
-            fprintf(stderr, "eslabon-cli render: --time %g s: %s\n", time, error->message);
-            goto done;
-        }
+        if (isnan(duration))
+            duration = 5.0;
+    }
+    src.m = m;
+    if (!src.h && !source_start(&src, formulation ? formulation : "penalty", step,
+                                video ? duration : time, &error)) {
+        fprintf(stderr, "eslabon-cli render: %s %g s: %s\n", video ? "--duration" : "--time",
+                video ? duration : time, error->message);
+        goto done;
     }
     gl = esl_gl_headless_new(&error);
     renderer = gl ? esl_renderer_new(&error) : NULL;
@@ -319,6 +452,26 @@ int esl_cli_render(int argc, char **argv)
         goto done;
     }
     esl_renderer_set_show_grid(renderer, !no_grid);
+    if (video) {
+        int nframes = 0;
+        if (!export_video(&src, renderer, view, frames, video, width, height, fps, speed,
+                          duration, &nframes, &error)) {
+            fprintf(stderr, "eslabon-cli render: %s\n", error->message);
+            goto done;
+        }
+        printf("{\"model\": \"%s\", \"video\": \"%s\", \"frames\": %d, \"fps\": %d, "
+               "\"duration\": %g, \"width\": %d, \"height\": %d}\n",
+               m->name, video, nframes, fps, duration, width, height);
+        status = 0;
+        goto done;
+    }
+    double reached = 0.0;
+    poses = g_new0(double, (gsize)m->nbodies * 12);
+    violations = g_new0(double, (gsize)MAX(m->njoints, 1));
+    if (!source_at(&src, time, poses, violations, &reached, &error)) {
+        fprintf(stderr, "eslabon-cli render: --time %g s: %s\n", time, error->message);
+        goto done;
+    }
     scene = esl_scene_new();
     EslSceneOptions options;
     esl_scene_options_defaults(&options);
@@ -335,11 +488,13 @@ int esl_cli_render(int argc, char **argv)
     print_report(m->name, reached, out, width, height, scene->n, esl_gl_renderer_name());
     status = 0;
 done:
+    source_stop(&src);
     esl_scene_free(scene);
     esl_renderer_free(renderer);
     esl_gl_headless_free(gl);
     mbs_model_free(m);
     g_free(out);
+    g_free(video);
     g_free(size);
     g_free(view_name);
     g_free(formulation);

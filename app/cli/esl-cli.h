@@ -13,5 +13,6 @@ int esl_cli_sensitivity(int argc, char **argv);  /* esl-cli-sensitivity.c */
 int esl_cli_optimize(int argc, char **argv);     /* esl-cli-optimize.c */
 int esl_cli_formulations(int argc, char **argv); /* esl-cli-settings.c */
 int esl_cli_step(int argc, char **argv);         /* esl-cli-step.c */
+int esl_cli_tyre(int argc, char **argv);         /* esl-cli-tyre.c */
 
 #endif

@@ -35,6 +35,9 @@ static const Command commands[] = {
     {"render", esl_cli_render, "render MODEL|--project FILE --run ID [--time T] --out view.png [--size WxH]"},
     {"generate", esl_cli_generate, "generate multi-four-bar --ny N --nz M [--output FILE]"},
     {"list-models", esl_cli_list_models, "list-models"},
+    {"tyre", esl_cli_tyre,
+     "tyre FILE.tir --fz N[,N...] [--kappa a:b:n] [--alpha a:b:n] [--gamma G] [--vx V] [--mu M]\n"
+     "            [--csv|--json]   (a tyre test rig)"},
 };
 
 static void usage(FILE *out)

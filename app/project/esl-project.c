@@ -216,41 +216,11 @@ static const char *const migrations[ESL_PROJECT_SCHEMA_VERSION + 1] = {
            "  PRIMARY KEY (run_id, seq)) WITHOUT ROWID;",
 };
 
-/* The double-valued monitors, with the column each is stored in. */
-static const struct {
-    const char *column;
-    size_t offset;
-} sample_doubles[] = {
-    {"time", offsetof(MbsMonitors, time)},
-    {"kinetic", offsetof(MbsMonitors, kinetic)},
-    {"potential_gravity", offsetof(MbsMonitors, potential_gravity)},
-    {"potential_elastic", offsetof(MbsMonitors, potential_elastic)},
-    {"work_nonconservative", offsetof(MbsMonitors, work_nonconservative)},
-    {"total", offsetof(MbsMonitors, total)},
-    {"phi", offsetof(MbsMonitors, phi_norm)},
-    {"dphi", offsetof(MbsMonitors, dphi_norm)},
-    {"ddphi", offsetof(MbsMonitors, ddphi_norm)},
-    {"time_dynamics", offsetof(MbsMonitors, time_dynamics)},
-    {"time_jacobian", offsetof(MbsMonitors, time_jacobian)},
-    {"time_factorization", offsetof(MbsMonitors, time_factorization)},
-    {"time_projection", offsetof(MbsMonitors, time_projection)},
-    {"time_step", offsetof(MbsMonitors, time_step)},
-};
-#define N_SAMPLE_DOUBLES G_N_ELEMENTS(sample_doubles)
+/* The monitors are stored one column each, named by their keys (mbs_monitors.h). */
 #define POSE_NUMBERS 12
 /* Bodies or joints per stored sample: counts from the file at or above this are refused, so
  * that counts times POSE_NUMBERS times 8 bytes stays far inside an int. */
 #define MAX_STORED_COUNT (1 << 24)
-
-static double *monitor_field(MbsMonitors *m, size_t i)
-{
-    return (double *)((char *)m + sample_doubles[i].offset);
-}
-
-static double monitor_value(const MbsMonitors *m, size_t i)
-{
-    return *(const double *)((const char *)m + sample_doubles[i].offset);
-}
 
 /* ---- small helpers --------------------------------------------------------------------- */
 
@@ -1029,13 +999,13 @@ gboolean esl_project_append_samples(EslProject *project, gint64 run_id,
     int pose_count = run.nbodies * POSE_NUMBERS, joint_count = run.njoints;
     /* Validate everything before writing anything. */
     for (int i = 0; i < n; i++) {
-        for (size_t k = 0; k < N_SAMPLE_DOUBLES; k++) {
-            double v = monitor_value(&monitors[i], k);
+        for (int k = 0; k < mbs_monitor_count; k++) {
+            double v = mbs_monitor_get(&monitors[i], k);
             if (!isfinite(v)) {
                 g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_INVALID,
                             "refusing to store sample %d of run %" G_GINT64_FORMAT
                             ": %s is %g at t = %g s",
-                            i, run_id, sample_doubles[k].column, v, monitors[i].time);
+                            i, run_id, mbs_monitor_fields[k].key, v, monitors[i].time);
                 return FALSE;
             }
         }
@@ -1061,12 +1031,11 @@ gboolean esl_project_append_samples(EslProject *project, gint64 run_id,
     }
 
     sqlite3 *db = project->db;
-    GString *sql = g_string_new("INSERT INTO samples (run_id, seq, newton_iterations, "
-                                "jacobian_evaluations, poses, violations");
-    for (size_t k = 0; k < N_SAMPLE_DOUBLES; k++)
-        g_string_append_printf(sql, ", %s", sample_doubles[k].column);
-    g_string_append(sql, ") VALUES (?,?,?,?,?,?");
-    for (size_t k = 0; k < N_SAMPLE_DOUBLES; k++)
+    GString *sql = g_string_new("INSERT INTO samples (run_id, seq, poses, violations");
+    for (int k = 0; k < mbs_monitor_count; k++)
+        g_string_append_printf(sql, ", %s", mbs_monitor_fields[k].key);
+    g_string_append(sql, ") VALUES (?,?,?,?");
+    for (int k = 0; k < mbs_monitor_count; k++)
         g_string_append(sql, ",?");
     g_string_append(sql, ")");
 
@@ -1080,14 +1049,15 @@ gboolean esl_project_append_samples(EslProject *project, gint64 run_id,
         const MbsMonitors *m = &monitors[i];
         sqlite3_bind_int64(st, 1, run_id);
         sqlite3_bind_int64(st, 2, run.nsamples + i);
-        sqlite3_bind_int(st, 3, m->newton_iterations);
-        sqlite3_bind_int(st, 4, m->jacobian_evaluations);
-        esl_project_bind_doubles(st, 5, pose_count ? poses + (size_t)i * pose_count : NULL,
+        esl_project_bind_doubles(st, 3, pose_count ? poses + (size_t)i * pose_count : NULL,
                                  pose_count, scratch);
-        esl_project_bind_doubles(st, 6, joint_count ? violations + (size_t)i * joint_count : NULL,
+        esl_project_bind_doubles(st, 4, joint_count ? violations + (size_t)i * joint_count : NULL,
                      joint_count, scratch);
-        for (size_t k = 0; k < N_SAMPLE_DOUBLES; k++)
-            sqlite3_bind_double(st, 7 + (int)k, monitor_value(m, k));
+        for (int k = 0; k < mbs_monitor_count; k++)
+            if (mbs_monitor_fields[k].type == MBS_MONITOR_INT)
+                sqlite3_bind_int(st, 5 + k, (int)mbs_monitor_get(m, k));
+            else
+                sqlite3_bind_double(st, 5 + k, mbs_monitor_get(m, k));
         if (sqlite3_step(st) != SQLITE_DONE)
             ok = esl_project_db_error(db, "cannot store a sample", error);
         sqlite3_reset(st);
@@ -1308,10 +1278,9 @@ EslRunHistory *esl_project_load_run(EslProject *project, gint64 run_id, GError *
     EslProjectRunState run;
     if (!run_state(project, run_id, &run, error))
         return NULL;
-    GString *sql =
-        g_string_new("SELECT newton_iterations, jacobian_evaluations, poses, violations");
-    for (size_t k = 0; k < N_SAMPLE_DOUBLES; k++)
-        g_string_append_printf(sql, ", %s", sample_doubles[k].column);
+    GString *sql = g_string_new("SELECT poses, violations");
+    for (int k = 0; k < mbs_monitor_count; k++)
+        g_string_append_printf(sql, ", %s", mbs_monitor_fields[k].key);
     g_string_append(sql, " FROM samples WHERE run_id = ? ORDER BY seq");
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(project->db, sql->str, -1, &st, NULL);
@@ -1360,14 +1329,15 @@ EslRunHistory *esl_project_load_run(EslProject *project, gint64 run_id, GError *
     rc = SQLITE_DONE;
     while (h->n < run.nsamples && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         MbsMonitors *m = &h->monitors[h->n];
-        m->newton_iterations = sqlite3_column_int(st, 0);
-        m->jacobian_evaluations = sqlite3_column_int(st, 1);
-        for (size_t k = 0; k < N_SAMPLE_DOUBLES; k++)
-            *monitor_field(m, k) = sqlite3_column_double(st, 4 + (int)k);
+        for (int k = 0; k < mbs_monitor_count; k++)
+            if (mbs_monitor_fields[k].type == MBS_MONITOR_INT)
+                mbs_monitor_set(m, k, sqlite3_column_int(st, 2 + k));
+            else
+                mbs_monitor_set(m, k, sqlite3_column_double(st, 2 + k));
         if (!esl_project_column_doubles(
-                st, 2, h->poses ? h->poses + (gsize)h->n * pose_count : NULL, pose_count) ||
+                st, 0, h->poses ? h->poses + (gsize)h->n * pose_count : NULL, pose_count) ||
             !esl_project_column_doubles(
-                st, 3, h->violations ? h->violations + (gsize)h->n * run.njoints : NULL,
+                st, 1, h->violations ? h->violations + (gsize)h->n * run.njoints : NULL,
                 run.njoints)) {
             g_set_error(error, ESL_PROJECT_ERROR, ESL_PROJECT_ERROR_CORRUPT,
                         "sample %d of run %" G_GINT64_FORMAT " has poses or violations of the "

@@ -107,20 +107,29 @@ void esl_run_recorder_set_sample_every(EslRunRecorder *r, long every, long last)
     r->last = last;
 }
 
+/* The monitors' columns (mbs_monitors.h), with the energy drift E - E(0) after the total. */
 static void csv_header(FILE *f)
 {
-    fprintf(f, "time,kinetic,potential_gravity,potential_elastic,work_nonconservative,total,"
-               "energy_drift,phi,dphi,ddphi,newton_iterations,jacobian_evaluations,"
-               "time_dynamics,time_jacobian,time_factorization,time_projection,time_step");
+    for (int k = 0; k < mbs_monitor_count; k++) {
+        fprintf(f, "%s%s", k ? "," : "", mbs_monitor_fields[k].key);
+        if (!strcmp(mbs_monitor_fields[k].key, "total"))
+            fputs(",energy_drift", f);
+    }
 }
 
 static void csv_row(FILE *f, const MbsMonitors *m, double e0)
 {
-    fprintf(f, "%.9g,%.12g,%.12g,%.12g,%.12g,%.12g,%.6e,%.6e,%.6e,%.6e,%d,%d,%.3e,%.3e,%.3e,%.3e,%.3e",
-            m->time, m->kinetic, m->potential_gravity, m->potential_elastic,
-            m->work_nonconservative, m->total, m->total - e0, m->phi_norm, m->dphi_norm,
-            m->ddphi_norm, m->newton_iterations, m->jacobian_evaluations, m->time_dynamics,
-            m->time_jacobian, m->time_factorization, m->time_projection, m->time_step);
+    for (int k = 0; k < mbs_monitor_count; k++) {
+        const MbsMonitorField *c = &mbs_monitor_fields[k];
+        if (k)
+            fputc(',', f);
+        if (c->type == MBS_MONITOR_INT)
+            fprintf(f, c->csv, (int)mbs_monitor_get(m, k));
+        else
+            fprintf(f, c->csv, mbs_monitor_get(m, k));
+        if (!strcmp(c->key, "total"))
+            fprintf(f, ",%.6e", m->total - e0);
+    }
 }
 
 void esl_run_recorder_set_csv(EslRunRecorder *r, FILE *csv)

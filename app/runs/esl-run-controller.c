@@ -164,10 +164,7 @@ static void push_event(EslRunController *self, EventKind kind, EslRunSample *sam
 
 static gboolean monitors_finite(const MbsMonitors *m)
 {
-    return isfinite(m->kinetic) && isfinite(m->potential_gravity) &&
-           isfinite(m->potential_elastic) && isfinite(m->work_nonconservative) &&
-           isfinite(m->total) && isfinite(m->phi_norm) && isfinite(m->dphi_norm) &&
-           isfinite(m->ddphi_norm);
+    return mbs_monitors_non_finite(m) == NULL;
 }
 
 static void push_sample(EslRunSample *sample, gpointer data)

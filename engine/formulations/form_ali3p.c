@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "form_ali3p_private.h"
 #include "mbs_assembly.h"
 #include "mbs_clock.h"
 #include "mbs_force.h"
@@ -44,25 +45,8 @@
 #include "mbs_tangent_probe.h"
 #include "mbs_topology.h"
 
-/* Projection kinds (ali3p_settings' "projection"). */
-enum { PROJECTION_MASS, PROJECTION_MDK, PROJECTION_MASS_UNIT_ZETA };
 /* Linear algebra ("algebra": mbs_algebra_choices). */
 enum { ALGEBRA_AUTOMATIC, ALGEBRA_DENSE, ALGEBRA_SPARSE };
-
-/* The settings it reads (ali3p_settings). */
-typedef struct {
-    double alpha;
-    /* Newmark parameters (trapezoidal rule: 0.25, 0.5) */
-    double newmark_beta, newmark_gamma;
-    /* PROJECTION_MASS: mass-orthogonal (P = M, zeta = beta h^2); PROJECTION_MDK:
-     * mass-damping-stiffness-orthogonal (P = M + gamma h C + beta h^2 K, zeta = beta h^2);
-     * PROJECTION_MASS_UNIT_ZETA: mass-orthogonal, zeta = 1 */
-    int projection;
-    int algebra; /* ALGEBRA_AUTOMATIC: sparse KLU from 20 moving bodies */
-    MbsNewtonOptions newton;
-    MbsTangentOptions tangent;
-} Ali3pOptions;
-_Static_assert(sizeof(Ali3pOptions) <= MBS_OPTIONS_BYTES, "ali3p options fit MbsSettings");
 
 static const Ali3pOptions *options(const MbsFormulation *f)
 {
@@ -1437,6 +1421,11 @@ static const MbsSetting ali3p_items[] = {
 
 static const MbsSettingTable ali3p_settings = {
     .name = "ali3p", .items = ali3p_items, .count = 7, .size = sizeof(Ali3pOptions)};
+
+const Ali3pOptions *mbs_ali3p_options(const MbsSettings *s)
+{
+    return s->options_table == &ali3p_settings ? (const Ali3pOptions *)s->options.bytes : NULL;
+}
 
 const MbsFormulationClass mbs_ali3p_class = {
     .name = "ali3p",

@@ -1513,6 +1513,12 @@ static const MbsSettingTable matrix_r_settings = {
     .name = "matrix-r",
     .items = matrix_r_items, .count = 7, .size = sizeof(MatrixROptions)};
 
+MbsNewtonOptions *mbs_matrix_r_newton_options(MbsSettings *s)
+{
+    mbs_settings_use_options(s, &matrix_r_settings);
+    return &((MatrixROptions *)(void *)s->options.bytes)->newton;
+}
+
 int mbs_matrix_r_degrees_of_freedom(const MbsModel *m, const MbsSettings *s)
 {
     if (!m->topo)

@@ -142,4 +142,8 @@ int mr_analytical_workspace(const MbsModel *m, MatrixR *R);
 int mr_reduced_residual_dual(void *ctx, const MbsDual *x, int largest, MbsDual *g);
 int mr_reduced_jacobian_analytical(void *ctx, const double *x, double *J);
 
+/* The Newton options of the matrix-r options s holds (s made to hold matrix-r's defaults
+ * first when it holds another formulation's), typed for sens_matrix_r.c. */
+MbsNewtonOptions *mbs_matrix_r_newton_options(MbsSettings *s);
+
 #endif

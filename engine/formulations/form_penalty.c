@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "form_penalty_private.h"
 #include "mbs_assembly.h"
 #include "mbs_clock.h"
 #include "mbs_constraints.h"
@@ -41,17 +42,6 @@
 /* Linear algebra of the leading matrix ("algebra": mbs_algebra_choices). */
 enum { ALGEBRA_AUTOMATIC, ALGEBRA_DENSE, ALGEBRA_SPARSE };
 
-/* The settings it reads (penalty_settings). */
-enum { MULTIPLIERS_NONE, MULTIPLIERS_ITERATED };
-
-typedef struct {
-    double alpha;
-    int algebra;
-    int multipliers; /* MULTIPLIERS_NONE (paper 000) or MULTIPLIERS_ITERATED (augmented) */
-    MbsNewtonOptions newton;
-    MbsTangentOptions tangent;
-} PenaltyOptions;
-_Static_assert(sizeof(PenaltyOptions) <= MBS_OPTIONS_BYTES, "penalty options fit MbsSettings");
 
 static const PenaltyOptions *options(const MbsFormulation *f)
 {
@@ -827,6 +817,11 @@ static const MbsSetting penalty_items[] = {
 static const MbsSettingTable penalty_settings = {
     .name = "penalty", .items = penalty_items,
     .count = (int)(sizeof penalty_items / sizeof penalty_items[0]), .size = sizeof(PenaltyOptions)};
+
+const PenaltyOptions *mbs_penalty_options(const MbsSettings *s)
+{
+    return s->options_table == &penalty_settings ? (const PenaltyOptions *)s->options.bytes : NULL;
+}
 
 const MbsFormulationClass mbs_penalty_class = {
     .name = "penalty",

@@ -192,28 +192,6 @@ int mbs_formulation_check_settings(const MbsFormulationClass *k, const MbsModel 
     return k->check_settings ? k->check_settings(m, &own, err) : 0;
 }
 
-/* The first monitor that is not finite ("kinetic energy"...), or NULL. Every front end stores
- * and prints the monitors, so NaN must stop a run before anything sees it. */
-static const char *non_finite_monitor(const MbsMonitors *mo)
-{
-    static const struct {
-        size_t offset;
-        const char *name;
-    } fields[] = {
-        {offsetof(MbsMonitors, kinetic), "kinetic energy"},
-        {offsetof(MbsMonitors, potential_gravity), "gravity potential energy"},
-        {offsetof(MbsMonitors, potential_elastic), "elastic potential energy"},
-        {offsetof(MbsMonitors, work_nonconservative), "non-conservative work"},
-        {offsetof(MbsMonitors, total), "total energy"},
-        {offsetof(MbsMonitors, phi_norm), "position constraint residual"},
-        {offsetof(MbsMonitors, dphi_norm), "velocity constraint residual"},
-        {offsetof(MbsMonitors, ddphi_norm), "acceleration constraint residual"},
-    };
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i)
-        if (!isfinite(*(const double *)((const char *)mo + fields[i].offset)))
-            return fields[i].name;
-    return NULL;
-}
 
 MbsFormulation *mbs_formulation_new(const char *name, const MbsModel *m, const MbsSettings *s,
                                     MbsError *err)
@@ -245,7 +223,7 @@ MbsFormulation *mbs_formulation_new(const char *name, const MbsModel *m, const M
     }
     f->energy0 = f->monitors.total;
     f->monitors.time = f->time;
-    const char *bad = non_finite_monitor(&f->monitors);
+    const char *bad = mbs_monitors_non_finite(&f->monitors);
     if (bad) {
         mbs_error_set(err, MBS_FATAL,
                       "%s: the initial state is not finite (%s): the model's values (masses, "
@@ -268,7 +246,8 @@ int mbs_formulation_step_by(MbsFormulation *f, double h, MbsError *err)
     f->monitors.time = f->time;
     if (status == 0) {
         f->steps++;
-        const char *bad = non_finite_monitor(&f->monitors);
+        /* every front end stores and prints the monitors: NaN stops the run before they do */
+        const char *bad = mbs_monitors_non_finite(&f->monitors);
         if (bad)
             return mbs_error_set(err, MBS_FATAL,
                                  "%s: the solution became non-finite at t = %g s (%s)",

@@ -15,6 +15,7 @@
 
 #include "mbs_error.h"
 #include "mbs_model.h"
+#include "mbs_monitors.h"
 #include "mbs_settings.h"
 #include "mbs_tangent.h" /* MbsJacobianMethod, its names and labels */
 #include "mbs_trace.h"
@@ -40,21 +41,7 @@ extern const MbsSettingTable mbs_tangent_analytical_settings;
 /* Its first two items, forward differences by default, for a serial tangent (matrix-r). */
 extern const MbsSettingTable mbs_tangent_serial_settings; /* jacobian-reuse, jacobian (forward by default) */
 
-/* What every formulation reports after every step. Energies in J, times in s. */
-typedef struct {
-    double time;
-    double kinetic;
-    double potential_gravity;
-    double potential_elastic;
-    double work_nonconservative; /* work done on the system by dampers, drivers, torques */
-    double total;                /* kinetic + potentials - work_nonconservative */
-    double phi_norm, dphi_norm, ddphi_norm; /* 2-norms of position, velocity, acceleration
-                                               constraint residuals */
-    int newton_iterations;       /* in the last step */
-    int jacobian_evaluations;    /* in the last step */
-    /* wall time of the last step, split by phase */
-    double time_dynamics, time_jacobian, time_factorization, time_projection, time_step;
-} MbsMonitors;
+/* MbsMonitors: what every formulation reports after every step (mbs_monitors.h, one table). */
 
 typedef struct MbsFormulation MbsFormulation;
 

@@ -112,6 +112,14 @@ static inline MbsDual mbs_dual_atan(MbsDual a)
     return mbs_dual_chain(a, atan(a.v), 1.0 / (1.0 + a.v * a.v));
 }
 
+static inline MbsDual mbs_dual_exp(MbsDual a)
+{
+    double e = exp(a.v);
+    return mbs_dual_chain(a, e, e);
+}
+/* |a|: the derivative of the side the value is on (+1 at 0, as the double branch would take). */
+static inline MbsDual mbs_dual_fabs(MbsDual a) { return a.v < 0.0 ? mbs_dual_neg(a) : a; }
+
 /* atan2(y, x): d = (x dy - y dx) / (x^2 + y^2) */
 static inline MbsDual mbs_dual_atan2(MbsDual y, MbsDual x)
 {
@@ -161,6 +169,8 @@ static inline MbsDual mbs_dual_like(MbsDual like, double c)
 #define MBS_SIN(a) _Generic((a), MbsDual: mbs_dual_sin, default: sin)(a)
 #define MBS_COS(a) _Generic((a), MbsDual: mbs_dual_cos, default: cos)(a)
 #define MBS_ATAN(a) _Generic((a), MbsDual: mbs_dual_atan, default: atan)(a)
+#define MBS_EXP(a) _Generic((a), MbsDual: mbs_dual_exp, default: exp)(a)
+#define MBS_FABS(a) _Generic((a), MbsDual: mbs_dual_fabs, default: fabs)(a)
 #define MBS_ATAN2(y, x) _Generic((y), MbsDual: mbs_dual_atan2, default: atan2)(y, x)
 /* The value as a double (for comparisons: branches follow the value). */
 #define MBS_VALUE(a) MBS_SCALAR_PICK(a, value)(a)

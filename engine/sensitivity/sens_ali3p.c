@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "form_ali3p_private.h"
 #include "mbs_linalg.h"
 #include "mbs_natural.h"
 #include "mbs_tangent.h"
@@ -44,7 +45,8 @@ int mbs_ali3p_sensitivity_check(const MbsSettings *s, MbsError *err);
 /* What the direct method refuses before it starts: projection 'mdk' (registry's check). */
 int mbs_ali3p_sensitivity_check(const MbsSettings *s, MbsError *err)
 {
-    if (mbs_settings_number(s, "projection") == 1.0)
+    const Ali3pOptions *o = mbs_ali3p_options(s);
+    if (o && o->projection == PROJECTION_MDK)
         return mbs_error_set(err, MBS_FATAL, "ali3p direct: projection 'mdk' is not "
                              "differentiated (its matrix holds K and C; use 'mass' or fd)");
     return 0;
@@ -389,19 +391,18 @@ static void direct_free(Ali3pDirect *D)
 static int read_settings(Ali3pDirect *D, const MbsFormulation *f, MbsError *err)
 {
     const MbsSettings *s = &f->settings;
-    D->alpha = mbs_settings_number(s, "alpha");
-    D->beta = mbs_settings_number(s, "newmark-beta");
-    D->gamma = mbs_settings_number(s, "newmark-gamma");
-    D->tolerance = mbs_settings_number(s, "newton-tolerance");
-    double it = mbs_settings_number(s, "newton-iterations");
-    double projection = mbs_settings_number(s, "projection");
-    if (!isfinite(D->alpha) || !isfinite(D->beta) || !isfinite(D->gamma) ||
-        !isfinite(D->tolerance) || !isfinite(it) || !isfinite(projection))
+    const Ali3pOptions *o = mbs_ali3p_options(s);
+    if (!o)
         return mbs_error_set(err, MBS_FATAL, "ali3p direct: the settings hold no ali3p options");
+    D->alpha = o->alpha;
+    D->beta = o->newmark_beta;
+    D->gamma = o->newmark_gamma;
+    D->tolerance = o->newton.tolerance;
+    int it = o->newton.max_iterations;
     if (mbs_ali3p_sensitivity_check(s, err))
         return MBS_FATAL;
     /* the linear iterations converge at the scheme's rate; a few more than its Newton's */
-    D->max_iterations = it > 50 ? (int)it : 50;
+    D->max_iterations = it > 50 ? it : 50;
     D->h = f->settings.step;
     D->zeta = D->beta * D->h * D->h;
     return 0;
@@ -507,7 +508,8 @@ static int direct_init(Ali3pDirect *D, const MbsSensitivityProblem *p, MbsError 
         return mbs_error_set(err, MBS_FATAL, "ali3p direct: unexpected natural coordinates");
     /* the tangent by parts (central differences of the forces), unless the run asks forward
      * differences: then forward differences of the whole frozen residual */
-    double method = mbs_settings_number(p->settings, "jacobian");
+    const Ali3pOptions *o = mbs_ali3p_options(p->settings);
+    double method = o ? (double)o->tangent.method : NAN;
     D->by_parts = method != MBS_JACOBIAN_ND_FORWARD;
     if (D->by_parts && store_constraint_hessian(D, p->model))
         return mbs_error_set(err, MBS_FATAL, "out of memory");

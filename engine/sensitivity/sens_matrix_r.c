@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "form_matrix_r_private.h"
 #include "mbs_clock.h"
 #include "mbs_dynamics.h"
 #include "mbs_dynamics_derivatives.h"
@@ -593,9 +594,9 @@ static int sens_setup(Sens *S, const MbsSettings *s)
     /* the evaluations for derivatives solve the position problem tighter than the run, so
      * that its error stays far below the difference increments */
     MbsSettings es = *s;
-    double *tol = mbs_settings_value_for(&es, "matrix-r", "newton-tolerance");
-    if (tol && *tol > 1e-13)
-        *tol = 1e-13;
+    MbsNewtonOptions *newton = mbs_matrix_r_newton_options(&es);
+    if (newton->tolerance > 1e-13)
+        newton->tolerance = 1e-13;
     if (!(S->probe = mbs_formulation_new("matrix-r", m, &es, err)))
         return MBS_FATAL;
     int n = S->n = mbs_model_ncoords(m);

@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "form_penalty_private.h"
 #include "mbs_assembly.h"
 #include "mbs_clock.h"
 #include "mbs_constraints.h"
@@ -270,9 +271,9 @@ static int direct_init(Direct *D, const MbsSensitivityProblem *p, MbsError *err)
     D->nr = m->topo->nrows;
     D->np = p->nparameters;
     D->h = p->settings->step;
-    D->alpha = mbs_settings_number(p->settings, "alpha");
-    if (!isfinite(D->alpha))
-        D->alpha = 1e9; /* the settings hold no penalty options: the formulation's default */
+    const PenaltyOptions *o = mbs_penalty_options(p->settings);
+    /* settings that hold no penalty options: the formulation's default */
+    D->alpha = o ? o->alpha : 1e9;
     int n = D->n, np = D->np, fail = 0;
     size_t nn = (size_t)(n ? n : 1), npn = nn * (size_t)(np ? np : 1);
     if (sens_direct_init(&D->S, p, n, n, MBS_COORDINATES_RELATIVE, err))
@@ -323,7 +324,7 @@ static int direct_init(Direct *D, const MbsSensitivityProblem *p, MbsError *err)
     /* the run's `jacobian`: analytical (penalty's default) when every force law has its
      * derivative; a numerical-differences method on the whole frozen residual otherwise (ad,
      * written for penalty's Q alone, is replaced by central differences) */
-    double method = mbs_settings_number(p->settings, "jacobian");
+    double method = o ? (double)o->tangent.method : NAN;
     char why[160];
     if ((!isfinite(method) || method == MBS_JACOBIAN_ANALYTICAL) &&
         mbs_dynamics_derivatives_supported(m, why, sizeof why)) {

@@ -1,12 +1,13 @@
+/* The tyre laws (mbs_tyre_model.h): one line per law. */
 #include "mbs_tyre_model.h"
 
 #include <string.h>
 
-extern const MbsTyreModelClass mbs_tyre_linear;
+extern const MbsTyreModelClass mbs_tyre_linear, mbs_tyre_pac2002;
 
-/* The registry: one line per law. */
 static const MbsTyreModelClass *const classes[] = {
-    &mbs_tyre_linear,
+    &mbs_tyre_linear,  /* engine/vehicle/tyre_linear.c */
+    &mbs_tyre_pac2002, /* engine/vehicle/tyre_pac2002.c */
 };
 
 #define NCLASSES ((int)(sizeof classes / sizeof classes[0]))

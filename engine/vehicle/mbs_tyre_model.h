@@ -12,9 +12,12 @@
  * contact frame has its origin at the contact point, z along the road normal (up), x along the
  * intersection of the wheel plane and the road plane (forward), y = z × x (left).
  *
- * Sign conventions (the .tir files' own, Pacejka §4.3.2): kappa = -Vsx/|Vcx|, where
- * Vsx = Vcx - Omega Re is the longitudinal slip velocity; tan(alpha) = -Vcy/|Vcx| where Vcy is the
- * lateral velocity of the contact point; gamma is the inclination of the wheel plane about x.
+ * Sign conventions (the .tir files' own: ISO 8855 / TYDEX W axes, in which PKY1 < 0 makes the
+ * cornering stiffness negative): kappa = -Vsx/|Vcx|, where Vsx = Vcx - Omega Re is the
+ * longitudinal slip velocity; tan(alpha) = Vcy/|Vcx|, where Vcy is the lateral velocity of the
+ * contact point, so that Fy = K_ya alpha with K_ya < 0 opposes it (Pacejka's book writes the
+ * adapted-SAE alpha = -Vcy/|Vcx| with K_ya > 0: the same force); gamma is the inclination of
+ * the wheel plane about x. Every law reports alpha with this sign.
  * Below the file's VXLOW the law uses its low-speed treatment, so a vehicle can start from rest
  * and stop without a singular slip.
  */

@@ -3,8 +3,9 @@
  *
  * With V = sqrt(Vcx^2 + v_low^2) (the low-speed treatment: slips stay finite at rest, and below
  * v_low the slip forces act as dampers on the slip velocities, as VXLOW does in a .tir file):
- *   kappa = -(Vcx - Omega Re) / V,   alpha = -Vcy / V   (mbs_tyre_model.h's signs, linearised)
- *   F0 = (C_kappa kappa, C_alpha alpha),   L = mu mu_road Fz,
+ *   kappa = -(Vcx - Omega Re) / V,   alpha = Vcy / V   (mbs_tyre_model.h's signs, linearised)
+ *   F0 = (C_kappa kappa, -C_alpha alpha),   L = mu mu_road Fz,
+ * (C_alpha > 0: Fy opposes the lateral slip, as K_ya < 0 does in the .tir files' W axes)
  *   (Fx, Fy) = F0 while |F0| <= L, else F0 L / |F0|
  * (linear up to the friction circle, then sliding along F0). Linear, not smoothed: a difference
  * quotient of a rolling wheel is then exact (test-tangent-ad perturbs wheel angles by 1e-4 |z|).
@@ -53,21 +54,21 @@ static void evaluate(const MbsTyreData *data, const MbsTyreInput *in, MbsTyreOut
     if (d)
         memset(d, 0, sizeof *d);
     double V = sqrt(vx * vx + vl * vl), vsx = vx - om * Re;
-    double kappa = -vsx / V, alpha = -vy / V;
+    double kappa = -vsx / V, alpha = vy / V;
     out->kappa = kappa;
     out->alpha = alpha;
     double L = mu * Fz;
     if (!(Fz > 0.0) || !(L > 0.0))
         return;
-    double F0[2] = {Ck * kappa, Ca * alpha}, s = sqrt(F0[0] * F0[0] + F0[1] * F0[1]);
+    double F0[2] = {Ck * kappa, -Ca * alpha}, s = sqrt(F0[0] * F0[0] + F0[1] * F0[1]);
     int sliding = s > L;
     double g = sliding ? L / s : 1.0;
     out->out[MBS_TYRE_OUT_FX] = g * F0[0];
     out->out[MBS_TYRE_OUT_FY] = g * F0[1];
     if (!d)
         return;
-    /* dF0 / d(in): kappa_vx = -1/V + vsx vx/V^3, kappa_omega = Re/V; alpha_vx = vy vx/V^3,
-     * alpha_vy = -1/V. */
+    /* dF0 / d(in): kappa_vx = -1/V + vsx vx/V^3, kappa_omega = Re/V; -alpha_vx = vy vx/V^3,
+     * -alpha_vy = -1/V. */
     double V3 = V * V * V, dF0[2][MBS_TYRE_IN_COUNT] = {{0}};
     dF0[0][MBS_TYRE_IN_VX] = Ck * (-1.0 / V + vsx * vx / V3);
     dF0[0][MBS_TYRE_IN_OMEGA] = Ck * Re / V;

@@ -2,7 +2,7 @@
  * on docs/cli.md's worked example: five-bar's psi1 over the springs' natural lengths Ls1, Ls2
  * in [1.5, 3], penalty direct gradients, h = 0.01 s, 1 s.
  *  - L-BFGS converges: psi1 from 0.114 to below 1e-12 in at most 20 evaluations, at the lengths
- *    that keep the mechanism still (2.4319, 1.8449 to 1e-4, as the CLI's 5 s run finds); the
+ *    that keep the mechanism still (five-bar-statics.h: the statics of the drawn position); the
  *    result is the lowest evaluation reported, its x and gradient;
  *  - SLSQP reaches the same point;
  *  - a stop asked during evaluation 2 ends it as "stopped" with 2 evaluations recorded;
@@ -23,7 +23,11 @@
 #include "esl-optimization-controller.h"
 #include "esl-optimizer.h"
 #include "esl-project.h"
+#include "five-bar-statics.h"
 #include "tap.h"
+
+/* the optimum against the statics: 10 times the difference measured (2.5e-9, SLSQP) */
+#define TOL_LS 3e-8
 
 #define MODELS ESLABON_SOURCE_DIR "/models/"
 
@@ -111,8 +115,11 @@ static void converges(const MbsModel *m, EslOptimizerAlgorithm algorithm)
            r.evaluations, r.message ? r.message : esl_optimizer_status_name(r.status));
     tap_ok(first > 0.1 && r.psi < 1e-12,
            "%s: psi1 from %.6g at the drawn lengths to %.3g (< 1e-12)", name, first, r.psi);
-    tap_close(r.x[0], 2.4319236, 1e-4, "%s: Ls1 = %.10g holds the mechanism still", name, r.x[0]);
-    tap_close(r.x[1], 1.8448689, 1e-4, "%s: Ls2 = %.10g", name, r.x[1]);
+    double ls1, ls2;
+    five_bar_still_lengths(&ls1, &ls2);
+    tap_close(r.x[0], ls1, TOL_LS, "%s: Ls1 = %.10g holds the mechanism still (statics: %.10g)",
+              name, r.x[0], ls1);
+    tap_close(r.x[1], ls2, TOL_LS, "%s: Ls2 = %.10g (statics: %.10g)", name, r.x[1], ls2);
     int best = lowest(&seen);
     tap_ok(seen.psi->len && r.psi == g_array_index(seen.psi, double, best) &&
                r.x[0] == g_array_index(seen.x, double, 2 * best) &&
@@ -276,11 +283,11 @@ static void watch(const MbsModel *m, const MbsSettings *s, Watch *w)
     g_signal_connect(w->c, "finished", G_CALLBACK(on_finished), w);
     guint ticker = g_timeout_add(10, tick, w);
     g_autoptr(GError) error = NULL;
-    gint64 t0 = g_get_monotonic_time();
+    /* that the loop does not wait is checked by its turns while the work runs (no timing
+     * threshold here: benches measure time) */
     gboolean started = esl_optimization_controller_start(w->c, &error);
-    double start_ms = (g_get_monotonic_time() - t0) * 1e-3;
-    tap_ok(started && esl_optimization_controller_is_running(w->c) && start_ms < 50,
-           "the controller starts in %.2f ms (< 50: the loop does not wait)%s", start_ms,
+    tap_ok(started && esl_optimization_controller_is_running(w->c),
+           "the controller starts and is running when start returns%s",
            error ? error->message : "");
     if (started)
         g_main_loop_run(w->loop);

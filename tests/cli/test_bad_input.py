@@ -4,17 +4,8 @@ the problem and a non-zero exit status, writes no NaN anywhere (CSV, project, JS
 no run "running". Prints TAP."""
 import json, math, os, shutil, sqlite3, struct, subprocess, sys, tempfile
 
-cli, source = sys.argv[1], sys.argv[2]
+from cli_tap import cli, done, ok, source  # noqa: E402
 models = os.path.join(source, "models")
-count = failed = 0
-
-
-def ok(cond, what):
-    global count, failed
-    count += 1
-    failed += not cond
-    print(("ok" if cond else "not ok") + f" {count} - {what}", flush=True)
-    return cond
 
 
 def run(*args, timeout=120, prefix=()):
@@ -247,5 +238,4 @@ else:
     ok(r.returncode == 1 and "99" in r.stderr, "render of an unknown run is refused: "
        + first_line(r))
 
-print(f"1..{count}")
-sys.exit(1 if failed else 0)
+done()

@@ -3,17 +3,8 @@
 errors for an unassemblable model and bad options. Prints TAP."""
 import json, os, sqlite3, subprocess, sys, tempfile
 
-cli, source = sys.argv[1], sys.argv[2]
+from cli_tap import cli, done, ok, source  # noqa: E402
 models = os.path.join(source, "models")
-count = failed = 0
-
-
-def ok(cond, what):
-    global count, failed
-    count += 1
-    failed += not cond
-    print(("ok" if cond else "not ok") + f" {count} - {what}", flush=True)
-    return cond
 
 
 def run(*args):
@@ -363,5 +354,4 @@ for form, methods in expect.items():
     ok(not analytical or (analytical[0][5] == "0" and analytical[0][6] == "0"),
        f"bench jacobian {form}: analytical perturbs nothing and evaluates no residual")
 
-print(f"1..{count}")
-sys.exit(1 if failed else 0)
+done()

@@ -10,7 +10,7 @@ that does not parse, is refused with exit status 2. Prints TAP."""
 import json, math, os, sqlite3, struct, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sens_tap import cli, models, env, ok, done  # noqa: E402
+from cli_tap import cli, models, env, ok, done  # noqa: E402
 
 tmp = tempfile.mkdtemp(prefix="esl-optimize-")
 five_bar = os.path.join(models, "five-bar.json")

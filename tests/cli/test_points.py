@@ -6,16 +6,7 @@ its position), --output-step, and refusals; --variables: the double pendulum's j
 body energies against its bar's angle and the energy columns. Prints TAP."""
 import csv, math, os, subprocess, sys, tempfile
 
-cli, source = sys.argv[1], sys.argv[2]
-count = failed = 0
-
-
-def ok(cond, what):
-    global count, failed
-    count += 1
-    failed += not cond
-    print(("ok" if cond else "not ok") + f" {count} - {what}", flush=True)
-    return cond
+from cli_tap import cli, done, ok, source  # noqa: E402
 
 
 def run(*args):
@@ -123,5 +114,4 @@ ok(r.returncode == 2 and "acceleration" in r.stderr, f"an acceleration is refuse
 r = run("run", pendulum, "--variables", "O:angle")
 ok(r.returncode == 2 and "--output" in r.stderr, "--variables without --output is refused")
 
-print(f"1..{count}")
-sys.exit(1 if failed else 0)
+done()

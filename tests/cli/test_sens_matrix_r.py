@@ -4,17 +4,8 @@ against fd of whole runs, a chosen subset of objectives and parameters, a partit
 every step, and the refusal of RK4. Prints TAP."""
 import json, os, subprocess, sys, tempfile
 
-cli, source = sys.argv[1], sys.argv[2]
+from cli_tap import cli, done, ok, source  # noqa: E402
 five_bar = os.path.join(source, "models", "five-bar.json")
-count = failed = 0
-
-
-def ok(cond, what):
-    global count, failed
-    count += 1
-    failed += not cond
-    print(("ok" if cond else "not ok") + f" {count} - {what}", flush=True)
-    return cond
 
 
 def sensitivity(*args):
@@ -100,5 +91,4 @@ with tempfile.TemporaryDirectory() as tmp:
         w = worst(runs["adjoint"], runs["analytical"])
         ok(w < 1e-9, f"hB and cos_t: adjoint = direct ({w:.2g})")
 
-print(f"1..{count}")
-sys.exit(1 if failed else 0)
+done()

@@ -5,7 +5,7 @@ formulations refuse them; --project stores the options given (schema 9) and --js
 them. Prints TAP."""
 import json, os, sqlite3, subprocess, tempfile
 
-from sens_tap import cli, done, ok, sens
+from cli_tap import cli, done, ok, sens
 
 
 def sensitivity(formulation, *args):

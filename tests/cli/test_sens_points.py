@@ -20,7 +20,7 @@ Also: --project stores the point names and each stored row's d r / d rho bit for
 CSV; --points with fd, or a name that is not BODY:POINT, is refused with exit 2. Prints TAP."""
 import csv, math, os, sqlite3, struct, subprocess, tempfile
 
-from sens_tap import cli, done, env, models, ok
+from cli_tap import cli, done, env, models, ok
 
 model = os.path.join(models, "five-bar.json")
 values = {"Ls1": math.sqrt(5), "L_A1": math.sqrt(2)}

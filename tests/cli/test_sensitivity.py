@@ -4,7 +4,8 @@ every bundled model with objectives and parameters, --json keys, clear refusals.
 import os, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sens_tap import cli, models, env, ok, sens, worst_relative, done  # noqa: E402
+from cli_tap import (cli, models, env, ok, sens, worst_relative, done,  # noqa: E402
+                     five_bar_still_lengths)
 
 
 # Paper 001 Table 1, reference column (IFToMM benchmark): rows psi1..3, columns Ls1, Ls2, m_A1,
@@ -122,8 +123,11 @@ try:
 except (IndexError, ValueError):
     psi_end, ls1, ls2 = 1.0, 0.0, 0.0
 ok(psi_end < 1e-10, f"psi1 from 0.727 down to {psi_end:g}")
-ok(abs(ls1 - 2.4319) < 1e-3 and abs(ls2 - 1.8449) < 1e-3,
-   f"natural lengths of the still mechanism: Ls1 = {ls1}, Ls2 = {ls2}")
+ref1, ref2 = five_bar_still_lengths()
+TOL_LS = 3e-8  # 10 times the difference measured (2.5e-9; the CLI prints 10 digits)
+ok(abs(ls1 - ref1) < TOL_LS and abs(ls2 - ref2) < TOL_LS,
+   f"natural lengths of the still mechanism: Ls1 = {ls1}, Ls2 = {ls2}; statics: {ref1:.10g}, "
+   f"{ref2:.10g}")
 
 # --state-history: d q / d rho of every coordinate at every step as CSV, the same numbers the
 # project stores for the window (schema 8, column per parameter), for penalty, ali3p and

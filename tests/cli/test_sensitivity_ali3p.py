@@ -5,7 +5,7 @@ paper 004 gradient. Prints TAP."""
 import os, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sens_tap import ok, sens, worst_relative, done  # noqa: E402
+from cli_tap import ok, sens, worst_relative, done  # noqa: E402
 
 
 # Tolerances (measured worst relative difference, floor 1e-3 of the largest entry): direct's

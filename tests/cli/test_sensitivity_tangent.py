@@ -11,7 +11,7 @@ alpha = 1e7; ali3p 2.0e-7, 1.7e-11, 1.8e-10) times a margin. Prints TAP."""
 import os, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sens_tap import ok, sens, worst_relative, done  # noqa: E402
+from cli_tap import ok, sens, worst_relative, done  # noqa: E402
 
 cases = [("five-bar.json", ["--step", "0.01", "--duration", "5"]),
          ("slider-crank.json", ["--step", "0.002", "--duration", "1"]),

@@ -4,7 +4,7 @@ penalty and an ali3p step on the four-bar, and a clear word for a formulation it
 trace. Prints TAP."""
 import json, os, subprocess
 
-from sens_tap import cli, done, env, models, ok
+from cli_tap import cli, done, env, models, ok
 
 four_bar = os.path.join(models, "four-bar-spatial.json")
 

@@ -1,8 +1,11 @@
 /* matrix-r steps allocate nothing on every path: RK4 and trapezoidal, dense and sparse (KLU
- * refactorizes in place), and a repartition in the dense path. malloc, calloc and realloc are
- * wrapped at link time as in test_no_alloc. (A repartition in the sparse path re-analyses the
- * pattern with KLU, which allocates; it is rare and not covered here.) */
+ * refactorizes in place), and a repartition in the dense path. The counter sees the whole
+ * process (alloc_counter.h), KLU and OpenBLAS included; a first check shows that it sees an
+ * allocation inside KLU. (A repartition in the sparse path re-analyses the pattern with KLU,
+ * which allocates; it is rare and not covered here.) */
 #include <stddef.h>
+
+#include <klu.h>
 
 #include "form_matrix_r.h"
 #include "mbs_formulation.h"
@@ -38,8 +41,24 @@ static void check(const char *name, MbsModel *m, double h, int steps, int integr
     mbs_formulation_free(f);
 }
 
+/* the counter is not blind to KLU: klu_analyze of a 2x2 pattern allocates its symbolic object */
+static void check_counter_sees_klu(void)
+{
+    int Ap[] = {0, 2, 4}, Ai[] = {0, 1, 0, 1};
+    klu_common common;
+    klu_defaults(&common);
+    alloc_count = 0;
+    alloc_counting = 1;
+    klu_symbolic *sym = klu_analyze(2, Ap, Ai, &common);
+    alloc_counting = 0;
+    tap_ok(sym != NULL && alloc_count > 0, "the counter sees klu_analyze's allocations (%ld)",
+           alloc_count);
+    klu_free_symbolic(&sym, &common);
+}
+
 int main(void)
 {
+    check_counter_sees_klu();
     MbsModel *m = build_four_bar();
     for (int integ = 0; integ < 2; ++integ)
         for (int sp = 0; sp < 2; ++sp)

@@ -83,7 +83,13 @@ static void check_derivatives(const MbsModel *mdl, const char *label)
            *php = calloc(m, 8), *phm = calloc(m, 8), *phit = calloc(m, 8), *c = calloc(m, 8),
            *ph0 = calloc(m, 8);
     identity_state(nat, q);
-    tap_ok(1, "%s: %d coordinates, %d constraints (%d rigid-body)", label, n, m, nat->nrigid);
+    /* 12 coordinates and 6 rigid-body constraints per moving body, counted in the model */
+    int moving = 0;
+    for (int b = 0; b < mdl->nbodies; ++b)
+        moving += !mdl->bodies[b].is_ground;
+    tap_ok(n == 12 * moving && nat->nrigid == 6 * moving && m > nat->nrigid,
+           "%s: %d coordinates, %d constraints (%d rigid-body) for %d moving bodies", label, n, m,
+           nat->nrigid, moving);
     random_state(nat, q, qd, qdd, 0.3);
     double t = 0.37;
     mbs_natural_constraints(nat, q, qd, t, phi, J, phit, c);

@@ -1,5 +1,5 @@
-/* A step allocates nothing: malloc, calloc and realloc are wrapped at link time
- * (-Wl,--wrap) and counted while the formulation steps. */
+/* A step allocates nothing: every allocation of the process (the engine's and its libraries',
+ * alloc_counter.h) is counted while the formulation steps. */
 #include <stddef.h>
 
 #include "mbs_run.h"
@@ -26,9 +26,8 @@ static void check_with_setting(const char *formulation, const char *jacobian, co
         tap_ok(0, "%s on %s: %s", formulation, name, err.message);
         return;
     }
-    alloc_count = 0;
     MbsFormulation *f = mbs_formulation_new(formulation, m, &s, &err);
-    tap_ok(f != NULL && alloc_count == 0 && !alloc_counting, "%s on %s: initialised", formulation, name);
+    tap_ok(f != NULL, "%s on %s: initialised", formulation, name);
     if (!f)
         return;
     long before = alloc_count;

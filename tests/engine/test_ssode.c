@@ -314,7 +314,8 @@ static void error_falls_with_tolerance(void)
     tap_ok(adams.internal_steps > 10 * sd_short.internal_steps,
            "the stiffness shows: Adams takes %ld internal steps where SDIRK takes %ld",
            adams.internal_steps, sd_short.internal_steps);
-    tap_below(ref.drift_max, 1e-4 * 500,
+    /* bound: 10 times the drift measured (6.2e-7 J) */
+    tap_below(ref.drift_max, 6e-6,
               "energy balance (kinetic + potentials - damper work) at tol 1e-10: drift %.2e J",
               ref.drift_max);
     mbs_model_free(m);
@@ -329,8 +330,10 @@ static int *all_points(const MbsModel *m, int *np)
     return p;
 }
 
-/* Point trajectories against ali3p and penalty at small steps. */
-static void agrees_with(const char *name, MbsModel *m, double duration)
+/* Point trajectories against ali3p and penalty at small steps, within bounds (m) of about 10
+ * times the deviations measured. */
+static void agrees_with(const char *name, MbsModel *m, double duration, double bound_ali3p,
+                        double bound_penalty)
 {
     int np;
     int *pts = all_points(m, &np);
@@ -346,7 +349,7 @@ static void agrees_with(const char *name, MbsModel *m, double duration)
     tap_ok(st == 0 && !ss.failed, "%s: ssode ran %g s (%s)", name, duration,
            st ? err.message : ss.failed ? ss.error.message : "ok");
     const char *others[] = {"ali3p", "penalty"};
-    double bounds[] = {2e-4, 2e-3};
+    double bounds[] = {bound_ali3p, bound_penalty};
     for (int k = 0; k < 2; ++k) {
         MbsSettings o;
         mbs_settings_defaults(&o);
@@ -359,8 +362,8 @@ static void agrees_with(const char *name, MbsModel *m, double duration)
             continue;
         }
         double d = mbs_trajectory_max_deviation(&ss, &t);
-        tap_ok(d >= 0 && d < bounds[k], "%s: ssode and %s (h = %g ms) agree within %.2e m", name,
-               others[k], 1e3 * o.step, d);
+        tap_ok(d >= 0 && d < bounds[k], "%s: ssode and %s (h = %g ms) agree within %.2e m "
+               "(bound %.0e)", name, others[k], 1e3 * o.step, d, bounds[k]);
         mbs_trajectory_free(&t);
     }
     mbs_trajectory_free(&ss);
@@ -530,10 +533,10 @@ int main(void)
     sdirk_alone();
     error_falls_with_tolerance();
     MbsModel *m = build_four_bar();
-    agrees_with("four-bar", m, 1.0);
+    agrees_with("four-bar", m, 1.0, 4e-6, 3e-6); /* measured 3.6e-7, 2.1e-7 */
     mbs_model_free(m);
     m = build_double_pendulum(M_PI / 2, M_PI / 2, 1);
-    agrees_with("double pendulum", m, 1.0);
+    agrees_with("double pendulum", m, 1.0, 7e-5, 7e-6); /* measured 6.8e-6, 6.3e-7 */
     mbs_model_free(m);
     four_bar_energy_and_partition();
     repartitions();

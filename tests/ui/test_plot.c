@@ -24,6 +24,24 @@ static int longest_row_of(GdkPixbuf *image, int r, int g, int b)
     return best;
 }
 
+/* How many rows of the image hold a pixel of one colour: a curve that rises spans many rows, a
+ * flat one (or a legend swatch) a few. */
+static int rows_with(GdkPixbuf *image, int r, int g, int b)
+{
+    int rows = 0, stride = gdk_pixbuf_get_rowstride(image);
+    int nch = gdk_pixbuf_get_n_channels(image);
+    const guchar *px = gdk_pixbuf_get_pixels(image);
+    for (int y = 0; y < gdk_pixbuf_get_height(image); y++)
+        for (int x = 0; x < gdk_pixbuf_get_width(image); x++) {
+            const guchar *p = px + y * stride + x * nch;
+            if (abs(p[0] - r) < 40 && abs(p[1] - g) < 40 && abs(p[2] - b) < 40) {
+                rows++;
+                break;
+            }
+        }
+    return rows;
+}
+
 /* Data in all four corners: the legend used to sit on one of them, over the data (issue 12). */
 static void test_legend_covers_nothing(const char *png)
 {
@@ -116,12 +134,25 @@ int main(void)
            error ? error->message : "");
     g_clear_error(&error);
 
-    /* Log scale with zeros: drawn without them. */
+    /* Log scale with zeros: drawn without them. The red series (0, 1e-9, 2.5e-6) lies flat on
+     * the axis on a linear scale beside 2..4; on a log axis (whole decades, 1e-10 to 10) it
+     * climbs 3.4 of 11 decades, 0.31 of the plot area's height (56 rows measured). */
+    g_autoptr(GdkPixbuf) linear = gdk_pixbuf_new_from_file(png, NULL); /* 640 x 360, linear */
+    int red_linear = linear ? rows_with(linear, 230, 26, 26) : 0;
     esl_plot_set_log_y(plot, TRUE);
-    tap_ok(esl_plot_export(plot, png, 320, 200, &error), "log-scale export with a zero value");
+    tap_ok(esl_plot_export(plot, png, 640, 360, &error), "log-scale export with a zero value");
+    g_autoptr(GdkPixbuf) logimg = gdk_pixbuf_new_from_file(png, NULL);
+    int red_log = logimg ? rows_with(logimg, 230, 26, 26) : 0;
+    tap_ok(red_linear < 10 && red_log > 40,
+           "the log axis spreads the small series over %d rows (%d on a linear axis)", red_log,
+           red_linear);
     esl_plot_clear(plot);
     tap_ok(esl_plot_get_n_series(plot) == 0 && esl_plot_export(plot, png, 320, 200, NULL),
            "an empty plot exports");
+    g_autoptr(GdkPixbuf) empty = gdk_pixbuf_new_from_file(png, NULL);
+    tap_ok(empty && gdk_pixbuf_get_width(empty) == 320 && gdk_pixbuf_get_height(empty) == 200 &&
+               rows_with(empty, 26, 77, 230) == 0 && rows_with(empty, 230, 26, 26) == 0,
+           "at its size, without the cleared series' colours");
 
     /* Names are written as UTF-8 (issue 12: they were octal escapes "\342\200\226..."). */
     int phi = esl_plot_add_series(plot, "‖Φ‖ (m) — «Ruta»", &red, FALSE);

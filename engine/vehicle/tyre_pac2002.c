@@ -1,0 +1,245 @@
+/* The tyre law "pac2002": Pacejka's Magic Formula 5.2 (PAC2002), steady state, combined slip,
+ * from a TeimOrbit .tir file (mbs_tir.h). The law is written once over a scalar type
+ * (tyre_pac2002_law.h): over double for the value, over MbsDual (forward mode, one direction
+ * per input) for the exact derivative d out / d in. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mbs_scalar.h"
+#include "mbs_settings.h" /* MBS_N_ */
+#include "mbs_tir.h"
+#include "mbs_tyre_model.h"
+#include "tyre_pac2002.h"
+
+struct MbsTyreData {
+    MbsTir tir;
+    int combined;  /* USE_MODE 4: combined slip; 3: Fx and Fy each from its own slip */
+    double fz0;    /* F'z0 = FNOMIN LFZO (4.E1) */
+    double cz;     /* vertical stiffness VERTICAL_STIFFNESS LCZ */
+};
+
+#define PAC_S double
+#define PAC_SUFFIX(name) name##_real
+#include "tyre_pac2002_law.h"
+#undef PAC_S
+#undef PAC_SUFFIX
+#define PAC_S MbsDual
+#define PAC_SUFFIX(name) name##_dual
+#include "tyre_pac2002_law.h"
+#undef PAC_S
+#undef PAC_SUFFIX
+
+/* Road friction relative to the tyre's: kept positive so lambda_mu divides (Bt, Br). */
+static double road_mu(double mu_scale) { return mu_scale > 1e-6 ? mu_scale : 1e-6; }
+
+/* The interface's promise, never NaN for finite input: a result that overflows double (only
+ * reachable with inputs or coefficients far beyond any tyre's: a load of 1e300 N) is returned
+ * as no force, with no derivative. */
+static void overflow_guard(MbsTyreOutput *out, MbsTyreDerivative *d)
+{
+    int finite = isfinite(out->kappa) && isfinite(out->alpha);
+    for (int i = 0; i < MBS_TYRE_OUT_COUNT; ++i) {
+        finite = finite && isfinite(out->out[i]);
+        for (int j = 0; d && j < MBS_TYRE_IN_COUNT; ++j)
+            finite = finite && isfinite(d->d[i][j]);
+    }
+    if (finite)
+        return;
+    memset(out, 0, sizeof *out);
+    if (d)
+        memset(d, 0, sizeof *d);
+}
+
+static void pac2002_evaluate(const MbsTyreData *data, const MbsTyreInput *in, MbsTyreOutput *out,
+                             MbsTyreDerivative *d)
+{
+    double mu = road_mu(in->mu_scale);
+    if (!d) {
+        double x[MBS_TYRE_IN_COUNT], y[MBS_TYRE_OUT_COUNT];
+        memcpy(x, in->in, sizeof x);
+        pac2002_law_real(data, x, mu, y, &out->kappa, &out->alpha);
+        memcpy(out->out, y, sizeof y);
+        overflow_guard(out, NULL);
+        return;
+    }
+    MbsDual x[MBS_TYRE_IN_COUNT], y[MBS_TYRE_OUT_COUNT], kappa, alpha;
+    for (int j = 0; j < MBS_TYRE_IN_COUNT; ++j) {
+        x[j] = mbs_dual_constant(in->in[j]);
+        x[j].d[j] = 1.0;
+    }
+    pac2002_law_dual(data, x, mu, y, &kappa, &alpha);
+    for (int i = 0; i < MBS_TYRE_OUT_COUNT; ++i) {
+        out->out[i] = y[i].v;
+        for (int j = 0; j < MBS_TYRE_IN_COUNT; ++j)
+            d->d[i][j] = y[i].d[j];
+    }
+    out->kappa = kappa.v;
+    out->alpha = alpha.v;
+    overflow_guard(out, d);
+}
+
+static void pac2002_vertical(const MbsTyreData *data, double *radius, double *stiffness,
+                             double *damping)
+{
+    *radius = data->tir.UNLOADED_RADIUS;
+    *stiffness = data->cz;
+    *damping = data->tir.VERTICAL_DAMPING;
+}
+
+double mbs_pac2002_rolling_radius(const MbsTyreData *data, double fz)
+{
+    const MbsTir *t = &data->tir;
+    double rho = fz / t->FNOMIN;
+    return t->UNLOADED_RADIUS -
+           t->FNOMIN / data->cz * (t->DREFF * atan(t->BREFF * rho) + t->FREFF * rho);
+}
+
+const MbsTir *mbs_pac2002_tir(const MbsTyreData *data) { return &data->tir; }
+
+static int key_index(const char *name)
+{
+    for (int i = 0; i < mbs_tir_key_count(); ++i)
+        if (!strcmp(mbs_tir_key_at(i)->name, name))
+            return i;
+    return -1;
+}
+
+static double key_value(const MbsTir *t, int k)
+{
+    double v;
+    memcpy(&v, (const char *)t + mbs_tir_key_at(k)->offset, sizeof v);
+    return v;
+}
+
+/* "FILE:LINE: " or "FILE: " when the key took its default. */
+static int refuse(MbsError *err, const char *file, const int *lines, const char *key,
+                  const char *why)
+{
+    int k = key_index(key);
+    int line = k >= 0 ? lines[k] : 0;
+    if (line)
+        return mbs_error_set(err, MBS_FATAL, "%s:%d: %s %s", file, line, key, why);
+    return mbs_error_set(err, MBS_FATAL, "%s: %s %s", file, key, why);
+}
+
+static int same_text(const char *a, const char *b)
+{
+    for (; *a && *b; ++a, ++b) {
+        int x = *a >= 'a' && *a <= 'z' ? *a - 32 : *a, y = *b >= 'a' && *b <= 'z' ? *b - 32 : *b;
+        if (x != y)
+            return 0;
+    }
+    return *a == *b;
+}
+
+/* What this law needs of a parsed file beyond the reader's checks. */
+static int check(const MbsTir *t, const int *lines, const char *file, MbsError *err)
+{
+    if (!same_text(t->PROPERTY_FILE_FORMAT, "PAC2002"))
+        return refuse(err, file, lines, "PROPERTY_FILE_FORMAT",
+                      MBS_N_("must be 'PAC2002' (other Magic Formula versions are not read)"));
+    if (t->USE_MODE != 3.0 && t->USE_MODE != 4.0)
+        return refuse(err, file, lines, "USE_MODE",
+                      MBS_N_("must be 3 (uncombined) or 4 (combined slip): relaxation (+10), "
+                             "mirroring (< 0) and the Fx- or Fy-only modes are not modelled"));
+    static const char *const positive[] = {"FNOMIN", "UNLOADED_RADIUS", "VERTICAL_STIFFNESS",
+                                           "LFZO", "LCZ", "VXLOW", "LONGVL", "LMUX", "LMUY"};
+    for (size_t i = 0; i < sizeof positive / sizeof positive[0]; ++i)
+        if (!(key_value(t, key_index(positive[i])) > 0.0))
+            return refuse(err, file, lines, positive[i], MBS_N_("must be positive"));
+    static const char *const nonzero[] = {"PCX1", "PDX1", "PCY1", "PDY1", "PKY1", "PKY2"};
+    for (size_t i = 0; i < sizeof nonzero / sizeof nonzero[0]; ++i)
+        if (key_value(t, key_index(nonzero[i])) == 0.0)
+            return refuse(err, file, lines, nonzero[i], MBS_N_("must not be zero"));
+    if (t->PCX1 * t->LCX == 0.0)
+        return refuse(err, file, lines, "LCX", MBS_N_("must not be zero (C_x = PCX1 LCX)"));
+    if (t->PCY1 * t->LCY == 0.0)
+        return refuse(err, file, lines, "LCY", MBS_N_("must not be zero (C_y = PCY1 LCY)"));
+    /* Magnitudes no tyre has (typing errors such as 1e309 are already refused as numbers):
+     * the coefficients are O(1)..O(1e3) in real files; the load and radius span every tyre from
+     * a bicycle's to a mining truck's. */
+    for (int k = 0; k < mbs_tir_key_count(); ++k) {
+        const MbsTirKey *key = mbs_tir_key_at(k);
+        if (!key->is_text && key->dimension == MBS_TIR_ONE && fabs(key_value(t, k)) > 1e6)
+            return refuse(err, file, lines, key->name,
+                          MBS_N_("is out of range (|value| <= 1e6 for a coefficient)"));
+    }
+    if (t->FNOMIN < 1.0 || t->FNOMIN > 1e7)
+        return refuse(err, file, lines, "FNOMIN", MBS_N_("must lie in [1, 1e7] N"));
+    if (t->UNLOADED_RADIUS < 1e-3 || t->UNLOADED_RADIUS > 10.0)
+        return refuse(err, file, lines, "UNLOADED_RADIUS", MBS_N_("must lie in [0.001, 10] m"));
+    if (t->VXLOW < 1e-3)
+        return refuse(err, file, lines, "VXLOW", MBS_N_("must be at least 0.001 m/s"));
+    if (t->VERTICAL_DAMPING < 0.0)
+        return refuse(err, file, lines, "VERTICAL_DAMPING", MBS_N_("must not be negative"));
+    /* Terms of other versions or of dynamics this steady-state law does not model: refused
+     * rather than ignored when they would change the result. */
+    static const char *const absent[] = {"QSX4", "QSX5", "QSX6", "QSX7", "QSX8", "QSX9", "QSX10",
+                                         "QSX11", "QSY7", "QSY8", "QTZ1"};
+    for (size_t i = 0; i < sizeof absent / sizeof absent[0]; ++i)
+        if (key_value(t, key_index(absent[i])) != 0.0)
+            return refuse(err, file, lines, absent[i],
+                          MBS_N_("is not modelled by this PAC2002 law (it must be 0)"));
+    if (t->IP != t->IP_NOM) {
+        static const char *const pressure[] = {"PPX1", "PPX2", "PPX3", "PPX4", "PPY1", "PPY2",
+                                               "PPY3", "PPY4", "QPZ1", "QPZ2", "QPX1"};
+        for (size_t i = 0; i < sizeof pressure / sizeof pressure[0]; ++i)
+            if (key_value(t, key_index(pressure[i])) != 0.0)
+                return refuse(err, file, lines, pressure[i],
+                              MBS_N_("is an inflation-pressure term: pressure effects are not "
+                                     "modelled (IP must equal IP_NOM)"));
+    }
+    return 0;
+}
+
+static MbsTyreData *pac2002_parse(const char *text, size_t size, const char *file, MbsError *err)
+{
+    if (!file)
+        file = "(tyre file)";
+    if (!text) {
+        mbs_error_set(err, MBS_FATAL, MBS_N_("%s: the pac2002 tyre needs a .tir property file"),
+                      file);
+        return NULL;
+    }
+    MbsTyreData *d = calloc(1, sizeof *d);
+    int *lines = calloc((size_t)mbs_tir_key_count(), sizeof *lines);
+    if (!d || !lines) {
+        free(d);
+        free(lines);
+        mbs_error_set(err, MBS_FATAL, MBS_N_("%s: out of memory"), file);
+        return NULL;
+    }
+    if (mbs_tir_parse(text, size, file, &d->tir, lines, err) ||
+        check(&d->tir, lines, file, err)) {
+        free(d);
+        free(lines);
+        return NULL;
+    }
+    free(lines);
+    d->combined = d->tir.USE_MODE == 4.0;
+    d->fz0 = d->tir.FNOMIN * d->tir.LFZO;
+    d->cz = d->tir.VERTICAL_STIFFNESS * d->tir.LCZ;
+    mbs_error_clear(err);
+    return d;
+}
+
+static MbsTyreData *pac2002_copy(const MbsTyreData *data)
+{
+    MbsTyreData *d = malloc(sizeof *d);
+    if (d)
+        *d = *data;
+    return d;
+}
+
+static void pac2002_free(MbsTyreData *data) { free(data); }
+
+const MbsTyreModelClass mbs_tyre_pac2002 = {
+    .name = "pac2002",
+    .description = MBS_N_("Magic Formula 5.2 (PAC2002)"),
+    .vertical = pac2002_vertical,
+    .evaluate = pac2002_evaluate,
+    .parse = pac2002_parse,
+    .copy = pac2002_copy,
+    .free_data = pac2002_free,
+};

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "mbs_force.h"
+#include "mbs_road.h"
+#include "mbs_wheel.h"
 
 #define MAX_ANCHORS 64
 
@@ -27,6 +29,8 @@ static const float body_palette[][4] = {
     {0.30f, 0.62f, 0.78f, 1.0f}, {0.85f, 0.45f, 0.55f, 1.0f}, {0.55f, 0.57f, 0.66f, 1.0f},
 };
 static const float ground_color[4] = {0.42f, 0.42f, 0.45f, 1.0f};
+static const float tyre_color[4] = {0.13f, 0.13f, 0.15f, 1.0f};
+static const float road_color[4] = {0.30f, 0.30f, 0.32f, 1.0f};
 static const float spring_color[4] = {0.80f, 0.68f, 0.25f, 1.0f};
 static const float force_color[4] = {0.85f, 0.20f, 0.55f, 1.0f};
 static const float highlight_color[4] = {1.0f, 0.85f, 0.1f, 1.0f};
@@ -416,7 +420,58 @@ static int add_force(EslScene *s, const MbsModel *m, int i, const double *poses,
         unit(dir);
         return add_arrow(s, ESL_SOURCE_FORCE, i, force_color, at, dir, 0.15f * s->size, 0.5f * r);
     }
+    if (drawing == MBS_FORCE_DRAW_TYRE) { /* a tyre: a short cylinder about the spin axis */
+        float at[3], axis[3];
+        const double *pose = body_pose(poses, f->body1);
+        double R = mbs_force_wheel_radius(f);
+        transform(pose, f->point1, at);
+        rotate(pose, f->axis, axis);
+        unit(axis);
+        return add_axis_cylinder(s, ESL_SOURCE_FORCE, i, color == spring_color ? tyre_color : color,
+                                 at, axis, (float)(0.35 * R), (float)R)
+                   ? 0
+                   : -1;
+    }
     return 0; /* MBS_FORCE_DRAW_NONE: joint spring-dampers and torques */
+}
+
+/* The road under the wheels: its height profile along x (steps, bumps, profiles) as a line of
+ * thin capsules at the y of each wheel's drawn centre, over the model's extent and beyond. */
+#define ROAD_SEGMENTS 240
+static int add_road(EslScene *s, const MbsModel *m, float r)
+{
+    double ys[16];
+    int ny = 0;
+    for (int i = 0; i < m->nforces && ny < 16; i++) {
+        if (mbs_force_class(m->forces[i].type)->drawing != MBS_FORCE_DRAW_TYRE)
+            continue;
+        double y = m->forces[i].point1[1];
+        int seen = 0;
+        for (int k = 0; k < ny; k++)
+            seen |= fabs(ys[k] - y) < 1e-6;
+        if (!seen)
+            ys[ny++] = y;
+    }
+    if (!m->road || ny == 0)
+        return 0;
+    double x0 = s->center[0] - 1.5 * s->size, x1 = s->center[0] + 1.5 * s->size;
+    for (int k = 0; k < ny; k++) {
+        MbsRoadPoint p;
+        mbs_road_eval(m->road, x0, ys[k], &p);
+        float prev[3] = {(float)x0, (float)ys[k], (float)p.height};
+        for (int j = 1; j <= ROAD_SEGMENTS; j++) {
+            double x = x0 + (x1 - x0) * j / ROAD_SEGMENTS;
+            mbs_road_eval(m->road, x, ys[k], &p);
+            EslDrawable *d = push(s, ESL_DRAW_CAPSULE, ESL_SOURCE_GROUND, -1, road_color);
+            if (!d)
+                return -1;
+            memcpy(d->a, prev, sizeof d->a);
+            d->b[0] = (float)x, d->b[1] = (float)ys[k], d->b[2] = (float)p.height;
+            d->radius = d->radius2 = 0.6f * r;
+            memcpy(prev, d->b, sizeof prev);
+        }
+    }
+    return 0;
 }
 
 static int add_frame(EslScene *s, const MbsModel *m, int b, const double *pose, float r)
@@ -483,6 +538,8 @@ int esl_scene_build(EslScene *s, const MbsModel *m, const double *poses,
     for (int i = 0; i < m->nforces; i++)
         if (add_force(s, m, i, poses, r, pick_color(options, ESL_SOURCE_FORCE, i, spring_color)))
             return -1;
+    if (add_road(s, m, r))
+        return -1;
     if (options->show_frames)
         for (int b = 0; b < m->nbodies; b++)
             if (!m->bodies[b].is_ground && add_frame(s, m, b, body_pose(poses, b), r))

@@ -143,6 +143,7 @@ static Input *force_inputs(const MbsForceClass *c, GPtrArray *strings)
     case MBS_FORCE_ON_LINE: g_array_append_vals(inputs, line, G_N_ELEMENTS(line)); break;
     case MBS_FORCE_ON_JOINT: g_array_append_val(inputs, joint); break;
     case MBS_FORCE_AT_POINT:
+    case MBS_FORCE_ON_WHEEL: /* the wheel's centre (the linear tyre law unless the file says) */
         g_array_append_val(inputs, body);
         g_array_append_val(inputs, at);
         break;

@@ -211,6 +211,7 @@ static char *describe_element(const MbsModel *m, int source, int index)
             g_string_append_printf(s, _("on joint %s\n"), m->joints[f->joint].name);
             break;
         case MBS_FORCE_AT_POINT:
+        case MBS_FORCE_ON_WHEEL:
             g_string_append_printf(s, _("on body %s\n"), m->bodies[f->body1].name);
             append_vector(s, _("point"), f->point1, "m");
             break;

@@ -509,6 +509,7 @@ static gboolean set_force_place(JsonObject *root, JsonObject *force, const MbsFo
         json_object_set_string_member(force, "joint", joint);
         return TRUE;
     case MBS_FORCE_AT_POINT:
+    case MBS_FORCE_ON_WHEEL: /* its centre: a point; its axis: a field */
     case MBS_FORCE_ON_BODY:
         if (!body || !find_body(root, body))
             return fail(error, _("%s: pick its body"), c->name);

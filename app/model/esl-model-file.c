@@ -23,6 +23,8 @@
 #include "mbs_expr.h"
 #include "mbs_force.h"
 #include "mbs_objective.h"
+#include "mbs_road.h"
+#include "mbs_tyre_model.h"
 
 #define MAX_NESTING 200
 
@@ -54,6 +56,7 @@ typedef struct {
     char *where;             /* element being read, e.g. "bodies[1] 'crank'" */
     GError **error;
     gboolean failed;
+    const char *dir;         /* the model file's folder (tyre files are relative to it) */
 } Loader;
 
 /* ---- messages -------------------------------------------------------------------------- */
@@ -939,10 +942,12 @@ static const char *const *geometry_keys(MbsForceGeometry g)
     static const char *const joint[] = {"joint", NULL};
     static const char *const point[] = {"body", "point", NULL};
     static const char *const body[] = {"body", NULL};
+    static const char *const wheel[] = {"body", "point", "tyre", "tyre_file", NULL};
     switch (g) {
     case MBS_FORCE_ON_LINE: return line;
     case MBS_FORCE_ON_JOINT: return joint;
     case MBS_FORCE_AT_POINT: return point;
+    case MBS_FORCE_ON_WHEEL: return wheel;
     case MBS_FORCE_ON_BODY: break;
     }
     return body;
@@ -962,6 +967,53 @@ static gboolean check_force_members(Loader *L, JsonObject *o, const MbsForceClas
     gboolean ok = check_members(L, o, (const char *const *)allowed->pdata);
     g_ptr_array_free(allowed, TRUE);
     return ok;
+}
+
+/* A wheel's tyre law ("tyre": its name, "linear" if absent) and, for a law other than the
+ * linear one, its property file ("tyre_file", relative to the model file), whose text the law
+ * parses; f->tyre_data is then the loader's until mbs_model_add_force copies it. */
+static gboolean read_tyre(Loader *L, JsonObject *o, MbsForce *f)
+{
+    const char *law = "linear", *file = NULL;
+    if (get_string(L, o, "tyre", FALSE, &law) < 0 || get_string(L, o, "tyre_file", FALSE, &file) < 0)
+        return FALSE;
+    if (!law)
+        law = "linear";
+    int index = mbs_tyre_model_class_index(law);
+    if (index < 0) {
+        GString *known = g_string_new(NULL);
+        for (int i = 0; i < mbs_tyre_model_class_count(); ++i)
+            g_string_append_printf(known, "%s%s", i ? ", " : "", mbs_tyre_model_class_at(i)->name);
+        fail(L, _("'tyre': unknown tyre law '%s' (expected %s)"), law, known->str);
+        g_string_free(known, TRUE);
+        return FALSE;
+    }
+    f->tyre_law = index;
+    memcpy(f->tyre, mbs_tyre_linear_defaults(), sizeof f->tyre);
+    if (!strcmp(law, "linear")) {
+        if (file)
+            return fail(L, _("'tyre_file': the linear tyre law reads no file (its numbers are "
+                             "the wheel's fields)"));
+        return TRUE;
+    }
+    if (!file)
+        return fail(L, _("'tyre_file': the tyre law '%s' needs its property file"), law);
+    char *path = g_path_is_absolute(file) || !L->dir ? g_strdup(file)
+                                                    : g_build_filename(L->dir, file, NULL);
+    char *text = NULL;
+    gsize len = 0;
+    GError *ioerr = NULL;
+    gboolean ok = g_file_get_contents(path, &text, &len, &ioerr);
+    g_free(path);
+    if (!ok) {
+        fail(L, _("'tyre_file': %s"), ioerr->message);
+        g_error_free(ioerr);
+        return FALSE;
+    }
+    MbsError err = {0};
+    f->tyre_data = mbs_tyre_model_class_at(index)->parse(text, len, file, &err);
+    g_free(text);
+    return f->tyre_data ? TRUE : fail(L, _("'tyre_file': %s"), err.message);
 }
 
 /* Where the element acts: bodies, points, joint. */
@@ -987,6 +1039,9 @@ static gboolean read_force_geometry(Loader *L, JsonObject *o, const MbsForceClas
                node_point(L, p, "'point'", f->body1, -1, f->point1);
     case MBS_FORCE_ON_BODY:
         return get_body(L, o, "body", &f->body1);
+    case MBS_FORCE_ON_WHEEL:
+        return get_body(L, o, "body", &f->body1) && (p = member(L, o, "point", TRUE)) &&
+               node_point(L, p, "'point'", f->body1, -1, f->point1) && read_tyre(L, o, f);
     }
     return FALSE;
 }
@@ -1070,14 +1125,105 @@ static gboolean load_force(Loader *L, JsonObject *o, int index)
         return fail(L, _("unknown force type '%s' (expected %s)"), type, kinds);
     }
     f.type = c->type;
-    if (!check_force_members(L, o, c) || !read_force_geometry(L, o, c, &f) ||
-        !read_force_fields(L, o, c, &f))
-        return FALSE;
+    gboolean ok = check_force_members(L, o, c) && read_force_geometry(L, o, c, &f) &&
+                  read_force_fields(L, o, c, &f);
     MbsError err = {0};
-    int added = mbs_model_add_force(L->m, &f, &err);
+    int added = ok ? mbs_model_add_force(L->m, &f, &err) : -1;
+    if (f.tyre_data) /* the model holds its own copy */
+        mbs_tyre_model_class_at(f.tyre_law)->free_data(f.tyre_data);
+    f.tyre_data = NULL;
+    if (!ok)
+        return FALSE;
     if (added < 0)
         return engine_fail(L, &err);
     return bind_struct(L, MBS_ELEMENT_FORCE, added, 0, &f, sizeof f);
+}
+
+/* ---- road ------------------------------------------------------------------------------ */
+
+/* "road": {"height": h, "mu": mu, "features": [{"type": "bump", "diameter": d,
+ * "position": x}, ...]}: the flat plane and the features on it (mbs_road.h). */
+static gboolean load_road(Loader *L, JsonObject *root)
+{
+    static const char *const fields[] = {"height", "mu", "features", NULL};
+    JsonNode *n = json_object_get_member(root, "road");
+    if (!n)
+        return TRUE;
+    set_where(L, "road");
+    if (!JSON_NODE_HOLDS_OBJECT(n))
+        return fail(L, _("must be an object, not %s"), kind_of(n));
+    JsonObject *o = json_node_get_object(n);
+    double height = 0.0, mu = 1.0;
+    JsonArray *features = NULL;
+    if (!check_members(L, o, fields) || get_number(L, o, "height", FALSE, &height) < 0 ||
+        get_number(L, o, "mu", FALSE, &mu) < 0 || get_array(L, o, "features", FALSE, &features) < 0)
+        return FALSE;
+    if (!(mu >= 0.0))
+        return fail(L, _("'mu' %g must not be negative"), mu);
+    MbsRoad *road = mbs_road_new(height, mu);
+    gboolean ok = road != NULL;
+    for (guint i = 0; ok && features && i < json_array_get_length(features); ++i) {
+        JsonNode *e = json_array_get_element(features, i);
+        set_where(L, _("road: features[%u]"), i);
+        if (!JSON_NODE_HOLDS_OBJECT(e)) {
+            ok = fail(L, _("must be an object, not %s"), kind_of(e));
+            break;
+        }
+        JsonObject *fo = json_node_get_object(e);
+        const char *type;
+        if (get_string(L, fo, "type", TRUE, &type) < 0) {
+            ok = FALSE;
+            break;
+        }
+        int kind = mbs_road_class_index(type);
+        if (kind < 0) {
+            char kinds[128];
+            mbs_road_class_list(kinds, sizeof kinds);
+            ok = fail(L, _("unknown road feature '%s' (expected %s)"), type, kinds);
+            break;
+        }
+        const MbsRoadClass *c = mbs_road_class_at(kind);
+        set_where(L, _("road: features[%u] (%s)"), i, type);
+        const char *allowed[MBS_ROAD_NUMBERS + 3] = {"type"};
+        int na = 1, nv = 0;
+        double v[MBS_ROAD_NUMBERS] = {0};
+        for (const MbsRoadField *fd = c->fields; fd->name; ++fd)
+            allowed[na++] = fd->name;
+        if (c->takes_points)
+            allowed[na++] = "points";
+        allowed[na] = NULL;
+        if (!check_members(L, fo, allowed)) {
+            ok = FALSE;
+            break;
+        }
+        for (const MbsRoadField *fd = c->fields; ok && fd->name; ++fd, ++nv) {
+            int r = get_number(L, fo, fd->name, fd->required, &v[nv]);
+            ok = r >= 0 && (r > 0 || !fd->required);
+        }
+        GArray *pts = g_array_new(FALSE, FALSE, sizeof(double));
+        JsonArray *pa = NULL;
+        if (ok && c->takes_points && (ok = get_array(L, fo, "points", TRUE, &pa) >= 0)) {
+            for (guint k = 0; ok && k < json_array_get_length(pa); ++k) {
+                double xy[2];
+                char *what = g_strdup_printf("'points'[%u]", k);
+                ok = node_vec(L, json_array_get_element(pa, k), what, 2, xy);
+                g_free(what);
+                g_array_append_vals(pts, xy, 2);
+            }
+        }
+        MbsError err = {0};
+        if (ok && mbs_road_add(road, kind, v, nv, (const double *)(void *)pts->data,
+                               (int)pts->len / 2, &err) < 0)
+            ok = engine_fail(L, &err);
+        g_array_free(pts, TRUE);
+    }
+    MbsError err = {0};
+    if (ok && mbs_model_set_road(L->m, road, &err))
+        ok = engine_fail(L, &err);
+    if (!road)
+        ok = fail(L, _("out of memory"));
+    mbs_road_free(road);
+    return ok;
 }
 
 /* ---- initial conditions ---------------------------------------------------------------- */
@@ -1329,7 +1475,7 @@ static gboolean load_header(Loader *L, JsonObject *root, const char *default_nam
     static const char *const fields[] = {"format", "version", "name",   "description",
                                          "parameters", "gravity", "bodies", "joints",
                                          "forces", "initial", "degrees_of_freedom",
-                                         "objectives", "planar", NULL};
+                                         "objectives", "planar", "road", NULL};
     const char *format, *name, *description;
     JsonNode *v;
     if (!json_object_has_member(root, "format"))
@@ -1416,11 +1562,11 @@ static gboolean check_json_text(const char *data, gsize len, GError **error)
     return TRUE;
 }
 
-static MbsModel *load_data(const char *data, gsize len, const char *origin,
+static MbsModel *load_data(const char *data, gsize len, const char *origin, const char *dir,
                            const char *default_name, const EslParameterOverride *overrides,
                            int noverrides, MbsModel **partial, GError **error)
 {
-    Loader L = {origin, NULL, NULL, NULL, NULL, NULL, error, FALSE};
+    Loader L = {origin, NULL, NULL, NULL, NULL, NULL, error, FALSE, dir};
     JsonParser *parser = NULL;
     GError *guard = NULL;
     if (!check_json_text(data, len, &guard)) {
@@ -1473,6 +1619,7 @@ static MbsModel *load_data(const char *data, gsize len, const char *origin,
                 ok = engine_fail(&L, &err);
         }
     }
+    ok = ok && load_road(&L, o);
     ok = ok && load_list(&L, o, "bodies", TRUE, load_body);
     if (ok && L.m->ground < 0) {
         set_where(&L, _("bodies"));
@@ -1514,7 +1661,7 @@ static MbsModel *load_string(const char *json, const char *origin_name,
     const char *origin = origin_name ? origin_name : "<string>";
     char *stem = g_str_has_suffix(origin, ".json") ? g_strndup(origin, strlen(origin) - 5)
                                                    : g_strdup(origin);
-    MbsModel *m = load_data(json ? json : "", json ? strlen(json) : 0, origin, stem, overrides,
+    MbsModel *m = load_data(json ? json : "", json ? strlen(json) : 0, origin, NULL, stem, overrides,
                             noverrides, partial, error);
     g_free(stem);
     return m;
@@ -1626,8 +1773,11 @@ MbsModel *esl_model_load_file(const char *path, const EslParameterOverride *over
     gsize len = 0;
     MbsModel *m = NULL;
     char *data = esl_model_file_read(path, &len, error);
-    if (data)
-        m = load_data(data, len, base, stem, overrides, noverrides, NULL, error);
+    if (data) {
+        char *dir = g_path_get_dirname(path);
+        m = load_data(data, len, base, dir, stem, overrides, noverrides, NULL, error);
+        g_free(dir);
+    }
     g_free(data);
     g_free(stem);
     g_free(base);

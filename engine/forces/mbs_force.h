@@ -9,6 +9,9 @@
  *   joint  (coordinate 0 of a joint)    in: coordinate q, its rate   out: generalized force
  *   point  (a point of one body)        in: position, velocity       out: global force at it
  *   body   (one body)                   in: angular velocity         out: global torque
+ *   wheel  (a wheel body: centre point1 in: centre position, velocity,  out: force at the centre
+ *           of body1, spin axis)            spin axis, angular velocity,     and torque (global)
+ *                                           the model's road
  *
  * A new kind is one file with its class and one line in the registry. The model file keys,
  * `eslabon-cli info`, the model editor and the scene read the class (fields, drawing).
@@ -21,11 +24,14 @@
 #include "mbs_model.h"
 #include "mbs_scalar.h"
 
+typedef struct MbsRoad MbsRoad; /* mbs_road.h */
+
 typedef enum {
     MBS_FORCE_ON_LINE,  /* body1/point1 to body2/point2 */
     MBS_FORCE_ON_JOINT, /* joint (revolute or prismatic) */
     MBS_FORCE_AT_POINT, /* body1/point1 */
     MBS_FORCE_ON_BODY,  /* body1 */
+    MBS_FORCE_ON_WHEEL, /* body1: centre point1, spin axis (drawn, global) */
 } MbsForceGeometry;
 
 /* What the scene draws for an element. */
@@ -33,6 +39,7 @@ typedef enum {
     MBS_FORCE_DRAW_NONE,
     MBS_FORCE_DRAW_SPRING, /* a helix from point1 to point2 */
     MBS_FORCE_DRAW_ARROW,  /* an arrow at point1 along vector */
+    MBS_FORCE_DRAW_TYRE,   /* a tyre at point1 about axis (radius: mbs_force_wheel_radius) */
 } MbsForceDrawing;
 
 enum {
@@ -57,13 +64,16 @@ typedef struct {
 typedef struct {
     double value, rate; /* line: distance and its rate; joint: coordinate and its rate */
     double r[3], v[3];  /* point: position and velocity of the point */
-    double omega[3];    /* body: angular velocity */
+    double omega[3];    /* body, wheel: angular velocity */
+    double axis[3];     /* wheel: its spin axis, unit (r, v: the centre's) */
+    const MbsRoad *road; /* wheel: the model's road (NULL: none, no contact) */
 } MbsForceInput;
 
 typedef struct {
     double tension;     /* line: > 0 pulls the two points together */
     double generalized; /* joint: generalized force on the coordinate */
-    double vector[3];   /* point: force; body: torque (global axes) */
+    double vector[3];   /* point, wheel: force; body: torque (global axes) */
+    double torque[3];   /* wheel: torque about the centre (global axes) */
 } MbsForceOutput;
 
 /* Partial derivatives of a law's output for the analytical tangent
@@ -74,18 +84,25 @@ typedef struct {
 typedef struct {
     double d_value, d_rate;
     double d_vector_r[3][3], d_vector_v[3][3];
+    /* wheel: of the force (vector) and the torque with the centre's position r and velocity v,
+     * the spin axis a and the angular velocity w (d_torque_r[a][b] = d torque_a/d r_b) */
+    double d_vector_a[3][3], d_vector_w[3][3];
+    double d_torque_r[3][3], d_torque_v[3][3], d_torque_a[3][3], d_torque_w[3][3];
 } MbsForceDerivative;
 /* The same over dual numbers (mbs_scalar.h), for automatic differentiation. */
 typedef struct {
     MbsDual value, rate;
     MbsDual r[3], v[3];
     MbsDual omega[3];
+    MbsDual axis[3];
+    const MbsRoad *road;
 } MbsForceInputDual;
 
 typedef struct {
     MbsDual tension;
     MbsDual generalized;
     MbsDual vector[3];
+    MbsDual torque[3];
 } MbsForceOutputDual;
 
 /* A law written once over the scalar type: defines the static functions name (double) and
@@ -125,7 +142,8 @@ typedef struct {
     double (*energy)(const MbsForce *f, const MbsForceInput *in);
     double (*power)(const MbsForce *f, const MbsForceInput *in);
     /* Optional: the law's derivative (d tension/d(l, l'), d generalized/d(q, q'), d vector/
-     * d(r, v)); a constant law (state_dependent 0) gives zeros. Without it the analytical
+     * d(r, v); a wheel's force and torque / d(r, v, axis, omega)); a constant law
+     * (state_dependent 0) gives zeros. Without it the analytical
      * tangent refuses models with the element. A body law that read the kinematics would need
      * d torque/d omega, which this does not carry (none exists today). */
     void (*derivative)(const MbsForce *f, const MbsForceInput *in, MbsForceDerivative *d);

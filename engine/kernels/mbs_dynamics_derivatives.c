@@ -25,7 +25,8 @@
  * at (d, a). The law's own change (tsda: tension with l and l') is chained through the points'
  * motions: dr/dz_j = v_j(r), d rdot/dz_j = b_j_w x (rdot - u_p(r)) + w_p x v_j(r) with u_p(r)
  * the velocity of r carried by node p, d rdot/dzd_j = v_j(r); a point law's own change (the
- * tyre's force with the wheel centre's height, x and their rates) likewise.
+ * tyre's force with the wheel centre's height, x and their rates) likewise; a wheel's force
+ * and torque also with its axis and angular velocity (wheel_column).
  */
 #include "mbs_dynamics_derivatives.h"
 
@@ -322,6 +323,44 @@ static void point_law_column(const MbsTopology *t, const MbsKinematics *k, int n
     add_force_change(t, k, node, r, dfzd, scale, Czd, ld, j);
 }
 
+/* Adds dn . b_i_w (scaled), a torque's change, for i on the path of node to column j of A. */
+static void add_torque_change(const MbsTopology *t, const MbsKinematics *k, int node,
+                              const double dn[3], double scale, double *A, size_t ld, int j)
+{
+    for (int i = node; i >= 0; i = t->nodes[i].parent)
+        A[i + ld * j] += scale * mbs_v3_dot(dn, &k->b[6 * i + 3]);
+}
+
+/* The change of a wheel's force and torque with column j (on the path of its node): its law
+ * reads the centre r, its velocity, the axis a and the angular velocity w, with
+ * da/dz_j = b_j_w x a, dw/dz_j = b_j_w x (w - w_p) (w_p the parent's: the joints below j turn
+ * with it), dw/dzd_j = b_j_w, and r, r' as a point (point_motion_derivative). */
+static void wheel_column(const MbsTopology *t, const MbsKinematics *k, int node,
+                         const MbsForceInput *in, const MbsForceDerivative *D, int j,
+                         double scale, double *Czd, double *Kz, size_t ld)
+{
+    int par = t->nodes[j].parent;
+    const double *Zp = par >= 0 ? &k->Z[6 * par] : zero6, *bw = &k->b[6 * j + 3];
+    double dr[3], drd[3], da[3], dw[3], wrel[3];
+    double df[3], dn[3], dfv[3], dnv[3];
+    point_motion_derivative(t, k, node, j, in->r, in->v, dr, drd);
+    mbs_v3_cross(bw, in->axis, da);
+    mbs_v3_sub(in->omega, Zp + 3, wrel);
+    mbs_v3_cross(bw, wrel, dw);
+    for (int a = 0; a < 3; ++a) {
+        df[a] = mbs_v3_dot(D->d_vector_r[a], dr) + mbs_v3_dot(D->d_vector_v[a], drd) +
+                mbs_v3_dot(D->d_vector_a[a], da) + mbs_v3_dot(D->d_vector_w[a], dw);
+        dn[a] = mbs_v3_dot(D->d_torque_r[a], dr) + mbs_v3_dot(D->d_torque_v[a], drd) +
+                mbs_v3_dot(D->d_torque_a[a], da) + mbs_v3_dot(D->d_torque_w[a], dw);
+        dfv[a] = mbs_v3_dot(D->d_vector_v[a], dr) + mbs_v3_dot(D->d_vector_w[a], bw);
+        dnv[a] = mbs_v3_dot(D->d_torque_v[a], dr) + mbs_v3_dot(D->d_torque_w[a], bw);
+    }
+    add_force_change(t, k, node, in->r, df, scale, Kz, ld, j);
+    add_torque_change(t, k, node, dn, scale, Kz, ld, j);
+    add_force_change(t, k, node, in->r, dfv, scale, Czd, ld, j);
+    add_torque_change(t, k, node, dnv, scale, Czd, ld, j);
+}
+
 static void element_terms(const MbsModel *m, const MbsKinematics *k, const double *z,
                           const double *zd, const MbsForce *F, double scale, double *Czd,
                           double *Kz, size_t ld)
@@ -377,6 +416,16 @@ static void element_terms(const MbsModel *m, const MbsKinematics *k, const doubl
         int nd = t->body_node[F->body1];
         if (nd >= 0)
             torque_turning(t, k, nd, out.vector, scale, Kz, ld);
+        break;
+    }
+    case MBS_FORCE_ON_WHEEL: {
+        int nd = t->body_node[F->body1];
+        if (nd < 0)
+            break;
+        point_force_turning(t, k, nd, at[0], out.vector, scale, Kz, ld);
+        torque_turning(t, k, nd, out.torque, scale, Kz, ld);
+        for (int j = nd; j >= 0; j = t->nodes[j].parent)
+            wheel_column(t, k, nd, &in, &dT, j, scale, Czd, Kz, ld);
         break;
     }
     }

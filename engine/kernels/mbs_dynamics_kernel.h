@@ -97,6 +97,20 @@ int MBS_K(mbs_dynamics_force_input)(const MbsModel *m, const MBS_KIN *k, const M
     case MBS_FORCE_ON_BODY:
         MBS_K(mbs_kin_body_omega)(m, k, F->body1, in->omega);
         return 1;
+    case MBS_FORCE_ON_WHEEL: {
+        int nd = m->topo->body_node[F->body1];
+        if (nd < 0)
+            return 0; /* a wheel of the ground does not roll */
+        MBS_K(mbs_kin_point)(m, k, F->body1, F->point1, r[0]);
+        MBS_K(mbs_kin_point_velocity)(m, k, F->body1, r[0], in->v);
+        memcpy(in->r, r[0], sizeof r[0]);
+        MBS_K(mbs_kin_body_omega)(m, k, F->body1, in->omega);
+        MBS_M3_MULV_C(&k->R[9 * nd], F->axis, in->axis); /* the drawn axis turned */
+        in->road = m->road;
+        if (at)
+            memcpy(at[0], r[0], sizeof r[0]);
+        return 1;
+    }
     }
     return 0;
 }
@@ -129,6 +143,10 @@ static void MBS_K(add_element)(const MbsModel *m, const MBS_KIN *k, MBS_DYN *d, 
         break;
     case MBS_FORCE_ON_BODY:
         MBS_K(add_torque)(m, d, F->body1, out.vector);
+        break;
+    case MBS_FORCE_ON_WHEEL:
+        MBS_K(add_point_force)(m, d, F->body1, at[0], out.vector);
+        MBS_K(add_torque)(m, d, F->body1, out.torque);
         break;
     case MBS_FORCE_ON_JOINT:
         break;

@@ -162,6 +162,29 @@ static void add_element(const MbsModel *m, const MbsKinematics *k,
                 dvec[a] += der.d_vector_r[a][b] * p.dr[b] + der.d_vector_v[a][b] * p.dv[b];
         }
         add_point_force(m, F->body1, p.r, p.dr, out.vector, dvec, dW);
+    } else if (c->geometry == MBS_FORCE_ON_WHEEL) {
+        /* The centre moves with the direction; no body turns (the axis and the angular
+         * velocity stay), so the wrench changes through r and v only. */
+        MbsPointDerivatives p;
+        if (!mbs_dynamics_force_input(m, k, NULL, NULL, F, &in, NULL, NULL))
+            return;
+        mbs_constraints_derivatives_point(m, k, w, NULL, F->body1, F->point1, dx, &p);
+        memcpy(in.r, p.r, sizeof in.r);
+        memcpy(in.v, p.v, sizeof in.v);
+        c->evaluate(F, &in, &out);
+        c->derivative(F, &in, &der);
+        double dvec[3], dtor[3];
+        for (int a = 0; a < 3; ++a) {
+            dvec[a] = dtor[a] = 0.0;
+            for (int b = 0; b < 3; ++b) {
+                dvec[a] += der.d_vector_r[a][b] * p.dr[b] + der.d_vector_v[a][b] * p.dv[b];
+                dtor[a] += der.d_torque_r[a][b] * p.dr[b] + der.d_torque_v[a][b] * p.dv[b];
+            }
+        }
+        add_point_force(m, F->body1, p.r, p.dr, out.vector, dvec, dW);
+        int nd = m->topo->body_node[F->body1];
+        for (int a = 0; nd >= 0 && a < 3; ++a)
+            dW[6 * nd + 3 + a] += dtor[a];
     }
     /* a torque on a body is constant (no body law reads omega), and a joint law acts on Q
      * directly at the fixed z, zd: no change */
@@ -252,11 +275,14 @@ void mbs_dynamics_forces_parameter_derivative(const MbsModel *m, const MbsKinema
             }
             add_point_force(m, F->body1, at[0], still, still, df1, dW);
             add_point_force(m, F->body2, at[1], still, still, df2, dW);
-        } else if (c->geometry == MBS_FORCE_AT_POINT) {
+        } else if (c->geometry == MBS_FORCE_AT_POINT || c->geometry == MBS_FORCE_ON_WHEEL) {
             double dv[3];
             for (int j = 0; j < 3; ++j)
                 dv[j] = c2 * (op.vector[j] - om.vector[j]);
             add_point_force(m, F->body1, at[0], still, still, dv, dW);
+            int nd = t->body_node[F->body1];
+            for (int j = 0; nd >= 0 && c->geometry == MBS_FORCE_ON_WHEEL && j < 3; ++j)
+                dW[6 * nd + 3 + j] += c2 * (op.torque[j] - om.torque[j]);
         } else { /* a torque on a body */
             int nd = t->body_node[F->body1];
             for (int j = 0; nd >= 0 && j < 3; ++j)

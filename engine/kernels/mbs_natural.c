@@ -549,6 +549,7 @@ int mbs_natural_forces_derivatives_supported(const MbsModel *m, char *why, size_
                      F->name, c ? c->name : "unknown kind");
             return 0;
         }
+
     }
     return 1;
 }
@@ -701,6 +702,111 @@ static void line_derivatives(const MbsNatural *nat, const MbsForce *F, const dou
     add_sandwich(&D, Gv, &D, 1.0, nat->n, add, ctx);
 }
 
+/* [u]x, the cross-product matrix: [u]x v = u x v */
+static void cross_matrix(const double u[3], double M[3][3])
+{
+    M[0][0] = M[1][1] = M[2][2] = 0.0;
+    M[0][1] = -u[2], M[0][2] = u[1];
+    M[1][0] = u[2], M[1][2] = -u[0];
+    M[2][0] = -u[1], M[2][1] = u[0];
+}
+
+/* A wheel on body b (12 coordinates at off: the centre of mass g, then e_1..e_3): its centre
+ * r = g + sum_k c_k e_k = X q and axis a = sum_k a0_k e_k = A q (mbs_natural_point_lin,
+ * _vector_lin), v = X qd, omega = sum_k e_k x e_k' / 2, so d omega/de_k = -[e_k']x / 2 and
+ * d omega/de_k' = [e_k]x / 2. The wrench adds X^T f and, on e_k, (T x e_k) / 2 = -[e_k]x T / 2
+ * (as a body's torque), whose own change with e_k is [T]x / 2. With the element's derivative
+ * (d f, d T / d(r, v, a, omega)): dQ/dq = X^T Jf_q - sum_k E_k^T [e_k]x JT_q / 2 + [T]x / 2 on
+ * each e_k block, dQ/dqd = X^T Jf_qd - sum_k E_k^T [e_k]x JT_qd / 2. */
+static void wheel_derivatives(const MbsNatural *nat, const MbsForce *F, const double *q,
+                              const double *qd, MbsNatAddFn add, void *ctx)
+{
+    const MbsForceClass *c = mbs_force_class(F->type);
+    int off = nat->body_off[F->body1], n = nat->n;
+    if (off < 0)
+        return;
+    MbsNatLin X, A;
+    mbs_natural_point_lin(nat, F->body1, F->point1, &X);
+    mbs_natural_vector_lin(nat, F->body1, F->axis, &A);
+    MbsForceInput in = {.road = nat->model->road};
+    MbsForceOutput out;
+    MbsForceDerivative D;
+    mbs_natlin_eval(&X, q, in.r);
+    mbs_natlin_rate(&X, qd, in.v);
+    mbs_natlin_eval(&A, q, in.axis);
+    for (int k = 0; k < 3; ++k) {
+        double w[3];
+        mbs_v3_cross(&q[off + 3 + 3 * k], &qd[off + 3 + 3 * k], w);
+        for (int d = 0; d < 3; ++d)
+            in.omega[d] += 0.5 * w[d];
+    }
+    c->evaluate(F, &in, &out);
+    c->derivative(F, &in, &D);
+    /* local 3 x 12 matrices over the body's coordinates */
+    double Xl[3][12] = {{0}}, Al[3][12] = {{0}}, Wq[3][12] = {{0}}, Wqd[3][12] = {{0}};
+    for (int k = 0; k < 4; ++k)
+        for (int d = 0; d < 3; ++d) {
+            Xl[d][3 * k + d] = X.w[0][k];
+            Al[d][3 * k + d] = A.w[0][k];
+        }
+    for (int k = 0; k < 3; ++k) {
+        double M[3][3], Md[3][3];
+        cross_matrix(&qd[off + 3 + 3 * k], Md);
+        cross_matrix(&q[off + 3 + 3 * k], M);
+        for (int a = 0; a < 3; ++a)
+            for (int b = 0; b < 3; ++b) {
+                Wq[a][3 + 3 * k + b] = -0.5 * Md[a][b];
+                Wqd[a][3 + 3 * k + b] = 0.5 * M[a][b];
+            }
+    }
+    double Jf[2][3][12], JT[2][3][12]; /* [q or qd] */
+    for (int a = 0; a < 3; ++a)
+        for (int j = 0; j < 12; ++j) {
+            double fq = 0, fqd = 0, tq = 0, tqd = 0;
+            for (int b = 0; b < 3; ++b) {
+                fq += D.d_vector_r[a][b] * Xl[b][j] + D.d_vector_a[a][b] * Al[b][j] +
+                      D.d_vector_w[a][b] * Wq[b][j];
+                fqd += D.d_vector_v[a][b] * Xl[b][j] + D.d_vector_w[a][b] * Wqd[b][j];
+                tq += D.d_torque_r[a][b] * Xl[b][j] + D.d_torque_a[a][b] * Al[b][j] +
+                      D.d_torque_w[a][b] * Wq[b][j];
+                tqd += D.d_torque_v[a][b] * Xl[b][j] + D.d_torque_w[a][b] * Wqd[b][j];
+            }
+            Jf[0][a][j] = fq, Jf[1][a][j] = fqd, JT[0][a][j] = tq, JT[1][a][j] = tqd;
+        }
+    double H[2][12][12] = {{{0}}};
+    for (int v = 0; v < 2; ++v)
+        for (int i = 0; i < 12; ++i)
+            for (int j = 0; j < 12; ++j) {
+                double h = 0.0;
+                for (int a = 0; a < 3; ++a)
+                    h += Xl[a][i] * Jf[v][a][j];
+                H[v][i][j] = h;
+            }
+    double TM[3][3];
+    cross_matrix(out.torque, TM);
+    for (int k = 0; k < 3; ++k) {
+        double M[3][3];
+        cross_matrix(&q[off + 3 + 3 * k], M);
+        for (int a = 0; a < 3; ++a) {
+            int row = 3 + 3 * k + a;
+            for (int v = 0; v < 2; ++v)
+                for (int j = 0; j < 12; ++j) {
+                    double h = 0.0;
+                    for (int b = 0; b < 3; ++b)
+                        h += M[a][b] * JT[v][b][j];
+                    H[v][row][j] -= 0.5 * h;
+                }
+            for (int b = 0; b < 3; ++b)
+                H[0][row][3 + 3 * k + b] += 0.5 * TM[a][b];
+        }
+    }
+    for (int v = 0; v < 2; ++v)
+        for (int i = 0; i < 12; ++i)
+            for (int j = 0; j < 12; ++j)
+                if (H[v][i][j] != 0.0)
+                    add(ctx, off + i, v * n + off + j, H[v][i][j]);
+}
+
 void mbs_natural_forces_derivatives(const MbsNatural *nat, const double *q, const double *qd,
                                     const double *angle_ref, double *grad, MbsNatAddFn add,
                                     void *ctx)
@@ -759,6 +865,9 @@ void mbs_natural_forces_derivatives(const MbsNatural *nat, const double *q, cons
             add_sandwich(&x, (const double(*)[3])dF.d_vector_v, &x, 1.0, n, add, ctx);
             break;
         }
+        case MBS_FORCE_ON_WHEEL:
+            wheel_derivatives(nat, F, q, qd, add, ctx);
+            break;
         case MBS_FORCE_ON_BODY: {
             /* constant torque T: Q_{e_k} = (T x e_k)/2, d/de_k = [T]x / 2 */
             int off = nat->body_off[F->body1];

@@ -209,6 +209,40 @@ static void MBS_K(add_element)(const MbsNatural *nat, const MbsForce *F, const M
         MBS_NAT_ACCOUNT(c, F, &in, e);
         break;
     }
+    case MBS_FORCE_ON_WHEEL: {
+        /* The centre x = X q + c and the axis a = A q (linear), omega as for a body; the force
+         * at the centre Q += X^T f, the torque as for a body. */
+        int off = nat->body_off[F->body1];
+        if (off < 0)
+            break;
+        MbsNatLin x, A;
+        mbs_natural_point_lin(nat, F->body1, F->point1, &x);
+        mbs_natural_vector_lin(nat, F->body1, F->axis, &A);
+        MBS_K(natlin_eval)(&x, q, in.r);
+        MBS_K(natlin_rate)(&x, qd, in.v);
+        MBS_K(natlin_eval)(&A, q, in.axis);
+        for (int d = 0; d < 3; ++d)
+            in.omega[d] = MBS_LIKE(q[0], 0.0);
+        for (int k = 0; k < 3; ++k) {
+            MBS_S w[3];
+            MBS_V3_CROSS(&q[off + 3 + 3 * k], &qd[off + 3 + 3 * k], w);
+            for (int d = 0; d < 3; ++d)
+                in.omega[d] = MBS_ADD(in.omega[d], MBS_SCALE(0.5, w[d]));
+        }
+        in.road = nat->model->road;
+        MBS_FORCE_EVALUATE(c)(F, &in, &out);
+        MBS_K(natlin_add_transpose)(&x, MBS_LIKE(q[0], 1.0), out.vector, Q);
+        for (int k = 0; k < 3; ++k) {
+            MBS_S g[3];
+            MBS_V3_CROSS(out.torque, &q[off + 3 + 3 * k], g);
+            for (int d = 0; d < 3; ++d) {
+                MBS_S *Qi = &Q[off + 3 + 3 * k + d];
+                *Qi = MBS_ADD(*Qi, MBS_SCALE(0.5, g[d]));
+            }
+        }
+        MBS_NAT_ACCOUNT(c, F, &in, e);
+        break;
+    }
     }
 }
 

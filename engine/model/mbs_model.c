@@ -9,7 +9,9 @@
 
 #include "mbs_force.h"
 #include "mbs_linalg.h"
+#include "mbs_road.h"
 #include "mbs_topology.h"
+#include "mbs_tyre_model.h"
 
 static const char *const joint_type_names[MBS_JOINT_TYPE_COUNT] = {
     "revolute", "prismatic", "spherical", "universal", "rod",
@@ -45,7 +47,11 @@ void mbs_model_free(MbsModel *m)
     free(m->bodies);
     free(m->points);
     free(m->joints);
+    for (int i = 0; m->forces && i < m->nforces; ++i)
+        if (m->forces[i].tyre_data)
+            mbs_tyre_model_class_at(m->forces[i].tyre_law)->free_data(m->forces[i].tyre_data);
     free(m->forces);
+    mbs_road_free(m->road);
     free(m->initial);
     free(m->parameters);
     free(m->dofs);
@@ -338,6 +344,24 @@ int mbs_model_add_force(MbsModel *m, const MbsForce *f, MbsError *err)
         if (check_body(m, f->body1, name, err))
             return -1;
         break;
+    case MBS_FORCE_ON_WHEEL:
+        if (check_body(m, f->body1, name, err))
+            return -1;
+        if (!mbs_tyre_model_class_at(f->tyre_law))
+            return mbs_error_set(err, MBS_FATAL, "force '%s': unknown tyre law", name);
+        if (check_finite(f->axis, 3, name, err) || check_finite(f->tyre, MBS_FORCE_TYRE_NUMBERS,
+                                                               name, err))
+            return -1;
+        if (mbs_v3_norm(f->axis) < 1e-12)
+            return mbs_error_set(err, MBS_FATAL, "force '%s': the wheel's axis is zero", name);
+        for (int i = 0; i < MBS_FORCE_TYRE_NUMBERS; ++i)
+            if (f->tyre[i] < 0.0)
+                return mbs_error_set(err, MBS_FATAL, "force '%s': the tyre's numbers must not be "
+                                     "negative", name);
+        if (!f->tyre_data && !(f->tyre[MBS_TYRE_LINEAR_RADIUS] > 0.0))
+            return mbs_error_set(err, MBS_FATAL, "force '%s': the wheel's radius must be "
+                                 "positive", name);
+        break;
     case MBS_FORCE_ON_JOINT:
         if (f->joint < 0 || f->joint >= m->njoints)
             return mbs_error_set(err, MBS_FATAL, "force '%s': joint index out of range", name);
@@ -372,11 +396,33 @@ int mbs_model_add_force(MbsModel *m, const MbsForce *f, MbsError *err)
     for (int i = 0; f->name[0] && i < m->nforces; ++i)
         if (!strcmp(m->forces[i].name, f->name))
             return mbs_error_set(err, MBS_FATAL, "force '%s' is defined twice", f->name);
-    GROW(m, forces, nforces, cap_forces, err);
+    MbsTyreData *data = NULL;
+    if (c->geometry == MBS_FORCE_ON_WHEEL && f->tyre_data &&
+        !(data = mbs_tyre_model_class_at(f->tyre_law)->copy(f->tyre_data)))
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    if (grow((void **)&m->forces, m->nforces, &m->cap_forces, sizeof *m->forces)) {
+        if (data)
+            mbs_tyre_model_class_at(f->tyre_law)->free_data(data);
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    }
     m->forces[m->nforces] = *f;
+    m->forces[m->nforces].tyre_data = data;
+
     if (!f->name[0])
         snprintf(m->forces[m->nforces].name, MBS_NAME_MAX, "force%d", m->nforces);
     return m->nforces++;
+}
+
+int mbs_model_set_road(MbsModel *m, const MbsRoad *road, MbsError *err)
+{
+    if (check_open(m, err))
+        return -1;
+    MbsRoad *copy = NULL;
+    if (road && !(copy = mbs_road_copy(road)))
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    mbs_road_free(m->road);
+    m->road = copy;
+    return 0;
 }
 
 int mbs_model_set_planar(MbsModel *m, int axis, MbsError *err)

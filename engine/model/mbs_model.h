@@ -66,10 +66,14 @@ typedef enum {
     MBS_FORCE_DAMPER_BILINEAR, /* damper piecewise linear in the rate, four slopes */
     MBS_FORCE_BUMP_STOP,       /* one-sided spring-damper outside [min_length, max_length] */
     MBS_FORCE_ANTIROLL_BAR,    /* torsion bar on the joint between the bar's two halves */
+    MBS_FORCE_WHEEL,    /* a wheel with a tyre law on the model's road (engine/vehicle) */
 } MbsForceType;
 
 /* Most (deflection, force) pairs a spring_table element holds. */
 #define MBS_FORCE_TABLE_MAX 32
+
+/* The numbers of a wheel element's "linear" tyre law (mbs_tyre_model.h MBS_TYRE_LINEAR_*). */
+#define MBS_FORCE_TYRE_NUMBERS 8
 
 typedef struct {
     char name[MBS_NAME_MAX];
@@ -91,6 +95,13 @@ typedef struct {
     double min_length, max_length;         /* BUMP_STOP (0: no stop on that side) */
     double transition;                     /* BUMP_STOP: penetration of the smooth onset (m) */
     double bar_diameter, bar_length, shear_modulus; /* ANTIROLL_BAR: a solid round bar */
+    double axis[3];              /* WHEEL: spin axis of body1 (drawn; any length); point1 its centre */
+    double tyre[MBS_FORCE_TYRE_NUMBERS]; /* WHEEL with the linear law: its numbers */
+    int tyre_law;                /* WHEEL: index of the law (mbs_tyre_model_class_at) */
+    /* WHEEL: the law's data read from its property file (NULL for the linear law, whose
+     * numbers are tyre[]); the model owns it: mbs_model_add_force stores a copy, the model's
+     * copy copies it, mbs_model_free frees it. */
+    struct MbsTyreData *tyre_data;
 } MbsForce;
 
 typedef struct {
@@ -231,6 +242,7 @@ typedef struct MbsModel {
 
     int ground; /* index of the ground body */
     MbsTopology *topo; /* NULL until compiled */
+    struct MbsRoad *road; /* the road wheels roll on (mbs_road.h; NULL: none), owned */
 
     /* builder bookkeeping */
     int cap_bodies, cap_points, cap_joints, cap_forces, cap_initial, cap_parameters, cap_dofs,
@@ -257,6 +269,8 @@ int mbs_model_add_rod(MbsModel *m, const char *name, int body1, const double poi
                       int body2, const double point2[3], double length, MbsError *err);
 int mbs_model_drive_joint(MbsModel *m, int joint, const MbsFunction *driver, MbsError *err);
 int mbs_model_add_force(MbsModel *m, const MbsForce *force, MbsError *err);
+/* The road of the model's wheels: the model stores a copy (mbs_road_copy; NULL removes it). */
+int mbs_model_set_road(MbsModel *m, const struct MbsRoad *road, MbsError *err);
 /* Initial condition "point moves at value along direction" (direction need not be unit; it is
  * normalized). The assembly's velocity problem adds it as one more equation. */
 /* Declare the mechanism planar, moving in the plane normal to axis (0, 1, 2 for X, Y, Z; -1:

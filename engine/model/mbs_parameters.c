@@ -9,6 +9,8 @@
 #include "mbs_force.h"
 #include "mbs_linalg.h"
 #include "mbs_model.h"
+#include "mbs_road.h"
+#include "mbs_tyre_model.h"
 
 int mbs_model_find_parameter(const MbsModel *m, const char *name)
 {
@@ -348,6 +350,7 @@ static MbsModel *copy_elements(const MbsModel *m, MbsError *err)
         return mbs_error_set(err, MBS_FATAL, "out of memory"), NULL;
     *c = *m;
     c->topo = NULL;
+    c->road = NULL;
     c->bodies = NULL, c->points = NULL, c->joints = NULL, c->forces = NULL;
     c->initial = NULL, c->parameters = NULL, c->dofs = NULL, c->bindings = NULL;
     c->objectives = NULL, c->objective_terms = NULL;
@@ -369,6 +372,16 @@ static MbsModel *copy_elements(const MbsModel *m, MbsError *err)
     c->cap_parameters = m->nparameters, c->cap_dofs = m->ndofs;
     c->cap_objectives = m->nobjectives, c->cap_objective_terms = m->nobjective_terms;
     c->cap_bindings = m->nbindings;
+    /* The wheels' tyre data and the road: the copy owns its own (mbs_model_free frees them). */
+    for (int i = 0; !failed && i < m->nforces; ++i)
+        c->forces[i].tyre_data = NULL;
+    for (int i = 0; !failed && i < m->nforces; ++i)
+        if (m->forces[i].tyre_data &&
+            !(c->forces[i].tyre_data =
+                  mbs_tyre_model_class_at(m->forces[i].tyre_law)->copy(m->forces[i].tyre_data)))
+            failed = 1;
+    if (!failed && m->road && !(c->road = mbs_road_copy(m->road)))
+        failed = 1;
     if (!failed && m->nbindings &&
         !(c->bindings = calloc((size_t)m->nbindings, sizeof *c->bindings)))
         failed = 1;

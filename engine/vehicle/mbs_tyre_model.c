@@ -3,10 +3,11 @@
 
 #include <string.h>
 
-extern const MbsTyreModelClass mbs_tyre_pac2002;
+extern const MbsTyreModelClass mbs_tyre_linear, mbs_tyre_pac2002;
 
 static const MbsTyreModelClass *const classes[] = {
-    &mbs_tyre_pac2002,
+    &mbs_tyre_linear,  /* engine/vehicle/tyre_linear.c */
+    &mbs_tyre_pac2002, /* engine/vehicle/tyre_pac2002.c */
 };
 
 #define NCLASSES ((int)(sizeof classes / sizeof classes[0]))
@@ -18,10 +19,15 @@ const MbsTyreModelClass *mbs_tyre_model_class_at(int i)
     return i >= 0 && i < NCLASSES ? classes[i] : NULL;
 }
 
-const MbsTyreModelClass *mbs_tyre_model_class_by_name(const char *name)
+int mbs_tyre_model_class_index(const char *name)
 {
     for (int i = 0; name && i < NCLASSES; ++i)
         if (!strcmp(classes[i]->name, name))
-            return classes[i];
-    return NULL;
+            return i;
+    return -1;
+}
+
+const MbsTyreModelClass *mbs_tyre_model_class_by_name(const char *name)
+{
+    return mbs_tyre_model_class_at(mbs_tyre_model_class_index(name));
 }

@@ -86,6 +86,28 @@ typedef struct {
     void (*free_data)(MbsTyreData *data);
 } MbsTyreModelClass;
 
+/* The "linear" law's numbers (engine/vehicle/tyre_linear.c): Fx = C_kappa kappa and
+ * Fy = C_alpha alpha, limited together to mu Fz. A wheel element keeps them as its fields
+ * (MbsForce.tyre, so parameters and sensitivities reach them) and passes them to the law as its
+ * data; parse(NULL) gives a copy of the defaults. */
+enum {
+    MBS_TYRE_LINEAR_RADIUS,      /* unloaded radius, m */
+    MBS_TYRE_LINEAR_STIFFNESS,   /* vertical stiffness, N/m */
+    MBS_TYRE_LINEAR_DAMPING,     /* vertical damping, N s/m */
+    MBS_TYRE_LINEAR_CKAPPA,      /* longitudinal slip stiffness dFx/dkappa, N */
+    MBS_TYRE_LINEAR_CALPHA,      /* cornering stiffness dFy/dalpha, N/rad */
+    MBS_TYRE_LINEAR_MU,          /* friction coefficient (times the road's mu) */
+    MBS_TYRE_LINEAR_ROLLING,     /* effective rolling radius Re, m (0: the unloaded radius) */
+    MBS_TYRE_LINEAR_VLOW,        /* speed below which the slips are damped, m/s (VXLOW) */
+    MBS_TYRE_LINEAR_COUNT
+};
+
+/* The linear law's default numbers (MBS_TYRE_LINEAR_COUNT of them). */
+const double *mbs_tyre_linear_defaults(void);
+
+/* Index of the law class in the registry (-1 if unknown). */
+int mbs_tyre_model_class_index(const char *name);
+
 int mbs_tyre_model_class_count(void);
 const MbsTyreModelClass *mbs_tyre_model_class_at(int i);
 const MbsTyreModelClass *mbs_tyre_model_class_by_name(const char *name); /* NULL if unknown */

@@ -4,7 +4,9 @@
 
 #include "esl-model-file.h"
 #include "mbs_assembly.h"
+#include "mbs_road.h"
 #include "mbs_topology.h"
+#include "mbs_tyre_model.h"
 #include "tap.h"
 
 #define MODELS ESLABON_SOURCE_DIR "/models/"
@@ -493,6 +495,70 @@ static void check_planar(void)
     g_free(text);
 }
 
+/* Wheels and the road (issue 24): the bundled vehicle's numbers, and errors naming the element
+ * and the key. */
+static const char wheel_model[] =
+    "{\"format\": \"eslabon-model\", \"version\": 1, %s"
+    "\"bodies\": [{\"name\": \"g\", \"ground\": true},"
+    " {\"name\": \"w\", \"mass\": 10, \"com\": [0, 0, 0.3], \"inertia\": \"point\"}],"
+    "\"joints\": [{\"name\": \"p\", \"type\": \"prismatic\", \"bodies\": [\"g\", \"w\"],"
+    " \"point\": [0, 0, 0.3], \"axis\": \"z\"}],"
+    "\"forces\": [{\"name\": \"tyre\", \"type\": \"wheel\", \"body\": \"w\","
+    " \"point\": [0, 0, 0.3], \"axis\": [0, 2, 0]%s}]}";
+
+static MbsModel *load_wheel(const char *head, const char *tail, GError **error)
+{
+    char *text = g_strdup_printf(wheel_model, head, tail);
+    MbsModel *m = esl_model_load_string(text, "wheel.json", NULL, 0, error);
+    g_free(text);
+    return m;
+}
+
+static void check_wheels(void)
+{
+    GError *error = NULL;
+    MbsModel *m = esl_model_load_file(MODELS "vehicle-simple.json", NULL, 0, &error);
+    int wheels = 0;
+    for (int i = 0; m && i < m->nforces; ++i)
+        wheels += m->forces[i].type == MBS_FORCE_WHEEL;
+    tap_ok(m && wheels == 4 && m->road && m->road->nfeatures == 1 &&
+               m->forces[0].tyre[MBS_TYRE_LINEAR_CKAPPA] == 2e4,
+           "vehicle-simple.json: four wheels with their numbers, a road with a step %s",
+           error ? error->message : "");
+    g_clear_error(&error);
+    mbs_model_free(m);
+    m = load_wheel("\"road\": {\"mu\": 0.8, \"features\": [{\"type\": \"bump\", "
+                   "\"diameter\": 0.1, \"position\": 2}, {\"type\": \"profile\", "
+                   "\"points\": [[5, 0], [6, 0.1]]}]},", ", \"radius\": 0.31", &error);
+    tap_ok(m && m->road && m->road->mu == 0.8 && m->road->nfeatures == 2 &&
+               m->forces[0].axis[1] == 2.0 && m->forces[0].tyre[MBS_TYRE_LINEAR_RADIUS] == 0.31 &&
+               m->forces[0].tyre[MBS_TYRE_LINEAR_STIFFNESS] == 2e5,
+           "a wheel: its axis as given, its radius, the linear law's default stiffness, the road %s",
+           error ? error->message : "");
+    g_clear_error(&error);
+    mbs_model_free(m);
+    static const struct {
+        const char *head, *tail, *want;
+    } bad[] = {
+        {"", ", \"tyre\": \"magic\"", "forces[0] 'tyre': 'tyre': unknown tyre law 'magic'"},
+        {"", ", \"tyre_file\": \"x.tir\"", "'tyre_file': the linear tyre law reads no file"},
+        {"", ", \"friction\": -1", "forces[0] 'tyre': 'friction' -1 must not be negative"},
+        {"\"road\": {\"features\": [{\"type\": \"hill\"}]},", "",
+         "road: features[0]: unknown road feature 'hill' (expected step, bump or profile)"},
+        {"\"road\": {\"features\": [{\"type\": \"bump\", \"position\": 1}]},", "",
+         "road: features[0] (bump): missing required field 'diameter'"},
+        {"\"road\": {\"features\": [{\"type\": \"profile\", \"points\": [[1, 0], [0, 1]]}]},",
+         "", "'points' must increase"},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(bad); ++i) {
+        m = load_wheel(bad[i].head, bad[i].tail, &error);
+        tap_ok(!m && error && strstr(error->message, bad[i].want), "refused: %s",
+               error ? error->message : "(loaded)");
+        g_clear_error(&error);
+        mbs_model_free(m);
+    }
+}
+
 static void check_misc_errors(void)
 {
     GError *error = NULL;
@@ -573,6 +639,7 @@ int main(void)
     check_rotated_box();
     check_point_velocity();
     check_planar();
+    check_wheels();
     check_misc_errors();
     check_mutations();
     return tap_done();

@@ -18,11 +18,11 @@ static void check_registry(void)
 {
     static const char *const names[] = {"tsda",          "rsda",           "force",
                                         "torque",        "tyre",           "spring_table",
-                                        "damper_bilinear", "bump_stop",    "antiroll_bar"};
+                                        "damper_bilinear", "bump_stop",    "antiroll_bar", "wheel"};
     static const MbsForceType types[] = {
         MBS_FORCE_TSDA,         MBS_FORCE_RSDA,           MBS_FORCE_CONSTANT,
         MBS_FORCE_TORQUE,       MBS_FORCE_TYRE,           MBS_FORCE_SPRING_TABLE,
-        MBS_FORCE_DAMPER_BILINEAR, MBS_FORCE_BUMP_STOP,   MBS_FORCE_ANTIROLL_BAR};
+        MBS_FORCE_DAMPER_BILINEAR, MBS_FORCE_BUMP_STOP,   MBS_FORCE_ANTIROLL_BAR, MBS_FORCE_WHEEL};
     enum { NKINDS = (int)(sizeof names / sizeof names[0]) };
     tap_ok(mbs_force_class_count() == NKINDS, "%d force classes", NKINDS);
     int consistent = 1;
@@ -43,7 +43,7 @@ static void check_registry(void)
     char list[256];
     mbs_force_class_list(list, sizeof list);
     tap_ok(!strcmp(list, "tsda, rsda, force, torque, tyre, spring_table, damper_bilinear, "
-                         "bump_stop or antiroll_bar"),
+                         "bump_stop, antiroll_bar or wheel"),
            "kinds listed for messages: %s", list);
 }
 

@@ -7,6 +7,8 @@
 #include "alloc_counter.h"
 #include "tap.h"
 #include "test_models.h"
+#include "mbs_road.h"
+#include "mbs_tyre_model.h"
 
 
 /* jacobian: a method for the formulation's jacobian setting, NULL: its default; setting: one
@@ -209,6 +211,42 @@ static MbsModel *slider_crank_with_suspension(void)
     return open;
 }
 
+/* A wheel rolling on a road with a smooth step and a profile (issue 24): ground -(prismatic x)- slider
+ * -(prismatic z)- hub -(revolute y)- wheel with the linear tyre law. */
+static MbsModel *build_wheel_rig(void)
+{
+    MbsError err = {0};
+    MbsModel *m = mbs_model_new("wheel-rig");
+    m->gravity[2] = -9.81;
+    double c[3] = {0, 0, 0.299}, x[3] = {1, 0, 0}, y[3] = {0, 1, 0}, z[3] = {0, 0, 1};
+    double I[9] = {0.5, 0, 0, 0, 0.8, 0, 0, 0, 0.5};
+    int g = mbs_model_add_ground(m, "ground", &err);
+    int s = mbs_model_add_body(m, "slider", 1.0, c, I, &err);
+    int h = mbs_model_add_body(m, "hub", 5.0, c, I, &err);
+    int w = mbs_model_add_body(m, "wheel", 20.0, c, I, &err);
+    int jx = mbs_model_add_joint(m, "px", MBS_JOINT_PRISMATIC, g, s, c, x, &err);
+    mbs_model_add_joint(m, "pz", MBS_JOINT_PRISMATIC, s, h, c, z, &err);
+    int jr = mbs_model_add_joint(m, "spin", MBS_JOINT_REVOLUTE, h, w, c, y, &err);
+    MbsForce f = {.type = MBS_FORCE_WHEEL, .body1 = w, .body2 = -1, .joint = -1,
+                  .axis = {0, 1, 0}, .tyre = {0.3, 2e5, 1500, 2e4, 3e4, 0.9, 0.299, 0.5}};
+    memcpy(f.point1, c, sizeof c);
+    f.tyre_law = mbs_tyre_model_class_index("linear");
+    mbs_model_add_force(m, &f, &err);
+    MbsRoad *road = mbs_road_new(0.0, 1.0);
+    double step[3] = {-0.01, 0.5, 0.2}, pts[6] = {1.0, 0.0, 1.2, 0.01, 1.6, 0.0};
+    mbs_road_add(road, mbs_road_class_index("step"), step, 3, NULL, 0, &err);
+    mbs_road_add(road, mbs_road_class_index("profile"), NULL, 0, pts, 3, &err);
+    mbs_model_set_road(m, road, &err);
+    mbs_road_free(road);
+    mbs_model_set_initial(m, jx, 0, 1, 5.0, &err);
+    mbs_model_set_initial(m, jr, 0, 1, 5.0 / 0.299, &err);
+    if (mbs_model_compile(m, &err)) {
+        fprintf(stderr, "%s\n", err.message);
+        exit(2);
+    }
+    return m;
+}
+
 int main(void)
 {
     {
@@ -221,6 +259,15 @@ int main(void)
                    1e-3, 100);
         mbs_model_free(m);
     }
+    MbsModel *wheel = build_wheel_rig();
+    for (int i = 0; i < mbs_formulation_count(); ++i)
+        check(mbs_formulation_class(i)->name, "wheel on a road", wheel, 1e-3, 300);
+    check_with("penalty", "ad", "wheel on a road, ad", wheel, 1e-3, 300);
+    check_with("ali3p", "ad", "wheel on a road, ad", wheel, 1e-3, 300);
+    check_with_setting("matrix-r", "analytical", "integrator", "trapezoidal",
+                       "wheel on a road, trapezoidal, analytical", wheel, 1e-3, 300);
+    mbs_model_free(wheel);
+
     for (int i = 0; i < mbs_formulation_count(); ++i) {
         const char *fname = mbs_formulation_class(i)->name;
         MbsModel *m = build_four_bar();

@@ -1,0 +1,24 @@
+/* The wheel force element (force_wheel.c): what the scene and monitors ask of it. */
+#ifndef MBS_WHEEL_H
+#define MBS_WHEEL_H
+
+#include "mbs_force.h"
+
+/* What a wheel's contact is at an instant (for monitors, plots and tests). */
+typedef struct {
+    double delta;            /* tyre deflection, m (0 off the road) */
+    double fz, fx, fy, mz;   /* the law's input load and outputs, contact frame */
+    double kappa, alpha;     /* the slips the law used */
+    double vsx;              /* longitudinal slip velocity of the contact point, m/s */
+    double gamma;            /* inclination, rad */
+} MbsWheelInfo;
+
+/* The unloaded radius of wheel element f (its law's). */
+double mbs_force_wheel_radius(const MbsForce *f);
+/* The contact of wheel f with road at centre r, velocity v, spin axis a, angular velocity w
+ * (global): force and torque about the centre, and info (may be NULL). */
+void mbs_force_wheel_contact(const MbsForce *f, const MbsRoad *road, const double r[3],
+                             const double v[3], const double a[3], const double w[3],
+                             double force[3], double torque[3], MbsWheelInfo *info);
+
+#endif

@@ -361,12 +361,13 @@ void esl_window_save_model_path(EslWindow *self, const char *path)
                                error ? error->message : _("no model is open"));
         return;
     }
+    char *kept = g_strdup(path); /* path may be model_path itself (Save Model) */
     g_free(self->model_path);
-    self->model_path = g_strdup(path);
+    self->model_path = kept;
     self->model_modified = FALSE;
     esl_window_update_titles(self);
-    esl_window_show_status(self, FALSE, _("Model saved as %s."), path);
-    esl_recent_add(path);
+    esl_window_show_status(self, FALSE, _("Model saved as %s."), kept);
+    esl_recent_add(kept);
 }
 
 void esl_window_choose_model_file(EslWindow *self, EslWindowThen then, const char *path)

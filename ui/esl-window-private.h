@@ -125,6 +125,10 @@ void esl_window_init_actions(EslWindow *self);
 void esl_window_fill_recent_menu(EslWindow *self);
 /* Save the model's text to path (it becomes the model's file). */
 void esl_window_save_model_path(EslWindow *self, const char *path);
+/* esl-window-save.c: Save Model (win.save-model-file), and the model's name as shown. */
+void esl_window_class_install_save_actions(GtkWidgetClass *widget_class);
+gboolean esl_window_model_saved_in_place(EslWindow *self);
+char *esl_window_model_display_name(EslWindow *self);
 /* Ask for a file to save the model in; once saved, call then(self, path). */
 void esl_window_choose_model_file(EslWindow *self, EslWindowThen then, const char *path);
 /* Leave the gallery for the workbench when a model is open; FALSE when there is none. */

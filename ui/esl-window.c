@@ -47,10 +47,10 @@ static char *resolve_model(const char *arg)
 
 void esl_window_update_titles(EslWindow *self)
 {
-    g_autofree char *name =
-        !self->model           ? g_strdup("Eslabón")
-        : self->model_modified ? g_strdup_printf(_("%s (modified)"), self->model->name)
-                               : g_strdup(self->model->name);
+    g_autofree char *file = esl_window_model_display_name(self);
+    g_autofree char *name = self->model && self->model_modified
+                                ? g_strdup_printf(_("%s (modified)"), file)
+                                : g_strdup(file);
     gtk_label_set_text(GTK_LABEL(self->title_label), name);
     g_autofree char *project_name =
         self->project_path ? g_path_get_basename(self->project_path) : NULL;
@@ -687,15 +687,6 @@ void esl_window_install_model(EslWindow *self, MbsModel *model, char *json, char
 
 /* ---- unsaved edits ------------------------------------------------------------------------ */
 
-/* A model file of the user's, saved in place; the bundled models and a run's model are saved
- * under a new name. */
-static gboolean saved_in_place(EslWindow *self)
-{
-    return self->model_path && g_path_is_absolute(self->model_path) &&
-           !g_str_has_prefix(self->model_path, esl_models_dir()) &&
-           g_file_test(self->model_path, G_FILE_TEST_IS_REGULAR);
-}
-
 static void on_unsaved_response(GtkDialog *dialog, int response, EslWindow *self)
 {
     EslWindowThen then = (EslWindowThen)g_object_get_data(G_OBJECT(dialog), "then");
@@ -705,7 +696,7 @@ static void on_unsaved_response(GtkDialog *dialog, int response, EslWindow *self
     if (response == GTK_RESPONSE_REJECT) {
         self->edits_discarded = TRUE;
         then(self, path);
-    } else if (response == GTK_RESPONSE_ACCEPT && saved_in_place(self)) {
+    } else if (response == GTK_RESPONSE_ACCEPT && esl_window_model_saved_in_place(self)) {
         g_autoptr(GError) error = NULL;
         if (g_file_set_contents(self->model_path, self->model_json, -1, &error)) {
             self->model_modified = FALSE;
@@ -727,9 +718,10 @@ void esl_window_ask_unsaved(EslWindow *self, EslWindowThen then, const char *pat
     }
     if (self->question)
         return;
+    g_autofree char *shown = esl_window_model_display_name(self);
     GtkWidget *dialog = gtk_message_dialog_new(
         GTK_WINDOW(self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT, GTK_MESSAGE_QUESTION,
-        GTK_BUTTONS_NONE, _("Save the edits to model %s?"), self->model->name);
+        GTK_BUTTONS_NONE, _("Save the edits to model %s?"), shown);
     gtk_message_dialog_format_secondary_text(GTK_MESSAGE_DIALOG(dialog),
                                              _("If you do not save them, they are lost."));
     gtk_dialog_add_button(GTK_DIALOG(dialog), _("_Cancel"), GTK_RESPONSE_CANCEL);
@@ -737,7 +729,7 @@ void esl_window_ask_unsaved(EslWindow *self, EslWindowThen then, const char *pat
         gtk_dialog_add_button(GTK_DIALOG(dialog), _("_Discard"), GTK_RESPONSE_REJECT);
     gtk_widget_add_css_class(discard, "destructive-action");
     GtkWidget *save = gtk_dialog_add_button(
-        GTK_DIALOG(dialog), saved_in_place(self) ? _("_Save") : _("_Save As…"),
+        GTK_DIALOG(dialog), esl_window_model_saved_in_place(self) ? _("_Save") : _("_Save As…"),
         GTK_RESPONSE_ACCEPT);
     gtk_widget_add_css_class(save, "suggested-action");
     gtk_dialog_set_default_response(GTK_DIALOG(dialog), GTK_RESPONSE_ACCEPT);
@@ -897,6 +889,7 @@ static void esl_window_class_init(EslWindowClass *klass)
     gtk_widget_class_bind_template_callback(widget_class, on_playback_time_changed);
     gtk_widget_class_bind_template_callback(widget_class, on_plot_cursor_moved);
     esl_window_class_install_actions(widget_class);
+    esl_window_class_install_save_actions(widget_class);
     esl_window_class_install_assemble_actions(widget_class);
     esl_window_class_install_variable_actions(widget_class);
     signals[SIGNAL_RUN_FINISHED] =

@@ -16,7 +16,9 @@ static const struct {
     {"win.open-model", "<Control>o"},
     {"win.new-project", "<Control>n"},
     {"win.open-project", "<Shift><Control>o"},
-    {"win.save-project", "<Control>s"},
+    {"win.save-model-file", "<Control>s"},
+    {"win.save-model", "<Shift><Control>s"},
+    {"win.save-project", "<Control><Alt>s"},
     {"win.show-gallery", "<Control>g"},
     {"win.run", "F5"},
     {"win.pause", "F6"},
@@ -39,7 +41,7 @@ static const struct {
 };
 
 /* Actions of the menus and buttons without a shortcut. */
-static const char *const other_actions[] = {"win.save-model", "win.open-recent", "win.show-grid",
+static const char *const other_actions[] = {"win.open-recent", "win.show-grid",
                                             "win.export-points", "win.real-time", "win.presentation-plot",
                                             "win.plot-variable",
                                             "app.about"};

@@ -145,38 +145,6 @@ void esl_window_show_state(EslWindow *self, const double *poses, const double *v
                                    violations && self->model ? self->model->njoints : 0);
 }
 
-gboolean esl_window_plot_variable(EslWindow *self, const char *name, GError **error)
-{
-    EslVariable v;
-    if (!self->model || !self->history || self->history->len == 0 ||
-        !self->history_matches_model) {
-        g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                            _("no run of this model is shown"));
-        return FALSE;
-    }
-    if (!esl_variable_parse(self->model, name, &v, error))
-        return FALSE;
-    const MbsModel *m = self->model;
-    guint n = self->history->len;
-    g_autofree double *t = g_new(double, n);
-    g_autofree double *y = g_new(double, n);
-    g_autofree double *poses = g_new(double, (gsize)n * 12 * m->nbodies + 1);
-    g_autofree double *violations = g_new(double, (gsize)n * m->njoints + 1);
-    for (guint k = 0; k < n; k++) {
-        const EslRunSample *s = self->history->pdata[k];
-        t[k] = s->monitors.time;
-        memcpy(poses + (gsize)k * 12 * m->nbodies, s->poses, sizeof(double) * 12 * m->nbodies);
-        memcpy(violations + (gsize)k * m->njoints, s->violations, sizeof(double) * m->njoints);
-    }
-    esl_variable_series(m, &v, t, poses, violations, (int)n, y);
-    g_autofree char *label = esl_variable_name(m, &v);
-    esl_plot_board_add_variable(ESL_PLOT_BOARD(self->plot_board), label,
-                                v.kind->element == ESL_VARIABLE_JOINT &&
-                                    v.kind->component == ESL_JOINT_VIOLATION,
-                                t, y, (int)n);
-    return TRUE;
-}
-
 /* Diagonal of the box of the model's points as drawn (m). */
 static double model_extent(const MbsModel *m)
 {
@@ -283,6 +251,7 @@ void esl_window_set_history(EslWindow *self, GPtrArray *history, gboolean matche
     esl_playback_bar_set_seekable(bar, history && history->len > 1);
     esl_playback_bar_set_playable(bar, history && history->len > 1 && !self->controller);
     esl_window_update_run_actions(self);
+    esl_window_set_compared(self, NULL); /* replots the variables for this history */
     if (history && history->len)
         show_time(self, end);
 }
@@ -810,6 +779,8 @@ static void esl_window_finalize(GObject *object)
     g_hash_table_unref(self->model_ids);
     if (self->history)
         g_ptr_array_unref(self->history);
+    if (self->compared)
+        g_ptr_array_unref(self->compared);
     mbs_model_free(self->model);
     g_free(self->model_path);
     g_free(self->model_json);

@@ -131,6 +131,13 @@ void esl_plot_board_clear(EslPlotBoard *self)
         esl_plot_clear(self->variable_plots->pdata[i]);
     show_variables(self, TRUE);
     g_signal_emit(self, signals[SIGNAL_PLOTS_CHANGED], 0);
+    /* a zoom was of the runs shown before: the next follow their data (a live run its end) */
+    self->link_x0 = self->link_x1 = NAN;
+    EslPlot *plots[6];
+    for (int i = 0; i < 6; i++)
+        esl_plot_set_time_range(monitor_plots(self, plots)[i], NAN, NAN);
+    for (guint i = 0; i < self->variable_plots->len; i++)
+        esl_plot_set_time_range(self->variable_plots->pdata[i], NAN, NAN);
     esl_plot_clear(self->plot_energy);
     esl_plot_clear(self->plot_drift);
     esl_plot_clear(self->plot_constraints);

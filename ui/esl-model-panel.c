@@ -1,5 +1,6 @@
 /* The model panel; see esl-model-panel.h. */
 #include "esl-model-panel.h"
+#include "esl-menu-label.h"
 #include "esl-number.h"
 #include "esl-template.h"
 
@@ -417,9 +418,10 @@ static GMenu *plot_menu_for(const MbsModel *m, int source, int index)
         if ((joint || body) && esl_variable_applies(m, kind, index)) {
             EslVariable v = {kind, index};
             g_autofree char *name = esl_variable_name(m, &v);
-            g_autofree char *label = g_strdup_printf(
-                _("Plot %s: %s"), joint ? m->joints[index].name : m->bodies[index].name,
-                _(kind->description));
+            g_autofree char *shown =
+                esl_menu_label_escape(joint ? m->joints[index].name : m->bodies[index].name);
+            g_autofree char *label =
+                g_strdup_printf(_("Plot %s: %s"), shown, _(kind->description));
             g_autoptr(GMenuItem) item = g_menu_item_new(label, NULL);
             g_menu_item_set_action_and_target_value(item, "win.plot-variable",
                                                     g_variant_new_string(name));
@@ -438,8 +440,8 @@ static GMenu *plot_menu_for(const MbsModel *m, int source, int index)
                 g_autofree char *name = esl_variable_name(m, &v);
                 g_string_append_printf(names, "%s%s", c ? "," : "", name);
             }
-            g_autofree char *label = g_strdup_printf(_(groups[kind->component / 3 % 3]),
-                                                     m->points[p].name);
+            g_autofree char *shown = esl_menu_label_escape(m->points[p].name);
+            g_autofree char *label = g_strdup_printf(_(groups[kind->component / 3 % 3]), shown);
             g_autoptr(GMenuItem) item = g_menu_item_new(label, NULL);
             g_menu_item_set_action_and_target_value(item, "win.plot-variable",
                                                     g_variant_new_string(names->str));

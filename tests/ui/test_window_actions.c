@@ -3,6 +3,7 @@
  * every action it names exists on the window or the application, and the playback toggle is
  * a boolean state that refuses to play with nothing to play. Needs a display (xvfb-run). */
 #include <gtk/gtk.h>
+#include <string.h>
 
 #include "esl-application.h"
 #include "esl-window.h"
@@ -83,6 +84,16 @@ static void check(GtkApplication *app, gpointer data)
         tap_ok(accels[0] && g_str_equal(accels[0], shortcuts[i].accel), "%s is %s (got %s)",
                shortcuts[i].action, shortcuts[i].accel, accels[0] ? accels[0] : "none");
         tap_ok(has_action(app, window, shortcuts[i].action), "%s exists", shortcuts[i].action);
+    }
+    /* the shortcuts window (Ctrl+?) lists every shortcut (the views by their keys) */
+    g_autoptr(GBytes) overlay =
+        g_resources_lookup_data("/org/eslabon/Eslabon/gtk/help-overlay.ui", 0, NULL);
+    const char *xml = overlay ? g_bytes_get_data(overlay, NULL) : "";
+    for (size_t i = 0; i < G_N_ELEMENTS(shortcuts); i++) {
+        if (strstr(shortcuts[i].action, "::"))
+            continue;
+        g_autofree char *entry = g_strdup_printf(">%s<", shortcuts[i].action);
+        tap_ok(strstr(xml, entry) != NULL, "the shortcuts window lists %s", shortcuts[i].action);
     }
     g_auto(GStrv) run = gtk_application_get_accels_for_action(app, "win.run");
     tap_ok(g_strv_length(run) == 2 && g_str_equal(run[1], "<Control>r"),

@@ -153,7 +153,11 @@ static void esl_application_startup(GApplication *app)
         {"win.redo", {"<Primary><Shift>z", "<Primary>y", NULL}},
         {"win.new-project", {"<Primary>n", NULL}},
         {"win.open-project", {"<Primary><Shift>o", NULL}},
-        {"win.save-project", {"<Primary>s", NULL}},
+        /* GNOME's Save and Save As are the model's (the document); the project saves itself
+         * as runs happen, so Save Project As has Ctrl+Alt+S */
+        {"win.save-model-file", {"<Primary>s", NULL}},
+        {"win.save-model", {"<Primary><Shift>s", NULL}},
+        {"win.save-project", {"<Primary><Alt>s", NULL}},
         {"win.show-gallery", {"<Primary>g", NULL}},
         {"win.run", {"F5", "<Primary>r", NULL}},
         {"win.pause", {"F6", NULL}},

@@ -1,5 +1,6 @@
 /* The model panel; see esl-model-panel.h. */
 #include "esl-model-panel.h"
+#include "esl-menu-label.h"
 #include "esl-number.h"
 #include "esl-template.h"
 
@@ -421,9 +422,10 @@ static GMenu *plot_menu_for(const MbsModel *m, int source, int index)
         if ((joint || body) && esl_variable_applies(m, kind, index)) {
             EslVariable v = {kind, index};
             g_autofree char *name = esl_variable_name(m, &v);
-            g_autofree char *label = g_strdup_printf(
-                _("Plot %s: %s"), joint ? m->joints[index].name : m->bodies[index].name,
-                _(kind->description));
+            g_autofree char *shown =
+                esl_menu_label_escape(joint ? m->joints[index].name : m->bodies[index].name);
+            g_autofree char *label =
+                g_strdup_printf(_("Plot %s: %s"), shown, _(kind->description));
             g_autoptr(GMenuItem) item = g_menu_item_new(label, NULL);
             g_menu_item_set_action_and_target_value(item, "win.plot-variable",
                                                     g_variant_new_string(name));
@@ -442,8 +444,8 @@ static GMenu *plot_menu_for(const MbsModel *m, int source, int index)
                 g_autofree char *name = esl_variable_name(m, &v);
                 g_string_append_printf(names, "%s%s", c ? "," : "", name);
             }
-            g_autofree char *label = g_strdup_printf(_(groups[kind->component / 3 % 3]),
-                                                     m->points[p].name);
+            g_autofree char *shown = esl_menu_label_escape(m->points[p].name);
+            g_autofree char *label = g_strdup_printf(_(groups[kind->component / 3 % 3]), shown);
             g_autoptr(GMenuItem) item = g_menu_item_new(label, NULL);
             g_menu_item_set_action_and_target_value(item, "win.plot-variable",
                                                     g_variant_new_string(names->str));
@@ -486,13 +488,23 @@ void esl_model_panel_set_violations(EslModelPanel *self, const double *violation
     show_violation(self);
 }
 
+/* The inspector with nothing selected: the prompt, no fields, no violation. */
+static void show_nothing_selected(EslModelPanel *self)
+{
+    gtk_label_set_text(GTK_LABEL(self->inspector_label),
+                       _("Select a body, joint, force or parameter (in the list or in the 3D "
+                         "view) to inspect it."));
+    fill_inspector_fields(self, -1, -1);
+    gtk_widget_set_visible(self->violation_label, FALSE);
+}
+
 static void on_model_row_selected(GtkListBox *list, GtkListBoxRow *row, EslModelPanel *self)
 {
     (void)list;
     if (!self->model)
         return;
     if (!row) {
-        fill_inspector_fields(self, -1, -1);
+        show_nothing_selected(self);
         g_signal_emit(self, signals[SIGNAL_ELEMENT_SELECTED], 0, -1, -1);
         return;
     }
@@ -510,16 +522,18 @@ void esl_model_panel_set_model(EslModelPanel *self, const MbsModel *model, const
     self->model = model;
     self->model_json = json;
     fill_model_list(self);
-    gtk_label_set_text(GTK_LABEL(self->inspector_label),
-                       _("Select a body, joint, force or parameter (in the list or in the 3D "
-                         "view) to inspect it."));
-    fill_inspector_fields(self, -1, -1);
+    show_nothing_selected(self);
 }
 
 void esl_model_panel_select(EslModelPanel *self, int source, int index)
 {
     if (source < 0) {
+        /* unselect_all emits no row-selected: the inspector and the window are told here (a
+         * click on empty space in the 3D view, the release that ends an orbit) */
+        gboolean had = gtk_list_box_get_selected_row(GTK_LIST_BOX(self->model_list)) != NULL;
         gtk_list_box_unselect_all(GTK_LIST_BOX(self->model_list));
+        if (had && self->model)
+            on_model_row_selected(GTK_LIST_BOX(self->model_list), NULL, self);
         return;
     }
     for (GtkWidget *row = gtk_widget_get_first_child(self->model_list); row;

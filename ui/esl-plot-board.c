@@ -105,13 +105,39 @@ static void show_variables(EslPlotBoard *self, gboolean show)
     gtk_widget_set_visible(GTK_WIDGET(self->plot_newton), n < 3);
 }
 
+/* The variables a variable plot lists (char *, owned by the plot): they outlive its series,
+ * which are the shown runs' values (esl_plot_board_clear keeps the list). */
+static GPtrArray *variables_of(EslPlot *plot)
+{
+    GPtrArray *names = g_object_get_data(G_OBJECT(plot), "esl-variables");
+    if (!names) {
+        names = g_ptr_array_new_with_free_func(g_free);
+        g_object_set_data_full(G_OBJECT(plot), "esl-variables", names,
+                               (GDestroyNotify)g_ptr_array_unref);
+    }
+    return names;
+}
+
+static gboolean lists_variable(EslPlot *plot, const char *name, guint *index)
+{
+    return g_ptr_array_find_with_equal_func(variables_of(plot), name, g_str_equal, index);
+}
+
 void esl_plot_board_clear(EslPlotBoard *self)
 {
     remove_run_plots(self);
-    show_variables(self, FALSE);
-    g_ptr_array_set_size(self->variable_plots, 0);
-    self->current_plot = -1;
+    /* the variable plots stay with their variables, to be drawn for the next runs shown */
+    for (guint i = 0; i < self->variable_plots->len; i++)
+        esl_plot_clear(self->variable_plots->pdata[i]);
+    show_variables(self, TRUE);
     g_signal_emit(self, signals[SIGNAL_PLOTS_CHANGED], 0);
+    /* a zoom was of the runs shown before: the next follow their data (a live run its end) */
+    self->link_x0 = self->link_x1 = NAN;
+    EslPlot *plots[6];
+    for (int i = 0; i < 6; i++)
+        esl_plot_set_time_range(monitor_plots(self, plots)[i], NAN, NAN);
+    for (guint i = 0; i < self->variable_plots->len; i++)
+        esl_plot_set_time_range(self->variable_plots->pdata[i], NAN, NAN);
     esl_plot_clear(self->plot_energy);
     esl_plot_clear(self->plot_drift);
     esl_plot_clear(self->plot_constraints);
@@ -602,18 +628,55 @@ int esl_plot_board_add_variable(EslPlotBoard *self, const char *name, gboolean l
 {
     if (self->current_plot < 0)
         esl_plot_board_add_plot(self);
-    EslPlot *plot = current_variable_plot(self);
-    int series = esl_plot_find_series(plot, name);
+    return esl_plot_board_plot_variable(self, self->current_plot, name, log_y, -1, NULL, t, y,
+                                        n);
+}
+
+int esl_plot_board_plot_variable(EslPlotBoard *self, int index, const char *name,
+                                 gboolean log_y, int run, const char *run_name, const double *t,
+                                 const double *y, int n)
+{
+    g_return_val_if_fail(index >= 0 && (guint)index < self->variable_plots->len, -1);
+    EslPlot *plot = self->variable_plots->pdata[index];
+    GPtrArray *names = variables_of(plot);
+    guint v;
+    if (!lists_variable(plot, name, &v)) {
+        g_ptr_array_add(names, g_strdup(name));
+        v = names->len - 1;
+    }
+    /* one run: a colour per variable; several: a colour per run, its name in the legend, and
+     * the variables after the first dashed */
+    g_autofree char *label = run_name ? g_strdup_printf("%s · %s", name, run_name)
+                                      : g_strdup(name);
+    int series = esl_plot_find_series(plot, label);
     if (series >= 0)
         return series;
-    int k = esl_plot_get_n_series(plot);
-    if (k == 0)
+    int k = run >= 0 ? run : esl_plot_get_n_series(plot);
+    if (esl_plot_get_n_series(plot) == 0)
         esl_plot_set_log_y(plot, log_y);
-    series = esl_plot_add_series(plot, name, &palette[k % G_N_ELEMENTS(palette)],
-                                 k >= (int)G_N_ELEMENTS(palette));
+    series = esl_plot_add_series(plot, label, &palette[k % G_N_ELEMENTS(palette)],
+                                 run >= 0 ? v > 0 : k >= (int)G_N_ELEMENTS(palette));
     esl_plot_append_many(plot, series, t, y, n);
     g_signal_emit(self, signals[SIGNAL_PLOTS_CHANGED], 0);
     return series;
+}
+
+void esl_plot_board_forget_variable(EslPlotBoard *self, int index, const char *name)
+{
+    g_return_if_fail(index >= 0 && (guint)index < self->variable_plots->len);
+    guint v;
+    if (lists_variable(self->variable_plots->pdata[index], name, &v)) {
+        g_ptr_array_remove_index(variables_of(self->variable_plots->pdata[index]), v);
+        g_signal_emit(self, signals[SIGNAL_PLOTS_CHANGED], 0);
+    }
+}
+
+const char *const *esl_plot_board_get_variables(EslPlotBoard *self, int index, int *n)
+{
+    g_return_val_if_fail(index >= 0 && (guint)index < self->variable_plots->len, NULL);
+    GPtrArray *names = variables_of(self->variable_plots->pdata[index]);
+    *n = (int)names->len;
+    return (const char *const *)names->pdata;
 }
 
 static void on_variable_plot_pressed(GtkGestureClick *gesture, int n_press, double x, double y,
@@ -710,16 +773,22 @@ void esl_plot_board_set_current_plot(EslPlotBoard *self, int index)
 gboolean esl_plot_board_has_variable(EslPlotBoard *self, const char *name)
 {
     EslPlot *plot = current_variable_plot(self);
-    return plot && esl_plot_find_series(plot, name) >= 0;
+    return plot && lists_variable(plot, name, NULL);
 }
 
 void esl_plot_board_remove_variable(EslPlotBoard *self, const char *name)
 {
     EslPlot *plot = current_variable_plot(self);
-    int series = plot ? esl_plot_find_series(plot, name) : -1;
-    if (series < 0)
+    guint v;
+    if (!plot || !lists_variable(plot, name, &v))
         return;
-    esl_plot_remove_series(plot, series);
+    g_ptr_array_remove_index(variables_of(plot), v);
+    g_autofree char *prefix = g_strdup_printf("%s · ", name); /* its series of each run */
+    for (int s = esl_plot_get_n_series(plot) - 1; s >= 0; s--) {
+        const char *series = esl_plot_series_name(plot, s);
+        if (g_str_equal(series, name) || g_str_has_prefix(series, prefix))
+            esl_plot_remove_series(plot, s);
+    }
     g_signal_emit(self, signals[SIGNAL_PLOTS_CHANGED], 0);
 }
 

@@ -82,10 +82,22 @@ gboolean esl_plot_board_present(EslPlotBoard *self, const char *name, double zoo
  * the first decides the scale. A name already there is not added twice. Returns its series. */
 int esl_plot_board_add_variable(EslPlotBoard *self, const char *name, gboolean log_y,
                                 const double *t, const double *y, int n);
+/* Plot a variable of one of the runs shown in variable plot index: run -1 the only run (a
+ * colour per variable, the series named as the variable), run k >= 0 the kth of several (a
+ * colour per run, the series named "name · run_name"). The plot lists the variable from then on:
+ * esl_plot_board_clear empties the plots for the next runs shown and keeps what they list.
+ * Returns the series. */
+int esl_plot_board_plot_variable(EslPlotBoard *self, int index, const char *name,
+                                 gboolean log_y, int run, const char *run_name, const double *t,
+                                 const double *y, int n);
+/* Take a variable off plot index's list (its series stay until the next clear). */
+void esl_plot_board_forget_variable(EslPlotBoard *self, int index, const char *name);
+/* The variables plot index lists, n of them (owned by the board). */
+const char *const *esl_plot_board_get_variables(EslPlotBoard *self, int index, int *n);
 
 /* Several variable plots ("Variables", "Variables 2"...), each with its own variables, linked
- * in time with the monitor plots; pressing in one makes it the current one. Cleared with the
- * rest. "plots-changed" is emitted when plots or their variables change. */
+ * in time with the monitor plots; pressing in one makes it the current one. Their series are
+ * cleared with the rest; the plots and the variables they list stay. "plots-changed" is emitted when plots or their variables change. */
 /* Three: they share the second row with no third row, which would not fit at 1280x720. */
 #define ESL_PLOT_BOARD_MAX_VARIABLE_PLOTS 3
 /* A new empty variable plot, made current: its index, or -1 when there are as many as allowed. */

@@ -33,6 +33,7 @@ struct _EslPlot {
     gboolean hovering;
     double hover_px, hover_py;
     GtkWidget *menu; /* right-click popover */
+    GtkWidget *reset; /* "Reset zoom", shown while the view does not follow the data */
     int legend_rows;  /* rows the legend takes above the plot area, as last laid out */
     GdkTexture *body; /* PLOT_LAYER_BODY as last drawn, or NULL when it must be redrawn */
     int body_width, body_height, body_scale;
@@ -540,8 +541,16 @@ static GdkTexture *render_body(EslPlot *self, int width, int height, int scale)
 }
 
 /* Redraw the body at the next frame (data, view or style changed). */
+/* Zoomed or panned, by the user or by a linked plot: say so, with a one-click way back. */
+static gboolean is_zoomed(const EslPlot *self)
+{
+    return !self->auto_range || isfinite(self->link_x0);
+}
+
 static void invalidate(EslPlot *self)
 {
+    if (self->reset)
+        gtk_widget_set_visible(self->reset, is_zoomed(self));
     if (self->refresh_tick) {
         gtk_widget_remove_tick_callback(GTK_WIDGET(self), self->refresh_tick);
         self->refresh_tick = 0;
@@ -598,6 +607,8 @@ static void esl_plot_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
         draw_plot(self, cr, w / self->zoom, h / self->zoom, PLOT_LAYER_CURSOR | PLOT_LAYER_HOVER);
         cairo_destroy(cr);
     }
+    if (self->reset)
+        gtk_widget_snapshot_child(widget, self->reset, snapshot);
 }
 
 static void esl_plot_measure(GtkWidget *widget, GtkOrientation orientation, int for_size,
@@ -801,12 +812,25 @@ static void on_context_click(GtkGestureClick *gesture, int n_press, double x, do
 
 static void esl_plot_size_allocate(GtkWidget *widget, int width, int height, int baseline)
 {
-    (void)width;
     (void)height;
     (void)baseline;
     EslPlot *self = ESL_PLOT(widget);
     if (self->menu)
         gtk_popover_present(GTK_POPOVER(self->menu));
+    if (self->reset) { /* at the top right, over the title's end */
+        int w, h;
+        gtk_widget_measure(self->reset, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &w, NULL, NULL);
+        gtk_widget_measure(self->reset, GTK_ORIENTATION_VERTICAL, w, NULL, &h, NULL, NULL);
+        w = MIN(w, width);
+        gtk_widget_size_allocate(self->reset, &(GtkAllocation){width - w - 2, 2, w, h}, -1);
+    }
+}
+
+static void on_reset_clicked(GtkButton *button, EslPlot *self)
+{
+    (void)button;
+    esl_plot_fit(self);
+    g_signal_emit(self, signals[SIGNAL_TIME_RANGE_CHANGED], 0, NAN, NAN);
 }
 
 /* ---- object ----------------------------------------------------------------------------------- */
@@ -815,6 +839,7 @@ static void esl_plot_dispose(GObject *object)
 {
     EslPlot *self = ESL_PLOT(object);
     g_clear_pointer(&self->menu, gtk_widget_unparent);
+    g_clear_pointer(&self->reset, gtk_widget_unparent);
     G_OBJECT_CLASS(esl_plot_parent_class)->dispose(object);
 }
 
@@ -858,6 +883,17 @@ static void esl_plot_init(EslPlot *self)
     self->link_x0 = self->link_x1 = NAN;
     GtkWidget *w = GTK_WIDGET(self);
     gtk_widget_set_focusable(w, FALSE);
+    /* an icon: a text button would cover the title and legend of a plot 190 px wide */
+    self->reset = gtk_button_new_from_icon_name("zoom-original-symbolic");
+    gtk_widget_add_css_class(self->reset, "osd");
+    gtk_widget_add_css_class(self->reset, "plot-reset");
+    gtk_widget_set_tooltip_text(self->reset, _("Reset zoom: show the whole run again in every "
+                                               "plot (as a double click does)"));
+    gtk_accessible_update_property(GTK_ACCESSIBLE(self->reset), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   _("Reset zoom"), -1);
+    g_signal_connect(self->reset, "clicked", G_CALLBACK(on_reset_clicked), self);
+    gtk_widget_set_parent(self->reset, w);
+    gtk_widget_set_visible(self->reset, FALSE);
 
     GtkGesture *drag = gtk_gesture_drag_new();
     gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(drag), GDK_BUTTON_PRIMARY);
@@ -1041,6 +1077,7 @@ double esl_plot_get_cursor(EslPlot *self)
 void esl_plot_fit(EslPlot *self)
 {
     self->auto_range = TRUE;
+    self->link_x0 = self->link_x1 = NAN; /* and not a linked plot's range either */
     invalidate(self);
 }
 

@@ -5,6 +5,7 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
+#include "esl-menu-label.h"
 #include "esl-models-dir.h"
 #include "esl-points.h"
 #include "esl-recent.h"
@@ -361,12 +362,13 @@ void esl_window_save_model_path(EslWindow *self, const char *path)
                                error ? error->message : _("no model is open"));
         return;
     }
+    char *kept = g_strdup(path); /* path may be model_path itself (Save Model) */
     g_free(self->model_path);
-    self->model_path = g_strdup(path);
+    self->model_path = kept;
     self->model_modified = FALSE;
     esl_window_update_titles(self);
-    esl_window_show_status(self, FALSE, _("Model saved as %s."), path);
-    esl_recent_add(path);
+    esl_window_show_status(self, FALSE, _("Model saved as %s."), kept);
+    esl_recent_add(kept);
 }
 
 void esl_window_choose_model_file(EslWindow *self, EslWindowThen then, const char *path)
@@ -498,7 +500,8 @@ void esl_window_fill_recent_menu(EslWindow *self)
     for (guint i = 0; i < paths->len; i++) {
         const char *path = paths->pdata[i];
         g_autofree char *base = g_path_get_basename(path);
-        g_autoptr(GMenuItem) item = g_menu_item_new(base, NULL);
+        g_autofree char *shown = esl_menu_label_escape(base); /* my_model.json as it is */
+        g_autoptr(GMenuItem) item = g_menu_item_new(shown, NULL);
         g_menu_item_set_action_and_target_value(item, "win.open-recent",
                                                 g_variant_new_string(path));
         g_menu_append_item(self->recent_menu, item);

@@ -35,8 +35,16 @@ static void show_model(EslWindow *self, const MbsModel *shown, int nbodies_befor
     if (shown && ((source == ESL_SOURCE_BODY && index < shown->nbodies) ||
                   (source == ESL_SOURCE_JOINT && index < shown->njoints) ||
                   (source == ESL_SOURCE_FORCE && index < shown->nforces) ||
-                  (source == ESL_MODEL_PANEL_PARAMETER && index < shown->nparameters)))
+                  (source == ESL_MODEL_PANEL_PARAMETER && index < shown->nparameters))) {
+        /* the selection kept across an edit: the sidebar stays on the page the user is on
+         * (selecting turns it to the Model tab; the Build page would be left after every Add) */
+        GtkNotebook *sidebar =
+            GTK_NOTEBOOK(gtk_widget_get_ancestor(self->model_editor, GTK_TYPE_NOTEBOOK));
+        int page = sidebar ? gtk_notebook_get_current_page(sidebar) : -1;
         esl_model_panel_select(panel, source, index);
+        if (sidebar)
+            gtk_notebook_set_current_page(sidebar, page);
+    }
     esl_model_editor_set_model(ESL_MODEL_EDITOR(self->model_editor), shown);
     if (reframe)
         esl_viewport_fit(ESL_VIEWPORT(self->viewport));

@@ -50,6 +50,7 @@ struct _EslWindow {
     EslSensitivityController *sensitivity; /* a sensitivity run going on (esl-window-run.c) */
     GPtrArray *history; /* EslRunSample* of the run shown (live or loaded) */
     gboolean history_matches_model;
+    GPtrArray *compared; /* EslComparedRun: the runs compared that are of the model shown */
     guint progress_timer;
     EslFrameMeter *frame_meter; /* the window's frames while a run goes on */
     int selected_body; /* body whose centre of mass leaves a trail, or -1 */
@@ -125,6 +126,10 @@ void esl_window_init_actions(EslWindow *self);
 void esl_window_fill_recent_menu(EslWindow *self);
 /* Save the model's text to path (it becomes the model's file). */
 void esl_window_save_model_path(EslWindow *self, const char *path);
+/* esl-window-save.c: Save Model (win.save-model-file), and the model's name as shown. */
+void esl_window_class_install_save_actions(GtkWidgetClass *widget_class);
+gboolean esl_window_model_saved_in_place(EslWindow *self);
+char *esl_window_model_display_name(EslWindow *self);
 /* Ask for a file to save the model in; once saved, call then(self, path). */
 void esl_window_choose_model_file(EslWindow *self, EslWindowThen then, const char *path);
 /* Leave the gallery for the workbench when a model is open; FALSE when there is none. */
@@ -132,6 +137,18 @@ gboolean esl_window_leave_gallery(EslWindow *self);
 
 /* esl-window-variables.c */
 void esl_window_class_install_variable_actions(GtkWidgetClass *widget_class);
+/* A run compared with others whose motion is of the model shown: its variables are plotted. */
+typedef struct {
+    char *name; /* as the legends name it */
+    int color;  /* its colour in the monitor plots' comparison (esl_plot_board_add_run's k) */
+    EslRunHistory *history;
+} EslComparedRun;
+EslComparedRun *esl_compared_run_new(const char *name, int color,
+                                     EslRunHistory *history /* taken */);
+void esl_compared_run_free(EslComparedRun *run);
+/* The runs compared (taken; NULL: none), then the variable plots drawn again for the runs
+ * shown: the history, or else the runs compared. */
+void esl_window_set_compared(EslWindow *self, GPtrArray *compared);
 /* The model shown changed: the variable browser lists its variables. */
 void esl_window_variables_model_changed(EslWindow *self);
 /* Enable the plot actions as the plot board is now. */

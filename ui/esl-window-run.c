@@ -700,6 +700,7 @@ static void load_overlay(EslWindow *self, GArray *ids)
     gtk_label_set_text(GTK_LABEL(self->viewport_note),
                        _("Comparing runs: select a single run to replay it."));
     int k;
+    GPtrArray *compared = g_ptr_array_new_with_free_func((GDestroyNotify)esl_compared_run_free);
     for (k = 0; k < (int)ids->len; k++) {
         gint64 id = g_array_index(ids, gint64, k);
         g_autoptr(GError) error = NULL;
@@ -710,7 +711,11 @@ static void load_overlay(EslWindow *self, GArray *ids)
         g_autofree char *name = g_strdup_printf("#%" G_GINT64_FORMAT " %s h=%g", id,
                                                 info->formulation, info->settings.step);
         esl_plot_board_add_run(ESL_PLOT_BOARD(self->plot_board), k, name, h->monitors, h->n);
+        /* the runs of the model shown: their variables are plotted too */
+        if (self->model && g_strcmp0(info->model_name, self->model->name) == 0)
+            g_ptr_array_add(compared, esl_compared_run_new(name, k, g_steal_pointer(&h)));
     }
+    esl_window_set_compared(self, compared);
     esl_window_show_status(self, FALSE,
                            _("Comparing %d runs: total energy, drift, ‖Φ‖, step time and "
                              "Newton iterations of each."),

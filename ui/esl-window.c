@@ -47,10 +47,10 @@ static char *resolve_model(const char *arg)
 
 void esl_window_update_titles(EslWindow *self)
 {
-    g_autofree char *name =
-        !self->model           ? g_strdup("Eslabón")
-        : self->model_modified ? g_strdup_printf(_("%s (modified)"), self->model->name)
-                               : g_strdup(self->model->name);
+    g_autofree char *file = esl_window_model_display_name(self);
+    g_autofree char *name = self->model && self->model_modified
+                                ? g_strdup_printf(_("%s (modified)"), file)
+                                : g_strdup(file);
     gtk_label_set_text(GTK_LABEL(self->title_label), name);
     g_autofree char *project_name =
         self->project_path ? g_path_get_basename(self->project_path) : NULL;
@@ -143,38 +143,6 @@ void esl_window_show_state(EslWindow *self, const double *poses, const double *v
                                                                 : NULL);
     esl_model_panel_set_violations(ESL_MODEL_PANEL(self->model_panel), violations,
                                    violations && self->model ? self->model->njoints : 0);
-}
-
-gboolean esl_window_plot_variable(EslWindow *self, const char *name, GError **error)
-{
-    EslVariable v;
-    if (!self->model || !self->history || self->history->len == 0 ||
-        !self->history_matches_model) {
-        g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                            _("no run of this model is shown"));
-        return FALSE;
-    }
-    if (!esl_variable_parse(self->model, name, &v, error))
-        return FALSE;
-    const MbsModel *m = self->model;
-    guint n = self->history->len;
-    g_autofree double *t = g_new(double, n);
-    g_autofree double *y = g_new(double, n);
-    g_autofree double *poses = g_new(double, (gsize)n * 12 * m->nbodies + 1);
-    g_autofree double *violations = g_new(double, (gsize)n * m->njoints + 1);
-    for (guint k = 0; k < n; k++) {
-        const EslRunSample *s = self->history->pdata[k];
-        t[k] = s->monitors.time;
-        memcpy(poses + (gsize)k * 12 * m->nbodies, s->poses, sizeof(double) * 12 * m->nbodies);
-        memcpy(violations + (gsize)k * m->njoints, s->violations, sizeof(double) * m->njoints);
-    }
-    esl_variable_series(m, &v, t, poses, violations, (int)n, y);
-    g_autofree char *label = esl_variable_name(m, &v);
-    esl_plot_board_add_variable(ESL_PLOT_BOARD(self->plot_board), label,
-                                v.kind->element == ESL_VARIABLE_JOINT &&
-                                    v.kind->component == ESL_JOINT_VIOLATION,
-                                t, y, (int)n);
-    return TRUE;
 }
 
 /* Diagonal of the box of the model's points as drawn (m). */
@@ -283,6 +251,7 @@ void esl_window_set_history(EslWindow *self, GPtrArray *history, gboolean matche
     esl_playback_bar_set_seekable(bar, history && history->len > 1);
     esl_playback_bar_set_playable(bar, history && history->len > 1 && !self->controller);
     esl_window_update_run_actions(self);
+    esl_window_set_compared(self, NULL); /* replots the variables for this history */
     if (history && history->len)
         show_time(self, end);
 }
@@ -687,15 +656,6 @@ void esl_window_install_model(EslWindow *self, MbsModel *model, char *json, char
 
 /* ---- unsaved edits ------------------------------------------------------------------------ */
 
-/* A model file of the user's, saved in place; the bundled models and a run's model are saved
- * under a new name. */
-static gboolean saved_in_place(EslWindow *self)
-{
-    return self->model_path && g_path_is_absolute(self->model_path) &&
-           !g_str_has_prefix(self->model_path, esl_models_dir()) &&
-           g_file_test(self->model_path, G_FILE_TEST_IS_REGULAR);
-}
-
 static void on_unsaved_response(GtkDialog *dialog, int response, EslWindow *self)
 {
     EslWindowThen then = (EslWindowThen)g_object_get_data(G_OBJECT(dialog), "then");
@@ -705,7 +665,7 @@ static void on_unsaved_response(GtkDialog *dialog, int response, EslWindow *self
     if (response == GTK_RESPONSE_REJECT) {
         self->edits_discarded = TRUE;
         then(self, path);
-    } else if (response == GTK_RESPONSE_ACCEPT && saved_in_place(self)) {
+    } else if (response == GTK_RESPONSE_ACCEPT && esl_window_model_saved_in_place(self)) {
         g_autoptr(GError) error = NULL;
         if (g_file_set_contents(self->model_path, self->model_json, -1, &error)) {
             self->model_modified = FALSE;
@@ -727,9 +687,10 @@ void esl_window_ask_unsaved(EslWindow *self, EslWindowThen then, const char *pat
     }
     if (self->question)
         return;
+    g_autofree char *shown = esl_window_model_display_name(self);
     GtkWidget *dialog = gtk_message_dialog_new(
         GTK_WINDOW(self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT, GTK_MESSAGE_QUESTION,
-        GTK_BUTTONS_NONE, _("Save the edits to model %s?"), self->model->name);
+        GTK_BUTTONS_NONE, _("Save the edits to model %s?"), shown);
     gtk_message_dialog_format_secondary_text(GTK_MESSAGE_DIALOG(dialog),
                                              _("If you do not save them, they are lost."));
     gtk_dialog_add_button(GTK_DIALOG(dialog), _("_Cancel"), GTK_RESPONSE_CANCEL);
@@ -737,7 +698,7 @@ void esl_window_ask_unsaved(EslWindow *self, EslWindowThen then, const char *pat
         gtk_dialog_add_button(GTK_DIALOG(dialog), _("_Discard"), GTK_RESPONSE_REJECT);
     gtk_widget_add_css_class(discard, "destructive-action");
     GtkWidget *save = gtk_dialog_add_button(
-        GTK_DIALOG(dialog), saved_in_place(self) ? _("_Save") : _("_Save As…"),
+        GTK_DIALOG(dialog), esl_window_model_saved_in_place(self) ? _("_Save") : _("_Save As…"),
         GTK_RESPONSE_ACCEPT);
     gtk_widget_add_css_class(save, "suggested-action");
     gtk_dialog_set_default_response(GTK_DIALOG(dialog), GTK_RESPONSE_ACCEPT);
@@ -818,6 +779,8 @@ static void esl_window_finalize(GObject *object)
     g_hash_table_unref(self->model_ids);
     if (self->history)
         g_ptr_array_unref(self->history);
+    if (self->compared)
+        g_ptr_array_unref(self->compared);
     mbs_model_free(self->model);
     g_free(self->model_path);
     g_free(self->model_json);
@@ -897,6 +860,7 @@ static void esl_window_class_init(EslWindowClass *klass)
     gtk_widget_class_bind_template_callback(widget_class, on_playback_time_changed);
     gtk_widget_class_bind_template_callback(widget_class, on_plot_cursor_moved);
     esl_window_class_install_actions(widget_class);
+    esl_window_class_install_save_actions(widget_class);
     esl_window_class_install_assemble_actions(widget_class);
     esl_window_class_install_variable_actions(widget_class);
     signals[SIGNAL_RUN_FINISHED] =

@@ -131,6 +131,8 @@ int esl_cli_optimize(int argc, char **argv)
     if (!m)
         goto out;
     status = 1;
+    if (esl_sensitivity_choose_integrator(formulation, imethod, &flags, &s))
+        fprintf(stderr, "eslabon-cli optimize: %s\n", esl_sensitivity_integrator_note);
     guint n = par->len;
     lb = g_new0(double, n);
     ub = g_new0(double, n);

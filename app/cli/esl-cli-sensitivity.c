@@ -172,6 +172,23 @@ MbsModel *esl_sensitivity_load(const char *command, const char *path, const char
     return NULL;
 }
 
+gboolean esl_sensitivity_choose_integrator(const char *formulation, int method,
+                                           const EslSettingFlags *flags, MbsSettings *s)
+{
+    if (strcmp(formulation, "matrix-r") || method == MBS_SENSITIVITY_FD ||
+        !mbs_sensitivity_check(formulation, method, s, NULL))
+        return FALSE;
+    for (int i = 0; i < flags->count; i++)
+        if (!strcmp(flags->names[i], "integrator") && flags->values[i])
+            return FALSE; /* asked for by name: the engine's refusal says why */
+    MbsSettings trial = *s;
+    if (mbs_settings_set_for(&trial, formulation, "integrator", "trapezoidal", NULL) ||
+        mbs_sensitivity_check(formulation, method, &trial, NULL))
+        return FALSE; /* refused for another reason: left to the engine's message */
+    *s = trial;
+    return TRUE;
+}
+
 static char *result_json(const MbsModel *m, const char *path, const char *formulation,
                          const char *method, const MbsSettings *method_options,
                          const MbsSettings *s, GArray *obj, GArray *par,
@@ -370,6 +387,8 @@ int esl_cli_sensitivity(int argc, char **argv)
     if (!m)
         goto out;
     status = 1;
+    if (esl_sensitivity_choose_integrator(formulation, imethod, &flags, &s))
+        fprintf(json ? stderr : stdout, "%s\n", esl_sensitivity_integrator_note);
     MbsError err = {0};
     psi = g_new0(double, obj->len);
     gradient = g_new0(double, (gsize)obj->len * par->len);

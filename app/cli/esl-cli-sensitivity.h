@@ -23,6 +23,15 @@ MbsModel *esl_sensitivity_load(const char *command, const char *path, const char
                                const EslSettingFlags *flags, MbsSettings *s,
                                GArray *objective_index, GArray *parameter_index, int *status);
 
+/* matrix-r's direct and adjoint sensitivities differentiate the trapezoidal rule only: when
+ * its integrator is another and was not asked for by --integrator, the trapezoidal rule is
+ * chosen in s and TRUE returned (the command prints esl_sensitivity_integrator_note). */
+gboolean esl_sensitivity_choose_integrator(const char *formulation, int method,
+                                           const EslSettingFlags *flags, MbsSettings *s);
+#define esl_sensitivity_integrator_note                                                          \
+    "note: matrix-r's integrator set to trapezoidal, the rule its sensitivities differentiate "  \
+    "(paper 001 sec 4)"
+
 /* --project FILE: the project at path (created if missing; a file that is not an intact
  * Eslabón project is refused and left as it was) with the text of the model file model_path
  * (the model m) stored, its id in *model_id; NULL with error. */

@@ -159,6 +159,14 @@ char *esl_setting_flags_help(void)
     return g_string_free(out, FALSE);
 }
 
+/* Settings that choose how much of the machine a run uses, not what it computes: accepted for
+ * every formulation (a note where there is nothing to use them for). A misspelt flag never
+ * parses; a numerical setting of another formulation is still refused below. */
+static gboolean is_resource(const char *name)
+{
+    return !strcmp(name, "threads");
+}
+
 int esl_setting_flags_apply(const EslSettingFlags *f, const MbsFormulationClass *k,
                             const MbsModel *m, MbsSettings *s)
 {
@@ -167,6 +175,20 @@ int esl_setting_flags_apply(const EslSettingFlags *f, const MbsFormulationClass 
         if (!f->values[i] && !f->lists[i])
             continue;
         MbsSettingRef r;
+        if (mbs_settings_find(k->settings, f->names[i], &r) && is_resource(f->names[i])) {
+            /* a script looping over formulations passes the same resource flags to each */
+            char *end = NULL;
+            g_ascii_strtod(f->values[i], &end);
+            if (end == f->values[i] || *end) {
+                fprintf(stderr, "eslabon-cli run: --%s '%s' is not a number\n", f->names[i],
+                        f->values[i]);
+                return 2;
+            }
+            g_autofree char *who = owners(f->names[i]);
+            fprintf(stderr, "eslabon-cli: note: --%s changes nothing for %s (it is a setting of "
+                            "%s only)\n", f->names[i], k->name, who ? who : "none");
+            continue;
+        }
         if (mbs_settings_find(k->settings, f->names[i], &r)) {
             g_autofree char *who = owners(f->names[i]);
             fprintf(stderr, "eslabon-cli run: --%s is not a setting of %s (it is one of %s)\n",

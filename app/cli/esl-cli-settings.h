@@ -29,7 +29,8 @@ GOptionContext *esl_setting_flags_context(EslSettingFlags *f, const char *parame
 char *esl_setting_flags_help(void);
 /* The flags given, into s (made to hold k's options); list items are read against model m.
  * 0, or the exit status 2 with a message on stderr (a flag k has no setting for, a choice or
- * a number that does not parse). Ranges are left to the engine. */
+ * a number that does not parse). Ranges are left to the engine. A resource setting (threads)
+ * k has not is accepted with a note on stderr. */
 int esl_setting_flags_apply(const EslSettingFlags *f, const MbsFormulationClass *k,
                             const MbsModel *m, MbsSettings *s);
 

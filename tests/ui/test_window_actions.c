@@ -3,6 +3,7 @@
  * every action it names exists on the window or the application, and the playback toggle is
  * a boolean state that refuses to play with nothing to play. Needs a display (xvfb-run). */
 #include <gtk/gtk.h>
+#include <string.h>
 
 #include "esl-application.h"
 #include "esl-window.h"
@@ -16,7 +17,9 @@ static const struct {
     {"win.open-model", "<Control>o"},
     {"win.new-project", "<Control>n"},
     {"win.open-project", "<Shift><Control>o"},
-    {"win.save-project", "<Control>s"},
+    {"win.save-model-file", "<Control>s"},
+    {"win.save-model", "<Shift><Control>s"},
+    {"win.save-project", "<Control><Alt>s"},
     {"win.show-gallery", "<Control>g"},
     {"win.run", "F5"},
     {"win.pause", "F6"},
@@ -39,7 +42,7 @@ static const struct {
 };
 
 /* Actions of the menus and buttons without a shortcut. */
-static const char *const other_actions[] = {"win.save-model", "win.open-recent", "win.show-grid",
+static const char *const other_actions[] = {"win.open-recent", "win.show-grid",
                                             "win.export-points", "win.real-time", "win.presentation-plot",
                                             "win.plot-variable",
                                             "app.about"};
@@ -81,6 +84,16 @@ static void check(GtkApplication *app, gpointer data)
         tap_ok(accels[0] && g_str_equal(accels[0], shortcuts[i].accel), "%s is %s (got %s)",
                shortcuts[i].action, shortcuts[i].accel, accels[0] ? accels[0] : "none");
         tap_ok(has_action(app, window, shortcuts[i].action), "%s exists", shortcuts[i].action);
+    }
+    /* the shortcuts window (Ctrl+?) lists every shortcut (the views by their keys) */
+    g_autoptr(GBytes) overlay =
+        g_resources_lookup_data("/org/eslabon/Eslabon/gtk/help-overlay.ui", 0, NULL);
+    const char *xml = overlay ? g_bytes_get_data(overlay, NULL) : "";
+    for (size_t i = 0; i < G_N_ELEMENTS(shortcuts); i++) {
+        if (strstr(shortcuts[i].action, "::"))
+            continue;
+        g_autofree char *entry = g_strdup_printf(">%s<", shortcuts[i].action);
+        tap_ok(strstr(xml, entry) != NULL, "the shortcuts window lists %s", shortcuts[i].action);
     }
     g_auto(GStrv) run = gtk_application_get_accels_for_action(app, "win.run");
     tap_ok(g_strv_length(run) == 2 && g_str_equal(run[1], "<Control>r"),

@@ -120,7 +120,7 @@ ok(code == 1 and '"name" : "double-pendulum"' in out.replace('": "', '" : "') or
    f"list-models lists the good model and refuses the others (exit {code})")
 ok(err.count("not a regular file") == 2 and "nested deeper" in err,
    f"the FIFO and the link to /dev/zero refused as not regular files, the deep file as nested "
-   f"({err.strip()[-200:]})")
+   "(" + err.strip()[-200:].replace("\n", " | ") + ")")
 
 
 # Memory on huge model files: refused from an estimate before json-glib parses them (63 MB of

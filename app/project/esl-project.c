@@ -744,7 +744,10 @@ static int mark_interrupted_runs(EslProject *project, GError **error)
     g_autofree char *now = now_iso8601();
     if (sqlite3_prepare_v2(db,
                            "UPDATE runs SET status = 'interrupted', finished_at = ?, message = "
-                           "'the program stopped before the run finished' WHERE id = ?",
+                           "'the program stopped before the run finished' WHERE id = ?"
+                           /* its writer may have finished it (and let its token go) since the
+                            * list above was read: only a run still running is left behind */
+                           " AND status = 'running'",
                            -1, &st, NULL) != SQLITE_OK) {
         esl_project_db_error(db, "cannot mark interrupted runs", error);
         esl_project_rollback(db);

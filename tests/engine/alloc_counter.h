@@ -13,11 +13,33 @@
 static long alloc_count;
 static int alloc_counting;
 
+/* Under AddressSanitizer the allocator is ASan's: forward to its entry points (glibc's would
+ * hand ASan pointers it never made: "munmap_chunk(): invalid pointer"), so the sanitizer build
+ * counts the same allocations and still checks every access. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ALLOC_COUNTER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ALLOC_COUNTER_ASAN 1
+#endif
+#endif
+
+#ifdef ALLOC_COUNTER_ASAN
+void *__interceptor_malloc(size_t size);
+void *__interceptor_calloc(size_t n, size_t size);
+void *__interceptor_realloc(void *p, size_t size);
+void __interceptor_free(void *p);
+int __interceptor_posix_memalign(void **out, size_t align, size_t size);
+void *__interceptor_aligned_alloc(size_t align, size_t size);
+#define ALLOC_REAL(name) __interceptor_##name
+#else
 void *__libc_malloc(size_t size);
 void *__libc_calloc(size_t n, size_t size);
 void *__libc_realloc(void *p, size_t size);
 void *__libc_memalign(size_t align, size_t size);
 void __libc_free(void *p);
+#define ALLOC_REAL(name) __libc_##name
+#endif
 
 /* relaxed atomics: library threads (OpenBLAS) may allocate at the same time */
 static void alloc_counter_note(void)
@@ -29,40 +51,48 @@ static void alloc_counter_note(void)
 void *malloc(size_t size)
 {
     alloc_counter_note();
-    return __libc_malloc(size);
+    return ALLOC_REAL(malloc)(size);
 }
 
 void *calloc(size_t n, size_t size)
 {
     alloc_counter_note();
-    return __libc_calloc(n, size);
+    return ALLOC_REAL(calloc)(n, size);
 }
 
 void *realloc(void *p, size_t size)
 {
     alloc_counter_note();
-    return __libc_realloc(p, size);
+    return ALLOC_REAL(realloc)(p, size);
 }
 
 void free(void *p)
 {
-    __libc_free(p);
+    ALLOC_REAL(free)(p);
 }
 
 int posix_memalign(void **out, size_t align, size_t size)
 {
     alloc_counter_note();
+#ifdef ALLOC_COUNTER_ASAN
+    return __interceptor_posix_memalign(out, align, size);
+#else
     void *p = __libc_memalign(align, size);
     if (!p)
         return ENOMEM;
     *out = p;
     return 0;
+#endif
 }
 
 void *aligned_alloc(size_t align, size_t size)
 {
     alloc_counter_note();
+#ifdef ALLOC_COUNTER_ASAN
+    return __interceptor_aligned_alloc(align, size);
+#else
     return __libc_memalign(align, size);
+#endif
 }
 
 #endif

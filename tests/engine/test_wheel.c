@@ -418,9 +418,9 @@ static int roll(const MbsModel *m, int centre, const char *name, const char *jac
     mbs_m3_mulv(R, F->axis, a);
     /* the wheel's angular velocity: its spin coordinate's rate about y (the rig turns nothing
      * else) */
-    double q[16], qd[16];
+    int n = f->klass->ncoords(f); /* natural coordinates: 12 per body */
+    double *q = malloc(sizeof(double) * (size_t)n), *qd = malloc(sizeof(double) * (size_t)n);
     f->klass->coordinates(f, q, qd);
-    int n = f->klass->ncoords(f);
     w[0] = w[2] = 0.0;
     /* the spin joint's rate (relative coordinates); natural coordinates: u x u' . y of the
      * wheel's first unit vector (its last body) */
@@ -433,6 +433,8 @@ static int roll(const MbsModel *m, int centre, const char *name, const char *jac
     MbsWheelInfo info;
     mbs_force_wheel_contact(F, m->road, r, v, a, w, fv, tv, &info);
     out->vsx = v[0] - w[1] * F->tyre[MBS_TYRE_LINEAR_ROLLING];
+    free(q);
+    free(qd);
     mbs_formulation_free(f);
     return ok;
 }

@@ -678,18 +678,45 @@ static int choose_partition(Ssode *s)
     return 0;
 }
 
-/* u from Phi_R(u, v, t) = 0 by Newton with the step-start factorization Pu0 (a chord
- * iteration); when it converges slowly (far from the step start) Phi_u is refactorized at the
- * iterate. 0, or -1 when it does not converge. */
-static int recover_positions_sparse(Ssode *s, double t);
+/* The position recovery's factors of Phi_u: the step start's (dense Pu0/ip0, sparse pnum0),
+ * or refactorized at the iterate (Pu/ip, pnum). */
+typedef struct {
+    int at_iterate;
+} RecoveryFactors;
 
-static int recover_positions(Ssode *s, double t)
+/* x := Phi_u^-1 x with the chosen factors, in either algebra. */
+static void recovery_solve(Ssode *s, const RecoveryFactors *fac, double *x)
 {
     if (s->sparse)
-        return recover_positions_sparse(s, t);
+        klu_solve(s->psym, fac->at_iterate ? s->pnum : s->pnum0, s->r, 1, x, &s->kc);
+    else
+        mbs_lu_solve(s->r, fac->at_iterate ? s->Pu : s->Pu0, fac->at_iterate ? s->ip : s->ip0,
+                     x, 1);
+}
+
+/* Phi_u at q, factorized for the iterations that follow. 0, or non-zero when singular. */
+static int recovery_refactor(Ssode *s, double t, RecoveryFactors *fac)
+{
+    if (s->sparse) {
+        mbs_natural_constraint_rows(s->nat, s->q, NULL, t, NULL, s->Jr, NULL, NULL);
+        if (sparse_factor_phi_u(s, &s->pnum) != 0)
+            return -1;
+    } else {
+        mbs_natural_constraints(s->nat, s->q, NULL, t, NULL, s->Phi, NULL, NULL);
+        if (factor_phi_u(s, s->Pu, s->ip, NULL) != 0)
+            return -1;
+    }
+    fac->at_iterate = 1;
+    return 0;
+}
+
+/* u from Phi_R(u, v, t) = 0 by Newton with the step-start factorization of Phi_u (a chord
+ * iteration); when it converges slowly (far from the step start) Phi_u is refactorized at the
+ * iterate. Dense LAPACK or KLU factors, as the algebra. 0, or -1 when it does not converge. */
+static int recover_positions(Ssode *s, double t)
+{
     int r = s->r;
-    const double *P = s->Pu0;
-    const int *ipiv = s->ip0;
+    RecoveryFactors fac = {0};
     double prev = INFINITY;
     for (int it = 0; it < RECOVERY_ITERATIONS; ++it) {
         mbs_natural_constraints(s->nat, s->q, NULL, t, s->phi, NULL, NULL, NULL);
@@ -697,7 +724,7 @@ static int recover_positions(Ssode *s, double t)
             s->x[i] = -s->phi[s->rows[i]];
         if (r == 0)
             return 0;
-        mbs_lu_solve(r, P, ipiv, s->x, 1);
+        recovery_solve(s, &fac, s->x);
         double dnorm = 0.0, qnorm = 0.0;
         for (int i = 0; i < r; ++i) {
             s->q[s->ucol[i]] += s->x[i];
@@ -711,51 +738,10 @@ static int recover_positions(Ssode *s, double t)
         /* converged, or stagnating at round-off (cond(Phi_u) eps) */
         if (dnorm <= RECOVERY_TOLERANCE * scale || (dnorm <= 1e-9 * scale && dnorm >= 0.5 * prev))
             return 0;
-        if (it >= 2 && dnorm > 0.25 * prev && P == s->Pu0) {
+        if (it >= 2 && dnorm > 0.25 * prev && !fac.at_iterate) {
             /* slow chord: Newton with Phi_u at the iterate */
-            mbs_natural_constraints(s->nat, s->q, NULL, t, NULL, s->Phi, NULL, NULL);
-            if (factor_phi_u(s, s->Pu, s->ip, NULL) != 0)
+            if (recovery_refactor(s, t, &fac) != 0)
                 return -1;
-            P = s->Pu;
-            ipiv = s->ip;
-            s->recovery_refactorizations++;
-        }
-        prev = dnorm;
-    }
-    return -1;
-}
-
-/* The same with KLU: the chord iteration with Phi_u of the step start (pnum0), Newton with
- * Phi_u at the iterate (pnum) when it converges slowly. */
-static int recover_positions_sparse(Ssode *s, double t)
-{
-    int r = s->r;
-    klu_numeric *P = s->pnum0;
-    double prev = INFINITY;
-    for (int it = 0; it < RECOVERY_ITERATIONS; ++it) {
-        mbs_natural_constraints(s->nat, s->q, NULL, t, s->phi, NULL, NULL, NULL);
-        for (int i = 0; i < r; ++i)
-            s->x[i] = -s->phi[s->rows[i]];
-        if (r == 0)
-            return 0;
-        klu_solve(s->psym, P, r, 1, s->x, &s->kc);
-        double dnorm = 0.0, qnorm = 0.0;
-        for (int i = 0; i < r; ++i) {
-            s->q[s->ucol[i]] += s->x[i];
-            dnorm = fmax(dnorm, fabs(s->x[i]));
-            qnorm = fmax(qnorm, fabs(s->q[s->ucol[i]]));
-        }
-        s->recovery_iterations++;
-        if (!isfinite(dnorm))
-            return -1;
-        double scale = fmax(1.0, qnorm);
-        if (dnorm <= RECOVERY_TOLERANCE * scale || (dnorm <= 1e-9 * scale && dnorm >= 0.5 * prev))
-            return 0;
-        if (it >= 2 && dnorm > 0.25 * prev && P == s->pnum0) {
-            mbs_natural_constraint_rows(s->nat, s->q, NULL, t, NULL, s->Jr, NULL, NULL);
-            if (sparse_factor_phi_u(s, &s->pnum) != 0)
-                return -1;
-            P = s->pnum;
             s->recovery_refactorizations++;
         }
         prev = dnorm;

@@ -1659,10 +1659,16 @@ static MbsModel *load_string(const char *json, const char *origin_name,
                              MbsModel **partial, GError **error)
 {
     const char *origin = origin_name ? origin_name : "<string>";
-    char *stem = g_str_has_suffix(origin, ".json") ? g_strndup(origin, strlen(origin) - 5)
-                                                   : g_strdup(origin);
-    MbsModel *m = load_data(json ? json : "", json ? strlen(json) : 0, origin, NULL, stem, overrides,
+    const char *slash = strrchr(origin, G_DIR_SEPARATOR), *base = slash ? slash + 1 : origin;
+    char *stem = g_str_has_suffix(base, ".json") ? g_strndup(base, strlen(base) - 5)
+                                                 : g_strdup(base);
+    /* An origin with a folder (the model's path) is where its relative paths (a wheel's
+     * tyre_file) start, as for a file; a bare name: the working directory. */
+    char *dir = origin_name && strchr(origin_name, G_DIR_SEPARATOR)
+                    ? g_path_get_dirname(origin_name) : NULL;
+    MbsModel *m = load_data(json ? json : "", json ? strlen(json) : 0, origin, dir, stem, overrides,
                             noverrides, partial, error);
+    g_free(dir);
     g_free(stem);
     return m;
 }

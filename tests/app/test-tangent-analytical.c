@@ -122,10 +122,20 @@ static void check_ad(const Formulation *fm, const MbsModel *m, const char *file,
     }
 }
 
+/* The bound on analytical vs central differences, relative to J's largest entry: 1e-7, but for
+ * coach.json in penalty, whose random states (±0.4 rad of attitude on a 12 m body: tyres half a
+ * metre into the road or off it) give central differences a truncation of 2.2e-7 (measured),
+ * while the analytical and ad tangents, exact both, agree to 4e-16 there. */
+static double difference_bound(const Formulation *fm, const char *file)
+{
+    return !strcmp(fm->name, "penalty") && !strcmp(file, "coach.json") ? 1e-6 : 1e-7;
+}
+
 /* Analytical against central differences at three random states: the worst column, relative to
  * the largest entry of J (central differences: truncation and round-off near 1e-9 of it). */
 static void check_model(const Formulation *fm, const char *dir, const char *file)
 {
+    const double bound = difference_bound(fm, file);
     char path[512];
     snprintf(path, sizeof path, "%s%s", dir, file);
     GError *error = NULL;
@@ -184,7 +194,7 @@ static void check_model(const Formulation *fm, const char *dir, const char *file
             for (size_t k = lo; k < hi; ++k) {
                 int i = pattern ? pattern->rowind[k] : (int)(k - lo);
                 double e = fabs(Ja[k] - Jn[k]) / fmax(scale, 1e-300);
-                if (e > 1e-7 && wrong_count++ < 4) /* names the first wrong columns */
+                if (e > bound && wrong_count++ < 4) /* names the first wrong columns */
                     g_string_append_printf(wrong, " %s %d (row %d, sample %u: %.3g vs %.3g)",
                                            j < n ? first_block : second_block,
                                            j < n ? j : j - n, i, sample, Ja[k], Jn[k]);
@@ -201,11 +211,11 @@ static void check_model(const Formulation *fm, const char *dir, const char *file
     if (worst_column >= 0)
         snprintf(column, sizeof column, "%s column %d", worst_column < n ? first_block : second_block,
                  worst_column < n ? worst_column : worst_column - n);
-    tap_below(worst, 1e-7, "%s, %s (n = %d): analytical tangent of Q agrees with central "
+    tap_below(worst, bound, "%s, %s (n = %d): analytical tangent of Q agrees with central "
               "differences at 3 random states: worst %.1e of the largest entry (%.3g) in %s",
               fm->name, file, n, worst, largest, column);
-    tap_ok(wrong_count == 0, "%s, %s: every column of C and K within 1e-7 of the largest entry "
-           "(%d entries beyond:%s)", fm->name, file, wrong_count, wrong->str);
+    tap_ok(wrong_count == 0, "%s, %s: every column of C and K within %g of the largest entry "
+           "(%d entries beyond:%s)", fm->name, file, bound, wrong_count, wrong->str);
     g_string_free(wrong, TRUE);
     if (!status)
         check_ad(fm, m, file, n, (const double *const *)Jsample, pa.tangent->problem.pattern,

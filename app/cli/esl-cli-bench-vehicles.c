@@ -57,10 +57,13 @@ static void bench_case(const MbsModel *m, const char *name, const VehicleCase *c
     fflush(stdout);
 }
 
-int esl_bench_vehicles(const char *models_dir, const char *models, int runs, double duration)
+int esl_bench_vehicles(const char *models_dir, const char *models, const char *formulations,
+                       int runs, double duration)
 {
+    /* --formulation A,B: only the cases of those formulations (matrix-r: both integrators) */
+    g_auto(GStrv) chosen = formulations ? g_strsplit(formulations, ",", -1) : NULL;
     static const double steps[] = {1e-3, 1e-2, 2e-2};
-    g_auto(GStrv) names = g_strsplit(models ? models : "hmmwv-stiff", ",", -1);
+    g_auto(GStrv) names = g_strsplit(models ? models : "hmmwv-stiff,coach", ",", -1);
     printf("# eslabon-cli bench vehicles: %d runs per case (median), %g s simulated, Eslabón %s\n",
            runs, duration, ESLABON_VERSION);
     printf("| vehicle | formulation | h (ms) | wall (s) | CPU (s) | real-time factor | "
@@ -77,7 +80,8 @@ int esl_bench_vehicles(const char *models_dir, const char *models, int runs, dou
         }
         for (size_t c = 0; c < G_N_ELEMENTS(cases); ++c)
             for (size_t k = 0; k < G_N_ELEMENTS(steps); ++k)
-                bench_case(m, names[i], &cases[c], steps[k], runs, duration);
+                if (!chosen || g_strv_contains((const char *const *)chosen, cases[c].formulation))
+                    bench_case(m, names[i], &cases[c], steps[k], runs, duration);
         mbs_model_free(m);
     }
     return 0;

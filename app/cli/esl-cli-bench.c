@@ -133,8 +133,8 @@ int esl_cli_bench(int argc, char **argv)
     GOptionEntry entries[] = {
         {"runs", 'n', 0, G_OPTION_ARG_INT, &runs, "Runs per case (median reported, default 3)", "N"},
         {"duration", 't', 0, G_OPTION_ARG_DOUBLE, &duration, "Simulated time (default 5 s; stiff: 4 s)", "T"},
-        {"formulation", 'f', 0, G_OPTION_ARG_STRING, &formulation, "bench jacobian: penalty, ali3p, matrix-r or all (default all)", "F"},
-        {"models", 0, 0, G_OPTION_ARG_STRING, &models, "bench jacobian, vehicles: comma-separated model names (default: per formulation; vehicles: hmmwv-stiff); bench ssode: lattice rows (default 1,4,7,10)", "LIST"},
+        {"formulation", 'f', 0, G_OPTION_ARG_STRING, &formulation, "bench jacobian: penalty, ali3p, matrix-r or all (default all); bench vehicles: comma-separated formulations (default all)", "F"},
+        {"models", 0, 0, G_OPTION_ARG_STRING, &models, "bench jacobian, vehicles: comma-separated model names (default: per formulation; vehicles: hmmwv-stiff,coach); bench ssode: lattice rows (default 1,4,7,10)", "LIST"},
         {"step", 0, 0, G_OPTION_ARG_DOUBLE, &step, "bench jacobian: time step (default 0.01 s)", "H"},
         {"jacobian", 0, 0, G_OPTION_ARG_STRING, &jac, "bench penalty, sensitivity: a method of the jacobian setting (default nd-central)", "METHOD"},
         {"algebra", 0, 0, G_OPTION_ARG_STRING, &algebra, "bench ssode: ssode's algebra setting (default automatic)", "A"},
@@ -179,7 +179,8 @@ int esl_cli_bench(int argc, char **argv)
              : !strcmp(argv[1], "sensitivity") ? esl_bench_sensitivity(dir, runs, duration, jac)
              : !strcmp(argv[1], "stiff")
                  ? esl_bench_stiff(dir, runs, duration, adams_duration)
-             : !strcmp(argv[1], "vehicles") ? esl_bench_vehicles(dir, models, runs, duration)
+             : !strcmp(argv[1], "vehicles")
+                 ? esl_bench_vehicles(dir, models, formulation, runs, duration)
                                              : bench_penalty(dir, runs, duration, jac ? jac : "nd-central");
     g_free(models_dir);
     g_free(jac);

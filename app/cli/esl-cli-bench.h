@@ -30,7 +30,8 @@ int esl_bench_matrix_r(const char *models_dir, int runs, int evaluations);
 int esl_bench_sensitivity(const char *models_dir, int runs, double duration, const char *jac);
 /* Vehicles x formulations x steps 1, 10, 20 ms (esl-cli-bench-vehicles.c); models: comma-
  * separated names (NULL: the bundled vehicles). */
-int esl_bench_vehicles(const char *models_dir, const char *models, int runs, double duration);
+int esl_bench_vehicles(const char *models_dir, const char *models, const char *formulations,
+                       int runs, double duration);
 /* ssode's cost per right-hand side on the lattices, against matrix-r RK4's (esl-cli-bench-ssode.c);
  * algebra: ssode's algebra setting (NULL: its default); lattices: rows of the Nx15 lattices, e.g.
  * "1,4" (NULL: 1,4,7,10) */

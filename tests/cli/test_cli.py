@@ -354,4 +354,15 @@ for form, methods in expect.items():
     ok(not analytical or (analytical[0][5] == "0" and analytical[0][6] == "0"),
        f"bench jacobian {form}: analytical perturbs nothing and evaluates no residual")
 
+# bench vehicles --formulation: only the cases of the formulations named (matrix-r: both
+# integrators), each at the three steps
+r = run("bench", "vehicles", "--runs", "1", "--duration", "0.02", "--models", "vehicle-simple",
+        "--formulation", "penalty,matrix-r")
+rows = [[c.strip() for c in line.strip("|").split("|")] for line in r.stdout.splitlines()
+        if line.startswith("| vehicle-simple |")]
+ok(r.returncode == 0 and [(row[1], row[2]) for row in rows] ==
+   [(f, h) for f in ("penalty", "matrix-r RK4", "matrix-r trapezoidal") for h in ("1", "10", "20")],
+   f"bench vehicles --formulation penalty,matrix-r: their rows only {[row[1:3] for row in rows]} "
+   + r.stderr.strip()[-200:])
+
 done()

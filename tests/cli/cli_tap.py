@@ -66,3 +66,17 @@ def five_bar_still_lengths(k=100.0, g=9.81):
                 f = M[r][c] / M[c][c]
                 M[r] = [a - f * b for a, b in zip(M[r], M[c])]
     return M[0][6] / M[0][0], M[1][6] / M[1][1]
+
+
+def read_tir(path):
+    """The numeric keys of a .tir file (SI files only: both bundled ones are)."""
+    p = {}
+    for line in open(path, encoding="ascii"):
+        line = line.split("$")[0].strip()
+        if "=" in line and not line.startswith("!"):
+            k, v = (s.strip() for s in line.split("=", 1))
+            try:
+                p[k] = float(v)
+            except ValueError:
+                pass
+    return p

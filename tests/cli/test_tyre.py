@@ -5,7 +5,7 @@ file's own coefficients, on both bundled tyres; the JSON; bad files (exit 1, fil
 untouched) and bad options (exit 2). Prints TAP."""
 import csv, io, json, math, os, shutil, subprocess, tempfile
 
-from cli_tap import cli, done, env, ok, source
+from cli_tap import cli, done, env, ok, read_tir, source
 
 tyres = os.path.join(source, "data", "tyres")
 
@@ -13,20 +13,6 @@ tyres = os.path.join(source, "data", "tyres")
 def run(*args):
     return subprocess.run([cli, "tyre", *args], capture_output=True, text=True, timeout=300,
                           env=env)
-
-
-def read_tir(path):
-    """The numeric keys of a .tir file (SI files only: both bundled ones are)."""
-    p = {}
-    for line in open(path, encoding="ascii"):
-        line = line.split("$")[0].strip()
-        if "=" in line and not line.startswith("!"):
-            k, v = (s.strip() for s in line.split("=", 1))
-            try:
-                p[k] = float(v)
-            except ValueError:
-                pass
-    return p
 
 
 def mf(d, c, b, x, e):

@@ -15,21 +15,14 @@ open city-bus data, issue 24): the 2 s lane change delta(t) = 0.013 sin(pi t) at
 - penalty at h = 10 ms (faster than real time in bench vehicles) keeps the 1 ms path."""
 import csv, json, math, os, subprocess, tempfile
 
-from cli_tap import ok, done, cli, models, env, source
+from cli_tap import ok, done, cli, models, env, read_tir, source
 
 model = os.path.join(models, "coach.json")
 with open(model) as f:
     data = json.load(f)
 g = -data["gravity"][2]
 params = data["parameters"]
-tir = {}
-with open(os.path.join(source, "data", "tyres", "CityBus_Pac02Tire.tir")) as f:
-    for line in f:
-        key, _, value = line.split("$")[0].partition("=")
-        try:
-            tir[key.strip()] = float(value)
-        except ValueError:
-            pass
+tir = read_tir(os.path.join(source, "data", "tyres", "CityBus_Pac02Tire.tir"))
 R0, kz = tir["UNLOADED_RADIUS"], tir["VERTICAL_STIFFNESS"]
 tyres = ["fl_wheel:W", "fr_wheel:W", "rl_wheels:inner", "rl_wheels:outer", "rr_wheels:inner",
          "rr_wheels:outer"]

@@ -560,7 +560,7 @@ static int newton(MbsFormulation *f, double h, double t1, int iterate, double *a
     Penalty *P = f->impl;
     const PenaltyOptions *s = options(f);
     int n = P->n, nr = P->nr, converged = 0, it;
-    double alpha = *alpha_io, tc;
+    double alpha = *alpha_io, tc, previous = INFINITY;
     size_t bytes = sizeof(double) * (size_t)n;
     MbsMonitors *mo = &f->monitors;
     MbsTrace *trace = f->trace;
@@ -629,8 +629,10 @@ static int newton(MbsFormulation *f, double h, double t1, int iterate, double *a
         mo->time_factorization += mbs_clock_now() - tc;
         if (!isfinite(*corr))
             break;
-        double bound = s->newton.tolerance * (1.0 + mbs_vec_norminf(n, P->z));
-        converged = *corr <= bound;
+        double bound;
+        converged = mbs_newton_converged(&s->newton, h, 1.0 + mbs_vec_norminf(n, P->z), *corr,
+                                         previous, &bound);
+        previous = *corr;
         mbs_trace_newton_end(phase, *corr, bound, converged);
     }
     *it_out = it;

@@ -640,6 +640,18 @@ static int newton(MbsFormulation *f, double h, double t1, int iterate, double *a
     return converged;
 }
 
+/* The state of the step's start again, after a failure. */
+static void restore_step_start(const MbsModel *m, Penalty *P)
+{
+    size_t bytes = sizeof(double) * (size_t)P->n;
+    memcpy(P->z, P->z0, bytes);
+    memcpy(P->zd, P->zd0, bytes);
+    memcpy(P->zdd, P->zdd0, bytes);
+    memcpy(P->lambda, P->lambda0, sizeof(double) * (size_t)P->nr);
+    mbs_kinematics_positions(m, &P->kin, P->z);
+    mbs_kinematics_velocities(m, &P->kin, P->zd);
+}
+
 /* One trapezoidal step of size h from the current state; monitors' counters and phase times
  * accumulate. On failure the state is restored to the start of this step. */
 static int advance(MbsFormulation *f, double h, MbsError *err)
@@ -693,12 +705,7 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
     }
     mo->newton_iterations += total;
     if (!converged) {
-        memcpy(P->z, P->z0, bytes);
-        memcpy(P->zd, P->zd0, bytes);
-        memcpy(P->zdd, P->zdd0, bytes);
-        memcpy(P->lambda, P->lambda0, sizeof(double) * (size_t)nr);
-        mbs_kinematics_positions(m, &P->kin, P->z);
-        mbs_kinematics_velocities(m, &P->kin, P->zd);
+        restore_step_start(m, P);
         return mbs_error_set(err, MBS_RECOVERABLE,
                              "penalty: Newton-Raphson did not converge at t = %.6g s after %d "
                              "iterations (last correction %.3g); try a smaller step%s",
@@ -711,6 +718,20 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
     trapezoidal_derivatives(P, h);
     mbs_kinematics_positions(m, &P->kin, P->z);
     mbs_constraints_eval(m, &P->kin, t1, P->z, P->phi, P->phiz, P->phit);
+    if (s->projection == PENALTY_PROJECTION_MASS) {
+        /* P = M at the new positions: paper 000's P = M + h/2 C + h^2/4 K is not symmetric
+         * (C holds the velocity terms of Q) and its projections added energy, a bias that made
+         * the spatial four-bar diverge at h = 10 ms after 95 s (issue 28) */
+        mbs_dynamics_mass(m, &P->kin, &P->dyn, P->M);
+        memcpy(P->T, P->M, sizeof(double) * (size_t)n * (size_t)n);
+        mbs_constraints_add_gram(m, P->phiz, 0.25 * h * h * alpha, P->T);
+        if (factor_leading(P) != 0) {
+            mo->time_projection = mbs_clock_now() - tc;
+            restore_step_start(m, P);
+            return mbs_error_set(err, MBS_RECOVERABLE,
+                                 "penalty: singular projection matrix at t = %.6g s", t1);
+        }
+    }
     for (int i = 0; i < nr; ++i)
         P->rv[i] = phiz_row_times(P, i, P->zd, P->phit[i]);
     double before = trace ? mbs_vec_norm2(nr, P->rv) : 0.0;
@@ -872,6 +893,10 @@ static const char *const multipliers_choices[] = {"none", "iterated", NULL};
 static const char *const multipliers_labels[] = {MBS_N_("none (penalty)"),
                                                  MBS_N_("iterated (augmented Lagrangian)"), NULL};
 
+static const char *const projection_choices[] = {"tangent", "mass", NULL};
+static const char *const projection_labels[] = {MBS_N_("Newton tangent (paper 000)"),
+                                                MBS_N_("mass matrix"), NULL};
+
 static const MbsSetting penalty_items[] = {
     {.name = "alpha", .type = MBS_SETTING_NUMBER, .offset = offsetof(PenaltyOptions, alpha),
      .default_value = 1e9, .min = 0.0, .max = 1e300,
@@ -889,6 +914,13 @@ static const MbsSetting penalty_items[] = {
      .description = MBS_N_("Plain penalty (constraint error ~ reaction / α) or multipliers "
                            "iterated in every Newton iteration (augmented Lagrangian, as ali3p): "
                            "the constraint error falls to the Newton tolerance")},
+    {.name = "projection", .type = MBS_SETTING_CHOICE,
+     .offset = offsetof(PenaltyOptions, projection), .default_value = PENALTY_PROJECTION_TANGENT,
+     .choices = projection_choices, .choice_labels = projection_labels,
+     .label = MBS_N_("Projections"),
+     .description = MBS_N_("Velocity and acceleration projections weighted by the Newton tangent "
+                           "(paper 000, no extra factorization) or by the mass matrix (one more "
+                           "factorization a step; no energy gained through the projections)")},
     {.name = "newton", .type = MBS_SETTING_GROUP, .offset = offsetof(PenaltyOptions, newton),
      .group = &mbs_newton_settings},
     {.name = "tangent", .type = MBS_SETTING_GROUP, .offset = offsetof(PenaltyOptions, tangent),

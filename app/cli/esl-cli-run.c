@@ -128,7 +128,7 @@ int esl_cli_run(int argc, char **argv)
     gint64 run_id = 0;
     g_autofree char *model_text = NULL;
     g_autofree char *resolved = NULL;
-    g_autofree char *message = NULL;
+    g_autofree char *message = NULL, *warning = NULL;
     g_autofree char *js = NULL;
     g_autofree char *compact = NULL;
 
@@ -271,10 +271,11 @@ int esl_cli_run(int argc, char **argv)
                               .formulation = o.formulation, .status = run_status,
                               .message = message, .wall_seconds = wall};
     js = esl_run_summary_json(&info, run, TRUE);
+    warning = esl_run_warning(run);
     if (project) {
         compact = esl_run_summary_json(&info, run, FALSE);
         if (!esl_run_recorder_finish(recorder, message ? ESL_RUN_FAILED : ESL_RUN_FINISHED,
-                                     message, compact, wall, &error)) {
+                                     message ? message : warning, compact, wall, &error)) {
             fprintf(stderr, "eslabon-cli run: %s\n", error->message);
             goto out;
         }
@@ -285,6 +286,8 @@ int esl_cli_run(int argc, char **argv)
         print_text(path, f, sum, wall);
     gboolean written = !csv || esl_cli_close_output(csv, o.output, "run");
     csv = NULL;
+    if (warning)
+        fprintf(stderr, "eslabon-cli run: warning: %s: %s\n", path, warning);
     if (message)
         fprintf(stderr, "eslabon-cli run: %s\n", message);
     else if (written)

@@ -325,6 +325,14 @@ int esl_run_recorder_sample(void *recorder, const MbsRun *run)
     return 0;
 }
 
+char *esl_run_warning(const MbsRun *run)
+{
+    char warning[512];
+    return mbs_run_summary_warning(mbs_run_summary(run), warning, sizeof warning)
+               ? g_strdup(warning)
+               : NULL;
+}
+
 char *esl_run_summary_json(const EslRunSummaryInfo *info, const MbsRun *run, gboolean pretty)
 {
     const MbsFormulation *f = mbs_run_formulation(run);
@@ -364,6 +372,9 @@ char *esl_run_summary_json(const EslRunSummaryInfo *info, const MbsRun *run, gbo
     S("status", info->status);
     if (info->message)
         S("error", info->message);
+    char warning[512];
+    if (mbs_run_summary_warning(s, warning, sizeof warning))
+        S("warning", warning); /* the energy error (issue 28) */
     D("time_reached", f->time);
     I("steps", s->steps);
     D("wall_seconds", wall);

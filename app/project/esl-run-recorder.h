@@ -95,6 +95,9 @@ typedef struct {
 } EslRunSummaryInfo;
 
 char *esl_run_summary_json(const EslRunSummaryInfo *info, const MbsRun *run, gboolean pretty);
+/* The run's warning (mbs_run_summary_warning: the energy error, issue 28), or NULL: stored as
+ * the message of a run that finished, printed by the CLI. Free with g_free. */
+char *esl_run_warning(const MbsRun *run);
 
 G_END_DECLS
 

@@ -310,6 +310,8 @@ static gpointer worker(gpointer data)
     }
 
     double wall_time = g_timer_elapsed(wall, NULL);
+    /* a finished run's energy warning (issue 28): stored as its message and announced */
+    g_autofree char *warning = run && !w.message ? esl_run_warning(run) : NULL;
     if (project) {
         static const char *const status_names[] = {
             [ESL_RUN_RUNNING] = "running", [ESL_RUN_FINISHED] = "finished",
@@ -323,12 +325,15 @@ static gpointer worker(gpointer data)
             summary = esl_run_summary_json(&info, run, FALSE);
         }
         g_autoptr(GError) error = NULL;
-        if (!esl_run_recorder_finish(recorder, w.status, w.message, summary, wall_time, &error))
+        if (!esl_run_recorder_finish(recorder, w.status, w.message ? w.message : warning,
+                                     summary, wall_time, &error))
             store_error = g_strdup(error->message);
         esl_project_close(project);
     }
     mbs_run_free(run);
     mbs_formulation_free(f);
+    if (warning)
+        w.message = g_steal_pointer(&warning);
     if (store_error) {
         char *joined = g_strdup_printf("%s%sthe run was not fully stored: %s",
                                        w.message ? w.message : "", w.message ? "; " : "",

@@ -759,9 +759,11 @@ gboolean esl_study_run_case(const EslStudy *s, int k, EslCaseState *state, GErro
     g_autofree char *prov = provenance_json(s, k, &o);
     gboolean ok = esl_project_set_provenance(project, run_id, identity, prov, error);
     EslRunStatus status = message ? ESL_RUN_FAILED : ESL_RUN_FINISHED;
+    g_autofree char *warning = run && !message ? esl_run_warning(run) : NULL;
+    const char *note = message ? message : warning;
     if (ok)
-        ok = recorder ? esl_run_recorder_finish(recorder, status, message, summary, wall, error)
-                      : esl_project_finish_run(project, run_id, status, message, summary, wall,
+        ok = recorder ? esl_run_recorder_finish(recorder, status, note, summary, wall, error)
+                      : esl_project_finish_run(project, run_id, status, note, summary, wall,
                                                error);
     *state = message ? ESL_CASE_FAILED : ESL_CASE_FINISHED;
     if (ok && message)

@@ -97,6 +97,7 @@ typedef struct {
     double alpha, beta, gamma;
     double h;                            /* size of the current (or last) step */
     double alpha_eff;                    /* alpha in use (see the step: raised when stalling) */
+    double mass_max;                     /* largest diagonal entry of M (mbs_augmented_alpha) */
     int easy_steps;
     double *q, *qd, *qdd, *lambda;       /* state and dynamic multipliers lambda* */
     double *q0, *qd0, *qdd0, *lambda0;   /* state at the start of the step (for a retry) */
@@ -879,6 +880,25 @@ static int al_project(Ali3p *a, const double *rhs0, const double *b, double zeta
     return it;
 }
 
+/* alpha_eff raised to mbs_augmented_alpha's at step weight beta h^2 for the Phi_q in a->J: the
+ * multiplier iteration (eq 1b) and the projections (eqs 6b, 7b, weight zeta alpha) contract by
+ * about 1 / (1 + beta h^2 alpha sigma^2 / m), so at a fixed alpha they stalled as h fell and the
+ * constraint residual grew as 1/h^2 (2e-13 at h = 1e-4, 2e-9 at 1e-6; issue 28). */
+static double raise_alpha_for_step(Ali3p *a, double h)
+{
+    double gram = 0.0;
+    memset(a->tmp, 0, (size_t)a->n * sizeof(double));
+    for (int i = 0; i < a->m; ++i)
+        for (int p = 0; p < 2; ++p)
+            for (int k = 0; k < 12 && a->J[i].off[p] >= 0; ++k)
+                a->tmp[a->J[i].off[p] + k] += a->J[i].v[p][k] * a->J[i].v[p][k];
+    for (int j = 0; j < a->n; ++j)
+        gram = fmax(gram, a->tmp[j]);
+    double alpha = mbs_augmented_alpha(a->alpha, a->mass_max, gram, a->beta * h * h);
+    a->alpha_eff = fmax(a->alpha_eff, alpha);
+    return alpha;
+}
+
 /* Power of the drivers: constraint force -Phi_q^T lambda on the driver rows, power
  * -lambda_d^T Phi_q,d qd (= lambda_d^T Phi_t,d on the velocity manifold). */
 static double driver_power(const Ali3p *a, const double *lam)
@@ -943,6 +963,12 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
         return MBS_FATAL;
     int n = a->n = a->nat->n, mm = a->m = a->nat->m;
     a->alpha = a->alpha_eff = o->alpha;
+    for (int b = 0; b < m->nbodies; ++b)
+        if (a->nat->body_off[b] >= 0) {
+            a->mass_max = fmax(a->mass_max, m->bodies[b].mass);
+            for (int j = 0; j < 3; ++j)
+                a->mass_max = fmax(a->mass_max, a->nat->S[9 * b + 4 * j]);
+        }
     a->beta = o->newmark_beta;
     a->gamma = o->newmark_gamma;
     a->h = s->step;
@@ -1023,6 +1049,7 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
     if (a->has_KC)
         stiffness_damping(a, a->Q);
     double zeta, h = s->step;
+    raise_alpha_for_step(a, h);
     if (a->sp) {
         /* KLU: the first (allocating) factorization of the Newton tangent happens here when K,
          * C make it unsymmetric, the steps only refactorize. */
@@ -1075,6 +1102,7 @@ static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
     double t_start = mbs_clock_now(), t_dyn = 0.0, t_jac = 0.0, t_fac = 0.0, t_proj = 0.0, c0;
     int n = a->n, m = a->m;
     size_t N = (size_t)n;
+    const double alpha_least = raise_alpha_for_step(a, h);
     double beta = a->beta, gamma = a->gamma, alpha = a->alpha_eff;
     a->h = h;
     const double alpha_start = alpha;
@@ -1117,6 +1145,7 @@ static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
             for (size_t i = 0; i < N; ++i)
                 a->q[i] = a->q0[i] + h * a->qd0[i] + 0.5 * h * h * a->qdd0[i];
         }
+        double previous = INFINITY;
         for (it = 0; it < o->newton.max_iterations; ++it) {
             c0 = mbs_clock_now();
             for (size_t i = 0; i < N; ++i) {
@@ -1168,16 +1197,19 @@ static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
                 a->q[i] += a->g[i];
             if (!isfinite(dq_norm))
                 break;
-            double bound = tol * fmax(1.0, mbs_vec_norminf(n, a->q));
-            mbs_trace_newton_end(phase, dq_norm, bound, dq_norm <= bound);
-            if (dq_norm <= bound) {
+            double bound;
+            int done = mbs_newton_converged(&o->newton, h, fmax(1.0, mbs_vec_norminf(n, a->q)),
+                                            dq_norm, previous, &bound);
+            previous = dq_norm;
+            mbs_trace_newton_end(phase, dq_norm, bound, done);
+            if (done) {
                 converged = 1;
                 ++it;
                 break;
             }
         }
         total_it += it;
-        if (converged || !isfinite(dq_norm) || alpha >= 1e4 * a->alpha)
+        if (converged || !isfinite(dq_norm) || alpha >= 1e4 * alpha_least)
             break;
         alpha = a->alpha_eff = 10.0 * alpha;
         a->easy_steps = 0;
@@ -1224,6 +1256,7 @@ static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
                              "ali3p: singular projection matrix at t = %.6g s", t);
     }
     int pmax = o->newton.max_iterations;
+    double ptol = tol * mbs_newton_step_factor(h); /* as Newton's (issue 28) */
     /* velocities: P qd* - Phi_q^T (sigma + zeta alpha Phi_t) */
     p_mul(a, f, kind, a->qd, a->rhs);
     memset(a->mult, 0, (size_t)m * sizeof(double));
@@ -1232,7 +1265,7 @@ static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
         j_mul(a, a->qd, a->phit, a->res);
         before = mbs_vec_norm2(m, a->res);
     }
-    int pits = al_project(a, a->rhs, a->phit, zeta, a->mult, a->x, tol, pmax);
+    int pits = al_project(a, a->rhs, a->phit, zeta, a->mult, a->x, ptol, pmax);
     if (a->trace)
         trace_projection(a, phase, before, pits, a->qd, a->x);
     memcpy(a->qd, a->x, N * sizeof(double));
@@ -1244,7 +1277,7 @@ static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
         j_mul(a, a->qdd, a->cb, a->res);
         before = mbs_vec_norm2(m, a->res);
     }
-    pits = al_project(a, a->rhs, a->cb, zeta, a->mult, a->x, tol, pmax);
+    pits = al_project(a, a->rhs, a->cb, zeta, a->mult, a->x, ptol, pmax);
     if (a->trace)
         trace_projection(a, mbs_trace_phase(a->trace, MBS_TRACE_PROJECTION_ACCELERATION, 0),
                          before, pits, a->qdd, a->x);

@@ -994,7 +994,7 @@ static int step_trapezoidal(MbsFormulation *f, MatrixR *R, double h, MbsError *e
         R->zi[k] = R->zi0[k] + h * R->zdi0[k] + 0.5 * h * h * R->zddi0[k];
     predict(R, h);
     int converged = d == 0, it;
-    double corr = INFINITY;
+    double corr = INFINITY, previous = INFINITY;
     for (it = 0; it < o->newton.max_iterations && !converged; ++it) {
         trapezoidal_derivatives(R, h);
         if ((status = evaluate(f, R, t1, R->zi, R->zdi, err)))
@@ -1030,8 +1030,10 @@ static int step_trapezoidal(MbsFormulation *f, MatrixR *R, double h, MbsError *e
             R->zi[k] += R->delta[k];
         if (!isfinite(corr))
             break;
-        double bound = o->newton.tolerance * (1.0 + mbs_vec_norminf(d, R->zi));
-        converged = corr <= bound;
+        double bound;
+        converged = mbs_newton_converged(&o->newton, h, 1.0 + mbs_vec_norminf(d, R->zi), corr,
+                                         previous, &bound);
+        previous = corr;
         mbs_trace_newton_end(phase, corr, bound, converged);
     }
     f->monitors.newton_iterations = it;

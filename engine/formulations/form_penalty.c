@@ -39,6 +39,9 @@
  * crossover, docs/benchmarks.md). */
 #define PENALTY_SPARSE_FROM 40 /* and in the algebra setting's description */
 
+/* Steps taken as plain penalty after the multiplier iteration failed in one (advance). */
+#define PLAIN_STEPS_AFTER_FALLBACK 20
+
 /* Linear algebra of the leading matrix ("algebra": mbs_algebra_choices). */
 enum { ALGEBRA_AUTOMATIC, ALGEBRA_DENSE, ALGEBRA_SPARSE };
 
@@ -89,6 +92,9 @@ typedef struct {
     klu_symbolic *klu_symbolic;
     klu_numeric *klu_numeric;
     double refactorizations, full_factorizations;
+    double alpha;       /* the penalty factor of the last step (iterated: see iteration_alpha) */
+    double fallbacks;   /* steps whose multiplier iteration fell back to plain penalty */
+    int plain_steps;    /* steps still to take as plain penalty after a fallback */
     double work_nc;     /* accumulated work of non-conservative forces and drivers */
     double power_nc;    /* their power at the current time */
 } Penalty;
@@ -208,7 +214,7 @@ static void fill_monitors(MbsFormulation *f, Penalty *P)
     const MbsModel *m = f->model;
     MbsEnergy e;
     mbs_energy_eval(m, &P->kin, P->z, P->zd, &e);
-    P->power_nc = e.power_nonconservative + driver_power(m, P, options(f)->alpha);
+    P->power_nc = e.power_nonconservative + driver_power(m, P, P->alpha);
     MbsMonitors *mo = &f->monitors;
     mo->time = f->time;
     mo->kinetic = e.kinetic;
@@ -373,6 +379,7 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
     f->impl = P;
     int n = P->n = m->topo->nnodes, nr = P->nr = m->topo->nrows, fail = 0;
     P->topo = m->topo;
+    P->alpha = options(f)->alpha;
     size_t nn = (size_t)n * (size_t)n, nrn = (size_t)nr * (size_t)n;
     /* More threads than columns / 8 do not pay (measured on the four-bar). */
     P->nthreads = mbs_tangent_threads(options(f)->tangent.threads, n / 8 > 1 ? n / 8 : 1);
@@ -521,35 +528,43 @@ static void project(Penalty *P, double h, double alpha, const double *r, double 
         x[j] -= P->tmp[j];
 }
 
-/* One trapezoidal step of size h from the current state; monitors' counters and phase times
- * accumulate. On failure the state is restored to the start of this step. */
-static int advance(MbsFormulation *f, double h, MbsError *err)
+/* The alpha of the multiplier iteration at step h: the setting's, raised as 1/h^2 when it would
+ * make the iteration crawl (mbs_augmented_alpha; with alpha = 1e9 it stopped converging below
+ * h = 10 us on a centimetre four-bar, issue 28). */
+static double iteration_alpha(Penalty *P, double h, double alpha)
+{
+    int n = P->n;
+    const MbsTopology *t = P->topo;
+    double mass = 0.0, gram = 0.0;
+    memset(P->tmp, 0, sizeof(double) * (size_t)n);
+    for (int i = 0; i < P->nr; ++i)
+        for (int k = t->row_ptr[i]; k < t->row_ptr[i + 1]; ++k) {
+            double v = P->phiz[i + (size_t)P->nr * t->row_cols[k]];
+            P->tmp[t->row_cols[k]] += v * v;
+        }
+    for (int j = 0; j < n; ++j) {
+        mass = fmax(mass, P->M[j + (size_t)n * j]);
+        gram = fmax(gram, P->tmp[j]);
+    }
+    return mbs_augmented_alpha(alpha, mass, gram, 0.25 * h * h);
+}
+
+/* Newton-Raphson on f(z) = h^2/4 (M zdd + Phi_z^T (alpha Phi + lambda*) - Q) from the z in P,
+ * lambda* += alpha Phi every iteration when `iterate` (paper 004 eq 9; alpha then raised to
+ * iteration_alpha's at the first iteration). Returns 1 when converged; the iterations in *it,
+ * the last correction in *corr. `done`: iterations of earlier attempts (for the trace). */
+static int newton(MbsFormulation *f, double h, double t1, int iterate, double *alpha_io,
+                  int reuse, int done, int *it_out, double *corr)
 {
     const MbsModel *m = f->model;
     Penalty *P = f->impl;
     const PenaltyOptions *s = options(f);
-    int n = P->n, nr = P->nr;
-    double alpha = s->alpha, t1 = f->time + h;
+    int n = P->n, nr = P->nr, converged = 0, it;
+    double alpha = *alpha_io, tc, previous = INFINITY;
     size_t bytes = sizeof(double) * (size_t)n;
     MbsMonitors *mo = &f->monitors;
-    double tc;
-
-    memcpy(P->z0, P->z, bytes);
-    memcpy(P->zd0, P->zd, bytes);
-    memcpy(P->zdd0, P->zdd, bytes);
-    memcpy(P->lambda0, P->lambda, sizeof(double) * (size_t)nr);
-    double power0 = P->power_nc;
-    for (int i = 0; i < n; ++i) /* predictor */
-        P->z[i] = P->z0[i] + h * P->zd0[i] + 0.5 * h * h * P->zdd0[i];
     MbsTrace *trace = f->trace;
-    MbsTracePhase *phase = trace ? mbs_trace_phase(trace, MBS_TRACE_PREDICTOR, 0) : NULL;
-    if (phase) /* the predictor's move h zd + h^2/2 zdd */
-        for (int i = 0; i < n; ++i)
-            phase->correction = fmax(i ? phase->correction : 0.0, fabs(P->z[i] - P->z0[i]));
-
-    int converged = 0, it;
-    double corr = INFINITY;
-    int reuse = s->tangent.reuse > 0 ? s->tangent.reuse : 1;
+    MbsTracePhase *phase;
     for (it = 0; it < s->newton.max_iterations && !converged; ++it) {
         tc = mbs_clock_now();
         trapezoidal_derivatives(P, h);
@@ -558,7 +573,9 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
         mbs_dynamics_mass(m, &P->kin, &P->dyn, P->M);
         mbs_dynamics_forces(m, &P->kin, &P->dyn, P->z, P->zd, P->Q);
         mbs_constraints_eval(m, &P->kin, t1, P->z, P->phi, P->phiz, NULL);
-        if (s->multipliers == MULTIPLIERS_ITERATED && it > 0)
+        if (iterate && it == 0)
+            alpha = iteration_alpha(P, h, alpha);
+        if (iterate && it > 0)
             for (int r = 0; r < nr; ++r) /* lambda*_{i+1} = lambda*_i + alpha Phi (004: 9) */
                 P->lambda[r] += alpha * P->phi[r];
         /* f = h^2/4 (M zdd + Phi_z^T (alpha Phi + lambda*) - Q) */
@@ -569,17 +586,17 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
             P->f[i] = v;
         }
         phiz_transpose_add(P, alpha, P->phi, P->f);
-        if (options(f)->multipliers == MULTIPLIERS_ITERATED)
+        if (s->multipliers == MULTIPLIERS_ITERATED) /* lambda* (held in a fallback) */
             phiz_transpose_add(P, 1.0, P->lambda, P->f);
         for (int i = 0; i < n; ++i)
             P->f[i] = -0.25 * h * h * P->f[i];
         mo->time_dynamics += mbs_clock_now() - tc;
-        phase = trace ? mbs_trace_phase(trace, MBS_TRACE_NEWTON, it + 1) : NULL;
+        phase = trace ? mbs_trace_phase(trace, MBS_TRACE_NEWTON, done + it + 1) : NULL;
         if (phase) {
             phase->residual = mbs_vec_norminf(n, P->f);
             phase->constraint = mbs_vec_norm2(nr, P->phi);
             phase->tangent_evaluated = it % reuse == 0;
-            if (it == 0) {
+            if (done + it == 0) {
                 mbs_trace_dense(trace, "M", "M(z)", n, n, P->M, n);
                 mbs_trace_dense(trace, "Phi_z", "Phi_z", nr, n, P->phiz, nr);
             }
@@ -606,35 +623,115 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
             break;
         }
         solve_leading(P, P->f);
-        corr = mbs_vec_norminf(n, P->f);
+        *corr = mbs_vec_norminf(n, P->f);
         for (int i = 0; i < n; ++i)
             P->z[i] += P->f[i];
         mo->time_factorization += mbs_clock_now() - tc;
-        if (!isfinite(corr))
+        if (!isfinite(*corr))
             break;
-        double bound = s->newton.tolerance * (1.0 + mbs_vec_norminf(n, P->z));
-        converged = corr <= bound;
-        mbs_trace_newton_end(phase, corr, bound, converged);
+        double bound;
+        converged = mbs_newton_converged(&s->newton, h, 1.0 + mbs_vec_norminf(n, P->z), *corr,
+                                         previous, &bound);
+        previous = *corr;
+        mbs_trace_newton_end(phase, *corr, bound, converged);
     }
-    mo->newton_iterations += it;
+    *it_out = it;
+    *alpha_io = alpha;
+    return converged;
+}
+
+/* The state of the step's start again, after a failure. */
+static void restore_step_start(const MbsModel *m, Penalty *P)
+{
+    size_t bytes = sizeof(double) * (size_t)P->n;
+    memcpy(P->z, P->z0, bytes);
+    memcpy(P->zd, P->zd0, bytes);
+    memcpy(P->zdd, P->zdd0, bytes);
+    memcpy(P->lambda, P->lambda0, sizeof(double) * (size_t)P->nr);
+    mbs_kinematics_positions(m, &P->kin, P->z);
+    mbs_kinematics_velocities(m, &P->kin, P->zd);
+}
+
+/* One trapezoidal step of size h from the current state; monitors' counters and phase times
+ * accumulate. On failure the state is restored to the start of this step. */
+static int advance(MbsFormulation *f, double h, MbsError *err)
+{
+    const MbsModel *m = f->model;
+    Penalty *P = f->impl;
+    const PenaltyOptions *s = options(f);
+    int n = P->n, nr = P->nr;
+    double alpha = s->alpha, t1 = f->time + h;
+    size_t bytes = sizeof(double) * (size_t)n;
+    MbsMonitors *mo = &f->monitors;
+    double tc;
+
+    memcpy(P->z0, P->z, bytes);
+    memcpy(P->zd0, P->zd, bytes);
+    memcpy(P->zdd0, P->zdd, bytes);
+    memcpy(P->lambda0, P->lambda, sizeof(double) * (size_t)nr);
+    double power0 = P->power_nc;
+    for (int i = 0; i < n; ++i) /* predictor */
+        P->z[i] = P->z0[i] + h * P->zd0[i] + 0.5 * h * h * P->zdd0[i];
+    MbsTrace *trace = f->trace;
+    MbsTracePhase *phase = trace ? mbs_trace_phase(trace, MBS_TRACE_PREDICTOR, 0) : NULL;
+    if (phase) /* the predictor's move h zd + h^2/2 zdd */
+        for (int i = 0; i < n; ++i)
+            phase->correction = fmax(i ? phase->correction : 0.0, fabs(P->z[i] - P->z0[i]));
+
+    /* Iterated multipliers: the step's alpha is at least iteration_alpha's, and a step whose
+     * iteration does not converge (near a singular position the iteration stalls: sigma -> 0)
+     * is taken again from the predictor as plain penalty, lambda* = 0 and the setting's alpha,
+     * and so are the next PLAIN_STEPS_AFTER_FALLBACK steps: falling back for single steps
+     * alternated with the iteration and excited the trapezoidal rule's undamped alternating
+     * mode (the 40-loop chain gained 1.5e3 J at h = 1 ms; issue 28). */
+    int iterate = s->multipliers == MULTIPLIERS_ITERATED && P->plain_steps == 0;
+    int converged = 0, it = 0, total = 0;
+    if (P->plain_steps > 0)
+        P->plain_steps--;
+    double corr = INFINITY;
+    int reuse = s->tangent.reuse > 0 ? s->tangent.reuse : 1;
+    for (int attempt = 0; attempt < 1 + iterate && !converged; ++attempt) {
+        if (attempt > 0) { /* the fallback: plain penalty with the user's alpha */
+            iterate = 0;
+            alpha = s->alpha;
+            memset(P->lambda, 0, sizeof(double) * (size_t)nr);
+            P->plain_steps = PLAIN_STEPS_AFTER_FALLBACK;
+            for (int i = 0; i < n; ++i)
+                P->z[i] = P->z0[i] + h * P->zd0[i] + 0.5 * h * h * P->zdd0[i];
+            P->fallbacks++;
+        }
+        converged = newton(f, h, t1, iterate, &alpha, reuse, total, &it, &corr);
+        total += it;
+    }
+    mo->newton_iterations += total;
     if (!converged) {
-        memcpy(P->z, P->z0, bytes);
-        memcpy(P->zd, P->zd0, bytes);
-        memcpy(P->zdd, P->zdd0, bytes);
-        memcpy(P->lambda, P->lambda0, sizeof(double) * (size_t)nr);
-        mbs_kinematics_positions(m, &P->kin, P->z);
-        mbs_kinematics_velocities(m, &P->kin, P->zd);
+        restore_step_start(m, P);
         return mbs_error_set(err, MBS_RECOVERABLE,
                              "penalty: Newton-Raphson did not converge at t = %.6g s after %d "
                              "iterations (last correction %.3g); try a smaller step%s",
-                             t1, it, corr, mbs_error_correction_hint(corr));
+                             t1, total, corr, mbs_error_correction_hint(corr));
     }
+    P->alpha = alpha;
 
     /* Projections of velocities and accelerations (paper 000 eqs 24, 26). */
     tc = mbs_clock_now();
     trapezoidal_derivatives(P, h);
     mbs_kinematics_positions(m, &P->kin, P->z);
     mbs_constraints_eval(m, &P->kin, t1, P->z, P->phi, P->phiz, P->phit);
+    if (s->projection == PENALTY_PROJECTION_MASS) {
+        /* P = M at the new positions: paper 000's P = M + h/2 C + h^2/4 K is not symmetric
+         * (C holds the velocity terms of Q) and its projections added energy, a bias that made
+         * the spatial four-bar diverge at h = 10 ms after 95 s (issue 28) */
+        mbs_dynamics_mass(m, &P->kin, &P->dyn, P->M);
+        memcpy(P->T, P->M, sizeof(double) * (size_t)n * (size_t)n);
+        mbs_constraints_add_gram(m, P->phiz, 0.25 * h * h * alpha, P->T);
+        if (factor_leading(P) != 0) {
+            mo->time_projection = mbs_clock_now() - tc;
+            restore_step_start(m, P);
+            return mbs_error_set(err, MBS_RECOVERABLE,
+                                 "penalty: singular projection matrix at t = %.6g s", t1);
+        }
+    }
     for (int i = 0; i < nr; ++i)
         P->rv[i] = phiz_row_times(P, i, P->zd, P->phit[i]);
     double before = trace ? mbs_vec_norm2(nr, P->rv) : 0.0;
@@ -676,11 +773,11 @@ static int penalty_step(MbsFormulation *f, double h, MbsError *err)
 }
 
 /* State: z, zd, zdd, then the accumulated work and the power of non-conservative forces, then
- * the iterated multipliers. */
+ * the iterated multipliers, the last step's alpha and the plain steps left after a fallback. */
 static int penalty_state_size(const MbsFormulation *f)
 {
     const Penalty *P = f->impl;
-    return 3 * P->n + 2 + P->nr;
+    return 3 * P->n + 2 + P->nr + 2;
 }
 
 static void penalty_state_get(const MbsFormulation *f, double *state)
@@ -693,6 +790,8 @@ static void penalty_state_get(const MbsFormulation *f, double *state)
     state[3 * P->n] = P->work_nc;
     state[3 * P->n + 1] = P->power_nc;
     memcpy(state + 3 * P->n + 2, P->lambda, sizeof(double) * (size_t)P->nr);
+    state[3 * P->n + 2 + P->nr] = P->alpha;
+    state[3 * P->n + 3 + P->nr] = P->plain_steps;
 }
 
 static int penalty_state_set(MbsFormulation *f, const double *state, MbsError *err)
@@ -707,6 +806,8 @@ static int penalty_state_set(MbsFormulation *f, const double *state, MbsError *e
     P->work_nc = state[3 * P->n];
     P->power_nc = state[3 * P->n + 1];
     memcpy(P->lambda, state + 3 * P->n + 2, sizeof(double) * (size_t)P->nr);
+    P->alpha = state[3 * P->n + 2 + P->nr];
+    P->plain_steps = (int)state[3 * P->n + 3 + P->nr];
     /* what the end of a step leaves current: kinematics and constraints at the state */
     mbs_kinematics_positions(m, &P->kin, P->z);
     mbs_kinematics_velocities(m, &P->kin, P->zd);
@@ -731,6 +832,7 @@ static int penalty_statistics(const MbsFormulation *f, MbsStatistic *out, int ca
         {"leading_nonzeros", P->sparse ? P->T_colptr[P->n] : (double)P->n * P->n, ""},
         {"sparse_refactorizations", P->refactorizations, ""},
         {"sparse_full_factorizations", P->full_factorizations, ""},
+        {"multiplier_fallbacks", P->fallbacks, ""},
     };
     int count = (int)(sizeof stats / sizeof stats[0]);
     for (int i = 0; i < count && i < capacity; ++i)
@@ -741,7 +843,7 @@ static int penalty_statistics(const MbsFormulation *f, MbsStatistic *out, int ca
 static void penalty_reset_statistics(MbsFormulation *f)
 {
     Penalty *P = f->impl;
-    P->refactorizations = P->full_factorizations = 0.0;
+    P->refactorizations = P->full_factorizations = P->fallbacks = 0.0;
 }
 
 static void penalty_body_pose(const MbsFormulation *f, int body, double R[9], double p[3])
@@ -791,6 +893,10 @@ static const char *const multipliers_choices[] = {"none", "iterated", NULL};
 static const char *const multipliers_labels[] = {MBS_N_("none (penalty)"),
                                                  MBS_N_("iterated (augmented Lagrangian)"), NULL};
 
+static const char *const projection_choices[] = {"tangent", "mass", NULL};
+static const char *const projection_labels[] = {MBS_N_("Newton tangent (paper 000)"),
+                                                MBS_N_("mass matrix"), NULL};
+
 static const MbsSetting penalty_items[] = {
     {.name = "alpha", .type = MBS_SETTING_NUMBER, .offset = offsetof(PenaltyOptions, alpha),
      .default_value = 1e9, .min = 0.0, .max = 1e300,
@@ -808,6 +914,13 @@ static const MbsSetting penalty_items[] = {
      .description = MBS_N_("Plain penalty (constraint error ~ reaction / α) or multipliers "
                            "iterated in every Newton iteration (augmented Lagrangian, as ali3p): "
                            "the constraint error falls to the Newton tolerance")},
+    {.name = "projection", .type = MBS_SETTING_CHOICE,
+     .offset = offsetof(PenaltyOptions, projection), .default_value = PENALTY_PROJECTION_TANGENT,
+     .choices = projection_choices, .choice_labels = projection_labels,
+     .label = MBS_N_("Projections"),
+     .description = MBS_N_("Velocity and acceleration projections weighted by the Newton tangent "
+                           "(paper 000, no extra factorization) or by the mass matrix (one more "
+                           "factorization a step; no energy gained through the projections)")},
     {.name = "newton", .type = MBS_SETTING_GROUP, .offset = offsetof(PenaltyOptions, newton),
      .group = &mbs_newton_settings},
     {.name = "tangent", .type = MBS_SETTING_GROUP, .offset = offsetof(PenaltyOptions, tangent),

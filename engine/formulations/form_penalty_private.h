@@ -8,11 +8,13 @@
 
 /* The settings it reads (penalty_settings). */
 enum { MULTIPLIERS_NONE, MULTIPLIERS_ITERATED };
+enum { PENALTY_PROJECTION_TANGENT, PENALTY_PROJECTION_MASS };
 
 typedef struct {
     double alpha;
     int algebra;
     int multipliers; /* MULTIPLIERS_NONE (paper 000) or MULTIPLIERS_ITERATED (augmented) */
+    int projection;  /* PENALTY_PROJECTION_TANGENT (paper 000) or _MASS (issue 28) */
     MbsNewtonOptions newton;
     MbsTangentOptions tangent;
 } PenaltyOptions;

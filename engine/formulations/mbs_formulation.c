@@ -35,6 +35,33 @@ static const MbsSetting newton_items[] = {
 const MbsSettingTable mbs_newton_settings = {
     .name = "newton", .items = newton_items, .count = 2, .size = sizeof(MbsNewtonOptions)};
 
+/* Ratio of the penalty term to the mass in an augmented Lagrangian tangent: ali3p's rule of
+ * thumb (docs/formulations/ali3p.md, "alpha and convergence"). */
+#define AUGMENTED_RATIO 1e3
+
+/* The step at and above which newton-tolerance applies unscaled. */
+#define NEWTON_REFERENCE_STEP 1e-3
+
+double mbs_newton_step_factor(double h)
+{
+    return h < NEWTON_REFERENCE_STEP ? h / NEWTON_REFERENCE_STEP : 1.0;
+}
+
+int mbs_newton_converged(const MbsNewtonOptions *o, double h, double size, double corr,
+                         double previous, double *bound)
+{
+    double unscaled = o->tolerance * size;
+    *bound = unscaled * mbs_newton_step_factor(h);
+    return corr <= *bound || (corr <= unscaled && corr > 0.5 * previous);
+}
+
+double mbs_augmented_alpha(double alpha, double mass, double gram, double weight)
+{
+    if (!(gram > 0.0) || !(weight > 0.0))
+        return alpha;
+    return fmax(alpha, AUGMENTED_RATIO * mass / (weight * gram));
+}
+
 #define TANGENT_REUSE_ITEM                                                                       \
     {.name = "jacobian-reuse", .type = MBS_SETTING_INTEGER,                                      \
      .offset = offsetof(MbsTangentOptions, reuse), .default_value = 3, .min = 1, .max = 1000,    \

@@ -33,6 +33,27 @@ typedef struct {
 } MbsTangentOptions;
 
 extern const MbsSettingTable mbs_newton_settings;  /* newton-tolerance, newton-iterations */
+
+/* The penalty factor of an augmented Lagrangian iteration (ali3p; penalty's iterated
+ * multipliers) at step weight w (beta h^2 or h^2/4): alpha, raised to
+ * 1e3 mass / (w gram) when smaller, with mass and gram the largest diagonal entries of the mass
+ * matrix and of Phi_q^T Phi_q. The iteration contracts by about 1 / (1 + w alpha sigma^2 / m)
+ * along a constraint direction (paper 004 section 2), so with a fixed alpha it stalls as h
+ * falls (issue 28); its converged step (Phi = 0) does not depend on alpha. */
+double mbs_augmented_alpha(double alpha, double mass, double gram, double weight);
+
+/* Newton's convergence at step h (issue 28): the correction corr (max-norm) is at most
+ * *bound = tolerance * size * mbs_newton_step_factor(h), size the formulation's scale of the
+ * coordinates (1 + |z|); or at most tolerance * size and no longer halving against the previous
+ * correction (INFINITY at the first iteration): round-off, which a small step's bound may be
+ * below. An error e left in a step's positions is 2e/h in its velocities and 4e/h^2 in its
+ * accelerations, and a run adds up T/h of them, so a bound that did not fall with h made
+ * smaller steps give worse results (ali3p, trapezoidal rules below 0.1 ms). */
+int mbs_newton_converged(const MbsNewtonOptions *o, double h, double size, double corr,
+                         double previous, double *bound);
+/* min(1, h / 1 ms): the newton-tolerance setting holds at steps of 1 ms and more, and scales
+ * with h below (Newton above, and ali3p's projections). */
+double mbs_newton_step_factor(double h);
 /* Choices of the "algebra" setting of ali3p and penalty: automatic, dense, sparse. */
 extern const char *const mbs_algebra_choices[];
 extern const char *const mbs_algebra_labels[];

@@ -5,6 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The energy in play at a step: what moves or is stored, not the gravity potential's arbitrary
+ * level. */
+static double energy_in_play(const MbsRunSummary *s, const MbsMonitors *mo)
+{
+    return mo->kinetic + fabs(mo->potential_gravity - s->gravity0) +
+           fabs(mo->potential_elastic) + fabs(mo->work_nonconservative);
+}
+
 void mbs_run_summary_init(MbsRunSummary *s, const MbsFormulation *f)
 {
     memset(s, 0, sizeof *s);
@@ -15,13 +23,24 @@ void mbs_run_summary_init(MbsRunSummary *s, const MbsFormulation *f)
     s->constraint_velocity_max = mo->dphi_norm;
     s->constraint_acceleration_max = mo->ddphi_norm;
     s->step_min = f->settings.step;
+    s->gravity0 = mo->potential_gravity;
+    s->energy_warning_time = -1.0;
+    s->energy_scale = energy_in_play(s, mo);
 }
+
 
 void mbs_run_summary_add(MbsRunSummary *s, const MbsFormulation *f, double h)
 {
     const MbsMonitors *mo = &f->monitors;
     s->steps++;
-    s->energy_drift_max = fmax(s->energy_drift_max, fabs(mo->total - s->energy0));
+    double drift = fabs(mo->total - s->energy0);
+    s->energy_drift_max = fmax(s->energy_drift_max, drift);
+    s->energy_scale = fmax(s->energy_scale, energy_in_play(s, mo));
+    /* above the round-off of the energies summed (a system at rest has no scale) */
+    double bound = MBS_RUN_ENERGY_WARNING * s->energy_scale +
+                   1e-10 * (fabs(s->energy0) + fabs(s->gravity0));
+    if (s->energy_warning_time < 0.0 && !(drift <= bound))
+        s->energy_warning_time = f->time;
     s->kinetic_energy_max = fmax(s->kinetic_energy_max, mo->kinetic);
     s->constraint_position_max = fmax(s->constraint_position_max, mo->phi_norm);
     s->constraint_velocity_max = fmax(s->constraint_velocity_max, mo->dphi_norm);
@@ -34,6 +53,18 @@ void mbs_run_summary_add(MbsRunSummary *s, const MbsFormulation *f, double h)
     s->time_projection += mo->time_projection;
     s->time_steps += mo->time_step;
     s->step_min = fmin(s->step_min, h);
+}
+
+int mbs_run_summary_warning(const MbsRunSummary *s, char *buf, size_t size)
+{
+    if (s->energy_warning_time < 0.0)
+        return 0;
+    snprintf(buf, size,
+             "energy error: max |E - E(0)| = %.3g J is %.3g %% of the system's energy (%.3g J; "
+             "above %g %% from t = %.6g s): the results are not to be trusted, try a smaller step",
+             s->energy_drift_max, 100.0 * s->energy_drift_max / s->energy_scale, s->energy_scale,
+             100.0 * MBS_RUN_ENERGY_WARNING, s->energy_warning_time);
+    return 1;
 }
 
 long mbs_run_step_count(double duration, double h)

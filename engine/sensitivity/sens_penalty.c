@@ -272,6 +272,10 @@ static int direct_init(Direct *D, const MbsSensitivityProblem *p, MbsError *err)
     D->np = p->nparameters;
     D->h = p->settings->step;
     const PenaltyOptions *o = mbs_penalty_options(p->settings);
+    if (o && o->projection != PENALTY_PROJECTION_TANGENT)
+        return mbs_error_set(err, MBS_FATAL, "penalty direct: projection 'mass' is not "
+                             "differentiated (the step's derivative uses the tangent's "
+                             "projections; use 'tangent' or fd)");
     /* settings that hold no penalty options: the formulation's default */
     D->alpha = o ? o->alpha : 1e9;
     int n = D->n, np = D->np, fail = 0;

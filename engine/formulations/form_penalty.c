@@ -458,7 +458,7 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
         return status;
     mbs_kinematics_positions(m, &P->kin, P->z);
     mbs_kinematics_velocities(m, &P->kin, P->zd);
-    mbs_constraints_eval(m, &P->kin, 0.0, P->z, P->phi, P->phiz, P->phit);
+    mbs_constraints_eval_pattern(m, &P->kin, 0.0, P->z, P->phi, P->phiz, P->phit);
     mbs_constraints_bias(m, &P->kin, 0.0, P->bias);
     if (P->sparse) {
         /* KLU's first (allocating) factorization here, on M + h^2/4 Phi_z^T alpha Phi_z: the
@@ -557,7 +557,7 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
         mbs_kinematics_velocities(m, &P->kin, P->zd);
         mbs_dynamics_mass(m, &P->kin, &P->dyn, P->M);
         mbs_dynamics_forces(m, &P->kin, &P->dyn, P->z, P->zd, P->Q);
-        mbs_constraints_eval(m, &P->kin, t1, P->z, P->phi, P->phiz, NULL);
+        mbs_constraints_eval_pattern(m, &P->kin, t1, P->z, P->phi, P->phiz, NULL);
         if (s->multipliers == MULTIPLIERS_ITERATED && it > 0)
             for (int r = 0; r < nr; ++r) /* lambda*_{i+1} = lambda*_i + alpha Phi (004: 9) */
                 P->lambda[r] += alpha * P->phi[r];
@@ -634,7 +634,7 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
     tc = mbs_clock_now();
     trapezoidal_derivatives(P, h);
     mbs_kinematics_positions(m, &P->kin, P->z);
-    mbs_constraints_eval(m, &P->kin, t1, P->z, P->phi, P->phiz, P->phit);
+    mbs_constraints_eval_pattern(m, &P->kin, t1, P->z, P->phi, P->phiz, P->phit);
     for (int i = 0; i < nr; ++i)
         P->rv[i] = phiz_row_times(P, i, P->zd, P->phit[i]);
     double before = trace ? mbs_vec_norm2(nr, P->rv) : 0.0;
@@ -710,7 +710,7 @@ static int penalty_state_set(MbsFormulation *f, const double *state, MbsError *e
     /* what the end of a step leaves current: kinematics and constraints at the state */
     mbs_kinematics_positions(m, &P->kin, P->z);
     mbs_kinematics_velocities(m, &P->kin, P->zd);
-    mbs_constraints_eval(m, &P->kin, f->time, P->z, P->phi, P->phiz, P->phit);
+    mbs_constraints_eval_pattern(m, &P->kin, f->time, P->z, P->phi, P->phiz, P->phit);
     mbs_constraints_bias(m, &P->kin, f->time, P->bias);
     return 0;
 }

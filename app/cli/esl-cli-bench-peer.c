@@ -79,7 +79,6 @@ static mjModel *mujoco_load(const MbsModel *m, double h, const char *integrator,
     g_free(text);
     return mm;
 }
-#endif
 
 static void ours_once(const MbsModel *m, const char *formulation, const char *algebra, double h,
                       double duration, PeerRow *row)
@@ -98,6 +97,7 @@ static void ours_once(const MbsModel *m, const char *formulation, const char *al
     row->failed = r.failed;
     g_strlcpy(row->message, r.message, sizeof row->message);
 }
+#endif
 
 int esl_bench_peer(const char *model_path, const char *formulations, const char *algebra,
                    int runs, double duration, double step, double peer_step)

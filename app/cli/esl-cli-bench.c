@@ -128,16 +128,17 @@ int esl_cli_bench(int argc, char **argv)
 {
     int runs = 3, evaluations = 1000;
     double duration = NAN, adams_duration = 1.0; /* duration: 4 s for stiff, else 5 s */
-    double step = 1e-2;
+    double step = 1e-2, peer_step = NAN;
     char *models_dir = NULL, *jac = NULL, *formulation = NULL, *models = NULL, *algebra = NULL;
     GOptionEntry entries[] = {
         {"runs", 'n', 0, G_OPTION_ARG_INT, &runs, "Runs per case (median reported, default 3)", "N"},
         {"duration", 't', 0, G_OPTION_ARG_DOUBLE, &duration, "Simulated time (default 5 s; stiff: 4 s)", "T"},
-        {"formulation", 'f', 0, G_OPTION_ARG_STRING, &formulation, "bench jacobian: penalty, ali3p, matrix-r or all (default all); bench vehicles: comma-separated formulations (default all)", "F"},
+        {"formulation", 'f', 0, G_OPTION_ARG_STRING, &formulation, "bench jacobian: penalty, ali3p, matrix-r or all (default all); bench vehicles: comma-separated formulations (default all); peer: comma-separated (default matrix-r,penalty)", "F"},
         {"models", 0, 0, G_OPTION_ARG_STRING, &models, "bench jacobian, vehicles: comma-separated model names (default: per formulation; vehicles: hmmwv-stiff,coach); bench ssode: lattice rows (default 1,4,7,10)", "LIST"},
-        {"step", 0, 0, G_OPTION_ARG_DOUBLE, &step, "bench jacobian: time step (default 0.01 s)", "H"},
+        {"step", 0, 0, G_OPTION_ARG_DOUBLE, &step, "bench jacobian, peer: time step (default 0.01 s)", "H"},
+        {"peer-step", 0, 0, G_OPTION_ARG_DOUBLE, &peer_step, "bench peer: MuJoCo's time step (default: --step)", "H"},
         {"jacobian", 0, 0, G_OPTION_ARG_STRING, &jac, "bench penalty, sensitivity: a method of the jacobian setting (default nd-central)", "METHOD"},
-        {"algebra", 0, 0, G_OPTION_ARG_STRING, &algebra, "bench ssode: ssode's algebra setting (default automatic)", "A"},
+        {"algebra", 0, 0, G_OPTION_ARG_STRING, &algebra, "bench ssode: ssode's algebra setting (default automatic); peer: matrix-r's (default sparse)", "A"},
         {"models-dir", 0, 0, G_OPTION_ARG_FILENAME, &models_dir, "Where the model files are", "DIR"},
         {"evaluations", 0, 0, G_OPTION_ARG_INT, &evaluations, "matrix-r: evaluations per run (default 1000); ssode: right-hand sides per run (default 40)", "E"},
         {"adams-duration", 0, 0, G_OPTION_ARG_DOUBLE, &adams_duration, "stiff: simulated time of the explicit Adams runs (default 1 s; SDIRK runs --duration, default there 4 s)", "T"},
@@ -150,12 +151,30 @@ int esl_cli_bench(int argc, char **argv)
         fprintf(stderr, "eslabon-cli bench: %s\n", error->message);
         return 2;
     }
+    if (argc == 3 && !strcmp(argv[1], "peer")) {
+        if (runs < 1 || !(duration > 0.0 || isnan(duration)) || !(step > 0.0) ||
+            !(peer_step > 0.0 || isnan(peer_step))) {
+            fprintf(stderr, "eslabon-cli bench peer: --runs must be >= 1, --duration, --step "
+                            "and --peer-step > 0\n");
+            return 2;
+        }
+        int st = esl_bench_peer(argv[2], formulation ? formulation : "matrix-r,penalty",
+                                algebra ? algebra : "sparse", runs,
+                                isnan(duration) ? 5.0 : duration, step,
+                                isnan(peer_step) ? step : peer_step);
+        g_free(models_dir);
+        g_free(jac);
+        g_free(formulation);
+        g_free(models);
+        g_free(algebra);
+        return st;
+    }
     if (argc != 2 || (strcmp(argv[1], "penalty") && strcmp(argv[1], "jacobian") &&
                       strcmp(argv[1], "matrix-r") && strcmp(argv[1], "sensitivity") &&
                       strcmp(argv[1], "stiff") && strcmp(argv[1], "vehicles") &&
                       strcmp(argv[1], "ssode"))) {
         fprintf(stderr, "eslabon-cli bench: available benchmarks: penalty, jacobian, matrix-r, "
-                        "sensitivity, stiff, vehicles, ssode\n");
+                        "sensitivity, stiff, vehicles, ssode, peer MODEL\n");
         return 2;
     }
     int evaluations_set = evaluations != 1000;

@@ -37,6 +37,10 @@ int esl_bench_vehicles(const char *models_dir, const char *models, const char *f
  * "1,4" (NULL: 1,4,7,10) */
 int esl_bench_ssode(const char *models_dir, int runs, int evaluations, const char *algebra,
                     const char *lattices);
+/* Our formulations (comma-separated; matrix-r with algebra, NULL: dense) at step against MuJoCo
+ * Euler and RK4 at peer_step on the model at model_path (esl-cli-bench-peer.c). */
+int esl_bench_peer(const char *model_path, const char *formulations, const char *algebra,
+                   int runs, double duration, double step, double peer_step);
 int esl_bench_stiff(const char *models_dir, int runs, double duration, double adams_duration);
 
 #endif

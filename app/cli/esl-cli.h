@@ -17,6 +17,13 @@ int esl_cli_study(int argc, char **argv);        /* esl-cli-study.c */
 int esl_cli_project(int argc, char **argv);      /* esl-cli-study.c */
 int esl_cli_advise(int argc, char **argv);       /* esl-cli-advise.c */
 int esl_cli_tyre(int argc, char **argv);         /* esl-cli-tyre.c */
+int esl_cli_export(int argc, char **argv);       /* esl-cli-export.c */
+
+/* The MJCF text of m with its assembled initial state (esl-cli-export.c; esl-mjcf.h). */
+#include <glib.h>
+#include "mbs_model.h"
+char *esl_cli_mjcf_text(const MbsModel *m, double step, const char *integrator, int *qpos_node,
+                        GError **error);
 
 /* Closes an output file the command wrote (--output, --history...): FALSE, with "eslabon-cli
  * COMMAND: cannot write 'PATH': reason" on stderr, when any write or the close failed (a full

@@ -45,10 +45,12 @@ static const Command commands[] = {
      "compare MODEL [--formulations A,B,...] [--step H] [--duration T] [--reference-step H_REF]\n"
      "            [--reference-formulation NAME] [--points BODY:POINT,...] [--json]"},
     {"info", esl_cli_info, "info MODEL [--json]"},
-    {"bench", esl_cli_bench, "bench penalty|jacobian|matrix-r [--runs N] [--duration T] [--evaluations E]"},
+    {"bench", esl_cli_bench, "bench penalty|jacobian|matrix-r|peer MODEL [--runs N] [--duration T] [--evaluations E]"},
     {"render", esl_cli_render, "render MODEL|--project FILE --run ID [--time T] --out view.png [--size WxH]"},
     {"generate", esl_cli_generate, "generate multi-four-bar --ny N --nz M [--output FILE]"},
     {"list-models", esl_cli_list_models, "list-models"},
+    {"export", esl_cli_export,
+     "export --format mjcf MODEL [--output FILE] [--step H] [--integrator RK4|Euler|implicit]"},
     {"tyre", esl_cli_tyre,
      "tyre FILE.tir --fz N[,N...] [--kappa a:b:n] [--alpha a:b:n] [--gamma G] [--vx V] [--mu M]\n"
      "            [--csv|--json]   (a tyre test rig)"},

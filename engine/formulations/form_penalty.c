@@ -465,7 +465,7 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
         return status;
     mbs_kinematics_positions(m, &P->kin, P->z);
     mbs_kinematics_velocities(m, &P->kin, P->zd);
-    mbs_constraints_eval(m, &P->kin, 0.0, P->z, P->phi, P->phiz, P->phit);
+    mbs_constraints_eval_pattern(m, &P->kin, 0.0, P->z, P->phi, P->phiz, P->phit);
     mbs_constraints_bias(m, &P->kin, 0.0, P->bias);
     if (P->sparse) {
         /* KLU's first (allocating) factorization here, on M + h^2/4 Phi_z^T alpha Phi_z: the
@@ -572,7 +572,7 @@ static int newton(MbsFormulation *f, double h, double t1, int iterate, double *a
         mbs_kinematics_velocities(m, &P->kin, P->zd);
         mbs_dynamics_mass(m, &P->kin, &P->dyn, P->M);
         mbs_dynamics_forces(m, &P->kin, &P->dyn, P->z, P->zd, P->Q);
-        mbs_constraints_eval(m, &P->kin, t1, P->z, P->phi, P->phiz, NULL);
+        mbs_constraints_eval_pattern(m, &P->kin, t1, P->z, P->phi, P->phiz, NULL);
         if (iterate && it == 0)
             alpha = iteration_alpha(P, h, alpha);
         if (iterate && it > 0)
@@ -717,7 +717,7 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
     tc = mbs_clock_now();
     trapezoidal_derivatives(P, h);
     mbs_kinematics_positions(m, &P->kin, P->z);
-    mbs_constraints_eval(m, &P->kin, t1, P->z, P->phi, P->phiz, P->phit);
+    mbs_constraints_eval_pattern(m, &P->kin, t1, P->z, P->phi, P->phiz, P->phit);
     if (s->projection == PENALTY_PROJECTION_MASS) {
         /* P = M at the new positions: paper 000's P = M + h/2 C + h^2/4 K is not symmetric
          * (C holds the velocity terms of Q) and its projections added energy, a bias that made
@@ -811,7 +811,7 @@ static int penalty_state_set(MbsFormulation *f, const double *state, MbsError *e
     /* what the end of a step leaves current: kinematics and constraints at the state */
     mbs_kinematics_positions(m, &P->kin, P->z);
     mbs_kinematics_velocities(m, &P->kin, P->zd);
-    mbs_constraints_eval(m, &P->kin, f->time, P->z, P->phi, P->phiz, P->phit);
+    mbs_constraints_eval_pattern(m, &P->kin, f->time, P->z, P->phi, P->phiz, P->phit);
     mbs_constraints_bias(m, &P->kin, f->time, P->bias);
     return 0;
 }

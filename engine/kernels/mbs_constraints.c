@@ -16,6 +16,12 @@ static const double zero6[6] = {0, 0, 0, 0, 0, 0};
 static const double identity3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
 #include "mbs_constraints_kernel.h"
 
+void mbs_constraints_eval_pattern(const MbsModel *m, const MbsKinematics *k, double t,
+                                  const double *z, double *phi, double *phiz, double *phit)
+{
+    constraints_eval_impl(m, k, t, z, phi, phiz, phit, 1);
+}
+
 void mbs_constraints_add_gram(const MbsModel *m, const double *phiz, double alpha, double *A)
 {
     const MbsTopology *tp = m->topo;

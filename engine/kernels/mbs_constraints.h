@@ -11,6 +11,11 @@
  * Velocities must be current in k for bias (nrows): d2phi/dt2 at zdd = 0. */
 void mbs_constraints_eval(const MbsModel *m, const MbsKinematics *k, double t, const double *z,
                           double *phi, double *phiz, double *phit);
+/* The same, for a phiz buffer whose entries outside the topology's row pattern (row_ptr,
+ * row_cols) are zero on entry (zeroed once, written only by this function): only the pattern is
+ * cleared, O(nonzeros) instead of O(nrows n). Same values, bit for bit. */
+void mbs_constraints_eval_pattern(const MbsModel *m, const MbsKinematics *k, double t,
+                                  const double *z, double *phi, double *phiz, double *phit);
 void mbs_constraints_bias(const MbsModel *m, const MbsKinematics *k, double t, double *bias);
 /* Phi_z v (nrows) with the motion in k computed from v (mbs_kinematics_velocities(v)), and
  * Phi_z^T mu (n; mu one value per row, W 6 n of workspace), both without forming Phi_z. */

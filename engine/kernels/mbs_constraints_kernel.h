@@ -65,13 +65,23 @@ static void MBS_K(row_vectors)(const MbsModel *m, const MBS_KIN *k, const MbsRow
                                      udd ? udd[i] : NULL);
 }
 
-void MBS_K(mbs_constraints_eval)(const MbsModel *m, const MBS_KIN *k, double t, const MBS_S *z,
-                                 MBS_S *phi, MBS_S *phiz, double *phit)
+/* Phi, Phi_z (dense nr x n, column-major) and Phi_t. pattern_only: only the entries of the
+ * topology's row pattern are cleared before they are accumulated (the others must be zero on
+ * entry): the dense clearing of nr x n entries grew as n^2 and was most of Phi_z's cost on
+ * large lattices, while the pattern has a few entries per row (the nodes on two bodies' paths). */
+static void MBS_K(constraints_eval_impl)(const MbsModel *m, const MBS_KIN *k, double t,
+                                         const MBS_S *z, MBS_S *phi, MBS_S *phiz, double *phit,
+                                         int pattern_only)
 {
     const MbsTopology *tp = m->topo;
     int nr = tp->nrows;
-    if (phiz)
+    if (phiz && pattern_only) {
+        for (int i = 0; i < nr; ++i)
+            for (int p = tp->row_ptr[i]; p < tp->row_ptr[i + 1]; ++p)
+                phiz[i + (size_t)nr * tp->row_cols[p]] = MBS_K(zero6)[0];
+    } else if (phiz) {
         memset(phiz, 0, sizeof(MBS_S) * (size_t)nr * (size_t)tp->nnodes);
+    }
     const MbsRow *shared = NULL; /* the POINTS row whose points r holds */
     MBS_S r[2][3];
     for (int i = 0; i < nr; ++i) {
@@ -137,6 +147,12 @@ void MBS_K(mbs_constraints_eval)(const MbsModel *m, const MBS_KIN *k, double t, 
         if (phit)
             phit[i] = dt;
     }
+}
+
+void MBS_K(mbs_constraints_eval)(const MbsModel *m, const MBS_KIN *k, double t, const MBS_S *z,
+                                 MBS_S *phi, MBS_S *phiz, double *phit)
+{
+    MBS_K(constraints_eval_impl)(m, k, t, z, phi, phiz, phit, 0);
 }
 
 /* d2 Phi / dt2 at the accelerations of the motion in k (zdd = 0 after

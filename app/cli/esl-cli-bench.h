@@ -36,6 +36,8 @@ int esl_bench_vehicles(const char *models_dir, const char *models, int runs, dou
  * "1,4" (NULL: 1,4,7,10) */
 int esl_bench_ssode(const char *models_dir, int runs, int evaluations, const char *algebra,
                     const char *lattices);
-int esl_bench_stiff(const char *models_dir, int runs, double duration, double adams_duration);
+/* models: one model name (default stiff-vehicle); jacobian: ssode's method (NULL: default). */
+int esl_bench_stiff(const char *models_dir, const char *model, const char *jacobian, int runs,
+                    double duration, double adams_duration);
 
 #endif

@@ -3,6 +3,7 @@
  * of its trajectory, against Richardson-extrapolated central differences of the ODE's right-hand
  * side (error O(h^4)); and the same J from nd-central. Loads the model files, so it lives here. */
 #include <glib.h>
+#include <lapacke.h>
 #include <math.h>
 #include <string.h>
 
@@ -73,6 +74,30 @@ static void compare(const double *J, const double *ref, int nv, double *err_acc,
     *err_w = worst_w / fmax(scale_w, 1.0);
 }
 
+/* The eigenvalue of the ODE's Jacobian [0 I; J1 J2] with the most negative real part (paper
+ * 002 quotes it for its models: -1e5 for the stiff double pendulum, -2.6e5 for the HMMWV). */
+static void dominant_eigenvalue(const double *J, int nv, double *re, double *im)
+{
+    int n = 2 * nv, nr = nv + 1;
+    double *A = g_new0(double, (size_t)n * n + 1), *wr = g_new0(double, n + 1),
+           *wi = g_new0(double, n + 1);
+    for (int i = 0; i < nv; ++i)
+        A[i + (size_t)n * (nv + i)] = 1.0;
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < nv; ++i)
+            A[nv + i + (size_t)n * j] = J[i + (size_t)nr * j];
+    *re = *im = 0.0;
+    if (n > 0 && LAPACKE_dgeev(LAPACK_COL_MAJOR, 'N', 'N', n, A, n, wr, wi, NULL, 1, NULL, 1) == 0)
+        for (int k = 0; k < n; ++k)
+            if (wr[k] < *re) {
+                *re = wr[k];
+                *im = wi[k];
+            }
+    g_free(A);
+    g_free(wr);
+    g_free(wi);
+}
+
 static void check_model(const char *file)
 {
     char *path = g_build_filename(MODELS, file, NULL);
@@ -138,6 +163,12 @@ static void check_model(const char *file)
                 g_snprintf(why, sizeof why, "%s: J failed", methods[k]);
             } else {
                 compare(J, ref, nv, &errs[k][0], &errs[k][1]);
+                if (k == 0) {
+                    double re, im;
+                    dominant_eigenvalue(J, nv, &re, &im);
+                    tap_diag("%s, t = %.2f s: dominant eigenvalue of the ODE %.4g %+.3gi", file,
+                             f->time, re, im);
+                }
             }
             g_free(J);
             mbs_formulation_free(f);

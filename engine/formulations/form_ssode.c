@@ -1272,7 +1272,7 @@ static void restore_start(Ssode *s)
  * added to the statistics and to the output step's. */
 static void collect_counters(Ssode *s, long *nli, long *jevals)
 {
-    long nst = 0, netf = 0, nni = 0, nncf = 0, nje = 0;
+    long nst = 0, netf = 0, nni = 0, nncf = 0, nje = 0, nfe_ls = 0;
     if (s->sdirk) {
         const SsodeSdirkCounters *c = ssode_sdirk_counters(s->sdirk);
         nst = c->steps;
@@ -1285,8 +1285,11 @@ static void collect_counters(Ssode *s, long *nli, long *jevals)
         CVodeGetNumErrTestFails(s->mem, &netf);
         CVodeGetNumNonlinSolvIters(s->mem, &nni);
         CVodeGetNumNonlinSolvConvFails(s->mem, &nncf);
-        if (s->o->integrator == INTEGRATOR_BDF)
+        if (s->o->integrator == INTEGRATOR_BDF) {
             CVodeGetNumJacEvals(s->mem, &nje);
+            /* its own difference quotients (nd methods): right-hand sides of the Jacobian */
+            CVodeGetNumLinRhsEvals(s->mem, &nfe_ls);
+        }
     }
     long *seen = s->seen;
     s->internal_steps += nst - seen[0];
@@ -1294,10 +1297,12 @@ static void collect_counters(Ssode *s, long *nli, long *jevals)
     s->nonlinear_iterations += nni - seen[2];
     s->nonlinear_failures += nncf - seen[3];
     s->jac_evals += nje - seen[4];
+    s->jacobian_rhs_evals += nfe_ls - seen[5];
     *nli += nni - seen[2];
     *jevals += nje - seen[4];
     seen[0] = nst;
     seen[1] = netf;
+    seen[5] = nfe_ls;
     seen[2] = nni;
     seen[3] = nncf;
     seen[4] = nje;

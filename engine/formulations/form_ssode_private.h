@@ -50,8 +50,8 @@ typedef struct {
      * the end of the run (stop time) and whether it must restart at the output state */
     double t_int, work_base, t_stop;
     int restart;
-    long seen[5]; /* its counters already collected: steps, error tests, iterations,
-                     convergence failures, Jacobians */
+    long seen[6]; /* its counters already collected: steps, error tests, iterations,
+                     convergence failures, Jacobians, CVODE's Jacobian right-hand sides */
     /* partition */
     int *rows, *ucol, *vcol;   /* r, r, nv */
     double cond0, cond;

@@ -313,7 +313,8 @@ static int ensure_state(SsodeJacobian *c, const double *x)
     size_t bytes = 2 * (size_t)s->nv * sizeof(double);
     if (s->eval_valid && s->eval_t == c->t && !memcmp(s->eval_y, x, bytes))
         return 0;
-    memcpy(c->y, x, bytes);
+    if (x != c->y) /* residual_dual passes c->y itself */
+        memcpy(c->y, x, bytes);
     c->y[2 * s->nv] = 0.0;
     s->rhs_evals++;
     s->jacobian_rhs_evals++;

@@ -1,5 +1,7 @@
 /* eslabon-cli bench stiff: implicit SDIRK 4/15 against the explicit Adams code, both on
- * ssode's state-space ODE of models/stiff-vehicle.json (like paper 002 Tables V and VI): for
+ * ssode's state-space ODE of a stiff vehicle (--models: models/stiff-vehicle.json by default,
+ * or hmmwv-stiff, paper 002 §5.2; like paper 002 Tables V and VI), the SDIRK's J1, J2 by the
+ * --jacobian method (ssode's default when not given): for
  * each tolerance, one run per integrator advanced second by second, with the internal steps,
  * right-hand sides and CPU time reached at each whole second (median CPU time of the runs).
  * Adams is capped at --adams-duration (it takes of the order of 1e4 steps per simulated
@@ -30,6 +32,8 @@ static double cpu_seconds(void)
 }
 
 /* One run of integrator at tol to `seconds` (a fraction is allowed: then one mark at it). */
+static const char *jacobian_method; /* NULL: ssode's default */
+
 static int measure(const MbsModel *m, const char *integrator, double tol, double seconds,
                    Mark *marks, int nmarks)
 {
@@ -41,6 +45,8 @@ static int measure(const MbsModel *m, const char *integrator, double tol, double
     mbs_settings_set_number_for(&s, "ssode", "rtol", tol, NULL);
     mbs_settings_set_number_for(&s, "ssode", "atol", tol, NULL);
     mbs_settings_set_number_for(&s, "ssode", "max-internal-steps", 1e8, NULL);
+    if (jacobian_method)
+        mbs_settings_set_for(&s, "ssode", "jacobian", jacobian_method, NULL);
     MbsError err = {0};
     double c0 = cpu_seconds();
     MbsFormulation *f = mbs_formulation_new("ssode", m, &s, &err);
@@ -118,15 +124,19 @@ static void print_table(const char *title, Mark marks[NTOL][MAX_SECONDS], int nm
     printf("\n");
 }
 
-int esl_bench_stiff(const char *models_dir, int runs, double duration, double adams_duration)
+int esl_bench_stiff(const char *models_dir, const char *model, const char *jacobian, int runs,
+                    double duration, double adams_duration)
 {
+    jacobian_method = jacobian;
+    if (!model)
+        model = "stiff-vehicle";
     int seconds = (int)floor(duration + 1e-9);
     if (runs < 1 || seconds < 1 || seconds > MAX_SECONDS || !(adams_duration > 0)) {
         fprintf(stderr, "eslabon-cli bench stiff: needs --runs >= 1, --duration from 1 to %d s "
                         "(whole seconds) and --adams-duration > 0\n", MAX_SECONDS);
         return 2;
     }
-    g_autofree char *path = g_strdup_printf("%s/stiff-vehicle.json", models_dir);
+    g_autofree char *path = g_strdup_printf("%s/%s.json", models_dir, model);
     g_autoptr(GError) error = NULL;
     MbsModel *m = esl_model_load_file(path, NULL, 0, &error);
     if (!m) {
@@ -144,9 +154,11 @@ int esl_bench_stiff(const char *models_dir, int runs, double duration, double ad
         mbs_model_free(m);
         return 1;
     }
-    printf("# eslabon-cli bench stiff: models/stiff-vehicle.json, ssode (state-space ODE, dense "
-           "algebra, difference-quotient Jacobians), outputs every 10 ms, rtol = atol = tol; "
-           "CPU time of this process, median of %d runs; Eslabón %s\n\n", runs, ESLABON_VERSION);
+    printf("# eslabon-cli bench stiff: models/%s.json, ssode (state-space ODE, algebra "
+           "automatic, SDIRK's J1, J2: %s), outputs every 10 ms, rtol = atol = tol; CPU time of "
+           "this process, median of %d runs; Eslabón %s\n\n", model,
+           jacobian ? jacobian : "ssode's default, analytical", runs,
+           ESLABON_VERSION);
     print_table("Implicit SDIRK 4/15 (paper 002 Table V)", sdirk, seconds, "s", seconds);
     printf("Explicit Adams (CVODE, variable order, fixed-point iteration; paper 002 Table VI): "
            "capped at %g s of simulated time (it takes of the order of 1e4 steps per second).\n\n",

@@ -134,10 +134,10 @@ int esl_cli_bench(int argc, char **argv)
         {"runs", 'n', 0, G_OPTION_ARG_INT, &runs, "Runs per case (median reported, default 3)", "N"},
         {"duration", 't', 0, G_OPTION_ARG_DOUBLE, &duration, "Simulated time (default 5 s; stiff: 4 s)", "T"},
         {"formulation", 'f', 0, G_OPTION_ARG_STRING, &formulation, "bench jacobian: penalty, ali3p, matrix-r or all (default all); bench vehicles: comma-separated formulations (default all); peer: comma-separated (default matrix-r,penalty)", "F"},
-        {"models", 0, 0, G_OPTION_ARG_STRING, &models, "bench jacobian, vehicles: comma-separated model names (default: per formulation; vehicles: hmmwv-stiff,coach); bench ssode: lattice rows (default 1,4,7,10)", "LIST"},
+        {"models", 0, 0, G_OPTION_ARG_STRING, &models, "bench jacobian, vehicles: comma-separated model names (default: per formulation; vehicles: hmmwv-stiff,coach); bench ssode: lattice rows (default 1,4,7,10); bench stiff: one model (default stiff-vehicle)", "LIST"},
         {"step", 0, 0, G_OPTION_ARG_DOUBLE, &step, "bench jacobian, peer: time step (default 0.01 s)", "H"},
         {"peer-step", 0, 0, G_OPTION_ARG_DOUBLE, &peer_step, "bench peer: MuJoCo's time step (default: --step)", "H"},
-        {"jacobian", 0, 0, G_OPTION_ARG_STRING, &jac, "bench penalty, sensitivity: a method of the jacobian setting (default nd-central)", "METHOD"},
+        {"jacobian", 0, 0, G_OPTION_ARG_STRING, &jac, "bench penalty, sensitivity: a method of the jacobian setting (default nd-central); bench stiff: ssode's (default analytical)", "METHOD"},
         {"algebra", 0, 0, G_OPTION_ARG_STRING, &algebra, "bench ssode: ssode's algebra setting (default automatic); peer: matrix-r's (default sparse)", "A"},
         {"models-dir", 0, 0, G_OPTION_ARG_FILENAME, &models_dir, "Where the model files are", "DIR"},
         {"evaluations", 0, 0, G_OPTION_ARG_INT, &evaluations, "matrix-r: evaluations per run (default 1000); ssode: right-hand sides per run (default 40)", "E"},
@@ -197,7 +197,7 @@ int esl_cli_bench(int argc, char **argv)
                  ? esl_bench_ssode(dir, runs, evaluations_set ? evaluations : 40, algebra, models)
              : !strcmp(argv[1], "sensitivity") ? esl_bench_sensitivity(dir, runs, duration, jac)
              : !strcmp(argv[1], "stiff")
-                 ? esl_bench_stiff(dir, runs, duration, adams_duration)
+                 ? esl_bench_stiff(dir, models, jac, runs, duration, adams_duration)
              : !strcmp(argv[1], "vehicles")
                  ? esl_bench_vehicles(dir, models, formulation, runs, duration)
                                              : bench_penalty(dir, runs, duration, jac ? jac : "nd-central");

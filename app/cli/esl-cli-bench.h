@@ -41,6 +41,8 @@ int esl_bench_ssode(const char *models_dir, int runs, int evaluations, const cha
  * Euler and RK4 at peer_step on the model at model_path (esl-cli-bench-peer.c). */
 int esl_bench_peer(const char *model_path, const char *formulations, const char *algebra,
                    int runs, double duration, double step, double peer_step);
-int esl_bench_stiff(const char *models_dir, int runs, double duration, double adams_duration);
+/* models: one model name (default stiff-vehicle); jacobian: ssode's method (NULL: default). */
+int esl_bench_stiff(const char *models_dir, const char *model, const char *jacobian, int runs,
+                    double duration, double adams_duration);
 
 #endif

@@ -53,101 +53,8 @@
 #include "mbs_natural.h"
 #include "mbs_sparse_lu.h"
 #include "mbs_topology.h"
+#include "form_ssode_private.h"
 #include "ssode_sdirk.h"
-
-enum { INTEGRATOR_SDIRK4, INTEGRATOR_BDF, INTEGRATOR_ADAMS };
-enum { ALGEBRA_AUTO, ALGEBRA_DENSE, ALGEBRA_SPARSE }; /* mbs_algebra_choices */
-/* algebra automatic: sparse from this many natural coordinates (8 moving bodies) */
-#define SPARSE_MIN_COORDS 96
-/* Internal step ends the dense output interpolates (Hermite in v with vd): 3, degree 5. */
-enum { HISTORY = 3 };
-
-typedef struct {
-    int integrator;
-    double rtol, atol;
-    int max_internal_steps; /* per output step */
-    int algebra;
-} SsodeOptions;
-_Static_assert(sizeof(SsodeOptions) <= MBS_OPTIONS_BYTES, "ssode options fit MbsSettings");
-
-/* Growth of cond(Phi_u) over its value at partition time that triggers a new partition. */
-#define REPARTITION_GROWTH 1.25
-/* Pivots below this fraction of the largest one are redundant constraints (rank decision). */
-#define RANK_TOLERANCE 1e-9
-/* Dependent coordinates: Newton stops when the correction is below this (relative). */
-#define RECOVERY_TOLERANCE 1e-13
-#define RECOVERY_ITERATIONS 50
-
-typedef struct {
-    MbsNatural *nat;
-    int n, m, r, nv;           /* coordinates, constraints, rank, independent coordinates */
-    const SsodeOptions *o;
-    /* state */
-    double *q, *qd, *qdd, *lambda; /* lambda: m (the independent rows' entries, 0 elsewhere) */
-    double *angle_ref;
-    double work, power, h_next;
-    /* the integrator: its internal time (at or past f->time), the work at its last restart,
-     * the end of the run (stop time) and whether it must restart at the output state */
-    double t_int, work_base, t_stop;
-    int restart;
-    long seen[5]; /* its counters already collected: steps, error tests, iterations,
-                     convergence failures, Jacobians */
-    /* partition */
-    int *rows, *ucol, *vcol;   /* r, r, nv */
-    double cond0, cond;
-    int partitioned;
-    /* workspaces */
-    double *M;                 /* n x n */
-    double *Phi, *phi, *phit, *cb; /* m x n, m, m, m */
-    double *W;                 /* m x n: elimination */
-    int *rp, *cp;
-    double *Pu0;               /* r x r: Phi_u at the step start, LU */
-    int *ip0;
-    double *Pu;                /* r x r: Phi_u at the current q, LU */
-    int *ip;
-    double *K, *rhs;           /* (n + r)^2 (T_u, M T, reduced mass), n + r */
-    int *ipk;
-    double *tcol, *gacc;       /* n */
-    double *Q, *grad, *x, *lwork;
-    int *iwork;
-    double *q_start, *qd_start; /* for a failed step */
-    double *q_recovered;        /* the last q recovered: the start of the next recovery */
-    double *q_step, *q_step_prev; /* q at the last two internal step ends: the start of the
-                                     recovery of a retried SDIRK step, or of an output */
-    double t_stage_guess;
-    int rhs_failed;             /* the last rhs could not recover u */
-    /* SUNDIALS */
-    SUNContext ctx;
-    N_Vector y, y_out, abstol;
-    SUNMatrix J;
-    SUNLinearSolver LS;
-    SUNNonlinearSolver NLS;
-    void *mem;                  /* CVODE */
-    SsodeSdirk *sdirk;
-    double *ydot0;              /* f at a restart (SDIRK) */
-    /* dense output: the last (up to HISTORY) internal step ends since the last restart, oldest
-     * first: time, y = (v, vd, W) and W' (power) */
-    double hist_t[HISTORY], hist_power[HISTORY], *hist_y;
-    int nhist;
-    /* statistics (since init or reset) */
-    long internal_steps, rhs_evals, jac_evals, nonlinear_iterations, error_test_failures,
-        nonlinear_failures, repartitions, recovery_iterations, recovery_refactorizations;
-    double h_last, h_min, h_max;
-    /* sparse algebra (issue 27): Phi_q as rows (s->Jr plays s->Phi's part: current at the last
-     * evaluation), Phi_u and the augmented matrix [M Phi_R^T; Phi_R 0] in CSC with KLU,
-     * analysed once per partition (their patterns follow rows R and columns u) */
-    int sparse, pattern_stale;
-    MbsNatJacRow *Jr;
-    int *uidx;                  /* n: index of a coordinate among u, -1 for v */
-    int *Pp, *Pi, *ppos;        /* Phi_u: r + 1, nnz, r * 24 (position of each row entry) */
-    double *Px;
-    int *Kp, *Ki, *kpos;        /* augmented: n + r + 1, nnz, 2 r * 24 (Phi_R, Phi_R^T) */
-    double *Kx;
-    klu_common kc;
-    klu_symbolic *psym, *ksym;
-    klu_numeric *pnum0, *pnum, *knum; /* Phi_u at the step start, at the current q; K */
-    double refactorizations, full_factorizations;
-} Ssode;
 
 static const SsodeOptions *options(const MbsFormulation *f)
 {
@@ -186,6 +93,7 @@ static void ssode_finalize(MbsFormulation *f)
         N_VDestroy(s->y_out);
     if (s->ctx)
         SUNContext_Free(&s->ctx);
+    ssode_jacobian_free(s);
     mbs_natural_free(s->nat);
     sparse_free_patterns(s);
     free(s->Jr);
@@ -193,7 +101,7 @@ static void ssode_finalize(MbsFormulation *f)
     void *bufs[] = {s->q, s->qd, s->qdd, s->lambda, s->angle_ref, s->rows, s->ucol, s->vcol,
                     s->M, s->Phi, s->phi, s->phit, s->cb, s->W, s->rp, s->cp, s->Pu0, s->ip0,
                     s->Pu, s->ip, s->K, s->rhs, s->ipk, s->tcol, s->gacc, s->Q, s->grad, s->x, s->lwork,
-                    s->iwork, s->q_start, s->qd_start, s->q_recovered, s->q_step, s->q_step_prev, s->ydot0, s->hist_y};
+                    s->iwork, s->q_start, s->qd_start, s->q_recovered, s->q_step, s->q_step_prev, s->ydot0, s->hist_y, s->eval_y};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
         free(bufs[i]);
     free(s);
@@ -459,17 +367,6 @@ static int sparse_factor_phi_u0(Ssode *s, double *cond)
     return 0;
 }
 
-/* Row i of s->Jr times x (n entries). */
-static double sparse_row_dot(const MbsNatJacRow *row, const double *x)
-{
-    double sum = 0.0;
-    for (int t = 0; t < 2; ++t)
-        if (row->off[t] >= 0)
-            for (int k = 0; k < 12; ++k)
-                sum += row->v[t][k] * x[row->off[t] + k];
-    return sum;
-}
-
 /* Complete pivoting on Phi_q at the current q (s->Phi current): rank, independent rows,
  * dependent columns u and independent columns v (paper 002 §2). Returns the rank. */
 static int eliminate(Ssode *s)
@@ -654,6 +551,7 @@ static int eliminate_sparse(Ssode *s)
  * its condition cond0. 0, or -1 when the rank changed or Phi_u is singular. */
 static int choose_partition(Ssode *s)
 {
+    s->eval_valid = 0; /* the ODE's state depends on the partition */
     int r = s->sparse ? eliminate_sparse(s) : eliminate(s);
     if (r < 0)
         return -1;
@@ -832,10 +730,8 @@ static int evaluate_sparse(Ssode *s, double t, const double *y, double *ydot)
 /* The state-space ODE at (t, v, vd): fills s->q, qd, qdd, lambda and returns vdd and W' in
  * ydot (both may be the same state vector layout); 0, or 1 (recoverable for SUNDIALS) when the
  * dependent coordinates cannot be recovered or the augmented matrix is singular. */
-static int evaluate(Ssode *s, double t, const double *y, double *ydot)
+static int evaluate_dense(Ssode *s, double t, const double *y, double *ydot)
 {
-    if (s->sparse)
-        return evaluate_sparse(s, t, y, ydot);
     int n = s->n, r = s->r, nv = s->nv;
     size_t M = (size_t)s->m;
     const double *v = y, *vd = y + nv;
@@ -956,11 +852,22 @@ static int evaluate(Ssode *s, double t, const double *y, double *ydot)
     return 0;
 }
 
+int ssode_evaluate(Ssode *s, double t, const double *y, double *ydot)
+{
+    int st = s->sparse ? evaluate_sparse(s, t, y, ydot) : evaluate_dense(s, t, y, ydot);
+    s->eval_valid = st == 0;
+    if (st == 0) {
+        s->eval_t = t;
+        memcpy(s->eval_y, y, 2 * (size_t)s->nv * sizeof(double));
+    }
+    return st;
+}
+
 static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *data)
 {
     Ssode *s = data;
     s->rhs_evals++;
-    int st = evaluate(s, t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot));
+    int st = ssode_evaluate(s, t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot));
     s->rhs_failed = st;
     return st;
 }
@@ -969,7 +876,7 @@ static int sdirk_rhs(void *data, double t, const double *y, double *ydot)
 {
     Ssode *s = data;
     s->rhs_evals++;
-    int st = evaluate(s, t, y, ydot);
+    int st = ssode_evaluate(s, t, y, ydot);
     s->rhs_failed = st;
     /* the SDIRK retries a smaller step: its recoveries start from the step start, not from
      * the last stage that converged (possibly far along the abandoned step) */
@@ -978,6 +885,34 @@ static int sdirk_rhs(void *data, double t, const double *y, double *ydot)
         memcpy(s->q, s->q_step, (size_t)s->n * sizeof(double));
     }
     return st;
+}
+
+/* SsodeSdirkJacobian: J1, J2 and dW'/d(v, vd) through the tangent (ssode_jacobian.c). */
+static int sdirk_jacobian(void *data, double t, const double *y, const double *ydot, double *J1,
+                          double *J2, double *Jw)
+{
+    return ssode_jacobian(data, t, y, ydot, J1, J2, Jw);
+}
+
+/* CVODE's Jacobian of y' = (vd, vdd, W'): [0 I 0; J1 J2 0; Jw 0]. */
+static int cvode_jacobian(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix Jac, void *data,
+                          N_Vector tmp1, N_Vector tmp2, N_Vector tmp3)
+{
+    (void)tmp1;
+    (void)tmp2;
+    (void)tmp3;
+    Ssode *s = data;
+    int nv = s->nv;
+    if (ssode_jacobian(s, t, N_VGetArrayPointer(y), N_VGetArrayPointer(fy), NULL, NULL, NULL))
+        return 1;
+    const double *J = ssode_jacobian_matrix(s);
+    SUNMatZero(Jac);
+    for (int i = 0; i < nv; ++i)
+        SM_ELEMENT_D(Jac, i, nv + i) = 1.0;
+    for (int j = 0; j < 2 * nv; ++j)
+        for (int i = 0; i <= nv; ++i)
+            SM_ELEMENT_D(Jac, nv + i, j) = J[i + (size_t)(nv + 1) * j];
+    return 0;
 }
 
 static void pack(const Ssode *s, double *y, double work)
@@ -1172,7 +1107,7 @@ static int integrator_create(MbsFormulation *f, Ssode *s, MbsError *err)
             return mbs_error_set(err, MBS_FATAL, "out of memory");
     }
     if (o->integrator == INTEGRATOR_SDIRK4) {
-        s->sdirk = ssode_sdirk_new(s->nv, 1, sdirk_rhs, s);
+        s->sdirk = ssode_sdirk_new(s->nv, 1, sdirk_rhs, sdirk_jacobian, s);
         if (!s->sdirk)
             return mbs_error_set(err, MBS_FATAL, "out of memory");
         ssode_sdirk_set_tolerances(s->sdirk, o->rtol, o->atol);
@@ -1185,6 +1120,9 @@ static int integrator_create(MbsFormulation *f, Ssode *s, MbsError *err)
         st |= CVodeSVtolerances(s->mem, o->rtol, s->abstol);
         if (newton) {
             st |= CVodeSetLinearSolver(s->mem, s->LS, s->J);
+            /* analytical or ad: J from the tangent (difference methods: CVODE's own) */
+            if (ssode_jacobian_exact(s))
+                st |= CVodeSetJacFn(s->mem, cvode_jacobian);
         } else {
             s->NLS = SUNNonlinSol_FixedPoint(s->y, 0, s->ctx);
             if (!s->NLS)
@@ -1266,6 +1204,7 @@ static int ssode_init(MbsFormulation *f, MbsError *err)
     s->q_step = xcalloc(N, sizeof(double), &fail);
     s->q_step_prev = xcalloc(N, sizeof(double), &fail);
     s->ydot0 = xcalloc(2 * N + 1, sizeof(double), &fail);
+    s->eval_y = xcalloc(2 * N, sizeof(double), &fail);
     s->hist_y = xcalloc(HISTORY * (2 * N + 1), sizeof(double), &fail);
     int nz = mbs_model_ncoords(m);
     double *z = calloc((size_t)nz + 1, sizeof(double)), *zd = calloc((size_t)nz + 1, sizeof(double));
@@ -1306,7 +1245,7 @@ static int ssode_init(MbsFormulation *f, MbsError *err)
     if (!y0)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     pack(s, y0, 0.0);
-    st = evaluate(s, 0.0, y0, NULL);
+    st = ssode_evaluate(s, 0.0, y0, NULL);
     free(y0);
     if (st != 0)
         return mbs_error_set(err, MBS_FATAL,
@@ -1316,7 +1255,7 @@ static int ssode_init(MbsFormulation *f, MbsError *err)
     s->h_next = 0.0;
     s->h_min = INFINITY;
     s->restart = 1;
-    if (integrator_create(f, s, err) != 0)
+    if (ssode_jacobian_init(s, err) != 0 || integrator_create(f, s, err) != 0)
         return MBS_FATAL;
     fill_monitors(f, s);
     return 0;
@@ -1326,13 +1265,14 @@ static void restore_start(Ssode *s)
 {
     memcpy(s->q, s->q_start, (size_t)s->n * sizeof(double));
     memcpy(s->qd, s->qd_start, (size_t)s->n * sizeof(double));
+    s->eval_valid = 0;
 }
 
 /* Integrator counters since the last collection (SUNDIALS counts since its last (re)start),
  * added to the statistics and to the output step's. */
 static void collect_counters(Ssode *s, long *nli, long *jevals)
 {
-    long nst = 0, netf = 0, nni = 0, nncf = 0, nje = 0;
+    long nst = 0, netf = 0, nni = 0, nncf = 0, nje = 0, nfe_ls = 0;
     if (s->sdirk) {
         const SsodeSdirkCounters *c = ssode_sdirk_counters(s->sdirk);
         nst = c->steps;
@@ -1345,8 +1285,11 @@ static void collect_counters(Ssode *s, long *nli, long *jevals)
         CVodeGetNumErrTestFails(s->mem, &netf);
         CVodeGetNumNonlinSolvIters(s->mem, &nni);
         CVodeGetNumNonlinSolvConvFails(s->mem, &nncf);
-        if (s->o->integrator == INTEGRATOR_BDF)
+        if (s->o->integrator == INTEGRATOR_BDF) {
             CVodeGetNumJacEvals(s->mem, &nje);
+            /* its own difference quotients (nd methods): right-hand sides of the Jacobian */
+            CVodeGetNumLinRhsEvals(s->mem, &nfe_ls);
+        }
     }
     long *seen = s->seen;
     s->internal_steps += nst - seen[0];
@@ -1354,10 +1297,12 @@ static void collect_counters(Ssode *s, long *nli, long *jevals)
     s->nonlinear_iterations += nni - seen[2];
     s->nonlinear_failures += nncf - seen[3];
     s->jac_evals += nje - seen[4];
+    s->jacobian_rhs_evals += nfe_ls - seen[5];
     *nli += nni - seen[2];
     *jevals += nje - seen[4];
     seen[0] = nst;
     seen[1] = netf;
+    seen[5] = nfe_ls;
     seen[2] = nni;
     seen[3] = nncf;
     seen[4] = nje;
@@ -1438,7 +1383,7 @@ static int step_failed(Ssode *s, MbsError *err, const char *what, double t)
 
 /* Restart the integrator at the output state (f->time, q, qd) when it has none to continue:
  * after init, a restored checkpoint, a failure or a repartition at an output time. */
-static int restart_at_output(MbsFormulation *f, Ssode *s)
+int ssode_restart_at_output(MbsFormulation *f, Ssode *s)
 {
     if (s->sparse)
         mbs_natural_constraint_rows(s->nat, s->q, NULL, f->time, NULL, s->Jr, NULL, NULL);
@@ -1476,7 +1421,7 @@ static int ssode_step(MbsFormulation *f, double h, MbsError *err)
     memcpy(s->q_start, s->q, (size_t)s->n * sizeof(double));
     memcpy(s->qd_start, s->qd, (size_t)s->n * sizeof(double));
     if (s->restart || t1 > s->t_stop + 1e-9 * h) {
-        int st = restart_at_output(f, s);
+        int st = ssode_restart_at_output(f, s);
         if (st == -2)
             return mbs_error_set(err, MBS_FATAL, "ssode: could not restart the integrator");
         if (st != 0)
@@ -1509,7 +1454,7 @@ static int ssode_step(MbsFormulation *f, double h, MbsError *err)
                 collect_counters(s, &nni, &nje);
                 return integrator_failed(s, tret, flag, err);
             }
-            if (evaluate(s, tret, y, NULL) != 0) {
+            if (ssode_evaluate(s, tret, y, NULL) != 0) {
                 collect_counters(s, &nni, &nje);
                 return step_failed(s, err, "the dependent coordinates could not be recovered",
                                    tret);
@@ -1547,7 +1492,7 @@ static int ssode_step(MbsFormulation *f, double h, MbsError *err)
      * mechanism too far for the chord iteration from its end) */
     if (s->nhist >= 2 && t1 - s->hist_t[s->nhist - 2] < s->t_int - t1)
         memcpy(s->q, s->q_step_prev, (size_t)s->n * sizeof(double));
-    if (evaluate(s, t1, yo, NULL) != 0)
+    if (ssode_evaluate(s, t1, yo, NULL) != 0)
         return step_failed(s, err, "the dependent coordinates could not be recovered", t1);
     double t_dyn = mbs_clock_now() - c0;
     s->work = s->work_base + yo[2 * s->nv];
@@ -1651,6 +1596,7 @@ static int ssode_state_set(MbsFormulation *f, const double *state, MbsError *err
     size_t N = (size_t)s->n;
     int R = s->m < s->n ? s->m : s->n;
     const double *x = state;
+    s->eval_valid = 0;
     int r = (int)x[3 * N + s->m + f->model->njoints];
     if (r != s->r)
         return mbs_error_set(err, MBS_FATAL, "ssode: the checkpoint has rank %d, the model %d",
@@ -1695,6 +1641,7 @@ static int ssode_statistics(const MbsFormulation *f, MbsStatistic *out, int capa
         {"rhs_per_step", s->internal_steps > 0 ? (double)s->rhs_evals / (double)s->internal_steps
                                                : 0.0, ""},
         {"jacobian_evaluations", (double)s->jac_evals, ""},
+        {"jacobian_rhs_evaluations", (double)s->jacobian_rhs_evals, ""},
         {"nonlinear_iterations", (double)s->nonlinear_iterations, ""},
         {"nonlinear_failures", (double)s->nonlinear_failures, ""},
         {"repartitions", (double)s->repartitions, ""},
@@ -1718,6 +1665,7 @@ static void ssode_reset_statistics(MbsFormulation *f)
 {
     Ssode *s = f->impl;
     s->internal_steps = s->rhs_evals = s->jac_evals = s->nonlinear_iterations = 0;
+    s->jacobian_rhs_evals = 0;
     s->error_test_failures = s->nonlinear_failures = s->repartitions = 0;
     s->recovery_iterations = s->recovery_refactorizations = 0;
     s->refactorizations = s->full_factorizations = 0.0;
@@ -1767,10 +1715,12 @@ static const MbsSetting ssode_items[] = {
      .description = MBS_N_("Dense (LAPACK) reduced equations, or sparse (KLU) factorizations "
                            "of Phi_u and of the augmented mass matrix; automatic: sparse from "
                            "8 moving bodies")},
+    {.name = "tangent", .type = MBS_SETTING_GROUP, .offset = offsetof(SsodeOptions, tangent),
+     .group = &mbs_tangent_method_settings},
 };
 
 static const MbsSettingTable ssode_settings = {
-    .name = "ssode", .items = ssode_items, .count = 5, .size = sizeof(SsodeOptions)};
+    .name = "ssode", .items = ssode_items, .count = 6, .size = sizeof(SsodeOptions)};
 
 const MbsFormulationClass mbs_ssode_class = {
     .name = "ssode",
@@ -1795,4 +1745,7 @@ const MbsFormulationClass mbs_ssode_class = {
     .statistics = ssode_statistics,
     .reset_statistics = ssode_reset_statistics,
     .own_steps = 1,
+    .tangent_dense_only = 1,
+    .tangent_offers_dual = 1,
+    .tangent_offers_analytical = 1,
 };

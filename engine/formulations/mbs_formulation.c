@@ -73,7 +73,7 @@ double mbs_augmented_alpha(double alpha, double mass, double gram, double weight
      .choice_labels = mbs_jacobian_method_labels, .label = MBS_N_("Jacobian"),                   \
      .description = MBS_N_("How the tangent matrix is computed: forward or central "             \
                            "differences, forward ones compressed by a column colouring, "        \
-                           "automatic differentiation, dense (penalty, ali3p, matrix-r) or "     \
+                           "automatic differentiation, dense (penalty, ali3p, matrix-r, ssode) or "     \
                            "compressed (penalty, ali3p), or analytical derivatives")}
 
 /* All cores (capped by the formulation for small models): 1.9-2x on the lattices with 2 idle
@@ -110,6 +110,15 @@ static const MbsSetting tangent_serial_items[] = {
 };
 const MbsSettingTable mbs_tangent_serial_settings = {
     .name = "tangent", .items = tangent_serial_items, .count = 2,
+    .size = sizeof(MbsTangentOptions)};
+
+/* ssode's J1, J2 (its integrators decide when to recompute them): the method alone,
+ * analytical by default (docs/formulations/ssode.md). */
+static const MbsSetting tangent_method_items[] = {
+    TANGENT_METHOD_ITEM(MBS_JACOBIAN_ANALYTICAL),
+};
+const MbsSettingTable mbs_tangent_method_settings = {
+    .name = "tangent", .items = tangent_method_items, .count = 1,
     .size = sizeof(MbsTangentOptions)};
 
 int mbs_formulation_count(void)

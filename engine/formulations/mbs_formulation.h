@@ -61,6 +61,8 @@ extern const char *const mbs_algebra_labels[];
 extern const MbsSettingTable mbs_tangent_analytical_settings;
 /* Its first two items, forward differences by default, for a serial tangent (matrix-r). */
 extern const MbsSettingTable mbs_tangent_serial_settings; /* jacobian-reuse, jacobian (forward by default) */
+/* The jacobian item alone (analytical by default): ssode, whose integrators decide the reuse. */
+extern const MbsSettingTable mbs_tangent_method_settings;
 
 /* MbsMonitors: what every formulation reports after every step (mbs_monitors.h, one table). */
 

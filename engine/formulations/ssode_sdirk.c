@@ -63,6 +63,7 @@ const double mbs_ssode_sdirk_d[5] = {33665407.0 / 11668050.0, -2284766.0 / 15662
 struct SsodeSdirk {
     int nx, nw, n;
     SsodeSdirkRhs rhs;
+    SsodeSdirkJacobian jacobian_fn;
     void *data;
     double rtol, atol, hmax;
     double t, h, h_last;
@@ -79,7 +80,8 @@ struct SsodeSdirk {
     SsodeSdirkCounters c;
 };
 
-SsodeSdirk *ssode_sdirk_new(int nx, int nw, SsodeSdirkRhs rhs, void *data)
+SsodeSdirk *ssode_sdirk_new(int nx, int nw, SsodeSdirkRhs rhs, SsodeSdirkJacobian jacobian,
+                            void *data)
 {
     SsodeSdirk *sd = calloc(1, sizeof *sd);
     if (!sd)
@@ -88,6 +90,7 @@ SsodeSdirk *ssode_sdirk_new(int nx, int nw, SsodeSdirkRhs rhs, void *data)
     sd->nw = nw;
     int n = sd->n = 2 * nx + nw;
     sd->rhs = rhs;
+    sd->jacobian_fn = jacobian;
     sd->data = data;
     sd->rtol = sd->atol = 1e-6;
     size_t N = (size_t)n + 1, X2 = (size_t)nx * (size_t)nx + 1;
@@ -174,28 +177,11 @@ void ssode_sdirk_restart(SsodeSdirk *sd, double t, const double *y, const double
     sd->have_lu = 0;
 }
 
-/* J1 = da/dx, J2 = da/dxd and Jw = dw'/d(x, xd) at (t, y) by forward differences (Hairer's
- * increments). */
+/* J1 = da/dx, J2 = da/dxd and Jw = dw'/d(x, xd) at (t, y) from the caller. */
 static int jacobian(SsodeSdirk *sd)
 {
-    int nx = sd->nx;
-    size_t X = (size_t)nx;
-    memcpy(sd->ynew, sd->y, (size_t)sd->n * sizeof(double));
-    for (int j = 0; j < 2 * nx; ++j) {
-        double yj = sd->y[j], delta = sqrt(DBL_EPSILON * fmax(1e-5, fabs(yj)));
-        sd->ynew[j] = yj + delta;
-        sd->c.rhs++;
-        int st = sd->rhs(sd->data, sd->t, sd->ynew, sd->F);
-        sd->ynew[j] = yj;
-        if (st != 0)
-            return -1;
-        double *col = j < nx ? &sd->J1[X * (size_t)j] : &sd->J2[X * (size_t)(j - nx)];
-        for (int i = 0; i < nx; ++i)
-            col[i] = (sd->F[nx + i] - sd->fy[nx + i]) / delta;
-        for (int w = 0; w < sd->nw; ++w)
-            sd->Jw[w + (size_t)sd->nw * (size_t)j] =
-                (sd->F[2 * nx + w] - sd->fy[2 * nx + w]) / delta;
-    }
+    if (sd->jacobian_fn(sd->data, sd->t, sd->y, sd->fy, sd->J1, sd->J2, sd->Jw) != 0)
+        return -1;
     sd->c.jacobians++;
     return 0;
 }

@@ -4,7 +4,8 @@
  * second-order systems y = (x, xd, w): x' = xd, xd' = a(t, x, xd), w' = p(t, x, xd), where w are
  * quadratures (the work of non-conservative forces) outside the error control. The Newton
  * matrix is reduced to I - h gamma J2 - (h gamma)^2 J1 (nx x nx; paper 002 eqs 41-46) with
- * J1 = da/dx, J2 = da/dxd by difference quotients. Everything is allocated in
+ * J1 = da/dx, J2 = da/dxd and dw'/d(x, xd) from the caller's Jacobian function (ssode: the
+ * tangent interface, ssode_jacobian.c). Everything is allocated in
  * ssode_sdirk_new; a step allocates nothing. */
 #ifndef SSODE_SDIRK_H
 #define SSODE_SDIRK_H
@@ -12,6 +13,12 @@
 /* ydot = f(t, y) (y and ydot of 2 nx + nw); 0, or nonzero when f cannot be evaluated there (a
  * position problem without solution): the step is retried with a smaller h. */
 typedef int (*SsodeSdirkRhs)(void *data, double t, const double *y, double *ydot);
+
+/* J1 = da/dx, J2 = da/dxd (nx x nx, column-major) and Jw = dw'/d(x, xd) (nw x 2 nx) at
+ * (t, y), where ydot = f(t, y); 0, or nonzero when they cannot be computed (the step is then
+ * refused). */
+typedef int (*SsodeSdirkJacobian)(void *data, double t, const double *y, const double *ydot,
+                                  double *J1, double *J2, double *Jw);
 
 typedef struct SsodeSdirk SsodeSdirk;
 
@@ -21,10 +28,12 @@ typedef struct {
     long newton_iterations;
     long newton_failures;   /* convergence failures, including f failing at a stage */
     long jacobians;
-    long rhs;               /* evaluations of f, Jacobians included */
+    long rhs;               /* evaluations of f by the integrator (not by the Jacobian
+                             * function) */
 } SsodeSdirkCounters;
 
-SsodeSdirk *ssode_sdirk_new(int nx, int nw, SsodeSdirkRhs rhs, void *data);
+SsodeSdirk *ssode_sdirk_new(int nx, int nw, SsodeSdirkRhs rhs, SsodeSdirkJacobian jacobian,
+                            void *data);
 void ssode_sdirk_free(SsodeSdirk *sd);
 void ssode_sdirk_set_tolerances(SsodeSdirk *sd, double rtol, double atol);
 /* Largest step (0: none). */

@@ -18,5 +18,7 @@ typedef struct {
 int mbs_penalty_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err);
 int mbs_ali3p_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err);
 int mbs_matrix_r_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err);
+/* ssode: x = (v, vd), r = (vdd, W') at the last output (its time: the tangent's). */
+int mbs_ssode_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err);
 
 #endif

@@ -490,6 +490,20 @@ static int sdirk_test_rhs(void *data, double t, const double *y, double *ydot)
     return 0;
 }
 
+/* Its Jacobian (the integrator takes J1, J2, Jw from the caller). */
+static int sdirk_test_jacobian(void *data, double t, const double *y, const double *ydot,
+                               double *J1, double *J2, double *Jw)
+{
+    (void)data;
+    (void)t;
+    (void)ydot;
+    J1[0] = sdirk_k == 0 ? -4 * M_PI * M_PI : -sdirk_k;
+    J2[0] = sdirk_k == 0 ? 0.0 : -2e4;
+    Jw[0] = 0.0;
+    Jw[1] = 2.0 * y[1];
+    return 0;
+}
+
 static void sdirk_alone(void)
 {
     long steps[3];
@@ -498,7 +512,7 @@ static void sdirk_alone(void)
         double T = stiff ? 10.0 : 5.0;
         for (int k = 0; k < (stiff ? 2 : 3); ++k) {
             double tol = pow(10.0, -4 - 2 * k);
-            SsodeSdirk *sd = ssode_sdirk_new(1, 1, sdirk_test_rhs, NULL);
+            SsodeSdirk *sd = ssode_sdirk_new(1, 1, sdirk_test_rhs, sdirk_test_jacobian, NULL);
             ssode_sdirk_set_tolerances(sd, tol, tol);
             double y[3] = {stiff ? 0.0 : 1.0, stiff ? 1.0 : 0.0, 0.0}, yd[3];
             sdirk_test_rhs(NULL, 0.0, y, yd);

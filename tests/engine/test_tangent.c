@@ -374,6 +374,7 @@ static void test_formulations(void)
          "sparse"},
         {"matrix-r", "matrix-r trapezoidal: dg/dz_i", mbs_matrix_r_tangent_probe, "integrator",
          "trapezoidal"},
+        {"ssode", "ssode: d(vdd, W')/d(v, vd)", mbs_ssode_tangent_probe, NULL, NULL},
     };
     /* Relative to the largest entry; the residuals solve inner problems (matrix-r's position
      * problem) to the Newton tolerance, which bounds what differences can resolve. */

@@ -311,12 +311,20 @@ static void test_matrix_r_columns(const char *name, const MbsModel *m)
            analytical.column, status ? err.message : "");
     /* ad is exact but for round-off; the differences' residuals solve the position problem to
      * the Newton tolerance (1e-10 (1 + |z|)), divided by their increments: 1e-8 for the
-     * extrapolated ones (h = 1e-4, truncation O(h^4)), 1e-7 for nd-central (test_tangent.c) */
-    tap_ok(!status && worst_rich <= 1e-8 && worst_nd <= 1e-7,
+     * extrapolated ones (h = 1e-4, truncation O(h^4)), 1e-7 for nd-central (test_tangent.c).
+     * With wheels nd-central's truncation on the tyre's slip law (V = sqrt(Vcx^2 + v_low^2)
+     * over the low-speed band) is larger: 2.9e-7 on the buggy, whose Richardson differences
+     * agree to 5.6e-9; bound 1e-6 there */
+    int wheels = 0;
+    for (int i = 0; i < m->nforces; ++i)
+        wheels |= m->forces[i].type == MBS_FORCE_WHEEL;
+    double bound_nd = wheels ? 1e-6 : 1e-7;
+    tap_ok(!status && worst_rich <= 1e-8 && worst_nd <= bound_nd,
            "%s: matrix-r trapezoidal dg/dz_i (%d x %d, h = %g s) by ad at t = 0.1, 0.4, 0.9 s, "
            "column by column: vs Richardson differences %.1e of the largest entry (column %d; "
-           "bound 1e-8), vs nd-central %.1e (column %d; bound 1e-7) %s",
-           name, d, d, h, worst_rich, col_rich, worst_nd, col_nd, status ? err.message : "");
+           "bound 1e-8), vs nd-central %.1e (column %d; bound %g) %s",
+           name, d, d, h, worst_rich, col_rich, worst_nd, col_nd, bound_nd,
+           status ? err.message : "");
     for (int k = 0; k < 4; ++k)
         free(J[k]);
     mbs_formulation_free(f);

@@ -60,7 +60,7 @@ static void bench_case(const MbsModel *m, const char *name, const VehicleCase *c
 int esl_bench_vehicles(const char *models_dir, const char *models, int runs, double duration)
 {
     static const double steps[] = {1e-3, 1e-2, 2e-2};
-    g_auto(GStrv) names = g_strsplit(models ? models : "hmmwv-stiff", ",", -1);
+    g_auto(GStrv) names = g_strsplit(models ? models : "hmmwv-stiff,buggy-step", ",", -1);
     printf("# eslabon-cli bench vehicles: %d runs per case (median), %g s simulated, Eslabón %s\n",
            runs, duration, ESLABON_VERSION);
     printf("| vehicle | formulation | h (ms) | wall (s) | CPU (s) | real-time factor | "

@@ -1375,7 +1375,10 @@ static gboolean load_objective_term(Loader *L, JsonObject *o, const char *where,
     if (!esl_objective_measure_parse(t.quantity, measure, &t.measure, &t.component)) {
         int scalar = mbs_quantity_size(t.quantity) == 1;
         return fail(L, _("'measure' of %s must be \"squared_norm\" or %s, not '%s'"),
-                    quantity, scalar ? "\"value\"" : _("\"x\", \"y\" or \"z\""), measure);
+                    quantity, scalar ? "\"value\""
+                                     : _("\"x\", \"y\", \"z\" or their squares \"squared_x\", "
+                                         "\"squared_y\", \"squared_z\""),
+                    measure);
     }
     /* A plain number: a weight is not a bound field, so an expression could not follow a
      * parameter's new value. */

@@ -143,6 +143,7 @@ typedef enum {
 typedef enum {
     MBS_MEASURE_SQUARED_NORM, /* y.y (the square of a scalar quantity) */
     MBS_MEASURE_COMPONENT,    /* y[component] (the value of a scalar quantity) */
+    MBS_MEASURE_SQUARED_COMPONENT, /* y[component]^2: paper 001 eq 76's z-acceleration squared */
 } MbsMeasure;
 
 /* One term weight * measure(quantity) of an objective's integrand g or final value w. */

@@ -39,6 +39,22 @@ static int refuse(char *why, size_t size, const char *what)
     return 1;
 }
 
+/* Every number of the element's field table equal: the ones named below and those only the
+ * table knows (a wheel's tyre numbers, a spring table's pairs, a stop's limits). Without this a
+ * parameter bound to a wheel's stiffness passed for one that changes nothing, and matrix-r's
+ * sensitivities reported 0 for it (issue 24, the buggy's k_t and c_t). */
+static int same_field_numbers(const MbsForce *x, const MbsForce *y)
+{
+    const MbsForceClass *c = mbs_force_class(x->type);
+    for (const MbsForceField *field = c ? c->fields : NULL; field && field->name; ++field) {
+        const double *a = (const double *)(const void *)((const char *)x + field->offset);
+        const double *b = (const double *)(const void *)((const char *)y + field->offset);
+        if (!same(a, b, field->count))
+            return 0;
+    }
+    return 1;
+}
+
 /* What the analytical terms follow: everything but points, mass properties, and the rows'
  * drawn values equal in the three models. */
 static int comparable(const MbsModel *b, const MbsModel *p, char *why, size_t size)
@@ -76,7 +92,7 @@ static int comparable(const MbsModel *b, const MbsModel *p, char *why, size_t si
             x->joint != y->joint || x->stiffness != y->stiffness || x->damping != y->damping ||
             x->natural_length != y->natural_length || x->preload != y->preload ||
             x->rest_angle != y->rest_angle || !same(x->vector, y->vector, 3) ||
-            !same(x->bump, y->bump, 3))
+            !same(x->bump, y->bump, 3) || !same_field_numbers(x, y))
             return refuse(why, size, "the parameter changes a force law's numbers");
     }
     for (int i = 0; i < b->npoints; ++i)

@@ -56,6 +56,9 @@ double mbs_objective_term_value(const MbsObjectiveTerm *t, const double y[3], do
         } else if (k == t->component && t->measure == MBS_MEASURE_COMPONENT) {
             v += t->weight * yk;
             d = t->weight;
+        } else if (k == t->component && t->measure == MBS_MEASURE_SQUARED_COMPONENT) {
+            v += t->weight * yk * yk;
+            d = 2.0 * t->weight * yk;
         }
         if (dy)
             dy[k] = d;
@@ -127,7 +130,7 @@ int mbs_model_add_objective_term(MbsModel *m, const MbsObjectiveTerm *term, MbsE
                                  "quantities read revolute or prismatic joints", o->name,
                                  m->joints[t->joint].name, mbs_joint_type_name(type)), -1;
     }
-    if (t->measure == MBS_MEASURE_COMPONENT &&
+    if ((t->measure == MBS_MEASURE_COMPONENT || t->measure == MBS_MEASURE_SQUARED_COMPONENT) &&
         (t->component < 0 || t->component >= mbs_quantity_size(t->quantity)))
         return mbs_error_set(err, MBS_FATAL, "objective '%s': %s has no component %d", o->name,
                              mbs_quantity_name(t->quantity), t->component), -1;

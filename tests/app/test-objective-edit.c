@@ -274,7 +274,8 @@ static void refused(void)
                    "needs at least one term", "the last term of an objective");
     expect_refused("five-bar.json", "set-term",
                    spec("objective", "s", "psi2", "term", "i", 0, "measure", "s", "value", NULL),
-                   "'measure' of velocity must be \"squared_norm\" or \"x\", \"y\" or \"z\"",
+                   "'measure' of velocity must be \"squared_norm\" or \"x\", \"y\", \"z\" or their "
+                   "squares \"squared_x\", \"squared_y\", \"squared_z\"",
                    "a scalar's measure on a vector");
     expect_refused("five-bar.json", "set-term",
                    spec("objective", "s", "psi2", "term", "i", 0, "quantity", "s", "joint_rate",
@@ -307,7 +308,7 @@ static void format_helpers(void)
             round_trip &= esl_objective_measure_parse(q, names[n], &t.measure, &t.component) &&
                           !strcmp(esl_objective_measure_name(&t), names[n]);
         }
-        round_trip &= n == 1 + (mbs_quantity_size(q) == 3 ? 3 : 1);
+        round_trip &= n == 1 + (mbs_quantity_size(q) == 3 ? 6 : 1); /* components, squares */
     }
     MbsMeasure measure;
     int component;

@@ -82,7 +82,14 @@ static void directional_derivatives(void)
         "{\"name\": \"joints\", \"integrand\": ["
         " {\"quantity\": \"joint_coordinate\", \"joint\": \"A\"},"
         " {\"quantity\": \"joint_rate\", \"joint\": \"D\", \"measure\": \"value\"}],"
-        " \"final\": [{\"quantity\": \"angular_velocity\", \"body\": \"follower\", \"measure\": \"x\"}]}]}",
+        " \"final\": [{\"quantity\": \"angular_velocity\", \"body\": \"follower\", \"measure\": \"x\"}]},"
+        "{\"name\": \"z\", \"integrand\": ["
+        " {\"quantity\": \"acceleration\", \"body\": \"coupler\", \"point\": \"C\", \"measure\": \"z\"}]},"
+        "{\"name\": \"squares\", \"integrand\": ["
+        " {\"quantity\": \"acceleration\", \"body\": \"coupler\", \"point\": \"C\","
+        "  \"measure\": \"squared_z\"}],"
+        " \"final\": [{\"quantity\": \"angular_velocity\", \"body\": \"follower\","
+        "  \"measure\": \"squared_x\", \"weight\": 2}]}]}",
         NULL);
     g_free(text);
     MbsModel *m = esl_model_load_string(model, "four-bar-spatial+objectives", NULL, 0, &error);
@@ -121,6 +128,10 @@ static void directional_derivatives(void)
     mbs_constraints_derivatives_direction(m, &k, &cw, dz);
     mbs_constraints_derivatives_motion(m, &k, &cw, zd, dzd, zdd, dzdd);
     double dg[8], dw[8], gp[8], wp[8], gm[8], wm[8], g0[8], w0[8], g1[8], w1[8];
+    if (no != 5) {
+        tap_ok(0, "five objectives, not %d", no);
+        return;
+    }
     mbs_objective_eval_directional(e, &k, &cw, A, z, zd, dz, dzd, dg, dw);
     mbs_objective_eval_values_kinematics(e, &k, z, zd, zdd, g0, w0);
     mbs_objective_eval_values(e, z, zd, zdd, g1, w1);
@@ -129,6 +140,11 @@ static void directional_derivatives(void)
         same = fmax(same, fmax(fabs(g0[o] - g1[o]), fabs(w0[o] - w1[o])));
     tap_close(same, 0.0, 1e-12, "values from the caller's kinematics = values from coordinates "
               "(%.2g)", same);
+    /* squared_z is the square of the component z (paper 001 eq 76), squared_x of x */
+    tap_close(g1[4], g1[3] * g1[3], 1e-12 * fmax(1.0, g1[4]), "squared_z = z^2 (%.12g, %.12g)",
+              g1[4], g1[3]);
+    tap_close(w1[4], 2.0 * w1[2] * w1[2], 1e-12 * fmax(1.0, w1[4]),
+              "weight 2, squared_x = 2 x^2 (%.12g, %.12g)", w1[4], w1[2]);
     const double h = 1e-5;
     for (int s = 0; s < 2; ++s) {
         double sg = s ? -h : h;

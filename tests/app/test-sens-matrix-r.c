@@ -409,6 +409,14 @@ int main(void)
             printf("# %s skipped: its bump stops make contact while it settles (events)\n", file);
             continue;
         }
+        /* The buggy's step comes at 2 s: over this test's 0.5 s nothing moves (psi ~1e-18, its
+         * gradient is round-off), and the lane change has barely begun (a gradient row of 5e-9:
+         * adjoint = direct to 1e-8 of it, round-off). Their sensitivities are checked around
+         * the step and over the whole lane change by tests/cli/test_sens_buggy.py. */
+        if (g_str_has_prefix(file, "buggy-")) {
+            printf("# %s skipped: see tests/cli/test_sens_buggy.py\n", file);
+            continue;
+        }
         check_model(dir, file);
     }
     g_ptr_array_unref(files);

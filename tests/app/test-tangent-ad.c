@@ -315,9 +315,14 @@ static void test_matrix_r_columns(const char *name, const MbsModel *m)
      * coach.json: 15 independent coordinates recovering 9 dependent ones through a 12 m body,
      * the differences measured 1.7e-4 (Richardson) and 4.8e-5 (nd-central) from ad, while
      * analytical and ad (exact both, above) agree to 7e-16: its bounds are 1e-3 and 3e-4 (a
-     * wrong column is O(1)). */
+     * wrong column is O(1)). With wheels nd-central's truncation on the tyre's slip law
+     * (V = sqrt(Vcx^2 + v_low^2) over the low-speed band) is larger: 2.9e-7 on the buggy, whose
+     * Richardson differences agree to 5.6e-9; bound 1e-6 there */
     int coach = !strcmp(name, "coach.json");
-    double bound_rich = coach ? 1e-3 : 1e-8, bound_nd = coach ? 3e-4 : 1e-7;
+    int wheels = 0;
+    for (int i = 0; i < m->nforces; ++i)
+        wheels |= m->forces[i].type == MBS_FORCE_WHEEL;
+    double bound_rich = coach ? 1e-3 : 1e-8, bound_nd = coach ? 3e-4 : wheels ? 1e-6 : 1e-7;
     tap_ok(!status && worst_rich <= bound_rich && worst_nd <= bound_nd,
            "%s: matrix-r trapezoidal dg/dz_i (%d x %d, h = %g s) by ad at t = 0.1, 0.4, 0.9 s, "
            "column by column: vs Richardson differences %.1e of the largest entry (column %d; "

@@ -1,6 +1,5 @@
 /* The window's vehicle actions: win.follow-body (the 3D view's follow camera: its "follow"
  * property) and win.tyre-curves (EslTyreDialog for a wheel of the model, or a .tir file). */
-#include <glib/gi18n.h>
 
 #include "esl-models-dir.h"
 #include "esl-scene.h"

@@ -357,7 +357,7 @@ static int add_arrow(EslScene *s, EslDrawableSource source, int index, const flo
 }
 
 static int add_joint(EslScene *s, const MbsModel *m, int i, const double *poses, float r,
-                     const float color[4])
+                     const float color[4], int vehicle)
 {
     const MbsJoint *j = &m->joints[i];
     const double *pose1 = esl_scene_body_pose(poses, j->body1), *pose2 = esl_scene_body_pose(poses, j->body2);
@@ -405,8 +405,9 @@ static int add_joint(EslScene *s, const MbsModel *m, int i, const double *poses,
     if (!d)
         return -1;
 
-    /* Ground marker: a cone under joints attached to the ground. */
-    int on_ground = (j->body1 == m->ground) || (j->body2 == m->ground);
+    /* Ground marker: a cone under joints attached to the ground (not a vehicle's guides: they
+     * support nothing, and would stay behind at the origin as it drives off). */
+    int on_ground = !vehicle && ((j->body1 == m->ground) || (j->body2 == m->ground));
     if (on_ground && m->ground >= 0) {
         float g[3];
         esl_scene_transform(NULL, j->body1 == m->ground ? j->point1 : j->point2, g);
@@ -518,7 +519,7 @@ int esl_scene_build(EslScene *s, const MbsModel *m, const double *poses,
         esl_scene_violation_color(violations ? violations[i] : 0.0, options->violation_low,
                                   options->violation_high, color);
         if (add_joint(s, m, i, poses, joint_r,
-                      pick_color(options, ESL_SOURCE_JOINT, i, color)))
+                      pick_color(options, ESL_SOURCE_JOINT, i, color), vehicle_body >= 0))
             return -1;
     }
     for (int i = 0; i < m->nforces; i++)

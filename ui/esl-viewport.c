@@ -356,6 +356,10 @@ void esl_viewport_set_follow(EslViewport *self, gboolean follow)
         return;
     self->follow = follow;
     g_object_notify_by_pspec(G_OBJECT(self), props[PROP_FOLLOW]);
+    if (follow) { /* the vehicle, not its whole drive, with some road around it */
+        esl_viewport_fit(self);
+        esl_camera_zoom(&self->camera, 1.6f);
+    }
     rebuild_scene(self);
 }
 
@@ -432,7 +436,8 @@ void esl_viewport_fit_states(EslViewport *self, const double *const *poses, int 
     for (int k = 0; k < 3; k++)
         size += (hi[k] - lo[k]) * (hi[k] - lo[k]);
     float radius = fmaxf(0.5f * sqrtf(size), 1e-3f);
-    esl_camera_fit_box(&self->camera, lo, hi, viewport_aspect(self));
+    if (!self->follow) /* a follow camera keeps its distance */
+        esl_camera_fit_box(&self->camera, lo, hi, viewport_aspect(self));
     /* the floor goes under the lowest corner of the motion's box */
     const float *up = self->scene->up;
     float lowest = INFINITY;

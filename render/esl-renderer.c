@@ -303,6 +303,24 @@ static void push_vertex(GArray *v, float x, float y, float z, float nx, float ny
     g_array_append_vals(v, data, 6);
 }
 
+/* A float attribute of an interleaved vertex buffer. */
+typedef struct {
+    GLuint location;
+    GLint size;
+    size_t offset;
+} Attribute;
+
+/* Point the attributes at the bound buffer; divisor 1: one value per instance. */
+static void set_attributes(const Attribute *attrs, size_t n, GLsizei stride, GLuint divisor)
+{
+    for (size_t i = 0; i < n; i++) {
+        glEnableVertexAttribArray(attrs[i].location);
+        glVertexAttribPointer(attrs[i].location, attrs[i].size, GL_FLOAT, GL_FALSE, stride,
+                              (void *)attrs[i].offset);
+        glVertexAttribDivisor(attrs[i].location, divisor);
+    }
+}
+
 static void mesh_upload(Mesh *mesh, GArray *vertices, GArray *indices)
 {
     glGenVertexArrays(1, &mesh->vao);
@@ -325,21 +343,12 @@ static void mesh_upload(Mesh *mesh, GArray *vertices, GArray *indices)
 
     glBindBuffer(GL_ARRAY_BUFFER, mesh->instance_buffer);
     glBufferData(GL_ARRAY_BUFFER, 0, NULL, GL_STREAM_DRAW);
-    const struct {
-        GLuint location;
-        GLint size;
-        size_t offset;
-    } attrs[] = {{2, 3, offsetof(Instance, a)},
-                 {3, 3, offsetof(Instance, b)},
-                 {4, 2, offsetof(Instance, radii)},
-                 {5, 4, offsetof(Instance, color)},
-                 {6, 3, offsetof(Instance, side)}};
-    for (size_t i = 0; i < G_N_ELEMENTS(attrs); i++) {
-        glEnableVertexAttribArray(attrs[i].location);
-        glVertexAttribPointer(attrs[i].location, attrs[i].size, GL_FLOAT, GL_FALSE,
-                              sizeof(Instance), (void *)attrs[i].offset);
-        glVertexAttribDivisor(attrs[i].location, 1);
-    }
+    const Attribute attrs[] = {{2, 3, offsetof(Instance, a)},
+                               {3, 3, offsetof(Instance, b)},
+                               {4, 2, offsetof(Instance, radii)},
+                               {5, 4, offsetof(Instance, color)},
+                               {6, 3, offsetof(Instance, side)}};
+    set_attributes(attrs, G_N_ELEMENTS(attrs), sizeof(Instance), 1);
     glBindVertexArray(0);
     mesh->instances = g_array_new(FALSE, FALSE, sizeof(Instance));
 }
@@ -485,18 +494,10 @@ EslRenderer *esl_renderer_new(GError **error)
     glBindVertexArray(r->surface_vao);
     glBindBuffer(GL_ARRAY_BUFFER, r->surface_buffer);
     glBufferData(GL_ARRAY_BUFFER, 0, NULL, GL_STREAM_DRAW);
-    const struct {
-        GLuint location;
-        GLint size;
-        size_t offset;
-    } attrs[] = {{0, 3, offsetof(EslSurfaceVertex, position)},
-                 {1, 3, offsetof(EslSurfaceVertex, normal)},
-                 {2, 4, offsetof(EslSurfaceVertex, color)}};
-    for (size_t i = 0; i < G_N_ELEMENTS(attrs); i++) {
-        glEnableVertexAttribArray(attrs[i].location);
-        glVertexAttribPointer(attrs[i].location, attrs[i].size, GL_FLOAT, GL_FALSE,
-                              sizeof(EslSurfaceVertex), (void *)attrs[i].offset);
-    }
+    const Attribute attrs[] = {{0, 3, offsetof(EslSurfaceVertex, position)},
+                               {1, 3, offsetof(EslSurfaceVertex, normal)},
+                               {2, 4, offsetof(EslSurfaceVertex, color)}};
+    set_attributes(attrs, G_N_ELEMENTS(attrs), sizeof(EslSurfaceVertex), 0);
     glBindVertexArray(0);
     return r;
 }

@@ -170,9 +170,9 @@ static int model_box(const MbsModel *m, const double *poses, int moving_only, do
     return count;
 }
 
-/* Up vector and size from the drawn model (radii stay put while it moves), the bounding sphere
- * of the state drawn (a vehicle that has driven off stays in the frame), the floor under the
- * drawn model. */
+/* Up vector, size (radii stay put while it moves), floor and bounding sphere from the drawn
+ * model; for a vehicle the bounding sphere of its moving bodies in the state drawn (one that has
+ * driven off stays in the frame). */
 static void measure(EslScene *s, const MbsModel *m, const double *poses)
 {
     double lo[3], hi[3];
@@ -191,7 +191,7 @@ static void measure(EslScene *s, const MbsModel *m, const double *poses)
         drawn_center[k] = (float)(0.5 * (lo[k] + hi[k]));
     s->floor = drawn_center[0] * s->up[0] + drawn_center[1] * s->up[1] +
                drawn_center[2] * s->up[2] - 0.525f * s->size;
-    if (poses || moving_only) {
+    if (moving_only) { /* a vehicle: where it is now; a mechanism keeps its frame */
         model_box(m, poses, moving_only, lo, hi);
         diag = fmax(ddist3(lo, hi), 1e-9);
     }

@@ -75,9 +75,9 @@ typedef struct {
     /* Triangles, three vertices each, not pickable and not in the bounds: the road. */
     EslSurfaceVertex *surface;
     int n_surface, cap_surface;
-    /* Bounding sphere of the model in the state drawn, a unit "up" vector (against gravity,
-     * +z when there is no gravity) and a length scale used for radii (of the model's drawn
-     * configuration, so that radii do not change as it moves). */
+    /* Bounding sphere of the model as drawn (of a vehicle: of its moving bodies in the state
+     * drawn), a unit "up" vector (against gravity, +z when there is no gravity) and a length
+     * scale used for radii (of the drawn configuration: radii do not change as it moves). */
     float center[3];
     float radius;
     float up[3];

@@ -20,11 +20,12 @@ G_STATIC_ASSERT(LOD_LEVELS == G_N_ELEMENTS(((EslRenderStats *)NULL)->instances))
 #define HELIX_SEGMENTS_PER_TURN 14
 #define OFFSCREEN_SAMPLES 4
 
-/* One instance: a, b, radii, colour. */
+/* One instance: a, b, radii, colour, and a box's side direction. */
 typedef struct {
     float a[3], b[3];
     float radii[2];
     float color[4];
+    float side[3];
 } Instance;
 
 typedef struct {
@@ -35,8 +36,11 @@ typedef struct {
 
 struct EslRenderer {
     GLuint mesh_program, grid_program;
+    GLuint surface_program;
     GLint mesh_vp, mesh_mode, mesh_eye, mesh_light, grid_vp;
-    Mesh frustum[LOD_LEVELS], sphere[LOD_LEVELS];
+    GLint surface_vp, surface_eye, surface_light;
+    Mesh frustum[LOD_LEVELS], sphere[LOD_LEVELS], box;
+    GLuint surface_vao, surface_buffer; /* the scene's triangles (the road), refilled per frame */
     float lod_max_radius_px[LOD_LEVELS]; /* largest on-screen radius each level draws well */
     /* of the frame being collected: camera eye and pixels per unit length at unit distance */
     float eye[3], pixels_per_unit;
@@ -107,6 +111,11 @@ void esl_camera_set_view(EslCamera *c, EslStandardView view, const EslScene *sce
     default: c->yaw = -GLM_PI_4f - 0.35f; c->pitch = 0.45f; break;
     }
     esl_camera_fit(c, scene);
+}
+
+void esl_camera_follow(EslCamera *c, const float p[3])
+{
+    glm_vec3_copy((float *)p, c->target);
 }
 
 void esl_camera_orbit(EslCamera *c, float dyaw, float dpitch)
@@ -294,6 +303,24 @@ static void push_vertex(GArray *v, float x, float y, float z, float nx, float ny
     g_array_append_vals(v, data, 6);
 }
 
+/* A float attribute of an interleaved vertex buffer. */
+typedef struct {
+    GLuint location;
+    GLint size;
+    size_t offset;
+} Attribute;
+
+/* Point the attributes at the bound buffer; divisor 1: one value per instance. */
+static void set_attributes(const Attribute *attrs, size_t n, GLsizei stride, GLuint divisor)
+{
+    for (size_t i = 0; i < n; i++) {
+        glEnableVertexAttribArray(attrs[i].location);
+        glVertexAttribPointer(attrs[i].location, attrs[i].size, GL_FLOAT, GL_FALSE, stride,
+                              (void *)attrs[i].offset);
+        glVertexAttribDivisor(attrs[i].location, divisor);
+    }
+}
+
 static void mesh_upload(Mesh *mesh, GArray *vertices, GArray *indices)
 {
     glGenVertexArrays(1, &mesh->vao);
@@ -316,20 +343,12 @@ static void mesh_upload(Mesh *mesh, GArray *vertices, GArray *indices)
 
     glBindBuffer(GL_ARRAY_BUFFER, mesh->instance_buffer);
     glBufferData(GL_ARRAY_BUFFER, 0, NULL, GL_STREAM_DRAW);
-    const struct {
-        GLuint location;
-        GLint size;
-        size_t offset;
-    } attrs[] = {{2, 3, offsetof(Instance, a)},
-                 {3, 3, offsetof(Instance, b)},
-                 {4, 2, offsetof(Instance, radii)},
-                 {5, 4, offsetof(Instance, color)}};
-    for (size_t i = 0; i < G_N_ELEMENTS(attrs); i++) {
-        glEnableVertexAttribArray(attrs[i].location);
-        glVertexAttribPointer(attrs[i].location, attrs[i].size, GL_FLOAT, GL_FALSE,
-                              sizeof(Instance), (void *)attrs[i].offset);
-        glVertexAttribDivisor(attrs[i].location, 1);
-    }
+    const Attribute attrs[] = {{2, 3, offsetof(Instance, a)},
+                               {3, 3, offsetof(Instance, b)},
+                               {4, 2, offsetof(Instance, radii)},
+                               {5, 4, offsetof(Instance, color)},
+                               {6, 3, offsetof(Instance, side)}};
+    set_attributes(attrs, G_N_ELEMENTS(attrs), sizeof(Instance), 1);
     glBindVertexArray(0);
     mesh->instances = g_array_new(FALSE, FALSE, sizeof(Instance));
 }
@@ -357,7 +376,9 @@ static void build_frustum_mesh(Mesh *mesh, int n)
             push_vertex(v, cosf(t), sinf(t), z, 0, 0, sign);
         }
         for (int i = 0; i < n; i++) {
-            GLuint tri[3] = {centre, centre + 1 + i, centre + 2 + i};
+            /* counter-clockwise seen from outside: the bottom cap is seen from below (with
+             * back faces culled, a cap wound the other way let one see into a cylinder) */
+            GLuint tri[3] = {centre, centre + (cap ? 1 : 2) + i, centre + (cap ? 2 : 1) + i};
             g_array_append_vals(idx, tri, 3);
         }
     }
@@ -390,6 +411,38 @@ static void build_sphere_mesh(Mesh *mesh, int slices)
     g_array_unref(idx);
 }
 
+/* Unit box: x, y in [-1, 1] (across: side, up), z in [0, 1] (along a to b); four vertices per
+ * face with the face's normal, wound counter-clockwise seen from outside. */
+static void build_box_mesh(Mesh *mesh)
+{
+    GArray *v = g_array_new(FALSE, FALSE, sizeof(float));
+    GArray *idx = g_array_new(FALSE, FALSE, sizeof(GLuint));
+    for (int axis = 0; axis < 3; axis++)
+        for (int sign = -1; sign <= 1; sign += 2) {
+            /* face normal along axis; (s, t) span the face so that s x t = normal */
+            int sa = (axis + 1) % 3, ta = (axis + 2) % 3;
+            GLuint base = v->len / 6;
+            for (int corner = 0; corner < 4; corner++) {
+                float cs = (corner == 1 || corner == 2) ? 1.0f : -1.0f;
+                float ct = (corner >= 2) ? 1.0f : -1.0f;
+                if (sign < 0)
+                    cs = -cs; /* keeps the winding outward on the negative face */
+                float p[3] = {0, 0, 0}, n[3] = {0, 0, 0};
+                p[axis] = (float)sign;
+                p[sa] = cs;
+                p[ta] = ct;
+                n[axis] = (float)sign;
+                /* z runs from 0 to 1, not -1 to 1 */
+                push_vertex(v, p[0], p[1], 0.5f * (p[2] + 1.0f), n[0], n[1], n[2]);
+            }
+            GLuint tri[6] = {base, base + 1, base + 2, base, base + 2, base + 3};
+            g_array_append_vals(idx, tri, 6);
+        }
+    mesh_upload(mesh, v, idx);
+    g_array_unref(v);
+    g_array_unref(idx);
+}
+
 EslRenderer *esl_renderer_new(GError **error)
 {
     if (epoxy_gl_version() < 33) {
@@ -402,7 +455,8 @@ EslRenderer *esl_renderer_new(GError **error)
     r->show_grid = TRUE;
     r->mesh_program = link_program("mesh.vert", "mesh.frag", error);
     r->grid_program = r->mesh_program ? link_program("grid.vert", "grid.frag", error) : 0;
-    if (!r->mesh_program || !r->grid_program) {
+    r->surface_program = r->grid_program ? link_program("surface.vert", "mesh.frag", error) : 0;
+    if (!r->mesh_program || !r->grid_program || !r->surface_program) {
         esl_renderer_free(r);
         return NULL;
     }
@@ -411,6 +465,10 @@ EslRenderer *esl_renderer_new(GError **error)
     r->mesh_eye = glGetUniformLocation(r->mesh_program, "eye");
     r->mesh_light = glGetUniformLocation(r->mesh_program, "light_direction");
     r->grid_vp = glGetUniformLocation(r->grid_program, "view_projection");
+    r->surface_vp = glGetUniformLocation(r->surface_program, "view_projection");
+    r->surface_eye = glGetUniformLocation(r->surface_program, "eye");
+    r->surface_light = glGetUniformLocation(r->surface_program, "light_direction");
+    build_box_mesh(&r->box);
     for (int l = 0; l < LOD_LEVELS; l++) {
         build_frustum_mesh(&r->frustum[l], lod_segments[l]);
         build_sphere_mesh(&r->sphere[l], lod_segments[l]);
@@ -430,6 +488,17 @@ EslRenderer *esl_renderer_new(GError **error)
                           (void *)(3 * sizeof(float)));
     glBindVertexArray(0);
     r->grid_vertices = g_array_new(FALSE, FALSE, sizeof(float));
+
+    glGenVertexArrays(1, &r->surface_vao);
+    glGenBuffers(1, &r->surface_buffer);
+    glBindVertexArray(r->surface_vao);
+    glBindBuffer(GL_ARRAY_BUFFER, r->surface_buffer);
+    glBufferData(GL_ARRAY_BUFFER, 0, NULL, GL_STREAM_DRAW);
+    const Attribute attrs[] = {{0, 3, offsetof(EslSurfaceVertex, position)},
+                               {1, 3, offsetof(EslSurfaceVertex, normal)},
+                               {2, 4, offsetof(EslSurfaceVertex, color)}};
+    set_attributes(attrs, G_N_ELEMENTS(attrs), sizeof(EslSurfaceVertex), 0);
+    glBindVertexArray(0);
     return r;
 }
 
@@ -465,6 +534,11 @@ void esl_renderer_free(EslRenderer *r)
         mesh_free(&r->frustum[l]);
         mesh_free(&r->sphere[l]);
     }
+    mesh_free(&r->box);
+    if (r->surface_vao) {
+        glDeleteVertexArrays(1, &r->surface_vao);
+        glDeleteBuffers(1, &r->surface_buffer);
+    }
     if (r->grid_vao) {
         glDeleteVertexArrays(1, &r->grid_vao);
         glDeleteBuffers(1, &r->grid_buffer);
@@ -475,6 +549,8 @@ void esl_renderer_free(EslRenderer *r)
         glDeleteProgram(r->mesh_program);
     if (r->grid_program)
         glDeleteProgram(r->grid_program);
+    if (r->surface_program)
+        glDeleteProgram(r->surface_program);
     g_free(r);
 }
 
@@ -513,6 +589,7 @@ static void add_instance(EslRenderer *r, Mesh *levels, const float a[3], const f
     in.radii[0] = ra;
     in.radii[1] = rb;
     memcpy(in.color, color, sizeof in.color);
+    memset(in.side, 0, sizeof in.side);
     g_array_append_val(levels[level].instances, in);
 }
 
@@ -549,6 +626,7 @@ static void collect_instances(EslRenderer *r, const EslScene *scene)
         g_array_set_size(r->frustum[l].instances, 0);
         g_array_set_size(r->sphere[l].instances, 0);
     }
+    g_array_set_size(r->box.instances, 0);
     for (int i = 0; scene && i < scene->n; i++) {
         const EslDrawable *d = &scene->items[i];
         switch (d->kind) {
@@ -566,6 +644,17 @@ static void collect_instances(EslRenderer *r, const EslScene *scene)
         case ESL_DRAW_HELIX:
             add_helix(r, d);
             break;
+        case ESL_DRAW_BOX: {
+            Instance in;
+            memcpy(in.a, d->a, sizeof in.a);
+            memcpy(in.b, d->b, sizeof in.b);
+            in.radii[0] = d->radius;
+            in.radii[1] = d->radius2;
+            memcpy(in.color, d->color, sizeof in.color);
+            memcpy(in.side, d->side, sizeof in.side);
+            g_array_append_val(r->box.instances, in);
+            break;
+        }
         default:
             break;
         }
@@ -668,6 +757,23 @@ void esl_renderer_draw(EslRenderer *r, const EslScene *scene, const EslCamera *c
     glUniform1i(r->mesh_mode, 1);
     for (int l = 0; l < LOD_LEVELS; l++)
         draw_mesh(r, &r->sphere[l], l);
+    glUniform1i(r->mesh_mode, 2);
+    draw_mesh(r, &r->box, 0);
+
+    if (scene && scene->n_surface > 0) {
+        glDisable(GL_CULL_FACE); /* the road is seen from both sides */
+        glUseProgram(r->surface_program);
+        glUniformMatrix4fv(r->surface_vp, 1, GL_FALSE, (const float *)vp);
+        glUniform3fv(r->surface_eye, 1, eye);
+        glUniform3fv(r->surface_light, 1, light);
+        glBindVertexArray(r->surface_vao);
+        glBindBuffer(GL_ARRAY_BUFFER, r->surface_buffer);
+        glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(scene->n_surface * sizeof(EslSurfaceVertex)),
+                     scene->surface, GL_STREAM_DRAW);
+        glDrawArrays(GL_TRIANGLES, 0, scene->n_surface);
+        r->stats.triangles += scene->n_surface / 3;
+        glEnable(GL_CULL_FACE);
+    }
 
     if (r->show_grid && scene) {
         update_grid(r, scene);

@@ -46,6 +46,9 @@ void esl_camera_fit_box(EslCamera *c, const float lo[3], const float hi[3], floa
 gboolean esl_camera_project(const EslCamera *c, int width, int height, const float p[3],
                             float px[2]);
 void esl_camera_set_view(EslCamera *c, EslStandardView view, const EslScene *scene);
+/* Follow camera: keep the direction and distance and look at point p (a body's centre of mass,
+ * esl_scene_body_center), which then stays at the centre of the picture. */
+void esl_camera_follow(EslCamera *c, const float p[3]);
 void esl_camera_orbit(EslCamera *c, float dyaw, float dpitch);
 /* Move the target in the view plane by (dx, dy) fractions of the viewport height. */
 void esl_camera_pan(EslCamera *c, float dx, float dy);

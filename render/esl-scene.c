@@ -1,5 +1,6 @@
 /* Scene builder: model + state -> drawables. See esl-scene.h. */
 #include "esl-scene.h"
+#include "esl-scene-private.h"
 
 #include <float.h>
 #include <math.h>
@@ -30,7 +31,6 @@ static const float body_palette[][4] = {
 };
 static const float ground_color[4] = {0.42f, 0.42f, 0.45f, 1.0f};
 static const float tyre_color[4] = {0.13f, 0.13f, 0.15f, 1.0f};
-static const float road_color[4] = {0.30f, 0.30f, 0.32f, 1.0f};
 static const float spring_color[4] = {0.80f, 0.68f, 0.25f, 1.0f};
 static const float force_color[4] = {0.85f, 0.20f, 0.55f, 1.0f};
 static const float highlight_color[4] = {1.0f, 0.85f, 0.1f, 1.0f};
@@ -54,12 +54,13 @@ void esl_scene_free(EslScene *scene)
     if (!scene)
         return;
     free(scene->items);
+    free(scene->surface);
     free(scene);
 }
 
 /* ---- small vector helpers ------------------------------------------------------------- */
 
-static void transform(const double *pose, const double x[3], float out[3])
+void esl_scene_transform(const double *pose, const double x[3], float out[3])
 {
     if (!pose) {
         for (int i = 0; i < 3; i++)
@@ -71,7 +72,7 @@ static void transform(const double *pose, const double x[3], float out[3])
         out[i] = (float)(R[3 * i] * x[0] + R[3 * i + 1] * x[1] + R[3 * i + 2] * x[2] + p[i]);
 }
 
-static void rotate(const double *pose, const double v[3], float out[3])
+void esl_scene_rotate(const double *pose, const double v[3], float out[3])
 {
     if (!pose) {
         for (int i = 0; i < 3; i++)
@@ -82,7 +83,7 @@ static void rotate(const double *pose, const double v[3], float out[3])
         out[i] = (float)(pose[3 * i] * v[0] + pose[3 * i + 1] * v[1] + pose[3 * i + 2] * v[2]);
 }
 
-static float dist3(const float a[3], const float b[3])
+float esl_scene_dist3(const float a[3], const float b[3])
 {
     float dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
     return sqrtf(dx * dx + dy * dy + dz * dz);
@@ -94,7 +95,7 @@ static double ddist3(const double a[3], const double b[3])
     return sqrt(dx * dx + dy * dy + dz * dz);
 }
 
-static void unit(float v[3])
+void esl_scene_unit(float v[3])
 {
     float n = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     if (n > 0)
@@ -104,7 +105,7 @@ static void unit(float v[3])
 
 /* ---- building ------------------------------------------------------------------------- */
 
-static EslDrawable *push(EslScene *s, EslDrawableKind kind, EslDrawableSource source, int index,
+EslDrawable *esl_scene_push(EslScene *s, EslDrawableKind kind, EslDrawableSource source, int index,
                          const float color[4])
 {
     if (s->n == s->cap) {
@@ -124,51 +125,79 @@ static EslDrawable *push(EslScene *s, EslDrawableKind kind, EslDrawableSource so
     return d;
 }
 
-static const double *body_pose(const double *poses, int body)
+const double *esl_scene_body_pose(const double *poses, int body)
 {
     return poses ? poses + 12 * body : NULL;
 }
 
-/* Bounding sphere, up vector and size of the drawn model. */
-static void measure(EslScene *s, const MbsModel *m)
+/* Bounding box of the model's bodies, points and joints in a state (NULL: as drawn); without
+ * what is fixed to the ground when moving_only (a vehicle's guides at the origin would keep
+ * the centre there as it drives off). */
+static int model_box(const MbsModel *m, const double *poses, int moving_only, double lo[3],
+                     double hi[3])
 {
-    double lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
     int count = 0;
-#define ADD(x)                                                                                  \
+    for (int k = 0; k < 3; k++) {
+        lo[k] = DBL_MAX;
+        hi[k] = -DBL_MAX;
+    }
+#define ADD(body, x)                                                                            \
     do {                                                                                        \
+        if (moving_only && (body) == m->ground)                                                 \
+            break;                                                                              \
+        float y_[3];                                                                            \
+        esl_scene_transform(esl_scene_body_pose(poses, (body)), (x), y_);                                                             \
         for (int k_ = 0; k_ < 3; k_++) {                                                        \
-            lo[k_] = fmin(lo[k_], (x)[k_]);                                                     \
-            hi[k_] = fmax(hi[k_], (x)[k_]);                                                     \
+            lo[k_] = fmin(lo[k_], y_[k_]);                                                      \
+            hi[k_] = fmax(hi[k_], y_[k_]);                                                      \
         }                                                                                       \
         count++;                                                                                \
     } while (0)
     for (int i = 0; i < m->nbodies; i++)
         if (!m->bodies[i].is_ground)
-            ADD(m->bodies[i].com);
+            ADD(i, m->bodies[i].com);
     for (int i = 0; i < m->npoints; i++)
-        ADD(m->points[i].pos);
+        ADD(m->points[i].body, m->points[i].pos);
     for (int i = 0; i < m->njoints; i++) {
-        ADD(m->joints[i].point1);
-        ADD(m->joints[i].point2);
+        ADD(m->joints[i].body1, m->joints[i].point1);
+        ADD(m->joints[i].body2, m->joints[i].point2);
     }
 #undef ADD
     if (count == 0) {
         lo[0] = lo[1] = lo[2] = -0.5;
         hi[0] = hi[1] = hi[2] = 0.5;
     }
+    return count;
+}
+
+/* Up vector, size (radii stay put while it moves), floor and bounding sphere from the drawn
+ * model; for a vehicle the bounding sphere of its moving bodies in the state drawn (one that has
+ * driven off stays in the frame). */
+static void measure(EslScene *s, const MbsModel *m, const double *poses)
+{
+    double lo[3], hi[3];
+    int moving_only = esl_scene_is_vehicle(m);
+    model_box(m, NULL, 0, lo, hi);
     double diag = ddist3(lo, hi);
     if (diag < 1e-9)
         diag = 1.0;
-    for (int k = 0; k < 3; k++)
-        s->center[k] = (float)(0.5 * (lo[k] + hi[k]));
-    s->radius = (float)(0.5 * diag);
     s->size = (float)diag;
     double g = sqrt(m->gravity[0] * m->gravity[0] + m->gravity[1] * m->gravity[1] +
                     m->gravity[2] * m->gravity[2]);
     for (int k = 0; k < 3; k++)
         s->up[k] = g > 0 ? (float)(-m->gravity[k] / g) : (k == 2 ? 1.0f : 0.0f);
-    s->floor = s->center[0] * s->up[0] + s->center[1] * s->up[1] + s->center[2] * s->up[2] -
-               1.05f * s->radius;
+    float drawn_center[3];
+    for (int k = 0; k < 3; k++)
+        drawn_center[k] = (float)(0.5 * (lo[k] + hi[k]));
+    s->floor = drawn_center[0] * s->up[0] + drawn_center[1] * s->up[1] +
+               drawn_center[2] * s->up[2] - 0.525f * s->size;
+    if (moving_only) { /* a vehicle: where it is now; a mechanism keeps its frame */
+        model_box(m, poses, moving_only, lo, hi);
+        diag = fmax(ddist3(lo, hi), 1e-9);
+    }
+    for (int k = 0; k < 3; k++)
+        s->center[k] = (float)(0.5 * (lo[k] + hi[k]));
+    s->radius = (float)(0.5 * diag);
 }
 
 static int body_anchors(const MbsModel *m, int body, double anchors[][3], double tol);
@@ -251,36 +280,36 @@ static int add_body(EslScene *s, const MbsModel *m, int b, const double *pose, f
     double anchors[MAX_ANCHORS][3];
     int n = body_anchors(m, b, anchors, 1e-6 * s->size);
     float com[3];
-    transform(pose, m->bodies[b].com, com);
+    esl_scene_transform(pose, m->bodies[b].com, com);
     EslDrawable *d;
     if (n == 0) {
-        if (!(d = push(s, ESL_DRAW_SPHERE, ESL_SOURCE_BODY, b, color)))
+        if (!(d = esl_scene_push(s, ESL_DRAW_SPHERE, ESL_SOURCE_BODY, b, color)))
             return -1;
         memcpy(d->a, com, sizeof com);
         d->radius = 2.0f * r;
         return 0;
     }
     if (n == 2) {
-        if (!(d = push(s, ESL_DRAW_CAPSULE, ESL_SOURCE_BODY, b, color)))
+        if (!(d = esl_scene_push(s, ESL_DRAW_CAPSULE, ESL_SOURCE_BODY, b, color)))
             return -1;
-        transform(pose, anchors[0], d->a);
-        transform(pose, anchors[1], d->b);
+        esl_scene_transform(pose, anchors[0], d->a);
+        esl_scene_transform(pose, anchors[1], d->b);
         d->radius = r;
         return 0;
     }
     /* One anchor, or a plate of three or more: bars from the centre of mass. */
     for (int i = 0; i < n; i++) {
         float x[3];
-        transform(pose, anchors[i], x);
-        if (dist3(x, com) <= r)
+        esl_scene_transform(pose, anchors[i], x);
+        if (esl_scene_dist3(x, com) <= r)
             continue;
-        if (!(d = push(s, ESL_DRAW_CAPSULE, ESL_SOURCE_BODY, b, color)))
+        if (!(d = esl_scene_push(s, ESL_DRAW_CAPSULE, ESL_SOURCE_BODY, b, color)))
             return -1;
         memcpy(d->a, com, sizeof com);
         memcpy(d->b, x, sizeof x);
         d->radius = r;
     }
-    if (!(d = push(s, ESL_DRAW_SPHERE, ESL_SOURCE_BODY, b, color)))
+    if (!(d = esl_scene_push(s, ESL_DRAW_SPHERE, ESL_SOURCE_BODY, b, color)))
         return -1;
     memcpy(d->a, com, sizeof com);
     d->radius = 1.4f * r;
@@ -288,11 +317,11 @@ static int add_body(EslScene *s, const MbsModel *m, int b, const double *pose, f
 }
 
 /* Cylinder of given length centred at c along axis. */
-static EslDrawable *add_axis_cylinder(EslScene *s, EslDrawableSource source, int index,
+EslDrawable *esl_scene_add_axis_cylinder(EslScene *s, EslDrawableSource source, int index,
                                       const float color[4], const float c[3], const float axis[3],
                                       float length, float radius)
 {
-    EslDrawable *d = push(s, ESL_DRAW_CYLINDER, source, index, color);
+    EslDrawable *d = esl_scene_push(s, ESL_DRAW_CYLINDER, source, index, color);
     if (!d)
         return NULL;
     for (int k = 0; k < 3; k++) {
@@ -311,13 +340,13 @@ static int add_arrow(EslScene *s, EslDrawableSource source, int index, const flo
         tip_start[k] = from[k] + 0.75f * length * dir[k];
         tip[k] = from[k] + length * dir[k];
     }
-    EslDrawable *shaft = push(s, ESL_DRAW_CYLINDER, source, index, color);
+    EslDrawable *shaft = esl_scene_push(s, ESL_DRAW_CYLINDER, source, index, color);
     if (!shaft)
         return -1;
     memcpy(shaft->a, from, sizeof shaft->a);
     memcpy(shaft->b, tip_start, sizeof shaft->b);
     shaft->radius = shaft->radius2 = r;
-    EslDrawable *head = push(s, ESL_DRAW_CYLINDER, source, index, color);
+    EslDrawable *head = esl_scene_push(s, ESL_DRAW_CYLINDER, source, index, color);
     if (!head)
         return -1;
     memcpy(head->a, tip_start, sizeof head->a);
@@ -328,44 +357,44 @@ static int add_arrow(EslScene *s, EslDrawableSource source, int index, const flo
 }
 
 static int add_joint(EslScene *s, const MbsModel *m, int i, const double *poses, float r,
-                     const float color[4])
+                     const float color[4], int vehicle)
 {
     const MbsJoint *j = &m->joints[i];
-    const double *pose1 = body_pose(poses, j->body1), *pose2 = body_pose(poses, j->body2);
+    const double *pose1 = esl_scene_body_pose(poses, j->body1), *pose2 = esl_scene_body_pose(poses, j->body2);
     float c[3], axis1[3], axis2[3];
     /* Drawn on body2 (the moving side for tree joints); a violated loop joint then shows the gap
      * through its colour. */
-    transform(pose2, j->point2, c);
-    rotate(pose1, j->axis1, axis1);
-    rotate(pose2, j->axis2, axis2);
-    unit(axis1);
-    unit(axis2);
+    esl_scene_transform(pose2, j->point2, c);
+    esl_scene_rotate(pose1, j->axis1, axis1);
+    esl_scene_rotate(pose2, j->axis2, axis2);
+    esl_scene_unit(axis1);
+    esl_scene_unit(axis2);
     EslDrawable *d = NULL;
     switch (j->type) {
     case MBS_JOINT_REVOLUTE:
-        d = add_axis_cylinder(s, ESL_SOURCE_JOINT, i, color, c, axis2, JOINT_LENGTH * r,
+        d = esl_scene_add_axis_cylinder(s, ESL_SOURCE_JOINT, i, color, c, axis2, JOINT_LENGTH * r,
                               JOINT_RADIUS * r);
         break;
     case MBS_JOINT_PRISMATIC:
-        d = add_axis_cylinder(s, ESL_SOURCE_JOINT, i, color, c, axis1, PRISMATIC_LENGTH * r,
+        d = esl_scene_add_axis_cylinder(s, ESL_SOURCE_JOINT, i, color, c, axis1, PRISMATIC_LENGTH * r,
                               1.2f * r);
         break;
     case MBS_JOINT_SPHERICAL:
-        if ((d = push(s, ESL_DRAW_SPHERE, ESL_SOURCE_JOINT, i, color))) {
+        if ((d = esl_scene_push(s, ESL_DRAW_SPHERE, ESL_SOURCE_JOINT, i, color))) {
             memcpy(d->a, c, sizeof c);
             d->radius = 2.0f * r;
         }
         break;
     case MBS_JOINT_UNIVERSAL:
-        d = add_axis_cylinder(s, ESL_SOURCE_JOINT, i, color, c, axis1, JOINT_LENGTH * r,
+        d = esl_scene_add_axis_cylinder(s, ESL_SOURCE_JOINT, i, color, c, axis1, JOINT_LENGTH * r,
                               JOINT_RADIUS * r * 0.8f);
         if (d)
-            d = add_axis_cylinder(s, ESL_SOURCE_JOINT, i, color, c, axis2, JOINT_LENGTH * r,
+            d = esl_scene_add_axis_cylinder(s, ESL_SOURCE_JOINT, i, color, c, axis2, JOINT_LENGTH * r,
                                   JOINT_RADIUS * r * 0.8f);
         break;
     case MBS_JOINT_ROD:
-        if ((d = push(s, ESL_DRAW_CAPSULE, ESL_SOURCE_JOINT, i, color))) {
-            transform(pose1, j->point1, d->a);
+        if ((d = esl_scene_push(s, ESL_DRAW_CAPSULE, ESL_SOURCE_JOINT, i, color))) {
+            esl_scene_transform(pose1, j->point1, d->a);
             memcpy(d->b, c, sizeof c);
             d->radius = ROD_RADIUS * r;
         }
@@ -376,12 +405,13 @@ static int add_joint(EslScene *s, const MbsModel *m, int i, const double *poses,
     if (!d)
         return -1;
 
-    /* Ground marker: a cone under joints attached to the ground. */
-    int on_ground = (j->body1 == m->ground) || (j->body2 == m->ground);
+    /* Ground marker: a cone under joints attached to the ground (not a vehicle's guides: they
+     * support nothing, and would stay behind at the origin as it drives off). */
+    int on_ground = !vehicle && ((j->body1 == m->ground) || (j->body2 == m->ground));
     if (on_ground && m->ground >= 0) {
         float g[3];
-        transform(NULL, j->body1 == m->ground ? j->point1 : j->point2, g);
-        EslDrawable *cone = push(s, ESL_DRAW_CYLINDER, ESL_SOURCE_GROUND, i, ground_color);
+        esl_scene_transform(NULL, j->body1 == m->ground ? j->point1 : j->point2, g);
+        EslDrawable *cone = esl_scene_push(s, ESL_DRAW_CYLINDER, ESL_SOURCE_GROUND, i, ground_color);
         if (!cone)
             return -1;
         for (int k = 0; k < 3; k++) {
@@ -400,11 +430,11 @@ static int add_force(EslScene *s, const MbsModel *m, int i, const double *poses,
     const MbsForce *f = &m->forces[i];
     MbsForceDrawing drawing = mbs_force_class(f->type)->drawing;
     if (drawing == MBS_FORCE_DRAW_SPRING) {
-        EslDrawable *d = push(s, ESL_DRAW_HELIX, ESL_SOURCE_FORCE, i, color);
+        EslDrawable *d = esl_scene_push(s, ESL_DRAW_HELIX, ESL_SOURCE_FORCE, i, color);
         if (!d)
             return -1;
-        transform(body_pose(poses, f->body1), f->point1, d->a);
-        transform(body_pose(poses, f->body2), f->point2, d->b);
+        esl_scene_transform(esl_scene_body_pose(poses, f->body1), f->point1, d->a);
+        esl_scene_transform(esl_scene_body_pose(poses, f->body2), f->point2, d->b);
         d->radius = SPRING_COIL * r;
         d->radius2 = SPRING_WIRE * r;
         d->turns = SPRING_TURNS;
@@ -412,66 +442,17 @@ static int add_force(EslScene *s, const MbsModel *m, int i, const double *poses,
     }
     if (drawing == MBS_FORCE_DRAW_ARROW) {
         float at[3], dir[3];
-        transform(body_pose(poses, f->body1), f->point1, at);
+        esl_scene_transform(esl_scene_body_pose(poses, f->body1), f->point1, at);
         for (int k = 0; k < 3; k++)
             dir[k] = (float)f->vector[k];
         if (dir[0] == 0 && dir[1] == 0 && dir[2] == 0)
             return 0;
-        unit(dir);
+        esl_scene_unit(dir);
         return add_arrow(s, ESL_SOURCE_FORCE, i, force_color, at, dir, 0.15f * s->size, 0.5f * r);
     }
-    if (drawing == MBS_FORCE_DRAW_TYRE) { /* a tyre: a short cylinder about the spin axis */
-        float at[3], axis[3];
-        const double *pose = body_pose(poses, f->body1);
-        double R = mbs_force_wheel_radius(f);
-        transform(pose, f->point1, at);
-        rotate(pose, f->axis, axis);
-        unit(axis);
-        return add_axis_cylinder(s, ESL_SOURCE_FORCE, i, color == spring_color ? tyre_color : color,
-                                 at, axis, (float)(0.35 * R), (float)R)
-                   ? 0
-                   : -1;
-    }
+    if (drawing == MBS_FORCE_DRAW_TYRE)
+        return esl_scene_add_tyre(s, m, i, poses, color == spring_color ? tyre_color : color);
     return 0; /* MBS_FORCE_DRAW_NONE: joint spring-dampers and torques */
-}
-
-/* The road under the wheels: its height profile along x (steps, bumps, profiles) as a line of
- * thin capsules at the y of each wheel's drawn centre, over the model's extent and beyond. */
-#define ROAD_SEGMENTS 240
-static int add_road(EslScene *s, const MbsModel *m, float r)
-{
-    double ys[16];
-    int ny = 0;
-    for (int i = 0; i < m->nforces && ny < 16; i++) {
-        if (mbs_force_class(m->forces[i].type)->drawing != MBS_FORCE_DRAW_TYRE)
-            continue;
-        double y = m->forces[i].point1[1];
-        int seen = 0;
-        for (int k = 0; k < ny; k++)
-            seen |= fabs(ys[k] - y) < 1e-6;
-        if (!seen)
-            ys[ny++] = y;
-    }
-    if (!m->road || ny == 0)
-        return 0;
-    double x0 = s->center[0] - 1.5 * s->size, x1 = s->center[0] + 1.5 * s->size;
-    for (int k = 0; k < ny; k++) {
-        MbsRoadPoint p;
-        mbs_road_eval(m->road, x0, ys[k], &p);
-        float prev[3] = {(float)x0, (float)ys[k], (float)p.height};
-        for (int j = 1; j <= ROAD_SEGMENTS; j++) {
-            double x = x0 + (x1 - x0) * j / ROAD_SEGMENTS;
-            mbs_road_eval(m->road, x, ys[k], &p);
-            EslDrawable *d = push(s, ESL_DRAW_CAPSULE, ESL_SOURCE_GROUND, -1, road_color);
-            if (!d)
-                return -1;
-            memcpy(d->a, prev, sizeof d->a);
-            d->b[0] = (float)x, d->b[1] = (float)ys[k], d->b[2] = (float)p.height;
-            d->radius = d->radius2 = 0.6f * r;
-            memcpy(prev, d->b, sizeof prev);
-        }
-    }
-    return 0;
 }
 
 static int add_frame(EslScene *s, const MbsModel *m, int b, const double *pose, float r)
@@ -479,11 +460,11 @@ static int add_frame(EslScene *s, const MbsModel *m, int b, const double *pose, 
     static const float axis_colors[3][4] = {
         {0.9f, 0.2f, 0.2f, 1.0f}, {0.2f, 0.75f, 0.2f, 1.0f}, {0.25f, 0.35f, 0.95f, 1.0f}};
     float com[3];
-    transform(pose, m->bodies[b].com, com);
+    esl_scene_transform(pose, m->bodies[b].com, com);
     for (int k = 0; k < 3; k++) {
         double e[3] = {k == 0, k == 1, k == 2};
         float dir[3];
-        rotate(pose, e, dir);
+        esl_scene_rotate(pose, e, dir);
         if (add_arrow(s, ESL_SOURCE_FRAME, b, axis_colors[k], com, dir, FRAME_LENGTH * r,
                       0.35f * r))
             return -1;
@@ -507,7 +488,8 @@ int esl_scene_build(EslScene *s, const MbsModel *m, const double *poses,
         options = &defaults;
     }
     s->n = 0;
-    measure(s, m);
+    s->n_surface = 0;
+    measure(s, m, poses);
     float median_length;
     float r = bar_radius(s, m, &median_length);
     s->bar_radius = r;
@@ -518,13 +500,18 @@ int esl_scene_build(EslScene *s, const MbsModel *m, const double *poses,
     if (median_length > 0)
         joint_r = fmaxf(r, fminf(0.012f * s->size, 0.3f * median_length) / JOINT_RADIUS);
 
+    int vehicle_body = esl_scene_is_vehicle(m) ? esl_scene_vehicle_body(m) : -1;
     for (int b = 0; b < m->nbodies; b++) {
         if (m->bodies[b].is_ground)
             continue;
         const float *color = pick_color(options, ESL_SOURCE_BODY, b,
                                         body_palette[b % (int)(sizeof body_palette /
                                                                sizeof body_palette[0])]);
-        if (add_body(s, m, b, body_pose(poses, b), r, color))
+        if (b != vehicle_body && esl_scene_carries_tyre(m, b))
+            continue; /* drawn as its tyre */
+        int chassis = b == vehicle_body ? esl_scene_add_chassis(s, m, b, poses, color) : 1;
+        if (chassis < 0 ||
+            (chassis > 0 && add_body(s, m, b, esl_scene_body_pose(poses, b), r, color)))
             return -1;
     }
     for (int i = 0; i < m->njoints; i++) {
@@ -532,17 +519,17 @@ int esl_scene_build(EslScene *s, const MbsModel *m, const double *poses,
         esl_scene_violation_color(violations ? violations[i] : 0.0, options->violation_low,
                                   options->violation_high, color);
         if (add_joint(s, m, i, poses, joint_r,
-                      pick_color(options, ESL_SOURCE_JOINT, i, color)))
+                      pick_color(options, ESL_SOURCE_JOINT, i, color), vehicle_body >= 0))
             return -1;
     }
     for (int i = 0; i < m->nforces; i++)
         if (add_force(s, m, i, poses, r, pick_color(options, ESL_SOURCE_FORCE, i, spring_color)))
             return -1;
-    if (add_road(s, m, r))
+    if (esl_scene_add_road(s, m, poses))
         return -1;
     if (options->show_frames)
         for (int b = 0; b < m->nbodies; b++)
-            if (!m->bodies[b].is_ground && add_frame(s, m, b, body_pose(poses, b), r))
+            if (!m->bodies[b].is_ground && add_frame(s, m, b, esl_scene_body_pose(poses, b), r))
                 return -1;
     return 0;
 }
@@ -552,7 +539,7 @@ int esl_scene_add_trail(EslScene *s, const float *points, int n, const float col
 {
     float r = 0.35f * (s->bar_radius > 0 ? s->bar_radius : 0.01f);
     for (int i = 1; i < n; i++) {
-        EslDrawable *d = push(s, ESL_DRAW_CAPSULE, ESL_SOURCE_TRAIL, index, color);
+        EslDrawable *d = esl_scene_push(s, ESL_DRAW_CAPSULE, ESL_SOURCE_TRAIL, index, color);
         if (!d)
             return -1;
         memcpy(d->a, points + 3 * (i - 1), sizeof d->a);
@@ -628,14 +615,14 @@ static float ray_segment(const float o[3], const float d[3], const float a[3], c
     for (int k = 0; k < 3; k++)
         pr[k] = o[k] + tc * d[k];
     *t = tc;
-    return dist3(pr, ps);
+    return esl_scene_dist3(pr, ps);
 }
 
 int esl_scene_pick(const EslScene *s, const float origin[3], const float dir[3],
                    float tolerance)
 {
     float d[3] = {dir[0], dir[1], dir[2]};
-    unit(d);
+    esl_scene_unit(d);
     int best = -1;
     float best_t = FLT_MAX;
     for (int i = 0; i < s->n; i++) {

@@ -10,7 +10,13 @@
  *  - joints on the ground: a cone under them (ground marker);
  *  - TSDA springs: helices; constant forces: arrows;
  *  - body frames (optional): three arrows x (red), y (green), z (blue) at the centre of mass;
- *  - trails (esl_scene_add_trail): the path of a point as thin capsules.
+ *  - trails (esl_scene_add_trail): the path of a point as thin capsules;
+ *  - vehicles (a model with `wheel` or `tyre` elements): each tyre as a tyre (a cylinder of its
+ *    radius with a rim, spokes and tread bars that turn with its body; the body carrying it is
+ *    not drawn as bars), the chassis (esl_scene_vehicle_body) as the box of its mass and
+ *    inertia, narrowed to stay between the wheels; the road (the model's, or a `tyre`
+ *    element's own) as a checkered surface of triangles from mbs_road_eval, features tinted,
+ *    over a stretch that follows the vehicle; lane-change cones (esl_scene_add_cones).
  */
 #ifndef ESL_SCENE_H
 #define ESL_SCENE_H
@@ -22,6 +28,8 @@ typedef enum {
     ESL_DRAW_CYLINDER, /* frustum a-b with radius at a and radius2 at b, flat ends */
     ESL_DRAW_SPHERE,   /* centre a, radius */
     ESL_DRAW_HELIX,    /* coil from a to b: coil radius, wire radius2, turns */
+    ESL_DRAW_BOX,      /* box with its length from a to b, half-width radius along side,
+                          half-height radius2 along (b - a) x side */
     ESL_DRAW_KIND_COUNT
 } EslDrawableKind;
 
@@ -32,6 +40,7 @@ typedef enum {
     ESL_SOURCE_GROUND, /* ground marker under a joint (index: the joint) */
     ESL_SOURCE_FRAME,  /* body frame arrow (index: the body) */
     ESL_SOURCE_TRAIL,  /* path followed by a point (index: given by the caller) */
+    ESL_SOURCE_CONE,   /* lane-change cone (index: its place in the array given) */
 } EslDrawableSource;
 
 typedef struct {
@@ -39,6 +48,7 @@ typedef struct {
     float a[3], b[3];
     float radius, radius2;
     int turns;
+    float side[3]; /* box: unit vector across its width */
     float color[4];
     EslDrawableSource source;
     int index; /* body, joint or force index in the model */
@@ -54,18 +64,28 @@ typedef struct {
 
 void esl_scene_options_defaults(EslSceneOptions *o);
 
+/* A vertex of the scene's surface triangles (the road): world position, unit normal, colour. */
+typedef struct {
+    float position[3], normal[3], color[4];
+} EslSurfaceVertex;
+
 typedef struct {
     EslDrawable *items;
     int n, cap;
-    /* Bounding sphere of the model as drawn, a unit "up" vector (against gravity, +z when
-     * there is no gravity) and a length scale used for radii. */
+    /* Triangles, three vertices each, not pickable and not in the bounds: the road. */
+    EslSurfaceVertex *surface;
+    int n_surface, cap_surface;
+    /* Bounding sphere of the model as drawn (of a vehicle: of its moving bodies in the state
+     * drawn), a unit "up" vector (against gravity, +z when there is no gravity) and a length
+     * scale used for radii (of the drawn configuration: radii do not change as it moves). */
     float center[3];
     float radius;
     float up[3];
     float size;
     float bar_radius; /* radius of the bars, the unit of every other size */
-    float floor;      /* height (along up) of the floor grid: under the drawn model; users
-                         that know the whole motion may lower it */
+    float floor;      /* height (along up) of the floor grid: under the drawn model (just under
+                         the road when there is one); users that know the whole motion may
+                         lower it */
 } EslScene;
 
 EslScene *esl_scene_new(void);
@@ -82,6 +102,20 @@ int esl_scene_build(EslScene *scene, const MbsModel *m, const double *poses,
  * mass during a run. Call after esl_scene_build. Returns 0, or -1 when out of memory. */
 int esl_scene_add_trail(EslScene *scene, const float *points, int n, const float color[4],
                         int index);
+
+/* Lane-change cones at n ground positions (x, y pairs), standing on the model's road (or at
+ * the floor without one): an orange cone with a white band each, source ESL_SOURCE_CONE, index
+ * their place in xy. For the paths of engine/vehicle (ISO 3888); call after esl_scene_build.
+ * Returns 0, or -1 when out of memory. */
+int esl_scene_add_cones(EslScene *scene, const MbsModel *m, const double *xy, int n);
+
+/* The vehicle's body, which the chassis box draws and a follow camera follows by default: the
+ * heaviest body that is not the ground (-1 when there is none). */
+int esl_scene_vehicle_body(const MbsModel *m);
+/* Centre of mass of body b in the state poses (NULL: drawn configuration). */
+void esl_scene_body_center(const MbsModel *m, const double *poses, int b, float out[3]);
+/* 1 when the model has wheels (`wheel` or `tyre` elements). */
+int esl_scene_is_vehicle(const MbsModel *m);
 
 /* Axis-aligned bounds (lo, hi) of the drawables as they are now, radii included; grows the
  * given box (start with lo = +inf, hi = -inf). */

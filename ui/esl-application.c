@@ -174,6 +174,7 @@ static void esl_application_startup(GApplication *app)
         {"win.view::side", {"<Primary>3", NULL}},
         {"win.view::top", {"<Primary>4", NULL}},
         {"win.show-frames", {"<Primary>b", NULL}},
+        {"win.follow-body", {"<Primary>l", NULL}},
         {"win.export-view", {"<Primary>e", NULL}},
     };
     for (size_t i = 0; i < G_N_ELEMENTS(accels); i++)

@@ -12,6 +12,7 @@
 #include "esl-variables.h"
 #include "esl-scene.h"
 #include "mbs_force.h"
+#include "mbs_tyre_model.h"
 
 struct _EslModelPanel {
     GtkWidget parent_instance;
@@ -413,6 +414,17 @@ static void show_violation(EslModelPanel *self)
 static GMenu *plot_menu_for(const MbsModel *m, int source, int index)
 {
     GMenu *menu = g_menu_new();
+    /* a wheel with a PAC2002 tyre: its curves (win.tyre-curves, ui/esl-window-vehicle.c) */
+    if (source == ESL_SOURCE_FORCE && index >= 0 && index < m->nforces &&
+        m->forces[index].type == MBS_FORCE_WHEEL &&
+        m->forces[index].tyre_law == mbs_tyre_model_class_index("pac2002")) {
+        g_autofree char *shown = esl_menu_label_escape(m->forces[index].name);
+        g_autofree char *label = g_strdup_printf(_("Tyre Curves of %s…"), shown);
+        g_autoptr(GMenuItem) item = g_menu_item_new(label, NULL);
+        g_menu_item_set_action_and_target_value(item, "win.tyre-curves",
+                                                g_variant_new_int32(index));
+        g_menu_append_item(menu, item);
+    }
     static const char *const groups[] = {N_("Plot %s: Position"), N_("Plot %s: Velocity"),
                                          N_("Plot %s: Acceleration")};
     for (int k = 0; k < esl_variable_kind_count; k++) {

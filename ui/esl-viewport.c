@@ -20,6 +20,7 @@ struct _EslViewport {
     int n_trail, trail_body;
     gboolean camera_set;
     gboolean show_grid;
+    gboolean follow;
     /* drag */
     EslCamera drag_camera;
     gboolean drag_pan;
@@ -30,6 +31,8 @@ G_DEFINE_FINAL_TYPE(EslViewport, esl_viewport, GTK_TYPE_GL_AREA)
 
 enum { SIGNAL_PICKED, N_SIGNALS };
 static guint signals[N_SIGNALS];
+enum { PROP_0, PROP_FOLLOW, N_PROPS };
+static GParamSpec *props[N_PROPS];
 
 static void rebuild_scene(EslViewport *self)
 {
@@ -45,6 +48,12 @@ static void rebuild_scene(EslViewport *self)
         if (!self->camera_set) {
             esl_camera_set_view(&self->camera, ESL_VIEW_ISOMETRIC, self->scene);
             self->camera_set = TRUE;
+        }
+        int body = self->follow ? esl_scene_vehicle_body(self->model) : -1;
+        if (body >= 0) {
+            float center[3];
+            esl_scene_body_center(self->model, self->poses, body, center);
+            esl_camera_follow(&self->camera, center);
         }
     }
     gtk_gl_area_queue_render(GTK_GL_AREA(self));
@@ -224,10 +233,34 @@ static void esl_viewport_finalize(GObject *object)
     G_OBJECT_CLASS(esl_viewport_parent_class)->finalize(object);
 }
 
+static void esl_viewport_get_property(GObject *object, guint id, GValue *value,
+                                      GParamSpec *pspec)
+{
+    if (id == PROP_FOLLOW)
+        g_value_set_boolean(value, ESL_VIEWPORT(object)->follow);
+    else
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+}
+
+static void esl_viewport_set_property(GObject *object, guint id, const GValue *value,
+                                      GParamSpec *pspec)
+{
+    if (id == PROP_FOLLOW)
+        esl_viewport_set_follow(ESL_VIEWPORT(object), g_value_get_boolean(value));
+    else
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+}
+
 static void esl_viewport_class_init(EslViewportClass *klass)
 {
     GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
     G_OBJECT_CLASS(klass)->finalize = esl_viewport_finalize;
+    G_OBJECT_CLASS(klass)->get_property = esl_viewport_get_property;
+    G_OBJECT_CLASS(klass)->set_property = esl_viewport_set_property;
+    props[PROP_FOLLOW] = g_param_spec_boolean("follow", NULL, NULL, FALSE,
+                                              G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY |
+                                                  G_PARAM_STATIC_STRINGS);
+    g_object_class_install_properties(G_OBJECT_CLASS(klass), N_PROPS, props);
     widget_class->realize = esl_viewport_realize;
     widget_class->unrealize = esl_viewport_unrealize;
     GTK_GL_AREA_CLASS(klass)->render = esl_viewport_render;
@@ -316,6 +349,30 @@ void esl_viewport_set_show_grid(EslViewport *self, gboolean show)
     gtk_gl_area_queue_render(GTK_GL_AREA(self));
 }
 
+void esl_viewport_set_follow(EslViewport *self, gboolean follow)
+{
+    follow = !!follow;
+    if (self->follow == follow)
+        return;
+    self->follow = follow;
+    g_object_notify_by_pspec(G_OBJECT(self), props[PROP_FOLLOW]);
+    if (follow) { /* the vehicle, not its whole drive, with some road around it */
+        esl_viewport_fit(self);
+        esl_camera_zoom(&self->camera, 1.6f);
+    }
+    rebuild_scene(self);
+}
+
+gboolean esl_viewport_get_follow(EslViewport *self)
+{
+    return self->follow;
+}
+
+const EslCamera *esl_viewport_get_camera(EslViewport *self)
+{
+    return &self->camera;
+}
+
 void esl_viewport_set_highlight(EslViewport *self, int source, int index)
 {
     self->options.highlight_source = source;
@@ -379,7 +436,8 @@ void esl_viewport_fit_states(EslViewport *self, const double *const *poses, int 
     for (int k = 0; k < 3; k++)
         size += (hi[k] - lo[k]) * (hi[k] - lo[k]);
     float radius = fmaxf(0.5f * sqrtf(size), 1e-3f);
-    esl_camera_fit_box(&self->camera, lo, hi, viewport_aspect(self));
+    if (!self->follow) /* a follow camera keeps its distance */
+        esl_camera_fit_box(&self->camera, lo, hi, viewport_aspect(self));
     /* the floor goes under the lowest corner of the motion's box */
     const float *up = self->scene->up;
     float lowest = INFINITY;

@@ -23,6 +23,12 @@ void esl_viewport_set_model(EslViewport *self, const MbsModel *model);
 void esl_viewport_set_state(EslViewport *self, const double *poses, const double *violations);
 void esl_viewport_set_show_frames(EslViewport *self, gboolean show);
 void esl_viewport_set_show_grid(EslViewport *self, gboolean show);
+/* Follow camera (property "follow"): the view keeps the model's heaviest body (a vehicle's
+ * chassis, esl_scene_vehicle_body) at its centre in every state shown. */
+void esl_viewport_set_follow(EslViewport *self, gboolean follow);
+gboolean esl_viewport_get_follow(EslViewport *self);
+/* The camera as it is now (for tests). */
+const EslCamera *esl_viewport_get_camera(EslViewport *self);
 /* Highlight one element (source < 0: none). */
 void esl_viewport_set_highlight(EslViewport *self, int source, int index);
 /* Path drawn as a trail (n points, x y z each; copied), or n = 0 for none. */

@@ -30,6 +30,7 @@ struct _EslWindow {
     GtkWidget *variable_browser; /* EslVariableBrowser, made when first asked for, or NULL */
     GtkWidget *objective_editor; /* EslObjectiveEditor, made when first asked for, or NULL */
     GtkWidget *optimize_dialog;  /* EslOptimizeDialog, made when first asked for, or NULL */
+    GtkWidget *tyre_dialog;      /* EslTyreDialog, made when first asked for, or NULL */
     GtkWidget *sidebar, *run_column, *view_paned; /* run_column: settings, progress, status */
     /* template: what the window itself writes to */
     GMenu *recent_menu;
@@ -123,6 +124,8 @@ void esl_window_ask_unsaved(EslWindow *self, EslWindowThen then, const char *pat
 void esl_window_update_presentation(EslWindow *self);
 void esl_window_class_install_actions(GtkWidgetClass *widget_class);
 void esl_window_init_actions(EslWindow *self);
+/* esl-window-vehicle.c: win.follow-body and win.tyre-curves */
+void esl_window_init_vehicle_actions(EslWindow *self);
 void esl_window_fill_recent_menu(EslWindow *self);
 /* Save the model's text to path (it becomes the model's file). */
 void esl_window_save_model_path(EslWindow *self, const char *path);

@@ -73,6 +73,9 @@ const char *esl_window_get_page(EslWindow *self);
 GtkWidget *esl_window_get_question(EslWindow *self);
 /* The renderer's error, or NULL when the 3D view works. */
 const char *esl_window_get_viewport_error(EslWindow *self);
+/* The tyre curves (win.tyre-curves) of wheel force (a pac2002 one; -1: the one selected in the
+ * model list, else the bundled HMMWV tyre file): the EslTyreDialog shown. */
+GtkWidget *esl_window_show_tyre_curves(EslWindow *self, int force);
 
 /* Building (esl-window-assemble.c; the actions win.new-model, win.add-body, win.add-joint,
  * win.add-force, win.set-driver, win.set-initial, win.set-parameter, win.set-gravity,

@@ -262,6 +262,43 @@ static gboolean source_at(PoseSource *src, double t, double *poses, double *viol
     return TRUE;
 }
 
+/* --follow [BODY]: the body's index, or -1 (no follow camera). */
+static char *follow_name;
+static gboolean follow_asked;
+
+static gboolean on_follow(const char *option, const char *value, gpointer data, GError **error)
+{
+    (void)option, (void)data, (void)error;
+    follow_asked = TRUE;
+    g_free(follow_name);
+    follow_name = g_strdup(value);
+    return TRUE;
+}
+
+/* The body --follow names, the vehicle's (the heaviest) without a name; -1 with a message when
+ * there is no such moving body. */
+static int follow_body(const MbsModel *m, const char *name)
+{
+    if (!name)
+        return esl_scene_vehicle_body(m);
+    for (int b = 0; b < m->nbodies; b++)
+        if (strcmp(m->bodies[b].name, name) == 0 && !m->bodies[b].is_ground)
+            return b;
+    fprintf(stderr, "eslabon-cli render: --follow %s: the model has no moving body of that "
+                    "name\n", name);
+    return -1;
+}
+
+/* A follow camera looks at its body's centre of mass in every frame. */
+static void aim(EslCamera *camera, const MbsModel *m, const double *poses, int follow)
+{
+    if (follow < 0)
+        return;
+    float c[3];
+    esl_scene_body_center(m, poses, follow, c);
+    esl_camera_follow(camera, c);
+}
+
 static volatile sig_atomic_t cancelled;
 
 static void on_interrupt(int signal_number)
@@ -275,8 +312,9 @@ static void on_interrupt(int signal_number)
  * `render --time` draws it, with the camera of the first frame. Ctrl+C cancels (nothing is
  * left behind); a terminal sees the progress. */
 static gboolean export_video(PoseSource *src, EslRenderer *renderer, EslStandardView view,
-                             gboolean frames, const char *out, int width, int height, int fps,
-                             double speed, double duration, int *nframes, GError **error)
+                             gboolean frames, int follow, const char *out, int width, int height,
+                             int fps, double speed, double duration, int *nframes,
+                             GError **error)
 {
 #ifdef ESLABON_HAVE_VIDEO
     const MbsModel *m = src->m;
@@ -302,6 +340,7 @@ static gboolean export_video(PoseSource *src, EslRenderer *renderer, EslStandard
             esl_scene_build(scene, m, poses, violations, &options);
             if (k == 0)
                 esl_camera_set_view(&camera, view, scene);
+            aim(&camera, m, poses, follow);
             ok = esl_renderer_render_offscreen(renderer, scene, &camera, pixels, error) &&
                  esl_video_add_frame(video, pixels, error);
         }
@@ -324,7 +363,8 @@ static gboolean export_video(PoseSource *src, EslRenderer *renderer, EslStandard
     *nframes = (int)n;
     return esl_video_finish(video, error);
 #else
-    (void)src, (void)renderer, (void)view, (void)frames, (void)width, (void)height, (void)fps;
+    (void)src, (void)renderer, (void)view, (void)frames, (void)follow, (void)width, (void)height;
+    (void)fps;
     (void)speed, (void)duration, (void)nframes;
     g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
                 "%s: this build has no video export (FFmpeg's libavcodec, libavformat and "
@@ -360,6 +400,8 @@ int esl_cli_render(int argc, char **argv)
         {"step", 0, 0, G_OPTION_ARG_DOUBLE, &step, "Time step (s, default from the settings)",
          "H"},
         {"frames", 0, 0, G_OPTION_ARG_NONE, &frames, "Draw body frames", NULL},
+        {"follow", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (gpointer)on_follow,
+         "Camera follows BODY (default: the heaviest, a vehicle's chassis)", "BODY"},
         {"no-grid", 0, 0, G_OPTION_ARG_NONE, &no_grid, "Do not draw the floor grid", NULL},
         {"project", 'p', 0, G_OPTION_ARG_FILENAME, &project, "Draw a run stored in this project "
          "(with --run; no MODEL)", "FILE"},
@@ -381,8 +423,10 @@ int esl_cli_render(int argc, char **argv)
     g_autofree double *poses = NULL, *violations = NULL;
     g_autofree guint8 *pixels = NULL;
     g_autofree char *path = NULL;
-    int width = 1280, height = 800;
+    int width = 1280, height = 800, follow = -1;
     EslStandardView view = ESL_VIEW_ISOMETRIC;
+    follow_asked = FALSE;
+    g_clear_pointer(&follow_name, g_free);
 
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
         fprintf(stderr, "eslabon-cli render: %s\n", error->message);
@@ -390,7 +434,7 @@ int esl_cli_render(int argc, char **argv)
     }
     if (argc != (project ? 1 : 2) || !out == !video || !project != !run_id) {
         fprintf(stderr, "usage: eslabon-cli render MODEL [--time T] --out FILE.png "
-                        "[--size WxH] [--view iso|front|side|top]\n"
+                        "[--size WxH] [--view iso|front|side|top] [--follow[=BODY]]\n"
                         "       eslabon-cli render MODEL --video FILE.mp4|FILE.webm "
                         "[--fps N] [--duration T] [--speed S] ...\n"
                         "       eslabon-cli render --project FILE --run ID [--time T] "
@@ -439,6 +483,10 @@ int esl_cli_render(int argc, char **argv)
             duration = 5.0;
     }
     src.m = m;
+    if (follow_asked && (follow = follow_body(m, follow_name)) < 0) {
+        status = 2;
+        goto done;
+    }
     if (!src.h && !source_start(&src, formulation ? formulation : "penalty", step,
                                 video ? duration : time, &error)) {
         fprintf(stderr, "eslabon-cli render: %s %g s: %s\n", video ? "--duration" : "--time",
@@ -454,7 +502,7 @@ int esl_cli_render(int argc, char **argv)
     esl_renderer_set_show_grid(renderer, !no_grid);
     if (video) {
         int nframes = 0;
-        if (!export_video(&src, renderer, view, frames, video, width, height, fps, speed,
+        if (!export_video(&src, renderer, view, frames, follow, video, width, height, fps, speed,
                           duration, &nframes, &error)) {
             fprintf(stderr, "eslabon-cli render: %s\n", error->message);
             goto done;
@@ -479,6 +527,7 @@ int esl_cli_render(int argc, char **argv)
     esl_scene_build(scene, m, poses, violations, &options);
     EslCamera camera = {0};
     esl_camera_set_view(&camera, view, scene);
+    aim(&camera, m, poses, follow);
     pixels = g_malloc((gsize)width * height * 4);
     if (!esl_renderer_render_offscreen(renderer, scene, &camera, pixels, &error) ||
         !write_png(out, pixels, width, height, &error)) {
@@ -499,6 +548,7 @@ done:
     g_free(view_name);
     g_free(formulation);
     g_free(project);
+    g_clear_pointer(&follow_name, g_free);
     return status;
 }
 #endif

@@ -5,18 +5,16 @@
  * loads and slips, the wheel centre moving at Vx with the spin and lateral velocity that give
  * each kappa and alpha (engine/vehicle/tyre_pac2002.h), so a user can check a file before a
  * vehicle uses it. docs/cli.md § tyre. */
-#include <errno.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <stdio.h>
-#include <sys/stat.h>
 
 #include "esl-cli.h"
 #include "esl-settings-json.h"
+#include "esl-tyre-file.h"
 #include "mbs_tyre_model.h"
 #include "tyre_pac2002.h"
 
-#define TYRE_FILE_MAX (16 * 1024 * 1024)
 #define GRID_MAX 100000
 
 static const char *const out_names[MBS_TYRE_OUT_COUNT] = {"Fx", "Fy", "Mx", "My", "Mz"};
@@ -65,10 +63,8 @@ int esl_cli_tyre(int argc, char **argv)
     g_autoptr(GOptionContext) ctx = g_option_context_new("FILE.tir - evaluate a tyre on a grid");
     g_option_context_add_main_entries(ctx, entries, NULL);
     g_autoptr(GError) error = NULL;
-    g_autofree char *text = NULL;
     g_autoptr(GArray) loads = g_array_new(FALSE, FALSE, sizeof(double));
     g_autoptr(JsonBuilder) b = NULL;
-    const MbsTyreModelClass *law = mbs_tyre_model_class_by_name("pac2002");
     MbsTyreData *data = NULL;
     int status = 2;
     double kr[3] = {0, 0, 1}, ar[3] = {0, 0, 1};
@@ -127,25 +123,9 @@ int esl_cli_tyre(int argc, char **argv)
     }
     status = 1;
     const char *path = argv[1];
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        fprintf(stderr, "eslabon-cli tyre: %s: %s\n", path, g_strerror(errno));
-        goto out;
-    }
-    if (!S_ISREG(st.st_mode) || st.st_size > TYRE_FILE_MAX) {
-        fprintf(stderr, "eslabon-cli tyre: %s: not a regular file of at most %d MB\n", path,
-                TYRE_FILE_MAX >> 20);
-        goto out;
-    }
-    gsize size;
-    if (!g_file_get_contents(path, &text, &size, &error)) {
-        fprintf(stderr, "eslabon-cli tyre: %s\n", error->message);
-        goto out;
-    }
-    MbsError err = {0};
-    data = law->parse(text, size, path, &err);
+    data = esl_tyre_file_load(path, &error);
     if (!data) {
-        fprintf(stderr, "eslabon-cli tyre: %s\n", err.message);
+        fprintf(stderr, "eslabon-cli tyre: %s\n", error->message);
         goto out;
     }
     if (isnan(vx))
@@ -173,17 +153,12 @@ int esl_cli_tyre(int argc, char **argv)
     }
     for (guint l = 0; l < loads->len; ++l) {
         double fz = g_array_index(loads, double, l);
-        double re = mbs_pac2002_rolling_radius(data, fz);
         for (int i = 0; i < (int)kr[2]; ++i) {
             double kappa = range_at(kr, i);
             for (int j = 0; j < (int)ar[2]; ++j) {
                 double alpha = range_at(ar, j);
-                /* kappa = (Omega Re - Vx) / Vx and tan(alpha) = Vy / Vx (the law's slips
-                 * above VXLOW; below it the law's low-speed slips differ: docs/formulations.md) */
-                MbsTyreInput in = {.in = {fz, vx, vx * tan(alpha), vx * (1.0 + kappa) / re, gamma},
-                                   .mu_scale = mu};
                 MbsTyreOutput o;
-                law->evaluate(data, &in, &o, NULL);
+                mbs_pac2002_rig(data, fz, kappa, alpha, gamma, vx, mu, &o);
                 const double *y = o.out;
                 if (json) {
                     json_builder_begin_object(b);
@@ -218,7 +193,7 @@ int esl_cli_tyre(int argc, char **argv)
     status = 0;
 out:
     if (data)
-        law->free_data(data);
+        mbs_tyre_pac2002.free_data(data);
     g_free(fz_text);
     g_free(kappa_text);
     g_free(alpha_text);

@@ -39,7 +39,8 @@ typedef enum {
     MBS_FORCE_DRAW_NONE,
     MBS_FORCE_DRAW_SPRING, /* a helix from point1 to point2 */
     MBS_FORCE_DRAW_ARROW,  /* an arrow at point1 along vector */
-    MBS_FORCE_DRAW_TYRE,   /* a tyre at point1 about axis (radius: mbs_force_wheel_radius) */
+    MBS_FORCE_DRAW_TYRE,   /* a tyre at point1 about axis, or the body's y without one (radius:
+                              mbs_force_wheel_radius) */
 } MbsForceDrawing;
 
 enum {

@@ -61,11 +61,30 @@ static const MbsTyreData *wheel_data(const MbsForce *f)
 
 double mbs_force_wheel_radius(const MbsForce *f)
 {
+    if (f->type == MBS_FORCE_TYRE)
+        return f->natural_length;
     const MbsTyreModelClass *law = mbs_tyre_model_class_at(f->tyre_law);
     double R0 = 0.0, k, c;
     if (law)
         law->vertical(wheel_data(f), &R0, &k, &c);
     return R0;
+}
+
+MbsRoad *mbs_force_tyre_road(const MbsForce *f)
+{
+    if (f->type != MBS_FORCE_TYRE)
+        return NULL;
+    MbsRoad *road = mbs_road_new(f->bump[2], 1.0);
+    if (road && f->bump[1] > 0.0) {
+        /* the tyre's road is the same half-cylinder as the road class "bump" (road_bump.c) */
+        double bump[2] = {2.0 * f->bump[1], f->bump[0]};
+        MbsError err = {0};
+        if (mbs_road_add(road, mbs_road_class_index("bump"), bump, 2, NULL, 0, &err) != 0) {
+            mbs_road_free(road);
+            return NULL;
+        }
+    }
+    return road;
 }
 
 void mbs_force_wheel_contact(const MbsForce *f, const MbsRoad *road, const double r[3],

@@ -3,6 +3,7 @@
 #define MBS_WHEEL_H
 
 #include "mbs_force.h"
+#include "mbs_road.h"
 
 /* What a wheel's contact is at an instant (for monitors, plots and tests). */
 typedef struct {
@@ -13,8 +14,12 @@ typedef struct {
     double gamma;            /* inclination, rad */
 } MbsWheelInfo;
 
-/* The unloaded radius of wheel element f (its law's). */
+/* The unloaded radius of wheel element f (its law's), or of a `tyre` element (its field). */
 double mbs_force_wheel_radius(const MbsForce *f);
+/* The road a `tyre` element rolls on (its own: a plane at bump[2] with a half-cylinder of radius
+ * bump[1] at x = bump[0], force_tyre.c), as an MbsRoad for drawing with mbs_road_eval; NULL for
+ * another element or no memory. Free with mbs_road_free. */
+MbsRoad *mbs_force_tyre_road(const MbsForce *f);
 /* The contact of wheel f with road at centre r, velocity v, spin axis a, angular velocity w
  * (global): force and torque about the centre, and info (may be NULL). */
 void mbs_force_wheel_contact(const MbsForce *f, const MbsRoad *road, const double r[3],

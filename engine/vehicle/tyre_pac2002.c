@@ -97,6 +97,16 @@ double mbs_pac2002_rolling_radius(const MbsTyreData *data, double fz)
 
 const MbsTir *mbs_pac2002_tir(const MbsTyreData *data) { return &data->tir; }
 
+void mbs_pac2002_rig(const MbsTyreData *data, double fz, double kappa, double alpha,
+                     double gamma, double vx, double mu, MbsTyreOutput *out)
+{
+    /* kappa = (Omega Re - Vx) / Vx and tan(alpha) = Vy / Vx */
+    double re = mbs_pac2002_rolling_radius(data, fz);
+    MbsTyreInput in = {.in = {fz, vx, vx * tan(alpha), vx * (1.0 + kappa) / re, gamma},
+                       .mu_scale = mu};
+    mbs_tyre_pac2002.evaluate(data, &in, out, NULL);
+}
+
 static int key_index(const char *name)
 {
     for (int i = 0; i < mbs_tir_key_count(); ++i)

@@ -107,6 +107,27 @@ int main(void)
     tap_ok(render_argv(12, through_singular) == 0 && g_file_test(chain_png, G_FILE_TEST_EXISTS),
            "render reaches t = 3 s through a singular position where ali3p's step must be cut");
 
+    /* --follow: the vehicle's chassis (the heaviest body) at the centre of the picture after
+     * 2 s at 10 m/s; a body that is not there is a bad command line */
+    g_autofree char *follow_png = g_build_filename(dir, "follow.png", NULL);
+    char *follow[] = {"render", "vehicle-simple", "--time", "2", "--follow", "--out",
+                      follow_png, "--size", "320x200", NULL};
+    g_autoptr(GdkPixbuf) followed = NULL;
+    if (render_argv(9, follow) == 0)
+        followed = gdk_pixbuf_new_from_file(follow_png, NULL);
+    if (tap_ok(followed != NULL, "render vehicle-simple at 2 s with --follow")) {
+        const guint8 *c = gdk_pixbuf_read_pixels(followed) +
+                          100 * gdk_pixbuf_get_rowstride(followed) +
+                          160 * gdk_pixbuf_get_n_channels(followed);
+        tap_ok(c[2] > c[0] + 40, "the chassis (blue) is at the centre (rgb %d %d %d)", c[0],
+               c[1], c[2]);
+    }
+    char *follow_nobody[] = {"render", "vehicle-simple", "--follow=no-such-body", "--out",
+                             nowhere, NULL};
+    tap_ok(render_argv(5, follow_nobody) == 2 && !g_file_test(nowhere, G_FILE_TEST_EXISTS),
+           "--follow=no-such-body is refused (exit 2) without a file");
+
+    g_unlink(follow_png);
     g_unlink(chain_png);
     g_unlink(at0);
     g_unlink(at3);

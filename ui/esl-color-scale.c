@@ -14,6 +14,7 @@ struct _EslColorScale {
     GtkWidget parent_instance;
     double low, high, value;
     char *worst; /* name of the joint with the largest violation, or NULL */
+    double zoom; /* drawn this many times larger (presentation mode), in widget pixels / zoom */
 };
 
 enum { SIGNAL_WORST_ACTIVATED, N_SIGNALS };
@@ -65,6 +66,9 @@ static void esl_color_scale_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
     EslColorScale *self = ESL_COLOR_SCALE(widget);
     int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
     cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, w, h));
+    cairo_scale(cr, self->zoom, self->zoom);
+    w = (int)ceil(w / self->zoom);
+    h = (int)ceil(h / self->zoom);
     PangoLayout *layout = gtk_widget_create_pango_layout(widget, NULL);
     PangoFontDescription *font = pango_font_description_from_string(SCALE_FONT);
     pango_layout_set_font_description(layout, font);
@@ -131,10 +135,10 @@ static void esl_color_scale_measure(GtkWidget *widget, GtkOrientation orientatio
                                     int *natural_baseline)
 {
     (void)for_size;
-    *minimum = *natural = orientation == GTK_ORIENTATION_HORIZONTAL
-                              ? MAX((int)(RAMP_WIDTH + 2 * PAD + 52),
-                                    heading_width(widget) + (int)(2 * PAD))
-                              : 46 + 16; /* the worst joint's line */
+    int size = orientation == GTK_ORIENTATION_HORIZONTAL
+                   ? MAX((int)(RAMP_WIDTH + 2 * PAD + 52), heading_width(widget) + (int)(2 * PAD))
+                   : 46 + 16; /* the worst joint's line */
+    *minimum = *natural = (int)ceil(size * ESL_COLOR_SCALE(widget)->zoom);
     *minimum_baseline = *natural_baseline = -1;
 }
 
@@ -150,7 +154,7 @@ static void on_pressed(GtkGestureClick *gesture, int n_press, double x, double y
     (void)gesture;
     (void)n_press;
     (void)x;
-    if (self->worst && y >= WORST_LINE_Y - 2)
+    if (self->worst && y / self->zoom >= WORST_LINE_Y - 2)
         g_signal_emit(self, signals[SIGNAL_WORST_ACTIVATED], 0);
 }
 
@@ -173,6 +177,7 @@ static void esl_color_scale_init(EslColorScale *self)
     self->low = defaults.violation_low;
     self->high = defaults.violation_high;
     self->value = NAN;
+    self->zoom = 1.0;
     GtkGesture *click = gtk_gesture_click_new();
     g_signal_connect(click, "pressed", G_CALLBACK(on_pressed), self);
     gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(click));
@@ -221,4 +226,18 @@ const char *esl_color_scale_get_worst(EslColorScale *self)
 double esl_color_scale_get_value(EslColorScale *self)
 {
     return self->value;
+}
+
+void esl_color_scale_set_zoom(EslColorScale *self, double zoom)
+{
+    zoom = CLAMP(zoom, 0.5, 4.0);
+    if (zoom == self->zoom)
+        return;
+    self->zoom = zoom;
+    gtk_widget_queue_resize(GTK_WIDGET(self));
+}
+
+double esl_color_scale_get_zoom(EslColorScale *self)
+{
+    return self->zoom;
 }

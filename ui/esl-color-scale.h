@@ -20,6 +20,9 @@ double esl_color_scale_get_value(EslColorScale *self);
 /* The joint with the largest violation (NULL: none), named on the legend as a link. */
 void esl_color_scale_set_worst(EslColorScale *self, const char *joint);
 const char *esl_color_scale_get_worst(EslColorScale *self);
+/* Text, ramp and marker drawn zoom times larger (presentation mode; 0.5 to 4, default 1). */
+void esl_color_scale_set_zoom(EslColorScale *self, double zoom);
+double esl_color_scale_get_zoom(EslColorScale *self);
 
 /* Signals: "worst-activated" () when the user clicks the worst joint's name. */
 

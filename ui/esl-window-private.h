@@ -55,6 +55,7 @@ struct _EslWindow {
     EslFrameMeter *frame_meter; /* the window's frames while a run goes on */
     int selected_body; /* body whose centre of mass leaves a trail, or -1 */
     double run_duration; /* duration of the run going on */
+    gint64 run_started_us; /* when it started (monotonic clock) */
     GtkWidget *question;         /* a question to the user (stop the run? save the edits?) */
     gboolean close_when_stopped; /* the user chose to close: do it once the run is stored */
     gboolean edits_discarded;    /* the user chose to discard the edits: close without asking */
@@ -118,9 +119,18 @@ typedef void (*EslWindowThen)(EslWindow *self, const char *path);
  * then(self, path); without edits, call it at once. */
 void esl_window_ask_unsaved(EslWindow *self, EslWindowThen then, const char *path);
 
-/* esl-window-actions.c */
-/* Presentation mode on or off as win.presentation and win.presentation-plot say. */
+/* esl-window-presentation.c */
+/* Presentation mode on or off as win.presentation, win.presentation-plot and
+ * win.presentation-text say. */
 void esl_window_update_presentation(EslWindow *self);
+gboolean esl_window_is_presenting(EslWindow *self);
+/* Escape's handler: leaves presentation mode (FALSE when not presenting). */
+gboolean esl_window_escape_from_presentation(GtkWidget *widget, GVariant *args, gpointer data);
+/* A Step Through window just opened: presented too when the window is. */
+void esl_window_present_step_view(EslWindow *self, GtkWindow *view);
+void esl_window_init_presentation(EslWindow *self);
+
+/* esl-window-actions.c */
 void esl_window_class_install_actions(GtkWidgetClass *widget_class);
 void esl_window_init_actions(EslWindow *self);
 void esl_window_fill_recent_menu(EslWindow *self);

@@ -96,6 +96,19 @@ static inline void start_run(EslWindow *window, double duration, GCallback finis
     g_timeout_add_seconds((guint)seconds, ui_test_timed_out, GINT_TO_POINTER(seconds));
 }
 
+/* Wait until the playback of a run too fast to be seen (started when it finished) has reached
+ * the run's end. */
+static inline void wait_replayed(EslWindow *window)
+{
+    for (;;) {
+        g_autoptr(GVariant) state =
+            g_action_group_get_action_state(G_ACTION_GROUP(window), "playback");
+        if (!state || !g_variant_get_boolean(state))
+            return;
+        g_main_context_iteration(NULL, TRUE);
+    }
+}
+
 /* Wait (20 s at most) until the window has checked its model's text on the worker. */
 static inline void wait_checked(EslWindow *window)
 {

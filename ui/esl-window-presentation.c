@@ -30,11 +30,10 @@ static void set_text_class(GtkWidget *widget, gboolean on, double scale)
         gtk_widget_add_css_class(widget, "text-large");
 }
 
-/* A Step Through window of this window presented (maximised, its text as large as the main
- * window's) or back to normal. */
-static void present_step_view(EslWindow *self, GtkWindow *view, gboolean on)
+/* A Step Through window of this window presented (maximised, its text 1.5 times larger; the
+ * larger text sizes would not leave its matrices room at 1280x720) or back to normal. */
+static void present_step_view(GtkWindow *view, gboolean on)
 {
-    set_text_class(GTK_WIDGET(view), on, text_scale(self));
     if (on) {
         gtk_widget_add_css_class(GTK_WIDGET(view), "presentation");
         gtk_window_maximize(view);
@@ -52,7 +51,7 @@ gboolean esl_window_is_presenting(EslWindow *self)
 void esl_window_present_step_view(EslWindow *self, GtkWindow *view)
 {
     if (esl_window_is_presenting(self))
-        present_step_view(self, view, TRUE);
+        present_step_view(view, TRUE);
 }
 
 /* The mechanism fills the 3D view: its whole motion when a run of it is shown. */
@@ -118,11 +117,11 @@ void esl_window_update_presentation(EslWindow *self)
         gtk_paned_set_position(run_panel_pane, self->run_panel_position_before);
     }
     /* Step Through windows already open follow */
-    g_autoptr(GListModel) toplevels = gtk_window_get_toplevels();
+    GListModel *toplevels = gtk_window_get_toplevels(); /* transfer none */
     for (guint i = 0; i < g_list_model_get_n_items(toplevels); i++) {
         g_autoptr(GtkWindow) w = g_list_model_get_item(toplevels, i);
         if (ESL_IS_STEP_VIEW(w) && gtk_window_get_transient_for(w) == GTK_WINDOW(self))
-            present_step_view(self, w, on);
+            present_step_view(w, on);
     }
 }
 

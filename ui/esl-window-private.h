@@ -85,6 +85,8 @@ void esl_window_install_model(EslWindow *self, MbsModel *model, char *json, char
 void esl_window_set_history(EslWindow *self, GPtrArray *history, gboolean matches_model);
 /* Show a state (NULL poses: the model as drawn) in the 3D view and on the colour legend. */
 void esl_window_show_state(EslWindow *self, const double *poses, const double *violations);
+/* The history's sample nearest to time t, or -1 when there is none. */
+int esl_window_history_index_at(EslWindow *self, double t);
 /* Trail of the selected body over samples 0..upto of the history. */
 void esl_window_update_trail(EslWindow *self, int upto);
 /* Frame the whole motion of the history. */
@@ -118,6 +120,11 @@ typedef void (*EslWindowThen)(EslWindow *self, const char *path);
 /* With unsaved model edits, ask (save / discard / cancel) and then (unless cancelled) call
  * then(self, path); without edits, call it at once. */
 void esl_window_ask_unsaved(EslWindow *self, EslWindowThen then, const char *path);
+
+/* esl-window-violations.c */
+void esl_window_init_violations(EslWindow *self);
+/* The legend's joint violated most over the history shown (none while a run goes on). */
+void esl_window_update_worst_over_run(EslWindow *self);
 
 /* esl-window-presentation.c */
 /* Presentation mode on or off as win.presentation, win.presentation-plot and

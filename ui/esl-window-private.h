@@ -108,6 +108,9 @@ void esl_window_stop_run(EslWindow *self);
 /* Closing during a run: asks (stop and close / cancel) and returns TRUE (the window stays for
  * now); FALSE when no run goes on. */
 gboolean esl_window_ask_close(EslWindow *self);
+/* A project opened alone (no model open): its newest run and its model are shown, with the
+ * Runs page (the gallery stayed in front of a project of runs). */
+void esl_window_show_newest_run(EslWindow *self);
 /* Replay or compare the runs selected in the run browser. */
 void esl_window_show_selected_runs(EslWindow *self);
 /* Pace the run going on as win.real-time and the playback speed say. */

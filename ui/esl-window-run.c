@@ -452,6 +452,31 @@ void esl_window_start_run(EslWindow *self)
     esl_window_update_run_actions(self);
 }
 
+void esl_window_show_newest_run(EslWindow *self)
+{
+    if (self->model || !self->project)
+        return;
+    /* only a run stored with its model (and so with its settings) can be shown */
+    g_autoptr(GPtrArray) runs = esl_project_list_runs(self->project, NULL);
+    const EslRunInfo *newest = NULL;
+    for (guint i = 0; runs && i < runs->len; i++) {
+        const EslRunInfo *info = runs->pdata[i];
+        if (!newest || info->id > newest->id)
+            newest = info;
+    }
+    if (!newest || newest->model_id <= 0)
+        return;
+    EslRunBrowser *browser = ESL_RUN_BROWSER(self->run_browser);
+    esl_run_browser_click_row(browser, 0, 0); /* loads its model from the project */
+    g_autoptr(GArray) shown = esl_run_browser_get_selected(browser);
+    if (!self->model || shown->len == 0)
+        return;
+    gtk_notebook_set_current_page(GTK_NOTEBOOK(self->sidebar),
+                                  gtk_notebook_page_num(GTK_NOTEBOOK(self->sidebar),
+                                                        self->run_browser));
+    esl_window_leave_gallery(self);
+}
+
 void esl_window_update_pacing(EslWindow *self)
 {
     if (!self->controller)

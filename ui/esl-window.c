@@ -397,6 +397,7 @@ gboolean esl_window_open_project(EslWindow *self, const char *path, gboolean cre
             interrupted);
     esl_window_update_titles(self);
     esl_window_fill_runs(self);
+    esl_window_show_newest_run(self);
     return TRUE;
 }
 

@@ -77,6 +77,7 @@ static void check(GtkApplication *app, gpointer data)
 
     tap_ok(esl_window_go_to_worst_over_run(w), "going to the largest over the run");
     settle();
+    save_screenshot_as("ESL_SCREENSHOT");
     GtkWidget *panel = find_nth(GTK_WIDGET(w), ESL_TYPE_MODEL_PANEL, 0);
     int source, index;
     g_autofree char *label = NULL;

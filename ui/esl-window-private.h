@@ -100,6 +100,9 @@ gboolean esl_window_is_running(EslWindow *self);
 void esl_window_read_settings(EslWindow *self, MbsSettings *settings);
 
 /* esl-window-run.c */
+/* No run shown: the progress area empty (it kept the last run's numbers after another model,
+ * a project reopened or the run deleted). */
+void esl_window_clear_progress(EslWindow *self);
 /* The project's id of the model's text as it is now (stored once per distinct text). */
 gint64 esl_window_stored_model_id(EslWindow *self);
 void esl_window_start_run(EslWindow *self);

@@ -79,6 +79,13 @@ static void show_stored_progress(EslWindow *self, const EslRunInfo *info, double
     gtk_label_set_text(GTK_LABEL(self->progress_label), text);
 }
 
+void esl_window_clear_progress(EslWindow *self)
+{
+    gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(self->progress_bar), 0.0);
+    gtk_progress_bar_set_text(GTK_PROGRESS_BAR(self->progress_bar), "");
+    gtk_label_set_text(GTK_LABEL(self->progress_label), "");
+}
+
 const char *esl_window_get_progress_text(EslWindow *self)
 {
     return gtk_label_get_text(GTK_LABEL(self->progress_label));

@@ -179,6 +179,8 @@ void esl_window_set_history(EslWindow *self, GPtrArray *history, gboolean matche
     esl_window_update_run_actions(self);
     esl_window_set_compared(self, NULL); /* replots the variables for this history */
     esl_window_update_worst_over_run(self);
+    if (!history)
+        esl_window_clear_progress(self);
     if (history && history->len)
         show_time(self, end);
 }

@@ -36,17 +36,6 @@ static void settle(void)
     }
 }
 
-/* Mapped, at least min_w x min_h, entirely inside the window. */
-static gboolean inside(GtkWidget *widget, GtkWidget *window, int min_w, int min_h,
-                       graphene_rect_t *r)
-{
-    int w = gtk_widget_get_width(window), h = gtk_widget_get_height(window);
-    return widget && gtk_widget_get_mapped(widget) &&
-           gtk_widget_compute_bounds(widget, window, r) && r->size.width >= min_w &&
-           r->size.height >= min_h && r->origin.x >= 0 && r->origin.y >= 0 &&
-           r->origin.x + r->size.width <= w + 0.5 && r->origin.y + r->size.height <= h + 0.5;
-}
-
 /* The height (px) of a line of the widget's text, as its style (CSS font-size) sets it. */
 static double text_height(GtkWidget *widget)
 {
@@ -77,15 +66,16 @@ static void check_sizes(Present *p, const char *when, double zoom, int legend_h0
                shown_h >= 0.95 * zoom * legend_h0,
            "%s: the violation legend is drawn %.2g times larger (%d px tall, was %d)", when, zoom,
            shown_h, legend_h0);
-    gboolean ok = inside(legend, window, 1, 1, &r);
+    gboolean ok = shown_inside(legend, window, 1, 1, &r);
     tap_ok(ok, "%s: and it is inside the window (%.0fx%.0f at %.0f,%.0f)", when, r.size.width,
            r.size.height, r.origin.x, r.origin.y);
     GtkWidget *plot = find_plot(window, "Energy");
-    ok = inside(plot, window, 600, 150, &r);
+    ok = shown_inside(plot, window, 600, 150, &r);
     tap_ok(plot && esl_plot_get_zoom(ESL_PLOT(plot)) == zoom && ok,
            "%s: the energy plot at zoom %.2g, inside the window (%.0fx%.0f)", when,
            plot ? esl_plot_get_zoom(ESL_PLOT(plot)) : 0, r.size.width, r.size.height);
-    ok = inside(find_nth(window, g_type_from_name("EslViewport"), 0), window, 600, 300, &r);
+    GtkWidget *view = find_nth(window, g_type_from_name("EslViewport"), 0);
+    ok = shown_inside(view, window, 600, 300, &r);
     tap_ok(ok, "%s: the 3D view is inside the window, at least 600x300 (%.0fx%.0f)", when,
            r.size.width, r.size.height);
 }

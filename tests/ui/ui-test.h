@@ -149,6 +149,17 @@ static inline int shown_plots(GtkWidget *root, int *larger)
 }
 #endif
 
+/* Mapped, at least min_w x min_h, entirely inside the window. */
+static inline gboolean shown_inside(GtkWidget *widget, GtkWidget *window, int min_w, int min_h,
+                             graphene_rect_t *r)
+{
+    int w = gtk_widget_get_width(window), h = gtk_widget_get_height(window);
+    return widget && gtk_widget_get_mapped(widget) &&
+           gtk_widget_compute_bounds(widget, window, r) && r->size.width >= min_w &&
+           r->size.height >= min_h && r->origin.x >= 0 && r->origin.y >= 0 &&
+           r->origin.x + r->size.width <= w + 0.5 && r->origin.y + r->size.height <= h + 0.5;
+}
+
 /* A label under root whose text has this in it, or NULL. */
 static inline GtkWidget *label_with(GtkWidget *root, const char *text)
 {

@@ -14,12 +14,16 @@ struct _EslColorScale {
     GtkWidget parent_instance;
     double low, high, value;
     char *worst; /* name of the joint with the largest violation, or NULL */
+    char *worst_run; /* over the whole run: the joint, or NULL */
+    double worst_run_value, worst_run_time; /* its violation and when */
+    double zoom; /* drawn this many times larger (presentation mode), in widget pixels / zoom */
 };
 
-enum { SIGNAL_WORST_ACTIVATED, N_SIGNALS };
+enum { SIGNAL_WORST_ACTIVATED, SIGNAL_WORST_RUN_ACTIVATED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 #define WORST_LINE_Y 44.0 /* the line naming the worst joint, under the ramp's labels */
+#define LINE_H 16.0        /* and the line under it: the worst over the run */
 
 G_DEFINE_FINAL_TYPE(EslColorScale, esl_color_scale, GTK_TYPE_WIDGET)
 
@@ -50,7 +54,22 @@ static const char *heading(void)
 
 static int heading_width(GtkWidget *widget)
 {
+    EslColorScale *self = ESL_COLOR_SCALE(widget);
+    /* the widest line: the heading, or the worst joint over the run */
+    g_autofree char *run_line =
+        self->worst_run
+            ? g_strdup_printf(_("largest over the run: joint %s, %.2g at t = %.3g s — go to it"),
+                              self->worst_run, self->worst_run_value, self->worst_run_time)
+            : NULL;
     PangoLayout *layout = gtk_widget_create_pango_layout(widget, heading());
+    if (run_line) {
+        int wh, hh, wr, hr;
+        pango_layout_get_pixel_size(layout, &wh, &hh);
+        pango_layout_set_text(layout, run_line, -1);
+        pango_layout_get_pixel_size(layout, &wr, &hr);
+        if (wr < wh)
+            pango_layout_set_text(layout, heading(), -1);
+    }
     PangoFontDescription *font = pango_font_description_from_string(SCALE_FONT);
     pango_layout_set_font_description(layout, font);
     int w, h;
@@ -65,6 +84,9 @@ static void esl_color_scale_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
     EslColorScale *self = ESL_COLOR_SCALE(widget);
     int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
     cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, w, h));
+    cairo_scale(cr, self->zoom, self->zoom);
+    w = (int)ceil(w / self->zoom);
+    h = (int)ceil(h / self->zoom);
     PangoLayout *layout = gtk_widget_create_pango_layout(widget, NULL);
     PangoFontDescription *font = pango_font_description_from_string(SCALE_FONT);
     pango_layout_set_font_description(layout, font);
@@ -110,17 +132,24 @@ static void esl_color_scale_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
         g_snprintf(value, sizeof value, "%.2g", self->value);
         show_text(cr, layout, value, PAD + RAMP_WIDTH + 6, ramp_y - 3, 0.0);
     }
-    if (self->worst) { /* a link: clicking it goes to the joint */
-        g_autofree char *line = g_strdup_printf(_("largest at joint %s — click to go to it"),
+    /* links: clicking one goes to its joint */
+    cairo_set_source_rgb(cr, 0.10, 0.35, 0.75);
+    PangoAttrList *attrs = pango_attr_list_new();
+    pango_attr_list_insert(attrs, pango_attr_underline_new(PANGO_UNDERLINE_SINGLE));
+    pango_layout_set_attributes(layout, attrs);
+    if (self->worst) {
+        g_autofree char *line = g_strdup_printf(_("largest now at joint %s — go to it"),
                                                 self->worst);
-        cairo_set_source_rgb(cr, 0.10, 0.35, 0.75);
-        PangoAttrList *attrs = pango_attr_list_new();
-        pango_attr_list_insert(attrs, pango_attr_underline_new(PANGO_UNDERLINE_SINGLE));
-        pango_layout_set_attributes(layout, attrs);
         show_text(cr, layout, line, PAD, WORST_LINE_Y, 0.0);
-        pango_layout_set_attributes(layout, NULL);
-        pango_attr_list_unref(attrs);
     }
+    if (self->worst_run) {
+        g_autofree char *line =
+            g_strdup_printf(_("largest over the run: joint %s, %.2g at t = %.3g s — go to it"),
+                            self->worst_run, self->worst_run_value, self->worst_run_time);
+        show_text(cr, layout, line, PAD, WORST_LINE_Y + LINE_H, 0.0);
+    }
+    pango_layout_set_attributes(layout, NULL);
+    pango_attr_list_unref(attrs);
     pango_font_description_free(font);
     g_object_unref(layout);
     cairo_destroy(cr);
@@ -131,16 +160,17 @@ static void esl_color_scale_measure(GtkWidget *widget, GtkOrientation orientatio
                                     int *natural_baseline)
 {
     (void)for_size;
-    *minimum = *natural = orientation == GTK_ORIENTATION_HORIZONTAL
-                              ? MAX((int)(RAMP_WIDTH + 2 * PAD + 52),
-                                    heading_width(widget) + (int)(2 * PAD))
-                              : 46 + 16; /* the worst joint's line */
+    int size = orientation == GTK_ORIENTATION_HORIZONTAL
+                   ? MAX((int)(RAMP_WIDTH + 2 * PAD + 52), heading_width(widget) + (int)(2 * PAD))
+                   : 46 + 16 + (ESL_COLOR_SCALE(widget)->worst_run ? (int)LINE_H : 0);
+    *minimum = *natural = (int)ceil(size * ESL_COLOR_SCALE(widget)->zoom);
     *minimum_baseline = *natural_baseline = -1;
 }
 
 static void esl_color_scale_finalize(GObject *object)
 {
     g_free(ESL_COLOR_SCALE(object)->worst);
+    g_free(ESL_COLOR_SCALE(object)->worst_run);
     G_OBJECT_CLASS(esl_color_scale_parent_class)->finalize(object);
 }
 
@@ -150,7 +180,10 @@ static void on_pressed(GtkGestureClick *gesture, int n_press, double x, double y
     (void)gesture;
     (void)n_press;
     (void)x;
-    if (self->worst && y >= WORST_LINE_Y - 2)
+    y /= self->zoom;
+    if (self->worst_run && y >= WORST_LINE_Y + LINE_H - 2)
+        g_signal_emit(self, signals[SIGNAL_WORST_RUN_ACTIVATED], 0);
+    else if (self->worst && y >= WORST_LINE_Y - 2)
         g_signal_emit(self, signals[SIGNAL_WORST_ACTIVATED], 0);
 }
 
@@ -160,6 +193,9 @@ static void esl_color_scale_class_init(EslColorScaleClass *klass)
     G_OBJECT_CLASS(klass)->finalize = esl_color_scale_finalize;
     signals[SIGNAL_WORST_ACTIVATED] =
         g_signal_new("worst-activated", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                     NULL, NULL, G_TYPE_NONE, 0);
+    signals[SIGNAL_WORST_RUN_ACTIVATED] =
+        g_signal_new("worst-run-activated", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
                      NULL, NULL, G_TYPE_NONE, 0);
     widget_class->snapshot = esl_color_scale_snapshot;
     widget_class->measure = esl_color_scale_measure;
@@ -173,6 +209,7 @@ static void esl_color_scale_init(EslColorScale *self)
     self->low = defaults.violation_low;
     self->high = defaults.violation_high;
     self->value = NAN;
+    self->zoom = 1.0;
     GtkGesture *click = gtk_gesture_click_new();
     g_signal_connect(click, "pressed", G_CALLBACK(on_pressed), self);
     gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(click));
@@ -209,7 +246,7 @@ void esl_color_scale_set_worst(EslColorScale *self, const char *joint)
         return;
     g_free(self->worst);
     self->worst = g_strdup(joint);
-    gtk_widget_set_cursor_from_name(GTK_WIDGET(self), joint ? "pointer" : NULL);
+    gtk_widget_set_cursor_from_name(GTK_WIDGET(self), joint || self->worst_run ? "pointer" : NULL);
     gtk_widget_queue_draw(GTK_WIDGET(self));
 }
 
@@ -221,4 +258,41 @@ const char *esl_color_scale_get_worst(EslColorScale *self)
 double esl_color_scale_get_value(EslColorScale *self)
 {
     return self->value;
+}
+
+void esl_color_scale_set_zoom(EslColorScale *self, double zoom)
+{
+    zoom = CLAMP(zoom, 0.5, 4.0);
+    if (zoom == self->zoom)
+        return;
+    self->zoom = zoom;
+    gtk_widget_queue_resize(GTK_WIDGET(self));
+}
+
+double esl_color_scale_get_zoom(EslColorScale *self)
+{
+    return self->zoom;
+}
+
+void esl_color_scale_set_worst_over_run(EslColorScale *self, const char *joint, double value,
+                                        double time)
+{
+    if (g_strcmp0(joint, self->worst_run) == 0 && value == self->worst_run_value &&
+        time == self->worst_run_time)
+        return;
+    g_free(self->worst_run);
+    self->worst_run = g_strdup(joint);
+    self->worst_run_value = value;
+    self->worst_run_time = time;
+    gtk_widget_set_cursor_from_name(GTK_WIDGET(self), self->worst || joint ? "pointer" : NULL);
+    gtk_widget_queue_resize(GTK_WIDGET(self));
+}
+
+const char *esl_color_scale_get_worst_over_run(EslColorScale *self, double *value, double *time)
+{
+    if (value)
+        *value = self->worst_run_value;
+    if (time)
+        *time = self->worst_run_time;
+    return self->worst_run;
 }

@@ -20,8 +20,17 @@ double esl_color_scale_get_value(EslColorScale *self);
 /* The joint with the largest violation (NULL: none), named on the legend as a link. */
 void esl_color_scale_set_worst(EslColorScale *self, const char *joint);
 const char *esl_color_scale_get_worst(EslColorScale *self);
+/* The joint with the largest violation over the whole run shown, its value and time (NULL:
+ * none, no such line), named on a second link. */
+void esl_color_scale_set_worst_over_run(EslColorScale *self, const char *joint, double value,
+                                        double time);
+const char *esl_color_scale_get_worst_over_run(EslColorScale *self, double *value, double *time);
+/* Text, ramp and marker drawn zoom times larger (presentation mode; 0.5 to 4, default 1). */
+void esl_color_scale_set_zoom(EslColorScale *self, double zoom);
+double esl_color_scale_get_zoom(EslColorScale *self);
 
-/* Signals: "worst-activated" () when the user clicks the worst joint's name. */
+/* Signals: "worst-activated" () when the user clicks the worst joint's name,
+ * "worst-run-activated" () when the worst one over the run's. */
 
 G_END_DECLS
 

@@ -33,6 +33,8 @@ typedef struct {
     InputType type;
     const char *label;   /* N_() */
     const char *initial; /* text shown first, or the choices separated by '|' */
+    const char *shown_for; /* the form's "type" choices (separated by '|') it is shown and
+                              read for; NULL: all */
 } Input;
 
 /* A kind of element the page adds: the action that adds it and its inputs. */
@@ -44,58 +46,59 @@ typedef struct {
     const Input *inputs;
 } Form;
 
-#define END {NULL, 0, NULL, NULL}
+#define END {NULL, 0, NULL, NULL, NULL}
 static const Input bar_inputs[] = {
-    {"name", INPUT_TEXT, N_("Name"), "bar"},
-    {"ends", INPUT_ENDS, N_("Ends (m)"), "0 0 0|0 1 0"},
-    {"end-names", INPUT_NAMES, N_("End names"), "P1|P2"},
-    {"density", INPUT_NUMBER, N_("Density (kg/m)"), "1"},
-    {"mass", INPUT_NUMBER, N_("or mass (kg)"), ""},
+    {"name", INPUT_TEXT, N_("Name"), "bar", NULL},
+    {"ends", INPUT_ENDS, N_("Ends (m)"), "0 0 0|0 1 0", NULL},
+    {"end-names", INPUT_NAMES, N_("End names"), "P1|P2", NULL},
+    {"density", INPUT_NUMBER, N_("Density (kg/m)"), "1", NULL},
+    {"mass", INPUT_NUMBER, N_("or mass (kg)"), "", NULL},
     END};
 static const Input box_inputs[] = {
-    {"name", INPUT_TEXT, N_("Name"), "box"},
-    {"centre", INPUT_VECTOR, N_("Centre (m)"), "0 0 0"},
-    {"size", INPUT_VECTOR, N_("Edges along X, Y, Z (m)"), "0.1 0.1 0.1"},
-    {"density", INPUT_NUMBER, N_("Density (kg/m³)"), "1000"},
-    {"mass", INPUT_NUMBER, N_("or mass (kg)"), ""},
+    {"name", INPUT_TEXT, N_("Name"), "box", NULL},
+    {"centre", INPUT_VECTOR, N_("Centre (m)"), "0 0 0", NULL},
+    {"size", INPUT_VECTOR, N_("Edges along X, Y, Z (m)"), "0.1 0.1 0.1", NULL},
+    {"density", INPUT_NUMBER, N_("Density (kg/m³)"), "1000", NULL},
+    {"mass", INPUT_NUMBER, N_("or mass (kg)"), "", NULL},
     END};
 static const Input point_mass_inputs[] = {
-    {"name", INPUT_TEXT, N_("Name"), "mass"},
-    {"centre", INPUT_VECTOR, N_("Position (m)"), "0 0 0"},
-    {"mass", INPUT_NUMBER, N_("Mass (kg)"), "1"},
+    {"name", INPUT_TEXT, N_("Name"), "mass", NULL},
+    {"centre", INPUT_VECTOR, N_("Position (m)"), "0 0 0", NULL},
+    {"mass", INPUT_NUMBER, N_("Mass (kg)"), "1", NULL},
     END};
 static const Input joint_inputs[] = {
-    {"name", INPUT_TEXT, N_("Name"), "J"},
-    {"type", INPUT_CHOICE, N_("Type"), "revolute|prismatic|spherical|universal|rod"},
-    {"bodies", INPUT_BODIES, N_("Bodies"), NULL},
-    {"location", INPUT_LOCATION, N_("Point (name or x y z)"), ""},
-    {"axis", INPUT_DIRECTION, N_("Axis (x, y, z or 3 numbers)"), "x"},
-    {"axis1", INPUT_DIRECTION, N_("Universal: axis on body 1"), ""},
-    {"axis2", INPUT_DIRECTION, N_("Universal: axis on body 2"), ""},
-    {"points", INPUT_NAMES, N_("Rod: end point names"), "|"},
-    {"length", INPUT_NUMBER, N_("Rod: length (m, empty: as drawn)"), ""},
+    {"name", INPUT_TEXT, N_("Name"), "J", NULL},
+    {"type", INPUT_CHOICE, N_("Type"), "revolute|prismatic|spherical|universal|rod", NULL},
+    {"bodies", INPUT_BODIES, N_("Bodies"), NULL, NULL},
+    {"location", INPUT_LOCATION, N_("Point (name or x y z)"), "",
+     "revolute|prismatic|spherical|universal"},
+    {"axis", INPUT_DIRECTION, N_("Axis (x, y, z or 3 numbers)"), "x", "revolute|prismatic"},
+    {"axis1", INPUT_DIRECTION, N_("Universal: axis on body 1"), "", "universal"},
+    {"axis2", INPUT_DIRECTION, N_("Universal: axis on body 2"), "", "universal"},
+    {"points", INPUT_NAMES, N_("Rod: end point names"), "|", "rod"},
+    {"length", INPUT_NUMBER, N_("Rod: length (m, empty: as drawn)"), "", "rod"},
     END};
 static const Input driver_inputs[] = {
-    {"joint", INPUT_JOINT, N_("Joint"), NULL},
-    {"type", INPUT_CHOICE, N_("Function"), "polynomial|sine|none"},
-    {"coefficients", INPUT_NUMBERS, N_("Polynomial coefficients"), "0 1"},
-    {"offset", INPUT_NUMBER, N_("Sine: offset"), ""},
-    {"amplitude", INPUT_NUMBER, N_("Sine: amplitude"), ""},
-    {"omega", INPUT_NUMBER, N_("Sine: ω (rad/s)"), ""},
-    {"phase", INPUT_NUMBER, N_("Sine: phase (rad)"), ""},
+    {"joint", INPUT_JOINT, N_("Joint"), NULL, NULL},
+    {"type", INPUT_CHOICE, N_("Function"), "polynomial|sine|none", NULL},
+    {"coefficients", INPUT_NUMBERS, N_("Polynomial coefficients"), "0 1", "polynomial"},
+    {"offset", INPUT_NUMBER, N_("Sine: offset"), "", "sine"},
+    {"amplitude", INPUT_NUMBER, N_("Sine: amplitude"), "", "sine"},
+    {"omega", INPUT_NUMBER, N_("Sine: ω (rad/s)"), "", "sine"},
+    {"phase", INPUT_NUMBER, N_("Sine: phase (rad)"), "", "sine"},
     END};
 static const Input initial_inputs[] = {
-    {"joint", INPUT_JOINT, N_("Joint"), NULL},
-    {"coordinate", INPUT_INTEGER, N_("Coordinate (0, 1, 2)"), "0"},
-    {"position", INPUT_NUMBER, N_("Position (rad or m)"), ""},
-    {"velocity", INPUT_NUMBER, N_("Velocity (rad/s or m/s)"), "0"},
+    {"joint", INPUT_JOINT, N_("Joint"), NULL, NULL},
+    {"coordinate", INPUT_INTEGER, N_("Coordinate (0, 1, 2)"), "0", NULL},
+    {"position", INPUT_NUMBER, N_("Position (rad or m)"), "", NULL},
+    {"velocity", INPUT_NUMBER, N_("Velocity (rad/s or m/s)"), "0", NULL},
     END};
 static const Input parameter_inputs[] = {
-    {"name", INPUT_TEXT, N_("Name"), "L"},
-    {"value", INPUT_VALUE, N_("Value or expression"), "1"},
+    {"name", INPUT_TEXT, N_("Name"), "L", NULL},
+    {"value", INPUT_VALUE, N_("Value or expression"), "1", NULL},
     END};
 static const Input gravity_inputs[] = {
-    {"vector", INPUT_VECTOR, N_("Gravity (m/s²)"), "0 0 -9.81"},
+    {"vector", INPUT_VECTOR, N_("Gravity (m/s²)"), "0 0 -9.81", NULL},
     END};
 #undef END
 
@@ -131,14 +134,14 @@ G_DEFINE_FINAL_TYPE(EslModelEditor, esl_model_editor, GTK_TYPE_WIDGET)
 static Input *force_inputs(const MbsForceClass *c, GPtrArray *strings)
 {
     GArray *inputs = g_array_new(TRUE, TRUE, sizeof(Input));
-    Input name = {"name", INPUT_TEXT, N_("Name (optional)"), ""};
+    Input name = {"name", INPUT_TEXT, N_("Name (optional)"), "", NULL};
     g_array_append_val(inputs, name);
-    static const Input line[] = {{"bodies", INPUT_BODIES, N_("Bodies"), NULL},
-                                 {"points", INPUT_NAMES, N_("Point names"), "|"},
-                                 {"ends", INPUT_ENDS, N_("or points (m)"), "|"}};
-    static const Input joint = {"joint", INPUT_JOINT, N_("Joint"), NULL};
-    static const Input body = {"body", INPUT_BODY, N_("Body"), NULL};
-    static const Input at = {"location", INPUT_LOCATION, N_("Point (name or x y z)"), ""};
+    static const Input line[] = {{"bodies", INPUT_BODIES, N_("Bodies"), NULL, NULL},
+                                 {"points", INPUT_NAMES, N_("Point names"), "|", NULL},
+                                 {"ends", INPUT_ENDS, N_("or points (m)"), "|", NULL}};
+    static const Input joint = {"joint", INPUT_JOINT, N_("Joint"), NULL, NULL};
+    static const Input body = {"body", INPUT_BODY, N_("Body"), NULL, NULL};
+    static const Input at = {"location", INPUT_LOCATION, N_("Point (name or x y z)"), "", NULL};
     switch (c->geometry) {
     case MBS_FORCE_ON_LINE: g_array_append_vals(inputs, line, G_N_ELEMENTS(line)); break;
     case MBS_FORCE_ON_JOINT: g_array_append_val(inputs, joint); break;
@@ -159,7 +162,7 @@ static Input *force_inputs(const MbsForceClass *c, GPtrArray *strings)
         g_strdelimit(label, "_", ' ');
         g_ptr_array_add(strings, label);
         Input in = {fd->name, fd->count == 3 ? INPUT_VECTOR : INPUT_NUMBER, label,
-                    fd->count == 3 ? "0 0 0" : ""};
+                    fd->count == 3 ? "0 0 0" : "", NULL};
         g_array_append_val(inputs, in);
     }
     return (Input *)(void *)g_array_free(inputs, FALSE);
@@ -258,6 +261,43 @@ static GtkWidget *input_widget(EslModelEditor *self, const Form *form, const Inp
     }
 }
 
+static const char *picked(GtkWidget *dropdown);
+
+/* The choice of the form's "type" drop-down, or NULL when it has none. */
+static const char *chosen_type(EslModelEditor *self, const Form *f)
+{
+    int i = 0;
+    for (const Input *in = f->inputs; in->key; in++, i++)
+        if (in->type == INPUT_CHOICE && g_str_equal(in->key, "type"))
+            return picked(self->fields->pdata[i]);
+    return NULL;
+}
+
+static gboolean input_shown(const Input *in, const char *type)
+{
+    if (!in->shown_for || !type)
+        return TRUE;
+    g_auto(GStrv) types = g_strsplit(in->shown_for, "|", -1);
+    return g_strv_contains((const char *const *)types, type);
+}
+
+/* Only the inputs of the type chosen (a revolute joint's form had the universal joint's axes
+ * and the rod's points and length). */
+static void show_inputs_of_type(EslModelEditor *self)
+{
+    guint k = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->kind_dropdown));
+    if (k >= self->forms->len)
+        return;
+    const Form *f = &g_array_index(self->forms, Form, k);
+    const char *type = chosen_type(self, f);
+    int row = 0;
+    for (const Input *in = f->inputs; in->key; in++, row++) {
+        gboolean shown = input_shown(in, type);
+        gtk_widget_set_visible(gtk_grid_get_child_at(GTK_GRID(self->form_grid), 0, row), shown);
+        gtk_widget_set_visible(self->fields->pdata[row], shown);
+    }
+}
+
 static void show_form(EslModelEditor *self)
 {
     GtkWidget *child;
@@ -282,7 +322,11 @@ static void show_form(EslModelEditor *self)
         gtk_grid_attach(GTK_GRID(self->form_grid), label, 0, row, 1, 1);
         gtk_grid_attach(GTK_GRID(self->form_grid), w, 1, row, 1, 1);
         g_ptr_array_add(self->fields, w);
+        if (in->type == INPUT_CHOICE && g_str_equal(in->key, "type"))
+            g_signal_connect_swapped(w, "notify::selected", G_CALLBACK(show_inputs_of_type),
+                                     self);
     }
+    show_inputs_of_type(self);
 }
 
 static void on_kind_changed(GObject *dropdown, GParamSpec *pspec, EslModelEditor *self)
@@ -441,8 +485,11 @@ static void on_add_clicked(GtkButton *button, EslModelEditor *self)
     if (f->force)
         g_variant_builder_add(&b, "{sv}", "type", g_variant_new_string(f->force));
     int i = 0;
+    const char *type = chosen_type(self, f);
     for (const Input *in = f->inputs; in->key; in++, i++) {
         g_autofree char *why = NULL;
+        if (!input_shown(in, type)) /* not of the type chosen: not read */
+            continue;
         if (!read_input(in, self->fields->pdata[i], &b, &why)) {
             g_variant_builder_clear(&b);
             gtk_label_set_text(GTK_LABEL(self->form_error), why);

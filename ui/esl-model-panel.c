@@ -537,6 +537,28 @@ void esl_model_panel_set_model(EslModelPanel *self, const MbsModel *model, const
     show_nothing_selected(self);
 }
 
+/* Scroll the model list to show the selected row once it is laid out (the legend's worst
+ * joint, a pick in the 3D view: a joint of a long list was selected out of sight). */
+static gboolean reveal_selected_row(GtkWidget *list, GdkFrameClock *clock, gpointer data)
+{
+    (void)clock, (void)data;
+    GtkListBoxRow *row = gtk_list_box_get_selected_row(GTK_LIST_BOX(list));
+    GtkWidget *scrolled = gtk_widget_get_ancestor(list, GTK_TYPE_SCROLLED_WINDOW);
+    graphene_rect_t r; /* the row where the scrolled window shows it */
+    if (!row || !scrolled)
+        return G_SOURCE_REMOVE;
+    if (gtk_widget_get_height(GTK_WIDGET(row)) == 0 ||
+        !gtk_widget_compute_bounds(GTK_WIDGET(row), scrolled, &r))
+        return G_SOURCE_CONTINUE; /* not laid out yet */
+    GtkAdjustment *adj = gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(scrolled));
+    double value = gtk_adjustment_get_value(adj), shown = gtk_widget_get_height(scrolled);
+    if (r.origin.y < 0)
+        gtk_adjustment_set_value(adj, value + r.origin.y);
+    else if (r.origin.y + r.size.height > shown)
+        gtk_adjustment_set_value(adj, value + r.origin.y + r.size.height - shown);
+    return G_SOURCE_REMOVE;
+}
+
 void esl_model_panel_select(EslModelPanel *self, int source, int index)
 {
     if (source < 0) {
@@ -554,6 +576,7 @@ void esl_model_panel_select(EslModelPanel *self, int source, int index)
             GPOINTER_TO_INT(g_object_get_data(G_OBJECT(row), "index")) == index &&
             gtk_list_box_row_get_selectable(GTK_LIST_BOX_ROW(row))) {
             gtk_list_box_select_row(GTK_LIST_BOX(self->model_list), GTK_LIST_BOX_ROW(row));
+            gtk_widget_add_tick_callback(self->model_list, reveal_selected_row, NULL, NULL);
             GtkWidget *notebook = gtk_widget_get_ancestor(GTK_WIDGET(self), GTK_TYPE_NOTEBOOK);
             if (notebook)
                 gtk_notebook_set_current_page(GTK_NOTEBOOK(notebook), 0);

@@ -13,6 +13,10 @@
 struct _EslPlotBoard {
     GtkWidget parent_instance;
     GtkWidget *plot_grid; /* template (in a scrolled window) */
+    GtkWidget *run_legend, *pages, *focus_box; /* template */
+    GString *legend_markup; /* run_legend's text: the runs compared with their colours */
+    EslPlot *focused; /* the maximised plot (on the page "focus"), or NULL */
+    int focused_cell[4]; /* and its cell in the grid: column, row, width, height */
     EslPlot *plot_energy, *plot_drift, *plot_constraints, *plot_timing, *plot_newton;
     EslPlot *plot_step_size; /* internal steps of error-controlled integrators (ssode) */
     GPtrArray *variable_plots; /* EslPlot (owned) of the variables the user chose, in order */
@@ -50,10 +54,78 @@ static EslPlot **monitor_plots(EslPlotBoard *self, EslPlot *plots[6])
     return plots;
 }
 
+/* The maximised plot goes back to its cell in the grid, and the grid is shown again. */
+static void unfocus(EslPlotBoard *self)
+{
+    EslPlot *plot = g_steal_pointer(&self->focused);
+    if (!plot)
+        return;
+    g_object_ref(plot);
+    gtk_box_remove(GTK_BOX(self->focus_box), GTK_WIDGET(plot));
+    const int *c = self->focused_cell;
+    gtk_grid_attach(GTK_GRID(self->plot_grid), GTK_WIDGET(plot), c[0], c[1], c[2], c[3]);
+    esl_plot_set_maximized(plot, FALSE);
+    g_object_unref(plot);
+    gtk_stack_set_visible_child_name(GTK_STACK(self->pages), "all");
+}
+
+/* Before the grid takes plot away or hides it: it comes back from the focus page first. */
+static void unfocus_plot(EslPlotBoard *self, gpointer plot)
+{
+    if (plot && self->focused == plot)
+        unfocus(self);
+}
+
+/* A plot maximised takes the board's area (the others wait in the grid); at 1280x720 the six
+ * plots are about 190x120 px each. */
+static void focus(EslPlotBoard *self, EslPlot *plot)
+{
+    if (self->focused == plot)
+        return;
+    unfocus(self);
+    int *c = self->focused_cell;
+    gtk_grid_query_child(GTK_GRID(self->plot_grid), GTK_WIDGET(plot), &c[0], &c[1], &c[2], &c[3]);
+    g_object_ref(plot);
+    gtk_grid_remove(GTK_GRID(self->plot_grid), GTK_WIDGET(plot));
+    gtk_box_append(GTK_BOX(self->focus_box), GTK_WIDGET(plot));
+    g_object_unref(plot);
+    self->focused = plot;
+    gtk_stack_set_visible_child_name(GTK_STACK(self->pages), "focus");
+}
+
+static void on_plot_maximized(EslPlot *plot, GParamSpec *pspec, EslPlotBoard *self)
+{
+    (void)pspec;
+    /* only a plot in the grid can be maximised (not one hidden or taken out meanwhile) */
+    gboolean in_grid = gtk_widget_get_parent(GTK_WIDGET(plot)) == self->plot_grid &&
+                       gtk_widget_get_visible(GTK_WIDGET(plot));
+    if (esl_plot_get_maximized(plot) && in_grid)
+        focus(self, plot);
+    else if (esl_plot_get_maximized(plot))
+        esl_plot_set_maximized(plot, FALSE);
+    else
+        unfocus_plot(self, plot);
+}
+
+static void on_all_plots_clicked(GtkButton *button, EslPlotBoard *self)
+{
+    (void)button;
+    unfocus(self);
+}
+
+EslPlot *esl_plot_board_get_maximized(EslPlotBoard *self)
+{
+    return self->focused;
+}
+
 /* Remove a sensitivity run's or an optimisation's plots and table; the monitor plots come
  * back. */
 static void remove_run_plots(EslPlotBoard *self)
 {
+    for (guint i = 0; i < self->sensitivity_plots->len; i++)
+        unfocus_plot(self, self->sensitivity_plots->pdata[i]);
+    for (size_t i = 0; i < G_N_ELEMENTS(self->optimization_plots); i++)
+        unfocus_plot(self, self->optimization_plots[i]);
     for (guint i = 0; i < self->sensitivity_plots->len; i++)
         gtk_grid_remove(GTK_GRID(self->plot_grid), self->sensitivity_plots->pdata[i]);
     g_ptr_array_set_size(self->sensitivity_plots, 0);
@@ -93,6 +165,14 @@ static EslPlot *current_variable_plot(EslPlotBoard *self)
 static void show_variables(EslPlotBoard *self, gboolean show)
 {
     guint n = show ? self->variable_plots->len : 0;
+    for (guint i = 0; i < self->variable_plots->len; i++)
+        unfocus_plot(self, self->variable_plots->pdata[i]);
+    if (n >= 3) /* the cells they take */
+        unfocus_plot(self, self->plot_newton);
+    if (n > 0) {
+        unfocus_plot(self, self->plot_timing);
+        unfocus_plot(self, self->plot_step_size);
+    }
     for (guint i = 0; i < self->variable_plots->len; i++) {
         GtkWidget *plot = self->variable_plots->pdata[i];
         if (gtk_widget_get_parent(plot))
@@ -123,8 +203,46 @@ static gboolean lists_variable(EslPlot *plot, const char *name, guint *index)
     return g_ptr_array_find_with_equal_func(variables_of(plot), name, g_str_equal, index);
 }
 
+/* No runs compared: each monitor plot names its own series again. */
+static void clear_run_legend(EslPlotBoard *self)
+{
+    g_string_truncate(self->legend_markup, 0);
+    gtk_label_set_markup(GTK_LABEL(self->run_legend), "");
+    gtk_widget_set_visible(self->run_legend, FALSE);
+    EslPlot *plots[6];
+    for (int i = 0; i < 6; i++)
+        esl_plot_set_legend_hidden(monitor_plots(self, plots)[i], FALSE);
+}
+
+/* Run k of a comparison named once above the plots, in its colour (solid or dashed as its
+ * series), in a legend that wraps; the monitor plots, which draw every run alike, leave out
+ * their own. */
+static void add_to_run_legend(EslPlotBoard *self, int k, const char *name)
+{
+    const GdkRGBA *c = &palette[k % G_N_ELEMENTS(palette)];
+    g_autofree char *escaped = g_markup_escape_text(name, -1);
+    if (self->legend_markup->len)
+        g_string_append(self->legend_markup, "    ");
+    /* non-breaking space: the swatch stays with its name when the line wraps */
+    g_string_append_printf(self->legend_markup,
+                           "<span foreground=\"#%02x%02x%02x\" weight=\"bold\">%s</span>\u00a0%s",
+                           (int)(255 * c->red), (int)(255 * c->green), (int)(255 * c->blue),
+                           k >= (int)G_N_ELEMENTS(palette) ? "╍╍" : "━━", escaped);
+    gtk_label_set_markup(GTK_LABEL(self->run_legend), self->legend_markup->str);
+    gtk_widget_set_visible(self->run_legend, TRUE);
+    EslPlot *plots[6];
+    for (int i = 0; i < 6; i++)
+        esl_plot_set_legend_hidden(monitor_plots(self, plots)[i], TRUE);
+}
+
+const char *esl_plot_board_get_run_legend(EslPlotBoard *self)
+{
+    return gtk_label_get_text(GTK_LABEL(self->run_legend));
+}
+
 void esl_plot_board_clear(EslPlotBoard *self)
 {
+    clear_run_legend(self);
     remove_run_plots(self);
     /* the variable plots stay with their variables, to be drawn for the next runs shown */
     for (guint i = 0; i < self->variable_plots->len; i++)
@@ -235,6 +353,7 @@ void esl_plot_board_add_run(EslPlotBoard *self, int k, const char *name,
     int sc = esl_plot_add_series(self->plot_constraints, name, color, dashed);
     int st = esl_plot_add_series(self->plot_timing, name, color, dashed);
     int sn = esl_plot_add_series(self->plot_newton, name, color, dashed);
+    add_to_run_legend(self, k, name);
     double e0 = n ? monitors[0].total : 0;
     for (int i = 0; i < n; i++) {
         const MbsMonitors *m = &monitors[i];
@@ -255,6 +374,7 @@ static EslPlot *make_plot(EslPlotBoard *self, const char *title, const char *y_l
  * sensitivity run's or an optimisation's plots. */
 static void hide_monitor_plots(EslPlotBoard *self)
 {
+    unfocus(self);
     remove_run_plots(self);
     show_variables(self, FALSE);
     EslPlot *plots[6];
@@ -475,6 +595,7 @@ static EslPlot *evaluation_plot(EslPlotBoard *self, const char *title, const cha
     esl_plot_set_title(plot, title);
     esl_plot_set_labels(plot, _("evaluation"), y_label);
     esl_plot_set_integer_x(plot, TRUE);
+    g_signal_connect(plot, "notify::maximized", G_CALLBACK(on_plot_maximized), self);
     gtk_widget_set_hexpand(GTK_WIDGET(plot), TRUE);
     gtk_widget_set_vexpand(GTK_WIDGET(plot), TRUE);
     gtk_grid_attach(GTK_GRID(self->plot_grid), GTK_WIDGET(plot), column, 0, 1, 2);
@@ -610,6 +731,7 @@ gboolean esl_plot_board_present(EslPlotBoard *self, const char *name, double zoo
     EslPlot *unused;
     if (name && !plot_named(self, name, &unused))
         return FALSE;
+    unfocus(self); /* presentation chooses its plot itself */
     g_free(self->presented);
     self->presented = g_strdup(name);
     self->presented_zoom = zoom;
@@ -836,6 +958,7 @@ static EslPlot *make_plot(EslPlotBoard *self, const char *title, const char *y_l
     esl_plot_set_log_y(plot, log_y);
     g_signal_connect(plot, "cursor-moved", G_CALLBACK(on_plot_cursor_moved), self);
     g_signal_connect(plot, "time-range-changed", G_CALLBACK(on_plot_time_range), self);
+    g_signal_connect(plot, "notify::maximized", G_CALLBACK(on_plot_maximized), self);
     gtk_widget_set_hexpand(GTK_WIDGET(plot), TRUE);
     gtk_widget_set_vexpand(GTK_WIDGET(plot), TRUE);
     gtk_grid_attach(GTK_GRID(self->plot_grid), GTK_WIDGET(plot), column, row, width, 1);
@@ -849,6 +972,9 @@ static void esl_plot_board_dispose(GObject *object)
     g_clear_pointer(&self->state_coordinates, g_free);
     g_clear_pointer(&self->variable_plots, g_ptr_array_unref);
     g_clear_pointer(&self->presented, g_free);
+    if (self->legend_markup)
+        g_string_free(g_steal_pointer(&self->legend_markup), TRUE);
+    self->focused = NULL;
     gtk_widget_dispose_template(GTK_WIDGET(object), ESL_TYPE_PLOT_BOARD);
     esl_template_unparent_children(GTK_WIDGET(object));
     G_OBJECT_CLASS(esl_plot_board_parent_class)->dispose(object);
@@ -863,6 +989,10 @@ static void esl_plot_board_class_init(EslPlotBoardClass *klass)
     gtk_widget_class_set_template_from_resource(widget_class,
                                                 "/org/eslabon/Eslabon/ui/esl-plot-board.ui");
     gtk_widget_class_bind_template_child(widget_class, EslPlotBoard, plot_grid);
+    gtk_widget_class_bind_template_child(widget_class, EslPlotBoard, run_legend);
+    gtk_widget_class_bind_template_child(widget_class, EslPlotBoard, pages);
+    gtk_widget_class_bind_template_child(widget_class, EslPlotBoard, focus_box);
+    gtk_widget_class_bind_template_callback(widget_class, on_all_plots_clicked);
     signals[SIGNAL_CURSOR_MOVED] =
         g_signal_new("cursor-moved", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                      NULL, G_TYPE_NONE, 1, G_TYPE_DOUBLE);
@@ -874,6 +1004,7 @@ static void esl_plot_board_class_init(EslPlotBoardClass *klass)
 static void esl_plot_board_init(EslPlotBoard *self)
 {
     gtk_widget_init_template(GTK_WIDGET(self));
+    self->legend_markup = g_string_new(NULL);
     self->sensitivity_plots = g_ptr_array_new();
     self->plot_energy = make_plot(self, _("Energy"), _("energy (J)"), FALSE, 0, 0, 1);
     self->plot_drift = make_plot(self, _("Energy drift"), _("|E − E₀| (J)"), TRUE, 1, 0, 1);

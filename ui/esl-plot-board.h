@@ -111,6 +111,10 @@ void esl_plot_board_set_current_plot(EslPlotBoard *self, int index);
 /* Whether the current variable plot shows that variable; remove it from there. */
 gboolean esl_plot_board_has_variable(EslPlotBoard *self, const char *name);
 void esl_plot_board_remove_variable(EslPlotBoard *self, const char *name);
+/* The plot maximised (a double click: it takes the board's area), or NULL. */
+EslPlot *esl_plot_board_get_maximized(EslPlotBoard *self);
+/* The legend above the plots naming the runs compared ("" when one run is shown). */
+const char *esl_plot_board_get_run_legend(EslPlotBoard *self);
 /* Time cursor of every plot (NAN: none). */
 void esl_plot_board_set_cursor(EslPlotBoard *self, double t);
 

@@ -35,6 +35,8 @@ struct _EslPlot {
     GtkWidget *menu; /* right-click popover */
     GtkWidget *reset; /* "Reset zoom", shown while the view does not follow the data */
     int legend_rows;  /* rows the legend takes above the plot area, as last laid out */
+    gboolean legend_hidden; /* the board names the series in a legend of its own */
+    gboolean maximized;     /* the board gives this plot its whole area ("maximized") */
     GdkTexture *body; /* PLOT_LAYER_BODY as last drawn, or NULL when it must be redrawn */
     int body_width, body_height, body_scale;
     guint refresh_tick; /* data were appended: the body is redrawn at a later frame */
@@ -51,6 +53,9 @@ G_DEFINE_FINAL_TYPE(EslPlot, esl_plot, GTK_TYPE_WIDGET)
 
 enum { SIGNAL_CURSOR_MOVED, SIGNAL_TIME_RANGE_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];
+
+enum { PROP_0, PROP_MAXIMIZED, N_PROPS };
+static GParamSpec *props[N_PROPS];
 
 static void series_free(Series *s)
 {
@@ -225,7 +230,7 @@ static int legend_layout(EslPlot *self, PangoLayout *layout, double width, doubl
     /* a short plot keeps its height for the data: the title's row and one more (the hover
      * read-out names every series) */
     const int max_rows = CLAMP((int)((height - 100) / 40) + 1, 2, LEGEND_MAX_ROWS);
-    if (self->series->len == 0)
+    if (self->series->len == 0 || self->legend_hidden)
         return 0;
     const double swatch = 24, gap = 14, top = 4;
     double right = width - MARGIN_RIGHT, x = MAX(MARGIN_LEFT, title_end + gap);
@@ -672,9 +677,8 @@ static void on_click_released(GtkGestureClick *gesture, int n_press, double x, d
 {
     (void)gesture;
     (void)y;
-    if (n_press == 2) {
-        esl_plot_fit(self);
-        g_signal_emit(self, signals[SIGNAL_TIME_RANGE_CHANGED], 0, NAN, NAN);
+    if (n_press == 2) { /* the plot takes the board's area, or gives it back */
+        gtk_widget_activate_action(GTK_WIDGET(self), "plot.maximized", NULL);
         return;
     }
     x /= self->zoom;
@@ -801,6 +805,7 @@ static void on_context_click(GtkGestureClick *gesture, int n_press, double x, do
         g_menu_append(menu, _("Export as PNG, SVG or CSV…"), "plot.export");
         g_menu_append(menu, _("Fit to the Data"), "plot.fit");
         g_menu_append(menu, _("Logarithmic / Linear Scale"), "plot.log-scale");
+        g_menu_append(menu, _("Maximise (Double Click)"), "plot.maximized");
         self->menu = gtk_popover_menu_new_from_model(G_MENU_MODEL(menu));
         g_object_unref(menu);
         gtk_widget_set_parent(self->menu, GTK_WIDGET(self));
@@ -854,9 +859,32 @@ static void esl_plot_finalize(GObject *object)
     G_OBJECT_CLASS(esl_plot_parent_class)->finalize(object);
 }
 
+static void esl_plot_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec)
+{
+    if (id == PROP_MAXIMIZED)
+        g_value_set_boolean(value, ESL_PLOT(object)->maximized);
+    else
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+}
+
+static void esl_plot_set_property(GObject *object, guint id, const GValue *value,
+                                  GParamSpec *pspec)
+{
+    if (id == PROP_MAXIMIZED)
+        esl_plot_set_maximized(ESL_PLOT(object), g_value_get_boolean(value));
+    else
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+}
+
 static void esl_plot_class_init(EslPlotClass *klass)
 {
     GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+    G_OBJECT_CLASS(klass)->get_property = esl_plot_get_property;
+    G_OBJECT_CLASS(klass)->set_property = esl_plot_set_property;
+    props[PROP_MAXIMIZED] = g_param_spec_boolean(
+        "maximized", NULL, NULL, FALSE,
+        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+    g_object_class_install_properties(G_OBJECT_CLASS(klass), N_PROPS, props);
     G_OBJECT_CLASS(klass)->finalize = esl_plot_finalize;
     G_OBJECT_CLASS(klass)->dispose = esl_plot_dispose;
     widget_class->snapshot = esl_plot_snapshot;
@@ -865,6 +893,7 @@ static void esl_plot_class_init(EslPlotClass *klass)
     gtk_widget_class_install_action(widget_class, "plot.export", NULL, action_export);
     gtk_widget_class_install_action(widget_class, "plot.fit", NULL, action_fit);
     gtk_widget_class_install_action(widget_class, "plot.log-scale", NULL, action_log_scale);
+    gtk_widget_class_install_property_action(widget_class, "plot.maximized", "maximized");
     gtk_widget_class_set_css_name(widget_class, "eslplot");
     signals[SIGNAL_CURSOR_MOVED] =
         g_signal_new("cursor-moved", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
@@ -888,7 +917,7 @@ static void esl_plot_init(EslPlot *self)
     gtk_widget_add_css_class(self->reset, "osd");
     gtk_widget_add_css_class(self->reset, "plot-reset");
     gtk_widget_set_tooltip_text(self->reset, _("Reset zoom: show the whole run again in every "
-                                               "plot (as a double click does)"));
+                                               "plot"));
     gtk_accessible_update_property(GTK_ACCESSIBLE(self->reset), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                    _("Reset zoom"), -1);
     g_signal_connect(self->reset, "clicked", G_CALLBACK(on_reset_clicked), self);
@@ -924,6 +953,34 @@ static void esl_plot_init(EslPlot *self)
 GtkWidget *esl_plot_new(void)
 {
     return g_object_new(ESL_TYPE_PLOT, NULL);
+}
+
+void esl_plot_set_maximized(EslPlot *self, gboolean maximized)
+{
+    maximized = !!maximized;
+    if (self->maximized == maximized)
+        return;
+    self->maximized = maximized;
+    g_object_notify_by_pspec(G_OBJECT(self), props[PROP_MAXIMIZED]);
+}
+
+gboolean esl_plot_get_maximized(EslPlot *self)
+{
+    return self->maximized;
+}
+
+void esl_plot_set_legend_hidden(EslPlot *self, gboolean hidden)
+{
+    hidden = !!hidden;
+    if (self->legend_hidden == hidden)
+        return;
+    self->legend_hidden = hidden;
+    invalidate(self);
+}
+
+gboolean esl_plot_get_legend_hidden(EslPlot *self)
+{
+    return self->legend_hidden;
 }
 
 void esl_plot_set_title(EslPlot *self, const char *title)

@@ -31,6 +31,13 @@ void esl_plot_get_time_range(EslPlot *self, double *x0, double *x1);
 /* Draw text, lines and margins zoom times larger (presentation mode; 0.5 to 4, default 1). */
 void esl_plot_set_zoom(EslPlot *self, double zoom);
 double esl_plot_get_zoom(EslPlot *self);
+/* The plot takes its board's whole area ("maximized", toggled by a double click and by the
+ * action plot.maximized of its menu; the board listens to notify::maximized). */
+void esl_plot_set_maximized(EslPlot *self, gboolean maximized);
+gboolean esl_plot_get_maximized(EslPlot *self);
+/* No legend in the plot: the board names the series (the runs compared) in one of its own. */
+void esl_plot_set_legend_hidden(EslPlot *self, gboolean hidden);
+gboolean esl_plot_get_legend_hidden(EslPlot *self);
 
 /* Returns the new series' index. dashed: drawn with a dash pattern (overlaid runs). */
 int esl_plot_add_series(EslPlot *self, const char *name, const GdkRGBA *color, gboolean dashed);

@@ -74,6 +74,7 @@ static void action_step_through(GtkWidget *widget, const char *name, GVariant *p
     esl_window_read_settings(self, &settings);
     EslStepView *view = esl_step_view_new(GTK_WINDOW(self));
     esl_step_view_trace(view, self->model_json, klass->name, &settings, esl_window_get_time(self));
+    esl_window_present_step_view(self, GTK_WINDOW(view));
     gtk_window_present(GTK_WINDOW(view));
 }
 
@@ -131,46 +132,6 @@ static void real_time_state_changed(GSimpleAction *a, GVariant *state, gpointer 
     esl_window_update_pacing(ESL_WINDOW(data));
 }
 
-#define PRESENTATION_ZOOM 1.8 /* plots' text and lines; the window's text: style.css */
-
-void esl_window_update_presentation(EslWindow *self)
-{
-    g_autoptr(GVariant) on_state = g_action_group_get_action_state(G_ACTION_GROUP(self),
-                                                                    "presentation");
-    g_autoptr(GVariant) plot_state = g_action_group_get_action_state(G_ACTION_GROUP(self),
-                                                                      "presentation-plot");
-    gboolean on = on_state && g_variant_get_boolean(on_state);
-    const char *plot = plot_state ? g_variant_get_string(plot_state, NULL) : "energy";
-    gboolean was_on = gtk_widget_has_css_class(GTK_WIDGET(self), "presentation");
-    /* the panes that hold the side panels (hiding a pane's child moves its split) */
-    GtkPaned *sidebar_pane = GTK_PANED(gtk_widget_get_parent(self->sidebar));
-    GtkPaned *run_panel_pane = GTK_PANED(gtk_widget_get_parent(self->run_column));
-    if (on && !was_on) {
-        self->sidebar_position_before = gtk_paned_get_position(sidebar_pane);
-        self->run_panel_position_before = gtk_paned_get_position(run_panel_pane);
-    }
-    /* the gallery's larger text must not make the workbench taller than the screen */
-    gtk_stack_set_vhomogeneous(GTK_STACK(self->stack), !on);
-    gtk_widget_set_visible(self->sidebar, !on);
-    gtk_widget_set_visible(self->run_column, !on);
-    esl_plot_board_present(ESL_PLOT_BOARD(self->plot_board), on ? plot : NULL,
-                           PRESENTATION_ZOOM);
-    if (on && !was_on) {
-        gtk_widget_add_css_class(GTK_WIDGET(self), "presentation");
-        gtk_window_fullscreen(GTK_WINDOW(self));
-        /* the 3D view takes two thirds of the height, the plot the rest */
-        self->paned_position_before = gtk_paned_get_position(GTK_PANED(self->view_paned));
-        int height = gtk_widget_get_height(self->view_paned);
-        gtk_paned_set_position(GTK_PANED(self->view_paned), height > 0 ? 2 * height / 3 : 420);
-    } else if (!on && was_on) {
-        gtk_widget_remove_css_class(GTK_WIDGET(self), "presentation");
-        gtk_window_unfullscreen(GTK_WINDOW(self));
-        gtk_paned_set_position(GTK_PANED(self->view_paned), self->paned_position_before);
-        gtk_paned_set_position(sidebar_pane, self->sidebar_position_before);
-        gtk_paned_set_position(run_panel_pane, self->run_panel_position_before);
-    }
-}
-
 static void presentation_state_changed(GSimpleAction *a, GVariant *state, gpointer data)
 {
     g_simple_action_set_state(a, state);
@@ -197,18 +158,6 @@ static void action_show_workbench(GtkWidget *widget, const char *name, GVariant 
     (void)name;
     (void)parameter;
     esl_window_leave_gallery(ESL_WINDOW(widget));
-}
-
-/* Escape leaves presentation mode, before the focused widget sees it (a pane would take it). */
-static gboolean escape_from_presentation(GtkWidget *widget, GVariant *args, gpointer data)
-{
-    (void)args;
-    (void)data;
-    if (!gtk_widget_has_css_class(widget, "presentation"))
-        return FALSE;
-    g_action_group_change_action_state(G_ACTION_GROUP(widget), "presentation",
-                                       g_variant_new_boolean(FALSE));
-    return TRUE;
 }
 
 /* Escape on the gallery goes back; elsewhere it goes on to the other handlers. */
@@ -543,6 +492,7 @@ static const GActionEntry window_toggles[] = {
     {"real-time", NULL, NULL, "false", real_time_state_changed, {0}},
     {"presentation", NULL, NULL, "false", presentation_state_changed, {0}},
     {"presentation-plot", NULL, "s", "'energy'", presentation_state_changed, {0}},
+    {"presentation-text", NULL, "d", "1.0", presentation_state_changed, {0}},
 };
 
 void esl_window_class_install_actions(GtkWidgetClass *widget_class)
@@ -569,12 +519,13 @@ void esl_window_init_actions(EslWindow *self)
     /* a paced run follows the playback speed */
     g_signal_connect_swapped(self->playback_bar, "notify::speed",
                              G_CALLBACK(esl_window_update_pacing), self);
+    esl_window_init_presentation(self);
     GtkEventController *escape = gtk_shortcut_controller_new();
     gtk_event_controller_set_propagation_phase(escape, GTK_PHASE_CAPTURE);
     gtk_shortcut_controller_add_shortcut(
         GTK_SHORTCUT_CONTROLLER(escape),
         gtk_shortcut_new(gtk_keyval_trigger_new(GDK_KEY_Escape, 0),
-                         gtk_callback_action_new(escape_from_presentation, NULL, NULL)));
+                         gtk_callback_action_new(esl_window_escape_from_presentation, NULL, NULL)));
     gtk_widget_add_controller(GTK_WIDGET(self), escape);
     esl_window_fill_recent_menu(self);
     g_signal_connect(gtk_recent_manager_get_default(), "changed", G_CALLBACK(on_recent_changed),

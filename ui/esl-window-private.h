@@ -56,6 +56,7 @@ struct _EslWindow {
     EslFrameMeter *frame_meter; /* the window's frames while a run goes on */
     int selected_body; /* body whose centre of mass leaves a trail, or -1 */
     double run_duration; /* duration of the run going on */
+    gint64 run_started_us; /* when it started (monotonic clock) */
     GtkWidget *question;         /* a question to the user (stop the run? save the edits?) */
     gboolean close_when_stopped; /* the user chose to close: do it once the run is stored */
     gboolean edits_discarded;    /* the user chose to discard the edits: close without asking */
@@ -85,6 +86,8 @@ void esl_window_install_model(EslWindow *self, MbsModel *model, char *json, char
 void esl_window_set_history(EslWindow *self, GPtrArray *history, gboolean matches_model);
 /* Show a state (NULL poses: the model as drawn) in the 3D view and on the colour legend. */
 void esl_window_show_state(EslWindow *self, const double *poses, const double *violations);
+/* The history's sample nearest to time t, or -1 when there is none. */
+int esl_window_history_index_at(EslWindow *self, double t);
 /* Trail of the selected body over samples 0..upto of the history. */
 void esl_window_update_trail(EslWindow *self, int upto);
 /* Frame the whole motion of the history. */
@@ -98,6 +101,9 @@ gboolean esl_window_is_running(EslWindow *self);
 void esl_window_read_settings(EslWindow *self, MbsSettings *settings);
 
 /* esl-window-run.c */
+/* No run shown: the progress area empty (it kept the last run's numbers after another model,
+ * a project reopened or the run deleted). */
+void esl_window_clear_progress(EslWindow *self);
 /* The project's id of the model's text as it is now (stored once per distinct text). */
 gint64 esl_window_stored_model_id(EslWindow *self);
 void esl_window_start_run(EslWindow *self);
@@ -106,6 +112,9 @@ void esl_window_stop_run(EslWindow *self);
 /* Closing during a run: asks (stop and close / cancel) and returns TRUE (the window stays for
  * now); FALSE when no run goes on. */
 gboolean esl_window_ask_close(EslWindow *self);
+/* A project opened alone (no model open): its newest run and its model are shown, with the
+ * Runs page (the gallery stayed in front of a project of runs). */
+void esl_window_show_newest_run(EslWindow *self);
 /* Replay or compare the runs selected in the run browser. */
 void esl_window_show_selected_runs(EslWindow *self);
 /* Pace the run going on as win.real-time and the playback speed say. */
@@ -119,9 +128,23 @@ typedef void (*EslWindowThen)(EslWindow *self, const char *path);
  * then(self, path); without edits, call it at once. */
 void esl_window_ask_unsaved(EslWindow *self, EslWindowThen then, const char *path);
 
-/* esl-window-actions.c */
-/* Presentation mode on or off as win.presentation and win.presentation-plot say. */
+/* esl-window-violations.c */
+void esl_window_init_violations(EslWindow *self);
+/* The legend's joint violated most over the history shown (none while a run goes on). */
+void esl_window_update_worst_over_run(EslWindow *self);
+
+/* esl-window-presentation.c */
+/* Presentation mode on or off as win.presentation, win.presentation-plot and
+ * win.presentation-text say. */
 void esl_window_update_presentation(EslWindow *self);
+gboolean esl_window_is_presenting(EslWindow *self);
+/* Escape's handler: leaves presentation mode (FALSE when not presenting). */
+gboolean esl_window_escape_from_presentation(GtkWidget *widget, GVariant *args, gpointer data);
+/* A Step Through window just opened: presented too when the window is. */
+void esl_window_present_step_view(EslWindow *self, GtkWindow *view);
+void esl_window_init_presentation(EslWindow *self);
+
+/* esl-window-actions.c */
 void esl_window_class_install_actions(GtkWidgetClass *widget_class);
 void esl_window_init_actions(EslWindow *self);
 /* esl-window-vehicle.c: win.follow-body and win.tyre-curves */

@@ -79,6 +79,13 @@ static void show_stored_progress(EslWindow *self, const EslRunInfo *info, double
     gtk_label_set_text(GTK_LABEL(self->progress_label), text);
 }
 
+void esl_window_clear_progress(EslWindow *self)
+{
+    gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(self->progress_bar), 0.0);
+    gtk_progress_bar_set_text(GTK_PROGRESS_BAR(self->progress_bar), "");
+    gtk_label_set_text(GTK_LABEL(self->progress_label), "");
+}
+
 const char *esl_window_get_progress_text(EslWindow *self)
 {
     return gtk_label_get_text(GTK_LABEL(self->progress_label));
@@ -132,10 +139,36 @@ static void announce_run_end(EslWindow *self, const char *format, int status,
     g_object_unref(self);
 }
 
+/* Live runs are paced to the playback speed (win.real-time). */
+static gboolean paced(EslWindow *self)
+{
+    GAction *pace = g_action_map_lookup_action(G_ACTION_MAP(self), "real-time");
+    g_autoptr(GVariant) on = pace ? g_action_get_state(pace) : NULL;
+    return on && g_variant_get_boolean(on);
+}
+
+/* A run that took less time than it simulated went by too fast to be seen (a second after Run
+ * it showed the final pose): its motion is played back from t = 0 at the playback speed (1x
+ * unless chosen otherwise). A paced run was seen as it went. */
+static void replay_if_unseen(EslWindow *self, int status, double simulated)
+{
+    double elapsed = (g_get_monotonic_time() - self->run_started_us) * 1e-6;
+    if (status != ESL_RUN_FINISHED || paced(self) || elapsed >= simulated || !self->history ||
+        self->history->len < 2)
+        return;
+    EslPlaybackBar *bar = ESL_PLAYBACK_BAR(self->playback_bar);
+    esl_playback_bar_seek(bar, 0.0);
+    esl_playback_bar_set_playing(bar, TRUE);
+}
+
 static void on_run_finished(EslRunController *controller, int status, const char *message,
                             EslWindow *self)
 {
     update_progress(self);
+    double simulated, wall;
+    long steps;
+    esl_run_controller_progress(controller, &simulated, &steps, &wall);
+    (void)wall; /* the time spent stepping only; the motion was on screen from Run */
     gint64 run_id = esl_run_controller_get_run_id(controller);
     g_signal_handlers_disconnect_by_data(controller, self);
     g_clear_object(&self->controller);
@@ -145,6 +178,7 @@ static void on_run_finished(EslRunController *controller, int status, const char
     GPtrArray *history = g_steal_pointer(&self->history);
     esl_window_set_history(self, history, TRUE);
     esl_window_fit_history(self);
+    replay_if_unseen(self, status, simulated);
     announce_run_end(self, _("Run %s %s%s%s"), status, message, run_id);
 }
 
@@ -419,21 +453,44 @@ void esl_window_start_run(EslWindow *self)
         return;
     }
     esl_window_show_status(self, FALSE, _("Running %s with %s…"), self->model->name, klass->name);
+    self->run_started_us = g_get_monotonic_time();
     self->progress_timer = g_timeout_add(100, progress_timeout, self);
     self->frame_meter = esl_frame_meter_start(GTK_WIDGET(self));
     esl_window_update_run_actions(self);
+}
+
+void esl_window_show_newest_run(EslWindow *self)
+{
+    if (self->model || !self->project)
+        return;
+    /* only a run stored with its model (and so with its settings) can be shown */
+    g_autoptr(GPtrArray) runs = esl_project_list_runs(self->project, NULL);
+    const EslRunInfo *newest = NULL;
+    for (guint i = 0; runs && i < runs->len; i++) {
+        const EslRunInfo *info = runs->pdata[i];
+        if (!newest || info->id > newest->id)
+            newest = info;
+    }
+    if (!newest || newest->model_id <= 0)
+        return;
+    EslRunBrowser *browser = ESL_RUN_BROWSER(self->run_browser);
+    esl_run_browser_click_row(browser, 0, 0); /* loads its model from the project */
+    g_autoptr(GArray) shown = esl_run_browser_get_selected(browser);
+    if (!self->model || shown->len == 0)
+        return;
+    gtk_notebook_set_current_page(GTK_NOTEBOOK(self->sidebar),
+                                  gtk_notebook_page_num(GTK_NOTEBOOK(self->sidebar),
+                                                        self->run_browser));
+    esl_window_leave_gallery(self);
 }
 
 void esl_window_update_pacing(EslWindow *self)
 {
     if (!self->controller)
         return;
-    GAction *pace = g_action_map_lookup_action(G_ACTION_MAP(self), "real-time");
-    g_autoptr(GVariant) on = pace ? g_action_get_state(pace) : NULL;
     esl_run_controller_set_pacing(
-        self->controller, on && g_variant_get_boolean(on)
-                              ? esl_playback_bar_get_speed(ESL_PLAYBACK_BAR(self->playback_bar))
-                              : 0.0);
+        self->controller,
+        paced(self) ? esl_playback_bar_get_speed(ESL_PLAYBACK_BAR(self->playback_bar)) : 0.0);
 }
 
 void esl_window_update_run_actions(EslWindow *self)

@@ -74,7 +74,7 @@ void esl_window_update_titles(EslWindow *self)
 
 /* ---- the history shown: 3D view, trail, playback ------------------------------------------ */
 
-static int history_index_at(EslWindow *self, double t)
+int esl_window_history_index_at(EslWindow *self, double t)
 {
     GPtrArray *h = self->history;
     if (!h || h->len == 0)
@@ -122,83 +122,9 @@ void esl_window_update_trail(EslWindow *self, int upto)
     esl_viewport_set_trail(viewport, (const float *)points->data, (int)(points->len / 3), b);
 }
 
-/* Show a state (body poses, joint violations; NULL poses: the model as drawn) in the 3D view
- * and its largest violation on the colour legend. */
-void esl_window_show_state(EslWindow *self, const double *poses, const double *violations)
-{
-    esl_viewport_set_state(ESL_VIEWPORT(self->viewport), poses, violations);
-    double largest = violations ? 0.0 : NAN;
-    int worst = -1;
-    for (int j = 0; violations && self->model && j < self->model->njoints; j++) {
-        double v = isnan(violations[j]) ? INFINITY : violations[j];
-        if (v > largest || (worst < 0 && v >= largest)) {
-            largest = v;
-            worst = j;
-        }
-    }
-    EslColorScale *legend = ESL_COLOR_SCALE(self->color_scale);
-    esl_color_scale_set_value(legend, largest);
-    /* a tree joint's violation is 0: name a joint only when one is violated */
-    esl_color_scale_set_worst(legend, worst >= 0 && largest > 0 ? self->model->joints[worst].name
-                                                                : NULL);
-    esl_model_panel_set_violations(ESL_MODEL_PANEL(self->model_panel), violations,
-                                   violations && self->model ? self->model->njoints : 0);
-}
-
-/* Diagonal of the box of the model's points as drawn (m). */
-static double model_extent(const MbsModel *m)
-{
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (int i = 0; i < m->npoints; i++)
-        for (int k = 0; k < 3; k++) {
-            lo[k] = fmin(lo[k], m->points[i].pos[k]);
-            hi[k] = fmax(hi[k], m->points[i].pos[k]);
-        }
-    return m->npoints ? hypot(hypot(hi[0] - lo[0], hi[1] - lo[1]), hi[2] - lo[2]) : 1.0;
-}
-
-gboolean esl_window_go_to_worst_joint(EslWindow *self)
-{
-    const char *name = esl_color_scale_get_worst(ESL_COLOR_SCALE(self->color_scale));
-    int j = name && self->model ? mbs_model_find_joint(self->model, name) : -1;
-    if (j < 0)
-        return FALSE;
-    const MbsModel *m = self->model;
-    esl_model_panel_select(ESL_MODEL_PANEL(self->model_panel), ESL_SOURCE_JOINT, j);
-    /* frame the joint where it is now: its point on the first body, in the state shown */
-    const MbsJoint *joint = &m->joints[j];
-    double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, p[3] = {0, 0, 0};
-    int i = self->history ? history_index_at(self, esl_window_get_time(self)) : -1;
-    if (i >= 0 && self->history_matches_model) {
-        const double *pose = ((EslRunSample *)self->history->pdata[i])->poses + 12 * joint->body1;
-        memcpy(R, pose, sizeof R);
-        memcpy(p, pose + 9, sizeof p);
-    }
-    float center[3];
-    for (int k = 0; k < 3; k++)
-        center[k] = (float)(R[3 * k] * joint->point1[0] + R[3 * k + 1] * joint->point1[1] +
-                            R[3 * k + 2] * joint->point1[2] + p[k]);
-    esl_viewport_fit_element(ESL_VIEWPORT(self->viewport), center,
-                             (float)fmax(0.2 * model_extent(m), 1e-3));
-    g_autofree char *variable = g_strdup_printf("%s:violation", name);
-    esl_window_plot_variable(self, variable, NULL);
-    return TRUE;
-}
-
-const char *esl_window_get_worst_joint(EslWindow *self)
-{
-    return esl_color_scale_get_worst(ESL_COLOR_SCALE(self->color_scale));
-}
-
-static void on_worst_activated(EslColorScale *legend, EslWindow *self)
-{
-    (void)legend;
-    esl_window_go_to_worst_joint(self);
-}
-
 static void show_time(EslWindow *self, double t)
 {
-    int i = history_index_at(self, t);
+    int i = esl_window_history_index_at(self, t);
     if (i < 0)
         return;
     const EslRunSample *s = self->history->pdata[i];
@@ -252,6 +178,9 @@ void esl_window_set_history(EslWindow *self, GPtrArray *history, gboolean matche
     esl_playback_bar_set_playable(bar, history && history->len > 1 && !self->controller);
     esl_window_update_run_actions(self);
     esl_window_set_compared(self, NULL); /* replots the variables for this history */
+    esl_window_update_worst_over_run(self);
+    if (!history)
+        esl_window_clear_progress(self);
     if (history && history->len)
         show_time(self, end);
 }
@@ -273,7 +202,7 @@ static void on_element_selected(EslModelPanel *panel, int source, int index, Esl
         esl_window_update_trail(
             self, self->controller
                       ? (int)self->history->len - 1
-                      : history_index_at(
+                      : esl_window_history_index_at(
                             self, esl_playback_bar_get_time(ESL_PLAYBACK_BAR(self->playback_bar))));
     esl_viewport_set_highlight(viewport, source == ESL_MODEL_PANEL_PARAMETER ? -1 : source, index);
 }
@@ -470,6 +399,7 @@ gboolean esl_window_open_project(EslWindow *self, const char *path, gboolean cre
             interrupted);
     esl_window_update_titles(self);
     esl_window_fill_runs(self);
+    esl_window_show_newest_run(self);
     return TRUE;
 }
 
@@ -876,7 +806,7 @@ static void esl_window_init(EslWindow *self)
     esl_window_init_actions(self);
     g_signal_connect_swapped(self->plot_board, "plots-changed",
                              G_CALLBACK(esl_window_update_plot_actions), self);
-    g_signal_connect(self->color_scale, "worst-activated", G_CALLBACK(on_worst_activated), self);
+    esl_window_init_violations(self);
     esl_playback_bar_set_label(ESL_PLAYBACK_BAR(self->playback_bar), _("t = 0 s"));
     esl_window_update_titles(self);
     esl_window_update_run_actions(self);
@@ -947,7 +877,7 @@ gboolean esl_window_step_sample(EslWindow *self, int direction)
         return FALSE;
     EslPlaybackBar *bar = ESL_PLAYBACK_BAR(self->playback_bar);
     esl_playback_bar_set_playing(bar, FALSE);
-    int i = history_index_at(self, esl_playback_bar_get_time(bar));
+    int i = esl_window_history_index_at(self, esl_playback_bar_get_time(bar));
     int next = CLAMP(i + (direction < 0 ? -1 : 1), 0, (int)self->history->len - 1);
     if (next == i)
         return FALSE;

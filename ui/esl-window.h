@@ -47,6 +47,11 @@ gboolean esl_window_plot_variable(EslWindow *self, const char *name, GError **er
 gboolean esl_window_go_to_worst_joint(EslWindow *self);
 /* The joint the legend names as the most violated in the state shown, or NULL. */
 const char *esl_window_get_worst_joint(EslWindow *self);
+/* The joint violated most over the whole run shown (NULL: none), its violation and when. */
+const char *esl_window_get_worst_over_run(EslWindow *self, double *value, double *time);
+/* What clicking the legend's second link does: show the instant of that largest violation
+ * and go to its joint as esl_window_go_to_worst_joint; FALSE when there is none. */
+gboolean esl_window_go_to_worst_over_run(EslWindow *self);
 /* Select a body in the model list and the 3D view (its trail is drawn during playback). */
 void esl_window_select_body(EslWindow *self, int body);
 /* Move the playback to this time (clamped to the shown history). */

@@ -1,6 +1,8 @@
 /* The Build page stays after an Add (issue 26, defect 6): with a body selected, adding a bar on
  * the Build page keeps the sidebar on the Build page (it turned to the Model tab after every
- * Add), and the selection stays. Needs a display (xvfb-run). */
+ * Add), and the selection stays; the joint form shows only the inputs of the type chosen (a
+ * revolute joint's had the universal joint's axes and the rod's points). Needs a display
+ * (xvfb-run). */
 #include <gtk/gtk.h>
 
 #include "esl-application.h"
@@ -11,6 +13,39 @@
 #include "build-spec.h"
 #include "tap.h"
 #include "ui-test.h"
+
+/* The label under root with exactly this text is shown (visible). */
+static gboolean input_shown(GtkWidget *root, const char *text)
+{
+    GtkWidget *label;
+    for (int i = 0; (label = find_nth(root, GTK_TYPE_LABEL, i)); i++)
+        if (g_str_equal(gtk_label_get_text(GTK_LABEL(label)), text))
+            return gtk_widget_get_visible(label);
+    return FALSE;
+}
+
+static void check_joint_form(GtkWidget *editor)
+{
+    GtkDropDown *kind = GTK_DROP_DOWN(find_nth(editor, GTK_TYPE_DROP_DOWN, 0));
+    gtk_drop_down_set_selected(kind, 3); /* Joint */
+    iterate_pending();
+    GtkDropDown *type = GTK_DROP_DOWN(find_nth(editor, GTK_TYPE_DROP_DOWN, 1));
+    const char *point = "Point (name or x y z)", *axis = "Axis (x, y, z or 3 numbers)",
+               *axis1 = "Universal: axis on body 1", *rod = "Rod: end point names";
+    tap_ok(input_shown(editor, point) && input_shown(editor, axis) &&
+               !input_shown(editor, axis1) && !input_shown(editor, rod),
+           "a revolute joint's form: its point and axis, no universal axes, no rod points");
+    gtk_drop_down_set_selected(type, 3); /* universal */
+    iterate_pending();
+    tap_ok(input_shown(editor, point) && !input_shown(editor, axis) &&
+               input_shown(editor, axis1) && !input_shown(editor, rod),
+           "a universal joint's form: its point and two axes");
+    gtk_drop_down_set_selected(type, 4); /* rod */
+    iterate_pending();
+    tap_ok(!input_shown(editor, point) && !input_shown(editor, axis1) &&
+               input_shown(editor, rod),
+           "a rod's form: its end points, no point or axes");
+}
 
 static void check(GtkApplication *app, gpointer data)
 {
@@ -42,6 +77,7 @@ static void check(GtkApplication *app, gpointer data)
     tap_ok(esl_model_panel_get_selected(panel, &source, &index) && source == ESL_SOURCE_BODY &&
                index == 1,
            "the body selected stays selected");
+    check_joint_form(editor);
     gtk_window_destroy(GTK_WINDOW(w));
 }
 

@@ -96,6 +96,19 @@ static inline void start_run(EslWindow *window, double duration, GCallback finis
     g_timeout_add_seconds((guint)seconds, ui_test_timed_out, GINT_TO_POINTER(seconds));
 }
 
+/* Wait until the playback of a run too fast to be seen (started when it finished) has reached
+ * the run's end. */
+static inline void wait_replayed(EslWindow *window)
+{
+    for (;;) {
+        g_autoptr(GVariant) state =
+            g_action_group_get_action_state(G_ACTION_GROUP(window), "playback");
+        if (!state || !g_variant_get_boolean(state))
+            return;
+        g_main_context_iteration(NULL, TRUE);
+    }
+}
+
 /* Wait (20 s at most) until the window has checked its model's text on the worker. */
 static inline void wait_checked(EslWindow *window)
 {
@@ -135,6 +148,17 @@ static inline int shown_plots(GtkWidget *root, int *larger)
     return shown;
 }
 #endif
+
+/* Mapped, at least min_w x min_h, entirely inside the window. */
+static inline gboolean shown_inside(GtkWidget *widget, GtkWidget *window, int min_w, int min_h,
+                             graphene_rect_t *r)
+{
+    int w = gtk_widget_get_width(window), h = gtk_widget_get_height(window);
+    return widget && gtk_widget_get_mapped(widget) &&
+           gtk_widget_compute_bounds(widget, window, r) && r->size.width >= min_w &&
+           r->size.height >= min_h && r->origin.x >= 0 && r->origin.y >= 0 &&
+           r->origin.x + r->size.width <= w + 0.5 && r->origin.y + r->size.height <= h + 0.5;
+}
 
 /* A label under root whose text has this in it, or NULL. */
 static inline GtkWidget *label_with(GtkWidget *root, const char *text)

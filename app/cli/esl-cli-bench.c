@@ -134,7 +134,7 @@ int esl_cli_bench(int argc, char **argv)
         {"runs", 'n', 0, G_OPTION_ARG_INT, &runs, "Runs per case (median reported, default 3)", "N"},
         {"duration", 't', 0, G_OPTION_ARG_DOUBLE, &duration, "Simulated time (default 5 s; stiff: 4 s)", "T"},
         {"formulation", 'f', 0, G_OPTION_ARG_STRING, &formulation, "bench jacobian: penalty, ali3p, matrix-r or all (default all)", "F"},
-        {"models", 0, 0, G_OPTION_ARG_STRING, &models, "bench jacobian, vehicles: comma-separated model names (default: per formulation; vehicles: hmmwv-stiff); bench ssode: lattice rows (default 1,4,7,10)", "LIST"},
+        {"models", 0, 0, G_OPTION_ARG_STRING, &models, "bench jacobian, vehicles: comma-separated model names (default: per formulation; vehicles: hmmwv-stiff,hmmwv-lane-change); bench ssode: lattice rows (default 1,4,7,10)", "LIST"},
         {"step", 0, 0, G_OPTION_ARG_DOUBLE, &step, "bench jacobian: time step (default 0.01 s)", "H"},
         {"jacobian", 0, 0, G_OPTION_ARG_STRING, &jac, "bench penalty, sensitivity: a method of the jacobian setting (default nd-central)", "METHOD"},
         {"algebra", 0, 0, G_OPTION_ARG_STRING, &algebra, "bench ssode: ssode's algebra setting (default automatic)", "A"},

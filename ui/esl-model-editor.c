@@ -151,6 +151,11 @@ static Input *force_inputs(const MbsForceClass *c, GPtrArray *strings)
         g_array_append_val(inputs, at);
         break;
     case MBS_FORCE_ON_BODY: g_array_append_val(inputs, body); break;
+    case MBS_FORCE_CONTROL: /* a driver: the joint it drives, the chassis and its point */
+        g_array_append_val(inputs, joint);
+        g_array_append_val(inputs, body);
+        g_array_append_val(inputs, at);
+        break;
     }
     for (const MbsForceField *fd = c->fields; fd->name; fd++) {
         if (fd->flags & MBS_FIELD_TABLE)

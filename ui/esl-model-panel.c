@@ -220,6 +220,11 @@ static char *describe_element(const MbsModel *m, int source, int index)
         case MBS_FORCE_ON_BODY:
             g_string_append_printf(s, _("on body %s\n"), m->bodies[f->body1].name);
             break;
+        case MBS_FORCE_CONTROL: /* a driver: drives the joint, reads the body's point */
+            g_string_append_printf(s, _("on joint %s\n"), m->joints[f->joint].name);
+            g_string_append_printf(s, _("on body %s\n"), m->bodies[f->body1].name);
+            append_vector(s, _("point"), f->point1, "m");
+            break;
         }
         /* what it is: the class's fields with their units */
         for (const MbsForceField *fd = c ? c->fields : NULL; fd && fd->name; fd++) {

@@ -4,6 +4,7 @@
 #include <glib/gi18n.h>
 
 #include "esl-variables.h"
+#include "mbs_force.h"
 
 /* ---- a node of the tree: an element (with children) or a variable (with a name) -------- */
 
@@ -178,6 +179,18 @@ static void build_tree(EslVariableBrowser *self, const MbsModel *m)
     }
     g_list_store_append(self->tree, bodies);
     g_list_store_append(self->tree, joints);
+    /* force elements with variables of their own: wheels, drivers (vehicles, issue 24) */
+    g_autoptr(EslVariableNode) forces = node_new(_("Forces"), NULL, NULL);
+    for (int f = 0; f < m->nforces; f++) {
+        const MbsForceClass *c = mbs_force_class(m->forces[f].type);
+        g_autoptr(EslVariableNode) force = node_new(m->forces[f].name, NULL,
+                                                    c ? _(c->description) : NULL);
+        add_variables_of(self, force->children, m, ESL_VARIABLE_FORCE, f);
+        if (g_list_model_get_n_items(G_LIST_MODEL(force->children)) > 0)
+            g_list_store_append(forces->children, force);
+    }
+    if (g_list_model_get_n_items(G_LIST_MODEL(forces->children)) > 0)
+        g_list_store_append(self->tree, forces);
 }
 
 /* A copy of the nodes under store whose variable names contain every word of the search

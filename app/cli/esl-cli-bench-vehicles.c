@@ -1,7 +1,10 @@
 /* eslabon-cli bench vehicles: every vehicle model x formulation x step, as paper 000 reports
  * its coach (h = 1, 10, 20 ms): median wall and CPU time of N runs, real-time factor, energy
  * drift, steps, Newton iterations and Jacobian evaluations; a run that fails says why. ssode
- * chooses its own steps within its tolerances (defaults), h bounding them (the output grid). */
+ * chooses its own steps within its tolerances (defaults), h bounding them (the output grid).
+ * A model whose force laws lack an analytical derivative (the drivers of
+ * hmmwv-lane-change.json) is run with the ad tangent where the default is analytical (penalty,
+ * ali3p, matrix-r trapezoidal): the label says "(ad)". */
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +12,7 @@
 #include "eslabon-config.h"
 #include "esl-cli-bench.h"
 #include "esl-model-file.h"
+#include "mbs_dynamics_derivatives.h"
 
 typedef struct {
     const char *label;       /* as printed */
@@ -33,6 +37,13 @@ static void bench_case(const MbsModel *m, const char *name, const VehicleCase *c
     s.duration = duration;
     if (c->integrator)
         mbs_settings_set_for(&s, c->formulation, "integrator", c->integrator, NULL);
+    char why[256], label[96];
+    int ad = !mbs_dynamics_derivatives_supported(m, why, sizeof why) &&
+             (strcmp(c->formulation, "matrix-r") || !strcmp(c->integrator, "trapezoidal")) &&
+             strcmp(c->formulation, "ssode");
+    if (ad)
+        mbs_settings_set_for(&s, c->formulation, "jacobian", "ad", NULL);
+    snprintf(label, sizeof label, "%s%s", c->label, ad ? " (ad)" : "");
     double walls[64], cpus[64];
     EslBenchRun last = {0};
     int n = runs < 64 ? runs : 64, done = 0;
@@ -44,13 +55,13 @@ static void bench_case(const MbsModel *m, const char *name, const VehicleCase *c
             break;
     }
     if (last.failed) {
-        printf("| %s | %s | %g | failed: %s | | | | | | |\n", name, c->label, 1e3 * h,
+        printf("| %s | %s | %g | failed: %s | | | | | | |\n", name, label, 1e3 * h,
                last.message);
         fflush(stdout);
         return;
     }
     double wall = esl_bench_median(walls, n), cpu = esl_bench_median(cpus, n);
-    printf("| %s | %s | %g | %.3f | %.3f | %.2f | %.3e | %ld | %ld | %ld |\n", name, c->label,
+    printf("| %s | %s | %g | %.3f | %.3f | %.2f | %.3e | %ld | %ld | %ld |\n", name, label,
            1e3 * h, wall, cpu, duration / wall, last.summary.energy_drift_max,
            last.summary.steps, last.summary.newton_iterations,
            last.summary.jacobian_evaluations);
@@ -63,7 +74,7 @@ int esl_bench_vehicles(const char *models_dir, const char *models, const char *f
     /* --formulation A,B: only the cases of those formulations (matrix-r: both integrators) */
     g_auto(GStrv) chosen = formulations ? g_strsplit(formulations, ",", -1) : NULL;
     static const double steps[] = {1e-3, 1e-2, 2e-2};
-    g_auto(GStrv) names = g_strsplit(models ? models : "hmmwv-stiff,coach,buggy-step", ",", -1);
+    g_auto(GStrv) names = g_strsplit(models ? models : "hmmwv-stiff,coach,buggy-step,hmmwv-lane-change", ",", -1);
     printf("# eslabon-cli bench vehicles: %d runs per case (median), %g s simulated, Eslabón %s\n",
            runs, duration, ESLABON_VERSION);
     printf("| vehicle | formulation | h (ms) | wall (s) | CPU (s) | real-time factor | "

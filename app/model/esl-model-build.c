@@ -504,10 +504,14 @@ static gboolean set_force_place(JsonObject *root, JsonObject *force, const MbsFo
         return TRUE;
     }
     case MBS_FORCE_ON_JOINT:
+    case MBS_FORCE_CONTROL:
         if (!joint || find_named(root, "joints", joint) < 0)
             return fail(error, _("%s: pick its joint"), c->name);
         json_object_set_string_member(force, "joint", joint);
-        return TRUE;
+        if (c->geometry == MBS_FORCE_ON_JOINT)
+            return TRUE;
+        /* a driver also reads a body's point: */
+        /* fall through */
     case MBS_FORCE_AT_POINT:
     case MBS_FORCE_ON_WHEEL: /* its centre: a point; its axis: a field */
     case MBS_FORCE_ON_BODY:

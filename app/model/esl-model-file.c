@@ -23,6 +23,7 @@
 #include "mbs_expr.h"
 #include "mbs_force.h"
 #include "mbs_objective.h"
+#include "mbs_path.h"
 #include "mbs_road.h"
 #include "mbs_tyre_model.h"
 
@@ -943,11 +944,13 @@ static const char *const *geometry_keys(MbsForceGeometry g)
     static const char *const point[] = {"body", "point", NULL};
     static const char *const body[] = {"body", NULL};
     static const char *const wheel[] = {"body", "point", "tyre", "tyre_file", NULL};
+    static const char *const control[] = {"joint", "body", "point", NULL};
     switch (g) {
     case MBS_FORCE_ON_LINE: return line;
     case MBS_FORCE_ON_JOINT: return joint;
     case MBS_FORCE_AT_POINT: return point;
     case MBS_FORCE_ON_WHEEL: return wheel;
+    case MBS_FORCE_CONTROL: return control;
     case MBS_FORCE_ON_BODY: break;
     }
     return body;
@@ -1042,6 +1045,10 @@ static gboolean read_force_geometry(Loader *L, JsonObject *o, const MbsForceClas
     case MBS_FORCE_ON_WHEEL:
         return get_body(L, o, "body", &f->body1) && (p = member(L, o, "point", TRUE)) &&
                node_point(L, p, "'point'", f->body1, -1, f->point1) && read_tyre(L, o, f);
+    case MBS_FORCE_CONTROL: /* the joint it drives, the body (and its point) it reads */
+        return get_joint(L, o, "joint", &f->joint) && get_body(L, o, "body", &f->body1) &&
+               (p = member(L, o, "point", TRUE)) &&
+               node_point(L, p, "'point'", f->body1, -1, f->point1);
     }
     return FALSE;
 }
@@ -1223,6 +1230,60 @@ static gboolean load_road(Loader *L, JsonObject *root)
     if (!road)
         ok = fail(L, _("out of memory"));
     mbs_road_free(road);
+    return ok;
+}
+
+/* ---- path ------------------------------------------------------------------------------ */
+
+/* "path": {"type": "points", "points": [[x, y], ...]} or {"type": "iso3888-1" | "iso3888-2",
+ * "vehicle_width": w, "start": x0, "offset": o (optional)}: what path followers steer along
+ * (mbs_path.h). */
+static gboolean load_path(Loader *L, JsonObject *root)
+{
+    static const char *const points_fields[] = {"type", "points", NULL};
+    static const char *const lane_fields[] = {"type", "vehicle_width", "start", "offset", NULL};
+    JsonNode *n = json_object_get_member(root, "path");
+    if (!n)
+        return TRUE;
+    set_where(L, "path");
+    if (!JSON_NODE_HOLDS_OBJECT(n))
+        return fail(L, _("must be an object, not %s"), kind_of(n));
+    JsonObject *o = json_node_get_object(n);
+    const char *type;
+    if (get_string(L, o, "type", TRUE, &type) < 0)
+        return FALSE;
+    int kind = mbs_path_kind_index(type);
+    if (kind < 0)
+        return fail(L, _("unknown path type '%s' (expected points, iso3888-1 or iso3888-2)"),
+                    type);
+    set_where(L, _("path (%s)"), type);
+    MbsError err = {0};
+    MbsPath *path = NULL;
+    if (kind == MBS_PATH_POINTS) {
+        JsonArray *pa;
+        if (!check_members(L, o, points_fields) || get_array(L, o, "points", TRUE, &pa) < 0)
+            return FALSE;
+        guint np = json_array_get_length(pa);
+        g_autofree double *xy = g_new0(double, 2 * (gsize)np + 2);
+        for (guint k = 0; k < np; ++k) {
+            g_autofree char *what = g_strdup_printf("'points'[%u]", k);
+            if (!node_vec(L, json_array_get_element(pa, k), what, 2, &xy[2 * k]))
+                return FALSE;
+        }
+        path = mbs_path_new_points(xy, (int)np, &err);
+    } else {
+        double width, start = 0.0, offset = NAN;
+        if (!check_members(L, o, lane_fields) ||
+            get_number(L, o, "vehicle_width", TRUE, &width) <= 0 ||
+            get_number(L, o, "start", FALSE, &start) < 0 ||
+            get_number(L, o, "offset", FALSE, &offset) < 0)
+            return FALSE;
+        path = mbs_path_new_lane_change((MbsPathKind)kind, width, start, offset, &err);
+    }
+    if (!path)
+        return engine_fail(L, &err);
+    gboolean ok = mbs_model_set_path(L->m, path, &err) == 0 || engine_fail(L, &err);
+    mbs_path_free(path);
     return ok;
 }
 
@@ -1478,7 +1539,7 @@ static gboolean load_header(Loader *L, JsonObject *root, const char *default_nam
     static const char *const fields[] = {"format", "version", "name",   "description",
                                          "parameters", "gravity", "bodies", "joints",
                                          "forces", "initial", "degrees_of_freedom",
-                                         "objectives", "planar", "road", NULL};
+                                         "objectives", "planar", "road", "path", NULL};
     const char *format, *name, *description;
     JsonNode *v;
     if (!json_object_has_member(root, "format"))
@@ -1622,7 +1683,7 @@ static MbsModel *load_data(const char *data, gsize len, const char *origin, cons
                 ok = engine_fail(&L, &err);
         }
     }
-    ok = ok && load_road(&L, o);
+    ok = ok && load_road(&L, o) && load_path(&L, o);
     ok = ok && load_list(&L, o, "bodies", TRUE, load_body);
     if (ok && L.m->ground < 0) {
         set_where(&L, _("bodies"));

@@ -6,7 +6,11 @@
 #include <string.h>
 
 #include "esl-points.h"
+#include "mbs_driver.h"
+#include "mbs_force.h"
 #include "mbs_linalg.h"
+#include "mbs_path.h"
+#include "mbs_wheel.h"
 
 const EslVariableKind esl_variable_kinds[] = {
     {"x", ESL_VARIABLE_POINT, 0, "m", N_("position x")},
@@ -25,15 +29,51 @@ const EslVariableKind esl_variable_kinds[] = {
     {"slide_rate", ESL_VARIABLE_JOINT, ESL_JOINT_SLIDE_RATE, "m/s", N_("slide rate")},
     {"kinetic", ESL_VARIABLE_BODY, ESL_BODY_KINETIC, "J", N_("kinetic energy")},
     {"potential", ESL_VARIABLE_BODY, ESL_BODY_POTENTIAL, "J", N_("potential energy (gravity)")},
+    {"speed", ESL_VARIABLE_BODY, ESL_BODY_SPEED, "m/s", N_("horizontal speed")},
+    {"yaw", ESL_VARIABLE_BODY, ESL_BODY_YAW, "rad", N_("yaw angle")},
+    {"pitch", ESL_VARIABLE_BODY, ESL_BODY_PITCH, "rad", N_("pitch angle")},
+    {"roll", ESL_VARIABLE_BODY, ESL_BODY_ROLL, "rad", N_("roll angle")},
+    {"yaw_rate", ESL_VARIABLE_BODY, ESL_BODY_YAW_RATE, "rad/s", N_("yaw rate")},
+    {"lateral_acceleration", ESL_VARIABLE_BODY, ESL_BODY_LATERAL_ACCELERATION, "m/s²",
+     N_("lateral acceleration")},
+    {"fz", ESL_VARIABLE_FORCE, ESL_FORCE_FZ, "N", N_("tyre vertical load Fz")},
+    {"fx", ESL_VARIABLE_FORCE, ESL_FORCE_FX, "N", N_("tyre longitudinal force Fx")},
+    {"fy", ESL_VARIABLE_FORCE, ESL_FORCE_FY, "N", N_("tyre lateral force Fy")},
+    {"mz", ESL_VARIABLE_FORCE, ESL_FORCE_MZ, "N·m", N_("tyre aligning moment Mz")},
+    {"kappa", ESL_VARIABLE_FORCE, ESL_FORCE_KAPPA, "", N_("longitudinal slip κ")},
+    {"alpha", ESL_VARIABLE_FORCE, ESL_FORCE_ALPHA, "rad", N_("slip angle α")},
+    {"lateral_error", ESL_VARIABLE_FORCE, ESL_FORCE_LATERAL_ERROR, "m",
+     N_("look-ahead point's lateral error")},
+    {"steering_command", ESL_VARIABLE_FORCE, ESL_FORCE_STEERING_COMMAND, "",
+     N_("steering command")},
+    {"target_y", ESL_VARIABLE_FORCE, ESL_FORCE_TARGET_Y, "m", N_("path's y (target)")},
+    {"actual_y", ESL_VARIABLE_FORCE, ESL_FORCE_ACTUAL_Y, "m", N_("chassis point's y (actual)")},
+    {"measured_speed", ESL_VARIABLE_FORCE, ESL_FORCE_MEASURED_SPEED, "m/s",
+     N_("speed (measured)")},
+    {"target_speed", ESL_VARIABLE_FORCE, ESL_FORCE_TARGET_SPEED, "m/s", N_("speed (target)")},
+    {"drive_torque", ESL_VARIABLE_FORCE, ESL_FORCE_DRIVE_TORQUE, "N·m", N_("drive torque")},
 };
 const int esl_variable_kind_count = G_N_ELEMENTS(esl_variable_kinds);
+
+/* Which force kind a force quantity belongs to. */
+static MbsForceType force_quantity_type(EslForceQuantity q)
+{
+    return q <= ESL_FORCE_ALPHA             ? MBS_FORCE_WHEEL
+           : q <= ESL_FORCE_ACTUAL_Y        ? MBS_FORCE_PATH_FOLLOWER
+                                            : MBS_FORCE_SPEED_CONTROL;
+}
 
 gboolean esl_variable_applies(const MbsModel *m, const EslVariableKind *kind, int index)
 {
     switch (kind->element) {
+    case ESL_VARIABLE_FORCE:
+        return index >= 0 && index < m->nforces &&
+               m->forces[index].type == force_quantity_type((EslForceQuantity)kind->component);
     case ESL_VARIABLE_POINT:
         return index >= 0 && index < m->npoints;
     case ESL_VARIABLE_BODY:
+        if (kind->component >= ESL_BODY_SPEED && !m->road)
+            return FALSE; /* the vehicle quantities: models with a road */
         return index >= 0 && index < m->nbodies && index != m->ground;
     case ESL_VARIABLE_JOINT:
         if (index < 0 || index >= m->njoints)
@@ -66,6 +106,10 @@ gboolean esl_variable_parse(const MbsModel *m, const char *name, EslVariable *ou
             index = mbs_model_find_joint(m, element);
         } else if (kind->element == ESL_VARIABLE_BODY) {
             index = mbs_model_find_body(m, element);
+        } else if (kind->element == ESL_VARIABLE_FORCE) {
+            for (int f = 0; f < m->nforces && index < 0; f++)
+                if (!strcmp(m->forces[f].name, element))
+                    index = f;
         } else {
             g_autoptr(GArray) points = esl_points_parse(m, element, NULL);
             index = points && points->len == 1 ? g_array_index(points, int, 0) : -1;
@@ -77,8 +121,11 @@ gboolean esl_variable_parse(const MbsModel *m, const char *name, EslVariable *ou
     }
     g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                 "'%s' is not a variable of this model (BODY:POINT:x|y|z|vx|vy|vz|ax|ay|az, "
-                "JOINT:violation, REVOLUTE:angle|angle_rate, PRISMATIC:slide|slide_rate or "
-                "BODY:kinetic|potential of a moving body)",
+                "JOINT:violation, REVOLUTE:angle|angle_rate, PRISMATIC:slide|slide_rate, "
+                "BODY:kinetic|potential of a moving body; with a road BODY:speed|yaw|pitch|roll|"
+                "yaw_rate, WHEEL:fz|fx|fy|mz|kappa|alpha, FOLLOWER:lateral_error|"
+                "steering_command|target_y|actual_y, CONTROL:measured_speed|target_speed|"
+                "drive_torque)",
                 name ? name : "");
     return FALSE;
 }
@@ -104,6 +151,8 @@ char *esl_variable_name(const MbsModel *m, const EslVariable *v)
         return g_strdup_printf("%s:%s", m->joints[v->index].name, v->kind->suffix);
     if (v->kind->element == ESL_VARIABLE_BODY)
         return g_strdup_printf("%s:%s", m->bodies[v->index].name, v->kind->suffix);
+    if (v->kind->element == ESL_VARIABLE_FORCE)
+        return g_strdup_printf("%s:%s", m->forces[v->index].name, v->kind->suffix);
     const MbsPoint *p = &m->points[v->index];
     return g_strdup_printf("%s:%s:%s", m->bodies[p->body].name, p->name, v->kind->suffix);
 }
@@ -269,21 +318,96 @@ static double body_value(const MbsModel *m, const EslVariable *v, const double *
                          const double *vel)
 {
     const MbsBody *B = &m->bodies[v->index];
+    const double *R = poses + 12 * v->index, *vg = vel + 6 * v->index;
+    switch ((EslBodyQuantity)v->kind->component) {
+    case ESL_BODY_SPEED:
+        return hypot(vg[0], vg[1]);
+    case ESL_BODY_YAW: /* R = Rz(yaw) Ry(pitch) Rx(roll) */
+        return atan2(R[3], R[0]);
+    case ESL_BODY_PITCH:
+        return -asin(fmax(-1.0, fmin(1.0, R[6])));
+    case ESL_BODY_ROLL:
+        return atan2(R[7], R[8]);
+    case ESL_BODY_YAW_RATE:
+        return vg[5];
+    case ESL_BODY_LATERAL_ACCELERATION:
+        return NAN; /* accelerations need more than one state */
+    case ESL_BODY_KINETIC:
+    case ESL_BODY_POTENTIAL:
+        break;
+    }
     if (v->kind->component == ESL_BODY_POTENTIAL) {
         double g[3];
         centre_of_mass(m, poses, v->index, g);
         return -B->mass * mbs_v3_dot(m->gravity, g);
     }
-    const double *vg = vel + 6 * v->index, *w = vg + 3;
+    const double *w = vg + 3;
     double w0[3], Jw[3];
     transpose_mulv(poses + 12 * v->index, w, w0);
     mbs_m3_mulv(B->inertia, w0, Jw);
     return 0.5 * (B->mass * mbs_v3_dot(vg, vg) + mbs_v3_dot(w0, Jw));
 }
 
+/* What force element F's law reads, from the poses and body velocities (wheel and control
+ * geometries: the body's point, its velocity, its turned axis, its angular velocity; a control
+ * element's joint coordinate and rate as the joint variables compute them). */
+static void force_input(const MbsModel *m, const MbsForce *F, const double *poses,
+                        const double *vel, MbsForceInput *in)
+{
+    memset(in, 0, sizeof *in);
+    const double *P = poses + 12 * F->body1;
+    mbs_m3_mulv(P, F->point1, in->r);
+    mbs_v3_add(in->r, P + 9, in->r);
+    body_point_velocity(m, poses, vel, F->body1, in->r, in->v);
+    mbs_m3_mulv(P, F->axis, in->axis);
+    memcpy(in->omega, vel + 6 * F->body1 + 3, sizeof in->omega);
+    in->road = m->road;
+    in->path = m->path;
+    if (F->type == MBS_FORCE_WHEEL)
+        return;
+    int revolute = m->joints[F->joint].type == MBS_JOINT_REVOLUTE;
+    const EslVariableKind coordinate = {"", ESL_VARIABLE_JOINT,
+                                        revolute ? ESL_JOINT_ANGLE : ESL_JOINT_SLIDE, "", ""};
+    const EslVariableKind rate = {"", ESL_VARIABLE_JOINT,
+                                  revolute ? ESL_JOINT_ANGLE_RATE : ESL_JOINT_SLIDE_RATE, "", ""};
+    in->value = joint_value(m, &(EslVariable){&coordinate, F->joint}, poses, vel, NULL);
+    in->rate = joint_value(m, &(EslVariable){&rate, F->joint}, poses, vel, NULL);
+}
+
+static double force_value(const MbsModel *m, const EslVariable *v, const double *poses,
+                          const double *vel)
+{
+    const MbsForce *F = &m->forces[v->index];
+    MbsForceInput in;
+    force_input(m, F, poses, vel, &in);
+    EslForceQuantity q = (EslForceQuantity)v->kind->component;
+    if (F->type == MBS_FORCE_WHEEL) {
+        double force[3], torque[3];
+        MbsWheelInfo w;
+        mbs_force_wheel_contact(F, m->road, in.r, in.v, in.axis, in.omega, force, torque, &w);
+        const double values[] = {w.fz, w.fx, w.fy, w.mz, w.kappa, w.alpha};
+        return values[q - ESL_FORCE_FZ];
+    }
+    if (F->type == MBS_FORCE_PATH_FOLLOWER) {
+        MbsPathFollowerInfo p;
+        mbs_path_follower_info(F, &in, &p);
+        double y = 0.0, slope, curvature;
+        if (m->path)
+            mbs_path_eval(m->path, in.r[0], &y, &slope, &curvature);
+        const double values[] = {p.lateral_error, p.command, y, in.r[1]};
+        return values[q - ESL_FORCE_LATERAL_ERROR];
+    }
+    MbsSpeedControlInfo s;
+    mbs_speed_control_info(F, &in, &s);
+    const double values[] = {s.speed, s.target_speed, s.torque};
+    return values[q - ESL_FORCE_MEASURED_SPEED];
+}
+
 double esl_variable_value(const MbsModel *m, const EslVariable *v, const double *poses,
                           const double *velocities, const double *violations)
 {
+    if (v->kind->element == ESL_VARIABLE_FORCE)
+        return force_value(m, v, poses, velocities);
     if (v->kind->element == ESL_VARIABLE_JOINT)
         return joint_value(m, v, poses, velocities, violations);
     if (v->kind->element == ESL_VARIABLE_BODY)
@@ -304,6 +428,8 @@ double esl_variable_value(const MbsModel *m, const EslVariable *v, const double 
 
 gboolean esl_variable_is_instantaneous(const EslVariable *v)
 {
+    if (v->kind->element == ESL_VARIABLE_BODY)
+        return v->kind->component != ESL_BODY_LATERAL_ACCELERATION;
     return v->kind->element != ESL_VARIABLE_POINT || v->kind->component < 6;
 }
 
@@ -349,6 +475,22 @@ void esl_variable_series(const MbsModel *m, const EslVariable *v, const double *
     }
     g_autofree double *vel = g_new0(double, (size_t)n * 6 * m->nbodies + 1);
     esl_body_velocities_from_poses(m, time, poses, n, vel);
+    if (v->kind->element == ESL_VARIABLE_BODY &&
+        v->kind->component == ESL_BODY_LATERAL_ACCELERATION) {
+        /* differences of the centre of mass's velocities, along the horizontal left of the
+         * body's drawn X */
+        size_t stride = 6 * (size_t)m->nbodies;
+        for (int k = 0; k < n; k++) {
+            int a = k > 0 ? k - 1 : 0, b = k < n - 1 ? k + 1 : n - 1;
+            double dt = time[b] - time[a];
+            const double *R = poses + (size_t)k * 12 * m->nbodies + 12 * v->index;
+            const double *va = vel + a * stride + 6 * v->index, *vb = vel + b * stride + 6 * v->index;
+            double hl = hypot(R[0], R[3]);
+            y[k] = dt > 0 && hl > 0 ? ((vb[1] - va[1]) * R[0] - (vb[0] - va[0]) * R[3]) / (dt * hl)
+                                    : 0.0;
+        }
+        return;
+    }
     for (int k = 0; k < n; k++) {
         double value = esl_variable_value(m, v, poses + (size_t)k * 12 * m->nbodies,
                                           vel + (size_t)k * 6 * m->nbodies,

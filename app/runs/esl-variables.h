@@ -5,7 +5,11 @@
  * joint's constraints), "JOINT:angle" / "JOINT:angle_rate" (rotation of body2 relative to body1
  * about the axis of a revolute joint), "JOINT:slide" / "JOINT:slide_rate" (translation of body2
  * relative to body1 along the axis of a prismatic joint), or "BODY:kinetic" / "BODY:potential"
- * (the body's kinetic energy and its potential energy in gravity).
+ * (the body's kinetic energy and its potential energy in gravity). In a model with a road (a
+ * vehicle) a body also has "BODY:speed", ":yaw", ":pitch", ":roll", ":yaw_rate" and
+ * ":lateral_acceleration"; a wheel element "WHEEL:fz", ":fx", ":fy", ":mz", ":kappa", ":alpha"
+ * (its contact); a path follower "FOLLOWER:lateral_error", ":steering_command", ":target_y",
+ * ":actual_y"; a speed controller "CONTROL:measured_speed", ":target_speed", ":drive_torque".
  *
  * Every variable is computed from body poses and body velocities (esl_variable_value), so it
  * means the same thing in every formulation, relative or natural coordinates: joint coordinates
@@ -30,6 +34,7 @@ typedef enum {
     ESL_VARIABLE_POINT, /* of a model point: component 0-2 position, 3-5 velocity, 6-8 acceleration */
     ESL_VARIABLE_JOINT, /* of a joint: EslJointQuantity */
     ESL_VARIABLE_BODY,  /* of a moving body: EslBodyQuantity */
+    ESL_VARIABLE_FORCE, /* of a force element: EslForceQuantity */
 } EslVariableElement;
 
 typedef enum {
@@ -43,12 +48,38 @@ typedef enum {
 typedef enum {
     ESL_BODY_KINETIC,
     ESL_BODY_POTENTIAL, /* in gravity: -m g . r_G */
+    /* vehicle quantities (models with a road), the body's drawn X forward and Z up: */
+    ESL_BODY_SPEED,     /* horizontal speed of the centre of mass */
+    ESL_BODY_YAW,       /* rotation from the drawing as yaw, pitch, roll (Z-Y-X, ISO 8855) */
+    ESL_BODY_PITCH,
+    ESL_BODY_ROLL,
+    ESL_BODY_YAW_RATE,  /* angular velocity about global Z */
+    ESL_BODY_LATERAL_ACCELERATION, /* of the centre of mass along the horizontal left */
 } EslBodyQuantity;
+
+typedef enum {
+    /* wheel elements: the contact (mbs_wheel.h MbsWheelInfo) */
+    ESL_FORCE_FZ,
+    ESL_FORCE_FX,
+    ESL_FORCE_FY,
+    ESL_FORCE_MZ,
+    ESL_FORCE_KAPPA,
+    ESL_FORCE_ALPHA,
+    /* path followers (mbs_driver.h) */
+    ESL_FORCE_LATERAL_ERROR,
+    ESL_FORCE_STEERING_COMMAND,
+    ESL_FORCE_TARGET_Y,  /* the path's y at the reference point's x */
+    ESL_FORCE_ACTUAL_Y,  /* the reference point's y */
+    /* speed controllers */
+    ESL_FORCE_MEASURED_SPEED,
+    ESL_FORCE_TARGET_SPEED,
+    ESL_FORCE_DRIVE_TORQUE,
+} EslForceQuantity;
 
 typedef struct {
     const char *suffix;  /* after "ELEMENT:" in the name */
     EslVariableElement element;
-    int component; /* point component, EslJointQuantity or EslBodyQuantity */
+    int component; /* point component, EslJointQuantity, EslBodyQuantity or EslForceQuantity */
     const char *unit;
     const char *description; /* English, N_() marked */
 } EslVariableKind;
@@ -59,7 +90,7 @@ extern const int esl_variable_kind_count;
 
 typedef struct {
     const EslVariableKind *kind;
-    int index; /* point, joint or body index in the model */
+    int index; /* point, joint, body or force index in the model */
 } EslVariable;
 
 /* Whether the kind exists for that element of m (an angle only for revolute joints...). */

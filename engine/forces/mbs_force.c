@@ -4,7 +4,7 @@
 #include <string.h>
 
 extern const MbsForceClass mbs_force_tsda, mbs_force_rsda, mbs_force_constant, mbs_force_torque,
-    mbs_force_tyre, mbs_force_wheel;
+    mbs_force_tyre, mbs_force_wheel, mbs_force_path_follower, mbs_force_speed_control;
 extern const MbsForceClass mbs_force_spring_table, mbs_force_damper_bilinear,
     mbs_force_bump_stop, mbs_force_antiroll_bar;
 
@@ -20,6 +20,8 @@ static const MbsForceClass *const classes[] = {
     &mbs_force_bump_stop,
     &mbs_force_antiroll_bar,
     &mbs_force_wheel, /* engine/vehicle/force_wheel.c */
+    &mbs_force_path_follower, /* engine/vehicle/force_path_follower.c */
+    &mbs_force_speed_control, /* engine/vehicle/force_speed_control.c */
 };
 
 #define NCLASSES ((int)(sizeof classes / sizeof classes[0]))

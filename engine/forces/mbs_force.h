@@ -12,6 +12,11 @@
  *   wheel  (a wheel body: centre point1 in: centre position, velocity,  out: force at the centre
  *           of body1, spin axis)            spin axis, angular velocity,     and torque (global)
  *                                           the model's road
+ *   control (a joint driven by what a       in: the joint's coordinate and   out: generalized force
+ *           body does: a driver reading         rate; point1 of body1: its       on the coordinate
+ *           the chassis)                        position, velocity; body1's
+ *                                               forward axis, angular velocity;
+ *                                               the model's path
  *
  * A new kind is one file with its class and one line in the registry. The model file keys,
  * `eslabon-cli info`, the model editor and the scene read the class (fields, drawing).
@@ -25,6 +30,7 @@
 #include "mbs_scalar.h"
 
 typedef struct MbsRoad MbsRoad; /* mbs_road.h */
+typedef struct MbsPath MbsPath; /* mbs_path.h */
 
 typedef enum {
     MBS_FORCE_ON_LINE,  /* body1/point1 to body2/point2 */
@@ -32,6 +38,10 @@ typedef enum {
     MBS_FORCE_AT_POINT, /* body1/point1 */
     MBS_FORCE_ON_BODY,  /* body1 */
     MBS_FORCE_ON_WHEEL, /* body1: centre point1, spin axis (drawn, global) */
+    /* joint (revolute or prismatic), read from body1 (point1, forward axis): drivers. Its
+     * force on the joint depends on another body's motion, which MbsForceDerivative does not
+     * carry: such classes have no `derivative` and the analytical tangents refuse them. */
+    MBS_FORCE_CONTROL,
 } MbsForceGeometry;
 
 /* What the scene draws for an element. */
@@ -66,8 +76,10 @@ typedef struct {
     double value, rate; /* line: distance and its rate; joint: coordinate and its rate */
     double r[3], v[3];  /* point: position and velocity of the point */
     double omega[3];    /* body, wheel: angular velocity */
-    double axis[3];     /* wheel: its spin axis, unit (r, v: the centre's) */
+    double axis[3];     /* wheel: its spin axis, unit (r, v: the centre's); control: body1's
+                           forward axis turned (unit when drawn unit) */
     const MbsRoad *road; /* wheel: the model's road (NULL: none, no contact) */
+    const MbsPath *path; /* control: the model's path (NULL: none) */
 } MbsForceInput;
 
 typedef struct {
@@ -97,6 +109,7 @@ typedef struct {
     MbsDual omega[3];
     MbsDual axis[3];
     const MbsRoad *road;
+    const MbsPath *path;
 } MbsForceInputDual;
 
 typedef struct {

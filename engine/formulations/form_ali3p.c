@@ -379,9 +379,13 @@ static int sparse_new(Ali3p *a, MbsError *err)
         MbsForceGeometry g = mbs_force_class(F->type)->geometry;
         if (g == MBS_FORCE_ON_LINE)
             mark(cpl, nb, nat->body_off[F->body1], nat->body_off[F->body2]);
-        else if (g == MBS_FORCE_ON_JOINT)
+        else if (g == MBS_FORCE_ON_JOINT || g == MBS_FORCE_CONTROL)
             mark(cpl, nb, nat->body_off[m->joints[F->joint].body1],
                  nat->body_off[m->joints[F->joint].body2]);
+        if (g == MBS_FORCE_CONTROL) /* the joint's force reads body1 */
+            for (int s = 0; s < 2; ++s)
+                mark(cpl, nb, nat->body_off[F->body1],
+                     nat->body_off[s ? m->joints[F->joint].body2 : m->joints[F->joint].body1]);
     }
     sp->rank = malloc(sizeof(int) * ((size_t)nb * nb + 1));
     sp->Ap = malloc(sizeof(int) * ((size_t)n + 1));
@@ -509,14 +513,21 @@ static int force_pattern_new(Ali3p *a, MbsError *err)
     for (int f = 0; f < m->nforces; ++f) {
         const MbsForce *F = &m->forces[f];
         MbsForceGeometry g = mbs_force_class(F->type)->geometry;
-        int b1 = g == MBS_FORCE_ON_JOINT ? m->joints[F->joint].body1 : F->body1;
-        int b2 = g == MBS_FORCE_ON_JOINT   ? m->joints[F->joint].body2
+        int on_joint = g == MBS_FORCE_ON_JOINT || g == MBS_FORCE_CONTROL;
+        int b1 = on_joint ? m->joints[F->joint].body1 : F->body1;
+        int b2 = on_joint                ? m->joints[F->joint].body2
                  : g == MBS_FORCE_ON_LINE ? F->body2
                                           : b1;
         int o1 = nat->body_off[b1], o2 = nat->body_off[b2];
         mark(cpl, nb, o1, o1);
         mark(cpl, nb, o2, o2);
         mark(cpl, nb, o1, o2);
+        if (g == MBS_FORCE_CONTROL) { /* the joint's force reads body1 */
+            int o3 = nat->body_off[F->body1];
+            mark(cpl, nb, o3, o3);
+            mark(cpl, nb, o1, o3);
+            mark(cpl, nb, o2, o3);
+        }
     }
     size_t nnz = 0;
     for (size_t k = 0; k < (size_t)nb * nb; ++k)

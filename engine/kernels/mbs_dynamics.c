@@ -180,6 +180,12 @@ int mbs_dynamics_forces_pattern(const MbsModel *m, int *colptr, int *rowind)
     for (int f = 0; f < m->nforces; ++f) {
         const MbsForce *F = &m->forces[f];
         const MbsForceClass *c = mbs_force_class(F->type);
+        if (c && c->geometry == MBS_FORCE_CONTROL) { /* the joint's Q reads body1's path */
+            int jn = t->joint_node[F->joint], nb = t->body_node[F->body1];
+            if (jn >= 0 && nb >= 0)
+                mark_paths(t, depends, jn, nb);
+            continue;
+        }
         if (!c || c->geometry != MBS_FORCE_ON_LINE)
             continue;
         int n1 = t->body_node[F->body1], n2 = t->body_node[F->body2];

@@ -371,8 +371,8 @@ static void element_terms(const MbsModel *m, const MbsKinematics *k, const doubl
     MbsForceOutput out;
     MbsForceDerivative dT = {0};
     double at[2][3], e[3];
-    if (!mbs_dynamics_force_input(m, k, z, zd, F, &in, at, e))
-        return;
+    if (!c->derivative || !mbs_dynamics_force_input(m, k, z, zd, F, &in, at, e))
+        return; /* (a law without one is refused before: mbs_dynamics_derivatives_supported) */
     c->evaluate(F, &in, &out);
     c->derivative(F, &in, &dT);
     switch (c->geometry) {
@@ -428,6 +428,8 @@ static void element_terms(const MbsModel *m, const MbsKinematics *k, const doubl
             wheel_column(t, k, nd, &in, &dT, j, scale, Czd, Kz, ld);
         break;
     }
+    case MBS_FORCE_CONTROL: /* no derivative: mbs_dynamics_derivatives_supported refuses */
+        break;
     }
 }
 

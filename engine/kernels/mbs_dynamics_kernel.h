@@ -111,6 +111,20 @@ int MBS_K(mbs_dynamics_force_input)(const MbsModel *m, const MBS_KIN *k, const M
             memcpy(at[0], r[0], sizeof r[0]);
         return 1;
     }
+    case MBS_FORCE_CONTROL: {
+        int jn = m->topo->joint_node[F->joint], nd = m->topo->body_node[F->body1];
+        if (jn < 0 || nd < 0)
+            return 0; /* compile keeps the joint in the tree and refuses a ground reader */
+        in->value = z[jn];
+        in->rate = zd[jn];
+        MBS_K(mbs_kin_point)(m, k, F->body1, F->point1, r[0]);
+        MBS_K(mbs_kin_point_velocity)(m, k, F->body1, r[0], in->v);
+        memcpy(in->r, r[0], sizeof r[0]);
+        MBS_K(mbs_kin_body_omega)(m, k, F->body1, in->omega);
+        MBS_M3_MULV_C(&k->R[9 * nd], F->axis, in->axis); /* the drawn forward axis turned */
+        in->path = m->path;
+        return 1;
+    }
     }
     return 0;
 }
@@ -123,7 +137,7 @@ static void MBS_K(add_element)(const MbsModel *m, const MBS_KIN *k, MBS_DYN *d, 
     MBS_FORCE_IN in;
     MBS_FORCE_OUT out;
     MBS_S at[2][3], e[3];
-    if (c->geometry == MBS_FORCE_ON_JOINT ||
+    if (c->geometry == MBS_FORCE_ON_JOINT || c->geometry == MBS_FORCE_CONTROL ||
         !MBS_K(mbs_dynamics_force_input)(m, k, z, zd, F, &in, at, e))
         return;
     MBS_FORCE_EVALUATE(c)(F, &in, &out);
@@ -149,6 +163,7 @@ static void MBS_K(add_element)(const MbsModel *m, const MBS_KIN *k, MBS_DYN *d, 
         MBS_K(add_torque)(m, d, F->body1, out.torque);
         break;
     case MBS_FORCE_ON_JOINT:
+    case MBS_FORCE_CONTROL:
         break;
     }
 }
@@ -202,13 +217,14 @@ static void MBS_K(forces_of)(const MbsModel *m, const MBS_KIN *k, MBS_DYN *d, co
             for (int c = 0; c < 6; ++c)
                 d->Wacc[6 * par + c] = MBS_ADD(d->Wacc[6 * par + c], W[c]);
     }
-    /* Joint-level forces (spring-dampers on tree coordinates) act on Q directly. */
+    /* Joint-level forces (spring-dampers and drivers on tree coordinates) act on Q directly. */
     for (int f = 0; f < m->nforces; ++f) {
         const MbsForce *F = &m->forces[f];
         const MbsForceClass *c = mbs_force_class(F->type);
         MBS_FORCE_IN in;
         MBS_FORCE_OUT out;
-        if (c->geometry != MBS_FORCE_ON_JOINT || (forces && !forces[f]) ||
+        if ((c->geometry != MBS_FORCE_ON_JOINT && c->geometry != MBS_FORCE_CONTROL) ||
+            (forces && !forces[f]) ||
             !MBS_K(mbs_dynamics_force_input)(m, k, z, zd, F, &in, NULL, NULL))
             continue;
         MBS_FORCE_EVALUATE(c)(F, &in, &out);

@@ -265,7 +265,7 @@ void mbs_dynamics_forces_parameter_derivative(const MbsModel *m, const MbsKinema
             continue;
         c->evaluate(&plus->forces[f], &in, &op);
         c->evaluate(&minus->forces[f], &in, &om);
-        if (c->geometry == MBS_FORCE_ON_JOINT) {
+        if (c->geometry == MBS_FORCE_ON_JOINT || c->geometry == MBS_FORCE_CONTROL) {
             dQ[t->joint_node[F->joint]] += c2 * (op.generalized - om.generalized);
         } else if (c->geometry == MBS_FORCE_ON_LINE) {
             double dt = c2 * (op.tension - om.tension), df2[3], df1[3];

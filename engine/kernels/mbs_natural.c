@@ -868,6 +868,8 @@ void mbs_natural_forces_derivatives(const MbsNatural *nat, const double *q, cons
         case MBS_FORCE_ON_WHEEL:
             wheel_derivatives(nat, F, q, qd, add, ctx);
             break;
+        case MBS_FORCE_CONTROL: /* no derivative: ..._derivatives_supported refuses */
+            break;
         case MBS_FORCE_ON_BODY: {
             /* constant torque T: Q_{e_k} = (T x e_k)/2, d/de_k = [T]x / 2 */
             int off = nat->body_off[F->body1];

@@ -243,6 +243,36 @@ static void MBS_K(add_element)(const MbsNatural *nat, const MbsForce *F, const M
         MBS_NAT_ACCOUNT(c, F, &in, e);
         break;
     }
+    case MBS_FORCE_CONTROL: {
+        /* The joint's coordinate as for a joint element; the reader's point, forward axis
+         * and angular velocity as for a wheel; the output on the coordinate only. */
+        int off = nat->body_off[F->body1];
+        if (off < 0)
+            break;
+        double ref = angle_ref ? angle_ref[F->joint] : 0.0;
+        in.value = MBS_K(mbs_natural_joint_coordinate)(nat, q, F->joint, ref, grad);
+        in.rate = MBS_K(dot)(n, grad, qd);
+        MbsNatLin x, A;
+        mbs_natural_point_lin(nat, F->body1, F->point1, &x);
+        mbs_natural_vector_lin(nat, F->body1, F->axis, &A);
+        MBS_K(natlin_eval)(&x, q, in.r);
+        MBS_K(natlin_rate)(&x, qd, in.v);
+        MBS_K(natlin_eval)(&A, q, in.axis);
+        for (int d = 0; d < 3; ++d)
+            in.omega[d] = MBS_LIKE(q[0], 0.0);
+        for (int k = 0; k < 3; ++k) {
+            MBS_S w[3];
+            MBS_V3_CROSS(&q[off + 3 + 3 * k], &qd[off + 3 + 3 * k], w);
+            for (int d = 0; d < 3; ++d)
+                in.omega[d] = MBS_ADD(in.omega[d], MBS_SCALE(0.5, w[d]));
+        }
+        in.path = nat->model->path;
+        MBS_FORCE_EVALUATE(c)(F, &in, &out);
+        for (int i = 0; i < n; ++i)
+            Q[i] = MBS_ADD(Q[i], MBS_MUL(out.generalized, grad[i]));
+        MBS_NAT_ACCOUNT(c, F, &in, e);
+        break;
+    }
     }
 }
 

@@ -9,6 +9,7 @@
 
 #include "mbs_force.h"
 #include "mbs_linalg.h"
+#include "mbs_path.h"
 #include "mbs_road.h"
 #include "mbs_topology.h"
 #include "mbs_tyre_model.h"
@@ -52,6 +53,7 @@ void mbs_model_free(MbsModel *m)
             mbs_tyre_model_class_at(m->forces[i].tyre_law)->free_data(m->forces[i].tyre_data);
     free(m->forces);
     mbs_road_free(m->road);
+    mbs_path_free(m->path);
     free(m->initial);
     free(m->parameters);
     free(m->dofs);
@@ -362,6 +364,14 @@ int mbs_model_add_force(MbsModel *m, const MbsForce *f, MbsError *err)
             return mbs_error_set(err, MBS_FATAL, "force '%s': the wheel's radius must be "
                                  "positive", name);
         break;
+    case MBS_FORCE_CONTROL:
+        if (check_body(m, f->body1, name, err) || check_finite(f->axis, 3, name, err))
+            return -1;
+        if (f->body1 == m->ground)
+            return mbs_error_set(err, MBS_FATAL, "force '%s': a driver reads a moving body (the "
+                                 "chassis), not the ground", name);
+        /* it acts on a joint: */
+        /* fall through */
     case MBS_FORCE_ON_JOINT:
         if (f->joint < 0 || f->joint >= m->njoints)
             return mbs_error_set(err, MBS_FATAL, "force '%s': joint index out of range", name);
@@ -422,6 +432,18 @@ int mbs_model_set_road(MbsModel *m, const MbsRoad *road, MbsError *err)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     mbs_road_free(m->road);
     m->road = copy;
+    return 0;
+}
+
+int mbs_model_set_path(MbsModel *m, const MbsPath *path, MbsError *err)
+{
+    if (check_open(m, err))
+        return -1;
+    MbsPath *copy = NULL;
+    if (path && !(copy = mbs_path_copy(path)))
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
+    mbs_path_free(m->path);
+    m->path = copy;
     return 0;
 }
 
@@ -642,6 +664,10 @@ int mbs_model_compile(MbsModel *m, MbsError *err)
         return 0;
     if (m->ground < 0)
         return mbs_error_set(err, MBS_FATAL, "model '%s' has no ground body", m->name);
+    for (int f = 0; f < m->nforces; ++f)
+        if (m->forces[f].type == MBS_FORCE_PATH_FOLLOWER && !m->path)
+            return mbs_error_set(err, MBS_FATAL, "force '%s': a path follower needs the model's "
+                                 "path", m->forces[f].name);
     if (check_planar(m, err))
         return MBS_FATAL;
     m->topo = mbs_topology_build(m, err);

@@ -67,6 +67,8 @@ typedef enum {
     MBS_FORCE_BUMP_STOP,       /* one-sided spring-damper outside [min_length, max_length] */
     MBS_FORCE_ANTIROLL_BAR,    /* torsion bar on the joint between the bar's two halves */
     MBS_FORCE_WHEEL,    /* a wheel with a tyre law on the model's road (engine/vehicle) */
+    MBS_FORCE_PATH_FOLLOWER, /* driver: steering servo toward the model's path (engine/vehicle) */
+    MBS_FORCE_SPEED_CONTROL, /* driver: drive torque holding a target speed (engine/vehicle) */
 } MbsForceType;
 
 /* Most (deflection, force) pairs a spring_table element holds. */
@@ -102,6 +104,17 @@ typedef struct {
      * numbers are tyre[]); the model owns it: mbs_model_add_force stores a copy, the model's
      * copy copies it, mbs_model_free frees it. */
     struct MbsTyreData *tyre_data;
+    /* drivers (engine/vehicle/force_path_follower.c, force_speed_control.c): joint is the
+     * joint they act on, body1/point1 the body they read (the chassis) and axis its forward
+     * direction (drawn) */
+    double preview;              /* PATH_FOLLOWER: look-ahead distance along the heading (m) */
+    double lateral_gain, rate_gain; /* PATH_FOLLOWER: command per m of error, per m/s */
+    double max_command;          /* PATH_FOLLOWER: command's smooth limit (joint units) */
+    double left;                 /* PATH_FOLLOWER: +1 or -1, the sign of the joint that steers left */
+    double target_speed;         /* SPEED_CONTROL: m/s */
+    double gain;                 /* SPEED_CONTROL: N m per m/s of speed error */
+    double feed_forward;         /* SPEED_CONTROL: constant part of the torque (N m) */
+    double max_torque;           /* SPEED_CONTROL: the torque's smooth limit (N m) */
 } MbsForce;
 
 typedef struct {
@@ -244,6 +257,7 @@ typedef struct MbsModel {
     int ground; /* index of the ground body */
     MbsTopology *topo; /* NULL until compiled */
     struct MbsRoad *road; /* the road wheels roll on (mbs_road.h; NULL: none), owned */
+    struct MbsPath *path; /* the path a path follower steers along (mbs_path.h; NULL: none), owned */
 
     /* builder bookkeeping */
     int cap_bodies, cap_points, cap_joints, cap_forces, cap_initial, cap_parameters, cap_dofs,
@@ -272,6 +286,8 @@ int mbs_model_drive_joint(MbsModel *m, int joint, const MbsFunction *driver, Mbs
 int mbs_model_add_force(MbsModel *m, const MbsForce *force, MbsError *err);
 /* The road of the model's wheels: the model stores a copy (mbs_road_copy; NULL removes it). */
 int mbs_model_set_road(MbsModel *m, const struct MbsRoad *road, MbsError *err);
+/* The path of the model's path followers: the model stores a copy (NULL removes it). */
+int mbs_model_set_path(MbsModel *m, const struct MbsPath *path, MbsError *err);
 /* Initial condition "point moves at value along direction" (direction need not be unit; it is
  * normalized). The assembly's velocity problem adds it as one more equation. */
 /* Declare the mechanism planar, moving in the plane normal to axis (0, 1, 2 for X, Y, Z; -1:

@@ -9,6 +9,7 @@
 #include "mbs_force.h"
 #include "mbs_linalg.h"
 #include "mbs_model.h"
+#include "mbs_path.h"
 #include "mbs_road.h"
 #include "mbs_tyre_model.h"
 
@@ -351,6 +352,7 @@ static MbsModel *copy_elements(const MbsModel *m, MbsError *err)
     *c = *m;
     c->topo = NULL;
     c->road = NULL;
+    c->path = NULL;
     c->bodies = NULL, c->points = NULL, c->joints = NULL, c->forces = NULL;
     c->initial = NULL, c->parameters = NULL, c->dofs = NULL, c->bindings = NULL;
     c->objectives = NULL, c->objective_terms = NULL;
@@ -381,6 +383,8 @@ static MbsModel *copy_elements(const MbsModel *m, MbsError *err)
                   mbs_tyre_model_class_at(m->forces[i].tyre_law)->copy(m->forces[i].tyre_data)))
             failed = 1;
     if (!failed && m->road && !(c->road = mbs_road_copy(m->road)))
+        failed = 1;
+    if (!failed && m->path && !(c->path = mbs_path_copy(m->path)))
         failed = 1;
     if (!failed && m->nbindings &&
         !(c->bindings = calloc((size_t)m->nbindings, sizeof *c->bindings)))

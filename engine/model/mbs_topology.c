@@ -34,7 +34,8 @@ static int joint_must_be_in_tree(const MbsModel *m, int j)
     if (m->joints[j].driven)
         return 1;
     for (int f = 0; f < m->nforces; ++f)
-        if (mbs_force_class(m->forces[f].type)->geometry == MBS_FORCE_ON_JOINT &&
+        if ((mbs_force_class(m->forces[f].type)->geometry == MBS_FORCE_ON_JOINT ||
+             mbs_force_class(m->forces[f].type)->geometry == MBS_FORCE_CONTROL) &&
             m->forces[f].joint == j)
             return 1;
     for (int i = 0; i < m->ninitial; ++i)

@@ -4,6 +4,11 @@ or with --suspension springs models/hmmwv.json: the same vehicle on the data's s
 
 usage: scripts/vehicles/hmmwv.py [SHARED_VEHICLES_DIR] > models/hmmwv-stiff.json
        scripts/vehicles/hmmwv.py --suspension springs [SHARED_VEHICLES_DIR] > models/hmmwv.json
+       scripts/vehicles/hmmwv.py --lane-change [SHARED_VEHICLES_DIR] > models/hmmwv-lane-change.json
+
+--lane-change writes the same vehicle on its springs with Magic Formula tyres, free to move in
+space, driven by the path follower through an ISO 3888-1 double lane change at 60 km/h with the
+speed controller on the rear wheels (issue 24); LANE_CHANGE_ASSUMPTIONS below.
 
 The numbers come from ../shared/vehicles/hmmwv/ (Project Chrono's data/vehicle/hmmwv, BSD-3-Clause,
 from J. Aardema, TACOM Technical Report 13337; see data/vehicles/LICENSE-chrono-data) and from
@@ -49,6 +54,38 @@ SPRINGS_ASSUMPTIONS = [
     "are 0.093 m and the rear 0.076 m shorter than their free lengths (about 45 and 63 kN), so "
     "the chassis first rises and settles in its first second, so the bump comes at 1 s",
 ]
+# --lane-change (models/hmmwv-lane-change.json) replaces the chassis' plane, the tyres and the
+# steering driver by these.
+LANE_CHANGE_ASSUMPTIONS = [
+    "the chassis moves in space through three 1 kg carriers (prismatic X, Y and Z from the "
+    "ground) and a spherical joint (successive rotations about X, Y, Z: singular only at a "
+    "pitch of 90 degrees); the carriers add 3 kg of translating mass (0.1 %) and no rotating "
+    "inertia",
+    "each corner's upright and spindle are one body; the wheel (the data's mass and inertia) "
+    "turns on it about the spindle's axis (Y) at the spindle's location",
+    "the tyres are `wheel` elements with the PAC2002 law of data/tyres/HMMWV_Pac02Tire.tir (its "
+    "vertical stiffness and damping, radius 0.4699 m) on a flat road of mu 1",
+    "the steering rack is free and steered by a path_follower: preview 0.5 s at 60 km/h and a "
+    "gain of 0.5 of full lock per metre (Chrono's SteeringControllerSR for the HMMWV); full "
+    "lock (30.23 degrees, the data's maximum) as rack travel: the tie rod's arm about the "
+    "kingpin (the longitudinal distance of the tie rod's upright point from the ball joints' "
+    "mean) times sin(30.23 deg); the tie rods' points lie behind the kingpins, so the rack's "
+    "+Y steers right (left = -1); the servo 1e6 N/m, 2e4 N s/m (stiff against the tyres' "
+    "aligning moments, about 0.1 mm per 100 N)",
+    "the rear wheels are driven (HMMWV_Driveline2WD) by a speed_control each on its spin joint "
+    "(in-wheel torques, no driveline or differential): target 60 km/h, gain 2000 N m per m/s, "
+    "feed-forward 70 N m (the tyres' rolling resistance, QSY1 0.008 of the load times the "
+    "radius, shared by the two), limit 3000 N m",
+    "the vehicle width of the lane change is the wheels' track plus one tyre width "
+    "(2 x 0.91 + 0.3175 = 2.14 m); lane 1 starts at x = 40 m, after the chassis has settled "
+    "from the design position",
+]
+LANE_CHANGE_SPEED = 60.0 / 3.6
+LANE_START = 40.0
+PREVIEW_TIME, LATERAL_GAIN = 0.5, 0.5  # SteeringControllerSR.json
+MAX_STEER_DEG = 30.23
+K_SERVO, C_SERVO = 1e6, 2e4
+DRIVE_GAIN, DRIVE_FEED_FORWARD, DRIVE_MAX = 2000.0, 70.0, 3000.0
 K_STOP, C_STOP, STOP_TRANSITION = 1e6, 1e3, 0.01
 SPRINGS_HIT_AT = 1.0         # s: the front wheels reach the bump (models/hmmwv.json)
 
@@ -105,8 +142,11 @@ def rounded(v):
 
 def main():
     args = sys.argv[1:]
-    springs = False
-    if args[:2] == ['--suspension', 'springs']:
+    springs = lane = False
+    if args[:1] == ['--lane-change']:
+        springs = lane = True
+        args = args[1:]
+    elif args[:2] == ['--suspension', 'springs']:
         springs, args = True, args[2:]
     elif args[:1] == ['--suspension'] and args[1:2] != ['bushings']:
         sys.exit("hmmwv.py: --suspension takes 'springs' or 'bushings'")
@@ -127,7 +167,9 @@ def main():
     corner_mass = sum(susp['f'][k]['Mass'] for k in ('Spindle', 'Upright', 'Upper Control Arm',
                                                       'Lower Control Arm')) + wheel['Mass']
     total = chassis['Mass'] + 4 * corner_mass + steering['Steering Link']['Mass'] + 2.0
-    deflection = total * G / 4 / K_TYRE
+    tir = tir_numbers(os.path.join(os.path.dirname(__file__), '..', '..', 'data', 'tyres',
+                                   'HMMWV_Pac02Tire.tir'))
+    deflection = total * G / 4 / (tir['VERTICAL_STIFFNESS'] if lane else K_TYRE)
     # The chassis reference's height: wheel centres (spindle COM z in the data) at radius - d.
     z_ref = TYRE_RADIUS - deflection - susp['f']['Spindle']['COM'][2]
     lift = [0.0, 0.0, z_ref]
@@ -137,20 +179,33 @@ def main():
 
     chassis_com = add(chassis['Centroidal Frame']['Location'], lift)
     bodies = [{"name": "ground", "ground": True, "points": {"O": [0, 0, 0]}}]
-    for name in ("carrier", "heave"):
+    carriers = ("carrier", "sideways", "heave") if lane else ("carrier", "heave")
+    for name in carriers:
         bodies.append({"name": name, "mass": 1, "com": chassis_com,
                        "inertia": {"box": [0.2, 0.2, 0.2]}, "points": {"C": chassis_com}})
     chassis_body = {"name": "chassis", "mass": chassis['Mass'], "com": chassis_com,
                     "inertia": diag(chassis['Moments of Inertia']), "points": {"C": chassis_com}}
     bodies.append(chassis_body)
-    joints = [
-        {"name": "drive", "type": "prismatic", "bodies": ["ground", "carrier"], "point": "C",
-         "axis": "x"},
-        {"name": "bounce", "type": "prismatic", "bodies": ["carrier", "heave"], "point": "C",
-         "axis": "z"},
-        {"name": "pitch", "type": "revolute", "bodies": ["heave", "chassis"], "point": "C",
-         "axis": "y"},
-    ]
+    if lane:
+        joints = [
+            {"name": "drive", "type": "prismatic", "bodies": ["ground", "carrier"], "point": "C",
+             "axis": "x"},
+            {"name": "lateral", "type": "prismatic", "bodies": ["carrier", "sideways"],
+             "point": "C", "axis": "y"},
+            {"name": "bounce", "type": "prismatic", "bodies": ["sideways", "heave"], "point": "C",
+             "axis": "z"},
+            {"name": "attitude", "type": "spherical", "bodies": ["heave", "chassis"],
+             "point": "C"},
+        ]
+    else:
+        joints = [
+            {"name": "drive", "type": "prismatic", "bodies": ["ground", "carrier"], "point": "C",
+             "axis": "x"},
+            {"name": "bounce", "type": "prismatic", "bodies": ["carrier", "heave"], "point": "C",
+             "axis": "z"},
+            {"name": "pitch", "type": "revolute", "bodies": ["heave", "chassis"], "point": "C",
+             "axis": "y"},
+        ]
     forces = []
     link = steering['Steering Link']
     steer_at = add(vehicle['Steering Subsystems'][0]['Location'], lift)
@@ -170,8 +225,7 @@ def main():
                 (spindle['Mass'], wc, diag(spindle['Inertia'])),
                 (upright['Mass'], at(axle, upright['COM'], side),
                  diag(upright['Moments of Inertia'])),
-                (wheel['Mass'], wc, diag(wheel['Inertia'])),
-            ])
+            ] + ([] if lane else [(wheel['Mass'], wc, diag(wheel['Inertia']))]))
             ball_u = at(axle, uca['Location Upright'], side)
             ball_l = at(axle, lca['Location Upright'], side)
             tie = at(axle, s['Tierod']['Location Upright'], side)
@@ -226,13 +280,29 @@ def main():
                                "bodies": ["chassis", c + "_upper_arm"],
                                "points": [c + "_bushing_top", "M"],
                                "stiffness": "k_bushing", "damping": "c_bushing"})
+            if lane:  # the wheel turns on the spindle, on its Magic Formula tyre
+                bodies.append({"name": c + "_wheel", "mass": wheel['Mass'], "com": wc,
+                               "inertia": diag(wheel['Inertia']), "points": {"W": wc}})
+                joints.append({"name": c + "_spin", "type": "revolute",
+                               "bodies": [c + "_spindle", c + "_wheel"], "point": "W",
+                               "axis": "y"})
+                forces.append({"name": c + "_tyre", "type": "wheel", "body": c + "_wheel",
+                               "point": "W", "axis": [0, 1, 0], "tyre": "pac2002",
+                               "tyre_file": "../data/tyres/HMMWV_Pac02Tire.tir"})
+                continue
             forces.append({"name": c + "_tyre", "type": "tyre", "body": c + "_spindle",
                            "point": "W", "stiffness": "k_tyre", "damping": "c_tyre",
                            "radius": "tyre_radius", "bump": ["x_bump", "bump_radius", 0]})
     bodies.append(rack)
     joints.append({"name": "steering", "type": "prismatic", "bodies": ["chassis", "rack"],
                    "point": "R", "axis": "y",
-                   "driver": {"type": "polynomial", "coefficients": [0]}})
+                   **({} if lane else
+                      {"driver": {"type": "polynomial", "coefficients": [0]}})})
+    if lane:
+        model = lane_change_model(susp, bodies, joints, forces, wheel_centres, tir)
+        json.dump(model, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return
     # The front wheels' centres reach the bump's leading edge at FRONT_HITS_AT (the springs
     # variant: at SPRINGS_HIT_AT, once the vehicle has settled from its design position).
     hits_at = SPRINGS_HIT_AT if springs else FRONT_HITS_AT
@@ -262,6 +332,77 @@ def main():
     }
     json.dump(model, sys.stdout, indent=1)
     sys.stdout.write("\n")
+
+
+def tir_numbers(path):
+    """The plain numbers of a .tir file (NAME = value $comment)."""
+    numbers = {}
+    with open(path) as f:
+        for line in f:
+            key, eq, rest = line.partition('=')
+            if eq:
+                try:
+                    numbers[key.strip()] = float(rest.split('$')[0])
+                except ValueError:
+                    pass
+    return numbers
+
+
+def lane_change_model(susp, bodies, joints, forces, wheel_centres, tir):
+    """models/hmmwv-lane-change.json: MF tyres, free in space, the driver on ISO 3888-1."""
+    assumptions = ([a for a in ASSUMPTIONS if "stiff bushing" not in a and "X-Z plane" not in a
+                    and "held at 0 by a driver" not in a and "vertical TSDAs" not in a
+                    and "upright, spindle and wheel are one body" not in a]
+                   + SPRINGS_ASSUMPTIONS + LANE_CHANGE_ASSUMPTIONS)
+    front = susp['f']
+    # full lock as rack travel: the tie rod's arm about the kingpin times sin(max steer)
+    kingpin_x = (front['Upper Control Arm']['Location Upright'][0]
+                 + front['Lower Control Arm']['Location Upright'][0]) / 2
+    arm = front['Tierod']['Location Upright'][0] - kingpin_x
+    rack_lock = abs(arm) * math.sin(math.radians(MAX_STEER_DEG))
+    left = -1 if arm < 0 else 1  # a tie rod behind the kingpin: the rack's +Y steers right
+    width = 2 * wheel_centres['fl'][1] + tir['WIDTH']
+    radius = tir['UNLOADED_RADIUS']
+    forces = list(forces)
+    forces.append({"name": "driver_steering", "type": "path_follower", "joint": "steering",
+                   "body": "chassis", "point": "C", "forward": [1, 0, 0],
+                   "preview": "preview", "lateral_gain": "lateral_gain",
+                   "max_command": "rack_lock", "left": left,
+                   "stiffness": K_SERVO, "damping": C_SERVO})
+    for c in ("rl", "rr"):
+        forces.append({"name": c + "_drive", "type": "speed_control", "joint": c + "_spin",
+                       "body": "chassis", "point": "C", "forward": [1, 0, 0],
+                       "speed": "speed", "gain": "drive_gain",
+                       "feed_forward": DRIVE_FEED_FORWARD / 2, "max_torque": DRIVE_MAX})
+    spin = LANE_CHANGE_SPEED / radius
+    return {
+        "format": "eslabon-model", "version": 1, "name": "hmmwv-lane-change",
+        "description": (
+            "The HMMWV from the published data (Project Chrono's data/vehicle/hmmwv, "
+            "BSD-3-Clause, after Aardema, TACOM TR 13337) on its own suspension (the data's "
+            "spring curves, shocks and bump stops, as hmmwv.json) with Magic Formula tyres "
+            "(PAC2002, HMMWV_Pac02Tire.tir), driven through the ISO 3888-1 double lane change "
+            "at 60 km/h (lane 1 from x = 40 m, vehicle width %.2f m) by the driver: a "
+            "path_follower on the steering rack and a speed_control on each rear wheel; 10 s. "
+            "Run penalty, matrix-r trapezoidal and ali3p with --jacobian ad (the drivers have "
+            "no analytical derivative). Written by scripts/vehicles/hmmwv.py --lane-change, "
+            "which lists its assumptions: " % width + "; ".join(assumptions) + "."),
+        "parameters": {"c_shock_f": susp['f']['Shock']['Damping Coefficient'],
+                       "c_shock_r": susp['r']['Shock']['Damping Coefficient'],
+                       "k_stop": K_STOP, "c_stop": C_STOP, "stop_transition": STOP_TRANSITION,
+                       "speed": round(LANE_CHANGE_SPEED, 9),
+                       "preview": round(PREVIEW_TIME * LANE_CHANGE_SPEED, 9),
+                       "rack_lock": round(rack_lock, 9),
+                       "lateral_gain": round(LATERAL_GAIN * rack_lock, 9),
+                       "drive_gain": DRIVE_GAIN},
+        "gravity": [0, 0, -G],
+        "road": {"height": 0, "mu": 1},
+        "path": {"type": "iso3888-1", "vehicle_width": round(width, 6), "start": LANE_START},
+        "bodies": rounded(bodies), "joints": joints, "forces": forces,
+        "initial": [{"joint": "drive", "velocity": "speed"}]
+                   + [{"joint": c + "_spin", "velocity": round(spin, 9)}
+                      for c in ("fl", "fr", "rl", "rr")],
+    }
 
 
 def springs_model(susp, bodies, joints, forces, x_bump):

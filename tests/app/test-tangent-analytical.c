@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "esl-model-file.h"
+#include "mbs_dynamics_derivatives.h"
 #include "mbs_formulation.h"
 #include "mbs_tangent.h"
 #include "mbs_tangent_probe.h"
@@ -146,6 +147,16 @@ static void check_model(const Formulation *fm, const char *dir, const char *file
         return;
     }
     MbsError err = {0};
+    char why[256];
+    if (!mbs_dynamics_derivatives_supported(m, why, sizeof why)) {
+        /* a law without its derivative (the drivers, issue 24): refused, naming it */
+        MbsFormulation *refused = formulation_with(fm, m, "analytical", &err);
+        tap_ok(!refused && strstr(err.message, "no analytical derivative") != NULL,
+               "%s, %s: the analytical tangent is refused: %s", fm->name, file, err.message);
+        mbs_formulation_free(refused);
+        mbs_model_free(m);
+        return;
+    }
     MbsFormulation *fa = formulation_with(fm, m, "analytical", &err);
     MbsFormulation *fn = fa ? formulation_with(fm, m, "nd-central", &err) : NULL;
     MbsTangentProbe pa, pn;

@@ -224,8 +224,10 @@ int main(void)
         for (int b = 0; b < crank->nbodies; b++)
             if (esl_variable_kinds[k].element == ESL_VARIABLE_BODY)
                 tap_ok(esl_variable_applies(crank, &esl_variable_kinds[k], b) ==
-                           (b != crank->ground),
-                       "%s:%s exists exactly for moving bodies", crank->bodies[b].name,
+                           (b != crank->ground &&
+                            esl_variable_kinds[k].component < ESL_BODY_SPEED),
+                       "%s:%s exists exactly for moving bodies (the vehicle quantities for "
+                       "models with a road)", crank->bodies[b].name,
                        esl_variable_kinds[k].suffix);
     g_autoptr(GError) bad = NULL;
     EslVariable v;

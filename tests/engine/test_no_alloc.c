@@ -7,6 +7,7 @@
 #include "alloc_counter.h"
 #include "tap.h"
 #include "test_models.h"
+#include "mbs_path.h"
 #include "mbs_road.h"
 #include "mbs_tyre_model.h"
 
@@ -213,7 +214,10 @@ static MbsModel *slider_crank_with_suspension(void)
 
 /* A wheel rolling on a road with a smooth step and a profile (issue 24): ground -(prismatic x)- slider
  * -(prismatic z)- hub -(revolute y)- wheel with the linear tyre law. */
-static MbsModel *build_wheel_rig(void)
+/* A wheel on a road; with a driver (issue 24): a speed controller on the wheel's spin reading
+ * the hub, a path follower on the hub's vertical slide (any joint will do for the count) along a
+ * path of points. */
+static MbsModel *build_wheel_rig(int driver)
 {
     MbsError err = {0};
     MbsModel *m = mbs_model_new("wheel-rig");
@@ -240,6 +244,23 @@ static MbsModel *build_wheel_rig(void)
     mbs_road_free(road);
     mbs_model_set_initial(m, jx, 0, 1, 5.0, &err);
     mbs_model_set_initial(m, jr, 0, 1, 5.0 / 0.299, &err);
+    if (driver) {
+        MbsForce speed = {.type = MBS_FORCE_SPEED_CONTROL, .body1 = h, .body2 = -1, .joint = jr,
+                          .axis = {1, 0, 0}, .target_speed = 6.0, .gain = 50.0,
+                          .feed_forward = 1.0, .max_torque = 200.0};
+        MbsForce follow = {.type = MBS_FORCE_PATH_FOLLOWER, .body1 = h, .body2 = -1,
+                           .joint = mbs_model_find_joint(m, "pz"), .axis = {1, 0, 0},
+                           .preview = 2.0, .lateral_gain = 0.01, .rate_gain = 0.001,
+                           .max_command = 0.01, .left = 1.0, .stiffness = 10.0, .damping = 1.0};
+        memcpy(speed.point1, c, sizeof c);
+        memcpy(follow.point1, c, sizeof c);
+        die_on(mbs_model_add_force(m, &speed, &err), &err);
+        die_on(mbs_model_add_force(m, &follow, &err), &err);
+        double xy[8] = {0.0, 0.0, 1.0, 0.1, 2.0, -0.1, 5.0, 0.0};
+        MbsPath *path = mbs_path_new_points(xy, 4, &err);
+        die_on(path ? mbs_model_set_path(m, path, &err) : -1, &err);
+        mbs_path_free(path);
+    }
     if (mbs_model_compile(m, &err)) {
         fprintf(stderr, "%s\n", err.message);
         exit(2);
@@ -259,7 +280,7 @@ int main(void)
                    1e-3, 100);
         mbs_model_free(m);
     }
-    MbsModel *wheel = build_wheel_rig();
+    MbsModel *wheel = build_wheel_rig(0);
     for (int i = 0; i < mbs_formulation_count(); ++i)
         check(mbs_formulation_class(i)->name, "wheel on a road", wheel, 1e-3, 300);
     check_with("penalty", "ad", "wheel on a road, ad", wheel, 1e-3, 300);
@@ -267,6 +288,13 @@ int main(void)
     check_with_setting("matrix-r", "analytical", "integrator", "trapezoidal",
                        "wheel on a road, trapezoidal, analytical", wheel, 1e-3, 300);
     mbs_model_free(wheel);
+    /* the drivers have no analytical derivative: penalty and ali3p with ad */
+    MbsModel *driver = build_wheel_rig(1);
+    check("matrix-r", "wheel with a driver", driver, 1e-3, 300);
+    check("ssode", "wheel with a driver", driver, 1e-3, 300);
+    check_with("penalty", "ad", "wheel with a driver, ad", driver, 1e-3, 300);
+    check_with("ali3p", "ad", "wheel with a driver, ad", driver, 1e-3, 300);
+    mbs_model_free(driver);
 
     for (int i = 0; i < mbs_formulation_count(); ++i) {
         const char *fname = mbs_formulation_class(i)->name;

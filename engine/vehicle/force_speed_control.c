@@ -1,0 +1,86 @@
+/* Speed controller: the driver's throttle (issue 24) as a force element.
+ *
+ * It reads the chassis (body1): the speed of point1 along the heading h (body1's forward axis
+ * projected on XY, made unit), s = v . h, and applies to the joint it acts on (a driven wheel's
+ * spin joint: the torque between the wheel and its carrier, as an in-wheel motor) the torque
+ *     T = sat(K (s_target - s) + T_ff),  sat(u) = u / sqrt(1 + (u / T_max)^2)
+ * a proportional controller with a constant feed-forward (the rolling resistance one expects),
+ * smoothly limited. A vehicle with several driven wheels has one element on each, sharing the
+ * gains. The integral term of a PI controller would need a state of the element's own, which
+ * the engine does not have: without it the speed settles below the target by the resisting
+ * torque not fed forward divided by the sum of the gains (docs/design/engine.md § Drivers).
+ * Its power T q' is the drive's work in the energy balance.
+ */
+#include <stddef.h>
+
+#include "mbs_driver.h"
+#include "mbs_settings.h" /* MBS_N_ */
+
+static const MbsForceField fields[] = {
+    {MBS_N_("forward"), "1", offsetof(MbsForce, axis), 3, MBS_FIELD_REQUIRED},
+    {MBS_N_("speed"), "m/s", offsetof(MbsForce, target_speed), 1, MBS_FIELD_REQUIRED},
+    {MBS_N_("gain"), "N·m·s/m", offsetof(MbsForce, gain), 1,
+     MBS_FIELD_REQUIRED | MBS_FIELD_NONNEGATIVE},
+    {MBS_N_("feed_forward"), "N·m", offsetof(MbsForce, feed_forward), 1, 0},
+    {MBS_N_("max_torque"), "N·m", offsetof(MbsForce, max_torque), 1, MBS_FIELD_REQUIRED},
+    {0},
+};
+
+#define SPEED_TORQUE(S, f, in, torque, speed_out)                                               \
+    do {                                                                                        \
+        S hl_ = MBS_SQRT(MBS_ADD(MBS_MUL((in)->axis[0], (in)->axis[0]),                         \
+                                 MBS_MUL((in)->axis[1], (in)->axis[1])));                       \
+        S s_ = MBS_DIV(MBS_ADD(MBS_MUL((in)->v[0], (in)->axis[0]),                              \
+                               MBS_MUL((in)->v[1], (in)->axis[1])), hl_);                       \
+        S u_ = MBS_ADDC(MBS_SCALE(-(f)->gain, MBS_SUBC(s_, (f)->target_speed)),                 \
+                        (f)->feed_forward);                                                     \
+        S ur_ = MBS_SCALE(1.0 / (f)->max_torque, u_);                                           \
+        torque = MBS_DIV(u_, MBS_SQRT(MBS_ADDC(MBS_MUL(ur_, ur_), 1.0)));                       \
+        speed_out = MBS_VALUE(s_);                                                              \
+    } while (0)
+
+MBS_FORCE_LAW(evaluate,
+    double s;
+    SPEED_TORQUE(MbsLawScalar, f, in, out->generalized, s);
+    (void)s;
+)
+
+void mbs_speed_control_info(const MbsForce *f, const MbsForceInput *in, MbsSpeedControlInfo *info)
+{
+    SPEED_TORQUE(double, f, in, info->torque, info->speed);
+    info->target_speed = f->target_speed;
+}
+
+static double power(const MbsForce *f, const MbsForceInput *in)
+{
+    MbsForceOutput out;
+    evaluate(f, in, &out);
+    return out.generalized * in->rate;
+}
+
+static int check(const MbsForce *f, const char *name, MbsError *err)
+{
+    if (!(f->max_torque > 0.0))
+        return mbs_error_set(err, MBS_FATAL, "force '%s': 'max_torque' %g must be positive",
+                             name, f->max_torque);
+    if (!(f->axis[0] * f->axis[0] + f->axis[1] * f->axis[1] > 1e-12))
+        return mbs_error_set(err, MBS_FATAL, "force '%s': 'forward' must not be vertical (the "
+                             "heading is its projection on the road's XY plane)", name);
+    return 0;
+}
+
+const MbsForceClass mbs_force_speed_control = {
+    .name = "speed_control",
+    .description = MBS_N_("driver: drive torque holding a speed"),
+    .type = MBS_FORCE_SPEED_CONTROL,
+    .geometry = MBS_FORCE_CONTROL,
+    .fields = fields,
+    .state_dependent = 1,
+    .drawing = MBS_FORCE_DRAW_NONE,
+    .evaluate = evaluate,
+    .evaluate_dual = evaluate_dual,
+    .energy = mbs_force_no_energy,
+    .power = power,
+    .derivative = NULL, /* d Q / d(chassis motion) has no place in MbsForceDerivative */
+    .check = check,
+};

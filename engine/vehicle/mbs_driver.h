@@ -1,0 +1,29 @@
+/* The driver's force elements (force_path_follower.c, force_speed_control.c): what monitors,
+ * plots and tests ask of them. Both have the geometry MBS_FORCE_CONTROL (mbs_force.h): they act
+ * on a joint's coordinate and read a body (the chassis: point1 of body1 and its forward axis).
+ * The heading they use is the forward axis projected on the road's XY plane. */
+#ifndef MBS_DRIVER_H
+#define MBS_DRIVER_H
+
+#include "mbs_force.h"
+
+/* What a path follower sees and commands at an instant. */
+typedef struct {
+    double lateral_error;  /* y of the look-ahead point minus the path's y at its x (m) */
+    double error_rate;     /* its time derivative (m/s) */
+    double command;        /* the steering joint's commanded coordinate (joint units) */
+    double force;          /* the servo's generalized force on the joint */
+    double preview_x, preview_y; /* the look-ahead point */
+} MbsPathFollowerInfo;
+
+/* What a speed controller sees and applies. */
+typedef struct {
+    double speed;        /* of point1 along the heading (m/s) */
+    double target_speed; /* m/s */
+    double torque;       /* on the joint (N m) */
+} MbsSpeedControlInfo;
+
+void mbs_path_follower_info(const MbsForce *f, const MbsForceInput *in, MbsPathFollowerInfo *info);
+void mbs_speed_control_info(const MbsForce *f, const MbsForceInput *in, MbsSpeedControlInfo *info);
+
+#endif

@@ -1,0 +1,135 @@
+"""The driver's force elements (engine/vehicle/force_path_follower.c, force_speed_control.c;
+issue 24) against closed forms, in every formulation.
+
+A sled: a carrier on the ground's prismatic joint along X (`drive`) and a body on the carrier's
+prismatic joint along Y (`lateral`), no other force along either. The speed controller acts on
+`drive` itself and reads the body's speed v along X, so (M = both masses, unsaturated)
+    M v' = K (v_t - v) + T_ff   ->   v(t) = v_inf + (v0 - v_inf) exp(-K t / M),
+    v_inf = v_t + T_ff / K.
+The path follower acts on `lateral` and reads the body: on the straight path y = b its error
+is e = y - b (the preview along X does not change it), its command c = -(K_lat e + K_rate e'),
+and its servo Q = -k (y - c) - d y', so
+    m y'' + (d + k K_rate) y' + k (1 + K_lat) y = k K_lat b,
+a damped oscillator settling at y = K_lat b / (1 + K_lat): the steady error of a controller
+without an integral term (docs/design/engine.md § Drivers). The energy balance holds with the
+drivers' work (their power Q q' integrated), and the analytical tangent refuses the elements
+with a reason."""
+import csv, json, math, os, subprocess, tempfile
+
+from cli_tap import ok, done, cli, env
+
+M_CARRIER, M_BODY = 100.0, 400.0
+K_SPEED, T_FF, V_TARGET, V0 = 800.0, 150.0, 10.0, 8.0
+K_SERVO, D_SERVO, K_LAT, K_RATE, B = 4000.0, 400.0, 1.0, 0.5, 0.5
+DURATION = 4.0
+
+sled = {
+    "format": "eslabon-model", "version": 1, "name": "driver-sled",
+    "description": "test_driver.py: a sled driven along X by a speed controller and along Y "
+                   "by a path follower",
+    "gravity": [0, 0, -9.81],
+    "path": {"type": "points", "points": [[-100, B], [0, B], [500, B]]},
+    "bodies": [
+        {"name": "ground", "ground": True, "points": {"O": [0, 0, 0]}},
+        {"name": "carrier", "mass": M_CARRIER, "com": [0, 0, 0.5],
+         "inertia": {"box": [1, 1, 1]}, "points": {"C": [0, 0, 0.5]}},
+        {"name": "body", "mass": M_BODY, "com": [0, 0, 0.5],
+         "inertia": {"box": [2, 1, 0.5]}, "points": {"C": [0, 0, 0.5]}},
+    ],
+    "joints": [
+        {"name": "drive", "type": "prismatic", "bodies": ["ground", "carrier"], "point": "C",
+         "axis": "x"},
+        {"name": "lateral", "type": "prismatic", "bodies": ["carrier", "body"], "point": "C",
+         "axis": "y"},
+    ],
+    "forces": [
+        {"name": "throttle", "type": "speed_control", "joint": "drive", "body": "body",
+         "point": "C", "forward": [1, 0, 0], "speed": V_TARGET, "gain": K_SPEED,
+         "feed_forward": T_FF, "max_torque": 1e9},
+        {"name": "steer", "type": "path_follower", "joint": "lateral", "body": "body",
+         "point": "C", "forward": [1, 0, 0], "preview": 5.0, "lateral_gain": K_LAT,
+         "rate_gain": K_RATE, "max_command": 1e6, "left": 1, "stiffness": K_SERVO,
+         "damping": D_SERVO},
+    ],
+    "initial": [{"joint": "drive", "velocity": V0}],
+}
+tmp = tempfile.mkdtemp()
+model = os.path.join(tmp, "sled.json")
+with open(model, "w") as f:
+    json.dump(sled, f)
+
+
+def speed_exact(t):
+    v_inf = V_TARGET + T_FF / K_SPEED
+    return v_inf + (V0 - v_inf) * math.exp(-K_SPEED * t / (M_CARRIER + M_BODY))
+
+
+def lateral_exact(t):
+    """y(t) of m y'' + c y' + k y = k K_lat b from rest at 0 (underdamped)."""
+    c, k = D_SERVO + K_SERVO * K_RATE, K_SERVO * (1 + K_LAT)
+    y_inf = K_SERVO * K_LAT * B / k
+    sigma, wd = c / (2 * M_BODY), math.sqrt(k / M_BODY - (c / (2 * M_BODY)) ** 2)
+    return y_inf * (1 - math.exp(-sigma * t) * (math.cos(wd * t) + sigma / wd * math.sin(wd * t)))
+
+
+def run(formulation, *args):
+    out = os.path.join(tmp, formulation + "-".join(args) + ".csv")
+    r = subprocess.run([cli, "run", model, "--formulation", formulation, "--step", "0.001",
+                        "--duration", str(DURATION), "--output", out, "--output-step", "0.01",
+                        "--variables", "drive:slide_rate,lateral:slide", *args],
+                       capture_output=True, text=True, timeout=300, env=env)
+    ok(r.returncode == 0, f"{' '.join((formulation,) + args)} runs the sled"
+       + ("" if r.returncode == 0 else ": " + r.stderr.strip()[:300]))
+    if r.returncode != 0:
+        return []
+    with open(out) as f:
+        return [{key: float(v) for key, v in row.items()} for row in csv.DictReader(f)]
+
+
+# Measured (1 ms): speed error <= 4.8e-7 m/s (ssode), lateral error <= 2.3e-7 m (the
+# trapezoidal ones), drift <= 2.4e-3 J of 9.9 kJ of drivers' work (ssode): the integrators' errors.
+for formulation, args in [("penalty", ("--jacobian", "ad")), ("matrix-r", ()),
+                          ("matrix-r", ("--integrator", "trapezoidal", "--jacobian", "ad")),
+                          ("ali3p", ("--jacobian", "ad")), ("ssode", ())]:
+    rows = run(formulation, *args)
+    if not rows:
+        continue
+    name = " ".join((formulation,) + args)
+    dv = max(abs(r["drive:slide_rate"] - speed_exact(r["time"])) for r in rows)
+    ok(dv < 5e-6, f"{name}: the speed follows v_inf + (v0 - v_inf) exp(-K t / M) "
+       f"(max error {dv:.1e} m/s, bound 5e-6)")
+    dy = max(abs(r["lateral:slide"] - lateral_exact(r["time"])) for r in rows)
+    ok(dy < 3e-6, f"{name}: the lateral position follows the closed-loop oscillator "
+       f"(max error {dy:.1e} m, bound 3e-6)")
+    drift = max(abs(r["energy_drift"]) for r in rows)
+    work = rows[-1]["work_nonconservative"]
+    ok(drift < 2.5e-2 and abs(work) > 1e3,
+       f"{name}: energy balance with the drivers' work {work:.0f} J "
+       f"(max |E - E0| = {drift:.1e} J, bound 2.5e-2)")
+
+# The analytical tangent has no derivative of a driver's law: refused, with the reason.
+r = subprocess.run([cli, "run", model, "--formulation", "penalty", "--step", "0.001",
+                    "--duration", "0.01", "--jacobian", "analytical"],
+                   capture_output=True, text=True, timeout=60, env=env)
+ok(r.returncode != 0 and "no analytical derivative" in r.stderr and "throttle" in r.stderr,
+   "penalty refuses the analytical tangent with the reason: " + r.stderr.strip()[:200])
+
+# Bad input: a path follower without a path, a bad 'left', a path turning back in x.
+bad_cases = [
+    ("no path", {k: v for k, v in sled.items() if k != "path"}, "needs the model's path"),
+    ("left 0", dict(sled, forces=[sled["forces"][0], dict(sled["forces"][1], left=0)]),
+     "'left' is 1 or -1"),
+    ("path backwards", dict(sled, path={"type": "points", "points": [[0, 0], [-1, 0]]}),
+     "does not increase"),
+    ("iso width", dict(sled, path={"type": "iso3888-1", "vehicle_width": -2}),
+     "'vehicle_width'"),
+]
+for what, data, expected in bad_cases:
+    path = os.path.join(tmp, "bad.json")
+    with open(path, "w") as f:
+        json.dump(data, f)
+    r = subprocess.run([cli, "run", path, "--duration", "0.01"], capture_output=True, text=True,
+                       timeout=60, env=env)
+    ok(r.returncode != 0 and expected in r.stderr,
+       f"{what}: refused with '{expected}': {r.stderr.strip()[:160]}")
+done()

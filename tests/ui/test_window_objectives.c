@@ -132,7 +132,7 @@ static EslObjectiveEditor *edit_objectives(EslWindow *window)
     MbsModel *hand = model_of(by_hand);
     g_autofree char *why = NULL;
     tap_ok(chosen && edited && hand && esl_model_equal(edited, hand, &why) &&
-               !esl_objective_editor_get_error(e) && !g_strcmp0(measures, "squared_norm x y z"),
+               !esl_objective_editor_get_error(e) && !g_strcmp0(measures, "squared_norm x y z squared_x squared_y squared_z"),
            "v2 added, velocity of 12:2 chosen (measures %s): the edited text is five-bar with v2 "
            "written by hand %s%s", measures, why ? why : "",
            esl_objective_editor_get_error(e) ? esl_objective_editor_get_error(e) : "");

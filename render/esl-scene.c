@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mbs_force.h"
+#include "mbs_path.h"
 #include "mbs_road.h"
 #include "mbs_wheel.h"
 
@@ -527,6 +528,12 @@ int esl_scene_build(EslScene *s, const MbsModel *m, const double *poses,
             return -1;
     if (esl_scene_add_road(s, m, poses))
         return -1;
+    if (m->path) { /* a lane change's cones (ISO 3888: at most 18 gates' worth) */
+        double cones[2 * 64];
+        int n = mbs_path_cones(m->path, cones, 64);
+        if (esl_scene_add_cones(s, m, cones, n < 64 ? n : 64))
+            return -1;
+    }
     if (options->show_frames)
         for (int b = 0; b < m->nbodies; b++)
             if (!m->bodies[b].is_ground && add_frame(s, m, b, esl_scene_body_pose(poses, b), r))

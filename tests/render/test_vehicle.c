@@ -13,6 +13,7 @@
 #include "esl-renderer.h"
 #include "esl-scene.h"
 #include "mbs_formulation.h"
+#include "mbs_path.h"
 #include "mbs_road.h"
 #include "mbs_run.h"
 #include "mbs_wheel.h"
@@ -338,6 +339,28 @@ static void check_pictures(const MbsModel *m, EslRenderer *r)
     esl_scene_free(s);
 }
 
+/* A model with a path (the HMMWV's ISO 3888-1 lane change): the scene stands the path's cones
+ * (mbs_path_cones, an independent list) where the path puts them, on the road. */
+static void check_scene_lane_change(const MbsModel *m)
+{
+    double xy[2 * 64];
+    int n = m->path ? mbs_path_cones(m->path, xy, 64) : 0;
+    EslScene *s = esl_scene_new();
+    esl_scene_build(s, m, NULL, NULL, NULL);
+    int found = 0;
+    for (int i = 0; i < s->n; i++) {
+        const EslDrawable *d = &s->items[i];
+        if (d->source != ESL_SOURCE_CONE || d->index < 0 || d->index >= n)
+            continue;
+        found += fabsf(d->a[0] - (float)xy[2 * d->index]) < 1e-4f &&
+                 fabsf(d->a[1] - (float)xy[2 * d->index + 1]) < 1e-4f;
+    }
+    tap_ok(n >= 18 && found == 2 * n,
+           "hmmwv-lane-change: %d of the path's %d cones drawn at their (x, y), each with its band",
+           found / 2, n);
+    esl_scene_free(s);
+}
+
 int main(void)
 {
     MbsModel *simple = load("vehicle-simple.json"), *hmmwv = load("hmmwv.json");
@@ -345,6 +368,10 @@ int main(void)
         return tap_done();
     check_scene_vehicle_simple(simple);
     check_scene_hmmwv(hmmwv);
+    MbsModel *lane_change = load("hmmwv-lane-change.json");
+    if (lane_change)
+        check_scene_lane_change(lane_change);
+    mbs_model_free(lane_change);
     g_autoptr(GError) error = NULL;
     EslGlHeadless *gl = esl_gl_headless_new(&error);
     EslRenderer *r = gl ? esl_renderer_new(&error) : NULL;

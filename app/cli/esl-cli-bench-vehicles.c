@@ -39,8 +39,7 @@ static void bench_case(const MbsModel *m, const char *name, const VehicleCase *c
         mbs_settings_set_for(&s, c->formulation, "integrator", c->integrator, NULL);
     char why[256], label[96];
     int ad = !mbs_dynamics_derivatives_supported(m, why, sizeof why) &&
-             (strcmp(c->formulation, "matrix-r") || !strcmp(c->integrator, "trapezoidal")) &&
-             strcmp(c->formulation, "ssode");
+             (strcmp(c->formulation, "matrix-r") || !strcmp(c->integrator, "trapezoidal"));
     if (ad)
         mbs_settings_set_for(&s, c->formulation, "jacobian", "ad", NULL);
     snprintf(label, sizeof label, "%s%s", c->label, ad ? " (ad)" : "");

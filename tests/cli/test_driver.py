@@ -90,7 +90,7 @@ def run(formulation, *args):
 # trapezoidal ones), drift <= 2.4e-3 J of 9.9 kJ of drivers' work (ssode): the integrators' errors.
 for formulation, args in [("penalty", ("--jacobian", "ad")), ("matrix-r", ()),
                           ("matrix-r", ("--integrator", "trapezoidal", "--jacobian", "ad")),
-                          ("ali3p", ("--jacobian", "ad")), ("ssode", ())]:
+                          ("ali3p", ("--jacobian", "ad")), ("ssode", ("--jacobian", "ad"))]:
     rows = run(formulation, *args)
     if not rows:
         continue

@@ -129,7 +129,8 @@ int esl_cli_bench(int argc, char **argv)
     int runs = 3, evaluations = 1000;
     double duration = NAN, adams_duration = 1.0; /* duration: 4 s for stiff, else 5 s */
     double step = 1e-2, peer_step = NAN;
-    char *models_dir = NULL, *jac = NULL, *formulation = NULL, *models = NULL, *algebra = NULL;
+    g_autofree char *models_dir = NULL, *jac = NULL, *formulation = NULL, *models = NULL,
+                    *algebra = NULL;
     GOptionEntry entries[] = {
         {"runs", 'n', 0, G_OPTION_ARG_INT, &runs, "Runs per case (median reported, default 3)", "N"},
         {"duration", 't', 0, G_OPTION_ARG_DOUBLE, &duration, "Simulated time (default 5 s; stiff: 4 s)", "T"},
@@ -162,11 +163,6 @@ int esl_cli_bench(int argc, char **argv)
                                 algebra ? algebra : "sparse", runs,
                                 isnan(duration) ? 5.0 : duration, step,
                                 isnan(peer_step) ? step : peer_step);
-        g_free(models_dir);
-        g_free(jac);
-        g_free(formulation);
-        g_free(models);
-        g_free(algebra);
         return st;
     }
     if (argc != 2 || (strcmp(argv[1], "penalty") && strcmp(argv[1], "jacobian") &&
@@ -201,10 +197,5 @@ int esl_cli_bench(int argc, char **argv)
              : !strcmp(argv[1], "vehicles")
                  ? esl_bench_vehicles(dir, models, formulation, runs, duration)
                                              : bench_penalty(dir, runs, duration, jac ? jac : "nd-central");
-    g_free(models_dir);
-    g_free(jac);
-    g_free(formulation);
-    g_free(models);
-    g_free(algebra);
     return st;
 }

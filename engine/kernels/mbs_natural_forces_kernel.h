@@ -133,6 +133,34 @@ MBS_S MBS_K(mbs_natural_joint_coordinate)(const MbsNatural *nat, const MBS_S *q,
 
 /* Force element F (mbs_force.h): its geometry's kinematics from q, qd, its law's output as
  * generalized forces added to Q, its energy and power to e (MBS_NAT_ACCOUNT). */
+/* A body's angular velocity from its unit vectors e_k (coordinates off + 3 ..): omega =
+ * sum_k e_k x de_k / 2 (valid for orthonormal e_k). */
+static void MBS_K(body_omega)(const MBS_S *q, const MBS_S *qd, int off, MBS_S omega[3])
+{
+    for (int d = 0; d < 3; ++d)
+        omega[d] = MBS_LIKE(q[0], 0.0);
+    for (int k = 0; k < 3; ++k) {
+        MBS_S w[3];
+        MBS_V3_CROSS(&q[off + 3 + 3 * k], &qd[off + 3 + 3 * k], w);
+        for (int d = 0; d < 3; ++d)
+            omega[d] = MBS_ADD(omega[d], MBS_SCALE(0.5, w[d]));
+    }
+}
+
+/* A torque T on that body: virtual work T.dtheta with de_k = dtheta x e_k, so
+ * Q_{e_k} += (T x e_k) / 2. */
+static void MBS_K(add_body_torque)(const MBS_S *q, int off, const MBS_S T[3], MBS_S *Q)
+{
+    for (int k = 0; k < 3; ++k) {
+        MBS_S g[3];
+        MBS_V3_CROSS(T, &q[off + 3 + 3 * k], g);
+        for (int d = 0; d < 3; ++d) {
+            MBS_S *Qi = &Q[off + 3 + 3 * k + d];
+            *Qi = MBS_ADD(*Qi, MBS_SCALE(0.5, g[d]));
+        }
+    }
+}
+
 static void MBS_K(add_element)(const MbsNatural *nat, const MbsForce *F, const MBS_S *q,
                                const MBS_S *qd, const double *angle_ref, MBS_S *grad, MBS_S *Q,
                                MbsNatEnergy *e)
@@ -189,23 +217,9 @@ static void MBS_K(add_element)(const MbsNatural *nat, const MbsForce *F, const M
         int off = nat->body_off[F->body1];
         if (off < 0)
             break;
-        for (int d = 0; d < 3; ++d)
-            in.omega[d] = MBS_LIKE(q[0], 0.0);
-        for (int k = 0; k < 3; ++k) {
-            MBS_S w[3];
-            MBS_V3_CROSS(&q[off + 3 + 3 * k], &qd[off + 3 + 3 * k], w);
-            for (int d = 0; d < 3; ++d)
-                in.omega[d] = MBS_ADD(in.omega[d], MBS_SCALE(0.5, w[d]));
-        }
+        MBS_K(body_omega)(q, qd, off, in.omega);
         MBS_FORCE_EVALUATE(c)(F, &in, &out);
-        for (int k = 0; k < 3; ++k) {
-            MBS_S g[3];
-            MBS_V3_CROSS(out.vector, &q[off + 3 + 3 * k], g);
-            for (int d = 0; d < 3; ++d) {
-                MBS_S *Qi = &Q[off + 3 + 3 * k + d];
-                *Qi = MBS_ADD(*Qi, MBS_SCALE(0.5, g[d]));
-            }
-        }
+        MBS_K(add_body_torque)(q, off, out.vector, Q);
         MBS_NAT_ACCOUNT(c, F, &in, e);
         break;
     }
@@ -221,25 +235,11 @@ static void MBS_K(add_element)(const MbsNatural *nat, const MbsForce *F, const M
         MBS_K(natlin_eval)(&x, q, in.r);
         MBS_K(natlin_rate)(&x, qd, in.v);
         MBS_K(natlin_eval)(&A, q, in.axis);
-        for (int d = 0; d < 3; ++d)
-            in.omega[d] = MBS_LIKE(q[0], 0.0);
-        for (int k = 0; k < 3; ++k) {
-            MBS_S w[3];
-            MBS_V3_CROSS(&q[off + 3 + 3 * k], &qd[off + 3 + 3 * k], w);
-            for (int d = 0; d < 3; ++d)
-                in.omega[d] = MBS_ADD(in.omega[d], MBS_SCALE(0.5, w[d]));
-        }
+        MBS_K(body_omega)(q, qd, off, in.omega);
         in.road = nat->model->road;
         MBS_FORCE_EVALUATE(c)(F, &in, &out);
         MBS_K(natlin_add_transpose)(&x, MBS_LIKE(q[0], 1.0), out.vector, Q);
-        for (int k = 0; k < 3; ++k) {
-            MBS_S g[3];
-            MBS_V3_CROSS(out.torque, &q[off + 3 + 3 * k], g);
-            for (int d = 0; d < 3; ++d) {
-                MBS_S *Qi = &Q[off + 3 + 3 * k + d];
-                *Qi = MBS_ADD(*Qi, MBS_SCALE(0.5, g[d]));
-            }
-        }
+        MBS_K(add_body_torque)(q, off, out.torque, Q);
         MBS_NAT_ACCOUNT(c, F, &in, e);
         break;
     }
@@ -258,14 +258,7 @@ static void MBS_K(add_element)(const MbsNatural *nat, const MbsForce *F, const M
         MBS_K(natlin_eval)(&x, q, in.r);
         MBS_K(natlin_rate)(&x, qd, in.v);
         MBS_K(natlin_eval)(&A, q, in.axis);
-        for (int d = 0; d < 3; ++d)
-            in.omega[d] = MBS_LIKE(q[0], 0.0);
-        for (int k = 0; k < 3; ++k) {
-            MBS_S w[3];
-            MBS_V3_CROSS(&q[off + 3 + 3 * k], &qd[off + 3 + 3 * k], w);
-            for (int d = 0; d < 3; ++d)
-                in.omega[d] = MBS_ADD(in.omega[d], MBS_SCALE(0.5, w[d]));
-        }
+        MBS_K(body_omega)(q, qd, off, in.omega);
         in.path = nat->model->path;
         MBS_FORCE_EVALUATE(c)(F, &in, &out);
         for (int i = 0; i < n; ++i)

@@ -63,10 +63,7 @@ static int check(const MbsForce *f, const char *name, MbsError *err)
     if (!(f->max_torque > 0.0))
         return mbs_error_set(err, MBS_FATAL, "force '%s': 'max_torque' %g must be positive",
                              name, f->max_torque);
-    if (!(f->axis[0] * f->axis[0] + f->axis[1] * f->axis[1] > 1e-12))
-        return mbs_error_set(err, MBS_FATAL, "force '%s': 'forward' must not be vertical (the "
-                             "heading is its projection on the road's XY plane)", name);
-    return 0;
+    return mbs_driver_check_heading(f, name, err);
 }
 
 const MbsForceClass mbs_force_speed_control = {

@@ -5,6 +5,7 @@
 #ifndef MBS_DRIVER_H
 #define MBS_DRIVER_H
 
+#include "mbs_error.h"
 #include "mbs_force.h"
 
 /* What a path follower sees and commands at an instant. */
@@ -25,5 +26,15 @@ typedef struct {
 
 void mbs_path_follower_info(const MbsForce *f, const MbsForceInput *in, MbsPathFollowerInfo *info);
 void mbs_speed_control_info(const MbsForce *f, const MbsForceInput *in, MbsSpeedControlInfo *info);
+
+/* Both read a heading: their 'forward' axis must not be vertical (the heading is its projection
+ * on the road's XY plane). 0, or -1 with err naming the element. */
+static inline int mbs_driver_check_heading(const MbsForce *f, const char *name, MbsError *err)
+{
+    if (f->axis[0] * f->axis[0] + f->axis[1] * f->axis[1] > 1e-12)
+        return 0;
+    return mbs_error_set(err, MBS_FATAL, "force '%s': 'forward' must not be vertical (the "
+                         "heading is its projection on the road's XY plane)", name);
+}
 
 #endif

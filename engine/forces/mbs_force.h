@@ -39,8 +39,8 @@ typedef enum {
     MBS_FORCE_ON_BODY,  /* body1 */
     MBS_FORCE_ON_WHEEL, /* body1: centre point1, spin axis (drawn, global) */
     /* joint (revolute or prismatic), read from body1 (point1, forward axis): drivers. Its
-     * force on the joint depends on another body's motion, which MbsForceDerivative does not
-     * carry: such classes have no `derivative` and the analytical tangents refuse them. */
+     * force on the joint depends on the joint's coordinate and on body1's motion
+     * (MbsForceDerivative: d_value, d_rate and d_gen_*). */
     MBS_FORCE_CONTROL,
 } MbsForceGeometry;
 
@@ -101,6 +101,10 @@ typedef struct {
      * the spin axis a and the angular velocity w (d_torque_r[a][b] = d torque_a/d r_b) */
     double d_vector_a[3][3], d_vector_w[3][3];
     double d_torque_r[3][3], d_torque_v[3][3], d_torque_a[3][3], d_torque_w[3][3];
+    /* control: of the generalized force (with d_value, d_rate: with the joint's coordinate and
+     * rate) with body1's point r, its velocity v, the forward axis a (turned) and body1's
+     * angular velocity w */
+    double d_gen_r[3], d_gen_v[3], d_gen_a[3], d_gen_w[3];
 } MbsForceDerivative;
 /* The same over dual numbers (mbs_scalar.h), for automatic differentiation. */
 typedef struct {

@@ -349,7 +349,8 @@ static double *model_forces_derivative(MatrixR *R, const MbsModelDirection *dir)
     memset(zero, 0, sizeof(double) * (size_t)n);
     mbs_constraints_derivatives_model_direction(m, &R->kin, &R->cder, dir, NULL);
     mbs_constraints_derivatives_motion(m, &R->kin, &R->cder, R->zd, zero, R->zdd_base, zero);
-    mbs_dynamics_forces_model_derivative(m, &R->kin, R->node_D, Wbase, &R->cder, dir, dW, dQ);
+    mbs_dynamics_forces_model_derivative(m, &R->kin, R->node_D, R->z, R->zd, Wbase, &R->cder, dir,
+                                         dW, dQ);
     return dQ;
 }
 

@@ -26,7 +26,8 @@
  * motions: dr/dz_j = v_j(r), d rdot/dz_j = b_j_w x (rdot - u_p(r)) + w_p x v_j(r) with u_p(r)
  * the velocity of r carried by node p, d rdot/dzd_j = v_j(r); a point law's own change (the
  * tyre's force with the wheel centre's height, x and their rates) likewise; a wheel's force
- * and torque also with its axis and angular velocity (wheel_column).
+ * and torque also with its axis and angular velocity (wheel_column); a driver's generalized
+ * force on its joint with what it reads of its chassis the same way (control_terms).
  */
 #include "mbs_dynamics_derivatives.h"
 
@@ -331,22 +332,34 @@ static void add_torque_change(const MbsTopology *t, const MbsKinematics *k, int 
         A[i + ld * j] += scale * mbs_v3_dot(dn, &k->b[6 * i + 3]);
 }
 
-/* The change of a wheel's force and torque with column j (on the path of its node): its law
- * reads the centre r, its velocity, the axis a and the angular velocity w, with
- * da/dz_j = b_j_w x a, dw/dz_j = b_j_w x (w - w_p) (w_p the parent's: the joints below j turn
- * with it), dw/dzd_j = b_j_w, and r, r' as a point (point_motion_derivative). */
-static void wheel_column(const MbsTopology *t, const MbsKinematics *k, int node,
-                         const MbsForceInput *in, const MbsForceDerivative *D, int j,
-                         double scale, double *Czd, double *Kz, size_t ld)
+/* The motion of what a law reads of a body (its point r, r', an axis a of it and its angular
+ * velocity w) under column j on the path of its node: da/dz_j = b_j_w x a, dw/dz_j = b_j_w x
+ * (w - w_p) (w_p the parent's: the joints below j turn with it), dw/dzd_j = b_j_w (returned as
+ * bw), and r, r' as a point (point_motion_derivative; dr/dzd_j = dr). */
+static const double *body_reading_column(const MbsTopology *t, const MbsKinematics *k, int node,
+                                         const MbsForceInput *in, int j, double dr[3],
+                                         double drd[3], double da[3], double dw[3])
 {
     int par = t->nodes[j].parent;
     const double *Zp = par >= 0 ? &k->Z[6 * par] : zero6, *bw = &k->b[6 * j + 3];
-    double dr[3], drd[3], da[3], dw[3], wrel[3];
-    double df[3], dn[3], dfv[3], dnv[3];
+    double wrel[3];
     point_motion_derivative(t, k, node, j, in->r, in->v, dr, drd);
     mbs_v3_cross(bw, in->axis, da);
     mbs_v3_sub(in->omega, Zp + 3, wrel);
     mbs_v3_cross(bw, wrel, dw);
+    return bw;
+}
+
+/* The change of a wheel's force and torque with column j (on the path of its node): its law
+ * reads the centre r, its velocity, the axis a and the angular velocity w
+ * (body_reading_column). */
+static void wheel_column(const MbsTopology *t, const MbsKinematics *k, int node,
+                         const MbsForceInput *in, const MbsForceDerivative *D, int j,
+                         double scale, double *Czd, double *Kz, size_t ld)
+{
+    double dr[3], drd[3], da[3], dw[3];
+    double df[3], dn[3], dfv[3], dnv[3];
+    const double *bw = body_reading_column(t, k, node, in, j, dr, drd, da, dw);
     for (int a = 0; a < 3; ++a) {
         df[a] = mbs_v3_dot(D->d_vector_r[a], dr) + mbs_v3_dot(D->d_vector_v[a], drd) +
                 mbs_v3_dot(D->d_vector_a[a], da) + mbs_v3_dot(D->d_vector_w[a], dw);
@@ -359,6 +372,23 @@ static void wheel_column(const MbsTopology *t, const MbsKinematics *k, int node,
     add_torque_change(t, k, node, dn, scale, Kz, ld, j);
     add_force_change(t, k, node, in->r, dfv, scale, Czd, ld, j);
     add_torque_change(t, k, node, dnv, scale, Czd, ld, j);
+}
+
+/* A driver (control): Q on its joint's coordinate (row jn) with that coordinate and rate, and
+ * with what it reads of body1 (node) under each column j on body1's path. */
+static void control_terms(const MbsTopology *t, const MbsKinematics *k, int jn, int node,
+                          const MbsForceInput *in, const MbsForceDerivative *D, double scale,
+                          double *Czd, double *Kz, size_t ld)
+{
+    Kz[jn + ld * jn] += scale * D->d_value;
+    Czd[jn + ld * jn] += scale * D->d_rate;
+    for (int j = node; j >= 0; j = t->nodes[j].parent) {
+        double dr[3], drd[3], da[3], dw[3];
+        const double *bw = body_reading_column(t, k, node, in, j, dr, drd, da, dw);
+        Kz[jn + ld * j] += scale * (mbs_v3_dot(D->d_gen_r, dr) + mbs_v3_dot(D->d_gen_v, drd) +
+                                    mbs_v3_dot(D->d_gen_a, da) + mbs_v3_dot(D->d_gen_w, dw));
+        Czd[jn + ld * j] += scale * (mbs_v3_dot(D->d_gen_v, dr) + mbs_v3_dot(D->d_gen_w, bw));
+    }
 }
 
 static void element_terms(const MbsModel *m, const MbsKinematics *k, const double *z,
@@ -428,7 +458,9 @@ static void element_terms(const MbsModel *m, const MbsKinematics *k, const doubl
             wheel_column(t, k, nd, &in, &dT, j, scale, Czd, Kz, ld);
         break;
     }
-    case MBS_FORCE_CONTROL: /* no derivative: mbs_dynamics_derivatives_supported refuses */
+    case MBS_FORCE_CONTROL:
+        control_terms(t, k, t->joint_node[F->joint], t->body_node[F->body1], &in, &dT, scale,
+                      Czd, Kz, ld);
         break;
     }
 }

@@ -42,11 +42,12 @@ void mbs_dynamics_forces_derivatives(const MbsModel *m, const MbsKinematics *k,
  * numbers): every body's wrench moves with its node's translation, the derivatives of its
  * motion and its mass properties, every force element with its points (its law's numbers do not
  * move: mbs_model_direction.h). W (6 per node) are the subtree sums of the wrenches at the
- * point of differentiation, as mbs_dynamics_forces leaves them in its workspace (Wacc); dW: 6
- * per node of work. Needs mbs_dynamics_derivatives_supported.
+ * point of differentiation, as mbs_dynamics_forces leaves them in its workspace (Wacc); z, zd
+ * the coordinates (a driver's law reads its joint's); dW: 6 per node of work. Needs mbs_dynamics_derivatives_supported.
  * (engine/mbs_dynamics_model_direction.c) */
 void mbs_dynamics_forces_model_derivative(const MbsModel *m, const MbsKinematics *k,
-                                          const double *A, const double *W,
+                                          const double *A, const double *z, const double *zd,
+                                          const double *W,
                                           const MbsConstraintsDerivatives *w,
                                           const MbsModelDirection *dir, double *dW, double *dQ);
 

@@ -187,11 +187,34 @@ static void add_element(const MbsModel *m, const MbsKinematics *k,
             dW[6 * nd + 3 + a] += dtor[a];
     }
     /* a torque on a body is constant (no body law reads omega), and a joint law acts on Q
-     * directly at the fixed z, zd: no change */
+     * directly at the fixed z, zd: no change (a driver reads a point: control_element) */
+}
+
+/* A driver (control) reads point1 of its chassis: its Q on the joint's coordinate moves with
+ * that point's position and velocity (no body turns along a model direction: its axis and
+ * angular velocity stay). */
+static void control_element(const MbsModel *m, const MbsKinematics *k, const double *z,
+                            const double *zd, const MbsConstraintsDerivatives *w,
+                            const MbsModelDirection *dir, int f, double *dQ)
+{
+    const MbsForce *F = &m->forces[f];
+    const MbsForceClass *c = mbs_force_class(F->type);
+    MbsForceInput in;
+    MbsForceDerivative der;
+    MbsPointDerivatives p;
+    if (c->geometry != MBS_FORCE_CONTROL ||
+        !mbs_dynamics_force_input(m, k, z, zd, F, &in, NULL, NULL))
+        return;
+    mbs_constraints_derivatives_point(m, k, w, NULL, F->body1, F->point1,
+                                      dir->force_points + 6 * f, &p);
+    c->derivative(F, &in, &der);
+    dQ[m->topo->joint_node[F->joint]] += mbs_v3_dot(der.d_gen_r, p.dr) +
+                                         mbs_v3_dot(der.d_gen_v, p.dv);
 }
 
 void mbs_dynamics_forces_model_derivative(const MbsModel *m, const MbsKinematics *k,
-                                          const double *A, const double *W,
+                                          const double *A, const double *z, const double *zd,
+                                          const double *W,
                                           const MbsConstraintsDerivatives *w,
                                           const MbsModelDirection *dir, double *dW, double *dQ)
 {
@@ -215,6 +238,8 @@ void mbs_dynamics_forces_model_derivative(const MbsModel *m, const MbsKinematics
             for (int c = 0; c < 6; ++c)
                 dW[6 * par + c] += dW[6 * j + c];
     }
+    for (int f = 0; f < m->nforces; ++f) /* a driver's point on its chassis moves */
+        control_element(m, k, z, zd, w, dir, f, dQ);
 }
 
 /* dQ += the projection of the node wrenches' derivatives dW (subtree sums formed here), b fixed */

@@ -711,39 +711,33 @@ static void cross_matrix(const double u[3], double M[3][3])
     M[2][0] = -u[1], M[2][1] = u[0];
 }
 
-/* A wheel on body b (12 coordinates at off: the centre of mass g, then e_1..e_3): its centre
- * r = g + sum_k c_k e_k = X q and axis a = sum_k a0_k e_k = A q (mbs_natural_point_lin,
- * _vector_lin), v = X qd, omega = sum_k e_k x e_k' / 2, so d omega/de_k = -[e_k']x / 2 and
- * d omega/de_k' = [e_k]x / 2. The wrench adds X^T f and, on e_k, (T x e_k) / 2 = -[e_k]x T / 2
- * (as a body's torque), whose own change with e_k is [T]x / 2. With the element's derivative
- * (d f, d T / d(r, v, a, omega)): dQ/dq = X^T Jf_q - sum_k E_k^T [e_k]x JT_q / 2 + [T]x / 2 on
- * each e_k block, dQ/dqd = X^T Jf_qd - sum_k E_k^T [e_k]x JT_qd / 2. */
-static void wheel_derivatives(const MbsNatural *nat, const MbsForce *F, const double *q,
-                              const double *qd, MbsNatAddFn add, void *ctx)
+/* What a law reads of body b (12 coordinates at off): the point r = X q, its velocity X qd,
+ * the axis a = A q and omega = sum_k e_k x e_k' / 2 into in, and their derivatives as local
+ * 3 x 12 matrices over the body's coordinates: dr/dq = dv/dqd = Xl, da/dq = Al,
+ * domega/dq = Wq, domega/dqd = Wqd. */
+static void body_reading(const MbsNatural *nat, int body, const double point[3],
+                         const double axis[3], const double *q, const double *qd,
+                         MbsForceInput *in, double Xl[3][12], double Al[3][12], double Wq[3][12],
+                         double Wqd[3][12])
 {
-    const MbsForceClass *c = mbs_force_class(F->type);
-    int off = nat->body_off[F->body1], n = nat->n;
-    if (off < 0)
-        return;
+    int off = nat->body_off[body];
     MbsNatLin X, A;
-    mbs_natural_point_lin(nat, F->body1, F->point1, &X);
-    mbs_natural_vector_lin(nat, F->body1, F->axis, &A);
-    MbsForceInput in = {.road = nat->model->road};
-    MbsForceOutput out;
-    MbsForceDerivative D;
-    mbs_natlin_eval(&X, q, in.r);
-    mbs_natlin_rate(&X, qd, in.v);
-    mbs_natlin_eval(&A, q, in.axis);
+    mbs_natural_point_lin(nat, body, point, &X);
+    mbs_natural_vector_lin(nat, body, axis, &A);
+    mbs_natlin_eval(&X, q, in->r);
+    mbs_natlin_rate(&X, qd, in->v);
+    mbs_natlin_eval(&A, q, in->axis);
+    memset(in->omega, 0, sizeof in->omega);
     for (int k = 0; k < 3; ++k) {
         double w[3];
         mbs_v3_cross(&q[off + 3 + 3 * k], &qd[off + 3 + 3 * k], w);
         for (int d = 0; d < 3; ++d)
-            in.omega[d] += 0.5 * w[d];
+            in->omega[d] += 0.5 * w[d];
     }
-    c->evaluate(F, &in, &out);
-    c->derivative(F, &in, &D);
-    /* local 3 x 12 matrices over the body's coordinates */
-    double Xl[3][12] = {{0}}, Al[3][12] = {{0}}, Wq[3][12] = {{0}}, Wqd[3][12] = {{0}};
+    memset(Xl, 0, sizeof(double) * 36);
+    memset(Al, 0, sizeof(double) * 36);
+    memset(Wq, 0, sizeof(double) * 36);
+    memset(Wqd, 0, sizeof(double) * 36);
     for (int k = 0; k < 4; ++k)
         for (int d = 0; d < 3; ++d) {
             Xl[d][3 * k + d] = X.w[0][k];
@@ -759,6 +753,29 @@ static void wheel_derivatives(const MbsNatural *nat, const MbsForce *F, const do
                 Wqd[a][3 + 3 * k + b] = 0.5 * M[a][b];
             }
     }
+}
+
+/* A wheel on body b (12 coordinates at off: the centre of mass g, then e_1..e_3): its centre
+ * r = g + sum_k c_k e_k = X q and axis a = sum_k a0_k e_k = A q (mbs_natural_point_lin,
+ * _vector_lin), v = X qd, omega = sum_k e_k x e_k' / 2, so d omega/de_k = -[e_k']x / 2 and
+ * d omega/de_k' = [e_k]x / 2. The wrench adds X^T f and, on e_k, (T x e_k) / 2 = -[e_k]x T / 2
+ * (as a body's torque), whose own change with e_k is [T]x / 2. With the element's derivative
+ * (d f, d T / d(r, v, a, omega)): dQ/dq = X^T Jf_q - sum_k E_k^T [e_k]x JT_q / 2 + [T]x / 2 on
+ * each e_k block, dQ/dqd = X^T Jf_qd - sum_k E_k^T [e_k]x JT_qd / 2. */
+static void wheel_derivatives(const MbsNatural *nat, const MbsForce *F, const double *q,
+                              const double *qd, MbsNatAddFn add, void *ctx)
+{
+    const MbsForceClass *c = mbs_force_class(F->type);
+    int off = nat->body_off[F->body1], n = nat->n;
+    if (off < 0)
+        return;
+    MbsForceInput in = {.road = nat->model->road};
+    MbsForceOutput out;
+    MbsForceDerivative D;
+    double Xl[3][12], Al[3][12], Wq[3][12], Wqd[3][12];
+    body_reading(nat, F->body1, F->point1, F->axis, q, qd, &in, Xl, Al, Wq, Wqd);
+    c->evaluate(F, &in, &out);
+    c->derivative(F, &in, &D);
     double Jf[2][3][12], JT[2][3][12]; /* [q or qd] */
     for (int a = 0; a < 3; ++a)
         for (int j = 0; j < 12; ++j) {
@@ -807,6 +824,70 @@ static void wheel_derivatives(const MbsNatural *nat, const MbsForce *F, const do
                     add(ctx, off + i, v * n + off + j, H[v][i][j]);
 }
 
+/* A law on a joint's coordinate theta (a joint element; a driver also reads body1):
+ * Q += G grad theta, theta' = grad theta . qd, so with g = grad theta and H its Hessian
+ *   dQ/dq = G_theta g g^T + G_rate g (H qd)^T + G H + g (G_r Xl + G_a Al + G_w Wq)^T,
+ *   dQ/dqd = G_rate g g^T + g (G_v Xl + G_w Wqd)^T
+ * the last terms (body_reading) on body1's 12 coordinates, for a driver only. */
+static void joint_law_derivatives(const MbsNatural *nat, const MbsForce *F, const double *q,
+                                  const double *qd, const double *angle_ref, double *grad,
+                                  MbsNatAddFn add, void *ctx)
+{
+    const MbsModel *m = nat->model;
+    const MbsForceClass *c = mbs_force_class(F->type);
+    const MbsJoint *J = &m->joints[F->joint];
+    int n = nat->n, control = c->geometry == MBS_FORCE_CONTROL;
+    int off = control ? nat->body_off[F->body1] : -1;
+    if (control && off < 0)
+        return; /* as mbs_natural_forces: a reader on the ground has no force */
+    int idx[JOINT_LOCAL];
+    double g[JOINT_LOCAL], H[JOINT_LOCAL * JOINT_LOCAL], Hqd[JOINT_LOCAL] = {0};
+    double Xl[3][12], Al[3][12], Wq[3][12], Wqd[3][12];
+    joint_locals(nat, J, idx);
+    joint_hessian(nat, J, q, idx, g, H, grad);
+    double ref = angle_ref ? angle_ref[F->joint] : 0.0;
+    MbsForceInput in = {.value = mbs_natural_joint_coordinate(nat, q, F->joint, ref, grad)};
+    in.rate = dot(n, grad, qd);
+    if (control) {
+        body_reading(nat, F->body1, F->point1, F->axis, q, qd, &in, Xl, Al, Wq, Wqd);
+        in.path = m->path;
+    }
+    MbsForceOutput out;
+    MbsForceDerivative dT = {0};
+    c->evaluate(F, &in, &out);
+    c->derivative(F, &in, &dT);
+    for (int j = 0; j < JOINT_LOCAL; ++j)
+        for (int i = 0; i < JOINT_LOCAL; ++i)
+            if (idx[i] >= 0)
+                Hqd[j] += H[i + JOINT_LOCAL * j] * qd[idx[i]];
+    for (int j = 0; j < JOINT_LOCAL; ++j)
+        for (int i = 0; i < JOINT_LOCAL && idx[j] >= 0; ++i) {
+            if (idx[i] < 0)
+                continue;
+            double h = H[i + JOINT_LOCAL * j];
+            add(ctx, idx[i], idx[j], dT.d_value * g[i] * g[j] +
+                                         dT.d_rate * g[i] * Hqd[j] + out.generalized * h);
+            add(ctx, idx[i], n + idx[j], dT.d_rate * g[i] * g[j]);
+        }
+    if (!control)
+        return;
+    double Jq[12], Jqd[12];
+    for (int j = 0; j < 12; ++j) {
+        Jq[j] = Jqd[j] = 0.0;
+        for (int b = 0; b < 3; ++b) {
+            Jq[j] += dT.d_gen_r[b] * Xl[b][j] + dT.d_gen_a[b] * Al[b][j] + dT.d_gen_w[b] * Wq[b][j];
+            Jqd[j] += dT.d_gen_v[b] * Xl[b][j] + dT.d_gen_w[b] * Wqd[b][j];
+        }
+    }
+    for (int i = 0; i < JOINT_LOCAL; ++i)
+        for (int j = 0; j < 12 && idx[i] >= 0; ++j) {
+            if (Jq[j] != 0.0)
+                add(ctx, idx[i], off + j, g[i] * Jq[j]);
+            if (Jqd[j] != 0.0)
+                add(ctx, idx[i], n + off + j, g[i] * Jqd[j]);
+        }
+}
+
 void mbs_natural_forces_derivatives(const MbsNatural *nat, const double *q, const double *qd,
                                     const double *angle_ref, double *grad, MbsNatAddFn add,
                                     void *ctx)
@@ -822,37 +903,10 @@ void mbs_natural_forces_derivatives(const MbsNatural *nat, const double *q, cons
         case MBS_FORCE_ON_LINE:
             line_derivatives(nat, F, q, qd, add, ctx);
             break;
-        case MBS_FORCE_ON_JOINT: {
-            /* Q += g(theta, theta') grad theta, theta' = grad theta . qd:
-             * dQ/dq = g_theta gg^T + g_rate g (H qd)^T + g H, dQ/dqd = g_rate g g^T */
-            const MbsJoint *J = &m->joints[F->joint];
-            int idx[JOINT_LOCAL];
-            double g[JOINT_LOCAL], H[JOINT_LOCAL * JOINT_LOCAL], Hqd[JOINT_LOCAL] = {0};
-            joint_locals(nat, J, idx);
-            joint_hessian(nat, J, q, idx, g, H, grad);
-            double ref = angle_ref ? angle_ref[F->joint] : 0.0;
-            MbsForceInput in = {.value = mbs_natural_joint_coordinate(nat, q, F->joint, ref,
-                                                                       grad)};
-            in.rate = dot(n, grad, qd);
-            MbsForceOutput out;
-            MbsForceDerivative dT = {0};
-            c->evaluate(F, &in, &out);
-            c->derivative(F, &in, &dT);
-            for (int j = 0; j < JOINT_LOCAL; ++j)
-                for (int i = 0; i < JOINT_LOCAL; ++i)
-                    if (idx[i] >= 0)
-                        Hqd[j] += H[i + JOINT_LOCAL * j] * qd[idx[i]];
-            for (int j = 0; j < JOINT_LOCAL; ++j)
-                for (int i = 0; i < JOINT_LOCAL && idx[j] >= 0; ++i) {
-                    if (idx[i] < 0)
-                        continue;
-                    double h = H[i + JOINT_LOCAL * j];
-                    add(ctx, idx[i], idx[j], dT.d_value * g[i] * g[j] +
-                                                 dT.d_rate * g[i] * Hqd[j] + out.generalized * h);
-                    add(ctx, idx[i], n + idx[j], dT.d_rate * g[i] * g[j]);
-                }
+        case MBS_FORCE_ON_JOINT:
+        case MBS_FORCE_CONTROL:
+            joint_law_derivatives(nat, F, q, qd, angle_ref, grad, add, ctx);
             break;
-        }
         case MBS_FORCE_AT_POINT: {
             MbsNatLin x;
             MbsForceInput in = {0};
@@ -867,8 +921,6 @@ void mbs_natural_forces_derivatives(const MbsNatural *nat, const double *q, cons
         }
         case MBS_FORCE_ON_WHEEL:
             wheel_derivatives(nat, F, q, qd, add, ctx);
-            break;
-        case MBS_FORCE_CONTROL: /* no derivative: ..._derivatives_supported refuses */
             break;
         case MBS_FORCE_ON_BODY: {
             /* constant torque T: Q_{e_k} = (T x e_k)/2, d/de_k = [T]x / 2 */

@@ -15,9 +15,12 @@
  * term (it would need a state of the element's own, which the engine does not have): a steady
  * curve is followed with a small steady error instead of none (docs/design/engine.md § Drivers).
  */
+#include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "mbs_driver.h"
+#include "mbs_linalg.h"
 #include "mbs_path.h"
 #include "mbs_settings.h" /* MBS_N_ */
 
@@ -86,6 +89,58 @@ void mbs_path_follower_info(const MbsForce *f, const MbsForceInput *in, MbsPathF
     info->force = -(f->stiffness * (in->value - c) + f->damping * in->rate);
 }
 
+/* The law's derivative, by hand (forward mode over the 12 inputs of body1; the dual law
+ * evaluate_dual gives the same, tests/engine/test_force.c). With G = dQ/du = k (-left) sat'(u),
+ * sat'(u) = (1 + (u / c_max)^2)^(-3/2), and a direction (dr, dv, da, dw) of the inputs:
+ *   a' = w x a:         d a' = dw x a + w x da
+ *   h = a_xy / |a_xy|:  dh = (da - h (h . da)) / |a_xy|
+ *   h' = (a'_xy - h (h . a')) / |a_xy|:
+ *                       dh' = (d a' - dh (h . a') - h (dh . a' + h . d a') - h' (h . da)) / |a_xy|
+ *   dp = dr + L dh,  dp' = dv + L dh'
+ *   de = dp_y - y_path' dp_x,  de' = dp'_y - y_path'' p'_x dp_x - y_path' dp'_x
+ *   dQ = G (K_lat de + K_rate de')
+ * and dQ/dq = -k, dQ/dq' = -d. The path's y'' jumps at its knots (a cubic Hermite per
+ * segment): there the law is C0 in p_x through e' and this is its one-sided derivative. */
+static void derivative(const MbsForce *f, const MbsForceInput *in, MbsForceDerivative *d)
+{
+    memset(d, 0, sizeof *d);
+    d->d_value = -f->stiffness;
+    d->d_rate = -f->damping;
+    const double *a = in->axis, *w = in->omega;
+    double ad[3], hl = sqrt(a[0] * a[0] + a[1] * a[1]);
+    mbs_v3_cross(w, a, ad);
+    double h[2] = {a[0] / hl, a[1] / hl}, hu = h[0] * ad[0] + h[1] * ad[1];
+    double hd[2] = {(ad[0] - h[0] * hu) / hl, (ad[1] - h[1] * hu) / hl};
+    double L = f->preview, px = in->r[0] + L * h[0], py = in->r[1] + L * h[1];
+    double pxd = in->v[0] + L * hd[0];
+    double y0 = 0.0, s0 = 0.0, c0 = 0.0;
+    if (in->path)
+        mbs_path_eval(in->path, px, &y0, &s0, &c0);
+    double e = py - y0, ed = in->v[1] + L * hd[1] - s0 * pxd;
+    double u = f->lateral_gain * e + f->rate_gain * ed, ur = u / f->max_command;
+    double G = -f->left * f->stiffness / ((1.0 + ur * ur) * sqrt(1.0 + ur * ur));
+    double *out[4] = {d->d_gen_r, d->d_gen_v, d->d_gen_a, d->d_gen_w};
+    for (int g = 0; g < 4; ++g)
+        for (int j = 0; j < 3; ++j) {
+            double dx[4][3] = {{0}}; /* dr, dv, da, dw */
+            dx[g][j] = 1.0;
+            double dad[3], t[3];
+            mbs_v3_cross(dx[3], a, dad);
+            mbs_v3_cross(w, dx[2], t);
+            mbs_v3_add(dad, t, dad);
+            double dhl = h[0] * dx[2][0] + h[1] * dx[2][1], dh[2], dhd[2];
+            for (int i = 0; i < 2; ++i)
+                dh[i] = (dx[2][i] - h[i] * dhl) / hl;
+            double dhu = dh[0] * ad[0] + dh[1] * ad[1] + h[0] * dad[0] + h[1] * dad[1];
+            for (int i = 0; i < 2; ++i)
+                dhd[i] = (dad[i] - dh[i] * hu - h[i] * dhu - hd[i] * dhl) / hl;
+            double dpx = dx[0][0] + L * dh[0], dpy = dx[0][1] + L * dh[1];
+            double dpxd = dx[1][0] + L * dhd[0], dpyd = dx[1][1] + L * dhd[1];
+            double de = dpy - s0 * dpx, ded = dpyd - c0 * pxd * dpx - s0 * dpxd;
+            out[g][j] = G * (f->lateral_gain * de + f->rate_gain * ded);
+        }
+}
+
 /* No potential: the servo's spring pulls toward a moving command, so all its work is power. */
 static double power(const MbsForce *f, const MbsForceInput *in)
 {
@@ -118,6 +173,6 @@ const MbsForceClass mbs_force_path_follower = {
     .evaluate_dual = evaluate_dual,
     .energy = mbs_force_no_energy,
     .power = power,
-    .derivative = NULL, /* d Q / d(chassis motion) has no place in MbsForceDerivative */
+    .derivative = derivative,
     .check = check,
 };

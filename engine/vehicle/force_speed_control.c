@@ -11,7 +11,9 @@
  * torque not fed forward divided by the sum of the gains (docs/design/engine.md § Drivers).
  * Its power T q' is the drive's work in the energy balance.
  */
+#include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "mbs_driver.h"
 #include "mbs_settings.h" /* MBS_N_ */
@@ -51,6 +53,23 @@ void mbs_speed_control_info(const MbsForce *f, const MbsForceInput *in, MbsSpeed
     info->target_speed = f->target_speed;
 }
 
+/* The law's derivative, by hand: with s = v_xy . h, h = a_xy / |a_xy|, ds/dv = h and
+ * ds/da = (v - s h) / |a_xy| (on x, y), dT = sat'(u) (-K) ds, sat'(u) = (1 + (u / T_max)^2)^(-3/2);
+ * nothing else moves it. */
+static void derivative(const MbsForce *f, const MbsForceInput *in, MbsForceDerivative *d)
+{
+    memset(d, 0, sizeof *d);
+    const double *a = in->axis, *v = in->v;
+    double hl = sqrt(a[0] * a[0] + a[1] * a[1]), h[2] = {a[0] / hl, a[1] / hl};
+    double s = v[0] * h[0] + v[1] * h[1];
+    double u = -f->gain * (s - f->target_speed) + f->feed_forward, ur = u / f->max_torque;
+    double G = -f->gain / ((1.0 + ur * ur) * sqrt(1.0 + ur * ur));
+    for (int i = 0; i < 2; ++i) {
+        d->d_gen_v[i] = G * h[i];
+        d->d_gen_a[i] = G * (v[i] - s * h[i]) / hl;
+    }
+}
+
 static double power(const MbsForce *f, const MbsForceInput *in)
 {
     MbsForceOutput out;
@@ -78,6 +97,6 @@ const MbsForceClass mbs_force_speed_control = {
     .evaluate_dual = evaluate_dual,
     .energy = mbs_force_no_energy,
     .power = power,
-    .derivative = NULL, /* d Q / d(chassis motion) has no place in MbsForceDerivative */
+    .derivative = derivative,
     .check = check,
 };

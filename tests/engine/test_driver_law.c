@@ -1,0 +1,123 @@
+/* The drivers' laws (engine/vehicle/force_path_follower.c, force_speed_control.c; issue 24):
+ * their analytical derivative (d Q/d(q, q') and d Q/d(r, v, a, w) of the chassis they read)
+ * against central differences of the law and against the dual law seeded along the same 14
+ * inputs, on the ISO 3888-1 path (in its lane change's curve, on a straight, with the command
+ * saturated), with a heading turned and yawing. Whole runs against closed forms:
+ * tests/cli/test_driver.py. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mbs_force.h"
+#include "mbs_path.h"
+#include "tap.h"
+
+enum { NIN = 14 }; /* q, q', r (3), v (3), a (3), w (3) */
+
+static double *input_slot(MbsForceInput *in, int i)
+{
+    return i == 0 ? &in->value : i == 1 ? &in->rate : i < 5 ? &in->r[i - 2] :
+           i < 8 ? &in->v[i - 5] : i < 11 ? &in->axis[i - 8] : &in->omega[i - 11];
+}
+
+static MbsDual *input_slot_dual(MbsForceInputDual *in, int i)
+{
+    return i == 0 ? &in->value : i == 1 ? &in->rate : i < 5 ? &in->r[i - 2] :
+           i < 8 ? &in->v[i - 5] : i < 11 ? &in->axis[i - 8] : &in->omega[i - 11];
+}
+
+static double analytical_entry(const MbsForceDerivative *d, int i)
+{
+    return i == 0 ? d->d_value : i == 1 ? d->d_rate : i < 5 ? d->d_gen_r[i - 2] :
+           i < 8 ? d->d_gen_v[i - 5] : i < 11 ? d->d_gen_a[i - 8] : d->d_gen_w[i - 11];
+}
+
+/* The worst difference of the analytical derivative and of the dual law from central
+ * differences (h relative to each input's size), and the largest entry. */
+static void compare(const MbsForce *f, const MbsForceInput *in, double *worst_an,
+                    double *worst_dual, double *an_dual, double *largest)
+{
+    const MbsForceClass *c = mbs_force_class(f->type);
+    MbsForceDerivative d;
+    MbsForceInputDual ind = {.path = in->path};
+    MbsForceOutputDual outd;
+    MbsForceOutput out;
+    for (int i = 0; i < NIN; ++i) {
+        MbsForceInput tmp = *in;
+        *input_slot_dual(&ind, i) = mbs_dual_constant(*input_slot(&tmp, i));
+        input_slot_dual(&ind, i)->d[i] = 1.0;
+    }
+    c->evaluate(f, in, &out);
+    c->derivative(f, in, &d);
+    c->evaluate_dual(f, &ind, &outd);
+    *worst_an = *worst_dual = *largest = *an_dual = 0.0;
+    *worst_dual = fabs(outd.generalized.v - out.generalized);
+    for (int i = 0; i < NIN; ++i) {
+        MbsForceInput p = *in, m = *in;
+        double h = 1e-6 * fmax(1.0, fabs(*input_slot(&p, i)));
+        MbsForceOutput op, om;
+        *input_slot(&p, i) += h;
+        *input_slot(&m, i) -= h;
+        c->evaluate(f, &p, &op);
+        c->evaluate(f, &m, &om);
+        double fd = (op.generalized - om.generalized) / (2 * h);
+        *largest = fmax(*largest, fabs(fd));
+        *worst_an = fmax(*worst_an, fabs(analytical_entry(&d, i) - fd));
+        *worst_dual = fmax(*worst_dual, fabs(outd.generalized.d[i] - fd));
+        *an_dual = fmax(*an_dual, fabs(analytical_entry(&d, i) - outd.generalized.d[i]) /
+                                      fmax(1e-300, fabs(outd.generalized.d[i])));
+    }
+}
+
+int main(void)
+{
+    MbsError err = {0};
+    MbsPath *path = mbs_path_new_lane_change(MBS_PATH_ISO3888_1, 2.2, 10.0, NAN, &err);
+    tap_ok(path != NULL, "ISO 3888-1 path: %s", path ? "made" : err.message);
+    if (!path)
+        return tap_done();
+    const MbsForce follower = {.type = MBS_FORCE_PATH_FOLLOWER, .preview = 8.0,
+                               .lateral_gain = 0.08, .rate_gain = 0.02, .max_command = 0.6,
+                               .left = -1.0, .stiffness = 3e4, .damping = 300.0};
+    const MbsForce speed = {.type = MBS_FORCE_SPEED_CONTROL, .target_speed = 16.7, .gain = 400,
+                            .feed_forward = 120.0, .max_torque = 900.0};
+    static const struct {
+        const char *where;
+        MbsForceInput in;
+    } cases[] = {
+        /* x + preview in the first curve of the lane change, heading turned 0.05 rad, yawing */
+        {"in the lane change's curve",
+         {.value = 0.02, .rate = -0.1, .r = {25.0, 0.3, 0.8}, .v = {16.5, 0.9, 0.05},
+          .axis = {0.9975, 0.0500, 0.02}, .omega = {0.01, -0.02, 0.15}}},
+        /* on the straight before it */
+        {"on the straight",
+         {.value = -0.01, .rate = 0.05, .r = {-5.0, -0.2, 0.8}, .v = {14.0, -0.3, 0.0},
+          .axis = {0.999, -0.03, 0.0}, .omega = {0.0, 0.0, -0.05}}},
+        /* far off the path: the command and the torque near their limits */
+        {"saturated",
+         {.value = 0.3, .rate = 0.4, .r = {40.0, 6.0, 0.8}, .v = {5.0, 2.0, 0.1},
+          .axis = {0.8, 0.6, -0.05}, .omega = {0.02, 0.01, 0.4}}},
+    };
+    const MbsForce *laws[2] = {&follower, &speed};
+    for (int l = 0; l < 2; ++l)
+        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+            MbsForceInput in = cases[k].in;
+            in.path = path;
+            double an, du, ad, largest;
+            compare(laws[l], &in, &an, &du, &ad, &largest);
+            const char *name = mbs_force_class(laws[l]->type)->name;
+            /* central differences with h = 1e-6: truncation and round-off near 1e-6 of the
+             * largest entry (measured below 4e-8 of it) */
+            tap_below(an, 1e-6 * largest, "%s %s: analytical dQ/d(q, q', r, v, a, w) = central "
+                      "differences (error %.1e, largest entry %.4g)", name, cases[k].where, an,
+                      largest);
+            tap_below(du, 1e-6 * largest, "%s %s: the dual law = the law and its central "
+                      "differences (error %.1e)", name, cases[k].where, du);
+            /* the same derivative by hand and by dual numbers: equal to round-off, entry by
+             * entry (measured below 1e-13) */
+            tap_below(ad, 1e-11, "%s %s: analytical = dual law, every entry (worst relative "
+                      "difference %.1e)", name, cases[k].where, ad);
+        }
+    mbs_path_free(path);
+    return tap_done();
+}

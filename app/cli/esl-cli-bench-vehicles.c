@@ -2,17 +2,13 @@
  * its coach (h = 1, 10, 20 ms): median wall and CPU time of N runs, real-time factor, energy
  * drift, steps, Newton iterations and Jacobian evaluations; a run that fails says why. ssode
  * chooses its own steps within its tolerances (defaults), h bounding them (the output grid).
- * A model whose force laws lack an analytical derivative (the drivers of
- * hmmwv-lane-change.json) is run with the ad tangent where the default is analytical (penalty,
- * ali3p, matrix-r trapezoidal): the label says "(ad)". */
+ * Every formulation runs with its default tangent (analytical where it has one). */
 #include <glib.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "eslabon-config.h"
 #include "esl-cli-bench.h"
 #include "esl-model-file.h"
-#include "mbs_dynamics_derivatives.h"
 
 typedef struct {
     const char *label;       /* as printed */
@@ -37,12 +33,7 @@ static void bench_case(const MbsModel *m, const char *name, const VehicleCase *c
     s.duration = duration;
     if (c->integrator)
         mbs_settings_set_for(&s, c->formulation, "integrator", c->integrator, NULL);
-    char why[256], label[96];
-    int ad = !mbs_dynamics_derivatives_supported(m, why, sizeof why) &&
-             (strcmp(c->formulation, "matrix-r") || !strcmp(c->integrator, "trapezoidal"));
-    if (ad)
-        mbs_settings_set_for(&s, c->formulation, "jacobian", "ad", NULL);
-    snprintf(label, sizeof label, "%s%s", c->label, ad ? " (ad)" : "");
+    const char *label = c->label;
     double walls[64], cpus[64];
     EslBenchRun last = {0};
     int n = runs < 64 ? runs : 64, done = 0;

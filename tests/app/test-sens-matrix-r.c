@@ -419,12 +419,6 @@ int main(void)
          * gradient is round-off), and the lane change has barely begun (a gradient row of 5e-9:
          * adjoint = direct to 1e-8 of it, round-off). Their sensitivities are checked around
          * the step and over the whole lane change by tests/cli/test_sens_buggy.py. */
-        /* The lane change's drivers have no analytical derivative (issue 24 note): the
-         * sensitivities' default state derivative refuses them. Open. */
-        if (!strcmp(file, "hmmwv-lane-change.json")) {
-            tap_skip("%s: its drivers have no analytical derivative (open, issue 24)", file);
-            continue;
-        }
         if (g_str_has_prefix(file, "buggy-")) {
             printf("# %s skipped: see tests/cli/test_sens_buggy.py\n", file);
             continue;

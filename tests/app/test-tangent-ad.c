@@ -220,8 +220,12 @@ static int matrix_r_jacobian(MbsFormulation *f, int other, double *J, MbsError *
     return status ? -1 : d;
 }
 
-/* Richardson-extrapolated central differences (O(h^4)) of the reduced residual, with large
- * increments (1e-4): independent of the interface's increments. */
+/* Richardson-extrapolated central differences (O(h^4)) of the reduced residual, with
+ * increments of 1e-5, independent of the interface's (relative ones) and of the coordinate's
+ * size: the trapezoidal rule turns a position increment d into a velocity one 2 d / h and an
+ * acceleration one 4 d / h^2, so an increment relative to a vehicle's travel (1e-4 x 15 m at
+ * 0.9 s on hmmwv-lane-change.json: 3 m/s at h = 1 ms) left the tyres' slip law's Taylor region
+ * (Richardson 1.1e-3 from ad there; 1.2e-10 with 1e-5, 4.8e-14 with 1e-6). */
 static int matrix_r_richardson(MbsFormulation *f, double *J, MbsError *err)
 {
     MbsTangentProbe probe;
@@ -234,7 +238,7 @@ static int matrix_r_richardson(MbsFormulation *f, double *J, MbsError *err)
     int status = 0;
     for (int j = 0; j < d && !status; ++j) {
         static const double steps[4] = {1.0, -1.0, 0.5, -0.5};
-        double h = 1e-4 * fmax(1.0, fabs(x[j])), x0 = x[j];
+        double h = 1e-5, x0 = x[j];
         for (int k = 0; k < 4 && !status; ++k) {
             x[j] = x0 + steps[k] * h;
             status = p->residual(p->contexts[0], x, j, steps[k] * h, r + (size_t)d * k);
@@ -314,16 +318,21 @@ static void test_matrix_r_columns(const char *name, const MbsModel *m)
      * the Newton tolerance (1e-10 (1 + |z|)), divided by their increments: 1e-8 for the
      * extrapolated ones (h = 1e-4, truncation O(h^4)), 1e-7 for nd-central (test_tangent.c).
      * coach.json: 15 independent coordinates recovering 9 dependent ones through a 12 m body,
-     * the differences measured 1.7e-4 (Richardson) and 4.8e-5 (nd-central) from ad, while
-     * analytical and ad (exact both, above) agree to 7e-16: its bounds are 1e-3 and 3e-4 (a
+     * the differences measured 3.9e-5 (Richardson) and 4.8e-5 (nd-central) from ad, while
+     * analytical and ad (exact both, above) agree to 7e-16: its bounds are 4e-4 and 3e-4 (a
      * wrong column is O(1)). With wheels nd-central's truncation on the tyre's slip law
      * (V = sqrt(Vcx^2 + v_low^2) over the low-speed band) is larger: 2.9e-7 on the buggy, whose
-     * Richardson differences agree to 5.6e-9; bound 1e-6 there */
+     * Richardson differences agree to 5.6e-9; bound 1e-6 there. hmmwv-lane-change.json: the
+     * same for nd-central's relative increment cbrt(eps) |x| on the chassis's travel (15 m at
+     * 0.9 s: a velocity step of 0.18 m/s through the trapezoidal rule), 4.4e-5 measured in that
+     * column, while Richardson's (above) agree to 1.2e-10: bound 5e-4 there */
     int coach = !strcmp(name, "coach.json");
+    int travels = !strcmp(name, "hmmwv-lane-change.json");
     int wheels = 0;
     for (int i = 0; i < m->nforces; ++i)
         wheels |= m->forces[i].type == MBS_FORCE_WHEEL;
-    double bound_rich = coach ? 1e-3 : 1e-8, bound_nd = coach ? 3e-4 : wheels ? 1e-6 : 1e-7;
+    double bound_rich = coach ? 4e-4 : 1e-8;
+    double bound_nd = coach ? 3e-4 : travels ? 5e-4 : wheels ? 1e-6 : 1e-7;
     tap_ok(!status && worst_rich <= bound_rich && worst_nd <= bound_nd,
            "%s: matrix-r trapezoidal dg/dz_i (%d x %d, h = %g s) by ad at t = 0.1, 0.4, 0.9 s, "
            "column by column: vs Richardson differences %.1e of the largest entry (column %d; "
@@ -441,12 +450,7 @@ int main(void)
         }
         char why[256];
         if (!mbs_dynamics_derivatives_supported(m, why, sizeof why)) {
-            /* The drivers (issue 24) have no analytical derivative, which both checks compare
-             * with: their ad law is checked through whole runs (tests/cli/test_driver.py).
-             * Found here and not fixed: on hmmwv-lane-change.json even without its drivers,
-             * matrix-r trapezoidal's ad dg/dz_i differs from Richardson differences by 1.2e-3
-             * of its largest entry (bound 1e-8) in one column at t = 0.1-0.9 s, the first
-             * bundled model with PAC2002 wheels (the penalty columns agree to 9e-9). */
+            /* a law without an analytical derivative (none today) */
             tap_ok(1, "%s: skipped, %s # SKIP the analytical tangent does not apply", file, why);
             mbs_model_free(m);
             continue;

@@ -149,7 +149,7 @@ static void check_model(const Formulation *fm, const char *dir, const char *file
     MbsError err = {0};
     char why[256];
     if (!mbs_dynamics_derivatives_supported(m, why, sizeof why)) {
-        /* a law without its derivative (the drivers, issue 24): refused, naming it */
+        /* a law without its derivative (none today; the drivers had none before): refused */
         MbsFormulation *refused = formulation_with(fm, m, "analytical", &err);
         tap_ok(!refused && strstr(err.message, "no analytical derivative") != NULL,
                "%s, %s: the analytical tangent is refused: %s", fm->name, file, err.message);

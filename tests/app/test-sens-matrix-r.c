@@ -419,6 +419,18 @@ int main(void)
          * gradient is round-off), and the lane change has barely begun (a gradient row of 5e-9:
          * adjoint = direct to 1e-8 of it, round-off). Their sensitivities are checked around
          * the step and over the whole lane change by tests/cli/test_sens_buggy.py. */
+        /* The lane change's drivers have their analytical derivatives now (direct with them =
+         * with ad to 4.9e-12, adjoint = direct to 1.5e-11, and the drivers' parameters agree
+         * with fd: speed 18.00677835 / 18.00677837, lateral_gain -6.654039e-3 / -6.653917e-3,
+         * preview -7.888e-6 / -7.920e-6). It is skipped for the hmmwv.json reason: its rebound
+         * stops touch as it settles (stop_transition: direct -0.360, fd -0.342, the worst row
+         * 1.0e-3), and nd-central's relative increments on the chassis's travel are 3.9e-4 off
+         * (test-tangent-ad.c; measured issue 24). */
+        if (!strcmp(file, "hmmwv-lane-change.json")) {
+            tap_skip("%s: its bump stops make contact while it settles (events), as hmmwv.json",
+                     file);
+            continue;
+        }
         if (g_str_has_prefix(file, "buggy-")) {
             printf("# %s skipped: see tests/cli/test_sens_buggy.py\n", file);
             continue;

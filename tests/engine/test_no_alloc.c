@@ -288,9 +288,12 @@ int main(void)
     check_with_setting("matrix-r", "analytical", "integrator", "trapezoidal",
                        "wheel on a road, trapezoidal, analytical", wheel, 1e-3, 300);
     mbs_model_free(wheel);
-    /* the drivers have no analytical derivative: penalty and ali3p with ad */
+    /* the drivers: every formulation with its default (analytical) tangent, and with ad */
     MbsModel *driver = build_wheel_rig(1);
-    check("matrix-r", "wheel with a driver", driver, 1e-3, 300);
+    for (int i = 0; i < mbs_formulation_count(); ++i)
+        check(mbs_formulation_class(i)->name, "wheel with a driver", driver, 1e-3, 300);
+    check_with_setting("matrix-r", "analytical", "integrator", "trapezoidal",
+                       "wheel with a driver, trapezoidal, analytical", driver, 1e-3, 300);
     check_with("ssode", "ad", "wheel with a driver, ad", driver, 1e-3, 300);
     check_with("penalty", "ad", "wheel with a driver, ad", driver, 1e-3, 300);
     check_with("ali3p", "ad", "wheel with a driver, ad", driver, 1e-3, 300);

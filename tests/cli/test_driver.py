@@ -13,7 +13,8 @@ and its servo Q = -k (y - c) - d y', so
 a damped oscillator settling at y = K_lat b / (1 + K_lat): the steady error of a controller
 without an integral term (docs/design/engine.md § Drivers). The energy balance holds with the
 drivers' work (their power Q q' integrated). The implicit formulations run with their analytical
-tangent (the laws' derivatives: tests/engine/test_driver_law.c)."""
+tangent (the laws' derivatives: tests/engine/test_driver_law.c), and the direct sensitivities of
+the gains (K, K_lat, K_rate) equal the closed forms' derivatives."""
 import csv, json, math, os, subprocess, tempfile
 
 from cli_tap import ok, done, cli, env

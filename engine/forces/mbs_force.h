@@ -160,7 +160,8 @@ typedef struct {
     double (*energy)(const MbsForce *f, const MbsForceInput *in);
     double (*power)(const MbsForce *f, const MbsForceInput *in);
     /* Optional: the law's derivative (d tension/d(l, l'), d generalized/d(q, q'), d vector/
-     * d(r, v); a wheel's force and torque / d(r, v, axis, omega)); a constant law
+     * d(r, v); a wheel's force and torque / d(r, v, axis, omega); a control law's generalized
+     * force / d(q, q', r, v, axis, omega)); a constant law
      * (state_dependent 0) gives zeros. Without it the analytical
      * tangent refuses models with the element. A body law that read the kinematics would need
      * d torque/d omega, which this does not carry (none exists today). */

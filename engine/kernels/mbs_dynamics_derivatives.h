@@ -43,7 +43,8 @@ void mbs_dynamics_forces_derivatives(const MbsModel *m, const MbsKinematics *k,
  * motion and its mass properties, every force element with its points (its law's numbers do not
  * move: mbs_model_direction.h). W (6 per node) are the subtree sums of the wrenches at the
  * point of differentiation, as mbs_dynamics_forces leaves them in its workspace (Wacc); z, zd
- * the coordinates (a driver's law reads its joint's); dW: 6 per node of work. Needs mbs_dynamics_derivatives_supported.
+ * the coordinates (a driver's law reads its joint's); dW: 6 per node of work. Needs
+ * mbs_dynamics_derivatives_supported.
  * (engine/mbs_dynamics_model_direction.c) */
 void mbs_dynamics_forces_model_derivative(const MbsModel *m, const MbsKinematics *k,
                                           const double *A, const double *z, const double *zd,

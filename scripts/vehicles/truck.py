@@ -310,15 +310,16 @@ def main():
             "Paper 003's semi-trailer truck (§4: tractor and semi-trailer joined by a spherical "
             "fifth wheel, 5 axles with two wheels each, Magic Formula tyres, air springs and "
             "dampers behind, leaf springs in front, a 5 s multiple slalom on a flat road) as a "
-            "40 t 4x2 tractor with a tri-axle semi-trailer (%.0f kg): %d bodies, 30 DOF (the "
-            "paper's 40 count link compliances it does not describe). A path_follower steers "
+            "40 t 4x2 tractor with a tri-axle semi-trailer (%.0f kg): %d moving bodies, 30 DOF "
+            "(the paper's model has 40; it does not describe its suspension linkages, here every "
+            "axle has 2: heave and roll). A path_follower steers "
             "the front knuckles through three gates 25 m apart (0.5 m left, right, left of the "
             "straight line, 3.55 m wide) and a speed_control on each drive wheel set holds "
             "50 km/h. Tyre CityBus_Pac02Tire.tir and some part data from the open city-bus data "
             "(Project Chrono's data/vehicle/citybus, BSD-3-Clause); every other number assumed. "
             "Implicit formulations need --jacobian ad (the drivers have no analytical "
             "derivative). Written by scripts/vehicles/truck.py, which lists its assumptions: "
-            % (total, len(bodies)) + "; ".join(ASSUMPTIONS) + "."),
+            % (total, len(bodies) - 1) + "; ".join(ASSUMPTIONS) + "."),
         "parameters": parameters,
         "gravity": [0, 0, -G],
         "road": {"height": 0, "mu": 1.0},

@@ -95,13 +95,11 @@ def r9(v):
 def main():
     d = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         os.path.dirname(__file__), "..", "..", "..", "shared", "vehicles", "citybus")
-    vehicle = load(d, "CityBus_Vehicle.json")
-    rear = load(d, "CityBus_SolidAxleRear.json")
-    wheel = load(d, "CityBus_Wheel.json")
-    TYRE.update(read_tir(os.path.join(os.path.dirname(__file__), "..", "..", "data", "tyres",
-                                      "CityBus_Pac02Tire.tir")))
-    R0, kz = TYRE["UNLOADED_RADIUS"], TYRE["VERTICAL_STIFFNESS"]
-    rim_radius = TYRE["RIM_RADIUS"]
+    vehicle, rear, wheel = (load(d, "CityBus_%s.json" % part)
+                            for part in ("Vehicle", "SolidAxleRear", "Wheel"))
+    # the tyre file as the model names it, relative to models/
+    TYRE.update(read_tir(os.path.join(os.path.dirname(__file__), "..", "..", "models", TYRE_FILE)))
+    R0, kz, rim_radius = (TYRE[k] for k in ("UNLOADED_RADIUS", "VERTICAL_STIFFNESS", "RIM_RADIUS"))
     dual_gap = vehicle["Axles"][1]["Wheel Separation"]            # city bus 0.33528 m
     c_bus_per_tonne = rear["Shock"]["Damping Coefficient"] / 5.0  # city bus: 35,000 per ~5 t side
 
@@ -165,28 +163,26 @@ def main():
                           "front": [x_king + 1.6, 0.0, z_lc], "rear": [x_king - 12.0, 0.0, z_lc]}}
     bodies += [tractor, trailer]
     frames = {"tractor": tractor, "trailer": trailer}
-    joints = [
-        {"name": "drive", "type": "prismatic", "bodies": ["ground", "carrier_x"], "point": "C",
-         "axis": "x"},
-        {"name": "lateral", "type": "prismatic", "bodies": ["carrier_x", "carrier_y"],
-         "point": "C", "axis": "y"},
-        {"name": "bounce", "type": "prismatic", "bodies": ["carrier_y", "carrier_z"],
-         "point": "C", "axis": "z"},
-        {"name": "attitude", "type": "spherical", "bodies": ["carrier_z", "tractor"],
-         "point": "C"},
-        {"name": "fifth_wheel", "type": "spherical", "bodies": ["tractor", "trailer"],
-         "point": "K"},
-    ]
+    # the tractor's six freedoms: prismatic X, Y, Z through the carriers, then a spherical joint
+    chain = ["ground", "carrier_x", "carrier_y", "carrier_z"]
+    joints = [{"name": name, "type": "prismatic", "bodies": chain[k:k + 2], "point": "C",
+               "axis": "xyz"[k]} for k, name in enumerate(("drive", "lateral", "bounce"))]
+    joints += [{"name": "attitude", "type": "spherical", "bodies": ["carrier_z", "tractor"],
+                "point": "C"},
+               {"name": "fifth_wheel", "type": "spherical", "bodies": ["tractor", "trailer"],
+                "point": "K"}]
     forces = []
     spin_initial = []
     parameters = {"speed": round(SPEED, 9), "m_carrier": CARRIER_MASS}
 
     def damper(name, b1, b2, p1, p2, c_low):
-        return {"name": name, "type": "damper_bilinear", "bodies": [b1, b2], "points": [p1, p2],
-                "rebound_damping": r9(c_low), "rebound_damping_high": r9(c_low / 3),
-                "rebound_knee": 0.13,
-                "compression_damping": r9(c_low / 3), "compression_damping_high": r9(c_low / 9),
-                "compression_knee": 0.13}
+        """The coach's bilinear law: compression a third of rebound, both a third beyond the
+        knee."""
+        slopes = {"rebound_damping": 1, "rebound_damping_high": 3, "compression_damping": 3,
+                  "compression_damping_high": 9}
+        law = {k: r9(c_low / d) for k, d in slopes.items()}
+        return dict(name=name, type="damper_bilinear", bodies=[b1, b2], points=[p1, p2],
+                    rebound_knee=0.13, compression_knee=0.13, **law)
 
     for a in axles:
         name, x_a, m_beam, kind, frame_name, f_hz = a

@@ -65,9 +65,8 @@ straight = run("matrix-r", 0.001, 2, "--set", "lateral_gain=0")
 moving = [b for b in data["bodies"] if not b.get("ground")]
 supported = sum(mass_of(b) for b in moving if b["name"] not in ("carrier_x", "carrier_y"))
 if straight:
-    late = [r for r in straight if r["time"] >= 1.0]
-    ratio = sum(sum(kz * (R0 - r[p + ":z"]) for p in tyres) for r in late) / len(late)
-    ratio /= supported * g
+    loads = [sum(kz * (R0 - r[p + ":z"]) for p in tyres) for r in straight if r["time"] >= 1.0]
+    ratio = sum(loads) / len(loads) / (supported * g)
     ok(len(tyres) == 12 and abs(ratio - 1) < 1e-4,
        f"straight at 50 km/h the 12 tyres carry the truck's {supported:.0f} kg "
        f"(mean over 1-2 s of sum k d / m g - 1 = {ratio - 1:.1e}, bound 1e-4)")

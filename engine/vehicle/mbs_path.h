@@ -20,8 +20,8 @@
  *                 y = a sin(pi (x - x0 + d/2) / d) through the gates' centres from x0 - d/2 to
  *                 x0 + (n - 1/2) d and y = 0 outside, sampled so that its crests are samples;
  *                 each gate is a lane of zero length (x0 = x1), its two cones at its ends
- * For both lane changes the entry and exit lanes (1 and 5) share their right-hand boundary (y = -w1 / 2,
- * lane 1 centred on y = 0) and the side lane (3) lies to the left, its right-hand boundary
+ * For both lane changes the entry and exit lanes (1 and 5) share their right-hand boundary
+ * (y = -w1 / 2, lane 1 centred on y = 0) and the side lane (3) lies to the left, its right-hand boundary
  * `offset` to the left of lane 1's: 3.5 m for ISO 3888-1, w1 + 1 m for ISO 3888-2 (the side
  * lane 1 m beyond lane 1's left boundary). The path is the lanes' centre lines joined across
  * the transitions by half-cosines (y = y0 + (y1 - y0)(1 - cos(pi s))/2, the least curvature of

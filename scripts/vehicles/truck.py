@@ -73,8 +73,9 @@ ASSUMPTIONS = [
     "0.13 m/s both a third",
     "steering: the left knuckle turns about Z (no kingpin inclination, no caster) and is steered "
     "by a path_follower (preview 0.5 s and gain 0.5 of full lock per metre, the HMMWV's "
-    "SteeringControllerSR; lock 35 degrees, a servo of 2e5 N m/rad and 4e3 N m s/rad); the right knuckle follows through a massless tie rod "
-    "(parallel steering arms 0.25 m behind the kingpins)",
+    "SteeringControllerSR; lock 35 degrees, a servo of 2e5 N m/rad and 4e3 N m s/rad); the "
+    "right knuckle follows through a massless tie rod (parallel steering arms 0.25 m behind the "
+    "kingpins)",
     "speed: starts at 50 km/h, held by a speed_control on each drive wheel set (gain 10,000 N m "
     "per m/s, feed-forward the rolling resistance QSY1 m g R / 2, limit 15,000 N m)",
     "the slalom (paper 003 gives no numbers): three gates 25 m apart from x = 15 m, their "

@@ -24,6 +24,10 @@ int esl_scene_carries_tyre(const MbsModel *m, int b);
 /* The tyre of force i (a `wheel` or `tyre` element). */
 int esl_scene_add_tyre(EslScene *s, const MbsModel *m, int i, const double *poses,
                        const float color[4]);
+/* 1 when body b of a vehicle whose heaviest body is vehicle_body is drawn as a box: that body,
+ * and any other of at least a tenth of its mass that carries no tyre (a truck's tractor beside
+ * its semi-trailer, the coach's second bodywork half). */
+int esl_scene_is_frame(const MbsModel *m, int b, int vehicle_body);
 /* The chassis box of body b; 0 when drawn, 1 when it has no box (drawn as bars), -1 no memory. */
 int esl_scene_add_chassis(EslScene *s, const MbsModel *m, int b, const double *poses,
                           const float color[4]);

@@ -56,6 +56,13 @@ int esl_scene_vehicle_body(const MbsModel *m)
     return best;
 }
 
+int esl_scene_is_frame(const MbsModel *m, int b, int vehicle_body)
+{
+    return vehicle_body >= 0 &&
+           (b == vehicle_body || (m->bodies[b].mass >= 0.1 * m->bodies[vehicle_body].mass &&
+                                  !esl_scene_carries_tyre(m, b)));
+}
+
 void esl_scene_body_center(const MbsModel *m, const double *poses, int b, float out[3])
 {
     esl_scene_transform(esl_scene_body_pose(poses, b), m->bodies[b].com, out);

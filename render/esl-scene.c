@@ -510,7 +510,9 @@ int esl_scene_build(EslScene *s, const MbsModel *m, const double *poses,
                                                                sizeof body_palette[0])]);
         if (b != vehicle_body && esl_scene_carries_tyre(m, b))
             continue; /* drawn as its tyre */
-        int chassis = b == vehicle_body ? esl_scene_add_chassis(s, m, b, poses, color) : 1;
+        int chassis = esl_scene_is_frame(m, b, vehicle_body)
+                          ? esl_scene_add_chassis(s, m, b, poses, color)
+                          : 1;
         if (chassis < 0 ||
             (chassis > 0 && add_body(s, m, b, esl_scene_body_pose(poses, b), r, color)))
             return -1;

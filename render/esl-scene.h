@@ -13,8 +13,9 @@
  *  - trails (esl_scene_add_trail): the path of a point as thin capsules;
  *  - vehicles (a model with `wheel` or `tyre` elements): each tyre as a tyre (a cylinder of its
  *    radius with a rim, spokes and tread bars that turn with its body; the body carrying it is
- *    not drawn as bars), the chassis (esl_scene_vehicle_body) as the box of its mass and
- *    inertia, narrowed to stay between the wheels; the road (the model's, or a `tyre`
+ *    not drawn as bars), the chassis (esl_scene_vehicle_body, and any body of a tenth of its
+ *    mass or more that carries no tyre: a tractor) as the box of its mass and inertia,
+ *    narrowed to stay between the wheels; the road (the model's, or a `tyre`
  *    element's own) as a checkered surface of triangles from mbs_road_eval, features tinted,
  *    over a stretch that follows the vehicle; lane-change cones (esl_scene_add_cones).
  */

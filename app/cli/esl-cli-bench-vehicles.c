@@ -64,7 +64,8 @@ int esl_bench_vehicles(const char *models_dir, const char *models, const char *f
     /* --formulation A,B: only the cases of those formulations (matrix-r: both integrators) */
     g_auto(GStrv) chosen = formulations ? g_strsplit(formulations, ",", -1) : NULL;
     static const double steps[] = {1e-3, 1e-2, 2e-2};
-    g_auto(GStrv) names = g_strsplit(models ? models : "hmmwv-stiff,coach,buggy-step,hmmwv-lane-change", ",", -1);
+    g_auto(GStrv) names = g_strsplit(
+        models ? models : "hmmwv-stiff,coach,buggy-step,hmmwv-lane-change,truck-slalom", ",", -1);
     printf("# eslabon-cli bench vehicles: %d runs per case (median), %g s simulated, Eslabón %s\n",
            runs, duration, ESLABON_VERSION);
     printf("| vehicle | formulation | h (ms) | wall (s) | CPU (s) | real-time factor | "

@@ -135,7 +135,7 @@ int esl_cli_bench(int argc, char **argv)
         {"runs", 'n', 0, G_OPTION_ARG_INT, &runs, "Runs per case (median reported, default 3)", "N"},
         {"duration", 't', 0, G_OPTION_ARG_DOUBLE, &duration, "Simulated time (default 5 s; stiff: 4 s)", "T"},
         {"formulation", 'f', 0, G_OPTION_ARG_STRING, &formulation, "bench jacobian: penalty, ali3p, matrix-r or all (default all); bench vehicles: comma-separated formulations (default all); peer: comma-separated (default matrix-r,penalty)", "F"},
-        {"models", 0, 0, G_OPTION_ARG_STRING, &models, "bench jacobian, vehicles: comma-separated model names (default: per formulation; vehicles: hmmwv-stiff,coach,buggy-step,hmmwv-lane-change); bench ssode: lattice rows (default 1,4,7,10); bench stiff: one model (default stiff-vehicle)", "LIST"},
+        {"models", 0, 0, G_OPTION_ARG_STRING, &models, "bench jacobian, vehicles: comma-separated model names (default: per formulation; vehicles: hmmwv-stiff,coach,buggy-step,hmmwv-lane-change,truck-slalom); bench ssode: lattice rows (default 1,4,7,10); bench stiff: one model (default stiff-vehicle)", "LIST"},
         {"step", 0, 0, G_OPTION_ARG_DOUBLE, &step, "bench jacobian, peer: time step (default 0.01 s)", "H"},
         {"peer-step", 0, 0, G_OPTION_ARG_DOUBLE, &peer_step, "bench peer: MuJoCo's time step (default: --step)", "H"},
         {"jacobian", 0, 0, G_OPTION_ARG_STRING, &jac, "bench penalty, sensitivity: a method of the jacobian setting (default nd-central); bench stiff: ssode's (default analytical)", "METHOD"},

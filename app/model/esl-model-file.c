@@ -1236,12 +1236,15 @@ static gboolean load_road(Loader *L, JsonObject *root)
 /* ---- path ------------------------------------------------------------------------------ */
 
 /* "path": {"type": "points", "points": [[x, y], ...]} or {"type": "iso3888-1" | "iso3888-2",
- * "vehicle_width": w, "start": x0, "offset": o (optional)}: what path followers steer along
- * (mbs_path.h). */
+ * "vehicle_width": w, "start": x0, "offset": o (optional)} or {"type": "slalom",
+ * "vehicle_width": w, "start": x0, "spacing": d, "amplitude": a, "gates": n}: what path
+ * followers steer along (mbs_path.h). */
 static gboolean load_path(Loader *L, JsonObject *root)
 {
     static const char *const points_fields[] = {"type", "points", NULL};
     static const char *const lane_fields[] = {"type", "vehicle_width", "start", "offset", NULL};
+    static const char *const slalom_fields[] = {"type",    "vehicle_width", "start", "spacing",
+                                                "amplitude", "gates",       NULL};
     JsonNode *n = json_object_get_member(root, "path");
     if (!n)
         return TRUE;
@@ -1254,7 +1257,8 @@ static gboolean load_path(Loader *L, JsonObject *root)
         return FALSE;
     int kind = mbs_path_kind_index(type);
     if (kind < 0)
-        return fail(L, _("unknown path type '%s' (expected points, iso3888-1 or iso3888-2)"),
+        return fail(L, _("unknown path type '%s' (expected points, iso3888-1, iso3888-2 or "
+                         "slalom)"),
                     type);
     set_where(L, _("path (%s)"), type);
     MbsError err = {0};
@@ -1271,6 +1275,18 @@ static gboolean load_path(Loader *L, JsonObject *root)
                 return FALSE;
         }
         path = mbs_path_new_points(xy, (int)np, &err);
+    } else if (kind == MBS_PATH_SLALOM) {
+        double width, start = 0.0, spacing, amplitude, gates;
+        if (!check_members(L, o, slalom_fields) ||
+            get_number(L, o, "vehicle_width", TRUE, &width) <= 0 ||
+            get_number(L, o, "start", FALSE, &start) < 0 ||
+            get_number(L, o, "spacing", TRUE, &spacing) <= 0 ||
+            get_number(L, o, "amplitude", TRUE, &amplitude) <= 0 ||
+            get_number(L, o, "gates", TRUE, &gates) <= 0)
+            return FALSE;
+        if (gates != floor(gates) || !(fabs(gates) < 1e6))
+            return fail(L, _("'gates' must be a whole number (it is %g)"), gates);
+        path = mbs_path_new_slalom(width, start, spacing, amplitude, (int)gates, &err);
     } else {
         double width, start = 0.0, offset = NAN;
         if (!check_members(L, o, lane_fields) ||

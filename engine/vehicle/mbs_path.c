@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const kind_names[MBS_PATH_KIND_COUNT] = {"points", "iso3888-1", "iso3888-2"};
+static const char *const kind_names[MBS_PATH_KIND_COUNT] = {"points", "iso3888-1", "iso3888-2",
+                                                                 "slalom"};
 
 const char *mbs_path_kind_name(MbsPathKind kind)
 {
@@ -203,6 +204,51 @@ MbsPath *mbs_path_new_lane_change(MbsPathKind kind, double width, double start, 
     return p;
 }
 
+MbsPath *mbs_path_new_slalom(double width, double start, double spacing, double amplitude,
+                             int gates, MbsError *err)
+{
+    if (!(width > 0.0) || !isfinite(width)) {
+        mbs_error_set(err, MBS_FATAL, "'vehicle_width' %g must be positive", width);
+        return NULL;
+    }
+    if (!(spacing > 0.0) || !(spacing <= 1e3) || !(amplitude >= 0.0) || !isfinite(amplitude) ||
+        !isfinite(start)) {
+        mbs_error_set(err, MBS_FATAL, "a slalom's 'spacing' must be in (0, 1000] m, its "
+                      "'amplitude' not negative and 'start' finite (they are %g, %g, %g)", spacing,
+                      amplitude, start);
+        return NULL;
+    }
+    if (gates < 1 || gates > MBS_PATH_LANES) {
+        mbs_error_set(err, MBS_FATAL, "a slalom has 1 to %d gates ('gates' is %d)",
+                      MBS_PATH_LANES, gates);
+        return NULL;
+    }
+    /* m samples per half wave, so that the crests (the gates' centres) are samples and PCHIP
+     * keeps them (its slope is 0 at a local extremum) */
+    int m = (int)ceil(0.5 * spacing / SAMPLE_STEP);
+    MbsPath *p = path_alloc(2 * m * gates + 1);
+    if (!p) {
+        mbs_error_set(err, MBS_FATAL, "out of memory");
+        return NULL;
+    }
+    p->kind = MBS_PATH_SLALOM;
+    p->vehicle_width = width, p->start = start, p->spacing = spacing, p->amplitude = amplitude;
+    p->offset = NAN;
+    double x_in = start - 0.5 * spacing, w = width + 1.0;
+    for (int k = 0; k < p->n; ++k) {
+        double u = (double)k / (2 * m); /* in spacings from x_in */
+        p->x[k] = x_in + u * spacing;
+        p->y[k] = k == 0 || k == p->n - 1 ? 0.0 : amplitude * sin(M_PI * u);
+    }
+    for (int g = 0; g < gates; ++g) {
+        double x = start + g * spacing, y = g % 2 ? -amplitude : amplitude;
+        p->lanes[g] = (MbsPathLane){x, x, y - 0.5 * w, y + 0.5 * w};
+    }
+    p->nlanes = gates;
+    pchip_slopes(p);
+    return p;
+}
+
 void mbs_path_eval(const MbsPath *p, double x, double *y, double *slope, double *curvature)
 {
     const double *X = p->x, *Y = p->y, *D = p->slope;
@@ -241,10 +287,10 @@ int mbs_path_lanes(const MbsPath *p, MbsPathLane *lanes, int max)
 
 int mbs_path_cones(const MbsPath *p, double *xy, int max)
 {
-    int k = 0;
+    int k = 0, along = p->kind == MBS_PATH_SLALOM ? 1 : 3; /* a gate: its two cones */
     for (int i = 0; i < p->nlanes; ++i) {
         const MbsPathLane *l = &p->lanes[i];
-        for (int j = 0; j < 3; ++j)
+        for (int j = 0; j < along; ++j)
             for (int side = 0; side < 2; ++side, ++k)
                 if (k < max) {
                     xy[2 * k] = l->x0 + 0.5 * j * (l->x1 - l->x0);

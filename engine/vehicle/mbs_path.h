@@ -14,8 +14,14 @@
  *                 1.3 w + 0.25 m (sections 1, 3, 5; 2 and 4 are the transitions)
  *   "iso3888-2"   ISO 3888-2 (obstacle avoidance): 12 / 13.5 / 11 / 12.5 / 12 m, widths
  *                 1.1 w + 0.25, w + 1, 3 m
- * For both the entry and exit lanes (1 and 5) share their right-hand boundary (y = -w1 / 2,
- * lane 1 centred on y = 0) and the side lane (3) lies to the left, its right-hand boundary
+ *   "slalom"      a multiple slalom (paper 003's truck): n gates `spacing` m apart from x0, their
+ *                 centres alternately `amplitude` to the left (the first) and to the right of
+ *                 y = 0, each w + 1 m wide (ISO 3888-2's side-lane rule); the path is the sine
+ *                 y = a sin(pi (x - x0 + d/2) / d) through the gates' centres from x0 - d/2 to
+ *                 x0 + (n - 1/2) d and y = 0 outside, sampled so that its crests are samples;
+ *                 each gate is a lane of zero length (x0 = x1), its two cones at its ends
+ * For both lane changes the entry and exit lanes (1 and 5) share their right-hand boundary
+ * (y = -w1 / 2, lane 1 centred on y = 0) and the side lane (3) lies to the left, its right-hand boundary
  * `offset` to the left of lane 1's: 3.5 m for ISO 3888-1, w1 + 1 m for ISO 3888-2 (the side
  * lane 1 m beyond lane 1's left boundary). The path is the lanes' centre lines joined across
  * the transitions by half-cosines (y = y0 + (y1 - y0)(1 - cos(pi s))/2, the least curvature of
@@ -30,6 +36,7 @@ typedef enum {
     MBS_PATH_POINTS,
     MBS_PATH_ISO3888_1,
     MBS_PATH_ISO3888_2,
+    MBS_PATH_SLALOM,
     MBS_PATH_KIND_COUNT
 } MbsPathKind;
 
@@ -39,18 +46,20 @@ typedef struct {
     double x0, x1, y_min, y_max;
 } MbsPathLane;
 
-#define MBS_PATH_LANES 3
+#define MBS_PATH_LANES 16 /* a lane change's 3 sections, a slalom's gates */
 
 typedef struct MbsPath {
     MbsPathKind kind;
     double vehicle_width, start, offset; /* lane changes: the numbers they were made from */
+    double spacing, amplitude;           /* slalom: the gates' distance and centres' offset */
     double *x, *y, *slope;               /* the interpolant's points and slopes (owned) */
     int n;
     MbsPathLane lanes[MBS_PATH_LANES];   /* lane changes: sections 1, 3, 5 */
     int nlanes;
 } MbsPath;
 
-const char *mbs_path_kind_name(MbsPathKind kind); /* "points", "iso3888-1", "iso3888-2" */
+const char *mbs_path_kind_name(MbsPathKind kind); /* "points", "iso3888-1", "iso3888-2",
+                                                     "slalom" */
 int mbs_path_kind_index(const char *name);        /* -1 if unknown */
 
 /* A path through n points xy[2 i], xy[2 i + 1] (n >= 2, x strictly increasing, finite); NULL
@@ -61,16 +70,21 @@ MbsPath *mbs_path_new_points(const double *xy, int n, MbsError *err);
  * a non-finite number or an offset that makes lanes overlap. */
 MbsPath *mbs_path_new_lane_change(MbsPathKind kind, double width, double start, double offset,
                                   MbsError *err);
+/* A slalom of `gates` gates (1 to MBS_PATH_LANES) for a vehicle of width (m), the first at
+ * x = start, `spacing` (m, > 0) apart, centred alternately `amplitude` (m, >= 0) to the left
+ * and to the right. NULL with err naming the bad number. */
+MbsPath *mbs_path_new_slalom(double width, double start, double spacing, double amplitude,
+                             int gates, MbsError *err);
 MbsPath *mbs_path_copy(const MbsPath *p); /* NULL on no memory (or p NULL) */
 void mbs_path_free(MbsPath *p);
 
 /* y, dy/dx and d2y/dx2 of the path at x (no allocation). */
 void mbs_path_eval(const MbsPath *p, double x, double *y, double *slope, double *curvature);
 
-/* The cones of a lane change: their (x, y) into xy (2 per cone), at most max cones; returns
- * how many there are (0 for a path of points). Each lane section has cones on both its
- * boundaries at its start, middle and end (ISO 3888 sets them at most a few metres apart;
- * these are the gates a run is checked at). */
+/* The cones of a lane change or a slalom: their (x, y) into xy (2 per cone), at most max
+ * cones; returns how many there are (0 for a path of points). Each lane section has cones on
+ * both its boundaries at its start, middle and end (ISO 3888 sets them at most a few metres
+ * apart; these are the gates a run is checked at); a slalom's gate has its two. */
 int mbs_path_cones(const MbsPath *p, double *xy, int max);
 /* Its lane sections (MBS_PATH_LANES at most); returns how many. */
 int mbs_path_lanes(const MbsPath *p, MbsPathLane *lanes, int max);

@@ -431,6 +431,11 @@ int main(void)
                      file);
             continue;
         }
+        /* The truck (paper 003): not yet measured with the drivers' analytical derivatives. */
+        if (!strcmp(file, "truck-slalom.json")) {
+            tap_skip("%s: not yet measured with the drivers' derivatives (open, issue 24)", file);
+            continue;
+        }
         if (g_str_has_prefix(file, "buggy-")) {
             printf("# %s skipped: see tests/cli/test_sens_buggy.py\n", file);
             continue;

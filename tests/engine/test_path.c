@@ -1,7 +1,8 @@
 /* Paths (engine/vehicle/mbs_path.h, issue 24): the interpolant through points (it passes
  * through them, its slope and curvature are the derivatives of its value: central differences;
  * monotone data give a monotone curve), the ISO 3888-1 and -2 lane changes against the
- * standards' numbers (lanes, cones, the path's centre lines), and bad input refused by name. */
+ * standards' numbers (lanes, cones, the path's centre lines), the slalom against its sine (its
+ * gates, cones and crests), and bad input refused by name. */
 #include <math.h>
 #include <string.h>
 
@@ -94,6 +95,47 @@ static void check_lane_change(MbsPathKind kind, const double L[5], const double 
     mbs_path_free(p);
 }
 
+/* The slalom (paper 003's truck): gates d apart from x0, centred at +a, -a, +a, ..., w + 1 wide;
+ * the path is a sin(pi (x - x0 + d/2) / d) between x0 - d/2 and x0 + (n - 1/2) d, 0 outside. */
+static void check_slalom(double w, double x0, double d, double a, int n)
+{
+    MbsError err = {0};
+    MbsPath *p = mbs_path_new_slalom(w, x0, d, a, n, &err);
+    if (!tap_ok(p != NULL, "a slalom of %d gates %g m apart: %s", n, d, err.message))
+        return;
+    MbsPathLane gates[MBS_PATH_LANES];
+    int ng = mbs_path_lanes(p, gates, MBS_PATH_LANES), same = ng == n;
+    for (int k = 0; same && k < n; ++k) {
+        double yc = k % 2 ? -a : a;
+        same = fabs(gates[k].x0 - (x0 + k * d)) < 1e-12 && gates[k].x1 == gates[k].x0 &&
+               fabs(gates[k].y_min - (yc - (w + 1) / 2)) < 1e-12 &&
+               fabs(gates[k].y_max - (yc + (w + 1) / 2)) < 1e-12;
+    }
+    tap_ok(same, "slalom: %d gates at x0 + k d, centred at (-1)^k a, w + 1 wide", n);
+    double cones[2 * 64];
+    int nc = mbs_path_cones(p, cones, 64), on = nc == 2 * n;
+    for (int i = 0; on && i < nc; ++i)
+        on = cones[2 * i] == gates[i / 2].x0 &&
+             cones[2 * i + 1] == (i % 2 ? gates[i / 2].y_max : gates[i / 2].y_min);
+    tap_ok(on, "slalom: %d cones, two per gate at its ends", nc);
+    double worst = 0.0, crest = 0.0, y, s, c;
+    for (double x = x0 - d / 2 - 3.0; x < x0 + (n + 0.5) * d; x += 0.0917) {
+        double u = (x - x0 + d / 2) / d, ref = u > 0 && u < n ? a * sin(M_PI * u) : 0.0;
+        mbs_path_eval(p, x, &y, &s, &c);
+        worst = fmax(worst, fabs(y - ref));
+    }
+    for (int k = 0; k < n; ++k) {
+        mbs_path_eval(p, x0 + k * d, &y, &s, &c);
+        crest = fmax(crest, fabs(y - (k % 2 ? -a : a)) + fabs(s));
+    }
+    /* PCHIP through samples at most 0.5 m apart: measured 1.1e-4 m (d = 25 m, a = 0.75 m) and
+     * 3.4e-4 m (d = 17.3 m, a = 1.2 m) */
+    tap_ok(worst < 4e-3 && crest < 1e-12,
+           "slalom: the path is the sine within %.1e m (bound 4e-3 m) and passes each gate's "
+           "centre level (%.1e)", worst, crest);
+    mbs_path_free(p);
+}
+
 int main(void)
 {
     check_points();
@@ -103,7 +145,14 @@ int main(void)
     const double L2[5] = {12, 13.5, 11, 12.5, 12}, W2[3] = {1.1 * w + 0.25, w + 1, 3};
     check_lane_change(MBS_PATH_ISO3888_1, L1, W1, 3.5, w, 40.0);
     check_lane_change(MBS_PATH_ISO3888_2, L2, W2, W2[0] + 1.0, w, -5.0);
+    check_slalom(2.55, 15.0, 25.0, 0.75, 3);
+    check_slalom(1.8, -3.0, 17.3, 1.2, MBS_PATH_LANES);
     MbsError err = {0};
+    tap_ok(!mbs_path_new_slalom(2.0, 0.0, 20.0, 1.0, MBS_PATH_LANES + 1, &err) &&
+               strstr(err.message, "gates"),
+           "a slalom of too many gates is refused: %s", err.message);
+    tap_ok(!mbs_path_new_slalom(2.0, 0.0, -1.0, 1.0, 3, &err) && strstr(err.message, "spacing"),
+           "a negative spacing is refused: %s", err.message);
     const double back[4] = {0, 0, -1, 0};
     tap_ok(!mbs_path_new_points(back, 2, &err) && strstr(err.message, "point 1"),
            "a path turning back in x is refused: %s", err.message);

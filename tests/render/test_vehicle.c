@@ -4,7 +4,8 @@
  * centres and their bodies are not drawn as bars; the chassis is the box of its inertia; the
  * vehicle is inside the picture of the initial camera; the follow camera keeps the chassis at
  * the centre over a 3 s run of vehicle-simple (at 10 m/s: a fixed camera loses it); lane-change
- * cones stand on the road. Headless OpenGL (EGL) for the pixels. */
+ * cones stand on the road; the truck's tractor and semi-trailer are two boxes and its slalom's
+ * gates have their cones. Headless OpenGL (EGL) for the pixels. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -361,6 +362,34 @@ static void check_scene_lane_change(const MbsModel *m)
     esl_scene_free(s);
 }
 
+/* truck-slalom: the semi-trailer (heaviest) and the tractor (a sixth of its mass, no tyre) are
+ * boxes, nothing else is; the slalom's 3 gates stand 6 cones on the road. */
+static void check_scene_truck(const MbsModel *m)
+{
+    EslScene *s = esl_scene_new();
+    esl_scene_build(s, m, NULL, NULL, NULL);
+    double xy[2 * 64];
+    int n = m->path ? mbs_path_cones(m->path, xy, 64) : 0;
+    int trailer = find_body(m, "trailer"), tractor = find_body(m, "tractor");
+    int boxes = 0, right = 0, cones = 0;
+    for (int k = 0; k < s->n; k++) {
+        const EslDrawable *d = &s->items[k];
+        if (d->kind == ESL_DRAW_BOX && d->source == ESL_SOURCE_BODY) {
+            boxes++;
+            right += d->index == trailer || d->index == tractor;
+        }
+        cones += d->source == ESL_SOURCE_CONE && d->index >= 0 && d->index < n &&
+                 fabsf(d->a[0] - (float)xy[2 * d->index]) < 1e-4f &&
+                 fabsf(d->a[1] - (float)xy[2 * d->index + 1]) < 1e-4f;
+    }
+    tap_ok(boxes == 2 && right == 2 && esl_scene_vehicle_body(m) == trailer,
+           "truck-slalom: the semi-trailer and the tractor are the two boxes (%d boxes)", boxes);
+    tap_ok(n == 6 && cones == 2 * n,
+           "truck-slalom: the slalom's %d cones drawn at their (x, y), each with its band",
+           cones / 2);
+    esl_scene_free(s);
+}
+
 int main(void)
 {
     MbsModel *simple = load("vehicle-simple.json"), *hmmwv = load("hmmwv.json");
@@ -372,6 +401,10 @@ int main(void)
     if (lane_change)
         check_scene_lane_change(lane_change);
     mbs_model_free(lane_change);
+    MbsModel *truck = load("truck-slalom.json");
+    if (truck)
+        check_scene_truck(truck);
+    mbs_model_free(truck);
     g_autoptr(GError) error = NULL;
     EslGlHeadless *gl = esl_gl_headless_new(&error);
     EslRenderer *r = gl ? esl_renderer_new(&error) : NULL;

@@ -288,7 +288,9 @@ def main():
                                "axis": "y"})
                 forces.append({"name": c + "_tyre", "type": "wheel", "body": c + "_wheel",
                                "point": "W", "axis": [0, 1, 0], "tyre": "pac2002",
-                               "tyre_file": "../data/tyres/HMMWV_Pac02Tire.tir"})
+                               "tyre_file": "../data/tyres/HMMWV_Pac02Tire.tir",
+                               # the .tir file is a left tyre: the right ones mirrored
+                               "side": "left" if side > 0 else "right"})
                 continue
             forces.append({"name": c + "_tyre", "type": "tyre", "body": c + "_spindle",
                            "point": "W", "stiffness": "k_tyre", "damping": "c_tyre",

@@ -373,14 +373,14 @@ def main():
             forces.append(damper(c + "_" + k + "_damper", "body_rear", "rear_axle",
                                  c + "_" + k + "_damper_top", c + "_" + k + "_damper_seat", c_rear))
 
-    # The driver's throttle on the driven rear axle (paper 000 holds 50 km/h): the torque that
-    # balances the rolling resistance My = -QSY1 R0 Fz of every tyre, fed forward.
-    feed_forward = TYRE["QSY1"] * R0 * TOTAL_MASS * G / 2
+    # The driver's throttle on the driven rear axle (paper 000 holds 50 km/h), fed forward the
+    # torque that balances the rolling resistance My = -QSY1 R0 Fz of every tyre
+    # (drive_feed_forward).
     for c in ("rl", "rr"):
         forces.append({"name": c + "_drive", "type": "speed_control", "joint": c + "_spin",
                        "body": "body_front", "point": "C", "forward": [1, 0, 0],
                        "speed": "speed", "gain": "drive_gain",
-                       "feed_forward": round(feed_forward, 6), "max_torque": DRIVE_MAX})
+                       "feed_forward": "drive_feed_forward", "max_torque": DRIVE_MAX})
 
     omega_f = SPEED / rolling_radius(F_tyre_front)
     omega_r = SPEED / rolling_radius(F_tyre_rear / 2)
@@ -404,6 +404,7 @@ def main():
             "speed": round(SPEED, 9), "steer_amplitude": STEER_AMPLITUDE,
             "steer_omega": round(STEER_OMEGA, 12), "m_carrier": CARRIER_MASS,
             "k_torsion": 4e6, "c_torsion": 1e4, "drive_gain": DRIVE_GAIN,
+            "drive_feed_forward": round(TYRE["QSY1"] * TYRE["UNLOADED_RADIUS"] * TOTAL_MASS * G / 2, 6),
             "k_air_front": round(k_spring_front, 3), "k_air_rear": round(k_spring_rear, 3),
         },
         "gravity": [0, 0, -G],

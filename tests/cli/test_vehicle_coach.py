@@ -123,13 +123,13 @@ for name, formulation, args in [("penalty", "penalty", ("--jacobian", "ad")),
 # The drive's work is in the balance: the two speed controls feed forward T_ff each at the rear
 # wheels' spin about v / R0, some 39 kJ over the 2 s, 1e5 times the drifts above (a balance
 # without it would miss by that much). The speed also holds through the lane change. Measured:
-# max ||v| - 50 km/h| 2.3e-3 m/s (matrix-r).
+# max ||v| - 50 km/h| 7.7e-4 m/s (matrix-r).
 work = 2 * params["drive_feed_forward"] * params["speed"] / R0 * 2.0
 for name, rows in lane.items():
     drift = max(abs(r["energy_drift"]) for r in rows)
     err = max(abs(speed(r) - params["speed"]) for r in rows)
-    ok(drift < 1e-4 * work and err < 0.02, f"{name}: the lane change at a held speed (within "
-       f"{err:.1e} m/s, bound 0.02), the drive's work (~{work / 1e3:.0f} kJ) in the balance "
+    ok(drift < 1e-4 * work and err < 8e-3, f"{name}: the lane change at a held speed (within "
+       f"{err:.1e} m/s, bound 8e-3), the drive's work (~{work / 1e3:.0f} kJ) in the balance "
        f"(drift {drift:.1e} J < 1e-4 of it)")
 
 # Agreement. Measured: within 3.2e-5 m and 5.2e-5 rad/s (ali3p; matrix-r 4.2e-6) of penalty,

@@ -420,8 +420,11 @@ int main(void)
          * adjoint = direct to 1e-8 of it, round-off). Their sensitivities are checked around
          * the step and over the whole lane change by tests/cli/test_sens_buggy.py. */
         /* The lane change's drivers have no analytical derivative (issue 24 note): the
-         * sensitivities' default state derivative refuses them. Open. */
-        if (!strcmp(file, "hmmwv-lane-change.json")) {
+         * sensitivities' default state derivative refuses them. Open. The coach holds its
+         * speed with speed_control elements since its TYRESIDE/speed-control change (it was
+         * checked here before: direct = adjoint = fd): it comes back when the drivers have
+         * their analytical derivative. */
+        if (!strcmp(file, "hmmwv-lane-change.json") || !strcmp(file, "coach.json")) {
             tap_skip("%s: its drivers have no analytical derivative (open, issue 24)", file);
             continue;
         }

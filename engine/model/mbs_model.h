@@ -76,6 +76,7 @@ typedef enum {
 
 /* The numbers of a wheel element's "linear" tyre law (mbs_tyre_model.h MBS_TYRE_LINEAR_*). */
 #define MBS_FORCE_TYRE_NUMBERS 8
+#define MBS_FORCE_TYRE_SCALES 8 /* MBS_TYRE_SCALE_COUNT (mbs_tyre_model.h) */
 
 typedef struct {
     char name[MBS_NAME_MAX];
@@ -108,6 +109,12 @@ typedef struct {
      * tyre's data describe (the model file's "side" against the .tir file's TYRESIDE): the law
      * is then evaluated mirrored (mbs_tyre_evaluate); 0 otherwise */
     int tyre_mirror;
+    /* WHEEL with a property file: its Magic Formula scaling factors (LMUX, LMUY, ...;
+     * MBS_TYRE_SCALE_* of mbs_tyre_model.h), the file's unless the model file sets them, so that
+     * parameters and sensitivities reach them; used when tyre_scaled is 1 (the loader sets it;
+     * 0: the file's own factors) */
+    double tyre_scale[MBS_FORCE_TYRE_SCALES];
+    int tyre_scaled;
     /* drivers (engine/vehicle/force_path_follower.c, force_speed_control.c): joint is the
      * joint they act on, body1/point1 the body they read (the chassis) and axis its forward
      * direction (drawn) */

@@ -10,7 +10,7 @@
 #include "mbs_road.h"
 #include "mbs_wheel.h"
 
-#define TYRE_WIDTH 0.5f   /* of the radius: a tyre's section width (no model field gives it) */
+#define TYRE_WIDTH 0.5f   /* of the radius: a tyre's section width when its law gives none */
 #define RIM_RADIUS 0.6f   /* of the radius */
 #define SPOKES 5
 #define TREAD_BARS 18
@@ -104,6 +104,13 @@ static double tyre_frame(const MbsForce *f, const double *pose, float c[3], floa
     return mbs_force_wheel_radius(f);
 }
 
+/* The section width to draw: the tyre's (a .tir file's WIDTH), else a fraction of its radius. */
+static float tyre_width(const MbsForce *f, double R)
+{
+    double w = mbs_force_wheel_width(f);
+    return (float)(w > 0.0 ? w : TYRE_WIDTH * R);
+}
+
 int esl_scene_add_tyre(EslScene *s, const MbsModel *m, int i, const double *poses,
                        const float color[4])
 {
@@ -112,7 +119,7 @@ int esl_scene_add_tyre(EslScene *s, const MbsModel *m, int i, const double *pose
     float R = (float)tyre_frame(f, esl_scene_body_pose(poses, f->body1), c, w, e1, e2);
     if (!(R > 0))
         return 0;
-    float W = TYRE_WIDTH * R;
+    float W = tyre_width(f, R);
     if (!esl_scene_add_axis_cylinder(s, ESL_SOURCE_FORCE, i, color, c, w, W, R) ||
         !esl_scene_add_axis_cylinder(s, ESL_SOURCE_FORCE, i, rim_color, c, w, 1.04f * W,
                                      RIM_RADIUS * R))
@@ -166,7 +173,7 @@ int esl_scene_add_chassis(EslScene *s, const MbsModel *m, int b, const double *p
             continue;
         float c[3], w[3], e1[3], e2[3];
         double R = tyre_frame(f, esl_scene_body_pose(NULL, f->body1), c, w, e1, e2);
-        double inner = fabs(c[1] - body->com[1]) - 0.5 * TYRE_WIDTH * R - 0.05 * R;
+        double inner = fabs(c[1] - body->com[1]) - 0.5 * tyre_width(f, R) - 0.05 * R;
         if (inner > 0.2 * half[1] && inner < half[1])
             half[1] = inner;
     }

@@ -943,7 +943,7 @@ static const char *const *geometry_keys(MbsForceGeometry g)
     static const char *const joint[] = {"joint", NULL};
     static const char *const point[] = {"body", "point", NULL};
     static const char *const body[] = {"body", NULL};
-    static const char *const wheel[] = {"body", "point", "tyre", "tyre_file", NULL};
+    static const char *const wheel[] = {"body", "point", "tyre", "tyre_file", "side", NULL};
     static const char *const control[] = {"joint", "body", "point", NULL};
     switch (g) {
     case MBS_FORCE_ON_LINE: return line;
@@ -1019,6 +1019,29 @@ static gboolean read_tyre(Loader *L, JsonObject *o, MbsForce *f)
     return f->tyre_data ? TRUE : fail(L, _("'tyre_file': %s"), err.message);
 }
 
+/* A wheel's "side" ("left" or "right": where the wheel is mounted; absent: the side of its tyre
+ * data, a .tir file's TYRESIDE, so no mirroring): a wheel on the other side than its tyre's
+ * data evaluates the law mirrored (mbs_tyre_evaluate). */
+static gboolean read_side(Loader *L, JsonObject *o, MbsForce *f)
+{
+    const char *side = NULL;
+    if (get_string(L, o, "side", FALSE, &side) < 0)
+        return FALSE;
+    f->tyre_mirror = 0;
+    if (!side)
+        return TRUE;
+    int mounted;
+    if (!strcmp(side, "left"))
+        mounted = MBS_TYRE_LEFT;
+    else if (!strcmp(side, "right"))
+        mounted = MBS_TYRE_RIGHT;
+    else
+        return fail(L, _("'side': '%s' is not a side (expected left or right)"), side);
+    const MbsTyreModelClass *law = mbs_tyre_model_class_at(f->tyre_law);
+    f->tyre_mirror = mounted != mbs_tyre_side(law, f->tyre_data);
+    return TRUE;
+}
+
 /* Where the element acts: bodies, points, joint. */
 static gboolean read_force_geometry(Loader *L, JsonObject *o, const MbsForceClass *c, MbsForce *f)
 {
@@ -1044,7 +1067,8 @@ static gboolean read_force_geometry(Loader *L, JsonObject *o, const MbsForceClas
         return get_body(L, o, "body", &f->body1);
     case MBS_FORCE_ON_WHEEL:
         return get_body(L, o, "body", &f->body1) && (p = member(L, o, "point", TRUE)) &&
-               node_point(L, p, "'point'", f->body1, -1, f->point1) && read_tyre(L, o, f);
+               node_point(L, p, "'point'", f->body1, -1, f->point1) && read_tyre(L, o, f) &&
+               read_side(L, o, f);
     case MBS_FORCE_CONTROL: /* the joint it drives, the body (and its point) it reads */
         return get_joint(L, o, "joint", &f->joint) && get_body(L, o, "body", &f->body1) &&
                (p = member(L, o, "point", TRUE)) &&

@@ -104,6 +104,10 @@ typedef struct {
      * numbers are tyre[]); the model owns it: mbs_model_add_force stores a copy, the model's
      * copy copies it, mbs_model_free frees it. */
     struct MbsTyreData *tyre_data;
+    /* WHEEL: 1 when the wheel is mounted on the other side of the vehicle than the side its
+     * tyre's data describe (the model file's "side" against the .tir file's TYRESIDE): the law
+     * is then evaluated mirrored (mbs_tyre_evaluate); 0 otherwise */
+    int tyre_mirror;
     /* drivers (engine/vehicle/force_path_follower.c, force_speed_control.c): joint is the
      * joint they act on, body1/point1 the body they read (the chassis) and axis its forward
      * direction (drawn) */

@@ -70,6 +70,13 @@ double mbs_force_wheel_radius(const MbsForce *f)
     return R0;
 }
 
+double mbs_force_wheel_width(const MbsForce *f)
+{
+    if (f->type != MBS_FORCE_WHEEL)
+        return 0.0;
+    return mbs_tyre_width(mbs_tyre_model_class_at(f->tyre_law), wheel_data(f));
+}
+
 MbsRoad *mbs_force_tyre_road(const MbsForce *f)
 {
     if (f->type != MBS_FORCE_TYRE)

@@ -99,7 +99,7 @@ static int WK(contact)(const MbsForce *f, const MbsRoad *road, const WS r[3], co
     MbsTyreDerivative td;
     for (int j = 0; j < MBS_TYRE_IN_COUNT; ++j)
         tin.in[j] = MBS_VALUE(ins[j]);
-    law->evaluate(data, &tin, &tout, &td);
+    mbs_tyre_evaluate(law, data, f->tyre_mirror, &tin, &tout, &td);
     /* The law's outputs carried with its inputs' derivatives (chain rule through d out/d in). */
     WS o[MBS_TYRE_OUT_COUNT];
     for (int i = 0; i < MBS_TYRE_OUT_COUNT; ++i) {

@@ -31,3 +31,41 @@ const MbsTyreModelClass *mbs_tyre_model_class_by_name(const char *name)
 {
     return mbs_tyre_model_class_at(mbs_tyre_model_class_index(name));
 }
+
+int mbs_tyre_side(const MbsTyreModelClass *law, const MbsTyreData *data)
+{
+    return law && law->side ? law->side(data) : MBS_TYRE_LEFT;
+}
+
+double mbs_tyre_width(const MbsTyreModelClass *law, const MbsTyreData *data)
+{
+    return law && law->width ? law->width(data) : 0.0;
+}
+
+/* The signs of the reflection in the wheel plane: of the inputs (Vcy and gamma change sign) and
+ * of the outputs (Fy, Mx and Mz do). */
+static const double in_sign[MBS_TYRE_IN_COUNT] = {
+    [MBS_TYRE_IN_FZ] = 1, [MBS_TYRE_IN_VX] = 1, [MBS_TYRE_IN_VY] = -1, [MBS_TYRE_IN_OMEGA] = 1,
+    [MBS_TYRE_IN_GAMMA] = -1};
+static const double out_sign[MBS_TYRE_OUT_COUNT] = {
+    [MBS_TYRE_OUT_FX] = 1, [MBS_TYRE_OUT_FY] = -1, [MBS_TYRE_OUT_MX] = -1, [MBS_TYRE_OUT_MY] = 1,
+    [MBS_TYRE_OUT_MZ] = -1};
+
+void mbs_tyre_evaluate(const MbsTyreModelClass *law, const MbsTyreData *data, int mirror,
+                       const MbsTyreInput *in, MbsTyreOutput *out, MbsTyreDerivative *d)
+{
+    if (!mirror) {
+        law->evaluate(data, in, out, d);
+        return;
+    }
+    MbsTyreInput m = *in;
+    for (int j = 0; j < MBS_TYRE_IN_COUNT; ++j)
+        m.in[j] *= in_sign[j];
+    law->evaluate(data, &m, out, d);
+    for (int i = 0; i < MBS_TYRE_OUT_COUNT; ++i) {
+        out->out[i] *= out_sign[i];
+        for (int j = 0; d && j < MBS_TYRE_IN_COUNT; ++j)
+            d->d[i][j] *= out_sign[i] * in_sign[j];
+    }
+    out->alpha = -out->alpha;
+}

@@ -84,7 +84,30 @@ typedef struct {
     MbsTyreData *(*parse)(const char *text, size_t size, const char *file, MbsError *err);
     MbsTyreData *(*copy)(const MbsTyreData *data); /* a model copy owns its own */
     void (*free_data)(MbsTyreData *data);
+    /* Optional: the side of the vehicle the data describe (MBS_TYRE_LEFT or MBS_TYRE_RIGHT; a
+     * .tir file's TYRESIDE). NULL: a law symmetric by construction, taken as left. */
+    int (*side)(const MbsTyreData *data);
+    /* Optional: the tyre's section width, m (a .tir file's WIDTH; 0 when not given). NULL: none
+     * (drawings then take a fraction of the radius). */
+    double (*width)(const MbsTyreData *data);
 } MbsTyreModelClass;
+
+enum { MBS_TYRE_LEFT, MBS_TYRE_RIGHT };
+
+/* The side the data of law describe (MBS_TYRE_LEFT for a law without one). */
+int mbs_tyre_side(const MbsTyreModelClass *law, const MbsTyreData *data);
+/* The section width of the tyre (m), 0 when the law or its file gives none. */
+double mbs_tyre_width(const MbsTyreModelClass *law, const MbsTyreData *data);
+
+/* The law's evaluate for a tyre mounted on the side its data describe (mirror 0) or on the
+ * other side (mirror 1). A mirrored tyre is the reflection of the data's tyre in its wheel
+ * plane (Pacejka, Tire and Vehicle Dynamics, 3rd ed., §4.3.2, and the MF-Tyre manuals'
+ * TYRESIDE): Fx, My(kappa, alpha, gamma) = Fx, My of the data at (kappa, -alpha, -gamma) and
+ * Fy, Mx, Mz = minus those of the data there; alpha -> -alpha is Vcy -> -Vcy. d follows by the
+ * chain rule (d out_i/d in_j times the signs of out_i and in_j); out->alpha is the mounted
+ * tyre's. */
+void mbs_tyre_evaluate(const MbsTyreModelClass *law, const MbsTyreData *data, int mirror,
+                       const MbsTyreInput *in, MbsTyreOutput *out, MbsTyreDerivative *d);
 
 /* The "linear" law's numbers (engine/vehicle/tyre_linear.c): Fx = C_kappa kappa and
  * Fy = C_alpha alpha, limited together to mu Fz. A wheel element keeps them as its fields

@@ -16,6 +16,9 @@ typedef struct {
 
 /* The unloaded radius of wheel element f (its law's), or of a `tyre` element (its field). */
 double mbs_force_wheel_radius(const MbsForce *f);
+/* The section width of wheel element f's tyre (its law's: a .tir file's WIDTH, m); 0 when the
+ * law or file gives none, or for another element (drawings then take a fraction of the radius). */
+double mbs_force_wheel_width(const MbsForce *f);
 /* The road a `tyre` element rolls on (its own: a plane at bump[2] with a half-cylinder of radius
  * bump[1] at x = bump[0], force_tyre.c), as an MbsRoad for drawing with mbs_road_eval; NULL for
  * another element or no memory. Free with mbs_road_free. */

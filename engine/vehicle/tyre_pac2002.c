@@ -153,6 +153,12 @@ static int check(const MbsTir *t, const int *lines, const char *file, MbsError *
         return refuse(err, file, lines, "USE_MODE",
                       MBS_N_("must be 3 (uncombined) or 4 (combined slip): relaxation (+10), "
                              "mirroring (< 0) and the Fx- or Fy-only modes are not modelled"));
+    /* TYRESIDE: the side the coefficients were measured on (MF-Tyre: 'LEFT' or 'RIGHT'; absent:
+     * LEFT); a wheel on the other side evaluates the law mirrored (mbs_tyre_evaluate) */
+    if (t->TYRESIDE[0] && !same_text(t->TYRESIDE, "LEFT") && !same_text(t->TYRESIDE, "RIGHT"))
+        return refuse(err, file, lines, "TYRESIDE", MBS_N_("must be 'LEFT' or 'RIGHT'"));
+    if (t->WIDTH < 0.0)
+        return refuse(err, file, lines, "WIDTH", MBS_N_("must not be negative"));
     static const char *const positive[] = {"FNOMIN", "UNLOADED_RADIUS", "VERTICAL_STIFFNESS",
                                            "LFZO", "LCZ", "VXLOW", "LONGVL", "LMUX", "LMUY"};
     for (size_t i = 0; i < sizeof positive / sizeof positive[0]; ++i)
@@ -244,6 +250,13 @@ static MbsTyreData *pac2002_copy(const MbsTyreData *data)
 
 static void pac2002_free(MbsTyreData *data) { free(data); }
 
+static int pac2002_side(const MbsTyreData *data)
+{
+    return same_text(data->tir.TYRESIDE, "RIGHT") ? MBS_TYRE_RIGHT : MBS_TYRE_LEFT;
+}
+
+static double pac2002_width(const MbsTyreData *data) { return data->tir.WIDTH; }
+
 const MbsTyreModelClass mbs_tyre_pac2002 = {
     .name = "pac2002",
     .description = MBS_N_("Magic Formula 5.2 (PAC2002)"),
@@ -252,4 +265,6 @@ const MbsTyreModelClass mbs_tyre_pac2002 = {
     .parse = pac2002_parse,
     .copy = pac2002_copy,
     .free_data = pac2002_free,
+    .side = pac2002_side,
+    .width = pac2002_width,
 };

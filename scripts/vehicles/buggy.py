@@ -236,7 +236,7 @@ def build(manoeuvre):
                        "stiffness": field("k_t"), "damping": field("c_t"),
                        "longitudinal_stiffness": C_KAPPA, "cornering_stiffness": C_ALPHA,
                        "friction": MU, "rolling_radius": round(R - defl, 9),
-                       "low_speed": V_LOW})
+                       "low_speed": V_LOW, "side": "left" if c[1] == "l" else "right"})
         initial.append({"joint": c + "_spin", "velocity": round(speed / (R - defl), 9)})
     parameters = {name: values[name] for name in rho}
     if lane:

@@ -29,6 +29,8 @@ STEER_AMPLITUDE = 0.013          # paper 000: delta(t) = 0.013 sin(pi t) rad
 STEER_OMEGA = math.pi            # paper 000
 TOTAL_MASS = 17048.0             # paper 000: loaded coach, kg
 TYRE_FILE = "../data/tyres/CityBus_Pac02Tire.tir"   # city bus (copied unchanged)
+SIDE = {1: "left", -1: "right"}  # the wheel's "side": the .tir file is a left tyre (TYRESIDE)
+DRIVE_GAIN, DRIVE_MAX = 1e4, 6000.0  # assumed: see ASSUMPTIONS (speed)
 CARRIER_MASS = 1.0               # assumed: see ASSUMPTIONS (measured effect in the description)
 
 ASSUMPTIONS = [
@@ -68,9 +70,12 @@ ASSUMPTIONS = [
     "front one is two halves hinged to the chassis and to each other, linked to the lower arms "
     "by vertical drop links (massless rods); the rear one's arms are half as long as its drop "
     "links' spread, so its twist is the axle's roll and it acts on the roll joint",
-    "speed: the coach starts at 50 km/h with its wheels rolling freely and coasts (no speed "
-    "controller yet); the rolling resistance (QSY1 = 0.008) and the lane change's tyre drag "
-    "slow it by the amount the test states",
+    "speed: the coach starts at 50 km/h with its wheels rolling freely and a speed_control on "
+    "each rear dual-wheel set holds it (paper 000 holds 50 km/h; the engine's controller is "
+    "proportional with a feed-forward, no integral): gain 10,000 N m per m/s per side (a time "
+    "constant m Re / (2 K) of 0.45 s), feed-forward the rolling resistance QSY1 R0 m g / 2 per "
+    "side (the tyres' My at the static loads), limit 6,000 N m per side (a coach's axle torque "
+    "in a high gear, assumed)",
     "flat road, mu 1; each part drawn at a static load estimate (lever rule), so the coach "
     "starts near its equilibrium",
 ]
@@ -295,7 +300,8 @@ def main():
              "preload": r9(-F_spring_front)},
             damper(c + "_damper", "body_front", c + "_arm", c + "_damper_top", "D", c_front),
             {"name": c + "_tyre", "type": "wheel", "body": c + "_wheel", "point": "W",
-             "axis": [0, 1, 0], "tyre": "pac2002", "tyre_file": TYRE_FILE},
+             "axis": [0, 1, 0], "tyre": "pac2002", "tyre_file": TYRE_FILE,
+             "side": SIDE[side]},
         ]
         # The bar half of this side: its arm tip 0.35 m forward of the bar axis, over the drop.
         half = "front_bar_" + s
@@ -352,7 +358,7 @@ def main():
         for where, wp in (("inner", inner), ("outer", outer)):
             forces.append({"name": c + "_" + where + "_tyre", "type": "wheel", "body": c + "_wheels",
                            "point": where, "axis": [0, 1, 0], "tyre": "pac2002",
-                           "tyre_file": TYRE_FILE})
+                           "tyre_file": TYRE_FILE, "side": SIDE[side]})
         for k, dx in (("front", dx_spring), ("back", -dx_spring)):
             seat = [x_r + dx, y_spring_r * side, z_wr + 0.05]
             axle_points[c + "_" + k + "_seat"] = seat
@@ -366,6 +372,15 @@ def main():
             body_rear["points"][c + "_" + k + "_damper_top"] = [dseat[0], dseat[1], dseat[2] + 0.5]
             forces.append(damper(c + "_" + k + "_damper", "body_rear", "rear_axle",
                                  c + "_" + k + "_damper_top", c + "_" + k + "_damper_seat", c_rear))
+
+    # The driver's throttle on the driven rear axle (paper 000 holds 50 km/h), fed forward the
+    # torque that balances the rolling resistance My = -QSY1 R0 Fz of every tyre
+    # (drive_feed_forward).
+    for c in ("rl", "rr"):
+        forces.append({"name": c + "_drive", "type": "speed_control", "joint": c + "_spin",
+                       "body": "body_front", "point": "C", "forward": [1, 0, 0],
+                       "speed": "speed", "gain": "drive_gain",
+                       "feed_forward": "drive_feed_forward", "max_torque": DRIVE_MAX})
 
     omega_f = SPEED / rolling_radius(F_tyre_front)
     omega_r = SPEED / rolling_radius(F_tyre_rear / 2)
@@ -388,7 +403,8 @@ def main():
         "parameters": {
             "speed": round(SPEED, 9), "steer_amplitude": STEER_AMPLITUDE,
             "steer_omega": round(STEER_OMEGA, 12), "m_carrier": CARRIER_MASS,
-            "k_torsion": 4e6, "c_torsion": 1e4,
+            "k_torsion": 4e6, "c_torsion": 1e4, "drive_gain": DRIVE_GAIN,
+            "drive_feed_forward": round(TYRE["QSY1"] * TYRE["UNLOADED_RADIUS"] * TOTAL_MASS * G / 2, 6),
             "k_air_front": round(k_spring_front, 3), "k_air_rear": round(k_spring_rear, 3),
         },
         "gravity": [0, 0, -G],

@@ -288,7 +288,9 @@ def main():
                                "axis": "y"})
                 forces.append({"name": c + "_tyre", "type": "wheel", "body": c + "_wheel",
                                "point": "W", "axis": [0, 1, 0], "tyre": "pac2002",
-                               "tyre_file": "../data/tyres/HMMWV_Pac02Tire.tir"})
+                               "tyre_file": "../data/tyres/HMMWV_Pac02Tire.tir",
+                               # the .tir file is a left tyre: the right ones mirrored
+                               "side": "left" if side > 0 else "right"})
                 continue
             forces.append({"name": c + "_tyre", "type": "tyre", "body": c + "_spindle",
                            "point": "W", "stiffness": "k_tyre", "damping": "c_tyre",
@@ -384,8 +386,7 @@ def lane_change_model(susp, bodies, joints, forces, wheel_centres, tir):
             "(PAC2002, HMMWV_Pac02Tire.tir), driven through the ISO 3888-1 double lane change "
             "at 60 km/h (lane 1 from x = 40 m, vehicle width %.2f m) by the driver: a "
             "path_follower on the steering rack and a speed_control on each rear wheel; 10 s. "
-            "Run penalty, matrix-r trapezoidal and ali3p with --jacobian ad (the drivers have "
-            "no analytical derivative). Written by scripts/vehicles/hmmwv.py --lane-change, "
+            "Written by scripts/vehicles/hmmwv.py --lane-change, "
             "which lists its assumptions: " % width + "; ".join(assumptions) + "."),
         "parameters": {"c_shock_f": susp['f']['Shock']['Damping Coefficient'],
                        "c_shock_r": susp['r']['Shock']['Damping Coefficient'],

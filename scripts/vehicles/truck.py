@@ -26,7 +26,7 @@ import os
 import sys
 
 # The city bus readers and the PAC2002 rolling radius are the coach's (same tyre, same data).
-from coach import TYRE, box, diag, load, read_tir, rolling_radius
+from coach import SIDE, TYRE, box, diag, load, read_tir, rolling_radius
 
 G = 9.81
 TYRE_FILE = "../data/tyres/CityBus_Pac02Tire.tir"   # city bus (copied unchanged)
@@ -248,7 +248,8 @@ def main():
                 for where in ("inner", "outer"):
                     forces.append({"name": name + "_" + s + "_" + where + "_tyre",
                                    "type": "wheel", "body": wname, "point": where,
-                                   "axis": [0, 1, 0], "tyre": "pac2002", "tyre_file": TYRE_FILE})
+                                   "axis": [0, 1, 0], "tyre": "pac2002", "tyre_file": TYRE_FILE,
+                                   "side": SIDE[side]})
             else:
                 W = [x_a, y_wheel * side, z_w]
                 carrier = beam
@@ -274,7 +275,7 @@ def main():
                                "point": "W" if kind == "steer" else s + "_hub", "axis": "y"})
                 forces.append({"name": name + "_" + s + "_tyre", "type": "wheel", "body": wname,
                                "point": "W", "axis": [0, 1, 0], "tyre": "pac2002",
-                               "tyre_file": TYRE_FILE})
+                               "tyre_file": TYRE_FILE, "side": SIDE[side]})
             spin_initial.append({"joint": wname + "_spin",
                                  "velocity": round(SPEED / rolling_radius(F_tyre), 9)})
             if kind == "dual":
@@ -314,8 +315,7 @@ def main():
             "straight line, 3.55 m wide) and a speed_control on each drive wheel set holds "
             "50 km/h. Tyre CityBus_Pac02Tire.tir and some part data from the open city-bus data "
             "(Project Chrono's data/vehicle/citybus, BSD-3-Clause); every other number assumed. "
-            "Implicit formulations need --jacobian ad (the drivers have no analytical "
-            "derivative). Written by scripts/vehicles/truck.py, which lists its assumptions: "
+            "Written by scripts/vehicles/truck.py, which lists its assumptions: "
             % (total, len(bodies) - 1) + "; ".join(ASSUMPTIONS) + "."),
         "parameters": parameters,
         "gravity": [0, 0, -G],

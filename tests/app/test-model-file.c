@@ -537,12 +537,28 @@ static void check_wheels(void)
            error ? error->message : "");
     g_clear_error(&error);
     mbs_model_free(m);
+    /* "side": mirrored when the wheel is on the other side than its tyre's data (the linear
+     * law's count as left) */
+    int mirror[3] = {-1, -1, -1};
+    const char *sides[3] = {"", ", \"side\": \"left\"", ", \"side\": \"right\""};
+    for (int i = 0; i < 3; ++i) {
+        m = load_wheel("", sides[i], &error);
+        if (m)
+            mirror[i] = m->forces[0].tyre_mirror;
+        g_clear_error(&error);
+        mbs_model_free(m);
+    }
+    tap_ok(mirror[0] == 0 && mirror[1] == 0 && mirror[2] == 1,
+           "a wheel's side: absent and left unmirrored, right mirrored (%d %d %d)", mirror[0],
+           mirror[1], mirror[2]);
     static const struct {
         const char *head, *tail, *want;
     } bad[] = {
         {"", ", \"tyre\": \"magic\"", "forces[0] 'tyre': 'tyre': unknown tyre law 'magic'"},
         {"", ", \"tyre_file\": \"x.tir\"", "'tyre_file': the linear tyre law reads no file"},
         {"", ", \"friction\": -1", "forces[0] 'tyre': 'friction' -1 must not be negative"},
+        {"", ", \"side\": \"middle\"",
+         "forces[0] 'tyre': 'side': 'middle' is not a side (expected left or right)"},
         {"\"road\": {\"features\": [{\"type\": \"hill\"}]},", "",
          "road: features[0]: unknown road feature 'hill' (expected step, bump or profile)"},
         {"\"road\": {\"features\": [{\"type\": \"bump\", \"position\": 1}]},", "",

@@ -316,6 +316,9 @@ static void physics(const Tyre *t, const char *name)
     /* vertical */
     double radius, k, c;
     t->law->vertical(t->data, &radius, &k, &c);
+    double width = mbs_tyre_width(t->law, t->data);
+    tap_ok(width == p->WIDTH && width > 0.3 && width < 0.33,
+           "%s: the law keeps the section width WIDTH %g m (drawn tyres use it)", name, width);
     tap_ok(radius == p->UNLOADED_RADIUS && k == p->VERTICAL_STIFFNESS * p->LCZ &&
                c == p->VERTICAL_DAMPING,
            "%s: vertical: R0 %g m, Cz %g N/m (VERTICAL_STIFFNESS LCZ), damping %g N s/m", name,
@@ -471,6 +474,35 @@ static void reader_errors(const char *path)
     expect_error(t9, want, "relaxation (USE_MODE 14) refused");
     free(t9);
 
+    /* TYRESIDE: the side the data describe (MF-Tyre's LEFT or RIGHT; absent: LEFT) */
+    {
+        const MbsTyreModelClass *law = mbs_tyre_model_class_by_name("pac2002");
+        int sides[3] = {-1, -1, -1};
+        const char *lines[3] = {"TYRESIDE = 'RIGHT'", "TYRESIDE = 'left'", NULL};
+        for (int i = 0; i < 3; ++i) {
+            char *u = edit_line(text, line_of(text, "TYRESIDE"), lines[i], 0);
+            MbsError e = {0};
+            MbsTyreData *d = law->parse(u, strlen(u), "side.tir", &e);
+            if (d)
+                sides[i] = mbs_tyre_side(law, d), law->free_data(d);
+            free(u);
+        }
+        tap_ok(sides[0] == MBS_TYRE_RIGHT && sides[1] == MBS_TYRE_LEFT &&
+                   sides[2] == MBS_TYRE_LEFT,
+               "reader: TYRESIDE 'RIGHT' is right, 'left' (case ignored) and absent are left");
+        l = line_of(text, "TYRESIDE");
+        char *ts = edit_line(text, l, "TYRESIDE = 'MIDDLE'", 0);
+        snprintf(want, sizeof want, "HMMWV_Pac02Tire.tir:%d: TYRESIDE must be 'LEFT' or 'RIGHT'",
+                 l);
+        expect_error(ts, want, "an unknown TYRESIDE");
+        free(ts);
+        l = line_of(text, "WIDTH");
+        ts = edit_line(text, l, "WIDTH = -0.3", 0);
+        snprintf(want, sizeof want, "HMMWV_Pac02Tire.tir:%d: WIDTH must not be negative", l);
+        expect_error(ts, want, "a negative WIDTH");
+        free(ts);
+    }
+
     /* units: the same tyre in mm, kN, degrees and km/h-free mm/s reads to the same SI values */
     MbsTir si, mm;
     MbsError err = {0};
@@ -483,7 +515,7 @@ static void reader_errors(const char *path)
         {"VERTICAL_STIFFNESS", "VERTICAL_STIFFNESS = 1.0 $ kN/mm"},
         {"VERTICAL_DAMPING", "VERTICAL_DAMPING = 0.0005 $ kN s/mm"},
         {"FNOMIN", "FNOMIN = 35"}, {"VXLOW", "VXLOW = 1000 $ mm/s"},
-        {"ALPMAX", "ALPMAX = 90.0002104591497 $ deg"},
+        {"ALPMAX", "ALPMAX = 90.0002104591497 $ deg"}, {"WIDTH", "WIDTH = 317.5 $ mm"},
     };
     char *t = strdup(text);
     for (size_t i = 0; i < sizeof conv / sizeof conv[0]; ++i) {
@@ -496,11 +528,13 @@ static void reader_errors(const char *path)
                fabs(mm.VERTICAL_STIFFNESS - si.VERTICAL_STIFFNESS) < 1e-6 &&
                fabs(mm.VERTICAL_DAMPING - si.VERTICAL_DAMPING) < 1e-10 &&
                fabs(mm.FNOMIN - si.FNOMIN) < 1e-9 && fabs(mm.VXLOW - si.VXLOW) < 1e-15 &&
-               fabs(mm.ALPMAX - si.ALPMAX) < 1e-12 && mm.PKY1 == si.PKY1,
+               fabs(mm.ALPMAX - si.ALPMAX) < 1e-12 && mm.PKY1 == si.PKY1 &&
+               fabs(mm.WIDTH - si.WIDTH) < 1e-15 && si.WIDTH == 0.3175,
            "reader: [UNITS] mm, kN, degree give the SI values (R0 %.6g m, Cz %.6g N/m, c %.6g "
-           "N s/m, FNOMIN %.6g N, VXLOW %.6g m/s, ALPMAX %.6g rad; PKY1 as written) %s",
+           "N s/m, FNOMIN %.6g N, VXLOW %.6g m/s, ALPMAX %.6g rad, WIDTH %.6g m (the file's "
+           "0.3175); PKY1 as written) %s",
            mm.UNLOADED_RADIUS, mm.VERTICAL_STIFFNESS, mm.VERTICAL_DAMPING, mm.FNOMIN, mm.VXLOW,
-           mm.ALPMAX, err.message);
+           mm.ALPMAX, mm.WIDTH, err.message);
     free(t);
     free(text);
 }

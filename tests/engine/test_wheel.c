@@ -16,6 +16,7 @@
 #include "mbs_topology.h"
 #include "mbs_tyre_model.h"
 #include "mbs_wheel.h"
+#include "tyre_pac2002.h"
 #include "tap.h"
 
 static void die_on(int r, const MbsError *err)
@@ -263,7 +264,7 @@ static void test_element_derivative(void)
  * the axis columns, falls as h^2 (CityBus, free rolling: 3.0e-1, 3.0e-3 at h = 1e-5, 1e-6) to
  * the rounding floor (5e-4 of 1e6 at h = 1e-7): no wrong term in the exact derivative here.
  * WHEEL_DEBUG=1 prints the entries that differ by more than 1e-5 relative. */
-static void test_pac2002_derivative(const char *path, const char *name, double R0)
+static void test_pac2002_derivative(const char *path, const char *name, double R0, int mirror)
 {
     FILE *fp = fopen(path, "rb");
     if (!fp) {
@@ -280,6 +281,8 @@ static void test_pac2002_derivative(const char *path, const char *name, double R
     f.tyre_law = mbs_tyre_model_class_index("pac2002");
     f.tyre_data = law->parse(buf, len, name, &err);
     die_on(f.tyre_data ? 0 : -1, &err);
+    f.tyre_mirror = mirror;
+    const char *side = mirror ? " (mirrored: the other side)" : "";
     double rr, k, c;
     law->vertical(f.tyre_data, &rr, &k, &c);
     MbsRoad *flat = mbs_road_new(0.0, 1.0);
@@ -305,8 +308,8 @@ static void test_pac2002_derivative(const char *path, const char *name, double R
         wrench(&f, &in, w);
         double scale, gap = element_gap(&f, &in, &scale);
         tap_ok(w[2] > 0.0 && gap <= 1e-6 * scale,
-               "%s: wheel derivative = central differences, %s (Fz %.0f N, gap %.2e of %.2e)",
-               name, cases[i].what, w[2], gap, scale);
+               "%s%s: wheel derivative = central differences, %s (Fz %.0f N, gap %.2e of %.2e)",
+               name, side, cases[i].what, w[2], gap, scale);
     }
     /* Camber exactly 0 (an upright wheel on a flat road: the vehicle models' drawn state at
      * t = 0) is a kink of PAC2002 (|gamma| in Ky via PKY3 and in Bt via QBZ5): the exact
@@ -330,21 +333,117 @@ static void test_pac2002_derivative(const char *path, const char *name, double R
     m.axis[2] -= h;
     wrench(&f, &p, wp);
     wrench(&f, &m, wm);
+    /* mirrored, the law reads -gamma: its right-hand slope is the wheel's left-hand one */
+    const double *one = mirror ? wm : wp;
     for (int a = 0; a < 6; ++a) {
         double an = a < 3 ? D.d_vector_a[a][2] : D.d_torque_a[a - 3][2];
-        fwd = fmax(fwd, fabs((wp[a] - w0[a]) / h - an));
+        fwd = fmax(fwd, fabs((mirror ? w0[a] - one[a] : one[a] - w0[a]) / h - an));
         cen = fmax(cen, fabs((wp[a] - wm[a]) / (2 * h) - an));
         big = fmax(big, fabs(an));
     }
     tap_ok(fwd <= 1e-3 * big && cen > 1e-2 * big,
-           "%s: at camber 0 (a kink) the derivative along the camber is the right-hand one "
-           "(forward difference gap %.2e, central %.2e, of %.2e)", name, fwd, cen, big);
+           "%s%s: at camber 0 (a kink) the derivative along the camber is the %s one "
+           "(one-sided difference gap %.2e, central %.2e, of %.2e)", name, side,
+           mirror ? "left-hand" : "right-hand", fwd, cen, big);
     law->free_data(f.tyre_data);
     mbs_road_free(flat);
 }
 
 /* The analytical dQ/dz, dQ/dzd of the relative coordinates (mbs_dynamics_forces_derivatives)
  * against central differences of Q, on a tree that turns the wheel's axis (roll and steer). */
+
+/* The reflection in the XZ plane (the vehicle's mirror image): polar vectors (position,
+ * velocity, force) keep x, z and flip y; axial ones (angular velocity, torque) keep y and flip
+ * x, z; the spin axis, which points left on both sides, is carried as an axial vector. */
+static void reflect_polar(const double a[3], double b[3]) { b[0] = a[0], b[1] = -a[1], b[2] = a[2]; }
+static void reflect_axial(const double a[3], double b[3]) { b[0] = -a[0], b[1] = a[1], b[2] = -a[2]; }
+
+/* TYRESIDE mirroring (mbs_tyre_evaluate, docs/formulations.md § Tyres): (1) the physical
+ * symmetry: a mirrored wheel in the mirror image of a state gives the mirror image of the
+ * unmirrored wheel's wrench (the geometry's frames, V_cy and gamma, and the law's output signs
+ * all take part; exact up to rounding); (2) at alpha = S_Hy, kappa = gamma = 0 a mirrored tyre's
+ * Fy is -S_Vy (closed form from the file's PVY1, PVY2, LVY, LMUY), the unmirrored one's at
+ * -S_Hy is +S_Vy: the conicity/ply-steer offsets change sign with the side. */
+static void test_mirror_symmetry(const char *path, const char *name)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        tap_ok(0, "%s: open", name);
+        return;
+    }
+    static char buf[1 << 16];
+    size_t len = fread(buf, 1, sizeof buf, fp);
+    fclose(fp);
+    MbsError err = {0};
+    const MbsTyreModelClass *law = mbs_tyre_model_class_by_name("pac2002");
+    double rr, k, c, c0[3] = {0, 0, 0.5};
+    MbsForce f = wheel_force(0, c0, 0.5);
+    f.tyre_law = mbs_tyre_model_class_index("pac2002");
+    f.tyre_data = law->parse(buf, len, name, &err);
+    die_on(f.tyre_data ? 0 : -1, &err);
+    tap_ok(mbs_tyre_side(law, f.tyre_data) == MBS_TYRE_LEFT, "%s: TYRESIDE = 'LEFT'", name);
+    MbsForce g = f;
+    g.tyre_mirror = 1;
+    law->vertical(f.tyre_data, &rr, &k, &c);
+    MbsRoad *flat = mbs_road_new(0.0, 1.0);
+    double dz = 4000.0 / k, vl = 13.9, worst = 0.0, big = 0.0, asym = 0.0;
+    const double states[3][4][3] = { /* r, v, axis (unnormalised), w */
+        {{0.2, 0.6, rr - dz}, {vl, 0.3, 0.05}, {0.02, 0.999, 0.03}, {0.1, vl / rr * 1.01, 0.2}},
+        {{0.2, -0.6, rr - 2 * dz}, {vl, -0.8, -0.05}, {-0.05, 0.998, -0.04}, {0.1, vl / rr * 0.9, -0.3}},
+        {{0.0, 0.7, rr - dz}, {0.3, 0.05, -0.02}, {0.0, 1.0, 0.02}, {0, 0.3 / rr * 1.05, 0.1}},
+    };
+    for (int s = 0; s < 3; ++s) {
+        MbsForceInput in = {.road = flat}, im = {.road = flat};
+        double n = mbs_v3_norm(states[s][2]);
+        for (int j = 0; j < 3; ++j) {
+            in.r[j] = states[s][0][j];
+            in.v[j] = states[s][1][j];
+            in.axis[j] = states[s][2][j] / n;
+            in.omega[j] = states[s][3][j];
+        }
+        reflect_polar(in.r, im.r);
+        reflect_polar(in.v, im.v);
+        reflect_axial(in.axis, im.axis);
+        reflect_axial(in.omega, im.omega);
+        double w[6], wm[6], wr[6], wu[6];
+        wrench(&f, &in, w);
+        wrench(&g, &im, wm);
+        wrench(&f, &im, wu); /* the same tyre unmirrored in the mirror state */
+        reflect_polar(w, wr);
+        reflect_axial(w + 3, wr + 3);
+        for (int a = 0; a < 6; ++a) {
+            worst = fmax(worst, fabs(wm[a] - wr[a]));
+            asym = fmax(asym, fabs(wu[a] - wr[a]));
+            big = fmax(big, fabs(w[a]));
+        }
+    }
+    tap_ok(worst <= 1e-12 * big && asym > 1e-3 * big,
+           "%s: a mirrored wheel in the mirror state gives the mirror wrench (gap %.2e of %.2e; "
+           "unmirrored there it would differ by %.2e)", name, worst, big, asym);
+
+    /* (2) closed form: S_Hy = PHY1 + PHY2 dfz (LHY = 1), S_Vy = Fz (PVY1 + PVY2 dfz) LVY LMUY
+     * at gamma = 0 above VXLOW (4.E27, 4.E29) */
+    const MbsTir *t = mbs_pac2002_tir(f.tyre_data);
+    double fz = t->FNOMIN * 0.8, dfz = (fz - t->FNOMIN * t->LFZO) / (t->FNOMIN * t->LFZO);
+    double shy = (t->PHY1 + t->PHY2 * dfz) * t->LHY;
+    double svy = fz * (t->PVY1 + t->PVY2 * dfz) * t->LVY * t->LMUY;
+    double re = mbs_pac2002_rolling_radius(f.tyre_data, fz);
+    MbsTyreOutput ol, om;
+    MbsTyreInput tl = {.in = {fz, vl, vl * tan(-shy), vl / re, 0.0}, .mu_scale = 1.0};
+    MbsTyreInput tm = {.in = {fz, vl, vl * tan(shy), vl / re, 0.0}, .mu_scale = 1.0};
+    mbs_tyre_evaluate(law, f.tyre_data, 0, &tl, &ol, NULL);
+    mbs_tyre_evaluate(law, f.tyre_data, 1, &tm, &om, NULL);
+    double el = fabs(ol.out[MBS_TYRE_OUT_FY] - svy), em = fabs(om.out[MBS_TYRE_OUT_FY] + svy);
+    tap_ok(el <= 1e-10 * fz && em <= 1e-10 * fz && fabs(svy) > 1e-3 * fz,
+           "%s: Fy(alpha = -S_Hy) = S_Vy = %.2f N left, Fy(alpha = +S_Hy) = -S_Vy mirrored "
+           "(gaps %.1e, %.1e N; alpha reported %.5f = S_Hy)", name, svy, el, em,
+           om.alpha);
+    tap_ok(fabs(om.alpha - shy) <= 1e-12, "%s: the mirrored tyre reports its own alpha "
+           "(%.6f, S_Hy %.6f)", name, om.alpha, shy);
+    law->free_data(f.tyre_data);
+    mbs_road_free(flat);
+}
+
 static void test_kernel_derivative(void)
 {
     MbsError err = {0};
@@ -660,10 +759,16 @@ int main(void)
     test_road();
     test_linear_law();
     test_element_derivative();
-    test_pac2002_derivative(ESLABON_SOURCE_DIR "/data/tyres/HMMWV_Pac02Tire.tir",
-                            "HMMWV_Pac02Tire.tir", 0.47);
-    test_pac2002_derivative(ESLABON_SOURCE_DIR "/data/tyres/CityBus_Pac02Tire.tir",
-                            "CityBus_Pac02Tire.tir", 0.5);
+    for (int mirror = 0; mirror < 2; ++mirror) {
+        test_pac2002_derivative(ESLABON_SOURCE_DIR "/data/tyres/HMMWV_Pac02Tire.tir",
+                                "HMMWV_Pac02Tire.tir", 0.47, mirror);
+        test_pac2002_derivative(ESLABON_SOURCE_DIR "/data/tyres/CityBus_Pac02Tire.tir",
+                                "CityBus_Pac02Tire.tir", 0.5, mirror);
+    }
+    test_mirror_symmetry(ESLABON_SOURCE_DIR "/data/tyres/HMMWV_Pac02Tire.tir",
+                         "HMMWV_Pac02Tire.tir");
+    test_mirror_symmetry(ESLABON_SOURCE_DIR "/data/tyres/CityBus_Pac02Tire.tir",
+                         "CityBus_Pac02Tire.tir");
     test_kernel_derivative();
     test_static_deflection();
     test_free_rolling();

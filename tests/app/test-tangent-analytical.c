@@ -129,6 +129,11 @@ static void check_ad(const Formulation *fm, const MbsModel *m, const char *file,
  * while the analytical and ad tangents, exact both, agree to 4e-16 there. */
 static double difference_bound(const Formulation *fm, const char *file)
 {
+    /* truck-slalom.json: the same on a 40 t, 27-body vehicle: 3.4e-7 in penalty and 2.7e-6 in
+     * ali3p (a drive-axle column; entries of 8e5 against a largest of 9.7e6) measured, while
+     * analytical = ad holds to round-off (below) */
+    if (!strcmp(file, "truck-slalom.json"))
+        return !strcmp(fm->name, "penalty") ? 3e-6 : 3e-5;
     return !strcmp(fm->name, "penalty") && !strcmp(file, "coach.json") ? 1e-6 : 1e-7;
 }
 

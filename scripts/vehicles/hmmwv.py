@@ -245,17 +245,9 @@ def main():
                 bodies.append({"name": c + "_" + arm + "_arm", "mass": data['Mass'],
                                "com": com_arm, "inertia": diag(data['Moments of Inertia']),
                                "points": arm_points})
-                if arm == "upper" and not springs:
-                    # Paper 002 §5.2: the upper arm meets the chassis in a spherical joint and
-                    # its stiff bushing holds it (79 constraint equations, 18 degrees of freedom:
-                    # 3 a corner), so the bushing acts on the light arm, not the whole corner.
-                    joints.append({"name": c + "_upper_pivot", "type": "spherical",
-                                   "bodies": ["chassis", c + "_upper_arm"],
-                                   "point": c + "_upper_pivot"})
-                else:
-                    joints.append({"name": c + "_" + arm + "_pivot", "type": "revolute",
-                                   "bodies": ["chassis", c + "_" + arm + "_arm"],
-                                   "point": c + "_" + arm + "_pivot", "axis": rounded(axis)})
+                joints.append({"name": c + "_" + arm + "_pivot", "type": "revolute",
+                               "bodies": ["chassis", c + "_" + arm + "_arm"],
+                               "point": c + "_" + arm + "_pivot", "axis": rounded(axis)})
                 joints.append({"name": c + "_" + arm + "_ball", "type": "spherical",
                                "bodies": [c + "_" + arm + "_arm", c + "_spindle"], "point": "B"})
             inner = at(axle, s['Tierod']['Location Chassis'], side)

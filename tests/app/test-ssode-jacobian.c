@@ -109,17 +109,42 @@ static void check_model(const char *file)
         g_error_free(error);
         return;
     }
-    static const char *const methods[] = {"analytical", "ad", "nd-central"};
+    /* ad first: every model has it; analytical is refused (with the reason) on models whose
+     * elements have no analytical derivative (the drivers of hmmwv-lane-change) */
+    static const char *const methods[] = {"ad", "analytical", "nd-central"};
+    char no_analytical[300] = "";
+    {
+        MbsSettings s;
+        mbs_settings_defaults(&s);
+        MbsError err = {0};
+        mbs_settings_set_for(&s, "ssode", "jacobian", "analytical", &err);
+        MbsFormulation *f = mbs_formulation_new("ssode", m, &s, &err);
+        if (!f)
+            g_snprintf(no_analytical, sizeof no_analytical, "(analytical refused: %s)",
+                       err.message);
+        mbs_formulation_free(f);
+    }
     for (int s3 = 0; s3 < 3; ++s3) {
+        /* the coach and hmmwv-lane-change start upright: camber 0, the kink of PAC2002's
+         * |camber| terms, where the derivative does not exist (the exact methods take one
+         * side's slope: on the coach 6.1e-3 from the reference, nd-central 1.2e-8, the average
+         * of both sides) */
+        if (s3 == 0 && (!strcmp(file, "coach.json") || !strcmp(file, "hmmwv-lane-change.json"))) {
+            tap_skip("%s, t = 0: camber 0 at the drawn state, PAC2002's kink: J does not exist "
+                     "there (checked at 0.03 s and 0.08 s)", file);
+            continue;
+        }
         /* the first method's run reaches the state; the others restore its checkpoint, so
          * that every J is taken at the same state */
-        double *ref = NULL, errs[3][2] = {{0}}, gap[2] = {0};
+        double *ref = NULL, errs[3][2] = {{0}}, gap[2] = {0}, base = 2e-4;
         int nv = -1, ok = 1;
         double t = 0.0;
         char why[300] = "";
         MbsCheckpoint cp = {0};
         int have_cp = 0;
         for (int k = 0; k < 3 && ok; ++k) {
+            if (k == 1 && no_analytical[0])
+                continue;
             MbsSettings s;
             mbs_settings_defaults(&s);
             s.step = 1e-2;
@@ -155,13 +180,25 @@ static void check_model(const char *file)
             double *J = g_new0(double, (size_t)p->nx * p->nr + 1);
             if (!ref) {
                 ref = g_new0(double, (size_t)p->nx * p->nr + 1);
-                /* it moves the formulation's state; J is evaluated at probe.x again. The
-                 * reference at half the increments: their gap bounds the reference's own
-                 * truncation (a kink of a force law within the increment shows here) */
+                /* it moves the formulation's state; J is evaluated at probe.x again. Each
+                 * reference also at half its increments: their gap bounds its truncation. Of
+                 * the bases 2e-4 and 2e-5 the one with the smaller gap: a kink of a force law
+                 * within the larger increments (PAC2002's |camber| on the coach, upright near
+                 * camber 0: 1.7e-6 at 2e-4, 3.9e-10 at 2e-5) shows as a gap */
                 double *half = g_new0(double, (size_t)p->nx * p->nr + 1);
+                double *other = g_new0(double, (size_t)p->nx * p->nr + 1), g2[2];
                 reference(&probe, 2e-4, ref);
                 reference(&probe, 1e-4, half);
                 compare(half, ref, nv, &gap[0], &gap[1]);
+                reference(&probe, 2e-5, other);
+                reference(&probe, 1e-5, half);
+                compare(half, other, nv, &g2[0], &g2[1]);
+                if (g2[0] < gap[0]) {
+                    memcpy(ref, other, sizeof(double) * (size_t)p->nx * p->nr);
+                    memcpy(gap, g2, sizeof gap);
+                    base = 2e-5;
+                }
+                g_free(other);
                 g_free(half);
             }
             if (mbs_tangent_eval(probe.tangent, probe.x, probe.r0, J)) {
@@ -181,20 +218,28 @@ static void check_model(const char *file)
         }
         if (have_cp)
             mbs_checkpoint_free(&cp);
-        tap_ok(ok && errs[0][0] < BOUND_EXACT && errs[1][0] < BOUND_EXACT &&
-                   errs[2][0] < BOUND_CENTRAL,
+        /* the exact methods cannot be checked below the reference's own error (its gap);
+         * nd-central on hmmwv-lane-change is not asserted: measured 1.2e-7 and 8.4e-5 (0.03,
+         * 0.08 s) against the reference's gaps 2.4e-11 and 3e-7, its increments (the tangent
+         * layer's) cross the kinks of the tyres or the path follower; open */
+        double bound_exact = fmax(BOUND_EXACT, 3.0 * gap[0]);
+        int central_asserted = strcmp(file, "hmmwv-lane-change.json") != 0;
+        tap_ok(ok && errs[0][0] < bound_exact && errs[1][0] < bound_exact &&
+                   (errs[2][0] < BOUND_CENTRAL || !central_asserted),
                "%s, t = %.2f s, nv = %d: J1, J2 against Richardson differences of the ODE: "
-               "analytical %.1e, ad %.1e (bound %.0e), nd-central %.1e (bound %.0e) of the "
-               "largest entry; the reference's gap at half its increments %.1e %s",
-               file, t, nv, errs[0][0], errs[1][0], BOUND_EXACT, errs[2][0], BOUND_CENTRAL,
-               gap[0], why);
-        /* the work rate's row: its P_nc part is a central difference (a quadrature's
-         * linearization, outside the error control); relative to its largest entry, at least
-         * 1 W/(m/s) (at rest the dampers' entries vanish) */
-        tap_ok(ok && errs[0][1] < 1e-6 && errs[1][1] < 1e-6,
+               "analytical %.1e, ad %.1e (bound %.1e), nd-central %.1e (bound %.0e%s) of the "
+               "largest entry; reference at increments %.0e, its gap at half of them %.1e %s%s",
+               file, t, nv, errs[1][0], errs[0][0], bound_exact, errs[2][0], BOUND_CENTRAL,
+               central_asserted ? "" : ", not asserted", base, gap[0], why, no_analytical);
+        /* the work rate's row: its P_nc part is a Richardson-extrapolated central
+         * difference (ssode_jacobian.c); relative to its largest entry, at least 1 W/(m/s) (at
+         * rest the dampers' entries vanish). Measured at most 3.8e-9 (buggy-lane-change), and
+         * on hmmwv-lane-change at 0.08 s 5.2e-7 where the reference's own gap is 4.9e-7 */
+        double bound_work = fmax(5e-8, 3.0 * gap[1]);
+        tap_ok(ok && errs[0][1] < bound_work && errs[1][1] < bound_work,
                "%s, t = %.2f s: dW'/d(v, vd): analytical %.1e, ad %.1e of the largest entry "
-               "(bound 1e-6; the reference's gap at half its increments %.1e)",
-               file, t, errs[0][1], errs[1][1], gap[1]);
+               "(bound %.1e; the reference's gap at half its increments %.1e)",
+               file, t, errs[1][1], errs[0][1], bound_work, gap[1]);
         g_free(ref);
     }
     mbs_model_free(m);
@@ -225,21 +270,6 @@ int main(int argc, char **argv)
          * cost (4 nv right-hand sides of ~1260 coordinates per reference column) */
         if (strstr(file, "4x15") || strstr(file, "7x15"))
             continue;
-        /* Open (issue 27 note): the vehicles that came with issue 24 do not meet this test's
-         * bounds yet, for reasons measured but not resolved. coach: it starts upright, where
-         * PAC2002's |camber| terms have a kink (test_wheel: the exact derivative takes the
-         * right-hand slope, central differences their average), and at t = 0.03 s all three
-         * methods differ from the Richardson reference by 1.9e-6 (the reference not yet checked
-         * at two increments); buggy-*: the work-rate row dW'/d(v, vd), a central difference of
-         * the forces, is 3.4e-5 from Richardson on the tyres (bound 1e-6); hmmwv-lane-change:
-         * its drivers have no analytical derivative. */
-        if ((argc == 1 && (!strcmp(file, "coach.json") || g_str_has_prefix(file, "buggy-"))) ||
-            !strcmp(file, "hmmwv-lane-change.json")) {
-            tap_skip("%s: open (issue 27): PAC2002 camber kink at the drawn state, the work "
-                     "row's difference error on tyres, or drivers without an analytical "
-                     "derivative (see the comment)", file);
-            continue;
-        }
         check_model(file);
     }
     g_ptr_array_free(files, TRUE);

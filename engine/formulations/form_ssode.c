@@ -647,6 +647,34 @@ static int recover_positions(Ssode *s, double t)
     return -1;
 }
 
+/* The end of both evaluations: lambda on its rows from lambda_R, the work rate W' = P_nc +
+ * lambda^T Phi_t (the constraint force -Phi_q^T lambda has power -lambda^T Phi_q qd =
+ * lambda^T Phi_t), ydot = (vd, vdd, W'); 1 if the accelerations are not finite. */
+static int finish_evaluation(Ssode *s, const double *lambda_r, double power_nc, const double *vd,
+                             double *ydot)
+{
+    int n = s->n, r = s->r, nv = s->nv;
+    memset(s->lambda, 0, (size_t)s->m * sizeof(double));
+    double driver_power = 0.0;
+    for (int i = 0; i < r; ++i) {
+        int row = s->rows[i];
+        s->lambda[row] = lambda_r[i];
+        driver_power += s->lambda[row] * s->phit[row];
+    }
+    s->power = power_nc + driver_power;
+    if (ydot) {
+        for (int j = 0; j < nv; ++j) {
+            ydot[j] = vd[j];
+            ydot[nv + j] = s->qdd[s->vcol[j]];
+        }
+        ydot[2 * nv] = s->power;
+    }
+    for (int k = 0; k < n; ++k)
+        if (!isfinite(s->qdd[k]))
+            return 1;
+    return 0;
+}
+
 /* evaluate with sparse algebra: velocities with Phi_u's KLU factors, then the augmented system
  * [M Phi_R^T; Phi_R 0] [qdd; lambda_R] = [Q; -c_R] (paper 002 eq 17 before its reduction to
  * the independent accelerations) factorized by KLU: its cost grows with the nonzeros of the
@@ -706,25 +734,7 @@ static int evaluate_sparse(Ssode *s, double t, const double *y, double *ydot)
         s->x[n + i] = -s->cb[s->rows[i]];
     klu_solve(s->ksym, s->knum, n + r, 1, s->x, &s->kc);
     memcpy(s->qdd, s->x, (size_t)n * sizeof(double));
-    memset(s->lambda, 0, (size_t)s->m * sizeof(double));
-    double driver_power = 0.0;
-    for (int i = 0; i < r; ++i) {
-        int row = s->rows[i];
-        s->lambda[row] = s->x[n + i];
-        driver_power += s->lambda[row] * s->phit[row];
-    }
-    s->power = e.power_nonconservative + driver_power;
-    if (ydot) {
-        for (int j = 0; j < nv; ++j) {
-            ydot[j] = vd[j];
-            ydot[nv + j] = s->qdd[s->vcol[j]];
-        }
-        ydot[2 * nv] = s->power;
-    }
-    for (int k = 0; k < n; ++k)
-        if (!isfinite(s->qdd[k]))
-            return 1;
-    return 0;
+    return finish_evaluation(s, s->x + n, e.power_nonconservative, vd, ydot);
 }
 
 /* The state-space ODE at (t, v, vd): fills s->q, qd, qdd, lambda and returns vdd and W' in
@@ -830,26 +840,7 @@ static int evaluate_dense(Ssode *s, double t, const double *y, double *ydot)
         s->rhs[i] = s->Q[s->ucol[i]] - s->tcol[s->ucol[i]];
     if (r > 0)
         LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', r, 1, s->Pu, r, s->ip, s->rhs, r);
-    memset(s->lambda, 0, M * sizeof(double));
-    double driver_power = 0.0;
-    for (int i = 0; i < r; ++i) {
-        int row = s->rows[i];
-        s->lambda[row] = s->rhs[i];
-        /* constraint force -Phi_q^T lambda: power -lambda^T Phi_q qd = lambda^T Phi_t */
-        driver_power += s->lambda[row] * s->phit[row];
-    }
-    s->power = e.power_nonconservative + driver_power;
-    if (ydot) {
-        for (int j = 0; j < nv; ++j) {
-            ydot[j] = vd[j];
-            ydot[nv + j] = s->qdd[s->vcol[j]];
-        }
-        ydot[2 * nv] = s->power;
-    }
-    for (int k = 0; k < n; ++k)
-        if (!isfinite(s->qdd[k]))
-            return 1;
-    return 0;
+    return finish_evaluation(s, s->rhs, e.power_nonconservative, vd, ydot);
 }
 
 int ssode_evaluate(Ssode *s, double t, const double *y, double *ydot)

@@ -23,8 +23,8 @@ static const int probe_steps[3] = {0, 3, 8};
 #define BOUND_CENTRAL 5e-8
 
 /* Reference J ((nv + 1) x 2 nv) of the probe's residual: Richardson extrapolation of central
- * differences with increments h and h / 2. */
-static void reference(const MbsTangentProbe *probe, double *ref)
+ * differences with increments h and h / 2, h = base max(1, |x_j|). */
+static void reference(const MbsTangentProbe *probe, double base, double *ref)
 {
     const MbsTangentProblem *p = &probe->tangent->problem;
     int nx = p->nx, nr = p->nr;
@@ -33,7 +33,7 @@ static void reference(const MbsTangentProbe *probe, double *ref)
         r[k] = g_new(double, nr + 1);
     memcpy(x, probe->x, sizeof(double) * (size_t)nx);
     for (int j = 0; j < nx; ++j) {
-        double h = 2e-4 * fmax(1.0, fabs(x[j])), x0 = x[j];
+        double h = base * fmax(1.0, fabs(x[j])), x0 = x[j];
         static const double steps[4] = {1.0, -1.0, 0.5, -0.5};
         for (int k = 0; k < 4; ++k) {
             x[j] = x0 + steps[k] * h;
@@ -109,17 +109,42 @@ static void check_model(const char *file)
         g_error_free(error);
         return;
     }
-    static const char *const methods[] = {"analytical", "ad", "nd-central"};
+    /* ad first: every model has it; analytical is refused (with the reason) on models whose
+     * elements have no analytical derivative (the drivers of hmmwv-lane-change) */
+    static const char *const methods[] = {"ad", "analytical", "nd-central"};
+    char no_analytical[300] = "";
+    {
+        MbsSettings s;
+        mbs_settings_defaults(&s);
+        MbsError err = {0};
+        mbs_settings_set_for(&s, "ssode", "jacobian", "analytical", &err);
+        MbsFormulation *f = mbs_formulation_new("ssode", m, &s, &err);
+        if (!f)
+            g_snprintf(no_analytical, sizeof no_analytical, "(analytical refused: %s)",
+                       err.message);
+        mbs_formulation_free(f);
+    }
     for (int s3 = 0; s3 < 3; ++s3) {
+        /* the coach and hmmwv-lane-change start upright: camber 0, the kink of PAC2002's
+         * |camber| terms, where the derivative does not exist (the exact methods take one
+         * side's slope: on the coach 6.1e-3 from the reference, nd-central 1.2e-8, the average
+         * of both sides) */
+        if (s3 == 0 && (!strcmp(file, "coach.json") || !strcmp(file, "hmmwv-lane-change.json"))) {
+            tap_skip("%s, t = 0: camber 0 at the drawn state, PAC2002's kink: J does not exist "
+                     "there (checked at 0.03 s and 0.08 s)", file);
+            continue;
+        }
         /* the first method's run reaches the state; the others restore its checkpoint, so
          * that every J is taken at the same state */
-        double *ref = NULL, errs[3][2] = {{0}};
+        double *ref = NULL, errs[3][2] = {{0}}, gap[2] = {0}, base = 2e-4;
         int nv = -1, ok = 1;
         double t = 0.0;
         char why[300] = "";
         MbsCheckpoint cp = {0};
         int have_cp = 0;
         for (int k = 0; k < 3 && ok; ++k) {
+            if (k == 1 && no_analytical[0])
+                continue;
             MbsSettings s;
             mbs_settings_defaults(&s);
             s.step = 1e-2;
@@ -155,8 +180,26 @@ static void check_model(const char *file)
             double *J = g_new0(double, (size_t)p->nx * p->nr + 1);
             if (!ref) {
                 ref = g_new0(double, (size_t)p->nx * p->nr + 1);
-                /* it moves the formulation's state; J is evaluated at probe.x again */
-                reference(&probe, ref);
+                /* it moves the formulation's state; J is evaluated at probe.x again. Each
+                 * reference also at half its increments: their gap bounds its truncation. Of
+                 * the bases 2e-4 and 2e-5 the one with the smaller gap: a kink of a force law
+                 * within the larger increments (PAC2002's |camber| on the coach, upright near
+                 * camber 0: 1.7e-6 at 2e-4, 3.9e-10 at 2e-5) shows as a gap */
+                double *half = g_new0(double, (size_t)p->nx * p->nr + 1);
+                double *other = g_new0(double, (size_t)p->nx * p->nr + 1), g2[2];
+                reference(&probe, 2e-4, ref);
+                reference(&probe, 1e-4, half);
+                compare(half, ref, nv, &gap[0], &gap[1]);
+                reference(&probe, 2e-5, other);
+                reference(&probe, 1e-5, half);
+                compare(half, other, nv, &g2[0], &g2[1]);
+                if (g2[0] < gap[0]) {
+                    memcpy(ref, other, sizeof(double) * (size_t)p->nx * p->nr);
+                    memcpy(gap, g2, sizeof gap);
+                    base = 2e-5;
+                }
+                g_free(other);
+                g_free(half);
             }
             if (mbs_tangent_eval(probe.tangent, probe.x, probe.r0, J)) {
                 ok = 0;
@@ -175,20 +218,28 @@ static void check_model(const char *file)
         }
         if (have_cp)
             mbs_checkpoint_free(&cp);
-        tap_ok(ok && errs[0][0] < BOUND_EXACT && errs[1][0] < BOUND_EXACT &&
-                   errs[2][0] < BOUND_CENTRAL,
+        /* the exact methods cannot be checked below the reference's own error (its gap);
+         * nd-central on hmmwv-lane-change is not asserted: measured 1.2e-7 and 8.4e-5 (0.03,
+         * 0.08 s) against the reference's gaps 2.4e-11 and 3e-7, its increments (the tangent
+         * layer's) cross the kinks of the tyres or the path follower; open */
+        double bound_exact = fmax(BOUND_EXACT, 3.0 * gap[0]);
+        int central_asserted = strcmp(file, "hmmwv-lane-change.json") != 0;
+        tap_ok(ok && errs[0][0] < bound_exact && errs[1][0] < bound_exact &&
+                   (errs[2][0] < BOUND_CENTRAL || !central_asserted),
                "%s, t = %.2f s, nv = %d: J1, J2 against Richardson differences of the ODE: "
-               "analytical %.1e, ad %.1e (bound %.0e), nd-central %.1e (bound %.0e) of the "
-               "largest entry %s",
-               file, t, nv, errs[0][0], errs[1][0], BOUND_EXACT, errs[2][0], BOUND_CENTRAL,
-               why);
-        /* the work rate's row: its P_nc part is a central difference (a quadrature's
-         * linearization, outside the error control); relative to its largest entry, at least
-         * 1 W/(m/s) (at rest the dampers' entries vanish) */
-        tap_ok(ok && errs[0][1] < 1e-6 && errs[1][1] < 1e-6,
+               "analytical %.1e, ad %.1e (bound %.1e), nd-central %.1e (bound %.0e%s) of the "
+               "largest entry; reference at increments %.0e, its gap at half of them %.1e %s%s",
+               file, t, nv, errs[1][0], errs[0][0], bound_exact, errs[2][0], BOUND_CENTRAL,
+               central_asserted ? "" : ", not asserted", base, gap[0], why, no_analytical);
+        /* the work rate's row: its P_nc part is a Richardson-extrapolated central
+         * difference (ssode_jacobian.c); relative to its largest entry, at least 1 W/(m/s) (at
+         * rest the dampers' entries vanish). Measured at most 3.8e-9 (buggy-lane-change), and
+         * on hmmwv-lane-change at 0.08 s 5.2e-7 where the reference's own gap is 4.9e-7 */
+        double bound_work = fmax(5e-8, 3.0 * gap[1]);
+        tap_ok(ok && errs[0][1] < bound_work && errs[1][1] < bound_work,
                "%s, t = %.2f s: dW'/d(v, vd): analytical %.1e, ad %.1e of the largest entry "
-               "(bound 1e-6)",
-               file, t, errs[0][1], errs[1][1]);
+               "(bound %.1e; the reference's gap at half its increments %.1e)",
+               file, t, errs[1][1], errs[0][1], bound_work, gap[1]);
         g_free(ref);
     }
     mbs_model_free(m);
@@ -199,11 +250,14 @@ static gint by_name(gconstpointer a, gconstpointer b)
     return g_strcmp0(*(char *const *)a, *(char *const *)b);
 }
 
-int main(void)
+/* Arguments: model files to check instead of every bundled one (to measure one model). */
+int main(int argc, char **argv)
 {
-    GDir *d = g_dir_open(MODELS, 0, NULL);
+    GDir *d = argc > 1 ? NULL : g_dir_open(MODELS, 0, NULL);
     GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
     const char *name;
+    for (int i = 1; i < argc; ++i)
+        g_ptr_array_add(files, g_strdup(argv[i]));
     while (d && (name = g_dir_read_name(d)))
         if (g_str_has_suffix(name, ".json"))
             g_ptr_array_add(files, g_strdup(name));
@@ -216,24 +270,12 @@ int main(void)
          * cost (4 nv right-hand sides of ~1260 coordinates per reference column) */
         if (strstr(file, "4x15") || strstr(file, "7x15"))
             continue;
-        /* Open (issue 27 note): the vehicles that came with issue 24 do not meet this test's
-         * bounds yet, for reasons measured but not resolved. coach: it starts upright, where
-         * PAC2002's |camber| terms have a kink (test_wheel: the exact derivative takes the
-         * right-hand slope, central differences their average), and at t = 0.03 s all three
-         * methods differ from the Richardson reference by 1.9e-6 (the reference not yet checked
-         * at two increments); buggy-*: the work-rate row dW'/d(v, vd), a central difference of
-         * the forces, is 3.4e-5 from Richardson on the tyres (bound 1e-6). hmmwv-lane-change:
-         * its drivers now have their analytical derivative (analytical = ad to 1e-16 in
-         * test-tangent-analytical, and here analytical and ad agree), but its tyres meet the
-         * same two: at t = 0 all three methods are 2.4e-6 from Richardson whatever the
-         * reference's increment (2e-4 to 2e-6: a kink at the drawn state, as the coach's); at
-         * 0.08 s the reference's relative increment (2e-4 |x|, wheels spinning at 35 rad/s) is
-         * the error: 2.7e-3, and 1.5e-9 with an absolute 2e-6, where nd-central's relative one
-         * is 8.5e-5 off and the work row 2.5e-6 (measured, issue 24). */
-        if (!strcmp(file, "coach.json") || g_str_has_prefix(file, "buggy-") ||
-            !strcmp(file, "hmmwv-lane-change.json") || !strcmp(file, "truck-slalom.json")) {
-            tap_skip("%s: open (issue 27): PAC2002 camber kink at the drawn state, or the work "
-                     "row's difference error on tyres (see the comment)", file);
+        /* Open (issue 27): the truck's beam axles keep its tyres' camber at 0 on its straight
+         * start, on PAC2002's |camber| kink: at t = 0 analytical = ad are 4.7e-3 from the
+         * Richardson reference, at 0.08 s 9.2e-7 where the reference's own gap is 5e-8, and
+         * nd-central 3.6e-7 to 7.9e-7 (bound 5e-8); measured at the merge of issue 24's truck */
+        if (!strcmp(file, "truck-slalom.json")) {
+            tap_skip("%s: open (issue 27): its tyres stay on PAC2002's camber-0 kink", file);
             continue;
         }
         check_model(file);

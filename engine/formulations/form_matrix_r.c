@@ -122,6 +122,11 @@ void mr_free_klu(MatrixR *R)
         klu_free_numeric(&R->Num, &R->common);
     if (R->Sym)
         klu_free_symbolic(&R->Sym, &R->common);
+    if (R->KNum)
+        klu_free_numeric(&R->KNum, &R->common);
+    if (R->KSym)
+        klu_free_symbolic(&R->KSym, &R->common);
+    R->kpattern = 0;
 }
 
 /* Node of (joint, coordinate), or -1. */
@@ -229,9 +234,9 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
         if (!isfinite(res))
             break;
         /* the condition is estimated once, at the converged state; near a singular position
-         * the SVD replaces the LU (every solve of the evaluation is then a damped one) */
-        if (!R->singular)
-            mr_factor_block(R);
+         * the Newton steps keep the LU (A^-1 b is the minimum-norm step while A is nonsingular
+         * in working precision) and the evaluation's other solves are damped ones */
+        mr_factor_block(R);
         if (it == 0 && !R->singular && mr_block_is_near_singular(R, o->damping)) {
             /* start again from the prediction anchored on the evaluated independent
              * coordinates (anchor_prediction): near the singular position the other branch is
@@ -241,11 +246,11 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
             it = -1;
             continue;
         }
-        if (R->singular && mr_svd_block(R, o->damping)) {
-            R->rcond = 0.0;
+        /* an exactly singular LU there: a damped (Levenberg-Marquardt) step instead */
+        int lm = R->singular && R->rcond == 0.0;
+        if (lm && mr_damped_factor(R, o->damping))
             break;
-        }
-        if (R->rcond == 0.0)
+        if (R->rcond == 0.0 && !lm)
             break;
         if (r == 0 && !R->general) {
             converged = res <= o->newton.tolerance;
@@ -258,15 +263,10 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
             for (int k = 0; k < R->d; ++k)
                 R->rhs[r + k] = R->tzi[k] - dof_value(f, R, k);
         int nu = R->general ? R->n : r; /* unknowns */
-        if (R->singular) { /* minimum-norm Newton step: only exactly singular directions
-                              * (below round-off) keep the start */
-            double mu = R->mu;
-            R->mu = 64.0 * DBL_EPSILON * R->sv[0];
+        if (lm)
             mr_damped_solve(R, R->rhs, NULL);
-            R->mu = mu;
-        } else {
+        else
             mr_solve_block(R, R->rhs, 1);
-        }
         corr = mbs_vec_norminf(nu, R->rhs);
         double zmax = 0.0;
         for (int i = 0; i < nu; ++i)
@@ -296,8 +296,14 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
         mbs_trace_newton_end(phase, corr, tol, done);
         if (done) {
             converged = 1;
-            if (!R->singular)
+            if (!R->singular) {
                 mr_check_pivots(R);
+            } else if (mr_damped_factor(R, o->damping)) { /* the evaluation's damped solves */
+                converged = 0;
+                R->rcond = 0.0;
+            } else {
+                mr_estimate_rcond(R);
+            }
             break;
         }
         if (it >= o->newton.max_iterations || !isfinite(corr))
@@ -588,7 +594,7 @@ static void matrix_r_finalize(MbsFormulation *f)
                         R->Ax,  R->phi,  R->phiz,  R->phit,   R->bias, R->M,    R->Q,
                         R->Rz,  R->MR,   R->s,     R->w,      R->Mh,   R->Lh,   R->rh,
                         R->T,   R->zdip,  R->zddip,  R->zsave, R->zdsave, R->Rsave,
-                        R->Ad,  R->U,    R->Vt,    R->sv,     R->svdwork, R->svtmp,
+                        R->Kx,  R->Kb,   R->Kd,    R->svtmp,
                         R->zpred, R->zdpred, R->Rprior, R->sprior, R->seed, R->dirz,
                         R->dirv, R->dira, R->ydir, R->zdd_base, R->mu_base, R->mu_rows, R->dF, R->Fval, R->wseed,
                         R->Kan, R->Can, R->DZ, R->DZD, R->DZDD, R->DRE, R->Van, R->node_acc,
@@ -612,7 +618,7 @@ static void matrix_r_finalize(MbsFormulation *f)
     free(R->Brow);
     int *iarrays[] = {R->dep,  R->ind,  R->rows, R->depidx,   R->rowidx,
                       R->jpvt, R->ipiv, R->Ap,   R->Ai,       R->iconwork, R->ipiv_d,
-                      R->ipiv_prior, R->indprior, R->svdiwork};
+                      R->ipiv_prior, R->indprior, R->Kp, R->Ki, R->Kmap, R->Kipiv};
     for (size_t i = 0; i < sizeof iarrays / sizeof iarrays[0]; ++i)
         free(iarrays[i]);
     free(R);
@@ -668,7 +674,7 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
     double **vecs_n[] = {&R->z, &R->zd, &R->zdd, &R->z0, &R->zd0, &R->zdd0, &R->zi0, &R->zdi0,
                          &R->zddi0, &R->zi, &R->zdi, &R->zddi, &R->g, &R->delta, &R->Q, &R->s,
                          &R->w, &R->rh, &R->zdip, &R->zddip, &R->zsave, &R->zdsave,
-                         &R->sv, &R->zpred, &R->zdpred, &R->sprior};
+                         &R->zpred, &R->zdpred, &R->sprior};
     for (size_t i = 0; i < sizeof vecs_n / sizeof vecs_n[0]; ++i)
         *vecs_n[i] = mr_alloc_doubles((size_t)n, &fail);
     for (int k = 0; k < 4; ++k) {
@@ -701,12 +707,21 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
     R->Ap = alloc_ints((size_t)n + 1, &fail);
     R->Ai = alloc_ints((size_t)nnz, &fail);
     R->Ax = mr_alloc_doubles((size_t)nnz, &fail);
+    R->Kp = alloc_ints(2 * (size_t)n + 1, &fail); /* K = [mu I, A; A^T, -mu I] */
+    R->Ki = alloc_ints(2 * (size_t)nnz + 2 * (size_t)n, &fail);
+    R->Kmap = alloc_ints(2 * (size_t)nnz, &fail);
+    R->Kx = mr_alloc_doubles(2 * (size_t)nnz + 2 * (size_t)n, &fail);
+    R->Kb = mr_alloc_doubles(2 * (size_t)n, &fail);
+    if (!R->sparse && o->damping > 0.0) {
+        R->Kd = mr_alloc_doubles(4 * (size_t)n * n, &fail);
+        R->Kipiv = alloc_ints(2 * (size_t)n, &fail);
+    }
     R->phi = mr_alloc_doubles((size_t)nr, &fail);
     R->phiz = mr_alloc_doubles((size_t)nr * n, &fail);
     R->phit = mr_alloc_doubles((size_t)nr, &fail);
     R->bias = mr_alloc_doubles((size_t)nr, &fail);
     double **mats[] = {&R->M,  &R->Rz, &R->MR, &R->Mh, &R->Lh,    &R->T,
-                       &R->Rsave, &R->Ad, &R->U, &R->Vt, &R->Rprior};
+                       &R->Rsave, &R->Rprior};
     for (size_t i = 0; i < sizeof mats / sizeof mats[0]; ++i)
         *mats[i] = mr_alloc_doubles(nn, &fail);
     if (fail)
@@ -752,13 +767,6 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
         }
         R->lqrwork = (int)fmax(fmax(q1, q2), 3.0 * mx + 1.0) + 1;
         R->qrwork = mr_alloc_doubles((size_t)R->lqrwork, &fail);
-        double q4 = 0.0; /* dgesdd of the dependent block (r <= n) */
-        R->svdiwork = alloc_ints(8 * (size_t)n + 1, &fail);
-        if (n > 0 && R->svdiwork)
-            LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, 'O', n, n, R->U, n, R->sv, NULL, 1, R->Vt, n,
-                                &q4, -1, R->svdiwork);
-        R->lsvdwork = (int)fmax(q4, 3.0 * n * n + 7.0 * n) + 1;
-        R->svdwork = mr_alloc_doubles((size_t)R->lsvdwork, &fail);
         if (fail)
             return mbs_error_set(err, MBS_FATAL, "out of memory");
     }
@@ -1234,6 +1242,7 @@ static int set_partition(MbsFormulation *f, MatrixR *R, const double *x, MbsErro
     }
     for (int k = 0; k < d; ++k)
         R->ind[k] = (int)p[r + k];
+    R->kpattern = 0;
     return R->sparse && !general && r > 0 ? mr_sparse_pattern(f, R, err) : 0;
 }
 
@@ -1285,7 +1294,7 @@ static int matrix_r_statistics(const MbsFormulation *f, MbsStatistic *out, int c
         {"dependent_block_rcond", R->rcond, ""},
         {"singular_evaluations", (double)R->singular_evaluations, ""},
         {"block_factorizations", (double)R->block_factorizations, ""},
-        {"block_svds", (double)R->block_svds, ""},
+        {"damped_factorizations", (double)R->damped_factorizations, ""},
         {"rank_gap_checks", (double)R->rank_gap_checks, ""},
         {"rank_gap_qrs", (double)R->rank_gap_qrs, ""},
     };
@@ -1302,7 +1311,7 @@ static void matrix_r_reset_statistics(MbsFormulation *f)
         R->t_jacobian = 0.0;
     R->evaluations = 0;
     R->position_iterations = 0;
-    R->block_factorizations = R->block_svds = R->rank_gap_checks = R->rank_gap_qrs = 0;
+    R->block_factorizations = R->damped_factorizations = R->rank_gap_checks = R->rank_gap_qrs = 0;
     R->singular_evaluations = 0;
 }
 

@@ -237,7 +237,8 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
          * the Newton steps keep the LU (A^-1 b is the minimum-norm step while A is nonsingular
          * in working precision) and the evaluation's other solves are damped ones */
         mr_factor_block(R);
-        if (it == 0 && !R->singular && mr_block_is_near_singular(R, o->damping)) {
+        if (it == 0 && !R->singular &&
+            (R->pin ? R->pinned[0] != 0.0 : mr_block_is_near_singular(R, o->damping))) {
             /* start again from the prediction anchored on the evaluated independent
              * coordinates (anchor_prediction): near the singular position the other branch is
              * close, the Newton start decides which one is found */
@@ -491,8 +492,19 @@ static int evaluate(MbsFormulation *f, MatrixR *R, double t, const double *zi, c
     R->tzdi = zdi;
     R->singular = 0;
     R->generation++;
-    if (!R->general && options(f)->damping > 0.0)
+    if (!R->general && options(f)->damping > 0.0) {
+        if (R->pin) { /* the run's priors there */
+            int n = R->n;
+            const double *pr = R->pinned;
+            memcpy(R->zdpred, pr + 2, sizeof(double) * (size_t)n);
+            memcpy(R->sprior, pr + 2 + n, sizeof(double) * (size_t)n);
+            memcpy(R->Rprior, pr + 2 + 2 * n, sizeof(double) * (size_t)n * R->d);
+            R->dprior = pr[1] != 0.0 ? R->d : 0;
+            memcpy(R->indprior, R->ind, sizeof(int) * (size_t)R->d);
+        }
+        memcpy(R->zdpred_pre, R->zdpred, sizeof(double) * (size_t)R->n);
         anchor_prediction(R, zi, zdi);
+    }
     for (int k = 0; k < R->d && !R->general; ++k) {
         R->z[R->ind[k]] = zi[k];
         R->zd[R->ind[k]] = zdi[k];
@@ -507,6 +519,14 @@ static int evaluate(MbsFormulation *f, MatrixR *R, double t, const double *zi, c
     if (f->trace)
         trace_evaluation(f->trace, R);
     if (!R->general && options(f)->damping > 0.0) { /* priors of the next evaluation */
+        double *used = R->Rused; /* keep this one's (priors_record) */
+        R->Rused = R->Rprior;
+        R->Rprior = used;
+        used = R->sused;
+        R->sused = R->sprior;
+        R->sprior = used;
+        R->used_singular = R->singular;
+        R->used_dprior = R->dprior != 0;
         memcpy(R->Rprior, R->Rz, sizeof(double) * (size_t)R->n * R->d);
         memcpy(R->sprior, R->s, sizeof(double) * (size_t)R->n);
         memcpy(R->indprior, R->ind, sizeof(int) * (size_t)R->d);
@@ -595,7 +615,7 @@ static void matrix_r_finalize(MbsFormulation *f)
                         R->Rz,  R->MR,   R->s,     R->w,      R->Mh,   R->Lh,   R->rh,
                         R->T,   R->zdip,  R->zddip,  R->zsave, R->zdsave, R->Rsave,
                         R->Kx,  R->Kb,   R->Kd,    R->svtmp,
-                        R->zpred, R->zdpred, R->Rprior, R->sprior, R->seed, R->dirz,
+                        R->zpred, R->zdpred, R->Rprior, R->sprior, R->Rused, R->sused, R->pinned, R->zdpred_pre, R->seed, R->dirz,
                         R->dirv, R->dira, R->ydir, R->zdd_base, R->mu_base, R->mu_rows, R->dF, R->Fval, R->wseed,
                         R->Kan, R->Can, R->DZ, R->DZD, R->DZDD, R->DRE, R->Van, R->node_acc,
                         R->node_D, R->rowbuf, R->biasbuf, R->dir_zddi, R->model_work, R->col_motion};
@@ -647,6 +667,7 @@ static int resolve_dofs(const MbsModel *m, const MbsDofList *chosen, MbsDofList 
 }
 
 static int reduced_residual(void *ctx, const double *zi, int column, double step, double *g);
+static size_t priors_record_size(const MatrixR *R);
 
 static int matrix_r_init(MbsFormulation *f, MbsError *err)
 {
@@ -674,7 +695,7 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
     double **vecs_n[] = {&R->z, &R->zd, &R->zdd, &R->z0, &R->zd0, &R->zdd0, &R->zi0, &R->zdi0,
                          &R->zddi0, &R->zi, &R->zdi, &R->zddi, &R->g, &R->delta, &R->Q, &R->s,
                          &R->w, &R->rh, &R->zdip, &R->zddip, &R->zsave, &R->zdsave,
-                         &R->zpred, &R->zdpred, &R->sprior};
+                         &R->zpred, &R->zdpred, &R->sprior, &R->sused, &R->zdpred_pre};
     for (size_t i = 0; i < sizeof vecs_n / sizeof vecs_n[0]; ++i)
         *vecs_n[i] = mr_alloc_doubles((size_t)n, &fail);
     for (int k = 0; k < 4; ++k) {
@@ -721,7 +742,7 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
     R->phit = mr_alloc_doubles((size_t)nr, &fail);
     R->bias = mr_alloc_doubles((size_t)nr, &fail);
     double **mats[] = {&R->M,  &R->Rz, &R->MR, &R->Mh, &R->Lh,    &R->T,
-                       &R->Rsave, &R->Rprior};
+                       &R->Rsave, &R->Rprior, &R->Rused};
     for (size_t i = 0; i < sizeof mats / sizeof mats[0]; ++i)
         *mats[i] = mr_alloc_doubles(nn, &fail);
     if (fail)
@@ -813,6 +834,11 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
     mbs_constraints_eval_pattern(m, &R->kin, 0.0, R->z, R->phi, R->phiz, R->phit);
     if ((status = mr_partition(f, R, err)))
         return status;
+    R->d0 = R->d;
+    fail = 0;
+    R->pinned = mr_alloc_doubles(priors_record_size(R), &fail);
+    if (fail)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
     mr_factor_block(R);
     mr_estimate_rcond(R);
     R->rcond_ref = R->rcond_initial = R->rcond;
@@ -1178,13 +1204,31 @@ static double matrix_r_joint_violation(const MbsFormulation *f, int joint)
 }
 
 /* State: z, zd, zdd (n each); work, power, the condition estimates that trigger a new
- * partition; the partition itself (mode, r, d, dep then ind: n entries, the kept rows: nr). */
+ * partition; the partition itself (mode, r, d, dep then ind: n entries, the kept rows: nr);
+ * then what the last evaluation's damped solves were anchored on (priors_record). */
 enum { STATE_SCALARS = 7 };
+
+/* The priors of the last evaluation: whether it was damped, whether it had R^Phi and S c
+ * priors, zd_p before anchor_prediction moved it onto the evaluated zd_i, S c's prior (n each),
+ * R^Phi's (n x d, in the evaluation's partition): 2 + 2n + n d doubles. An evaluation at a
+ * checkpoint that takes them (mbs_matrix_r_pin_priors) repeats the run's own evaluation there,
+ * damped solves included, and anchors them on its own z_i, zd_i as the run did (a moved state
+ * moves them along R^Phi) (issue 28: the adjoint re-evaluates the stored states in reverse
+ * order, with other priors than the run's). */
+static size_t priors_record_size(const MatrixR *R)
+{
+    return 2 + 2 * (size_t)R->n + (size_t)R->n * (size_t)R->d0;
+}
 
 static int matrix_r_state_size(const MbsFormulation *f)
 {
     const MatrixR *R = f->impl;
-    return 4 * R->n + R->nr + STATE_SCALARS;
+    return 4 * R->n + R->nr + STATE_SCALARS + (int)priors_record_size(R);
+}
+
+static double *priors_record(const MatrixR *R, double *state)
+{
+    return state + 4 * (size_t)R->n + (size_t)R->nr + STATE_SCALARS;
 }
 
 static void matrix_r_state_get(const MbsFormulation *f, double *state)
@@ -1210,6 +1254,22 @@ static void matrix_r_state_get(const MbsFormulation *f, double *state)
         x[R->r + k] = R->ind[k];
     for (int k = 0; k < R->nr; ++k)
         x[n + k] = k < R->r ? R->rows[k] : -1;
+    double *pr = priors_record(R, state);
+    pr[0] = R->used_singular;
+    pr[1] = R->used_dprior;
+    memcpy(pr + 2, R->zdpred_pre, bytes);
+    memcpy(pr + 2 + n, R->sused, bytes);
+    memcpy(pr + 2 + 2 * n, R->Rused, bytes * (size_t)R->d0);
+}
+
+int mbs_matrix_r_pin_priors(MbsFormulation *f, const MbsCheckpoint *c)
+{
+    MatrixR *R = mr_impl(f);
+    if (!R || !c || c->size != matrix_r_state_size(f) || R->d != R->d0 || !R->pinned)
+        return -1;
+    memcpy(R->pinned, priors_record(R, c->state), sizeof(double) * priors_record_size(R));
+    R->pin = 1;
+    return 0;
 }
 
 /* Apply a partition from a checkpoint when it differs from the current one. */

@@ -91,6 +91,12 @@ typedef struct {
     double *Rprior, *sprior;        /* R^Phi and S c of the previous evaluation (n*d, n) */
     int *indprior, *ipiv_prior;     /* its independent coordinates (d), pivots (d) */
     int dprior;                     /* its d; 0: none yet */
+    double *Rused, *sused;          /* the priors the last evaluation used (n*n, n) */
+    double *zdpred_pre;             /* and its zd_p before anchor_prediction (n) */
+    int used_singular, used_dprior; /* and whether it was damped, had R^Phi / S c priors */
+    int d0;                         /* d of the first partition (the checkpoints' record) */
+    int pin;                        /* evaluations take the priors in pinned */
+    double *pinned;                 /* a checkpoint's record (mbs_matrix_r_pin_priors) */
     long singular_evaluations;
     long block_factorizations, damped_factorizations, rank_gap_checks, rank_gap_qrs; /* work */
     /* sparse */

@@ -1214,10 +1214,12 @@ enum { STATE_SCALARS = 7 };
  * checkpoint that takes them (mbs_matrix_r_pin_priors) repeats the run's own evaluation there,
  * damped solves included, and anchors them on its own z_i, zd_i as the run did (a moved state
  * moves them along R^Phi) (issue 28: the adjoint re-evaluates the stored states in reverse
- * order, with other priors than the run's). */
+ * order, with other priors than the run's). Then the same for the next evaluation (0, whether
+ * it has R^Phi and S c priors, zd_p, S c's and R^Phi's prior): a restored state's next step
+ * repeats the run's bit for bit (the checkpointed adjoint's recomputed segments). */
 static size_t priors_record_size(const MatrixR *R)
 {
-    return 2 + 2 * (size_t)R->n + (size_t)R->n * (size_t)R->d0;
+    return 2 * (2 + 2 * (size_t)R->n + (size_t)R->n * (size_t)R->d0);
 }
 
 static int matrix_r_state_size(const MbsFormulation *f)
@@ -1260,6 +1262,25 @@ static void matrix_r_state_get(const MbsFormulation *f, double *state)
     memcpy(pr + 2, R->zdpred_pre, bytes);
     memcpy(pr + 2 + n, R->sused, bytes);
     memcpy(pr + 2 + 2 * n, R->Rused, bytes * (size_t)R->d0);
+    double *next = pr + priors_record_size(R) / 2;
+    next[0] = 0.0;
+    next[1] = R->dprior != 0 && R->d == R->d0;
+    memcpy(next + 2, R->zdpred, bytes);
+    memcpy(next + 2 + n, R->sprior, bytes);
+    memcpy(next + 2 + 2 * n, R->Rprior, bytes * (size_t)R->d0);
+}
+
+/* The priors of the next evaluation from a state's record (matrix_r_state_set). */
+static void restore_priors(MatrixR *R, const double *state)
+{
+    int n = R->n;
+    const double *next = priors_record(R, (double *)state) + priors_record_size(R) / 2;
+    size_t bytes = sizeof(double) * (size_t)n;
+    R->dprior = next[1] != 0.0 && R->d == R->d0 ? R->d : 0;
+    memcpy(R->zdpred, next + 2, bytes);
+    memcpy(R->sprior, next + 2 + n, bytes);
+    memcpy(R->Rprior, next + 2 + 2 * n, bytes * (size_t)R->d0);
+    memcpy(R->indprior, R->ind, sizeof(int) * (size_t)R->d);
 }
 
 int mbs_matrix_r_pin_priors(MbsFormulation *f, const MbsCheckpoint *c)
@@ -1323,6 +1344,8 @@ static int matrix_r_state_set(MbsFormulation *f, const double *state, MbsError *
     R->power_nc = x[1];
     R->rcond = x[2];
     R->rcond_ref = x[3];
+    if (!R->general && options(f)->damping > 0.0)
+        restore_priors(R, state);
     R->generation++;
     /* the block is factorized again by the next evaluation before any use */
     mbs_kinematics_positions(m, &R->kin, R->z);

@@ -122,6 +122,11 @@ void mr_free_klu(MatrixR *R)
         klu_free_numeric(&R->Num, &R->common);
     if (R->Sym)
         klu_free_symbolic(&R->Sym, &R->common);
+    if (R->KNum)
+        klu_free_numeric(&R->KNum, &R->common);
+    if (R->KSym)
+        klu_free_symbolic(&R->KSym, &R->common);
+    R->kpattern = 0;
 }
 
 /* Node of (joint, coordinate), or -1. */
@@ -229,10 +234,11 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
         if (!isfinite(res))
             break;
         /* the condition is estimated once, at the converged state; near a singular position
-         * the SVD replaces the LU (every solve of the evaluation is then a damped one) */
-        if (!R->singular)
-            mr_factor_block(R);
-        if (it == 0 && !R->singular && mr_block_is_near_singular(R, o->damping)) {
+         * the Newton steps keep the LU (A^-1 b is the minimum-norm step while A is nonsingular
+         * in working precision) and the evaluation's other solves are damped ones */
+        mr_factor_block(R);
+        if (it == 0 && !R->singular &&
+            (R->pin ? R->pinned[0] != 0.0 : mr_block_is_near_singular(R, o->damping))) {
             /* start again from the prediction anchored on the evaluated independent
              * coordinates (anchor_prediction): near the singular position the other branch is
              * close, the Newton start decides which one is found */
@@ -241,11 +247,11 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
             it = -1;
             continue;
         }
-        if (R->singular && mr_svd_block(R, o->damping)) {
-            R->rcond = 0.0;
+        /* an exactly singular LU there: a damped (Levenberg-Marquardt) step instead */
+        int lm = R->singular && R->rcond == 0.0;
+        if (lm && mr_damped_factor(R, o->damping))
             break;
-        }
-        if (R->rcond == 0.0)
+        if (R->rcond == 0.0 && !lm)
             break;
         if (r == 0 && !R->general) {
             converged = res <= o->newton.tolerance;
@@ -258,15 +264,10 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
             for (int k = 0; k < R->d; ++k)
                 R->rhs[r + k] = R->tzi[k] - dof_value(f, R, k);
         int nu = R->general ? R->n : r; /* unknowns */
-        if (R->singular) { /* minimum-norm Newton step: only exactly singular directions
-                              * (below round-off) keep the start */
-            double mu = R->mu;
-            R->mu = 64.0 * DBL_EPSILON * R->sv[0];
+        if (lm)
             mr_damped_solve(R, R->rhs, NULL);
-            R->mu = mu;
-        } else {
+        else
             mr_solve_block(R, R->rhs, 1);
-        }
         corr = mbs_vec_norminf(nu, R->rhs);
         double zmax = 0.0;
         for (int i = 0; i < nu; ++i)
@@ -296,8 +297,14 @@ static int position_problem(MbsFormulation *f, MatrixR *R, double t, MbsError *e
         mbs_trace_newton_end(phase, corr, tol, done);
         if (done) {
             converged = 1;
-            if (!R->singular)
+            if (!R->singular) {
                 mr_check_pivots(R);
+            } else if (mr_damped_factor(R, o->damping)) { /* the evaluation's damped solves */
+                converged = 0;
+                R->rcond = 0.0;
+            } else {
+                mr_estimate_rcond(R);
+            }
             break;
         }
         if (it >= o->newton.max_iterations || !isfinite(corr))
@@ -485,8 +492,19 @@ static int evaluate(MbsFormulation *f, MatrixR *R, double t, const double *zi, c
     R->tzdi = zdi;
     R->singular = 0;
     R->generation++;
-    if (!R->general && options(f)->damping > 0.0)
+    if (!R->general && options(f)->damping > 0.0) {
+        if (R->pin) { /* the run's priors there */
+            int n = R->n;
+            const double *pr = R->pinned;
+            memcpy(R->zdpred, pr + 2, sizeof(double) * (size_t)n);
+            memcpy(R->sprior, pr + 2 + n, sizeof(double) * (size_t)n);
+            memcpy(R->Rprior, pr + 2 + 2 * n, sizeof(double) * (size_t)n * R->d);
+            R->dprior = pr[1] != 0.0 ? R->d : 0;
+            memcpy(R->indprior, R->ind, sizeof(int) * (size_t)R->d);
+        }
+        memcpy(R->zdpred_pre, R->zdpred, sizeof(double) * (size_t)R->n);
         anchor_prediction(R, zi, zdi);
+    }
     for (int k = 0; k < R->d && !R->general; ++k) {
         R->z[R->ind[k]] = zi[k];
         R->zd[R->ind[k]] = zdi[k];
@@ -501,6 +519,14 @@ static int evaluate(MbsFormulation *f, MatrixR *R, double t, const double *zi, c
     if (f->trace)
         trace_evaluation(f->trace, R);
     if (!R->general && options(f)->damping > 0.0) { /* priors of the next evaluation */
+        double *used = R->Rused; /* keep this one's (priors_record) */
+        R->Rused = R->Rprior;
+        R->Rprior = used;
+        used = R->sused;
+        R->sused = R->sprior;
+        R->sprior = used;
+        R->used_singular = R->singular;
+        R->used_dprior = R->dprior != 0;
         memcpy(R->Rprior, R->Rz, sizeof(double) * (size_t)R->n * R->d);
         memcpy(R->sprior, R->s, sizeof(double) * (size_t)R->n);
         memcpy(R->indprior, R->ind, sizeof(int) * (size_t)R->d);
@@ -588,8 +614,8 @@ static void matrix_r_finalize(MbsFormulation *f)
                         R->Ax,  R->phi,  R->phiz,  R->phit,   R->bias, R->M,    R->Q,
                         R->Rz,  R->MR,   R->s,     R->w,      R->Mh,   R->Lh,   R->rh,
                         R->T,   R->zdip,  R->zddip,  R->zsave, R->zdsave, R->Rsave,
-                        R->Ad,  R->U,    R->Vt,    R->sv,     R->svdwork, R->svtmp,
-                        R->zpred, R->zdpred, R->Rprior, R->sprior, R->seed, R->dirz,
+                        R->Kx,  R->Kb,   R->Kd,    R->svtmp,
+                        R->zpred, R->zdpred, R->Rprior, R->sprior, R->Rused, R->sused, R->pinned, R->zdpred_pre, R->seed, R->dirz,
                         R->dirv, R->dira, R->ydir, R->zdd_base, R->mu_base, R->mu_rows, R->dF, R->Fval, R->wseed,
                         R->Kan, R->Can, R->DZ, R->DZD, R->DZDD, R->DRE, R->Van, R->node_acc,
                         R->node_D, R->rowbuf, R->biasbuf, R->dir_zddi, R->model_work, R->col_motion};
@@ -612,7 +638,7 @@ static void matrix_r_finalize(MbsFormulation *f)
     free(R->Brow);
     int *iarrays[] = {R->dep,  R->ind,  R->rows, R->depidx,   R->rowidx,
                       R->jpvt, R->ipiv, R->Ap,   R->Ai,       R->iconwork, R->ipiv_d,
-                      R->ipiv_prior, R->indprior, R->svdiwork};
+                      R->ipiv_prior, R->indprior, R->Kp, R->Ki, R->Kmap, R->Kipiv};
     for (size_t i = 0; i < sizeof iarrays / sizeof iarrays[0]; ++i)
         free(iarrays[i]);
     free(R);
@@ -641,6 +667,7 @@ static int resolve_dofs(const MbsModel *m, const MbsDofList *chosen, MbsDofList 
 }
 
 static int reduced_residual(void *ctx, const double *zi, int column, double step, double *g);
+static size_t priors_record_size(const MatrixR *R);
 
 static int matrix_r_init(MbsFormulation *f, MbsError *err)
 {
@@ -668,7 +695,7 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
     double **vecs_n[] = {&R->z, &R->zd, &R->zdd, &R->z0, &R->zd0, &R->zdd0, &R->zi0, &R->zdi0,
                          &R->zddi0, &R->zi, &R->zdi, &R->zddi, &R->g, &R->delta, &R->Q, &R->s,
                          &R->w, &R->rh, &R->zdip, &R->zddip, &R->zsave, &R->zdsave,
-                         &R->sv, &R->zpred, &R->zdpred, &R->sprior};
+                         &R->zpred, &R->zdpred, &R->sprior, &R->sused, &R->zdpred_pre};
     for (size_t i = 0; i < sizeof vecs_n / sizeof vecs_n[0]; ++i)
         *vecs_n[i] = mr_alloc_doubles((size_t)n, &fail);
     for (int k = 0; k < 4; ++k) {
@@ -701,12 +728,21 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
     R->Ap = alloc_ints((size_t)n + 1, &fail);
     R->Ai = alloc_ints((size_t)nnz, &fail);
     R->Ax = mr_alloc_doubles((size_t)nnz, &fail);
+    R->Kp = alloc_ints(2 * (size_t)n + 1, &fail); /* K = [mu I, A; A^T, -mu I] */
+    R->Ki = alloc_ints(2 * (size_t)nnz + 2 * (size_t)n, &fail);
+    R->Kmap = alloc_ints(2 * (size_t)nnz, &fail);
+    R->Kx = mr_alloc_doubles(2 * (size_t)nnz + 2 * (size_t)n, &fail);
+    R->Kb = mr_alloc_doubles(2 * (size_t)n, &fail);
+    if (!R->sparse && o->damping > 0.0) {
+        R->Kd = mr_alloc_doubles(4 * (size_t)n * n, &fail);
+        R->Kipiv = alloc_ints(2 * (size_t)n, &fail);
+    }
     R->phi = mr_alloc_doubles((size_t)nr, &fail);
     R->phiz = mr_alloc_doubles((size_t)nr * n, &fail);
     R->phit = mr_alloc_doubles((size_t)nr, &fail);
     R->bias = mr_alloc_doubles((size_t)nr, &fail);
     double **mats[] = {&R->M,  &R->Rz, &R->MR, &R->Mh, &R->Lh,    &R->T,
-                       &R->Rsave, &R->Ad, &R->U, &R->Vt, &R->Rprior};
+                       &R->Rsave, &R->Rprior, &R->Rused};
     for (size_t i = 0; i < sizeof mats / sizeof mats[0]; ++i)
         *mats[i] = mr_alloc_doubles(nn, &fail);
     if (fail)
@@ -752,13 +788,6 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
         }
         R->lqrwork = (int)fmax(fmax(q1, q2), 3.0 * mx + 1.0) + 1;
         R->qrwork = mr_alloc_doubles((size_t)R->lqrwork, &fail);
-        double q4 = 0.0; /* dgesdd of the dependent block (r <= n) */
-        R->svdiwork = alloc_ints(8 * (size_t)n + 1, &fail);
-        if (n > 0 && R->svdiwork)
-            LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, 'O', n, n, R->U, n, R->sv, NULL, 1, R->Vt, n,
-                                &q4, -1, R->svdiwork);
-        R->lsvdwork = (int)fmax(q4, 3.0 * n * n + 7.0 * n) + 1;
-        R->svdwork = mr_alloc_doubles((size_t)R->lsvdwork, &fail);
         if (fail)
             return mbs_error_set(err, MBS_FATAL, "out of memory");
     }
@@ -805,6 +834,11 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
     mbs_constraints_eval_pattern(m, &R->kin, 0.0, R->z, R->phi, R->phiz, R->phit);
     if ((status = mr_partition(f, R, err)))
         return status;
+    R->d0 = R->d;
+    fail = 0;
+    R->pinned = mr_alloc_doubles(priors_record_size(R), &fail);
+    if (fail)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
     mr_factor_block(R);
     mr_estimate_rcond(R);
     R->rcond_ref = R->rcond_initial = R->rcond;
@@ -1170,13 +1204,33 @@ static double matrix_r_joint_violation(const MbsFormulation *f, int joint)
 }
 
 /* State: z, zd, zdd (n each); work, power, the condition estimates that trigger a new
- * partition; the partition itself (mode, r, d, dep then ind: n entries, the kept rows: nr). */
+ * partition; the partition itself (mode, r, d, dep then ind: n entries, the kept rows: nr);
+ * then what the last evaluation's damped solves were anchored on (priors_record). */
 enum { STATE_SCALARS = 7 };
+
+/* The priors of the last evaluation: whether it was damped, whether it had R^Phi and S c
+ * priors, zd_p before anchor_prediction moved it onto the evaluated zd_i, S c's prior (n each),
+ * R^Phi's (n x d, in the evaluation's partition): 2 + 2n + n d doubles. An evaluation at a
+ * checkpoint that takes them (mbs_matrix_r_pin_priors) repeats the run's own evaluation there,
+ * damped solves included, and anchors them on its own z_i, zd_i as the run did (a moved state
+ * moves them along R^Phi) (issue 28: the adjoint re-evaluates the stored states in reverse
+ * order, with other priors than the run's). Then the same for the next evaluation (0, whether
+ * it has R^Phi and S c priors, zd_p, S c's and R^Phi's prior): a restored state's next step
+ * repeats the run's bit for bit (the checkpointed adjoint's recomputed segments). */
+static size_t priors_record_size(const MatrixR *R)
+{
+    return 2 * (2 + 2 * (size_t)R->n + (size_t)R->n * (size_t)R->d0);
+}
 
 static int matrix_r_state_size(const MbsFormulation *f)
 {
     const MatrixR *R = f->impl;
-    return 4 * R->n + R->nr + STATE_SCALARS;
+    return 4 * R->n + R->nr + STATE_SCALARS + (int)priors_record_size(R);
+}
+
+static double *priors_record(const MatrixR *R, double *state)
+{
+    return state + 4 * (size_t)R->n + (size_t)R->nr + STATE_SCALARS;
 }
 
 static void matrix_r_state_get(const MbsFormulation *f, double *state)
@@ -1202,6 +1256,41 @@ static void matrix_r_state_get(const MbsFormulation *f, double *state)
         x[R->r + k] = R->ind[k];
     for (int k = 0; k < R->nr; ++k)
         x[n + k] = k < R->r ? R->rows[k] : -1;
+    double *pr = priors_record(R, state);
+    pr[0] = R->used_singular;
+    pr[1] = R->used_dprior;
+    memcpy(pr + 2, R->zdpred_pre, bytes);
+    memcpy(pr + 2 + n, R->sused, bytes);
+    memcpy(pr + 2 + 2 * n, R->Rused, bytes * (size_t)R->d0);
+    double *next = pr + priors_record_size(R) / 2;
+    next[0] = 0.0;
+    next[1] = R->dprior != 0 && R->d == R->d0;
+    memcpy(next + 2, R->zdpred, bytes);
+    memcpy(next + 2 + n, R->sprior, bytes);
+    memcpy(next + 2 + 2 * n, R->Rprior, bytes * (size_t)R->d0);
+}
+
+/* The priors of the next evaluation from a state's record (matrix_r_state_set). */
+static void restore_priors(MatrixR *R, const double *state)
+{
+    int n = R->n;
+    const double *next = priors_record(R, (double *)state) + priors_record_size(R) / 2;
+    size_t bytes = sizeof(double) * (size_t)n;
+    R->dprior = next[1] != 0.0 && R->d == R->d0 ? R->d : 0;
+    memcpy(R->zdpred, next + 2, bytes);
+    memcpy(R->sprior, next + 2 + n, bytes);
+    memcpy(R->Rprior, next + 2 + 2 * n, bytes * (size_t)R->d0);
+    memcpy(R->indprior, R->ind, sizeof(int) * (size_t)R->d);
+}
+
+int mbs_matrix_r_pin_priors(MbsFormulation *f, const MbsCheckpoint *c)
+{
+    MatrixR *R = mr_impl(f);
+    if (!R || !c || c->size != matrix_r_state_size(f) || R->d != R->d0 || !R->pinned)
+        return -1;
+    memcpy(R->pinned, priors_record(R, c->state), sizeof(double) * priors_record_size(R));
+    R->pin = 1;
+    return 0;
 }
 
 /* Apply a partition from a checkpoint when it differs from the current one. */
@@ -1234,6 +1323,7 @@ static int set_partition(MbsFormulation *f, MatrixR *R, const double *x, MbsErro
     }
     for (int k = 0; k < d; ++k)
         R->ind[k] = (int)p[r + k];
+    R->kpattern = 0;
     return R->sparse && !general && r > 0 ? mr_sparse_pattern(f, R, err) : 0;
 }
 
@@ -1254,6 +1344,8 @@ static int matrix_r_state_set(MbsFormulation *f, const double *state, MbsError *
     R->power_nc = x[1];
     R->rcond = x[2];
     R->rcond_ref = x[3];
+    if (!R->general && options(f)->damping > 0.0)
+        restore_priors(R, state);
     R->generation++;
     /* the block is factorized again by the next evaluation before any use */
     mbs_kinematics_positions(m, &R->kin, R->z);
@@ -1285,7 +1377,7 @@ static int matrix_r_statistics(const MbsFormulation *f, MbsStatistic *out, int c
         {"dependent_block_rcond", R->rcond, ""},
         {"singular_evaluations", (double)R->singular_evaluations, ""},
         {"block_factorizations", (double)R->block_factorizations, ""},
-        {"block_svds", (double)R->block_svds, ""},
+        {"damped_factorizations", (double)R->damped_factorizations, ""},
         {"rank_gap_checks", (double)R->rank_gap_checks, ""},
         {"rank_gap_qrs", (double)R->rank_gap_qrs, ""},
     };
@@ -1302,7 +1394,7 @@ static void matrix_r_reset_statistics(MbsFormulation *f)
         R->t_jacobian = 0.0;
     R->evaluations = 0;
     R->position_iterations = 0;
-    R->block_factorizations = R->block_svds = R->rank_gap_checks = R->rank_gap_qrs = 0;
+    R->block_factorizations = R->damped_factorizations = R->rank_gap_checks = R->rank_gap_qrs = 0;
     R->singular_evaluations = 0;
 }
 

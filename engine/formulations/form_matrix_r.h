@@ -160,6 +160,13 @@ int mbs_matrix_r_checkpoint_independent(const MbsCheckpoint *c, int n, int *ind)
 const double *mbs_matrix_r_checkpoint_partition(const MbsCheckpoint *c, int n, int nr,
                                                 int *count);
 
+/* From now on every evaluation of f takes the priors of its damped solves near a singular
+ * position (and the decision whether to damp) from checkpoint c, as the run's own evaluation
+ * of that state did, instead of from f's previous evaluation: the sensitivities' evaluations
+ * at a stored state then repeat the run's exactly, whatever their order (issue 28). For
+ * formulations that only evaluate at checkpoints; 0, or -1 when c is not f's. */
+int mbs_matrix_r_pin_priors(MbsFormulation *f, const MbsCheckpoint *c);
+
 /* The current full coordinates (n each), the kinematics (positions and velocities) they give,
  * R^Phi (n x d), S c (n) and R^T M R (d x d) of the last evaluation. */
 typedef struct {

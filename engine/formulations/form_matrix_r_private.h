@@ -71,11 +71,19 @@ typedef struct {
     int *ipiv, *iconwork;
     double rcond, rcond_ref, rcond_ratio; /* current, just after the partition, trigger */
     double anorm; /* 1-norm of the dense block before factorization */
-    /* near-singular block (damped least squares, see damped_solve) */
-    int singular;                   /* this evaluation solves through the SVD */
-    double *Ad, *U, *Vt, *sv, *svdwork, *svtmp; /* r*r, r*r, r*r, r, lsvdwork, 2r */
-    int lsvdwork;
-    int *svdiwork; /* 8 n: dgesdd */
+    /* near-singular block (damped least squares, see mr_damped_solve): the quasi-definite
+     * K = [mu I, A; A^T, -mu I] (2r x 2r, CSC from A's pattern), factorized by KLU */
+    int singular;                   /* this evaluation's solves are damped */
+    double *svtmp;                  /* 3n scratch */
+    int *Kp, *Ki, *Kmap;            /* 2n+1, 2 nnz + 2n, 2 nnz: K's pattern, A's entries in K */
+    double *Kx, *Kb;                /* 2 nnz + 2n, 2n */
+    double *Kd;                     /* dense algebra: K's LU (4 n^2), pivots Kipiv (2n) */
+    int *Kipiv;
+    int kpattern;                   /* K's pattern and analysis are the current partition's */
+    klu_symbolic *KSym;
+    klu_numeric *KNum;
+    double sigma_max;               /* of A, by power iteration */
+    double krcond_ref;              /* KLU's pivot ratio of K's last full factorization */
     double mu;                      /* damping * rcond_initial * sigma_max */
     double rcond_initial;           /* of the block of the first partition */
     double gap_initial;             /* rank gap of Phi_z at init (constraints_rank_gap) */
@@ -83,8 +91,14 @@ typedef struct {
     double *Rprior, *sprior;        /* R^Phi and S c of the previous evaluation (n*d, n) */
     int *indprior, *ipiv_prior;     /* its independent coordinates (d), pivots (d) */
     int dprior;                     /* its d; 0: none yet */
+    double *Rused, *sused;          /* the priors the last evaluation used (n*n, n) */
+    double *zdpred_pre;             /* and its zd_p before anchor_prediction (n) */
+    int used_singular, used_dprior; /* and whether it was damped, had R^Phi / S c priors */
+    int d0;                         /* d of the first partition (the checkpoints' record) */
+    int pin;                        /* evaluations take the priors in pinned */
+    double *pinned;                 /* a checkpoint's record (mbs_matrix_r_pin_priors) */
     long singular_evaluations;
-    long block_factorizations, block_svds, rank_gap_checks, rank_gap_qrs; /* work (statistics) */
+    long block_factorizations, damped_factorizations, rank_gap_checks, rank_gap_qrs; /* work */
     /* sparse */
     int *Ap, *Ai;
     double *Ax;
@@ -114,7 +128,8 @@ const MbsDofChoice *mr_dof(const MbsFormulation *f, int i);
 const MbsPoint *mr_dof_point(const MbsFormulation *f, int i);
 /* Solve A X = B in place with the factorized dependent block (or Theta), B r x nrhs. */
 void mr_solve_block(MatrixR *R, double *B, int nrhs);
-/* b := argmin |A x - b|^2 + mu^2 |x - xp|^2 (xp NULL: 0), near a singular position. */
+/* b := argmin |A x - b|^2 + mu^2 |x - xp|^2 (xp NULL: 0), near a singular position
+ * (mr_damped_factor first). */
 void mr_damped_solve(MatrixR *R, double *b, const double *xp);
 
 /* form_matrix_r.c: helpers the partition uses */
@@ -132,7 +147,9 @@ void mr_factor_block(MatrixR *R);
 void mr_estimate_rcond(MatrixR *R);
 double mr_constraints_rank_gap(MatrixR *R);
 int mr_block_is_near_singular(MatrixR *R, double damping);
-int mr_svd_block(MatrixR *R, double damping);
+int mr_damped_factor(MatrixR *R, double damping);
+/* y := A (A^T A + mu^2 I)^-1 y: the transpose of mr_damped_solve's map (xp NULL) */
+void mr_damped_solve_transposed(MatrixR *R, double *y);
 void mr_priors_to_partition(MatrixR *R);
 void mr_check_pivots(MatrixR *R);
 void mr_factor_block_checked(MatrixR *R);

@@ -67,8 +67,7 @@ static void solve_block_directions(MatrixR *R, double *Y)
 }
 
 /* mu := A^-T mu (r; Theta^-T, n, with point coordinates as DOFs). Near a singular position the
- * damped transpose U diag(s / (s^2 + mu^2)) V^T
- * of damped_solve's V diag(...) U^T. */
+ * transpose A (A^T A + mu^2 I)^-1 of the damped solve's (A^T A + mu^2 I)^-1 A^T. */
 static void solve_block_transposed(MatrixR *R, double *mu)
 {
     int r = R->r;
@@ -78,13 +77,9 @@ static void solve_block_transposed(MatrixR *R, double *mu)
     }
     if (r == 0)
         return;
-    if (R->singular) {
-        double *c = R->svtmp;
-        mbs_gemv(0, r, r, 1.0, R->Vt, r, mu, 0.0, c);
-        for (int k = 0; k < r; ++k)
-            c[k] *= R->sv[k] / (R->sv[k] * R->sv[k] + R->mu * R->mu);
-        mbs_gemv(0, r, r, 1.0, R->U, r, c, 0.0, mu);
-    } else if (!R->sparse) {
+    if (R->singular)
+        mr_damped_solve_transposed(R, mu);
+    else if (!R->sparse) {
         LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', r, 1, R->A, r, R->ipiv, mu, r);
     } else {
         klu_tsolve(R->Sym, R->Num, r, 1, mu, &R->common);

@@ -150,12 +150,20 @@ int mr_sens_parameter_part(Sens *S, int j)
 }
 
 /* The evaluation formulations take the partition of checkpoint `at` when it is not the one
- * they hold (the first time, and after a change of partition); otherwise an evaluation needs
- * only the coordinates. */
+ * they hold (the first time, and after a change of partition), and always its priors of the
+ * damped solves: near a singular position their evaluations then repeat the run's (the
+ * adjoint's come in reverse order, the direct method's base is the run's own; issue 28). */
 int mr_sens_align(Sens *S, const MbsCheckpoint *at)
 {
     int count, status;
     const double *part = mbs_matrix_r_checkpoint_partition(at, S->n, S->nr, &count);
+    for (int j = 0; j < 2 * S->p; ++j)
+        if (S->pform[j] && mbs_matrix_r_pin_priors(S->pform[j], at))
+            return mbs_error_set(S->err, MBS_FATAL, "matrix-r sensitivities: a checkpoint "
+                                 "without the priors of its damped solves");
+    if (mbs_matrix_r_pin_priors(S->probe, at))
+        return mbs_error_set(S->err, MBS_FATAL, "matrix-r sensitivities: a checkpoint without "
+                             "the priors of its damped solves");
     if (S->aligned && !memcmp(part, S->aligned_partition, sizeof(double) * (size_t)count))
         return 0;
     for (int j = 0; j < 2 * S->p; ++j)

@@ -149,8 +149,9 @@ __attribute__((unused)) static MbsModel *build_slider_crank(int driven)
  * every link 1 m long, cranks hinged on the ground along Y and turning about X, the first one
  * started at omega rad/s. It passes the flat position (cranks along the ground) where every
  * loop is singular at once. */
-__attribute__((unused)) static MbsModel *build_parallelogram_chain_planar(int n, double omega,
-                                                                         int planar_normal)
+/* The chain drawn, not compiled yet (parameters may still be bound). */
+__attribute__((unused)) static MbsModel *parallelogram_chain_drawn(int n, double omega,
+                                                                  int planar_normal)
 {
     MbsError err;
     MbsModel *m = mbs_model_new("parallelogram-chain");
@@ -182,6 +183,14 @@ __attribute__((unused)) static MbsModel *build_parallelogram_chain_planar(int n,
         previous = crank;
     }
     die_on(mbs_model_set_initial(m, first, 0, 1, omega, &err), &err);
+    return m;
+}
+
+__attribute__((unused)) static MbsModel *build_parallelogram_chain_planar(int n, double omega,
+                                                                         int planar_normal)
+{
+    MbsError err;
+    MbsModel *m = parallelogram_chain_drawn(n, omega, planar_normal);
     if (mbs_model_compile(m, &err)) {
         fprintf(stderr, "%s\n", err.message);
         exit(2);

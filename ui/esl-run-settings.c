@@ -6,15 +6,17 @@
 
 #include <glib/gi18n.h>
 
-#include "form_matrix_r.h"
+#include "mbs_formulation.h"
 #include "mbs_topology.h"
 
 struct _EslRunSettings {
     GtkBox parent_instance;
     GtkWidget *grid, *description;
     GtkWidget *formulation;
-    /* matrix-r's independent coordinates: how they are chosen (three radio buttons), what the
-     * model needs, and the candidates offered under "chosen here" */
+    /* a list setting (matrix-r's independent coordinates), edited through its callbacks
+     * (MbsSettingList): how they are chosen (three radio buttons), what the model needs, and
+     * the candidates offered under "chosen here" */
+    const MbsSettingList *list; /* NULL: no formulation has a list setting */
     GtkWidget *dof_automatic, *dof_from_model, *dof_chosen;
     GtkWidget *dof_needed, *dof_chooser, *dof_count, *joint_dofs, *point_dofs;
     GPtrArray *dof_candidates; /* DofCandidate* */
@@ -34,7 +36,7 @@ typedef struct {
 
 G_DEFINE_FINAL_TYPE(EslRunSettings, esl_run_settings, GTK_TYPE_BOX)
 
-/* ---- matrix-r's independent coordinates ---------------------------------------------------- */
+/* ---- a list setting: matrix-r's independent coordinates ------------------------------------ */
 
 static GtkWidget *radio(const char *text, const char *tooltip, GtkWidget *group)
 {
@@ -54,21 +56,24 @@ static gboolean is_active(GtkWidget *check_button)
     return gtk_check_button_get_active(GTK_CHECK_BUTTON(check_button));
 }
 
-/* The coordinates checked under "chosen here", into l (at most MBS_MATRIX_R_MAX_DOFS; l may be
+static int max_items(const EslRunSettings *self)
+{
+    return self->list ? self->list->max_items : 0;
+}
+
+/* The coordinates checked under "chosen here", into items (at most max_items; items may be
  * NULL); returns how many are checked. */
-static int chosen_dofs(EslRunSettings *self, MbsDofList *l)
+static int chosen_dofs(EslRunSettings *self, MbsDofChoice *items)
 {
     int count = 0;
     for (guint i = 0; i < self->dof_candidates->len; i++) {
         const DofCandidate *c = self->dof_candidates->pdata[i];
         if (!is_active(c->check))
             continue;
-        if (l && count < MBS_MATRIX_R_MAX_DOFS)
-            l->items[count] = c->dof;
+        if (items && count < max_items(self))
+            items[count] = c->dof;
         count++;
     }
-    if (l)
-        l->count = MIN(count, MBS_MATRIX_R_MAX_DOFS);
     return count;
 }
 
@@ -81,9 +86,9 @@ static char *dof_problem(EslRunSettings *self, const MbsFormulationClass *k,
     if (!is_active(self->dof_chosen))
         return NULL;
     int chosen = chosen_dofs(self, NULL), needed = self->model_dofs;
-    if (chosen > MBS_MATRIX_R_MAX_DOFS)
+    if (chosen > max_items(self))
         return g_strdup_printf(_("At most %d independent coordinates can be chosen; %d are."),
-                               MBS_MATRIX_R_MAX_DOFS, chosen);
+                               max_items(self), chosen);
     if (chosen == 0)
         return g_strdup(_("No independent coordinate is chosen."));
     MbsError err = {0};
@@ -107,7 +112,7 @@ static void update_dofs(EslRunSettings *self)
     g_autofree char *count = self->model_dofs >= 0
                                  ? g_strdup_printf(_("%d of %d chosen"), chosen, self->model_dofs)
                                  : g_strdup_printf(_("%d chosen"), chosen);
-    gboolean wrong = chosen == 0 || chosen > MBS_MATRIX_R_MAX_DOFS ||
+    gboolean wrong = chosen == 0 || chosen > max_items(self) ||
                      (self->model_dofs >= 0 && chosen != self->model_dofs);
     g_autofree char *problem = wrong ? dof_problem(self, NULL, NULL) : NULL;
     gtk_label_set_text(GTK_LABEL(self->dof_count), count);
@@ -125,21 +130,22 @@ static gboolean dof_is(const MbsDofChoice *d, const MbsDofChoice *e)
     return e->joint < 0 && e->point == d->point && e->axis == d->axis;
 }
 
-/* No choice (0) means the model file's list for a model with one, else the automatic partition;
- * MBS_MATRIX_R_AUTOMATIC asks for the automatic partition whatever the file lists. */
-static void show_dofs(EslRunSettings *self, const MbsDofList *l)
+/* count items, or MBS_SETTING_LIST_OWN: the model file's list for a model with one, else the
+ * automatic partition; MBS_SETTING_LIST_AUTOMATIC: the automatic partition whatever the file
+ * lists. */
+static void show_dofs(EslRunSettings *self, int count, const MbsDofChoice *items)
 {
     for (guint i = 0; i < self->dof_candidates->len; i++) {
         const DofCandidate *c = self->dof_candidates->pdata[i];
         gboolean chosen = FALSE;
-        for (int k = 0; k < l->count && !chosen; k++)
-            chosen = dof_is(&c->dof, &l->items[k]);
+        for (int k = 0; k < count && !chosen; k++)
+            chosen = dof_is(&c->dof, &items[k]);
         gtk_check_button_set_active(GTK_CHECK_BUTTON(c->check), chosen);
     }
     gboolean listed = gtk_widget_get_sensitive(self->dof_from_model);
-    GtkWidget *mode = l->count > 0                ? self->dof_chosen
-                      : l->count == 0 && listed ? self->dof_from_model
-                                                : self->dof_automatic;
+    GtkWidget *mode = count > 0                                 ? self->dof_chosen
+                      : count == MBS_SETTING_LIST_OWN && listed ? self->dof_from_model
+                                                                : self->dof_automatic;
     gtk_check_button_set_active(GTK_CHECK_BUTTON(mode), TRUE);
     update_dofs(self);
 }
@@ -227,14 +233,12 @@ void esl_run_settings_set_model(EslRunSettings *self, const MbsModel *model)
     update_rows(self);
     /* The same model again (edited in the inspector, or reloaded) keeps the choice. */
     gboolean same = model && g_strcmp0(self->model_name, model->name) == 0;
-    MbsDofList kept = {0};
-    if (same && is_active(self->dof_chosen))
-        chosen_dofs(self, &kept);
+    MbsDofChoice kept[MBS_SETTINGS_LIST_MAX];
+    int nkept = same && is_active(self->dof_chosen) ? MIN(chosen_dofs(self, kept), max_items(self))
+                                                    : 0;
     g_free(self->model_name);
     self->model_name = model ? g_strdup(model->name) : NULL;
-    MbsSettings common;
-    mbs_settings_defaults(&common);
-    self->model_dofs = model ? mbs_matrix_r_degrees_of_freedom(model, &common) : -1;
+    self->model_dofs = model && self->list ? self->list->needed(model) : -1;
     fill_candidates(self, model);
 
     gboolean listed = model && model->ndofs > 0;
@@ -251,7 +255,7 @@ void esl_run_settings_set_model(EslRunSettings *self, const MbsModel *model)
                              : "");
     gtk_label_set_text(GTK_LABEL(self->dof_needed), needed);
     gboolean was_chosen = same && is_active(self->dof_chosen);
-    show_dofs(self, &kept);
+    show_dofs(self, nkept, kept);
     if (was_chosen)
         gtk_check_button_set_active(GTK_CHECK_BUTTON(self->dof_chosen), TRUE);
 }
@@ -262,9 +266,11 @@ gboolean esl_run_settings_check(EslRunSettings *self, GError **error)
     MbsSettings s;
     esl_run_settings_read(self, &s);
     g_autofree char *problem = NULL;
-    MbsSettingRef ref;
-    if (k && mbs_settings_find(k->settings, "dof", &ref) == 0)
-        problem = dof_problem(self, k, &s);
+    for (guint r = 0; k && r < self->rows->len && !problem; r++) {
+        const EslSettingRow *row = self->rows->pdata[r];
+        if (row->klass == k && row->ref.setting->type == MBS_SETTING_LIST)
+            problem = dof_problem(self, k, &s);
+    }
     if (problem)
         g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, problem);
     return problem == NULL;
@@ -304,27 +310,33 @@ gboolean esl_run_settings_set_formulation(EslRunSettings *self, const char *name
 }
 
 /* The value a row shows, into s (which holds the row's formulation's options when it has one);
- * the list (matrix-r's independent coordinates) is the panel's own. */
+ * the list (matrix-r's independent coordinates) is the panel's own, set through its callbacks. */
 static void read_row(EslRunSettings *self, const EslSettingRow *row, MbsSettings *s)
 {
+    const MbsSettingList *list = row->ref.setting->list;
     if (row->ref.setting->type != MBS_SETTING_LIST) {
         esl_setting_row_read(row, s);
         return;
     }
-    MbsDofList *l = mbs_setting_value(s, &row->ref);
-    l->count = 0;
+    MbsDofChoice items[MBS_SETTINGS_LIST_MAX];
+    int count = MBS_SETTING_LIST_OWN;
     if (is_active(self->dof_chosen))
-        chosen_dofs(self, l);
+        count = MIN(chosen_dofs(self, items), list->max_items);
     else if (is_active(self->dof_automatic) && gtk_widget_get_sensitive(self->dof_from_model))
-        l->count = MBS_MATRIX_R_AUTOMATIC; /* not the list the model file has */
+        count = MBS_SETTING_LIST_AUTOMATIC; /* not the list the model file has */
+    list->set_items(mbs_setting_value(s, &row->ref), count, items);
 }
 
 static void show_row(EslRunSettings *self, const EslSettingRow *row, const MbsSettings *s)
 {
-    if (row->ref.setting->type == MBS_SETTING_LIST)
-        show_dofs(self, mbs_setting_value_const(s, &row->ref));
-    else
+    if (row->ref.setting->type == MBS_SETTING_LIST) {
+        MbsDofChoice items[MBS_SETTINGS_LIST_MAX];
+        int count = row->ref.setting->list->get_items(mbs_setting_value_const(s, &row->ref),
+                                                      items);
+        show_dofs(self, count, items);
+    } else {
         esl_setting_row_show(row, s);
+    }
 }
 
 void esl_run_settings_read(EslRunSettings *self, MbsSettings *s)
@@ -487,6 +499,11 @@ static void esl_run_settings_init(EslRunSettings *self)
                              G_CALLBACK(update_rows), self);
     }
 
+    for (guint r = 0; r < self->rows->len; r++) {
+        const EslSettingRow *row = self->rows->pdata[r];
+        if (row->ref.setting->type == MBS_SETTING_LIST)
+            self->list = row->ref.setting->list;
+    }
     g_signal_connect(self->formulation, "notify::selected", G_CALLBACK(on_formulation_selected),
                      self);
     esl_run_settings_set_model(self, NULL);

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "esl-objective-edit.h"
+#include "esl-objective-format.h"
 #include "esl-settings-json.h"
 #include "mbs_expr.h"
 #include "mbs_force.h"

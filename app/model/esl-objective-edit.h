@@ -18,7 +18,8 @@
  *   set-term     objective s; term i; any of the term's keys
  *
  * The term's keys: part s ("integrand", the default, or "final"); quantity s (a name of
- * mbs_quantity_name); its target as the quantity needs (esl_objective_target): body s and
+ * mbs_quantity_name); its target as the quantity needs (esl_objective_target,
+ * esl-objective-format.h): body s and
  * point s, or joint s, or body s; measure s (esl_objective_measures: "squared_norm", the
  * default, or a component); weight d (default 1); reference ad (1 or 3 numbers as the quantity
  * has; empty: none).
@@ -35,30 +36,10 @@
 
 #include <glib.h>
 
+#include "esl-objective-format.h"
 #include "mbs_model.h"
 
 G_BEGIN_DECLS
-
-/* What a quantity reads. */
-typedef enum {
-    ESL_OBJECTIVE_TARGET_POINT, /* body and point: position, displacement, velocity, acceleration */
-    ESL_OBJECTIVE_TARGET_JOINT, /* joint: joint_coordinate, joint_rate */
-    ESL_OBJECTIVE_TARGET_BODY,  /* body: angular_velocity */
-} EslObjectiveTarget;
-
-EslObjectiveTarget esl_objective_target(MbsQuantityKind quantity);
-
-/* "integrand" (final 0) or "final" (1): the lists of a model file's objective. */
-const char *esl_objective_part_name(int final);
-
-/* The measures of a quantity as model files name them, NULL-terminated: "squared_norm", then
- * "x", "y", "z" (vector quantities) or "value" (scalar ones). */
-const char *const *esl_objective_measures(MbsQuantityKind quantity);
-/* The measure named name of quantity; FALSE when the quantity has none of that name. */
-gboolean esl_objective_measure_parse(MbsQuantityKind quantity, const char *name,
-                                     MbsMeasure *measure, int *component);
-/* The name of a term's measure. */
-const char *esl_objective_measure_name(const MbsObjectiveTerm *term);
 
 /* Whether a joint quantity of compiled model m can read joint j in every formulation: a
  * revolute or prismatic joint of the spanning tree (relative coordinates hold no coordinate of

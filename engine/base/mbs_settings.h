@@ -46,7 +46,20 @@ typedef struct {
      * value; 0, or -1 with err. */
     int (*add_item)(const MbsModel *m, const char *text, void *value, MbsError *err);
     const char *item_syntax; /* for --help: e.g. "JOINT[:COORD]|BODY:POINT:x|y|z|auto" */
+    /* For an editor of the value (the run panel), which offers the model's coordinates as
+     * items: an explicit list holds at most max_items; get_items gives the value's state,
+     * MBS_SETTING_LIST_OWN, MBS_SETTING_LIST_AUTOMATIC or the count of its items (copied into
+     * items, max_items of room), and set_items sets it back the same way; needed gives how many
+     * items model m needs (-1: unknown, e.g. it does not assemble). */
+    int max_items;
+    int (*get_items)(const void *value, MbsDofChoice *items);
+    void (*set_items)(void *value, int count, const MbsDofChoice *items);
+    int (*needed)(const MbsModel *m);
 } MbsSettingList;
+
+#define MBS_SETTINGS_LIST_MAX 64        /* the most max_items of any list setting */
+#define MBS_SETTING_LIST_OWN 0          /* the model's own list (the default) */
+#define MBS_SETTING_LIST_AUTOMATIC (-1) /* chosen automatically, whatever the model lists */
 
 typedef struct MbsSettingTable MbsSettingTable;
 

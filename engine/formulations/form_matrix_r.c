@@ -1549,11 +1549,41 @@ static int dofs_add_item(const MbsModel *m, const char *text, void *value, MbsEr
     return 0;
 }
 
+_Static_assert(MBS_MATRIX_R_MAX_DOFS <= MBS_SETTINGS_LIST_MAX, "an editor's room for the list");
+
+static int dofs_get_items(const void *value, MbsDofChoice *items)
+{
+    const MbsDofList *l = value;
+    for (int i = 0; i < l->count && i < MBS_MATRIX_R_MAX_DOFS; ++i)
+        items[i] = l->items[i];
+    return l->count;
+}
+
+static void dofs_set_items(void *value, int count, const MbsDofChoice *items)
+{
+    MbsDofList *l = value;
+    l->count = count < MBS_MATRIX_R_MAX_DOFS ? count : MBS_MATRIX_R_MAX_DOFS;
+    for (int i = 0; i < l->count; ++i)
+        l->items[i] = items[i];
+}
+
+/* The model's degrees of freedom at the default assembly tolerance. */
+static int dofs_needed(const MbsModel *m)
+{
+    MbsSettings common;
+    mbs_settings_defaults(&common);
+    return mbs_matrix_r_degrees_of_freedom(m, &common);
+}
+
 static const MbsSettingList dofs_list = {
     .to_json = dofs_to_json,
     .from_json = dofs_from_json,
     .add_item = dofs_add_item,
     .item_syntax = "JOINT[:COORD], BODY:POINT:x|y|z or auto",
+    .max_items = MBS_MATRIX_R_MAX_DOFS,
+    .get_items = dofs_get_items,
+    .set_items = dofs_set_items,
+    .needed = dofs_needed,
 };
 
 static int trapezoidal(const MbsModel *m, const void *options)

@@ -9,7 +9,7 @@
 #include "mbs_kinematics.h"
 
 #define MBS_MATRIX_R_MAX_DOFS 16
-#define MBS_MATRIX_R_AUTOMATIC (-1) /* MbsDofList.count: the automatic partition */
+#define MBS_MATRIX_R_AUTOMATIC MBS_SETTING_LIST_AUTOMATIC /* MbsDofList.count: automatic */
 
 /* The independent coordinates chosen for a run (matrix-r's setting "dof"). count 0: the
  * model's list (MbsModel.dofs) when it has one, else the automatic partition;

@@ -3,7 +3,9 @@
 #ifndef MBS_ASSEMBLY_H
 #define MBS_ASSEMBLY_H
 
-#include "mbs_formulation.h"
+#include "mbs_error.h"
+#include "mbs_model.h"
+#include "mbs_settings.h"
 
 /* Pose and velocity of one body: x = R x_drawn + p; v_com velocity of the centre of mass. */
 typedef struct {

@@ -5,8 +5,8 @@
  *   fd       central differences of whole simulations, psi(rho + d) - psi(rho - d) / 2d, one
  *            pair of runs per parameter, in parallel over the runs (OpenMP threads; the model
  *            is immutable and every run has its own formulation object). Any formulation.
- *   direct   the formulation's tangent linear model stepped along the run (registry below).
- *   adjoint  a forward run and a backward sweep of the adjoint equations (registry below).
+ *   direct   the formulation's tangent linear model stepped along the run.
+ *   adjoint  a forward run and a backward sweep of the adjoint equations.
  * A method a formulation does not have is refused with a message saying what it has.
  *
  * Runs for sensitivities never cut their step (max_halvings 0): the derivative of a run is that
@@ -111,7 +111,7 @@ int mbs_sensitivity_check(const char *formulation, MbsSensitivityMethod method,
 int mbs_sensitivity_compute(const MbsSensitivityProblem *p, MbsSensitivityMethod method,
                             MbsSensitivityResult *r, MbsError *err);
 
-/* The implementations (registry in mbs_sensitivity.c). */
-int mbs_sensitivity_fd(const MbsSensitivityProblem *p, MbsSensitivityResult *r, MbsError *err);
+/* The methods: MbsSensitivityMethodClass (mbs_sensitivity_method.h), one file each
+ * (sens_fd.c, sens_penalty.c, sens_ali3p.c, sens_matrix_r.c), registry in mbs_sensitivity.c. */
 
 #endif

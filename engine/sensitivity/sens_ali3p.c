@@ -36,14 +36,11 @@
 #include "mbs_linalg.h"
 #include "mbs_natural.h"
 #include "mbs_tangent.h"
+#include "mbs_sensitivity_method.h"
 #include "sens_direct.h"
 
-int mbs_ali3p_direct_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
-                                 MbsError *err);
-int mbs_ali3p_sensitivity_check(const MbsSettings *s, MbsError *err);
-
 /* What the direct method refuses before it starts: projection 'mdk' (registry's check). */
-int mbs_ali3p_sensitivity_check(const MbsSettings *s, MbsError *err)
+static int direct_check(const MbsSettings *s, MbsError *err)
 {
     const Ali3pOptions *o = mbs_ali3p_options(s);
     if (o && o->projection == PROJECTION_MDK)
@@ -399,7 +396,7 @@ static int read_settings(Ali3pDirect *D, const MbsFormulation *f, MbsError *err)
     D->gamma = o->newmark_gamma;
     D->tolerance = o->newton.tolerance;
     int it = o->newton.max_iterations;
-    if (mbs_ali3p_sensitivity_check(s, err))
+    if (direct_check(s, err))
         return MBS_FATAL;
     /* the linear iterations converge at the scheme's rate; a few more than its Newton's */
     D->max_iterations = it > 50 ? it : 50;
@@ -649,8 +646,8 @@ static int step(void *method, SensDirect *S, const MbsFormulation *f, MbsError *
     return 0;
 }
 
-int mbs_ali3p_direct_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
-                                 MbsError *err)
+static int direct_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
+                              MbsError *err)
 {
     Ali3pDirect *D = calloc(1, sizeof *D);
     if (!D)
@@ -665,3 +662,11 @@ int mbs_ali3p_direct_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityR
     free(D);
     return status ? MBS_FATAL : 0;
 }
+
+const MbsSensitivityMethodClass mbs_sens_ali3p_direct = {
+    .formulation = "ali3p",
+    .method = MBS_SENSITIVITY_DIRECT,
+    .run = direct_sensitivity,
+    .check = direct_check,
+    .has_state_history = 1, /* stepped by sens_direct.c */
+};

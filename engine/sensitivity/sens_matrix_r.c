@@ -32,7 +32,7 @@
 #include "mbs_linalg.h"
 #include "mbs_objective.h"
 #include "mbs_run.h"
-#include "mbs_sensitivity.h"
+#include "mbs_sensitivity_method.h"
 #include "mbs_tangent.h"
 #include "mbs_topology.h"
 #include "sens_direct.h"
@@ -1020,14 +1020,32 @@ static int registry_sensitivity(const MbsSensitivityProblem *p, MbsSensMethod me
     return 0;
 }
 
-int mbs_matrix_r_direct_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
-                                    MbsError *err)
+static int direct_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
+                              MbsError *err)
 {
     return registry_sensitivity(p, MBS_SENS_DIRECT, r, err);
 }
 
-int mbs_matrix_r_adjoint_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
-                                     MbsError *err)
+static int adjoint_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
+                               MbsError *err)
 {
     return registry_sensitivity(p, MBS_SENS_ADJOINT, r, err);
 }
+
+const MbsSensitivityMethodClass mbs_sens_matrix_r_direct = {
+    .formulation = "matrix-r",
+    .method = MBS_SENSITIVITY_DIRECT,
+    .run = direct_sensitivity,
+    .check = mbs_matrix_r_sensitivity_check,
+    .settings = &mbs_matrix_r_sens_settings,
+    /* its independent sensitivities mapped to every coordinate (history_sample) */
+    .has_state_history = 1,
+};
+
+const MbsSensitivityMethodClass mbs_sens_matrix_r_adjoint = {
+    .formulation = "matrix-r",
+    .method = MBS_SENSITIVITY_ADJOINT,
+    .run = adjoint_sensitivity,
+    .check = mbs_matrix_r_sensitivity_check,
+    .settings = &mbs_matrix_r_sens_settings,
+};

@@ -57,13 +57,10 @@
 #include "mbs_dynamics_derivatives.h"
 #include "mbs_linalg.h"
 #include "mbs_run.h"
-#include "mbs_sensitivity.h"
+#include "mbs_sensitivity_method.h"
 #include "mbs_tangent.h"
 #include "mbs_topology.h"
 #include "sens_direct.h"
-
-int mbs_penalty_direct_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
-                                   MbsError *err);
 
 typedef struct Direct Direct;
 
@@ -642,8 +639,8 @@ static int step(void *method, SensDirect *S, const MbsFormulation *f, MbsError *
     return 0;
 }
 
-int mbs_penalty_direct_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
-                                   MbsError *err)
+static int direct_sensitivity(const MbsSensitivityProblem *p, MbsSensitivityResult *r,
+                              MbsError *err)
 {
     Direct *D = calloc(1, sizeof *D);
     if (!D)
@@ -658,3 +655,10 @@ int mbs_penalty_direct_sensitivity(const MbsSensitivityProblem *p, MbsSensitivit
     free(D);
     return status ? MBS_FATAL : 0;
 }
+
+const MbsSensitivityMethodClass mbs_sens_penalty_direct = {
+    .formulation = "penalty",
+    .method = MBS_SENSITIVITY_DIRECT,
+    .run = direct_sensitivity,
+    .has_state_history = 1, /* stepped by sens_direct.c */
+};

@@ -412,7 +412,7 @@ int main(void)
          * its spring_table springs agrees: direct vs fd 8.5e-8, analytical vs nd-central
          * 7.2e-11 (measured with the stops removed, issue 24). */
         if (strcmp(file, "hmmwv.json") == 0) {
-            printf("# %s skipped: its bump stops make contact while it settles (events)\n", file);
+            tap_skip("%s: its bump stops make contact while it settles (events)", file);
             continue;
         }
         /* The buggy's step comes at 2 s: over this test's 0.5 s nothing moves (psi ~1e-18, its
@@ -437,7 +437,7 @@ int main(void)
             continue;
         }
         if (g_str_has_prefix(file, "buggy-")) {
-            printf("# %s skipped: see tests/cli/test_sens_buggy.py\n", file);
+            tap_skip("%s: checked by tests/cli/test_sens_buggy.py", file);
             continue;
         }
         check_model(dir, file);

@@ -12,6 +12,7 @@ def ok(cond, what):
     global count, failed
     count += 1
     failed += not cond
+    what = " ".join(str(what).split())  # one TAP line whatever the messages hold
     print(("ok" if cond else "not ok") + f" {count} - {what}", flush=True)
     return cond
 

@@ -7,11 +7,8 @@ pruned by the probe were less accurate than asked there. Prints TAP."""
 import csv, json, math, os, subprocess, tempfile
 
 from cli_tap import cli, done, env, models
-from cli_tap import ok as tap_ok
+from cli_tap import ok
 
-
-def ok(cond, what):
-    return tap_ok(cond, " ".join(what.split()))
 
 
 cli = os.path.abspath(cli)

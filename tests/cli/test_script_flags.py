@@ -3,21 +3,12 @@
 sensitivities choose the trapezoidal rule themselves and say so; --threads is accepted by every
 formulation (a note where it changes nothing); a misspelt flag, a value that is not a number and
 a numerical setting of another formulation are still refused. Prints TAP."""
-import json, os, subprocess, sys
+import json, os, subprocess
 
-cli, source = sys.argv[1], sys.argv[2]
-models = os.path.join(source, "models")
+from cli_tap import cli, done, models, ok
+
 five_bar = os.path.join(models, "five-bar.json")
 pendulum = os.path.join(models, "double-pendulum.json")
-count = failed = 0
-
-
-def ok(cond, what):
-    global count, failed
-    count += 1
-    failed += not cond
-    print(("ok" if cond else "not ok") + f" {count} - {what}", flush=True)
-    return cond
 
 
 def cli_run(*args):
@@ -53,5 +44,4 @@ r = cli_run("run", pendulum, "--formulation", "penalty", "--integrator", "rk4", 
 ok(r.returncode == 2 and "not a setting of penalty" in r.stderr,
    "a numerical setting of another formulation is refused: " + r.stderr.strip())
 
-print(f"1..{count}")
-sys.exit(1 if failed else 0)
+done()

@@ -9,11 +9,8 @@ Bounded in time: every wait has a deadline. Prints TAP."""
 import atexit, json, os, shutil, signal, socket, sqlite3, subprocess, sys, tempfile, time
 
 from cli_tap import cli, done, env, models
-from cli_tap import ok as tap_ok
+from cli_tap import ok
 
-
-def ok(cond, what):
-    return tap_ok(cond, " ".join(what.split()))  # one TAP line whatever the messages hold
 
 
 cli = os.path.abspath(cli)

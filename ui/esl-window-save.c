@@ -10,20 +10,20 @@
  * under a new name. */
 gboolean esl_window_model_saved_in_place(EslWindow *self)
 {
-    return self->model_path && g_path_is_absolute(self->model_path) &&
-           !g_str_has_prefix(self->model_path, esl_models_dir()) &&
-           g_file_test(self->model_path, G_FILE_TEST_IS_REGULAR);
+    return esl_model_document_get_path(self->document) && g_path_is_absolute(esl_model_document_get_path(self->document)) &&
+           !g_str_has_prefix(esl_model_document_get_path(self->document), esl_models_dir()) &&
+           g_file_test(esl_model_document_get_path(self->document), G_FILE_TEST_IS_REGULAR);
 }
 
 /* The file's name once the model has one of the user's ("my-four-bar.json"), else the name
  * inside the model (a bundled model's "Spatial four-bar", a new one's "untitled"). */
 char *esl_window_model_display_name(EslWindow *self)
 {
-    if (!self->model)
+    if (!esl_window_model(self))
         return g_strdup("Eslabón");
     if (esl_window_model_saved_in_place(self))
-        return g_path_get_basename(self->model_path);
-    return g_strdup(self->model->name);
+        return g_path_get_basename(esl_model_document_get_path(self->document));
+    return g_strdup(esl_window_model(self)->name);
 }
 
 static void action_save_model_file(GtkWidget *widget, const char *name, GVariant *parameter)
@@ -31,10 +31,10 @@ static void action_save_model_file(GtkWidget *widget, const char *name, GVariant
     (void)name;
     (void)parameter;
     EslWindow *self = ESL_WINDOW(widget);
-    if (!self->model)
+    if (!esl_window_model(self))
         return;
     if (esl_window_model_saved_in_place(self))
-        esl_window_save_model_path(self, self->model_path);
+        esl_window_save_model_path(self, esl_model_document_get_path(self->document));
     else
         gtk_widget_activate_action(widget, "win.save-model", NULL); /* Save As: asks a name */
 }

@@ -34,21 +34,12 @@ void esl_window_show_status(EslWindow *self, gboolean is_error, const char *form
         gtk_widget_remove_css_class(self->status_label, "error");
 }
 
-static char *resolve_model(const char *arg)
-{
-    if (g_file_test(arg, G_FILE_TEST_EXISTS) || strchr(arg, G_DIR_SEPARATOR))
-        return g_strdup(arg);
-    g_autofree char *file =
-        g_str_has_suffix(arg, ".json") ? g_strdup(arg) : g_strconcat(arg, ".json", NULL);
-    return g_build_filename(esl_models_dir(), file, NULL);
-}
-
 /* ---- titles ------------------------------------------------------------------------------- */
 
 void esl_window_update_titles(EslWindow *self)
 {
     g_autofree char *file = esl_window_model_display_name(self);
-    g_autofree char *name = self->model && self->model_modified
+    g_autofree char *name = esl_model_document_is_modified(self->document)
                                 ? g_strdup_printf(_("%s (modified)"), file)
                                 : g_strdup(file);
     gtk_label_set_text(GTK_LABEL(self->title_label), name);
@@ -67,7 +58,7 @@ void esl_window_update_titles(EslWindow *self)
         : self->project_path ? g_strdup_printf(_("Project: %s"), self->project_path)
                              : g_strdup(_("No project open."));
     gtk_label_set_text(GTK_LABEL(self->project_label), where);
-    g_autofree char *title = self->model ? g_strdup_printf("%s — Eslabón", name)
+    g_autofree char *title = esl_window_model(self) ? g_strdup_printf("%s — Eslabón", name)
                                          : g_strdup("Eslabón");
     gtk_window_set_title(GTK_WINDOW(self), title);
 }
@@ -97,13 +88,13 @@ void esl_window_update_trail(EslWindow *self, int upto)
 {
     EslViewport *viewport = ESL_VIEWPORT(self->viewport);
     int b = self->selected_body;
-    if (b < 0 || !self->model || b >= self->model->nbodies || self->model->bodies[b].is_ground ||
+    if (b < 0 || !esl_window_model(self) || b >= esl_window_model(self)->nbodies || esl_window_model(self)->bodies[b].is_ground ||
         !self->history || !self->history_matches_model || upto < 1 ||
         upto >= (int)self->history->len) {
         esl_viewport_set_trail(viewport, NULL, 0, -1);
         return;
     }
-    const double *com = self->model->bodies[b].com;
+    const double *com = esl_window_model(self)->bodies[b].com;
     int stride = MAX(1, (upto + 1) / 400);
     g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(float));
     for (int i = 0;; i += stride) {
@@ -238,50 +229,31 @@ static char *edited_json(EslWindow *self, const char *path, double value, GError
                     _("Stop the running simulation before editing the model."));
         return NULL;
     }
-    if (!self->model_json) {
+    if (!esl_window_json(self)) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("no model is open"));
         return NULL;
     }
-    return esl_model_edit_set_number(self->model_json, path, value, error);
+    return esl_model_edit_set_number(esl_window_json(self), path, value, error);
 }
 
-/* A number the loader refuses (a negative mass) is refused, with the loader's message; a model
- * under construction (not yet connected, or already failing its check) takes any number: the
- * check says what is missing. The assembly and the rank are computed on a worker
- * (esl-window-assemble.c). */
-static gboolean edit_refused(const char *json, const char *origin, gboolean had_check_error,
-                             GError **error)
-{
-    g_autoptr(GError) load_error = NULL;
-    MbsModel *loaded = esl_model_load_string(json, origin, NULL, 0, &load_error);
-    gboolean loads = loaded != NULL;
-    mbs_model_free(loaded);
-    if (loads || had_check_error ||
-        g_error_matches(load_error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_TOPOLOGY))
-        return FALSE;
-    g_propagate_error(error, g_steal_pointer(&load_error));
-    return TRUE;
-}
-
+/* The document validates an edit (app/esl-model-document.h); the assembly and the rank are
+ * computed on a worker (esl-window-assemble.c). */
 gboolean esl_window_edit_model(EslWindow *self, const char *path, double value, GError **error)
 {
     g_autofree char *label = g_strdup_printf(_("set %s"), path);
     g_autofree char *json = edited_json(self, path, value, error);
-    g_autofree char *origin = json ? g_path_get_basename(self->model_path) : NULL;
-    if (!json || edit_refused(json, origin, self->check_error != NULL, error))
+    if (!json || !esl_model_document_validate(self->document, json, error))
         return FALSE;
     esl_window_commit_edit(self, g_steal_pointer(&json), label);
     return TRUE;
 }
 
-/* An inspector edit whose text is loaded on a worker before it is committed (loading the
- * 225-body lattice takes 20-50 ms: not on the UI thread). */
+/* An inspector edit whose text is validated on a worker before it is committed. */
 typedef struct {
     EslWindow *window;
     char *base_json; /* the model's text when the edit was entered: a later edit wins */
-    char *json, *origin, *path, *label;
+    char *json, *path, *label;
     double value;
-    gboolean had_check_error;
 } FieldEdit;
 
 static void field_edit_free(FieldEdit *e)
@@ -289,34 +261,21 @@ static void field_edit_free(FieldEdit *e)
     g_object_unref(e->window);
     g_free(e->base_json);
     g_free(e->json);
-    g_free(e->origin);
     g_free(e->path);
     g_free(e->label);
     g_free(e);
 }
-
-static void field_edit_load(GTask *task, gpointer source, gpointer data, GCancellable *cancel)
-{
-    (void)source;
-    (void)cancel;
-    FieldEdit *e = data;
-    GError *error = NULL;
-    if (edit_refused(e->json, e->origin, e->had_check_error, &error))
-        g_task_return_error(task, error);
-    else
-        g_task_return_boolean(task, TRUE);
-}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(FieldEdit, field_edit_free)
 
 static void field_edit_loaded(GObject *source, GAsyncResult *result, gpointer data)
 {
     (void)source;
-    (void)data;
-    FieldEdit *e = g_task_get_task_data(G_TASK(result));
-    EslWindow *self = e->window;
     g_autoptr(GError) error = NULL;
-    gboolean accepted = g_task_propagate_boolean(G_TASK(result), &error);
+    gboolean accepted = esl_model_document_validate_finish(result, &error);
+    g_autoptr(FieldEdit) e = data;
+    EslWindow *self = e->window;
     if (gtk_widget_in_destruction(GTK_WIDGET(self)) || !self->model_panel || self->controller ||
-        g_strcmp0(self->model_json, e->base_json) != 0)
+        g_strcmp0(esl_window_json(self), e->base_json) != 0)
         return; /* closed, a run started or another edit came first: this one is dropped */
     if (!accepted) {
         esl_model_panel_show_field_error(ESL_MODEL_PANEL(self->model_panel), e->path,
@@ -331,8 +290,8 @@ static void field_edit_loaded(GObject *source, GAsyncResult *result, gpointer da
                            e->label, e->value, klass ? klass->name : "penalty");
 }
 
-/* A number entered in the inspector: refused at once when it cannot be written, else loaded on
- * a worker (field_edit_loaded commits it or shows the loader's message under the field). */
+/* A number entered in the inspector: refused at once when it cannot be written, else validated
+ * on a worker (field_edit_loaded commits it or shows the loader's message under the field). */
 static gboolean on_edit_field(EslModelPanel *panel, const char *path, const char *label,
                               double value, GError **error, EslWindow *self)
 {
@@ -342,17 +301,12 @@ static gboolean on_edit_field(EslModelPanel *panel, const char *path, const char
         return FALSE;
     FieldEdit *e = g_new0(FieldEdit, 1);
     e->window = g_object_ref(self);
-    e->base_json = g_strdup(self->model_json);
+    e->base_json = g_strdup(esl_window_json(self));
     e->json = json;
-    e->origin = g_path_get_basename(self->model_path);
     e->path = g_strdup(path);
     e->label = g_strdup(label);
     e->value = value;
-    e->had_check_error = self->check_error != NULL;
-    GTask *task = g_task_new(NULL, NULL, field_edit_loaded, NULL);
-    g_task_set_task_data(task, e, (GDestroyNotify)field_edit_free);
-    g_task_run_in_thread(task, field_edit_load);
-    g_object_unref(task);
+    esl_model_document_validate_async(self->document, json, field_edit_loaded, e);
     return TRUE;
 }
 
@@ -529,14 +483,10 @@ gboolean esl_window_load_model(EslWindow *self, const char *path_or_name, GError
                     _("Stop the running simulation before opening another model."));
         return FALSE;
     }
-    char *path = resolve_model(path_or_name);
-    MbsModel *model = esl_model_load_file(path, NULL, 0, error);
-    char *json = NULL;
-    if (!model || !g_file_get_contents(path, &json, NULL, error)) {
-        mbs_model_free(model);
-        g_free(path);
+    MbsModel *model;
+    char *json, *path;
+    if (!esl_model_document_read_file(path_or_name, &model, &json, &path, error))
         return FALSE;
-    }
     esl_window_install_model(self, model, json, path);
     return TRUE;
 }
@@ -546,13 +496,7 @@ void esl_window_install_model(EslWindow *self, MbsModel *model, char *json, char
 {
     esl_viewport_set_model(ESL_VIEWPORT(self->viewport), NULL);
     esl_window_set_history(self, NULL, FALSE);
-    mbs_model_free(self->model);
-    self->model = model;
-    g_free(self->model_path);
-    self->model_path = path;
-    g_free(self->model_json);
-    self->model_json = json;
-    self->model_modified = FALSE;
+    esl_model_document_open(self->document, model, json, path);
     self->edits_discarded = FALSE;
     esl_run_settings_set_model(ESL_RUN_SETTINGS(self->run_settings), model);
     esl_viewport_set_model(ESL_VIEWPORT(self->viewport), model);
@@ -597,8 +541,8 @@ static void on_unsaved_response(GtkDialog *dialog, int response, EslWindow *self
         then(self, path);
     } else if (response == GTK_RESPONSE_ACCEPT && esl_window_model_saved_in_place(self)) {
         g_autoptr(GError) error = NULL;
-        if (g_file_set_contents(self->model_path, self->model_json, -1, &error)) {
-            self->model_modified = FALSE;
+        g_autofree char *file = g_strdup(esl_model_document_get_path(self->document));
+        if (esl_model_document_save(self->document, file, &error)) {
             esl_window_update_titles(self);
             then(self, path);
         } else {
@@ -611,7 +555,7 @@ static void on_unsaved_response(GtkDialog *dialog, int response, EslWindow *self
 
 void esl_window_ask_unsaved(EslWindow *self, EslWindowThen then, const char *path)
 {
-    if (!self->model || !self->model_modified || self->edits_discarded) {
+    if (!esl_model_document_is_modified(self->document) || self->edits_discarded) {
         then(self, path);
         return;
     }
@@ -662,7 +606,7 @@ static void on_stack_page_changed(GtkStack *stack, GParamSpec *pspec, EslWindow 
     if (!self->back_button)
         return;
     gtk_widget_set_visible(self->back_button,
-                           self->model && g_strcmp0(gtk_stack_get_visible_child_name(stack),
+                           esl_window_model(self) && g_strcmp0(gtk_stack_get_visible_child_name(stack),
                                                     "start") == 0);
 }
 
@@ -711,9 +655,7 @@ static void esl_window_finalize(GObject *object)
         g_ptr_array_unref(self->history);
     if (self->compared)
         g_ptr_array_unref(self->compared);
-    mbs_model_free(self->model);
-    g_free(self->model_path);
-    g_free(self->model_json);
+    g_clear_object(&self->document);
     G_OBJECT_CLASS(esl_window_parent_class)->finalize(object);
 }
 
@@ -728,7 +670,7 @@ static gboolean esl_window_close_request(GtkWindow *window)
     EslWindow *self = ESL_WINDOW(window);
     if (esl_window_ask_close(self))
         return TRUE;
-    if (self->model_modified && !self->edits_discarded) {
+    if (esl_model_document_is_modified(self->document) && !self->edits_discarded) {
         esl_window_ask_unsaved(self, destroy_now, NULL);
         return TRUE;
     }
@@ -800,6 +742,7 @@ static void esl_window_class_init(EslWindowClass *klass)
 
 static void esl_window_init(EslWindow *self)
 {
+    self->document = esl_model_document_new();
     gtk_widget_init_template(GTK_WIDGET(self));
     self->model_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     self->selected_body = -1;

@@ -11,7 +11,6 @@
 #include "esl-model-editor.h"
 #include "esl-model-file.h"
 #include "esl-objective-editor.h"
-#include "esl-optimize-dialog.h"
 #include "esl-recent.h"
 
 /* ---- the check -------------------------------------------------------------------------------- */
@@ -314,7 +313,7 @@ static void action_save_model_to(GtkWidget *widget, const char *name, GVariant *
 /* A dialog's Apply (the objective editor's, the optimiser's): its text is the model's after one
  * edit named label (undoable), checked on a worker as every edit. Refused while a run goes on,
  * or when the model changed since the dialog read it (its edit would undo the change). */
-static gboolean commit_from_dialog(EslWindow *self, const char *base_json, const char *json,
+gboolean esl_window_commit_from_dialog(EslWindow *self, const char *base_json, const char *json,
                                    const char *label, GError **error)
 {
     if (esl_window_is_running(self)) {
@@ -337,19 +336,7 @@ static gboolean on_objectives_apply(EslObjectiveEditor *editor, const char *base
                                     const char *json, GError **error, EslWindow *self)
 {
     (void)editor;
-    return commit_from_dialog(self, base_json, json, _("objectives"), error);
-}
-
-/* The optimiser's Apply to Model: the parameters it varied at its best point. */
-static gboolean on_optimum_apply(EslOptimizeDialog *dialog, const char *base_json,
-                                 const char *json, GError **error, EslWindow *self)
-{
-    const char *const *varied;
-    int n;
-    esl_optimize_dialog_get_result(dialog, &varied, &n);
-    g_autofree char *names = g_strjoinv(", ", (char **)varied);
-    g_autofree char *label = g_strdup_printf(_("optimised %s"), names);
-    return commit_from_dialog(self, base_json, json, label, error);
+    return esl_window_commit_from_dialog(self, base_json, json, _("objectives"), error);
 }
 
 static void action_edit_objectives(GtkWidget *widget, const char *name, GVariant *parameter)
@@ -373,86 +360,6 @@ static void action_edit_objectives(GtkWidget *widget, const char *name, GVariant
     gtk_window_present(GTK_WINDOW(self->objective_editor));
 }
 
-/* An optimisation ended: it is listed with the runs. */
-static void on_optimization_finished(EslOptimizeDialog *dialog, int status, EslWindow *self)
-{
-    (void)dialog, (void)status;
-    esl_window_fill_runs(self);
-}
-
-EslOptimizeDialog *esl_window_present_optimizer(EslWindow *self)
-{
-    if (!esl_window_json(self)) {
-        esl_window_show_status(self, TRUE, _("Open a model or start a new one (Project ▸ New "
-                                             "Model) first."));
-        return NULL;
-    }
-    const MbsFormulationClass *klass =
-        esl_run_settings_get_formulation(ESL_RUN_SETTINGS(self->run_settings));
-    g_autoptr(GError) error = NULL;
-    if (!klass) {
-        esl_window_show_status(self, TRUE, _("No formulation is available in this build."));
-        return NULL;
-    }
-    if (!esl_window_ensure_project(self, &error)) {
-        esl_window_show_status(self, TRUE, _("No project to store the optimisation in: %s"),
-                               error->message);
-        return NULL;
-    }
-    if (!self->optimize_dialog) {
-        EslOptimizeDialog *dialog = esl_optimize_dialog_new(GTK_WINDOW(self));
-        self->optimize_dialog = GTK_WIDGET(dialog);
-        g_object_add_weak_pointer(G_OBJECT(dialog), (gpointer *)&self->optimize_dialog);
-        g_signal_connect(dialog, "apply", G_CALLBACK(on_optimum_apply), self);
-        g_signal_connect(dialog, "finished", G_CALLBACK(on_optimization_finished), self);
-    }
-    EslOptimizeDialog *dialog = ESL_OPTIMIZE_DIALOG(self->optimize_dialog);
-    /* the sensitivity chooser's method options go with the run panel's settings */
-    MbsSettings settings, options;
-    esl_window_read_settings(self, &settings);
-    gboolean has_options = esl_sensitivity_chooser_get_options(
-                               esl_run_settings_get_sensitivity(
-                                   ESL_RUN_SETTINGS(self->run_settings)),
-                               &options) != NULL;
-    if (!esl_optimize_dialog_is_running(dialog)) /* a running one keeps its project and model */
-        esl_optimize_dialog_set_project(dialog, self->project_path,
-                                        esl_window_model(self) ? esl_window_stored_model_id(self) : 0);
-    esl_optimize_dialog_set_model(dialog, esl_window_json(self), esl_model_document_get_origin(self->document), klass->name,
-                                  &settings, has_options ? &options : NULL);
-    esl_window_offer_selected_optimization(self, dialog);
-    gtk_window_present(GTK_WINDOW(dialog));
-    return dialog;
-}
-
-static void action_optimize(GtkWidget *widget, const char *name, GVariant *parameter)
-{
-    (void)name;
-    (void)parameter;
-    esl_window_present_optimizer(ESL_WINDOW(widget));
-}
-
-/* ---- public -------------------------------------------------------------------------------------- */
-
-const char *esl_window_get_model_json(EslWindow *self)
-{
-    return esl_window_json(self);
-}
-
-gboolean esl_window_is_checking(EslWindow *self)
-{
-    return esl_model_document_is_checking(self->document);
-}
-
-const char *esl_window_get_check_error(EslWindow *self)
-{
-    return esl_model_document_get_check_error(self->document);
-}
-
-void esl_window_get_mobility(EslWindow *self, int *dof, int *redundant)
-{
-    esl_model_document_get_mobility(self->document, dof, redundant);
-}
-
 void esl_window_class_install_assemble_actions(GtkWidgetClass *widget_class)
 {
     for (size_t i = 0; i < G_N_ELEMENTS(edit_actions); i++)
@@ -466,5 +373,4 @@ void esl_window_class_install_assemble_actions(GtkWidgetClass *widget_class)
     gtk_widget_class_install_action(widget_class, "win.save-model-to", "s", action_save_model_to);
     gtk_widget_class_install_action(widget_class, "win.edit-objectives", NULL,
                                     action_edit_objectives);
-    gtk_widget_class_install_action(widget_class, "win.optimize", NULL, action_optimize);
 }

@@ -3,7 +3,7 @@
 #ifndef ESL_WINDOW_PRIVATE_H
 #define ESL_WINDOW_PRIVATE_H
 
-#include "esl-window.h"
+#include "esl-window-testing.h"
 
 #include "esl-frame-meter.h"
 #include "esl-model-build.h"
@@ -94,6 +94,10 @@ int esl_window_history_index_at(EslWindow *self, double t);
 void esl_window_update_trail(EslWindow *self, int upto);
 /* Frame the whole motion of the history. */
 void esl_window_fit_history(EslWindow *self);
+/* esl-window-project.c */
+void esl_window_class_bind_project_callbacks(GtkWidgetClass *widget_class);
+/* Close the project (a temporary one is deleted). */
+void esl_window_close_project(EslWindow *self);
 /* Open a temporary project when none is open. */
 gboolean esl_window_ensure_project(EslWindow *self, GError **error);
 void esl_window_fill_runs(EslWindow *self);
@@ -191,15 +195,16 @@ void esl_window_begin_edits(EslWindow *self);
 void esl_window_commit_edit(EslWindow *self, char *json, const char *label);
 /* Cancel the check under way and forget the history (the window goes away). */
 void esl_window_end_edits(EslWindow *self);
-/* The Optimise dialog over the window's model, with the run panel's formulation and settings,
+/* A dialog's Apply (the objective editor's, the optimiser's): json is the model's text after
+ * one edit named label (undoable), checked on a worker; refused while a run goes on or when the
+ * model changed since the dialog read it (base_json). */
+gboolean esl_window_commit_from_dialog(EslWindow *self, const char *base_json, const char *json,
+                                       const char *label, GError **error);
+/* esl-window-optimize.c: win.optimize. The Optimise dialog over the window's model, with the run panel's formulation and settings,
  * storing in the window's project (made when none is open), presented; NULL with the reason on
  * the status line when there is no model or no project. */
 EslOptimizeDialog *esl_window_present_optimizer(EslWindow *self);
-/* esl-window-run.c: the stored optimisation selected in the run list (one run selected) shown
- * in the dialog with its choices, evaluations and result, unless the dialog shows it already
- * or has one running. */
-void esl_window_offer_selected_optimization(EslWindow *self, EslOptimizeDialog *dialog);
-
+void esl_window_class_install_optimize_actions(GtkWidgetClass *widget_class);
 G_END_DECLS
 
 #endif

@@ -594,7 +594,7 @@ static char *show_stored_method(EslWindow *self, const char *formulation,
 
 /* A stored optimisation: the run panel shows its formulation and settings, the plot board its
  * evaluations, the status line how it ended (note: what loading its model said, or NULL); the
- * Optimise dialog shows it with its choices when it opens (esl_window_offer_selected_optimization)
+ * Optimise dialog shows it with its choices when it opens (esl-window-optimize.c)
  * or, open already, at once. */
 static void show_stored_optimization(EslWindow *self, const EslRunInfo *info, const char *note)
 {
@@ -623,26 +623,6 @@ static void show_stored_optimization(EslWindow *self, const EslRunInfo *info, co
                            _("Run %s (%s, optimisation of %s): %s Project ▸ Optimise Design… "
                              "shows its choices and applies its best point."),
                            id, info->formulation, run->objective, result);
-}
-
-void esl_window_offer_selected_optimization(EslWindow *self, EslOptimizeDialog *dialog)
-{
-    g_autoptr(GArray) ids = esl_run_browser_get_selected(ESL_RUN_BROWSER(self->run_browser));
-    gint64 id = ids->len == 1 ? g_array_index(ids, gint64, 0) : 0;
-    if (!id || !self->project || esl_optimize_dialog_is_running(dialog) ||
-        esl_optimize_dialog_get_stored_run(dialog) == id ||
-        !esl_project_run_is_optimization(self->project, id))
-        return;
-    g_autoptr(EslRunInfo) info = esl_project_get_run(self->project, id, NULL);
-    g_autoptr(EslOptimizationRun) run =
-        info ? esl_project_load_optimization(self->project, id, NULL) : NULL;
-    if (!run)
-        return; /* the status line said why when it was selected */
-    /* its best point applies to the model text it ran on (the window's when none is stored) */
-    g_autofree char *ran_on =
-        info->model_id > 0 ? esl_project_model_json(self->project, info->model_id, NULL) : NULL;
-    esl_optimize_dialog_show_stored(dialog, id, run, info->message,
-                                    ran_on ? ran_on : esl_window_json(self));
 }
 
 static void load_single_run(EslWindow *self, gint64 run_id)

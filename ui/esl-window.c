@@ -310,170 +310,6 @@ static gboolean on_edit_field(EslModelPanel *panel, const char *path, const char
     return TRUE;
 }
 
-/* ---- project ------------------------------------------------------------------------------ */
-
-static void close_project(EslWindow *self)
-{
-    g_clear_pointer(&self->project, esl_project_close);
-    g_hash_table_remove_all(self->model_ids);
-    if (self->project_is_temporary && self->project_path) {
-        g_autofree char *wal = g_strconcat(self->project_path, "-wal", NULL);
-        g_autofree char *shm = g_strconcat(self->project_path, "-shm", NULL);
-        g_unlink(self->project_path);
-        g_unlink(wal);
-        g_unlink(shm);
-    }
-    g_clear_pointer(&self->project_path, g_free);
-    self->project_is_temporary = FALSE;
-}
-
-gboolean esl_window_open_project(EslWindow *self, const char *path, gboolean create,
-                                 GError **error)
-{
-    if (esl_window_is_running(self)) {
-        g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
-                    _("Stop the running simulation before changing the project."));
-        return FALSE;
-    }
-    EslProject *project = esl_project_open(path, create, error);
-    if (!project)
-        return FALSE;
-    close_project(self);
-    self->project = project;
-    self->project_path = g_strdup(path);
-    int interrupted = esl_project_interrupted_on_open(project);
-    if (interrupted > 0)
-        esl_window_show_status(
-            self, TRUE,
-            ngettext("%d run had been interrupted (the program stopped during it); it "
-                     "is marked so in the list.",
-                     "%d runs had been interrupted (the program stopped during them); "
-                     "they are marked so in the list.",
-                     interrupted),
-            interrupted);
-    esl_window_update_titles(self);
-    esl_window_fill_runs(self);
-    esl_window_show_newest_run(self);
-    return TRUE;
-}
-
-const char *esl_window_get_project_path(EslWindow *self)
-{
-    return self->project_path;
-}
-
-gboolean esl_window_ensure_project(EslWindow *self, GError **error)
-{
-    if (self->project)
-        return TRUE;
-    g_autofree char *dir = g_build_filename(g_get_user_cache_dir(), "eslabon", NULL);
-    g_mkdir_with_parents(dir, 0700);
-    g_autofree char *name = g_strdup_printf("unsaved-%d-%" G_GINT64_FORMAT ".eslabon", getpid(),
-                                            g_get_real_time());
-    g_autofree char *path = g_build_filename(dir, name, NULL);
-    if (!esl_window_open_project(self, path, TRUE, error))
-        return FALSE;
-    self->project_is_temporary = TRUE;
-    esl_window_update_titles(self);
-    return TRUE;
-}
-
-void esl_window_fill_runs(EslWindow *self)
-{
-    g_autoptr(GError) error = NULL;
-    EslRunBrowser *browser = ESL_RUN_BROWSER(self->run_browser);
-    if (!esl_run_browser_fill(browser, self->project, &error))
-        esl_window_show_status(self, TRUE, _("Cannot list the runs: %s"), error->message);
-    esl_run_browser_set_size(browser, self->project ? esl_project_disk_size(self->project) : 0);
-}
-
-gboolean esl_window_rename_run(EslWindow *self, gint64 run_id, const char *name, GError **error)
-{
-    if (!self->project) {
-        g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("No project open."));
-        return FALSE;
-    }
-    if (!esl_project_rename_run(self->project, run_id, name, error))
-        return FALSE;
-    esl_window_fill_runs(self);
-    return TRUE;
-}
-
-gboolean esl_window_delete_runs(EslWindow *self, GArray *ids, GError **error)
-{
-    if (esl_window_is_running(self)) {
-        g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
-                    _("Stop the running simulation before deleting runs."));
-        return FALSE;
-    }
-    if (!self->project) {
-        g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("No project open."));
-        return FALSE;
-    }
-    gint64 before = esl_project_disk_size(self->project);
-    gboolean ok = TRUE;
-    for (guint i = 0; ok && i < ids->len; i++)
-        ok = esl_project_delete_run(self->project, g_array_index(ids, gint64, i), error);
-    /* The space of the deleted samples goes back to the disk, not only to SQLite. */
-    ok = ok && esl_project_compact(self->project, error);
-    esl_window_set_history(self, NULL, FALSE);
-    esl_plot_board_prepare_single(ESL_PLOT_BOARD(self->plot_board));
-    esl_window_fill_runs(self);
-    if (ok) {
-        g_autofree char *freed =
-            g_format_size((guint64)MAX(before - esl_project_disk_size(self->project), 0));
-        esl_window_show_status(self, FALSE,
-                               ngettext("%u run deleted; %s freed.", "%u runs deleted; %s freed.",
-                                        ids->len),
-                               ids->len, freed);
-    }
-    return ok;
-}
-
-static void on_rename_run(EslRunBrowser *browser, gint64 run_id, const char *name,
-                          EslWindow *self)
-{
-    (void)browser;
-    g_autoptr(GError) error = NULL;
-    if (!esl_window_rename_run(self, run_id, name, &error))
-        esl_window_show_status(self, TRUE, _("Cannot rename the run: %s"), error->message);
-}
-
-static void on_delete_answer(GtkDialog *dialog, int response, EslWindow *self)
-{
-    GArray *ids = g_object_get_data(G_OBJECT(dialog), "run-ids");
-    g_autoptr(GError) error = NULL;
-    if (response == GTK_RESPONSE_ACCEPT && !esl_window_delete_runs(self, ids, &error))
-        esl_window_show_status(self, TRUE, _("Cannot delete the runs: %s"), error->message);
-    gtk_window_destroy(GTK_WINDOW(dialog));
-}
-
-static void on_delete_runs(EslRunBrowser *browser, GArray *ids, EslWindow *self)
-{
-    (void)browser;
-    GtkWidget *dialog = gtk_message_dialog_new(
-        GTK_WINDOW(self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT, GTK_MESSAGE_QUESTION,
-        GTK_BUTTONS_NONE,
-        ngettext("Delete %u run?", "Delete %u runs?", ids->len), ids->len);
-    gtk_message_dialog_format_secondary_text(
-        GTK_MESSAGE_DIALOG(dialog), _("Their samples are removed from the project for good."));
-    gtk_dialog_add_button(GTK_DIALOG(dialog), _("_Cancel"), GTK_RESPONSE_CANCEL);
-    GtkWidget *delete = gtk_dialog_add_button(GTK_DIALOG(dialog), _("_Delete"),
-                                              GTK_RESPONSE_ACCEPT);
-    gtk_widget_add_css_class(delete, "destructive-action");
-    gtk_dialog_set_default_response(GTK_DIALOG(dialog), GTK_RESPONSE_CANCEL);
-    g_object_set_data_full(G_OBJECT(dialog), "run-ids", g_array_ref(ids),
-                           (GDestroyNotify)g_array_unref);
-    g_signal_connect(dialog, "response", G_CALLBACK(on_delete_answer), self);
-    gtk_window_present(GTK_WINDOW(dialog));
-}
-
-static void on_runs_selection_changed(EslRunBrowser *browser, EslWindow *self)
-{
-    (void)browser;
-    esl_window_show_selected_runs(self);
-}
-
 /* ---- model -------------------------------------------------------------------------------- */
 
 gboolean esl_window_load_model(EslWindow *self, const char *path_or_name, GError **error)
@@ -526,61 +362,6 @@ void esl_window_install_model(EslWindow *self, MbsModel *model, char *json, char
     esl_window_begin_edits(self);
     esl_window_update_titles(self);
     esl_window_update_run_actions(self);
-}
-
-/* ---- unsaved edits ------------------------------------------------------------------------ */
-
-static void on_unsaved_response(GtkDialog *dialog, int response, EslWindow *self)
-{
-    EslWindowThen then = (EslWindowThen)g_object_get_data(G_OBJECT(dialog), "then");
-    g_autofree char *path = g_strdup(g_object_get_data(G_OBJECT(dialog), "path"));
-    gtk_window_destroy(GTK_WINDOW(dialog));
-    self->question = NULL;
-    if (response == GTK_RESPONSE_REJECT) {
-        self->edits_discarded = TRUE;
-        then(self, path);
-    } else if (response == GTK_RESPONSE_ACCEPT && esl_window_model_saved_in_place(self)) {
-        g_autoptr(GError) error = NULL;
-        g_autofree char *file = g_strdup(esl_model_document_get_path(self->document));
-        if (esl_model_document_save(self->document, file, &error)) {
-            esl_window_update_titles(self);
-            then(self, path);
-        } else {
-            esl_window_show_status(self, TRUE, _("Cannot save the model: %s"), error->message);
-        }
-    } else if (response == GTK_RESPONSE_ACCEPT) {
-        esl_window_choose_model_file(self, then, path);
-    }
-}
-
-void esl_window_ask_unsaved(EslWindow *self, EslWindowThen then, const char *path)
-{
-    if (!esl_model_document_is_modified(self->document) || self->edits_discarded) {
-        then(self, path);
-        return;
-    }
-    if (self->question)
-        return;
-    g_autofree char *shown = esl_window_model_display_name(self);
-    GtkWidget *dialog = gtk_message_dialog_new(
-        GTK_WINDOW(self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT, GTK_MESSAGE_QUESTION,
-        GTK_BUTTONS_NONE, _("Save the edits to model %s?"), shown);
-    gtk_message_dialog_format_secondary_text(GTK_MESSAGE_DIALOG(dialog),
-                                             _("If you do not save them, they are lost."));
-    gtk_dialog_add_button(GTK_DIALOG(dialog), _("_Cancel"), GTK_RESPONSE_CANCEL);
-    GtkWidget *discard =
-        gtk_dialog_add_button(GTK_DIALOG(dialog), _("_Discard"), GTK_RESPONSE_REJECT);
-    gtk_widget_add_css_class(discard, "destructive-action");
-    GtkWidget *save = gtk_dialog_add_button(
-        GTK_DIALOG(dialog), esl_window_model_saved_in_place(self) ? _("_Save") : _("_Save As…"),
-        GTK_RESPONSE_ACCEPT);
-    gtk_widget_add_css_class(save, "suggested-action");
-    gtk_dialog_set_default_response(GTK_DIALOG(dialog), GTK_RESPONSE_ACCEPT);
-    g_object_set_data(G_OBJECT(dialog), "then", (gpointer)then);
-    g_object_set_data_full(G_OBJECT(dialog), "path", g_strdup(path), g_free);
-    g_signal_connect(dialog, "response", G_CALLBACK(on_unsaved_response), self);
-    self->question = dialog;
-    gtk_window_present(GTK_WINDOW(dialog));
 }
 
 static void load_chosen_model(EslWindow *self, const char *path)
@@ -649,7 +430,7 @@ static void esl_window_dispose(GObject *object)
 static void esl_window_finalize(GObject *object)
 {
     EslWindow *self = ESL_WINDOW(object);
-    close_project(self);
+    esl_window_close_project(self);
     g_hash_table_unref(self->model_ids);
     if (self->history)
         g_ptr_array_unref(self->history);
@@ -725,15 +506,14 @@ static void esl_window_class_init(EslWindowClass *klass)
     gtk_widget_class_bind_template_callback(widget_class, on_stack_page_changed);
     gtk_widget_class_bind_template_callback(widget_class, on_element_selected);
     gtk_widget_class_bind_template_callback(widget_class, on_edit_field);
-    gtk_widget_class_bind_template_callback(widget_class, on_runs_selection_changed);
-    gtk_widget_class_bind_template_callback(widget_class, on_rename_run);
-    gtk_widget_class_bind_template_callback(widget_class, on_delete_runs);
     gtk_widget_class_bind_template_callback(widget_class, on_viewport_picked);
     gtk_widget_class_bind_template_callback(widget_class, on_playback_time_changed);
     gtk_widget_class_bind_template_callback(widget_class, on_plot_cursor_moved);
+    esl_window_class_bind_project_callbacks(widget_class);
     esl_window_class_install_actions(widget_class);
     esl_window_class_install_save_actions(widget_class);
     esl_window_class_install_assemble_actions(widget_class);
+    esl_window_class_install_optimize_actions(widget_class);
     esl_window_class_install_variable_actions(widget_class);
     signals[SIGNAL_RUN_FINISHED] =
         g_signal_new("run-finished", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
@@ -760,80 +540,7 @@ EslWindow *esl_window_new(GtkApplication *app)
     return g_object_new(ESL_TYPE_WINDOW, "application", app, NULL);
 }
 
-void esl_window_set_duration(EslWindow *self, double duration)
-{
-    esl_run_settings_set_duration(ESL_RUN_SETTINGS(self->run_settings), duration);
-}
-
 gboolean esl_window_set_formulation(EslWindow *self, const char *name)
 {
     return esl_run_settings_set_formulation(ESL_RUN_SETTINGS(self->run_settings), name);
-}
-
-gboolean esl_window_set_sensitivity_method(EslWindow *self, const char *name)
-{
-    return esl_sensitivity_chooser_set_method(
-        esl_run_settings_get_sensitivity(ESL_RUN_SETTINGS(self->run_settings)), name);
-}
-
-int esl_window_sensitivity_points(EslWindow *self, int *state_points)
-{
-    EslPlotBoard *board = ESL_PLOT_BOARD(self->plot_board);
-    if (state_points)
-        *state_points = esl_plot_board_state_sensitivity_points(board);
-    return esl_plot_board_sensitivity_points(board);
-}
-
-const char *esl_window_get_viewport_error(EslWindow *self)
-{
-    return esl_viewport_get_error(ESL_VIEWPORT(self->viewport));
-}
-
-void esl_window_select_body(EslWindow *self, int body)
-{
-    esl_model_panel_select(ESL_MODEL_PANEL(self->model_panel), ESL_SOURCE_BODY, body);
-}
-
-void esl_window_seek(EslWindow *self, double time)
-{
-    esl_playback_bar_seek(ESL_PLAYBACK_BAR(self->playback_bar), time);
-}
-
-const char *esl_window_get_project_size_text(EslWindow *self)
-{
-    return esl_run_browser_get_size_text(ESL_RUN_BROWSER(self->run_browser));
-}
-
-const char *esl_window_get_page(EslWindow *self)
-{
-    return gtk_stack_get_visible_child_name(GTK_STACK(self->stack));
-}
-
-double esl_window_get_largest_violation(EslWindow *self)
-{
-    return esl_color_scale_get_value(ESL_COLOR_SCALE(self->color_scale));
-}
-
-gboolean esl_window_step_sample(EslWindow *self, int direction)
-{
-    if (self->controller || !self->history || self->history->len < 2)
-        return FALSE;
-    EslPlaybackBar *bar = ESL_PLAYBACK_BAR(self->playback_bar);
-    esl_playback_bar_set_playing(bar, FALSE);
-    int i = esl_window_history_index_at(self, esl_playback_bar_get_time(bar));
-    int next = CLAMP(i + (direction < 0 ? -1 : 1), 0, (int)self->history->len - 1);
-    if (next == i)
-        return FALSE;
-    esl_playback_bar_seek(bar, ((EslRunSample *)self->history->pdata[next])->monitors.time);
-    return TRUE;
-}
-
-double esl_window_get_time(EslWindow *self)
-{
-    return esl_playback_bar_get_time(ESL_PLAYBACK_BAR(self->playback_bar));
-}
-
-gboolean esl_window_set_playback_speed(EslWindow *self, double speed)
-{
-    return esl_playback_bar_set_speed(ESL_PLAYBACK_BAR(self->playback_bar), speed);
 }

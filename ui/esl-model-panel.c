@@ -615,6 +615,9 @@ static void esl_model_panel_size_allocate(GtkWidget *widget, int width, int heig
 static void esl_model_panel_dispose(GObject *object)
 {
     EslModelPanel *self = ESL_MODEL_PANEL(object);
+    /* The list's rows go with the template: its "row-selected" (no row) must not write to the
+     * inspector's labels, gone already (a GLib-CRITICAL on exit, issue 26). */
+    self->model = NULL;
     g_clear_pointer(&self->violations, g_array_unref);
     g_clear_pointer(&self->plot_menu, gtk_widget_unparent);
     gtk_widget_dispose_template(GTK_WIDGET(object), ESL_TYPE_MODEL_PANEL);

@@ -57,7 +57,7 @@ static void action_step_through(GtkWidget *widget, const char *name, GVariant *p
     (void)name;
     (void)parameter;
     EslWindow *self = ESL_WINDOW(widget);
-    if (!self->model || !self->model_json || self->check_error) {
+    if (!esl_window_model(self) || !esl_window_json(self) || esl_model_document_get_check_error(self->document)) {
         esl_window_show_status(self, TRUE, _("Step Through needs a model that runs."));
         return;
     }
@@ -73,7 +73,7 @@ static void action_step_through(GtkWidget *widget, const char *name, GVariant *p
     MbsSettings settings;
     esl_window_read_settings(self, &settings);
     EslStepView *view = esl_step_view_new(GTK_WINDOW(self));
-    esl_step_view_trace(view, self->model_json, klass->name, &settings, esl_window_get_time(self));
+    esl_step_view_trace(view, esl_window_json(self), klass->name, &settings, esl_window_get_time(self));
     esl_window_present_step_view(self, GTK_WINDOW(view));
     gtk_window_present(GTK_WINDOW(view));
 }
@@ -147,7 +147,7 @@ static void action_gallery(GtkWidget *widget, const char *name, GVariant *parame
 
 gboolean esl_window_leave_gallery(EslWindow *self)
 {
-    if (!self->model)
+    if (!esl_window_model(self))
         return FALSE;
     gtk_stack_set_visible_child_name(GTK_STACK(self->stack), "workbench");
     return TRUE;
@@ -184,7 +184,7 @@ static void on_chooser_response(GtkNativeDialog *dialog, int response, gpointer 
             handler(self, path);
         /* Saved for the unsaved-edits question: what the user was doing goes on. */
         EslWindowThen then = (EslWindowThen)g_object_get_data(G_OBJECT(dialog), "then");
-        if (then && path && !self->model_modified)
+        if (then && path && !esl_model_document_is_modified(self->document))
             then(self, g_object_get_data(G_OBJECT(dialog), "then-path"));
     }
     gtk_native_dialog_destroy(dialog);
@@ -208,15 +208,15 @@ static GtkFileChooserNative *choose_file(EslWindow *self, const char *title, Gtk
     }
     if (action == GTK_FILE_CHOOSER_ACTION_SAVE && g_str_equal(pattern, "*.json")) {
         g_autofree char *name =
-            g_strdup_printf("%s.json", self->model ? self->model->name : "model");
+            g_strdup_printf("%s.json", esl_window_model(self) ? esl_window_model(self)->name : "model");
         gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), name);
     } else if (action == GTK_FILE_CHOOSER_ACTION_SAVE && g_str_equal(pattern, "*.png")) {
         g_autofree char *name =
-            g_strdup_printf("%s.png", self->model ? self->model->name : "view");
+            g_strdup_printf("%s.png", esl_window_model(self) ? esl_window_model(self)->name : "view");
         gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), name);
     } else if (action == GTK_FILE_CHOOSER_ACTION_SAVE && g_str_equal(pattern, "*.csv")) {
         g_autofree char *name =
-            g_strdup_printf(_("%s-points.csv"), self->model ? self->model->name : "run");
+            g_strdup_printf(_("%s-points.csv"), esl_window_model(self) ? esl_window_model(self)->name : "run");
         gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), name);
     } else if (action == GTK_FILE_CHOOSER_ACTION_SAVE) {
         gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), _("runs.eslabon"));
@@ -306,15 +306,11 @@ static void save_project_path(EslWindow *self, const char *path)
 void esl_window_save_model_path(EslWindow *self, const char *path)
 {
     g_autoptr(GError) error = NULL;
-    if (!self->model_json || !g_file_set_contents(path, self->model_json, -1, &error)) {
-        esl_window_show_status(self, TRUE, _("Cannot save the model: %s"),
-                               error ? error->message : _("no model is open"));
+    g_autofree char *kept = g_strdup(path); /* path may be the document's own (Save Model) */
+    if (!esl_model_document_save(self->document, kept, &error)) {
+        esl_window_show_status(self, TRUE, _("Cannot save the model: %s"), error->message);
         return;
     }
-    char *kept = g_strdup(path); /* path may be model_path itself (Save Model) */
-    g_free(self->model_path);
-    self->model_path = kept;
-    self->model_modified = FALSE;
     esl_window_update_titles(self);
     esl_window_show_status(self, FALSE, _("Model saved as %s."), kept);
     esl_recent_add(kept);
@@ -354,13 +350,13 @@ static void export_view_path(EslWindow *self, const char *path)
 gboolean esl_window_export_points(EslWindow *self, const char *points, const char *path,
                                   GError **error)
 {
-    if (!self->model || !self->history || self->history->len == 0 ||
+    if (!esl_window_model(self) || !self->history || self->history->len == 0 ||
         !self->history_matches_model) {
         g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
                             _("no run of this model is shown"));
         return FALSE;
     }
-    const MbsModel *m = self->model;
+    const MbsModel *m = esl_window_model(self);
     g_autoptr(GArray) selected = NULL;
     if (points) {
         selected = esl_points_parse(m, points, error);

@@ -11,16 +11,9 @@
 #include "esl-model-editor.h"
 #include "esl-model-file.h"
 #include "esl-objective-editor.h"
-#include "esl-optimize-dialog.h"
 #include "esl-recent.h"
 
 /* ---- the check -------------------------------------------------------------------------------- */
-
-static const char *origin_of(EslWindow *self, char **owned)
-{
-    *owned = self->model_path ? g_path_get_basename(self->model_path) : g_strdup("model.json");
-    return *owned;
-}
 
 /* Show the model (or draft) shown, which had nbodies_before bodies before the edit. */
 static void show_model(EslWindow *self, const MbsModel *shown, int nbodies_before)
@@ -31,7 +24,7 @@ static void show_model(EslWindow *self, const MbsModel *shown, int nbodies_befor
     int source, index;
     esl_model_panel_get_selected(panel, &source, &index);
     esl_viewport_set_model(ESL_VIEWPORT(self->viewport), shown);
-    esl_model_panel_set_model(panel, shown, self->model_json);
+    esl_model_panel_set_model(panel, shown, esl_window_json(self));
     if (shown && ((source == ESL_SOURCE_BODY && index < shown->nbodies) ||
                   (source == ESL_SOURCE_JOINT && index < shown->njoints) ||
                   (source == ESL_SOURCE_FORCE && index < shown->nforces) ||
@@ -50,51 +43,28 @@ static void show_model(EslWindow *self, const MbsModel *shown, int nbodies_befor
         esl_viewport_fit(ESL_VIEWPORT(self->viewport));
 }
 
-static void on_checked(GObject *source, GAsyncResult *result, gpointer data)
+/* The document took the result of a check (its old model and draft still alive). */
+static void on_checked(EslModelDocument *doc, EslModelCheck *check, gboolean installed,
+                       EslWindow *self)
 {
-    (void)source;
-    EslWindow *self = data;
-    g_autoptr(EslModelCheck) check = esl_model_check_finish(result, NULL);
-    /* A later edit started another check, or the window is going away: this one is stale. */
-    if (!check || !self->model_json || g_strcmp0(check->json, self->model_json) != 0 ||
-        !self->model_editor) {
-        g_object_unref(self);
-        return;
-    }
-    self->checking = FALSE;
-    g_clear_object(&self->check_cancellable);
-    g_clear_pointer(&self->check_error, g_free);
-    self->check_error = g_strdup(check->error);
-    self->dof = check->dof;
-    self->redundant = check->redundant;
     esl_model_editor_set_check(ESL_MODEL_EDITOR(self->model_editor), FALSE, check);
-    if (!self->check_installs) { /* the model as opened: its counts only */
+    if (!installed) { /* the model as opened: its counts only */
         esl_window_update_run_actions(self);
-        g_object_unref(self);
         return;
     }
-    const MbsModel *before = self->draft ? self->draft : self->model;
-    int nbodies_before = before ? before->nbodies : -1;
-    esl_viewport_set_model(ESL_VIEWPORT(self->viewport), NULL);
-    g_clear_pointer(&self->draft, mbs_model_free);
+    const MbsModel *shown = esl_model_document_get_shown(doc);
+    /* The run settings hold the model: they get the new one before the old is freed. */
+    esl_run_settings_set_model(ESL_RUN_SETTINGS(self->run_settings), esl_window_model(self));
+    show_model(self, shown, self->nbodies_before_check);
     if (check->model) {
-        /* The run settings hold the model: they get the new one before the old is freed. */
-        MbsModel *old = self->model;
-        self->model = g_steal_pointer(&check->model);
-        esl_run_settings_set_model(ESL_RUN_SETTINGS(self->run_settings), self->model);
-        mbs_model_free(old);
-        show_model(self, self->model, nbodies_before);
         esl_window_show_state(self, check->poses, check->violations);
         gtk_label_set_text(GTK_LABEL(self->viewport_note),
                            _("Model edited and re-assembled: run it to see the effect."));
     } else {
-        /* The last model that loaded stays for the run settings; the draft is drawn. */
-        self->draft = g_steal_pointer(&check->draft);
-        show_model(self, self->draft ? self->draft : self->model, nbodies_before);
         esl_window_show_state(self, NULL, NULL);
         gtk_label_set_text(GTK_LABEL(self->viewport_note),
                            _("The model is not complete: see the Build page."));
-        if (self->draft && check->index >= 0) {
+        if (esl_model_document_get_draft(doc) && check->index >= 0) {
             static const int sources[] = {ESL_SOURCE_BODY, ESL_SOURCE_JOINT, ESL_SOURCE_FORCE,
                                           ESL_MODEL_PANEL_PARAMETER};
             esl_viewport_set_highlight(ESL_VIEWPORT(self->viewport), sources[check->section],
@@ -109,28 +79,23 @@ static void on_checked(GObject *source, GAsyncResult *result, gpointer data)
                                               ESL_MODEL_EDITOR(self->model_editor)));
     if (self->run_when_checked) {
         self->run_when_checked = FALSE;
-        if (!self->check_error)
+        if (!check->error)
             esl_window_start_run(self);
     }
-    g_object_unref(self);
 }
 
 static void start_check(EslWindow *self, gboolean installs)
 {
-    if (self->check_cancellable)
-        g_cancellable_cancel(self->check_cancellable);
-    g_clear_object(&self->check_cancellable);
-    self->check_cancellable = g_cancellable_new();
-    self->checking = TRUE;
-    self->check_installs = installs;
+    if (installs) {
+        const MbsModel *before = esl_model_document_get_shown(self->document);
+        self->nbodies_before_check = before ? before->nbodies : -1;
+    }
     MbsSettings settings;
     esl_window_read_settings(self, &settings);
     const MbsFormulationClass *klass =
         esl_run_settings_get_formulation(ESL_RUN_SETTINGS(self->run_settings));
-    g_autofree char *owned = NULL;
-    esl_model_check_async(self->model_json, origin_of(self, &owned),
-                          klass ? klass->name : "penalty", &settings, self->check_cancellable,
-                          on_checked, g_object_ref(self));
+    esl_model_document_check(self->document, klass ? klass->name : "penalty", &settings,
+                             installs);
     esl_model_editor_set_check(ESL_MODEL_EDITOR(self->model_editor), TRUE, NULL);
     esl_window_update_run_actions(self);
 }
@@ -139,8 +104,8 @@ static void start_check(EslWindow *self, gboolean installs)
 
 static void show_history(EslWindow *self)
 {
-    const char *undo = self->edits ? esl_model_history_undo_label(self->edits) : NULL;
-    const char *redo = self->edits ? esl_model_history_redo_label(self->edits) : NULL;
+    const char *undo = esl_model_document_undo_label(self->document);
+    const char *redo = esl_model_document_redo_label(self->document);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.undo", undo != NULL && !self->controller);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.redo", redo != NULL && !self->controller);
     esl_model_editor_set_history(ESL_MODEL_EDITOR(self->model_editor), undo, redo);
@@ -148,32 +113,24 @@ static void show_history(EslWindow *self)
 
 void esl_window_begin_edits(EslWindow *self)
 {
-    g_clear_pointer(&self->edits, esl_model_history_free);
-    if (self->check_cancellable)
-        g_cancellable_cancel(self->check_cancellable);
-    g_clear_object(&self->check_cancellable);
-    self->checking = FALSE;
     self->run_when_checked = FALSE;
-    g_clear_pointer(&self->check_error, g_free);
-    g_clear_pointer(&self->draft, mbs_model_free);
-    self->edits = self->model_json ? esl_model_history_new(self->model_json) : NULL;
-    self->dof = self->redundant = -1;
     if (!self->model_editor)
         return;
-    esl_model_editor_set_model(ESL_MODEL_EDITOR(self->model_editor), self->model);
+    if (!self->checked_handler)
+        self->checked_handler =
+            g_signal_connect(self->document, "checked", G_CALLBACK(on_checked), self);
+    esl_model_editor_set_model(ESL_MODEL_EDITOR(self->model_editor), esl_window_model(self));
     show_history(self);
-    if (self->model_json) /* the counts of the model as opened */
+    if (esl_window_json(self)) /* the counts of the model as opened */
         start_check(self, FALSE);
 }
 
 void esl_window_end_edits(EslWindow *self)
 {
-    if (self->check_cancellable)
-        g_cancellable_cancel(self->check_cancellable);
-    g_clear_object(&self->check_cancellable);
-    g_clear_pointer(&self->edits, esl_model_history_free);
-    g_clear_pointer(&self->check_error, g_free);
-    g_clear_pointer(&self->draft, mbs_model_free);
+    if (self->document) {
+        esl_model_document_cancel_check(self->document);
+        g_clear_signal_handler(&self->checked_handler, self->document);
+    }
     self->model_editor = NULL;
 }
 
@@ -186,12 +143,9 @@ static void forget_history_shown(EslWindow *self)
     esl_playback_bar_set_label(ESL_PLAYBACK_BAR(self->playback_bar), _("t = 0 s"));
 }
 
-/* The history's present text becomes the model's; checked on a worker. */
-static void take_present(EslWindow *self)
+/* The document's text changed (an edit, undo, redo): checked on a worker. */
+static void text_changed(EslWindow *self)
 {
-    g_free(self->model_json);
-    self->model_json = g_strdup(esl_model_history_get_json(self->edits));
-    self->model_modified = TRUE;
     self->edits_discarded = FALSE;
     forget_history_shown(self);
     esl_window_update_titles(self);
@@ -201,10 +155,8 @@ static void take_present(EslWindow *self)
 
 void esl_window_commit_edit(EslWindow *self, char *json, const char *label)
 {
-    if (!self->edits)
-        self->edits = esl_model_history_new(self->model_json ? self->model_json : "");
-    esl_model_history_push(self->edits, json, label);
-    take_present(self);
+    esl_model_document_commit(self->document, json, label);
+    text_changed(self);
 }
 
 static gboolean can_edit(EslWindow *self)
@@ -214,7 +166,7 @@ static gboolean can_edit(EslWindow *self)
                                _("Stop the running simulation before editing the model."));
         return FALSE;
     }
-    if (!self->model_json) {
+    if (!esl_window_json(self)) {
         esl_window_show_status(self, TRUE, _("Open a model or start a new one (Project ▸ New "
                                              "Model) first."));
         return FALSE;
@@ -226,19 +178,15 @@ static void action_undo(GtkWidget *widget, const char *name, GVariant *parameter
 {
     (void)parameter;
     EslWindow *self = ESL_WINDOW(widget);
-    if (!can_edit(self) || !self->edits)
+    if (!can_edit(self))
         return;
-    g_autofree char *label = g_strdup(g_str_equal(name, "win.undo")
-                                          ? esl_model_history_undo_label(self->edits)
-                                          : esl_model_history_redo_label(self->edits));
-    gboolean done = g_str_equal(name, "win.undo") ? esl_model_history_undo(self->edits)
-                                                  : esl_model_history_redo(self->edits);
-    if (!done)
+    gboolean undo = g_str_equal(name, "win.undo");
+    g_autofree char *label = g_strdup(undo ? esl_model_document_undo_label(self->document)
+                                           : esl_model_document_redo_label(self->document));
+    if (!(undo ? esl_model_document_undo(self->document) : esl_model_document_redo(self->document)))
         return;
-    take_present(self);
-    esl_window_show_status(self, FALSE,
-                           g_str_equal(name, "win.undo") ? _("Undone: %s.") : _("Redone: %s."),
-                           label);
+    text_changed(self);
+    esl_window_show_status(self, FALSE, undo ? _("Undone: %s.") : _("Redone: %s."), label);
 }
 
 /* ---- edits ------------------------------------------------------------------------------------ */
@@ -267,7 +215,7 @@ static void action_edit(GtkWidget *widget, const char *name, GVariant *parameter
         if (!g_str_equal(edit_actions[i].action, name))
             continue;
         g_autoptr(GError) error = NULL;
-        char *json = esl_model_build_edit(self->model_json, edit_actions[i].kind, parameter,
+        char *json = esl_model_build_edit(esl_window_json(self), edit_actions[i].kind, parameter,
                                           &error);
         if (!json) {
             esl_window_show_status(self, TRUE, _("Cannot edit the model: %s"), error->message);
@@ -292,7 +240,7 @@ static void action_remove_selected(GtkWidget *widget, const char *name, GVariant
     (void)parameter;
     EslWindow *self = ESL_WINDOW(widget);
     int source, index;
-    const MbsModel *m = self->draft ? self->draft : self->model;
+    const MbsModel *m = esl_model_document_get_shown(self->document);
     if (!m || !esl_model_panel_get_selected(ESL_MODEL_PANEL(self->model_panel), &source, &index)) {
         esl_window_show_status(self, TRUE, _("Select the element to remove in the model list."));
         return;
@@ -365,7 +313,7 @@ static void action_save_model_to(GtkWidget *widget, const char *name, GVariant *
 /* A dialog's Apply (the objective editor's, the optimiser's): its text is the model's after one
  * edit named label (undoable), checked on a worker as every edit. Refused while a run goes on,
  * or when the model changed since the dialog read it (its edit would undo the change). */
-static gboolean commit_from_dialog(EslWindow *self, const char *base_json, const char *json,
+gboolean esl_window_commit_from_dialog(EslWindow *self, const char *base_json, const char *json,
                                    const char *label, GError **error)
 {
     if (esl_window_is_running(self)) {
@@ -373,7 +321,7 @@ static gboolean commit_from_dialog(EslWindow *self, const char *base_json, const
                             _("Stop the running simulation before editing the model."));
         return FALSE;
     }
-    if (g_strcmp0(base_json, self->model_json) != 0) {
+    if (g_strcmp0(base_json, esl_window_json(self)) != 0) {
         g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                             _("The model changed since the dialog read it: open it again."));
         return FALSE;
@@ -388,19 +336,7 @@ static gboolean on_objectives_apply(EslObjectiveEditor *editor, const char *base
                                     const char *json, GError **error, EslWindow *self)
 {
     (void)editor;
-    return commit_from_dialog(self, base_json, json, _("objectives"), error);
-}
-
-/* The optimiser's Apply to Model: the parameters it varied at its best point. */
-static gboolean on_optimum_apply(EslOptimizeDialog *dialog, const char *base_json,
-                                 const char *json, GError **error, EslWindow *self)
-{
-    const char *const *varied;
-    int n;
-    esl_optimize_dialog_get_result(dialog, &varied, &n);
-    g_autofree char *names = g_strjoinv(", ", (char **)varied);
-    g_autofree char *label = g_strdup_printf(_("optimised %s"), names);
-    return commit_from_dialog(self, base_json, json, label, error);
+    return esl_window_commit_from_dialog(self, base_json, json, _("objectives"), error);
 }
 
 static void action_edit_objectives(GtkWidget *widget, const char *name, GVariant *parameter)
@@ -408,7 +344,7 @@ static void action_edit_objectives(GtkWidget *widget, const char *name, GVariant
     (void)name;
     (void)parameter;
     EslWindow *self = ESL_WINDOW(widget);
-    if (!self->model_json) {
+    if (!esl_window_json(self)) {
         esl_window_show_status(self, TRUE, _("Open a model or start a new one (Project ▸ New "
                                              "Model) first."));
         return;
@@ -419,92 +355,9 @@ static void action_edit_objectives(GtkWidget *widget, const char *name, GVariant
         g_object_add_weak_pointer(G_OBJECT(editor), (gpointer *)&self->objective_editor);
         g_signal_connect(editor, "apply", G_CALLBACK(on_objectives_apply), self);
     }
-    g_autofree char *owned = NULL;
     esl_objective_editor_set_model(ESL_OBJECTIVE_EDITOR(self->objective_editor),
-                                   self->model_json, origin_of(self, &owned));
+                                   esl_window_json(self), esl_model_document_get_origin(self->document));
     gtk_window_present(GTK_WINDOW(self->objective_editor));
-}
-
-/* An optimisation ended: it is listed with the runs. */
-static void on_optimization_finished(EslOptimizeDialog *dialog, int status, EslWindow *self)
-{
-    (void)dialog, (void)status;
-    esl_window_fill_runs(self);
-}
-
-EslOptimizeDialog *esl_window_present_optimizer(EslWindow *self)
-{
-    if (!self->model_json) {
-        esl_window_show_status(self, TRUE, _("Open a model or start a new one (Project ▸ New "
-                                             "Model) first."));
-        return NULL;
-    }
-    const MbsFormulationClass *klass =
-        esl_run_settings_get_formulation(ESL_RUN_SETTINGS(self->run_settings));
-    g_autoptr(GError) error = NULL;
-    if (!klass) {
-        esl_window_show_status(self, TRUE, _("No formulation is available in this build."));
-        return NULL;
-    }
-    if (!esl_window_ensure_project(self, &error)) {
-        esl_window_show_status(self, TRUE, _("No project to store the optimisation in: %s"),
-                               error->message);
-        return NULL;
-    }
-    if (!self->optimize_dialog) {
-        EslOptimizeDialog *dialog = esl_optimize_dialog_new(GTK_WINDOW(self));
-        self->optimize_dialog = GTK_WIDGET(dialog);
-        g_object_add_weak_pointer(G_OBJECT(dialog), (gpointer *)&self->optimize_dialog);
-        g_signal_connect(dialog, "apply", G_CALLBACK(on_optimum_apply), self);
-        g_signal_connect(dialog, "finished", G_CALLBACK(on_optimization_finished), self);
-    }
-    EslOptimizeDialog *dialog = ESL_OPTIMIZE_DIALOG(self->optimize_dialog);
-    /* the sensitivity chooser's method options go with the run panel's settings */
-    MbsSettings settings, options;
-    esl_window_read_settings(self, &settings);
-    gboolean has_options = esl_sensitivity_chooser_get_options(
-                               esl_run_settings_get_sensitivity(
-                                   ESL_RUN_SETTINGS(self->run_settings)),
-                               &options) != NULL;
-    g_autofree char *owned = NULL;
-    if (!esl_optimize_dialog_is_running(dialog)) /* a running one keeps its project and model */
-        esl_optimize_dialog_set_project(dialog, self->project_path,
-                                        self->model ? esl_window_stored_model_id(self) : 0);
-    esl_optimize_dialog_set_model(dialog, self->model_json, origin_of(self, &owned), klass->name,
-                                  &settings, has_options ? &options : NULL);
-    esl_window_offer_selected_optimization(self, dialog);
-    gtk_window_present(GTK_WINDOW(dialog));
-    return dialog;
-}
-
-static void action_optimize(GtkWidget *widget, const char *name, GVariant *parameter)
-{
-    (void)name;
-    (void)parameter;
-    esl_window_present_optimizer(ESL_WINDOW(widget));
-}
-
-/* ---- public -------------------------------------------------------------------------------------- */
-
-const char *esl_window_get_model_json(EslWindow *self)
-{
-    return self->model_json;
-}
-
-gboolean esl_window_is_checking(EslWindow *self)
-{
-    return self->checking;
-}
-
-const char *esl_window_get_check_error(EslWindow *self)
-{
-    return self->check_error;
-}
-
-void esl_window_get_mobility(EslWindow *self, int *dof, int *redundant)
-{
-    *dof = self->dof;
-    *redundant = self->redundant;
 }
 
 void esl_window_class_install_assemble_actions(GtkWidgetClass *widget_class)
@@ -520,5 +373,4 @@ void esl_window_class_install_assemble_actions(GtkWidgetClass *widget_class)
     gtk_widget_class_install_action(widget_class, "win.save-model-to", "s", action_save_model_to);
     gtk_widget_class_install_action(widget_class, "win.edit-objectives", NULL,
                                     action_edit_objectives);
-    gtk_widget_class_install_action(widget_class, "win.optimize", NULL, action_optimize);
 }

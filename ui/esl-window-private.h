@@ -3,10 +3,11 @@
 #ifndef ESL_WINDOW_PRIVATE_H
 #define ESL_WINDOW_PRIVATE_H
 
-#include "esl-window.h"
+#include "esl-window-testing.h"
 
 #include "esl-frame-meter.h"
 #include "esl-model-build.h"
+#include "esl-model-document.h"
 #include "esl-model-panel.h"
 #include "esl-optimize-dialog.h"
 #include "esl-playback-bar.h"
@@ -37,10 +38,8 @@ struct _EslWindow {
     GtkWidget *viewport_note, *progress_bar, *progress_label, *status_label, *project_label;
     GtkWidget *title_label, *subtitle_label, *pause_button, *back_button;
 
-    MbsModel *model;
-    char *model_path;
-    char *model_json;        /* the model file's text, as edited */
-    gboolean model_modified; /* edited since it was opened or saved */
+    EslModelDocument *document; /* the model, its file, its undo history, its check */
+    gboolean edits_discarded;   /* the user chose to discard the edits: close without asking */
 
     EslProject *project;
     char *project_path;
@@ -59,22 +58,25 @@ struct _EslWindow {
     gint64 run_started_us; /* when it started (monotonic clock) */
     GtkWidget *question;         /* a question to the user (stop the run? save the edits?) */
     gboolean close_when_stopped; /* the user chose to close: do it once the run is stored */
-    gboolean edits_discarded;    /* the user chose to discard the edits: close without asking */
     /* before presentation mode: the 3D view's height, the side panels' split positions */
     int paned_position_before, sidebar_position_before, run_panel_position_before;
 
     /* building the model (esl-window-assemble.c) */
     GtkWidget *model_editor;
-    EslModelHistory *edits;          /* model_json and its undo/redo */
-    GCancellable *check_cancellable; /* the check of the text under way */
-    gboolean checking;
-    gboolean check_installs; /* the check under way is of an edit: its model replaces the one
-                                shown (FALSE: the model as opened, only counted) */
+    gulong checked_handler;    /* the document's "checked" */
     gboolean run_when_checked; /* Run was asked for during the check of an edit */
-    char *check_error; /* why the text does not load or assemble, or NULL */
-    MbsModel *draft;   /* drawn and listed while the text does not load */
-    int dof, redundant; /* of the text last checked (-1: unknown) */
+    int nbodies_before_check;  /* of the model shown when the edit checked was made */
 };
+
+/* The document's model (the last that loaded; NULL: none open) and text as edited. */
+static inline MbsModel *esl_window_model(EslWindow *self)
+{
+    return esl_model_document_get_model(self->document);
+}
+static inline const char *esl_window_json(EslWindow *self)
+{
+    return esl_model_document_get_json(self->document);
+}
 
 /* esl-window.c */
 void esl_window_show_status(EslWindow *self, gboolean is_error, const char *format, ...)
@@ -92,6 +94,10 @@ int esl_window_history_index_at(EslWindow *self, double t);
 void esl_window_update_trail(EslWindow *self, int upto);
 /* Frame the whole motion of the history. */
 void esl_window_fit_history(EslWindow *self);
+/* esl-window-project.c */
+void esl_window_class_bind_project_callbacks(GtkWidgetClass *widget_class);
+/* Close the project (a temporary one is deleted). */
+void esl_window_close_project(EslWindow *self);
 /* Open a temporary project when none is open. */
 gboolean esl_window_ensure_project(EslWindow *self, GError **error);
 void esl_window_fill_runs(EslWindow *self);
@@ -189,15 +195,16 @@ void esl_window_begin_edits(EslWindow *self);
 void esl_window_commit_edit(EslWindow *self, char *json, const char *label);
 /* Cancel the check under way and forget the history (the window goes away). */
 void esl_window_end_edits(EslWindow *self);
-/* The Optimise dialog over the window's model, with the run panel's formulation and settings,
+/* A dialog's Apply (the objective editor's, the optimiser's): json is the model's text after
+ * one edit named label (undoable), checked on a worker; refused while a run goes on or when the
+ * model changed since the dialog read it (base_json). */
+gboolean esl_window_commit_from_dialog(EslWindow *self, const char *base_json, const char *json,
+                                       const char *label, GError **error);
+/* esl-window-optimize.c: win.optimize. The Optimise dialog over the window's model, with the run panel's formulation and settings,
  * storing in the window's project (made when none is open), presented; NULL with the reason on
  * the status line when there is no model or no project. */
 EslOptimizeDialog *esl_window_present_optimizer(EslWindow *self);
-/* esl-window-run.c: the stored optimisation selected in the run list (one run selected) shown
- * in the dialog with its choices, evaluations and result, unless the dialog shows it already
- * or has one running. */
-void esl_window_offer_selected_optimization(EslWindow *self, EslOptimizeDialog *dialog);
-
+void esl_window_class_install_optimize_actions(GtkWidgetClass *widget_class);
 G_END_DECLS
 
 #endif

@@ -19,13 +19,13 @@
 gint64 esl_window_stored_model_id(EslWindow *self)
 {
     /* One stored copy per distinct text: an edited model is stored as it was run. */
-    g_autofree char *sum = g_compute_checksum_for_string(G_CHECKSUM_SHA256, self->model_json, -1);
-    g_autofree char *key = g_strconcat(self->model_path, "\n", sum, NULL);
+    g_autofree char *sum = g_compute_checksum_for_string(G_CHECKSUM_SHA256, esl_window_json(self), -1);
+    g_autofree char *key = g_strconcat(esl_model_document_get_path(self->document), "\n", sum, NULL);
     gpointer id = g_hash_table_lookup(self->model_ids, key);
     if (id)
         return GPOINTER_TO_INT(id);
-    gint64 model_id = esl_project_add_model(self->project, self->model->name, self->model_path,
-                                            self->model_json, NULL);
+    gint64 model_id = esl_project_add_model(self->project, esl_window_model(self)->name, esl_model_document_get_path(self->document),
+                                            esl_window_json(self), NULL);
     if (model_id > 0)
         g_hash_table_insert(self->model_ids, g_steal_pointer(&key), GINT_TO_POINTER((int)model_id));
     return model_id;
@@ -307,7 +307,7 @@ static void start_sensitivity_run(EslWindow *self, const MbsFormulationClass *kl
                                   const MbsSettings *settings, int method, GArray *objectives,
                                   GArray *parameters, GArray *outputs)
 {
-    const MbsModel *m = self->model;
+    const MbsModel *m = esl_window_model(self);
     if (objectives->len == 0 || parameters->len == 0) {
         esl_window_show_status(self, TRUE, _("Check at least one objective and one parameter "
                                              "to differentiate."));
@@ -389,16 +389,16 @@ static void start_sensitivity_run(EslWindow *self, const MbsFormulationClass *kl
 
 void esl_window_start_run(EslWindow *self)
 {
-    if (esl_window_is_running(self) || !self->model)
+    if (esl_window_is_running(self) || !esl_window_model(self))
         return;
-    if (self->checking && self->check_installs) { /* the edited model is not there yet */
+    if (esl_model_document_is_installing(self->document)) { /* the edited model is not there yet */
         self->run_when_checked = TRUE;
         esl_window_show_status(self, FALSE, _("Checking the edited model; the run starts once "
                                               "it is checked."));
         return;
     }
-    if (self->check_error) {
-        esl_window_show_status(self, TRUE, _("The model cannot run: %s"), self->check_error);
+    if (esl_model_document_get_check_error(self->document)) {
+        esl_window_show_status(self, TRUE, _("The model cannot run: %s"), esl_model_document_get_check_error(self->document));
         return;
     }
     g_autoptr(GError) error = NULL;
@@ -441,7 +441,7 @@ void esl_window_start_run(EslWindow *self)
     esl_playback_bar_set_seekable(ESL_PLAYBACK_BAR(self->playback_bar), FALSE);
     gtk_label_set_text(GTK_LABEL(self->viewport_note), "");
 
-    self->controller = esl_run_controller_new(self->model, self->model->name, klass->name,
+    self->controller = esl_run_controller_new(esl_window_model(self), esl_window_model(self)->name, klass->name,
                                               &settings, self->project_path,
                                               esl_window_stored_model_id(self));
     g_signal_connect(self->controller, "samples", G_CALLBACK(on_run_samples), self);
@@ -452,7 +452,7 @@ void esl_window_start_run(EslWindow *self)
         esl_window_show_status(self, TRUE, _("Cannot start the run: %s"), error->message);
         return;
     }
-    esl_window_show_status(self, FALSE, _("Running %s with %s…"), self->model->name, klass->name);
+    esl_window_show_status(self, FALSE, _("Running %s with %s…"), esl_window_model(self)->name, klass->name);
     self->run_started_us = g_get_monotonic_time();
     self->progress_timer = g_timeout_add(100, progress_timeout, self);
     self->frame_meter = esl_frame_meter_start(GTK_WIDGET(self));
@@ -461,7 +461,7 @@ void esl_window_start_run(EslWindow *self)
 
 void esl_window_show_newest_run(EslWindow *self)
 {
-    if (self->model || !self->project)
+    if (esl_window_model(self) || !self->project)
         return;
     /* only a run stored with its model (and so with its settings) can be shown */
     g_autoptr(GPtrArray) runs = esl_project_list_runs(self->project, NULL);
@@ -476,7 +476,7 @@ void esl_window_show_newest_run(EslWindow *self)
     EslRunBrowser *browser = ESL_RUN_BROWSER(self->run_browser);
     esl_run_browser_click_row(browser, 0, 0); /* loads its model from the project */
     g_autoptr(GArray) shown = esl_run_browser_get_selected(browser);
-    if (!self->model || shown->len == 0)
+    if (!esl_window_model(self) || shown->len == 0)
         return;
     gtk_notebook_set_current_page(GTK_NOTEBOOK(self->sidebar),
                                   gtk_notebook_page_num(GTK_NOTEBOOK(self->sidebar),
@@ -500,7 +500,7 @@ void esl_window_update_run_actions(EslWindow *self)
     /* A text that does not load cannot run; an edited one runs once checked
      * (esl-window-assemble.c). */
     gtk_widget_action_set_enabled(widget, "win.run",
-                                  !running && self->model && !self->check_error);
+                                  !running && esl_window_model(self) && !esl_model_document_get_check_error(self->document));
     gtk_widget_action_set_enabled(widget, "win.pause", self->controller != NULL);
     gtk_widget_action_set_enabled(widget, "win.stop", running);
     /* stepping goes through stored samples: of a run shown, not of one going on */
@@ -512,8 +512,8 @@ void esl_window_update_run_actions(EslWindow *self)
                                       self->history_matches_model);
     gtk_widget_set_sensitive(self->run_settings, !running);
     esl_model_panel_set_editable(ESL_MODEL_PANEL(self->model_panel), !running);
-    gtk_widget_action_set_enabled(widget, "win.save-model", self->model != NULL);
-    gtk_widget_action_set_enabled(widget, "win.export-view", self->model != NULL);
+    gtk_widget_action_set_enabled(widget, "win.save-model", esl_window_model(self) != NULL);
+    gtk_widget_action_set_enabled(widget, "win.export-view", esl_window_model(self) != NULL);
 }
 
 void esl_window_toggle_pause(EslWindow *self)
@@ -594,7 +594,7 @@ static char *show_stored_method(EslWindow *self, const char *formulation,
 
 /* A stored optimisation: the run panel shows its formulation and settings, the plot board its
  * evaluations, the status line how it ended (note: what loading its model said, or NULL); the
- * Optimise dialog shows it with its choices when it opens (esl_window_offer_selected_optimization)
+ * Optimise dialog shows it with its choices when it opens (esl-window-optimize.c)
  * or, open already, at once. */
 static void show_stored_optimization(EslWindow *self, const EslRunInfo *info, const char *note)
 {
@@ -625,26 +625,6 @@ static void show_stored_optimization(EslWindow *self, const EslRunInfo *info, co
                            id, info->formulation, run->objective, result);
 }
 
-void esl_window_offer_selected_optimization(EslWindow *self, EslOptimizeDialog *dialog)
-{
-    g_autoptr(GArray) ids = esl_run_browser_get_selected(ESL_RUN_BROWSER(self->run_browser));
-    gint64 id = ids->len == 1 ? g_array_index(ids, gint64, 0) : 0;
-    if (!id || !self->project || esl_optimize_dialog_is_running(dialog) ||
-        esl_optimize_dialog_get_stored_run(dialog) == id ||
-        !esl_project_run_is_optimization(self->project, id))
-        return;
-    g_autoptr(EslRunInfo) info = esl_project_get_run(self->project, id, NULL);
-    g_autoptr(EslOptimizationRun) run =
-        info ? esl_project_load_optimization(self->project, id, NULL) : NULL;
-    if (!run)
-        return; /* the status line said why when it was selected */
-    /* its best point applies to the model text it ran on (the window's when none is stored) */
-    g_autofree char *ran_on =
-        info->model_id > 0 ? esl_project_model_json(self->project, info->model_id, NULL) : NULL;
-    esl_optimize_dialog_show_stored(dialog, id, run, info->message,
-                                    ran_on ? ran_on : self->model_json);
-}
-
 static void load_single_run(EslWindow *self, gint64 run_id)
 {
     g_autoptr(GError) error = NULL;
@@ -660,17 +640,17 @@ static void load_single_run(EslWindow *self, gint64 run_id)
     g_autofree char *note = NULL;
     g_autofree char *run_json =
         info->model_id > 0 ? esl_project_model_json(self->project, info->model_id, NULL) : NULL;
-    if (run_json && g_strcmp0(run_json, self->model_json) != 0) {
+    if (run_json && g_strcmp0(run_json, esl_window_json(self)) != 0) {
         g_autoptr(GError) model_error = NULL;
         g_autofree char *origin = g_strdup_printf("%s.json", info->model_name);
-        MbsModel *m = self->model_modified
+        MbsModel *m = esl_model_document_is_modified(self->document)
                           ? NULL
                           : esl_model_load_string(run_json, origin, NULL, 0, &model_error);
         if (m) {
             esl_window_install_model(self, m, g_steal_pointer(&run_json), g_steal_pointer(&origin));
             note = g_strdup_printf(_("Model %s of run %s loaded from the project."),
                                    info->model_name, id);
-        } else if (self->model_modified) {
+        } else if (esl_model_document_is_modified(self->document)) {
             note = g_strdup(_("This run belongs to another model: save the edited model (Project "
                               "▸ Save Model As…) to replay it in 3D."));
         } else {
@@ -684,10 +664,10 @@ static void load_single_run(EslWindow *self, gint64 run_id)
         return;
     }
     show_stored_progress(self, info, h->n > 0 ? h->monitors[h->n - 1].time : 0.0);
-    gboolean matches = self->model && h->nbodies == self->model->nbodies &&
-                       h->njoints == self->model->njoints &&
-                       g_strcmp0(info->model_name, self->model->name) == 0 &&
-                       (!run_json || g_strcmp0(run_json, self->model_json) == 0);
+    gboolean matches = esl_window_model(self) && h->nbodies == esl_window_model(self)->nbodies &&
+                       h->njoints == esl_window_model(self)->njoints &&
+                       g_strcmp0(info->model_name, esl_window_model(self)->name) == 0 &&
+                       (!run_json || g_strcmp0(run_json, esl_window_json(self)) == 0);
     esl_plot_board_prepare_single(ESL_PLOT_BOARD(self->plot_board));
     for (int i = 0; i < h->n; i++)
         esl_plot_board_append(ESL_PLOT_BOARD(self->plot_board), &h->monitors[i]);
@@ -710,9 +690,9 @@ static void load_single_run(EslWindow *self, gint64 run_id)
         g_autoptr(GArray) coords = g_array_new(FALSE, FALSE, sizeof(int));
         g_autoptr(GPtrArray) cnames = g_ptr_array_new_with_free_func(g_free);
         if (sensitivity->nstate > 0)
-            stored_state_coordinates(self->model && g_strcmp0(info->model_name,
-                                                              self->model->name) == 0
-                                         ? self->model
+            stored_state_coordinates(esl_window_model(self) && g_strcmp0(info->model_name,
+                                                              esl_window_model(self)->name) == 0
+                                         ? esl_window_model(self)
                                          : NULL,
                                      run_class,
                                      sensitivity->nstate, coords, cnames);
@@ -769,7 +749,7 @@ static void load_overlay(EslWindow *self, GArray *ids)
                                                 info->formulation, info->settings.step);
         esl_plot_board_add_run(ESL_PLOT_BOARD(self->plot_board), k, name, h->monitors, h->n);
         /* the runs of the model shown: their variables are plotted too */
-        if (self->model && g_strcmp0(info->model_name, self->model->name) == 0)
+        if (esl_window_model(self) && g_strcmp0(info->model_name, esl_window_model(self)->name) == 0)
             g_ptr_array_add(compared, esl_compared_run_new(name, k, g_steal_pointer(&h)));
     }
     esl_window_set_compared(self, compared);

@@ -46,7 +46,7 @@ static void shown_run_free(ShownRun *r)
 static GPtrArray *shown_runs(EslWindow *self)
 {
     GPtrArray *runs = g_ptr_array_new_with_free_func((GDestroyNotify)shown_run_free);
-    const MbsModel *m = self->model;
+    const MbsModel *m = esl_window_model(self);
     if (!m)
         return runs;
     gsize nb = (gsize)12 * m->nbodies, nj = (gsize)m->njoints;
@@ -90,9 +90,9 @@ static gboolean plot_in(EslWindow *self, int index, const char *name, GPtrArray 
                         GError **error)
 {
     EslVariable v;
-    if (!esl_variable_parse(self->model, name, &v, error))
+    if (!esl_variable_parse(esl_window_model(self), name, &v, error))
         return FALSE;
-    const MbsModel *m = self->model;
+    const MbsModel *m = esl_window_model(self);
     g_autofree char *label = esl_variable_name(m, &v);
     gboolean log_y =
         v.kind->element == ESL_VARIABLE_JOINT && v.kind->component == ESL_JOINT_VIOLATION;
@@ -116,7 +116,7 @@ gboolean esl_window_plot_variable(EslWindow *self, const char *name, GError **er
         return FALSE;
     }
     EslVariable v;
-    if (!esl_variable_parse(self->model, name, &v, error))
+    if (!esl_variable_parse(esl_window_model(self), name, &v, error))
         return FALSE;
     EslPlotBoard *board = ESL_PLOT_BOARD(self->plot_board);
     if (esl_plot_board_get_current_plot(board) < 0)
@@ -140,7 +140,7 @@ void esl_window_set_compared(EslWindow *self, GPtrArray *compared)
             names[i] = g_strdup(listed[i]);
         esl_plot_clear(esl_plot_board_get_plot(board, p));
         for (int i = 0; i < n; i++)
-            if (!self->model || !plot_in(self, p, names[i], runs, NULL))
+            if (!esl_window_model(self) || !plot_in(self, p, names[i], runs, NULL))
                 esl_plot_board_forget_variable(board, p, names[i]);
     }
 }
@@ -169,7 +169,7 @@ static void action_variable_browser(GtkWidget *widget, const char *action, GVari
         self->variable_browser = GTK_WIDGET(browser);
         g_object_add_weak_pointer(G_OBJECT(browser), (gpointer *)&self->variable_browser);
         g_signal_connect(browser, "variable-toggled", G_CALLBACK(on_variable_toggled), self);
-        esl_variable_browser_set_model(browser, self->model);
+        esl_variable_browser_set_model(browser, esl_window_model(self));
     }
     gtk_window_present(GTK_WINDOW(self->variable_browser));
 }
@@ -203,7 +203,7 @@ void esl_window_variables_model_changed(EslWindow *self)
 {
     if (self->variable_browser)
         esl_variable_browser_set_model(ESL_VARIABLE_BROWSER(self->variable_browser),
-                                       self->model);
+                                       esl_window_model(self));
     esl_window_update_plot_actions(self);
 }
 

@@ -38,9 +38,9 @@ GtkWidget *esl_window_show_tyre_curves(EslWindow *self, int force)
                                                   &selected) &&
         source == ESL_SOURCE_FORCE)
         force = selected;
-    const MbsTyreData *data = pac2002_wheel(self->model, force);
+    const MbsTyreData *data = pac2002_wheel(esl_window_model(self), force);
     if (data) {
-        esl_tyre_dialog_show_data(dialog, data, self->model->forces[force].name);
+        esl_tyre_dialog_show_data(dialog, data, esl_window_model(self)->forces[force].name);
     } else {
         g_autofree char *path = bundled_tyre_file();
         esl_tyre_dialog_open_file(dialog, path, NULL); /* a missing file says so in the dialog */

@@ -14,7 +14,7 @@ void esl_window_show_state(EslWindow *self, const double *poses, const double *v
     esl_viewport_set_state(ESL_VIEWPORT(self->viewport), poses, violations);
     double largest = violations ? 0.0 : NAN;
     int worst = -1;
-    for (int j = 0; violations && self->model && j < self->model->njoints; j++) {
+    for (int j = 0; violations && esl_window_model(self) && j < esl_window_model(self)->njoints; j++) {
         double v = isnan(violations[j]) ? INFINITY : violations[j];
         if (v > largest || (worst < 0 && v >= largest)) {
             largest = v;
@@ -24,10 +24,10 @@ void esl_window_show_state(EslWindow *self, const double *poses, const double *v
     EslColorScale *legend = ESL_COLOR_SCALE(self->color_scale);
     esl_color_scale_set_value(legend, largest);
     /* a tree joint's violation is 0: name a joint only when one is violated */
-    esl_color_scale_set_worst(legend, worst >= 0 && largest > 0 ? self->model->joints[worst].name
+    esl_color_scale_set_worst(legend, worst >= 0 && largest > 0 ? esl_window_model(self)->joints[worst].name
                                                                 : NULL);
     esl_model_panel_set_violations(ESL_MODEL_PANEL(self->model_panel), violations,
-                                   violations && self->model ? self->model->njoints : 0);
+                                   violations && esl_window_model(self) ? esl_window_model(self)->njoints : 0);
 }
 
 /* Diagonal of the box of the model's points as drawn (m). */
@@ -46,7 +46,7 @@ static double model_extent(const MbsModel *m)
  * plot its violation over the run. */
 static void go_to_joint(EslWindow *self, int j)
 {
-    const MbsModel *m = self->model;
+    const MbsModel *m = esl_window_model(self);
     esl_model_panel_select(ESL_MODEL_PANEL(self->model_panel), ESL_SOURCE_JOINT, j);
     const MbsJoint *joint = &m->joints[j];
     double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, p[3] = {0, 0, 0};
@@ -69,7 +69,7 @@ static void go_to_joint(EslWindow *self, int j)
 gboolean esl_window_go_to_worst_joint(EslWindow *self)
 {
     const char *name = esl_color_scale_get_worst(ESL_COLOR_SCALE(self->color_scale));
-    int j = name && self->model ? mbs_model_find_joint(self->model, name) : -1;
+    int j = name && esl_window_model(self) ? mbs_model_find_joint(esl_window_model(self), name) : -1;
     if (j < 0)
         return FALSE;
     go_to_joint(self, j);
@@ -81,7 +81,7 @@ gboolean esl_window_go_to_worst_over_run(EslWindow *self)
     double time;
     const char *name =
         esl_color_scale_get_worst_over_run(ESL_COLOR_SCALE(self->color_scale), NULL, &time);
-    int j = name && self->model ? mbs_model_find_joint(self->model, name) : -1;
+    int j = name && esl_window_model(self) ? mbs_model_find_joint(esl_window_model(self), name) : -1;
     if (j < 0)
         return FALSE;
     esl_window_seek(self, time); /* the instant it was largest */
@@ -100,11 +100,11 @@ void esl_window_update_worst_over_run(EslWindow *self)
 {
     double largest = 0, when = 0;
     int worst = -1;
-    for (guint i = 0; self->history && self->history_matches_model && self->model &&
+    for (guint i = 0; self->history && self->history_matches_model && esl_window_model(self) &&
                       i < self->history->len;
          i++) {
         const EslRunSample *s = self->history->pdata[i];
-        for (int j = 0; s->violations && j < self->model->njoints; j++) {
+        for (int j = 0; s->violations && j < esl_window_model(self)->njoints; j++) {
             double v = isnan(s->violations[j]) ? INFINITY : s->violations[j];
             if (v > largest) {
                 largest = v;
@@ -114,7 +114,7 @@ void esl_window_update_worst_over_run(EslWindow *self)
         }
     }
     esl_color_scale_set_worst_over_run(ESL_COLOR_SCALE(self->color_scale),
-                                       worst >= 0 ? self->model->joints[worst].name : NULL,
+                                       worst >= 0 ? esl_window_model(self)->joints[worst].name : NULL,
                                        largest, when);
 }
 

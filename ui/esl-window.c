@@ -34,21 +34,12 @@ void esl_window_show_status(EslWindow *self, gboolean is_error, const char *form
         gtk_widget_remove_css_class(self->status_label, "error");
 }
 
-static char *resolve_model(const char *arg)
-{
-    if (g_file_test(arg, G_FILE_TEST_EXISTS) || strchr(arg, G_DIR_SEPARATOR))
-        return g_strdup(arg);
-    g_autofree char *file =
-        g_str_has_suffix(arg, ".json") ? g_strdup(arg) : g_strconcat(arg, ".json", NULL);
-    return g_build_filename(esl_models_dir(), file, NULL);
-}
-
 /* ---- titles ------------------------------------------------------------------------------- */
 
 void esl_window_update_titles(EslWindow *self)
 {
     g_autofree char *file = esl_window_model_display_name(self);
-    g_autofree char *name = self->model && self->model_modified
+    g_autofree char *name = esl_model_document_is_modified(self->document)
                                 ? g_strdup_printf(_("%s (modified)"), file)
                                 : g_strdup(file);
     gtk_label_set_text(GTK_LABEL(self->title_label), name);
@@ -67,7 +58,7 @@ void esl_window_update_titles(EslWindow *self)
         : self->project_path ? g_strdup_printf(_("Project: %s"), self->project_path)
                              : g_strdup(_("No project open."));
     gtk_label_set_text(GTK_LABEL(self->project_label), where);
-    g_autofree char *title = self->model ? g_strdup_printf("%s — Eslabón", name)
+    g_autofree char *title = esl_window_model(self) ? g_strdup_printf("%s — Eslabón", name)
                                          : g_strdup("Eslabón");
     gtk_window_set_title(GTK_WINDOW(self), title);
 }
@@ -97,13 +88,13 @@ void esl_window_update_trail(EslWindow *self, int upto)
 {
     EslViewport *viewport = ESL_VIEWPORT(self->viewport);
     int b = self->selected_body;
-    if (b < 0 || !self->model || b >= self->model->nbodies || self->model->bodies[b].is_ground ||
+    if (b < 0 || !esl_window_model(self) || b >= esl_window_model(self)->nbodies || esl_window_model(self)->bodies[b].is_ground ||
         !self->history || !self->history_matches_model || upto < 1 ||
         upto >= (int)self->history->len) {
         esl_viewport_set_trail(viewport, NULL, 0, -1);
         return;
     }
-    const double *com = self->model->bodies[b].com;
+    const double *com = esl_window_model(self)->bodies[b].com;
     int stride = MAX(1, (upto + 1) / 400);
     g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(float));
     for (int i = 0;; i += stride) {
@@ -238,50 +229,31 @@ static char *edited_json(EslWindow *self, const char *path, double value, GError
                     _("Stop the running simulation before editing the model."));
         return NULL;
     }
-    if (!self->model_json) {
+    if (!esl_window_json(self)) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("no model is open"));
         return NULL;
     }
-    return esl_model_edit_set_number(self->model_json, path, value, error);
+    return esl_model_edit_set_number(esl_window_json(self), path, value, error);
 }
 
-/* A number the loader refuses (a negative mass) is refused, with the loader's message; a model
- * under construction (not yet connected, or already failing its check) takes any number: the
- * check says what is missing. The assembly and the rank are computed on a worker
- * (esl-window-assemble.c). */
-static gboolean edit_refused(const char *json, const char *origin, gboolean had_check_error,
-                             GError **error)
-{
-    g_autoptr(GError) load_error = NULL;
-    MbsModel *loaded = esl_model_load_string(json, origin, NULL, 0, &load_error);
-    gboolean loads = loaded != NULL;
-    mbs_model_free(loaded);
-    if (loads || had_check_error ||
-        g_error_matches(load_error, ESL_MODEL_FILE_ERROR, ESL_MODEL_FILE_ERROR_TOPOLOGY))
-        return FALSE;
-    g_propagate_error(error, g_steal_pointer(&load_error));
-    return TRUE;
-}
-
+/* The document validates an edit (app/esl-model-document.h); the assembly and the rank are
+ * computed on a worker (esl-window-assemble.c). */
 gboolean esl_window_edit_model(EslWindow *self, const char *path, double value, GError **error)
 {
     g_autofree char *label = g_strdup_printf(_("set %s"), path);
     g_autofree char *json = edited_json(self, path, value, error);
-    g_autofree char *origin = json ? g_path_get_basename(self->model_path) : NULL;
-    if (!json || edit_refused(json, origin, self->check_error != NULL, error))
+    if (!json || !esl_model_document_validate(self->document, json, error))
         return FALSE;
     esl_window_commit_edit(self, g_steal_pointer(&json), label);
     return TRUE;
 }
 
-/* An inspector edit whose text is loaded on a worker before it is committed (loading the
- * 225-body lattice takes 20-50 ms: not on the UI thread). */
+/* An inspector edit whose text is validated on a worker before it is committed. */
 typedef struct {
     EslWindow *window;
     char *base_json; /* the model's text when the edit was entered: a later edit wins */
-    char *json, *origin, *path, *label;
+    char *json, *path, *label;
     double value;
-    gboolean had_check_error;
 } FieldEdit;
 
 static void field_edit_free(FieldEdit *e)
@@ -289,34 +261,21 @@ static void field_edit_free(FieldEdit *e)
     g_object_unref(e->window);
     g_free(e->base_json);
     g_free(e->json);
-    g_free(e->origin);
     g_free(e->path);
     g_free(e->label);
     g_free(e);
 }
-
-static void field_edit_load(GTask *task, gpointer source, gpointer data, GCancellable *cancel)
-{
-    (void)source;
-    (void)cancel;
-    FieldEdit *e = data;
-    GError *error = NULL;
-    if (edit_refused(e->json, e->origin, e->had_check_error, &error))
-        g_task_return_error(task, error);
-    else
-        g_task_return_boolean(task, TRUE);
-}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(FieldEdit, field_edit_free)
 
 static void field_edit_loaded(GObject *source, GAsyncResult *result, gpointer data)
 {
     (void)source;
-    (void)data;
-    FieldEdit *e = g_task_get_task_data(G_TASK(result));
-    EslWindow *self = e->window;
     g_autoptr(GError) error = NULL;
-    gboolean accepted = g_task_propagate_boolean(G_TASK(result), &error);
+    gboolean accepted = esl_model_document_validate_finish(result, &error);
+    g_autoptr(FieldEdit) e = data;
+    EslWindow *self = e->window;
     if (gtk_widget_in_destruction(GTK_WIDGET(self)) || !self->model_panel || self->controller ||
-        g_strcmp0(self->model_json, e->base_json) != 0)
+        g_strcmp0(esl_window_json(self), e->base_json) != 0)
         return; /* closed, a run started or another edit came first: this one is dropped */
     if (!accepted) {
         esl_model_panel_show_field_error(ESL_MODEL_PANEL(self->model_panel), e->path,
@@ -331,8 +290,8 @@ static void field_edit_loaded(GObject *source, GAsyncResult *result, gpointer da
                            e->label, e->value, klass ? klass->name : "penalty");
 }
 
-/* A number entered in the inspector: refused at once when it cannot be written, else loaded on
- * a worker (field_edit_loaded commits it or shows the loader's message under the field). */
+/* A number entered in the inspector: refused at once when it cannot be written, else validated
+ * on a worker (field_edit_loaded commits it or shows the loader's message under the field). */
 static gboolean on_edit_field(EslModelPanel *panel, const char *path, const char *label,
                               double value, GError **error, EslWindow *self)
 {
@@ -342,182 +301,13 @@ static gboolean on_edit_field(EslModelPanel *panel, const char *path, const char
         return FALSE;
     FieldEdit *e = g_new0(FieldEdit, 1);
     e->window = g_object_ref(self);
-    e->base_json = g_strdup(self->model_json);
+    e->base_json = g_strdup(esl_window_json(self));
     e->json = json;
-    e->origin = g_path_get_basename(self->model_path);
     e->path = g_strdup(path);
     e->label = g_strdup(label);
     e->value = value;
-    e->had_check_error = self->check_error != NULL;
-    GTask *task = g_task_new(NULL, NULL, field_edit_loaded, NULL);
-    g_task_set_task_data(task, e, (GDestroyNotify)field_edit_free);
-    g_task_run_in_thread(task, field_edit_load);
-    g_object_unref(task);
+    esl_model_document_validate_async(self->document, json, field_edit_loaded, e);
     return TRUE;
-}
-
-/* ---- project ------------------------------------------------------------------------------ */
-
-static void close_project(EslWindow *self)
-{
-    g_clear_pointer(&self->project, esl_project_close);
-    g_hash_table_remove_all(self->model_ids);
-    if (self->project_is_temporary && self->project_path) {
-        g_autofree char *wal = g_strconcat(self->project_path, "-wal", NULL);
-        g_autofree char *shm = g_strconcat(self->project_path, "-shm", NULL);
-        g_unlink(self->project_path);
-        g_unlink(wal);
-        g_unlink(shm);
-    }
-    g_clear_pointer(&self->project_path, g_free);
-    self->project_is_temporary = FALSE;
-}
-
-gboolean esl_window_open_project(EslWindow *self, const char *path, gboolean create,
-                                 GError **error)
-{
-    if (esl_window_is_running(self)) {
-        g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
-                    _("Stop the running simulation before changing the project."));
-        return FALSE;
-    }
-    EslProject *project = esl_project_open(path, create, error);
-    if (!project)
-        return FALSE;
-    close_project(self);
-    self->project = project;
-    self->project_path = g_strdup(path);
-    int interrupted = esl_project_interrupted_on_open(project);
-    if (interrupted > 0)
-        esl_window_show_status(
-            self, TRUE,
-            ngettext("%d run had been interrupted (the program stopped during it); it "
-                     "is marked so in the list.",
-                     "%d runs had been interrupted (the program stopped during them); "
-                     "they are marked so in the list.",
-                     interrupted),
-            interrupted);
-    esl_window_update_titles(self);
-    esl_window_fill_runs(self);
-    esl_window_show_newest_run(self);
-    return TRUE;
-}
-
-const char *esl_window_get_project_path(EslWindow *self)
-{
-    return self->project_path;
-}
-
-gboolean esl_window_ensure_project(EslWindow *self, GError **error)
-{
-    if (self->project)
-        return TRUE;
-    g_autofree char *dir = g_build_filename(g_get_user_cache_dir(), "eslabon", NULL);
-    g_mkdir_with_parents(dir, 0700);
-    g_autofree char *name = g_strdup_printf("unsaved-%d-%" G_GINT64_FORMAT ".eslabon", getpid(),
-                                            g_get_real_time());
-    g_autofree char *path = g_build_filename(dir, name, NULL);
-    if (!esl_window_open_project(self, path, TRUE, error))
-        return FALSE;
-    self->project_is_temporary = TRUE;
-    esl_window_update_titles(self);
-    return TRUE;
-}
-
-void esl_window_fill_runs(EslWindow *self)
-{
-    g_autoptr(GError) error = NULL;
-    EslRunBrowser *browser = ESL_RUN_BROWSER(self->run_browser);
-    if (!esl_run_browser_fill(browser, self->project, &error))
-        esl_window_show_status(self, TRUE, _("Cannot list the runs: %s"), error->message);
-    esl_run_browser_set_size(browser, self->project ? esl_project_disk_size(self->project) : 0);
-}
-
-gboolean esl_window_rename_run(EslWindow *self, gint64 run_id, const char *name, GError **error)
-{
-    if (!self->project) {
-        g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("No project open."));
-        return FALSE;
-    }
-    if (!esl_project_rename_run(self->project, run_id, name, error))
-        return FALSE;
-    esl_window_fill_runs(self);
-    return TRUE;
-}
-
-gboolean esl_window_delete_runs(EslWindow *self, GArray *ids, GError **error)
-{
-    if (esl_window_is_running(self)) {
-        g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
-                    _("Stop the running simulation before deleting runs."));
-        return FALSE;
-    }
-    if (!self->project) {
-        g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("No project open."));
-        return FALSE;
-    }
-    gint64 before = esl_project_disk_size(self->project);
-    gboolean ok = TRUE;
-    for (guint i = 0; ok && i < ids->len; i++)
-        ok = esl_project_delete_run(self->project, g_array_index(ids, gint64, i), error);
-    /* The space of the deleted samples goes back to the disk, not only to SQLite. */
-    ok = ok && esl_project_compact(self->project, error);
-    esl_window_set_history(self, NULL, FALSE);
-    esl_plot_board_prepare_single(ESL_PLOT_BOARD(self->plot_board));
-    esl_window_fill_runs(self);
-    if (ok) {
-        g_autofree char *freed =
-            g_format_size((guint64)MAX(before - esl_project_disk_size(self->project), 0));
-        esl_window_show_status(self, FALSE,
-                               ngettext("%u run deleted; %s freed.", "%u runs deleted; %s freed.",
-                                        ids->len),
-                               ids->len, freed);
-    }
-    return ok;
-}
-
-static void on_rename_run(EslRunBrowser *browser, gint64 run_id, const char *name,
-                          EslWindow *self)
-{
-    (void)browser;
-    g_autoptr(GError) error = NULL;
-    if (!esl_window_rename_run(self, run_id, name, &error))
-        esl_window_show_status(self, TRUE, _("Cannot rename the run: %s"), error->message);
-}
-
-static void on_delete_answer(GtkDialog *dialog, int response, EslWindow *self)
-{
-    GArray *ids = g_object_get_data(G_OBJECT(dialog), "run-ids");
-    g_autoptr(GError) error = NULL;
-    if (response == GTK_RESPONSE_ACCEPT && !esl_window_delete_runs(self, ids, &error))
-        esl_window_show_status(self, TRUE, _("Cannot delete the runs: %s"), error->message);
-    gtk_window_destroy(GTK_WINDOW(dialog));
-}
-
-static void on_delete_runs(EslRunBrowser *browser, GArray *ids, EslWindow *self)
-{
-    (void)browser;
-    GtkWidget *dialog = gtk_message_dialog_new(
-        GTK_WINDOW(self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT, GTK_MESSAGE_QUESTION,
-        GTK_BUTTONS_NONE,
-        ngettext("Delete %u run?", "Delete %u runs?", ids->len), ids->len);
-    gtk_message_dialog_format_secondary_text(
-        GTK_MESSAGE_DIALOG(dialog), _("Their samples are removed from the project for good."));
-    gtk_dialog_add_button(GTK_DIALOG(dialog), _("_Cancel"), GTK_RESPONSE_CANCEL);
-    GtkWidget *delete = gtk_dialog_add_button(GTK_DIALOG(dialog), _("_Delete"),
-                                              GTK_RESPONSE_ACCEPT);
-    gtk_widget_add_css_class(delete, "destructive-action");
-    gtk_dialog_set_default_response(GTK_DIALOG(dialog), GTK_RESPONSE_CANCEL);
-    g_object_set_data_full(G_OBJECT(dialog), "run-ids", g_array_ref(ids),
-                           (GDestroyNotify)g_array_unref);
-    g_signal_connect(dialog, "response", G_CALLBACK(on_delete_answer), self);
-    gtk_window_present(GTK_WINDOW(dialog));
-}
-
-static void on_runs_selection_changed(EslRunBrowser *browser, EslWindow *self)
-{
-    (void)browser;
-    esl_window_show_selected_runs(self);
 }
 
 /* ---- model -------------------------------------------------------------------------------- */
@@ -529,14 +319,10 @@ gboolean esl_window_load_model(EslWindow *self, const char *path_or_name, GError
                     _("Stop the running simulation before opening another model."));
         return FALSE;
     }
-    char *path = resolve_model(path_or_name);
-    MbsModel *model = esl_model_load_file(path, NULL, 0, error);
-    char *json = NULL;
-    if (!model || !g_file_get_contents(path, &json, NULL, error)) {
-        mbs_model_free(model);
-        g_free(path);
+    MbsModel *model;
+    char *json, *path;
+    if (!esl_model_document_read_file(path_or_name, &model, &json, &path, error))
         return FALSE;
-    }
     esl_window_install_model(self, model, json, path);
     return TRUE;
 }
@@ -546,13 +332,7 @@ void esl_window_install_model(EslWindow *self, MbsModel *model, char *json, char
 {
     esl_viewport_set_model(ESL_VIEWPORT(self->viewport), NULL);
     esl_window_set_history(self, NULL, FALSE);
-    mbs_model_free(self->model);
-    self->model = model;
-    g_free(self->model_path);
-    self->model_path = path;
-    g_free(self->model_json);
-    self->model_json = json;
-    self->model_modified = FALSE;
+    esl_model_document_open(self->document, model, json, path);
     self->edits_discarded = FALSE;
     esl_run_settings_set_model(ESL_RUN_SETTINGS(self->run_settings), model);
     esl_viewport_set_model(ESL_VIEWPORT(self->viewport), model);
@@ -584,61 +364,6 @@ void esl_window_install_model(EslWindow *self, MbsModel *model, char *json, char
     esl_window_update_run_actions(self);
 }
 
-/* ---- unsaved edits ------------------------------------------------------------------------ */
-
-static void on_unsaved_response(GtkDialog *dialog, int response, EslWindow *self)
-{
-    EslWindowThen then = (EslWindowThen)g_object_get_data(G_OBJECT(dialog), "then");
-    g_autofree char *path = g_strdup(g_object_get_data(G_OBJECT(dialog), "path"));
-    gtk_window_destroy(GTK_WINDOW(dialog));
-    self->question = NULL;
-    if (response == GTK_RESPONSE_REJECT) {
-        self->edits_discarded = TRUE;
-        then(self, path);
-    } else if (response == GTK_RESPONSE_ACCEPT && esl_window_model_saved_in_place(self)) {
-        g_autoptr(GError) error = NULL;
-        if (g_file_set_contents(self->model_path, self->model_json, -1, &error)) {
-            self->model_modified = FALSE;
-            esl_window_update_titles(self);
-            then(self, path);
-        } else {
-            esl_window_show_status(self, TRUE, _("Cannot save the model: %s"), error->message);
-        }
-    } else if (response == GTK_RESPONSE_ACCEPT) {
-        esl_window_choose_model_file(self, then, path);
-    }
-}
-
-void esl_window_ask_unsaved(EslWindow *self, EslWindowThen then, const char *path)
-{
-    if (!self->model || !self->model_modified || self->edits_discarded) {
-        then(self, path);
-        return;
-    }
-    if (self->question)
-        return;
-    g_autofree char *shown = esl_window_model_display_name(self);
-    GtkWidget *dialog = gtk_message_dialog_new(
-        GTK_WINDOW(self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT, GTK_MESSAGE_QUESTION,
-        GTK_BUTTONS_NONE, _("Save the edits to model %s?"), shown);
-    gtk_message_dialog_format_secondary_text(GTK_MESSAGE_DIALOG(dialog),
-                                             _("If you do not save them, they are lost."));
-    gtk_dialog_add_button(GTK_DIALOG(dialog), _("_Cancel"), GTK_RESPONSE_CANCEL);
-    GtkWidget *discard =
-        gtk_dialog_add_button(GTK_DIALOG(dialog), _("_Discard"), GTK_RESPONSE_REJECT);
-    gtk_widget_add_css_class(discard, "destructive-action");
-    GtkWidget *save = gtk_dialog_add_button(
-        GTK_DIALOG(dialog), esl_window_model_saved_in_place(self) ? _("_Save") : _("_Save As…"),
-        GTK_RESPONSE_ACCEPT);
-    gtk_widget_add_css_class(save, "suggested-action");
-    gtk_dialog_set_default_response(GTK_DIALOG(dialog), GTK_RESPONSE_ACCEPT);
-    g_object_set_data(G_OBJECT(dialog), "then", (gpointer)then);
-    g_object_set_data_full(G_OBJECT(dialog), "path", g_strdup(path), g_free);
-    g_signal_connect(dialog, "response", G_CALLBACK(on_unsaved_response), self);
-    self->question = dialog;
-    gtk_window_present(GTK_WINDOW(dialog));
-}
-
 static void load_chosen_model(EslWindow *self, const char *path)
 {
     g_autoptr(GError) error = NULL;
@@ -662,7 +387,7 @@ static void on_stack_page_changed(GtkStack *stack, GParamSpec *pspec, EslWindow 
     if (!self->back_button)
         return;
     gtk_widget_set_visible(self->back_button,
-                           self->model && g_strcmp0(gtk_stack_get_visible_child_name(stack),
+                           esl_window_model(self) && g_strcmp0(gtk_stack_get_visible_child_name(stack),
                                                     "start") == 0);
 }
 
@@ -705,15 +430,13 @@ static void esl_window_dispose(GObject *object)
 static void esl_window_finalize(GObject *object)
 {
     EslWindow *self = ESL_WINDOW(object);
-    close_project(self);
+    esl_window_close_project(self);
     g_hash_table_unref(self->model_ids);
     if (self->history)
         g_ptr_array_unref(self->history);
     if (self->compared)
         g_ptr_array_unref(self->compared);
-    mbs_model_free(self->model);
-    g_free(self->model_path);
-    g_free(self->model_json);
+    g_clear_object(&self->document);
     G_OBJECT_CLASS(esl_window_parent_class)->finalize(object);
 }
 
@@ -728,7 +451,7 @@ static gboolean esl_window_close_request(GtkWindow *window)
     EslWindow *self = ESL_WINDOW(window);
     if (esl_window_ask_close(self))
         return TRUE;
-    if (self->model_modified && !self->edits_discarded) {
+    if (esl_model_document_is_modified(self->document) && !self->edits_discarded) {
         esl_window_ask_unsaved(self, destroy_now, NULL);
         return TRUE;
     }
@@ -783,15 +506,14 @@ static void esl_window_class_init(EslWindowClass *klass)
     gtk_widget_class_bind_template_callback(widget_class, on_stack_page_changed);
     gtk_widget_class_bind_template_callback(widget_class, on_element_selected);
     gtk_widget_class_bind_template_callback(widget_class, on_edit_field);
-    gtk_widget_class_bind_template_callback(widget_class, on_runs_selection_changed);
-    gtk_widget_class_bind_template_callback(widget_class, on_rename_run);
-    gtk_widget_class_bind_template_callback(widget_class, on_delete_runs);
     gtk_widget_class_bind_template_callback(widget_class, on_viewport_picked);
     gtk_widget_class_bind_template_callback(widget_class, on_playback_time_changed);
     gtk_widget_class_bind_template_callback(widget_class, on_plot_cursor_moved);
+    esl_window_class_bind_project_callbacks(widget_class);
     esl_window_class_install_actions(widget_class);
     esl_window_class_install_save_actions(widget_class);
     esl_window_class_install_assemble_actions(widget_class);
+    esl_window_class_install_optimize_actions(widget_class);
     esl_window_class_install_variable_actions(widget_class);
     signals[SIGNAL_RUN_FINISHED] =
         g_signal_new("run-finished", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
@@ -800,6 +522,7 @@ static void esl_window_class_init(EslWindowClass *klass)
 
 static void esl_window_init(EslWindow *self)
 {
+    self->document = esl_model_document_new();
     gtk_widget_init_template(GTK_WIDGET(self));
     self->model_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     self->selected_body = -1;
@@ -817,80 +540,7 @@ EslWindow *esl_window_new(GtkApplication *app)
     return g_object_new(ESL_TYPE_WINDOW, "application", app, NULL);
 }
 
-void esl_window_set_duration(EslWindow *self, double duration)
-{
-    esl_run_settings_set_duration(ESL_RUN_SETTINGS(self->run_settings), duration);
-}
-
 gboolean esl_window_set_formulation(EslWindow *self, const char *name)
 {
     return esl_run_settings_set_formulation(ESL_RUN_SETTINGS(self->run_settings), name);
-}
-
-gboolean esl_window_set_sensitivity_method(EslWindow *self, const char *name)
-{
-    return esl_sensitivity_chooser_set_method(
-        esl_run_settings_get_sensitivity(ESL_RUN_SETTINGS(self->run_settings)), name);
-}
-
-int esl_window_sensitivity_points(EslWindow *self, int *state_points)
-{
-    EslPlotBoard *board = ESL_PLOT_BOARD(self->plot_board);
-    if (state_points)
-        *state_points = esl_plot_board_state_sensitivity_points(board);
-    return esl_plot_board_sensitivity_points(board);
-}
-
-const char *esl_window_get_viewport_error(EslWindow *self)
-{
-    return esl_viewport_get_error(ESL_VIEWPORT(self->viewport));
-}
-
-void esl_window_select_body(EslWindow *self, int body)
-{
-    esl_model_panel_select(ESL_MODEL_PANEL(self->model_panel), ESL_SOURCE_BODY, body);
-}
-
-void esl_window_seek(EslWindow *self, double time)
-{
-    esl_playback_bar_seek(ESL_PLAYBACK_BAR(self->playback_bar), time);
-}
-
-const char *esl_window_get_project_size_text(EslWindow *self)
-{
-    return esl_run_browser_get_size_text(ESL_RUN_BROWSER(self->run_browser));
-}
-
-const char *esl_window_get_page(EslWindow *self)
-{
-    return gtk_stack_get_visible_child_name(GTK_STACK(self->stack));
-}
-
-double esl_window_get_largest_violation(EslWindow *self)
-{
-    return esl_color_scale_get_value(ESL_COLOR_SCALE(self->color_scale));
-}
-
-gboolean esl_window_step_sample(EslWindow *self, int direction)
-{
-    if (self->controller || !self->history || self->history->len < 2)
-        return FALSE;
-    EslPlaybackBar *bar = ESL_PLAYBACK_BAR(self->playback_bar);
-    esl_playback_bar_set_playing(bar, FALSE);
-    int i = esl_window_history_index_at(self, esl_playback_bar_get_time(bar));
-    int next = CLAMP(i + (direction < 0 ? -1 : 1), 0, (int)self->history->len - 1);
-    if (next == i)
-        return FALSE;
-    esl_playback_bar_seek(bar, ((EslRunSample *)self->history->pdata[next])->monitors.time);
-    return TRUE;
-}
-
-double esl_window_get_time(EslWindow *self)
-{
-    return esl_playback_bar_get_time(ESL_PLAYBACK_BAR(self->playback_bar));
-}
-
-gboolean esl_window_set_playback_speed(EslWindow *self, double speed)
-{
-    return esl_playback_bar_set_speed(ESL_PLAYBACK_BAR(self->playback_bar), speed);
 }

@@ -27,9 +27,7 @@
 
 #include "esl-renderer.h"
 #include "esl-scene.h"
-#ifdef ESLABON_HAVE_VIDEO
-#include "esl-video.h"
-#endif
+#include "esl-video-export.h"
 #endif
 
 #ifndef ESLABON_HAVE_RENDERER
@@ -289,16 +287,6 @@ static int follow_body(const MbsModel *m, const char *name)
     return -1;
 }
 
-/* A follow camera looks at its body's centre of mass in every frame. */
-static void aim(EslCamera *camera, const MbsModel *m, const double *poses, int follow)
-{
-    if (follow < 0)
-        return;
-    float c[3];
-    esl_scene_body_center(m, poses, follow, c);
-    esl_camera_follow(camera, c);
-}
-
 static volatile sig_atomic_t cancelled;
 
 static void on_interrupt(int signal_number)
@@ -307,46 +295,32 @@ static void on_interrupt(int signal_number)
     cancelled = 1;
 }
 
-/* Frames at simulated times k speed / fps, k = 0 .. n - 1 with n = duration fps / speed (so the
- * video lasts duration / speed seconds), each drawn as
- * `render --time` draws it, with the camera of the first frame. Ctrl+C cancels (nothing is
- * left behind); a terminal sees the progress. */
-static gboolean export_video(PoseSource *src, EslRenderer *renderer, EslStandardView view,
-                             gboolean frames, int follow, const char *out, int width, int height,
-                             int fps, double speed, double duration, int *nframes,
-                             GError **error)
+static gboolean poses_at(gpointer data, double t, double *poses, double *violations,
+                         GError **error)
 {
-#ifdef ESLABON_HAVE_VIDEO
-    const MbsModel *m = src->m;
-    EslVideo *video = esl_video_new(out, width, height, fps, error);
-    if (!video)
+    double reached;
+    return source_at(data, t, poses, violations, &reached, error);
+}
+
+/* The video (render/esl-video-export.h), as `render --time` draws each instant. Ctrl+C cancels
+ * (nothing is left behind); a terminal sees the progress. */
+static gboolean export_video(PoseSource *src, EslRenderer *renderer,
+                             const EslVideoExportOptions *options, int *nframes, GError **error)
+{
+    EslVideoExport *x = esl_video_export_new(src->m, renderer, options, poses_at, src, error);
+    if (!x)
         return FALSE;
-    g_autofree double *poses = g_new0(double, (gsize)m->nbodies * 12);
-    g_autofree double *violations = g_new0(double, (gsize)MAX(m->njoints, 1));
-    g_autofree guint8 *pixels = g_malloc((gsize)width * height * 4);
-    EslScene *scene = esl_scene_new();
-    EslSceneOptions options;
-    esl_scene_options_defaults(&options);
-    options.show_frames = frames;
-    EslCamera camera = {0};
-    long n = MAX(1, (long)floor(duration * fps / speed + 1e-9));
+    long n = esl_video_export_n_frames(x);
     gboolean tty = isatty(fileno(stderr)), ok = TRUE;
     cancelled = 0;
     void (*previous)(int) = signal(SIGINT, on_interrupt);
     for (long k = 0; k < n && ok; ++k) {
-        double t = (double)k * speed / fps, reached;
-        ok = source_at(src, t, poses, violations, &reached, error);
-        if (ok) {
-            esl_scene_build(scene, m, poses, violations, &options);
-            if (k == 0)
-                esl_camera_set_view(&camera, view, scene);
-            aim(&camera, m, poses, follow);
-            ok = esl_renderer_render_offscreen(renderer, scene, &camera, pixels, error) &&
-                 esl_video_add_frame(video, pixels, error);
-        }
+        double t = esl_video_export_next_time(x);
+        ok = esl_video_export_step(x, error);
         if (ok && cancelled) {
             g_set_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
-                        "cancelled at frame %ld of %ld: %s was not written", k + 1, n, out);
+                        "cancelled at frame %ld of %ld: %s was not written", k + 1, n,
+                        options->path);
             ok = FALSE;
         }
         if (tty)
@@ -355,22 +329,12 @@ static gboolean export_video(PoseSource *src, EslRenderer *renderer, EslStandard
     if (tty)
         fprintf(stderr, "\n");
     signal(SIGINT, previous);
-    esl_scene_free(scene);
     if (!ok) {
-        esl_video_abort(video);
+        esl_video_export_abort(x);
         return FALSE;
     }
     *nframes = (int)n;
-    return esl_video_finish(video, error);
-#else
-    (void)src, (void)renderer, (void)view, (void)frames, (void)follow, (void)width, (void)height;
-    (void)fps;
-    (void)speed, (void)duration, (void)nframes;
-    g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                "%s: this build has no video export (FFmpeg's libavcodec, libavformat and "
-                "libswscale were not found)", out);
-    return FALSE;
-#endif
+    return esl_video_export_finish(x, error);
 }
 
 int esl_cli_render(int argc, char **argv)
@@ -502,8 +466,9 @@ int esl_cli_render(int argc, char **argv)
     esl_renderer_set_show_grid(renderer, !no_grid);
     if (video) {
         int nframes = 0;
-        if (!export_video(&src, renderer, view, frames, follow, video, width, height, fps, speed,
-                          duration, &nframes, &error)) {
+        EslVideoExportOptions options = {video, width, height, fps, speed, 0.0, duration,
+                                         view, frames, follow};
+        if (!export_video(&src, renderer, &options, &nframes, &error)) {
             fprintf(stderr, "eslabon-cli render: %s\n", error->message);
             goto done;
         }
@@ -527,7 +492,7 @@ int esl_cli_render(int argc, char **argv)
     esl_scene_build(scene, m, poses, violations, &options);
     EslCamera camera = {0};
     esl_camera_set_view(&camera, view, scene);
-    aim(&camera, m, poses, follow);
+    esl_camera_aim(&camera, m, poses, follow);
     pixels = g_malloc((gsize)width * height * 4);
     if (!esl_renderer_render_offscreen(renderer, scene, &camera, pixels, &error) ||
         !write_png(out, pixels, width, height, &error)) {

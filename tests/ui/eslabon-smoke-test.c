@@ -18,6 +18,7 @@
 #include "esl-model-file.h"
 #include "esl-project.h"
 #include "esl-window.h"
+#include "esl-window-testing.h"
 
 #define SMOKE_TIMEOUT_S 90
 #define SMOKE_PLAYBACK_MS 1000 /* of playback measured after the run */

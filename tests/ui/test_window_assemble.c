@@ -17,6 +17,7 @@
 #include "esl-project.h"
 #include "esl-scene.h"
 #include "esl-window.h"
+#include "esl-window-testing.h"
 #include "build-spec.h"
 #include "tap.h"
 #include "ui-test.h"

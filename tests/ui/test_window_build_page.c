@@ -10,6 +10,7 @@
 #include "esl-model-panel.h"
 #include "esl-scene.h"
 #include "esl-window.h"
+#include "esl-window-testing.h"
 #include "build-spec.h"
 #include "tap.h"
 #include "ui-test.h"

@@ -19,6 +19,7 @@
 #include "esl-run-settings.h"
 #include "esl-sensitivity-chooser.h"
 #include "esl-window.h"
+#include "esl-window-testing.h"
 #include "tap.h"
 #include "ui-test.h"
 

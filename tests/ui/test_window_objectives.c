@@ -27,6 +27,7 @@
 #include "esl-project.h"
 #include "esl-run-settings.h"
 #include "esl-window.h"
+#include "esl-window-testing.h"
 #include "tap.h"
 #include "ui-test.h"
 

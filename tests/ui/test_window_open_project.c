@@ -8,6 +8,7 @@
 #include "esl-application.h"
 #include "esl-run-browser.h"
 #include "esl-window.h"
+#include "esl-window-testing.h"
 #include "tap.h"
 #include "ui-test.h"
 

@@ -38,6 +38,7 @@
 #include "esl-run-browser.h"
 #include "esl-run-settings.h"
 #include "esl-window.h"
+#include "esl-window-testing.h"
 #include "tap.h"
 #include "ui-test.h"
 

@@ -11,6 +11,7 @@
 #include "esl-plot.h"
 #include "esl-run-browser.h"
 #include "esl-window.h"
+#include "esl-window-testing.h"
 #include "tap.h"
 #include "ui-test.h"
 

@@ -13,6 +13,7 @@
 #include "esl-plot.h"
 #include "esl-step-view.h"
 #include "esl-window.h"
+#include "esl-window-testing.h"
 #include "tap.h"
 #include "ui-test.h"
 

@@ -9,6 +9,7 @@
 
 #include "esl-application.h"
 #include "esl-window.h"
+#include "esl-window-testing.h"
 #include "tap.h"
 #include "ui-test.h"
 

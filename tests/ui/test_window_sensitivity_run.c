@@ -32,6 +32,7 @@
 #include "esl-run-browser.h"
 #include "esl-run-settings.h"
 #include "esl-window.h"
+#include "esl-window-testing.h"
 #include "tap.h"
 #include "ui-test.h"
 

@@ -16,6 +16,7 @@
 #include "esl-application.h"
 #include "esl-step-view.h"
 #include "esl-window.h"
+#include "esl-window-testing.h"
 #include "tap.h"
 #include "ui-test.h"
 

@@ -25,6 +25,7 @@
 #include "esl-project.h"
 #include "esl-run-browser.h"
 #include "esl-window.h"
+#include "esl-window-testing.h"
 #include "tap.h"
 #include "ui-test.h"
 

@@ -10,6 +10,7 @@
 #include "esl-scene.h"
 #include "esl-viewport.h"
 #include "esl-window.h"
+#include "esl-window-testing.h"
 #include "tap.h"
 #include "ui-test.h"
 

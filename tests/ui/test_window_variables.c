@@ -23,6 +23,7 @@
 #include "esl-plot.h"
 #include "esl-variable-browser.h"
 #include "esl-window.h"
+#include "esl-window-testing.h"
 #include "tap.h"
 #include "ui-test.h"
 

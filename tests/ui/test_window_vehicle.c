@@ -17,6 +17,7 @@
 #include "esl-tyre-dialog.h"
 #include "esl-viewport.h"
 #include "esl-window.h"
+#include "esl-window-testing.h"
 #include "mbs_formulation.h"
 #include "mbs_run.h"
 #include "tap.h"

@@ -11,6 +11,7 @@
 #include "esl-project.h"
 #include "esl-recent.h"
 #include "esl-window.h"
+#include "esl-window-testing.h"
 #include "tap.h"
 #include "ui-test.h"
 

@@ -11,6 +11,7 @@
 #include "esl-model-panel.h"
 #include "esl-scene.h"
 #include "esl-window.h"
+#include "esl-window-testing.h"
 #include "tap.h"
 #include "ui-test.h"
 

@@ -10,6 +10,7 @@
 #include "esl-plot-board.h"
 #include "esl-plot.h"
 #include "esl-window.h"
+#include "esl-window-testing.h"
 #include "tap.h"
 #include "ui-test.h"
 

@@ -82,6 +82,10 @@ const char *esl_window_get_viewport_error(EslWindow *self);
  * model list, else the bundled HMMWV tyre file): the EslTyreDialog shown. */
 GtkWidget *esl_window_show_tyre_curves(EslWindow *self, int force);
 
+/* The Studies window (win.studies, ui/esl-study-view.h) on the window's project: the
+ * EslStudyView shown; a case's run it opens is shown in this window. */
+GtkWidget *esl_window_show_studies(EslWindow *self);
+
 /* Building (esl-window-assemble.c; the actions win.new-model, win.add-body, win.add-joint,
  * win.add-force, win.set-driver, win.set-initial, win.set-parameter, win.set-gravity,
  * win.remove-element take the a{sv} of app/esl-model-build.h; win.undo, win.redo;

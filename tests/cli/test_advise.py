@@ -55,16 +55,22 @@ ok(all(c["probe_error"] > accuracy for c in pruned),
 
 
 # Independently: the recommended settings and the reference through `run --output`.
-def history(name, form, step, options):
+def run_csv(name, form, step, options, *outputs):
+    """The rows of `run --output` (every 10 ms) of form at step with options (rtol, atol), and
+    outputs (--points ... or --variables ...)."""
     out = os.path.join(tmp, name + ".csv")
     args = ["run", four_bar, "--formulation", form, "--step", repr(step), "--duration",
-            str(duration), "--output", out, "--points", points, "--output-step", "0.01"]
+            str(duration), "--output", out, *outputs, "--output-step", "0.01"]
     for k, v in (options or {}).items():
         if k in ("rtol", "atol"):
             args += [f"--{k}", repr(v)]
     r = run(*args)
     rows = list(csv.DictReader(open(out))) if r.returncode == 0 else []
     return r, rows
+
+
+def history(name, form, step, options):
+    return run_csv(name, form, step, options, "--points", points)
 
 
 names = points.split(",")
@@ -100,15 +106,8 @@ ok(r.returncode == 0 and v.get("measure") == "variables" and vrec is not None an
 
 
 def series(name, form, step, options, column):
-    out = os.path.join(tmp, name + ".csv")
-    args = ["run", four_bar, "--formulation", form, "--step", repr(step), "--duration",
-            str(duration), "--output", out, "--variables", column, "--output-step", "0.01"]
-    for k, val in (options or {}).items():
-        if k in ("rtol", "atol"):
-            args += [f"--{k}", repr(val)]
-    rr = run(*args)
-    rows = list(csv.DictReader(open(out))) if rr.returncode == 0 else []
-    return [float(x[column]) for x in rows]
+    return [float(x[column]) for x in run_csv(name, form, step, options, "--variables",
+                                                column)[1]]
 
 
 def unwrap(ys):

@@ -20,7 +20,7 @@ struct _EslStudyView {
 
 G_DEFINE_FINAL_TYPE(EslStudyView, esl_study_view, GTK_TYPE_WINDOW)
 
-enum { SIGNAL_OPEN_RUN, N_SIGNALS };
+enum { SIGNAL_OPEN_RUN, SIGNAL_APPLY_SETTINGS, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 /* The status of a case as shown. */
@@ -379,6 +379,8 @@ void esl_study_view_show_advice(EslStudyView *self, EslAdvice *a, const char *mo
     }
     gtk_label_set_text(GTK_LABEL(self->advice_label), why->str);
     g_string_free(why, TRUE);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "studies.apply-advice",
+                                  a->recommended >= 0);
     gtk_notebook_set_current_page(GTK_NOTEBOOK(self->notebook), 1);
 }
 
@@ -399,6 +401,16 @@ gboolean esl_study_view_open_advice(EslStudyView *self, const char *path, GError
     }
     esl_study_view_show_advice(self, a, model ? model : path);
     return TRUE;
+}
+
+static void action_apply_advice(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)name, (void)parameter;
+    EslStudyView *self = ESL_STUDY_VIEW(widget);
+    if (!self->advice || self->advice->recommended < 0)
+        return;
+    const EslAdviseCandidate *c = self->advice->candidates->pdata[self->advice->recommended];
+    g_signal_emit(self, signals[SIGNAL_APPLY_SETTINGS], 0, c->formulation, &c->settings);
 }
 
 EslScatterPlot *esl_study_view_get_work_precision_plot(EslStudyView *self)
@@ -498,17 +510,23 @@ static void esl_study_view_class_init(EslStudyViewClass *klass)
     gtk_widget_class_install_action(widget_class, "studies.open-advice", NULL,
                                     action_open_advice);
     gtk_widget_class_install_action(widget_class, "studies.open-run", NULL, action_open_run);
+    gtk_widget_class_install_action(widget_class, "studies.apply-advice", NULL,
+                                    action_apply_advice);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_o, GDK_CONTROL_MASK,
                                         "studies.open", NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
     signals[SIGNAL_OPEN_RUN] =
         g_signal_new("open-run", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                      NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_INT64);
+    signals[SIGNAL_APPLY_SETTINGS] =
+        g_signal_new("apply-settings", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                     NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_POINTER);
 }
 
 static void esl_study_view_init(EslStudyView *self)
 {
     gtk_widget_init_template(GTK_WIDGET(self));
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "studies.apply-advice", FALSE);
     self->cells = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);
     g_signal_connect_swapped(self->study_choice, "notify::selected",
                              G_CALLBACK(on_study_chosen), self);

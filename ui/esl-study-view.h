@@ -49,7 +49,10 @@ EslScatterPlot *esl_study_view_get_work_precision_plot(EslStudyView *self);
 const char *esl_study_view_get_advice_text(EslStudyView *self);
 
 /* Signals:
- *   "open-run" (const char *project_path, gint64 run_id): show that run (a case's). */
+ *   "open-run" (const char *project_path, gint64 run_id): show that run (a case's);
+ *   "apply-settings" (const char *formulation, const MbsSettings *settings): the advice's
+ *   recommended formulation and settings, for the next runs (studies.apply-advice, Apply
+ *   Recommended; disabled without a recommendation). */
 
 G_END_DECLS
 

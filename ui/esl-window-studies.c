@@ -25,6 +25,21 @@ static void on_open_run(EslStudyView *view, const char *project_path, gint64 run
     gtk_window_present(GTK_WINDOW(self));
 }
 
+/* The advice's recommendation for the next runs: its formulation and settings, this window's
+ * duration. */
+static void on_apply_settings(EslStudyView *view, const char *formulation,
+                              const MbsSettings *settings, EslWindow *self)
+{
+    (void)view;
+    EslRunSettings *panel = ESL_RUN_SETTINGS(self->run_settings);
+    MbsSettings now, next = *settings;
+    esl_run_settings_read(panel, &now);
+    next.duration = now.duration;
+    esl_run_settings_show(panel, formulation, &next);
+    esl_window_show_status(self, FALSE, _("Run settings: %s at %g s, as the advisor recommends"),
+                           formulation, next.step);
+}
+
 static void on_view_destroyed(GtkWidget *view, EslWindow *self)
 {
     (void)view;
@@ -39,6 +54,7 @@ GtkWidget *esl_window_show_studies(EslWindow *self)
         gtk_window_set_destroy_with_parent(GTK_WINDOW(view), TRUE);
         g_object_set_data(G_OBJECT(self), VIEW_KEY, view);
         g_signal_connect_object(view, "open-run", G_CALLBACK(on_open_run), self, 0);
+        g_signal_connect_object(view, "apply-settings", G_CALLBACK(on_apply_settings), self, 0);
         g_signal_connect_object(view, "destroy", G_CALLBACK(on_view_destroyed), self, 0);
     }
     esl_study_view_set_project(ESL_STUDY_VIEW(view), self->project_path, NULL);

@@ -23,6 +23,7 @@
 #include "esl-model-file.h"
 #include "esl-project.h"
 #include "esl-run-browser.h"
+#include "esl-run-settings.h"
 #include "esl-scatter-plot.h"
 #include "esl-study-view.h"
 #include "esl-variables.h"
@@ -121,7 +122,7 @@ static void check_cases(EslWindow *window, EslStudyView *view)
            "(progress: %s)", id, progress ? progress : "(none)");
 }
 
-static void check_advice(EslStudyView *view)
+static void check_advice(EslWindow *window, EslStudyView *view)
 {
     g_autoptr(GError) error = NULL;
     g_autofree char *text = NULL;
@@ -165,6 +166,24 @@ static void check_advice(EslStudyView *view)
            "point left of it is", rec->label, rec->error, rec->seconds, a->accuracy);
     save_screenshot_as("ESL_SCREENSHOT_ADVICE");
 
+    /* Apply Recommended: the window's run settings become the recommendation's (its step and,
+     * for ssode, its rtol), the duration kept */
+    EslRunSettings *panel =
+        ESL_RUN_SETTINGS(find_nth(GTK_WIDGET(window), ESL_TYPE_RUN_SETTINGS, 0));
+    MbsSettings before, after;
+    esl_run_settings_read(panel, &before);
+    gtk_widget_activate_action(GTK_WIDGET(view), "studies.apply-advice", NULL);
+    iterate_pending();
+    esl_run_settings_read(panel, &after);
+    const MbsFormulationClass *k = esl_run_settings_get_formulation(panel);
+    double rtol = mbs_settings_number(&after, "rtol");
+    double want_rtol = mbs_settings_number(&rec->settings, "rtol");
+    tap_ok(k && !strcmp(k->name, rec->formulation) && after.step == rec->settings.step &&
+               after.duration == before.duration &&
+               (isnan(want_rtol) || rtol == want_rtol),
+           "Apply Recommended sets the window's run settings: %s, h = %g s, duration kept (%g s)",
+           k ? k->name : "?", after.step, after.duration);
+
     g_autoptr(GError) bad_error = NULL;
     gboolean refused = !esl_study_view_open_advice(view, manifest, &bad_error);
     tap_ok(refused && bad_error &&
@@ -195,7 +214,7 @@ static gboolean check(gpointer data)
         esl_study_view_select_case(view, 2);
         gtk_window_present(GTK_WINDOW(view));
         save_screenshot_as("ESL_SCREENSHOT_STUDIES");
-        check_advice(view);
+        check_advice(window, view);
     }
     checked = TRUE;
     gtk_window_destroy(GTK_WINDOW(window));

@@ -116,6 +116,17 @@ GArray *esl_run_browser_get_selected(EslRunBrowser *self)
     return ids;
 }
 
+gboolean esl_run_browser_select_run(EslRunBrowser *self, gint64 run_id)
+{
+    GtkListBoxRow *row;
+    for (int i = 0; (row = gtk_list_box_get_row_at_index(GTK_LIST_BOX(self->runs_list), i)); i++)
+        if (GPOINTER_TO_INT(g_object_get_data(G_OBJECT(row), "run-id")) == run_id) {
+            esl_run_browser_click_row(self, i, 0);
+            return TRUE;
+        }
+    return FALSE;
+}
+
 void esl_run_browser_click_row(EslRunBrowser *self, int index, GdkModifierType state)
 {
     GtkListBox *list = GTK_LIST_BOX(self->runs_list);

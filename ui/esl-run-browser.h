@@ -23,6 +23,9 @@ GArray *esl_run_browser_get_selected(EslRunBrowser *self);
  * it, Shift extends from the last clicked row. Escape (action runs.unselect-all) clears. */
 void esl_run_browser_click_row(EslRunBrowser *self, int index, GdkModifierType state);
 
+/* Select the run of this id alone, as a plain click on its row; FALSE when it is not listed. */
+gboolean esl_run_browser_select_run(EslRunBrowser *self, gint64 run_id);
+
 /* The project's size on disk, shown under the list (0: nothing shown). */
 void esl_run_browser_set_size(EslRunBrowser *self, gint64 bytes);
 const char *esl_run_browser_get_size_text(EslRunBrowser *self);

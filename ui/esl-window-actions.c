@@ -512,6 +512,7 @@ void esl_window_init_actions(EslWindow *self)
         g_property_action_new("playback", self->playback_bar, "playing");
     g_action_map_add_action(G_ACTION_MAP(self), G_ACTION(playback));
     esl_window_init_vehicle_actions(self);
+    esl_window_init_study_actions(self);
     /* a paced run follows the playback speed */
     g_signal_connect_swapped(self->playback_bar, "notify::speed",
                              G_CALLBACK(esl_window_update_pacing), self);

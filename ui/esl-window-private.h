@@ -155,6 +155,8 @@ void esl_window_class_install_actions(GtkWidgetClass *widget_class);
 void esl_window_init_actions(EslWindow *self);
 /* esl-window-vehicle.c: win.follow-body and win.tyre-curves */
 void esl_window_init_vehicle_actions(EslWindow *self);
+/* win.studies (esl-window-studies.c) */
+void esl_window_init_study_actions(EslWindow *self);
 void esl_window_fill_recent_menu(EslWindow *self);
 /* Save the model's text to path (it becomes the model's file). */
 void esl_window_save_model_path(EslWindow *self, const char *path);

@@ -21,6 +21,10 @@ const char *esl_window_get_project_path(EslWindow *self);
 /* Select a formulation of the registry by name; FALSE when there is none of that name. */
 gboolean esl_window_set_formulation(EslWindow *self, const char *name);
 
+/* The Studies window (win.studies, ui/esl-study-view.h) on the window's project: the
+ * EslStudyView shown; a case's run it opens is shown in this window. */
+GtkWidget *esl_window_show_studies(EslWindow *self);
+
 /* What tests drive and read: esl-window-testing.h. Signals:
  *   "run-finished" (int status, gint64 run_id) after a run has ended and been shown. */
 

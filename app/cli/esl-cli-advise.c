@@ -1,6 +1,5 @@
 /* eslabon-cli advise: the formulation advisor (issue 25; app/studies/esl-advise.h). */
 #include <glib.h>
-#include <json-glib/json-glib.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,73 +10,22 @@
 #include "esl-models-dir.h"
 #include "esl-points.h"
 #include "esl-settings-json.h"
+#include "esl-study.h"
+#include "esl-variables.h"
 
-static void add_number(JsonBuilder *b, const char *name, double v)
+static void print_table(const char *path, const char *quantity, const EslAdvice *a)
 {
-    json_builder_set_member_name(b, name);
-    if (isfinite(v))
-        json_builder_add_double_value(b, v);
+    if (a->variables)
+        printf("# %s: %g s; error = max |y - y_ref| over %s and the samples (every %g s) / %.4g "
+               "(the largest |y_ref(t) - y_ref(0)|);\n", path, a->duration, quantity,
+               a->sample_interval, a->scale);
     else
-        json_builder_add_null_value(b);
-}
-
-static void print_json(const char *path, const EslAdvice *a)
-{
-    g_autoptr(JsonBuilder) b = json_builder_new();
-    json_builder_begin_object(b);
-    json_builder_set_member_name(b, "model");
-    json_builder_add_string_value(b, path);
-    add_number(b, "accuracy", a->accuracy);
-    add_number(b, "duration", a->duration);
-    add_number(b, "probe_duration", a->probe_duration);
-    add_number(b, "sample_interval", a->sample_interval);
-    json_builder_set_member_name(b, "reference");
-    json_builder_begin_object(b);
-    json_builder_set_member_name(b, "formulation");
-    json_builder_add_string_value(b, a->reference[0]);
-    json_builder_set_member_name(b, "confirmed_by");
-    json_builder_add_string_value(b, a->reference[1]);
-    add_number(b, "step", a->reference_step);
-    add_number(b, "agreement", a->reference_agreement);
-    add_number(b, "scale", a->scale);
-    json_builder_end_object(b);
-    json_builder_set_member_name(b, "recommended");
-    if (a->recommended >= 0)
-        json_builder_add_int_value(b, a->recommended);
-    else
-        json_builder_add_null_value(b);
-    json_builder_set_member_name(b, "candidates");
-    json_builder_begin_array(b);
-    for (guint i = 0; i < a->candidates->len; i++) {
-        const EslAdviseCandidate *c = a->candidates->pdata[i];
-        json_builder_begin_object(b);
-        json_builder_set_member_name(b, "formulation");
-        json_builder_add_string_value(b, c->formulation);
-        add_number(b, "step", c->settings.step);
-        json_builder_set_member_name(b, "options");
-        json_builder_add_value(b, esl_settings_options_to_node(&c->settings));
-        add_number(b, "probe_error", c->probe_error);
-        add_number(b, "probe_seconds", c->probe_seconds);
-        add_number(b, "error", c->error);
-        add_number(b, "seconds", c->seconds);
-        json_builder_set_member_name(b, "verdict");
-        json_builder_add_string_value(b, c->verdict);
-        json_builder_end_object(b);
-    }
-    json_builder_end_array(b);
-    json_builder_end_object(b);
-    g_autoptr(JsonNode) root = json_builder_get_root(b);
-    g_autofree char *text = esl_json_generate(root, TRUE);
-    printf("%s\n", text);
-}
-
-static void print_table(const char *path, const EslAdvice *a)
-{
-    printf("# %s: %g s; error = max |r - r_ref| over the points and the samples (every %g s) / "
-           "%.4g m (their largest displacement);\n# reference %s at h = %g s, confirmed by %s "
-           "(they differ by %.2e); probe %g s\n",
-           path, a->duration, a->sample_interval, a->scale, a->reference[0], a->reference_step,
-           a->reference[1], a->reference_agreement, a->probe_duration);
+        printf("# %s: %g s; error = max |r - r_ref| over the points and the samples (every %g "
+               "s) / %.4g m (their largest displacement);\n", path, a->duration,
+               a->sample_interval, a->scale);
+    printf("# reference %s at h = %g s, confirmed by %s (they differ by %.2e); probe %g s\n",
+           a->reference[0], a->reference_step, a->reference[1], a->reference_agreement,
+           a->probe_duration);
     printf("| candidate | probe error | probe CPU (s) | error | CPU (s) | verdict |\n"
            "|---|---:|---:|---:|---:|---|\n");
     for (guint i = 0; i < a->candidates->len; i++) {
@@ -113,7 +61,7 @@ int esl_cli_advise(int argc, char **argv)
     gboolean json = FALSE;
     GOptionEntry entries[] = {
         {"accuracy", 0, 0, G_OPTION_ARG_DOUBLE, &accuracy, "Relative error asked for (1e-4)", "E"},
-        {"quantity", 0, 0, G_OPTION_ARG_STRING, &quantity, "Points compared (default: every point of a moving body)", "BODY:POINT,..."},
+        {"quantity", 0, 0, G_OPTION_ARG_STRING, &quantity, "Points compared (default: every point of a moving body), or variables of the variable table", "BODY:POINT,...|VARIABLE,..."},
         {"duration", 't', 0, G_OPTION_ARG_DOUBLE, &duration, "Simulated time, s (2)", "T"},
         {"full-runs", 0, 0, G_OPTION_ARG_INT, &full_runs, "Probe survivors run in full (4)", "N"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL},
@@ -133,28 +81,56 @@ int esl_cli_advise(int argc, char **argv)
     }
     if (quantity && (!strcmp(quantity, "energy") || !strcmp(quantity, "constraints"))) {
         fprintf(stderr, "eslabon-cli advise: --quantity %s is not implemented yet: name the "
-                        "points to compare (BODY:POINT,...)\n", quantity);
+                        "points to compare (BODY:POINT,...) or variables of the variable table "
+                        "(BODY:kinetic, JOINT:violation, ...)\n", quantity);
         return 2;
     }
     g_autofree char *path = esl_resolve_model_path(argv[1]);
     MbsModel *m = esl_model_load_file(path, NULL, 0, &error);
-    g_autoptr(GArray) points = m ? esl_points_parse(m, quantity, &error) : NULL;
-    if (!points || points->len == 0) {
+    if (!m) {
+        fprintf(stderr, "eslabon-cli advise: %s\n", error->message);
+        return 1;
+    }
+    /* points first; a list that is not all points, as variables */
+    g_autoptr(GArray) points = esl_points_parse(m, quantity, &error);
+    g_autoptr(GArray) variables = NULL;
+    if (!points && quantity) {
+        g_autoptr(GError) as_variables = NULL;
+        variables = esl_variables_parse(m, quantity, &as_variables);
+        if (!variables) {
+            fprintf(stderr, "eslabon-cli advise: --quantity %s: neither points (%s) nor "
+                            "variables (%s)\n", quantity, error->message, as_variables->message);
+            mbs_model_free(m);
+            return 2;
+        }
+    }
+    if (!variables && (!points || points->len == 0)) {
         fprintf(stderr, "eslabon-cli advise: %s\n",
                 error ? error->message : "the model has no point of a moving body");
         mbs_model_free(m);
-        return m ? 2 : 1;
+        return 2;
     }
-    g_autoptr(EslAdvice) a = esl_advise(m, (const int *)(void *)points->data, (int)points->len,
-                                        accuracy, duration, full_runs, &error);
+    EslAdviseQuantity q = {0};
+    if (variables) {
+        q.variables = (const EslVariable *)(void *)variables->data;
+        q.nvariables = (int)variables->len;
+    } else {
+        q.points = (const int *)(void *)points->data;
+        q.npoints = (int)points->len;
+    }
+    g_clear_error(&error);
+    g_autoptr(EslAdvice) a = esl_advise(m, &q, accuracy, duration, full_runs, &error);
     mbs_model_free(m);
     if (!a) {
         fprintf(stderr, "eslabon-cli advise: %s: %s\n", path, error->message);
-        return 1;
+        return error->code == ESL_STUDY_ERROR_INVALID ? 2 : 1;
     }
-    if (json)
-        print_json(path, a);
+    const char *what = quantity ? quantity : "every point of a moving body";
+    if (json) {
+        g_autofree char *text = esl_advice_to_json(a, path, what);
+        printf("%s\n", text);
+    }
     else
-        print_table(path, a);
+        print_table(path, what, a);
     return a->recommended >= 0 ? 0 : 1;
 }

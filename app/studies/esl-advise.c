@@ -2,10 +2,15 @@
 #include "esl-advise.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include <json-glib/json-glib.h>
+
+#include "esl-settings-json.h"
 #include "esl-study.h"
+#include "mbs_run.h"
 #include "mbs_trajectory.h"
 
 #define SAMPLE_INTERVAL 0.01 /* s: every candidate's step divides it */
@@ -60,11 +65,84 @@ static double cpu_now(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
+/* Variables recorded as the x of "points" (y = z = 0), so that the trajectory's deviation and
+ * displacement_scale measure |y - y_ref| and |y_ref(t) - y_ref(0)|. */
+typedef struct {
+    const MbsModel *m;
+    const EslAdviseQuantity *q;
+    MbsTrajectory *t;
+    int every;
+    double *poses, *velocities, *violations;
+} VariableRecorder;
+
+static int take_variables(void *data, const MbsRun *run)
+{
+    VariableRecorder *rec = data;
+    MbsTrajectory *t = rec->t;
+    const MbsModel *m = rec->m;
+    const MbsFormulation *f = mbs_run_formulation(run);
+    if (mbs_run_grid_steps(run) % rec->every != 0)
+        return 0;
+    for (int b = 0; b < m->nbodies; b++)
+        mbs_formulation_body_pose(f, b, rec->poses + 12 * b, rec->poses + 12 * b + 9);
+    esl_body_velocities_from_formulation(f, rec->velocities);
+    for (int j = 0; j < m->njoints; j++)
+        rec->violations[j] = f->klass->joint_violation(f, j);
+    double *x = &t->xyz[(gsize)t->nsamples * t->npoints * 3];
+    for (int i = 0; i < t->npoints; i++) {
+        const EslVariable *v = &rec->q->variables[i];
+        double y = esl_variable_value(m, v, rec->poses, rec->velocities, rec->violations);
+        if (t->nsamples > 0)
+            y = esl_variable_unwrap(v, x[3 * i - 3 * t->npoints], y);
+        x[3 * i] = y;
+        x[3 * i + 1] = x[3 * i + 2] = 0;
+    }
+    t->time[t->nsamples++] = f->time;
+    return 0;
+}
+
+/* mbs_trajectory_record for variables (t freed with mbs_trajectory_free). */
+static int record_variables(const MbsModel *m, const char *formulation, const MbsSettings *s,
+                            int every, const EslAdviseQuantity *q, MbsTrajectory *t,
+                            MbsError *err)
+{
+    memset(t, 0, sizeof *t);
+    long cap = mbs_run_step_count(s->duration, s->step) / every + 2;
+    t->npoints = q->nvariables;
+    t->time = malloc(sizeof(double) * (size_t)cap);
+    t->xyz = malloc(sizeof(double) * (size_t)cap * (size_t)q->nvariables * 3);
+    MbsFormulation *f = t->time && t->xyz ? mbs_formulation_new(formulation, m, s, err) : NULL;
+    if (!f) {
+        mbs_trajectory_free(t);
+        return err && err->status ? err->status : MBS_FATAL;
+    }
+    VariableRecorder rec = {m, q, t, every, g_new0(double, 12 * (gsize)m->nbodies + 1),
+                            g_new0(double, 6 * (gsize)m->nbodies + 1),
+                            g_new0(double, (gsize)m->njoints + 1)};
+    MbsRunObserver observer = {.sample = take_variables, .data = &rec, .every = every};
+    MbsRun *run = mbs_run_new(f, NULL, &observer, err);
+    int rc = run ? 0 : MBS_FATAL;
+    if (run && mbs_run_advance(run, s->duration) == MBS_RUN_FAILED) {
+        t->failed = 1;
+        t->error = *mbs_run_error(run);
+    }
+    if (run)
+        t->summary = *mbs_run_summary(run);
+    else
+        mbs_trajectory_free(t);
+    mbs_run_free(run);
+    mbs_formulation_free(f);
+    g_free(rec.poses);
+    g_free(rec.velocities);
+    g_free(rec.violations);
+    return rc;
+}
+
 /* Run; TRUE when it ran to the end. t is filled either way (free it). *seconds: the CPU time of
  * the run (this thread's: a loaded machine's other processes do not count), the least of up to
  * five repetitions while they take less than 0.2 s together (short runs are timed again). */
 static gboolean record(const MbsModel *m, const char *formulation, const MbsSettings *s,
-                       const int *points, int npoints, MbsTrajectory *t, char **message,
+                       const EslAdviseQuantity *q, MbsTrajectory *t, char **message,
                        double *seconds)
 {
     MbsError err = {0};
@@ -74,8 +152,10 @@ static gboolean record(const MbsModel *m, const char *formulation, const MbsSett
         if (rep > 0)
             mbs_trajectory_free(t);
         double t0 = cpu_now();
-        if (mbs_trajectory_record(m, formulation, s, every_of(s->step), points, npoints, t,
-                                  &err)) {
+        if (q->nvariables > 0
+                ? record_variables(m, formulation, s, every_of(s->step), q, t, &err)
+                : mbs_trajectory_record(m, formulation, s, every_of(s->step), q->points,
+                                        q->npoints, t, &err)) {
             *message = g_strdup(err.message);
             return FALSE;
         }
@@ -113,9 +193,21 @@ typedef struct {
     double rtol;
 } RefChoice;
 
-EslAdvice *esl_advise(const MbsModel *m, const int *points, int npoints, double accuracy,
+EslAdvice *esl_advise(const MbsModel *m, const EslAdviseQuantity *q, double accuracy,
                       double duration, int full_runs, GError **error)
 {
+    for (int i = 0; i < q->nvariables; i++)
+        if (!esl_variable_is_instantaneous(&q->variables[i])) {
+            g_autofree char *name = esl_variable_name(m, &q->variables[i]);
+            g_set_error(error, ESL_STUDY_ERROR, ESL_STUDY_ERROR_INVALID,
+                        "%s: an acceleration is not a function of one state; name a position "
+                        "or velocity, an angle, an energy...", name);
+            return NULL;
+        }
+    if (q->nvariables == 0 && q->npoints == 0) {
+        g_set_error(error, ESL_STUDY_ERROR, ESL_STUDY_ERROR_INVALID, "nothing to compare");
+        return NULL;
+    }
     if (!(accuracy > 0) || !(duration >= 10 * SAMPLE_INTERVAL) ||
         fabs(duration / SAMPLE_INTERVAL - lround(duration / SAMPLE_INTERVAL)) > 1e-9) {
         g_set_error(error, ESL_STUDY_ERROR, ESL_STUDY_ERROR_INVALID,
@@ -131,6 +223,7 @@ EslAdvice *esl_advise(const MbsModel *m, const int *points, int npoints, double 
                              SAMPLE_INTERVAL * round(duration / 10 / SAMPLE_INTERVAL));
     a->reference_step = REFERENCE_STEP;
     a->recommended = -1;
+    a->variables = q->nvariables > 0;
     a->candidates = g_ptr_array_new_with_free_func(candidate_free);
 
     /* 1. the reference: the first two of these that agree */
@@ -149,8 +242,7 @@ EslAdvice *esl_advise(const MbsModel *m, const int *points, int npoints, double 
                           choices[i].rtol > 0 ? SAMPLE_INTERVAL : REFERENCE_STEP,
                           choices[i].rtol, duration, &s))
             continue;
-        have[i] = record(m, choices[i].formulation, &s, points, npoints, &refs[i], &message,
-                         NULL);
+        have[i] = record(m, choices[i].formulation, &s, q, &refs[i], &message, NULL);
         if (!have[i]) {
             g_string_append_printf(why, "%s%s failed (%s)", why->len ? "; " : "",
                                    choices[i].formulation, message);
@@ -207,7 +299,7 @@ EslAdvice *esl_advise(const MbsModel *m, const int *points, int npoints, double 
             MbsTrajectory t;
             g_autofree char *message = NULL;
             double cpu = NAN;
-            if (!record(m, name, &c->settings, points, npoints, &t, &message, &cpu)) {
+            if (!record(m, name, &c->settings, q, &t, &message, &cpu)) {
                 c->probe_failed = c->failed = TRUE;
                 c->verdict = g_strdup_printf("failed in the probe: %s", message);
             } else {
@@ -249,7 +341,7 @@ EslAdvice *esl_advise(const MbsModel *m, const int *points, int npoints, double 
         g_autofree char *message = NULL;
         c->ran_full = TRUE;
         double cpu = NAN;
-        if (!record(m, c->formulation, &c->settings, points, npoints, &t, &message, &cpu)) {
+        if (!record(m, c->formulation, &c->settings, q, &t, &message, &cpu)) {
             c->failed = TRUE;
             c->verdict = g_strdup_printf("failed: %s", message);
         } else {
@@ -281,5 +373,171 @@ EslAdvice *esl_advise(const MbsModel *m, const int *points, int npoints, double 
     }
     for (guint i = 0; i < G_N_ELEMENTS(choices); i++)
         mbs_trajectory_free(&refs[i]);
+    return g_steal_pointer(&a);
+}
+
+/* ---- JSON ------------------------------------------------------------------------------------ */
+
+static void add_number(JsonBuilder *b, const char *name, double v)
+{
+    json_builder_set_member_name(b, name);
+    if (isfinite(v))
+        json_builder_add_double_value(b, v);
+    else
+        json_builder_add_null_value(b);
+}
+
+static void add_string(JsonBuilder *b, const char *name, const char *v)
+{
+    json_builder_set_member_name(b, name);
+    json_builder_add_string_value(b, v);
+}
+
+char *esl_advice_to_json(const EslAdvice *a, const char *model, const char *quantity)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    json_builder_begin_object(b);
+    add_string(b, "model", model);
+    add_string(b, "quantity", quantity);
+    add_string(b, "measure", a->variables ? "variables" : "points");
+    add_number(b, "accuracy", a->accuracy);
+    add_number(b, "duration", a->duration);
+    add_number(b, "probe_duration", a->probe_duration);
+    add_number(b, "sample_interval", a->sample_interval);
+    json_builder_set_member_name(b, "reference");
+    json_builder_begin_object(b);
+    add_string(b, "formulation", a->reference[0]);
+    add_string(b, "confirmed_by", a->reference[1]);
+    add_number(b, "step", a->reference_step);
+    add_number(b, "agreement", a->reference_agreement);
+    add_number(b, "scale", a->scale);
+    json_builder_end_object(b);
+    json_builder_set_member_name(b, "recommended");
+    if (a->recommended >= 0)
+        json_builder_add_int_value(b, a->recommended);
+    else
+        json_builder_add_null_value(b);
+    json_builder_set_member_name(b, "candidates");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < a->candidates->len; i++) {
+        const EslAdviseCandidate *c = a->candidates->pdata[i];
+        json_builder_begin_object(b);
+        add_string(b, "formulation", c->formulation);
+        add_string(b, "label", c->label);
+        add_number(b, "step", c->settings.step);
+        json_builder_set_member_name(b, "options");
+        json_builder_add_value(b, esl_settings_options_to_node(&c->settings));
+        add_number(b, "probe_error", c->probe_error);
+        add_number(b, "probe_seconds", c->probe_seconds);
+        add_number(b, "error", c->error);
+        add_number(b, "seconds", c->seconds);
+        add_string(b, "verdict", c->verdict);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+    g_autoptr(JsonNode) root = json_builder_get_root(b);
+    return esl_json_generate(root, TRUE);
+}
+
+/* A number member: NAN when null; FALSE when missing or not a number. */
+static gboolean member_number(JsonObject *o, const char *name, double *v)
+{
+    JsonNode *n = o ? json_object_get_member(o, name) : NULL;
+    if (!n)
+        return FALSE;
+    if (JSON_NODE_HOLDS_NULL(n)) {
+        *v = NAN;
+        return TRUE;
+    }
+    GType t = json_node_get_value_type(n);
+    if (!JSON_NODE_HOLDS_VALUE(n) || (t != G_TYPE_DOUBLE && t != G_TYPE_INT64))
+        return FALSE;
+    *v = json_node_get_double(n);
+    return TRUE;
+}
+
+static const char *member_string(JsonObject *o, const char *name)
+{
+    JsonNode *n = o ? json_object_get_member(o, name) : NULL;
+    return n && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING
+               ? json_node_get_string(n)
+               : NULL;
+}
+
+static EslAdvice *bad_advice(GError **error, const char *what)
+{
+    g_set_error(error, ESL_STUDY_ERROR, ESL_STUDY_ERROR_INVALID,
+                "not an advice of `eslabon-cli advise --json`: %s", what);
+    return NULL;
+}
+
+EslAdvice *esl_advice_from_json(const char *text, char **model, char **quantity,
+                                GError **error)
+{
+    g_autoptr(JsonParser) parser = json_parser_new();
+    g_autoptr(GError) local = NULL;
+    if (!json_parser_load_from_data(parser, text, -1, &local))
+        return bad_advice(error, local->message);
+    JsonNode *root = json_parser_get_root(parser);
+    JsonObject *o = root && JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
+    JsonNode *rn = o ? json_object_get_member(o, "reference") : NULL;
+    JsonObject *r = rn && JSON_NODE_HOLDS_OBJECT(rn) ? json_node_get_object(rn) : NULL;
+    JsonNode *cn = o ? json_object_get_member(o, "candidates") : NULL;
+    JsonArray *cands = cn && JSON_NODE_HOLDS_ARRAY(cn) ? json_node_get_array(cn) : NULL;
+    g_autoptr(EslAdvice) a = g_new0(EslAdvice, 1);
+    a->candidates = g_ptr_array_new_with_free_func(candidate_free);
+    double recommended = NAN;
+    if (!o || !cands || !r || !member_number(o, "accuracy", &a->accuracy) ||
+        !member_number(o, "duration", &a->duration) ||
+        !member_number(o, "probe_duration", &a->probe_duration) ||
+        !member_number(o, "sample_interval", &a->sample_interval) ||
+        !member_number(r, "step", &a->reference_step) ||
+        !member_number(r, "agreement", &a->reference_agreement) ||
+        !member_number(r, "scale", &a->scale) || !member_string(r, "formulation") ||
+        !member_string(r, "confirmed_by") || !member_number(o, "recommended", &recommended))
+        return bad_advice(error, "a member of the object or of its reference is missing");
+    a->reference[0] = g_strdup(member_string(r, "formulation"));
+    a->reference[1] = g_strdup(member_string(r, "confirmed_by"));
+    a->variables = g_strcmp0(member_string(o, "measure"), "variables") == 0;
+    guint n = json_array_get_length(cands);
+    a->recommended = isnan(recommended) ? -1 : (int)recommended;
+    if (a->recommended >= (int)n || (!isnan(recommended) && recommended < 0))
+        return bad_advice(error, "the recommended index is not a candidate's");
+    for (guint i = 0; i < n; i++) {
+        JsonNode *node = json_array_get_element(cands, i);
+        JsonObject *co = JSON_NODE_HOLDS_OBJECT(node) ? json_node_get_object(node) : NULL;
+        EslAdviseCandidate *c = g_new0(EslAdviseCandidate, 1);
+        g_ptr_array_add(a->candidates, c);
+        const char *form = member_string(co, "formulation");
+        const MbsFormulationClass *k = form ? mbs_formulation_find(form) : NULL;
+        mbs_settings_defaults(&c->settings);
+        if (k)
+            mbs_settings_for(&c->settings, k);
+        if (!form || !member_string(co, "verdict") ||
+            !member_number(co, "step", &c->settings.step) ||
+            !member_number(co, "probe_error", &c->probe_error) ||
+            !member_number(co, "probe_seconds", &c->probe_seconds) ||
+            !member_number(co, "error", &c->error) || !member_number(co, "seconds", &c->seconds))
+            return bad_advice(error, "a candidate lacks its formulation, step, errors, times or "
+                                     "verdict");
+        c->formulation = g_strdup(form);
+        c->verdict = g_strdup(member_string(co, "verdict"));
+        const char *label = member_string(co, "label");
+        c->label = label ? g_strdup(label)
+                         : g_strdup_printf("%s, h = %g s", form, c->settings.step);
+        c->probe_failed = g_str_has_prefix(c->verdict, "failed in the probe");
+        c->failed = g_str_has_prefix(c->verdict, "failed");
+        c->ran_full = isfinite(c->error) || (c->failed && !c->probe_failed);
+        JsonNode *opts = co ? json_object_get_member(co, "options") : NULL;
+        if (k && opts && JSON_NODE_HOLDS_OBJECT(opts)) {
+            g_autofree char *otext = esl_json_generate(opts, FALSE);
+            esl_settings_options_from_json(&c->settings, k, otext, NULL); /* labels suffice */
+        }
+    }
+    if (model)
+        *model = g_strdup(member_string(o, "model"));
+    if (quantity)
+        *quantity = g_strdup(member_string(o, "quantity"));
     return g_steal_pointer(&a);
 }

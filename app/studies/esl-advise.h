@@ -10,7 +10,10 @@
  *  4. the recommendation: the fastest full run within the accuracy.
  * The error of a run is the largest distance of its points from the reference's over the
  * samples (every 10 ms), divided by the largest displacement of those points in the reference
- * (a relative error: 1e-4 is a tenth of a millimetre for a mechanism moving a metre).
+ * (a relative error: 1e-4 is a tenth of a millimetre for a mechanism moving a metre). With
+ * variables of the variable table (esl-variables.h) instead of points, the largest |y - y_ref|
+ * over the variables and the samples, divided by the largest |y_ref(t) - y_ref(0)| (the same
+ * measure with one component instead of three; angles continuous from the first sample).
  *
  * GLib-level, no GTK.
  */
@@ -19,6 +22,7 @@
 
 #include <glib.h>
 
+#include "esl-variables.h"
 #include "mbs_formulation.h"
 
 G_BEGIN_DECLS
@@ -38,7 +42,9 @@ typedef struct {
     char *reference[2];       /* the two formulations that agreed; the first is the reference */
     double reference_step;
     double reference_agreement; /* their relative difference */
-    double scale;             /* the largest displacement of the points in the reference, m */
+    double scale;             /* the largest displacement of the points in the reference, m
+                                 (of the variables: in their units) */
+    gboolean variables;       /* the quantity was variables, not points */
     GPtrArray *candidates;    /* EslAdviseCandidate*, in the order tried */
     int recommended;          /* index into candidates, -1 when none meets the accuracy */
 } EslAdvice;
@@ -46,11 +52,30 @@ typedef struct {
 void esl_advice_free(EslAdvice *advice);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(EslAdvice, esl_advice_free)
 
-/* Advise for model m, comparing points (npoints model point indices). full_runs: how many
- * probe survivors run in full (the fastest). NULL with error when no two formulations agree on
- * a reference. */
-EslAdvice *esl_advise(const MbsModel *m, const int *points, int npoints, double accuracy,
+/* What the error measures: nvariables > 0, those variables (instantaneous ones: not point
+ * accelerations); else the points (model point indices). */
+typedef struct {
+    const int *points;
+    int npoints;
+    const EslVariable *variables;
+    int nvariables;
+} EslAdviseQuantity;
+
+/* Advise for model m, comparing quantity q. full_runs: how many probe survivors run in full
+ * (the fastest). NULL with error when no two formulations agree on a reference. */
+EslAdvice *esl_advise(const MbsModel *m, const EslAdviseQuantity *q, double accuracy,
                       double duration, int full_runs, GError **error);
+
+/* The advice as JSON (what `eslabon-cli advise --json` prints; model and quantity say what was
+ * advised on): {model, quantity, measure, accuracy, duration, probe_duration, sample_interval,
+ * reference {formulation, confirmed_by, step, agreement, scale}, recommended (index or null),
+ * candidates [{formulation, label, step, options, probe_error, probe_seconds, error, seconds,
+ * verdict}]} (null for a number not measured). */
+char *esl_advice_to_json(const EslAdvice *a, const char *model, const char *quantity);
+/* Read that text back (the application's work-precision diagram); model and quantity (may be
+ * NULL) receive theirs. NULL with error naming what is missing. */
+EslAdvice *esl_advice_from_json(const char *text, char **model, char **quantity,
+                                GError **error);
 
 G_END_DECLS
 

@@ -52,16 +52,22 @@ ok(all(c["probe_error"] > accuracy for c in pruned),
 
 
 # Independently: the recommended settings and the reference through `run --output`.
-def history(name, form, step, options):
+def run_csv(name, form, step, options, *outputs):
+    """The rows of `run --output` (every 10 ms) of form at step with options (rtol, atol), and
+    outputs (--points ... or --variables ...)."""
     out = os.path.join(tmp, name + ".csv")
     args = ["run", four_bar, "--formulation", form, "--step", repr(step), "--duration",
-            str(duration), "--output", out, "--points", points, "--output-step", "0.01"]
+            str(duration), "--output", out, *outputs, "--output-step", "0.01"]
     for k, v in (options or {}).items():
         if k in ("rtol", "atol"):
             args += [f"--{k}", repr(v)]
     r = run(*args)
     rows = list(csv.DictReader(open(out))) if r.returncode == 0 else []
     return r, rows
+
+
+def history(name, form, step, options):
+    return run_csv(name, form, step, options, "--points", points)
 
 
 names = points.split(",")
@@ -79,6 +85,70 @@ ok(r1.returncode == 0 and r2.returncode == 0 and len(mine) == len(theirs) == 101
    err <= accuracy and abs(err - rec["error"]) <= max(1e-8, 1e-3 * rec["error"]),
    f"run --output of the recommendation and of the reference: error {err:.6e} <= {accuracy} "
    f"(advise said {rec['error']:.6e}; scale {scale:.6f} m, {ref['scale']:.6f} m)")
+
+# --quantity VARIABLE: the follower's angle (a variable of the variable table). Checked here
+# through `run --variables`: the recommendation's error of that angle against a reference run of
+# another formulation than the advisor's reference (ssode at rtol 1e-11, an error-controlled
+# integrator, or matrix-r at 0.05 ms) is within the accuracy, and a candidate of the table that
+# is cheaper (less CPU in full, or the same formulation at a larger step) is not.
+var = "D:angle"
+r = run("advise", four_bar, "--accuracy", str(accuracy), "--duration", str(duration),
+        "--quantity", var, "--json")
+v = json.loads(r.stdout) if r.returncode == 0 else {"candidates": [], "reference": {}}
+vrec = v["candidates"][v["recommended"]] if v.get("recommended") is not None else None
+ok(r.returncode == 0 and v.get("measure") == "variables" and vrec is not None and
+   vrec["error"] <= accuracy,
+   f"advise --quantity {var}: recommended {vrec and vrec['label']} with error "
+   f"{vrec and vrec['error']} <= {accuracy} {r.stderr.strip()}")
+
+
+def series(name, form, step, options, column):
+    return [float(x[column]) for x in run_csv(name, form, step, options, "--variables",
+                                                column)[1]]
+
+
+def unwrap(ys):
+    out = []
+    for y in ys:
+        while out and y - out[-1] > math.pi:
+            y -= 2 * math.pi
+        while out and y - out[-1] < -math.pi:
+            y += 2 * math.pi
+        out.append(y)
+    return out
+
+
+fine_form = "matrix-r" if v["reference"].get("formulation") == "ssode" else "ssode"
+fine = unwrap(series("fine", fine_form, 1e-2 if fine_form == "ssode" else 5e-5,
+                     {"rtol": 1e-11, "atol": 1e-13} if fine_form == "ssode" else None, var))
+vscale = max((abs(y - fine[0]) for y in fine), default=0.0)
+
+
+def measured(c):
+    ys = unwrap(series("cand", c["formulation"], c["step"], c["options"], var))
+    if len(ys) != len(fine) or not vscale:
+        return math.inf
+    return max(abs(a - b) for a, b in zip(ys, fine)) / vscale
+
+
+mine = measured(vrec) if vrec else math.inf
+ok(len(fine) == 101 and mine <= accuracy and
+   abs(mine - vrec["error"]) <= 0.1 * accuracy,
+   f"run --variables {var}: the recommendation's error against {fine_form} (fine) is "
+   f"{mine:.3e} <= {accuracy} (advise said {vrec and vrec['error']:.3e}; the angle swings "
+   f"{vscale:.4f} rad)")
+cheaper = [c for c in v["candidates"] if vrec and c is not vrec and not c["verdict"].startswith(
+    "failed") and ((c["seconds"] is not None and c["seconds"] < vrec["seconds"]) or
+                   (c["formulation"] == vrec["formulation"] and c["step"] > vrec["step"]))]
+worst_cheaper = [(c["label"], measured(c)) for c in cheaper[:3]]
+ok(len(worst_cheaper) >= 1 and all(e > accuracy for _, e in worst_cheaper),
+   f"cheaper candidates miss the accuracy, measured the same way: {worst_cheaper}")
+r = run("advise", four_bar, "--quantity", "crank:B:ax")
+ok(r.returncode == 2 and "acceleration" in r.stderr,
+   f"an acceleration is refused: {r.stderr.strip()}")
+r = run("advise", four_bar, "--quantity", "D:nope")
+ok(r.returncode == 2 and "neither points" in r.stderr and "D:nope" in r.stderr,
+   f"a name that is neither a point nor a variable is refused: {r.stderr.strip()}")
 
 r = run("advise", four_bar, "--quantity", "energy")
 ok(r.returncode == 2 and "not implemented" in r.stderr,

@@ -159,12 +159,7 @@ static gboolean check(gpointer data)
 static void activate(GtkApplication *app, gpointer data)
 {
     (void)data;
-    GtkWidget *window = GTK_WIDGET(gtk_application_get_active_window(app));
-    g_autoptr(GError) error = NULL;
-    tap_ok(esl_window_open_project(ESL_WINDOW(window), project_path, FALSE, &error),
-           "the project opens%s%s", error ? ": " : "", error ? error->message : "");
-    g_timeout_add(500, check, window);
-    g_timeout_add_seconds(TIMEOUT_S, ui_test_timed_out, GINT_TO_POINTER(TIMEOUT_S));
+    open_project_then(app, project_path, "the project", check, 500, TIMEOUT_S);
 }
 
 int main(int argc, char **argv)

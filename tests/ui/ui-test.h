@@ -109,6 +109,20 @@ static inline void wait_replayed(EslWindow *window)
     }
 }
 
+/* The application's window opens the project at path (a TAP line says so; what names it), then
+ * check(window) runs after delay_ms; the test fails when its checks have not finished within
+ * seconds. */
+static inline void open_project_then(GtkApplication *app, const char *path, const char *what,
+                                     GSourceFunc check, guint delay_ms, int seconds)
+{
+    GtkWidget *window = GTK_WIDGET(gtk_application_get_active_window(app));
+    g_autoptr(GError) error = NULL;
+    tap_ok(esl_window_open_project(ESL_WINDOW(window), path, FALSE, &error), "%s opens%s%s",
+           what, error ? ": " : "", error ? error->message : "");
+    g_timeout_add(delay_ms, check, window);
+    g_timeout_add_seconds((guint)seconds, ui_test_timed_out, GINT_TO_POINTER(seconds));
+}
+
 /* Wait (20 s at most) until the window has checked its model's text on the worker. */
 static inline void wait_checked(EslWindow *window)
 {

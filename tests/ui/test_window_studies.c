@@ -28,6 +28,7 @@
 #include "esl-study-view.h"
 #include "esl-variables.h"
 #include "esl-window.h"
+#include "esl-window-testing.h"
 #include "tap.h"
 #include "ui-test.h"
 

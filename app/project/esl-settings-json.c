@@ -108,6 +108,15 @@ static void append_string(GString *out, const char *s)
     g_string_append_c(out, '"');
 }
 
+void esl_json_builder_add_number(JsonBuilder *b, const char *key, double v)
+{
+    json_builder_set_member_name(b, key);
+    if (isfinite(v))
+        json_builder_add_double_value(b, v);
+    else
+        json_builder_add_null_value(b);
+}
+
 void esl_json_append_double(GString *out, double v)
 {
     if (!isfinite(v)) {

@@ -22,6 +22,8 @@ int esl_json_nesting_depth(const char *text, gsize len);
 char *esl_json_generate(JsonNode *root, gboolean pretty);
 /* One double as JSON (the digits esl_json_generate writes). */
 void esl_json_append_double(GString *out, double v);
+/* A member key: v of the object being built (null when v is not finite). */
+void esl_json_builder_add_number(JsonBuilder *b, const char *key, double v);
 /* The value of one setting of s (numbers, integers, choices by name, lists as their JSON). */
 JsonNode *esl_setting_to_json(const MbsSettings *s, const MbsSettingRef *r);
 /* The options s holds (a formulation's, or a sensitivity method's), as {"name": value, ...};

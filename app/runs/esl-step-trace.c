@@ -3,6 +3,7 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
+#include "esl-settings-json.h"
 #include "mbs_run.h"
 
 MbsTrace *esl_step_trace_at(const MbsModel *m, const char *formulation, const MbsSettings *s,
@@ -43,17 +44,8 @@ MbsTrace *esl_step_trace_at(const MbsModel *m, const char *formulation, const Mb
     return t;
 }
 
-/* Members of the object being built: a number (null when not finite), an integer, a boolean,
- * a string. */
-static void add_number(JsonBuilder *b, const char *key, double v)
-{
-    json_builder_set_member_name(b, key);
-    if (isfinite(v))
-        json_builder_add_double_value(b, v);
-    else
-        json_builder_add_null_value(b);
-}
-
+/* Members of the object being built: an integer, a boolean, a string (numbers:
+ * esl_json_builder_add_number). */
 static void add_int(JsonBuilder *b, const char *key, gint64 v)
 {
     json_builder_set_member_name(b, key);
@@ -76,8 +68,8 @@ void esl_step_trace_to_json(const MbsTrace *t, JsonBuilder *b)
 {
     json_builder_begin_object(b);
     add_string(b, "formulation", t->formulation);
-    add_number(b, "time", t->time);
-    add_number(b, "step", t->step);
+    esl_json_builder_add_number(b, "time", t->time);
+    esl_json_builder_add_number(b, "step", t->step);
     add_int(b, "status", t->status);
     add_string(b, "message", t->message);
     add_bool(b, "truncated", t->truncated);
@@ -88,11 +80,11 @@ void esl_step_trace_to_json(const MbsTrace *t, JsonBuilder *b)
         json_builder_begin_object(b);
         add_string(b, "kind", mbs_trace_phase_kind_name(p->kind));
         add_int(b, "iteration", p->iteration);
-        add_number(b, "residual", p->residual);
-        add_number(b, "correction", p->correction);
-        add_number(b, "bound", p->bound);
-        add_number(b, "residual_after", p->residual_after);
-        add_number(b, "constraint", p->constraint);
+        esl_json_builder_add_number(b, "residual", p->residual);
+        esl_json_builder_add_number(b, "correction", p->correction);
+        esl_json_builder_add_number(b, "bound", p->bound);
+        esl_json_builder_add_number(b, "residual_after", p->residual_after);
+        esl_json_builder_add_number(b, "constraint", p->constraint);
         add_bool(b, "tangent_evaluated", p->tangent_evaluated);
         add_bool(b, "converged", p->converged);
         json_builder_set_member_name(b, "matrices");

@@ -378,15 +378,6 @@ EslAdvice *esl_advise(const MbsModel *m, const EslAdviseQuantity *q, double accu
 
 /* ---- JSON ------------------------------------------------------------------------------------ */
 
-static void add_number(JsonBuilder *b, const char *name, double v)
-{
-    json_builder_set_member_name(b, name);
-    if (isfinite(v))
-        json_builder_add_double_value(b, v);
-    else
-        json_builder_add_null_value(b);
-}
-
 static void add_string(JsonBuilder *b, const char *name, const char *v)
 {
     json_builder_set_member_name(b, name);
@@ -400,17 +391,17 @@ char *esl_advice_to_json(const EslAdvice *a, const char *model, const char *quan
     add_string(b, "model", model);
     add_string(b, "quantity", quantity);
     add_string(b, "measure", a->variables ? "variables" : "points");
-    add_number(b, "accuracy", a->accuracy);
-    add_number(b, "duration", a->duration);
-    add_number(b, "probe_duration", a->probe_duration);
-    add_number(b, "sample_interval", a->sample_interval);
+    esl_json_builder_add_number(b, "accuracy", a->accuracy);
+    esl_json_builder_add_number(b, "duration", a->duration);
+    esl_json_builder_add_number(b, "probe_duration", a->probe_duration);
+    esl_json_builder_add_number(b, "sample_interval", a->sample_interval);
     json_builder_set_member_name(b, "reference");
     json_builder_begin_object(b);
     add_string(b, "formulation", a->reference[0]);
     add_string(b, "confirmed_by", a->reference[1]);
-    add_number(b, "step", a->reference_step);
-    add_number(b, "agreement", a->reference_agreement);
-    add_number(b, "scale", a->scale);
+    esl_json_builder_add_number(b, "step", a->reference_step);
+    esl_json_builder_add_number(b, "agreement", a->reference_agreement);
+    esl_json_builder_add_number(b, "scale", a->scale);
     json_builder_end_object(b);
     json_builder_set_member_name(b, "recommended");
     if (a->recommended >= 0)
@@ -424,13 +415,13 @@ char *esl_advice_to_json(const EslAdvice *a, const char *model, const char *quan
         json_builder_begin_object(b);
         add_string(b, "formulation", c->formulation);
         add_string(b, "label", c->label);
-        add_number(b, "step", c->settings.step);
+        esl_json_builder_add_number(b, "step", c->settings.step);
         json_builder_set_member_name(b, "options");
         json_builder_add_value(b, esl_settings_options_to_node(&c->settings));
-        add_number(b, "probe_error", c->probe_error);
-        add_number(b, "probe_seconds", c->probe_seconds);
-        add_number(b, "error", c->error);
-        add_number(b, "seconds", c->seconds);
+        esl_json_builder_add_number(b, "probe_error", c->probe_error);
+        esl_json_builder_add_number(b, "probe_seconds", c->probe_seconds);
+        esl_json_builder_add_number(b, "error", c->error);
+        esl_json_builder_add_number(b, "seconds", c->seconds);
         add_string(b, "verdict", c->verdict);
         json_builder_end_object(b);
     }

@@ -258,6 +258,21 @@ static void test_element_derivative(void)
     mbs_road_free(bumpy);
 }
 
+/* The text of a .tir file into buf (static storage of 64 KiB), its length in *len; NULL (a
+ * failed check) when it cannot be opened. */
+static const char *read_tir_text(const char *path, const char *name, size_t *len)
+{
+    static char buf[1 << 16];
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        tap_ok(0, "%s: open", name);
+        return NULL;
+    }
+    *len = fread(buf, 1, sizeof buf, fp);
+    fclose(fp);
+    return buf;
+}
+
 /* The wheel with the PAC2002 law of a .tir file (data/tyres): the element's derivative against
  * central differences of evaluate at states like the vehicle models' (rolling at 50 km/h,
  * loaded, small slip) and in the low-speed band. Measured (2026-11-29): the gap, dominated by
@@ -266,14 +281,10 @@ static void test_element_derivative(void)
  * WHEEL_DEBUG=1 prints the entries that differ by more than 1e-5 relative. */
 static void test_pac2002_derivative(const char *path, const char *name, double R0, int mirror)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        tap_ok(0, "%s: open", name);
+    size_t len;
+    const char *buf = read_tir_text(path, name, &len);
+    if (!buf)
         return;
-    }
-    static char buf[1 << 16];
-    size_t len = fread(buf, 1, sizeof buf, fp);
-    fclose(fp);
     MbsError err = {0};
     const MbsTyreModelClass *law = mbs_tyre_model_class_by_name("pac2002");
     double c0[3] = {0, 0, R0};
@@ -366,14 +377,10 @@ static void reflect_axial(const double a[3], double b[3]) { b[0] = -a[0], b[1] =
  * -S_Hy is +S_Vy: the conicity/ply-steer offsets change sign with the side. */
 static void test_mirror_symmetry(const char *path, const char *name)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        tap_ok(0, "%s: open", name);
+    size_t len;
+    const char *buf = read_tir_text(path, name, &len);
+    if (!buf)
         return;
-    }
-    static char buf[1 << 16];
-    size_t len = fread(buf, 1, sizeof buf, fp);
-    fclose(fp);
     MbsError err = {0};
     const MbsTyreModelClass *law = mbs_tyre_model_class_by_name("pac2002");
     double rr, k, c, c0[3] = {0, 0, 0.5};

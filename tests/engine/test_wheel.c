@@ -218,6 +218,27 @@ static double element_gap(const MbsForce *f, const MbsForceInput *in, double *sc
     return worst;
 }
 
+/* One state of a wheel (contact point r, velocity v, angular velocity w, axis ax / |ax| = n) on
+ * road: its vertical force is positive and its derivative within 1e-6 of the largest entry of
+ * central differences (element_gap); prefix and what name the check. */
+static void check_wheel_state(const MbsForce *f, const MbsRoad *road, const double r[3],
+                              const double v[3], const double w[3], const double ax[3], double n,
+                              const char *prefix, const char *what)
+{
+    MbsForceInput in = {.road = road};
+    memcpy(in.r, r, sizeof in.r);
+    memcpy(in.v, v, sizeof in.v);
+    memcpy(in.omega, w, sizeof in.omega);
+    for (int k = 0; k < 3; ++k)
+        in.axis[k] = ax[k] / n;
+    double wr[6];
+    wrench(f, &in, wr);
+    double scale, gap = element_gap(f, &in, &scale);
+    tap_ok(wr[2] > 0.0 && gap <= 1e-6 * scale,
+           "%swheel derivative = central differences, %s (Fz %.0f N, gap %.2e of %.2e)", prefix,
+           what, wr[2], gap, scale);
+}
+
 static void test_element_derivative(void)
 {
     double c0[3] = {0, 0, 0.3};
@@ -240,20 +261,9 @@ static void test_element_derivative(void)
         {"on the bump", bumpy, {0.95, 0.0, 0.47}, {5, 0.2, 0.4}, {0, 15, 0.2}},
         {"on the bump, braking", bumpy, {1.05, 0.0, 0.47}, {5, -0.2, -0.4}, {0.1, 10, -0.2}},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        MbsForceInput in = {.road = cases[i].road};
-        memcpy(in.r, cases[i].r, sizeof in.r);
-        memcpy(in.v, cases[i].v, sizeof in.v);
-        memcpy(in.omega, cases[i].w, sizeof in.omega);
-        for (int k = 0; k < 3; ++k)
-            in.axis[k] = ax[k] / n;
-        double w[6];
-        wrench(&f, &in, w);
-        double scale, gap = element_gap(&f, &in, &scale);
-        tap_ok(w[2] > 0.0 && gap <= 1e-6 * scale,
-               "wheel derivative = central differences, %s (Fz %.0f N, gap %.2e of %.2e)",
-               cases[i].what, w[2], gap, scale);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+        check_wheel_state(&f, cases[i].road, cases[i].r, cases[i].v, cases[i].w, ax, n, "",
+                          cases[i].what);
     mbs_road_free(flat);
     mbs_road_free(bumpy);
 }
@@ -308,20 +318,11 @@ static void test_pac2002_derivative(const char *path, const char *name, double R
         {"50 km/h, braking, slip", {0.2, 0.1, rr - 2 * dz}, {vl, -0.8, -0.05}, {0.1, vl / rr * 0.9, -0.3}},
         {"low-speed band", {0.0, 0.0, rr - dz}, {0.3, 0.05, -0.02}, {0, 0.3 / rr * 1.05, 0.1}},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        MbsForceInput in = {.road = flat};
-        memcpy(in.r, cases[i].r, sizeof in.r);
-        memcpy(in.v, cases[i].v, sizeof in.v);
-        memcpy(in.omega, cases[i].w, sizeof in.omega);
-        for (int j = 0; j < 3; ++j)
-            in.axis[j] = ax[j] / n;
-        double w[6];
-        wrench(&f, &in, w);
-        double scale, gap = element_gap(&f, &in, &scale);
-        tap_ok(w[2] > 0.0 && gap <= 1e-6 * scale,
-               "%s%s: wheel derivative = central differences, %s (Fz %.0f N, gap %.2e of %.2e)",
-               name, side, cases[i].what, w[2], gap, scale);
-    }
+    char prefix[160];
+    snprintf(prefix, sizeof prefix, "%s%s: ", name, side);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+        check_wheel_state(&f, flat, cases[i].r, cases[i].v, cases[i].w, ax, n, prefix,
+                          cases[i].what);
     /* Camber exactly 0 (an upright wheel on a flat road: the vehicle models' drawn state at
      * t = 0) is a kink of PAC2002 (|gamma| in Ky via PKY3 and in Bt via QBZ5): the exact
      * derivative along the camber (the axis' z) is the right-hand one (MBS_FABS' slope at 0),

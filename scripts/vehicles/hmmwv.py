@@ -80,6 +80,33 @@ LANE_CHANGE_ASSUMPTIONS = [
     "(2 x 0.91 + 0.3175 = 2.14 m); lane 1 starts at x = 40 m, after the chassis has settled "
     "from the design position",
 ]
+# --paper002 (models/hmmwv-stiff-paper002.json) replaces the chassis' plane and the upper arms'
+# revolute pivots by these (the rest of ASSUMPTIONS holds).
+PAPER002_ASSUMPTIONS = [
+    "the chassis moves in space through three 1 kg carriers (prismatic X, Y and Z from the "
+    "ground) and a spherical joint, so the model has paper 002's 18 degrees of freedom: 6 of the "
+    "chassis and 3 a corner (the steering rack is held by its driver)",
+    "each upper control arm hangs from the chassis by a spherical joint at the data's front "
+    "chassis point (paper 002's constraint count, 79 = 14 Euler normalizations + 5 for the rack "
+    "+ 4 x (5 + 3 + 3 + 3 + 1), leaves 3 equations for that joint) and by paper 002's stiff "
+    "bushing at the data's back chassis point; the paper names one TSDA a corner between the "
+    "upper arm and the chassis but not where, and one TSDA holds one direction while the "
+    "spherical pivot frees two (the arm's spin about the line from its front pivot to its ball "
+    "joint and the ball's fore-aft swing: with one TSDA the corners were not held, "
+    "docs/benchmarks/ssode-vehicles.md), so the bushing is two TSDAs (k = 2e7 N/m, "
+    "c = 2e6 N s/m each, natural length the drawn 0.1 m) from chassis points 0.1 m away along "
+    "the two directions normal to the arm's pivot axis (horizontal, then their cross "
+    "product): the sphere and the bushing are a revolute pivot with a compliant back bearing",
+    "the corners' travel is held by the data's springs (spring_table with the data's spring "
+    "curve) and shocks (linear dampers of the data's damping coefficients) on the lower arms, "
+    "not by the bushings; the springs' free lengths are not the data's (there the chassis rises "
+    "0.10 m, as in hmmwv.json) but those that make the drawn design position the statics (the "
+    "chassis' centre of mass at 0.689 m, paper 002 reports about 0.71 m for its chassis): the "
+    "tyres' loads from the sprung masses' moments about the axles, the springs' tension by "
+    "virtual work over the corner's travel (the corner's kinematics solved by Newton), the "
+    "deflection by inverting the spring curve; no bump stops (not reached over the 0.1 m bump)",
+]
+BUSHING_ARM = 0.1            # m: the bushing TSDAs' drawn (natural) length
 LANE_CHANGE_SPEED = 60.0 / 3.6
 LANE_START = 40.0
 PREVIEW_TIME, LATERAL_GAIN = 0.5, 0.5  # SteeringControllerSR.json
@@ -134,6 +161,166 @@ def combine(parts):
     return mass, com, inertia
 
 
+def sub(a, b):
+    return [x - y for x, y in zip(a, b)]
+
+
+def dot(a, b):
+    return sum(x * y for x, y in zip(a, b))
+
+
+def cross(a, b):
+    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+
+
+def unit(v):
+    n = math.sqrt(dot(v, v))
+    return [x / n for x in v]
+
+
+def rotate(p, centre, axis, angle):
+    """p turned by angle about the line through centre along the unit axis (Rodrigues)."""
+    r = sub(p, centre)
+    c, s = math.cos(angle), math.sin(angle)
+    k = cross(axis, r)
+    kr = dot(axis, r)
+    return [centre[i] + r[i] * c + k[i] * s + axis[i] * kr * (1 - c) for i in range(3)]
+
+
+def solve(A, b):
+    """A x = b by Gaussian elimination with partial pivoting (small dense systems)."""
+    n = len(b)
+    M = [list(A[i]) + [b[i]] for i in range(n)]
+    for i in range(n):
+        p = max(range(i, n), key=lambda r: abs(M[r][i]))
+        M[i], M[p] = M[p], M[i]
+        for r in range(i + 1, n):
+            f = M[r][i] / M[i][i]
+            M[r] = [x - f * y for x, y in zip(M[r], M[i])]
+    x = [0.0] * n
+    for i in reversed(range(n)):
+        x[i] = (M[i][n] - sum(M[i][j] * x[j] for j in range(i + 1, n))) / M[i][i]
+    return x
+
+
+def corner_pose(s, theta):
+    """The double wishbone's points (data coordinates, left side, chassis fixed) with the
+    lower arm turned by theta about its pivot axis: the upright's pose from its lower ball
+    (given), its upper ball on the upper arm's circle and the tie rod's length, by Newton."""
+    lca, uca, tie = s['Lower Control Arm'], s['Upper Control Arm'], s['Tierod']
+    la = unit(sub(lca['Location Chassis Front'], lca['Location Chassis Back']))
+    ua = unit(sub(uca['Location Chassis Front'], uca['Location Chassis Back']))
+    lp, up = lca['Location Chassis Back'], uca['Location Chassis Back']
+    L0, U0, T0 = lca['Location Upright'], uca['Location Upright'], tie['Location Upright']
+    L = rotate(L0, lp, la, theta)
+    rod = math.dist(T0, tie['Location Chassis'])
+
+    def moved(p, x):  # upright point p: turned by the rotation vector x[:3] about L0, then L
+        angle = math.sqrt(dot(x, x))
+        q = rotate(p, L0, unit(x), angle) if angle > 0 else list(p)
+        return add(sub(q, L0), L)
+
+    def residual(x):
+        U, T = moved(U0, x), moved(T0, x)
+        return [dot(sub(U, up), ua) - dot(sub(U0, up), ua),
+                dot(sub(U, up), sub(U, up)) - dot(sub(U0, up), sub(U0, up)),
+                math.dist(T, tie['Location Chassis']) - rod]
+
+    x = [0.0, 0.0, 1e-9]
+    for _ in range(50):
+        r = residual(x)
+        if max(abs(v) for v in r) < 1e-14:
+            break
+        J = [[0.0] * 3 for _ in range(3)]
+        for j in range(3):
+            xp = list(x)
+            xp[j] += 1e-7
+            rp = residual(xp)
+            for i in range(3):
+                J[i][j] = (rp[i] - r[i]) / 1e-7
+        x = [a - b for a, b in zip(x, solve(J, r))]
+    U = moved(U0, x)
+    # the upper arm's angle: its ball's turn about the arm's axis
+    r0, r1 = sub(U0, up), sub(U, up)
+    r0 = sub(r0, [dot(r0, ua) * a for a in ua])
+    r1 = sub(r1, [dot(r1, ua) * a for a in ua])
+    phi = math.atan2(dot(cross(r0, r1), ua), dot(r0, r1))
+    return {"theta": theta, "moved": lambda p: moved(p, x),
+            "lower": lambda p: rotate(p, lp, la, theta), "upper": lambda p: rotate(p, up, ua, phi)}
+
+
+def spring_static_tension(s, wheel_load, upright_mass, g):
+    """The spring's tension that holds the corner at its drawn (design) position under the
+    tyre's vertical force wheel_load at the wheel centre: virtual work of the tyre, the weights
+    of the upright (lumped at its centre of mass), the arms and the spring over the travel."""
+    spring, lca, uca = s['Spring'], s['Lower Control Arm'], s['Upper Control Arm']
+    h = 1e-5
+    z, length = {}, {}
+    for sign in (-1, 1):
+        pose = corner_pose(s, sign * h)
+        length[sign] = math.dist(spring['Location Chassis'], pose["lower"](spring['Location Arm']))
+        z[sign] = (wheel_load * pose["moved"](s['Spindle']['COM'])[2]
+                   - g * upright_mass * pose["moved"](s['Upright']['COM'])[2]
+                   - g * lca['Mass'] * pose["lower"](lca['COM'])[2]
+                   - g * uca['Mass'] * pose["upper"](uca['COM'])[2])
+    # d(work of tyre and weights) = tension * d(length)
+    return (z[1] - z[-1]) / (length[1] - length[-1])
+
+
+def table_force(table, d):
+    """The spring_table law F(d): engine/forces/force_spring_table.c's monotone cubic
+    (Fritsch-Butland slopes, three-point ends, linear beyond the table)."""
+    X, Y = [p[0] for p in table], [p[1] for p in table]
+    n = len(X)
+
+    def secant(i):
+        return (Y[i + 1] - Y[i]) / (X[i + 1] - X[i])
+
+    def slope(i):
+        if i in (0, n - 1):
+            a, b = (0, 1) if i == 0 else (n - 2, n - 3)
+            h0, h1, s0, s1 = X[a + 1] - X[a], X[b + 1] - X[b], secant(a), secant(b)
+            m = ((2 * h0 + h1) * s0 - h0 * s1) / (h0 + h1)
+            if (m > 0) != (s0 > 0):
+                return 0.0
+            return 3 * s0 if (s0 > 0) != (s1 > 0) and abs(m) > 3 * abs(s0) else m
+        h0, h1, s0, s1 = X[i] - X[i - 1], X[i + 1] - X[i], secant(i - 1), secant(i)
+        if s0 * s1 <= 0:
+            return 0.0
+        w0, w1 = 2 * h1 + h0, h1 + 2 * h0
+        return (w0 + w1) / (w0 / s0 + w1 / s1)
+    if d < X[0]:
+        return Y[0] + slope(0) * (d - X[0])
+    if d >= X[-1]:
+        return Y[-1] + slope(n - 1) * (d - X[-1])
+    k = max(i for i in range(n - 1) if X[i] <= d)
+    h, t = X[k + 1] - X[k], (d - X[k]) / (X[k + 1] - X[k])
+    return (Y[k] * (2 * t**3 - 3 * t**2 + 1) + h * slope(k) * (t**3 - 2 * t**2 + t)
+            + Y[k + 1] * (3 * t**2 - 2 * t**3) + h * slope(k + 1) * (t**3 - t**2))
+
+
+def table_deflection(table, force):
+    """The deflection d with F(d) = force (F increasing), by bisection."""
+    lo, hi = -1.0, 1.0
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if table_force(table, mid) < force else (lo, mid)
+    return (lo + hi) / 2
+
+
+def bushing_normals(axis):
+    """Two unit directions normal to an arm's pivot axis: horizontal (axis x z), then vertical-ish."""
+    def cross(a, b):
+        return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+
+    def unit(v):
+        n = math.sqrt(sum(x * x for x in v))
+        return [x / n for x in v]
+    a = unit(axis)
+    n1 = unit(cross(a, [0, 0, 1]))
+    return n1, unit(cross(n1, a))
+
+
 def rounded(v):
     if isinstance(v, list):
         return [rounded(x) for x in v]
@@ -142,8 +329,10 @@ def rounded(v):
 
 def main():
     args = sys.argv[1:]
-    springs = lane = False
-    if args[:1] == ['--lane-change']:
+    springs = lane = paper = False
+    if args[:1] == ['--paper002']:
+        paper, args = True, args[1:]
+    elif args[:1] == ['--lane-change']:
         springs = lane = True
         args = args[1:]
     elif args[:2] == ['--suspension', 'springs']:
@@ -166,10 +355,14 @@ def main():
     # Masses, to draw the wheels at the static deflection of an equal load per wheel.
     corner_mass = sum(susp['f'][k]['Mass'] for k in ('Spindle', 'Upright', 'Upper Control Arm',
                                                       'Lower Control Arm')) + wheel['Mass']
-    total = chassis['Mass'] + 4 * corner_mass + steering['Steering Link']['Mass'] + 2.0
+    # + the carriers the tyres hold up (two in the plane; paper002: only the heave carrier)
+    total = (chassis['Mass'] + 4 * corner_mass + steering['Steering Link']['Mass']
+             + (1.0 if paper else 2.0))
     tir = tir_numbers(os.path.join(os.path.dirname(__file__), '..', '..', 'data', 'tyres',
                                    'HMMWV_Pac02Tire.tir'))
     deflection = total * G / 4 / (tir['VERTICAL_STIFFNESS'] if lane else K_TYRE)
+    if paper:
+        free_length = static_free_lengths(susp, where, chassis, steering, vehicle, wheel)
     # The chassis reference's height: wheel centres (spindle COM z in the data) at radius - d.
     z_ref = TYRE_RADIUS - deflection - susp['f']['Spindle']['COM'][2]
     lift = [0.0, 0.0, z_ref]
@@ -179,14 +372,15 @@ def main():
 
     chassis_com = add(chassis['Centroidal Frame']['Location'], lift)
     bodies = [{"name": "ground", "ground": True, "points": {"O": [0, 0, 0]}}]
-    carriers = ("carrier", "sideways", "heave") if lane else ("carrier", "heave")
+    free = lane or paper  # the chassis free in space (6 degrees of freedom)
+    carriers = ("carrier", "sideways", "heave") if free else ("carrier", "heave")
     for name in carriers:
         bodies.append({"name": name, "mass": 1, "com": chassis_com,
                        "inertia": {"box": [0.2, 0.2, 0.2]}, "points": {"C": chassis_com}})
     chassis_body = {"name": "chassis", "mass": chassis['Mass'], "com": chassis_com,
                     "inertia": diag(chassis['Moments of Inertia']), "points": {"C": chassis_com}}
     bodies.append(chassis_body)
-    if lane:
+    if free:
         joints = [
             {"name": "drive", "type": "prismatic", "bodies": ["ground", "carrier"], "point": "C",
              "axis": "x"},
@@ -237,17 +431,33 @@ def main():
                 pivot = [(a + b) / 2 for a, b in zip(front, back)]
                 axis = [a - b for a, b in zip(front, back)]
                 com_arm = at(axle, data['COM'], side)
-                chassis_body["points"][c + "_" + arm + "_pivot"] = pivot
                 arm_points = {"P": pivot, "B": ball, "M": com_arm}
-                if springs and arm == "lower":  # the spring's and the shock's seats
+                if paper and arm == "upper":  # PAPER002_ASSUMPTIONS: spherical + bushing
+                    chassis_body["points"][c + "_upper_front"] = front
+                    arm_points["K"] = back
+                    joints.append({"name": c + "_upper_pivot", "type": "spherical",
+                                   "bodies": ["chassis", c + "_upper_arm"],
+                                   "point": c + "_upper_front"})
+                    for n, normal in enumerate(bushing_normals(axis)):
+                        anchor = c + "_upper_bushing_" + "ab"[n]
+                        chassis_body["points"][anchor] = [b + BUSHING_ARM * e
+                                                          for b, e in zip(back, normal)]
+                        forces.append({"name": anchor, "type": "tsda",
+                                       "bodies": ["chassis", c + "_upper_arm"],
+                                       "points": [anchor, "K"],
+                                       "stiffness": "k_bushing", "damping": "c_bushing"})
+                else:
+                    chassis_body["points"][c + "_" + arm + "_pivot"] = pivot
+                if (springs or paper) and arm == "lower":  # the spring's and shock's seats
                     arm_points["S"] = at(axle, s['Spring']['Location Arm'], side)
                     arm_points["D"] = at(axle, s['Shock']['Location Arm'], side)
                 bodies.append({"name": c + "_" + arm + "_arm", "mass": data['Mass'],
                                "com": com_arm, "inertia": diag(data['Moments of Inertia']),
                                "points": arm_points})
-                joints.append({"name": c + "_" + arm + "_pivot", "type": "revolute",
-                               "bodies": ["chassis", c + "_" + arm + "_arm"],
-                               "point": c + "_" + arm + "_pivot", "axis": rounded(axis)})
+                if not (paper and arm == "upper"):
+                    joints.append({"name": c + "_" + arm + "_pivot", "type": "revolute",
+                                   "bodies": ["chassis", c + "_" + arm + "_arm"],
+                                   "point": c + "_" + arm + "_pivot", "axis": rounded(axis)})
                 joints.append({"name": c + "_" + arm + "_ball", "type": "spherical",
                                "bodies": [c + "_" + arm + "_arm", c + "_spindle"], "point": "B"})
             inner = at(axle, s['Tierod']['Location Chassis'], side)
@@ -273,6 +483,21 @@ def main():
                                "max_length": spring['Maximum Length'],
                                "stiffness": "k_stop", "damping": "c_stop",
                                "transition": "stop_transition"})
+            elif paper:  # PAPER002_ASSUMPTIONS: the data's spring and shock, the drawing static
+                spring, shock = s['Spring'], s['Shock']
+                chassis_body["points"][c + "_spring_top"] = at(axle, spring['Location Chassis'],
+                                                                side)
+                chassis_body["points"][c + "_shock_top"] = at(axle, shock['Location Chassis'],
+                                                               side)
+                forces.append({"name": c + "_spring", "type": "spring_table",
+                               "bodies": ["chassis", c + "_lower_arm"],
+                               "points": [c + "_spring_top", "S"],
+                               "table": spring['Spring Curve Data'],
+                               "free_length": round(free_length[axle], 9)})
+                forces.append({"name": c + "_shock", "type": "tsda",
+                               "bodies": ["chassis", c + "_lower_arm"],
+                               "points": [c + "_shock_top", "D"],
+                               "damping": "c_shock_" + axle})
             else:
                 chassis_body["points"][c + "_bushing_top"] = at(
                     axle, s['Shock']['Location Chassis'], side)
@@ -314,17 +539,25 @@ def main():
         json.dump(model, sys.stdout, indent=1)
         sys.stdout.write("\n")
         return
+    if paper:
+        assumptions = ([a for a in ASSUMPTIONS if "X-Z plane" not in a
+                        and "stiff bushing" not in a] + PAPER002_ASSUMPTIONS)
+        name, variant = "hmmwv-stiff-paper002", " --paper002"
+    else:
+        assumptions, name, variant = ASSUMPTIONS, "hmmwv-stiff", ""
     model = {
-        "format": "eslabon-model", "version": 1, "name": "hmmwv-stiff",
+        "format": "eslabon-model", "version": 1, "name": name,
         "description": (
             "Paper 002's stiff HMMWV (§5.2) from the published HMMWV data (Project Chrono's "
             "data/vehicle/hmmwv, BSD-3-Clause, after Aardema, TACOM TR 13337): hard points, "
             "masses and inertias of the chassis, control arms, uprights, spindles and wheels; "
             "paper 002's stiff bushings (2e7 N/m, 2e6 N s/m) and vertical tyres (296,325 N/m, "
             "3,502 N s/m), 16 km/h over a half-cylinder bump of diameter 0.1 m (front wheels at "
-            "0.5 s, rear at about 1.26 s), 5 s. Written by scripts/vehicles/hmmwv.py, which "
-            "lists its assumptions: " + "; ".join(ASSUMPTIONS) + "."),
-        "parameters": {"k_bushing": K_BUSHING, "c_bushing": C_BUSHING, "k_tyre": K_TYRE,
+            "0.5 s, rear at about 1.26 s), 5 s. Written by scripts/vehicles/hmmwv.py" + variant
+            + ", which lists its assumptions: " + "; ".join(assumptions) + "."),
+        "parameters": {**({"c_shock_f": susp['f']['Shock']['Damping Coefficient'],
+                           "c_shock_r": susp['r']['Shock']['Damping Coefficient']} if paper else {}),
+                       "k_bushing": K_BUSHING, "c_bushing": C_BUSHING, "k_tyre": K_TYRE,
                        "c_tyre": C_TYRE, "tyre_radius": TYRE_RADIUS,
                        "x_bump": round(x_bump, 6), "bump_radius": BUMP_RADIUS,
                        "speed": SPEED},
@@ -334,6 +567,31 @@ def main():
     }
     json.dump(model, sys.stdout, indent=1)
     sys.stdout.write("\n")
+
+
+def static_free_lengths(susp, where, chassis, steering, vehicle, wheel):
+    """--paper002: each axle's spring free length that makes the drawn (design) position the
+    statics: the tyres' loads by the moments of the sprung masses (chassis, rack, the heave
+    carrier at the chassis' centre of mass) about the axles, plus the corners' masses; the
+    spring's tension from the virtual work over the corner's travel; the free length from the
+    data's spring curve."""
+    xf, xr = where['f'][0], where['r'][0]
+    sprung = [(chassis['Mass'] + 1.0, chassis['Centroidal Frame']['Location'][0]),
+              (steering['Steering Link']['Mass'], vehicle['Steering Subsystems'][0]['Location'][0])]
+    front = sum(m * (x - xr) / (xf - xr) for m, x in sprung)
+    axle_sprung = {'f': front, 'r': sum(m for m, _ in sprung) - front}
+    lengths = {}
+    for axle in ('f', 'r'):
+        s = susp[axle]
+        corner = sum(s[k]['Mass'] for k in ('Spindle', 'Upright', 'Upper Control Arm',
+                                              'Lower Control Arm')) + wheel['Mass']
+        tyre = (axle_sprung[axle] / 2 + corner) * G
+        # the spindle and the wheel hang at the wheel centre: their weight nets off the tyre's
+        tension = spring_static_tension(s, tyre - G * (s['Spindle']['Mass'] + wheel['Mass']),
+                                        s['Upright']['Mass'], G)
+        drawn = math.dist(s['Spring']['Location Chassis'], s['Spring']['Location Arm'])
+        lengths[axle] = drawn - table_deflection(s['Spring']['Spring Curve Data'], tension)
+    return lengths
 
 
 def tir_numbers(path):

@@ -401,7 +401,12 @@ int main(void)
          * the run (0.5 s) ends as the front wheels meet it, where psi is not differentiable in
          * x_bump (direct 0.05, fd -2.4). Not a smooth sensitivity problem; known, see the
          * closing note of issue 10. */
-        if (strcmp(file, "stiff-vehicle.json") == 0) {
+        /* hmmwv-stiff-paper002.json: the same edge, reached as this run ends (its front wheels
+         * meet the bump at 0.5 s): the fd run with x_bump moved fails there (matrix-r: the
+         * position problem did not converge at t = 0.5 s), direct and adjoint give 0; its other
+         * 7 parameters agree (direct = adjoint to 1.6e-9 relative, fd within 1.4 %: c_bushing
+         * -9.771e-13 / -9.907e-13, the rest within 0.7 %; measured issue 24). */
+        if (strcmp(file, "stiff-vehicle.json") == 0 || strcmp(file, "hmmwv-stiff-paper002.json") == 0) {
             tap_skip("%s: its road profile is not differentiable at the bump's edges", file);
             continue;
         }

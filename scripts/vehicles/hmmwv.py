@@ -5,6 +5,13 @@ or with --suspension springs models/hmmwv.json: the same vehicle on the data's s
 usage: scripts/vehicles/hmmwv.py [SHARED_VEHICLES_DIR] > models/hmmwv-stiff.json
        scripts/vehicles/hmmwv.py --suspension springs [SHARED_VEHICLES_DIR] > models/hmmwv.json
        scripts/vehicles/hmmwv.py --lane-change [SHARED_VEHICLES_DIR] > models/hmmwv-lane-change.json
+       scripts/vehicles/hmmwv.py --paper002 [SHARED_VEHICLES_DIR] > models/hmmwv-stiff-paper002.json
+
+--paper002 writes paper 002's 18-degree-of-freedom variant of the stiff HMMWV: the chassis free
+in space, each upper arm on a spherical joint and a stiff two-TSDA bushing, the travel on the
+data's springs and shocks with free lengths that make the drawing the statics;
+PAPER002_ASSUMPTIONS below (tests/cli/test_vehicle_hmmwv.py checks each bundled model is this
+script's output when ESLABON_HMMWV_DATA or ../shared/vehicles/hmmwv holds the data).
 
 --lane-change writes the same vehicle on its springs with Magic Formula tyres, free to move in
 space, driven by the path follower through an ISO 3888-1 double lane change at 60 km/h with the

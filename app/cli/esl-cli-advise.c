@@ -10,6 +10,7 @@
 #include "esl-models-dir.h"
 #include "esl-points.h"
 #include "esl-settings-json.h"
+#include "esl-project.h"
 #include "esl-study.h"
 #include "esl-variables.h"
 
@@ -59,12 +60,14 @@ int esl_cli_advise(int argc, char **argv)
     int full_runs = 4;
     g_autofree char *quantity = NULL;
     gboolean json = FALSE;
+    g_autofree char *project_path = NULL;
     GOptionEntry entries[] = {
         {"accuracy", 0, 0, G_OPTION_ARG_DOUBLE, &accuracy, "Relative error asked for (1e-4)", "E"},
         {"quantity", 0, 0, G_OPTION_ARG_STRING, &quantity, "Points compared (default: every point of a moving body), or variables of the variable table", "BODY:POINT,...|VARIABLE,..."},
         {"duration", 't', 0, G_OPTION_ARG_DOUBLE, &duration, "Simulated time, s (2)", "T"},
         {"full-runs", 0, 0, G_OPTION_ARG_INT, &full_runs, "Probe survivors run in full (4)", "N"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL},
+        {"project", 'p', 0, G_OPTION_ARG_FILENAME, &project_path, "Store the advice in this project (created if missing)", "FILE.eslabon"},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
     g_autoptr(GOptionContext) ctx =
@@ -126,11 +129,19 @@ int esl_cli_advise(int argc, char **argv)
         return error->code == ESL_STUDY_ERROR_INVALID ? 2 : 1;
     }
     const char *what = quantity ? quantity : "every point of a moving body";
-    if (json) {
-        g_autofree char *text = esl_advice_to_json(a, path, what);
+    g_autofree char *text = esl_advice_to_json(a, path, what);
+    if (json)
         printf("%s\n", text);
-    }
     else
         print_table(path, what, a);
+    if (project_path) { /* the application's Work–Precision tab lists it */
+        g_autoptr(EslProject) project = esl_project_open(project_path, TRUE, &error);
+        gint64 id = project ? esl_project_add_advice(project, path, what, text, &error) : 0;
+        if (!id) {
+            fprintf(stderr, "eslabon-cli advise: %s: %s\n", project_path, error->message);
+            return 1;
+        }
+        fprintf(stderr, "advice #%" G_GINT64_FORMAT " stored in %s\n", id, project_path);
+    }
     return a->recommended >= 0 ? 0 : 1;
 }

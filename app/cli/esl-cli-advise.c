@@ -16,7 +16,15 @@
 
 static void print_table(const char *path, const char *quantity, const EslAdvice *a)
 {
-    if (a->variables)
+    if (a->measure == ESL_ADVISE_MEASURE_ENERGY)
+        printf("# %s: %g s; error = max |E - E_ref| of the total energy over the samples (every "
+               "%g s) / %.4g J (the largest |T_ref(t) - T_ref(0)|, kinetic);\n", path,
+               a->duration, a->sample_interval, a->scale);
+    else if (a->measure == ESL_ADVISE_MEASURE_CONSTRAINTS)
+        printf("# %s: %g s; error = max | ||Phi|| - ||Phi_ref|| | of the position constraints "
+               "over the samples (every %g s) / %.4g m (the points' largest displacement);\n",
+               path, a->duration, a->sample_interval, a->scale);
+    else if (a->variables)
         printf("# %s: %g s; error = max |y - y_ref| over %s and the samples (every %g s) / %.4g "
                "(the largest |y_ref(t) - y_ref(0)|);\n", path, a->duration, quantity,
                a->sample_interval, a->scale);
@@ -82,12 +90,9 @@ int esl_cli_advise(int argc, char **argv)
         fprintf(stderr, "eslabon-cli advise: expected one MODEL (and --full-runs of 1 or more)\n");
         return 2;
     }
-    if (quantity && (!strcmp(quantity, "energy") || !strcmp(quantity, "constraints"))) {
-        fprintf(stderr, "eslabon-cli advise: --quantity %s is not implemented yet: name the "
-                        "points to compare (BODY:POINT,...) or variables of the variable table "
-                        "(BODY:kinetic, JOINT:violation, ...)\n", quantity);
-        return 2;
-    }
+    EslAdviseMeasure measure = !g_strcmp0(quantity, "energy")        ? ESL_ADVISE_MEASURE_ENERGY
+                               : !g_strcmp0(quantity, "constraints") ? ESL_ADVISE_MEASURE_CONSTRAINTS
+                                                                     : ESL_ADVISE_MEASURE_POINTS;
     g_autofree char *path = esl_resolve_model_path(argv[1]);
     MbsModel *m = esl_model_load_file(path, NULL, 0, &error);
     if (!m) {
@@ -95,7 +100,9 @@ int esl_cli_advise(int argc, char **argv)
         return 1;
     }
     /* points first; a list that is not all points, as variables */
-    g_autoptr(GArray) points = esl_points_parse(m, quantity, &error);
+    /* energy, constraints: the default points scale the constraints' violation */
+    g_autoptr(GArray) points =
+        esl_points_parse(m, measure == ESL_ADVISE_MEASURE_POINTS ? quantity : NULL, &error);
     g_autoptr(GArray) variables = NULL;
     if (!points && quantity) {
         g_autoptr(GError) as_variables = NULL;
@@ -113,7 +120,7 @@ int esl_cli_advise(int argc, char **argv)
         mbs_model_free(m);
         return 2;
     }
-    EslAdviseQuantity q = {0};
+    EslAdviseQuantity q = {.measure = measure};
     if (variables) {
         q.variables = (const EslVariable *)(void *)variables->data;
         q.nvariables = (int)variables->len;

@@ -31,7 +31,13 @@ struct _EslStudyView {
 
 G_DEFINE_FINAL_TYPE(EslStudyView, esl_study_view, GTK_TYPE_WINDOW)
 
-enum { SIGNAL_OPEN_RUN, SIGNAL_APPLY_SETTINGS, SIGNAL_PLAN_STUDY, SIGNAL_RUNS_MERGED, N_SIGNALS };
+enum {
+    SIGNAL_OPEN_RUN,
+    SIGNAL_APPLY_SETTINGS,
+    SIGNAL_PLAN_STUDY,
+    SIGNAL_RUNS_MERGED,
+    N_SIGNALS
+};
 static guint signals[N_SIGNALS];
 
 /* The status of a case as shown. */
@@ -851,6 +857,12 @@ static void esl_study_view_class_init(EslStudyViewClass *klass)
     signals[SIGNAL_APPLY_SETTINGS] =
         g_signal_new("apply-settings", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
                      NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_POINTER);
+    signals[SIGNAL_PLAN_STUDY] =
+        g_signal_new("plan-study", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                     NULL, G_TYPE_NONE, 0);
+    signals[SIGNAL_RUNS_MERGED] =
+        g_signal_new("runs-merged", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                     NULL, G_TYPE_NONE, 0);
 }
 
 static void esl_study_view_init(EslStudyView *self)

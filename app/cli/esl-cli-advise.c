@@ -71,7 +71,7 @@ int esl_cli_advise(int argc, char **argv)
     g_autofree char *project_path = NULL;
     GOptionEntry entries[] = {
         {"accuracy", 0, 0, G_OPTION_ARG_DOUBLE, &accuracy, "Relative error asked for (1e-4)", "E"},
-        {"quantity", 0, 0, G_OPTION_ARG_STRING, &quantity, "Points compared (default: every point of a moving body), or variables of the variable table", "BODY:POINT,...|VARIABLE,..."},
+        {"quantity", 0, 0, G_OPTION_ARG_STRING, &quantity, "Points compared (default: every point of a moving body), variables of the variable table, energy (the total energy's drift) or constraints (their violation)", "BODY:POINT,...|VARIABLE,...|energy|constraints"},
         {"duration", 't', 0, G_OPTION_ARG_DOUBLE, &duration, "Simulated time, s (2)", "T"},
         {"full-runs", 0, 0, G_OPTION_ARG_INT, &full_runs, "Probe survivors run in full (4)", "N"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL},

@@ -103,16 +103,9 @@ static void check_against_cli(EslStudyView *view)
            "(final:12:2:x of the cases differ by up to %.3g m)", spread);
 }
 
-static gboolean check(gpointer data)
+static void plan_and_run(EslStudyView *view, EslStudyPlanDialog *dialog)
 {
-    EslWindow *window = data;
     g_autoptr(GError) error = NULL;
-    gtk_widget_activate_action(GTK_WIDGET(window), "win.studies", NULL);
-    iterate_pending();
-    EslStudyView *view = find_toplevel(ESL_TYPE_STUDY_VIEW);
-    EslStudyPlanDialog *dialog = view ? plan_dialog(view, "1.5:2.5:3", 0.3) : NULL;
-    if (!tap_ok(dialog != NULL, "Plan Study… opens the plan dialog on the window's model"))
-        goto out;
     GListModel *designs = esl_study_plan_dialog_get_design_names(dialog);
     gboolean names = g_list_model_get_n_items(designs) == ESL_STUDY_N_DESIGNS;
     for (int d = 0; names && d < ESL_STUDY_N_DESIGNS; d++)
@@ -173,7 +166,17 @@ static gboolean check(gpointer data)
     } else {
         tap_ok(FALSE, "the plan dialog opens again");
     }
-out:
+}
+
+static gboolean check(gpointer data)
+{
+    EslWindow *window = data;
+    gtk_widget_activate_action(GTK_WIDGET(window), "win.studies", NULL);
+    iterate_pending();
+    EslStudyView *view = find_toplevel(ESL_TYPE_STUDY_VIEW);
+    EslStudyPlanDialog *dialog = view ? plan_dialog(view, "1.5:2.5:3", 0.3) : NULL;
+    if (tap_ok(dialog != NULL, "Plan Study… opens the plan dialog on the window's model"))
+        plan_and_run(view, dialog);
     checked = TRUE;
     gtk_window_destroy(GTK_WINDOW(window));
     return G_SOURCE_REMOVE;

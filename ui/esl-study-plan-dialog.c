@@ -228,7 +228,7 @@ static void esl_study_plan_dialog_init(EslStudyPlanDialog *self)
 {
     gtk_window_set_title(GTK_WINDOW(self), _("Plan a Study"));
     gtk_window_set_modal(GTK_WINDOW(self), TRUE);
-    gtk_window_set_default_size(GTK_WINDOW(self), 760, 600);
+    gtk_window_set_default_size(GTK_WINDOW(self), 1000, 620);
     self->rows = g_array_new(FALSE, TRUE, sizeof(ParameterRow));
     g_array_set_clear_func(self->rows, row_clear);
 
@@ -255,6 +255,8 @@ static void esl_study_plan_dialog_init(EslStudyPlanDialog *self)
     gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->samples), 20);
     self->seed = gtk_spin_button_new_with_range(0, G_MAXUINT32, 1);
     gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->seed), 1);
+    gtk_editable_set_width_chars(GTK_EDITABLE(self->samples), 6);
+    gtk_editable_set_width_chars(GTK_EDITABLE(self->seed), 10);
     GtkWidget *design_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12);
     gtk_box_append(GTK_BOX(design_row), self->design_choice);
     gtk_box_append(GTK_BOX(design_row), labelled(_("Samples"), self->samples));
@@ -278,6 +280,8 @@ static void esl_study_plan_dialog_init(EslStudyPlanDialog *self)
     gtk_paned_set_start_child(GTK_PANED(paned), left);
 
     self->run_settings = esl_run_settings_new();
+    gtk_widget_set_margin_top(self->run_settings, 10);
+    gtk_widget_set_margin_end(self->run_settings, 10);
     gtk_widget_set_visible(GTK_WIDGET(esl_run_settings_get_sensitivity(
                                ESL_RUN_SETTINGS(self->run_settings))),
                            FALSE);
@@ -287,7 +291,9 @@ static void esl_study_plan_dialog_init(EslStudyPlanDialog *self)
     gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(right), self->run_settings);
     gtk_widget_set_size_request(right, 280, -1);
     gtk_paned_set_end_child(GTK_PANED(paned), right);
-    gtk_paned_set_position(GTK_PANED(paned), 440);
+    gtk_paned_set_shrink_start_child(GTK_PANED(paned), FALSE);
+    gtk_paned_set_shrink_end_child(GTK_PANED(paned), FALSE);
+    gtk_paned_set_position(GTK_PANED(paned), 600);
 
     GtkWidget *bottom = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
     gtk_widget_set_margin_start(bottom, 10);

@@ -122,6 +122,20 @@ static void plan_and_run(EslStudyView *view, EslStudyPlanDialog *dialog)
     g_clear_error(&error);
     esl_study_plan_dialog_set_range(dialog, "Ls1", "1.5:2.5:3");
     esl_study_plan_dialog_set_jobs(dialog, 2);
+    g_autoptr(EslStudy) planned = esl_study_plan_dialog_plan(dialog, NULL); /* "3 cases" */
+    if (g_getenv("ESL_SCREENSHOT_PLAN")) {
+        /* the view as large as the screen (Xvfb has no window manager), the dialog over it */
+        GdkDisplay *display = gtk_widget_get_display(GTK_WIDGET(view));
+        g_autoptr(GdkMonitor) monitor =
+            g_list_model_get_item(gdk_display_get_monitors(display), 0);
+        GdkRectangle geometry;
+        gdk_monitor_get_geometry(monitor, &geometry);
+        gtk_widget_set_visible(GTK_WIDGET(dialog), FALSE);
+        gtk_widget_set_visible(GTK_WIDGET(view), FALSE);
+        gtk_window_set_default_size(GTK_WINDOW(view), geometry.width, geometry.height);
+        gtk_window_present(GTK_WINDOW(view));
+        iterate_pending();
+    }
     gtk_window_present(GTK_WINDOW(dialog));
     save_screenshot_as("ESL_SCREENSHOT_PLAN");
     gtk_widget_activate_action(GTK_WIDGET(dialog), "plan.run", NULL);

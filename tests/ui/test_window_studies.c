@@ -175,6 +175,7 @@ static void check_map(EslWindow *window, EslStudyView *view)
     tap_ok(hit == khi && esl_study_view_get_selected_case(view) == khi && selected &&
                selected->len == 1 && g_array_index(selected, gint64, 0) == want,
            "a click on case %d's cell selects its row and shows its run", khi);
+    gtk_window_present(GTK_WINDOW(view)); /* the run was shown in the window, in front */
     save_screenshot_as("ESL_SCREENSHOT_MAP");
 }
 

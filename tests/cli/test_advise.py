@@ -169,8 +169,11 @@ def monitor(name, form, step, options, column, dur):
     return [float(x[column]) for x in rows], [float(x["kinetic"]) for x in rows]
 
 
+# accuracies between the penalty formulation's (its energy drifts by ~5e-7 of the kinetic energy
+# exchanged, its constraints are violated by ~6e-8 of the motion) and the others', so that the
+# cheapest candidates (penalty) miss them
 mdur = 0.5
-for quantity, column in (("energy", "total"), ("constraints", "phi")):
+for quantity, column, accuracy in (("energy", "total", 1e-7), ("constraints", "phi", 1e-8)):
     r = run("advise", four_bar, "--accuracy", str(accuracy), "--duration", str(mdur),
             "--quantity", quantity, "--json")
     e = json.loads(r.stdout) if r.returncode == 0 else {"candidates": [], "reference": {}}
@@ -197,7 +200,7 @@ for quantity, column in (("energy", "total"), ("constraints", "phi")):
 
     mine = merr(erec)
     ok(len(ys_ref) == 51 and mine <= accuracy and
-       abs(mine - erec["error"]) <= max(1e-3 * erec["error"], 1e-12) and
+       abs(mine - erec["error"]) <= 0.1 * accuracy and
        abs(mscale - eref["scale"]) <= 1e-6 * mscale,
        f"run --output {column}: the recommendation's {quantity} error is {mine:.3e} <= "
        f"{accuracy} (advise said {erec['error']:.3e}; scale {mscale:.4g}, advise "
@@ -206,7 +209,7 @@ for quantity, column in (("energy", "total"), ("constraints", "phi")):
         "failed") and ((c["seconds"] is not None and c["seconds"] < erec["seconds"]) or
                        (c["formulation"] == erec["formulation"] and c["step"] > erec["step"]))]
     measured_cheaper = [(c["label"], merr(c)) for c in cheaper[:3]]
-    ok(all(err > accuracy for _, err in measured_cheaper) and
+    ok(len(measured_cheaper) >= 1 and all(err > accuracy for _, err in measured_cheaper) and
        all(c["error"] is None or c["error"] > accuracy for c in cheaper),
        f"{quantity}: no cheaper candidate of the table meets the accuracy, measured the same "
        f"way: {measured_cheaper}")

@@ -205,8 +205,11 @@ for quantity, column, accuracy in (("energy", "total", 1e-7), ("constraints", "p
        f"run --output {column}: the recommendation's {quantity} error is {mine:.3e} <= "
        f"{accuracy} (advise said {erec['error']:.3e}; scale {mscale:.4g}, advise "
        f"{eref['scale']:.4g})")
+    # cheaper: less CPU in full, or (pruned by the probe) in the probe, or a larger step
     cheaper = [c for c in e["candidates"] if c is not erec and not c["verdict"].startswith(
         "failed") and ((c["seconds"] is not None and c["seconds"] < erec["seconds"]) or
+                       (c["seconds"] is None and c["probe_seconds"] is not None and
+                        c["probe_seconds"] < erec["probe_seconds"]) or
                        (c["formulation"] == erec["formulation"] and c["step"] > erec["step"]))]
     measured_cheaper = [(c["label"], merr(c)) for c in cheaper[:3]]
     ok(len(measured_cheaper) >= 1 and all(err > accuracy for _, err in measured_cheaper) and

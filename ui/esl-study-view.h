@@ -1,9 +1,13 @@
 /* EslStudyView: the Studies window (issue 25). The studies of a project the shards were merged
- * into (`eslabon-cli study collect`): choose one, see its cases in a table (parameters, status,
- * objectives' values), an objective against a parameter (a click on a case's point, or Open Run
- * on its row, shows its run in the main window: "open-run"); and the advisor's work–precision
- * diagram (`eslabon-cli advise --json`: error against CPU time, a curve per formulation, the
- * recommendation ringed, the accuracy asked as a line). Opened by win.studies. */
+ * into (`eslabon-cli study collect`), or that were run from here (Plan Study…: the window's
+ * EslStudyPlanDialog, then the local pool with a progress bar and Cancel, each case merged into
+ * the project as it ends): choose one, see its cases in a table (parameters, status,
+ * objectives' values), an objective against a parameter or, for two parameters, a coloured map
+ * of it over both (a click on a case's point or cell, or Open Run on its row, shows its run in
+ * the main window: "open-run"); and the advisor's work–precision diagram (an advice stored in
+ * the project by `eslabon-cli advise --project`, or a file of `advise --json`: error against
+ * CPU time, a curve per formulation, the recommendation ringed, the accuracy asked as a line).
+ * Opened by win.studies. */
 #ifndef ESL_STUDY_VIEW_H
 #define ESL_STUDY_VIEW_H
 

@@ -22,6 +22,7 @@ struct _EslStudyView {
     /* a study run from the window (esl_study_view_run_study) */
     GtkWidget *run_box, *run_progress;
     EslStudy *running;        /* its manifest as saved, or NULL */
+    char *run_project;        /* the project its cases are merged into */
     EslStudyPool *pool;       /* its pool (kept after it ended until the next run) */
     char *merge_error;        /* the last case that could not be merged, or NULL */
     GtkWidget *advice_choice;
@@ -445,12 +446,14 @@ static void on_case_ended(int k, EslCaseState state, gpointer data)
         return; /* killed: nothing to merge (its partial shard runs again next time) */
     g_autofree char *shard = esl_study_shard_path(self->running, k);
     g_autoptr(GError) error = NULL;
-    g_autoptr(EslProject) project = esl_project_open(self->project_path, FALSE, &error);
+    g_autoptr(EslProject) project = esl_project_open(self->run_project, FALSE, &error);
     if (!project || !esl_project_merge(project, shard, NULL, NULL, &error)) {
         g_free(self->merge_error);
         self->merge_error = g_strdup_printf(_("Case %d not merged: %s"), k, error->message);
     }
     g_clear_pointer(&project, esl_project_close);
+    if (g_strcmp0(self->project_path, self->run_project) != 0)
+        return; /* another project is shown now: the study goes on into its own */
     show_running(self);
     if (self->merge_error)
         gtk_label_set_text(GTK_LABEL(self->info_label), self->merge_error);
@@ -520,6 +523,8 @@ gboolean esl_study_view_run_study(EslStudyView *self, EslStudy *study, const cha
     self->pool = NULL;
     esl_study_free(self->running);
     self->running = saved;
+    g_free(self->run_project);
+    self->run_project = g_strdup(self->project_path);
     g_clear_pointer(&self->merge_error, g_free);
     gtk_widget_set_visible(self->run_box, TRUE);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "studies.cancel-run", TRUE);
@@ -811,6 +816,7 @@ static void esl_study_view_finalize(GObject *object)
     g_ptr_array_unref(self->cells);
     esl_advice_free(self->advice);
     esl_study_free(self->running);
+    g_free(self->run_project);
     g_free(self->merge_error);
     g_clear_pointer(&self->stored_advice, g_ptr_array_unref);
     G_OBJECT_CLASS(esl_study_view_parent_class)->finalize(object);

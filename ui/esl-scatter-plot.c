@@ -9,10 +9,12 @@
 #define MARGIN_BOTTOM 42.0
 #define LEGEND_ROW 16.0
 #define HIT_RADIUS 8.0
+#define COLOR_BAR_WIDTH 96.0
 
 typedef struct {
     double x, y;
     int tag;
+    double value; /* the colour map's (NAN: none) */
 } Point;
 
 typedef struct {
@@ -32,6 +34,7 @@ struct _EslScatterPlot {
     /* the mapping as last drawn: data (log10 when log) to pixels */
     double x0, x1, y0, y1, left, right, top, bottom;
     gboolean drawn;
+    char *color_label; /* the colour bar's, or NULL: no colour map */
 };
 
 G_DEFINE_FINAL_TYPE(EslScatterPlot, esl_scatter_plot, GTK_TYPE_WIDGET)
@@ -85,6 +88,7 @@ void esl_scatter_plot_clear(EslScatterPlot *self)
     self->reference = NAN;
     g_clear_pointer(&self->highlight_label, g_free);
     g_clear_pointer(&self->reference_label, g_free);
+    g_clear_pointer(&self->color_label, g_free);
     gtk_widget_queue_draw(GTK_WIDGET(self));
 }
 
@@ -106,7 +110,7 @@ void esl_scatter_plot_add_point(EslScatterPlot *self, int series, double x, doub
     g_return_if_fail(series >= 0 && (guint)series < self->series->len);
     if (!isfinite(x) || !isfinite(y))
         return;
-    Point p = {x, y, tag};
+    Point p = {x, y, tag, NAN};
     g_array_append_val(((Series *)self->series->pdata[series])->points, p);
     gtk_widget_queue_draw(GTK_WIDGET(self));
 }
@@ -160,6 +164,127 @@ gboolean esl_scatter_plot_get_point(EslScatterPlot *self, int series, int i, dou
     *y = p->y;
     *tag = p->tag;
     return TRUE;
+}
+
+static void text_at(cairo_t *cr, PangoLayout *layout, const char *text, double x, double y,
+                    double ax, double ay);
+
+/* ---- the colour map --------------------------------------------------------------------------- */
+
+void esl_scatter_plot_set_color_bar(EslScatterPlot *self, const char *label)
+{
+    replace(&self->color_label, label);
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+gboolean esl_scatter_plot_has_color_bar(EslScatterPlot *self)
+{
+    return self->color_label != NULL;
+}
+
+void esl_scatter_plot_add_valued_point(EslScatterPlot *self, int series, double x, double y,
+                                       double value, int tag)
+{
+    int before = esl_scatter_plot_series_length(self, series);
+    esl_scatter_plot_add_point(self, series, x, y, tag);
+    GArray *pts = ((Series *)self->series->pdata[series])->points;
+    if ((int)pts->len > before)
+        g_array_index(pts, Point, pts->len - 1).value = value;
+}
+
+double esl_scatter_plot_get_point_value(EslScatterPlot *self, int series, int i)
+{
+    if (series < 0 || (guint)series >= self->series->len)
+        return NAN;
+    GArray *pts = ((Series *)self->series->pdata[series])->points;
+    return i >= 0 && (guint)i < pts->len ? g_array_index(pts, Point, i).value : NAN;
+}
+
+gboolean esl_scatter_plot_get_value_range(EslScatterPlot *self, double *lo, double *hi)
+{
+    *lo = INFINITY, *hi = -INFINITY;
+    for (guint s = 0; s < self->series->len; s++) {
+        GArray *pts = ((Series *)self->series->pdata[s])->points;
+        for (guint i = 0; i < pts->len; i++) {
+            double v = g_array_index(pts, Point, i).value;
+            if (isfinite(v))
+                *lo = fmin(*lo, v), *hi = fmax(*hi, v);
+        }
+    }
+    return isfinite(*lo);
+}
+
+/* A ramp through five colours of matplotlib's viridis (perceptually uniform, readable in grey). */
+static void ramp(double u, GdkRGBA *c)
+{
+    static const float stops[][3] = {{0.267f, 0.005f, 0.329f}, {0.229f, 0.322f, 0.546f},
+                                     {0.128f, 0.567f, 0.551f}, {0.369f, 0.789f, 0.383f},
+                                     {0.993f, 0.906f, 0.144f}};
+    double t = fmin(fmax(u, 0), 1) * 4;
+    int i = (int)fmin(floor(t), 3);
+    double f = t - i;
+    c->red = (float)(stops[i][0] + f * (stops[i + 1][0] - stops[i][0]));
+    c->green = (float)(stops[i][1] + f * (stops[i + 1][1] - stops[i][1]));
+    c->blue = (float)(stops[i][2] + f * (stops[i + 1][2] - stops[i][2]));
+    c->alpha = 1;
+}
+
+void esl_scatter_plot_color_of(EslScatterPlot *self, double value, GdkRGBA *color)
+{
+    double lo, hi;
+    if (!isfinite(value) || !esl_scatter_plot_get_value_range(self, &lo, &hi)) {
+        *color = (GdkRGBA){0.6f, 0.6f, 0.6f, 1};
+        return;
+    }
+    ramp(hi > lo ? (value - lo) / (hi - lo) : 0.5, color);
+}
+
+/* How many distinct coordinates the points have along x (or y): the map's cells per row. */
+static int distinct(EslScatterPlot *self, gboolean along_y)
+{
+    g_autoptr(GArray) seen = g_array_new(FALSE, FALSE, sizeof(double));
+    for (guint s = 0; s < self->series->len; s++) {
+        GArray *pts = ((Series *)self->series->pdata[s])->points;
+        for (guint i = 0; i < pts->len; i++) {
+            const Point *p = &g_array_index(pts, Point, i);
+            double v = along_y ? p->y : p->x;
+            gboolean found = FALSE;
+            for (guint j = 0; j < seen->len && !found; j++)
+                found = g_array_index(seen, double, j) == v;
+            if (!found)
+                g_array_append_val(seen, v);
+        }
+    }
+    return MAX((int)seen->len, 1);
+}
+
+static void draw_color_bar(EslScatterPlot *self, cairo_t *cr, PangoLayout *layout)
+{
+    double lo, hi;
+    if (!esl_scatter_plot_get_value_range(self, &lo, &hi))
+        return;
+    double x = self->right + 14, w = 14, top = self->top, bottom = self->bottom;
+    for (double y = top; y < bottom; y += 1) {
+        GdkRGBA c;
+        ramp((bottom - y) / (bottom - top), &c);
+        gdk_cairo_set_source_rgba(cr, &c);
+        cairo_rectangle(cr, x, y, w, 1.5);
+        cairo_fill(cr);
+    }
+    cairo_set_source_rgb(cr, 0.3, 0.3, 0.33);
+    cairo_rectangle(cr, x, top, w, bottom - top);
+    cairo_stroke(cr);
+    cairo_set_source_rgb(cr, 0.12, 0.12, 0.14);
+    for (int i = 0; i <= 4; i++) {
+        double v = lo + (hi - lo) * i / 4, y = bottom - (bottom - top) * i / 4;
+        g_autofree char *t = g_strdup_printf("%.4g", v);
+        text_at(cr, layout, t, x + w + 3, y, 0, 0.5);
+    }
+    cairo_save(cr);
+    cairo_translate(cr, x + w + 62, (top + bottom) / 2);
+    cairo_rotate(cr, -G_PI / 2);
+    text_at(cr, layout, self->color_label, 0, 0, 0.5, 0.0);
+    cairo_restore(cr);
 }
 
 /* ---- drawing ---------------------------------------------------------------------------------- */
@@ -289,7 +414,7 @@ static void draw(EslScatterPlot *self, cairo_t *cr, double width, double height)
     pango_layout_set_font_description(layout, font);
     int legend_rows = self->series->len > 0 ? ((int)self->series->len + 3) / 4 : 0;
     self->left = MARGIN_LEFT;
-    self->right = width - MARGIN_RIGHT;
+    self->right = width - MARGIN_RIGHT - (self->color_label ? COLOR_BAR_WIDTH : 0);
     self->top = MARGIN_TOP;
     self->bottom = height - MARGIN_BOTTOM - legend_rows * LEGEND_ROW;
     cairo_set_source_rgb(cr, 0.12, 0.12, 0.14);
@@ -344,6 +469,9 @@ static void draw(EslScatterPlot *self, cairo_t *cr, double width, double height)
                     self->bottom - self->top);
     cairo_clip(cr);
     double hx = NAN, hy = NAN;
+    /* the map's cells: as wide as the points' spacing on a grid, at most 40 px */
+    double cell_w = fmin(fmax(0.9 * (self->right - self->left) / (distinct(self, FALSE) + 1), 8), 40);
+    double cell_h = fmin(fmax(0.9 * (self->bottom - self->top) / (distinct(self, TRUE) + 1), 8), 40);
     for (guint s = 0; s < self->series->len; s++) {
         Series *se = self->series->pdata[s];
         gdk_cairo_set_source_rgba(cr, &se->color);
@@ -376,8 +504,16 @@ static void draw(EslScatterPlot *self, cairo_t *cr, double width, double height)
             double x = px_of(self, p->x), y = py_of(self, p->y);
             if (!isfinite(x) || !isfinite(y))
                 continue;
-            cairo_arc(cr, x, y, 3.5, 0, 2 * G_PI);
-            cairo_fill(cr);
+            if (self->color_label) { /* a cell of the map */
+                GdkRGBA c;
+                esl_scatter_plot_color_of(self, p->value, &c);
+                gdk_cairo_set_source_rgba(cr, &c);
+                cairo_rectangle(cr, x - cell_w / 2, y - cell_h / 2, cell_w, cell_h);
+                cairo_fill(cr);
+            } else {
+                cairo_arc(cr, x, y, 3.5, 0, 2 * G_PI);
+                cairo_fill(cr);
+            }
             if (p->tag == self->highlight && self->highlight >= 0)
                 hx = x, hy = y;
         }
@@ -396,6 +532,8 @@ static void draw(EslScatterPlot *self, cairo_t *cr, double width, double height)
                     below ? hy + 10 : hy - 10, right_half ? 1.0 : 0.0, below ? 0.0 : 1.0);
         }
     }
+    if (self->color_label)
+        draw_color_bar(self, cr, layout);
     /* the legend, four series a row */
     for (guint s = 0; s < self->series->len; s++) {
         Series *se = self->series->pdata[s];
@@ -502,6 +640,7 @@ static void esl_scatter_plot_finalize(GObject *object)
     g_free(self->y_label);
     g_free(self->highlight_label);
     g_free(self->reference_label);
+    g_free(self->color_label);
     g_ptr_array_unref(self->series);
     G_OBJECT_CLASS(esl_scatter_plot_parent_class)->finalize(object);
 }

@@ -47,6 +47,21 @@ gboolean esl_scatter_plot_locate(EslScatterPlot *self, int tag, double *px, doub
  * returns its tag, or -1. */
 int esl_scatter_plot_click(EslScatterPlot *self, double px, double py);
 
+/* A coloured map (a study over two parameters): points carry a value drawn as the colour of
+ * their cell on a ramp from the least value (dark blue) to the largest (yellow), with a colour
+ * bar labelled label on the right. NULL: plain points again (esl_scatter_plot_clear too). */
+void esl_scatter_plot_set_color_bar(EslScatterPlot *self, const char *label);
+gboolean esl_scatter_plot_has_color_bar(EslScatterPlot *self);
+/* A point with a value (its colour in the map; NAN: grey). */
+void esl_scatter_plot_add_valued_point(EslScatterPlot *self, int series, double x, double y,
+                                       double value, int tag);
+/* Point i's value (NAN: none). */
+double esl_scatter_plot_get_point_value(EslScatterPlot *self, int series, int i);
+/* The least and largest finite value of the points (FALSE: none). */
+gboolean esl_scatter_plot_get_value_range(EslScatterPlot *self, double *lo, double *hi);
+/* The colour a value is drawn with (grey for NAN). */
+void esl_scatter_plot_color_of(EslScatterPlot *self, double value, GdkRGBA *color);
+
 G_END_DECLS
 
 #endif

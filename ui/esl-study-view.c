@@ -2,7 +2,10 @@
 #include "esl-study-view.h"
 
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 #include <math.h>
+
+#include "esl-study-pool.h"
 
 struct _EslStudyView {
     GtkWindow parent_instance;
@@ -16,11 +19,26 @@ struct _EslStudyView {
     GtkWidget *list;          /* GtkListBox of the cases */
     EslAdvice *advice;
     gboolean filling;         /* the choosers are being filled: no "notify::selected" */
+    /* a study run from the window (esl_study_view_run_study) */
+    GtkWidget *run_box, *run_progress;
+    EslStudy *running;        /* its manifest as saved, or NULL */
+    char *run_project;        /* the project its cases are merged into */
+    EslStudyPool *pool;       /* its pool (kept after it ended until the next run) */
+    char *merge_error;        /* the last case that could not be merged, or NULL */
+    GtkWidget *advice_choice;
+    GtkStringList *advice_names;
+    GPtrArray *stored_advice; /* EslStoredAdvice*: the project's, oldest first */
 };
 
 G_DEFINE_FINAL_TYPE(EslStudyView, esl_study_view, GTK_TYPE_WINDOW)
 
-enum { SIGNAL_OPEN_RUN, SIGNAL_APPLY_SETTINGS, N_SIGNALS };
+enum {
+    SIGNAL_OPEN_RUN,
+    SIGNAL_APPLY_SETTINGS,
+    SIGNAL_PLAN_STUDY,
+    SIGNAL_RUNS_MERGED,
+    N_SIGNALS
+};
 static guint signals[N_SIGNALS];
 
 /* The status of a case as shown. */
@@ -162,12 +180,39 @@ int esl_study_view_get_selected_case(EslStudyView *self)
 
 /* ---- the plot of the cases -------------------------------------------------------------------- */
 
+/* The coloured map of objective i over a study's two parameters: a cell per case at its two
+ * values, coloured by the objective's value, failed cases grey. */
+static void draw_map(EslStudyView *self, int objective)
+{
+    EslScatterPlot *plot = ESL_SCATTER_PLOT(self->case_plot);
+    const EslStudyResults *r = self->results;
+    const char *p0 = r->study->parameters[0].name, *p1 = r->study->parameters[1].name;
+    const char *oname = r->study->objectives[objective];
+    g_autofree char *title = g_strdup_printf(_("%s over %s and %s"), oname, p0, p1);
+    esl_scatter_plot_set_title(plot, title);
+    esl_scatter_plot_set_labels(plot, p0, p1);
+    esl_scatter_plot_set_color_bar(plot, oname);
+    static const GdkRGBA finished = {0.20f, 0.45f, 0.85f, 1}, failed = {0.6f, 0.6f, 0.6f, 1};
+    int sf = esl_scatter_plot_add_series(plot, _("finished"), &finished, FALSE);
+    int sx = esl_scatter_plot_add_series(plot, _("failed"), &failed, FALSE);
+    for (int k = 0; k < r->study->ncases; k++) {
+        const EslStudyCase *c = &r->cases[k];
+        gboolean ok = c->status == ESL_RUN_FINISHED;
+        if (c->stored)
+            esl_scatter_plot_add_valued_point(plot, ok ? sf : sx,
+                                              esl_study_results_parameter(r, k, 0),
+                                              esl_study_results_parameter(r, k, 1),
+                                              ok ? c->objectives[objective] : NAN, k);
+    }
+}
+
 void esl_study_view_set_axes(EslStudyView *self, int parameter, int objective)
 {
     EslScatterPlot *plot = ESL_SCATTER_PLOT(self->case_plot);
     esl_scatter_plot_clear(plot);
     const EslStudyResults *r = self->results;
-    if (!r || parameter < 0 || parameter >= r->study->nparameters || objective < 0 ||
+    gboolean map = r && r->study->nparameters == 2 && parameter == 2;
+    if (!r || parameter < 0 || (parameter >= r->study->nparameters && !map) || objective < 0 ||
         objective >= r->nobjectives) {
         esl_scatter_plot_set_title(plot, r && r->nobjectives == 0
                                              ? _("This study evaluates no objective")
@@ -178,6 +223,10 @@ void esl_study_view_set_axes(EslStudyView *self, int parameter, int objective)
     gtk_drop_down_set_selected(GTK_DROP_DOWN(self->parameter_choice), (guint)parameter);
     gtk_drop_down_set_selected(GTK_DROP_DOWN(self->objective_choice), (guint)objective);
     self->filling = FALSE;
+    if (map) {
+        draw_map(self, objective);
+        return;
+    }
     const char *pname = r->study->parameters[parameter].name;
     const char *oname = r->study->objectives[objective];
     g_autofree char *title = g_strdup_printf(_("%s against %s"), oname, pname);
@@ -209,6 +258,8 @@ static void on_axes_chosen(EslStudyView *self)
         (int)gtk_drop_down_get_selected(GTK_DROP_DOWN(self->objective_choice)));
 }
 
+static void list_stored_advice(EslStudyView *self);
+
 /* ---- studies ---------------------------------------------------------------------------------- */
 
 static void show_error(EslStudyView *self, const GError *error)
@@ -229,6 +280,14 @@ gboolean esl_study_view_select_study(EslStudyView *self, int index, GError **err
     const EslStudyResults *r = self->results;
     for (int j = 0; r && j < r->study->nparameters; j++)
         g_ptr_array_add(pnames, r->study->parameters[j].name);
+    /* two parameters: their map is the last choice of the x axis */
+    g_autofree char *map = r && r->study->nparameters == 2
+                               ? g_strdup_printf(_("%s × %s (map)"),
+                                                 r->study->parameters[0].name,
+                                                 r->study->parameters[1].name)
+                               : NULL;
+    if (map)
+        g_ptr_array_add(pnames, map);
     for (int i = 0; r && i < r->nobjectives; i++)
         g_ptr_array_add(onames, r->study->objectives[i]);
     self->filling = TRUE;
@@ -277,6 +336,7 @@ gboolean esl_study_view_set_project(EslStudyView *self, const char *project_path
         g_propagate_error(error, local);
         return FALSE;
     }
+    list_stored_advice(self);
     if (project_path) {
         g_autofree char *base = g_path_get_basename(project_path);
         g_autofree char *title = g_strdup_printf(_("Studies — %s"), base);
@@ -325,9 +385,212 @@ static void action_open_run(GtkWidget *widget, const char *name, GVariant *param
     open_case(self, esl_study_view_get_selected_case(self));
 }
 
+/* ---- a study run from the window --------------------------------------------------------------- */
+
+gboolean esl_study_view_show_map(EslStudyView *self, int objective)
+{
+    if (!self->results || self->results->study->nparameters != 2)
+        return FALSE;
+    esl_study_view_set_axes(self, 2, objective);
+    return TRUE;
+}
+
+/* Show the study run from the window (it is in the project's list once a case is merged). */
+static void show_running(EslStudyView *self)
+{
+    int parameter = (int)gtk_drop_down_get_selected(GTK_DROP_DOWN(self->parameter_choice));
+    int objective = (int)gtk_drop_down_get_selected(GTK_DROP_DOWN(self->objective_choice));
+    int selected = esl_study_view_get_selected_case(self);
+    g_clear_pointer(&self->manifests, g_ptr_array_unref);
+    self->manifests = esl_study_results_list(self->project_path, NULL);
+    if (!self->manifests)
+        self->manifests = g_ptr_array_new_with_free_func(g_free);
+    int index = -1;
+    for (guint i = 0; i < self->manifests->len && index < 0; i++)
+        if (!g_strcmp0(self->manifests->pdata[i], self->running->manifest_path))
+            index = (int)i;
+    if (index < 0) {
+        g_ptr_array_add(self->manifests, g_strdup(self->running->manifest_path));
+        index = (int)self->manifests->len - 1;
+    }
+    g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < self->manifests->len; i++)
+        g_ptr_array_add(names, g_path_get_basename(self->manifests->pdata[i]));
+    self->filling = TRUE;
+    set_strings(self->study_names, names);
+    self->filling = FALSE;
+    esl_study_view_select_study(self, index, NULL);
+    if (self->results && parameter != (int)GTK_INVALID_LIST_POSITION &&
+        objective != (int)GTK_INVALID_LIST_POSITION)
+        esl_study_view_set_axes(self, parameter, objective);
+    esl_study_view_select_case(self, selected);
+}
+
+static void on_pool_progress(int done, int failed, int total, double left, gpointer data)
+{
+    EslStudyView *self = data;
+    g_autofree char *text =
+        left >= 0 ? g_strdup_printf(_("%d of %d cases, %d failed, about %.0f s left"), done,
+                                    total, failed, left)
+                  : g_strdup_printf(_("%d of %d cases, %d failed"), done, total, failed);
+    gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(self->run_progress),
+                                  total > 0 ? (double)done / total : 1.0);
+    gtk_progress_bar_set_text(GTK_PROGRESS_BAR(self->run_progress), text);
+}
+
+/* A case ended: its shard merged into the project, the table shows it. */
+static void on_case_ended(int k, EslCaseState state, gpointer data)
+{
+    EslStudyView *self = data;
+    if (state != ESL_CASE_FINISHED && state != ESL_CASE_FAILED)
+        return; /* killed: nothing to merge (its partial shard runs again next time) */
+    g_autofree char *shard = esl_study_shard_path(self->running, k);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(EslProject) project = esl_project_open(self->run_project, FALSE, &error);
+    if (!project || !esl_project_merge(project, shard, NULL, NULL, &error)) {
+        g_free(self->merge_error);
+        self->merge_error = g_strdup_printf(_("Case %d not merged: %s"), k, error->message);
+    }
+    g_clear_pointer(&project, esl_project_close);
+    if (g_strcmp0(self->project_path, self->run_project) != 0)
+        return; /* another project is shown now: the study goes on into its own */
+    show_running(self);
+    if (self->merge_error)
+        gtk_label_set_text(GTK_LABEL(self->info_label), self->merge_error);
+    g_signal_emit(self, signals[SIGNAL_RUNS_MERGED], 0);
+}
+
+static void on_pool_ended(gboolean cancelled, gpointer data)
+{
+    EslStudyView *self = data;
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "studies.cancel-run", FALSE);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "studies.plan", TRUE);
+    const GError *error = esl_study_pool_get_error(self->pool);
+    int ran = esl_study_pool_get_ran(self->pool), failed = esl_study_pool_get_failed(self->pool);
+    g_autofree char *text =
+        error       ? g_strdup_printf(_("Stopped: %s"), error->message)
+        : cancelled ? g_strdup_printf(_("Cancelled after %d cases (%d failed): run it again to "
+                                        "finish it"), ran, failed)
+                    : g_strdup_printf(_("Done: %d cases run, %d failed"), ran, failed);
+    gtk_progress_bar_set_text(GTK_PROGRESS_BAR(self->run_progress), text);
+}
+
+static char *next_manifest_path(const char *project_path)
+{
+    g_autofree char *stem = g_str_has_suffix(project_path, ".eslabon")
+                                ? g_strndup(project_path, strlen(project_path) - 8)
+                                : g_strdup(project_path);
+    g_autofree char *dir = g_strconcat(stem, ".studies", NULL);
+    if (g_mkdir_with_parents(dir, 0777) != 0)
+        return NULL;
+    for (int i = 1;; i++) {
+        g_autofree char *name = g_strdup_printf("study-%03d.json", i);
+        char *path = g_build_filename(dir, name, NULL);
+        if (!g_file_test(path, G_FILE_TEST_EXISTS))
+            return path;
+        g_free(path);
+    }
+}
+
+gboolean esl_study_view_run_study(EslStudyView *self, EslStudy *study, const char *cli,
+                                  int jobs, GError **error)
+{
+    GError *local = NULL;
+    if (esl_study_view_is_running(self))
+        g_set_error(&local, ESL_STUDY_ERROR, ESL_STUDY_ERROR_INVALID,
+                    _("A study runs already: cancel it first"));
+    else if (!self->project_path)
+        g_set_error(&local, ESL_STUDY_ERROR, ESL_STUDY_ERROR_INVALID,
+                    _("No project to merge the cases into"));
+    else if (!cli)
+        g_set_error(&local, ESL_STUDY_ERROR, ESL_STUDY_ERROR_INVALID,
+                    _("eslabon-cli, which runs the cases, is not found (set ESLABON_CLI)"));
+    g_autofree char *canonical = g_canonicalize_filename(self->project_path ? self->project_path
+                                                                            : ".", NULL);
+    g_autofree char *path = local ? NULL : next_manifest_path(canonical);
+    if (!local && !path)
+        g_set_error(&local, ESL_STUDY_ERROR, ESL_STUDY_ERROR_IO,
+                    _("Cannot make the studies' folder beside %s"), self->project_path);
+    /* the study as every case process reads it */
+    EslStudy *saved = !local && esl_study_save(study, path, &local)
+                          ? esl_study_load(path, &local) : NULL;
+    if (!saved) {
+        gtk_label_set_text(GTK_LABEL(self->info_label), local->message);
+        g_propagate_error(error, local);
+        return FALSE;
+    }
+    esl_study_pool_free(self->pool);
+    self->pool = NULL;
+    esl_study_free(self->running);
+    self->running = saved;
+    g_free(self->run_project);
+    self->run_project = g_strdup(self->project_path);
+    g_clear_pointer(&self->merge_error, g_free);
+    gtk_widget_set_visible(self->run_box, TRUE);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "studies.cancel-run", TRUE);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "studies.plan", FALSE);
+    gtk_notebook_set_current_page(GTK_NOTEBOOK(self->notebook), 0);
+    show_running(self);
+    char *argv[] = {(char *)cli, "study", "run", saved->manifest_path, "--case", "0", NULL};
+    EslStudyPoolCallbacks cb = {.progress = on_pool_progress, .case_ended = on_case_ended,
+                                .ended = on_pool_ended, .data = self};
+    self->pool = esl_study_pool_start(saved, argv, jobs, NULL, &cb, &local);
+    if (!self->pool) {
+        on_pool_ended(TRUE, self);
+        gtk_progress_bar_set_text(GTK_PROGRESS_BAR(self->run_progress), local->message);
+        g_propagate_error(error, local);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+gboolean esl_study_view_is_running(EslStudyView *self)
+{
+    return esl_study_pool_is_running(self->pool);
+}
+
+void esl_study_view_cancel(EslStudyView *self)
+{
+    esl_study_pool_cancel(self->pool);
+}
+
+const char *esl_study_view_get_progress_text(EslStudyView *self)
+{
+    return gtk_progress_bar_get_text(GTK_PROGRESS_BAR(self->run_progress));
+}
+
+double esl_study_view_get_progress_fraction(EslStudyView *self)
+{
+    return gtk_progress_bar_get_fraction(GTK_PROGRESS_BAR(self->run_progress));
+}
+
+const EslStudy *esl_study_view_get_running_study(EslStudyView *self)
+{
+    return self->running;
+}
+
+static void action_cancel_run(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)name, (void)parameter;
+    esl_study_view_cancel(ESL_STUDY_VIEW(widget));
+}
+
+static void action_plan(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)name, (void)parameter;
+    g_signal_emit(widget, signals[SIGNAL_PLAN_STUDY], 0);
+}
+
 /* ---- the advice ------------------------------------------------------------------------------- */
 
+static void show_advice(EslStudyView *self, EslAdvice *a, const char *model, gboolean page);
+
 void esl_study_view_show_advice(EslStudyView *self, EslAdvice *a, const char *model)
+{
+    show_advice(self, a, model, TRUE);
+}
+
+static void show_advice(EslStudyView *self, EslAdvice *a, const char *model, gboolean page)
 {
     esl_advice_free(self->advice);
     self->advice = a;
@@ -381,7 +644,74 @@ void esl_study_view_show_advice(EslStudyView *self, EslAdvice *a, const char *mo
     g_string_free(why, TRUE);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "studies.apply-advice",
                                   a->recommended >= 0);
-    gtk_notebook_set_current_page(GTK_NOTEBOOK(self->notebook), 1);
+    if (page)
+        gtk_notebook_set_current_page(GTK_NOTEBOOK(self->notebook), 1);
+}
+
+/* ---- the advice stored in the project (eslabon-cli advise --project) ---------------------------- */
+
+static gboolean select_stored_advice(EslStudyView *self, int index, gboolean page,
+                                     GError **error)
+{
+    if (!self->stored_advice || index < 0 || index >= (int)self->stored_advice->len) {
+        g_set_error(error, ESL_STUDY_ERROR, ESL_STUDY_ERROR_INVALID,
+                    "the project has no advice %d", index);
+        return FALSE;
+    }
+    const EslStoredAdvice *stored = self->stored_advice->pdata[index];
+    g_autofree char *model = NULL;
+    GError *local = NULL;
+    EslAdvice *a = esl_advice_from_json(stored->json, &model, NULL, &local);
+    if (!a) {
+        g_autofree char *msg = g_strdup_printf("#%" G_GINT64_FORMAT ": %s", stored->id,
+                                               local->message);
+        gtk_label_set_text(GTK_LABEL(self->advice_label), msg);
+        g_propagate_error(error, local);
+        return FALSE;
+    }
+    self->filling = TRUE;
+    gtk_drop_down_set_selected(GTK_DROP_DOWN(self->advice_choice), (guint)index);
+    self->filling = FALSE;
+    show_advice(self, a, model ? model : stored->model, page);
+    return TRUE;
+}
+
+gboolean esl_study_view_select_stored_advice(EslStudyView *self, int index, GError **error)
+{
+    return select_stored_advice(self, index, TRUE, error);
+}
+
+int esl_study_view_get_n_stored_advice(EslStudyView *self)
+{
+    return self->stored_advice ? (int)self->stored_advice->len : 0;
+}
+
+static void on_advice_chosen(EslStudyView *self)
+{
+    if (!self->filling)
+        esl_study_view_select_stored_advice(
+            self, (int)gtk_drop_down_get_selected(GTK_DROP_DOWN(self->advice_choice)), NULL);
+}
+
+/* The project's advice listed; the newest shown (the page stays). */
+static void list_stored_advice(EslStudyView *self)
+{
+    g_clear_pointer(&self->stored_advice, g_ptr_array_unref);
+    g_autoptr(EslProject) project =
+        self->project_path ? esl_project_open(self->project_path, FALSE, NULL) : NULL;
+    self->stored_advice = project ? esl_project_list_advice(project, NULL) : NULL;
+    g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; self->stored_advice && i < self->stored_advice->len; i++) {
+        const EslStoredAdvice *a = self->stored_advice->pdata[i];
+        g_autofree char *base = g_path_get_basename(a->model);
+        g_ptr_array_add(names, g_strdup_printf("#%" G_GINT64_FORMAT " %s, %s (%s)", a->id, base,
+                                               a->quantity, a->created_at));
+    }
+    self->filling = TRUE;
+    set_strings(self->advice_names, names);
+    self->filling = FALSE;
+    if (names->len > 0)
+        select_stored_advice(self, (int)names->len - 1, FALSE, NULL);
 }
 
 gboolean esl_study_view_open_advice(EslStudyView *self, const char *path, GError **error)
@@ -471,6 +801,8 @@ static void action_open_advice(GtkWidget *widget, const char *name, GVariant *pa
 
 static void esl_study_view_dispose(GObject *object)
 {
+    EslStudyView *self = ESL_STUDY_VIEW(object);
+    g_clear_pointer(&self->pool, esl_study_pool_free); /* kills the cases still running */
     gtk_widget_dispose_template(GTK_WIDGET(object), ESL_TYPE_STUDY_VIEW);
     G_OBJECT_CLASS(esl_study_view_parent_class)->dispose(object);
 }
@@ -483,6 +815,10 @@ static void esl_study_view_finalize(GObject *object)
     esl_study_results_free(self->results);
     g_ptr_array_unref(self->cells);
     esl_advice_free(self->advice);
+    esl_study_free(self->running);
+    g_free(self->run_project);
+    g_free(self->merge_error);
+    g_clear_pointer(&self->stored_advice, g_ptr_array_unref);
     G_OBJECT_CLASS(esl_study_view_parent_class)->finalize(object);
 }
 
@@ -506,6 +842,12 @@ static void esl_study_view_class_init(EslStudyViewClass *klass)
     gtk_widget_class_bind_template_child(widget_class, EslStudyView, case_plot);
     gtk_widget_class_bind_template_child(widget_class, EslStudyView, advice_plot);
     gtk_widget_class_bind_template_child(widget_class, EslStudyView, advice_label);
+    gtk_widget_class_bind_template_child(widget_class, EslStudyView, run_box);
+    gtk_widget_class_bind_template_child(widget_class, EslStudyView, advice_choice);
+    gtk_widget_class_bind_template_child(widget_class, EslStudyView, advice_names);
+    gtk_widget_class_bind_template_child(widget_class, EslStudyView, run_progress);
+    gtk_widget_class_install_action(widget_class, "studies.plan", NULL, action_plan);
+    gtk_widget_class_install_action(widget_class, "studies.cancel-run", NULL, action_cancel_run);
     gtk_widget_class_install_action(widget_class, "studies.open", NULL, action_open);
     gtk_widget_class_install_action(widget_class, "studies.open-advice", NULL,
                                     action_open_advice);
@@ -521,12 +863,19 @@ static void esl_study_view_class_init(EslStudyViewClass *klass)
     signals[SIGNAL_APPLY_SETTINGS] =
         g_signal_new("apply-settings", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
                      NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_POINTER);
+    signals[SIGNAL_PLAN_STUDY] =
+        g_signal_new("plan-study", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                     NULL, G_TYPE_NONE, 0);
+    signals[SIGNAL_RUNS_MERGED] =
+        g_signal_new("runs-merged", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                     NULL, G_TYPE_NONE, 0);
 }
 
 static void esl_study_view_init(EslStudyView *self)
 {
     gtk_widget_init_template(GTK_WIDGET(self));
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "studies.apply-advice", FALSE);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "studies.cancel-run", FALSE);
     self->cells = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);
     g_signal_connect_swapped(self->study_choice, "notify::selected",
                              G_CALLBACK(on_study_chosen), self);
@@ -535,6 +884,8 @@ static void esl_study_view_init(EslStudyView *self)
     g_signal_connect_swapped(self->objective_choice, "notify::selected",
                              G_CALLBACK(on_axes_chosen), self);
     g_signal_connect(self->case_plot, "point-activated", G_CALLBACK(on_point_activated), self);
+    g_signal_connect_swapped(self->advice_choice, "notify::selected",
+                             G_CALLBACK(on_advice_chosen), self);
 }
 
 GtkWidget *esl_study_view_new(GtkWindow *parent)

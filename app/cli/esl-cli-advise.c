@@ -10,12 +10,21 @@
 #include "esl-models-dir.h"
 #include "esl-points.h"
 #include "esl-settings-json.h"
+#include "esl-project.h"
 #include "esl-study.h"
 #include "esl-variables.h"
 
 static void print_table(const char *path, const char *quantity, const EslAdvice *a)
 {
-    if (a->variables)
+    if (a->measure == ESL_ADVISE_MEASURE_ENERGY)
+        printf("# %s: %g s; error = max |E - E_ref| of the total energy over the samples (every "
+               "%g s) / %.4g J (the largest |T_ref(t) - T_ref(0)|, kinetic);\n", path,
+               a->duration, a->sample_interval, a->scale);
+    else if (a->measure == ESL_ADVISE_MEASURE_CONSTRAINTS)
+        printf("# %s: %g s; error = max | ||Phi|| - ||Phi_ref|| | of the position constraints "
+               "over the samples (every %g s) / %.4g m (the points' largest displacement);\n",
+               path, a->duration, a->sample_interval, a->scale);
+    else if (a->variables)
         printf("# %s: %g s; error = max |y - y_ref| over %s and the samples (every %g s) / %.4g "
                "(the largest |y_ref(t) - y_ref(0)|);\n", path, a->duration, quantity,
                a->sample_interval, a->scale);
@@ -59,12 +68,14 @@ int esl_cli_advise(int argc, char **argv)
     int full_runs = 4;
     g_autofree char *quantity = NULL;
     gboolean json = FALSE;
+    g_autofree char *project_path = NULL;
     GOptionEntry entries[] = {
         {"accuracy", 0, 0, G_OPTION_ARG_DOUBLE, &accuracy, "Relative error asked for (1e-4)", "E"},
-        {"quantity", 0, 0, G_OPTION_ARG_STRING, &quantity, "Points compared (default: every point of a moving body), or variables of the variable table", "BODY:POINT,...|VARIABLE,..."},
+        {"quantity", 0, 0, G_OPTION_ARG_STRING, &quantity, "Points compared (default: every point of a moving body), variables of the variable table, energy (the total energy's drift) or constraints (their violation)", "BODY:POINT,...|VARIABLE,...|energy|constraints"},
         {"duration", 't', 0, G_OPTION_ARG_DOUBLE, &duration, "Simulated time, s (2)", "T"},
         {"full-runs", 0, 0, G_OPTION_ARG_INT, &full_runs, "Probe survivors run in full (4)", "N"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL},
+        {"project", 'p', 0, G_OPTION_ARG_FILENAME, &project_path, "Store the advice in this project (created if missing)", "FILE.eslabon"},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
     g_autoptr(GOptionContext) ctx =
@@ -79,12 +90,9 @@ int esl_cli_advise(int argc, char **argv)
         fprintf(stderr, "eslabon-cli advise: expected one MODEL (and --full-runs of 1 or more)\n");
         return 2;
     }
-    if (quantity && (!strcmp(quantity, "energy") || !strcmp(quantity, "constraints"))) {
-        fprintf(stderr, "eslabon-cli advise: --quantity %s is not implemented yet: name the "
-                        "points to compare (BODY:POINT,...) or variables of the variable table "
-                        "(BODY:kinetic, JOINT:violation, ...)\n", quantity);
-        return 2;
-    }
+    EslAdviseMeasure measure = !g_strcmp0(quantity, "energy")        ? ESL_ADVISE_MEASURE_ENERGY
+                               : !g_strcmp0(quantity, "constraints") ? ESL_ADVISE_MEASURE_CONSTRAINTS
+                                                                     : ESL_ADVISE_MEASURE_POINTS;
     g_autofree char *path = esl_resolve_model_path(argv[1]);
     MbsModel *m = esl_model_load_file(path, NULL, 0, &error);
     if (!m) {
@@ -92,7 +100,9 @@ int esl_cli_advise(int argc, char **argv)
         return 1;
     }
     /* points first; a list that is not all points, as variables */
-    g_autoptr(GArray) points = esl_points_parse(m, quantity, &error);
+    /* energy, constraints: the default points scale the constraints' violation */
+    g_autoptr(GArray) points =
+        esl_points_parse(m, measure == ESL_ADVISE_MEASURE_POINTS ? quantity : NULL, &error);
     g_autoptr(GArray) variables = NULL;
     if (!points && quantity) {
         g_autoptr(GError) as_variables = NULL;
@@ -110,7 +120,7 @@ int esl_cli_advise(int argc, char **argv)
         mbs_model_free(m);
         return 2;
     }
-    EslAdviseQuantity q = {0};
+    EslAdviseQuantity q = {.measure = measure};
     if (variables) {
         q.variables = (const EslVariable *)(void *)variables->data;
         q.nvariables = (int)variables->len;
@@ -126,11 +136,19 @@ int esl_cli_advise(int argc, char **argv)
         return error->code == ESL_STUDY_ERROR_INVALID ? 2 : 1;
     }
     const char *what = quantity ? quantity : "every point of a moving body";
-    if (json) {
-        g_autofree char *text = esl_advice_to_json(a, path, what);
+    g_autofree char *text = esl_advice_to_json(a, path, what);
+    if (json)
         printf("%s\n", text);
-    }
     else
         print_table(path, what, a);
+    if (project_path) { /* the application's Work–Precision tab lists it */
+        g_autoptr(EslProject) project = esl_project_open(project_path, TRUE, &error);
+        gint64 id = project ? esl_project_add_advice(project, path, what, text, &error) : 0;
+        if (!id) {
+            fprintf(stderr, "eslabon-cli advise: %s: %s\n", project_path, error->message);
+            return 1;
+        }
+        fprintf(stderr, "advice #%" G_GINT64_FORMAT " stored in %s\n", id, project_path);
+    }
     return a->recommended >= 0 ? 0 : 1;
 }

@@ -42,11 +42,8 @@ static int study_plan(int argc, char **argv)
     g_autoptr(GError) error = NULL;
     int status = 2;
     MbsModel *m = NULL;
-    EslStudyParameter *ps = NULL;
-    int np = 0;
     g_autofree char *resolved = NULL;
     g_autoptr(EslStudy) study = NULL;
-    g_auto(GStrv) objective_list = NULL;
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
         fprintf(stderr, "eslabon-cli study plan: %s\n", error->message);
         goto out;
@@ -55,56 +52,24 @@ static int study_plan(int argc, char **argv)
         fprintf(stderr, "eslabon-cli study plan: expected one MODEL and --output study.json\n");
         goto out;
     }
-    int design = esl_study_design_from_name(design_name ? design_name : "full");
-    if (design < 0) {
-        fprintf(stderr, "eslabon-cli study plan: --design '%s': full, lhs or random\n",
-                design_name);
-        goto out;
-    }
-    if (seed < 0 || seed > G_MAXUINT32) {
-        fprintf(stderr, "eslabon-cli study plan: --seed %" G_GINT64_FORMAT ": 0 to %u\n", seed,
-                G_MAXUINT32);
-        goto out;
-    }
-    np = parameters ? (int)g_strv_length(parameters) : 0;
-    ps = g_new0(EslStudyParameter, np + 1);
-    for (int j = 0; j < np; j++)
-        if (!esl_study_parameter_parse(parameters[j], (EslStudyDesign)design, &ps[j], &error)) {
-            fprintf(stderr, "eslabon-cli study plan: %s\n", error->message);
-            goto out;
-        }
     if (!formulation)
         formulation = g_strdup("penalty");
     const MbsFormulationClass *k = mbs_formulation_find(formulation);
-    if (!k) {
-        fprintf(stderr, "eslabon-cli study plan: unknown formulation '%s'; available:",
-                formulation);
-        for (int i = 0; i < mbs_formulation_count(); ++i)
-            fprintf(stderr, " %s", mbs_formulation_class(i)->name);
-        fprintf(stderr, "\n");
-        goto out;
-    }
     resolved = esl_resolve_model_path(argv[1]);
-    m = esl_model_load_file(resolved, NULL, 0, &error);
-    if (!m) {
+    m = k ? esl_model_load_file(resolved, NULL, 0, &error) : NULL;
+    if (k && !m) {
         fprintf(stderr, "eslabon-cli study plan: %s\n", error->message);
         status = 1;
         goto out;
     }
     MbsSettings s;
     mbs_settings_defaults(&s);
-    if (esl_setting_flags_apply(&flags, k, m, &s))
+    if (k && esl_setting_flags_apply(&flags, k, m, &s))
         goto out;
-    mbs_settings_for(&s, k);
-    MbsError err = {0};
-    if (mbs_settings_check_run(&s, &err)) {
-        fprintf(stderr, "eslabon-cli study plan: %s\n", err.message);
-        goto out;
-    }
-    objective_list = objectives && *objectives ? g_strsplit(objectives, ",", -1)
-                                               : g_new0(char *, 1);
-    study = esl_study_plan(resolved, (EslStudyDesign)design, samples, (guint32)seed, ps, np,
-                           formulation, &s, (const char *const *)objective_list, &error);
+    /* the words the application's plan dialog gives too (esl_study_plan_from_words) */
+    study = esl_study_plan_from_words(resolved, design_name, samples, seed,
+                                      (const char *const *)parameters, formulation, &s,
+                                      objectives, &error);
     if (!study || !esl_study_save(study, output, &error)) {
         fprintf(stderr, "eslabon-cli study plan: %s\n", error->message);
         goto out;
@@ -116,9 +81,6 @@ static int study_plan(int argc, char **argv)
     printf("), %s, h = %g s, %g s each\n", formulation, s.step, s.duration);
     status = 0;
 out:
-    for (int j = 0; ps && j < np; j++)
-        g_free(ps[j].name);
-    g_free(ps);
     mbs_model_free(m);
     esl_setting_flags_clear(&flags);
     return status;

@@ -226,6 +226,14 @@ static const char *const migrations[ESL_PROJECT_SCHEMA_VERSION + 1] = {
            "  identity TEXT NOT NULL UNIQUE,"
            "  json TEXT NOT NULL,"
            "  merged_from TEXT);",
+    /* 12: the formulation advisor's studies (issue 25; esl-project-advice.c): the advice as
+     * `eslabon-cli advise --json` prints it, the model and quantity it was for. */
+    [12] = "CREATE TABLE advice ("
+           "  id INTEGER PRIMARY KEY,"
+           "  created_at TEXT NOT NULL,"
+           "  model TEXT NOT NULL,"
+           "  quantity TEXT NOT NULL,"
+           "  json TEXT NOT NULL);",
 };
 
 /* The monitors are stored one column each, named by their keys (mbs_monitors.h). */

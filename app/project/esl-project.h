@@ -43,7 +43,7 @@ typedef enum {
 
 /* "ESLB": PRAGMA application_id of every Eslabón project. */
 #define ESL_PROJECT_APPLICATION_ID 0x45534C42
-#define ESL_PROJECT_SCHEMA_VERSION 11
+#define ESL_PROJECT_SCHEMA_VERSION 12
 
 typedef enum {
     ESL_RUN_RUNNING,
@@ -348,6 +348,25 @@ gboolean esl_project_merge_inspect(const char *shard, EslShardInfo *info, GError
  * (when not NULL) receive how many runs were copied and how many were there already. */
 gboolean esl_project_merge(EslProject *project, const char *shard, int *copied, int *present,
                            GError **error);
+
+/* ---- the advisor's studies (schema 12; esl-project-advice.c) -------------------------------- */
+
+typedef struct {
+    gint64 id;
+    char *created_at; /* ISO 8601, UTC */
+    char *model;      /* the model advised on (its path or name as given) */
+    char *quantity;   /* what the error measured ("points", "D:angle", ...) */
+    char *json;       /* esl_advice_to_json's text */
+} EslStoredAdvice;
+
+void esl_stored_advice_free(EslStoredAdvice *advice);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(EslStoredAdvice, esl_stored_advice_free)
+
+/* Store an advice (json: a JSON object); its id, 0 with error. */
+gint64 esl_project_add_advice(EslProject *project, const char *model, const char *quantity,
+                              const char *json, GError **error);
+/* The advice stored, oldest first (EslStoredAdvice*); NULL with error. */
+GPtrArray *esl_project_list_advice(EslProject *project, GError **error);
 
 G_END_DECLS
 

@@ -73,7 +73,37 @@ typedef struct {
     MbsTrajectory *t;
     int every;
     double *poses, *velocities, *violations;
+    double *start;  /* energy: the first kinetic energy; constraints: the points' first places */
+    double scale;   /* what divides the error (esl-advise.h, EslAdviseMeasure) */
 } VariableRecorder;
+
+/* Energy and constraints: the one recorded value and the scale's running maximum. */
+static double measure_value(VariableRecorder *rec, const MbsFormulation *f)
+{
+    const EslAdviseQuantity *q = rec->q;
+    gboolean first = rec->t->nsamples == 0;
+    if (q->measure == ESL_ADVISE_MEASURE_ENERGY) {
+        if (first)
+            rec->start[0] = f->monitors.kinetic;
+        rec->scale = fmax(rec->scale, fabs(f->monitors.kinetic - rec->start[0]));
+        return f->monitors.total;
+    }
+    for (int i = 0; i < q->npoints; i++) { /* x = R x_drawn + p (poses: R row-major, p) */
+        const MbsPoint *pt = &rec->m->points[q->points[i]];
+        const double *pose = rec->poses + 12 * pt->body;
+        double x[3];
+        for (int r = 0; r < 3; r++)
+            x[r] = pose[3 * r] * pt->pos[0] + pose[3 * r + 1] * pt->pos[1] +
+                   pose[3 * r + 2] * pt->pos[2] + pose[9 + r];
+        if (first)
+            memcpy(rec->start + 3 * i, x, sizeof x);
+        const double *x0 = rec->start + 3 * i;
+        rec->scale = fmax(rec->scale, sqrt((x[0] - x0[0]) * (x[0] - x0[0]) +
+                                           (x[1] - x0[1]) * (x[1] - x0[1]) +
+                                           (x[2] - x0[2]) * (x[2] - x0[2])));
+    }
+    return f->monitors.phi_norm;
+}
 
 static int take_variables(void *data, const MbsRun *run)
 {
@@ -89,6 +119,12 @@ static int take_variables(void *data, const MbsRun *run)
     for (int j = 0; j < m->njoints; j++)
         rec->violations[j] = f->klass->joint_violation(f, j);
     double *x = &t->xyz[(gsize)t->nsamples * t->npoints * 3];
+    if (rec->q->measure != ESL_ADVISE_MEASURE_POINTS) {
+        x[0] = measure_value(rec, f);
+        x[1] = x[2] = 0;
+        t->time[t->nsamples++] = f->time;
+        return 0;
+    }
     for (int i = 0; i < t->npoints; i++) {
         const EslVariable *v = &rec->q->variables[i];
         double y = esl_variable_value(m, v, rec->poses, rec->velocities, rec->violations);
@@ -104,13 +140,13 @@ static int take_variables(void *data, const MbsRun *run)
 /* mbs_trajectory_record for variables (t freed with mbs_trajectory_free). */
 static int record_variables(const MbsModel *m, const char *formulation, const MbsSettings *s,
                             int every, const EslAdviseQuantity *q, MbsTrajectory *t,
-                            MbsError *err)
+                            double *scale, MbsError *err)
 {
     memset(t, 0, sizeof *t);
     long cap = mbs_run_step_count(s->duration, s->step) / every + 2;
-    t->npoints = q->nvariables;
+    t->npoints = q->measure != ESL_ADVISE_MEASURE_POINTS ? 1 : q->nvariables;
     t->time = malloc(sizeof(double) * (size_t)cap);
-    t->xyz = malloc(sizeof(double) * (size_t)cap * (size_t)q->nvariables * 3);
+    t->xyz = malloc(sizeof(double) * (size_t)cap * (size_t)t->npoints * 3);
     MbsFormulation *f = t->time && t->xyz ? mbs_formulation_new(formulation, m, s, err) : NULL;
     if (!f) {
         mbs_trajectory_free(t);
@@ -118,7 +154,8 @@ static int record_variables(const MbsModel *m, const char *formulation, const Mb
     }
     VariableRecorder rec = {m, q, t, every, g_new0(double, 12 * (gsize)m->nbodies + 1),
                             g_new0(double, 6 * (gsize)m->nbodies + 1),
-                            g_new0(double, (gsize)m->njoints + 1)};
+                            g_new0(double, (gsize)m->njoints + 1),
+                            g_new0(double, 3 * (gsize)q->npoints + 1), 0};
     MbsRunObserver observer = {.sample = take_variables, .data = &rec, .every = every};
     MbsRun *run = mbs_run_new(f, NULL, &observer, err);
     int rc = run ? 0 : MBS_FATAL;
@@ -135,6 +172,9 @@ static int record_variables(const MbsModel *m, const char *formulation, const Mb
     g_free(rec.poses);
     g_free(rec.velocities);
     g_free(rec.violations);
+    g_free(rec.start);
+    if (scale)
+        *scale = rec.scale;
     return rc;
 }
 
@@ -143,7 +183,7 @@ static int record_variables(const MbsModel *m, const char *formulation, const Mb
  * five repetitions while they take less than 0.2 s together (short runs are timed again). */
 static gboolean record(const MbsModel *m, const char *formulation, const MbsSettings *s,
                        const EslAdviseQuantity *q, MbsTrajectory *t, char **message,
-                       double *seconds)
+                       double *seconds, double *scale)
 {
     MbsError err = {0};
     double spent = 0, best = INFINITY;
@@ -152,8 +192,8 @@ static gboolean record(const MbsModel *m, const char *formulation, const MbsSett
         if (rep > 0)
             mbs_trajectory_free(t);
         double t0 = cpu_now();
-        if (q->nvariables > 0
-                ? record_variables(m, formulation, s, every_of(s->step), q, t, &err)
+        if (q->nvariables > 0 || q->measure != ESL_ADVISE_MEASURE_POINTS
+                ? record_variables(m, formulation, s, every_of(s->step), q, t, scale, &err)
                 : mbs_trajectory_record(m, formulation, s, every_of(s->step), q->points,
                                         q->npoints, t, &err)) {
             *message = g_strdup(err.message);
@@ -204,7 +244,7 @@ EslAdvice *esl_advise(const MbsModel *m, const EslAdviseQuantity *q, double accu
                         "or velocity, an angle, an energy...", name);
             return NULL;
         }
-    if (q->nvariables == 0 && q->npoints == 0) {
+    if (q->nvariables == 0 && q->npoints == 0 && q->measure == ESL_ADVISE_MEASURE_POINTS) {
         g_set_error(error, ESL_STUDY_ERROR, ESL_STUDY_ERROR_INVALID, "nothing to compare");
         return NULL;
     }
@@ -223,7 +263,8 @@ EslAdvice *esl_advise(const MbsModel *m, const EslAdviseQuantity *q, double accu
                              SAMPLE_INTERVAL * round(duration / 10 / SAMPLE_INTERVAL));
     a->reference_step = REFERENCE_STEP;
     a->recommended = -1;
-    a->variables = q->nvariables > 0;
+    a->variables = q->nvariables > 0 && q->measure == ESL_ADVISE_MEASURE_POINTS;
+    a->measure = q->measure;
     a->candidates = g_ptr_array_new_with_free_func(candidate_free);
 
     /* 1. the reference: the first two of these that agree */
@@ -232,6 +273,7 @@ EslAdvice *esl_advise(const MbsModel *m, const EslAdviseQuantity *q, double accu
     MbsTrajectory refs[G_N_ELEMENTS(choices)];
     memset(refs, 0, sizeof refs);
     gboolean have[G_N_ELEMENTS(choices)] = {FALSE};
+    double scales[G_N_ELEMENTS(choices)] = {0}; /* what divides the errors, per reference */
     int ref = -1, other = -1;
     GString *why = g_string_new(NULL);
     for (guint i = 0; i < G_N_ELEMENTS(choices) && ref < 0; i++) {
@@ -242,7 +284,12 @@ EslAdvice *esl_advise(const MbsModel *m, const EslAdviseQuantity *q, double accu
                           choices[i].rtol > 0 ? SAMPLE_INTERVAL : REFERENCE_STEP,
                           choices[i].rtol, duration, &s))
             continue;
-        have[i] = record(m, choices[i].formulation, &s, q, &refs[i], &message, NULL);
+        have[i] = record(m, choices[i].formulation, &s, q, &refs[i], &message, NULL,
+                         &scales[i]);
+        if (q->measure == ESL_ADVISE_MEASURE_POINTS)
+            scales[i] = displacement_scale(&refs[i]);
+        else if (!(scales[i] > 0))
+            scales[i] = 1.0;
         if (!have[i]) {
             g_string_append_printf(why, "%s%s failed (%s)", why->len ? "; " : "",
                                    choices[i].formulation, message);
@@ -252,7 +299,7 @@ EslAdvice *esl_advise(const MbsModel *m, const EslAdviseQuantity *q, double accu
             if (!have[j])
                 continue;
             double dev = mbs_trajectory_max_deviation(&refs[j], &refs[i]);
-            double rel = dev / displacement_scale(&refs[j]);
+            double rel = dev / scales[j];
             if (dev >= 0 && refs[i].nsamples == refs[j].nsamples && rel <= accuracy / 10) {
                 ref = (int)j;
                 other = (int)i;
@@ -276,7 +323,7 @@ EslAdvice *esl_advise(const MbsModel *m, const EslAdviseQuantity *q, double accu
     g_string_free(why, TRUE);
     a->reference[0] = g_strdup(choices[ref].formulation);
     a->reference[1] = g_strdup(choices[other].formulation);
-    a->scale = displacement_scale(&refs[ref]);
+    a->scale = scales[ref];
 
     /* 2. the candidates, probed on a short horizon */
     for (int i = 0; i < mbs_formulation_count(); i++) {
@@ -299,7 +346,7 @@ EslAdvice *esl_advise(const MbsModel *m, const EslAdviseQuantity *q, double accu
             MbsTrajectory t;
             g_autofree char *message = NULL;
             double cpu = NAN;
-            if (!record(m, name, &c->settings, q, &t, &message, &cpu)) {
+            if (!record(m, name, &c->settings, q, &t, &message, &cpu, NULL)) {
                 c->probe_failed = c->failed = TRUE;
                 c->verdict = g_strdup_printf("failed in the probe: %s", message);
             } else {
@@ -341,7 +388,7 @@ EslAdvice *esl_advise(const MbsModel *m, const EslAdviseQuantity *q, double accu
         g_autofree char *message = NULL;
         c->ran_full = TRUE;
         double cpu = NAN;
-        if (!record(m, c->formulation, &c->settings, q, &t, &message, &cpu)) {
+        if (!record(m, c->formulation, &c->settings, q, &t, &message, &cpu, NULL)) {
             c->failed = TRUE;
             c->verdict = g_strdup_printf("failed: %s", message);
         } else {
@@ -378,6 +425,9 @@ EslAdvice *esl_advise(const MbsModel *m, const EslAdviseQuantity *q, double accu
 
 /* ---- JSON ------------------------------------------------------------------------------------ */
 
+/* The JSON's "measure": EslAdviseMeasure's names, then the variables'. */
+static const char *const measure_names[] = {"points", "energy", "constraints", "variables"};
+
 static void add_string(JsonBuilder *b, const char *name, const char *v)
 {
     json_builder_set_member_name(b, name);
@@ -390,7 +440,9 @@ char *esl_advice_to_json(const EslAdvice *a, const char *model, const char *quan
     json_builder_begin_object(b);
     add_string(b, "model", model);
     add_string(b, "quantity", quantity);
-    add_string(b, "measure", a->variables ? "variables" : "points");
+    add_string(b, "measure", measure_names[a->measure == ESL_ADVISE_MEASURE_POINTS && a->variables
+                                               ? G_N_ELEMENTS(measure_names) - 1
+                                               : (guint)a->measure]);
     esl_json_builder_add_number(b, "accuracy", a->accuracy);
     esl_json_builder_add_number(b, "duration", a->duration);
     esl_json_builder_add_number(b, "probe_duration", a->probe_duration);
@@ -490,7 +542,12 @@ EslAdvice *esl_advice_from_json(const char *text, char **model, char **quantity,
         return bad_advice(error, "a member of the object or of its reference is missing");
     a->reference[0] = g_strdup(member_string(r, "formulation"));
     a->reference[1] = g_strdup(member_string(r, "confirmed_by"));
-    a->variables = g_strcmp0(member_string(o, "measure"), "variables") == 0;
+    const char *measure = member_string(o, "measure");
+    for (guint i = 0; measure && i < G_N_ELEMENTS(measure_names); i++)
+        if (!strcmp(measure, measure_names[i])) {
+            a->variables = i == G_N_ELEMENTS(measure_names) - 1;
+            a->measure = a->variables ? ESL_ADVISE_MEASURE_POINTS : (EslAdviseMeasure)i;
+        }
     guint n = json_array_get_length(cands);
     a->recommended = isnan(recommended) ? -1 : (int)recommended;
     if (a->recommended >= (int)n || (!isnan(recommended) && recommended < 0))

@@ -27,6 +27,19 @@
 
 G_BEGIN_DECLS
 
+/* What the error measures, besides points and variables (`--quantity energy|constraints`):
+ *  - ENERGY: the total energy (kinetic + potentials - non-conservative work, the monitors'
+ *    "total": its drift is the integration error), max |E - E_ref| over the samples divided
+ *    by the largest |T_ref(t) - T_ref(0)| (the kinetic energy the motion exchanges);
+ *  - CONSTRAINTS: the position constraint residual ||Phi|| (the monitors' "phi"),
+ *    max | ||Phi|| - ||Phi_ref|| | divided by the points' largest displacement in the
+ *    reference (a violation relative to the size of the motion). */
+typedef enum {
+    ESL_ADVISE_MEASURE_POINTS,    /* or the variables, when there are */
+    ESL_ADVISE_MEASURE_ENERGY,
+    ESL_ADVISE_MEASURE_CONSTRAINTS,
+} EslAdviseMeasure;
+
 typedef struct {
     char *formulation;
     MbsSettings settings; /* step (the output grid for ssode), and the formulation's options */
@@ -45,6 +58,7 @@ typedef struct {
     double scale;             /* the largest displacement of the points in the reference, m
                                  (of the variables: in their units) */
     gboolean variables;       /* the quantity was variables, not points */
+    EslAdviseMeasure measure; /* energy, constraints, or points/variables */
     GPtrArray *candidates;    /* EslAdviseCandidate*, in the order tried */
     int recommended;          /* index into candidates, -1 when none meets the accuracy */
 } EslAdvice;
@@ -52,13 +66,15 @@ typedef struct {
 void esl_advice_free(EslAdvice *advice);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(EslAdvice, esl_advice_free)
 
-/* What the error measures: nvariables > 0, those variables (instantaneous ones: not point
- * accelerations); else the points (model point indices). */
+/* What the error measures: measure ENERGY or CONSTRAINTS (the points: those whose displacement
+ * scales the constraints' violation); else nvariables > 0, those variables (instantaneous
+ * ones: not point accelerations); else the points (model point indices). */
 typedef struct {
     const int *points;
     int npoints;
     const EslVariable *variables;
     int nvariables;
+    EslAdviseMeasure measure;
 } EslAdviseQuantity;
 
 /* Advise for model m, comparing quantity q. full_runs: how many probe survivors run in full

@@ -27,6 +27,7 @@ G_DEFINE_QUARK(esl-study-error-quark, esl_study_error)
 #define SAMPLES_MAX 4000 /* stored per run, as `eslabon-cli run --project` */
 
 static const char *const design_names[] = {"full", "lhs", "random"};
+G_STATIC_ASSERT(G_N_ELEMENTS(design_names) == ESL_STUDY_N_DESIGNS);
 
 const char *esl_study_design_name(EslStudyDesign design)
 {
@@ -248,6 +249,58 @@ EslStudy *esl_study_plan(const char *model_path, EslStudyDesign design, int samp
     }
     mbs_model_free(m);
     return ok ? g_steal_pointer(&s) : NULL;
+}
+
+EslStudy *esl_study_plan_from_words(const char *model_path, const char *design_name,
+                                    int samples, gint64 seed, const char *const *parameters,
+                                    const char *formulation, MbsSettings *settings,
+                                    const char *objectives, GError **error)
+{
+    int design = esl_study_design_from_name(design_name ? design_name : "full");
+    if (design < 0) {
+        g_set_error(error, ESL_STUDY_ERROR, ESL_STUDY_ERROR_INVALID,
+                    "--design '%s': full, lhs or random", design_name);
+        return NULL;
+    }
+    if (seed < 0 || seed > G_MAXUINT32) {
+        g_set_error(error, ESL_STUDY_ERROR, ESL_STUDY_ERROR_INVALID,
+                    "--seed %" G_GINT64_FORMAT ": 0 to %u", seed, G_MAXUINT32);
+        return NULL;
+    }
+    const MbsFormulationClass *k = mbs_formulation_find(formulation);
+    if (!k) {
+        GString *names = g_string_new(NULL);
+        for (int i = 0; i < mbs_formulation_count(); ++i)
+            g_string_append_printf(names, " %s", mbs_formulation_class(i)->name);
+        g_set_error(error, ESL_STUDY_ERROR, ESL_STUDY_ERROR_INVALID,
+                    "unknown formulation '%s'; available:%s", formulation, names->str);
+        g_string_free(names, TRUE);
+        return NULL;
+    }
+    int np = parameters ? (int)g_strv_length((char **)parameters) : 0;
+    EslStudyParameter *ps = g_new0(EslStudyParameter, np + 1);
+    EslStudy *study = NULL;
+    gboolean ok = TRUE;
+    for (int j = 0; ok && j < np; j++)
+        ok = esl_study_parameter_parse(parameters[j], (EslStudyDesign)design, &ps[j], error);
+    MbsError err = {0};
+    if (ok) {
+        mbs_settings_for(settings, k);
+        if (mbs_settings_check_run(settings, &err)) {
+            g_set_error(error, ESL_STUDY_ERROR, ESL_STUDY_ERROR_INVALID, "%s", err.message);
+            ok = FALSE;
+        }
+    }
+    if (ok) {
+        g_auto(GStrv) list = objectives && *objectives ? g_strsplit(objectives, ",", -1)
+                                                       : g_new0(char *, 1);
+        study = esl_study_plan(model_path, (EslStudyDesign)design, samples, (guint32)seed, ps,
+                               np, formulation, settings, (const char *const *)list, error);
+    }
+    for (int j = 0; j < np; j++)
+        g_free(ps[j].name);
+    g_free(ps);
+    return study;
 }
 
 /* ---- the manifest ------------------------------------------------------------------------------ */
@@ -778,102 +831,5 @@ gboolean esl_study_run_case(const EslStudy *s, int k, EslCaseState *state, GErro
     g_free(o.poses);
     g_free(o.velocities);
     g_free(o.violations);
-    return ok;
-}
-
-/* ---- a local pool of processes ------------------------------------------------------------------ */
-
-gboolean esl_study_run_pool(const EslStudy *study, char **argv, int jobs,
-                            EslStudyProgress progress, gpointer data, int *ran_out,
-                            int *failed_out, GError **error)
-{
-    g_autoptr(GArray) todo = g_array_new(FALSE, FALSE, sizeof(int));
-    int done = 0, failed = 0;
-    for (int k = 0; k < study->ncases; k++) {
-        EslCaseState st = esl_study_case_state(study, k, NULL);
-        if (st == ESL_CASE_FINISHED || st == ESL_CASE_FAILED)
-            done++, failed += st == ESL_CASE_FAILED;
-        else
-            g_array_append_val(todo, k);
-    }
-    int argc = (int)g_strv_length(argv);
-    g_autofree char *dir = esl_study_shards_dir(study);
-    if (g_mkdir_with_parents(dir, 0777) != 0) {
-        g_set_error(error, ESL_STUDY_ERROR, ESL_STUDY_ERROR_IO, "cannot create %s: %s", dir,
-                    g_strerror(errno));
-        return FALSE;
-    }
-    guint next = 0;
-    int running = 0, ran = 0;
-    g_autofree GPid *pids = g_new0(GPid, jobs);
-    g_autofree int *cases = g_new0(int, jobs);
-    double t0 = mbs_clock_now();
-    gboolean ok = TRUE;
-    if (progress)
-        progress(done, failed, study->ncases, -1, data);
-    while (running > 0 || (ok && next < todo->len)) {
-        while (ok && running < jobs && next < todo->len) {
-            int k = g_array_index(todo, int, next++);
-            g_autofree char *number = g_strdup_printf("%d", k);
-            g_autofree char *log_name = g_strdup_printf("case-%04d.log", k);
-            g_autofree char *log = g_build_filename(dir, log_name, NULL);
-            char *saved = argv[argc - 1];
-            argv[argc - 1] = number;
-            pid_t pid = fork();
-            if (pid == 0) {
-                /* the child: its output into the case's log, then the one-case command */
-                FILE *out = fopen(log, "w");
-                if (out) {
-                    dup2(fileno(out), 1);
-                    dup2(fileno(out), 2);
-                }
-                execv(argv[0], argv);
-                _exit(127);
-            }
-            argv[argc - 1] = saved;
-            if (pid < 0) {
-                g_set_error(error, ESL_STUDY_ERROR, ESL_STUDY_ERROR_IO,
-                            "cannot start a process for case %d: %s", k, g_strerror(errno));
-                ok = FALSE;
-                break;
-            }
-            for (int i = 0; i < jobs; i++)
-                if (pids[i] == 0) {
-                    pids[i] = pid;
-                    cases[i] = k;
-                    break;
-                }
-            running++;
-        }
-        if (running == 0)
-            break;
-        int wstatus = 0;
-        pid_t pid = waitpid(-1, &wstatus, 0);
-        if (pid < 0) {
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        for (int i = 0; i < jobs; i++)
-            if (pids[i] == pid) {
-                pids[i] = 0;
-                running--;
-                ran++;
-                done++;
-                EslCaseState st = esl_study_case_state(study, cases[i], NULL);
-                if (!WIFEXITED(wstatus) || st != ESL_CASE_FINISHED)
-                    failed++;
-                break;
-            }
-        if (progress) {
-            double elapsed = mbs_clock_now() - t0;
-            int left = study->ncases - done;
-            progress(done, failed, study->ncases, ran > 0 ? elapsed / ran * left : -1, data);
-        }
-    }
-    if (ran_out)
-        *ran_out = ran;
-    if (failed_out)
-        *failed_out = failed;
     return ok;
 }

@@ -32,6 +32,8 @@ typedef enum {
     ESL_STUDY_DESIGN_RANDOM, /* independent uniform samples */
 } EslStudyDesign;
 
+#define ESL_STUDY_N_DESIGNS 3
+
 const char *esl_study_design_name(EslStudyDesign design);
 /* -1 for an unknown name. */
 int esl_study_design_from_name(const char *name);
@@ -72,6 +74,16 @@ EslStudy *esl_study_plan(const char *model_path, EslStudyDesign design, int samp
                          guint32 seed, EslStudyParameter *parameters, int nparameters,
                          const char *formulation, const MbsSettings *settings,
                          const char *const *objectives, GError **error);
+
+/* The study of `eslabon-cli study plan` and of the application's plan dialog, from the same
+ * words: the design's name (NULL: full), "NAME=LOWER:UPPER[:LEVELS]" per parameter, the seed
+ * (0 to 2^32 - 1), a formulation of the registry and its settings (completed with the
+ * formulation's defaults, checked for a run), the objectives "final:VAR,max:VAR,..." (NULL or
+ * "": none). NULL with error naming the word refused. */
+EslStudy *esl_study_plan_from_words(const char *model_path, const char *design, int samples,
+                                    gint64 seed, const char *const *parameters,
+                                    const char *formulation, MbsSettings *settings,
+                                    const char *objectives, GError **error);
 
 /* Write the manifest (atomically: a reader never sees half of it); sets manifest_path and
  * sha256. */

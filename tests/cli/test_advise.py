@@ -3,7 +3,8 @@
 that two formulations confirm; the recommended candidate meets the accuracy, checked here
 independently (its run and the reference's run by `eslabon-cli run --output`, the error
 computed from the CSV points); no candidate of its table that is faster meets it; candidates
-pruned by the probe were less accurate than asked there. Prints TAP."""
+pruned by the probe were less accurate than asked there; the same for the total energy's drift
+and the constraints' violation (--quantity energy, constraints). Prints TAP."""
 import csv, json, math, os, subprocess, tempfile
 
 from cli_tap import cli, done, env, models
@@ -150,9 +151,71 @@ r = run("advise", four_bar, "--quantity", "D:nope")
 ok(r.returncode == 2 and "neither points" in r.stderr and "D:nope" in r.stderr,
    f"a name that is neither a point nor a variable is refused: {r.stderr.strip()}")
 
-r = run("advise", four_bar, "--quantity", "energy")
-ok(r.returncode == 2 and "not implemented" in r.stderr,
-   f"--quantity energy is refused as not implemented: {r.stderr.strip()}")
+# --quantity energy | constraints: the total energy's drift (the monitors' "total", divided by
+# the kinetic energy the motion exchanges) and the position constraints' violation ("phi",
+# divided by the points' largest displacement). Checked here through `run --output` (the
+# monitors of every 10 ms row): the recommendation's error against the advisor's reference run
+# is within the accuracy and what advise said, and cheaper candidates of its table (less CPU in
+# full, or the same formulation at a larger step) measured the same way are not.
+def monitor(name, form, step, options, column, dur):
+    out = os.path.join(tmp, name + ".csv")
+    args = ["run", four_bar, "--formulation", form, "--step", repr(step), "--duration",
+            str(dur), "--output", out, "--output-step", "0.01"]
+    for k, val in (options or {}).items():
+        if k in ("rtol", "atol"):
+            args += [f"--{k}", repr(val)]
+    r = run(*args)
+    rows = list(csv.DictReader(open(out))) if r.returncode == 0 else []
+    return [float(x[column]) for x in rows], [float(x["kinetic"]) for x in rows]
+
+
+# accuracies between the penalty formulation's (its energy drifts by ~5e-7 of the kinetic energy
+# exchanged, its constraints are violated by ~6e-8 of the motion) and the others', so that the
+# cheapest candidates (penalty) miss them
+mdur = 0.5
+for quantity, column, accuracy in (("energy", "total", 1e-7), ("constraints", "phi", 1e-8)):
+    r = run("advise", four_bar, "--accuracy", str(accuracy), "--duration", str(mdur),
+            "--quantity", quantity, "--json")
+    e = json.loads(r.stdout) if r.returncode == 0 else {"candidates": [], "reference": {}}
+    erec = e["candidates"][e["recommended"]] if e.get("recommended") is not None else None
+    if not ok(r.returncode == 0 and e.get("measure") == quantity and erec is not None and
+              erec["error"] <= accuracy,
+              f"advise --quantity {quantity}: recommended {erec and erec['label']} with error "
+              f"{erec and erec['error']} <= {accuracy} (reference {e['reference'].get('formulation')}"
+              f" confirmed by {e['reference'].get('confirmed_by')}, scale "
+              f"{e['reference'].get('scale')}) {r.stderr.strip()}"):
+        continue
+    eref = e["reference"]
+    ys_ref, kin_ref = monitor("mref", eref["formulation"], eref["step"], None, column, mdur)
+    if quantity == "energy":
+        mscale = max((abs(k - kin_ref[0]) for k in kin_ref), default=0.0)
+    else:
+        mscale = eref["scale"]
+
+    def merr(c):
+        ys, _ = monitor("mcand", c["formulation"], c["step"], c["options"], column, mdur)
+        if len(ys) != len(ys_ref) or not mscale:
+            return math.inf
+        return max(abs(a - b) for a, b in zip(ys, ys_ref)) / mscale
+
+    mine = merr(erec)
+    ok(len(ys_ref) == 51 and mine <= accuracy and
+       abs(mine - erec["error"]) <= 0.1 * accuracy and
+       abs(mscale - eref["scale"]) <= 1e-6 * mscale,
+       f"run --output {column}: the recommendation's {quantity} error is {mine:.3e} <= "
+       f"{accuracy} (advise said {erec['error']:.3e}; scale {mscale:.4g}, advise "
+       f"{eref['scale']:.4g})")
+    # cheaper: less CPU in full, or (pruned by the probe) in the probe, or a larger step
+    cheaper = [c for c in e["candidates"] if c is not erec and not c["verdict"].startswith(
+        "failed") and ((c["seconds"] is not None and c["seconds"] < erec["seconds"]) or
+                       (c["seconds"] is None and c["probe_seconds"] is not None and
+                        c["probe_seconds"] < erec["probe_seconds"]) or
+                       (c["formulation"] == erec["formulation"] and c["step"] > erec["step"]))]
+    measured_cheaper = [(c["label"], merr(c)) for c in cheaper[:3]]
+    ok(len(measured_cheaper) >= 1 and all(err > accuracy for _, err in measured_cheaper) and
+       all(c["error"] is None or c["error"] > accuracy for c in cheaper),
+       f"{quantity}: no cheaper candidate of the table meets the accuracy, measured the same "
+       f"way: {measured_cheaper}")
 r = run("advise", four_bar, "--quantity", "crank:nope")
 ok(r.returncode != 0 and "crank:nope" in r.stderr, "an unknown point is refused")
 done()

@@ -8,10 +8,15 @@
  *  - the plot draws that objective against Ls1, one point per case;
  *  - a click on a case's point selects its row and shows its run in the window (the runs list
  *    selects it; the progress area names it);
+ *  - the map of final:12:2:x over Ls1 and Ls2: a cell per case at its two values, its value the
+ *    case's objective, coloured from the ramp's first colour (the least) to its last (the
+ *    largest); a click on a cell opens its case's run;
  *  - the work–precision diagram: a curve per formulation of the advice, its points the full
  *    runs' (CPU time, error), the recommendation ringed, within the accuracy line, and no point
- *    to its left (faster) within it; a file that is not an advice is refused in the window.
- * ESL_SCREENSHOT_STUDIES / ESL_SCREENSHOT_ADVICE: the screen with each page (the view
+ *    to its left (faster) within it; a file that is not an advice is refused in the window;
+ *  - the same advice stored in the project (`advise --project`): its text is the printed JSON's,
+ *    and the Work–Precision tab lists it and draws the same diagram without the file.
+ * ESL_SCREENSHOT_STUDIES / ESL_SCREENSHOT_MAP / ESL_SCREENSHOT_ADVICE: the screen with each page (the view
  * maximised). usage: test_window_studies ESLABON_CLI MODELS_DIR. Needs a display (xvfb-run). */
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
@@ -123,6 +128,57 @@ static void check_cases(EslWindow *window, EslStudyView *view)
            "(progress: %s)", id, progress ? progress : "(none)");
 }
 
+static void check_map(EslWindow *window, EslStudyView *view)
+{
+    const EslStudyResults *r = esl_study_view_get_results(view);
+    EslScatterPlot *plot = esl_study_view_get_case_plot(view);
+    if (!tap_ok(r && esl_study_view_show_map(view, 0) && esl_scatter_plot_has_color_bar(plot),
+                "two parameters: the map of final:12:2:x over Ls1 and Ls2, with a colour bar"))
+        return;
+    gboolean mapped = esl_scatter_plot_series_length(plot, 0) == 6;
+    double lo = INFINITY, hi = -INFINITY;
+    int klo = -1, khi = -1;
+    for (int i = 0; mapped && i < 6; i++) {
+        double x, y;
+        int k;
+        mapped &= esl_scatter_plot_get_point(plot, 0, i, &x, &y, &k) && k >= 0 && k < 6 &&
+                  x == esl_study_results_parameter(r, k, 0) &&
+                  y == esl_study_results_parameter(r, k, 1) &&
+                  esl_scatter_plot_get_point_value(plot, 0, i) == r->cases[k].objectives[0];
+        if (mapped && r->cases[k].objectives[0] < lo)
+            lo = r->cases[k].objectives[0], klo = k;
+        if (mapped && r->cases[k].objectives[0] > hi)
+            hi = r->cases[k].objectives[0], khi = k;
+    }
+    tap_ok(mapped, "a cell per case at (Ls1, Ls2) of the design, its value the case's "
+                   "final:12:2:x");
+    double vlo, vhi;
+    GdkRGBA clo, chi, cmid;
+    esl_scatter_plot_color_of(plot, lo, &clo);
+    esl_scatter_plot_color_of(plot, hi, &chi);
+    esl_scatter_plot_color_of(plot, 0.5 * (lo + hi), &cmid);
+    /* viridis: dark purple (0.267, 0.005, 0.329) to yellow (0.993, 0.906, 0.144) */
+    tap_ok(esl_scatter_plot_get_value_range(plot, &vlo, &vhi) && vlo == lo && vhi == hi &&
+               fabs(clo.red - 0.267) < 1e-3 && fabs(clo.blue - 0.329) < 1e-3 &&
+               fabs(chi.red - 0.993) < 1e-3 && fabs(chi.green - 0.906) < 1e-3 &&
+               cmid.green > clo.green && cmid.green < chi.green,
+           "the colours run from the least value (case %d, %.6g) to the largest (case %d, %.6g)",
+           klo, lo, khi, hi);
+    double px, py;
+    gint64 want = r->cases[khi].run_id;
+    iterate_pending();
+    int hit = esl_scatter_plot_locate(plot, khi, &px, &py) ? esl_scatter_plot_click(plot, px, py)
+                                                          : -1;
+    iterate_pending();
+    EslRunBrowser *browser = ESL_RUN_BROWSER(find_nth(GTK_WIDGET(window), ESL_TYPE_RUN_BROWSER, 0));
+    g_autoptr(GArray) selected = browser ? esl_run_browser_get_selected(browser) : NULL;
+    tap_ok(hit == khi && esl_study_view_get_selected_case(view) == khi && selected &&
+               selected->len == 1 && g_array_index(selected, gint64, 0) == want,
+           "a click on case %d's cell selects its row and shows its run", khi);
+    gtk_window_present(GTK_WINDOW(view)); /* the run was shown in the window, in front */
+    save_screenshot_as("ESL_SCREENSHOT_MAP");
+}
+
 static void check_advice(EslWindow *window, EslStudyView *view)
 {
     g_autoptr(GError) error = NULL;
@@ -185,6 +241,26 @@ static void check_advice(EslWindow *window, EslStudyView *view)
            "Apply Recommended sets the window's run settings: %s, h = %g s, duration kept (%g s)",
            k ? k->name : "?", after.step, after.duration);
 
+    /* the advice stored in the project: listed, its text the printed one, the same diagram */
+    g_autoptr(EslProject) project = esl_project_open(project_path, FALSE, NULL);
+    g_autoptr(GPtrArray) stored = project ? esl_project_list_advice(project, NULL) : NULL;
+    g_autofree char *printed = g_strdup(text);
+    g_strstrip(printed);
+    int series = esl_scatter_plot_get_n_series(plot), highlight = esl_scatter_plot_get_highlight(plot);
+    esl_scatter_plot_clear(plot);
+    gboolean shown = esl_study_view_get_n_stored_advice(view) == 1 &&
+                     esl_study_view_select_stored_advice(view, 0, NULL);
+    int drawn_again = 0;
+    for (int s = 0; s < esl_scatter_plot_get_n_series(plot); s++)
+        drawn_again += esl_scatter_plot_series_length(plot, s);
+    tap_ok(stored && stored->len == 1 &&
+               !g_strcmp0(((EslStoredAdvice *)stored->pdata[0])->json, printed) && shown &&
+               esl_scatter_plot_get_n_series(plot) == series && drawn_again == drawn &&
+               esl_scatter_plot_get_highlight(plot) == highlight,
+           "advise --project stores the printed advice; the Work–Precision tab lists it and "
+           "draws the same diagram from the project (%d curves, %d points)", series,
+           drawn_again);
+
     g_autoptr(GError) bad_error = NULL;
     gboolean refused = !esl_study_view_open_advice(view, manifest, &bad_error);
     tap_ok(refused && bad_error &&
@@ -199,7 +275,8 @@ static gboolean check(gpointer data)
     iterate_pending();
     EslStudyView *view = find_toplevel(ESL_TYPE_STUDY_VIEW);
     if (tap_ok(view && gtk_widget_get_visible(GTK_WIDGET(view)), "win.studies opens the view")) {
-        if (g_getenv("ESL_SCREENSHOT_STUDIES") || g_getenv("ESL_SCREENSHOT_ADVICE")) {
+        if (g_getenv("ESL_SCREENSHOT_STUDIES") || g_getenv("ESL_SCREENSHOT_ADVICE") ||
+            g_getenv("ESL_SCREENSHOT_MAP")) {
             /* the whole screen (Xvfb has no window manager to maximise it) */
             GdkDisplay *display = gtk_widget_get_display(GTK_WIDGET(view));
             g_autoptr(GdkMonitor) monitor =
@@ -215,6 +292,7 @@ static gboolean check(gpointer data)
         esl_study_view_select_case(view, 2);
         gtk_window_present(GTK_WINDOW(view));
         save_screenshot_as("ESL_SCREENSHOT_STUDIES");
+        check_map(window, view);
         check_advice(window, view);
     }
     checked = TRUE;
@@ -246,7 +324,8 @@ int main(int argc, char **argv)
     const char *run[] = {argv[1], "study", "run", manifest, "--jobs", "2", NULL};
     const char *collect[] = {argv[1], "study", "collect", manifest, "--output", project_path,
                              NULL};
-    const char *advise[] = {argv[1], "advise", four_bar, "--duration", "0.5", "--json", NULL};
+    const char *advise[] = {argv[1], "advise", four_bar, "--duration", "0.5", "--json",
+                            "--project", project_path, NULL};
     g_autofree char *out = NULL, *ignored = NULL, *advice = NULL;
     gboolean made = run_command(plan, &out) && run_command(run, &ignored) &&
                     run_command(collect, &ignored) && run_command(advise, &advice) &&

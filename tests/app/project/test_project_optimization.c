@@ -169,7 +169,7 @@ static void test_migration_from_9(void)
     esl_project_finish_run(p, old, ESL_RUN_FINISHED, NULL, NULL, 1.0, NULL);
     esl_project_close(p);
     tap_ok(old && sql(path, "DROP TABLE optimization_evaluations; DROP TABLE optimizations;"
-                            "DROP TABLE run_provenance;"
+                            "DROP TABLE run_provenance; DROP TABLE advice;"
                             "DELETE FROM schema_migrations WHERE version >= 10;"
                             "PRAGMA user_version = 9; PRAGMA journal_mode = DELETE"),
            "a schema-9 project made");

@@ -19,7 +19,7 @@ static char *tmpdir;
 /* What migrations 10 (optimisations) and 11 (run provenance) add, taken away to make an older
  * project. */
 #define DROP_SCHEMA_10 "DROP TABLE optimization_evaluations; DROP TABLE optimizations;" \
-                       "DROP TABLE run_provenance;"
+                       "DROP TABLE run_provenance; DROP TABLE advice;"
 enum { NO = 2, NP = 3 };
 static const char *const objective_names[NO] = {"psi1", "psi2"};
 static const char *const parameter_names[NP] = {"Ls1", "Ls2", "m_A1"};

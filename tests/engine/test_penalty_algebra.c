@@ -65,7 +65,9 @@ static void check_model(const char *name, MbsModel *m, int want_automatic_sparse
            "x (1 + |z|))", name, diff);
     /* the four-bar's T is full; the lattice's is not */
     double entries = want_automatic_sparse ? (double)n * n - 1 : (double)n * n;
-    tap_ok(sparse_stats[0] <= entries && sparse_stats[1] > 100 && sparse_stats[2] == 1,
+    /* at least one refactorization a step (Newton reuses the step's first factors while they
+     * contract) */
+    tap_ok(sparse_stats[0] <= entries && sparse_stats[1] >= 100 && sparse_stats[2] == 1,
            "%s: sparse T has %.0f of %d x %d entries; %.0f numeric refactorizations on the "
            "symbolic analysis and pivot order of init, %.0f full factorization (init's)",
            name, sparse_stats[0], n, n, sparse_stats[1], sparse_stats[2]);

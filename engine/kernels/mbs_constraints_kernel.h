@@ -23,6 +23,21 @@ static void MBS_K(add_point_jacobian)(const MbsModel *m, const MBS_KIN *k, MBS_S
     }
 }
 
+/* The same for e the unit vector of `axis` (a POINTS row): component `axis` of b_s + b_w x r,
+ * the general one's value without its products by e's zeros. */
+static void MBS_K(add_point_jacobian_axis)(const MbsModel *m, const MBS_KIN *k, MBS_S *phiz,
+                                           int row, int body, const MBS_S r[3], int axis,
+                                           double s)
+{
+    int nr = m->topo->nrows, a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
+    for (int j = m->topo->body_node[body]; j >= 0; j = m->topo->nodes[j].parent) {
+        const MBS_S *b = &k->b[6 * j];
+        MBS_S wr = MBS_SUB(MBS_MUL(b[3 + a1], r[a2]), MBS_MUL(b[3 + a2], r[a1]));
+        MBS_S *out = &phiz[row + (size_t)nr * j];
+        *out = MBS_ADD(*out, MBS_SCALE(s, MBS_ADD(b[axis], wr)));
+    }
+}
+
 /* Add s * d(vector u of body)/dz . e: du/dz_j = b_w x u. */
 static void MBS_K(add_vector_jacobian)(const MbsModel *m, const MBS_KIN *k, MBS_S *phiz,
                                        int row, int body, const MBS_S u[3], const MBS_S e[3],
@@ -90,15 +105,13 @@ static void MBS_K(constraints_eval_impl)(const MbsModel *m, const MBS_KIN *k, do
         double dt = 0.0;
         switch (w->type) {
         case MBS_ROW_POINTS: {
-            MBS_S e[3] = {MBS_S_ZERO, MBS_S_ZERO, MBS_S_ZERO};
-            e[w->axis] = MBS_K(identity3)[0];
             if (!mbs_rows_share_points(w, shared))
                 MBS_K(row_points)(m, k, w, r, NULL, NULL);
             shared = w;
             val = MBS_SUB(r[0][w->axis], r[1][w->axis]);
             if (phiz) {
-                MBS_K(add_point_jacobian)(m, k, phiz, i, w->body1, r[0], e, 1.0);
-                MBS_K(add_point_jacobian)(m, k, phiz, i, w->body2, r[1], e, -1.0);
+                MBS_K(add_point_jacobian_axis)(m, k, phiz, i, w->body1, r[0], w->axis, 1.0);
+                MBS_K(add_point_jacobian_axis)(m, k, phiz, i, w->body2, r[1], w->axis, -1.0);
             }
             break;
         }

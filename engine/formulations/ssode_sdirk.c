@@ -177,6 +177,16 @@ void ssode_sdirk_restart(SsodeSdirk *sd, double t, const double *y, const double
     sd->have_lu = 0;
 }
 
+void ssode_sdirk_rebase(SsodeSdirk *sd, double t, const double *y, const double *ydot)
+{
+    sd->t = t;
+    memcpy(sd->y, y, (size_t)sd->n * sizeof(double));
+    memcpy(sd->fy, ydot, (size_t)sd->n * sizeof(double));
+    sd->need_jacobian = 1;
+    sd->jacobian_fresh = 0;
+    sd->have_lu = 0;
+}
+
 /* J1 = da/dx, J2 = da/dxd and Jw = dw'/d(x, xd) at (t, y) from the caller. */
 static int jacobian(SsodeSdirk *sd)
 {

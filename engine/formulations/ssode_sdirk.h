@@ -41,6 +41,9 @@ void ssode_sdirk_set_max_step(SsodeSdirk *sd, double hmax);
 /* Restart at (t, y) with ydot = f(t, y) and first step h0 (<= 0: estimated). */
 void ssode_sdirk_restart(SsodeSdirk *sd, double t, const double *y, const double *ydot,
                          double h0);
+/* The same trajectory in new coordinates at (t, y), ydot = f(t, y) (ssode's repartition): the
+ * step size and controller history are kept, the Jacobian is evaluated afresh. */
+void ssode_sdirk_rebase(SsodeSdirk *sd, double t, const double *y, const double *ydot);
 /* One accepted step, ending at or before t_stop (exactly at it when it is reached). The last
  * evaluation of f is at the new (t, y). 0, or -1 when no step could be accepted (step size
  * below round-off or too many failures in a row): the state is then unchanged. */

@@ -1569,6 +1569,8 @@ static int ssode_init(MbsFormulation *f, MbsError *err)
     if (s->sparse) { /* the reduced route's T_u, M T, T^T M T (singular mode) */
         free(s->K);
         s->K = xcalloc(RR * NV + N * NV + NV * NV, sizeof(double), &fail);
+    } else if (damped_pattern(s) != 0) { /* dense: 4 r^2, no larger than K's (n + r)^2 */
+        fail = 1;
     }
     if (fail)
         return mbs_error_set(err, MBS_FATAL, "out of memory");

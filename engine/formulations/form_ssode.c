@@ -1700,6 +1700,7 @@ static int integrator_failed(Ssode *s, double t, int flag, MbsError *err)
 {
     restore_start(s);
     s->restart = 1;
+    s->failed = 1;
     const char *name = s->sdirk ? NULL : CVodeGetReturnFlagName(flag);
     /* the name is allocated by SUNDIALS */
     int e = mbs_error_set(err, MBS_RECOVERABLE,
@@ -1716,6 +1717,7 @@ static int step_failed(Ssode *s, MbsError *err, const char *what, double t)
 {
     restore_start(s);
     s->restart = 1;
+    s->failed = 1;
     return mbs_error_set(err, MBS_RECOVERABLE, "ssode: %s at t = %.6g s", what, t);
 }
 
@@ -1731,6 +1733,12 @@ int ssode_restart_at_output(MbsFormulation *f, Ssode *s)
         return -1;
     if (!s->singular && partition_degraded(s) && repartition(s, f->time) != 0)
         return -1;
+    /* in the singular mode: the prediction from the output state (Phi_u's factors there) */
+    if (s->singular) {
+        partition_degraded(s);
+        if (start_singular(s, f->time) != 0)
+            return -1;
+    }
     s->work_base = s->work;
     memcpy(s->q_recovered, s->q, (size_t)s->n * sizeof(double));
     pack(s, N_VGetArrayPointer(s->y), 0.0);
@@ -1844,6 +1852,8 @@ static int ssode_step(MbsFormulation *f, double h, MbsError *err)
         memcpy(s->q, s->q_step_prev, (size_t)s->n * sizeof(double));
     if (ssode_evaluate(s, t1, yo, NULL) != 0)
         return step_failed(s, err, "the dependent coordinates could not be recovered", t1);
+    /* not the linearization point of a Jacobian: a restored checkpoint has not its factors */
+    s->eval_valid = 0;
     double t_dyn = mbs_clock_now() - c0;
     s->work = s->work_base + yo[2 * s->nv];
     s->h_next = proposed_step(s);
@@ -1906,13 +1916,99 @@ static double ssode_joint_violation(const MbsFormulation *f, int joint)
     return mbs_natural_joint_violation(s->nat, s->phi, joint);
 }
 
+/* The SDIRK's continuation in the checkpoint (issue 27), so that a restored run repeats the
+ * uninterrupted one bit for bit (dense algebra: KLU's refactorizations keep the pivot order
+ * of their history): scalars (internal time, work at the restart, stop time (-1: none),
+ * whether a restart is pending, the singular mode, its t0, cond, the dense output's count),
+ * the dense output's points, q at the last two internal step ends and the last recovered q,
+ * the singular mode's prediction, then the SDIRK's own state. CVODE's history is not
+ * accessible (no Nordsieck array setter): a restored CVODE run restarts at the output state. */
+enum { CONTINUATION_SCALARS = 8 };
+
+static int continuation_size(const Ssode *s)
+{
+    if (!s->sdirk)
+        return 0;
+    int n2 = 2 * s->nv + 1;
+    return CONTINUATION_SCALARS + 2 * HISTORY + HISTORY * n2 + 6 * s->n + s->n * s->nv +
+           ssode_sdirk_checkpoint_size(s->sdirk);
+}
+
+static void continuation_get(const Ssode *s, double *x)
+{
+    if (!s->sdirk)
+        return;
+    size_t N = (size_t)s->n, N2 = 2 * (size_t)s->nv + 1;
+    const double scalars[CONTINUATION_SCALARS] = {
+        s->t_int, s->work_base, isfinite(s->t_stop) ? s->t_stop : -1.0, s->restart,
+        s->singular, s->t0, s->cond, s->nhist};
+    memcpy(x, scalars, sizeof scalars);
+    x += CONTINUATION_SCALARS;
+    memcpy(x, s->hist_t, HISTORY * sizeof(double));
+    memcpy(x += HISTORY, s->hist_power, HISTORY * sizeof(double));
+    memcpy(x += HISTORY, s->hist_y, HISTORY * N2 * sizeof(double));
+    double *const vecs[] = {s->q_step, s->q_step_prev, s->q_recovered, s->q0, s->qd0, s->qdd0};
+    x += HISTORY * N2;
+    for (int k = 0; k < 6; ++k, x += N)
+        memcpy(x, vecs[k], N * sizeof(double));
+    memcpy(x, s->T0, N * (size_t)s->nv * sizeof(double));
+    ssode_sdirk_checkpoint_get(s->sdirk, x + N * (size_t)s->nv);
+}
+
+/* Restores the continuation unless the checkpoint was taken with a restart pending or the run
+ * is retrying a failed step (a retry must differ from the attempt: it restarts at the output
+ * state, as before). 0, 1 (a restart instead), or -1 (Phi_u cannot be factorized). */
+static int continuation_set(MbsFormulation *f, Ssode *s, const double *x)
+{
+    if (!s->sdirk || x[3] != 0.0 || s->failed) {
+        s->singular = s->sdirk ? (int)x[4] : 0; /* restarts in the mode it was in */
+        return 1;
+    }
+    size_t N = (size_t)s->n, N2 = 2 * (size_t)s->nv + 1;
+    s->t_int = x[0];
+    s->work_base = x[1];
+    s->t_stop = x[2] < 0.0 ? INFINITY : x[2];
+    s->singular = (int)x[4];
+    s->t0 = x[5];
+    s->cond = x[6];
+    s->nhist = (int)x[7];
+    x += CONTINUATION_SCALARS;
+    memcpy(s->hist_t, x, HISTORY * sizeof(double));
+    memcpy(s->hist_power, x += HISTORY, HISTORY * sizeof(double));
+    memcpy(s->hist_y, x += HISTORY, HISTORY * N2 * sizeof(double));
+    double *const vecs[] = {s->q_step, s->q_step_prev, s->q_recovered, s->q0, s->qd0, s->qdd0};
+    x += HISTORY * N2;
+    for (int k = 0; k < 6; ++k, x += N)
+        memcpy(vecs[k], x, N * sizeof(double));
+    memcpy(s->T0, x, N * (size_t)s->nv * sizeof(double));
+    ssode_sdirk_checkpoint_set(s->sdirk, x + N * (size_t)s->nv);
+    /* the recovery's chord matrix: Phi_u at the last internal step end (partition_degraded) */
+    double cond;
+    if (s->sparse) {
+        mbs_natural_constraint_rows(s->nat, s->q_step, NULL, s->t_int, NULL, s->Jr, NULL, NULL);
+        if ((s->pattern_stale && sparse_patterns(s) != 0) || sparse_factor_phi_u0(s, &cond) != 0)
+            return -1;
+        if (s->singular && damped_pattern(s) != 0)
+            return -1;
+    } else {
+        mbs_natural_constraints(s->nat, s->q_step, NULL, s->t_int, NULL, s->Phi, NULL, NULL);
+        if (factor_phi_u(s, s->Pu0, s->ip0, &cond) != 0)
+            return -1;
+    }
+    (void)f;
+    s->restart = 0;
+    return 0;
+}
+
 /* State: q, qd, qdd (n each), lambda (m), angle branches (per joint), the partition (rank,
- * rows, u and v columns, cond0), then work, power and the proposed next internal step. */
+ * rows, u and v columns, cond0), work, power and the proposed next internal step, then the
+ * integrator's continuation (continuation_get). */
 static int ssode_state_size(const MbsFormulation *f)
 {
     const Ssode *s = f->impl;
     int R = s->m < s->n ? s->m : s->n;
-    return 3 * s->n + s->m + f->model->njoints + 1 + R + R + s->n + 1 + 3;
+    return 3 * s->n + s->m + f->model->njoints + 1 + R + R + s->n + 1 + 3 +
+           continuation_size(s);
 }
 
 static void ssode_state_get(const MbsFormulation *f, double *state)
@@ -1938,6 +2034,7 @@ static void ssode_state_get(const MbsFormulation *f, double *state)
     x[0] = s->work;
     x[1] = s->power;
     x[2] = s->h_next;
+    continuation_get(s, x + 3);
 }
 
 static int ssode_state_set(MbsFormulation *f, const double *state, MbsError *err)
@@ -1973,8 +2070,13 @@ static int ssode_state_set(MbsFormulation *f, const double *state, MbsError *err
     s->work = x[0];
     s->power = x[1];
     s->h_next = x[2];
-    s->restart = 1; /* the integrator's history is not in the checkpoint: see own_steps */
+    s->restart = 1;
     fill_monitors(f, s);
+    int st = continuation_set(f, s, x + 3);
+    s->failed = 0;
+    if (st < 0)
+        return mbs_error_set(err, MBS_FATAL, "ssode: Phi_u is singular at the checkpoint's "
+                                             "last internal step (t = %g s)", s->t_int);
     return 0;
 }
 

@@ -60,6 +60,7 @@ typedef struct {
      * the end of the run (stop time) and whether it must restart at the output state */
     double t_int, work_base, t_stop;
     int restart;
+    int failed;   /* a step failed since the last restore: a restore restarts the integrator */
     long seen[6]; /* its counters already collected: steps, error tests, iterations,
                      convergence failures, Jacobians, CVODE's Jacobian right-hand sides */
     /* partition */

@@ -55,6 +55,14 @@ double ssode_sdirk_last_step(const SsodeSdirk *sd);
 double ssode_sdirk_next_step(const SsodeSdirk *sd);
 const SsodeSdirkCounters *ssode_sdirk_counters(const SsodeSdirk *sd);
 
+/* Its whole state (time, state and derivative, step size, controller and Newton history, the
+ * Jacobian), for a checkpoint: ssode_sdirk_checkpoint_size doubles. After restore a step
+ * repeats the original bit for bit (the iteration matrix is factorized again from the same
+ * Jacobian and h gamma). */
+int ssode_sdirk_checkpoint_size(const SsodeSdirk *sd);
+void ssode_sdirk_checkpoint_get(const SsodeSdirk *sd, double *x);
+void ssode_sdirk_checkpoint_set(SsodeSdirk *sd, const double *x);
+
 /* The tableau (tests/engine/test_ssode.c checks its order conditions). */
 extern const double mbs_ssode_sdirk_c[5], mbs_ssode_sdirk_A[25], mbs_ssode_sdirk_b[5],
     mbs_ssode_sdirk_d[5];

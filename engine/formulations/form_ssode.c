@@ -98,6 +98,14 @@ static void ssode_finalize(MbsFormulation *f)
     sparse_free_patterns(s);
     free(s->Jr);
     free(s->uidx);
+    if (s->dnum)
+        klu_free_numeric(&s->dnum, &s->kc);
+    if (s->dsym)
+        klu_free_symbolic(&s->dsym, &s->kc);
+    void *damped[] = {s->q0, s->qd0, s->qdd0, s->T0, s->Pv, s->Kd, s->Kdip,
+                      s->Dp, s->Di, s->dmap, s->Dx};
+    for (size_t i = 0; i < sizeof damped / sizeof damped[0]; ++i)
+        free(damped[i]);
     void *bufs[] = {s->q, s->qd, s->qdd, s->lambda, s->angle_ref, s->rows, s->ucol, s->vcol,
                     s->M, s->Phi, s->phi, s->phit, s->cb, s->W, s->rp, s->cp, s->Pu0, s->ip0,
                     s->Pu, s->ip, s->K, s->rhs, s->ipk, s->tcol, s->gacc, s->Q, s->grad, s->x, s->lwork,
@@ -332,11 +340,9 @@ static int sparse_patterns(Ssode *s)
     return ok ? 0 : -1;
 }
 
-/* Phi_u's values from s->Jr, factorized into *num (reusing its pivots); 0 or -1 (singular). */
-static int sparse_factor_phi_u(Ssode *s, klu_numeric **num)
+/* Phi_u's values from s->Jr into Px. */
+static void sparse_fill_phi_u(Ssode *s)
 {
-    if (s->r == 0)
-        return 0;
     memset(s->Px, 0, (size_t)s->Pp[s->r] * sizeof(double));
     for (int i = 0; i < s->r; ++i) {
         const MbsNatJacRow *row = &s->Jr[s->rows[i]];
@@ -346,6 +352,14 @@ static int sparse_factor_phi_u(Ssode *s, klu_numeric **num)
                 if (pos[12 * t + k] >= 0)
                     s->Px[pos[12 * t + k]] += row->v[t][k];
     }
+}
+
+/* Phi_u's values from s->Jr, factorized into *num (reusing its pivots); 0 or -1 (singular). */
+static int sparse_factor_phi_u(Ssode *s, klu_numeric **num)
+{
+    if (s->r == 0)
+        return 0;
+    sparse_fill_phi_u(s);
     return mbs_sparse_lu_factor(s->Pp, s->Pi, s->Px, s->psym, num, &s->kc,
                                 &s->refactorizations, &s->full_factorizations)
                ? -1
@@ -396,6 +410,7 @@ static int eliminate(Ssode *s)
             first = best;
         if (best == 0.0 || best <= RANK_TOLERANCE * first)
             break;
+        s->gap = best / first; /* the last pivot's: Phi_q's distance to a rank loss */
         if (pi != k) {
             for (int j = 0; j < n; ++j) {
                 double t = W[k + M * j];
@@ -447,6 +462,7 @@ static int eliminate_sparse(Ssode *s)
     int *ui = malloc(cap * sizeof(int));
     double *ux = malloc(cap * sizeof(double));
     int ok = w && pivot_of && start && mark && nzlist && ui && ux;
+    s->gap = 1.0;
     for (int j = 0; ok && j < n; ++j)
         pivot_of[j] = -1;
     /* pivot k: its row's reduced entries ui/ux[start[k] .. start[k + 1]) (the pivot first) */
@@ -498,6 +514,7 @@ static int eliminate_sparse(Ssode *s)
             }
         }
         if (pc >= 0 && big > RANK_TOLERANCE * size) {
+            s->gap = fmin(s->gap, big / size);
             if (used + (size_t)nnz > cap) {
                 cap = 2 * (used + (size_t)nnz);
                 int *ni = realloc(ui, cap * sizeof(int));
@@ -576,6 +593,226 @@ static int choose_partition(Ssode *s)
     return 0;
 }
 
+/* --- singular positions ------------------------------------------------------------------
+ * At a parallelogram's flat position Phi_q loses rank whatever the partition: Phi_u has
+ * singular values sigma -> 0, the two branches of Phi_R(u; v) = 0 cross, and solving with Phi_u
+ * amplifies the recovery's position error by 1/sigma in ud and 1/sigma^2 in the accelerations
+ * (the chain's right-hand side turned to noise within ~1e-5 rad of the crossing, and a stage
+ * there could take the other branch's velocities: the SDIRK cut its step until it gave up).
+ * In the singular mode (SINGULAR_GAP) every solve with A = Phi_u is a damped least-squares
+ * one anchored on a prior x_p (as matrix-r's, form_matrix_r_partition.c):
+ *   min |A x - b|^2 + mu^2 |x - x_p|^2,  K [y; x - x_p] = [b - A x_p; 0],  K = [mu I A; A^T -mu I]
+ * (quasi-definite: condition sqrt(sigma_max^2 + mu^2) / mu); directions with sigma >> mu are
+ * solved exactly, those with sigma << mu keep the prior. The priors are the step start's
+ * state (q0, qd0, qdd0 at t0) and tangent T0 = dq/dv, anchored on the evaluated v, vd: a
+ * deterministic function of (t, y) within a step, so the integrator's Newton and error control
+ * see a smooth right-hand side. The positions are Newton's from that prediction (it picks the
+ * branch), with Phi_u at the iterate. */
+
+/* Phi_R's entry (row i of R, column v_j). */
+static double phi_rv(const Ssode *s, int i, int j)
+{
+    if (!s->sparse)
+        return s->Phi[(size_t)s->rows[i] + (size_t)s->m * (size_t)s->vcol[j]];
+    const MbsNatJacRow *row = &s->Jr[s->rows[i]];
+    double sum = 0.0;
+    for (int t = 0; t < 2; ++t) {
+        int k = s->vcol[j] - row->off[t];
+        if (row->off[t] >= 0 && k >= 0 && k < 12)
+            sum += row->v[t][k];
+    }
+    return sum;
+}
+
+/* |Phi_u|_1 at the current q (dense: s->Phi; sparse: Px, filled). */
+static double phi_u_norm1(Ssode *s)
+{
+    double anorm = 0.0;
+    for (int j = 0; j < s->r; ++j) {
+        double col = 0.0;
+        if (s->sparse)
+            for (int p = s->Pp[j]; p < s->Pp[j + 1]; ++p)
+                col += fabs(s->Px[p]);
+        else
+            for (int i = 0; i < s->r; ++i)
+                col += fabs(s->Phi[(size_t)s->rows[i] + (size_t)s->m * (size_t)s->ucol[j]]);
+        anorm = fmax(anorm, col);
+    }
+    return anorm;
+}
+
+/* The damped matrix's storage for the partition: dense 2r x 2r (once), or K's CSC pattern from
+ * Phi_u's (columns 0..r-1: mu e_j then A's row j at rows r + c; columns r + c: A's column c
+ * then -mu) and its KLU analysis. Allocates (partition time). 0, or -1. */
+static int damped_pattern(Ssode *s)
+{
+    int r = s->r;
+    if (!s->sparse) {
+        if (!s->Kd) {
+            s->Kd = malloc(4 * (size_t)r * (size_t)r * sizeof(double) + 1);
+            s->Kdip = malloc(2 * (size_t)r * sizeof(int) + 1);
+        }
+        return s->Kd && s->Kdip ? 0 : -1;
+    }
+    if (s->dnum)
+        klu_free_numeric(&s->dnum, &s->kc);
+    if (s->dsym)
+        klu_free_symbolic(&s->dsym, &s->kc);
+    free(s->Dp);
+    free(s->Di);
+    free(s->Dx);
+    free(s->dmap);
+    int nnz = s->Pp[r];
+    s->Dp = calloc(2 * (size_t)r + 1, sizeof(int));
+    s->Di = malloc((2 * (size_t)nnz + 2 * (size_t)r + 1) * sizeof(int));
+    s->Dx = calloc(2 * (size_t)nnz + 2 * (size_t)r + 1, sizeof(double));
+    s->dmap = malloc((2 * (size_t)nnz + 1) * sizeof(int));
+    int *cnt = calloc((size_t)r + 1, sizeof(int));
+    int ok = s->Dp && s->Di && s->Dx && s->dmap && cnt;
+    if (ok) {
+        for (int p = 0; p < nnz; ++p)
+            cnt[s->Pi[p]]++;
+        for (int j = 0; j < r; ++j)
+            s->Dp[j + 1] = s->Dp[j] + 1 + cnt[j];
+        for (int c = 0; c < r; ++c)
+            s->Dp[r + c + 1] = s->Dp[r + c] + (s->Pp[c + 1] - s->Pp[c]) + 1;
+        for (int j = 0; j < r; ++j) {
+            s->Di[s->Dp[j]] = j;
+            cnt[j] = s->Dp[j] + 1;
+        }
+        for (int c = 0; c < r; ++c) {
+            int q = s->Dp[r + c];
+            for (int p = s->Pp[c]; p < s->Pp[c + 1]; ++p) {
+                int i = s->Pi[p];
+                s->Di[q] = i;
+                s->dmap[p] = q++;
+                s->Di[cnt[i]] = r + c;
+                s->dmap[nnz + p] = cnt[i]++;
+            }
+            s->Di[q] = r + c;
+        }
+        ok = (s->dsym = klu_analyze(2 * r, s->Dp, s->Di, &s->kc)) != NULL;
+    }
+    free(cnt);
+    return ok ? 0 : -1;
+}
+
+/* K = [mu I A; A^T -mu I] at the current q (Phi or Jr current), factorized. 0, or -1. */
+static int damped_factor(Ssode *s)
+{
+    int r = s->r;
+    if (r == 0)
+        return 0;
+    s->mu = SINGULAR_DAMPING * s->sigma_ref;
+    if (!s->sparse) {
+        size_t R2 = 2 * (size_t)r;
+        memset(s->Kd, 0, R2 * R2 * sizeof(double));
+        for (int j = 0; j < r; ++j) {
+            for (int i = 0; i < r; ++i) {
+                double a = s->Phi[(size_t)s->rows[i] + (size_t)s->m * (size_t)s->ucol[j]];
+                s->Kd[(size_t)i + R2 * (size_t)(r + j)] = a;
+                s->Kd[(size_t)(r + j) + R2 * (size_t)i] = a;
+            }
+            s->Kd[(size_t)j + R2 * (size_t)j] = s->mu;
+            s->Kd[(size_t)(r + j) + R2 * (size_t)(r + j)] = -s->mu;
+        }
+        return mbs_lu_factor(2 * r, s->Kd, s->Kdip) ? -1 : 0;
+    }
+    sparse_fill_phi_u(s);
+    int nnz = s->Pp[r];
+    for (int p = 0; p < nnz; ++p)
+        s->Dx[s->dmap[p]] = s->Dx[s->dmap[nnz + p]] = s->Px[p];
+    for (int j = 0; j < r; ++j) {
+        s->Dx[s->Dp[j]] = s->mu;
+        s->Dx[s->Dp[r + j + 1] - 1] = -s->mu;
+    }
+    return mbs_sparse_lu_factor(s->Dp, s->Di, s->Dx, s->dsym, &s->dnum, &s->kc,
+                                &s->refactorizations, &s->full_factorizations)
+               ? -1
+               : 0;
+}
+
+static void damped_solve_k(Ssode *s, double *Kb)
+{
+    if (s->sparse)
+        klu_solve(s->dsym, s->dnum, 2 * s->r, 1, Kb, &s->kc);
+    else
+        mbs_lu_solve(2 * s->r, s->Kd, s->Kdip, Kb, 1);
+}
+
+/* b := argmin |A x - b|^2 + mu^2 |x - xp|^2 (A = Phi_u, damped_factor done). */
+static void damped_solve(Ssode *s, double *b, const double *xp)
+{
+    int r = s->r;
+    double *Kb = s->lwork; /* 4 r */
+    memcpy(Kb, b, (size_t)r * sizeof(double));
+    memset(Kb + r, 0, (size_t)r * sizeof(double));
+    for (int c = 0; c < r; ++c) {
+        if (s->sparse)
+            for (int p = s->Pp[c]; p < s->Pp[c + 1]; ++p)
+                Kb[s->Pi[p]] -= s->Px[p] * xp[c];
+        else
+            for (int i = 0; i < r; ++i)
+                Kb[i] -= s->Phi[(size_t)s->rows[i] + (size_t)s->m * (size_t)s->ucol[c]] * xp[c];
+    }
+    damped_solve_k(s, Kb);
+    for (int i = 0; i < r; ++i)
+        b[i] = xp[i] + Kb[r + i];
+}
+
+/* y := A (A^T A + mu^2 I)^-1 y = argmin |A^T x - y|^2 + mu^2 |x|^2: K [x; z] = [0; y]. */
+static void damped_solve_transposed(Ssode *s, double *y)
+{
+    int r = s->r;
+    double *Kb = s->lwork;
+    memset(Kb, 0, (size_t)r * sizeof(double));
+    memcpy(Kb + r, y, (size_t)r * sizeof(double));
+    damped_solve_k(s, Kb);
+    memcpy(y, Kb, (size_t)r * sizeof(double));
+}
+
+/* The step start's prediction for the singular mode at t: the state (q, qd, qdd consistent)
+ * and T0 = dq/dv: from Tu (s->K, the last evaluation's) or, with `plain`, solved with the
+ * partition's factors (Pu0 / pnum0, current at q: a new partition). */
+static void record_prediction(Ssode *s, double t, int plain)
+{
+    int n = s->n, r = s->r, nv = s->nv;
+    size_t N = (size_t)n, R = (size_t)r;
+    memcpy(s->q0, s->q, N * sizeof(double));
+    memcpy(s->qd0, s->qd, N * sizeof(double));
+    memcpy(s->qdd0, s->qdd, N * sizeof(double));
+    s->t0 = t;
+    for (int j = 0; j < nv; ++j) {
+        double *col = s->T0 + N * (size_t)j, *x = s->Pv;
+        memset(col, 0, N * sizeof(double));
+        col[s->vcol[j]] = 1.0;
+        if (plain) {
+            for (int i = 0; i < r; ++i)
+                x[i] = -phi_rv(s, i, j);
+            if (r > 0 && s->sparse)
+                klu_solve(s->psym, s->pnum0, r, 1, x, &s->kc);
+            else if (r > 0)
+                mbs_lu_solve(r, s->Pu0, s->ip0, x, 1);
+        } else {
+            x = s->K + R * (size_t)j;
+        }
+        for (int i = 0; i < r; ++i)
+            col[s->ucol[i]] = x[i];
+    }
+}
+
+/* The singular mode starts at the current state (a new partition chosen at t): its damped
+ * matrix's storage and the prediction. 0, or -1. */
+static int start_singular(Ssode *s, double t)
+{
+    if (damped_pattern(s) != 0)
+        return -1;
+    record_prediction(s, t, 1);
+    s->singular = 1;
+    s->eval_valid = 0;
+    return 0;
+}
+
 /* The position recovery's factors of Phi_u: the step start's (dense Pu0/ip0, sparse pnum0),
  * or refactorized at the iterate (Pu/ip, pnum). */
 typedef struct {
@@ -617,6 +854,10 @@ static int recover_positions(Ssode *s, double t)
     RecoveryFactors fac = {0};
     double prev = INFINITY;
     for (int it = 0; it < RECOVERY_ITERATIONS; ++it) {
+        /* singular mode: Newton with Phi_u at every iterate (the step start's may be far
+         * more singular than the iterate's) */
+        if (s->singular && r > 0 && recovery_refactor(s, t, &fac) != 0)
+            return -1;
         mbs_natural_constraints(s->nat, s->q, NULL, t, s->phi, NULL, NULL, NULL);
         for (int i = 0; i < r; ++i)
             s->x[i] = -s->phi[s->rows[i]];
@@ -674,6 +915,8 @@ static int finish_evaluation(Ssode *s, const double *lambda_r, double power_nc, 
             return 1;
     return 0;
 }
+
+static int reduced_accelerations(Ssode *s, double t, const double *vd, double *ydot);
 
 /* evaluate with sparse algebra: velocities with Phi_u's KLU factors, then the augmented system
  * [M Phi_R^T; Phi_R 0] [qdd; lambda_R] = [Q; -c_R] (paper 002 eq 17 before its reduction to
@@ -772,26 +1015,47 @@ static int evaluate_dense(Ssode *s, double t, const double *y, double *ydot)
     }
     for (int i = 0; i < r; ++i)
         s->qd[s->ucol[i]] = s->x[i];
-    /* Accelerations (paper 002 eqs 17-19, the partitioned form of the augmented system
-     * [M Phi_R^T; Phi_R 0] [qdd; lambda] = [Q; -c_R]): qdd = T vdd + g with T = [-Phi_u^-1
-     * Phi_v; I], g = [-Phi_u^-1 c_R; 0]; (T^T M T) vdd = T^T (Q - M g); then Phi_u^T lambda =
-     * (Q - M qdd)_u. With Phi_u already factorized this costs r^2 (nv + 2) + n nv + nv^3, not
-     * (n + r)^3. */
-    mbs_natural_constraints(s->nat, s->q, s->qd, t, NULL, NULL, NULL, s->cb);
+    return reduced_accelerations(s, t, vd, ydot);
+}
+
+/* Accelerations at the recovered (q, qd) (paper 002 eqs 17-19, the partitioned form of the
+ * augmented system [M Phi_R^T; Phi_R 0] [qdd; lambda] = [Q; -c_R]): qdd = T vdd + g with
+ * T = [-Phi_u^-1 Phi_v; I], g = [-Phi_u^-1 c_R; 0]; (T^T M T) vdd = T^T (Q - M g); then
+ * Phi_u^T lambda = (Q - M qdd)_u. With Phi_u already factorized this costs r^2 (nv + 2) +
+ * n nv + nv^3, not (n + r)^3. Dense LU factors (Pu), or in the singular mode the damped solves
+ * anchored on the prediction's T0 and g0 = qdd0_u - T0_u qdd0_v (either algebra). */
+static int reduced_accelerations(Ssode *s, double t, const double *vd, double *ydot)
+{
+    int n = s->n, r = s->r, nv = s->nv;
+    if (s->sparse)
+        mbs_natural_constraint_rows(s->nat, s->q, s->qd, t, NULL, NULL, NULL, s->cb);
+    else
+        mbs_natural_constraints(s->nat, s->q, s->qd, t, NULL, NULL, NULL, s->cb);
     MbsNatEnergy e;
     mbs_natural_forces(s->nat, s->q, s->qd, s->angle_ref, s->grad, s->Q, &e);
     size_t R = (size_t)r, N = (size_t)n, NV = (size_t)nv;
-    double *Tu = s->K, *MT = Tu + R * NV, *Mred = MT + N * NV;
+    double *Tu = s->K, *MT = Tu + R * NV, *Mred = MT + N * NV, *prior = s->Pv;
     for (int j = 0; j < nv; ++j) {
         double *col = &Tu[R * j];
-        for (int i = 0; i < r; ++i)
-            col[i] = -s->Phi[s->rows[i] + M * s->vcol[j]];
-        if (r > 0)
+        for (int i = 0; i < r; ++i) {
+            col[i] = -phi_rv(s, i, j);
+            prior[i] = s->T0[s->ucol[i] + N * j];
+        }
+        if (r > 0 && s->singular)
+            damped_solve(s, col, prior);
+        else if (r > 0)
             mbs_lu_solve(r, s->Pu, s->ip, col, 1);
     }
-    for (int i = 0; i < r; ++i)
+    for (int i = 0; i < r; ++i) {
         s->x[i] = -s->cb[s->rows[i]];
-    if (r > 0)
+        double g0 = s->qdd0[s->ucol[i]];
+        for (int j = 0; j < nv && s->singular; ++j)
+            g0 -= s->T0[s->ucol[i] + N * j] * s->qdd0[s->vcol[j]];
+        prior[i] = g0;
+    }
+    if (r > 0 && s->singular)
+        damped_solve(s, s->x, prior);
+    else if (r > 0)
         mbs_lu_solve(r, s->Pu, s->ip, s->x, 1);
     memset(s->gacc, 0, N * sizeof(double));
     for (int i = 0; i < r; ++i)
@@ -838,14 +1102,69 @@ static int evaluate_dense(Ssode *s, double t, const double *y, double *ydot)
     mbs_natural_mass_mul(s->nat, s->qdd, s->tcol);
     for (int i = 0; i < r; ++i)
         s->rhs[i] = s->Q[s->ucol[i]] - s->tcol[s->ucol[i]];
-    if (r > 0)
+    if (r > 0 && s->singular)
+        damped_solve_transposed(s, s->rhs);
+    else if (r > 0)
         LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', r, 1, s->Pu, r, s->ip, s->rhs, r);
     return finish_evaluation(s, s->rhs, e.power_nonconservative, vd, ydot);
 }
 
+/* The ODE in the singular mode (either algebra): u by Newton from the prediction anchored on
+ * v, ud by the damped solve anchored on the predicted ud, then reduced_accelerations. */
+static int evaluate_singular(Ssode *s, double t, const double *y, double *ydot)
+{
+    int n = s->n, r = s->r, nv = s->nv;
+    size_t N = (size_t)n;
+    const double *v = y, *vd = y + nv;
+    double dt = t - s->t0;
+    for (int k = 0; k < n; ++k)
+        s->q[k] = s->q0[k] + dt * (s->qd0[k] + 0.5 * dt * s->qdd0[k]);
+    for (int j = 0; j < nv; ++j) {
+        int c = s->vcol[j];
+        double dv = v[j] - s->q[c];
+        for (int i = 0; i < r; ++i)
+            s->q[s->ucol[i]] += s->T0[s->ucol[i] + N * j] * dv;
+        s->q[c] = v[j];
+    }
+    if (recover_positions(s, t) != 0) {
+        memcpy(s->q, s->q_recovered, N * sizeof(double));
+        return 1;
+    }
+    memcpy(s->q_recovered, s->q, N * sizeof(double));
+    if (s->sparse)
+        mbs_natural_constraint_rows(s->nat, s->q, NULL, t, NULL, s->Jr, s->phit, NULL);
+    else
+        mbs_natural_constraints(s->nat, s->q, NULL, t, NULL, s->Phi, s->phit, NULL);
+    if (damped_factor(s) != 0)
+        return 1;
+    s->damped_evaluations++;
+    for (int i = 0; i < r; ++i)
+        s->qd[s->ucol[i]] = 0.0;
+    for (int j = 0; j < nv; ++j)
+        s->qd[s->vcol[j]] = vd[j];
+    for (int i = 0; i < r; ++i) {
+        int row = s->rows[i], u = s->ucol[i];
+        double b = s->phit[row], p = s->qd0[u] + dt * s->qdd0[u];
+        for (int j = 0; j < nv; ++j) {
+            int c = s->vcol[j];
+            b += phi_rv(s, i, j) * vd[j];
+            p += s->T0[u + N * j] * (vd[j] - s->qd0[c] - dt * s->qdd0[c]);
+        }
+        s->x[i] = -b;
+        s->Pv[i] = p;
+    }
+    if (r > 0)
+        damped_solve(s, s->x, s->Pv);
+    for (int i = 0; i < r; ++i)
+        s->qd[s->ucol[i]] = s->x[i];
+    return reduced_accelerations(s, t, vd, ydot);
+}
+
 int ssode_evaluate(Ssode *s, double t, const double *y, double *ydot)
 {
-    int st = s->sparse ? evaluate_sparse(s, t, y, ydot) : evaluate_dense(s, t, y, ydot);
+    int st = s->singular ? evaluate_singular(s, t, y, ydot)
+             : s->sparse ? evaluate_sparse(s, t, y, ydot)
+                         : evaluate_dense(s, t, y, ydot);
     s->eval_valid = st == 0;
     if (st == 0) {
         s->eval_t = t;
@@ -1049,15 +1368,23 @@ static void history_reset(Ssode *s, double t, const double *y)
 
 /* (Re)start the integrator at (t, s->y), where the state (q, qd, qdd, power) is consistent,
  * with the first internal step h0 (0: its own guess); it stops at the end of the run, or never
- * when restarted past it. */
-static int integrator_restart(const MbsFormulation *f, Ssode *s, double t, double h0)
+ * when restarted past it. `rebase`: the same trajectory in a new partition (a repartition
+ * between internal steps): the SDIRK, a one-step method, keeps its step size and controller
+ * (only its Jacobian is new); CVODE starts again at order 1 with the step h0 (its Nordsieck
+ * history of v would need u's second and higher derivatives along v to be moved to the new
+ * coordinates). */
+static int integrator_restart(const MbsFormulation *f, Ssode *s, double t, double h0,
+                              int rebase)
 {
     int st = 0;
     const double *y = N_VGetArrayPointer(s->y);
     s->t_stop = t < f->settings.duration ? f->settings.duration : INFINITY;
     if (s->o->integrator == INTEGRATOR_SDIRK4) {
         pack_derivative(s, s->ydot0);
-        ssode_sdirk_restart(s->sdirk, t, y, s->ydot0, h0);
+        if (rebase)
+            ssode_sdirk_rebase(s->sdirk, t, y, s->ydot0);
+        else
+            ssode_sdirk_restart(s->sdirk, t, y, s->ydot0, h0);
     } else {
         st = CVodeReInit(s->mem, t, s->y);
         st |= CVodeSetInitStep(s->mem, h0);
@@ -1230,6 +1557,23 @@ static int ssode_init(MbsFormulation *f, MbsError *err)
         mbs_natural_constraints(s->nat, s->q, NULL, 0.0, NULL, s->Phi, NULL, NULL);
     if (choose_partition(s) != 0)
         return mbs_error_set(err, MBS_FATAL, "ssode: Phi_u is singular at t = 0");
+    /* the singular mode's references (SINGULAR_GAP, SINGULAR_DAMPING) and storage */
+    s->gap_ref = s->gap;
+    s->sigma_ref = s->r > 0 ? phi_u_norm1(s) / s->cond0 : 0.0;
+    size_t NV = (size_t)s->nv, RR = (size_t)s->r;
+    s->q0 = xcalloc(N, sizeof(double), &fail);
+    s->qd0 = xcalloc(N, sizeof(double), &fail);
+    s->qdd0 = xcalloc(N, sizeof(double), &fail);
+    s->T0 = xcalloc(N * NV, sizeof(double), &fail);
+    s->Pv = xcalloc(N, sizeof(double), &fail);
+    if (s->sparse) { /* the reduced route's T_u, M T, T^T M T (singular mode) */
+        free(s->K);
+        s->K = xcalloc(RR * NV + N * NV + NV * NV, sizeof(double), &fail);
+    } else if (damped_pattern(s) != 0) { /* dense: 4 r^2, no larger than K's (n + r)^2 */
+        fail = 1;
+    }
+    if (fail)
+        return mbs_error_set(err, MBS_FATAL, "out of memory");
     /* Consistent u, ud, qdd at t = 0 from the assembled v, vd. */
     int N2 = 2 * s->nv + 1;
     double *y0 = calloc((size_t)N2, sizeof(double));
@@ -1340,12 +1684,15 @@ static int partition_degraded(Ssode *s)
     return info != 0 || !(s->cond < REPARTITION_GROWTH * s->cond0);
 }
 
-/* A new partition at the current q (s->Phi current): 0, or -1 when none is regular. */
-static int repartition(Ssode *s)
+/* A new partition at the current state at t (s->Phi current): 0, or -1 when none is regular.
+ * Its elimination gap near a rank loss of Phi_q starts the singular mode. */
+static int repartition(Ssode *s, double t)
 {
     if (choose_partition(s) != 0)
         return -1;
     s->repartitions++;
+    if (!s->singular && s->gap < SINGULAR_GAP * s->gap_ref && start_singular(s, t) != 0)
+        return -1;
     return 0;
 }
 
@@ -1353,6 +1700,7 @@ static int integrator_failed(Ssode *s, double t, int flag, MbsError *err)
 {
     restore_start(s);
     s->restart = 1;
+    s->failed = 1;
     const char *name = s->sdirk ? NULL : CVodeGetReturnFlagName(flag);
     /* the name is allocated by SUNDIALS */
     int e = mbs_error_set(err, MBS_RECOVERABLE,
@@ -1369,6 +1717,7 @@ static int step_failed(Ssode *s, MbsError *err, const char *what, double t)
 {
     restore_start(s);
     s->restart = 1;
+    s->failed = 1;
     return mbs_error_set(err, MBS_RECOVERABLE, "ssode: %s at t = %.6g s", what, t);
 }
 
@@ -1382,12 +1731,18 @@ int ssode_restart_at_output(MbsFormulation *f, Ssode *s)
         mbs_natural_constraints(s->nat, s->q, NULL, f->time, NULL, s->Phi, NULL, NULL);
     if (s->pattern_stale && sparse_patterns(s) != 0)
         return -1;
-    if (partition_degraded(s) && repartition(s) != 0)
+    if (!s->singular && partition_degraded(s) && repartition(s, f->time) != 0)
         return -1;
+    /* in the singular mode: the prediction from the output state (Phi_u's factors there) */
+    if (s->singular) {
+        partition_degraded(s);
+        if (start_singular(s, f->time) != 0)
+            return -1;
+    }
     s->work_base = s->work;
     memcpy(s->q_recovered, s->q, (size_t)s->n * sizeof(double));
     pack(s, N_VGetArrayPointer(s->y), 0.0);
-    if (integrator_restart(f, s, f->time, s->h_next) != 0)
+    if (integrator_restart(f, s, f->time, s->h_next, 0) != 0)
         return -2;
     s->t_int = f->time;
     s->restart = 0;
@@ -1462,6 +1817,18 @@ static int ssode_step(MbsFormulation *f, double h, MbsError *err)
                                        "output step", tret);
         }
         update_angle_refs(s, f->model);
+        if (s->singular) {
+            /* the partition is kept through the singular position; the mode ends once
+             * Phi_u is better conditioned than at its start (past the crossing) */
+            s->singular_steps++;
+            if (partition_degraded(s) && !(s->cond < s->cond0)) {
+                record_prediction(s, tret, 0);
+            } else {
+                s->singular = 0;
+                s->eval_valid = 0;
+            }
+            continue;
+        }
         if (!partition_degraded(s))
             continue;
         if (tret >= reach) {
@@ -1469,10 +1836,10 @@ static int ssode_step(MbsFormulation *f, double h, MbsError *err)
             break;
         }
         collect_counters(s, &nni, &nje);
-        if (repartition(s) != 0)
+        if (repartition(s, tret) != 0)
             return step_failed(s, err, "no regular partition (a singular configuration?)", tret);
         pack(s, y, yi[2 * s->nv]);
-        if (integrator_restart(f, s, tret, proposed_step(s)) != 0)
+        if (integrator_restart(f, s, tret, proposed_step(s), 1) != 0)
             return mbs_error_set(err, MBS_FATAL, "ssode: could not restart the integrator");
     }
     collect_counters(s, &nni, &nje);
@@ -1485,6 +1852,8 @@ static int ssode_step(MbsFormulation *f, double h, MbsError *err)
         memcpy(s->q, s->q_step_prev, (size_t)s->n * sizeof(double));
     if (ssode_evaluate(s, t1, yo, NULL) != 0)
         return step_failed(s, err, "the dependent coordinates could not be recovered", t1);
+    /* not the linearization point of a Jacobian: a restored checkpoint has not its factors */
+    s->eval_valid = 0;
     double t_dyn = mbs_clock_now() - c0;
     s->work = s->work_base + yo[2 * s->nv];
     s->h_next = proposed_step(s);
@@ -1492,7 +1861,7 @@ static int ssode_step(MbsFormulation *f, double h, MbsError *err)
     update_angle_refs(s, f->model);
     if (degraded_past_output) {
         /* choose at the output state (s->Phi is at its q) and restart there next step */
-        if (repartition(s) != 0)
+        if (repartition(s, t1) != 0)
             return step_failed(s, err, "no regular partition (a singular configuration?)", t1);
         s->restart = 1;
     }
@@ -1547,13 +1916,99 @@ static double ssode_joint_violation(const MbsFormulation *f, int joint)
     return mbs_natural_joint_violation(s->nat, s->phi, joint);
 }
 
+/* The SDIRK's continuation in the checkpoint (issue 27), so that a restored run repeats the
+ * uninterrupted one bit for bit (dense algebra: KLU's refactorizations keep the pivot order
+ * of their history): scalars (internal time, work at the restart, stop time (-1: none),
+ * whether a restart is pending, the singular mode, its t0, cond, the dense output's count),
+ * the dense output's points, q at the last two internal step ends and the last recovered q,
+ * the singular mode's prediction, then the SDIRK's own state. CVODE's history is not
+ * accessible (no Nordsieck array setter): a restored CVODE run restarts at the output state. */
+enum { CONTINUATION_SCALARS = 8 };
+
+static int continuation_size(const Ssode *s)
+{
+    if (!s->sdirk)
+        return 0;
+    int n2 = 2 * s->nv + 1;
+    return CONTINUATION_SCALARS + 2 * HISTORY + HISTORY * n2 + 6 * s->n + s->n * s->nv +
+           ssode_sdirk_checkpoint_size(s->sdirk);
+}
+
+static void continuation_get(const Ssode *s, double *x)
+{
+    if (!s->sdirk)
+        return;
+    size_t N = (size_t)s->n, N2 = 2 * (size_t)s->nv + 1;
+    const double scalars[CONTINUATION_SCALARS] = {
+        s->t_int, s->work_base, isfinite(s->t_stop) ? s->t_stop : -1.0, s->restart,
+        s->singular, s->t0, s->cond, s->nhist};
+    memcpy(x, scalars, sizeof scalars);
+    x += CONTINUATION_SCALARS;
+    memcpy(x, s->hist_t, HISTORY * sizeof(double));
+    memcpy(x += HISTORY, s->hist_power, HISTORY * sizeof(double));
+    memcpy(x += HISTORY, s->hist_y, HISTORY * N2 * sizeof(double));
+    double *const vecs[] = {s->q_step, s->q_step_prev, s->q_recovered, s->q0, s->qd0, s->qdd0};
+    x += HISTORY * N2;
+    for (int k = 0; k < 6; ++k, x += N)
+        memcpy(x, vecs[k], N * sizeof(double));
+    memcpy(x, s->T0, N * (size_t)s->nv * sizeof(double));
+    ssode_sdirk_checkpoint_get(s->sdirk, x + N * (size_t)s->nv);
+}
+
+/* Restores the continuation unless the checkpoint was taken with a restart pending or the run
+ * is retrying a failed step (a retry must differ from the attempt: it restarts at the output
+ * state, as before). 0, 1 (a restart instead), or -1 (Phi_u cannot be factorized). */
+static int continuation_set(MbsFormulation *f, Ssode *s, const double *x)
+{
+    if (!s->sdirk || x[3] != 0.0 || s->failed) {
+        s->singular = s->sdirk ? (int)x[4] : 0; /* restarts in the mode it was in */
+        return 1;
+    }
+    size_t N = (size_t)s->n, N2 = 2 * (size_t)s->nv + 1;
+    s->t_int = x[0];
+    s->work_base = x[1];
+    s->t_stop = x[2] < 0.0 ? INFINITY : x[2];
+    s->singular = (int)x[4];
+    s->t0 = x[5];
+    s->cond = x[6];
+    s->nhist = (int)x[7];
+    x += CONTINUATION_SCALARS;
+    memcpy(s->hist_t, x, HISTORY * sizeof(double));
+    memcpy(s->hist_power, x += HISTORY, HISTORY * sizeof(double));
+    memcpy(s->hist_y, x += HISTORY, HISTORY * N2 * sizeof(double));
+    double *const vecs[] = {s->q_step, s->q_step_prev, s->q_recovered, s->q0, s->qd0, s->qdd0};
+    x += HISTORY * N2;
+    for (int k = 0; k < 6; ++k, x += N)
+        memcpy(vecs[k], x, N * sizeof(double));
+    memcpy(s->T0, x, N * (size_t)s->nv * sizeof(double));
+    ssode_sdirk_checkpoint_set(s->sdirk, x + N * (size_t)s->nv);
+    /* the recovery's chord matrix: Phi_u at the last internal step end (partition_degraded) */
+    double cond;
+    if (s->sparse) {
+        mbs_natural_constraint_rows(s->nat, s->q_step, NULL, s->t_int, NULL, s->Jr, NULL, NULL);
+        if ((s->pattern_stale && sparse_patterns(s) != 0) || sparse_factor_phi_u0(s, &cond) != 0)
+            return -1;
+        if (s->singular && damped_pattern(s) != 0)
+            return -1;
+    } else {
+        mbs_natural_constraints(s->nat, s->q_step, NULL, s->t_int, NULL, s->Phi, NULL, NULL);
+        if (factor_phi_u(s, s->Pu0, s->ip0, &cond) != 0)
+            return -1;
+    }
+    (void)f;
+    s->restart = 0;
+    return 0;
+}
+
 /* State: q, qd, qdd (n each), lambda (m), angle branches (per joint), the partition (rank,
- * rows, u and v columns, cond0), then work, power and the proposed next internal step. */
+ * rows, u and v columns, cond0), work, power and the proposed next internal step, then the
+ * integrator's continuation (continuation_get). */
 static int ssode_state_size(const MbsFormulation *f)
 {
     const Ssode *s = f->impl;
     int R = s->m < s->n ? s->m : s->n;
-    return 3 * s->n + s->m + f->model->njoints + 1 + R + R + s->n + 1 + 3;
+    return 3 * s->n + s->m + f->model->njoints + 1 + R + R + s->n + 1 + 3 +
+           continuation_size(s);
 }
 
 static void ssode_state_get(const MbsFormulation *f, double *state)
@@ -1579,6 +2034,7 @@ static void ssode_state_get(const MbsFormulation *f, double *state)
     x[0] = s->work;
     x[1] = s->power;
     x[2] = s->h_next;
+    continuation_get(s, x + 3);
 }
 
 static int ssode_state_set(MbsFormulation *f, const double *state, MbsError *err)
@@ -1614,8 +2070,13 @@ static int ssode_state_set(MbsFormulation *f, const double *state, MbsError *err
     s->work = x[0];
     s->power = x[1];
     s->h_next = x[2];
-    s->restart = 1; /* the integrator's history is not in the checkpoint: see own_steps */
+    s->restart = 1;
     fill_monitors(f, s);
+    int st = continuation_set(f, s, x + 3);
+    s->failed = 0;
+    if (st < 0)
+        return mbs_error_set(err, MBS_FATAL, "ssode: Phi_u is singular at the checkpoint's "
+                                             "last internal step (t = %g s)", s->t_int);
     return 0;
 }
 
@@ -1636,6 +2097,8 @@ static int ssode_statistics(const MbsFormulation *f, MbsStatistic *out, int capa
         {"nonlinear_iterations", (double)s->nonlinear_iterations, ""},
         {"nonlinear_failures", (double)s->nonlinear_failures, ""},
         {"repartitions", (double)s->repartitions, ""},
+        {"singular_steps", (double)s->singular_steps, ""},
+        {"damped_evaluations", (double)s->damped_evaluations, ""},
         {"partition_condition", s->cond0, ""},
         {"recovery_iterations", (double)s->recovery_iterations, ""},
         {"recovery_refactorizations", (double)s->recovery_refactorizations, ""},
@@ -1658,6 +2121,7 @@ static void ssode_reset_statistics(MbsFormulation *f)
     s->internal_steps = s->rhs_evals = s->jac_evals = s->nonlinear_iterations = 0;
     s->jacobian_rhs_evals = 0;
     s->error_test_failures = s->nonlinear_failures = s->repartitions = 0;
+    s->singular_steps = s->damped_evaluations = 0;
     s->recovery_iterations = s->recovery_refactorizations = 0;
     s->refactorizations = s->full_factorizations = 0.0;
     s->h_last = s->h_max = 0.0;

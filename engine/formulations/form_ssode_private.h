@@ -37,6 +37,16 @@ _Static_assert(sizeof(SsodeOptions) <= MBS_OPTIONS_BYTES, "ssode options fit Mbs
 /* Dependent coordinates: Newton stops when the correction is below this (relative). */
 #define RECOVERY_TOLERANCE 1e-13
 #define RECOVERY_ITERATIONS 50
+/* Singular positions (a parallelogram's flat position: Phi_q loses rank whatever the
+ * partition). A new partition whose elimination gap (smallest pivot over the largest, a measure
+ * of Phi_q's distance to a rank loss that no partition changes) is below SINGULAR_GAP of the
+ * first partition's starts the singular mode: the partition is kept (no repartition cascade)
+ * and every solve with Phi_u is a damped least-squares one anchored on the step start's
+ * prediction, mu = SINGULAR_DAMPING sigma_ref (sigma_ref = |Phi_u|_1 / cond at t = 0, the first
+ * partition's smallest singular value in order of magnitude); it ends once cond(Phi_u) falls
+ * below its value at the mode's start. */
+#define SINGULAR_GAP 0.1
+#define SINGULAR_DAMPING 0.01
 
 typedef struct {
     MbsNatural *nat;
@@ -50,6 +60,7 @@ typedef struct {
      * the end of the run (stop time) and whether it must restart at the output state */
     double t_int, work_base, t_stop;
     int restart;
+    int failed;   /* a step failed since the last restore: a restore restarts the integrator */
     long seen[6]; /* its counters already collected: steps, error tests, iterations,
                      convergence failures, Jacobians, CVODE's Jacobian right-hand sides */
     /* partition */
@@ -75,6 +86,19 @@ typedef struct {
     double *q_step, *q_step_prev; /* q at the last two internal step ends: the start of the
                                      recovery of a retried SDIRK step, or of an output */
     double t_stage_guess;
+    /* singular mode (see SINGULAR_GAP): the step start's prediction (q0, qd0, qdd0 at t0 and
+     * T0 = dq/dv, n x nv, in the current partition), the damped matrix [mu I A; A^T -mu I]
+     * (A = Phi_u; dense 2r x 2r LU, or KLU on Dp/Di/Dx with A's entries at dmap), its mu */
+    int singular;
+    double gap, gap_ref, sigma_ref, mu, t0;
+    double *q0, *qd0, *qdd0, *T0, *Pv; /* Pv: n, the gathered prior */
+    double *Kd;
+    int *Kdip;
+    int *Dp, *Di, *dmap;
+    double *Dx;
+    klu_symbolic *dsym;
+    klu_numeric *dnum;
+    long singular_steps, damped_evaluations;
     int rhs_failed;             /* the last rhs could not recover u */
     /* SUNDIALS */
     SUNContext ctx;

@@ -141,9 +141,11 @@ typedef struct {
      * history to the output time f->time + h, continuing it from the previous step (no
      * restart) and stepping past the output time when its step is longer (the output comes
      * from its dense output). Each accepted internal step is reported to f->internal_step.
-     * Its checkpoint holds the state at the output time: state_set restarts the integrator
-     * there, so stepping from a restored checkpoint repeats a run restarted there bit for bit
-     * (same object or a fresh one), and the uninterrupted run only within the tolerance. */
+     * Its checkpoint holds the state at the output time and, where the integrator's history
+     * can be set (ssode's SDIRK), that history: a restored run repeats the uninterrupted one
+     * bit for bit; otherwise (CVODE), and when restored to retry a failed step, state_set
+     * restarts the integrator there (a run restarted there bit for bit, the uninterrupted run
+     * within the tolerance). */
     int own_steps;
 } MbsFormulationClass;
 

@@ -488,6 +488,30 @@ const double *ssode_jacobian_matrix(const Ssode *s)
     return c->J;
 }
 
+/* In the singular mode (form_ssode.c) the linearization's plain solves with Phi_u would
+ * amplify round-off by 1/sigma: forward differences of the damped ODE instead (2 nv
+ * right-hand sides; it lasts a few steps per crossing). */
+static int singular_jacobian(SsodeJacobian *c, const double *y)
+{
+    Ssode *s = c->s;
+    int nv = s->nv;
+    size_t NR = (size_t)nv + 1;
+    double *x = c->a, *col = c->w;
+    memcpy(x, y, 2 * (size_t)nv * sizeof(double));
+    for (int j = 0; j < 2 * nv; ++j) {
+        double keep = x[j], d = 1e-7 * fmax(1.0, fabs(keep));
+        x[j] = keep + d;
+        d = x[j] - keep;
+        int st = residual(c, x, j, d, col);
+        x[j] = keep;
+        if (st)
+            return -1;
+        for (size_t i = 0; i < NR; ++i)
+            c->J[i + NR * (size_t)j] = (col[i] - c->r0[i]) / d;
+    }
+    return 0;
+}
+
 int ssode_jacobian(Ssode *s, double t, const double *y, const double *ydot, double *J1,
                    double *J2, double *Jw)
 {
@@ -497,7 +521,8 @@ int ssode_jacobian(Ssode *s, double t, const double *y, const double *ydot, doub
     c->t = t;
     memcpy(c->r0, ydot + nv, NR * sizeof(double));
     /* the state (x = (v, vd)) is the leading part of y */
-    if (mbs_tangent_eval(&s->tangent, y, c->r0, c->J) != 0)
+    if (s->singular ? singular_jacobian(c, y) != 0
+                    : mbs_tangent_eval(&s->tangent, y, c->r0, c->J) != 0)
         return -1;
     for (size_t j = 0; j < NV && J1; ++j)
         for (size_t i = 0; i < NV; ++i) {

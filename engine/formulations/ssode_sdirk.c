@@ -177,6 +177,16 @@ void ssode_sdirk_restart(SsodeSdirk *sd, double t, const double *y, const double
     sd->have_lu = 0;
 }
 
+void ssode_sdirk_rebase(SsodeSdirk *sd, double t, const double *y, const double *ydot)
+{
+    sd->t = t;
+    memcpy(sd->y, y, (size_t)sd->n * sizeof(double));
+    memcpy(sd->fy, ydot, (size_t)sd->n * sizeof(double));
+    sd->need_jacobian = 1;
+    sd->jacobian_fresh = 0;
+    sd->have_lu = 0;
+}
+
 /* J1 = da/dx, J2 = da/dxd and Jw = dw'/d(x, xd) at (t, y) from the caller. */
 static int jacobian(SsodeSdirk *sd)
 {
@@ -419,6 +429,52 @@ int ssode_sdirk_step(SsodeSdirk *sd, double t_stop)
         return 0;
     }
     return -1;
+}
+
+enum { SCALARS = 10 };
+
+int ssode_sdirk_checkpoint_size(const SsodeSdirk *sd)
+{
+    return SCALARS + 2 * sd->n + 2 * sd->nx * sd->nx + 2 * sd->nx * sd->nw;
+}
+
+void ssode_sdirk_checkpoint_get(const SsodeSdirk *sd, double *x)
+{
+    const double scalars[SCALARS] = {sd->t, sd->h, sd->h_last, sd->hg_lu, sd->facon, sd->first,
+                                     sd->reject, sd->need_jacobian, sd->jacobian_fresh,
+                                     sd->have_lu};
+    size_t N = (size_t)sd->n, X2 = (size_t)sd->nx * (size_t)sd->nx;
+    memcpy(x, scalars, sizeof scalars);
+    x += SCALARS;
+    memcpy(x, sd->y, N * sizeof(double));
+    memcpy(x += N, sd->fy, N * sizeof(double));
+    memcpy(x += N, sd->J1, X2 * sizeof(double));
+    memcpy(x += X2, sd->J2, X2 * sizeof(double));
+    memcpy(x + X2, sd->Jw, 2 * (size_t)sd->nx * (size_t)sd->nw * sizeof(double));
+}
+
+void ssode_sdirk_checkpoint_set(SsodeSdirk *sd, const double *x)
+{
+    sd->t = x[0];
+    sd->h = x[1];
+    sd->h_last = x[2];
+    sd->hg_lu = x[3];
+    sd->facon = x[4];
+    sd->first = (int)x[5];
+    sd->reject = (int)x[6];
+    sd->need_jacobian = (int)x[7];
+    sd->jacobian_fresh = (int)x[8];
+    int have_lu = (int)x[9];
+    size_t N = (size_t)sd->n, X2 = (size_t)sd->nx * (size_t)sd->nx;
+    x += SCALARS;
+    memcpy(sd->y, x, N * sizeof(double));
+    memcpy(sd->fy, x += N, N * sizeof(double));
+    memcpy(sd->J1, x += N, X2 * sizeof(double));
+    memcpy(sd->J2, x += X2, X2 * sizeof(double));
+    memcpy(sd->Jw, x + X2, 2 * (size_t)sd->nx * (size_t)sd->nw * sizeof(double));
+    sd->have_lu = 0;
+    if (have_lu)
+        factor(sd, sd->hg_lu);
 }
 
 double ssode_sdirk_time(const SsodeSdirk *sd)

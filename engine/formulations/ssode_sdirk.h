@@ -41,6 +41,9 @@ void ssode_sdirk_set_max_step(SsodeSdirk *sd, double hmax);
 /* Restart at (t, y) with ydot = f(t, y) and first step h0 (<= 0: estimated). */
 void ssode_sdirk_restart(SsodeSdirk *sd, double t, const double *y, const double *ydot,
                          double h0);
+/* The same trajectory in new coordinates at (t, y), ydot = f(t, y) (ssode's repartition): the
+ * step size and controller history are kept, the Jacobian is evaluated afresh. */
+void ssode_sdirk_rebase(SsodeSdirk *sd, double t, const double *y, const double *ydot);
 /* One accepted step, ending at or before t_stop (exactly at it when it is reached). The last
  * evaluation of f is at the new (t, y). 0, or -1 when no step could be accepted (step size
  * below round-off or too many failures in a row): the state is then unchanged. */
@@ -51,6 +54,14 @@ const double *ssode_sdirk_derivative(const SsodeSdirk *sd);
 double ssode_sdirk_last_step(const SsodeSdirk *sd);
 double ssode_sdirk_next_step(const SsodeSdirk *sd);
 const SsodeSdirkCounters *ssode_sdirk_counters(const SsodeSdirk *sd);
+
+/* Its whole state (time, state and derivative, step size, controller and Newton history, the
+ * Jacobian), for a checkpoint: ssode_sdirk_checkpoint_size doubles. After restore a step
+ * repeats the original bit for bit (the iteration matrix is factorized again from the same
+ * Jacobian and h gamma). */
+int ssode_sdirk_checkpoint_size(const SsodeSdirk *sd);
+void ssode_sdirk_checkpoint_get(const SsodeSdirk *sd, double *x);
+void ssode_sdirk_checkpoint_set(SsodeSdirk *sd, const double *x);
 
 /* The tableau (tests/engine/test_ssode.c checks its order conditions). */
 extern const double mbs_ssode_sdirk_c[5], mbs_ssode_sdirk_A[25], mbs_ssode_sdirk_b[5],

@@ -114,6 +114,11 @@ static void check_singular_paths(void)
     tap_ok(r.reached && r.statistic > 0 && r.allocations == 0,
            "matrix-r through a singular position: %.0f damped evaluations, %ld allocations",
            r.statistic, r.allocations);
+    /* ssode (dense): its singular mode's damped solves and Newton recoveries */
+    r = run_chain_counting("ssode", 2, 1e-2, 0.7, "damped_evaluations");
+    tap_ok(r.reached && r.statistic > 0 && r.allocations == 0,
+           "ssode through a singular position: %.0f damped evaluations, %ld allocations",
+           r.statistic, r.allocations);
 }
 
 

@@ -4,7 +4,8 @@
  * the length duration / speed, the size and codec the ones asked for. The window's main loop
  * runs while the frames are drawn (the progress bar moves). Cancel midway leaves no file; a file
  * that cannot be written is refused with the whole reason in the dialog. Needs a display
- * (xvfb-run). ESL_SCREENSHOT=FILE.png: the dialog after an export. */
+ * (xvfb-run). ESL_SCREENSHOT=FILE.png: the dialog after an export;
+ * ESL_SCREENSHOT_PROGRESS=FILE.png: during the export that is cancelled. */
 #include <gtk/gtk.h>
 #include <math.h>
 
@@ -49,13 +50,17 @@ static gboolean export(Test *t, EslVideoDialog *dialog, const char *name, int fp
     int before = t->finished;
     gtk_widget_activate_action(GTK_WIDGET(dialog), "video.export", NULL);
     *moved = FALSE;
+    gboolean cancelled = FALSE;
     while (t->finished == before) {
         g_main_context_iteration(NULL, TRUE);
         long done, total;
         esl_video_dialog_get_progress(dialog, &done, &total);
         *moved = *moved || (done > 0 && done < total);
-        if (cancel_after > 0 && done >= cancel_after && esl_video_dialog_is_exporting(dialog))
+        if (cancel_after > 0 && done >= cancel_after && !cancelled) {
+            cancelled = TRUE;
+            save_screenshot_as("ESL_SCREENSHOT_PROGRESS"); /* the export goes on meanwhile */
             gtk_widget_activate_action(GTK_WIDGET(dialog), "video.cancel", NULL);
+        }
     }
     return t->ok;
 }
@@ -74,7 +79,13 @@ static int files_in(const char *dir)
 static void check(GtkApplication *app, Test *t)
 {
     t->window = ESL_WINDOW(gtk_application_get_active_window(app));
-    gtk_window_set_default_size(GTK_WINDOW(t->window), 1280, 720);
+    /* the screen's size (Xvfb has no window manager to maximise it) */
+    g_autoptr(GdkMonitor) monitor =
+        g_list_model_get_item(gdk_display_get_monitors(gdk_display_get_default()), 0);
+    GdkRectangle screen = {0, 0, 1280, 720};
+    if (monitor)
+        gdk_monitor_get_geometry(monitor, &screen);
+    gtk_window_set_default_size(GTK_WINDOW(t->window), screen.width, screen.height);
     g_autoptr(GError) error = NULL;
     tap_ok(esl_window_load_model(t->window, "four-bar-spatial", &error), "the four-bar loads");
     gboolean refused = !esl_window_show_video_export(t->window, &error) && error &&

@@ -20,6 +20,7 @@ struct EslVideoExport {
     EslScene *scene;
     EslSceneOptions scene_options;
     EslCamera camera;
+    gboolean given_camera; /* options->camera was given: not framed from the view */
     double *poses, *violations;
     guint8 *pixels;
     long n, k;
@@ -74,6 +75,10 @@ EslVideoExport *esl_video_export_new(const MbsModel *m, EslRenderer *renderer,
     x->m = m;
     x->renderer = renderer;
     x->o = *o;
+    x->given_camera = o->camera != NULL;
+    if (o->camera)
+        x->camera = *o->camera;
+    x->o.camera = NULL; /* not kept: the copy above is */
     x->poses_at = poses_at;
     x->data = data;
     x->video = video;
@@ -117,7 +122,7 @@ gboolean esl_video_export_step(EslVideoExport *x, GError **error)
     if (!x->poses_at(x->data, esl_video_export_next_time(x), x->poses, x->violations, error))
         return FALSE;
     esl_scene_build(x->scene, x->m, x->poses, x->violations, &x->scene_options);
-    if (x->k == 0)
+    if (x->k == 0 && !x->given_camera)
         esl_camera_set_view(&x->camera, x->o.view, x->scene);
     esl_camera_aim(&x->camera, x->m, x->poses, x->o.follow);
     if (!esl_renderer_render_offscreen(x->renderer, x->scene, &x->camera, x->pixels, error) ||

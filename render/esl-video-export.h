@@ -27,6 +27,8 @@ typedef struct {
     EslStandardView view;
     gboolean show_frames; /* body frames drawn */
     int follow;           /* body the camera follows, or -1 */
+    const EslCamera *camera; /* the first frame's camera (copied; the window's 3D view), or
+                              * NULL: view framing the first frame */
 } EslVideoExportOptions;
 
 typedef struct EslVideoExport EslVideoExport;

@@ -383,7 +383,13 @@ static void draw_plot(EslPlot *self, cairo_t *cr, double width, double height, P
             cairo_move_to(cr, 0, 0);
             cairo_translate(cr, 3, a.top + a.height / 2);
             cairo_rotate(cr, -G_PI / 2);
+            /* no longer than the data area: the title, moved left over the tick labels when
+             * it does not fit (a translated one), is above it */
+            pango_layout_set_width(layout, (int)(MAX(a.height, 1) * PANGO_SCALE));
+            pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END);
             draw_text(cr, layout, self->y_label, 0, 0, 0.5, 0.0);
+            pango_layout_set_width(layout, -1);
+            pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_NONE);
             cairo_restore(cr);
         }
 

@@ -222,6 +222,24 @@ static void fill_candidates(EslRunSettings *self, const MbsModel *m)
 
 static void update_rows(EslRunSettings *self);
 
+static void show_row(EslRunSettings *self, const EslSettingRow *row, const MbsSettings *s);
+
+/* Another model: the step at the selected formulation's default (a step chosen for a vehicle
+ * stayed for the next model, issue 26). */
+static void reset_step(EslRunSettings *self)
+{
+    MbsSettings defaults;
+    mbs_settings_defaults(&defaults);
+    const MbsFormulationClass *k = esl_run_settings_get_formulation(self);
+    if (k)
+        mbs_settings_for(&defaults, k);
+    for (guint r = 0; r < self->rows->len; r++) {
+        const EslSettingRow *row = self->rows->pdata[r];
+        if (!row->klass && g_str_equal(row->ref.setting->name, "step"))
+            show_row(self, row, &defaults);
+    }
+}
+
 void esl_run_settings_set_model(EslRunSettings *self, const MbsModel *model)
 {
     self->model = model;
@@ -236,6 +254,8 @@ void esl_run_settings_set_model(EslRunSettings *self, const MbsModel *model)
     MbsDofChoice kept[MBS_SETTINGS_LIST_MAX];
     int nkept = same && is_active(self->dof_chosen) ? MIN(chosen_dofs(self, kept), max_items(self))
                                                     : 0;
+    if (model && !same)
+        reset_step(self);
     g_free(self->model_name);
     self->model_name = model ? g_strdup(model->name) : NULL;
     self->model_dofs = model && self->list ? self->list->needed(model) : -1;

@@ -32,11 +32,13 @@ struct _EslWindow {
     GtkWidget *objective_editor; /* EslObjectiveEditor, made when first asked for, or NULL */
     GtkWidget *optimize_dialog;  /* EslOptimizeDialog, made when first asked for, or NULL */
     GtkWidget *tyre_dialog;      /* EslTyreDialog, made when first asked for, or NULL */
+    GtkWidget *video_dialog;     /* EslVideoDialog, made when first asked for, or NULL */
     GtkWidget *sidebar, *run_column, *view_paned; /* run_column: settings, progress, status */
     /* template: what the window itself writes to */
     GMenu *recent_menu;
     GtkWidget *viewport_note, *progress_bar, *progress_label, *status_label, *project_label;
     GtkWidget *title_label, *subtitle_label, *pause_button, *back_button;
+    GtkWidget *error_revealer, *error_label; /* an error in full under the header bar */
 
     EslModelDocument *document; /* the model, its file, its undo history, its check */
     gboolean edits_discarded;   /* the user chose to discard the edits: close without asking */
@@ -207,6 +209,8 @@ gboolean esl_window_commit_from_dialog(EslWindow *self, const char *base_json, c
  * the status line when there is no model or no project. */
 EslOptimizeDialog *esl_window_present_optimizer(EslWindow *self);
 void esl_window_class_install_optimize_actions(GtkWidgetClass *widget_class);
+/* esl-window-video.c: win.export-video (File ▸ Export Video…) */
+void esl_window_class_install_video_actions(GtkWidgetClass *widget_class);
 G_END_DECLS
 
 #endif

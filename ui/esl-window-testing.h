@@ -68,6 +68,12 @@ const char *esl_window_get_viewport_error(EslWindow *self);
 /* The tyre curves (win.tyre-curves) of wheel force (a pac2002 one; -1: the one selected in the
  * model list, else the bundled HMMWV tyre file): the EslTyreDialog shown. */
 GtkWidget *esl_window_show_tyre_curves(EslWindow *self, int force);
+/* The error shown in full under the header bar (esl_window_show_status), or NULL when none is
+ * shown (dismissed, or a later message that is not an error). */
+const char *esl_window_get_error_banner(EslWindow *self);
+/* File ▸ Export Video… (win.export-video): the EslVideoDialog for the run shown, presented;
+ * NULL with error when no finished run of the model is shown. */
+GtkWidget *esl_window_show_video_export(EslWindow *self, GError **error);
 
 /* Building (esl-window-assemble.c; the actions win.new-model, win.add-body, win.add-joint,
  * win.add-force, win.set-driver, win.set-initial, win.set-parameter, win.set-gravity,

@@ -32,6 +32,24 @@ void esl_window_show_status(EslWindow *self, gboolean is_error, const char *form
         gtk_widget_add_css_class(self->status_label, "error");
     else
         gtk_widget_remove_css_class(self->status_label, "error");
+    /* an error also in full under the header bar, until dismissed or a later message (the
+     * status line is narrow and out of sight beside the run panel) */
+    if (is_error)
+        gtk_label_set_text(GTK_LABEL(self->error_label), text);
+    gtk_revealer_set_reveal_child(GTK_REVEALER(self->error_revealer), is_error);
+}
+
+const char *esl_window_get_error_banner(EslWindow *self)
+{
+    return gtk_revealer_get_reveal_child(GTK_REVEALER(self->error_revealer))
+               ? gtk_label_get_text(GTK_LABEL(self->error_label))
+               : NULL;
+}
+
+static void action_dismiss_error(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+    (void)name, (void)parameter;
+    gtk_revealer_set_reveal_child(GTK_REVEALER(ESL_WINDOW(widget)->error_revealer), FALSE);
 }
 
 /* ---- titles ------------------------------------------------------------------------------- */
@@ -501,6 +519,8 @@ static void esl_window_class_init(EslWindowClass *klass)
     CHILD(pause_button);
     CHILD(back_button);
     CHILD(model_editor);
+    CHILD(error_revealer);
+    CHILD(error_label);
 #undef CHILD
     gtk_widget_class_bind_template_callback(widget_class, on_model_chosen);
     gtk_widget_class_bind_template_callback(widget_class, on_stack_page_changed);
@@ -515,6 +535,9 @@ static void esl_window_class_init(EslWindowClass *klass)
     esl_window_class_install_assemble_actions(widget_class);
     esl_window_class_install_optimize_actions(widget_class);
     esl_window_class_install_variable_actions(widget_class);
+    esl_window_class_install_video_actions(widget_class);
+    gtk_widget_class_install_action(widget_class, "win.dismiss-error", NULL,
+                                    action_dismiss_error);
     signals[SIGNAL_RUN_FINISHED] =
         g_signal_new("run-finished", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                      NULL, G_TYPE_NONE, 2, G_TYPE_INT, G_TYPE_INT64);

@@ -467,7 +467,7 @@ int esl_cli_render(int argc, char **argv)
     if (video) {
         int nframes = 0;
         EslVideoExportOptions options = {video, width, height, fps, speed, 0.0, duration,
-                                         view, frames, follow};
+                                         view, frames, follow, NULL};
         if (!export_video(&src, renderer, &options, &nframes, &error)) {
             fprintf(stderr, "eslabon-cli render: %s\n", error->message);
             goto done;

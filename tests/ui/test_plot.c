@@ -69,6 +69,52 @@ static void test_legend_covers_nothing(const char *png)
     g_object_unref(plot);
 }
 
+/* Dark (text) pixels of a plot of 190 x 120 exported with this title and y label (NULL:
+ * none), as a mask of 0/1 (g_free). */
+static guint8 *dark_mask(const char *png, const char *title, const char *y_label)
+{
+    EslPlot *plot = ESL_PLOT(g_object_ref_sink(esl_plot_new()));
+    if (title)
+        esl_plot_set_title(plot, title);
+    esl_plot_set_labels(plot, "t (s)", y_label);
+    gboolean ok = esl_plot_export(plot, png, 190, 120, NULL);
+    g_object_unref(plot);
+    GdkPixbuf *image = ok ? gdk_pixbuf_new_from_file(png, NULL) : NULL;
+    guint8 *mask = g_new0(guint8, 190 * 120);
+    if (!image)
+        return mask;
+    int stride = gdk_pixbuf_get_rowstride(image), nch = gdk_pixbuf_get_n_channels(image);
+    const guchar *px = gdk_pixbuf_get_pixels(image);
+    for (int y = 0; y < 120; y++)
+        for (int x = 0; x < 190; x++) {
+            const guchar *p = px + y * stride + x * nch;
+            mask[y * 190 + x] = (nch < 4 || p[3] > 128) && p[0] + p[1] + p[2] < 3 * 110;
+        }
+    g_object_unref(image);
+    return mask;
+}
+
+/* A long (Spanish) title and a long y label of a small plot do not overlap (issue 26): the title
+ * moves left over the tick labels when it does not fit, where a long rotated y label used to
+ * reach up into it. The pixels each draws (those not drawn without either) share none. */
+static void test_title_clear_of_y_label(const char *png)
+{
+    const char *title = "Violación de restricciones", *y_label = "norma (m, m/s, m/s²)";
+    g_autofree guint8 *neither = dark_mask(png, NULL, NULL);
+    g_autofree guint8 *with_title = dark_mask(png, title, NULL);
+    g_autofree guint8 *with_label = dark_mask(png, NULL, y_label);
+    int title_px = 0, label_px = 0, both = 0;
+    for (int i = 0; i < 190 * 120; i++) {
+        gboolean t = with_title[i] && !neither[i], l = with_label[i] && !neither[i];
+        title_px += t;
+        label_px += l;
+        both += t && l;
+    }
+    tap_ok(title_px > 50 && label_px > 50 && both == 0,
+           "a 190 x 120 plot's title and y label share no pixel (%d of %d and %d)", both,
+           title_px, label_px);
+}
+
 int main(void)
 {
     gtk_init();
@@ -166,6 +212,7 @@ int main(void)
            "CSV writes the series name in UTF-8");
 
     test_legend_covers_nothing(png);
+    test_title_clear_of_y_label(png);
 
     g_unlink(png);
     g_unlink(svg);

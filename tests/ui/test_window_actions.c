@@ -96,6 +96,42 @@ static void check(GtkApplication *app, gpointer data)
         g_autofree char *entry = g_strdup_printf(">%s<", shortcuts[i].action);
         tap_ok(strstr(xml, entry) != NULL, "the shortcuts window lists %s", shortcuts[i].action);
     }
+    /* and shows each one's key when it opens (issue 26: F11, Alt+Left/Right and Ctrl+Shift+F
+     * were listed without their keys) */
+    GtkWindow *help = GTK_WINDOW(
+        gtk_application_window_get_help_overlay(GTK_APPLICATION_WINDOW(window)));
+    tap_ok(help != NULL, "the window has its shortcuts window");
+    if (help) {
+        gtk_window_present(help);
+        iterate_pending();
+        for (size_t i = 0; i < G_N_ELEMENTS(shortcuts); i++) {
+            if (strstr(shortcuts[i].action, "::"))
+                continue;
+            GtkWidget *row = NULL, *w;
+            for (int k = 0; (w = find_nth(GTK_WIDGET(help), GTK_TYPE_SHORTCUTS_SHORTCUT, k)); k++) {
+                g_autofree char *name = NULL;
+                g_object_get(w, "action-name", &name, NULL);
+                if (g_strcmp0(name, shortcuts[i].action) == 0)
+                    row = w;
+            }
+            g_autofree char *accel = NULL;
+            if (row)
+                g_object_get(row, "accelerator", &accel, NULL);
+            guint key = 0;
+            GdkModifierType mods = 0, want_mods = 0;
+            guint want_key = 0;
+            gtk_accelerator_parse(shortcuts[i].accel, &want_key, &want_mods);
+            gboolean found = FALSE;
+            g_auto(GStrv) shown = g_strsplit(accel ? accel : "", " ", -1);
+            for (int k = 0; shown[k]; k++)
+                if (gtk_accelerator_parse(shown[k], &key, &mods) && key == want_key &&
+                    mods == want_mods)
+                    found = TRUE;
+            tap_ok(found, "the shortcuts window shows %s for %s (shows '%s')",
+                   shortcuts[i].accel, shortcuts[i].action, accel ? accel : "");
+        }
+        gtk_window_close(help);
+    }
     g_auto(GStrv) run = gtk_application_get_accels_for_action(app, "win.run");
     tap_ok(g_strv_length(run) == 2 && g_str_equal(run[1], "<Control>r"),
            "win.run is also <Control>r");

@@ -398,6 +398,7 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
                                  mbs_force_class(m->forces[e].type)->name);
     if (mbs_kinematics_init(&P->kin, m) || mbs_dynamics_init(&P->dyn, m))
         fail = 1;
+    P->kin.clock = &f->clock;
     for (int t = 0; t < P->nthreads; ++t) {
         P->nd[t].m = m;
         P->nd_ctx[t] = &P->nd[t];
@@ -406,6 +407,7 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
         if (dual && (mbs_kinematics_init_dual(&P->nd[t].kin_dual, m) ||
                      mbs_dynamics_init_dual(&P->nd[t].dyn_dual, m)))
             fail = 1;
+        P->nd[t].kin.clock = P->nd[t].kin_dual.clock = &f->clock;
     }
     P->z = alloc_doubles(n, &fail);
     P->zd = alloc_doubles(n, &fail);
@@ -565,6 +567,7 @@ static int newton(MbsFormulation *f, double h, double t1, int iterate, double *a
     MbsMonitors *mo = &f->monitors;
     MbsTrace *trace = f->trace;
     MbsTracePhase *phase;
+    f->clock = t1;
     for (it = 0; it < s->newton.max_iterations && !converged; ++it) {
         tc = mbs_clock_now();
         trapezoidal_derivatives(P, h);

@@ -163,14 +163,14 @@ for formulation in ("matrix-r", "penalty", "ali3p"):
        f"{expected[2]:.6g} (worst relative {worst:.1e}, bound 5e-5)")
 
 # PI: the speed controller alone against a resisting force R (no feed-forward), with the path
-# (the station along it) and without (along the drawn heading). K_i = 300 (M = 500, K = 800):
-# two real modes, -0.6 and -1.0 1/s.
-K_I, R_RES = 300.0, 600.0
+# (the station along it) and without (along the drawn heading). K = 1500, K_i = 1000 (M = 500):
+# two real modes, -1 and -2 1/s.
+K_PI, K_I, R_RES, T_PI = 1500.0, 1000.0, 600.0, 10.0
 
 
 def pi_model(integral_gain, with_path):
     data = dict(sled, name="driver-sled-pi", forces=[
-        dict(sled["forces"][0], feed_forward=0.0, integral_gain=integral_gain),
+        dict(sled["forces"][0], gain=K_PI, feed_forward=0.0, integral_gain=integral_gain),
         {"name": "resistance", "type": "force", "body": "body", "point": "C",
          "vector": [-R_RES, 0, 0]}])
     if not with_path:
@@ -181,10 +181,10 @@ def pi_model(integral_gain, with_path):
 def pi_speed_exact(t, integral_gain):
     m = M_CARRIER + M_BODY
     if integral_gain == 0.0:  # m v' = K (v_t - v) - R
-        v_inf = V_TARGET - R_RES / K_SPEED
-        return v_inf + (V0 - v_inf) * math.exp(-K_SPEED * t / m)
-    disc = math.sqrt(K_SPEED ** 2 - 4 * m * integral_gain)
-    r1, r2 = (-K_SPEED + disc) / (2 * m), (-K_SPEED - disc) / (2 * m)
+        v_inf = V_TARGET - R_RES / K_PI
+        return v_inf + (V0 - v_inf) * math.exp(-K_PI * t / m)
+    disc = math.sqrt(K_PI ** 2 - 4 * m * integral_gain)
+    r1, r2 = (-K_PI + disc) / (2 * m), (-K_PI - disc) / (2 * m)
     xs = -R_RES / integral_gain  # x~'s rest; x~ = xs + a e^(r1 t) + b e^(r2 t)
     b = ((V0 - V_TARGET) - r1 * (-xs)) / (r2 - r1)
     a = -xs - b
@@ -209,38 +209,42 @@ def run_model(data, name, formulation, duration, *args):
         return [{key: float(v) for key, v in row.items()} for row in csv.DictReader(f)]
 
 
-# P alone settles R / K below the target (20 s: exp(-K t / M) = 1e-14).
-rows = run_model(pi_model(0.0, True), "sled-p", "matrix-r", 20.0)
+# P alone settles R / K below the target (10 s: exp(-K t / M) = 1e-13).
+rows = run_model(pi_model(0.0, True), "sled-p", "matrix-r", T_PI)
 if rows:
     offset = V_TARGET - rows[-1]["drive:slide_rate"]
-    ok(abs(offset - R_RES / K_SPEED) < 1e-6, f"P alone: the speed settles {offset:.9f} m/s "
-       f"below the target, R / K = {R_RES / K_SPEED} (bound 1e-6)")
-# PI in every formulation, with and without a path: the closed form over 20 s, the error at the
-# end (the closed form's own 2e-4 m/s times exp(-1.2 ... )) and the integral's steady value
-# x~ = -R / K_i read back through the variable (E = -x~). Measured (1 ms): speed error
-# <= ... m/s, final error ... m/s.
+    ok(abs(offset - R_RES / K_PI) < 1e-6, f"P alone: the speed settles {offset:.9f} m/s "
+       f"below the target, R / K = {R_RES / K_PI} (bound 1e-6)")
+# PI in every formulation, with and without a path: the closed form over 10 s, the speed's
+# distance to the target at the end (the closed form's own transient, 3.6e-5 m/s, where P alone
+# stays 0.4 m/s off) and the integral's steady value x~ = -R / K_i read back through the
+# variable (E = -x~). Measured (1 ms): speed error <= 3.2e-7 m/s (the trapezoidal ones;
+# 5.3e-11 matrix-r RK4), ssode 1.4e-5 (its error control: P alone, the same run without the
+# integral, has 1.0e-5); final distance 3.7e-5 m/s, integral 3.7e-5 m from R / K_i.
 for with_path in (True, False):
     for formulation, args in [("penalty", ()), ("matrix-r", ()),
                               ("matrix-r", ("--integrator", "trapezoidal")),
                               ("ali3p", ()), ("ssode", ()), ("penalty", ("--jacobian", "ad"))]:
         name = "sled-pi" + ("" if with_path else "-no-path")
-        rows = run_model(pi_model(K_I, with_path), name, formulation, 20.0, *args)
+        rows = run_model(pi_model(K_I, with_path), name, formulation, T_PI, *args)
         if not rows:
             continue
         what = f"PI {'along the path' if with_path else 'along the heading'}, " + \
             " ".join((formulation,) + args)
         dv = max(abs(r["drive:slide_rate"] - pi_speed_exact(r["time"], K_I)) for r in rows)
-        ok(dv < 5e-6, f"{what}: the speed follows the closed form (max error {dv:.1e} m/s, "
-           f"bound 5e-6)")
+        bound = 1.5e-4 if formulation == "ssode" else 4e-6
+        ok(dv < bound, f"{what}: the speed follows the closed form (max error {dv:.1e} m/s, "
+           f"bound {bound:g})")
         final = abs(rows[-1]["drive:slide_rate"] - V_TARGET)
-        ok(final < 1e-3, f"{what}: at 20 s the speed is {final:.1e} m/s from the target "
-           f"(P alone: {R_RES / K_SPEED} m/s; bound 1e-3)")
+        ok(final < 4e-4, f"{what}: at {T_PI:g} s the speed is {final:.1e} m/s from the target "
+           f"(P alone: {R_RES / K_PI} m/s; bound 4e-4)")
         de = abs(rows[-1]["throttle:speed_integral"] - R_RES / K_I)
-        ok(de < 1e-2, f"{what}: the integrated speed error settles at R / K_i = "
-           f"{R_RES / K_I} m (error {de:.1e}, bound 1e-2)")
+        ok(de < 4e-4, f"{what}: the integrated speed error settles at R / K_i = "
+           f"{R_RES / K_I} m (error {de:.1e}, bound 4e-4)")
 
 # Sensitivity of the integral gain: d v(T)/dK_i at T = 2 s by the direct methods against the
-# closed form differentiated (central differences, error ~1e-10). Measured (1 ms): ...
+# closed form differentiated (central differences, error ~1e-10). Measured (1 ms): 2.2e-7
+# relative in all three.
 sens_pi = dict(pi_model(K_I, True), parameters={"K_i": K_I},
                objectives=[{"name": "speed", "final": [{"quantity": "joint_rate",
                                                         "joint": "drive", "measure": "value"}]}])
@@ -259,8 +263,8 @@ for formulation in ("matrix-r", "penalty", "ali3p"):
         continue
     got = json.loads(r.stdout)["gradient"][0][0]
     rel = abs(got - expected_ki) / abs(expected_ki)
-    ok(rel < 5e-5, f"{formulation}: dv(2 s)/dK_i = {got:.8g}, the closed form's "
-       f"{expected_ki:.8g} (relative {rel:.1e}, bound 5e-5)")
+    ok(rel < 3e-6, f"{formulation}: dv(2 s)/dK_i = {got:.8g}, the closed form's "
+       f"{expected_ki:.8g} (relative {rel:.1e}, bound 3e-6)")
 
 # Bad input: a path follower without a path, a bad 'left', a path turning back in x.
 bad_cases = [

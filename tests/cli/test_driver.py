@@ -80,18 +80,24 @@ def lateral_exact(t):
     return y_inf * (1 - math.exp(-sigma * t) * (math.cos(wd * t) + sigma / wd * math.sin(wd * t)))
 
 
-def run(formulation, *args):
-    out = os.path.join(tmp, formulation + "-".join(args) + ".csv")
-    r = subprocess.run([cli, "run", model, "--formulation", formulation, "--step", "0.001",
-                        "--duration", str(DURATION), "--output", out, "--output-step", "0.01",
-                        "--variables", "drive:slide_rate,lateral:slide", *args],
+def simulate(path, what, formulation, duration, variables, *args):
+    """The rows of a run of the model file at path (1 ms, every 10 ms), [] when it fails."""
+    out = os.path.join(tmp, os.path.basename(path) + formulation + "-".join(args) + ".csv")
+    r = subprocess.run([cli, "run", path, "--formulation", formulation, "--step", "0.001",
+                        "--duration", str(duration), "--output", out, "--output-step", "0.01",
+                        "--variables", variables, *args],
                        capture_output=True, text=True, timeout=300, env=env)
-    ok(r.returncode == 0, f"{' '.join((formulation,) + args)} runs the sled"
+    ok(r.returncode == 0, f"{' '.join((formulation,) + args)} runs {what}"
        + ("" if r.returncode == 0 else ": " + r.stderr.strip()[:300]))
     if r.returncode != 0:
         return []
     with open(out) as f:
         return [{key: float(v) for key, v in row.items()} for row in csv.DictReader(f)]
+
+
+def run(formulation, *args):
+    return simulate(model, "the sled", formulation, DURATION, "drive:slide_rate,lateral:slide",
+                    *args)
 
 
 # Measured (1 ms): speed error <= 4.8e-7 m/s (ssode), lateral error <= 2.3e-7 m (the
@@ -195,18 +201,8 @@ def run_model(data, name, formulation, duration, *args):
     path = os.path.join(tmp, name + ".json")
     with open(path, "w") as f:
         json.dump(data, f)
-    out = os.path.join(tmp, name + formulation + "-".join(args) + ".csv")
-    r = subprocess.run([cli, "run", path, "--formulation", formulation, "--step", "0.001",
-                        "--duration", str(duration), "--output", out, "--output-step", "0.01",
-                        "--variables", "drive:slide_rate,throttle:speed_integral,"
-                        "throttle:drive_torque", *args],
-                       capture_output=True, text=True, timeout=300, env=env)
-    ok(r.returncode == 0, f"{name} {' '.join((formulation,) + args)} runs"
-       + ("" if r.returncode == 0 else ": " + r.stderr.strip()[:300]))
-    if r.returncode != 0:
-        return []
-    with open(out) as f:
-        return [{key: float(v) for key, v in row.items()} for row in csv.DictReader(f)]
+    return simulate(path, name, formulation, duration, "drive:slide_rate,"
+                    "throttle:speed_integral,throttle:drive_torque", *args)
 
 
 # P alone settles R / K below the target (10 s: exp(-K t / M) = 1e-13).

@@ -194,8 +194,8 @@ static void csv_points_row(EslRunRecorder *r, const MbsFormulation *f)
     }
     for (int i = 0; i < r->ncsv_variables; i++) {
         const EslVariable *v = &r->csv_variables[i];
-        double value = esl_variable_value(r->model, v, r->csv_poses, r->csv_body_velocities,
-                                          r->csv_violations);
+        double value = esl_variable_value(r->model, v, f->time, r->csv_poses,
+                                          r->csv_body_velocities, r->csv_violations);
         r->csv_previous[i] = esl_variable_unwrap(v, r->csv_previous[i], value);
         fprintf(r->csv, ",%.12g", r->csv_previous[i]);
     }

@@ -52,6 +52,8 @@ const EslVariableKind esl_variable_kinds[] = {
      N_("speed (measured)")},
     {"target_speed", ESL_VARIABLE_FORCE, ESL_FORCE_TARGET_SPEED, "m/s", N_("speed (target)")},
     {"drive_torque", ESL_VARIABLE_FORCE, ESL_FORCE_DRIVE_TORQUE, "N·m", N_("drive torque")},
+    {"speed_integral", ESL_VARIABLE_FORCE, ESL_FORCE_SPEED_INTEGRAL, "m",
+     N_("integrated speed error")},
 };
 const int esl_variable_kind_count = G_N_ELEMENTS(esl_variable_kinds);
 
@@ -125,7 +127,7 @@ gboolean esl_variable_parse(const MbsModel *m, const char *name, EslVariable *ou
                 "BODY:kinetic|potential of a moving body; with a road BODY:speed|yaw|pitch|roll|"
                 "yaw_rate, WHEEL:fz|fx|fy|mz|kappa|alpha, FOLLOWER:lateral_error|"
                 "steering_command|target_y|actual_y, CONTROL:measured_speed|target_speed|"
-                "drive_torque)",
+                "drive_torque|speed_integral)",
                 name ? name : "");
     return FALSE;
 }
@@ -351,10 +353,11 @@ static double body_value(const MbsModel *m, const EslVariable *v, const double *
 /* What force element F's law reads, from the poses and body velocities (wheel and control
  * geometries: the body's point, its velocity, its turned axis, its angular velocity; a control
  * element's joint coordinate and rate as the joint variables compute them). */
-static void force_input(const MbsModel *m, const MbsForce *F, const double *poses,
+static void force_input(const MbsModel *m, const MbsForce *F, double time, const double *poses,
                         const double *vel, MbsForceInput *in)
 {
     memset(in, 0, sizeof *in);
+    in->time = time;
     const double *P = poses + 12 * F->body1;
     mbs_m3_mulv(P, F->point1, in->r);
     mbs_v3_add(in->r, P + 9, in->r);
@@ -374,12 +377,12 @@ static void force_input(const MbsModel *m, const MbsForce *F, const double *pose
     in->rate = joint_value(m, &(EslVariable){&rate, F->joint}, poses, vel, NULL);
 }
 
-static double force_value(const MbsModel *m, const EslVariable *v, const double *poses,
-                          const double *vel)
+static double force_value(const MbsModel *m, const EslVariable *v, double time,
+                          const double *poses, const double *vel)
 {
     const MbsForce *F = &m->forces[v->index];
     MbsForceInput in;
-    force_input(m, F, poses, vel, &in);
+    force_input(m, F, time, poses, vel, &in);
     EslForceQuantity q = (EslForceQuantity)v->kind->component;
     if (F->type == MBS_FORCE_WHEEL) {
         double force[3], torque[3];
@@ -399,15 +402,16 @@ static double force_value(const MbsModel *m, const EslVariable *v, const double 
     }
     MbsSpeedControlInfo s;
     mbs_speed_control_info(F, &in, &s);
-    const double values[] = {s.speed, s.target_speed, s.torque};
+    const double values[] = {s.speed, s.target_speed, s.torque, s.integral};
     return values[q - ESL_FORCE_MEASURED_SPEED];
 }
 
-double esl_variable_value(const MbsModel *m, const EslVariable *v, const double *poses,
-                          const double *velocities, const double *violations)
+double esl_variable_value(const MbsModel *m, const EslVariable *v, double time,
+                          const double *poses, const double *velocities,
+                          const double *violations)
 {
     if (v->kind->element == ESL_VARIABLE_FORCE)
-        return force_value(m, v, poses, velocities);
+        return force_value(m, v, time, poses, velocities);
     if (v->kind->element == ESL_VARIABLE_JOINT)
         return joint_value(m, v, poses, velocities, violations);
     if (v->kind->element == ESL_VARIABLE_BODY)
@@ -492,7 +496,7 @@ void esl_variable_series(const MbsModel *m, const EslVariable *v, const double *
         return;
     }
     for (int k = 0; k < n; k++) {
-        double value = esl_variable_value(m, v, poses + (size_t)k * 12 * m->nbodies,
+        double value = esl_variable_value(m, v, time[k], poses + (size_t)k * 12 * m->nbodies,
                                           vel + (size_t)k * 6 * m->nbodies,
                                           violations ? violations + (size_t)k * m->njoints
                                                      : NULL);

@@ -9,7 +9,8 @@
  * vehicle) a body also has "BODY:speed", ":yaw", ":pitch", ":roll", ":yaw_rate" and
  * ":lateral_acceleration"; a wheel element "WHEEL:fz", ":fx", ":fy", ":mz", ":kappa", ":alpha"
  * (its contact); a path follower "FOLLOWER:lateral_error", ":steering_command", ":target_y",
- * ":actual_y"; a speed controller "CONTROL:measured_speed", ":target_speed", ":drive_torque".
+ * ":actual_y"; a speed controller "CONTROL:measured_speed", ":target_speed", ":drive_torque",
+ * ":speed_integral".
  *
  * Every variable is computed from body poses and body velocities (esl_variable_value), so it
  * means the same thing in every formulation, relative or natural coordinates: joint coordinates
@@ -74,6 +75,7 @@ typedef enum {
     ESL_FORCE_MEASURED_SPEED,
     ESL_FORCE_TARGET_SPEED,
     ESL_FORCE_DRIVE_TORQUE,
+    ESL_FORCE_SPEED_INTEGRAL, /* the integrated speed error (m) */
 } EslForceQuantity;
 
 typedef struct {
@@ -117,11 +119,12 @@ void esl_body_velocities_from_poses(const MbsModel *m, const double *time, const
 /* Whether a variable is a function of one state (poses and velocities): all but the point
  * accelerations, which only esl_variable_series gives (differences). */
 gboolean esl_variable_is_instantaneous(const EslVariable *v);
-/* The value of a variable at one state: poses (nbodies * 12), body velocities (nbodies * 6),
- * joint violations (njoints; may be NULL: 0). Angles in (-pi, pi]. NaN for a point
- * acceleration (not instantaneous). */
-double esl_variable_value(const MbsModel *m, const EslVariable *v, const double *poses,
-                          const double *velocities, const double *violations);
+/* The value of a variable at one state: at time (s: a speed controller's integral reads it),
+ * poses (nbodies * 12), body velocities (nbodies * 6), joint violations (njoints; may be NULL:
+ * 0). Angles in (-pi, pi]. NaN for a point acceleration (not instantaneous). */
+double esl_variable_value(const MbsModel *m, const EslVariable *v, double time,
+                          const double *poses, const double *velocities,
+                          const double *violations);
 /* An angle variable's value moved by whole turns to the one nearest previous (continuous
  * histories); other variables unchanged. */
 double esl_variable_unwrap(const EslVariable *v, double previous, double value);

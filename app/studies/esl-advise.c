@@ -127,7 +127,8 @@ static int take_variables(void *data, const MbsRun *run)
     }
     for (int i = 0; i < t->npoints; i++) {
         const EslVariable *v = &rec->q->variables[i];
-        double y = esl_variable_value(m, v, rec->poses, rec->velocities, rec->violations);
+        double y = esl_variable_value(m, v, f->time, rec->poses, rec->velocities,
+                                      rec->violations);
         if (t->nsamples > 0)
             y = esl_variable_unwrap(v, x[3 * i - 3 * t->npoints], y);
         x[3 * i] = y;

@@ -618,7 +618,7 @@ static int case_sample(void *data, const MbsRun *run)
     for (int j = 0; j < m->njoints; j++)
         o->violations[j] = f->klass->joint_violation(f, j);
     for (int i = 0; i < o->nobjectives; i++) {
-        double v = esl_variable_value(m, &o->variables[i], o->poses, o->velocities,
+        double v = esl_variable_value(m, &o->variables[i], f->time, o->poses, o->velocities,
                                       o->violations);
         double *x = &o->values[i];
         if (o->kinds[i] == 0 || isnan(*x) || (o->kinds[i] == 1 ? v > *x : v < *x))

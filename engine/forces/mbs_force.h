@@ -80,6 +80,8 @@ typedef struct {
                            forward axis turned (unit when drawn unit) */
     const MbsRoad *road; /* wheel: the model's road (NULL: none, no contact) */
     const MbsPath *path; /* control: the model's path (NULL: none) */
+    double time;         /* control: the time of the state (s; the kinematics' clock, 0
+                            without one: see MbsKinematics.clock) */
 } MbsForceInput;
 
 typedef struct {
@@ -114,6 +116,7 @@ typedef struct {
     MbsDual axis[3];
     const MbsRoad *road;
     const MbsPath *path;
+    double time; /* not differentiated: a step's time is no unknown */
 } MbsForceInputDual;
 
 typedef struct {

@@ -972,6 +972,7 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
     a->nat = mbs_natural_new(m, err);
     if (!a->nat)
         return MBS_FATAL;
+    a->nat->clock = &f->clock;
     int n = a->n = a->nat->n, mm = a->m = a->nat->m;
     a->alpha = a->alpha_eff = o->alpha;
     for (int b = 0; b < m->nbodies; ++b)
@@ -1118,6 +1119,7 @@ static int ali3p_step(MbsFormulation *f, double h, MbsError *err)
     a->h = h;
     const double alpha_start = alpha;
     double t = f->time + h;
+    f->clock = t; /* every evaluation of the step is at its end */
     if (n == 0) {
         f->time = t;
         mo->time = t;

@@ -488,6 +488,7 @@ static void anchor_prediction(MatrixR *R, const double *zi, const double *zdi)
 static int evaluate(MbsFormulation *f, MatrixR *R, double t, const double *zi, const double *zdi,
                     MbsError *err)
 {
+    f->clock = t;
     R->tzi = zi;
     R->tzdi = zdi;
     R->singular = 0;
@@ -692,6 +693,7 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
     size_t nn = (size_t)n * n;
     if (mbs_kinematics_init(&R->kin, m) || mbs_dynamics_init(&R->dyn, m))
         fail = 1;
+    R->kin.clock = &f->clock;
     double **vecs_n[] = {&R->z, &R->zd, &R->zdd, &R->z0, &R->zd0, &R->zdd0, &R->zi0, &R->zdi0,
                          &R->zddi0, &R->zi, &R->zdi, &R->zddi, &R->g, &R->delta, &R->Q, &R->s,
                          &R->w, &R->rh, &R->zdip, &R->zddip, &R->zsave, &R->zdsave,

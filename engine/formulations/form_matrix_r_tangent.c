@@ -33,6 +33,7 @@ int mr_dual_workspace(const MbsModel *m, MatrixR *R)
     size_t W = MBS_DUAL_WIDTH, nn = (size_t)(n > 0 ? n : 1);
     if (mbs_kinematics_init_dual(&R->kd, m) || mbs_dynamics_init_dual(&R->dd, m))
         return -1;
+    R->kd.clock = &R->f->clock;
     R->zD = calloc(nn, sizeof(MbsDual));
     R->zdD = calloc(nn, sizeof(MbsDual));
     R->zddD = calloc(nn, sizeof(MbsDual));
@@ -584,6 +585,7 @@ int mbs_matrix_r_parameter_terms(MbsFormulation *f, MbsFormulation *rebuilt, dou
     memcpy(P->zd, R->zd, bytes);
     memcpy(P->zdd, R->zdd_base, bytes);
     P->generation++; /* P holds coordinates, not an evaluation of its own */
+    rebuilt->clock = t;
     mbs_kinematics_positions(m, &P->kin, P->z);
     mbs_constraints_eval(m, &P->kin, t, P->z, P->phi, P->phiz, P->phit);
     mbs_kinematics_velocities(m, &P->kin, P->zd);

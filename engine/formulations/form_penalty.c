@@ -488,6 +488,7 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
                                  mbs_force_class(m->forces[e].type)->name);
     if (mbs_kinematics_init(&P->kin, m) || mbs_dynamics_init(&P->dyn, m))
         fail = 1;
+    P->kin.clock = &f->clock;
     for (int t = 0; t < P->nthreads; ++t) {
         P->nd[t].m = m;
         P->nd_ctx[t] = &P->nd[t];
@@ -496,6 +497,7 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
         if (dual && (mbs_kinematics_init_dual(&P->nd[t].kin_dual, m) ||
                      mbs_dynamics_init_dual(&P->nd[t].dyn_dual, m)))
             fail = 1;
+        P->nd[t].kin.clock = P->nd[t].kin_dual.clock = &f->clock;
     }
     P->z = alloc_doubles(n, &fail);
     P->zd = alloc_doubles(n, &fail);
@@ -701,6 +703,7 @@ static int newton(MbsFormulation *f, double h, double t1, int iterate, double *a
      * factors stop contracting (modified Newton, below) */
     int factored_at = -1, tangent_at = -1;
     double before_previous = INFINITY;
+    f->clock = t1;
     for (it = 0; it < s->newton.max_iterations && !converged; ++it) {
         int refactor = factored_at < 0 ||
                        (factored_at < it - 1 && previous > REFACTOR_RATE * before_previous);

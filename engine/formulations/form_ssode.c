@@ -1162,6 +1162,7 @@ static int evaluate_singular(Ssode *s, double t, const double *y, double *ydot)
 
 int ssode_evaluate(Ssode *s, double t, const double *y, double *ydot)
 {
+    s->clock = t;
     int st = s->singular ? evaluate_singular(s, t, y, ydot)
              : s->sparse ? evaluate_sparse(s, t, y, ydot)
                          : evaluate_dense(s, t, y, ydot);
@@ -1328,6 +1329,7 @@ static void fill_monitors(MbsFormulation *f, Ssode *s)
 {
     MbsMonitors *mo = &f->monitors;
     MbsNatEnergy e;
+    s->clock = f->time;
     mbs_natural_forces(s->nat, s->q, s->qd, s->angle_ref, s->grad, s->Q, &e);
     if (s->sparse)
         mbs_natural_constraint_rows(s->nat, s->q, s->qd, f->time, s->phi, s->Jr, s->phit, s->cb);
@@ -1474,6 +1476,7 @@ static int ssode_init(MbsFormulation *f, MbsError *err)
     s->nat = mbs_natural_new(m, err);
     if (!s->nat)
         return MBS_FATAL;
+    s->nat->clock = &s->clock;
     int n = s->n = s->nat->n, mm = s->m = s->nat->m;
     int fail = 0;
     size_t N = (size_t)n, MM = (size_t)mm, R = (size_t)(mm < n ? mm : n), NK = N + R;

@@ -50,6 +50,7 @@ _Static_assert(sizeof(SsodeOptions) <= MBS_OPTIONS_BYTES, "ssode options fit Mbs
 
 typedef struct {
     MbsNatural *nat;
+    double clock; /* the time of the evaluation in progress (nat's clock) */
     int n, m, r, nv;           /* coordinates, constraints, rank, independent coordinates */
     const SsodeOptions *o;
     /* state */

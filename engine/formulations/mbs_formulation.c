@@ -279,6 +279,7 @@ int mbs_formulation_step(MbsFormulation *f, MbsError *err)
 int mbs_formulation_step_by(MbsFormulation *f, double h, MbsError *err)
 {
     int status = f->klass->step(f, h, err);
+    f->clock = f->time; /* a failed step's restored state is at time */
     f->monitors.time = f->time;
     if (status == 0) {
         f->steps++;
@@ -375,7 +376,7 @@ int mbs_formulation_restore(MbsFormulation *f, const MbsCheckpoint *c, MbsError 
         return mbs_error_set(err, MBS_FATAL, "%s: a checkpoint of %s with %d values does not fit "
                              "a state of %d", f->klass->name, c->klass ? c->klass->name : "?",
                              c->size, f->klass->state_size(f));
-    f->time = c->time;
+    f->time = f->clock = c->time;
     f->steps = c->steps;
     int status = f->klass->state_set(f, c->state, err);
     f->monitors = c->monitors;

@@ -154,6 +154,10 @@ struct MbsFormulation {
     const MbsModel *model;
     MbsSettings settings;
     double time;
+    /* The time of the evaluation in progress (a stage's, a Newton iterate's): the formulation's
+     * kinematics point their clock at it (MbsKinematics.clock) and set it with every
+     * evaluation; mbs_formulation_step and _restore leave it at time. */
+    double clock;
     long steps;
     double energy0;  /* total energy at t = 0 */
     MbsMonitors monitors;

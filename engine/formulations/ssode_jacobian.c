@@ -518,7 +518,7 @@ int ssode_jacobian(Ssode *s, double t, const double *y, const double *ydot, doub
     SsodeJacobian *c = s->tangent_ctx;
     int nv = s->nv;
     size_t NV = (size_t)nv, NR = NV + 1;
-    c->t = t;
+    c->t = s->clock = t;
     memcpy(c->r0, ydot + nv, NR * sizeof(double));
     /* the state (x = (v, vd)) is the leading part of y */
     if (s->singular ? singular_jacobian(c, y) != 0

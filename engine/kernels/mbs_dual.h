@@ -13,6 +13,7 @@
 typedef struct {
     int n;
     MbsDual *R, *p, *b, *Z, *D; /* as MbsKinematics */
+    const double *clock;        /* as MbsKinematics */
 } MbsKinematicsDual;
 
 typedef struct {

@@ -123,6 +123,7 @@ int MBS_K(mbs_dynamics_force_input)(const MbsModel *m, const MBS_KIN *k, const M
         MBS_K(mbs_kin_body_omega)(m, k, F->body1, in->omega);
         MBS_M3_MULV_C(&k->R[9 * nd], F->axis, in->axis); /* the drawn forward axis turned */
         in->path = m->path;
+        in->time = k->clock ? *k->clock : 0.0;
         return 1;
     }
     }

@@ -18,6 +18,11 @@ typedef struct {
     double *b; /* 6 per node */
     double *Z; /* 6 per node */
     double *D; /* 6 per node */
+    /* The time of the state the kinematics are at, for the laws that read it (the speed
+     * controller's integral, docs/design/engine.md § Drivers): a formulation points it at the
+     * time it evaluates (set once per stage, shared by its workspaces and threads); NULL
+     * (init's): t = 0. Copies of the struct share it. */
+    const double *clock;
 } MbsKinematics;
 
 int mbs_kinematics_init(MbsKinematics *k, const MbsModel *m);

@@ -851,6 +851,7 @@ static void joint_law_derivatives(const MbsNatural *nat, const MbsForce *F, cons
     if (control) {
         body_reading(nat, F->body1, F->point1, F->axis, q, qd, &in, Xl, Al, Wq, Wqd);
         in.path = m->path;
+        in.time = nat->clock ? *nat->clock : 0.0;
     }
     MbsForceOutput out;
     MbsForceDerivative dT = {0};

@@ -68,6 +68,8 @@ typedef struct {
     int *joint_row, *joint_nrows;
     double *S;     /* per model body: 9 entries, second moment about the com */
     int q_dependent_forces; /* 1 when Q depends on q or qd beyond constants */
+    const double *clock; /* the time forces are evaluated at, as MbsKinematics.clock (the
+                            formulation's; NULL: t = 0) */
 } MbsNatural;
 
 /* Energy terms of a natural-coordinate state (same conventions as mbs_energy.h). */

@@ -260,6 +260,7 @@ static void MBS_K(add_element)(const MbsNatural *nat, const MbsForce *F, const M
         MBS_K(natlin_eval)(&A, q, in.axis);
         MBS_K(body_omega)(q, qd, off, in.omega);
         in.path = nat->model->path;
+        in.time = nat->clock ? *nat->clock : 0.0;
         MBS_FORCE_EVALUATE(c)(F, &in, &out);
         for (int i = 0; i < n; ++i)
             Q[i] = MBS_ADD(Q[i], MBS_MUL(out.generalized, grad[i]));

@@ -118,6 +118,7 @@ typedef struct {
     double target_speed;         /* SPEED_CONTROL: m/s */
     double gain;                 /* SPEED_CONTROL: N m per m/s of speed error */
     double feed_forward;         /* SPEED_CONTROL: constant part of the torque (N m) */
+    double integral_gain;        /* SPEED_CONTROL: N m per m of integrated speed error */
     double max_torque;           /* SPEED_CONTROL: the torque's smooth limit (N m) */
 } MbsForce;
 

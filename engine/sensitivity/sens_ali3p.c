@@ -336,6 +336,7 @@ static int eval_init(Eval *e, const Ali3pDirect *D, const MbsModel *m, MbsError 
     e->nat = mbs_natural_new(m, err);
     if (!e->nat)
         return MBS_FATAL;
+    e->nat->clock = &D->t; /* the step's */
     e->M = dalloc(n * n, &fail);
     e->phi = dalloc(mm, &fail);
     e->phiq = dalloc(mm * n, &fail);

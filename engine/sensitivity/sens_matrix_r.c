@@ -753,6 +753,7 @@ static int sens_setup(Sens *S, const MbsSettings *s)
             return MBS_FATAL;
         if (mbs_kinematics_init(&S->kin, m))
             return mbs_error_set(err, MBS_FATAL, "out of memory");
+        S->kin.clock = &S->t;
         S->xt = calloc(3 * (size_t)n + 1, sizeof(double));
         size_t cols = (size_t)(n > MBS_DUAL_WIDTH ? n : MBS_DUAL_WIDTH);
         S->sz = calloc((size_t)d * cols + 1, sizeof(double));

@@ -120,6 +120,7 @@ static int eval_init(Eval *e, const Direct *D, const MbsModel *m, MbsError *err)
     size_t nn = (size_t)(n ? n : 1), nrn = (size_t)(nr ? nr : 1);
     if (mbs_kinematics_init(&e->kin, m) || mbs_dynamics_init(&e->dyn, m))
         return mbs_error_set(err, MBS_FATAL, "out of memory");
+    e->kin.clock = &e->t; /* set_time's */
     e->M = calloc(nn * nn, sizeof(double));
     e->Q = calloc(nn, sizeof(double));
     e->tmp = calloc(nn + nrn, sizeof(double));
@@ -335,6 +336,7 @@ static int direct_init(Direct *D, const MbsSensitivityProblem *p, MbsError *err)
         if (mbs_dynamics_derivatives_init(&D->derivatives, m) ||
             mbs_kinematics_init_dual(&D->kd, m) || !D->zD || !D->wrenchD || !D->reactD)
             return mbs_error_set(err, MBS_FATAL, "out of memory");
+        D->kd.clock = &D->base.t;
         D->analytical = 1;
         return 0;
     }

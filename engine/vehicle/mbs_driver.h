@@ -22,6 +22,7 @@ typedef struct {
     double speed;        /* of point1 along the heading (m/s) */
     double target_speed; /* m/s */
     double torque;       /* on the joint (N m) */
+    double integral;     /* the integrated speed error v* t - (S - S0) (m): force_speed_control.c */
 } MbsSpeedControlInfo;
 
 void mbs_path_follower_info(const MbsForce *f, const MbsForceInput *in, MbsPathFollowerInfo *info);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void stations(MbsPath *p);
+
 static const char *const kind_names[MBS_PATH_KIND_COUNT] = {"points", "iso3888-1", "iso3888-2",
                                                                  "slalom"};
 
@@ -28,7 +30,8 @@ static MbsPath *path_alloc(int n)
     p->x = malloc(sizeof(double) * (size_t)n);
     p->y = malloc(sizeof(double) * (size_t)n);
     p->slope = malloc(sizeof(double) * (size_t)n);
-    if (!p->x || !p->y || !p->slope) {
+    p->station = malloc(sizeof(double) * (size_t)n);
+    if (!p->x || !p->y || !p->slope || !p->station) {
         mbs_path_free(p);
         return NULL;
     }
@@ -43,6 +46,7 @@ void mbs_path_free(MbsPath *p)
     free(p->x);
     free(p->y);
     free(p->slope);
+    free(p->station);
     free(p);
 }
 
@@ -53,12 +57,13 @@ MbsPath *mbs_path_copy(const MbsPath *p)
     MbsPath *c = path_alloc(p->n);
     if (!c)
         return NULL;
-    double *x = c->x, *y = c->y, *s = c->slope;
+    double *x = c->x, *y = c->y, *s = c->slope, *st = c->station;
     *c = *p;
-    c->x = x, c->y = y, c->slope = s;
+    c->x = x, c->y = y, c->slope = s, c->station = st;
     memcpy(x, p->x, sizeof(double) * (size_t)p->n);
     memcpy(y, p->y, sizeof(double) * (size_t)p->n);
     memcpy(s, p->slope, sizeof(double) * (size_t)p->n);
+    memcpy(st, p->station, sizeof(double) * (size_t)p->n);
     return c;
 }
 
@@ -126,6 +131,7 @@ MbsPath *mbs_path_new_points(const double *xy, int n, MbsError *err)
         p->y[i] = xy[2 * i + 1];
     }
     pchip_slopes(p);
+    stations(p);
     return p;
 }
 
@@ -201,6 +207,7 @@ MbsPath *mbs_path_new_lane_change(MbsPathKind kind, double width, double start, 
     p->n = k;
     p->nlanes = 3;
     pchip_slopes(p);
+    stations(p);
     return p;
 }
 
@@ -246,27 +253,30 @@ MbsPath *mbs_path_new_slalom(double width, double start, double spacing, double 
     }
     p->nlanes = gates;
     pchip_slopes(p);
+    stations(p);
     return p;
 }
 
-void mbs_path_eval(const MbsPath *p, double x, double *y, double *slope, double *curvature)
+/* The segment [X[lo], X[lo + 1]] holding x (X[0] < x < X[n - 1]), by bisection. */
+static int segment(const MbsPath *p, double x)
 {
-    const double *X = p->x, *Y = p->y, *D = p->slope;
-    int n = p->n;
-    if (!(x > X[0]) || x >= X[n - 1]) { /* held beyond the ends (and at a NaN x) */
-        *y = x >= X[n - 1] ? Y[n - 1] : Y[0];
-        *slope = *curvature = 0.0;
-        return;
-    }
-    int lo = 0, hi = n - 1; /* bisection: X[lo] <= x < X[hi] */
+    int lo = 0, hi = p->n - 1; /* X[lo] <= x < X[hi] */
     while (hi - lo > 1) {
         int mid = (lo + hi) / 2;
-        if (X[mid] <= x)
+        if (p->x[mid] <= x)
             lo = mid;
         else
             hi = mid;
     }
-    /* Cubic Hermite on [X[lo], X[hi]] in t = (x - X[lo]) / h */
+    return lo;
+}
+
+/* Cubic Hermite on [X[lo], X[lo + 1]] in t = (x - X[lo]) / h: y, y', y''. */
+static void hermite(const MbsPath *p, int lo, double x, double *y, double *slope,
+                    double *curvature)
+{
+    const double *X = p->x, *Y = p->y, *D = p->slope;
+    int hi = lo + 1;
     double h = X[hi] - X[lo], t = (x - X[lo]) / h;
     double y0 = Y[lo], y1 = Y[hi], d0 = D[lo] * h, d1 = D[hi] * h;
     double t2 = t * t, t3 = t2 * t;
@@ -276,6 +286,60 @@ void mbs_path_eval(const MbsPath *p, double x, double *y, double *slope, double 
               (3 * t2 - 2 * t) * d1) / h;
     *curvature = ((12 * t - 6) * y0 + (6 * t - 4) * d0 + (-12 * t + 6) * y1 + (6 * t - 2) * d1) /
                  (h * h);
+}
+
+void mbs_path_eval(const MbsPath *p, double x, double *y, double *slope, double *curvature)
+{
+    const double *X = p->x, *Y = p->y;
+    int n = p->n;
+    if (!(x > X[0]) || x >= X[n - 1]) { /* held beyond the ends (and at a NaN x) */
+        *y = x >= X[n - 1] ? Y[n - 1] : Y[0];
+        *slope = *curvature = 0.0;
+        return;
+    }
+    hermite(p, segment(p, x), x, y, slope, curvature);
+}
+
+/* The arc length of segment lo from X[lo] to x: five-point Gauss-Legendre on sqrt(1 + y'^2),
+ * y' a quadratic (exact to degree 9; on the lane changes' 0.5 m samples its error is below
+ * 1e-13 m). */
+static double segment_length(const MbsPath *p, int lo, double x)
+{
+    static const double node[5] = {-0.9061798459386640, -0.5384693101056831, 0.0,
+                                   0.5384693101056831, 0.9061798459386640};
+    static const double weight[5] = {0.2369268850561891, 0.4786286704993665,
+                                     0.5688888888888889, 0.4786286704993665,
+                                     0.2369268850561891};
+    double a = p->x[lo], half = 0.5 * (x - a), sum = 0.0;
+    for (int i = 0; i < 5; ++i) {
+        double y, s, c;
+        hermite(p, lo, a + half * (1.0 + node[i]), &y, &s, &c);
+        sum += weight[i] * sqrt(1.0 + s * s);
+    }
+    return half * sum;
+}
+
+/* The arc length at the points (station[0] = 0). */
+static void stations(MbsPath *p)
+{
+    p->station[0] = 0.0;
+    for (int i = 1; i < p->n; ++i)
+        p->station[i] = p->station[i - 1] + segment_length(p, i - 1, p->x[i]);
+}
+
+double mbs_path_station(const MbsPath *p, double x, double *rate)
+{
+    const double *X = p->x;
+    int n = p->n;
+    if (!(x > X[0]) || x >= X[n - 1]) { /* y held: straight beyond the ends */
+        *rate = 1.0;
+        return x >= X[n - 1] ? p->station[n - 1] + (x - X[n - 1]) : x - X[0];
+    }
+    int lo = segment(p, x);
+    double y, s, c;
+    hermite(p, lo, x, &y, &s, &c);
+    *rate = sqrt(1.0 + s * s);
+    return p->station[lo] + segment_length(p, lo, x);
 }
 
 int mbs_path_lanes(const MbsPath *p, MbsPathLane *lanes, int max)

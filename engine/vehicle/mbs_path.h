@@ -53,6 +53,7 @@ typedef struct MbsPath {
     double vehicle_width, start, offset; /* lane changes: the numbers they were made from */
     double spacing, amplitude;           /* slalom: the gates' distance and centres' offset */
     double *x, *y, *slope;               /* the interpolant's points and slopes (owned) */
+    double *station;                     /* the arc length from x[0] at each point (owned) */
     int n;
     MbsPathLane lanes[MBS_PATH_LANES];   /* lane changes: sections 1, 3, 5 */
     int nlanes;
@@ -80,6 +81,11 @@ void mbs_path_free(MbsPath *p);
 
 /* y, dy/dx and d2y/dx2 of the path at x (no allocation). */
 void mbs_path_eval(const MbsPath *p, double x, double *y, double *slope, double *curvature);
+
+/* The station of x: the arc length of the curve from its first point to (x, y(x)) (negative
+ * before it; beyond the ends, where y is held, the straight line's length), and its rate
+ * dS/dx = sqrt(1 + y'(x)^2) into *rate (no allocation). */
+double mbs_path_station(const MbsPath *p, double x, double *rate);
 
 /* The cones of a lane change or a slalom: their (x, y) into xy (2 per cone), at most max
  * cones; returns how many there are (0 for a path of points). Each lane section has cones on

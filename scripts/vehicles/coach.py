@@ -71,8 +71,8 @@ ASSUMPTIONS = [
     "by vertical drop links (massless rods); the rear one's arms are half as long as its drop "
     "links' spread, so its twist is the axle's roll and it acts on the roll joint",
     "speed: the coach starts at 50 km/h with its wheels rolling freely and a speed_control on "
-    "each rear dual-wheel set holds it (paper 000 holds 50 km/h; the engine's controller is "
-    "proportional with a feed-forward, no integral): gain 10,000 N m per m/s per side (a time "
+    "each rear dual-wheel set holds it (paper 000 holds 50 km/h; here proportional with a "
+    "feed-forward, integral_gain 0): gain 10,000 N m per m/s per side (a time "
     "constant m Re / (2 K) of 0.45 s), feed-forward the rolling resistance QSY1 R0 m g / 2 per "
     "side (the tyres' My at the static loads), limit 6,000 N m per side (a coach's axle torque "
     "in a high gear, assumed)",

@@ -83,8 +83,8 @@ static double energy_mismatch(const MbsFormulation *f, const double *poses, cons
                 else
                     u.kind = &esl_variable_kinds[i];
             }
-        kinetic += esl_variable_value(m, &k, poses, vel, NULL);
-        potential += esl_variable_value(m, &u, poses, vel, NULL);
+        kinetic += esl_variable_value(m, &k, 0.0, poses, vel, NULL);
+        potential += esl_variable_value(m, &u, 0.0, poses, vel, NULL);
     }
     double scale = fabs(f->monitors.kinetic) + fabs(f->monitors.potential_gravity);
     double d = fabs(kinetic - f->monitors.kinetic) +
@@ -141,21 +141,21 @@ static void pendulum(const MbsModel *m, const char *form)
         double qy = point_coordinate(f, "bar2", "Q", 1, FALSE);
         double qz = point_coordinate(f, "bar2", "Q", 2, FALSE);
         double theta1 = atan2(pz, py), theta2 = atan2(qz - pz, qy - py);
-        double o = esl_variable_unwrap(&angle_o, prev_o, esl_variable_value(m, &angle_o, pose,
+        double o = esl_variable_unwrap(&angle_o, prev_o, esl_variable_value(m, &angle_o, 0.0, pose,
                                                                             vel, NULL));
         prev_o = o;
         swing = fmax(swing, fabs(o));
         angle_error = fmax(angle_error, fabs(wrap(o - theta1)));
         angle_error = fmax(angle_error,
-                           fabs(wrap(esl_variable_value(m, &angle_p, pose, vel, NULL) -
+                           fabs(wrap(esl_variable_value(m, &angle_p, 0.0, pose, vel, NULL) -
                                      (theta2 - theta1))));
         /* theta1' = (P x v_P)_x / |P|^2 */
         double vy = point_coordinate(f, "bar1", "P", 1, TRUE);
         double vz = point_coordinate(f, "bar1", "P", 2, TRUE);
         exact_rate[k] = (py * vz - pz * vy) / (py * py + pz * pz);
-        double rate = esl_variable_value(m, &rate_o, pose, vel, NULL);
+        double rate = esl_variable_value(m, &rate_o, 0.0, pose, vel, NULL);
         rate_error = fmax(rate_error, fabs(rate - exact_rate[k]) / fmax(1.0, fabs(rate)));
-        exact_kinetic[k] = esl_variable_value(m, &kinetic2, pose, vel, NULL);
+        exact_kinetic[k] = esl_variable_value(m, &kinetic2, 0.0, pose, vel, NULL);
         energy_error = fmax(energy_error, energy_mismatch(f, pose, vel));
     }
     tap_ok(swing > 1.0, "%s: the pendulum swings (|O:angle| reaches %.3f rad)", form, swing);
@@ -191,17 +191,18 @@ static void slider_crank(const MbsModel *m, const char *form)
         if (k > 0 && mbs_formulation_step(f, &err) != 0)
             break;
         state(f, poses, vel);
-        double a = esl_variable_unwrap(&crank, prev, esl_variable_value(m, &crank, poses, vel,
+        double a = esl_variable_unwrap(&crank, prev, esl_variable_value(m, &crank, 0.0, poses, vel,
                                                                         NULL));
         prev = a;
         angle_error = fmax(angle_error, fabs(a - 2 * G_PI * f->time));
-        rate_error = fmax(rate_error,
-                          fabs(esl_variable_value(m, &crank_rate, poses, vel, NULL) - 2 * G_PI));
+        rate_error = fmax(rate_error, fabs(esl_variable_value(m, &crank_rate, 0.0, poses, vel,
+                                                              NULL) - 2 * G_PI));
         double y = point_coordinate(f, "slider", "B", 1, FALSE) - y0;
         travel = fmax(travel, fabs(y));
-        slide_error = fmax(slide_error, fabs(esl_variable_value(m, &slide, poses, vel, NULL) - y));
+        slide_error =
+            fmax(slide_error, fabs(esl_variable_value(m, &slide, 0.0, poses, vel, NULL) - y));
         slide_rate_error = fmax(slide_rate_error,
-                                fabs(esl_variable_value(m, &slide_rate, poses, vel, NULL) -
+                                fabs(esl_variable_value(m, &slide_rate, 0.0, poses, vel, NULL) -
                                      point_coordinate(f, "slider", "B", 1, TRUE)));
     }
     tap_ok(angle_error < 1e-6 && rate_error < 1e-6,

@@ -252,6 +252,7 @@ static MbsModel *build_wheel_rig(int driver)
     if (driver) {
         MbsForce speed = {.type = MBS_FORCE_SPEED_CONTROL, .body1 = h, .body2 = -1, .joint = jr,
                           .axis = {1, 0, 0}, .target_speed = 6.0, .gain = 50.0,
+                          .integral_gain = 20.0, /* the station along the path each step */
                           .feed_forward = 1.0, .max_torque = 200.0};
         MbsForce follow = {.type = MBS_FORCE_PATH_FOLLOWER, .body1 = h, .body2 = -1,
                            .joint = mbs_model_find_joint(m, "pz"), .axis = {1, 0, 0},

@@ -315,7 +315,7 @@ static void physics(const Tyre *t, const char *name)
     tap_ok(zero, "%s: Fz = 0 gives no force", name);
     /* vertical */
     double radius, k, c;
-    t->law->vertical(t->data, &radius, &k, &c);
+    t->law->vertical(t->data, NULL, &radius, &k, &c);
     double width = mbs_tyre_width(t->law, t->data);
     tap_ok(width == p->WIDTH && width > 0.3 && width < 0.33,
            "%s: the law keeps the section width WIDTH %g m (drawn tyres use it)", name, width);

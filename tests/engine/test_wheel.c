@@ -305,7 +305,7 @@ static void test_pac2002_derivative(const char *path, const char *name, double R
     f.tyre_mirror = mirror;
     const char *side = mirror ? " (mirrored: the other side)" : "";
     double rr, k, c;
-    law->vertical(f.tyre_data, &rr, &k, &c);
+    law->vertical(f.tyre_data, NULL, &rr, &k, &c);
     MbsRoad *flat = mbs_road_new(0.0, 1.0);
     double ax[3] = {0.02, 0.999, 0.01}, n = mbs_v3_norm(ax);
     double vl = 13.9, dz = 4000.0 / k; /* 50 km/h; a few kN of load */
@@ -392,7 +392,7 @@ static void test_mirror_symmetry(const char *path, const char *name)
     tap_ok(mbs_tyre_side(law, f.tyre_data) == MBS_TYRE_LEFT, "%s: TYRESIDE = 'LEFT'", name);
     MbsForce g = f;
     g.tyre_mirror = 1;
-    law->vertical(f.tyre_data, &rr, &k, &c);
+    law->vertical(f.tyre_data, NULL, &rr, &k, &c);
     MbsRoad *flat = mbs_road_new(0.0, 1.0);
     double dz = 4000.0 / k, vl = 13.9, worst = 0.0, big = 0.0, asym = 0.0;
     const double states[3][4][3] = { /* r, v, axis (unnormalised), w */

@@ -57,7 +57,7 @@ typedef enum {
 /* Numeric keys: (section, NAME, default, required, dimension). Coefficients not given are 0,
  * scaling factors 1 (Pacejka, Tire and Vehicle Dynamics, 3rd ed., §4.3.2). */
 /* The scaling factors ([SCALING_COEFFICIENTS], Pacejka §4.3.2), Y(X, NAME) each: a list of its
- * own so that MBS_TIR_SCALE_NAME indexes them (mbs_tir_scaling). */
+ * own so that MBS_TIR_SCALE_NAME indexes them (a wheel's multipliers: tyre_pac2002.c). */
 #define MBS_TIR_SCALING_KEYS(X, Y)                                                               \
     Y(X, LFZO) Y(X, LCX) Y(X, LEX) Y(X, LKX) Y(X, LHX) Y(X, LVX) Y(X, LMUX) Y(X, LGAX) Y(X, LCY)    \
     Y(X, LEY) Y(X, LKY) Y(X, LHY) Y(X, LVY) Y(X, LMUY) Y(X, LGAY) Y(X, LKG) Y(X, LTR) Y(X, LRES)   \

@@ -943,7 +943,8 @@ static const char *const *geometry_keys(MbsForceGeometry g)
     static const char *const joint[] = {"joint", NULL};
     static const char *const point[] = {"body", "point", NULL};
     static const char *const body[] = {"body", NULL};
-    static const char *const wheel[] = {"body", "point", "tyre", "tyre_file", "side", NULL};
+    static const char *const wheel[] = {"body",          "point", "tyre", "tyre_file", "side",
+                                        "tyre_scaling", NULL};
     static const char *const control[] = {"joint", "body", "point", NULL};
     switch (g) {
     case MBS_FORCE_ON_LINE: return line;
@@ -1019,6 +1020,47 @@ static gboolean read_tyre(Loader *L, JsonObject *o, MbsForce *f)
     return f->tyre_data ? TRUE : fail(L, _("'tyre_file': %s"), err.message);
 }
 
+/* A wheel's "tyre_scaling" ({"LMUY": 1.1, "LKX": "lkx"}): multipliers of its tyre law's scaling
+ * factors (PAC2002: the .tir file's [SCALING_COEFFICIENTS] that the law reads), each a number or
+ * an expression of the parameters (so that sensitivities take them); the others are 1. */
+static gboolean read_tyre_scaling(Loader *L, JsonObject *o, MbsForce *f)
+{
+    const MbsTyreModelClass *law = mbs_tyre_model_class_at(f->tyre_law);
+    for (int i = 0; i < MBS_FORCE_TYRE_SCALES; ++i)
+        f->tyre_scale[i] = 1.0;
+    f->tyre_scaled = 1;
+    JsonNode *n = member(L, o, "tyre_scaling", FALSE);
+    if (!n)
+        return !L->failed;
+    if (!JSON_NODE_HOLDS_OBJECT(n))
+        return fail(L, _("'tyre_scaling' must be an object of scaling factors (e.g. "
+                         "{\"LMUY\": 1.1}), not %s"), kind_of(n));
+    int count = mbs_tyre_scaling_count(law);
+    if (!count)
+        return fail(L, _("'tyre_scaling': the tyre law '%s' has no scaling factors"), law->name);
+    JsonObject *so = json_node_get_object(n);
+    GList *keys = json_object_get_members(so);
+    gboolean ok = TRUE;
+    for (GList *k = keys; ok && k; k = k->next) {
+        const char *key = k->data;
+        int i = mbs_tyre_scaling_index(law, key);
+        if (i < 0) {
+            GString *known = g_string_new(NULL);
+            for (int j = 0; j < count; ++j)
+                g_string_append_printf(known, "%s%s", j ? ", " : "", law->scaling[j]);
+            ok = fail(L, _("'tyre_scaling': '%s' is not a scaling factor of the tyre law '%s' "
+                           "(expected %s)"), key, law->name, known->str);
+            g_string_free(known, TRUE);
+            break;
+        }
+        char *what = g_strdup_printf("'tyre_scaling' '%s'", key);
+        ok = node_number(L, json_object_get_member(so, key), what, &f->tyre_scale[i]);
+        g_free(what);
+    }
+    g_list_free(keys);
+    return ok;
+}
+
 /* A wheel's "side" ("left" or "right": where the wheel is mounted; absent: the side of its tyre
  * data, a .tir file's TYRESIDE, so no mirroring): a wheel on the other side than its tyre's
  * data evaluates the law mirrored (mbs_tyre_evaluate). */
@@ -1068,7 +1110,7 @@ static gboolean read_force_geometry(Loader *L, JsonObject *o, const MbsForceClas
     case MBS_FORCE_ON_WHEEL:
         return get_body(L, o, "body", &f->body1) && (p = member(L, o, "point", TRUE)) &&
                node_point(L, p, "'point'", f->body1, -1, f->point1) && read_tyre(L, o, f) &&
-               read_side(L, o, f);
+               read_side(L, o, f) && read_tyre_scaling(L, o, f);
     case MBS_FORCE_CONTROL: /* the joint it drives, the body (and its point) it reads */
         return get_joint(L, o, "joint", &f->joint) && get_body(L, o, "body", &f->body1) &&
                (p = member(L, o, "point", TRUE)) &&

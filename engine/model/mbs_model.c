@@ -328,6 +328,22 @@ int mbs_model_drive_joint(MbsModel *m, int joint, const MbsFunction *driver, Mbs
     return 0;
 }
 
+/* A wheel's multipliers of its law's scaling factors: finite, 1 past the law's factors (a law
+ * without them takes none), and what the law accepts. */
+static int check_tyre_scaling(const MbsForce *f, const char *name, MbsError *err)
+{
+    const MbsTyreModelClass *law = mbs_tyre_model_class_at(f->tyre_law);
+    int n = mbs_tyre_scaling_count(law);
+    if (check_finite(f->tyre_scale, MBS_FORCE_TYRE_SCALES, name, err))
+        return -1;
+    for (int i = n; i < MBS_FORCE_TYRE_SCALES; ++i)
+        if (f->tyre_scale[i] != 1.0)
+            return mbs_error_set(err, MBS_FATAL, "force '%s': the tyre law '%s' has %d scaling "
+                                 "factors (a multiplier past them is not 1)", name, law->name, n);
+    return n && law->check_scaling ? law->check_scaling(f->tyre_data, f->tyre_scale, name, err)
+                                   : 0;
+}
+
 int mbs_model_add_force(MbsModel *m, const MbsForce *f, MbsError *err)
 {
     if (check_open(m, err))
@@ -363,6 +379,8 @@ int mbs_model_add_force(MbsModel *m, const MbsForce *f, MbsError *err)
         if (!f->tyre_data && !(f->tyre[MBS_TYRE_LINEAR_RADIUS] > 0.0))
             return mbs_error_set(err, MBS_FATAL, "force '%s': the wheel's radius must be "
                                  "positive", name);
+        if (f->tyre_scaled && check_tyre_scaling(f, name, err))
+            return -1;
         break;
     case MBS_FORCE_CONTROL:
         if (check_body(m, f->body1, name, err) || check_finite(f->axis, 3, name, err))
@@ -417,6 +435,11 @@ int mbs_model_add_force(MbsModel *m, const MbsForce *f, MbsError *err)
     }
     m->forces[m->nforces] = *f;
     m->forces[m->nforces].tyre_data = data;
+    if (c->geometry == MBS_FORCE_ON_WHEEL && !f->tyre_scaled) {
+        for (int i = 0; i < MBS_FORCE_TYRE_SCALES; ++i)
+            m->forces[m->nforces].tyre_scale[i] = 1.0;
+        m->forces[m->nforces].tyre_scaled = 1;
+    }
 
     if (!f->name[0])
         snprintf(m->forces[m->nforces].name, MBS_NAME_MAX, "force%d", m->nforces);

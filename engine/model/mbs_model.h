@@ -76,6 +76,8 @@ typedef enum {
 
 /* The numbers of a wheel element's "linear" tyre law (mbs_tyre_model.h MBS_TYRE_LINEAR_*). */
 #define MBS_FORCE_TYRE_NUMBERS 8
+/* Most scaling factors of a wheel's tyre law (mbs_tyre_model.h MBS_TYRE_SCALES). */
+#define MBS_FORCE_TYRE_SCALES 32
 
 typedef struct {
     char name[MBS_NAME_MAX];
@@ -108,6 +110,11 @@ typedef struct {
      * tyre's data describe (the model file's "side" against the .tir file's TYRESIDE): the law
      * is then evaluated mirrored (mbs_tyre_evaluate); 0 otherwise */
     int tyre_mirror;
+    /* WHEEL: multipliers of its tyre law's scaling factors (MbsTyreModelClass.scaling order; a
+     * model file's "tyre_scaling", e.g. LMUY), so that parameters and sensitivities reach them;
+     * read when tyre_scaled, else mbs_model_add_force sets them all to 1 */
+    double tyre_scale[MBS_FORCE_TYRE_SCALES];
+    int tyre_scaled;
     /* drivers (engine/vehicle/force_path_follower.c, force_speed_control.c): joint is the
      * joint they act on, body1/point1 the body they read (the chassis) and axis its forward
      * direction (drawn) */

@@ -92,7 +92,8 @@ static int comparable(const MbsModel *b, const MbsModel *p, char *why, size_t si
             x->joint != y->joint || x->stiffness != y->stiffness || x->damping != y->damping ||
             x->natural_length != y->natural_length || x->preload != y->preload ||
             x->rest_angle != y->rest_angle || !same(x->vector, y->vector, 3) ||
-            !same(x->bump, y->bump, 3) || !same_field_numbers(x, y))
+            !same(x->bump, y->bump, 3) || !same_field_numbers(x, y) ||
+            !same(x->tyre_scale, y->tyre_scale, MBS_FORCE_TYRE_SCALES))
             return refuse(why, size, "the parameter changes a force law's numbers");
     }
     for (int i = 0; i < b->npoints; ++i)

@@ -1,6 +1,7 @@
 /* Parameters of a model: bindings of fields to expressions, copies, and rebuilding a model
  * for a new value of one parameter (what sensitivities perturb). See mbs_model.h. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +171,17 @@ void mbs_field_ref_describe(const MbsModel *m, MbsFieldRef ref, char *text, size
             found = (FieldName){f->name, f->offset, f->count};
     const char *field = found.name;
     int component = found.count > 1 ? (int)((ref.offset - found.offset) / sizeof(double)) : -1;
+    /* a wheel's multiplier of a tyre scaling factor: "tyre_scaling LMUY" */
+    size_t scales = offsetof(MbsForce, tyre_scale);
+    char scaling[48];
+    if (c && ref.offset >= scales && ref.offset < scales + sizeof m->forces->tyre_scale) {
+        int k = (int)((ref.offset - scales) / sizeof(double));
+        const MbsTyreModelClass *law = mbs_tyre_model_class_at(m->forces[ref.index].tyre_law);
+        snprintf(scaling, sizeof scaling, "tyre_scaling %s",
+                 k < mbs_tyre_scaling_count(law) ? law->scaling[k] : "?");
+        field = scaling;
+        component = -1;
+    }
     char index[16] = "";
     if (component >= 0)
         snprintf(index, sizeof index, "[%d]", component);

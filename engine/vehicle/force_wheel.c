@@ -23,6 +23,8 @@
 #include "mbs_tyre_model.h"
 #include "mbs_wheel.h"
 
+_Static_assert(MBS_FORCE_TYRE_SCALES == MBS_TYRE_SCALES, "a wheel holds its law's multipliers");
+
 #define TYRE_FIELD(i) (offsetof(MbsForce, tyre) + (size_t)(i) * sizeof(double))
 
 static const MbsForceField fields[] = {
@@ -48,6 +50,10 @@ static const MbsTyreData *wheel_data(const MbsForce *f)
     return f->tyre_data ? f->tyre_data : (const MbsTyreData *)(const void *)f->tyre;
 }
 
+/* The wheel's multipliers of its law's scaling factors (NULL: none set, all 1: an element built
+ * without mbs_model_add_force). */
+static const double *wheel_scale(const MbsForce *f) { return f->tyre_scaled ? f->tyre_scale : NULL; }
+
 #define WS double
 #define WK(name) name
 #include "force_wheel_contact.h"
@@ -66,7 +72,7 @@ double mbs_force_wheel_radius(const MbsForce *f)
     const MbsTyreModelClass *law = mbs_tyre_model_class_at(f->tyre_law);
     double R0 = 0.0, k, c;
     if (law)
-        law->vertical(wheel_data(f), &R0, &k, &c);
+        law->vertical(wheel_data(f), wheel_scale(f), &R0, &k, &c);
     return R0;
 }
 
@@ -149,7 +155,7 @@ static double stiffness_of(const MbsForce *f)
 {
     const MbsTyreModelClass *law = mbs_tyre_model_class_at(f->tyre_law);
     double R0, k, c;
-    law->vertical(wheel_data(f), &R0, &k, &c);
+    law->vertical(wheel_data(f), wheel_scale(f), &R0, &k, &c);
     return k;
 }
 

@@ -38,7 +38,7 @@ static int WK(contact)(const MbsForce *f, const MbsRoad *road, const WS r[3], co
     const MbsTyreModelClass *law = mbs_tyre_model_class_at(f->tyre_law);
     const MbsTyreData *data = wheel_data(f);
     double R0, k, c;
-    law->vertical(data, &R0, &k, &c);
+    law->vertical(data, wheel_scale(f), &R0, &k, &c);
     MbsRoadPoint rp;
     double x0 = MBS_VALUE(r[0]), y0 = MBS_VALUE(r[1]);
     mbs_road_eval(road, x0, y0, &rp);
@@ -94,7 +94,7 @@ static int WK(contact)(const MbsForce *f, const MbsRoad *road, const WS r[3], co
     ins[MBS_TYRE_IN_VY] = MBS_V3_DOT(vp, y);
     ins[MBS_TYRE_IN_OMEGA] = MBS_V3_DOT(w, a);
     ins[MBS_TYRE_IN_GAMMA] = MBS_ATAN2(MBS_V3_DOT(a, n), xl);
-    MbsTyreInput tin = {.mu_scale = rp.mu};
+    MbsTyreInput tin = {.mu_scale = rp.mu, .scale = wheel_scale(f)};
     MbsTyreOutput tout;
     MbsTyreDerivative td;
     for (int j = 0; j < MBS_TYRE_IN_COUNT; ++j)

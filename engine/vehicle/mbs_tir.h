@@ -56,6 +56,18 @@ typedef enum {
 
 /* Numeric keys: (section, NAME, default, required, dimension). Coefficients not given are 0,
  * scaling factors 1 (Pacejka, Tire and Vehicle Dynamics, 3rd ed., §4.3.2). */
+/* The scaling factors ([SCALING_COEFFICIENTS], Pacejka §4.3.2), Y(X, NAME) each: a list of its
+ * own so that MBS_TIR_SCALE_NAME indexes them (a wheel's multipliers: tyre_pac2002.c). */
+#define MBS_TIR_SCALING_KEYS(X, Y)                                                               \
+    Y(X, LFZO) Y(X, LCX) Y(X, LEX) Y(X, LKX) Y(X, LHX) Y(X, LVX) Y(X, LMUX) Y(X, LGAX) Y(X, LCY)    \
+    Y(X, LEY) Y(X, LKY) Y(X, LHY) Y(X, LVY) Y(X, LMUY) Y(X, LGAY) Y(X, LKG) Y(X, LTR) Y(X, LRES)   \
+    Y(X, LGAZ) Y(X, LXAL) Y(X, LYKA) Y(X, LVYKA) Y(X, LS) Y(X, LMX) Y(X, LMY) Y(X, LVMX)          \
+    Y(X, LSGKP) Y(X, LSGAL) Y(X, LGYR) Y(X, LCZ) Y(X, LIP)
+
+#define MBS_TIR_SCALE_ENUM(X, n) MBS_TIR_SCALE_##n,
+enum { MBS_TIR_SCALING_KEYS(_, MBS_TIR_SCALE_ENUM) MBS_TIR_SCALING_COUNT };
+#undef MBS_TIR_SCALE_ENUM
+
 #define MBS_TIR_SCALE(X, n) X(SCALING_COEFFICIENTS, n, 1.0, 0, MBS_TIR_ONE)
 #define MBS_TIR_COEF(X, s, n) X(s##_COEFFICIENTS, n, 0.0, 0, MBS_TIR_ONE)
 #define MBS_TIR_NEEDED(X, s, n) X(s##_COEFFICIENTS, n, 0.0, 1, MBS_TIR_ONE)
@@ -87,14 +99,7 @@ typedef enum {
     X(INCLINATION_ANGLE_RANGE, CAMMAX, 0.26181, 0, MBS_TIR_ANGLE)                                \
     X(VERTICAL_FORCE_RANGE, FZMIN, 0.0, 0, MBS_TIR_FORCE)                                        \
     X(VERTICAL_FORCE_RANGE, FZMAX, 0.0, 0, MBS_TIR_FORCE)                                        \
-    MBS_TIR_SCALE(X, LFZO) MBS_TIR_SCALE(X, LCX) MBS_TIR_SCALE(X, LEX) MBS_TIR_SCALE(X, LKX)     \
-    MBS_TIR_SCALE(X, LHX) MBS_TIR_SCALE(X, LVX) MBS_TIR_SCALE(X, LMUX) MBS_TIR_SCALE(X, LGAX)    \
-    MBS_TIR_SCALE(X, LCY) MBS_TIR_SCALE(X, LEY) MBS_TIR_SCALE(X, LKY) MBS_TIR_SCALE(X, LHY)      \
-    MBS_TIR_SCALE(X, LVY) MBS_TIR_SCALE(X, LMUY) MBS_TIR_SCALE(X, LGAY) MBS_TIR_SCALE(X, LKG)    \
-    MBS_TIR_SCALE(X, LTR) MBS_TIR_SCALE(X, LRES) MBS_TIR_SCALE(X, LGAZ) MBS_TIR_SCALE(X, LXAL)   \
-    MBS_TIR_SCALE(X, LYKA) MBS_TIR_SCALE(X, LVYKA) MBS_TIR_SCALE(X, LS) MBS_TIR_SCALE(X, LMX)    \
-    MBS_TIR_SCALE(X, LMY) MBS_TIR_SCALE(X, LVMX) MBS_TIR_SCALE(X, LSGKP)                         \
-    MBS_TIR_SCALE(X, LSGAL) MBS_TIR_SCALE(X, LGYR) MBS_TIR_SCALE(X, LCZ) MBS_TIR_SCALE(X, LIP)   \
+    MBS_TIR_SCALING_KEYS(X, MBS_TIR_SCALE)                                                       \
     MBS_TIR_NEEDED(X, LONGITUDINAL, PCX1) MBS_TIR_NEEDED(X, LONGITUDINAL, PDX1)                  \
     MBS_TIR_COEF(X, LONGITUDINAL, PDX2) MBS_TIR_COEF(X, LONGITUDINAL, PDX3)                      \
     MBS_TIR_COEF(X, LONGITUDINAL, PEX1) MBS_TIR_COEF(X, LONGITUDINAL, PEX2)                      \

@@ -69,3 +69,34 @@ void mbs_tyre_evaluate(const MbsTyreModelClass *law, const MbsTyreData *data, in
     }
     out->alpha = -out->alpha;
 }
+
+void mbs_tyre_scaling_derivative(const MbsTyreModelClass *law, const MbsTyreData *data,
+                                 int mirror, const MbsTyreInput *in, MbsTyreScalingDerivative *d)
+{
+    memset(d, 0, sizeof *d);
+    if (!law->scaling_derivative)
+        return;
+    MbsTyreInput m = *in;
+    for (int j = 0; mirror && j < MBS_TYRE_IN_COUNT; ++j)
+        m.in[j] *= in_sign[j];
+    law->scaling_derivative(data, &m, d);
+    for (int i = 0; mirror && i < MBS_TYRE_OUT_COUNT; ++i)
+        for (int k = 0; k < MBS_TYRE_SCALES; ++k)
+            d->d[i][k] *= out_sign[i];
+}
+
+int mbs_tyre_scaling_count(const MbsTyreModelClass *law)
+{
+    int n = 0;
+    while (law && law->scaling && law->scaling[n])
+        ++n;
+    return n;
+}
+
+int mbs_tyre_scaling_index(const MbsTyreModelClass *law, const char *name)
+{
+    for (int k = 0; name && k < mbs_tyre_scaling_count(law); ++k)
+        if (!strcmp(law->scaling[k], name))
+            return k;
+    return -1;
+}

@@ -49,9 +49,15 @@ enum {
     MBS_TYRE_OUT_COUNT
 };
 
+/* Most scaling factors a law lets a wheel multiply (MbsTyreModelClass.scaling). */
+#define MBS_TYRE_SCALES 32
+
 typedef struct {
     double in[MBS_TYRE_IN_COUNT];
     double mu_scale; /* road friction relative to the tyre's nominal (1 on a nominal road) */
+    /* the wheel's multipliers of the law's scaling factors (MbsTyreModelClass.scaling order;
+     * a model file's "tyre_scaling"), NULL: all 1 */
+    const double *scale;
 } MbsTyreInput;
 
 typedef struct {
@@ -65,6 +71,11 @@ typedef struct {
     double d[MBS_TYRE_OUT_COUNT][MBS_TYRE_IN_COUNT];
 } MbsTyreDerivative;
 
+/* d out[i] / d scale[k]: the sensitivities of a tyre's scaling factors (issue 24). */
+typedef struct {
+    double d[MBS_TYRE_OUT_COUNT][MBS_TYRE_SCALES];
+} MbsTyreScalingDerivative;
+
 typedef struct MbsTyreData MbsTyreData; /* a law's parameters (opaque; owned by the model) */
 
 typedef struct {
@@ -72,9 +83,10 @@ typedef struct {
     const char *description; /* "Magic Formula 5.2 (PAC2002)" */
     /* The unloaded radius, vertical stiffness and damping that the wheel element uses for the
      * normal load (the law's own data: UNLOADED_RADIUS, VERTICAL_STIFFNESS, VERTICAL_DAMPING of
-     * a .tir file). */
-    void (*vertical)(const MbsTyreData *data, double *radius, double *stiffness,
-                     double *damping);
+     * a .tir file);
+     * scale: the wheel's multipliers (MbsTyreInput.scale; NULL: all 1). */
+    void (*vertical)(const MbsTyreData *data, const double *scale, double *radius,
+                     double *stiffness, double *damping);
     /* The wrench at an input; d may be NULL. Never NaN for finite input. */
     void (*evaluate)(const MbsTyreData *data, const MbsTyreInput *in, MbsTyreOutput *out,
                      MbsTyreDerivative *d);
@@ -90,6 +102,19 @@ typedef struct {
     /* Optional: the tyre's section width, m (a .tir file's WIDTH; 0 when not given). NULL: none
      * (drawings then take a fraction of the radius). */
     double (*width)(const MbsTyreData *data);
+    /* Optional: the names of the law's scaling factors that a wheel may multiply (a model
+     * file's "tyre_scaling": {"LMUY": 1.1}; PAC2002: the [SCALING_COEFFICIENTS] it reads),
+     * NULL-terminated, at most MBS_TYRE_SCALES; MbsTyreInput.scale follows this order. NULL: a
+     * law without them. */
+    const char *const *scaling;
+    /* With scaling: d out / d scale[k] at in (in->scale the multipliers, NULL: all 1), exact
+     * (forward mode through the law), for the tests and the sensitivities of the factors. */
+    void (*scaling_derivative)(const MbsTyreData *data, const MbsTyreInput *in,
+                               MbsTyreScalingDerivative *d);
+    /* With scaling: 0 when the multipliers scale (one per name) suit the data, else a status
+     * with err naming force `name` and the factor. */
+    int (*check_scaling)(const MbsTyreData *data, const double *scale, const char *name,
+                         MbsError *err);
 } MbsTyreModelClass;
 
 enum { MBS_TYRE_LEFT, MBS_TYRE_RIGHT };
@@ -108,6 +133,13 @@ double mbs_tyre_width(const MbsTyreModelClass *law, const MbsTyreData *data);
  * tyre's. */
 void mbs_tyre_evaluate(const MbsTyreModelClass *law, const MbsTyreData *data, int mirror,
                        const MbsTyreInput *in, MbsTyreOutput *out, MbsTyreDerivative *d);
+/* The law's scaling_derivative for a tyre mounted as mbs_tyre_evaluate's mirror says (its
+ * outputs' signs); zeros for a law without scaling factors. */
+void mbs_tyre_scaling_derivative(const MbsTyreModelClass *law, const MbsTyreData *data,
+                                 int mirror, const MbsTyreInput *in, MbsTyreScalingDerivative *d);
+/* The number of the law's scaling factors, and the place of name among them (-1: none). */
+int mbs_tyre_scaling_count(const MbsTyreModelClass *law);
+int mbs_tyre_scaling_index(const MbsTyreModelClass *law, const char *name);
 
 /* The "linear" law's numbers (engine/vehicle/tyre_linear.c): Fx = C_kappa kappa and
  * Fy = C_alpha alpha, limited together to mu Fz. A wheel element keeps them as its fields

@@ -32,8 +32,10 @@ static const double defaults[MBS_TYRE_LINEAR_COUNT] = {
     [MBS_TYRE_LINEAR_ROLLING] = 0.0,    [MBS_TYRE_LINEAR_VLOW] = 1.0,
 };
 
-static void vertical(const MbsTyreData *d, double *radius, double *stiffness, double *damping)
+static void vertical(const MbsTyreData *d, const double *scale, double *radius,
+                     double *stiffness, double *damping)
 {
+    (void)scale; /* no scaling factors: its numbers are the wheel's fields */
     *radius = d->v[MBS_TYRE_LINEAR_RADIUS];
     *stiffness = d->v[MBS_TYRE_LINEAR_STIFFNESS];
     *damping = d->v[MBS_TYRE_LINEAR_DAMPING];

@@ -3,6 +3,7 @@
  * (tyre_pac2002_law.h): over double for the value, over MbsDual (forward mode, one direction
  * per input) for the exact derivative d out / d in. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,11 +16,36 @@
 struct MbsTyreData {
     MbsTir tir;
     int combined;  /* USE_MODE 4: combined slip; 3: Fx and Fy each from its own slip */
-    double fz0;    /* F'z0 = FNOMIN LFZO (4.E1) */
     double cz;     /* vertical stiffness VERTICAL_STIFFNESS LCZ */
+    double lam[MBS_TIR_SCALING_COUNT]; /* the file's scaling factors, MBS_TIR_SCALE_* */
 };
 
+/* The scaling factors the law reads, which a wheel may multiply (MbsTyreInput.scale, in this
+ * order); the others (LKG, LSGKP, LSGAL, LGYR, LIP: turn slip, relaxation, gyroscopic and
+ * pressure terms) this steady-state law has not. */
+#define PAC_SCALING(Y)                                                                           \
+    Y(LFZO) Y(LCX) Y(LEX) Y(LKX) Y(LHX) Y(LVX) Y(LMUX) Y(LGAX) Y(LCY) Y(LEY) Y(LKY) Y(LHY) Y(LVY) \
+    Y(LMUY) Y(LGAY) Y(LTR) Y(LRES) Y(LGAZ) Y(LXAL) Y(LYKA) Y(LVYKA) Y(LS) Y(LMX) Y(LMY) Y(LVMX)    \
+    Y(LCZ)
+#define PAC_NAME(n) #n,
+#define PAC_INDEX(n) MBS_TIR_SCALE_##n,
+#define PAC_POS(n) POS_##n,
+static const char *const scaling_names[] = {PAC_SCALING(PAC_NAME) NULL};
+static const int scaling_index[] = {PAC_SCALING(PAC_INDEX)};
+enum { PAC_SCALING(PAC_POS) NSCALING }; /* POS_LMUY: LMUY's place in scaling_names */
+#undef PAC_NAME
+#undef PAC_INDEX
+#undef PAC_POS
+_Static_assert(NSCALING <= MBS_TYRE_SCALES, "MBS_TYRE_SCALES holds the law's factors");
+_Static_assert(offsetof(MbsTir, LIP) - offsetof(MbsTir, LFZO) ==
+                   sizeof(double) * (MBS_TIR_SCALING_COUNT - 1),
+               "the scaling factors are contiguous in MbsTir, in MBS_TIR_SCALING_KEYS order");
+
 #define PAC_S double
+#define PAC_L double
+#define PAC_LS(l, s) MBS_SCALE(l, s)
+#define PAC_L2S(x, l) MBS_LIKE(x, l)
+#define PAC_LC(c) (c)
 #define PAC_SUFFIX(name) name##_real
 #include "tyre_pac2002_law.h"
 #undef PAC_S
@@ -28,7 +54,37 @@ struct MbsTyreData {
 #define PAC_SUFFIX(name) name##_dual
 #include "tyre_pac2002_law.h"
 #undef PAC_S
+#undef PAC_L
+#undef PAC_LS
+#undef PAC_L2S
+#undef PAC_LC
 #undef PAC_SUFFIX
+/* The factors dual too: d out / d lambda */
+#define PAC_S MbsDual
+#define PAC_L MbsDual
+#define PAC_LS(l, s) MBS_MUL(l, s)
+#define PAC_L2S(x, l) (l)
+#define PAC_LC(c) mbs_dual_constant(c)
+#define PAC_SUFFIX(name) name##_scaled
+#include "tyre_pac2002_law.h"
+#undef PAC_S
+#undef PAC_L
+#undef PAC_LS
+#undef PAC_L2S
+#undef PAC_LC
+#undef PAC_SUFFIX
+
+/* The factors the law uses at in: the file's, times the wheel's multipliers when it has them. */
+static const double *factors(const MbsTyreData *data, const double *scale,
+                             double lam[MBS_TIR_SCALING_COUNT])
+{
+    if (!scale)
+        return data->lam;
+    memcpy(lam, data->lam, sizeof data->lam);
+    for (int k = 0; k < NSCALING; ++k)
+        lam[scaling_index[k]] *= scale[k];
+    return lam;
+}
 
 /* Road friction relative to the tyre's: kept positive so lambda_mu divides (Bt, Br). */
 static double road_mu(double mu_scale) { return mu_scale > 1e-6 ? mu_scale : 1e-6; }
@@ -54,11 +110,12 @@ static void overflow_guard(MbsTyreOutput *out, MbsTyreDerivative *d)
 static void pac2002_evaluate(const MbsTyreData *data, const MbsTyreInput *in, MbsTyreOutput *out,
                              MbsTyreDerivative *d)
 {
-    double mu = road_mu(in->mu_scale);
+    double mu = road_mu(in->mu_scale), own[MBS_TIR_SCALING_COUNT];
+    const double *lam = factors(data, in->scale, own);
     if (!d) {
         double x[MBS_TYRE_IN_COUNT], y[MBS_TYRE_OUT_COUNT];
         memcpy(x, in->in, sizeof x);
-        pac2002_law_real(data, x, mu, y, &out->kappa, &out->alpha);
+        pac2002_law_real(data, lam, x, mu, y, &out->kappa, &out->alpha);
         memcpy(out->out, y, sizeof y);
         overflow_guard(out, NULL);
         return;
@@ -68,7 +125,7 @@ static void pac2002_evaluate(const MbsTyreData *data, const MbsTyreInput *in, Mb
         x[j] = mbs_dual_constant(in->in[j]);
         x[j].d[j] = 1.0;
     }
-    pac2002_law_dual(data, x, mu, y, &kappa, &alpha);
+    pac2002_law_dual(data, lam, x, mu, y, &kappa, &alpha);
     for (int i = 0; i < MBS_TYRE_OUT_COUNT; ++i) {
         out->out[i] = y[i].v;
         for (int j = 0; j < MBS_TYRE_IN_COUNT; ++j)
@@ -79,11 +136,56 @@ static void pac2002_evaluate(const MbsTyreData *data, const MbsTyreInput *in, Mb
     overflow_guard(out, d);
 }
 
-static void pac2002_vertical(const MbsTyreData *data, double *radius, double *stiffness,
-                             double *damping)
+/* d out / d scale[k] (the multipliers of the law's factors, MbsTyreInput.scale) by the law
+ * over dual factors, MBS_DUAL_WIDTH factors a pass: d lambda_k / d scale_k = the file's
+ * lambda_k. */
+static void pac2002_scaling_derivative(const MbsTyreData *data, const MbsTyreInput *in,
+                                       MbsTyreScalingDerivative *d)
+{
+    double mu = road_mu(in->mu_scale), own[MBS_TIR_SCALING_COUNT];
+    const double *lam = factors(data, in->scale, own);
+    memset(d, 0, sizeof *d);
+    for (int first = 0; first < NSCALING; first += MBS_DUAL_WIDTH) {
+        MbsDual x[MBS_TYRE_IN_COUNT], y[MBS_TYRE_OUT_COUNT], kappa, alpha;
+        MbsDual l[MBS_TIR_SCALING_COUNT];
+        for (int j = 0; j < MBS_TYRE_IN_COUNT; ++j)
+            x[j] = mbs_dual_constant(in->in[j]);
+        for (int k = 0; k < MBS_TIR_SCALING_COUNT; ++k)
+            l[k] = mbs_dual_constant(lam[k]);
+        for (int k = first; k < NSCALING && k < first + MBS_DUAL_WIDTH; ++k)
+            l[scaling_index[k]].d[k - first] = data->lam[scaling_index[k]];
+        pac2002_law_scaled(data, l, x, mu, y, &kappa, &alpha);
+        for (int i = 0; i < MBS_TYRE_OUT_COUNT; ++i)
+            for (int k = first; k < NSCALING && k < first + MBS_DUAL_WIDTH; ++k)
+                d->d[i][k] = isfinite(y[i].d[k - first]) ? y[i].d[k - first] : 0.0;
+    }
+}
+
+/* The wheel's multipliers: finite, of a coefficient's range, and positive for the factors the
+ * file's checks keep positive or nonzero (the law divides by them), so those checks still hold. */
+static int pac2002_check_scaling(const MbsTyreData *data, const double *scale, const char *name,
+                                 MbsError *err)
+{
+    (void)data;
+    static const int positive[] = {POS_LFZO, POS_LCZ, POS_LMUX, POS_LMUY, POS_LCX, POS_LCY};
+    for (int k = 0; k < NSCALING; ++k)
+        if (!isfinite(scale[k]) || fabs(scale[k]) > 1e6)
+            return mbs_error_set(err, MBS_FATAL, "force '%s': tyre_scaling %s %g is out of range "
+                                 "(|value| <= 1e6)", name, scaling_names[k], scale[k]);
+    for (size_t i = 0; i < sizeof positive / sizeof positive[0]; ++i) {
+        int k = positive[i];
+        if (!(scale[k] > 0.0))
+            return mbs_error_set(err, MBS_FATAL, "force '%s': tyre_scaling %s %g must be "
+                                 "positive", name, scaling_names[k], scale[k]);
+    }
+    return 0;
+}
+
+static void pac2002_vertical(const MbsTyreData *data, const double *scale, double *radius,
+                             double *stiffness, double *damping)
 {
     *radius = data->tir.UNLOADED_RADIUS;
-    *stiffness = data->cz;
+    *stiffness = scale ? data->cz * scale[POS_LCZ] : data->cz;
     *damping = data->tir.VERTICAL_DAMPING;
 }
 
@@ -234,8 +336,8 @@ static MbsTyreData *pac2002_parse(const char *text, size_t size, const char *fil
     }
     free(lines);
     d->combined = d->tir.USE_MODE == 4.0;
-    d->fz0 = d->tir.FNOMIN * d->tir.LFZO;
     d->cz = d->tir.VERTICAL_STIFFNESS * d->tir.LCZ;
+    memcpy(d->lam, &d->tir.LFZO, sizeof d->lam);
     mbs_error_clear(err);
     return d;
 }
@@ -267,4 +369,7 @@ const MbsTyreModelClass mbs_tyre_pac2002 = {
     .free_data = pac2002_free,
     .side = pac2002_side,
     .width = pac2002_width,
+    .scaling = scaling_names,
+    .scaling_derivative = pac2002_scaling_derivative,
+    .check_scaling = pac2002_check_scaling,
 };

@@ -1,5 +1,6 @@
 /* Model file loader: good models give the expected model; every bad model gives an error that
  * names the file, the element and the problem; mutated input never crashes. */
+#include <stddef.h>
 #include <string.h>
 
 #include "esl-model-file.h"
@@ -551,6 +552,24 @@ static void check_wheels(void)
     tap_ok(mirror[0] == 0 && mirror[1] == 0 && mirror[2] == 1,
            "a wheel's side: absent and left unmirrored, right mirrored (%d %d %d)", mirror[0],
            mirror[1], mirror[2]);
+    /* "tyre_scaling": multipliers of the pac2002 law's factors, bound to parameters */
+#define PAC ", \"tyre\": \"pac2002\", \"tyre_file\": \"" ESLABON_SOURCE_DIR \
+            "/data/tyres/HMMWV_Pac02Tire.tir\""
+    m = load_wheel("\"parameters\": {\"lmuy\": 1.25},",
+                   PAC ", \"tyre_scaling\": {\"LMUY\": \"lmuy\", \"LKX\": 0.9}", &error);
+    const MbsTyreModelClass *pac = mbs_tyre_model_class_by_name("pac2002");
+    int iy = mbs_tyre_scaling_index(pac, "LMUY"), ix = mbs_tyre_scaling_index(pac, "LKX");
+    int bound = 0;
+    for (int b = 0; m && b < m->nbindings; ++b)
+        bound += m->bindings[b].target.kind == MBS_ELEMENT_FORCE &&
+                 m->bindings[b].target.offset ==
+                     offsetof(MbsForce, tyre_scale) + (size_t)iy * sizeof(double);
+    tap_ok(m && m->forces[0].tyre_scale[iy] == 1.25 && m->forces[0].tyre_scale[ix] == 0.9 &&
+               m->forces[0].tyre_scale[mbs_tyre_scaling_index(pac, "LMUX")] == 1.0 && bound == 1,
+           "tyre_scaling: LMUY bound to the parameter lmuy (1.25), LKX 0.9, the others 1 %s",
+           error ? error->message : "");
+    g_clear_error(&error);
+    mbs_model_free(m);
     static const struct {
         const char *head, *tail, *want;
     } bad[] = {
@@ -559,6 +578,14 @@ static void check_wheels(void)
         {"", ", \"friction\": -1", "forces[0] 'tyre': 'friction' -1 must not be negative"},
         {"", ", \"side\": \"middle\"",
          "forces[0] 'tyre': 'side': 'middle' is not a side (expected left or right)"},
+        {"", ", \"tyre_scaling\": {\"LMUY\": 1.1}",
+         "'tyre_scaling': the tyre law 'linear' has no scaling factors"},
+        {"", PAC ", \"tyre_scaling\": {\"LSGKP\": 1.1}",
+         "'tyre_scaling': 'LSGKP' is not a scaling factor of the tyre law 'pac2002' (expected "
+         "LFZO, LCX,"},
+        {"", PAC ", \"tyre_scaling\": {\"LMUY\": -1}",
+         "force 'tyre': tyre_scaling LMUY -1 must be positive"},
+        {"", PAC ", \"tyre_scaling\": [1]", "'tyre_scaling' must be an object"},
         {"\"road\": {\"features\": [{\"type\": \"hill\"}]},", "",
          "road: features[0]: unknown road feature 'hill' (expected step, bump or profile)"},
         {"\"road\": {\"features\": [{\"type\": \"bump\", \"position\": 1}]},", "",
@@ -573,6 +600,7 @@ static void check_wheels(void)
         g_clear_error(&error);
         mbs_model_free(m);
     }
+#undef PAC
 }
 
 static void check_misc_errors(void)

@@ -217,6 +217,12 @@ static void check_model(const char *dir, const char *file)
      * 1.5e-7 off: its bound there 1e-6 */
     if (!strcmp(file, "coach.json"))
         bounds[0] = 1e-6;
+    /* truck-slalom.json, upright at the start too: nd-central 7.6e-8, ad 5.0e-11 (measured,
+     * issue 24): bounds 1e-6 and 5e-10 */
+    if (!strcmp(file, "truck-slalom.json")) {
+        bounds[0] = 1e-6;
+        bounds[1] = 5e-10;
+    }
     for (int o = 0; o < 3; ++o) {
         other.jacobian = others[o];
         other.newton_matrix = o == 2 ? MBS_SENS_NEWTON_SENSITIVITIES : MBS_SENS_NEWTON_OWN;
@@ -437,11 +443,10 @@ int main(void)
                      file);
             continue;
         }
-        /* The truck (paper 003): not yet measured with the drivers' analytical derivatives. */
-        if (!strcmp(file, "truck-slalom.json")) {
-            tap_skip("%s: not yet measured with the drivers' derivatives (open, issue 24)", file);
-            continue;
-        }
+        /* The truck (paper 003, its drivers with their analytical derivatives) is checked:
+         * measured over 0.5 s (issue 24), direct = fd 2.0e-8 of the row's largest entry (psi /
+         * speed 14.8966269 direct, 14.8966266 fd), adjoint = direct 2.0e-12; its own bounds for
+         * the state derivatives below (camber 0 at the start, as the coach). */
         if (g_str_has_prefix(file, "buggy-")) {
             tap_skip("%s: checked by tests/cli/test_sens_buggy.py", file);
             continue;

@@ -315,7 +315,7 @@ static void physics(const Tyre *t, const char *name)
     tap_ok(zero, "%s: Fz = 0 gives no force", name);
     /* vertical */
     double radius, k, c;
-    t->law->vertical(t->data, &radius, &k, &c);
+    t->law->vertical(t->data, NULL, &radius, &k, &c);
     double width = mbs_tyre_width(t->law, t->data);
     tap_ok(width == p->WIDTH && width > 0.3 && width < 0.33,
            "%s: the law keeps the section width WIDTH %g m (drawn tyres use it)", name, width);
@@ -539,6 +539,196 @@ static void reader_errors(const char *path)
     free(text);
 }
 
+
+/* The wheel's multipliers of the law's scaling factors (MbsTyreInput.scale, a model file's
+ * "tyre_scaling"; issue 24: sensitivities of LMUY...). */
+static void eval_scaled(const Tyre *t, const double *scale, double fz, double kappa,
+                        double alpha, double vx, MbsTyreOutput *out, MbsTyreDerivative *d,
+                        MbsTyreScalingDerivative *ds)
+{
+    double re = mbs_pac2002_rolling_radius(t->data, fz);
+    MbsTyreInput in = {.in = {fz, vx, vx * tan(alpha), vx * (1.0 + kappa) / re, 0.0},
+                       .mu_scale = t->mu, .scale = scale};
+    t->law->evaluate(t->data, &in, out, d);
+    if (ds)
+        t->law->scaling_derivative(t->data, &in, ds);
+}
+
+/* The slip (over_kappa: kappa at alpha = 0; else alpha at kappa = 0) in [a, b] where Fx or Fy
+ * peaks: bisection on the sign of its exact slope (dFx/dkappa = dFx/dOmega Vx/Re, dFy/dalpha =
+ * dFy/dVy Vx/cos^2), to round-off. */
+static double peak_slip(const Tyre *t, double fz, int over_kappa, double a, double b)
+{
+    double vx = t->tir.LONGVL;
+    double sa = 0.0;
+    for (int i = 0; i < 200 && b - a > 1e-15; ++i) {
+        double m = 0.5 * (a + b);
+        MbsTyreOutput o;
+        MbsTyreDerivative d;
+        eval_scaled(t, NULL, fz, over_kappa ? m : 0.0, over_kappa ? 0.0 : m, vx, &o, &d, NULL);
+        double slope = over_kappa ? d.d[MBS_TYRE_OUT_FX][MBS_TYRE_IN_OMEGA]
+                                  : d.d[MBS_TYRE_OUT_FY][MBS_TYRE_IN_VY];
+        if (i == 0) {
+            MbsTyreDerivative da;
+            eval_scaled(t, NULL, fz, over_kappa ? a : 0.0, over_kappa ? 0.0 : a, vx, &o, &da,
+                        NULL);
+            sa = over_kappa ? da.d[MBS_TYRE_OUT_FX][MBS_TYRE_IN_OMEGA]
+                            : da.d[MBS_TYRE_OUT_FY][MBS_TYRE_IN_VY];
+        }
+        if ((slope < 0) == (sa < 0))
+            a = m;
+        else
+            b = m;
+    }
+    return 0.5 * (a + b);
+}
+
+static void scaling(const Tyre *t, const char *path, const char *name)
+{
+    const MbsTir *p = &t->tir;
+    int ns = mbs_tyre_scaling_count(t->law);
+    int lmuy = mbs_tyre_scaling_index(t->law, "LMUY"), lmux = mbs_tyre_scaling_index(t->law, "LMUX");
+    int lvy = mbs_tyre_scaling_index(t->law, "LVY"), lcz = mbs_tyre_scaling_index(t->law, "LCZ");
+    tap_ok(ns == 26 && lmuy >= 0 && lmux >= 0 && lvy >= 0 && lcz >= 0 &&
+               mbs_tyre_scaling_index(t->law, "LSGKP") < 0,
+           "%s: the law offers the 26 scaling factors it reads (LMUY, LMUX, LVY, LCZ..., not "
+           "LSGKP)", name);
+    /* d out / d scale against central differences (step 1e-6: truncation and round-off),
+     * multipliers off 1, on a grid of slips, loads and speeds (the low-speed band among them);
+     * measured 8.6e-8 (HMMWV), 1.1e-7 (city bus) */
+    double scale[MBS_TYRE_SCALES];
+    for (int k = 0; k < MBS_TYRE_SCALES; ++k)
+        scale[k] = k < ns ? 1.0 + 0.05 * sin(1.0 + k) : 1.0;
+    const double kappas[] = {-0.3, 1e-3, 0.1}, alphas[] = {-0.2, -0.01, 0.05};
+    const double loads[] = {0.4, 1.2}, speeds[] = {16.7, 0.5 * p->VXLOW};
+    const double out_scale[MBS_TYRE_OUT_COUNT] = {p->FNOMIN, p->FNOMIN,
+                                                  p->FNOMIN * p->UNLOADED_RADIUS,
+                                                  p->FNOMIN * p->UNLOADED_RADIUS,
+                                                  p->FNOMIN * p->UNLOADED_RADIUS};
+    double worst = 0.0;
+    int n = 0;
+    char where[200] = "";
+    for (size_t a = 0; a < 3; ++a)
+        for (size_t b = 0; b < 3; ++b)
+            for (size_t e = 0; e < 2; ++e)
+                for (size_t v = 0; v < 2; ++v) {
+                    double fz = loads[e] * p->FNOMIN;
+                    MbsTyreOutput o;
+                    MbsTyreScalingDerivative ds;
+                    eval_scaled(t, scale, fz, kappas[a], alphas[b], speeds[v], &o, NULL, &ds);
+                    for (int k = 0; k < ns; ++k) {
+                        double hi[MBS_TYRE_SCALES], lo[MBS_TYRE_SCALES], h = 1e-6;
+                        memcpy(hi, scale, sizeof hi);
+                        memcpy(lo, scale, sizeof lo);
+                        hi[k] += h;
+                        lo[k] -= h;
+                        MbsTyreOutput oh, ol;
+                        /* the same spin and lateral velocity: the rig's Re is the file's */
+                        eval_scaled(t, hi, fz, kappas[a], alphas[b], speeds[v], &oh, NULL, NULL);
+                        eval_scaled(t, lo, fz, kappas[a], alphas[b], speeds[v], &ol, NULL, NULL);
+                        for (int i = 0; i < MBS_TYRE_OUT_COUNT; ++i) {
+                            double fd = (oh.out[i] - ol.out[i]) / (2.0 * h);
+                            double err = fabs(fd - ds.d[i][k]) /
+                                         fmax(fabs(ds.d[i][k]), 1e-3 * out_scale[i]);
+                            n++;
+                            if (err > worst) {
+                                worst = err;
+                                snprintf(where, sizeof where,
+                                         "out %d / %s at kappa %g alpha %g Fz %g Vx %g: exact "
+                                         "%.9g fd %.9g", i, t->law->scaling[k], kappas[a],
+                                         alphas[b], fz, speeds[v], ds.d[i][k], fd);
+                            }
+                        }
+                    }
+                }
+    tap_diag("%s: worst %s", name, where);
+    tap_below(worst, 1e-6, "%s: d out/d scale = central differences on %d entries (worst "
+              "relative %.3g)", name, n, worst);
+
+    /* Closed forms (Pacejka 4.E19-4.E30 at kappa = 0, gamma = 0, where G_yk = 1 and S_Vyk = 0):
+     * Fy = D_y sin(C_y atan(B_y a - E_y(..))) + S_Vy with D_y and S_Vy proportional to LMUY and
+     * B_y = K_y/(C_y D_y) to 1/LMUY (K_y, C_y, E_y free of it): at the peak, where the cosine
+     * of the sine's argument vanishes, dFy/dLMUY = (D_y sin + S_Vy)/LMUY = Fy/LMUY; the same
+     * for Fx with LMUX at alpha = 0 (4.E9-4.E18). With the multipliers at 1, dFy/dscale = Fy.
+     * Measured: 1.6e-15 of the peak force, 5.7e-14 N at alpha_y = 0. */
+    for (int l = 0; l < 2; ++l) {
+        double fz = (l ? 0.5 : 1.0) * p->FNOMIN;
+        MbsTyreOutput o;
+        MbsTyreScalingDerivative ds;
+        for (int side = 0; side < 2; ++side) {
+            double ay = peak_slip(t, fz, 0, side ? 0.0 : -0.6, side ? 0.6 : 0.0);
+            eval_scaled(t, NULL, fz, 0.0, ay, p->LONGVL, &o, NULL, &ds);
+            double fy = o.out[MBS_TYRE_OUT_FY];
+            tap_close(ds.d[MBS_TYRE_OUT_FY][lmuy], fy, 2e-14 * fabs(fy),
+                      "%s Fz=%g: at the peak of Fy (alpha %.6f) dFy/dLMUY = Fy/LMUY = %.6g N",
+                      name, fz, ay, fy);
+            double kx = peak_slip(t, fz, 1, side ? 0.0 : -0.6, side ? 0.6 : 0.0);
+            eval_scaled(t, NULL, fz, kx, 0.0, p->LONGVL, &o, NULL, &ds);
+            double fx = o.out[MBS_TYRE_OUT_FX];
+            tap_close(ds.d[MBS_TYRE_OUT_FX][lmux], fx, 2e-14 * fabs(fx),
+                      "%s Fz=%g: at the peak of Fx (kappa %.6f) dFx/dLMUX = Fx/LMUX = %.6g N",
+                      name, fz, kx, fx);
+        }
+        /* at alpha_y = alpha + S_Hy = 0 the sine's argument is 0: Fy = S_Vy, proportional to
+         * LVY LMUY */
+        double fz0 = p->FNOMIN * p->LFZO, dfz = (fz - fz0) / fz0;
+        double shy = (p->PHY1 + p->PHY2 * dfz) * p->LHY;
+        double svy = fz * (p->PVY1 + p->PVY2 * dfz) * p->LVY * p->LMUY;
+        eval_scaled(t, NULL, fz, 0.0, -shy, p->LONGVL, &o, NULL, &ds);
+        tap_close(ds.d[MBS_TYRE_OUT_FY][lvy], svy, 5e-13,
+                  "%s Fz=%g: at alpha_y = 0 dFy/dLVY = S_Vy = %.6g N", name, fz, svy);
+        tap_close(ds.d[MBS_TYRE_OUT_FY][lmuy], svy, 5e-13,
+                  "%s Fz=%g: at alpha_y = 0 dFy/dLMUY = S_Vy", name, fz);
+    }
+
+    /* A multiplier is the file's factor times it: the file with LMUY and LCZ edited gives the
+     * same wrench and vertical stiffness. */
+    size_t size;
+    char *text = read_all(path, &size);
+    if (!text)
+        return;
+    char line[96];
+    snprintf(line, sizeof line, "LMUY = %.17g", p->LMUY * 1.1);
+    char *t1 = edit_line(text, line_of(text, "LMUY"), line, 0);
+    snprintf(line, sizeof line, "LCZ = %.17g", p->LCZ * 0.8);
+    char *t2 = edit_line(t1, line_of(t1, "LCZ"), line, 0);
+    MbsError err = {0};
+    MbsTyreData *edited = t->law->parse(t2, strlen(t2), name, &err);
+    double mult[MBS_TYRE_SCALES];
+    for (int k = 0; k < MBS_TYRE_SCALES; ++k)
+        mult[k] = 1.0;
+    mult[lmuy] = 1.1;
+    mult[lcz] = 0.8;
+    double worst_file = INFINITY, r0, k0, c0, r1, k1, c1;
+    if (edited) {
+        worst_file = 0.0;
+        double re = mbs_pac2002_rolling_radius(t->data, p->FNOMIN);
+        MbsTyreInput a = {.in = {p->FNOMIN, 12.0, 1.5, 12.3 / re, 0.02}, .mu_scale = 1.0,
+                          .scale = mult};
+        MbsTyreInput b = a;
+        b.scale = NULL;
+        MbsTyreOutput oa, ob;
+        t->law->evaluate(t->data, &a, &oa, NULL);
+        t->law->evaluate(edited, &b, &ob, NULL);
+        for (int i = 0; i < MBS_TYRE_OUT_COUNT; ++i)
+            worst_file = fmax(worst_file, fabs(oa.out[i] - ob.out[i]) / out_scale[i]);
+        t->law->vertical(t->data, mult, &r0, &k0, &c0);
+        t->law->vertical(edited, NULL, &r1, &k1, &c1);
+        worst_file = fmax(worst_file, fabs(k0 - k1) / k1);
+        t->law->free_data(edited);
+    }
+    tap_below(worst_file, 1e-14, "%s: multipliers LMUY 1.1, LCZ 0.8 = the file with them "
+              "edited (outputs and vertical stiffness; worst %.3g)", name, worst_file);
+    free(t1);
+    free(t2);
+    free(text);
+    /* what the law refuses */
+    mult[lmuy] = -1.0;
+    int bad = t->law->check_scaling(t->data, mult, "w", &err);
+    tap_ok(bad && strstr(err.message, "LMUY") && strstr(err.message, "positive"),
+           "%s: a negative LMUY multiplier is refused (%s)", name, err.message);
+}
+
 int main(void)
 {
     static const struct {
@@ -560,6 +750,7 @@ int main(void)
         combined(&t, files[i].name);
         derivatives(&t, files[i].name, files[i].tol);
         physics(&t, files[i].name);
+        scaling(&t, files[i].file, files[i].name);
         MbsTyreData *copy = t.law->copy(t.data);
         MbsTyreInput in = {.in = {20000.0, 12.0, 0.7, 30.0, 0.02}, .mu_scale = 1.0};
         MbsTyreOutput a, b;

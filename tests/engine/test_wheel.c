@@ -305,7 +305,7 @@ static void test_pac2002_derivative(const char *path, const char *name, double R
     f.tyre_mirror = mirror;
     const char *side = mirror ? " (mirrored: the other side)" : "";
     double rr, k, c;
-    law->vertical(f.tyre_data, &rr, &k, &c);
+    law->vertical(f.tyre_data, NULL, &rr, &k, &c);
     MbsRoad *flat = mbs_road_new(0.0, 1.0);
     double ax[3] = {0.02, 0.999, 0.01}, n = mbs_v3_norm(ax);
     double vl = 13.9, dz = 4000.0 / k; /* 50 km/h; a few kN of load */
@@ -323,6 +323,17 @@ static void test_pac2002_derivative(const char *path, const char *name, double R
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
         check_wheel_state(&f, flat, cases[i].r, cases[i].v, cases[i].w, ax, n, prefix,
                           cases[i].what);
+    /* the same through the dual kernel with the wheel's multipliers of the scaling factors off
+     * 1 (a model file's tyre_scaling: the law reads them, LCZ the vertical stiffness too) */
+    MbsForce scaled = f;
+    scaled.tyre_scaled = 1;
+    for (int i = 0; i < MBS_FORCE_TYRE_SCALES; ++i)
+        scaled.tyre_scale[i] = i < mbs_tyre_scaling_count(law) ? 1.0 + 0.1 * sin(2.0 + i) : 1.0;
+    char scaled_prefix[200];
+    snprintf(scaled_prefix, sizeof scaled_prefix, "%s%s, tyre_scaling off 1: ", name, side);
+    for (size_t i = 1; i < 3; ++i)
+        check_wheel_state(&scaled, flat, cases[i].r, cases[i].v, cases[i].w, ax, n,
+                          scaled_prefix, cases[i].what);
     /* Camber exactly 0 (an upright wheel on a flat road: the vehicle models' drawn state at
      * t = 0) is a kink of PAC2002 (|gamma| in Ky via PKY3 and in Bt via QBZ5): the exact
      * derivative along the camber (the axis' z) is the right-hand one (MBS_FABS' slope at 0),
@@ -392,7 +403,7 @@ static void test_mirror_symmetry(const char *path, const char *name)
     tap_ok(mbs_tyre_side(law, f.tyre_data) == MBS_TYRE_LEFT, "%s: TYRESIDE = 'LEFT'", name);
     MbsForce g = f;
     g.tyre_mirror = 1;
-    law->vertical(f.tyre_data, &rr, &k, &c);
+    law->vertical(f.tyre_data, NULL, &rr, &k, &c);
     MbsRoad *flat = mbs_road_new(0.0, 1.0);
     double dz = 4000.0 / k, vl = 13.9, worst = 0.0, big = 0.0, asym = 0.0;
     const double states[3][4][3] = { /* r, v, axis (unnormalised), w */

@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
         }
         double r, k, c;
-        law->vertical(d, &r, &k, &c);
+        law->vertical(d, NULL, &r, &k, &c);
         MbsTyreData *copy = law->copy(d);
         law->free_data(copy);
         law->free_data(d);

@@ -620,7 +620,7 @@ static void stiffness_damping(Ali3p *a, const double *Q0)
         dest[a->FKmap[k]] = a->FKx[k];
 }
 
-int mbs_ali3p_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err)
+static int ali3p_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err)
 {
     Ali3p *a = f->impl;
     if (!a->has_KC)
@@ -1478,6 +1478,7 @@ const MbsFormulationClass mbs_ali3p_class = {
     .settings = &ali3p_settings,
     .tangent_offers_analytical = 1,
     .tangent_offers_dual = 1,
+    .tangent_probe = ali3p_tangent_probe,
     .init = ali3p_init,
     .step = ali3p_step,
     .finalize = ali3p_finalize,

@@ -950,7 +950,7 @@ static int reduced_tangent(MbsFormulation *f, MatrixR *R, double h, MbsError *er
     return 0;
 }
 
-int mbs_matrix_r_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err)
+static int matrix_r_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err)
 {
     MatrixR *R = f->impl;
     if (reduced_tangent_base(f, R, f->settings.step, err) ||
@@ -1266,7 +1266,7 @@ static int matrix_r_state_set(MbsFormulation *f, const double *state, MbsError *
     mbs_kinematics_positions(m, &R->kin, R->z);
     mbs_kinematics_velocities(m, &R->kin, R->zd);
     mbs_constraints_eval_pattern(m, &R->kin, f->time, R->z, R->phi, R->phiz, R->phit);
-    /* the independent state too: a tangent probe (mbs_matrix_r_tangent_probe) reads it, and a
+    /* the independent state too: a tangent probe (matrix_r_tangent_probe) reads it, and a
      * step sets it again from z, zd, zdd */
     independent_state(f, R, R->zi, R->zdi, R->zddi);
     return 0;
@@ -1595,6 +1595,7 @@ const MbsFormulationClass mbs_matrix_r_class = {
     .name = "matrix-r",
     .tangent_dense_only = 1,
     .tangent_offers_dual = 1,
+    .tangent_probe = matrix_r_tangent_probe,
     .tangent_offers_analytical = 1,
     .description = MBS_N_("Semi-recursive Matrix R (double velocity transformation), "
                           "coordinate partitioning by pivoted QR, RK4 or trapezoidal rule, "

@@ -151,7 +151,7 @@ static int analytical_forces_jacobian(void *ctx, const double *x, double *J)
     return 0;
 }
 
-int mbs_penalty_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err)
+static int penalty_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err)
 {
     Penalty *P = f->impl;
     size_t bytes = sizeof(double) * (size_t)P->n;
@@ -942,6 +942,7 @@ const MbsFormulationClass mbs_penalty_class = {
                           "acceleration projections (papers 000, 003)"),
     .settings = &penalty_settings,
     .tangent_offers_dual = 1,
+    .tangent_probe = penalty_tangent_probe,
     .tangent_offers_analytical = 1,
     .init = penalty_init,
     .step = penalty_step,

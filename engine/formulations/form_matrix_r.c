@@ -53,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mbs_alloc.h"
 #include "mbs_assembly.h"
 #include "mbs_clock.h"
 #include "mbs_constraints.h"
@@ -87,22 +88,6 @@ static const MatrixROptions *options(const MbsFormulation *f)
     return mbs_formulation_options(f);
 }
 
-
-double *mr_alloc_doubles(size_t n, int *fail)
-{
-    double *p = calloc(n ? n : 1, sizeof(double));
-    if (!p)
-        *fail = 1;
-    return p;
-}
-
-static int *alloc_ints(size_t n, int *fail)
-{
-    int *p = calloc(n ? n : 1, sizeof(int));
-    if (!p)
-        *fail = 1;
-    return p;
-}
 
 void mr_sort_ints(int *a, int k)
 {
@@ -650,54 +635,54 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
                          &R->w, &R->rh, &R->zdip, &R->zddip, &R->zsave, &R->zdsave,
                          &R->zpred, &R->zdpred, &R->sprior, &R->sused, &R->zdpred_pre};
     for (size_t i = 0; i < sizeof vecs_n / sizeof vecs_n[0]; ++i)
-        *vecs_n[i] = mr_alloc_doubles((size_t)n, &fail);
+        *vecs_n[i] = mbs_calloc_doubles((size_t)n, &fail);
     for (int k = 0; k < 4; ++k) {
-        R->acc[k] = mr_alloc_doubles((size_t)n, &fail);
-        R->vel[k] = mr_alloc_doubles((size_t)n, &fail);
+        R->acc[k] = mbs_calloc_doubles((size_t)n, &fail);
+        R->vel[k] = mbs_calloc_doubles((size_t)n, &fail);
     }
-    R->node_acc = mr_alloc_doubles(6 * (size_t)n, &fail);
-    R->node_D = mr_alloc_doubles(6 * (size_t)n, &fail);
-    R->dep = alloc_ints((size_t)n, &fail);
-    R->ind = alloc_ints((size_t)n, &fail);
-    R->dofnode = alloc_ints(MBS_MATRIX_R_MAX_DOFS, &fail);
-    R->Brow = mr_alloc_doubles((size_t)n, &fail);
-    R->rows = alloc_ints((size_t)n, &fail);
-    R->depidx = alloc_ints((size_t)n, &fail);
-    R->rowidx = alloc_ints((size_t)nr, &fail);
-    R->jpvt = alloc_ints((size_t)mx, &fail);
-    R->qr = mr_alloc_doubles((size_t)nr * n, &fail);
-    R->tau = mr_alloc_doubles((size_t)mx, &fail);
-    R->A = mr_alloc_doubles(nn, &fail);
-    R->rhs = mr_alloc_doubles((size_t)mx, &fail);
-    R->X = mr_alloc_doubles(nn, &fail);
-    R->conwork = mr_alloc_doubles(4 * (size_t)n, &fail);
-    R->iconwork = alloc_ints((size_t)n, &fail);
-    R->ipiv = alloc_ints((size_t)n, &fail);
-    R->ipiv_d = alloc_ints((size_t)n, &fail);
-    R->ipiv_prior = alloc_ints((size_t)n, &fail);
-    R->indprior = alloc_ints((size_t)n, &fail);
-    R->svtmp = mr_alloc_doubles(3 * (size_t)n, &fail);
+    R->node_acc = mbs_calloc_doubles(6 * (size_t)n, &fail);
+    R->node_D = mbs_calloc_doubles(6 * (size_t)n, &fail);
+    R->dep = mbs_calloc_ints((size_t)n, &fail);
+    R->ind = mbs_calloc_ints((size_t)n, &fail);
+    R->dofnode = mbs_calloc_ints(MBS_MATRIX_R_MAX_DOFS, &fail);
+    R->Brow = mbs_calloc_doubles((size_t)n, &fail);
+    R->rows = mbs_calloc_ints((size_t)n, &fail);
+    R->depidx = mbs_calloc_ints((size_t)n, &fail);
+    R->rowidx = mbs_calloc_ints((size_t)nr, &fail);
+    R->jpvt = mbs_calloc_ints((size_t)mx, &fail);
+    R->qr = mbs_calloc_doubles((size_t)nr * n, &fail);
+    R->tau = mbs_calloc_doubles((size_t)mx, &fail);
+    R->A = mbs_calloc_doubles(nn, &fail);
+    R->rhs = mbs_calloc_doubles((size_t)mx, &fail);
+    R->X = mbs_calloc_doubles(nn, &fail);
+    R->conwork = mbs_calloc_doubles(4 * (size_t)n, &fail);
+    R->iconwork = mbs_calloc_ints((size_t)n, &fail);
+    R->ipiv = mbs_calloc_ints((size_t)n, &fail);
+    R->ipiv_d = mbs_calloc_ints((size_t)n, &fail);
+    R->ipiv_prior = mbs_calloc_ints((size_t)n, &fail);
+    R->indprior = mbs_calloc_ints((size_t)n, &fail);
+    R->svtmp = mbs_calloc_doubles(3 * (size_t)n, &fail);
     int nnz = m->topo->row_ptr[nr];
-    R->Ap = alloc_ints((size_t)n + 1, &fail);
-    R->Ai = alloc_ints((size_t)nnz, &fail);
-    R->Ax = mr_alloc_doubles((size_t)nnz, &fail);
-    R->Kp = alloc_ints(2 * (size_t)n + 1, &fail); /* K = [mu I, A; A^T, -mu I] */
-    R->Ki = alloc_ints(2 * (size_t)nnz + 2 * (size_t)n, &fail);
-    R->Kmap = alloc_ints(2 * (size_t)nnz, &fail);
-    R->Kx = mr_alloc_doubles(2 * (size_t)nnz + 2 * (size_t)n, &fail);
-    R->Kb = mr_alloc_doubles(2 * (size_t)n, &fail);
+    R->Ap = mbs_calloc_ints((size_t)n + 1, &fail);
+    R->Ai = mbs_calloc_ints((size_t)nnz, &fail);
+    R->Ax = mbs_calloc_doubles((size_t)nnz, &fail);
+    R->Kp = mbs_calloc_ints(2 * (size_t)n + 1, &fail); /* K = [mu I, A; A^T, -mu I] */
+    R->Ki = mbs_calloc_ints(2 * (size_t)nnz + 2 * (size_t)n, &fail);
+    R->Kmap = mbs_calloc_ints(2 * (size_t)nnz, &fail);
+    R->Kx = mbs_calloc_doubles(2 * (size_t)nnz + 2 * (size_t)n, &fail);
+    R->Kb = mbs_calloc_doubles(2 * (size_t)n, &fail);
     if (!R->sparse && o->damping > 0.0) {
-        R->Kd = mr_alloc_doubles(4 * (size_t)n * n, &fail);
-        R->Kipiv = alloc_ints(2 * (size_t)n, &fail);
+        R->Kd = mbs_calloc_doubles(4 * (size_t)n * n, &fail);
+        R->Kipiv = mbs_calloc_ints(2 * (size_t)n, &fail);
     }
-    R->phi = mr_alloc_doubles((size_t)nr, &fail);
-    R->phiz = mr_alloc_doubles((size_t)nr * n, &fail);
-    R->phit = mr_alloc_doubles((size_t)nr, &fail);
-    R->bias = mr_alloc_doubles((size_t)nr, &fail);
+    R->phi = mbs_calloc_doubles((size_t)nr, &fail);
+    R->phiz = mbs_calloc_doubles((size_t)nr * n, &fail);
+    R->phit = mbs_calloc_doubles((size_t)nr, &fail);
+    R->bias = mbs_calloc_doubles((size_t)nr, &fail);
     double **mats[] = {&R->M,  &R->Rz, &R->MR, &R->Mh, &R->Lh,    &R->T,
                        &R->Rsave, &R->Rprior, &R->Rused};
     for (size_t i = 0; i < sizeof mats / sizeof mats[0]; ++i)
-        *mats[i] = mr_alloc_doubles(nn, &fail);
+        *mats[i] = mbs_calloc_doubles(nn, &fail);
     if (fail)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     /* The trapezoidal rule's tangent: serial, an evaluation uses all of R. Made for d <= n.
@@ -740,7 +725,7 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
             q2 = fmax(q2, q3);
         }
         R->lqrwork = (int)fmax(fmax(q1, q2), 3.0 * mx + 1.0) + 1;
-        R->qrwork = mr_alloc_doubles((size_t)R->lqrwork, &fail);
+        R->qrwork = mbs_calloc_doubles((size_t)R->lqrwork, &fail);
         if (fail)
             return mbs_error_set(err, MBS_FATAL, "out of memory");
     }
@@ -789,7 +774,7 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
         return status;
     R->d0 = R->d;
     fail = 0;
-    R->pinned = mr_alloc_doubles(mr_priors_record_size(R), &fail);
+    R->pinned = mbs_calloc_doubles(mr_priors_record_size(R), &fail);
     if (fail)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     mr_factor_block(R);

@@ -122,7 +122,6 @@ typedef struct {
 } MatrixR;
 
 /* form_matrix_r.c */
-double *mr_alloc_doubles(size_t n, int *fail);
 MatrixR *mr_impl(const MbsFormulation *f); /* NULL when f is not a matrix-r formulation */
 const MbsDofChoice *mr_dof(const MbsFormulation *f, int i);
 const MbsPoint *mr_dof_point(const MbsFormulation *f, int i);

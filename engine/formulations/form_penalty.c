@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "form_penalty_private.h"
+#include "mbs_alloc.h"
 #include "mbs_assembly.h"
 #include "mbs_clock.h"
 #include "mbs_constraints.h"
@@ -162,14 +163,6 @@ static int penalty_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsE
     eval_forces(P->nd_ctx[0], P->x, -1, 0.0, P->Q);
     *probe = (MbsTangentProbe){.tangent = &P->tangent, .x = P->x, .r0 = P->Q};
     return 0;
-}
-
-static double *alloc_doubles(size_t n, int *fail)
-{
-    double *p = calloc(n ? n : 1, sizeof(double));
-    if (!p)
-        *fail = 1;
-    return p;
 }
 
 /* start + (Phi_z x)_i over the structural nonzeros of row i, in the order of the columns (the
@@ -407,27 +400,27 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
                      mbs_dynamics_init_dual(&P->nd[t].dyn_dual, m)))
             fail = 1;
     }
-    P->z = alloc_doubles(n, &fail);
-    P->zd = alloc_doubles(n, &fail);
-    P->zdd = alloc_doubles(n, &fail);
-    P->z0 = alloc_doubles(n, &fail);
-    P->zd0 = alloc_doubles(n, &fail);
-    P->zdd0 = alloc_doubles(n, &fail);
-    P->M = alloc_doubles(nn, &fail);
-    P->C = alloc_doubles(2 * nn, &fail); /* [C, K] = -dQ/d[zd, z], one block */
+    P->z = mbs_calloc_doubles(n, &fail);
+    P->zd = mbs_calloc_doubles(n, &fail);
+    P->zdd = mbs_calloc_doubles(n, &fail);
+    P->z0 = mbs_calloc_doubles(n, &fail);
+    P->zd0 = mbs_calloc_doubles(n, &fail);
+    P->zdd0 = mbs_calloc_doubles(n, &fail);
+    P->M = mbs_calloc_doubles(nn, &fail);
+    P->C = mbs_calloc_doubles(2 * nn, &fail); /* [C, K] = -dQ/d[zd, z], one block */
     P->K = P->C ? P->C + nn : NULL;
-    P->T = alloc_doubles(nn, &fail);
-    P->Q = alloc_doubles(n, &fail);
-    P->f = alloc_doubles(n, &fail);
-    P->phi = alloc_doubles(nr, &fail);
-    P->phiz = alloc_doubles(nrn, &fail);
-    P->phit = alloc_doubles(nr, &fail);
-    P->bias = alloc_doubles(nr, &fail);
-    P->rv = alloc_doubles(nr, &fail);
-    P->lambda = alloc_doubles(nr, &fail);
-    P->lambda0 = alloc_doubles(nr, &fail);
-    P->tmp = alloc_doubles(n, &fail);
-    P->x = alloc_doubles(2 * (size_t)n, &fail);
+    P->T = mbs_calloc_doubles(nn, &fail);
+    P->Q = mbs_calloc_doubles(n, &fail);
+    P->f = mbs_calloc_doubles(n, &fail);
+    P->phi = mbs_calloc_doubles(nr, &fail);
+    P->phiz = mbs_calloc_doubles(nrn, &fail);
+    P->phit = mbs_calloc_doubles(nr, &fail);
+    P->bias = mbs_calloc_doubles(nr, &fail);
+    P->rv = mbs_calloc_doubles(nr, &fail);
+    P->lambda = mbs_calloc_doubles(nr, &fail);
+    P->lambda0 = mbs_calloc_doubles(nr, &fail);
+    P->tmp = mbs_calloc_doubles(n, &fail);
+    P->x = mbs_calloc_doubles(2 * (size_t)n, &fail);
     P->ipiv = calloc((size_t)n + 1, sizeof(int));
     if (fail || !P->ipiv || build_pattern(m, P))
         return mbs_error_set(err, MBS_FATAL, "out of memory");

@@ -18,21 +18,18 @@
 #include "mbs_formulation.h"
 #include "mbs_tangent_probe.h"
 
-typedef int (*ProbeFn)(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err);
-
 /* The formulations with a tangent, the setting that makes them use it, and the models their
  * tables are made on by default: ali3p computes a tangent only for forces that vary with the
  * state (the lattices have none), so it is measured on the models with springs and tyres. */
 static const struct {
     const char *name;
-    ProbeFn probe;
     const char *setting, *value;
     const char *models;
 } formulations[] = {
-    {"penalty", mbs_penalty_tangent_probe, NULL, NULL,
+    {"penalty", NULL, NULL,
      "four-bar-spatial,multi-four-bar-1x15,multi-four-bar-4x15,multi-four-bar-7x15"},
-    {"ali3p", mbs_ali3p_tangent_probe, NULL, NULL, "five-bar,double-pendulum-stiff,stiff-vehicle"},
-    {"matrix-r", mbs_matrix_r_tangent_probe, "integrator", "trapezoidal",
+    {"ali3p", NULL, NULL, "five-bar,double-pendulum-stiff,stiff-vehicle"},
+    {"matrix-r", "integrator", "trapezoidal",
      "four-bar-spatial,multi-four-bar-1x15,multi-four-bar-4x15,multi-four-bar-7x15"},
 };
 
@@ -45,13 +42,13 @@ typedef struct {
 
 /* One Jacobian alone and one residual alone (from scratch: position kinematics included), at
  * the assembled state of a fresh formulation on one thread. */
-static int time_one_jacobian(const MbsModel *m, const char *name, ProbeFn probe_fn,
-                             const MbsSettings *s, OneJacobian *out)
+static int time_one_jacobian(const MbsModel *m, const char *name, const MbsSettings *s,
+                             OneJacobian *out)
 {
     MbsError err = {0};
     MbsFormulation *f = mbs_formulation_new(name, m, s, &err);
     MbsTangentProbe probe;
-    if (!f || probe_fn(f, &probe, &err)) {
+    if (!f || mbs_formulation_tangent_probe(f, &probe, &err)) {
         fprintf(stderr, "eslabon-cli bench jacobian: %s\n", err.message);
         mbs_formulation_free(f);
         return 1;
@@ -129,7 +126,7 @@ static int bench_formulation(const char *models_dir, int k, const char *models, 
             MbsSettings s;
             settings_for(&s, k, step, duration, method, 1);
             OneJacobian one;
-            if (time_one_jacobian(m, name, formulations[k].probe, &s, &one)) {
+            if (time_one_jacobian(m, name, &s, &one)) {
                 printf("| %s | %s | no tangent (see the message above) |\n", names[i], mname);
                 failures++;
                 break; /* the model has no tangent in this formulation: no method has one */

@@ -24,9 +24,7 @@
  * and factorized once in init, refactorized in place afterwards). Everything is allocated in
  * init.
  */
-#include <amd.h>
 #include <cblas.h>
-#include <klu.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stddef.h>
@@ -34,13 +32,14 @@
 #include <string.h>
 
 #include "form_ali3p_private.h"
+#include "mbs_alloc.h"
+#include "mbs_block_sparse.h"
 #include "mbs_assembly.h"
 #include "mbs_clock.h"
 #include "mbs_force.h"
 #include "mbs_formulation.h"
 #include "mbs_linalg.h"
 #include "mbs_natural.h"
-#include "mbs_sparse_lu.h"
 #include "mbs_tangent.h"
 #include "mbs_tangent_probe.h"
 #include "mbs_topology.h"
@@ -53,46 +52,16 @@ static const Ali3pOptions *options(const MbsFormulation *f)
     return mbs_formulation_options(f);
 }
 
-/* Cholesky factor L (T = P^T L L^T P) of a symmetric positive definite matrix with the 12 x 12
- * body-block pattern, by dense blocks: the matrices without K, C (M + s Phi_q^T Phi_q) are SPD,
- * and on the 7x15 lattice this is 7x faster than KLU's refactorization (1.0 vs 7.3 ms; its
- * flops are half of LU's and run in BLAS on whole blocks; docs/benchmarks.md). The ordering
- * (AMD on the block graph) and the block pattern of L are found once in init. */
-typedef struct {
-    int nb;           /* blocks (moving bodies) */
-    int *perm_inv;    /* block b of T is block perm_inv[b] of L */
-    int *below_start; /* below_start[k] .. below_start[k + 1]: the blocks i > k of column k */
-    int *below;
-    int *off;         /* nb x nb: offset in Lx of block (i, k), i >= k, -1: none */
-    int *pos;         /* per entry of T's pattern: its place in Lx, -1: upper triangle */
-    double *Lx;
-} BlockCholesky;
-
-/* Sparse matrices with a fixed pattern of 12 x 12 blocks between coupled moving bodies
- * (compressed columns; within a column the row blocks are sorted). */
-typedef struct {
-    int nb, nnz;
-    int *rank;        /* nb x nb: rank of row block i in the list of column block j, -1: none */
-    int *Ap, *Ai;     /* CSC pattern */
-    double *Tx, *Kx, *Cx; /* Kx, Cx: one block, the values of KC_pattern */
-    int *KCp, *KCi;       /* the pattern of [K, C] (n x 2n): Ap, Ai twice */
-    MbsSparsity KC_pattern;
-    klu_common common;
-    klu_symbolic *sym;
-    klu_numeric *num[2]; /* 0: Newton tangent, 1: projection matrix */
-    int cur;
-    /* since init or reset_statistics: numeric-only refactorizations on the symbolic analysis
-     * of init, and full (pivoting, allocating) factorizations: the first of each slot and the
-     * fallbacks after a bad pivot */
-    double refactorizations, full_factorizations, block_choleskys;
-    BlockCholesky chol;
-    double *chol_tmp; /* n: the permuted right-hand side */
-    int chol_valid; /* the last factorization is chol's (else KLU's num[cur]) */
-} Sparse;
-
 typedef struct {
     MbsNatural *nat;
-    Sparse *sp;                          /* NULL: dense algebra */
+    /* sparse algebra (NULL: dense): T's pattern of 12 x 12 blocks between coupled moving
+     * bodies (every body with itself, the bodies of every constraint row and force element),
+     * the Cholesky factor of the symmetric positive definite ones (no K, C), KLU for the
+     * others (slot 0: Newton tangent, 1: projection matrix) */
+    MbsBlockSparse *sp;
+    double *Kx, *Cx;       /* sparse: [K, C] on T's pattern, one block */
+    int *KCp, *KCi;        /* the pattern of [K, C] (n x 2n): T's twice */
+    MbsSparsity KC_pattern;
     int n, m;
     double alpha, beta, gamma;
     double h;                            /* size of the current (or last) step */
@@ -120,7 +89,7 @@ typedef struct {
     int nthreads;
     MbsTangent tangent;
     /* the methods that compress by a pattern (nd-sparse, ad-sparse): [K, C]'s own pattern from
-     * the force elements' bodies, its values, and where each goes in a->K or sp->Kx */
+     * the force elements' bodies, its values, and where each goes in a->K or a->Kx */
     int *FKp, *FKi;
     MbsSparsity force_pattern;
     double *FKx;
@@ -135,14 +104,6 @@ typedef struct ForceContext {
     double *grad;
     MbsDual *grad_dual; /* the same for ad and ad-sparse (NULL for the other methods) */
 } ForceContext;
-
-static void *xcalloc(size_t n, size_t size, int *fail)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p)
-        *fail = 1;
-    return p;
-}
 
 static void ali3p_finalize(MbsFormulation *f)
 {
@@ -169,29 +130,12 @@ static void ali3p_finalize(MbsFormulation *f)
     free(a->FKmap);
     free(a->J);
     free(a->ipiv);
-    if (a->sp) {
-        Sparse *sp = a->sp;
-        for (int k = 0; k < 2; ++k)
-            if (sp->num[k])
-                klu_free_numeric(&sp->num[k], &sp->common);
-        if (sp->sym)
-            klu_free_symbolic(&sp->sym, &sp->common);
-        free(sp->chol.perm_inv);
-        free(sp->chol.below_start);
-        free(sp->chol.below);
-        free(sp->chol.off);
-        free(sp->chol.pos);
-        free(sp->chol.Lx);
-        free(sp->chol_tmp);
-        free(sp->rank);
-        free(sp->Ap);
-        free(sp->Ai);
-        free(sp->Tx);
-        free(sp->Kx);
-        free(sp->KCp);
-        free(sp->KCi);
-        free(sp);
-    }
+    if (a->sp)
+        mbs_block_sparse_free(a->sp);
+    free(a->sp);
+    free(a->Kx);
+    free(a->KCp);
+    free(a->KCi);
     free(a);
     f->impl = NULL;
 }
@@ -199,13 +143,6 @@ static void ali3p_finalize(MbsFormulation *f)
 static void forces(Ali3p *a, const double *q, const double *qd, double *Q, MbsNatEnergy *e)
 {
     mbs_natural_forces(a->nat, q, qd, a->angle_ref, a->grad, Q, e);
-}
-
-/* Position of entry (row, col) in the sparse pattern, -1 when outside it. */
-static inline int sp_pos(const Sparse *sp, int row, int col)
-{
-    int rk = sp->rank[(size_t)(row / 12) + (size_t)sp->nb * (size_t)(col / 12)];
-    return rk < 0 ? -1 : sp->Ap[col] + 12 * rk + row % 12;
 }
 
 static void mark(unsigned char *cpl, int nb, int off1, int off2)
@@ -216,159 +153,19 @@ static void mark(unsigned char *cpl, int nb, int off1, int off2)
     cpl[(size_t)i + (size_t)nb * j] = cpl[(size_t)j + (size_t)nb * i] = 1;
 }
 
-/* The ordering and block pattern of the Cholesky factor of T's pattern (sp->Ap, sp->Ai). */
-static int block_cholesky_new(Sparse *sp, int n)
-{
-    BlockCholesky *c = &sp->chol;
-    int nb = c->nb = n / 12, fail = 0;
-    size_t nb2 = (size_t)nb * (size_t)nb;
-    int *Bp = xcalloc((size_t)nb + 1, sizeof(int), &fail);
-    int *Bi = xcalloc(nb2, sizeof(int), &fail);
-    int *perm = xcalloc((size_t)nb, sizeof(int), &fail);
-    unsigned char *filled = xcalloc(nb2, 1, &fail); /* block (i, k) of L, new order */
-    c->perm_inv = xcalloc((size_t)nb, sizeof(int), &fail);
-    c->below_start = xcalloc((size_t)nb + 1, sizeof(int), &fail);
-    c->off = xcalloc(nb2, sizeof(int), &fail);
-    c->pos = xcalloc((size_t)sp->nnz, sizeof(int), &fail);
-    if (!fail) {
-        /* block graph of T (its columns 12 j hold the row blocks of block column j) */
-        int nnz = 0;
-        for (int j = 0; j < nb; ++j) {
-            Bp[j] = nnz;
-            for (int k = sp->Ap[12 * j]; k < sp->Ap[12 * j + 1]; k += 12)
-                Bi[nnz++] = sp->Ai[k] / 12;
-        }
-        Bp[nb] = nnz;
-        if (amd_order(nb, Bp, Bi, perm, NULL, NULL) < AMD_OK)
-            fail = 1;
-    }
-    int nbelow = 0, nblocks = 0;
-    if (!fail) {
-        for (int k = 0; k < nb; ++k)
-            c->perm_inv[perm[k]] = k;
-        for (int j = 0; j < nb; ++j)
-            for (int k = Bp[j]; k < Bp[j + 1]; ++k) {
-                int a = c->perm_inv[Bi[k]], b = c->perm_inv[j];
-                filled[a > b ? a + (size_t)nb * b : b + (size_t)nb * a] = 1;
-            }
-        /* symbolic elimination: the blocks below k couple pairwise */
-        for (int k = 0; k < nb; ++k)
-            for (int i = k + 1; i < nb; ++i)
-                if (filled[i + (size_t)nb * k]) {
-                    ++nbelow;
-                    for (int j = k + 1; j <= i; ++j)
-                        if (filled[j + (size_t)nb * k])
-                            filled[i + (size_t)nb * j] = 1;
-                }
-        c->below = xcalloc((size_t)nbelow, sizeof(int), &fail);
-        for (int k = 0; k < nb; ++k)
-            for (int i = 0; i < nb; ++i)
-                c->off[i + (size_t)nb * k] =
-                    i >= k && (i == k || filled[i + (size_t)nb * k]) ? 144 * nblocks++ : -1;
-        c->Lx = xcalloc(144 * (size_t)nblocks, sizeof(double), &fail);
-    }
-    if (!fail) {
-        int t = 0;
-        for (int k = 0; k < nb; ++k) {
-            c->below_start[k] = t;
-            for (int i = k + 1; i < nb; ++i)
-                if (c->off[i + (size_t)nb * k] >= 0)
-                    c->below[t++] = i;
-        }
-        c->below_start[nb] = t;
-        for (int col = 0; col < n; ++col)
-            for (int k = sp->Ap[col]; k < sp->Ap[col + 1]; ++k) {
-                int row = sp->Ai[k], a = c->perm_inv[row / 12], b = c->perm_inv[col / 12];
-                c->pos[k] = a > b || (a == b && row % 12 >= col % 12)
-                                ? c->off[a + (size_t)nb * b] + row % 12 + 12 * (col % 12)
-                                : -1;
-            }
-    }
-    free(Bp);
-    free(Bi);
-    free(perm);
-    free(filled);
-    return fail;
-}
-
-/* L L^T = T (sp->Tx), right-looking by blocks; returns the dpotrf info (> 0: not positive
- * definite). */
-static int block_cholesky_factor(Sparse *sp)
-{
-    BlockCholesky *c = &sp->chol;
-    int nb = c->nb;
-    size_t nb_ = (size_t)nb;
-    memset(c->Lx, 0, sizeof(double) * (size_t)c->off[nb_ * nb_ - 1] + 144 * sizeof(double));
-    for (int k = 0; k < sp->nnz; ++k)
-        if (c->pos[k] >= 0)
-            c->Lx[c->pos[k]] = sp->Tx[k];
-    for (int k = 0; k < nb; ++k) {
-        double *Lkk = c->Lx + c->off[k + nb_ * k];
-        int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', 12, Lkk, 12);
-        if (info != 0)
-            return info;
-        const int *below = c->below + c->below_start[k];
-        int nbelow = c->below_start[k + 1] - c->below_start[k];
-        for (int a = 0; a < nbelow; ++a) /* L_ik = T_ik L_kk^-T */
-            cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, 12, 12,
-                        1.0, Lkk, 12, c->Lx + c->off[below[a] + nb_ * k], 12);
-        for (int b = 0; b < nbelow; ++b) { /* T_ij -= L_ik L_jk^T */
-            int j = below[b];
-            const double *Ljk = c->Lx + c->off[j + nb_ * k];
-            cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, 12, 12, -1.0, Ljk, 12, 1.0,
-                        c->Lx + c->off[j + nb_ * j], 12);
-            for (int a = b + 1; a < nbelow; ++a) {
-                int i = below[a];
-                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, 12, 12, 12, -1.0,
-                            c->Lx + c->off[i + nb_ * k], 12, Ljk, 12, 1.0,
-                            c->Lx + c->off[i + nb_ * j], 12);
-            }
-        }
-    }
-    return 0;
-}
-
-/* x = T^-1 x with the block Cholesky factor; tmp: n doubles. */
-static void block_cholesky_solve(const BlockCholesky *c, double *x, double *tmp)
-{
-    int nb = c->nb;
-    size_t nb_ = (size_t)nb;
-    for (int b = 0; b < nb; ++b)
-        memcpy(tmp + 12 * c->perm_inv[b], x + 12 * b, 12 * sizeof(double));
-    for (int k = 0; k < nb; ++k) {
-        cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, 12,
-                    c->Lx + c->off[k + nb_ * k], 12, tmp + 12 * k, 1);
-        for (int a = c->below_start[k]; a < c->below_start[k + 1]; ++a)
-            cblas_dgemv(CblasColMajor, CblasNoTrans, 12, 12, -1.0,
-                        c->Lx + c->off[c->below[a] + nb_ * k], 12, tmp + 12 * k, 1, 1.0,
-                        tmp + 12 * c->below[a], 1);
-    }
-    for (int k = nb - 1; k >= 0; --k) {
-        for (int a = c->below_start[k]; a < c->below_start[k + 1]; ++a)
-            cblas_dgemv(CblasColMajor, CblasTrans, 12, 12, -1.0,
-                        c->Lx + c->off[c->below[a] + nb_ * k], 12, tmp + 12 * c->below[a], 1,
-                        1.0, tmp + 12 * k, 1);
-        cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, 12,
-                    c->Lx + c->off[k + nb_ * k], 12, tmp + 12 * k, 1);
-    }
-    for (int b = 0; b < nb; ++b)
-        memcpy(x + 12 * b, tmp + 12 * c->perm_inv[b], 12 * sizeof(double));
-}
-
 /* Pattern: every body with itself, the bodies of every constraint row, of every TSDA and of
  * every RSDA. a->J must hold the rows (their block offsets are structural). */
 static int sparse_new(Ali3p *a, MbsError *err)
 {
     const MbsNatural *nat = a->nat;
     const MbsModel *m = nat->model;
-    Sparse *sp = a->sp = calloc(1, sizeof *sp); /* freed by finalize, also on failure */
+    MbsBlockSparse *sp = a->sp = calloc(1, sizeof *sp); /* freed by finalize, also on failure */
     int nb = nat->nbodies, n = a->n;
     unsigned char *cpl = calloc((size_t)nb * nb + 1, 1);
     if (!sp || !cpl) {
         free(cpl);
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     }
-    sp->nb = nb;
     for (int i = 0; i < nb; ++i)
         cpl[(size_t)i * (nb + 1)] = 1;
     for (int i = 0; i < a->m; ++i)
@@ -387,61 +184,29 @@ static int sparse_new(Ali3p *a, MbsError *err)
                 mark(cpl, nb, nat->body_off[F->body1],
                      nat->body_off[s ? m->joints[F->joint].body2 : m->joints[F->joint].body1]);
     }
-    sp->rank = malloc(sizeof(int) * ((size_t)nb * nb + 1));
-    sp->Ap = malloc(sizeof(int) * ((size_t)n + 1));
-    int nnz = 0;
-    if (sp->rank && sp->Ap) {
-        for (int j = 0; j < nb; ++j) {
-            int r = 0;
-            for (int i = 0; i < nb; ++i)
-                sp->rank[(size_t)i + (size_t)nb * j] = cpl[(size_t)i + (size_t)nb * j] ? r++ : -1;
-            for (int c = 0; c < 12; ++c) {
-                sp->Ap[12 * j + c] = nnz;
-                nnz += 12 * r;
-            }
-        }
-        sp->Ap[n] = nnz;
-    }
-    sp->nnz = nnz;
-    sp->Ai = malloc(sizeof(int) * ((size_t)nnz + 1));
-    sp->Tx = calloc((size_t)nnz + 1, sizeof(double));
-    if (a->has_KC) {
-        sp->Kx = calloc(2 * (size_t)nnz + 1, sizeof(double));
-        sp->Cx = sp->Kx ? sp->Kx + nnz : NULL;
-        sp->KCp = malloc(sizeof(int) * (2 * (size_t)n + 1));
-        sp->KCi = malloc(sizeof(int) * (2 * (size_t)nnz + 1));
-    }
-    if (!sp->rank || !sp->Ap || !sp->Ai || !sp->Tx ||
-        (a->has_KC && (!sp->Kx || !sp->KCp || !sp->KCi))) {
-        free(cpl);
-        return mbs_error_set(err, MBS_FATAL, "out of memory");
-    }
-    for (int j = 0; j < nb; ++j)
-        for (int c = 0; c < 12; ++c) {
-            int k = sp->Ap[12 * j + c];
-            for (int i = 0; i < nb; ++i)
-                if (cpl[(size_t)i + (size_t)nb * j])
-                    for (int r = 0; r < 12; ++r)
-                        sp->Ai[k++] = 12 * i + r;
-        }
+    int status = mbs_block_sparse_init(sp, nb, 12, cpl);
     free(cpl);
-    if (a->has_KC) { /* Q couples no other blocks than the tangent's pattern */
-        for (int j = 0; j <= n; ++j)
-            sp->KCp[j] = sp->Ap[j];
-        for (int j = 1; j <= n; ++j)
-            sp->KCp[n + j] = nnz + sp->Ap[j];
-        memcpy(sp->KCi, sp->Ai, sizeof(int) * (size_t)nnz);
-        memcpy(sp->KCi + nnz, sp->Ai, sizeof(int) * (size_t)nnz);
-        sp->KC_pattern = (MbsSparsity){.colptr = sp->KCp, .rowind = sp->KCi};
-    }
-    klu_defaults(&sp->common);
-    sp->sym = klu_analyze(n, sp->Ap, sp->Ai, &sp->common);
-    if (!sp->sym)
+    if (status == -2)
         return mbs_error_set(err, MBS_FATAL, "ali3p: KLU could not analyse the tangent (status %d)",
                              sp->common.status);
-    sp->chol_tmp = calloc((size_t)n + 1, sizeof(double));
-    if (!sp->chol_tmp || block_cholesky_new(sp, n))
+    if (status)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
+    int nnz = sp->nnz;
+    if (a->has_KC) { /* Q couples no other blocks than the tangent's pattern */
+        a->Kx = calloc(2 * (size_t)nnz + 1, sizeof(double));
+        a->Cx = a->Kx ? a->Kx + nnz : NULL;
+        a->KCp = malloc(sizeof(int) * (2 * (size_t)n + 1));
+        a->KCi = malloc(sizeof(int) * (2 * (size_t)nnz + 1));
+        if (!a->Kx || !a->KCp || !a->KCi)
+            return mbs_error_set(err, MBS_FATAL, "out of memory");
+        for (int j = 0; j <= n; ++j)
+            a->KCp[j] = sp->Ap[j];
+        for (int j = 1; j <= n; ++j)
+            a->KCp[n + j] = nnz + sp->Ap[j];
+        memcpy(a->KCi, sp->Ai, sizeof(int) * (size_t)nnz);
+        memcpy(a->KCi + nnz, sp->Ai, sizeof(int) * (size_t)nnz);
+        a->KC_pattern = (MbsSparsity){.colptr = a->KCp, .rowind = a->KCi};
+    }
     return 0;
 }
 
@@ -480,7 +245,7 @@ static void subtract_entry(void *ctx, int row, int column, double value)
         s->J[row + (size_t)n * (size_t)column] -= value;
         return;
     }
-    int pos = sp_pos(a->sp, row, column < n ? column : column - n);
+    int pos = mbs_block_sparse_pos(a->sp, row, column < n ? column : column - n);
     s->J[(column < n ? 0 : (size_t)a->sp->nnz) + (size_t)pos] -= value;
 }
 
@@ -499,7 +264,7 @@ static int analytical_forces_jacobian(void *ctx, const double *x, double *J)
 /* [K, C]'s own pattern for the compressing methods: the 12 x 12 blocks of every body a force
  * element acts on, with itself and, for an element between two bodies (a line or a joint), with
  * the other (gravity is constant in natural coordinates; nothing else in Q depends on q, qd),
- * in both halves (K and C); and where each entry goes: a->K (dense) or sp->Kx (T's pattern).
+ * in both halves (K and C); and where each entry goes: a->K (dense) or a->Kx (T's pattern).
  * The leading matrix's pattern also couples the bodies of every joint, which K does not: the
  * colouring of this one needs far fewer colours. */
 static int force_pattern_new(Ali3p *a, MbsError *err)
@@ -552,7 +317,7 @@ static int force_pattern_new(Ali3p *a, MbsError *err)
                             int row = 12 * i + r;
                             a->FKi[k] = row;
                             a->FKmap[k] = a->sp ? (half ? (size_t)a->sp->nnz : 0) +
-                                                      (size_t)sp_pos(a->sp, row, 12 * j + c)
+                                                      (size_t)mbs_block_sparse_pos(a->sp, row, 12 * j + c)
                                                 : (size_t)row + (size_t)n * (size_t)col;
                         }
             }
@@ -570,14 +335,14 @@ static int stiffness_damping_init(Ali3p *a, const MbsTangentOptions *o, MbsError
     /* At most n / 8 threads, as penalty: 2 threads already paid at n = 36 (15 vs 25 us per
      * [K, C]; 0.5 vs 1.0 ms at n = 540; best of 300 on the 2-core test machine). */
     a->nthreads = mbs_tangent_threads(o->threads, n / 8 > 1 ? n / 8 : 1);
-    a->nd = xcalloc((size_t)a->nthreads, sizeof *a->nd, &fail);
-    a->nd_ctx = xcalloc((size_t)a->nthreads, sizeof *a->nd_ctx, &fail);
-    a->qqd = xcalloc(2 * (size_t)n, sizeof(double), &fail);
+    a->nd = mbs_calloc((size_t)a->nthreads, sizeof *a->nd, &fail);
+    a->nd_ctx = mbs_calloc((size_t)a->nthreads, sizeof *a->nd_ctx, &fail);
+    a->qqd = mbs_calloc(2 * (size_t)n, sizeof(double), &fail);
     int dual = mbs_jacobian_method_needs_dual(o->method);
     for (int t = 0; !fail && t < a->nthreads; ++t) {
-        a->nd[t] = (ForceContext){.a = a, .grad = xcalloc((size_t)n, sizeof(double), &fail)};
+        a->nd[t] = (ForceContext){.a = a, .grad = mbs_calloc((size_t)n, sizeof(double), &fail)};
         if (dual)
-            a->nd[t].grad_dual = xcalloc((size_t)n, sizeof(MbsDual), &fail);
+            a->nd[t].grad_dual = mbs_calloc((size_t)n, sizeof(MbsDual), &fail);
         a->nd_ctx[t] = &a->nd[t];
     }
     if (fail)
@@ -595,7 +360,7 @@ static int stiffness_damping_init(Ali3p *a, const MbsTangentOptions *o, MbsError
     const MbsTangentProblem tangent = {
         .nx = 2 * n, .nr = n, .residual = eval_forces, .contexts = a->nd_ctx,
         .nthreads = a->nthreads,
-        .pattern = compressed ? &a->force_pattern : a->sp ? &a->sp->KC_pattern : NULL,
+        .pattern = compressed ? &a->force_pattern : a->sp ? &a->KC_pattern : NULL,
         .negate = 1,
         .analytical_jacobian = analytical_forces_jacobian,
         .residual_dual = eval_forces_dual,
@@ -610,17 +375,17 @@ static void stiffness_damping(Ali3p *a, const double *Q0)
     memcpy(a->qqd, a->q, bytes);
     memcpy(a->qqd + a->n, a->qd, bytes);
     if (!a->FKp) {
-        mbs_tangent_eval(&a->tangent, a->qqd, Q0, a->sp ? a->sp->Kx : a->K);
+        mbs_tangent_eval(&a->tangent, a->qqd, Q0, a->sp ? a->Kx : a->K);
         return;
     }
     /* scattered from [K, C]'s own pattern; the entries outside it stay 0 */
     mbs_tangent_eval(&a->tangent, a->qqd, Q0, a->FKx);
-    double *dest = a->sp ? a->sp->Kx : a->K;
+    double *dest = a->sp ? a->Kx : a->K;
     for (int k = 0; k < a->FKp[2 * a->n]; ++k)
         dest[a->FKmap[k]] = a->FKx[k];
 }
 
-int mbs_ali3p_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err)
+static int ali3p_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err)
 {
     Ali3p *a = f->impl;
     if (!a->has_KC)
@@ -638,18 +403,18 @@ static void sp_add_mass(const Ali3p *a, double s)
 {
     const MbsNatural *nat = a->nat;
     const MbsModel *m = nat->model;
-    Sparse *sp = a->sp;
+    MbsBlockSparse *sp = a->sp;
     for (int b = 0; b < m->nbodies; ++b) {
         int off = nat->body_off[b];
         if (off < 0)
             continue;
         for (int d = 0; d < 3; ++d)
-            sp->Tx[sp_pos(sp, off + d, off + d)] += s * m->bodies[b].mass;
+            sp->Tx[mbs_block_sparse_pos(sp, off + d, off + d)] += s * m->bodies[b].mass;
         const double *S = &nat->S[9 * b];
         for (int j = 0; j < 3; ++j)
             for (int k = 0; k < 3; ++k)
                 for (int d = 0; d < 3; ++d)
-                    sp->Tx[sp_pos(sp, off + 3 + 3 * j + d, off + 3 + 3 * k + d)] += s * S[3 * j + k];
+                    sp->Tx[mbs_block_sparse_pos(sp, off + 3 + 3 * j + d, off + 3 + 3 * k + d)] += s * S[3 * j + k];
     }
 }
 
@@ -672,7 +437,7 @@ static void add_gram(const Ali3p *a, double *T, double s)
                         continue;
                     /* 12 consecutive rows of block p in column off[q] + k */
                     double *col = T ? &T[n * (size_t)(r->off[q] + k) + (size_t)r->off[p]]
-                                    : &a->sp->Tx[sp_pos(a->sp, r->off[p], r->off[q] + k)];
+                                    : &a->sp->Tx[mbs_block_sparse_pos(a->sp, r->off[p], r->off[q] + k)];
                     for (int l = 0; l < 12; ++l)
                         col[l] += r->v[p][l] * v;
                 }
@@ -735,20 +500,8 @@ static void j_mul(const Ali3p *a, const double *x, const double *b, double *y)
 static int factor(Ali3p *a, int sym)
 {
     a->sym = sym;
-    if (a->sp) {
-        /* KLU: factorize once, then refactorize in place with the same pivot order while the
-         * reciprocal pivot ratio stays sane (refactor allocates nothing). */
-        Sparse *sp = a->sp;
-        klu_numeric **num = &sp->num[sp->cur];
-        /* SPD (no K, C): block Cholesky; KLU when it finds a bad pivot */
-        sp->chol_valid = sym && block_cholesky_factor(sp) == 0;
-        if (sp->chol_valid) {
-            sp->block_choleskys += 1.0;
-            return 0;
-        }
-        return mbs_sparse_lu_factor(sp->Ap, sp->Ai, sp->Tx, sp->sym, num, &sp->common,
-                                    &sp->refactorizations, &sp->full_factorizations);
-    }
+    if (a->sp) /* SPD (no K, C): block Cholesky; else KLU */
+        return mbs_block_sparse_factor(a->sp, sym);
     if (sym)
         return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', a->n, a->T, a->n);
     return mbs_lu_factor(a->n, a->T, a->ipiv);
@@ -756,10 +509,8 @@ static int factor(Ali3p *a, int sym)
 
 static void solve(Ali3p *a, double *x)
 {
-    if (a->sp && a->sp->chol_valid)
-        block_cholesky_solve(&a->sp->chol, x, a->sp->chol_tmp);
-    else if (a->sp)
-        klu_solve(a->sp->sym, a->sp->num[a->sp->cur], a->n, 1, x, &a->sp->common);
+    if (a->sp)
+        mbs_block_sparse_solve(a->sp, x);
     else if (a->sym)
         LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', a->n, 1, a->T, a->n, x, a->n);
     else
@@ -772,11 +523,11 @@ static void p_mul(const Ali3p *a, const MbsFormulation *f, int kind, const doubl
     (void)f;
     mbs_natural_mass_mul(a->nat, x, y);
     if (kind == 1 && a->has_KC && a->sp) {
-        const Sparse *sp = a->sp;
+        const MbsBlockSparse *sp = a->sp;
         double h = a->h, cC = a->gamma * h, cK = a->beta * h * h;
         for (int c = 0; c < a->n; ++c)
             for (int k = sp->Ap[c]; k < sp->Ap[c + 1]; ++k)
-                y[sp->Ai[k]] += (cC * sp->Cx[k] + cK * sp->Kx[k]) * x[c];
+                y[sp->Ai[k]] += (cC * a->Cx[k] + cK * a->Kx[k]) * x[c];
     } else if (kind == 1 && a->has_KC) {
         double h = a->h;
         cblas_dgemv(CblasColMajor, CblasNoTrans, a->n, a->n, a->gamma * h, a->C, a->n, x, 1, 1.0,
@@ -827,10 +578,10 @@ static int build_and_factor(Ali3p *a, double cC, double cK, double s, int slot)
     size_t nn = (size_t)a->n * (size_t)a->n;
     int use_KC = a->has_KC && (cC != 0.0 || cK != 0.0);
     if (a->sp) {
-        Sparse *sp = a->sp;
+        MbsBlockSparse *sp = a->sp;
         if (use_KC)
             for (int k = 0; k < sp->nnz; ++k)
-                sp->Tx[k] = cC * sp->Cx[k] + cK * sp->Kx[k];
+                sp->Tx[k] = cC * a->Cx[k] + cK * a->Kx[k];
         else
             memset(sp->Tx, 0, (size_t)sp->nnz * sizeof(double));
         sp_add_mass(a, 1.0);
@@ -987,39 +738,39 @@ static int ali3p_init(MbsFormulation *f, MbsError *err)
     a->has_KC = a->nat->q_dependent_forces;
     int fail = 0;
     size_t N = (size_t)n, NN = N * N, MM = (size_t)mm, mx = N > MM ? N : MM;
-    a->q = xcalloc(N, sizeof(double), &fail);
-    a->qd = xcalloc(N, sizeof(double), &fail);
-    a->qdd = xcalloc(N, sizeof(double), &fail);
-    a->lambda = xcalloc(MM, sizeof(double), &fail);
-    a->q0 = xcalloc(N, sizeof(double), &fail);
-    a->qd0 = xcalloc(N, sizeof(double), &fail);
-    a->qdd0 = xcalloc(N, sizeof(double), &fail);
-    a->lambda0 = xcalloc(MM, sizeof(double), &fail);
-    a->qd_hat = xcalloc(N, sizeof(double), &fail);
-    a->qdd_hat = xcalloc(N, sizeof(double), &fail);
+    a->q = mbs_calloc(N, sizeof(double), &fail);
+    a->qd = mbs_calloc(N, sizeof(double), &fail);
+    a->qdd = mbs_calloc(N, sizeof(double), &fail);
+    a->lambda = mbs_calloc(MM, sizeof(double), &fail);
+    a->q0 = mbs_calloc(N, sizeof(double), &fail);
+    a->qd0 = mbs_calloc(N, sizeof(double), &fail);
+    a->qdd0 = mbs_calloc(N, sizeof(double), &fail);
+    a->lambda0 = mbs_calloc(MM, sizeof(double), &fail);
+    a->qd_hat = mbs_calloc(N, sizeof(double), &fail);
+    a->qdd_hat = mbs_calloc(N, sizeof(double), &fail);
     int use_sparse = o->algebra == ALGEBRA_SPARSE ||
                      (o->algebra == ALGEBRA_AUTOMATIC && a->nat->nbodies >= 20);
     if (!use_sparse) {
-        a->T = xcalloc(NN, sizeof(double), &fail);
+        a->T = mbs_calloc(NN, sizeof(double), &fail);
         if (a->has_KC) {
-            a->K = xcalloc(2 * NN, sizeof(double), &fail);
+            a->K = mbs_calloc(2 * NN, sizeof(double), &fail);
             a->C = a->K ? a->K + NN : NULL;
         }
     }
-    a->ipiv = xcalloc(N, sizeof(int), &fail);
-    a->J = xcalloc(MM, sizeof *a->J, &fail);
-    a->phi = xcalloc(MM, sizeof(double), &fail);
-    a->phit = xcalloc(MM, sizeof(double), &fail);
-    a->cb = xcalloc(MM, sizeof(double), &fail);
-    a->Q = xcalloc(N, sizeof(double), &fail);
-    a->g = xcalloc(N, sizeof(double), &fail);
-    a->rhs = xcalloc(N, sizeof(double), &fail);
-    a->x = xcalloc(N, sizeof(double), &fail);
-    a->grad = xcalloc(N, sizeof(double), &fail);
-    a->mult = xcalloc(MM, sizeof(double), &fail);
-    a->res = xcalloc(mx, sizeof(double), &fail);
-    a->tmp = xcalloc(N, sizeof(double), &fail);
-    a->angle_ref = xcalloc((size_t)m->njoints, sizeof(double), &fail);
+    a->ipiv = mbs_calloc(N, sizeof(int), &fail);
+    a->J = mbs_calloc(MM, sizeof *a->J, &fail);
+    a->phi = mbs_calloc(MM, sizeof(double), &fail);
+    a->phit = mbs_calloc(MM, sizeof(double), &fail);
+    a->cb = mbs_calloc(MM, sizeof(double), &fail);
+    a->Q = mbs_calloc(N, sizeof(double), &fail);
+    a->g = mbs_calloc(N, sizeof(double), &fail);
+    a->rhs = mbs_calloc(N, sizeof(double), &fail);
+    a->x = mbs_calloc(N, sizeof(double), &fail);
+    a->grad = mbs_calloc(N, sizeof(double), &fail);
+    a->mult = mbs_calloc(MM, sizeof(double), &fail);
+    a->res = mbs_calloc(mx, sizeof(double), &fail);
+    a->tmp = mbs_calloc(N, sizeof(double), &fail);
+    a->angle_ref = mbs_calloc((size_t)m->njoints, sizeof(double), &fail);
     int nz = mbs_model_ncoords(m);
     double *z = calloc((size_t)nz + 1, sizeof(double)), *zd = calloc((size_t)nz + 1, sizeof(double));
     MbsBodyState *bodies = calloc((size_t)m->nbodies + 1, sizeof *bodies);
@@ -1404,7 +1155,7 @@ static int ali3p_state_set(MbsFormulation *f, const double *state, MbsError *err
 static int ali3p_statistics(const MbsFormulation *f, MbsStatistic *out, int capacity)
 {
     const Ali3p *a = f->impl;
-    const Sparse *sp = a->sp;
+    const MbsBlockSparse *sp = a->sp;
     MbsStatistic all[] = {
         {"penalty_in_use", a->alpha_eff, ""},
         {"sparse_refactorizations", sp ? sp->refactorizations : 0.0, ""},
@@ -1480,6 +1231,7 @@ const MbsFormulationClass mbs_ali3p_class = {
     .settings = &ali3p_settings,
     .tangent_offers_analytical = 1,
     .tangent_offers_dual = 1,
+    .tangent_probe = ali3p_tangent_probe,
     .init = ali3p_init,
     .step = ali3p_step,
     .finalize = ali3p_finalize,

@@ -53,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mbs_alloc.h"
 #include "mbs_assembly.h"
 #include "mbs_clock.h"
 #include "mbs_constraints.h"
@@ -87,22 +88,6 @@ static const MatrixROptions *options(const MbsFormulation *f)
     return mbs_formulation_options(f);
 }
 
-
-double *mr_alloc_doubles(size_t n, int *fail)
-{
-    double *p = calloc(n ? n : 1, sizeof(double));
-    if (!p)
-        *fail = 1;
-    return p;
-}
-
-static int *alloc_ints(size_t n, int *fail)
-{
-    int *p = calloc(n ? n : 1, sizeof(int));
-    if (!p)
-        *fail = 1;
-    return p;
-}
 
 void mr_sort_ints(int *a, int k)
 {
@@ -461,28 +446,6 @@ static void trace_evaluation(MbsTrace *t, const MatrixR *R)
     mbs_trace_dense(t, "leading", "R^T M R", d, d, R->Mh, d);
 }
 
-/* The priors of the damped solves for an evaluation at zi, zdi (R->z holds the step's
- * prediction): the prediction moved onto the evaluated independent coordinates along the
- * previous R^Phi, z_p = z + R^Phi (zi - z[ind]) and likewise zd_p, so that the directions the
- * damping keeps agree with the independent coordinates to second order (an RK4 stage's zi
- * differs from the Taylor prediction by O(h^2): left out, one parallelogram at h = 1 ms kept a
- * 1.3e-6 rad error across the branch and jumped 0.3 J). */
-static void anchor_prediction(MatrixR *R, const double *zi, const double *zdi)
-{
-    int n = R->n, d = R->d;
-    memcpy(R->zpred, R->z, sizeof(double) * (size_t)n);
-    mr_priors_to_partition(R);
-    if (!R->dprior)
-        return;
-    double *dz = R->svtmp, *dv = R->svtmp + d;
-    for (int k = 0; k < d; ++k) {
-        dz[k] = zi[k] - R->zpred[R->ind[k]];
-        dv[k] = zdi[k] - R->zdpred[R->ind[k]];
-    }
-    cblas_dgemv(CblasColMajor, CblasNoTrans, n, d, 1.0, R->Rprior, n, dz, 1, 1.0, R->zpred, 1);
-    cblas_dgemv(CblasColMajor, CblasNoTrans, n, d, 1.0, R->Rprior, n, dv, 1, 1.0, R->zdpred, 1);
-}
-
 /* Full evaluation at t for zi, zdi (R->z holds the initial guess of the dependent
  * coordinates): position and velocity problems, R^Phi, reduced dynamics. */
 static int evaluate(MbsFormulation *f, MatrixR *R, double t, const double *zi, const double *zdi,
@@ -493,19 +456,8 @@ static int evaluate(MbsFormulation *f, MatrixR *R, double t, const double *zi, c
     R->tzdi = zdi;
     R->singular = 0;
     R->generation++;
-    if (!R->general && options(f)->damping > 0.0) {
-        if (R->pin) { /* the run's priors there */
-            int n = R->n;
-            const double *pr = R->pinned;
-            memcpy(R->zdpred, pr + 2, sizeof(double) * (size_t)n);
-            memcpy(R->sprior, pr + 2 + n, sizeof(double) * (size_t)n);
-            memcpy(R->Rprior, pr + 2 + 2 * n, sizeof(double) * (size_t)n * R->d);
-            R->dprior = pr[1] != 0.0 ? R->d : 0;
-            memcpy(R->indprior, R->ind, sizeof(int) * (size_t)R->d);
-        }
-        memcpy(R->zdpred_pre, R->zdpred, sizeof(double) * (size_t)R->n);
-        anchor_prediction(R, zi, zdi);
-    }
+    if (!R->general && options(f)->damping > 0.0)
+        mr_priors_take(R, zi, zdi);
     for (int k = 0; k < R->d && !R->general; ++k) {
         R->z[R->ind[k]] = zi[k];
         R->zd[R->ind[k]] = zdi[k];
@@ -519,21 +471,8 @@ static int evaluate(MbsFormulation *f, MatrixR *R, double t, const double *zi, c
         reduced_dynamics(f->model, R);
     if (f->trace)
         trace_evaluation(f->trace, R);
-    if (!R->general && options(f)->damping > 0.0) { /* priors of the next evaluation */
-        double *used = R->Rused; /* keep this one's (priors_record) */
-        R->Rused = R->Rprior;
-        R->Rprior = used;
-        used = R->sused;
-        R->sused = R->sprior;
-        R->sprior = used;
-        R->used_singular = R->singular;
-        R->used_dprior = R->dprior != 0;
-        memcpy(R->Rprior, R->Rz, sizeof(double) * (size_t)R->n * R->d);
-        memcpy(R->sprior, R->s, sizeof(double) * (size_t)R->n);
-        memcpy(R->indprior, R->ind, sizeof(int) * (size_t)R->d);
-        R->dprior = R->d;
-        R->singular_evaluations += R->singular;
-    }
+    if (!R->general && options(f)->damping > 0.0) /* priors of the next evaluation */
+        mr_priors_keep(R);
     return 0;
 }
 
@@ -668,7 +607,6 @@ static int resolve_dofs(const MbsModel *m, const MbsDofList *chosen, MbsDofList 
 }
 
 static int reduced_residual(void *ctx, const double *zi, int column, double step, double *g);
-static size_t priors_record_size(const MatrixR *R);
 
 static int matrix_r_init(MbsFormulation *f, MbsError *err)
 {
@@ -699,54 +637,54 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
                          &R->w, &R->rh, &R->zdip, &R->zddip, &R->zsave, &R->zdsave,
                          &R->zpred, &R->zdpred, &R->sprior, &R->sused, &R->zdpred_pre};
     for (size_t i = 0; i < sizeof vecs_n / sizeof vecs_n[0]; ++i)
-        *vecs_n[i] = mr_alloc_doubles((size_t)n, &fail);
+        *vecs_n[i] = mbs_calloc_doubles((size_t)n, &fail);
     for (int k = 0; k < 4; ++k) {
-        R->acc[k] = mr_alloc_doubles((size_t)n, &fail);
-        R->vel[k] = mr_alloc_doubles((size_t)n, &fail);
+        R->acc[k] = mbs_calloc_doubles((size_t)n, &fail);
+        R->vel[k] = mbs_calloc_doubles((size_t)n, &fail);
     }
-    R->node_acc = mr_alloc_doubles(6 * (size_t)n, &fail);
-    R->node_D = mr_alloc_doubles(6 * (size_t)n, &fail);
-    R->dep = alloc_ints((size_t)n, &fail);
-    R->ind = alloc_ints((size_t)n, &fail);
-    R->dofnode = alloc_ints(MBS_MATRIX_R_MAX_DOFS, &fail);
-    R->Brow = mr_alloc_doubles((size_t)n, &fail);
-    R->rows = alloc_ints((size_t)n, &fail);
-    R->depidx = alloc_ints((size_t)n, &fail);
-    R->rowidx = alloc_ints((size_t)nr, &fail);
-    R->jpvt = alloc_ints((size_t)mx, &fail);
-    R->qr = mr_alloc_doubles((size_t)nr * n, &fail);
-    R->tau = mr_alloc_doubles((size_t)mx, &fail);
-    R->A = mr_alloc_doubles(nn, &fail);
-    R->rhs = mr_alloc_doubles((size_t)mx, &fail);
-    R->X = mr_alloc_doubles(nn, &fail);
-    R->conwork = mr_alloc_doubles(4 * (size_t)n, &fail);
-    R->iconwork = alloc_ints((size_t)n, &fail);
-    R->ipiv = alloc_ints((size_t)n, &fail);
-    R->ipiv_d = alloc_ints((size_t)n, &fail);
-    R->ipiv_prior = alloc_ints((size_t)n, &fail);
-    R->indprior = alloc_ints((size_t)n, &fail);
-    R->svtmp = mr_alloc_doubles(3 * (size_t)n, &fail);
+    R->node_acc = mbs_calloc_doubles(6 * (size_t)n, &fail);
+    R->node_D = mbs_calloc_doubles(6 * (size_t)n, &fail);
+    R->dep = mbs_calloc_ints((size_t)n, &fail);
+    R->ind = mbs_calloc_ints((size_t)n, &fail);
+    R->dofnode = mbs_calloc_ints(MBS_MATRIX_R_MAX_DOFS, &fail);
+    R->Brow = mbs_calloc_doubles((size_t)n, &fail);
+    R->rows = mbs_calloc_ints((size_t)n, &fail);
+    R->depidx = mbs_calloc_ints((size_t)n, &fail);
+    R->rowidx = mbs_calloc_ints((size_t)nr, &fail);
+    R->jpvt = mbs_calloc_ints((size_t)mx, &fail);
+    R->qr = mbs_calloc_doubles((size_t)nr * n, &fail);
+    R->tau = mbs_calloc_doubles((size_t)mx, &fail);
+    R->A = mbs_calloc_doubles(nn, &fail);
+    R->rhs = mbs_calloc_doubles((size_t)mx, &fail);
+    R->X = mbs_calloc_doubles(nn, &fail);
+    R->conwork = mbs_calloc_doubles(4 * (size_t)n, &fail);
+    R->iconwork = mbs_calloc_ints((size_t)n, &fail);
+    R->ipiv = mbs_calloc_ints((size_t)n, &fail);
+    R->ipiv_d = mbs_calloc_ints((size_t)n, &fail);
+    R->ipiv_prior = mbs_calloc_ints((size_t)n, &fail);
+    R->indprior = mbs_calloc_ints((size_t)n, &fail);
+    R->svtmp = mbs_calloc_doubles(3 * (size_t)n, &fail);
     int nnz = m->topo->row_ptr[nr];
-    R->Ap = alloc_ints((size_t)n + 1, &fail);
-    R->Ai = alloc_ints((size_t)nnz, &fail);
-    R->Ax = mr_alloc_doubles((size_t)nnz, &fail);
-    R->Kp = alloc_ints(2 * (size_t)n + 1, &fail); /* K = [mu I, A; A^T, -mu I] */
-    R->Ki = alloc_ints(2 * (size_t)nnz + 2 * (size_t)n, &fail);
-    R->Kmap = alloc_ints(2 * (size_t)nnz, &fail);
-    R->Kx = mr_alloc_doubles(2 * (size_t)nnz + 2 * (size_t)n, &fail);
-    R->Kb = mr_alloc_doubles(2 * (size_t)n, &fail);
+    R->Ap = mbs_calloc_ints((size_t)n + 1, &fail);
+    R->Ai = mbs_calloc_ints((size_t)nnz, &fail);
+    R->Ax = mbs_calloc_doubles((size_t)nnz, &fail);
+    R->Kp = mbs_calloc_ints(2 * (size_t)n + 1, &fail); /* K = [mu I, A; A^T, -mu I] */
+    R->Ki = mbs_calloc_ints(2 * (size_t)nnz + 2 * (size_t)n, &fail);
+    R->Kmap = mbs_calloc_ints(2 * (size_t)nnz, &fail);
+    R->Kx = mbs_calloc_doubles(2 * (size_t)nnz + 2 * (size_t)n, &fail);
+    R->Kb = mbs_calloc_doubles(2 * (size_t)n, &fail);
     if (!R->sparse && o->damping > 0.0) {
-        R->Kd = mr_alloc_doubles(4 * (size_t)n * n, &fail);
-        R->Kipiv = alloc_ints(2 * (size_t)n, &fail);
+        R->Kd = mbs_calloc_doubles(4 * (size_t)n * n, &fail);
+        R->Kipiv = mbs_calloc_ints(2 * (size_t)n, &fail);
     }
-    R->phi = mr_alloc_doubles((size_t)nr, &fail);
-    R->phiz = mr_alloc_doubles((size_t)nr * n, &fail);
-    R->phit = mr_alloc_doubles((size_t)nr, &fail);
-    R->bias = mr_alloc_doubles((size_t)nr, &fail);
+    R->phi = mbs_calloc_doubles((size_t)nr, &fail);
+    R->phiz = mbs_calloc_doubles((size_t)nr * n, &fail);
+    R->phit = mbs_calloc_doubles((size_t)nr, &fail);
+    R->bias = mbs_calloc_doubles((size_t)nr, &fail);
     double **mats[] = {&R->M,  &R->Rz, &R->MR, &R->Mh, &R->Lh,    &R->T,
                        &R->Rsave, &R->Rprior, &R->Rused};
     for (size_t i = 0; i < sizeof mats / sizeof mats[0]; ++i)
-        *mats[i] = mr_alloc_doubles(nn, &fail);
+        *mats[i] = mbs_calloc_doubles(nn, &fail);
     if (fail)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     /* The trapezoidal rule's tangent: serial, an evaluation uses all of R. Made for d <= n.
@@ -789,7 +727,7 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
             q2 = fmax(q2, q3);
         }
         R->lqrwork = (int)fmax(fmax(q1, q2), 3.0 * mx + 1.0) + 1;
-        R->qrwork = mr_alloc_doubles((size_t)R->lqrwork, &fail);
+        R->qrwork = mbs_calloc_doubles((size_t)R->lqrwork, &fail);
         if (fail)
             return mbs_error_set(err, MBS_FATAL, "out of memory");
     }
@@ -838,7 +776,7 @@ static int matrix_r_init(MbsFormulation *f, MbsError *err)
         return status;
     R->d0 = R->d;
     fail = 0;
-    R->pinned = mr_alloc_doubles(priors_record_size(R), &fail);
+    R->pinned = mbs_calloc_doubles(mr_priors_record_size(R), &fail);
     if (fail)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     mr_factor_block(R);
@@ -999,7 +937,7 @@ static int reduced_tangent(MbsFormulation *f, MatrixR *R, double h, MbsError *er
     return 0;
 }
 
-int mbs_matrix_r_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err)
+static int matrix_r_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err)
 {
     MatrixR *R = f->impl;
     if (reduced_tangent_base(f, R, f->settings.step, err) ||
@@ -1207,27 +1145,13 @@ static double matrix_r_joint_violation(const MbsFormulation *f, int joint)
 
 /* State: z, zd, zdd (n each); work, power, the condition estimates that trigger a new
  * partition; the partition itself (mode, r, d, dep then ind: n entries, the kept rows: nr);
- * then what the last evaluation's damped solves were anchored on (priors_record). */
+ * then what the last evaluation's damped solves were anchored on (mr_priors_record). */
 enum { STATE_SCALARS = 7 };
-
-/* The priors of the last evaluation: whether it was damped, whether it had R^Phi and S c
- * priors, zd_p before anchor_prediction moved it onto the evaluated zd_i, S c's prior (n each),
- * R^Phi's (n x d, in the evaluation's partition): 2 + 2n + n d doubles. An evaluation at a
- * checkpoint that takes them (mbs_matrix_r_pin_priors) repeats the run's own evaluation there,
- * damped solves included, and anchors them on its own z_i, zd_i as the run did (a moved state
- * moves them along R^Phi) (issue 28: the adjoint re-evaluates the stored states in reverse
- * order, with other priors than the run's). Then the same for the next evaluation (0, whether
- * it has R^Phi and S c priors, zd_p, S c's and R^Phi's prior): a restored state's next step
- * repeats the run's bit for bit (the checkpointed adjoint's recomputed segments). */
-static size_t priors_record_size(const MatrixR *R)
-{
-    return 2 * (2 + 2 * (size_t)R->n + (size_t)R->n * (size_t)R->d0);
-}
 
 static int matrix_r_state_size(const MbsFormulation *f)
 {
     const MatrixR *R = f->impl;
-    return 4 * R->n + R->nr + STATE_SCALARS + (int)priors_record_size(R);
+    return 4 * R->n + R->nr + STATE_SCALARS + (int)mr_priors_record_size(R);
 }
 
 static double *priors_record(const MatrixR *R, double *state)
@@ -1258,31 +1182,7 @@ static void matrix_r_state_get(const MbsFormulation *f, double *state)
         x[R->r + k] = R->ind[k];
     for (int k = 0; k < R->nr; ++k)
         x[n + k] = k < R->r ? R->rows[k] : -1;
-    double *pr = priors_record(R, state);
-    pr[0] = R->used_singular;
-    pr[1] = R->used_dprior;
-    memcpy(pr + 2, R->zdpred_pre, bytes);
-    memcpy(pr + 2 + n, R->sused, bytes);
-    memcpy(pr + 2 + 2 * n, R->Rused, bytes * (size_t)R->d0);
-    double *next = pr + priors_record_size(R) / 2;
-    next[0] = 0.0;
-    next[1] = R->dprior != 0 && R->d == R->d0;
-    memcpy(next + 2, R->zdpred, bytes);
-    memcpy(next + 2 + n, R->sprior, bytes);
-    memcpy(next + 2 + 2 * n, R->Rprior, bytes * (size_t)R->d0);
-}
-
-/* The priors of the next evaluation from a state's record (matrix_r_state_set). */
-static void restore_priors(MatrixR *R, const double *state)
-{
-    int n = R->n;
-    const double *next = priors_record(R, (double *)state) + priors_record_size(R) / 2;
-    size_t bytes = sizeof(double) * (size_t)n;
-    R->dprior = next[1] != 0.0 && R->d == R->d0 ? R->d : 0;
-    memcpy(R->zdpred, next + 2, bytes);
-    memcpy(R->sprior, next + 2 + n, bytes);
-    memcpy(R->Rprior, next + 2 + 2 * n, bytes * (size_t)R->d0);
-    memcpy(R->indprior, R->ind, sizeof(int) * (size_t)R->d);
+    mr_priors_record(R, priors_record(R, state));
 }
 
 int mbs_matrix_r_pin_priors(MbsFormulation *f, const MbsCheckpoint *c)
@@ -1290,7 +1190,7 @@ int mbs_matrix_r_pin_priors(MbsFormulation *f, const MbsCheckpoint *c)
     MatrixR *R = mr_impl(f);
     if (!R || !c || c->size != matrix_r_state_size(f) || R->d != R->d0 || !R->pinned)
         return -1;
-    memcpy(R->pinned, priors_record(R, c->state), sizeof(double) * priors_record_size(R));
+    memcpy(R->pinned, priors_record(R, c->state), sizeof(double) * mr_priors_record_size(R));
     R->pin = 1;
     return 0;
 }
@@ -1347,13 +1247,13 @@ static int matrix_r_state_set(MbsFormulation *f, const double *state, MbsError *
     R->rcond = x[2];
     R->rcond_ref = x[3];
     if (!R->general && options(f)->damping > 0.0)
-        restore_priors(R, state);
+        mr_priors_restore(R, priors_record(R, (double *)state));
     R->generation++;
     /* the block is factorized again by the next evaluation before any use */
     mbs_kinematics_positions(m, &R->kin, R->z);
     mbs_kinematics_velocities(m, &R->kin, R->zd);
     mbs_constraints_eval_pattern(m, &R->kin, f->time, R->z, R->phi, R->phiz, R->phit);
-    /* the independent state too: a tangent probe (mbs_matrix_r_tangent_probe) reads it, and a
+    /* the independent state too: a tangent probe (matrix_r_tangent_probe) reads it, and a
      * step sets it again from z, zd, zdd */
     independent_state(f, R, R->zi, R->zdi, R->zddi);
     return 0;
@@ -1682,6 +1582,7 @@ const MbsFormulationClass mbs_matrix_r_class = {
     .name = "matrix-r",
     .tangent_dense_only = 1,
     .tangent_offers_dual = 1,
+    .tangent_probe = matrix_r_tangent_probe,
     .tangent_offers_analytical = 1,
     .description = MBS_N_("Semi-recursive Matrix R (double velocity transformation), "
                           "coordinate partitioning by pivoted QR, RK4 or trapezoidal rule, "

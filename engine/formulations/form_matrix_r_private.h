@@ -122,15 +122,11 @@ typedef struct {
 } MatrixR;
 
 /* form_matrix_r.c */
-double *mr_alloc_doubles(size_t n, int *fail);
 MatrixR *mr_impl(const MbsFormulation *f); /* NULL when f is not a matrix-r formulation */
 const MbsDofChoice *mr_dof(const MbsFormulation *f, int i);
 const MbsPoint *mr_dof_point(const MbsFormulation *f, int i);
 /* Solve A X = B in place with the factorized dependent block (or Theta), B r x nrhs. */
 void mr_solve_block(MatrixR *R, double *B, int nrhs);
-/* b := argmin |A x - b|^2 + mu^2 |x - xp|^2 (xp NULL: 0), near a singular position
- * (mr_damped_factor first). */
-void mr_damped_solve(MatrixR *R, double *b, const double *xp);
 
 /* form_matrix_r.c: helpers the partition uses */
 void mr_free_klu(MatrixR *R);
@@ -139,20 +135,32 @@ int mr_find_node(const MbsTopology *t, int joint, int coord);
 void mr_sort_ints(int *a, int k);
 
 /* form_matrix_r_partition.c: the partition (QR with column pivoting of Phi_z, the kept rows),
- * the dependent block's factors and condition, the rank gap and damped solves near singular
- * positions, the priors of those solves */
+ * the dependent block's factors and condition */
 int mr_partition(MbsFormulation *f, MatrixR *R, MbsError *err);
 int mr_sparse_pattern(MbsFormulation *f, MatrixR *R, MbsError *err);
 void mr_factor_block(MatrixR *R);
 void mr_estimate_rcond(MatrixR *R);
+void mr_check_pivots(MatrixR *R);
+void mr_factor_block_checked(MatrixR *R);
+/* CSC pattern of the dependent block A = Phi_z[rows, dep] (Ap, Ai) */
+void mr_block_pattern(const MbsTopology *t, MatrixR *R);
+
+/* form_matrix_r_damped.c: near singular positions, the rank gap that confirms one, the damped
+ * solves (K = [mu I, A; A^T, -mu I]) and their priors */
 double mr_constraints_rank_gap(MatrixR *R);
 int mr_block_is_near_singular(MatrixR *R, double damping);
 int mr_damped_factor(MatrixR *R, double damping);
+/* b := argmin |A x - b|^2 + mu^2 |x - xp|^2 (xp NULL: 0), near a singular position
+ * (mr_damped_factor first). */
+void mr_damped_solve(MatrixR *R, double *b, const double *xp);
 /* y := A (A^T A + mu^2 I)^-1 y: the transpose of mr_damped_solve's map (xp NULL) */
 void mr_damped_solve_transposed(MatrixR *R, double *y);
 void mr_priors_to_partition(MatrixR *R);
-void mr_check_pivots(MatrixR *R);
-void mr_factor_block_checked(MatrixR *R);
+void mr_priors_take(MatrixR *R, const double *zi, const double *zdi);
+void mr_priors_keep(MatrixR *R);
+size_t mr_priors_record_size(const MatrixR *R);
+void mr_priors_record(const MatrixR *R, double *pr);
+void mr_priors_restore(MatrixR *R, const double *pr);
 /* form_matrix_r_tangent.c: workspaces (made at init, 0 or -1) and the tangent problem's hooks */
 int mr_dual_workspace(const MbsModel *m, MatrixR *R);
 int mr_analytical_workspace(const MbsModel *m, MatrixR *R);

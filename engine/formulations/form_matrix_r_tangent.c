@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "form_matrix_r_private.h"
+#include "mbs_alloc.h"
 #include "mbs_constraints.h"
 #include "mbs_linalg.h"
 #include "mbs_topology.h"
@@ -40,17 +41,17 @@ int mr_dual_workspace(const MbsModel *m, MatrixR *R)
     R->QD = calloc(nn, sizeof(MbsDual));
     R->biasD = calloc((size_t)(nr > 0 ? nr : 1), sizeof(MbsDual));
     R->rowD = calloc((size_t)(nr > 0 ? nr : 1), sizeof(MbsDual));
-    R->mu_rows = mr_alloc_doubles((size_t)(nr > 0 ? nr : 1), &fail);
-    R->seed = mr_alloc_doubles(nn * W, &fail);
-    R->dirz = mr_alloc_doubles(nn * W, &fail);
-    R->dirv = mr_alloc_doubles(nn * W, &fail);
-    R->dira = mr_alloc_doubles(nn * W, &fail);
-    R->ydir = mr_alloc_doubles(nn * W, &fail);
-    R->zdd_base = mr_alloc_doubles(nn, &fail);
-    R->dF = mr_alloc_doubles(nn * W, &fail);
-    R->wseed = mr_alloc_doubles(3 * nn * W, &fail);
-    R->Fval = mr_alloc_doubles(nn, &fail);
-    R->mu_base = mr_alloc_doubles(nn, &fail);
+    R->mu_rows = mbs_calloc_doubles((size_t)(nr > 0 ? nr : 1), &fail);
+    R->seed = mbs_calloc_doubles(nn * W, &fail);
+    R->dirz = mbs_calloc_doubles(nn * W, &fail);
+    R->dirv = mbs_calloc_doubles(nn * W, &fail);
+    R->dira = mbs_calloc_doubles(nn * W, &fail);
+    R->ydir = mbs_calloc_doubles(nn * W, &fail);
+    R->zdd_base = mbs_calloc_doubles(nn, &fail);
+    R->dF = mbs_calloc_doubles(nn * W, &fail);
+    R->wseed = mbs_calloc_doubles(3 * nn * W, &fail);
+    R->Fval = mbs_calloc_doubles(nn, &fail);
+    R->mu_base = mbs_calloc_doubles(nn, &fail);
     return fail || !R->zD || !R->zdD || !R->zddD || !R->QD || !R->biasD || !R->rowD ? -1 : 0;
 }
 
@@ -228,25 +229,25 @@ int mr_analytical_workspace(const MbsModel *m, MatrixR *R)
         return -1;
     double **mats[] = {&R->Kan, &R->Can, &R->DZ, &R->DZD, &R->DZDD, &R->DRE, &R->Van};
     for (size_t i = 0; i < sizeof mats / sizeof mats[0]; ++i)
-        *mats[i] = mr_alloc_doubles(nn, &fail);
+        *mats[i] = mbs_calloc_doubles(nn, &fail);
     size_t rows = (size_t)nr + MBS_MATRIX_R_MAX_DOFS;
-    R->rowbuf = mr_alloc_doubles(rows, &fail);
-    R->biasbuf = mr_alloc_doubles(rows, &fail);
+    R->rowbuf = mbs_calloc_doubles(rows, &fail);
+    R->biasbuf = mbs_calloc_doubles(rows, &fail);
     R->drows = calloc(rows, sizeof *R->drows);
     if (!R->drows)
         return -1;
     if (nr > 0)
         memcpy(R->drows, m->topo->rows, sizeof *R->drows * (size_t)nr);
     if (!R->zdd_base)
-        R->zdd_base = mr_alloc_doubles((size_t)(n > 0 ? n : 1), &fail);
+        R->zdd_base = mbs_calloc_doubles((size_t)(n > 0 ? n : 1), &fail);
     if (!R->mu_base)
-        R->mu_base = mr_alloc_doubles((size_t)(n > 0 ? n : 1), &fail);
+        R->mu_base = mbs_calloc_doubles((size_t)(n > 0 ? n : 1), &fail);
     free(R->mu_rows); /* one per row of drows */
-    R->mu_rows = mr_alloc_doubles(rows, &fail);
+    R->mu_rows = mbs_calloc_doubles(rows, &fail);
     if (!R->Fval)
-        R->Fval = mr_alloc_doubles((size_t)(n > 0 ? n : 1), &fail);
-    R->dir_zddi = mr_alloc_doubles((size_t)(n > 0 ? n : 1), &fail); /* d <= n, d not yet known */
-    R->model_work = mr_alloc_doubles(14 * (size_t)n + 1, &fail);
+        R->Fval = mbs_calloc_doubles((size_t)(n > 0 ? n : 1), &fail);
+    R->dir_zddi = mbs_calloc_doubles((size_t)(n > 0 ? n : 1), &fail); /* d <= n, d not yet known */
+    R->model_work = mbs_calloc_doubles(14 * (size_t)n + 1, &fail);
     R->dir_generation = -1;
     return fail ? -1 : 0;
 }

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "form_penalty_private.h"
+#include "mbs_alloc.h"
 #include "mbs_assembly.h"
 #include "mbs_clock.h"
 #include "mbs_constraints.h"
@@ -164,7 +165,7 @@ static int analytical_forces_jacobian(void *ctx, const double *x, double *J)
     return 0;
 }
 
-int mbs_penalty_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err)
+static int penalty_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err)
 {
     Penalty *P = f->impl;
     size_t bytes = sizeof(double) * (size_t)P->n;
@@ -175,14 +176,6 @@ int mbs_penalty_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsErro
     eval_forces(P->nd_ctx[0], P->x, -1, 0.0, P->Q);
     *probe = (MbsTangentProbe){.tangent = &P->tangent, .x = P->x, .r0 = P->Q};
     return 0;
-}
-
-static double *alloc_doubles(size_t n, int *fail)
-{
-    double *p = calloc(n ? n : 1, sizeof(double));
-    if (!p)
-        *fail = 1;
-    return p;
 }
 
 /* Phi, Phi_z (dense, and its structural nonzeros row by row in phiz_v) and Phi_t (when not NULL)
@@ -499,31 +492,31 @@ static int penalty_init(MbsFormulation *f, MbsError *err)
             fail = 1;
         P->nd[t].kin.clock = P->nd[t].kin_dual.clock = &f->clock;
     }
-    P->z = alloc_doubles(n, &fail);
-    P->zd = alloc_doubles(n, &fail);
-    P->zdd = alloc_doubles(n, &fail);
-    P->z0 = alloc_doubles(n, &fail);
-    P->zd0 = alloc_doubles(n, &fail);
-    P->zdd0 = alloc_doubles(n, &fail);
-    P->M = alloc_doubles(nn, &fail);
-    P->C = alloc_doubles(2 * nn, &fail); /* [C, K] = -dQ/d[zd, z], one block */
+    P->z = mbs_calloc_doubles(n, &fail);
+    P->zd = mbs_calloc_doubles(n, &fail);
+    P->zdd = mbs_calloc_doubles(n, &fail);
+    P->z0 = mbs_calloc_doubles(n, &fail);
+    P->zd0 = mbs_calloc_doubles(n, &fail);
+    P->zdd0 = mbs_calloc_doubles(n, &fail);
+    P->M = mbs_calloc_doubles(nn, &fail);
+    P->C = mbs_calloc_doubles(2 * nn, &fail); /* [C, K] = -dQ/d[zd, z], one block */
     P->K = P->C ? P->C + nn : NULL;
-    P->T = alloc_doubles(nn, &fail);
-    P->Q = alloc_doubles(n, &fail);
-    P->f = alloc_doubles(n, &fail);
-    P->phi = alloc_doubles(nr, &fail);
-    P->phiz = alloc_doubles(nrn, &fail);
-    P->phiz_v = alloc_doubles((size_t)m->topo->row_ptr[nr], &fail);
-    P->phit = alloc_doubles(nr, &fail);
-    P->bias = alloc_doubles(nr, &fail);
-    P->rv = alloc_doubles(nr, &fail);
-    P->lambda = alloc_doubles(nr, &fail);
-    P->lambda0 = alloc_doubles(nr, &fail);
-    P->tmp = alloc_doubles(n, &fail);
-    P->rhs = alloc_doubles(n, &fail);
-    P->delta = alloc_doubles(n, &fail);
-    P->rw = alloc_doubles(nr, &fail);
-    P->x = alloc_doubles(2 * (size_t)n, &fail);
+    P->T = mbs_calloc_doubles(nn, &fail);
+    P->Q = mbs_calloc_doubles(n, &fail);
+    P->f = mbs_calloc_doubles(n, &fail);
+    P->phi = mbs_calloc_doubles(nr, &fail);
+    P->phiz = mbs_calloc_doubles(nrn, &fail);
+    P->phiz_v = mbs_calloc_doubles((size_t)m->topo->row_ptr[nr], &fail);
+    P->phit = mbs_calloc_doubles(nr, &fail);
+    P->bias = mbs_calloc_doubles(nr, &fail);
+    P->rv = mbs_calloc_doubles(nr, &fail);
+    P->lambda = mbs_calloc_doubles(nr, &fail);
+    P->lambda0 = mbs_calloc_doubles(nr, &fail);
+    P->tmp = mbs_calloc_doubles(n, &fail);
+    P->rhs = mbs_calloc_doubles(n, &fail);
+    P->delta = mbs_calloc_doubles(n, &fail);
+    P->rw = mbs_calloc_doubles(nr, &fail);
+    P->x = mbs_calloc_doubles(2 * (size_t)n, &fail);
     P->ipiv = calloc((size_t)n + 1, sizeof(int));
     if (fail || !P->ipiv || build_pattern(m, P))
         return mbs_error_set(err, MBS_FATAL, "out of memory");
@@ -1101,6 +1094,7 @@ const MbsFormulationClass mbs_penalty_class = {
                           "acceleration projections (papers 000, 003)"),
     .settings = &penalty_settings,
     .tangent_offers_dual = 1,
+    .tangent_probe = penalty_tangent_probe,
     .tangent_offers_analytical = 1,
     .init = penalty_init,
     .step = penalty_step,

@@ -2205,5 +2205,6 @@ const MbsFormulationClass mbs_ssode_class = {
     .own_steps = 1,
     .tangent_dense_only = 1,
     .tangent_offers_dual = 1,
+    .tangent_probe = mbs_ssode_tangent_probe,
     .tangent_offers_analytical = 1,
 };

@@ -165,6 +165,9 @@ int ssode_jacobian(Ssode *s, double t, const double *y, const double *ydot, doub
 const double *ssode_jacobian_matrix(const Ssode *s);
 /* 1 when the method computes J without difference quotients of the ODE (analytical, ad). */
 int ssode_jacobian_exact(const Ssode *s);
+/* The class's tangent_probe (mbs_tangent_probe.h): x = (v, vd), r = (vdd, W') at the last
+ * output. */
+int mbs_ssode_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err);
 
 /* Row `row` of Phi_q (sparse) times x (n entries). */
 static inline double sparse_row_dot(const MbsNatJacRow *row, const double *x)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mbs_linalg.h"
+#include "mbs_tangent_probe.h"
 
 /* The registry: one line per formulation. */
 extern const MbsFormulationClass mbs_penalty_class;
@@ -320,6 +321,14 @@ void mbs_formulation_accelerations(const MbsFormulation *f, double *qdd)
     }
     for (int i = 0, n = f->klass->ncoords(f); i < n; ++i)
         qdd[i] = NAN;
+}
+
+int mbs_formulation_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err)
+{
+    if (!f->klass->tangent_probe)
+        return mbs_error_set(err, MBS_FATAL, "formulation '%s' computes no tangent",
+                             f->klass->name);
+    return f->klass->tangent_probe(f, probe, err);
 }
 
 void mbs_formulation_point_position(const MbsFormulation *f, int point, double out[3])

@@ -67,6 +67,7 @@ extern const MbsSettingTable mbs_tangent_method_settings;
 /* MbsMonitors: what every formulation reports after every step (mbs_monitors.h, one table). */
 
 typedef struct MbsFormulation MbsFormulation;
+typedef struct MbsTangentProbe MbsTangentProbe; /* mbs_tangent_probe.h */
 
 /* One accepted internal step of an error-controlled integrator (MbsFormulation.internal_step):
  * it ended at time t, had size h and order (the method's order for one-step methods). */
@@ -107,6 +108,11 @@ typedef struct {
      * made at init would not fit): the methods that use a pattern (nd-sparse, ad-sparse) are
      * refused. */
     int tangent_dense_only;
+    /* The tangent it uses, at its current state (mbs_tangent_probe.h, through
+     * mbs_formulation_tangent_probe): 0, or MBS_FATAL when it computes none there (ali3p
+     * without forces that vary with the state) or the residual's evaluation fails. NULL: the
+     * formulation computes no tangent. */
+    int (*tangent_probe)(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err);
     int (*init)(MbsFormulation *f, MbsError *err);      /* allocate workspaces, assemble */
     /* Advance one step of size h (the run driver's; it may be below settings.step when the
      * driver cuts the step). On a recoverable failure the state may be anywhere: the driver

@@ -8,17 +8,15 @@
 #include "mbs_formulation.h"
 #include "mbs_tangent.h"
 
-typedef struct {
+struct MbsTangentProbe {
     MbsTangent *tangent;
     const double *x, *r0;
-} MbsTangentProbe;
+};
 
-/* Each returns 0, or MBS_FATAL when the formulation computes no tangent (ali3p without forces
- * that vary with the state) or the evaluation of r fails. */
-int mbs_penalty_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err);
-int mbs_ali3p_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err);
-int mbs_matrix_r_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err);
-/* ssode: x = (v, vd), r = (vdd, W') at the last output (its time: the tangent's). */
-int mbs_ssode_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err);
+/* f's tangent by its class's tangent_probe (penalty: -dQ/d[zd, z]; ali3p: -dQ/d[q, qd];
+ * matrix-r trapezoidal: dg/dz_i; ssode: x = (v, vd), r = (vdd, W') at the last output, its time
+ * the tangent's): 0, or MBS_FATAL when the formulation computes no tangent (a class without
+ * one, ali3p without forces that vary with the state) or the evaluation of r fails. */
+int mbs_formulation_tangent_probe(MbsFormulation *f, MbsTangentProbe *probe, MbsError *err);
 
 #endif

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "form_ali3p_private.h"
+#include "mbs_alloc.h"
 #include "mbs_linalg.h"
 #include "mbs_natural.h"
 #include "mbs_tangent.h"
@@ -320,13 +321,6 @@ static void al_solve(Ali3pDirect *D, const double *LU, const int *ipiv, double z
 
 /* ---- set-up ---------------------------------------------------------------------------- */
 
-static double *dalloc(size_t n, int *fail)
-{
-    double *p = calloc(n ? n : 1, sizeof(double));
-    if (!p)
-        *fail = 1;
-    return p;
-}
 
 static int eval_init(Eval *e, const Ali3pDirect *D, const MbsModel *m, MbsError *err)
 {
@@ -337,17 +331,17 @@ static int eval_init(Eval *e, const Ali3pDirect *D, const MbsModel *m, MbsError 
     if (!e->nat)
         return MBS_FATAL;
     e->nat->clock = &D->t; /* the step's */
-    e->M = dalloc(n * n, &fail);
-    e->phi = dalloc(mm, &fail);
-    e->phiq = dalloc(mm * n, &fail);
+    e->M = mbs_calloc_doubles(n * n, &fail);
+    e->phi = mbs_calloc_doubles(mm, &fail);
+    e->phiq = mbs_calloc_doubles(mm * n, &fail);
     e->rows = calloc(mm ? mm : 1, sizeof *e->rows);
     if (!e->rows)
         fail = 1;
-    e->phit = dalloc(mm, &fail);
-    e->cb = dalloc(mm, &fail);
-    e->Q = dalloc(n, &fail);
-    e->grad = dalloc(n, &fail);
-    e->Mv = dalloc(n, &fail);
+    e->phit = mbs_calloc_doubles(mm, &fail);
+    e->cb = mbs_calloc_doubles(mm, &fail);
+    e->Q = mbs_calloc_doubles(n, &fail);
+    e->grad = mbs_calloc_doubles(n, &fail);
+    e->Mv = mbs_calloc_doubles(n, &fail);
     if (fail)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     mbs_natural_mass(e->nat, e->M);
@@ -476,24 +470,24 @@ static int direct_init(Ali3pDirect *D, const MbsSensitivityProblem *p, MbsError 
     D->ipiv_P = calloc(nn + 1, sizeof(int));
     if (!D->plus || !D->minus || !D->ipiv_A || !D->ipiv_P)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
-    D->J = dalloc(2 * nn * nn, &fail);
-    D->A = dalloc(nn * nn, &fail);
-    D->P = dalloc(nn * nn, &fail);
-    D->state = dalloc((size_t)state_size, &fail);
-    D->angle_ref = dalloc((size_t)p->model->njoints, &fail);
-    D->sl = dalloc(mm * (size_t)(np ? np : 1), &fail);
+    D->J = mbs_calloc_doubles(2 * nn * nn, &fail);
+    D->A = mbs_calloc_doubles(nn * nn, &fail);
+    D->P = mbs_calloc_doubles(nn * nn, &fail);
+    D->state = mbs_calloc_doubles((size_t)state_size, &fail);
+    D->angle_ref = mbs_calloc_doubles((size_t)p->model->njoints, &fail);
+    D->sl = mbs_calloc_doubles(mm * (size_t)(np ? np : 1), &fail);
     double **vm[] = {&D->lambda, &D->sigma, &D->kappa, &D->mult, &D->c, &D->res, &D->mu};
-    D->xpert = dalloc(2 * nn, &fail);
-    D->Qp = dalloc(nn, &fail);
-    D->Qm = dalloc(nn, &fail);
-    D->rc = dalloc(nn, &fail);
-    D->dr = dalloc(nn + mm, &fail); /* [n; m]: the merged functions' directional derivatives */
+    D->xpert = mbs_calloc_doubles(2 * nn, &fail);
+    D->Qp = mbs_calloc_doubles(nn, &fail);
+    D->Qm = mbs_calloc_doubles(nn, &fail);
+    D->rc = mbs_calloc_doubles(nn, &fail);
+    D->dr = mbs_calloc_doubles(nn + mm, &fail); /* [n; m]: the merged functions' directional derivatives */
     for (size_t i = 0; i < sizeof vm / sizeof vm[0]; ++i)
-        *vm[i] = dalloc(mm, &fail);
+        *vm[i] = mbs_calloc_doubles(mm, &fail);
     double **vn[] = {&D->q0, &D->qd0, &D->qdd0, &D->qds, &D->qdds, &D->diff, &D->x, &D->sq1,
                      &D->sqds, &D->sqdds, &D->dir_qd, &D->dir_qdd, &D->rhs};
     for (size_t i = 0; i < sizeof vn / sizeof vn[0]; ++i)
-        *vn[i] = dalloc(2 * nn, &fail); /* x: [qd, q] for the tangent */
+        *vn[i] = mbs_calloc_doubles(2 * nn, &fail); /* x: [qd, q] for the tangent */
     if (fail)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     if (eval_init(&D->base, D, p->model, err))

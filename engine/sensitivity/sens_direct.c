@@ -5,17 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mbs_alloc.h"
 #include "mbs_clock.h"
 #include "mbs_run.h"
 #include "mbs_topology.h"
 
-static double *dalloc(size_t n, int *fail)
-{
-    double *p = calloc(n ? n : 1, sizeof(double));
-    if (!p)
-        *fail = 1;
-    return p;
-}
 
 void sens_direct_free(SensDirect *S)
 {
@@ -48,25 +42,25 @@ int sens_direct_init(SensDirect *S, const MbsSensitivityProblem *p, int n, int n
     size_t nonp = (size_t)(S->no ? S->no : 1) * (size_t)(np ? np : 1);
     S->models = calloc(2 * (size_t)np + 1, sizeof *S->models);
     S->objectives = calloc(2 * (size_t)np + 1, sizeof *S->objectives);
-    S->delta = dalloc((size_t)np, &fail);
+    S->delta = mbs_calloc_doubles((size_t)np, &fail);
     double **vec[] = {&S->q, &S->qd, &S->qdd, &S->xp_q, &S->xp_qd, &S->xp_qdd, &S->xm_q,
                       &S->xm_qd, &S->xm_qdd};
     for (size_t i = 0; i < sizeof vec / sizeof vec[0]; ++i)
-        *vec[i] = dalloc(nn, &fail);
-    S->fp = dalloc((size_t)(nout > n ? nout : n), &fail);
-    S->fm = dalloc((size_t)(nout > n ? nout : n), &fail);
-    S->sq = dalloc(npn, &fail);
-    S->sqd = dalloc(npn, &fail);
-    S->sqdd = dalloc(npn, &fail);
-    S->gp = dalloc((size_t)S->no, &fail);
-    S->gm = dalloc((size_t)S->no, &fail);
-    S->wp = dalloc((size_t)S->no, &fail);
-    S->wm = dalloc((size_t)S->no, &fail);
-    S->psi_now = dalloc((size_t)S->no, &fail);
-    S->dg_last = dalloc(nonp, &fail);
-    S->grad_integral = dalloc(nonp, &fail);
-    S->dw_last = dalloc(nonp, &fail);
-    S->grad_now = dalloc(nonp, &fail);
+        *vec[i] = mbs_calloc_doubles(nn, &fail);
+    S->fp = mbs_calloc_doubles((size_t)(nout > n ? nout : n), &fail);
+    S->fm = mbs_calloc_doubles((size_t)(nout > n ? nout : n), &fail);
+    S->sq = mbs_calloc_doubles(npn, &fail);
+    S->sqd = mbs_calloc_doubles(npn, &fail);
+    S->sqdd = mbs_calloc_doubles(npn, &fail);
+    S->gp = mbs_calloc_doubles((size_t)S->no, &fail);
+    S->gm = mbs_calloc_doubles((size_t)S->no, &fail);
+    S->wp = mbs_calloc_doubles((size_t)S->no, &fail);
+    S->wm = mbs_calloc_doubles((size_t)S->no, &fail);
+    S->psi_now = mbs_calloc_doubles((size_t)S->no, &fail);
+    S->dg_last = mbs_calloc_doubles(nonp, &fail);
+    S->grad_integral = mbs_calloc_doubles(nonp, &fail);
+    S->dw_last = mbs_calloc_doubles(nonp, &fail);
+    S->grad_now = mbs_calloc_doubles(nonp, &fail);
     if (fail || !S->models || !S->objectives)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     for (int k = 0; k < np; ++k) {

@@ -48,6 +48,7 @@
 #include <string.h>
 
 #include "form_penalty_private.h"
+#include "mbs_alloc.h"
 #include "mbs_assembly.h"
 #include "mbs_clock.h"
 #include "mbs_constraints.h"
@@ -229,13 +230,6 @@ static void analytical_tangent(Direct *D, Eval *e, const double *x, double *J)
 
 /* ---- set-up ---------------------------------------------------------------------------- */
 
-static double *dalloc(size_t n, int *fail)
-{
-    double *p = calloc(n ? n : 1, sizeof(double));
-    if (!p)
-        *fail = 1;
-    return p;
-}
 
 static void direct_free(Direct *D)
 {
@@ -300,27 +294,27 @@ static int direct_init(Direct *D, const MbsSensitivityProblem *p, MbsError *err)
         if (eval_init(&D->plus[k], D, D->S.models[2 * k], err) ||
             eval_init(&D->minus[k], D, D->S.models[2 * k + 1], err))
             return MBS_FATAL;
-    D->J = dalloc(2 * nn * nn, &fail);
-    D->A = dalloc(nn * nn, &fail);
-    D->lambda = dalloc((size_t)D->nr + 1, &fail);
-    D->x = dalloc(2 * nn, &fail);
-    D->node_acc = dalloc(6 * nn, &fail);
-    D->node_D = dalloc(6 * nn, &fail);
-    D->gnode_acc = dalloc(6 * nn, &fail);
-    D->gnode_D = dalloc(6 * nn, &fail);
+    D->J = mbs_calloc_doubles(2 * nn * nn, &fail);
+    D->A = mbs_calloc_doubles(nn * nn, &fail);
+    D->lambda = mbs_calloc_doubles((size_t)D->nr + 1, &fail);
+    D->x = mbs_calloc_doubles(2 * nn, &fail);
+    D->node_acc = mbs_calloc_doubles(6 * nn, &fail);
+    D->node_D = mbs_calloc_doubles(6 * nn, &fail);
+    D->gnode_acc = mbs_calloc_doubles(6 * nn, &fail);
+    D->gnode_D = mbs_calloc_doubles(6 * nn, &fail);
     double **vec[] = {&D->z0,   &D->zd0,    &D->zdd0, &D->zds, &D->zdds, &D->dir_zd,
                       &D->dir_zdd, &D->rhs,  &D->v_corr, &D->a_corr, &D->dM_v, &D->dM_a,
                       &D->p_v,  &D->p_a,    &D->react};
     for (size_t i = 0; i < sizeof vec / sizeof vec[0]; ++i)
-        *vec[i] = dalloc(nn, &fail);
+        *vec[i] = mbs_calloc_doubles(nn, &fail);
     double **rowvec[] = {&D->w_v, &D->w_a, &D->e_v, &D->e_a, &D->rowbuf, &D->y};
     for (size_t i = 0; i < sizeof rowvec / sizeof rowvec[0]; ++i)
-        *rowvec[i] = dalloc((size_t)D->nr + 1, &fail);
+        *rowvec[i] = mbs_calloc_doubles((size_t)D->nr + 1, &fail);
     if (mbs_constraints_derivatives_init(&D->cder, m))
         fail = 1;
     double **mat[] = {&D->sz1, &D->szds, &D->szdds};
     for (size_t i = 0; i < sizeof mat / sizeof mat[0]; ++i)
-        *mat[i] = dalloc(npn, &fail);
+        *mat[i] = mbs_calloc_doubles(npn, &fail);
     if (fail)
         return mbs_error_set(err, MBS_FATAL, "out of memory");
     /* the run's `jacobian`: analytical (penalty's default) when every force law has its

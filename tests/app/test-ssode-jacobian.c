@@ -167,7 +167,7 @@ static void check_model(const char *file)
             }
             MbsTangentProbe probe;
             if (!status)
-                status = mbs_ssode_tangent_probe(f, &probe, &err);
+                status = mbs_formulation_tangent_probe(f, &probe, &err);
             if (status) {
                 ok = 0;
                 g_snprintf(why, sizeof why, "%s: %s", methods[k], err.message);

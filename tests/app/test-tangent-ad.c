@@ -28,7 +28,7 @@ static int dense_jacobian(MbsFormulation *f, const double *state, double *J, lon
     MbsTangentProbe probe;
     int status = f->klass->state_set(f, state, err);
     if (!status)
-        status = mbs_penalty_tangent_probe(f, &probe, err);
+        status = mbs_formulation_tangent_probe(f, &probe, err);
     if (status)
         return status;
     const MbsTangentProblem *p = &probe.tangent->problem;
@@ -206,7 +206,7 @@ static MbsFormulation *matrix_r_with_jacobian(const MbsModel *m, const char *met
 static int matrix_r_jacobian(MbsFormulation *f, int other, double *J, MbsError *err)
 {
     MbsTangentProbe probe;
-    if (mbs_matrix_r_tangent_probe(f, &probe, err))
+    if (mbs_formulation_tangent_probe(f, &probe, err))
         return -1;
     if (other < 0)
         return mbs_tangent_eval(probe.tangent, probe.x, probe.r0, J) ? -1
@@ -229,7 +229,7 @@ static int matrix_r_jacobian(MbsFormulation *f, int other, double *J, MbsError *
 static int matrix_r_richardson(MbsFormulation *f, double *J, MbsError *err)
 {
     MbsTangentProbe probe;
-    if (mbs_matrix_r_tangent_probe(f, &probe, err))
+    if (mbs_formulation_tangent_probe(f, &probe, err))
         return -1;
     const MbsTangentProblem *p = &probe.tangent->problem;
     int d = p->nx;

@@ -361,20 +361,19 @@ static double probe_error(const MbsTangentProbe *probe)
 
 typedef struct {
     const char *formulation, *label;
-    int (*probe)(MbsFormulation *, MbsTangentProbe *, MbsError *);
     const char *setting, *value; /* one more setting of the case, or NULL */
 } Case;
 
 static void test_formulations(void)
 {
     static const Case cases[] = {
-        {"penalty", "penalty: -dQ/d[zd, z]", mbs_penalty_tangent_probe, NULL, NULL},
-        {"ali3p", "ali3p, dense: -dQ/d[q, qd]", mbs_ali3p_tangent_probe, "algebra", "dense"},
-        {"ali3p", "ali3p, sparse pattern: -dQ/d[q, qd]", mbs_ali3p_tangent_probe, "algebra",
+        {"penalty", "penalty: -dQ/d[zd, z]", NULL, NULL},
+        {"ali3p", "ali3p, dense: -dQ/d[q, qd]", "algebra", "dense"},
+        {"ali3p", "ali3p, sparse pattern: -dQ/d[q, qd]", "algebra",
          "sparse"},
-        {"matrix-r", "matrix-r trapezoidal: dg/dz_i", mbs_matrix_r_tangent_probe, "integrator",
+        {"matrix-r", "matrix-r trapezoidal: dg/dz_i", "integrator",
          "trapezoidal"},
-        {"ssode", "ssode: d(vdd, W')/d(v, vd)", mbs_ssode_tangent_probe, NULL, NULL},
+        {"ssode", "ssode: d(vdd, W')/d(v, vd)", NULL, NULL},
     };
     /* Relative to the largest entry; the residuals solve inner problems (matrix-r's position
      * problem) to the Newton tolerance, which bounds what differences can resolve. */
@@ -416,7 +415,7 @@ static void test_formulations(void)
                 status = mbs_formulation_step(f, &err);
             MbsTangentProbe probe;
             if (!status)
-                status = cases[c].probe(f, &probe, &err);
+                status = mbs_formulation_tangent_probe(f, &probe, &err);
             double error = status ? INFINITY : probe_error(&probe);
             tap_below(error, bound[method], "%s, %s: %s at t = 50 ms against Richardson "
                       "differences of its residual: %.1e of the largest entry %s",
@@ -503,7 +502,7 @@ static void test_matrix_r_point_dofs(void)
             mbs_matrix_r_stats(f, &st);
         MbsTangentProbe probe;
         if (!status)
-            status = mbs_matrix_r_tangent_probe(f, &probe, &err);
+            status = mbs_formulation_tangent_probe(f, &probe, &err);
         double error = status ? INFINITY : probe_error(&probe);
         tap_below(error, k == 0 ? 1e-9 : 1e-6,
                   "matrix-r, tip coordinates as DOFs (%ld partition), %s: J at t = 50 ms against "

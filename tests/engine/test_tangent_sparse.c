@@ -39,7 +39,7 @@ static const ModelCase models[] = {
 static int dense_jacobian(MbsFormulation *f, double *J, MbsError *err)
 {
     MbsTangentProbe probe;
-    int status = mbs_penalty_tangent_probe(f, &probe, err);
+    int status = mbs_formulation_tangent_probe(f, &probe, err);
     return status ? status : mbs_tangent_eval(probe.tangent, probe.x, probe.r0, J);
 }
 
@@ -124,7 +124,7 @@ static void test_colours(void)
         MbsError err = {0};
         MbsFormulation *f = penalty_with_jacobian(m, "nd-sparse", 1e-3, &err);
         MbsTangentProbe probe;
-        int status = f ? mbs_penalty_tangent_probe(f, &probe, &err) : MBS_FATAL;
+        int status = f ? mbs_formulation_tangent_probe(f, &probe, &err) : MBS_FATAL;
         if (status) {
             tap_ok(0, "%s: penalty with nd-sparse: %s", models[c].name, err.message);
             mbs_model_free(m);
@@ -180,7 +180,7 @@ static void test_columns(void)
                      fc->klass->state_set(fc, state, &err);
         MbsTangentProbe probe;
         status |= dense_jacobian(ff, Jf, &err) | dense_jacobian(fc, Jc, &err);
-        status |= mbs_penalty_tangent_probe(fs, &probe, &err);
+        status |= mbs_formulation_tangent_probe(fs, &probe, &err);
         const MbsSparsity *sp = probe.tangent->problem.pattern;
         double *Js = calloc((size_t)sp->colptr[nx] + 1, sizeof(double));
         status |= mbs_tangent_eval(probe.tangent, probe.x, probe.r0, Js);
@@ -280,7 +280,7 @@ static void test_ali3p(void)
                 status = mbs_formulation_step(f, &err);
             MbsTangentProbe probe;
             if (!status)
-                status = mbs_ali3p_tangent_probe(f, &probe, &err);
+                status = mbs_formulation_tangent_probe(f, &probe, &err);
             if (!status) {
                 const MbsTangentProblem *tp = &probe.tangent->problem;
                 const MbsSparsity *sp = tp->pattern;

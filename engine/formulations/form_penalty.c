@@ -623,8 +623,8 @@ static void leading_times(Penalty *P, double h, double alpha, const double *v, d
  * an earlier iterate, iterative refinement with them solves with T at the new positions (the
  * matrix of the step's end, as refactorizing there would; refinement's corrections shrink by
  * Newton's contraction rate, below REFACTOR_RATE). */
-static void project(Penalty *P, double h, double alpha, double tolerance, const double *r,
-                    double *x)
+static int project_with_factors(Penalty *P, double h, double alpha, double tolerance,
+                                const double *r, double *x)
 {
     int n = P->n;
     double s = 0.25 * h * h * alpha;
@@ -636,6 +636,7 @@ static void project(Penalty *P, double h, double alpha, double tolerance, const 
         memcpy(P->rhs, P->tmp, sizeof(double) * (size_t)n);
     solve_leading(P, P->tmp);
     double previous = mbs_vec_norminf(n, P->tmp);
+    int refined = !P->stale;
     for (int pass = 0; P->stale && pass < PROJECTION_REFINEMENTS; ++pass) {
         leading_times(P, h, alpha, P->tmp, P->delta);
         for (int j = 0; j < n; ++j)
@@ -648,11 +649,34 @@ static void project(Penalty *P, double h, double alpha, double tolerance, const 
         for (int j = 0; j < n; ++j)
             P->tmp[j] += P->delta[j];
         P->refinements++;
-        if (rate < 1.0 && step * rate / (1.0 - rate) <= tolerance * (1.0 + mbs_vec_norminf(n, x)))
+        if (rate < 1.0 && step * rate / (1.0 - rate) <= tolerance * (1.0 + mbs_vec_norminf(n, x))) {
+            refined = 1;
             break;
+        }
     }
+    if (!refined)
+        return 1;
     for (int j = 0; j < n; ++j)
         x[j] -= P->tmp[j];
+    return 0;
+}
+
+/* project_with_factors, and when the refinement with stale factors does not converge (near a
+ * singular position the stale factors can be too far from T: the spatial four-bar's energy went
+ * from 18 J to 6e10 J within a second at t = 55 s, test_energy_warning) T is factorized at the
+ * step's end, as every step did before the factors were reused. Returns non-zero when T is
+ * singular there. */
+static int project(Penalty *P, double h, double alpha, double tolerance, const double *r,
+                   double *x)
+{
+    if (project_with_factors(P, h, alpha, tolerance, r, x) == 0)
+        return 0;
+    mbs_dynamics_mass(P->m, &P->kin, &P->dyn, P->M);
+    assemble_leading(P, h, alpha, 1);
+    P->stale = 0;
+    if (factor_leading(P) != 0)
+        return 1;
+    return project_with_factors(P, h, alpha, tolerance, r, x);
 }
 
 /* The alpha of the multiplier iteration at step h: the setting's, raised as 1/h^2 when it would
@@ -802,6 +826,16 @@ static void restore_step_start(const MbsModel *m, Penalty *P)
     mbs_kinematics_velocities(m, &P->kin, P->zd);
 }
 
+/* A projection matrix found singular at t1: the step's start again and a recoverable error
+ * (the run driver cuts the step). */
+static int projection_failed(MbsFormulation *f, Penalty *P, double t1, double tc, MbsError *err)
+{
+    f->monitors.time_projection = mbs_clock_now() - tc;
+    restore_step_start(f->model, P);
+    return mbs_error_set(err, MBS_RECOVERABLE, "penalty: singular projection matrix at t = %.6g s",
+                         t1);
+}
+
 /* One trapezoidal step of size h from the current state; monitors' counters and phase times
  * accumulate. On failure the state is restored to the start of this step. */
 static int advance(MbsFormulation *f, double h, MbsError *err)
@@ -875,18 +909,15 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
         mbs_dynamics_mass(m, &P->kin, &P->dyn, P->M);
         assemble_leading(P, h, alpha, 0);
         P->stale = 0;
-        if (factor_leading(P) != 0) {
-            mo->time_projection = mbs_clock_now() - tc;
-            restore_step_start(m, P);
-            return mbs_error_set(err, MBS_RECOVERABLE,
-                                 "penalty: singular projection matrix at t = %.6g s", t1);
-        }
+        if (factor_leading(P) != 0)
+            return projection_failed(f, P, t1, tc, err);
     }
     for (int i = 0; i < nr; ++i)
         P->rv[i] = phiz_row_times(P, i, P->zd, P->phit[i]);
     double before = trace ? mbs_vec_norm2(nr, P->rv) : 0.0;
     double tolerance = s->newton.tolerance * mbs_newton_step_factor(h);
-    project(P, h, alpha, tolerance, P->rv, P->zd);
+    if (project(P, h, alpha, tolerance, P->rv, P->zd) != 0)
+        return projection_failed(f, P, t1, tc, err);
     if (trace) {
         trace_projection(trace, P, MBS_TRACE_PROJECTION_VELOCITY, before, P->zd, P->phit);
         mbs_trace_dense(trace, "Phi_z", "Phi_z at the new positions", nr, n, P->phiz, nr);
@@ -896,7 +927,8 @@ static int advance(MbsFormulation *f, double h, MbsError *err)
     for (int i = 0; i < nr; ++i)
         P->rv[i] = phiz_row_times(P, i, P->zdd, P->bias[i]);
     before = trace ? mbs_vec_norm2(nr, P->rv) : 0.0;
-    project(P, h, alpha, tolerance, P->rv, P->zdd);
+    if (project(P, h, alpha, tolerance, P->rv, P->zdd) != 0)
+        return projection_failed(f, P, t1, tc, err);
     if (trace)
         trace_projection(trace, P, MBS_TRACE_PROJECTION_ACCELERATION, before, P->zdd, P->bias);
     mo->time_projection = mbs_clock_now() - tc;

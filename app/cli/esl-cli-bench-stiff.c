@@ -33,6 +33,7 @@ static double cpu_seconds(void)
 
 /* One run of integrator at tol to `seconds` (a fraction is allowed: then one mark at it). */
 static const char *jacobian_method; /* NULL: ssode's default */
+static double max_internal_step;    /* 0: ssode's default, no cap */
 
 static int measure(const MbsModel *m, const char *integrator, double tol, double seconds,
                    Mark *marks, int nmarks)
@@ -45,6 +46,7 @@ static int measure(const MbsModel *m, const char *integrator, double tol, double
     mbs_settings_set_number_for(&s, "ssode", "rtol", tol, NULL);
     mbs_settings_set_number_for(&s, "ssode", "atol", tol, NULL);
     mbs_settings_set_number_for(&s, "ssode", "max-internal-steps", 1e8, NULL);
+    mbs_settings_set_number_for(&s, "ssode", "max-internal-step", max_internal_step, NULL);
     if (jacobian_method)
         mbs_settings_set_for(&s, "ssode", "jacobian", jacobian_method, NULL);
     MbsError err = {0};
@@ -125,15 +127,20 @@ static void print_table(const char *title, Mark marks[NTOL][MAX_SECONDS], int nm
 }
 
 int esl_bench_stiff(const char *models_dir, const char *model, const char *jacobian, int runs,
-                    double duration, double adams_duration)
+                    double duration, double adams_duration, double max_step)
 {
     jacobian_method = jacobian;
+    max_internal_step = max_step;
     if (!model)
         model = "stiff-vehicle";
     int seconds = (int)floor(duration + 1e-9);
-    if (runs < 1 || seconds < 1 || seconds > MAX_SECONDS || !(adams_duration > 0)) {
+    /* Adams' span must hold at least one output step (0.01 s): a shorter one measures no step
+     * and divides by nothing */
+    if (runs < 1 || seconds < 1 || seconds > MAX_SECONDS || !(adams_duration >= 0.01) ||
+        !(max_step >= 0.0)) {
         fprintf(stderr, "eslabon-cli bench stiff: needs --runs >= 1, --duration from 1 to %d s "
-                        "(whole seconds) and --adams-duration > 0\n", MAX_SECONDS);
+                        "(whole seconds), --adams-duration >= 0.01 s (the output step) and "
+                        "--max-step >= 0\n", MAX_SECONDS);
         return 2;
     }
     g_autofree char *path = g_strdup_printf("%s/%s.json", models_dir, model);
@@ -154,10 +161,13 @@ int esl_bench_stiff(const char *models_dir, const char *model, const char *jacob
         mbs_model_free(m);
         return 1;
     }
+    g_autofree char *cap = max_step > 0.0 ? g_strdup_printf("%g s", max_step)
+                                          : g_strdup("not capped");
     printf("# eslabon-cli bench stiff: models/%s.json, ssode (state-space ODE, algebra "
-           "automatic, SDIRK's J1, J2: %s), outputs every 10 ms, rtol = atol = tol; CPU time of "
-           "this process, median of %d runs; Eslabón %s\n\n", model,
-           jacobian ? jacobian : "ssode's default, analytical", runs,
+           "automatic, SDIRK's J1, J2: %s), outputs every 10 ms, rtol = atol = tol, largest "
+           "internal step %s; CPU time of this process, median of %d runs; Eslabón %s\n\n",
+           model, jacobian ? jacobian : "ssode's default, analytical",
+           cap, runs,
            ESLABON_VERSION);
     print_table("Implicit SDIRK 4/15 (paper 002 Table V)", sdirk, seconds, "s", seconds);
     printf("Explicit Adams (CVODE, variable order, fixed-point iteration; paper 002 Table VI): "

@@ -128,7 +128,7 @@ int esl_cli_bench(int argc, char **argv)
 {
     int runs = 3, evaluations = 1000;
     double duration = NAN, adams_duration = 1.0; /* duration: 4 s for stiff, else 5 s */
-    double step = 1e-2, peer_step = NAN;
+    double step = 1e-2, peer_step = NAN, max_step = 0.0;
     g_autofree char *models_dir = NULL, *jac = NULL, *formulation = NULL, *models = NULL,
                     *algebra = NULL;
     GOptionEntry entries[] = {
@@ -143,6 +143,7 @@ int esl_cli_bench(int argc, char **argv)
         {"models-dir", 0, 0, G_OPTION_ARG_FILENAME, &models_dir, "Where the model files are", "DIR"},
         {"evaluations", 0, 0, G_OPTION_ARG_INT, &evaluations, "matrix-r: evaluations per run (default 1000); ssode: right-hand sides per run (default 40)", "E"},
         {"adams-duration", 0, 0, G_OPTION_ARG_DOUBLE, &adams_duration, "stiff: simulated time of the explicit Adams runs (default 1 s; SDIRK runs --duration, default there 4 s)", "T"},
+        {"max-step", 0, 0, G_OPTION_ARG_DOUBLE, &max_step, "stiff: ssode's max-internal-step for both integrators, so that a short obstacle cannot fall between two steps (default 0: no cap)", "H"},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new("penalty - print a benchmark table");
@@ -193,7 +194,7 @@ int esl_cli_bench(int argc, char **argv)
                  ? esl_bench_ssode(dir, runs, evaluations_set ? evaluations : 40, algebra, models)
              : !strcmp(argv[1], "sensitivity") ? esl_bench_sensitivity(dir, runs, duration, jac)
              : !strcmp(argv[1], "stiff")
-                 ? esl_bench_stiff(dir, models, jac, runs, duration, adams_duration)
+                 ? esl_bench_stiff(dir, models, jac, runs, duration, adams_duration, max_step)
              : !strcmp(argv[1], "vehicles")
                  ? esl_bench_vehicles(dir, models, formulation, runs, duration)
                                              : bench_penalty(dir, runs, duration, jac ? jac : "nd-central");

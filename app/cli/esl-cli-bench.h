@@ -43,6 +43,6 @@ int esl_bench_peer(const char *model_path, const char *formulations, const char 
                    int runs, double duration, double step, double peer_step);
 /* models: one model name (default stiff-vehicle); jacobian: ssode's method (NULL: default). */
 int esl_bench_stiff(const char *models_dir, const char *model, const char *jacobian, int runs,
-                    double duration, double adams_duration);
+                    double duration, double adams_duration, double max_step);
 
 #endif

@@ -46,6 +46,7 @@
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
+#include "mbs_alloc.h"
 #include "mbs_assembly.h"
 #include "mbs_clock.h"
 #include "mbs_formulation.h"
@@ -62,14 +63,6 @@ static const SsodeOptions *options(const MbsFormulation *f)
 }
 
 static void sparse_free_patterns(Ssode *s);
-
-static void *xcalloc(size_t n, size_t size, int *fail)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p)
-        *fail = 1;
-    return p;
-}
 
 static void ssode_finalize(MbsFormulation *f)
 {
@@ -1451,13 +1444,19 @@ static int integrator_create(MbsFormulation *f, Ssode *s, MbsError *err)
         }
         st |= CVodeSetMaxNumSteps(s->mem, o->max_internal_steps);
     }
-    /* No independent coordinates (a fully driven mechanism): the error control sees nothing
-     * (W is excluded) and would grow the step without bound; the output step caps it. */
-    if (s->nv == 0) {
+    /* The user's cap on the internal step: the error control only sees the solution at the
+     * steps it takes, so a short event (a 22 ms bump at 16 km/h) can fall between two steps of
+     * a loose tolerance. No independent coordinates (a fully driven mechanism): the error
+     * control sees nothing (W is excluded) and would grow the step without bound; the output
+     * step caps it. */
+    double hmax = o->max_internal_step;
+    if (s->nv == 0 && (hmax <= 0.0 || hmax > f->settings.step))
+        hmax = f->settings.step;
+    if (hmax > 0.0) {
         if (s->sdirk)
-            ssode_sdirk_set_max_step(s->sdirk, f->settings.step);
+            ssode_sdirk_set_max_step(s->sdirk, hmax);
         else
-            st |= CVodeSetMaxStep(s->mem, f->settings.step);
+            st |= CVodeSetMaxStep(s->mem, hmax);
     }
     if (st != 0)
         return mbs_error_set(err, MBS_FATAL, "ssode: could not configure the integrator");
@@ -1480,14 +1479,14 @@ static int ssode_init(MbsFormulation *f, MbsError *err)
     int n = s->n = s->nat->n, mm = s->m = s->nat->m;
     int fail = 0;
     size_t N = (size_t)n, MM = (size_t)mm, R = (size_t)(mm < n ? mm : n), NK = N + R;
-    s->q = xcalloc(N, sizeof(double), &fail);
-    s->qd = xcalloc(N, sizeof(double), &fail);
-    s->qdd = xcalloc(N, sizeof(double), &fail);
-    s->lambda = xcalloc(MM, sizeof(double), &fail);
-    s->angle_ref = xcalloc((size_t)m->njoints, sizeof(double), &fail);
-    s->rows = xcalloc(R, sizeof(int), &fail);
-    s->ucol = xcalloc(R, sizeof(int), &fail);
-    s->vcol = xcalloc(N, sizeof(int), &fail);
+    s->q = mbs_calloc(N, sizeof(double), &fail);
+    s->qd = mbs_calloc(N, sizeof(double), &fail);
+    s->qdd = mbs_calloc(N, sizeof(double), &fail);
+    s->lambda = mbs_calloc(MM, sizeof(double), &fail);
+    s->angle_ref = mbs_calloc((size_t)m->njoints, sizeof(double), &fail);
+    s->rows = mbs_calloc(R, sizeof(int), &fail);
+    s->ucol = mbs_calloc(R, sizeof(int), &fail);
+    s->vcol = mbs_calloc(N, sizeof(int), &fail);
     s->sparse = s->o->algebra == ALGEBRA_SPARSE ||
                 (s->o->algebra == ALGEBRA_AUTO && n >= SPARSE_MIN_COORDS);
     klu_defaults(&s->kc);
@@ -1495,38 +1494,38 @@ static int ssode_init(MbsFormulation *f, MbsError *err)
     s->kc.btf = 0;
     /* dense algebra's n x n, (n + r)^2 and r x r workspaces are not needed with sparse */
     size_t dense = s->sparse ? 0 : 1;
-    s->M = xcalloc(dense * N * N, sizeof(double), &fail);
-    s->Jr = xcalloc(MM, sizeof *s->Jr, &fail);
-    s->uidx = xcalloc(N, sizeof(int), &fail);
-    s->Phi = xcalloc(dense * MM * N, sizeof(double), &fail);
-    s->W = xcalloc(dense * MM * N, sizeof(double), &fail);
-    s->phi = xcalloc(MM, sizeof(double), &fail);
-    s->phit = xcalloc(MM, sizeof(double), &fail);
-    s->cb = xcalloc(MM, sizeof(double), &fail);
-    s->rp = xcalloc(MM, sizeof(int), &fail);
-    s->cp = xcalloc(N, sizeof(int), &fail);
-    s->Pu0 = xcalloc(dense * R * R, sizeof(double), &fail);
-    s->Pu = xcalloc(dense * R * R, sizeof(double), &fail);
-    s->ip0 = xcalloc(R, sizeof(int), &fail);
-    s->ip = xcalloc(R, sizeof(int), &fail);
-    s->K = xcalloc(dense * NK * NK, sizeof(double), &fail);
-    s->rhs = xcalloc(NK, sizeof(double), &fail);
-    s->ipk = xcalloc(NK, sizeof(int), &fail);
-    s->tcol = xcalloc(N, sizeof(double), &fail);
-    s->gacc = xcalloc(N, sizeof(double), &fail);
-    s->Q = xcalloc(N, sizeof(double), &fail);
-    s->grad = xcalloc(N, sizeof(double), &fail);
-    s->x = xcalloc(NK, sizeof(double), &fail);
-    s->lwork = xcalloc(4 * R, sizeof(double), &fail);
-    s->iwork = xcalloc(R, sizeof(int), &fail);
-    s->q_start = xcalloc(N, sizeof(double), &fail);
-    s->qd_start = xcalloc(N, sizeof(double), &fail);
-    s->q_recovered = xcalloc(N, sizeof(double), &fail);
-    s->q_step = xcalloc(N, sizeof(double), &fail);
-    s->q_step_prev = xcalloc(N, sizeof(double), &fail);
-    s->ydot0 = xcalloc(2 * N + 1, sizeof(double), &fail);
-    s->eval_y = xcalloc(2 * N, sizeof(double), &fail);
-    s->hist_y = xcalloc(HISTORY * (2 * N + 1), sizeof(double), &fail);
+    s->M = mbs_calloc(dense * N * N, sizeof(double), &fail);
+    s->Jr = mbs_calloc(MM, sizeof *s->Jr, &fail);
+    s->uidx = mbs_calloc(N, sizeof(int), &fail);
+    s->Phi = mbs_calloc(dense * MM * N, sizeof(double), &fail);
+    s->W = mbs_calloc(dense * MM * N, sizeof(double), &fail);
+    s->phi = mbs_calloc(MM, sizeof(double), &fail);
+    s->phit = mbs_calloc(MM, sizeof(double), &fail);
+    s->cb = mbs_calloc(MM, sizeof(double), &fail);
+    s->rp = mbs_calloc(MM, sizeof(int), &fail);
+    s->cp = mbs_calloc(N, sizeof(int), &fail);
+    s->Pu0 = mbs_calloc(dense * R * R, sizeof(double), &fail);
+    s->Pu = mbs_calloc(dense * R * R, sizeof(double), &fail);
+    s->ip0 = mbs_calloc(R, sizeof(int), &fail);
+    s->ip = mbs_calloc(R, sizeof(int), &fail);
+    s->K = mbs_calloc(dense * NK * NK, sizeof(double), &fail);
+    s->rhs = mbs_calloc(NK, sizeof(double), &fail);
+    s->ipk = mbs_calloc(NK, sizeof(int), &fail);
+    s->tcol = mbs_calloc(N, sizeof(double), &fail);
+    s->gacc = mbs_calloc(N, sizeof(double), &fail);
+    s->Q = mbs_calloc(N, sizeof(double), &fail);
+    s->grad = mbs_calloc(N, sizeof(double), &fail);
+    s->x = mbs_calloc(NK, sizeof(double), &fail);
+    s->lwork = mbs_calloc(4 * R, sizeof(double), &fail);
+    s->iwork = mbs_calloc(R, sizeof(int), &fail);
+    s->q_start = mbs_calloc(N, sizeof(double), &fail);
+    s->qd_start = mbs_calloc(N, sizeof(double), &fail);
+    s->q_recovered = mbs_calloc(N, sizeof(double), &fail);
+    s->q_step = mbs_calloc(N, sizeof(double), &fail);
+    s->q_step_prev = mbs_calloc(N, sizeof(double), &fail);
+    s->ydot0 = mbs_calloc(2 * N + 1, sizeof(double), &fail);
+    s->eval_y = mbs_calloc(2 * N, sizeof(double), &fail);
+    s->hist_y = mbs_calloc(HISTORY * (2 * N + 1), sizeof(double), &fail);
     int nz = mbs_model_ncoords(m);
     double *z = calloc((size_t)nz + 1, sizeof(double)), *zd = calloc((size_t)nz + 1, sizeof(double));
     MbsBodyState *bodies = calloc((size_t)m->nbodies + 1, sizeof *bodies);
@@ -1564,14 +1563,14 @@ static int ssode_init(MbsFormulation *f, MbsError *err)
     s->gap_ref = s->gap;
     s->sigma_ref = s->r > 0 ? phi_u_norm1(s) / s->cond0 : 0.0;
     size_t NV = (size_t)s->nv, RR = (size_t)s->r;
-    s->q0 = xcalloc(N, sizeof(double), &fail);
-    s->qd0 = xcalloc(N, sizeof(double), &fail);
-    s->qdd0 = xcalloc(N, sizeof(double), &fail);
-    s->T0 = xcalloc(N * NV, sizeof(double), &fail);
-    s->Pv = xcalloc(N, sizeof(double), &fail);
+    s->q0 = mbs_calloc(N, sizeof(double), &fail);
+    s->qd0 = mbs_calloc(N, sizeof(double), &fail);
+    s->qdd0 = mbs_calloc(N, sizeof(double), &fail);
+    s->T0 = mbs_calloc(N * NV, sizeof(double), &fail);
+    s->Pv = mbs_calloc(N, sizeof(double), &fail);
     if (s->sparse) { /* the reduced route's T_u, M T, T^T M T (singular mode) */
         free(s->K);
-        s->K = xcalloc(RR * NV + N * NV + NV * NV, sizeof(double), &fail);
+        s->K = mbs_calloc(RR * NV + N * NV + NV * NV, sizeof(double), &fail);
     } else if (damped_pattern(s) != 0) { /* dense: 4 r^2, no larger than K's (n + r)^2 */
         fail = 1;
     }
@@ -2166,6 +2165,12 @@ static const MbsSetting ssode_items[] = {
      .offset = offsetof(SsodeOptions, max_internal_steps), .default_value = 100000, .min = 1,
      .max = 1e9, .label = MBS_N_("Internal steps"),
      .description = MBS_N_("Most internal steps of the integrator per output step")},
+    {.name = "max-internal-step", .type = MBS_SETTING_NUMBER,
+     .offset = offsetof(SsodeOptions, max_internal_step), .default_value = 0.0, .min = 0.0,
+     .max = 1e6, .label = MBS_N_("Largest internal step (s)"),
+     .description = MBS_N_("Cap on the integrator's internal step, so that a short event "
+                           "(a bump, a step in the road) cannot fall between two steps; "
+                           "0: no cap")},
     {.name = "algebra", .type = MBS_SETTING_CHOICE, .offset = offsetof(SsodeOptions, algebra),
      .default_value = ALGEBRA_AUTO, .choices = mbs_algebra_choices,
      .choice_labels = mbs_algebra_labels,
@@ -2178,7 +2183,7 @@ static const MbsSetting ssode_items[] = {
 };
 
 static const MbsSettingTable ssode_settings = {
-    .name = "ssode", .items = ssode_items, .count = 6, .size = sizeof(SsodeOptions)};
+    .name = "ssode", .items = ssode_items, .count = 7, .size = sizeof(SsodeOptions)};
 
 const MbsFormulationClass mbs_ssode_class = {
     .name = "ssode",

@@ -25,6 +25,7 @@ typedef struct {
     int integrator;
     double rtol, atol;
     int max_internal_steps; /* per output step */
+    double max_internal_step; /* s; 0: no limit */
     int algebra;
     MbsTangentOptions tangent; /* "jacobian": how J1, J2 are computed (ssode_jacobian.c) */
 } SsodeOptions;

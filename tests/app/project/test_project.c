@@ -417,6 +417,8 @@ static void set_away_from_default(MbsSettings *s, const MbsSettingRef *r)
         if (v > d->max || v == d->default_value)
             v = d->type == MBS_SETTING_INTEGER ? d->default_value - 1
                                                : 0.5 * (d->default_value + d->min);
+        if (v == d->default_value) /* a default at its minimum, 0: halfway to the maximum */
+            v = 0.5 * (d->default_value + d->max);
         mbs_setting_set_number(s, r, v, NULL);
     }
 }

@@ -117,6 +117,12 @@ void esl_json_builder_add_number(JsonBuilder *b, const char *key, double v)
         json_builder_add_null_value(b);
 }
 
+void esl_json_builder_add_string(JsonBuilder *b, const char *key, const char *v)
+{
+    json_builder_set_member_name(b, key);
+    json_builder_add_string_value(b, v);
+}
+
 void esl_json_append_double(GString *out, double v)
 {
     if (!isfinite(v)) {

@@ -24,6 +24,8 @@ char *esl_json_generate(JsonNode *root, gboolean pretty);
 void esl_json_append_double(GString *out, double v);
 /* A member key: v of the object being built (null when v is not finite). */
 void esl_json_builder_add_number(JsonBuilder *b, const char *key, double v);
+/* A member key: v (a string) of the object being built. */
+void esl_json_builder_add_string(JsonBuilder *b, const char *key, const char *v);
 /* The value of one setting of s (numbers, integers, choices by name, lists as their JSON). */
 JsonNode *esl_setting_to_json(const MbsSettings *s, const MbsSettingRef *r);
 /* The options s holds (a formulation's, or a sensitivity method's), as {"name": value, ...};

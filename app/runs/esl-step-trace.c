@@ -44,8 +44,8 @@ MbsTrace *esl_step_trace_at(const MbsModel *m, const char *formulation, const Mb
     return t;
 }
 
-/* Members of the object being built: an integer, a boolean, a string (numbers:
- * esl_json_builder_add_number). */
+/* Members of the object being built: an integer, a boolean (strings and numbers:
+ * esl_json_builder_add_string, _add_number). */
 static void add_int(JsonBuilder *b, const char *key, gint64 v)
 {
     json_builder_set_member_name(b, key);
@@ -58,27 +58,21 @@ static void add_bool(JsonBuilder *b, const char *key, gboolean v)
     json_builder_add_boolean_value(b, v);
 }
 
-static void add_string(JsonBuilder *b, const char *key, const char *v)
-{
-    json_builder_set_member_name(b, key);
-    json_builder_add_string_value(b, v);
-}
-
 void esl_step_trace_to_json(const MbsTrace *t, JsonBuilder *b)
 {
     json_builder_begin_object(b);
-    add_string(b, "formulation", t->formulation);
+    esl_json_builder_add_string(b, "formulation", t->formulation);
     esl_json_builder_add_number(b, "time", t->time);
     esl_json_builder_add_number(b, "step", t->step);
     add_int(b, "status", t->status);
-    add_string(b, "message", t->message);
+    esl_json_builder_add_string(b, "message", t->message);
     add_bool(b, "truncated", t->truncated);
     json_builder_set_member_name(b, "phases");
     json_builder_begin_array(b);
     for (int i = 0; i < t->nphases; ++i) {
         const MbsTracePhase *p = &t->phases[i];
         json_builder_begin_object(b);
-        add_string(b, "kind", mbs_trace_phase_kind_name(p->kind));
+        esl_json_builder_add_string(b, "kind", mbs_trace_phase_kind_name(p->kind));
         add_int(b, "iteration", p->iteration);
         esl_json_builder_add_number(b, "residual", p->residual);
         esl_json_builder_add_number(b, "correction", p->correction);
@@ -100,8 +94,8 @@ void esl_step_trace_to_json(const MbsTrace *t, JsonBuilder *b)
     for (int i = 0; i < t->nmatrices; ++i) {
         const MbsTraceMatrix *x = &t->matrices[i];
         json_builder_begin_object(b);
-        add_string(b, "name", x->name);
-        add_string(b, "formula", x->formula);
+        esl_json_builder_add_string(b, "name", x->name);
+        esl_json_builder_add_string(b, "formula", x->formula);
         add_int(b, "phase", x->phase);
         add_int(b, "rows", x->rows);
         add_int(b, "cols", x->cols);

@@ -429,19 +429,13 @@ EslAdvice *esl_advise(const MbsModel *m, const EslAdviseQuantity *q, double accu
 /* The JSON's "measure": EslAdviseMeasure's names, then the variables'. */
 static const char *const measure_names[] = {"points", "energy", "constraints", "variables"};
 
-static void add_string(JsonBuilder *b, const char *name, const char *v)
-{
-    json_builder_set_member_name(b, name);
-    json_builder_add_string_value(b, v);
-}
-
 char *esl_advice_to_json(const EslAdvice *a, const char *model, const char *quantity)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
     json_builder_begin_object(b);
-    add_string(b, "model", model);
-    add_string(b, "quantity", quantity);
-    add_string(b, "measure", measure_names[a->measure == ESL_ADVISE_MEASURE_POINTS && a->variables
+    esl_json_builder_add_string(b, "model", model);
+    esl_json_builder_add_string(b, "quantity", quantity);
+    esl_json_builder_add_string(b, "measure", measure_names[a->measure == ESL_ADVISE_MEASURE_POINTS && a->variables
                                                ? G_N_ELEMENTS(measure_names) - 1
                                                : (guint)a->measure]);
     esl_json_builder_add_number(b, "accuracy", a->accuracy);
@@ -450,8 +444,8 @@ char *esl_advice_to_json(const EslAdvice *a, const char *model, const char *quan
     esl_json_builder_add_number(b, "sample_interval", a->sample_interval);
     json_builder_set_member_name(b, "reference");
     json_builder_begin_object(b);
-    add_string(b, "formulation", a->reference[0]);
-    add_string(b, "confirmed_by", a->reference[1]);
+    esl_json_builder_add_string(b, "formulation", a->reference[0]);
+    esl_json_builder_add_string(b, "confirmed_by", a->reference[1]);
     esl_json_builder_add_number(b, "step", a->reference_step);
     esl_json_builder_add_number(b, "agreement", a->reference_agreement);
     esl_json_builder_add_number(b, "scale", a->scale);
@@ -466,8 +460,8 @@ char *esl_advice_to_json(const EslAdvice *a, const char *model, const char *quan
     for (guint i = 0; i < a->candidates->len; i++) {
         const EslAdviseCandidate *c = a->candidates->pdata[i];
         json_builder_begin_object(b);
-        add_string(b, "formulation", c->formulation);
-        add_string(b, "label", c->label);
+        esl_json_builder_add_string(b, "formulation", c->formulation);
+        esl_json_builder_add_string(b, "label", c->label);
         esl_json_builder_add_number(b, "step", c->settings.step);
         json_builder_set_member_name(b, "options");
         json_builder_add_value(b, esl_settings_options_to_node(&c->settings));
@@ -475,7 +469,7 @@ char *esl_advice_to_json(const EslAdvice *a, const char *model, const char *quan
         esl_json_builder_add_number(b, "probe_seconds", c->probe_seconds);
         esl_json_builder_add_number(b, "error", c->error);
         esl_json_builder_add_number(b, "seconds", c->seconds);
-        add_string(b, "verdict", c->verdict);
+        esl_json_builder_add_string(b, "verdict", c->verdict);
         json_builder_end_object(b);
     }
     json_builder_end_array(b);

@@ -141,7 +141,11 @@ static void plan_and_run(EslStudyView *view, EslStudyPlanDialog *dialog)
     gtk_widget_activate_action(GTK_WIDGET(dialog), "plan.run", NULL);
     iterate_pending();
     g_autofree char *seen = NULL;
-    tap_ok(esl_study_view_is_running(view), "Plan and Run starts the study on the local pool");
+    /* on an idle machine the three short cases can all end within that one iteration */
+    const char *started = esl_study_view_get_progress_text(view);
+    tap_ok(esl_study_view_is_running(view) || (started && g_str_has_prefix(started, "Done:")),
+           "Plan and Run starts the study on the local pool (%s)",
+           esl_study_view_is_running(view) ? "running" : started ? started : "no progress");
     wait_while_running(view, &seen);
     const char *done = esl_study_view_get_progress_text(view);
     const EslStudyResults *r = esl_study_view_get_results(view);
